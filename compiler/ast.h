@@ -1,0 +1,168 @@
+/* The syntax tree. The parser builds it generically: a block is a list of members, and a
+ * member is either an attribute (`name: value`) or a clause (`keyword [name] [value]
+ * [block]`). The checker decides which members a block may hold; that is what makes
+ * "unknown retry setting `backof`" and E0307 possible without grammar special cases.
+ *
+ * Every node carries the byte range it covers. All nodes live in the compiler's arena. */
+#ifndef ORBIT_AST_H
+#define ORBIT_AST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "intern.h"
+#include "source.h"
+
+typedef struct Expr Expr;
+typedef struct Member Member;
+typedef struct Block Block;
+
+/* Reserved words (design sections 3 and 4). Words such as `attempts`, `fixed` or
+ * `exponential` are ordinary identifiers that the checker interprets. */
+typedef enum Keyword {
+    KW_NONE = 0,
+    KW_WORKFLOW, KW_WORKER, KW_TYPE,
+    KW_INPUT, KW_OUTPUT, KW_TIMEOUT, KW_STEP, KW_RETURN,
+    KW_USING, KW_SLEEP, KW_AWAIT, KW_COMPUTE,
+    KW_WITH, KW_WHEN, KW_FOR, KW_IN, KW_IDEMPOTENCY_KEY,
+    KW_RETRY, KW_QUEUE_TIMEOUT, KW_COMPENSATE,
+    KW_TRUE, KW_FALSE, KW_NULL,
+    KW_COUNT
+} Keyword;
+
+/* The keyword's spelling, e.g. "queue_timeout"; "" for KW_NONE. */
+const char *keyword_text(Keyword kw);
+
+typedef enum ExprKind {
+    EXPR_ERROR,      /* stands in for an expression that failed to parse; already reported,
+                        so later passes must accept it silently (no cascades) */
+    EXPR_INT,        /* integer: .integer */
+    EXPR_NUMBER,     /* floating point: .number */
+    EXPR_STRING,     /* string literal, escapes decoded: .string (UTF-8, may contain NUL) */
+    EXPR_DURATION,   /* duration literal in milliseconds: .integer */
+    EXPR_BOOL,       /* true/false: .boolean */
+    EXPR_NULL,
+    EXPR_NAME,       /* identifier, including `input`: .name */
+    EXPR_LIST,       /* [a, b]: .list */
+    EXPR_OBJECT,     /* { k: v, ... }: .block (members are attributes) */
+    EXPR_UNARY,      /* .op (OP_NOT, OP_NEG), .left */
+    EXPR_BINARY,     /* .op, .left, .right */
+    EXPR_FIELD,      /* .left '.' .field (.field_span is the name after the dot) */
+    EXPR_INDEX,      /* .left '[' .right ']' */
+    EXPR_CALL,       /* .left '(' .list ')' */
+    EXPR_OPTIONAL,   /* .left '?' : type syntax, `bool?` */
+} ExprKind;
+
+typedef enum Op {
+    OP_NONE,
+    OP_COALESCE,     /* ?? */
+    OP_OR, OP_AND,
+    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+    OP_NOT, OP_NEG,
+} Op;
+
+/* The operator's spelling, e.g. "??". */
+const char *op_text(Op op);
+
+typedef struct ExprList {
+    Expr *first;     /* linked through Expr.next */
+    uint32_t count;
+} ExprList;
+
+typedef struct String {
+    const char *text;  /* NUL-terminated, but may also contain NUL */
+    uint32_t len;
+} String;
+
+struct Expr {
+    ExprKind kind;
+    Op op;
+    Span span;           /* the whole expression */
+    union {
+        int64_t integer;           /* EXPR_INT, EXPR_DURATION (ms) */
+        double number;             /* EXPR_NUMBER */
+        bool boolean;              /* EXPR_BOOL */
+        String string;             /* EXPR_STRING */
+        const Name *name;          /* EXPR_NAME */
+        const Name *field;         /* EXPR_FIELD */
+        ExprList list;             /* EXPR_LIST elements, EXPR_CALL arguments */
+        Block *block;              /* EXPR_OBJECT */
+    };
+    Expr *left;          /* operand, object, list, callee */
+    Expr *right;         /* second operand, index */
+    Span field_span;     /* EXPR_FIELD: the field name */
+    Expr *next;          /* next element in an ExprList */
+};
+
+typedef enum MemberKind {
+    MEMBER_ATTR,     /* name ':' value. `name` may be a keyword (then .keyword is set):
+                        { type: "x" } is a valid object; in a step, `retry: {…}` or
+                        `timeout: 5s` is a clause written with a colon, which the checker
+                        reports (E0410 for retry/timeout/queue_timeout) and then checks as
+                        the clause, so it does not cascade. */
+    MEMBER_CLAUSE,   /* keyword [name] [value] [body], see the table below */
+    MEMBER_ERROR,    /* a member that failed to parse; already reported */
+} MemberKind;
+
+/* Clause shapes produced by the parser:
+ *
+ *   keyword          name            value           body
+ *   KW_WORKFLOW      NAME            -               block      top-level declaration
+ *   KW_WORKFLOW      -               expr (NAME)     -          step action: workflow pack_items
+ *   KW_WORKER        "dotted.name"   -               block/NULL top-level declaration
+ *                                                               (name = string contents)
+ *   KW_WORKER        -               expr (STRING)   -          step action
+ *   KW_TYPE          NAME            -               block      top-level declaration
+ *   KW_STEP          NAME            -               block
+ *   KW_FOR           NAME (variable) expr            -          for NAME in EXPR
+ *   KW_RETRY         -               -               block
+ *   KW_COMPENSATE    -               -               block
+ *   any other        -               expr            -          using, sleep, await, compute,
+ *                                                               with, when, timeout,
+ *                                                               queue_timeout,
+ *                                                               idempotency_key, input,
+ *                                                               output, return
+ *   KW_NONE          NAME/"string"   -               block      an unknown word used like a
+ *   KW_NONE          -               expr            -          clause: .key is the word.
+ *       `workfow checkout { … }`, `retries { attempts: 3 }`, `timout 10s`, and the standard
+ *       library's own declarations (`builtin "orbit.http.request" { … }`). The parser
+ *       accepts them; the checker reports unknown words with a did-you-mean.
+ */
+struct Member {
+    MemberKind kind;
+    Keyword keyword;     /* the clause keyword, or the attribute's name if it is a keyword */
+    Span span;           /* the whole member */
+    Span key_span;       /* the keyword, or the attribute name */
+    const Name *key;     /* MEMBER_CLAUSE with KW_NONE: the unknown word (at key_span) */
+    const Name *name;    /* attribute name; declared name; step name; for variable */
+    Span name_span;
+    Span colon_span;     /* MEMBER_ATTR: the ':' */
+    Expr *value;
+    Block *body;
+    Member *next;        /* next member of the block */
+};
+
+struct Block {
+    Span span;           /* from '{' to '}' inclusive */
+    Member *first;
+    uint32_t count;
+};
+
+/* One parsed source file. Its top-level members are clauses KW_WORKFLOW, KW_WORKER and
+ * KW_TYPE (anything else at top level is reported by the parser and dropped). */
+typedef struct SourceAst {
+    uint32_t file;
+    Member *first;
+    uint32_t count;
+    bool fatal;          /* parsing stopped early (nesting limit, file limits); the tree
+                            holds what was read before that */
+} SourceAst;
+
+enum {
+    /* Deepest nesting of brackets and blocks; deeper input is rejected with a diagnostic,
+     * so every pass may recurse over the tree without risking the C stack. */
+    AST_MAX_DEPTH = 256,
+};
+
+#endif

@@ -1,0 +1,34 @@
+/* Interned names: every identifier, field name and worker name is stored once, so names
+ * compare by pointer. Identifiers are interned after NFC normalisation (the lexer does it). */
+#ifndef ORBIT_INTERN_H
+#define ORBIT_INTERN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+typedef struct Name {
+    uint32_t len;
+    uint32_t hash;
+    char text[];     /* NUL-terminated */
+} Name;
+
+typedef struct Interner {
+    Arena *arena;
+    const Name **slots;  /* open addressing, power-of-two size */
+    uint32_t mask;
+    uint32_t count;
+} Interner;
+
+void interner_init(Interner *interner, Arena *arena);
+void interner_free(Interner *interner);
+
+const Name *intern(Interner *interner, const char *text, size_t len);
+const Name *intern_cstr(Interner *interner, const char *text);
+
+/* The name if it has been interned already, else NULL (never inserts). */
+const Name *intern_lookup(const Interner *interner, const char *text, size_t len);
+
+#endif

@@ -1,0 +1,4 @@
+/* placeholder: being written */
+%%
+start: %empty ;
+%%

@@ -1,0 +1,116 @@
+#include "source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xrealloc(void *p, size_t size)
+{
+    p = realloc(p, size);
+    if (!p) {
+        fprintf(stderr, "orbitc: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+void source_map_init(SourceMap *map)
+{
+    memset(map, 0, sizeof *map);
+}
+
+void source_map_free(SourceMap *map)
+{
+    for (uint32_t i = 0; i < map->count; i++) {
+        SourceFile *f = &map->files[i];
+        free(f->path);
+        if (!f->is_stdlib)
+            free((char *)f->text);
+        free(f->line_starts);
+    }
+    free(map->files);
+    memset(map, 0, sizeof *map);
+}
+
+uint32_t source_map_add(SourceMap *map, const char *path, char *text, uint32_t len, bool is_stdlib)
+{
+    if (map->count == map->cap) {
+        map->cap = map->cap ? map->cap * 2 : 8;
+        map->files = xrealloc(map->files, map->cap * sizeof *map->files);
+    }
+    SourceFile *f = &map->files[map->count];
+    memset(f, 0, sizeof *f);
+    size_t plen = strlen(path);
+    f->path = xrealloc(NULL, plen + 1);
+    memcpy(f->path, path, plen + 1);
+    f->text = text;
+    f->len = len;
+    f->is_stdlib = is_stdlib;
+    return map->count++;
+}
+
+const SourceFile *source_file(const SourceMap *map, uint32_t file)
+{
+    return &map->files[file];
+}
+
+static void build_lines(SourceFile *f)
+{
+    uint32_t cap = 64, count = 0;
+    uint32_t *starts = xrealloc(NULL, cap * sizeof *starts);
+    starts[count++] = 0;
+    const char *p = f->text, *end = f->text + f->len;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        p++;
+        if (count == cap) {
+            cap *= 2;
+            starts = xrealloc(starts, cap * sizeof *starts);
+        }
+        starts[count++] = (uint32_t)(p - f->text);
+    }
+    f->line_starts = starts;
+    f->line_count = count;
+}
+
+static SourceFile *file_with_lines(const SourceMap *map, uint32_t file)
+{
+    SourceFile *f = &map->files[file];
+    if (!f->line_starts)
+        build_lines(f);
+    return f;
+}
+
+uint32_t source_line_of(const SourceMap *map, uint32_t file, uint32_t offset)
+{
+    SourceFile *f = file_with_lines(map, file);
+    uint32_t lo = 0, hi = f->line_count;  /* invariant: line_starts[lo] <= offset */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (f->line_starts[mid] <= offset)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+uint32_t source_line_start(const SourceMap *map, uint32_t file, uint32_t line)
+{
+    SourceFile *f = file_with_lines(map, file);
+    return line < f->line_count ? f->line_starts[line] : f->len;
+}
+
+const char *source_line_text(const SourceMap *map, uint32_t file, uint32_t line, uint32_t *len)
+{
+    SourceFile *f = file_with_lines(map, file);
+    if (line >= f->line_count) {
+        *len = 0;
+        return f->text + f->len;
+    }
+    uint32_t start = f->line_starts[line];
+    uint32_t end = line + 1 < f->line_count ? f->line_starts[line + 1] - 1 : f->len;
+    if (end > start && f->text[end - 1] == '\r')
+        end--;
+    *len = end - start;
+    return f->text + start;
+}

@@ -1,0 +1,69 @@
+/* Source files and positions. A Span is a byte range in one file; lines and columns are
+ * computed only when a diagnostic is printed. */
+#ifndef ORBIT_SOURCE_H
+#define ORBIT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct Span {
+    uint32_t file;   /* index into SourceMap.files */
+    uint32_t start;  /* byte offset of the first byte */
+    uint32_t end;    /* byte offset one past the last byte (== start for an empty range) */
+} Span;
+
+typedef struct SourceFile {
+    char *path;               /* as given on the command line, or "<stdlib>/orbit.orbit" */
+    const char *text;         /* the bytes; text[len] == '\0' (the file may contain NULs too) */
+    uint32_t len;
+    bool is_stdlib;
+    uint32_t *line_starts;    /* byte offset of each line's first byte; built on demand */
+    uint32_t line_count;
+} SourceFile;
+
+typedef struct SourceMap {
+    SourceFile *files;
+    uint32_t count;
+    uint32_t cap;
+} SourceMap;
+
+enum {
+    /* Largest source file accepted (bytes). Offsets are 32-bit; this keeps far away from it. */
+    SOURCE_MAX_FILE_SIZE = 256u * 1024 * 1024,
+};
+
+void source_map_init(SourceMap *map);
+void source_map_free(SourceMap *map);
+
+/* Adds a file whose bytes are owned by the map from now on (freed by source_map_free,
+ * unless is_stdlib). `text` must have a NUL after `len` bytes. Returns the file index. */
+uint32_t source_map_add(SourceMap *map, const char *path, char *text, uint32_t len, bool is_stdlib);
+
+const SourceFile *source_file(const SourceMap *map, uint32_t file);
+
+/* 0-based line of a byte offset, and the byte offset where that line starts.
+ * Line ends are LF; a CR before the LF belongs to the line's end, not its text. */
+uint32_t source_line_of(const SourceMap *map, uint32_t file, uint32_t offset);
+uint32_t source_line_start(const SourceMap *map, uint32_t file, uint32_t line);
+/* The line's text without its line end ("\n" or "\r\n"). */
+const char *source_line_text(const SourceMap *map, uint32_t file, uint32_t line, uint32_t *len);
+
+static inline Span span_make(uint32_t file, uint32_t start, uint32_t end)
+{
+    Span s = { file, start, end };
+    return s;
+}
+
+/* The smallest span that covers both (same file). */
+static inline Span span_join(Span a, Span b)
+{
+    Span s = a;
+    if (b.start < s.start)
+        s.start = b.start;
+    if (b.end > s.end)
+        s.end = b.end;
+    return s;
+}
+
+#endif

@@ -1,0 +1,132 @@
+/* Diagnostics: what every pass reports, collected in a sink, then sorted, deduplicated
+ * and rendered for people (render_human) or machines (render_json).
+ *
+ * A diagnostic has a code from the registry (codes.def), a primary span with an optional
+ * label under it, a message, secondary labelled spans, notes, help lines and fixes. A fix
+ * is a machine-applicable replacement of a span; its message is shown as a help line. */
+#ifndef ORBIT_DIAG_H
+#define ORBIT_DIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arena.h"
+#include "source.h"
+
+typedef enum Severity { SEV_ERROR, SEV_WARNING } Severity;
+
+typedef enum DiagCode {
+#define DIAG(code, severity, title) code,
+#include "codes.def"
+#undef DIAG
+    DIAG_CODE_COUNT
+} DiagCode;
+
+typedef struct DiagInfo {
+    const char *code;       /* "E0410" */
+    Severity severity;
+    const char *title;      /* one line */
+} DiagInfo;
+
+const DiagInfo *diag_info(DiagCode code);
+/* Case-insensitive lookup of "E0410" or "e410"-style input is not needed: exact "E0410".
+ * Returns the code, or -1 when no such code is registered. */
+int diag_code_from_string(const char *text);
+/* The long explanation (Markdown), embedded at build time from explain/CODE.md. */
+const char *diag_explanation(DiagCode code);
+
+typedef struct DiagLabel {
+    Span span;
+    const char *message;
+    struct DiagLabel *next;
+} DiagLabel;
+
+typedef struct DiagText {
+    const char *text;
+    struct DiagText *next;
+} DiagText;
+
+typedef enum Applicability {
+    FIX_MACHINE_APPLICABLE,   /* certain: an editor may apply it without asking */
+    FIX_MAYBE_INCORRECT,      /* plausible: offer it, let the person decide */
+} Applicability;
+
+typedef struct DiagFix {
+    Span span;
+    const char *replacement;
+    const char *message;      /* shown as a help line, e.g. "did you mean `backoff`?" */
+    Applicability applicability;
+    struct DiagFix *next;
+} DiagFix;
+
+typedef struct Diagnostic {
+    DiagCode code;
+    Severity severity;
+    Span span;
+    const char *message;
+    const char *label;        /* text under the primary carets, or NULL */
+    DiagLabel *labels;        /* secondary, in the order added */
+    DiagText *notes;
+    DiagText *helps;
+    DiagFix *fixes;
+    uint32_t seq;             /* report order, breaks sorting ties */
+} Diagnostic;
+
+typedef struct DiagSink {
+    Arena *arena;
+    Diagnostic **items;
+    uint32_t count;
+    uint32_t cap;
+    uint32_t errors;          /* after diag_finish: counts of what is left */
+    uint32_t warnings;
+} DiagSink;
+
+void diag_sink_init(DiagSink *sink, Arena *arena);
+void diag_sink_free(DiagSink *sink);
+
+/* Reports a diagnostic; the severity comes from the registry. Returns it so that labels,
+ * notes, helps and fixes can be added. All text is copied into the arena. */
+Diagnostic *diag_report(DiagSink *sink, DiagCode code, Span span, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+void diag_set_label(DiagSink *sink, Diagnostic *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_add_label(DiagSink *sink, Diagnostic *d, Span span, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_add_note(DiagSink *sink, Diagnostic *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_add_help(DiagSink *sink, Diagnostic *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_add_fix(DiagSink *sink, Diagnostic *d, Span span, const char *replacement,
+                  Applicability applicability, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Sorts by file, then start offset, then report order; drops exact duplicates (same code,
+ * span and message); counts errors and warnings. Call once, before rendering. */
+void diag_finish(DiagSink *sink);
+
+typedef struct RenderOptions {
+    bool color;               /* ANSI colours (human output only) */
+    uint32_t max_shown;       /* 0 = no limit; else print this many, then "N more" */
+    bool summary;             /* print the closing "error: N errors, M warnings emitted" */
+} RenderOptions;
+
+/* Human output, rustc style. Tabs are expanded, carets placed by display width. */
+void render_human(FILE *out, const DiagSink *sink, const SourceMap *sources,
+                  const RenderOptions *options);
+
+/* One JSON object per line; the schema is docs/diagnostics.schema.json. */
+void render_json(FILE *out, const DiagSink *sink, const SourceMap *sources,
+                 const RenderOptions *options);
+
+/* Position helpers shared by the renderers (and tested on their own). `offset` is a byte
+ * offset in the file. Columns are 1-based counts of Unicode scalar values; the UTF-16
+ * character is 0-based, as LSP wants; display columns count terminal cells with tabs
+ * expanded to the next multiple of 4. Invalid UTF-8 bytes count as one unit each. */
+uint32_t utf8_column(const char *line, uint32_t byte_in_line);
+uint32_t utf16_column(const char *line, uint32_t byte_in_line);
+uint32_t display_column(const char *line, uint32_t byte_in_line);
+
+#endif

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, every Debian package that building and testing orbitc needs
+# and that is not installed yet. Safe to run again: it does nothing when all are present.
+set -euo pipefail
+
+packages=(
+  gcc clang libclang-rt-dev          # compilers; clang builds the libFuzzer targets
+  meson ninja-build pkg-config        # build
+  re2c bison                          # lexer and parser generators
+  libutf8proc-dev                     # Unicode: XID, NFC, display width
+  check                               # unit tests
+  libjansson-dev                      # JSON for the reference runtime's scenarios
+  python3 python3-jsonschema          # golden harness, JSON Schema validation of output
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -24,9 +24,12 @@ typedef enum DiagCode {
     DIAG_CODE_COUNT
 } DiagCode;
 
+/* In codes.def, SEVERITY is ERROR, WARNING, or LINT: a warning that is off unless the
+ * user enables it (`--warn CODE`). Any warning can be turned off with `--allow CODE`. */
 typedef struct DiagInfo {
     const char *code;       /* "E0410" */
-    Severity severity;
+    Severity severity;      /* SEV_WARNING for LINT */
+    bool default_on;        /* false for LINT */
     const char *title;      /* one line */
 } DiagInfo;
 
@@ -72,10 +75,20 @@ typedef struct Diagnostic {
     DiagText *helps;
     DiagFix *fixes;
     uint32_t seq;             /* report order, breaks sorting ties */
+    /* Private to diag.c: the last node of each list, so that adding is O(1). */
+    DiagLabel *last_label;
+    DiagText *last_note;
+    DiagText *last_help;
+    DiagFix *last_fix;
 } Diagnostic;
+
+typedef enum LintLevel { LINT_DEFAULT, LINT_ALLOW, LINT_WARN } LintLevel;
 
 typedef struct DiagSink {
     Arena *arena;
+    uint8_t level[DIAG_CODE_COUNT];  /* LintLevel per code, set by the driver; a report of
+                                        a warning that is off is not kept (diag_report
+                                        returns a scratch diagnostic nobody sees) */
     Diagnostic **items;
     uint32_t count;
     uint32_t cap;
@@ -85,6 +98,9 @@ typedef struct DiagSink {
 
 void diag_sink_init(DiagSink *sink, Arena *arena);
 void diag_sink_free(DiagSink *sink);
+
+/* Whether a report of this code would be kept (errors always are). */
+bool diag_enabled(const DiagSink *sink, DiagCode code);
 
 /* Reports a diagnostic; the severity comes from the registry. Returns it so that labels,
  * notes, helps and fixes can be added. All text is copied into the arena. */
@@ -124,7 +140,9 @@ void render_json(FILE *out, const DiagSink *sink, const SourceMap *sources,
 /* Position helpers shared by the renderers (and tested on their own). `offset` is a byte
  * offset in the file. Columns are 1-based counts of Unicode scalar values; the UTF-16
  * character is 0-based, as LSP wants; display columns count terminal cells with tabs
- * expanded to the next multiple of 4. Invalid UTF-8 bytes count as one unit each. */
+ * expanded to the next multiple of 4. Invalid UTF-8 bytes count as one unit each.
+ * utf16_column and display_column return the count of units before the byte (0-based);
+ * an invalid byte or a control character is shown as U+FFFD and so takes one cell. */
 uint32_t utf8_column(const char *line, uint32_t byte_in_line);
 uint32_t utf16_column(const char *line, uint32_t byte_in_line);
 uint32_t display_column(const char *line, uint32_t byte_in_line);

@@ -1,6 +1,7 @@
-/* The semantic checker: every pass after parsing. */
-#ifndef ORBIT_CHECK_H
-#define ORBIT_CHECK_H
+/* The semantic checker: every pass after parsing. (Named checker.h, not check.h: that
+ * name belongs to the Check unit-test framework, whose <check.h> the tests include.) */
+#ifndef ORBIT_CHECKER_H
+#define ORBIT_CHECKER_H
 
 #include "compiler.h"
 

@@ -1,0 +1,201 @@
+/* Columns of byte offsets in a line: UTF-8 decoding, UTF-16 units, terminal cells with
+ * tabs expanded and wide or zero-width characters measured by utf8proc. */
+#include "columns.h"
+
+#include <utf8proc.h>
+
+#include "diag.h"
+
+static bool is_continuation(unsigned char b, unsigned char lo, unsigned char hi)
+{
+    return b >= lo && b <= hi;
+}
+
+uint32_t utf8_decode_bounded(const unsigned char *s, uint32_t len, int32_t *cp)
+{
+    unsigned char b = s[0];
+    *cp = -1;
+    if (b < 0x80) {
+        *cp = b;
+        return 1;
+    }
+    uint32_t need;
+    unsigned char lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
+    int32_t value;
+    if (b >= 0xC2 && b <= 0xDF) {
+        need = 2;
+        value = b & 0x1F;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        need = 3;
+        value = b & 0x0F;
+        if (b == 0xE0)
+            lo = 0xA0;          /* no overlong forms */
+        else if (b == 0xED)
+            hi = 0x9F;          /* no surrogates */
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        need = 4;
+        value = b & 0x07;
+        if (b == 0xF0)
+            lo = 0x90;          /* no overlong forms */
+        else if (b == 0xF4)
+            hi = 0x8F;          /* nothing above U+10FFFF */
+    } else {
+        return 1;
+    }
+    if (len < need || !is_continuation(s[1], lo, hi))
+        return 1;
+    value = (value << 6) | (s[1] & 0x3F);
+    for (uint32_t i = 2; i < need; i++) {
+        if (!is_continuation(s[i], 0x80, 0xBF))
+            return 1;
+        value = (value << 6) | (s[i] & 0x3F);
+    }
+    *cp = value;
+    return need;
+}
+
+bool char_is_unprintable(int32_t cp)
+{
+    if (cp < 0)
+        return true;
+    if (cp < 0x20)
+        return cp != '\t';
+    if (cp >= 0x7F && cp <= 0x9F)
+        return true;
+    return cp == 0x061C || cp == 0x200E || cp == 0x200F
+        || (cp >= 0x2028 && cp <= 0x202E)
+        || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+uint32_t char_cells(int32_t cp)
+{
+    if (char_is_unprintable(cp))
+        return 1;
+    int width = utf8proc_charwidth(cp);
+    return width > 0 ? (uint32_t)width : 0;
+}
+
+void column_cursor_init(ColumnCursor *cursor, const char *line)
+{
+    cursor->line = line;
+    cursor->byte = 0;
+    cursor->scalars = 0;
+    cursor->utf16 = 0;
+    cursor->cells = 0;
+}
+
+void column_cursor_advance(ColumnCursor *cursor, uint32_t target)
+{
+    const unsigned char *s = (const unsigned char *)cursor->line;
+    uint32_t i = cursor->byte;
+    uint32_t scalars = cursor->scalars, utf16 = cursor->utf16, cells = cursor->cells;
+    while (i < target) {
+        int32_t cp;
+        uint32_t n = utf8_decode_bounded(s + i, target - i, &cp);
+        i += n;
+        scalars++;
+        utf16 += cp >= 0x10000 ? 2 : 1;
+        cells += cp == '\t' ? tab_cells(cells) : char_cells(cp);
+    }
+    cursor->byte = i;
+    cursor->scalars = scalars;
+    cursor->utf16 = utf16;
+    cursor->cells = cells;
+}
+
+void column_cache_init(ColumnCache *cache)
+{
+    cache->valid = false;
+    cache->next_victim = 0;
+}
+
+ColumnCursor column_cache_at(ColumnCache *cache, uint32_t file, uint32_t line,
+                             const char *text, uint32_t byte_in_line)
+{
+    if (!cache->valid || cache->file != file || cache->line != line) {
+        for (int i = 0; i < COLUMN_CACHE_SLOTS; i++)
+            column_cursor_init(&cache->slots[i], text);
+        cache->file = file;
+        cache->line = line;
+        cache->valid = true;
+        cache->next_victim = 0;
+    }
+    int best = -1;
+    for (int i = 0; i < COLUMN_CACHE_SLOTS; i++) {
+        uint32_t at = cache->slots[i].byte;
+        if (at <= byte_in_line && (best < 0 || at > cache->slots[best].byte))
+            best = i;
+    }
+    ColumnCursor cursor;
+    if (best < 0) {
+        column_cursor_init(&cursor, text);
+        best = (int)cache->next_victim;
+        cache->next_victim = (cache->next_victim + 1) % COLUMN_CACHE_SLOTS;
+    } else {
+        cursor = cache->slots[best];
+    }
+    column_cursor_advance(&cursor, byte_in_line);
+    cache->slots[best] = cursor;
+    return cursor;
+}
+
+/* The helpers declared in diag.h. */
+
+uint32_t utf8_column(const char *line, uint32_t byte_in_line)
+{
+    ColumnCursor cursor;
+    column_cursor_init(&cursor, line);
+    column_cursor_advance(&cursor, byte_in_line);
+    return cursor.scalars + 1;
+}
+
+uint32_t utf16_column(const char *line, uint32_t byte_in_line)
+{
+    ColumnCursor cursor;
+    column_cursor_init(&cursor, line);
+    column_cursor_advance(&cursor, byte_in_line);
+    return cursor.utf16;
+}
+
+uint32_t display_column(const char *line, uint32_t byte_in_line)
+{
+    ColumnCursor cursor;
+    column_cursor_init(&cursor, line);
+    column_cursor_advance(&cursor, byte_in_line);
+    return cursor.cells;
+}
+
+/* Positions of byte offsets in files. */
+
+bool diag_span_has_file(const SourceMap *sources, Span span)
+{
+    return sources && span.file < sources->count;
+}
+
+Span diag_span_clamp(const SourceMap *sources, Span span)
+{
+    uint32_t len = source_file(sources, span.file)->len;
+    if (span.start > len)
+        span.start = len;
+    if (span.end > len)
+        span.end = len;
+    if (span.end < span.start)
+        span.end = span.start;
+    return span;
+}
+
+Position diag_position_at(ColumnCache *cache, const SourceMap *sources, uint32_t file,
+                          uint32_t offset)
+{
+    Position pos;
+    uint32_t len = source_file(sources, file)->len;
+    if (offset > len)
+        offset = len;
+    pos.line = source_line_of(sources, file, offset);
+    pos.text = source_line_text(sources, file, pos.line, &pos.len);
+    uint32_t in_line = offset - source_line_start(sources, file, pos.line);
+    if (in_line > pos.len)
+        in_line = pos.len;
+    pos.at = column_cache_at(cache, file, pos.line, pos.text, in_line);
+    return pos;
+}

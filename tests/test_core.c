@@ -1,0 +1,183 @@
+/* Unit tests of the core layer: arena, interned names, source map positions. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "intern.h"
+#include "source.h"
+
+START_TEST(arena_zeroed_and_aligned)
+{
+    Arena a;
+    arena_init(&a);
+    for (size_t size = 1; size < 5000; size += 37) {
+        unsigned char *p = arena_alloc(&a, size);
+        ck_assert_uint_eq((uintptr_t)p % 16, 0);
+        for (size_t i = 0; i < size; i++)
+            ck_assert_uint_eq(p[i], 0);
+        memset(p, 0xAB, size);
+    }
+    arena_free(&a);
+}
+END_TEST
+
+START_TEST(arena_large_blocks_keep_small_ones_intact)
+{
+    Arena a;
+    arena_init(&a);
+    char *small = arena_strndup(&a, "hello", 5);
+    char *big = arena_alloc(&a, 3u << 20);       /* larger than a chunk */
+    big[0] = 'x';
+    big[(3u << 20) - 1] = 'y';
+    char *small2 = arena_strndup(&a, "world", 5);
+    ck_assert_str_eq(small, "hello");
+    ck_assert_str_eq(small2, "world");
+    ck_assert_ptr_eq(small2, small + 16);         /* the current chunk is still used */
+    ck_assert_uint_ge(a.total, 3u << 20);
+    arena_free(&a);
+}
+END_TEST
+
+START_TEST(arena_large_block_first)
+{
+    Arena a;
+    arena_init(&a);
+    char *big = arena_alloc(&a, 1u << 20);
+    big[(1u << 20) - 1] = 1;
+    char *next = arena_alloc(&a, 8);
+    ck_assert_ptr_nonnull(next);
+    ck_assert(next < big || next >= big + (1u << 20));
+    arena_free(&a);
+}
+END_TEST
+
+START_TEST(arena_printf_formats)
+{
+    Arena a;
+    arena_init(&a);
+    ck_assert_str_eq(arena_printf(&a, "`%s` must be between %d and %d", "attempts", 1, 1000),
+                     "`attempts` must be between 1 and 1000");
+    arena_free(&a);
+}
+END_TEST
+
+START_TEST(intern_identity)
+{
+    Arena a;
+    Interner in;
+    arena_init(&a);
+    interner_init(&in, &a);
+    const Name *x = intern_cstr(&in, "attempts");
+    const Name *y = intern(&in, "attempts_", 8);
+    ck_assert_ptr_eq(x, y);
+    ck_assert_uint_eq(x->len, 8);
+    ck_assert_str_eq(x->text, "attempts");
+    ck_assert_ptr_ne(intern_cstr(&in, "attempt"), x);
+    ck_assert_ptr_eq(intern_lookup(&in, "attempts", 8), x);
+    ck_assert_ptr_null(intern_lookup(&in, "backoff", 7));
+    /* names with NUL bytes are distinct from their prefix */
+    ck_assert_ptr_ne(intern(&in, "a\0b", 3), intern(&in, "a", 1));
+    interner_free(&in);
+    arena_free(&a);
+}
+END_TEST
+
+START_TEST(intern_grows)
+{
+    Arena a;
+    Interner in;
+    arena_init(&a);
+    interner_init(&in, &a);
+    const Name *first[20000];
+    char buf[32];
+    for (int i = 0; i < 20000; i++) {
+        int n = snprintf(buf, sizeof buf, "step_%d", i);
+        first[i] = intern(&in, buf, (size_t)n);
+    }
+    for (int i = 0; i < 20000; i++) {
+        int n = snprintf(buf, sizeof buf, "step_%d", i);
+        ck_assert_ptr_eq(intern(&in, buf, (size_t)n), first[i]);
+    }
+    ck_assert_uint_eq(in.count, 20000);
+    interner_free(&in);
+    arena_free(&a);
+}
+END_TEST
+
+static uint32_t add_text(SourceMap *map, const char *text)
+{
+    size_t len = strlen(text);
+    char *copy = malloc(len + 1);
+    memcpy(copy, text, len + 1);
+    return source_map_add(map, "t.orbit", copy, (uint32_t)len, false);
+}
+
+START_TEST(source_lines)
+{
+    SourceMap map;
+    source_map_init(&map);
+    uint32_t f = add_text(&map, "ab\r\ncd\n\nlast");
+    ck_assert_uint_eq(source_line_of(&map, f, 0), 0);
+    ck_assert_uint_eq(source_line_of(&map, f, 3), 0);   /* the LF of CRLF */
+    ck_assert_uint_eq(source_line_of(&map, f, 4), 1);
+    ck_assert_uint_eq(source_line_of(&map, f, 7), 2);
+    ck_assert_uint_eq(source_line_of(&map, f, 8), 3);
+    ck_assert_uint_eq(source_line_of(&map, f, 12), 3);  /* end of file */
+    ck_assert_uint_eq(source_line_start(&map, f, 3), 8);
+    uint32_t len;
+    const char *line = source_line_text(&map, f, 0, &len);
+    ck_assert_uint_eq(len, 2);                          /* CR is not part of the text */
+    ck_assert_int_eq(strncmp(line, "ab", 2), 0);
+    line = source_line_text(&map, f, 2, &len);
+    ck_assert_uint_eq(len, 0);
+    line = source_line_text(&map, f, 3, &len);
+    ck_assert_uint_eq(len, 4);
+    source_map_free(&map);
+}
+END_TEST
+
+START_TEST(source_empty_file)
+{
+    SourceMap map;
+    source_map_init(&map);
+    uint32_t f = add_text(&map, "");
+    ck_assert_uint_eq(source_line_of(&map, f, 0), 0);
+    uint32_t len = 99;
+    source_line_text(&map, f, 0, &len);
+    ck_assert_uint_eq(len, 0);
+    source_map_free(&map);
+}
+END_TEST
+
+START_TEST(span_join_covers_both)
+{
+    Span a = span_make(1, 10, 20), b = span_make(1, 5, 12);
+    Span j = span_join(a, b);
+    ck_assert_uint_eq(j.start, 5);
+    ck_assert_uint_eq(j.end, 20);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("core");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, arena_zeroed_and_aligned);
+    tcase_add_test(tc, arena_large_blocks_keep_small_ones_intact);
+    tcase_add_test(tc, arena_large_block_first);
+    tcase_add_test(tc, arena_printf_formats);
+    tcase_add_test(tc, intern_identity);
+    tcase_add_test(tc, intern_grows);
+    tcase_add_test(tc, source_lines);
+    tcase_add_test(tc, source_empty_file);
+    tcase_add_test(tc, span_join_covers_both);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}

@@ -1,1 +1,430 @@
-/* placeholder: being written */
+/* The writer: serializes an OrbcModule into the bytes of a .orbc file
+ * (docs/bytecode.md, sections 2 and 3), and writes a file atomically. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "orbc_internal.h"
+
+/* ---- byte buffer ---- */
+
+static bool buf_reserve(OrbcBuf *buf, size_t more)
+{
+    if (buf->failed)
+        return false;
+    if (more > (size_t)ORBC_MAX_FILE_SIZE || buf->len + more > (size_t)ORBC_MAX_FILE_SIZE * 2) {
+        buf->failed = true;
+        return false;
+    }
+    if (buf->len + more <= buf->cap)
+        return true;
+    size_t cap = buf->cap ? buf->cap : 256;
+    while (cap < buf->len + more)
+        cap *= 2;
+    uint8_t *data = realloc(buf->data, cap);
+    if (!data) {
+        buf->failed = true;
+        return false;
+    }
+    buf->data = data;
+    buf->cap = cap;
+    return true;
+}
+
+void buf_bytes(OrbcBuf *buf, const void *bytes, size_t len)
+{
+    if (len == 0 || !buf_reserve(buf, len))
+        return;
+    memcpy(buf->data + buf->len, bytes, len);
+    buf->len += len;
+}
+
+void buf_u8(OrbcBuf *buf, uint8_t value)
+{
+    buf_bytes(buf, &value, 1);
+}
+
+void buf_u16(OrbcBuf *buf, uint16_t value)
+{
+    uint8_t b[2] = { (uint8_t)value, (uint8_t)(value >> 8) };
+    buf_bytes(buf, b, 2);
+}
+
+void buf_u32(OrbcBuf *buf, uint32_t value)
+{
+    uint8_t b[4];
+    for (int i = 0; i < 4; i++)
+        b[i] = (uint8_t)(value >> (8 * i));
+    buf_bytes(buf, b, 4);
+}
+
+void buf_i64(OrbcBuf *buf, int64_t value)
+{
+    uint64_t u = (uint64_t)value;
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(u >> (8 * i));
+    buf_bytes(buf, b, 8);
+}
+
+void buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value)
+{
+    if (buf->failed || at + 4 > buf->len)
+        return;
+    for (int i = 0; i < 4; i++)
+        buf->data[at + i] = (uint8_t)(value >> (8 * i));
+}
+
+/* ---- pool ---- */
+
+struct OrbcPoolBlock {
+    OrbcPoolBlock *next;
+    max_align_t data[];
+};
+
+void *pool_alloc(OrbcPool *pool, size_t size)
+{
+    OrbcPoolBlock *block = calloc(1, sizeof *block + (size ? size : 1));
+    if (!block)
+        return NULL;
+    block->next = pool->blocks;
+    pool->blocks = block;
+    return block->data;
+}
+
+void pool_free(OrbcPool *pool)
+{
+    while (pool->blocks) {
+        OrbcPoolBlock *next = pool->blocks->next;
+        free(pool->blocks);
+        pool->blocks = next;
+    }
+}
+
+/* ---- encoders ---- */
+
+void encode_const(OrbcBuf *buf, const OrbcConst *value)
+{
+    buf_u8(buf, value->kind);
+    switch ((OrbcConstKind)value->kind) {
+    case ORBC_CONST_BOOL:
+        buf_i64(buf, value->boolean ? 1 : 0);
+        return;
+    case ORBC_CONST_INT:
+    case ORBC_CONST_DURATION:
+        buf_i64(buf, value->integer);
+        return;
+    case ORBC_CONST_NUMBER: {
+        int64_t bits;
+        memcpy(&bits, &value->number, 8);
+        buf_i64(buf, bits);
+        return;
+    }
+    case ORBC_CONST_STRING:
+        buf_i64(buf, value->string);
+        return;
+    case ORBC_CONST_NULL:
+        break;
+    }
+    buf_i64(buf, 0);
+}
+
+void encode_type(OrbcBuf *buf, const OrbcType *type)
+{
+    buf_u8(buf, type->kind);
+    if (type->kind == ORBC_TYPE_LIST || type->kind == ORBC_TYPE_OPTIONAL) {
+        buf_u32(buf, type->elem);
+    } else if (type->kind == ORBC_TYPE_RECORD) {
+        buf_u32(buf, type->name);
+        buf_u32(buf, type->field_count);
+        for (uint32_t i = 0; i < type->field_count; i++) {
+            buf_u32(buf, type->fields[i].name);
+            buf_u32(buf, type->fields[i].type);
+            buf_u8(buf, type->fields[i].optional ? 1 : 0);
+        }
+    }
+}
+
+/* ---- serializer ---- */
+
+static void set_error(OrbcError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_error(OrbcError *err, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    err->offset = 0;
+    int n = snprintf(err->text, sizeof err->text, "orbc: ");
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(err->text + n, sizeof err->text - (size_t)n, fmt, args);
+    va_end(args);
+}
+
+static size_t section_begin(OrbcBuf *buf, OrbcSectionId id)
+{
+    buf_u32(buf, id);
+    buf_u32(buf, 0);
+    return buf->len;
+}
+
+static void section_end(OrbcBuf *buf, size_t payload_start)
+{
+    buf_put_u32(buf, payload_start - 4, (uint32_t)(buf->len - payload_start));
+}
+
+static void write_policy(OrbcBuf *buf, const OrbcPolicy *p)
+{
+    buf_u32(buf, p->attempts);
+    buf_u8(buf, p->backoff);
+    buf_i64(buf, p->initial_delay_ms);
+    buf_i64(buf, p->max_delay_ms);
+    buf_u32(buf, p->non_retryable_count);
+    for (uint32_t i = 0; i < p->non_retryable_count; i++)
+        buf_u32(buf, p->non_retryable[i]);
+}
+
+static void write_compensate(OrbcBuf *buf, const OrbcCompensate *c)
+{
+    buf_u32(buf, c->task);
+    buf_u32(buf, c->line);
+    buf_u32(buf, c->column);
+    buf_u32(buf, c->with_code);
+    buf_u32(buf, c->key_code);
+    write_policy(buf, &c->policy);
+    buf_i64(buf, c->timeout_ms);
+    buf_i64(buf, c->queue_timeout_ms);
+}
+
+static void write_step(OrbcBuf *buf, const OrbcStep *s)
+{
+    buf_u32(buf, s->name);
+    buf_u8(buf, s->kind);
+    buf_u32(buf, s->line);
+    buf_u32(buf, s->column);
+    buf_u32(buf, s->target);
+    buf_u32(buf, s->for_var);
+    buf_u32(buf, s->for_code);
+    buf_u32(buf, s->when_code);
+    buf_u32(buf, s->with_code);
+    buf_u32(buf, s->key_code);
+    buf_u32(buf, s->value_code);
+    write_policy(buf, &s->policy);
+    buf_i64(buf, s->timeout_ms);
+    buf_i64(buf, s->queue_timeout_ms);
+    buf_u32(buf, s->dep_count);
+    for (uint32_t i = 0; i < s->dep_count; i++)
+        buf_u32(buf, s->deps[i]);
+    buf_u8(buf, s->has_compensate ? 1 : 0);
+    if (s->has_compensate)
+        write_compensate(buf, &s->compensate);
+}
+
+static void write_workflow(OrbcBuf *buf, const OrbcWorkflow *w)
+{
+    buf_u32(buf, w->name);
+    buf_u32(buf, w->file);
+    buf_u32(buf, w->line);
+    buf_u32(buf, w->column);
+    buf_u32(buf, w->input_type);
+    buf_u32(buf, w->output_type);
+    buf_i64(buf, w->timeout_ms);
+    buf_u32(buf, w->return_code);
+    buf_u32(buf, w->step_count);
+    for (uint32_t i = 0; i < w->step_count; i++)
+        write_step(buf, &w->steps[i]);
+}
+
+static void write_code(OrbcBuf *buf, const OrbcCode *code)
+{
+    buf_u32(buf, code->file);
+    buf_u32(buf, code->pos_count);
+    for (uint32_t i = 0; i < code->pos_count; i++) {
+        buf_u32(buf, code->pos[i].offset);
+        buf_u32(buf, code->pos[i].line);
+        buf_u32(buf, code->pos[i].column);
+    }
+    buf_u32(buf, code->len);
+    buf_bytes(buf, code->code, code->len);
+}
+
+static const char *check_limits(const OrbcModule *m)
+{
+    if (m->string_count > ORBC_MAX_TABLE)
+        return "too many strings";
+    for (uint32_t i = 0; i < m->string_count; i++)
+        if (m->strings[i].len > ORBC_MAX_STRING_LEN)
+            return "string too long";
+    if (m->const_count > ORBC_MAX_TABLE)
+        return "too many constants";
+    if (m->type_count > ORBC_MAX_TABLE)
+        return "too many types";
+    if (m->code_count > ORBC_MAX_TABLE)
+        return "too many code blocks";
+    for (uint32_t i = 0; i < m->code_count; i++)
+        if (m->codes[i].len > ORBC_MAX_CODE_LEN || m->codes[i].pos_count > ORBC_MAX_COUNT)
+            return "code block too long";
+    if (m->task_count > ORBC_MAX_COUNT)
+        return "too many tasks";
+    if (m->workflow_count > ORBC_MAX_COUNT)
+        return "too many workflows";
+    for (uint32_t i = 0; i < m->workflow_count; i++)
+        if (m->workflows[i].step_count > ORBC_MAX_COUNT)
+            return "too many steps in one workflow";
+    return NULL;
+}
+
+bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError *err)
+{
+    *bytes = NULL;
+    *len = 0;
+    const char *problem = check_limits(m);
+    if (problem) {
+        set_error(err, "%s", problem);
+        return false;
+    }
+    OrbcBuf buf = { 0 };
+    buf_bytes(&buf, "ORBC", 4);
+    buf_u16(&buf, ORBC_MAJOR);
+    buf_u16(&buf, ORBC_MINOR);
+    buf_u32(&buf, 0);   /* checksum */
+    buf_u32(&buf, 0);   /* file_length */
+
+    size_t at = section_begin(&buf, ORBC_SEC_STRINGS);
+    buf_u32(&buf, m->string_count);
+    for (uint32_t i = 0; i < m->string_count; i++) {
+        buf_u32(&buf, m->strings[i].len);
+        buf_bytes(&buf, m->strings[i].text, m->strings[i].len);
+    }
+    section_end(&buf, at);
+
+    at = section_begin(&buf, ORBC_SEC_CONSTS);
+    buf_u32(&buf, m->const_count);
+    for (uint32_t i = 0; i < m->const_count; i++)
+        encode_const(&buf, &m->consts[i]);
+    section_end(&buf, at);
+
+    at = section_begin(&buf, ORBC_SEC_TYPES);
+    buf_u32(&buf, m->type_count);
+    for (uint32_t i = 0; i < m->type_count; i++)
+        encode_type(&buf, &m->types[i]);
+    section_end(&buf, at);
+
+    at = section_begin(&buf, ORBC_SEC_TASKS);
+    buf_u32(&buf, m->task_count);
+    for (uint32_t i = 0; i < m->task_count; i++) {
+        const OrbcTask *t = &m->tasks[i];
+        buf_u32(&buf, t->name);
+        buf_u8(&buf, t->kind);
+        buf_u32(&buf, t->input_type);
+        buf_u32(&buf, t->output_type);
+        buf_i64(&buf, t->default_timeout_ms);
+    }
+    section_end(&buf, at);
+
+    at = section_begin(&buf, ORBC_SEC_CODE);
+    buf_u32(&buf, m->code_count);
+    for (uint32_t i = 0; i < m->code_count; i++)
+        write_code(&buf, &m->codes[i]);
+    section_end(&buf, at);
+
+    at = section_begin(&buf, ORBC_SEC_WORKFLOWS);
+    buf_u32(&buf, m->workflow_count);
+    for (uint32_t i = 0; i < m->workflow_count; i++)
+        write_workflow(&buf, &m->workflows[i]);
+    section_end(&buf, at);
+
+    if (buf.failed || buf.len > ORBC_MAX_FILE_SIZE) {
+        free(buf.data);
+        set_error(err, buf.failed ? "out of memory or module too large" : "module too large");
+        return false;
+    }
+    buf_put_u32(&buf, 12, (uint32_t)buf.len);
+    orbc_seal(buf.data, buf.len);
+    *bytes = buf.data;
+    *len = buf.len;
+    return true;
+}
+
+/* ---- atomic file writing ---- */
+
+static char *temp_path_for(const char *path)
+{
+    size_t len = strlen(path);
+    char *temp = malloc(len + 32);
+    if (temp)
+        snprintf(temp, len + 32, "%s.tmp.%ld", path, (long)getpid());
+    return temp;
+}
+
+static bool write_all(int fd, const uint8_t *bytes, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, bytes, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        bytes += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* fsync the directory holding `path`, so the rename itself is durable. */
+static void sync_parent_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    if (!dir)
+        return;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+bool orbc_write_file(const char *path, const uint8_t *bytes, size_t len, OrbcError *err)
+{
+    char *temp = temp_path_for(path);
+    if (!temp) {
+        set_error(err, "out of memory");
+        return false;
+    }
+    int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        set_error(err, "cannot create `%s`: %s", temp, strerror(errno));
+        free(temp);
+        return false;
+    }
+    bool ok = write_all(fd, bytes, len);
+    int saved = errno;
+    if (ok && fsync(fd) != 0) {
+        ok = false;
+        saved = errno;
+    }
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (ok && rename(temp, path) != 0) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok) {
+        set_error(err, "cannot write `%s`: %s", path, strerror(saved ? saved : EIO));
+        unlink(temp);
+        free(temp);
+        return false;
+    }
+    free(temp);
+    sync_parent_dir(path);
+    return true;
+}

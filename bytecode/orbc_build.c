@@ -1,0 +1,432 @@
+/* The builder: collects the tables of a module in first-use order (equal strings,
+ * constants and types share one index, found through a hash table, so the result never
+ * depends on hash order), emits code blocks, and serializes the result. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orbc_internal.h"
+
+/* A growable array of fixed-size items allocated with realloc. */
+typedef struct Vec {
+    void *items;
+    uint32_t count;
+    uint32_t cap;
+} Vec;
+
+/* Open-addressing table from an encoded key to the index it was given. */
+typedef struct DedupSlot {
+    uint32_t hash;
+    uint32_t index;      /* ORBC_NONE = empty */
+    uint8_t *key;
+    uint32_t key_len;
+} DedupSlot;
+
+typedef struct Dedup {
+    DedupSlot *slots;
+    uint32_t mask;
+    uint32_t count;
+} Dedup;
+
+struct OrbcBuilder {
+    OrbcModule module;   /* arrays below are views of the Vecs */
+    Vec strings, consts, types, tasks, codes, workflows;
+    Dedup string_set, const_set, type_set;
+    OrbcPool pool;       /* copies of strings, fields, steps, code */
+    /* the code block being emitted */
+    OrbcBuf code;
+    Vec pos;
+    uint32_t code_file;
+    bool failed;
+};
+
+static void *vec_push(OrbcBuilder *b, Vec *vec, size_t item_size)
+{
+    if (vec->count == vec->cap) {
+        uint32_t cap = vec->cap ? vec->cap * 2 : 16;
+        void *items = realloc(vec->items, cap * item_size);
+        if (!items) {
+            b->failed = true;
+            return NULL;
+        }
+        vec->items = items;
+        vec->cap = cap;
+    }
+    void *item = (char *)vec->items + vec->count * item_size;
+    memset(item, 0, item_size);
+    vec->count++;
+    return item;
+}
+
+static void *pool_copy(OrbcBuilder *b, const void *data, size_t size)
+{
+    void *copy = pool_alloc(&b->pool, size);
+    if (!copy) {
+        b->failed = true;
+        return NULL;
+    }
+    if (size)
+        memcpy(copy, data, size);
+    return copy;
+}
+
+static uint32_t hash_bytes(const uint8_t *key, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ key[i]) * 16777619u;
+    return h;
+}
+
+static bool dedup_grow(Dedup *set)
+{
+    uint32_t cap = set->slots ? (set->mask + 1) * 2 : 64;
+    DedupSlot *slots = malloc(cap * sizeof *slots);
+    if (!slots)
+        return false;
+    for (uint32_t i = 0; i < cap; i++)
+        slots[i].index = ORBC_NONE;
+    for (uint32_t i = 0; set->slots && i <= set->mask; i++) {
+        if (set->slots[i].index == ORBC_NONE)
+            continue;
+        uint32_t j = set->slots[i].hash & (cap - 1);
+        while (slots[j].index != ORBC_NONE)
+            j = (j + 1) & (cap - 1);
+        slots[j] = set->slots[i];
+    }
+    free(set->slots);
+    set->slots = slots;
+    set->mask = cap - 1;
+    return true;
+}
+
+/* Finds the key; when absent, inserts it with index `next` and sets *added. */
+static uint32_t dedup_find(OrbcBuilder *b, Dedup *set, const uint8_t *key, size_t len,
+                           uint32_t next, bool *added)
+{
+    *added = false;
+    if ((!set->slots || (set->count + 1) * 4 > (set->mask + 1) * 3) && !dedup_grow(set)) {
+        b->failed = true;
+        return 0;
+    }
+    uint32_t h = hash_bytes(key, len);
+    uint32_t i = h & set->mask;
+    while (set->slots[i].index != ORBC_NONE) {
+        DedupSlot *s = &set->slots[i];
+        if (s->hash == h && s->key_len == len && memcmp(s->key, key, len) == 0)
+            return s->index;
+        i = (i + 1) & set->mask;
+    }
+    uint8_t *copy = pool_copy(b, key, len);
+    if (!copy)
+        return 0;
+    set->slots[i] = (DedupSlot){ h, next, copy, (uint32_t)len };
+    set->count++;
+    *added = true;
+    return next;
+}
+
+static void refresh_views(OrbcBuilder *b)
+{
+    OrbcModule *m = &b->module;
+    m->major = ORBC_MAJOR;
+    m->minor = ORBC_MINOR;
+    m->strings = b->strings.items;
+    m->string_count = b->strings.count;
+    m->consts = b->consts.items;
+    m->const_count = b->consts.count;
+    m->types = b->types.items;
+    m->type_count = b->types.count;
+    m->tasks = b->tasks.items;
+    m->task_count = b->tasks.count;
+    m->codes = b->codes.items;
+    m->code_count = b->codes.count;
+    m->workflows = b->workflows.items;
+    m->workflow_count = b->workflows.count;
+}
+
+OrbcBuilder *orbc_builder_new(void)
+{
+    return calloc(1, sizeof(OrbcBuilder));
+}
+
+void orbc_builder_free(OrbcBuilder *b)
+{
+    if (!b)
+        return;
+    Vec *vecs[] = { &b->strings, &b->consts, &b->types, &b->tasks, &b->codes,
+                    &b->workflows, &b->pos };
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+        free(vecs[i]->items);
+    free(b->string_set.slots);
+    free(b->const_set.slots);
+    free(b->type_set.slots);
+    free(b->code.data);
+    pool_free(&b->pool);
+    free(b);
+}
+
+/* ---- strings, constants, types ---- */
+
+uint32_t orbc_add_string(OrbcBuilder *b, const char *text, size_t len)
+{
+    bool added;
+    uint32_t index = dedup_find(b, &b->string_set, (const uint8_t *)text, len,
+                                b->strings.count, &added);
+    if (!added)
+        return index;
+    OrbcString *s = vec_push(b, &b->strings, sizeof *s);
+    char *copy = pool_alloc(&b->pool, len + 1);
+    if (!s || !copy) {
+        b->failed = true;
+        return 0;
+    }
+    memcpy(copy, text, len);
+    s->text = copy;
+    s->len = (uint32_t)len;
+    return index;
+}
+
+uint32_t orbc_add_cstring(OrbcBuilder *b, const char *text)
+{
+    return orbc_add_string(b, text, strlen(text));
+}
+
+uint32_t orbc_add_const(OrbcBuilder *b, OrbcConst value)
+{
+    OrbcBuf key = { 0 };
+    encode_const(&key, &value);
+    bool added;
+    uint32_t index = key.failed ? 0
+        : dedup_find(b, &b->const_set, key.data, key.len, b->consts.count, &added);
+    free(key.data);
+    if (key.failed) {
+        b->failed = true;
+        return 0;
+    }
+    if (added) {
+        OrbcConst *c = vec_push(b, &b->consts, sizeof *c);
+        if (c)
+            *c = value;
+    }
+    return index;
+}
+
+uint32_t orbc_const_int(OrbcBuilder *b, int64_t value)
+{
+    return orbc_add_const(b, (OrbcConst){ .kind = ORBC_CONST_INT, .integer = value });
+}
+
+uint32_t orbc_const_number(OrbcBuilder *b, double value)
+{
+    return orbc_add_const(b, (OrbcConst){ .kind = ORBC_CONST_NUMBER, .number = value });
+}
+
+uint32_t orbc_const_string(OrbcBuilder *b, const char *text, size_t len)
+{
+    uint32_t s = orbc_add_string(b, text, len);
+    return orbc_add_const(b, (OrbcConst){ .kind = ORBC_CONST_STRING, .string = s });
+}
+
+uint32_t orbc_const_duration(OrbcBuilder *b, int64_t ms)
+{
+    return orbc_add_const(b, (OrbcConst){ .kind = ORBC_CONST_DURATION, .integer = ms });
+}
+
+uint32_t orbc_const_bool(OrbcBuilder *b, bool value)
+{
+    return orbc_add_const(b, (OrbcConst){ .kind = ORBC_CONST_BOOL, .boolean = value });
+}
+
+uint32_t orbc_const_null(OrbcBuilder *b)
+{
+    return orbc_add_const(b, (OrbcConst){ .kind = ORBC_CONST_NULL });
+}
+
+static uint32_t add_type(OrbcBuilder *b, const OrbcType *type)
+{
+    OrbcBuf key = { 0 };
+    encode_type(&key, type);
+    bool added = false;
+    uint32_t index = key.failed ? 0
+        : dedup_find(b, &b->type_set, key.data, key.len, b->types.count, &added);
+    free(key.data);
+    if (key.failed)
+        b->failed = true;
+    if (!added)
+        return index;
+    OrbcType *t = vec_push(b, &b->types, sizeof *t);
+    if (!t)
+        return 0;
+    *t = *type;
+    if (type->field_count)
+        t->fields = pool_copy(b, type->fields, type->field_count * sizeof *type->fields);
+    return index;
+}
+
+uint32_t orbc_type_simple(OrbcBuilder *b, OrbcTypeKind kind)
+{
+    return add_type(b, &(OrbcType){ .kind = (uint8_t)kind, .elem = ORBC_NONE,
+                                    .name = ORBC_NONE });
+}
+
+uint32_t orbc_type_list(OrbcBuilder *b, uint32_t elem)
+{
+    return add_type(b, &(OrbcType){ .kind = ORBC_TYPE_LIST, .elem = elem, .name = ORBC_NONE });
+}
+
+uint32_t orbc_type_optional(OrbcBuilder *b, uint32_t elem)
+{
+    return add_type(b, &(OrbcType){ .kind = ORBC_TYPE_OPTIONAL, .elem = elem,
+                                    .name = ORBC_NONE });
+}
+
+uint32_t orbc_type_record(OrbcBuilder *b, uint32_t name, uint32_t field_count,
+                          const OrbcField *fields)
+{
+    OrbcType t = { .kind = ORBC_TYPE_RECORD, .elem = ORBC_NONE, .name = name,
+                   .field_count = field_count, .fields = (OrbcField *)fields };
+    return add_type(b, &t);
+}
+
+/* ---- tasks and workflows ---- */
+
+uint32_t orbc_add_task(OrbcBuilder *b, const OrbcTask *task)
+{
+    OrbcTask *t = vec_push(b, &b->tasks, sizeof *t);
+    if (!t)
+        return 0;
+    *t = *task;
+    return b->tasks.count - 1;
+}
+
+static void copy_policy(OrbcBuilder *b, OrbcPolicy *p)
+{
+    p->non_retryable = pool_copy(b, p->non_retryable,
+                                 p->non_retryable_count * sizeof *p->non_retryable);
+}
+
+uint32_t orbc_add_workflow(OrbcBuilder *b, const OrbcWorkflow *workflow)
+{
+    OrbcWorkflow *w = vec_push(b, &b->workflows, sizeof *w);
+    if (!w)
+        return 0;
+    *w = *workflow;
+    w->steps = pool_copy(b, workflow->steps, workflow->step_count * sizeof *w->steps);
+    for (uint32_t i = 0; w->steps && i < w->step_count; i++) {
+        OrbcStep *s = &w->steps[i];
+        s->deps = pool_copy(b, s->deps, s->dep_count * sizeof *s->deps);
+        copy_policy(b, &s->policy);
+        copy_policy(b, &s->compensate.policy);
+    }
+    return b->workflows.count - 1;
+}
+
+OrbcWorkflow *orbc_builder_workflow(OrbcBuilder *b, uint32_t index)
+{
+    if (index >= b->workflows.count)
+        return NULL;
+    return (OrbcWorkflow *)b->workflows.items + index;
+}
+
+/* ---- code ---- */
+
+void orbc_code_begin(OrbcBuilder *b, uint32_t file)
+{
+    b->code.len = 0;
+    b->pos.count = 0;
+    b->code_file = file;
+}
+
+void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
+{
+    OrbcPos *last = b->pos.count ? (OrbcPos *)b->pos.items + b->pos.count - 1 : NULL;
+    if (last && last->line == line && last->column == column)
+        return;
+    if (last && last->offset == b->code.len) {
+        last->line = line;
+        last->column = column;
+        return;
+    }
+    OrbcPos *p = vec_push(b, &b->pos, sizeof *p);
+    if (p)
+        *p = (OrbcPos){ (uint32_t)b->code.len, line, column };
+}
+
+void orbc_emit(OrbcBuilder *b, OrbcOp op)
+{
+    buf_u8(&b->code, (uint8_t)op);
+}
+
+void orbc_emit_u32(OrbcBuilder *b, OrbcOp op, uint32_t operand)
+{
+    buf_u8(&b->code, (uint8_t)op);
+    buf_u32(&b->code, operand);
+}
+
+void orbc_emit_call(OrbcBuilder *b, OrbcFunc func, uint8_t argc)
+{
+    buf_u8(&b->code, ORBC_OP_CALL);
+    buf_u8(&b->code, (uint8_t)func);
+    buf_u8(&b->code, argc);
+}
+
+void orbc_emit_record(OrbcBuilder *b, uint32_t count, const uint32_t *names)
+{
+    orbc_emit_u32(b, ORBC_OP_RECORD, count);
+    for (uint32_t i = 0; i < count; i++)
+        buf_u32(&b->code, names[i]);
+}
+
+uint32_t orbc_emit_jump(OrbcBuilder *b, OrbcOp op)
+{
+    orbc_emit_u32(b, op, 0);
+    return (uint32_t)b->code.len - 4;
+}
+
+void orbc_patch_jump(OrbcBuilder *b, uint32_t site)
+{
+    buf_put_u32(&b->code, site, (uint32_t)b->code.len);
+}
+
+uint32_t orbc_code_end(OrbcBuilder *b)
+{
+    orbc_emit(b, ORBC_OP_RETURN);
+    if (b->pos.count == 0)
+        orbc_code_pos(b, 1, 1);
+    if (b->code.failed)
+        b->failed = true;
+    OrbcPos *pos = b->pos.items;
+    if (pos && pos[0].offset != 0)   /* the first position also covers earlier code */
+        pos[0].offset = 0;
+    OrbcCode *c = vec_push(b, &b->codes, sizeof *c);
+    if (!c)
+        return 0;
+    c->file = b->code_file;
+    c->pos_count = b->pos.count;
+    c->pos = pool_copy(b, b->pos.items, b->pos.count * sizeof(OrbcPos));
+    c->len = (uint32_t)b->code.len;
+    c->code = pool_copy(b, b->code.data, b->code.len);
+    c->max_step = ORBC_NONE;
+    return b->codes.count - 1;
+}
+
+const OrbcModule *orbc_builder_module(OrbcBuilder *b)
+{
+    refresh_views(b);
+    return &b->module;
+}
+
+bool orbc_builder_finish(OrbcBuilder *b, uint8_t **bytes, size_t *len, OrbcError *err)
+{
+    if (b->failed) {
+        *bytes = NULL;
+        *len = 0;
+        if (err) {
+            err->offset = 0;
+            snprintf(err->text, sizeof err->text, "orbc: out of memory while building");
+        }
+        return false;
+    }
+    return orbc_serialize(orbc_builder_module(b), bytes, len, err);
+}

@@ -1,0 +1,69 @@
+/* Helpers shared by the files of liborbc (not part of the public header): a growable byte
+ * buffer for writing, and a pool that frees many allocations at once. */
+#ifndef ORBC_INTERNAL_H
+#define ORBC_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "orbc.h"
+
+typedef struct OrbcBuf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+    bool failed;        /* an allocation failed or the size limit was passed */
+} OrbcBuf;
+
+void buf_bytes(OrbcBuf *buf, const void *bytes, size_t len);
+void buf_u8(OrbcBuf *buf, uint8_t value);
+void buf_u16(OrbcBuf *buf, uint16_t value);
+void buf_u32(OrbcBuf *buf, uint32_t value);
+void buf_i64(OrbcBuf *buf, int64_t value);
+void buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value);   /* overwrite in place */
+
+/* A pool of allocations freed together. Each allocation is zeroed. */
+typedef struct OrbcPoolBlock OrbcPoolBlock;
+typedef struct OrbcPool {
+    OrbcPoolBlock *blocks;
+} OrbcPool;
+
+void *pool_alloc(OrbcPool *pool, size_t size);   /* NULL when out of memory */
+void pool_free(OrbcPool *pool);
+
+/* Writes the binary encoding of one type or constant (shared by the builder's dedup and
+ * the serializer, so both agree byte for byte). */
+void encode_type(OrbcBuf *buf, const OrbcType *type);
+void encode_const(OrbcBuf *buf, const OrbcConst *value);
+
+/* ---- reading (orbc_read.c, orbc_verify.c) ---- */
+
+typedef struct OrbcReader {
+    const uint8_t *data;   /* the whole file */
+    size_t pos;            /* next byte to read */
+    size_t end;            /* end of the current section's payload */
+    const char *section;   /* name of the section being read, for messages */
+    OrbcError *err;
+    bool failed;
+    OrbcPool *pool;
+    OrbcModule *module;
+    size_t *code_offsets;  /* file offset of each code block's entry, for messages */
+    uint8_t *code_used;    /* per code block: referenced by a workflow yet */
+} OrbcReader;
+
+/* Records the first error: "orbc: WHAT (offset N)". Always returns false. */
+bool reader_fail(OrbcReader *r, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+bool reader_vfail(OrbcReader *r, size_t offset, const char *fmt, va_list args);
+
+/* Verifies one code block whose bytes start at file offset `base` (all tables before
+ * CODE are loaded); fills max_stack, max_step and uses_item. */
+bool verify_code(OrbcReader *r, OrbcCode *code, size_t base);
+
+/* True when the strings named by `names` (string indices) are pairwise distinct.
+ * Otherwise sets *dup to the position (in `names`) of a repeated one. O(n log n). */
+bool strings_distinct(OrbcReader *r, const uint32_t *names, uint32_t count, uint32_t *dup);
+
+#endif

@@ -1,0 +1,245 @@
+/* Unit tests of liborbc: build a module with the builder, load it, serialize it again,
+ * disassemble it; the checksum; atomic writing. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "orbc.h"
+#include "test_orbc_sample.h"
+
+static char *disassemble(const OrbcModule *m)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    orbc_disassemble(m, out);
+    fclose(out);
+    return text;
+}
+
+START_TEST(crc32c_check_value)
+{
+    ck_assert_uint_eq(orbc_crc32c((const uint8_t *)"123456789", 9), 0xE3069283u);
+    ck_assert_uint_eq(orbc_crc32c(NULL, 0), 0);
+}
+END_TEST
+
+START_TEST(sample_loads)
+{
+    size_t len;
+    uint8_t *bytes = sample_bytes(&len);
+    OrbcModule m;
+    OrbcError err;
+    ck_assert_msg(orbc_load(bytes, len, &m, &err), "%s", err.text);
+    ck_assert_uint_eq(m.major, 1);
+    ck_assert_uint_eq(m.workflow_count, 2);
+    ck_assert_uint_eq(m.workflows[0].step_count, 6);
+    const OrbcStep *charge = &m.workflows[0].steps[0];
+    ck_assert_str_eq(m.strings[charge->name].text, "charge");
+    ck_assert_uint_eq(charge->policy.attempts, 5);
+    ck_assert_uint_eq(charge->policy.backoff, ORBC_BACKOFF_EXPONENTIAL);
+    ck_assert_int_eq(charge->policy.initial_delay_ms, 500);
+    ck_assert_int_eq(charge->policy.max_delay_ms, 10000);
+    ck_assert_uint_eq(charge->policy.non_retryable_count, 2);
+    ck_assert_str_eq(m.strings[charge->policy.non_retryable[1]].text, "INSUFFICIENT_FUNDS");
+    ck_assert(charge->has_compensate);
+    ck_assert_uint_eq(charge->compensate.policy.attempts, 10);
+    /* max stack of the `big` compute: len(items), 2 -> 2; the && pops its left operand
+     * before items, "x" -> 2 */
+    const OrbcCode *big = &m.codes[m.workflows[0].steps[5].value_code];
+    ck_assert_uint_eq(big->max_stack, 2);
+    ck_assert(m.codes[m.workflows[0].steps[2].with_code].uses_item);
+    ck_assert_uint_eq(m.codes[m.workflows[0].steps[1].with_code].max_step, 0);
+    orbc_module_free(&m);
+    free(bytes);
+}
+END_TEST
+
+START_TEST(round_trip_is_identical)
+{
+    size_t len, len2, len3;
+    uint8_t *bytes = sample_bytes(&len);
+    uint8_t *again = sample_bytes(&len3);
+    ck_assert_uint_eq(len, len3);
+    ck_assert(memcmp(bytes, again, len) == 0);   /* deterministic */
+    OrbcModule m;
+    OrbcError err;
+    ck_assert(orbc_load(bytes, len, &m, &err));
+    uint8_t *bytes2;
+    ck_assert(orbc_serialize(&m, &bytes2, &len2, &err));
+    ck_assert_uint_eq(len, len2);
+    ck_assert(memcmp(bytes, bytes2, len) == 0);
+    orbc_module_free(&m);
+    free(bytes);
+    free(bytes2);
+    free(again);
+}
+END_TEST
+
+START_TEST(builder_dedups_in_first_use_order)
+{
+    OrbcBuilder *b = orbc_builder_new();
+    ck_assert_uint_eq(orbc_add_cstring(b, "b"), 0);
+    ck_assert_uint_eq(orbc_add_cstring(b, "a"), 1);
+    ck_assert_uint_eq(orbc_add_cstring(b, "b"), 0);
+    ck_assert_uint_eq(orbc_add_string(b, "a\0b", 3), 2);
+    ck_assert_uint_eq(orbc_const_int(b, 7), 0);
+    ck_assert_uint_eq(orbc_const_duration(b, 7), 1);   /* same payload, other kind */
+    ck_assert_uint_eq(orbc_const_int(b, 7), 0);
+    ck_assert_uint_eq(orbc_const_string(b, "a", 1), 2);
+    uint32_t s = orbc_type_simple(b, ORBC_TYPE_STRING);
+    uint32_t l = orbc_type_list(b, s);
+    ck_assert_uint_eq(orbc_type_list(b, s), l);
+    ck_assert_uint_ne(orbc_type_optional(b, s), l);
+    for (int i = 0; i < 5000; i++) {
+        char text[16];
+        snprintf(text, sizeof text, "n%d", i);
+        ck_assert_uint_eq(orbc_add_cstring(b, text), 3 + (uint32_t)i);
+    }
+    ck_assert_uint_eq(orbc_add_cstring(b, "n4999"), 5002);
+    orbc_builder_free(b);
+}
+END_TEST
+
+START_TEST(disassembly_shows_everything)
+{
+    size_t len;
+    uint8_t *bytes = sample_bytes(&len);
+    OrbcModule m;
+    OrbcError err;
+    ck_assert(orbc_load(bytes, len, &m, &err));
+    char *text = disassemble(&m);
+    const char *expected[] = {
+        "orbc 1.0\n",
+        "  task2 builtin \"orbit.http.request\" input any output any default_timeout 30s\n",
+        "\nworkflow 0 checkout at checkout.orbit:14:1\n",
+        "  timeout 1d\n",
+        "  step 0 charge at checkout.orbit:1:3\n    worker \"payments.charge\" (task0)\n",
+        "    retry attempts=5 backoff=exponential initial_delay=500ms max_delay=10s "
+        "non_retryable=[\"CARD_DECLINED\", \"INSUFFICIENT_FUNDS\"]\n",
+        "    timeout 10s\n    queue_timeout 2m\n",
+        "    compensate at checkout.orbit:20:5\n      worker \"payments.refund\" (task1)\n",
+        "    depends_on charge\n",
+        "    for item\n",
+        "    await \"manager_approved\"\n    timeout 12h\n",
+        "    sleep: code ",
+        "      0000  8:21     const k",
+        "jump_if_not_null 0010\n",
+        "call contains/2\n",
+        "  return: code ",
+        "  return null\n",
+    };
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        if (!strstr(text, expected[i]))
+            fprintf(stderr, "%s", text);
+        ck_assert_msg(strstr(text, expected[i]), "missing: %s", expected[i]);
+    }
+    free(text);
+    orbc_module_free(&m);
+    free(bytes);
+}
+END_TEST
+
+START_TEST(pos_at_finds_the_covering_entry)
+{
+    OrbcPos pos[] = { { 0, 1, 1 }, { 5, 2, 3 }, { 9, 4, 1 } };
+    OrbcCode code = { .pos_count = 3, .pos = pos, .len = 12 };
+    ck_assert_uint_eq(orbc_pos_at(&code, 0)->line, 1);
+    ck_assert_uint_eq(orbc_pos_at(&code, 4)->line, 1);
+    ck_assert_uint_eq(orbc_pos_at(&code, 5)->line, 2);
+    ck_assert_uint_eq(orbc_pos_at(&code, 8)->line, 2);
+    ck_assert_uint_eq(orbc_pos_at(&code, 11)->line, 4);
+}
+END_TEST
+
+static char *temp_dir(void)
+{
+    char *dir = strdup("/tmp/orbc_test_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    return dir;
+}
+
+static char *read_whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    char *data = malloc(1 << 16);
+    *len = fread(data, 1, 1 << 16, f);
+    fclose(f);
+    return data;
+}
+
+START_TEST(write_file_is_atomic)
+{
+    char *dir = temp_dir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/out.orbc", dir);
+    OrbcError err;
+    ck_assert(orbc_write_file(path, (const uint8_t *)"first", 5, &err));
+    ck_assert(orbc_write_file(path, (const uint8_t *)"second!", 7, &err));
+    size_t len;
+    char *data = read_whole(path, &len);
+    ck_assert_uint_eq(len, 7);
+    ck_assert(memcmp(data, "second!", 7) == 0);
+    free(data);
+
+    /* A target that cannot be replaced (a non-empty directory): the write fails, the
+     * directory is untouched, and no temporary file is left behind. */
+    char sub[600], inner[700];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(inner, sizeof inner, "%s/keep", sub);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    FILE *f = fopen(inner, "w");
+    fputs("keep", f);
+    fclose(f);
+    ck_assert(!orbc_write_file(sub, (const uint8_t *)"x", 1, &err));
+    ck_assert_msg(strstr(err.text, "orbc: cannot write"), "%s", err.text);
+    char temp[700];
+    snprintf(temp, sizeof temp, "%s.tmp.%ld", sub, (long)getpid());
+    ck_assert_int_ne(access(temp, F_OK), 0);
+    ck_assert_int_eq(access(inner, F_OK), 0);
+
+    /* A directory that does not exist. */
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/no/such/out.orbc", dir);
+    ck_assert(!orbc_write_file(missing, (const uint8_t *)"x", 1, &err));
+    ck_assert_msg(strstr(err.text, "orbc: cannot create"), "%s", err.text);
+
+    data = read_whole(path, &len);
+    ck_assert_uint_eq(len, 7);
+    free(data);
+    unlink(inner);
+    rmdir(sub);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+static Suite *orbc_suite(void)
+{
+    Suite *s = suite_create("orbc");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, crc32c_check_value);
+    tcase_add_test(tc, sample_loads);
+    tcase_add_test(tc, round_trip_is_identical);
+    tcase_add_test(tc, builder_dedups_in_first_use_order);
+    tcase_add_test(tc, disassembly_shows_everything);
+    tcase_add_test(tc, pos_at_finds_the_covering_entry);
+    tcase_add_test(tc, write_file_is_atomic);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(orbc_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -92,7 +92,13 @@ struct Expr {
     Expr *left;          /* operand, object, list, callee */
     Expr *right;         /* second operand, index */
     Span field_span;     /* EXPR_FIELD: the field name */
+    uint32_t depth;      /* parser: height of this expression tree (bounded, see parse) */
     Expr *next;          /* next element in an ExprList */
+
+    /* Filled in by the checker (program.h defines the meanings): */
+    const struct Type *type;   /* static type; NULL until checked */
+    uint8_t ref;               /* EXPR_NAME, EXPR_CALL: what the name refers to */
+    uint32_t ref_index;        /* e.g. the step or built-in function it refers to */
 };
 
 typedef enum MemberKind {
@@ -147,6 +153,7 @@ struct Block {
     Span span;           /* from '{' to '}' inclusive */
     Member *first;
     uint32_t count;
+    uint32_t depth;      /* parser: height of the tree below this block */
 };
 
 /* One parsed source file. Its top-level members are clauses KW_WORKFLOW, KW_WORKER and

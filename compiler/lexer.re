@@ -1,2 +1,790 @@
-/* placeholder: being written */
-/*!re2c re2c:yyfill:enable = 0; re2c:define:YYCTYPE = "unsigned char"; */
+/* The lexer (re2c). Cuts the file into tokens with a DFA over bytes; non-ASCII text is
+ * validated as UTF-8 on the side paths that meet it (strings, comments, identifiers).
+ * Literal values are decoded here: integers, numbers, durations in milliseconds, strings
+ * with their escapes. See lexer.h for the newline rule, bracket matching and recovery;
+ * lexer_literals.c reads the numeric literals and lexer_strings.c the strings. */
+#define _GNU_SOURCE
+#include "lexer.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lexer_internal.h"
+#include "utf8.h"
+
+#include <utf8proc.h>
+
+/* Returned inside the scanner for a character that was reported and is skipped. */
+enum { SKIPPED = -1 };
+
+/*!re2c
+    re2c:define:YYCTYPE = "unsigned char";
+    re2c:define:YYCURSOR = cur;
+    re2c:define:YYMARKER = mar;
+    re2c:yyfill:enable = 0;
+    re2c:indent:string = "    ";
+
+    dec = [0-9]+ ("_" [0-9]+)*;
+    exp = [eE] [+-]? [0-9]+;
+    unit = "ms" | "s" | "m" | "h" | "d";
+    utf8 = [\xc2-\xdf] [\x80-\xbf]
+         | "\xe0" [\xa0-\xbf] [\x80-\xbf]
+         | [\xe1-\xec\xee\xef] [\x80-\xbf] [\x80-\xbf]
+         | "\xed" [\x80-\x9f] [\x80-\xbf]
+         | "\xf0" [\x90-\xbf] [\x80-\xbf] [\x80-\xbf]
+         | [\xf1-\xf3] [\x80-\xbf] [\x80-\xbf] [\x80-\xbf]
+         | "\xf4" [\x80-\x8f] [\x80-\xbf] [\x80-\xbf];
+*/
+
+/* ---- reporting ---- */
+
+bool lexer_count_error(Lexer *lx)
+{
+    if (lx->fatal)
+        return false;
+    lx->errors++;
+    if (lx->errors <= LEXER_MAX_ERRORS)
+        return true;
+    uint32_t at = (uint32_t)(lx->cur - lx->base);
+    diag_report(&lx->c->diags, E0100, span_make(lx->file, at, at),
+                "too many errors in this file: stopped after %d", (int)LEXER_MAX_ERRORS);
+    lx->fatal = true;
+    return false;
+}
+
+Diagnostic *lex_report(Lexer *lx, DiagCode code, uint32_t start, uint32_t end,
+                       const char *fmt, ...)
+{
+    if (!lexer_count_error(lx))
+        return NULL;
+    va_list args;
+    va_start(args, fmt);
+    char *message = arena_vprintf(&lx->c->arena, fmt, args);
+    va_end(args);
+    return diag_report(&lx->c->diags, code, span_make(lx->file, start, end), "%s", message);
+}
+
+/* Invalid UTF-8 at p: one E0001 per run of bad bytes. */
+void lex_bad_utf8(Lexer *lx, const unsigned char *p)
+{
+    uint32_t at = lex_offset(lx, p);
+    if (lx->bad_utf8 && lx->bad_utf8_end == at) {
+        lx->bad_utf8->span.end = at + 1;
+        lx->bad_utf8_end = at + 1;
+        return;
+    }
+    lx->bad_utf8 = lex_report(lx, E0001, at, at + 1, "invalid UTF-8 byte 0x%02x at offset %u",
+                              *p, at);
+    lx->bad_utf8_end = at + 1;
+    if (lx->bad_utf8)
+        diag_set_label(&lx->c->diags, lx->bad_utf8, "not UTF-8");
+}
+
+/* Checks that text[start, end) is valid UTF-8, reporting what is not. */
+void lex_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end)
+{
+    while (p < end) {
+        if (*p < 0x80) {
+            p++;
+            continue;
+        }
+        int32_t cp;
+        uint32_t n = utf8_read(p, &cp);
+        if (n == 0 || p + n > end) {
+            lex_bad_utf8(lx, p);
+            p++;
+        } else {
+            p += n;
+        }
+    }
+}
+
+/* ---- comments ---- */
+
+static bool has_high_byte(const unsigned char *p, const unsigned char *end)
+{
+    unsigned char any = 0;
+    for (; p < end; p++)
+        any |= *p;
+    return any & 0x80;
+}
+
+/* After `//` (or `#`): to the end of the line, which is left for the newline rule. */
+static const unsigned char *skip_line_comment(Lexer *lx, const unsigned char *cur)
+{
+    const unsigned char *end = memchr(cur, '\n', (size_t)(lx->lim - cur));
+    if (!end)
+        end = lx->lim;
+    if (has_high_byte(cur, end))
+        lex_check_utf8(lx, cur, end);
+    return end;
+}
+
+static const unsigned char *hash_comment(Lexer *lx, const unsigned char *tok,
+                                         const unsigned char *cur)
+{
+    Diagnostic *d = lex_report(lx, E0002, lex_offset(lx, tok), lex_offset(lx, cur),
+                               "unexpected character `#`");
+    if (d)
+        diag_add_help(&lx->c->diags, d, "comments start with `//`");
+    return skip_line_comment(lx, cur);
+}
+
+/* After the opening of a block comment: to its end. Sets *newline when it spans lines. */
+static const unsigned char *skip_block_comment(Lexer *lx, const unsigned char *tok,
+                                               const unsigned char *cur, bool *newline)
+{
+    const unsigned char *end = memmem(cur, (size_t)(lx->lim - cur), "*/", 2);
+    const unsigned char *after = end ? end + 2 : lx->lim;
+    if (!end) {
+        end = lx->lim;
+        Diagnostic *d = lex_report(lx, E0005, lex_offset(lx, tok), lex_offset(lx, tok) + 2,
+                                   "unterminated block comment");
+        if (d)
+            diag_set_label(&lx->c->diags, d, "this comment is never closed with `*/`");
+    }
+    *newline = memchr(cur, '\n', (size_t)(end - cur)) != NULL;
+    if (has_high_byte(cur, end))
+        lex_check_utf8(lx, cur, end);
+    return after;
+}
+
+/* ---- identifiers and stray characters ---- */
+
+static int finish(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned char *cur,
+                  int kind)
+{
+    lx->cur = cur;
+    loc->start = lex_offset(lx, tok);
+    loc->end = lex_offset(lx, cur);
+    return kind;
+}
+
+/* Spaces that are not ASCII (no-break, ideographic, zero-width...): reported, then
+ * skipped like a space, so that they do not break the code around them. */
+static bool is_foreign_space(int32_t cp)
+{
+    if (cp == 0x200B || cp == 0x2060 || cp == 0xFEFF)
+        return true;
+    utf8proc_category_t category = utf8proc_category(cp);
+    return cp >= 0x80 && (category == UTF8PROC_CATEGORY_ZS || category == UTF8PROC_CATEGORY_ZL
+                          || category == UTF8PROC_CATEGORY_ZP);
+}
+
+/* One E0002 per run of unexpected characters; the parser gets a quiet STRAY token. */
+static int stray(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned char *cur,
+                 int32_t cp)
+{
+    uint32_t at = lex_offset(lx, tok);
+    if (lx->stray && lx->stray_end == at) {
+        lx->stray->span.end = lex_offset(lx, cur);
+    } else if (cp == 0x201C || cp == 0x201D) {
+        lx->stray = lex_report(lx, E0002, at, lex_offset(lx, cur),
+                               "unexpected character `%.*s`", (int)(cur - tok), tok);
+        if (lx->stray)
+            diag_add_help(&lx->c->diags, lx->stray, "strings are written in straight quotes `\"`");
+    } else if (cp < 0x80 && cp > 0x20 && cp != 0x7F) {
+        lx->stray = lex_report(lx, E0002, at, lex_offset(lx, cur),
+                               "unexpected character `%c`", (char)cp);
+    } else if (cp < 0x80 || utf8_is_invisible(cp)) {
+        lx->stray = lex_report(lx, E0002, at, lex_offset(lx, cur),
+                               "unexpected character U+%04X", (unsigned)cp);
+    } else {
+        lx->stray = lex_report(lx, E0002, at, lex_offset(lx, cur),
+                               "unexpected character `%.*s`", (int)(cur - tok), tok);
+    }
+    lx->stray_end = lex_offset(lx, cur);
+    loc->quiet = 1;
+    return finish(lx, loc, tok, cur, STRAY);
+}
+
+/* `&` and `|` alone: reported, then read as `&&` and `||`. */
+static int single_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
+                           const unsigned char *cur, int kind)
+{
+    uint32_t at = lex_offset(lx, tok);
+    const char *twice = kind == ANDAND ? "&&" : "||";
+    Diagnostic *d = lex_report(lx, E0002, at, at + 1, "unexpected character `%c`", *tok);
+    if (d)
+        diag_add_fix(&lx->c->diags, d, span_make(lx->file, at, at + 1), twice,
+                     FIX_MAYBE_INCORRECT, "did you mean `%s`?", twice);
+    return finish(lx, loc, tok, cur, kind);
+}
+
+static const int keyword_tokens[KW_COUNT] = {
+    [KW_WORKFLOW] = T_WORKFLOW, [KW_WORKER] = T_WORKER, [KW_TYPE] = T_TYPE,
+    [KW_INPUT] = T_INPUT, [KW_OUTPUT] = T_OUTPUT, [KW_TIMEOUT] = T_TIMEOUT,
+    [KW_STEP] = T_STEP, [KW_RETURN] = T_RETURN, [KW_USING] = T_USING,
+    [KW_SLEEP] = T_SLEEP, [KW_AWAIT] = T_AWAIT, [KW_COMPUTE] = T_COMPUTE,
+    [KW_WITH] = T_WITH, [KW_WHEN] = T_WHEN, [KW_FOR] = T_FOR, [KW_IN] = T_IN,
+    [KW_IDEMPOTENCY_KEY] = T_IDEMPOTENCY_KEY, [KW_RETRY] = T_RETRY,
+    [KW_QUEUE_TIMEOUT] = T_QUEUE_TIMEOUT, [KW_COMPENSATE] = T_COMPENSATE,
+    [KW_TRUE] = T_TRUE, [KW_FALSE] = T_FALSE, [KW_NULL] = T_NULL,
+};
+
+Keyword keyword_lookup(const char *text, uint32_t len)
+{
+    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++) {
+        const char *spelling = keyword_text((Keyword)kw);
+        if (strlen(spelling) == len && memcmp(spelling, text, len) == 0)
+            return (Keyword)kw;
+    }
+    return KW_NONE;
+}
+
+/* An identifier with non-ASCII characters, from tok; cur is where the ASCII fast path
+ * stopped (tok when the first character is not ASCII). */
+static int unicode_identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                              const unsigned char *cur)
+{
+    if (cur == tok) {
+        int32_t cp;
+        uint32_t n = utf8_read(cur, &cp);
+        if (n == 0) {
+            lex_bad_utf8(lx, cur);
+            loc->quiet = 1;
+            return finish(lx, loc, tok, cur + 1, STRAY);
+        }
+        if (is_foreign_space(cp)) {
+            lex_report(lx, E0002, lex_offset(lx, tok), lex_offset(lx, cur + n),
+                       "unexpected character U+%04X", (unsigned)cp);
+            return SKIPPED;
+        }
+        if (!utf8_is_id_start(cp))
+            return stray(lx, loc, tok, cur + n, cp);
+        cur += n;
+    }
+    for (;;) {
+        int32_t cp;
+        uint32_t n = utf8_read(cur, &cp);
+        if (n == 0 || !utf8_is_id_continue(cp))
+            break;
+        cur += n;
+    }
+    uint32_t len;
+    const char *nfc = utf8_nfc(&lx->c->arena, (const char *)tok, (uint32_t)(cur - tok), &len);
+    Keyword kw = keyword_lookup(nfc, len);
+    if (kw != KW_NONE)
+        return finish(lx, loc, tok, cur, keyword_tokens[kw]);
+    v->name = intern(&lx->c->names, nfc, len);
+    return finish(lx, loc, tok, cur, IDENT);
+}
+
+static int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                      const unsigned char *cur)
+{
+    if (*cur >= 0x80)
+        return unicode_identifier(lx, v, loc, tok, cur);
+    v->name = intern(&lx->c->names, (const char *)tok, (size_t)(cur - tok));
+    return finish(lx, loc, tok, cur, IDENT);
+}
+
+static int keyword(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                   const unsigned char *cur, int kind)
+{
+    if (*cur >= 0x80)
+        return unicode_identifier(lx, v, loc, tok, cur);
+    return finish(lx, loc, tok, cur, kind);
+}
+
+/* A NUL byte: the end of the file, or a stray character inside it. */
+static int nul_byte(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned char *cur)
+{
+    if (tok == lx->lim)
+        return finish(lx, loc, tok, tok, END);
+    return stray(lx, loc, tok, cur, 0);
+}
+
+/* ---- the scanner ---- */
+
+/* The next raw token: no newline rule, no bracket matching. */
+static int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
+{
+    const unsigned char *cur = lx->cur;
+    const unsigned char *mar;
+    loc->bad = 0;
+    loc->quiet = 0;
+    for (;;) {
+        const unsigned char *tok = cur;
+        bool newline;
+        /*!re2c
+            [ \t\r\f\v]+    { continue; }
+            "\n"            { return finish(lx, loc, tok, cur, NEWLINE); }
+            "//"            { cur = skip_line_comment(lx, cur); continue; }
+            "#"             { cur = hash_comment(lx, tok, cur); continue; }
+            "/*"            {
+                                cur = skip_block_comment(lx, tok, cur, &newline);
+                                if (newline)
+                                    return finish(lx, loc, tok, cur, NEWLINE);
+                                continue;
+                            }
+
+            "{"             { return finish(lx, loc, tok, cur, LBRACE); }
+            "}"             { return finish(lx, loc, tok, cur, RBRACE); }
+            "["             { return finish(lx, loc, tok, cur, LBRACK); }
+            "]"             { return finish(lx, loc, tok, cur, RBRACK); }
+            "("             { return finish(lx, loc, tok, cur, LPAREN); }
+            ")"             { return finish(lx, loc, tok, cur, RPAREN); }
+            ","             { return finish(lx, loc, tok, cur, COMMA); }
+            ";"             { return finish(lx, loc, tok, cur, SEMI); }
+            ":"             { return finish(lx, loc, tok, cur, COLON); }
+            "."             { return finish(lx, loc, tok, cur, DOT); }
+            "??"            { return finish(lx, loc, tok, cur, QQ); }
+            "?"             { return finish(lx, loc, tok, cur, QUESTION); }
+            "||"            { return finish(lx, loc, tok, cur, OROR); }
+            "&&"            { return finish(lx, loc, tok, cur, ANDAND); }
+            "=="            { return finish(lx, loc, tok, cur, EQ); }
+            "!="            { return finish(lx, loc, tok, cur, NE); }
+            "<="            { return finish(lx, loc, tok, cur, LE); }
+            ">="            { return finish(lx, loc, tok, cur, GE); }
+            "<"             { return finish(lx, loc, tok, cur, LT); }
+            ">"             { return finish(lx, loc, tok, cur, GT); }
+            "+"             { return finish(lx, loc, tok, cur, PLUS); }
+            "-"             { return finish(lx, loc, tok, cur, MINUS); }
+            "*"             { return finish(lx, loc, tok, cur, STAR); }
+            "/"             { return finish(lx, loc, tok, cur, SLASH); }
+            "%"             { return finish(lx, loc, tok, cur, PERCENT); }
+            "!"             { return finish(lx, loc, tok, cur, BANG); }
+            "="             { return finish(lx, loc, tok, cur, ASSIGN); }
+            "&"             { return single_operator(lx, loc, tok, cur, ANDAND); }
+            "|"             { return single_operator(lx, loc, tok, cur, OROR); }
+
+            "\""            {
+                                int kind = lex_string(lx, v, loc, tok, &cur);
+                                return finish(lx, loc, tok, cur, kind);
+                            }
+            "'" [^'\n\x00]* "'"
+                            { return finish(lx, loc, tok, cur, lex_single_quoted(lx, v, loc, tok, cur)); }
+
+            "workflow"      { return keyword(lx, v, loc, tok, cur, T_WORKFLOW); }
+            "worker"        { return keyword(lx, v, loc, tok, cur, T_WORKER); }
+            "type"          { return keyword(lx, v, loc, tok, cur, T_TYPE); }
+            "input"         { return keyword(lx, v, loc, tok, cur, T_INPUT); }
+            "output"        { return keyword(lx, v, loc, tok, cur, T_OUTPUT); }
+            "timeout"       { return keyword(lx, v, loc, tok, cur, T_TIMEOUT); }
+            "step"          { return keyword(lx, v, loc, tok, cur, T_STEP); }
+            "return"        { return keyword(lx, v, loc, tok, cur, T_RETURN); }
+            "using"         { return keyword(lx, v, loc, tok, cur, T_USING); }
+            "sleep"         { return keyword(lx, v, loc, tok, cur, T_SLEEP); }
+            "await"         { return keyword(lx, v, loc, tok, cur, T_AWAIT); }
+            "compute"       { return keyword(lx, v, loc, tok, cur, T_COMPUTE); }
+            "with"          { return keyword(lx, v, loc, tok, cur, T_WITH); }
+            "when"          { return keyword(lx, v, loc, tok, cur, T_WHEN); }
+            "for"           { return keyword(lx, v, loc, tok, cur, T_FOR); }
+            "in"            { return keyword(lx, v, loc, tok, cur, T_IN); }
+            "idempotency_key" { return keyword(lx, v, loc, tok, cur, T_IDEMPOTENCY_KEY); }
+            "retry"         { return keyword(lx, v, loc, tok, cur, T_RETRY); }
+            "queue_timeout" { return keyword(lx, v, loc, tok, cur, T_QUEUE_TIMEOUT); }
+            "compensate"    { return keyword(lx, v, loc, tok, cur, T_COMPENSATE); }
+            "true"          { return keyword(lx, v, loc, tok, cur, T_TRUE); }
+            "false"         { return keyword(lx, v, loc, tok, cur, T_FALSE); }
+            "null"          { return keyword(lx, v, loc, tok, cur, T_NULL); }
+            [a-zA-Z_] [a-zA-Z0-9_]*
+                            { return identifier(lx, v, loc, tok, cur); }
+
+            dec             { return finish(lx, loc, tok, cur, lex_integer(lx, v, loc, tok, cur)); }
+            dec "." [0-9]+ ("_" [0-9]+)* exp? | dec exp
+                            { return finish(lx, loc, tok, cur, lex_number(lx, v, loc, tok, cur)); }
+            (dec unit)+     { return finish(lx, loc, tok, cur, lex_duration(lx, v, loc, tok, cur)); }
+            [0-9] [0-9a-zA-Z_]* ("." [0-9a-zA-Z_]*)?
+                            { return finish(lx, loc, tok, cur, lex_malformed_number(lx, v, loc, tok, cur)); }
+
+            [\x80-\xff]     {
+                                int kind = unicode_identifier(lx, v, loc, tok, tok);
+                                if (kind != SKIPPED)
+                                    return kind;
+                                int32_t cp;
+                                cur = tok + utf8_read(tok, &cp);
+                                continue;
+                            }
+            "\x00"          { return nul_byte(lx, loc, tok, cur); }
+            *               { return stray(lx, loc, tok, cur, *tok); }
+        */
+    }
+}
+
+/* ---- brackets ---- */
+
+static bool is_opener(int kind)
+{
+    return kind == LBRACE || kind == LBRACK || kind == LPAREN;
+}
+
+static bool is_closer(int kind)
+{
+    return kind == RBRACE || kind == RBRACK || kind == RPAREN;
+}
+
+static bool is_separator(int kind)
+{
+    return kind == NEWLINE || kind == COMMA || kind == SEMI;
+}
+
+static bool is_declaration_keyword(int kind)
+{
+    return kind == T_WORKFLOW || kind == T_WORKER || kind == T_TYPE;
+}
+
+static bool is_word(int kind)
+{
+    return kind == IDENT || (kind >= T_WORKFLOW && kind <= T_NULL);
+}
+
+static int closer_of(int opener)
+{
+    return opener == LBRACE ? RBRACE : opener == LBRACK ? RBRACK : RPAREN;
+}
+
+static int opener_of(int closer)
+{
+    return closer == RBRACE ? LBRACE : closer == RBRACK ? LBRACK : LPAREN;
+}
+
+static char bracket_char(int kind)
+{
+    switch (kind) {
+    case LBRACE: return '{';
+    case RBRACE: return '}';
+    case LBRACK: return '[';
+    case RBRACK: return ']';
+    case LPAREN: return '(';
+    default: return ')';
+    }
+}
+
+static void enqueue(Lexer *lx, int kind, Loc loc)
+{
+    QueuedToken *q = &lx->queue[lx->queue_head + lx->queue_len++];
+    q->kind = kind;
+    q->loc = loc;
+}
+
+static Loc quiet_at(uint32_t offset)
+{
+    Loc loc = { offset, offset, 0, 1 };
+    return loc;
+}
+
+static void label_unclosed(Lexer *lx, Diagnostic *d, uint32_t from, uint32_t to)
+{
+    for (uint32_t i = from; i < to; i++)
+        diag_add_label(&lx->c->diags, d, span_make(lx->file, lx->open_at[i], lx->open_at[i] + 1),
+                       "unclosed `%c`", bracket_char(lx->open_kind[i]));
+}
+
+/* A closing bracket: queue it, with invented closers before it when it closes an outer
+ * bracket, in place of the expected one when it is mistyped, or not at all when stray. */
+static void close_bracket(Lexer *lx, int kind, Loc loc)
+{
+    int top = lx->depth ? lx->open_kind[lx->depth - 1] : 0;
+    if (top == opener_of(kind)) {
+        enqueue(lx, kind, loc);
+        return;
+    }
+    int match = -1;
+    for (int i = (int)lx->depth - 1; i >= 0; i--)
+        if (lx->open_kind[i] == opener_of(kind)) {
+            match = i;
+            break;
+        }
+    if (match >= 0) {
+        Diagnostic *d = lex_report(lx, E0101, loc.start, loc.end, "expected `%c`, found `%c`",
+                                   bracket_char(closer_of(top)), bracket_char(kind));
+        if (d) {
+            diag_set_label(&lx->c->diags, d, "`%c` expected before this",
+                           bracket_char(closer_of(top)));
+            label_unclosed(lx, d, (uint32_t)match + 1, lx->depth);
+        }
+        for (int i = (int)lx->depth - 1; i > match; i--)
+            enqueue(lx, closer_of(lx->open_kind[i]), quiet_at(loc.start));
+        enqueue(lx, kind, loc);
+        return;
+    }
+    if (top == LPAREN || top == LBRACK) {
+        Diagnostic *d = lex_report(lx, E0102, loc.start, loc.end,
+                                   "mismatched closing delimiter `%c`", bracket_char(kind));
+        if (d) {
+            diag_set_label(&lx->c->diags, d, "expected `%c`", bracket_char(closer_of(top)));
+            label_unclosed(lx, d, lx->depth - 1, lx->depth);
+            char replacement[2] = { bracket_char(closer_of(top)), 0 };
+            diag_add_fix(&lx->c->diags, d, span_make(lx->file, loc.start, loc.end), replacement,
+                         FIX_MAYBE_INCORRECT, "use `%c` to close the `%c`",
+                         replacement[0], bracket_char(top));
+        }
+        loc.quiet = 1;
+        enqueue(lx, closer_of(top), loc);
+        return;
+    }
+    Diagnostic *d = lex_report(lx, E0102, loc.start, loc.end,
+                               "unexpected closing delimiter `%c`", bracket_char(kind));
+    if (d)
+        diag_set_label(&lx->c->diags, d, "no `%c` is open here", bracket_char(opener_of(kind)));
+}
+
+/* End of file: report what is still open, close it quietly, then END. */
+static void end_of_file(Lexer *lx, Loc loc)
+{
+    if (lx->depth > 0) {
+        int top = lx->open_kind[lx->depth - 1];
+        Diagnostic *d = lex_report(lx, E0101, loc.start, loc.end,
+                                   "expected `%c`, found end of file", bracket_char(closer_of(top)));
+        if (d) {
+            diag_set_label(&lx->c->diags, d, "the file ends here");
+            label_unclosed(lx, d, 0, lx->depth);
+        }
+        for (int i = (int)lx->depth - 1; i >= 0; i--)
+            enqueue(lx, closer_of(lx->open_kind[i]), quiet_at(loc.start));
+    }
+    enqueue(lx, END, loc);
+}
+
+/* An opening bracket; false (after E0009, fatal) when it is one too deep. */
+static bool open_bracket(Lexer *lx, int kind, Loc loc)
+{
+    if (lx->depth == AST_MAX_DEPTH) {
+        diag_report(&lx->c->diags, E0009, span_make(lx->file, loc.start, loc.end),
+                    "nesting too deep: more than %d levels of brackets", (int)AST_MAX_DEPTH);
+        lx->fatal = true;
+        lx->too_deep = true;
+        return false;
+    }
+    lx->open_kind[lx->depth] = kind;
+    lx->open_at[lx->depth] = loc.start;
+    lx->depth++;
+    return true;
+}
+
+/* Whether a newline after a token of this kind continues the line. */
+static bool continues_line(int kind)
+{
+    switch (kind) {
+    case 0:
+    case NEWLINE: case COMMA: case SEMI: case COLON: case DOT:
+    case LBRACE: case LBRACK: case LPAREN:
+    case QQ: case OROR: case ANDAND: case EQ: case NE:
+    case LT: case LE: case GT: case GE:
+    case PLUS: case MINUS: case STAR: case SLASH: case PERCENT:
+    case BANG: case ASSIGN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool newline_is_insignificant(const Lexer *lx)
+{
+    if (lx->depth > 0) {
+        int top = lx->open_kind[lx->depth - 1];
+        if (top == LPAREN || top == LBRACK)
+            return true;
+    }
+    return continues_line(lx->prev);
+}
+
+/* The next token with brackets balanced and the newline rule applied; *pre_depth gets
+ * the bracket depth before the token. */
+static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth)
+{
+    for (;;) {
+        if (lx->fatal) {
+            loc->start = loc->end = lex_offset(lx, lx->lim);
+            loc->bad = 0;
+            loc->quiet = 1;
+            *pre_depth = lx->depth;
+            return END;
+        }
+        if (lx->queue_len > 0) {
+            QueuedToken *q = &lx->queue[lx->queue_head++];
+            if (--lx->queue_len == 0)
+                lx->queue_head = 0;
+            *loc = q->loc;
+            *v = q->value;
+            *pre_depth = lx->depth;
+            if (is_closer(q->kind))
+                lx->depth--;
+            return q->kind;
+        }
+        int kind = scan(lx, v, loc);
+        if (kind == NEWLINE) {
+            if (newline_is_insignificant(lx))
+                continue;
+        } else if (is_opener(kind)) {
+            if (!open_bracket(lx, kind, *loc))
+                continue;
+            *pre_depth = lx->depth - 1;
+            return kind;
+        } else if (is_closer(kind)) {
+            close_bracket(lx, kind, *loc);
+            continue;
+        } else if (kind == END) {
+            end_of_file(lx, *loc);
+            continue;
+        }
+        *pre_depth = lx->depth;
+        return kind;
+    }
+}
+
+/* ---- recovery ---- */
+
+/* Where skipping stops: a separator of the block at skip_level or its `}`; at top level,
+ * a declaration keyword or (when `starts_line`) a word at the start of a line. */
+static bool is_sync_point(const Lexer *lx, int kind, uint32_t pre_depth, bool starts_line)
+{
+    if (kind == END)
+        return true;
+    if (lx->skip_level == 0)
+        return pre_depth == 0 && (is_declaration_keyword(kind) || (starts_line && is_word(kind)));
+    return pre_depth == lx->skip_level && (is_separator(kind) || kind == RBRACE);
+}
+
+/* Hands out RECOVERED, then the token kept in lx->replay. */
+static int recovered(Lexer *lx, int kind, const YYSTYPE *v, Loc loc, Loc *out)
+{
+    lx->replay.kind = kind;
+    lx->replay.value = *v;
+    lx->replay.loc = loc;
+    lx->replay_pending = true;
+    *out = quiet_at(loc.start);
+    return RECOVERED;
+}
+
+void lexer_recover(Lexer *lx)
+{
+    uint32_t level = 0;
+    for (uint32_t i = lx->prev_depth; i > 0; i--)
+        if (lx->open_kind[i - 1] == LBRACE) {
+            level = i;
+            break;
+        }
+    lx->skip_level = level;
+    if (is_sync_point(lx, lx->prev, lx->prev_depth, false)) {
+        /* The parser drops the token it failed on; it comes back after RECOVERED. */
+        lx->replay.kind = lx->prev;
+        lx->replay.value = lx->prev_value;
+        lx->replay.loc = lx->prev_loc;
+        lx->recovered_pending = true;
+    } else {
+        lx->skipping = true;
+    }
+}
+
+bool lexer_at_top_level(const Lexer *lx)
+{
+    return lx->prev_depth == 0;
+}
+
+/* ---- the token stream ---- */
+
+static void track_declaration_start(Lexer *lx, int kind, Loc loc, uint32_t pre_depth)
+{
+    if (pre_depth != 0)
+        return;
+    if (lx->item_start || is_declaration_keyword(kind)) {
+        lx->decl_kind = kind;
+        lx->decl_loc = loc;
+        lx->item_start = false;
+    }
+    if (is_separator(kind))
+        lx->item_start = true;
+}
+
+static bool unary_run_too_long(Lexer *lx, int kind, Loc loc)
+{
+    if (kind != BANG && kind != MINUS) {
+        lx->unary_run = 0;
+        return false;
+    }
+    if (++lx->unary_run <= AST_MAX_DEPTH)
+        return false;
+    diag_report(&lx->c->diags, E0009, span_make(lx->file, loc.start, loc.end),
+                "nesting too deep: more than %d operators in a row", (int)AST_MAX_DEPTH);
+    lx->fatal = true;
+    lx->too_deep = true;
+    return true;
+}
+
+/* `input { a: int } output int`: a word right after the `}` that closes a block inside a
+ * block starts a new member, as if a newline separated them (no expression can continue
+ * with a word). Returns the invented newline and queues the word. */
+static int implied_separator(Lexer *lx, int kind, YYSTYPE *v, Loc *loc)
+{
+    bool after_block = lx->prev == RBRACE && lx->depth > 0
+                       && lx->open_kind[lx->depth - 1] == LBRACE;
+    if (!after_block || !is_word(kind) || lx->queue_len != 0)
+        return kind;
+    QueuedToken *q = &lx->queue[lx->queue_head + lx->queue_len++];
+    q->kind = kind;
+    q->loc = *loc;
+    q->value = *v;
+    loc->end = loc->start;
+    loc->quiet = 1;
+    return NEWLINE;
+}
+
+int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
+{
+    if (lx->recovered_pending) {
+        lx->recovered_pending = false;
+        lx->replay_pending = true;
+        *loc = quiet_at(lx->replay.loc.start);
+        return RECOVERED;
+    }
+    if (lx->replay_pending) {
+        lx->replay_pending = false;
+        *v = lx->replay.value;
+        *loc = lx->replay.loc;
+        return lx->replay.kind;
+    }
+    for (;;) {
+        uint32_t pre_depth;
+        int kind = next_balanced(lx, v, loc, &pre_depth);
+        kind = implied_separator(lx, kind, v, loc);
+        if (unary_run_too_long(lx, kind, *loc))
+            continue;
+        bool starts_line = lx->item_start;
+        lx->prev2_before = lx->prev2;
+        lx->prev2 = lx->prev;
+        lx->prev2_loc = lx->prev_loc;
+        lx->prev = kind;
+        lx->prev_loc = *loc;
+        lx->prev_value = *v;
+        lx->prev_depth = pre_depth;
+        track_declaration_start(lx, kind, *loc, pre_depth);
+        if (is_closer(kind) && pre_depth == 1)
+            lx->item_start = true;
+        if (lx->skipping) {
+            if (!is_sync_point(lx, kind, pre_depth, starts_line))
+                continue;
+            lx->skipping = false;
+            return recovered(lx, kind, v, *loc, loc);
+        }
+        return kind;
+    }
+}
+
+/* ---- setup ---- */
+
+void lexer_init(Lexer *lx, Compiler *c, uint32_t file)
+{
+    memset(lx, 0, sizeof *lx);
+    const SourceFile *source = source_file(&c->sources, file);
+    lx->c = c;
+    lx->file = file;
+    lx->base = (const unsigned char *)source->text;
+    lx->lim = lx->base + source->len;
+    lx->cur = lx->base;
+    if (source->len >= 3 && memcmp(lx->base, "\xEF\xBB\xBF", 3) == 0)
+        lx->cur += 3;
+    lx->item_start = true;
+    for (int kw = 0; kw < KW_COUNT; kw++)
+        lx->keyword_names[kw] = intern_cstr(&c->names, keyword_text((Keyword)kw));
+}
+
+void lexer_free(Lexer *lx)
+{
+    free(lx->scratch);
+    lx->scratch = NULL;
+    lx->scratch_cap = 0;
+}

@@ -1,1 +1,52 @@
-/* placeholder: being written */
+/* The front end's entry point: lexes and parses one source file into its syntax tree. */
+#include "parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lexer.h"
+
+/* A file that nests too deep is rejected with E0009 alone: the syntax errors reported
+ * before it are most likely effects of the same runaway nesting (`{{{{…`). Lexical
+ * errors stay. */
+static void keep_only_lexical(Compiler *c, uint32_t first)
+{
+    DiagSink *sink = &c->diags;
+    uint32_t kept = first;
+    for (uint32_t i = first; i < sink->count; i++) {
+        const char *code = diag_info(sink->items[i]->code)->code;
+        if (strncmp(code, "E00", 3) == 0)
+            sink->items[kept++] = sink->items[i];
+    }
+    sink->count = kept;
+}
+
+SourceAst *parse_source(Compiler *c, uint32_t file)
+{
+    SourceAst *ast = arena_alloc(&c->arena, sizeof *ast);
+    ast->file = file;
+    const SourceFile *source = source_file(&c->sources, file);
+    if (source->len > SOURCE_MAX_FILE_SIZE) {
+        diag_report(&c->diags, E0010, span_make(file, 0, 0),
+                    "source file too large: %u bytes, the limit is %u MiB",
+                    (unsigned)source->len, (unsigned)(SOURCE_MAX_FILE_SIZE >> 20));
+        ast->fatal = true;
+        return ast;
+    }
+    Lexer *lx = malloc(sizeof *lx);
+    if (!lx) {
+        fprintf(stderr, "orbitc: out of memory (lexer)\n");
+        exit(2);
+    }
+    lexer_init(lx, c, file);
+    uint32_t first_report = c->diags.count;
+    Parser parser = { .c = c, .file = file, .lx = lx, .ast = ast, .last = NULL };
+    parser_parse(&parser);
+    if (lx->fatal)
+        ast->fatal = true;
+    if (lx->too_deep)
+        keep_only_lexical(c, first_report);
+    lexer_free(lx);
+    free(lx);
+    return ast;
+}

@@ -1,0 +1,106 @@
+/* The lexer: turns one source file into the tokens of parser.y, on demand.
+ *
+ * Besides cutting tokens it owns three jobs that need to see every token:
+ *   - the newline rule: a newline is a separator token only where it can end a member
+ *     (not inside ( ) or [ ], not after an operator, separator or opening bracket);
+ *   - bracket matching: a stack of open brackets (at most AST_MAX_DEPTH deep) reports
+ *     stray and unclosed delimiters and hands the parser balanced brackets, inventing
+ *     "quiet" closers where some are missing;
+ *   - error recovery: after a syntax error the parser asks the lexer to skip to the next
+ *     member separator of the enclosing block, to that block's `}`, or, at top level, to
+ *     the next declaration, jumping over nested brackets whole; it then hands out a
+ *     RECOVERED token, and after it the token where skipping stopped. */
+#ifndef ORBIT_LEXER_H
+#define ORBIT_LEXER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "parser.h"
+#include "parse_build.h"
+
+enum {
+    LEXER_QUEUE_SIZE = AST_MAX_DEPTH + 2,   /* invented closers, then one real token */
+    LEXER_MAX_ERRORS = 500,                 /* per file; then the file is abandoned */
+};
+
+typedef struct QueuedToken {
+    int kind;
+    Loc loc;
+    YYSTYPE value;
+} QueuedToken;
+
+typedef struct Lexer {
+    Compiler *c;
+    uint32_t file;
+    const unsigned char *base;   /* the file text; base[len] == '\0' */
+    const unsigned char *cur;
+    const unsigned char *lim;    /* base + len */
+
+    /* Open brackets, innermost last: the bracket token kind and its offset. */
+    int open_kind[AST_MAX_DEPTH];
+    uint32_t open_at[AST_MAX_DEPTH];
+    uint32_t depth;
+
+    int prev;                    /* kind of the last token produced (0 at the start) */
+    uint32_t prev_depth;         /* bracket depth before that token */
+    Loc prev_loc;
+    YYSTYPE prev_value;
+    int prev2;                   /* the token before it */
+    Loc prev2_loc;
+    int prev2_before;            /* and the one before that */
+    uint32_t unary_run;          /* consecutive `!`/`-` tokens */
+
+    /* The first token of the current top-level item, for E0104. */
+    bool item_start;             /* the next top-level token starts an item */
+    int decl_kind;
+    Loc decl_loc;
+
+    /* The last E0002 and E0001 reported, extended over runs of bad characters. */
+    Diagnostic *stray;
+    uint32_t stray_end;
+    Diagnostic *bad_utf8;
+    uint32_t bad_utf8_end;
+
+    /* Tokens to hand out before lexing more (invented closers). */
+    QueuedToken queue[LEXER_QUEUE_SIZE];
+    uint32_t queue_head, queue_len;
+
+    /* Error recovery: skip tokens until a separator at `skip_level`, the closer that
+     * leaves it, or (level 0) a declaration keyword. */
+    bool skipping;
+    uint32_t skip_level;
+    bool recovered_pending;      /* hand out RECOVERED next */
+    bool replay_pending;         /* then this token again */
+    QueuedToken replay;
+
+    bool fatal;                  /* stop: hand out end of file from now on */
+    bool too_deep;               /* the nesting limit was hit (E0009) */
+    uint32_t errors;             /* diagnostics reported for this file */
+
+    char *scratch;               /* reusable buffer for decoding strings */
+    uint32_t scratch_cap;
+    const Name *keyword_names[KW_COUNT];
+} Lexer;
+
+void lexer_init(Lexer *lx, Compiler *c, uint32_t file);
+void lexer_free(Lexer *lx);
+
+/* The next token for the parser (a parser.h token kind; END at the end). */
+int lexer_next(Lexer *lx, YYSTYPE *value, Loc *loc);
+
+/* Called by the parser when it reports a syntax error on the last token handed out: from
+ * now on, skip to the recovery point (see the top of this file). */
+void lexer_recover(Lexer *lx);
+
+/* Whether the last token handed out sits at top level (outside every bracket). */
+bool lexer_at_top_level(const Lexer *lx);
+
+/* Counts a front-end diagnostic; false once the file has too many (it is then fatal). */
+bool lexer_count_error(Lexer *lx);
+
+/* The keyword spelled by text[0..len), or KW_NONE. */
+Keyword keyword_lookup(const char *text, uint32_t len);
+
+#endif

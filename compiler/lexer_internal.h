@@ -1,0 +1,42 @@
+/* Shared between the parts of the lexer: lexer.re (the scanner and the token stream),
+ * lexer_literals.c (numbers and durations) and lexer_strings.c (string literals). */
+#ifndef ORBIT_LEXER_INTERNAL_H
+#define ORBIT_LEXER_INTERNAL_H
+
+#include "lexer.h"
+
+enum {
+    /* Longest string literal accepted (E0011), in bytes of source. */
+    LEX_MAX_STRING = 1024 * 1024,
+};
+
+/* Reports a front-end diagnostic at [start, end); NULL once the file has too many. */
+Diagnostic *lex_report(Lexer *lx, DiagCode code, uint32_t start, uint32_t end,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static inline uint32_t lex_offset(const Lexer *lx, const unsigned char *p)
+{
+    return (uint32_t)(p - lx->base);
+}
+
+void lex_bad_utf8(Lexer *lx, const unsigned char *p);
+void lex_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end);
+
+/* Literals from tok to cur (what the DFA matched): each sets the value, marks loc->bad
+ * when it reported a problem, and returns the token kind. */
+int lex_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                const unsigned char *cur);
+int lex_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+               const unsigned char *cur);
+int lex_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                 const unsigned char *cur);
+int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                         const unsigned char *cur);
+
+/* A string from its opening quote at tok; *end gets the first byte after it. */
+int lex_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+               const unsigned char **end);
+/* 'text': reported, then read as a string. */
+int lex_single_quoted(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                      const unsigned char *cur);
+
+#endif

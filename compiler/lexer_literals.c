@@ -1,0 +1,327 @@
+/* Numeric literals: integers (`42`, `1_000`), numbers (`1.5`, `2e3`) and durations
+ * (`500ms`, `1h30m`, kept in whole milliseconds). The DFA has already matched the shape;
+ * here the value is computed with overflow checks (E0007), and a literal of no valid
+ * shape is taken apart to say exactly what is wrong with it (E0006, E0008). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lexer_internal.h"
+
+typedef struct Unit {
+    const char *name;
+    int64_t ms;
+} Unit;
+
+static const Unit units[] = {
+    { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
+};
+enum { UNIT_COUNT = sizeof units / sizeof units[0] };
+
+static const char *const valid_units = "the units are `ms`, `s`, `m`, `h` and `d`";
+
+static const Unit *find_unit(const unsigned char *text, uint32_t len)
+{
+    for (int i = 0; i < UNIT_COUNT; i++)
+        if (strlen(units[i].name) == len && memcmp(units[i].name, text, len) == 0)
+            return &units[i];
+    return NULL;
+}
+
+static bool is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool is_letter(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Reads digits and separating underscores at *p into *value; false on overflow. */
+static bool read_digits(const unsigned char **p, const unsigned char *end, uint64_t *value)
+{
+    bool ok = true;
+    uint64_t v = 0;
+    const unsigned char *q = *p;
+    for (; q < end && (is_digit(*q) || *q == '_'); q++) {
+        if (*q == '_')
+            continue;
+        unsigned d = (unsigned)(*q - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            ok = false;
+        else
+            v = v * 10 + d;
+    }
+    *p = q;
+    *value = v;
+    return ok;
+}
+
+static void too_large(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned char *cur,
+                      const char *what, const char *help)
+{
+    Diagnostic *d = lex_report(lx, E0007, lex_offset(lx, tok), lex_offset(lx, cur),
+                               "%s `%.*s` is out of range", what, (int)(cur - tok), tok);
+    if (d)
+        diag_add_help(&lx->c->diags, d, "%s", help);
+    loc->bad = 1;
+}
+
+int lex_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                const unsigned char *cur)
+{
+    uint64_t value;
+    const unsigned char *p = tok;
+    if (!read_digits(&p, cur, &value) || value > INT64_MAX) {
+        too_large(lx, loc, tok, cur, "integer",
+                  "the largest integer is 9223372036854775807");
+        value = 0;
+    }
+    v->integer = (int64_t)value;
+    return INT;
+}
+
+int lex_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+               const unsigned char *cur)
+{
+    char small[128];
+    size_t len = (size_t)(cur - tok);
+    char *clean = len < sizeof small ? small : malloc(len + 1);
+    if (!clean) {
+        fprintf(stderr, "orbitc: out of memory (number literal)\n");
+        exit(2);
+    }
+    size_t n = 0;
+    for (const unsigned char *p = tok; p < cur; p++)
+        if (*p != '_')
+            clean[n++] = (char)*p;
+    clean[n] = '\0';
+    double value = strtod(clean, NULL);
+    if (clean != small)
+        free(clean);
+    if (isinf(value)) {
+        too_large(lx, loc, tok, cur, "number", "the largest number is about 1.8e308");
+        value = 0;
+    }
+    v->number = value;
+    return NUMBER;
+}
+
+static void duration_too_long(Lexer *lx, Loc *loc, const unsigned char *tok,
+                              const unsigned char *cur)
+{
+    too_large(lx, loc, tok, cur, "duration",
+              "the longest duration is 9223372036854775807ms, about 292 million years");
+}
+
+int lex_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                 const unsigned char *cur)
+{
+    int64_t total = 0;
+    const unsigned char *p = tok;
+    v->integer = 0;
+    while (p < cur) {
+        uint64_t count;
+        bool ok = read_digits(&p, cur, &count);
+        const unsigned char *unit_start = p;
+        while (p < cur && is_letter(*p))
+            p++;
+        const Unit *unit = find_unit(unit_start, (uint32_t)(p - unit_start));
+        int64_t part;
+        if (!ok || !unit || count > (uint64_t)INT64_MAX
+            || __builtin_mul_overflow((int64_t)count, unit->ms, &part)
+            || __builtin_add_overflow(total, part, &total)) {
+            duration_too_long(lx, loc, tok, cur);
+            return DURATION;
+        }
+    }
+    v->integer = total;
+    return DURATION;
+}
+
+/* ---- malformed literals ---- */
+
+/* One `digits[.digits]unit` part of a literal being taken apart. */
+typedef struct Part {
+    uint64_t whole;
+    uint64_t fraction;      /* the digits after the point, as an integer */
+    uint32_t fraction_digits;
+    bool overflow;
+    const Unit *unit;
+} Part;
+
+static const unsigned char *underscore_problem(const unsigned char *tok, const unsigned char *cur)
+{
+    for (const unsigned char *p = tok; p < cur; p++) {
+        if (*p != '_')
+            continue;
+        bool digit_before = p > tok && is_digit(p[-1]);
+        bool digit_after = p + 1 < cur && is_digit(p[1]);
+        if (!digit_before || !digit_after)
+            return p;
+    }
+    return NULL;
+}
+
+static uint64_t power_of_ten(uint32_t n)
+{
+    uint64_t v = 1;
+    while (n--)
+        v *= 10;
+    return v;
+}
+
+/* The exact value of the parts in milliseconds, if it is a whole number that fits. */
+static bool exact_milliseconds(const Part *parts, int count, int64_t *out)
+{
+    uint32_t scale_digits = 0;
+    for (int i = 0; i < count; i++)
+        if (parts[i].fraction_digits > scale_digits)
+            scale_digits = parts[i].fraction_digits;
+    if (scale_digits > 9)
+        return false;
+    __int128 scaled = 0;
+    __int128 scale = (__int128)power_of_ten(scale_digits);
+    for (int i = 0; i < count; i++) {
+        if (parts[i].overflow || parts[i].whole > (uint64_t)INT64_MAX)
+            return false;
+        __int128 value = (__int128)parts[i].whole * scale
+                         + (__int128)parts[i].fraction
+                               * (__int128)power_of_ten(scale_digits - parts[i].fraction_digits);
+        scaled += value * parts[i].unit->ms;
+    }
+    if (scaled % scale != 0 || scaled / scale > INT64_MAX)
+        return false;
+    *out = (int64_t)(scaled / scale);
+    return true;
+}
+
+/* The shortest spelling of a whole number of milliseconds: the largest exact unit. */
+static const char *spell_duration(Lexer *lx, int64_t ms, const Unit *fallback)
+{
+    const Unit *unit = fallback;
+    if (ms != 0)
+        for (int i = 0; i < UNIT_COUNT; i++)
+            if (ms % units[i].ms == 0) {
+                unit = &units[i];
+                break;
+            }
+    return arena_printf(&lx->c->arena, "%lld%s", (long long)(ms / unit->ms), unit->name);
+}
+
+/* The parts rounded to whole milliseconds, spelt as a duration. */
+static const char *rounded(Lexer *lx, const Part *parts, int count)
+{
+    long double ms = 0;
+    for (int i = 0; i < count; i++) {
+        long double fraction = (long double)parts[i].fraction;
+        for (uint32_t d = 0; d < parts[i].fraction_digits; d++)
+            fraction /= 10;
+        ms += ((long double)parts[i].whole + fraction) * (long double)parts[i].unit->ms;
+    }
+    ms += 0.5L;
+    if (ms >= 9.2e18L)
+        return "9223372036854775807ms";
+    return spell_duration(lx, (int64_t)ms, &units[UNIT_COUNT - 1]);
+}
+
+static void fractional_duration(Lexer *lx, const unsigned char *tok, const unsigned char *cur,
+                                const Part *parts, int count)
+{
+    uint32_t start = lex_offset(lx, tok), end = lex_offset(lx, cur);
+    Diagnostic *d = lex_report(lx, E0006, start, end, "duration `%.*s` has a fraction",
+                               (int)(cur - tok), tok);
+    if (!d)
+        return;
+    int64_t ms;
+    if (exact_milliseconds(parts, count, &ms)) {
+        const char *whole = spell_duration(lx, ms, parts[count - 1].unit);
+        diag_add_fix(&lx->c->diags, d, span_make(lx->file, start, end), whole,
+                     FIX_MACHINE_APPLICABLE, "write it as `%s`", whole);
+    } else {
+        diag_set_label(&lx->c->diags, d, "not a whole number of milliseconds");
+        diag_add_help(&lx->c->diags, d, "durations are whole numbers of milliseconds: "
+                      "round it, for example to `%s`", rounded(lx, parts, count));
+    }
+}
+
+/* Reads one part at *p; returns a message when the part is malformed (already formatted
+ * into the arena), NULL when it is fine. */
+static const char *read_part(Lexer *lx, const unsigned char **p, const unsigned char *cur,
+                             const unsigned char *tok, Part *part)
+{
+    memset(part, 0, sizeof *part);
+    const unsigned char *start = *p;
+    part->overflow = !read_digits(p, cur, &part->whole);
+    if (*p == start)
+        return arena_printf(&lx->c->arena, "malformed literal `%.*s`", (int)(cur - tok), tok);
+    if (*p < cur && **p == '.') {
+        (*p)++;
+        const unsigned char *digits = *p;
+        while (*p < cur && is_digit(**p)) {
+            if (part->fraction_digits < 18) {
+                part->fraction = part->fraction * 10 + (uint64_t)(**p - '0');
+                part->fraction_digits++;
+            }
+            (*p)++;
+        }
+        if (*p == digits)
+            return arena_printf(&lx->c->arena, "expected digits after `.` in `%.*s`",
+                                (int)(cur - tok), tok);
+        while (part->fraction_digits > 0 && part->fraction % 10 == 0) {
+            part->fraction /= 10;
+            part->fraction_digits--;
+        }
+    }
+    const unsigned char *unit_start = *p;
+    while (*p < cur && (is_letter(**p) || **p == '_' || **p == '.'))
+        (*p)++;
+    if (*p == unit_start)
+        return arena_printf(&lx->c->arena, "missing unit after `%.*s` in duration `%.*s`",
+                            (int)(*p - start), start, (int)(cur - tok), tok);
+    part->unit = find_unit(unit_start, (uint32_t)(*p - unit_start));
+    if (!part->unit)
+        return arena_printf(&lx->c->arena, "unknown duration unit `%.*s` in `%.*s`",
+                            (int)(*p - unit_start), unit_start, (int)(cur - tok), tok);
+    return NULL;
+}
+
+int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                         const unsigned char *cur)
+{
+    uint32_t start = lex_offset(lx, tok), end = lex_offset(lx, cur);
+    loc->bad = 1;
+    v->integer = 0;
+    const unsigned char *underscore = underscore_problem(tok, cur);
+    if (underscore) {
+        Diagnostic *d = lex_report(lx, E0008, start, end,
+                                   "misplaced `_` in number literal `%.*s`", (int)(cur - tok), tok);
+        if (d)
+            diag_add_help(&lx->c->diags, d, "`_` may only separate two digits, as in `1_000`");
+        return INT;
+    }
+    Part parts[16];
+    int count = 0;
+    bool fraction = false;
+    for (const unsigned char *q = tok; q < cur; q++)
+        fraction |= *q == '.';
+    const unsigned char *p = tok;
+    while (p < cur) {
+        Part part;
+        const char *problem = read_part(lx, &p, cur, tok, &part);
+        if (problem) {
+            Diagnostic *d = lex_report(lx, E0008, start, end, "%s", problem);
+            if (d && strstr(problem, "unit"))
+                diag_add_help(&lx->c->diags, d, "%s", valid_units);
+            return DURATION;
+        }
+        if (count < 16)
+            parts[count++] = part;
+    }
+    if (fraction)
+        fractional_duration(lx, tok, cur, parts, count);
+    else
+        lex_report(lx, E0008, start, end, "malformed duration `%.*s`", (int)(cur - tok), tok);
+    return DURATION;
+}

@@ -1,0 +1,363 @@
+/* Syntax tree constructors for the grammar actions of parser.y. Every node is allocated
+ * in the compiler's arena and gets the exact byte span of the text it was parsed from.
+ * Expression nodes record their height; a tree deeper than PARSE_MAX_EXPR_DEPTH is
+ * reported once (E0009) and stops the parse of the file. */
+#include "parse_build.h"
+
+#include "lexer.h"
+
+Span build_span(Parser *p, Loc loc)
+{
+    return span_make(p->file, loc.start, loc.end);
+}
+
+static Arena *arena_of(Parser *p)
+{
+    return &p->c->arena;
+}
+
+/* ---- declarations and members ---- */
+
+void build_add_decl(Parser *p, Member *decl)
+{
+    decl->next = NULL;
+    if (p->last)
+        p->last->next = decl;
+    else
+        p->ast->first = decl;
+    p->last = decl;
+    p->ast->count++;
+}
+
+static Member *new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc, Loc loc)
+{
+    Member *m = arena_alloc(arena_of(p), sizeof *m);
+    m->kind = kind;
+    m->keyword = kw;
+    m->key_span = build_span(p, kw_loc);
+    m->span = build_span(p, loc);
+    return m;
+}
+
+Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
+                   Block *body, Loc loc)
+{
+    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, loc);
+    m->name = name;
+    m->name_span = build_span(p, name_loc);
+    m->body = body;
+    return m;
+}
+
+Member *build_unknown_decl(Parser *p, const Name *word, Loc word_loc, const Name *name,
+                           Loc name_loc, Block *body, Loc loc)
+{
+    Member *m = build_decl(p, KW_NONE, word_loc, name, name_loc, body, loc);
+    m->key = word;
+    return m;
+}
+
+const Name *build_string_name(Parser *p, String text)
+{
+    return intern(&p->c->names, text.text, text.len);
+}
+
+KeyName build_keyword_name(Parser *p, Keyword kw)
+{
+    KeyName key = { kw, p->lx->keyword_names[kw] };
+    return key;
+}
+
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+    return a > b ? a : b;
+}
+
+static uint32_t member_depth(const Member *m)
+{
+    uint32_t depth = 0;
+    if (m->value)
+        depth = m->value->depth;
+    if (m->body)
+        depth = max_u32(depth, m->body->depth);
+    return depth;
+}
+
+Block *build_block(Parser *p, Member *reversed, Loc loc)
+{
+    Block *b = arena_alloc(arena_of(p), sizeof *b);
+    b->span = build_span(p, loc);
+    Member *ordered = NULL;
+    uint32_t depth = 0;
+    while (reversed) {
+        Member *next = reversed->next;
+        reversed->next = ordered;
+        ordered = reversed;
+        reversed = next;
+        b->count++;
+        depth = max_u32(depth, member_depth(ordered));
+    }
+    b->first = ordered;
+    b->depth = depth + 1;
+    return b;
+}
+
+Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value, Loc loc)
+{
+    Member *m = new_member(p, MEMBER_ATTR, key.keyword, key_loc, loc);
+    m->name = key.name;
+    m->name_span = m->key_span;
+    m->colon_span = build_span(p, colon_loc);
+    m->value = value;
+    return m;
+}
+
+Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
+                           Loc name_loc, Block *body, Loc loc)
+{
+    return build_decl(p, kw, kw_loc, name, name_loc, body, loc);
+}
+
+Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter, Loc loc)
+{
+    Member *m = new_member(p, MEMBER_CLAUSE, KW_FOR, kw_loc, loc);
+    m->name = var;
+    m->name_span = build_span(p, var_loc);
+    m->value = iter;
+    return m;
+}
+
+Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body, Loc loc)
+{
+    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, loc);
+    m->body = body;
+    return m;
+}
+
+Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value, Loc loc)
+{
+    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, loc);
+    m->value = value;
+    return m;
+}
+
+/* `retries { attempts: 3 }` is a word with a block; `timout 10s` a word with a value. An
+ * object written in parentheses stays a value. */
+Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value, Loc loc)
+{
+    Member *m = new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, loc);
+    m->key = word;
+    if (value->kind == EXPR_OBJECT && p->lx->base[value->span.start] == '{')
+        m->body = value->block;
+    else
+        m->value = value;
+    return m;
+}
+
+Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
+                            Loc name_loc, Block *body, Loc loc)
+{
+    Member *m = build_decl(p, KW_NONE, word_loc, name, name_loc, body, loc);
+    m->key = word;
+    return m;
+}
+
+Member *build_error_member(Parser *p, Loc loc)
+{
+    return new_member(p, MEMBER_ERROR, KW_NONE, loc, loc);
+}
+
+/* ---- expressions ---- */
+
+static Expr *new_expr(Parser *p, ExprKind kind, Span span)
+{
+    Expr *e = arena_alloc(arena_of(p), sizeof *e);
+    e->kind = kind;
+    e->span = span;
+    e->depth = 1;
+    return e;
+}
+
+/* Checks the height of a finished node; NULL (after one E0009) when it is too deep. */
+static Expr *checked(Parser *p, Expr *e)
+{
+    if (e->depth <= PARSE_MAX_EXPR_DEPTH)
+        return e;
+    if (!p->lx->fatal) {
+        diag_report(&p->c->diags, E0009, e->span,
+                    "nesting too deep: expression has more than %d levels",
+                    (int)PARSE_MAX_EXPR_DEPTH);
+        p->lx->fatal = true;
+        p->lx->too_deep = true;
+        p->ast->fatal = true;
+    }
+    return NULL;
+}
+
+Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right)
+{
+    Expr *e = new_expr(p, EXPR_BINARY, span_join(left->span, right->span));
+    e->op = op;
+    e->left = left;
+    e->right = right;
+    e->depth = max_u32(left->depth, right->depth) + 1;
+    return checked(p, e);
+}
+
+Expr *build_unary(Parser *p, Op op, Expr *operand, Loc loc)
+{
+    Expr *e = new_expr(p, EXPR_UNARY, build_span(p, loc));
+    e->op = op;
+    e->left = operand;
+    e->depth = operand->depth + 1;
+    return checked(p, e);
+}
+
+Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc, Loc loc)
+{
+    Expr *e = new_expr(p, EXPR_FIELD, build_span(p, loc));
+    e->left = object;
+    e->field = field;
+    e->field_span = build_span(p, field_loc);
+    e->depth = object->depth + 1;
+    return checked(p, e);
+}
+
+Expr *build_index(Parser *p, Expr *object, Expr *index, Loc loc)
+{
+    Expr *e = new_expr(p, EXPR_INDEX, build_span(p, loc));
+    e->left = object;
+    e->right = index;
+    e->depth = max_u32(object->depth, index->depth) + 1;
+    return checked(p, e);
+}
+
+/* Puts a reversed list in order; returns the height of its tallest element. */
+static uint32_t order_list(ExprList *list)
+{
+    Expr *ordered = NULL;
+    Expr *e = list->first;
+    uint32_t depth = 0;
+    while (e) {
+        Expr *next = e->next;
+        e->next = ordered;
+        ordered = e;
+        depth = max_u32(depth, e->depth);
+        e = next;
+    }
+    list->first = ordered;
+    return depth;
+}
+
+Expr *build_call(Parser *p, Expr *callee, ExprList reversed_args, Loc loc)
+{
+    Expr *e = new_expr(p, EXPR_CALL, build_span(p, loc));
+    e->left = callee;
+    e->list = reversed_args;
+    e->depth = max_u32(callee->depth, order_list(&e->list)) + 1;
+    return checked(p, e);
+}
+
+Expr *build_optional(Parser *p, Expr *type, Loc loc)
+{
+    Expr *e = new_expr(p, EXPR_OPTIONAL, build_span(p, loc));
+    e->left = type;
+    e->depth = type->depth + 1;
+    return checked(p, e);
+}
+
+Expr *build_list(Parser *p, ExprList reversed, Loc loc)
+{
+    Expr *e = new_expr(p, EXPR_LIST, build_span(p, loc));
+    e->list = reversed;
+    e->depth = order_list(&e->list) + 1;
+    return checked(p, e);
+}
+
+Expr *build_object(Parser *p, Block *block)
+{
+    Expr *e = new_expr(p, EXPR_OBJECT, block->span);
+    e->block = block;
+    e->depth = block->depth + 1;
+    return checked(p, e);
+}
+
+/* A literal the lexer could not read (already reported) becomes EXPR_ERROR. */
+static Expr *literal(Parser *p, ExprKind kind, Loc loc)
+{
+    return new_expr(p, loc.bad ? EXPR_ERROR : kind, build_span(p, loc));
+}
+
+Expr *build_int(Parser *p, ExprKind kind, int64_t value, Loc loc)
+{
+    Expr *e = literal(p, kind, loc);
+    e->integer = value;
+    return e;
+}
+
+Expr *build_number(Parser *p, double value, Loc loc)
+{
+    Expr *e = literal(p, EXPR_NUMBER, loc);
+    e->number = value;
+    return e;
+}
+
+Expr *build_string(Parser *p, String value, Loc loc)
+{
+    Expr *e = literal(p, EXPR_STRING, loc);
+    e->string = value;
+    return e;
+}
+
+Expr *build_bool(Parser *p, bool value, Loc loc)
+{
+    Expr *e = literal(p, EXPR_BOOL, loc);
+    e->boolean = value;
+    return e;
+}
+
+Expr *build_null(Parser *p, Loc loc)
+{
+    return literal(p, EXPR_NULL, loc);
+}
+
+Expr *build_name(Parser *p, const Name *name, Loc loc)
+{
+    Expr *e = literal(p, EXPR_NAME, loc);
+    e->name = name;
+    return e;
+}
+
+/* ---- errors found by grammar rules ---- */
+
+void build_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc)
+{
+    if (!lexer_count_error(p->lx))
+        return;
+    Span span = build_span(p, colon_loc);
+    Diagnostic *d = diag_report(&p->c->diags, E0103, span,
+                                "unexpected `:` after keyword `%s`", keyword_text(kw));
+    diag_set_label(&p->c->diags, d, "`%s` is followed by its name, not a colon",
+                   keyword_text(kw));
+    diag_add_fix(&p->c->diags, d, span, "", FIX_MACHINE_APPLICABLE, "remove the `:`");
+}
+
+void build_assign_for_colon(Parser *p, Loc assign_loc)
+{
+    if (!lexer_count_error(p->lx))
+        return;
+    Span span = build_span(p, assign_loc);
+    Diagnostic *d = diag_report(&p->c->diags, E0002, span, "unexpected character `=`");
+    diag_add_fix(&p->c->diags, d, span, ":", FIX_MACHINE_APPLICABLE,
+                 "use `:` to set a value");
+}
+
+void build_report_exhausted(Parser *p, Loc loc, const char *message)
+{
+    if (p->lx->fatal)
+        return;
+    diag_report(&p->c->diags, E0009, build_span(p, loc),
+                "nesting too deep: the parser ran out of room (%s)", message);
+    p->lx->fatal = true;
+    p->ast->fatal = true;
+}

@@ -1,0 +1,81 @@
+/* What the grammar actions call: the parser's state, the syntax tree constructors used by
+ * parser.y (each gives a node its exact byte span), and the syntax error reporter. */
+#ifndef ORBIT_PARSE_BUILD_H
+#define ORBIT_PARSE_BUILD_H
+
+#include <stdbool.h>
+
+#include "compiler.h"
+#include "parser.h"
+
+typedef struct Lexer Lexer;
+
+struct Parser {
+    Compiler *c;
+    uint32_t file;
+    Lexer *lx;
+    SourceAst *ast;
+    Member *last;        /* last top-level declaration, for appending */
+};
+
+enum {
+    /* Deepest expression tree (operators, postfix chains, nested lists and objects) the
+     * parser accepts; deeper is E0009, so later passes may recurse without fear. */
+    PARSE_MAX_EXPR_DEPTH = 1024,
+};
+
+Span build_span(Parser *p, Loc loc);
+
+void build_add_decl(Parser *p, Member *decl);
+Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
+                   Block *body, Loc loc);
+Member *build_unknown_decl(Parser *p, const Name *word, Loc word_loc, const Name *name,
+                           Loc name_loc, Block *body, Loc loc);
+const Name *build_string_name(Parser *p, String text);
+KeyName build_keyword_name(Parser *p, Keyword kw);
+
+Block *build_block(Parser *p, Member *reversed, Loc loc);
+Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value, Loc loc);
+Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
+                           Loc name_loc, Block *body, Loc loc);
+Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter, Loc loc);
+Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body, Loc loc);
+Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value, Loc loc);
+Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value, Loc loc);
+Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
+                            Loc name_loc, Block *body, Loc loc);
+Member *build_error_member(Parser *p, Loc loc);
+
+/* Expression constructors return NULL when the tree gets too deep (reported; the parse
+ * then stops). */
+Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right);
+Expr *build_unary(Parser *p, Op op, Expr *operand, Loc loc);
+Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc, Loc loc);
+Expr *build_index(Parser *p, Expr *object, Expr *index, Loc loc);
+Expr *build_call(Parser *p, Expr *callee, ExprList reversed_args, Loc loc);
+Expr *build_optional(Parser *p, Expr *type, Loc loc);
+Expr *build_list(Parser *p, ExprList reversed, Loc loc);
+Expr *build_object(Parser *p, Block *block);
+Expr *build_int(Parser *p, ExprKind kind, int64_t value, Loc loc);
+Expr *build_number(Parser *p, double value, Loc loc);
+Expr *build_string(Parser *p, String value, Loc loc);
+Expr *build_bool(Parser *p, bool value, Loc loc);
+Expr *build_null(Parser *p, Loc loc);
+Expr *build_name(Parser *p, const Name *name, Loc loc);
+
+/* Errors found by grammar rules rather than by the parser's tables. */
+void build_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc);
+void build_assign_for_colon(Parser *p, Loc assign_loc);
+void build_report_exhausted(Parser *p, Loc loc, const char *message);
+
+/* A syntax error as the parser sees it: the token found, and the token kinds (indexes
+ * below PARSER_TOKEN_LIMIT) that would have been accepted in its place. */
+typedef struct SyntaxError {
+    int found;
+    Loc loc;
+    const bool *want;
+} SyntaxError;
+
+void report_syntax_error(Parser *p, const SyntaxError *error);
+
+#endif

@@ -1,0 +1,140 @@
+/* UTF-8 decoding, identifier character classes and NFC normalisation for the lexer. */
+#include "utf8.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+static bool is_continuation(unsigned char b)
+{
+    return (b & 0xC0) == 0x80;
+}
+
+uint32_t utf8_read(const unsigned char *p, int32_t *cp)
+{
+    unsigned char b = p[0];
+    if (b < 0x80) {
+        *cp = b;
+        return 1;
+    }
+    if (b >= 0xC2 && b <= 0xDF) {
+        if (!is_continuation(p[1]))
+            return 0;
+        *cp = ((b & 0x1F) << 6) | (p[1] & 0x3F);
+        return 2;
+    }
+    if (b >= 0xE0 && b <= 0xEF) {
+        if (!is_continuation(p[1]) || !is_continuation(p[2]))
+            return 0;
+        int32_t c = ((b & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+        if (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))
+            return 0;
+        *cp = c;
+        return 3;
+    }
+    if (b >= 0xF0 && b <= 0xF4) {
+        if (!is_continuation(p[1]) || !is_continuation(p[2]) || !is_continuation(p[3]))
+            return 0;
+        int32_t c = ((b & 0x07) << 18) | ((p[1] & 0x3F) << 12) | ((p[2] & 0x3F) << 6)
+                    | (p[3] & 0x3F);
+        if (c < 0x10000 || c > 0x10FFFF)
+            return 0;
+        *cp = c;
+        return 4;
+    }
+    return 0;
+}
+
+uint32_t utf8_write(int32_t cp, char *out)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+bool utf8_is_id_start(int32_t cp)
+{
+    if (cp < 0x80)
+        return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || cp == '_';
+    switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_NL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool utf8_is_id_continue(int32_t cp)
+{
+    if (cp < 0x80)
+        return utf8_is_id_start(cp) || (cp >= '0' && cp <= '9');
+    if (utf8_is_id_start(cp))
+        return true;
+    switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_PC:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool utf8_is_invisible(int32_t cp)
+{
+    switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_CC:
+    case UTF8PROC_CATEGORY_CF:
+    case UTF8PROC_CATEGORY_CS:
+    case UTF8PROC_CATEGORY_CO:
+    case UTF8PROC_CATEGORY_CN:
+    case UTF8PROC_CATEGORY_ZS:
+    case UTF8PROC_CATEGORY_ZL:
+    case UTF8PROC_CATEGORY_ZP:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+        return true;
+    default:
+        return cp == ' ';
+    }
+}
+
+const char *utf8_nfc(Arena *arena, const char *text, uint32_t len, uint32_t *out_len)
+{
+    utf8proc_uint8_t *mapped = NULL;
+    utf8proc_ssize_t n = utf8proc_map((const utf8proc_uint8_t *)text, len, &mapped,
+                                      UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+    if (n < 0) {
+        /* Not expected: the lexer only passes valid UTF-8. Keep the text as it is. */
+        *out_len = len;
+        return arena_strndup(arena, text, len);
+    }
+    char *copy = arena_strndup(arena, (const char *)mapped, (size_t)n);
+    free(mapped);
+    *out_len = (uint32_t)n;
+    return copy;
+}

@@ -1,0 +1,315 @@
+/* Unit tests of the parser: the tree it builds (precedence, clause shapes, spans), the
+ * messages of syntax errors, recovery (N independent mistakes give N diagnostics), and
+ * the limits on nesting. */
+#include <check.h>
+
+#include "front_fixture.h"
+
+/* Parses text; returns the dump, and the diagnostics in *diags (both owned by f). */
+static const char *parse(Fixture *f, const char *text, char *diags, size_t diags_size)
+{
+    fixture_open(f, text, strlen(text));
+    const char *tree = fixture_parse(f, NULL);
+    char *copy = strdup(tree);
+    const char *found = fixture_diagnostics(f);
+    size_t len = strlen(found);
+    if (len >= diags_size)
+        len = diags_size - 1;
+    memcpy(diags, found, len);
+    diags[len] = '\0';
+    memcpy(f->out, copy, strlen(copy) + 1);
+    free(copy);
+    return f->out;
+}
+
+#define CHECK_PARSE(text, tree, diagnostics)                         \
+    do {                                                             \
+        Fixture *f_ = malloc(sizeof *f_);                            \
+        char d_[8192];                                               \
+        ck_assert_str_eq(parse(f_, text, d_, sizeof d_), tree);      \
+        ck_assert_str_eq(d_, diagnostics);                           \
+        fixture_close(f_);                                           \
+        free(f_);                                                    \
+    } while (0)
+
+START_TEST(precedence)
+{
+    CHECK_PARSE("workflow w { a: 1 + 2 * 3 - -4 ?? x || y && !z == w < v }",
+                "(workflow w {(a: (?? (- (+ 1 (* 2 3)) (- 4)) (|| x (&& y (== (! z) (< w v))))))})\n",
+                "");
+    CHECK_PARSE("workflow w { a: 1 - 2 - 3, b: 8 / 4 % 3, c: a < b == c > d, d: -a.b }",
+                "(workflow w {(a: (- (- 1 2) 3)) (b: (% (/ 8 4) 3)) (c: (== (< a b) (> c d))) "
+                "(d: (- (. a b)))})\n",
+                "");
+}
+END_TEST
+
+START_TEST(postfix_and_literals)
+{
+    CHECK_PARSE("workflow w { a: f(x, y,)[0].type, b: [string]?, c: { type: \"x\", step: 1 }, "
+                "d: [], e: g(), f: (1 + 2) * 3, g: input.total.amount, h: true, i: null, j: 1.5 }",
+                "(workflow w {(a: (. (index (call f x y) 0) type)) (b: (? [string])) "
+                "(c: {(type: \"x\") (step: 1)}) (d: []) (e: (call g)) (f: (* (+ 1 2) 3)) "
+                "(g: (. (. input total) amount)) (h: true) (i: null) (j: 1.5)})\n",
+                "");
+}
+END_TEST
+
+START_TEST(clauses)
+{
+    CHECK_PARSE("type Money { amount: number }\n"
+                "worker \"pay.charge\" { input { id: string } output { ok: bool } }\n"
+                "worker \"pay.refund\"\n"
+                "workflow w {\n"
+                "  input { n: int }; timeout 24h\n"
+                "  step s { worker \"pay.charge\"; with { id: input.id }; for x in input.items\n"
+                "    when x != null; idempotency_key \"k\" + x; retry { attempts: 3 }\n"
+                "    timeout 10s, queue_timeout 2m\n"
+                "    compensate { worker \"pay.refund\" } }\n"
+                "  step t { using orbit.http.request }\n"
+                "  step u { workflow child }\n"
+                "  step v { sleep 10m }\n"
+                "  step x { await \"sig\" }\n"
+                "  step y { compute 1 }\n"
+                "  return { ok: true }\n"
+                "}\n",
+                "(type Money {(amount: number)})\n"
+                "(worker pay.charge {(input {(id: string)}) (output {(ok: bool)})})\n"
+                "(worker pay.refund)\n"
+                "(workflow w {(input {(n: int)}) (timeout 86400000ms) "
+                "(step s {(worker \"pay.charge\") (with {(id: (. input id))}) "
+                "(for x (. input items)) (when (!= x null)) (idempotency_key (+ \"k\" x)) "
+                "(retry {(attempts: 3)}) (timeout 10000ms) (queue_timeout 120000ms) "
+                "(compensate {(worker \"pay.refund\")})}) "
+                "(step t {(using (. (. orbit http) request))}) (step u {(workflow child)}) "
+                "(step v {(sleep 600000ms)}) (step x {(await \"sig\")}) (step y {(compute 1)}) "
+                "(return {(ok: true)})})\n",
+                "");
+}
+END_TEST
+
+START_TEST(unknown_words)
+{
+    CHECK_PARSE("workfow checkout { retries { attempts: 3 }\n timout 10s\n retry: { a: 1 } }\n"
+                "builtin \"orbit.http.request\" { }\n",
+                "(workfow checkout {(retries {(attempts: 3)}) (timout 10000ms) "
+                "(retry: {(a: 1)})})\n"
+                "(builtin orbit.http.request {})\n",
+                "");
+}
+END_TEST
+
+START_TEST(spans)
+{
+    Fixture *f = malloc(sizeof *f);
+    const char *text = "workflow w {\n  step s { x: a + b.c }\n}\n";
+    fixture_open(f, text, strlen(text));
+    SourceAst *ast;
+    fixture_parse(f, &ast);
+    const Member *w = ast->first;
+    ck_assert_int_eq(w->span.start, 0);
+    ck_assert_int_eq(w->span.end, 38);
+    ck_assert_int_eq(w->name_span.start, 9);
+    ck_assert_int_eq(w->body->span.start, 11);
+    const Member *s = w->body->first;
+    ck_assert_int_eq(s->span.start, 15);
+    ck_assert_int_eq(s->span.end, 36);
+    ck_assert_int_eq(s->key_span.end, 19);
+    const Member *x = s->body->first;
+    ck_assert_int_eq(x->key_span.start, 24);
+    ck_assert_int_eq(x->colon_span.start, 25);
+    ck_assert_int_eq(x->value->span.start, 27);
+    ck_assert_int_eq(x->value->span.end, 34);
+    ck_assert_int_eq(x->value->right->field_span.start, 33);
+    ck_assert_int_eq(x->value->span.file, f->file);
+    fixture_close(f);
+    free(f);
+}
+END_TEST
+
+START_TEST(syntax_messages)
+{
+    CHECK_PARSE("workflow w {\n  step s {\n    amount\n  }\n}\n",
+                "(workflow w {(step s {ERROR})})\n",
+                "E0100@3:11 expected `:` after field name `amount`, found a newline\n");
+    CHECK_PARSE("workflow w { a: }",
+                "(workflow w {ERROR})\n",
+                "E0100@1:17 expected an expression, found `}`\n");
+    CHECK_PARSE("workflow w { a: 1 b: 2 }",
+                "(workflow w {ERROR})\n",
+                "E0100@1:19 expected `,`, `;`, a newline or `}` after this member, "
+                "found identifier `b`\n");
+    CHECK_PARSE("workflow w { step { } }",
+                "(workflow w {ERROR})\n",
+                "E0100@1:19 expected a step name after `step`, found `{`\n");
+    CHECK_PARSE("workflow w { a: [1 2] }",
+                "(workflow w {ERROR})\n",
+                "E0100@1:20 expected `,` or `]`, found integer `2`\n");
+    CHECK_PARSE("workflow w { timeout }",
+                "(workflow w {ERROR})\n",
+                "E0100@1:22 expected an expression after `timeout`, found `}`\n");
+    CHECK_PARSE("workflow w { retry 3 }",
+                "(workflow w {ERROR})\n",
+                "E0100@1:20 expected `{` after `retry`, found integer `3`\n");
+    CHECK_PARSE("workflow w\n{ }\nworkflow v {}",
+                "(workflow v {})\n",
+                "E0100@1:11 expected `{`, found a newline\n");
+}
+END_TEST
+
+START_TEST(top_level)
+{
+    CHECK_PARSE("x: 1\nworkflow a {}\n5\nstep s {}\nworkflow: b {}\n",
+                "(workflow a {})\n(workflow b {})\n",
+                "E0104@1:1 expected `workflow`, `worker` or `type`, found identifier `x`\n"
+                "E0104@3:1 expected `workflow`, `worker` or `type`, found integer `5`\n"
+                "E0104@4:1 expected `workflow`, `worker` or `type`, found keyword `step`\n"
+                "E0103@5:9 unexpected `:` after keyword `workflow`\n");
+}
+END_TEST
+
+START_TEST(assign_for_colon)
+{
+    CHECK_PARSE("workflow w { a = 1, b: x = y }",
+                "(workflow w {(a: 1) ERROR})\n",
+                "E0002@1:16 unexpected character `=`\n"
+                "E0002@1:26 unexpected character `=`\n");
+}
+END_TEST
+
+START_TEST(five_mistakes)
+{
+    const char *text =
+        "workflow one {\n"             /* 1 */
+        "  step a { worker \"x\" ] }\n" /* 2: stray `]` */
+        "  step b { timeout: }\n"      /* 3: missing value */
+        "  step c { with { k: 1 2 } }\n" /* 4: missing separator */
+        "}\n"                          /* 5 */
+        "workflow two {\n"             /* 6 */
+        "  step d { sleep 1.5s }\n"    /* 7: fractional duration */
+        "  step e { when a +* b }\n"   /* 8: operator without operand */
+        "  step f { compute 1 }\n"     /* 9: fine */
+        "}\n";
+    Fixture *f = malloc(sizeof *f);
+    fixture_open(f, text, strlen(text));
+    fixture_parse(f, NULL);
+    ck_assert_str_eq(fixture_diagnostics(f),
+                     "E0102@2:23 unexpected closing delimiter `]`\n"
+                     "E0100@3:21 expected an expression, found `}`\n"
+                     "E0100@4:24 expected `,`, `;`, a newline or `}` after this member, "
+                     "found integer `2`\n"
+                     "E0006@7:18 duration `1.5s` has a fraction\n"
+                     "E0100@8:20 expected an expression, found `*`\n");
+    fixture_close(f);
+    free(f);
+}
+END_TEST
+
+START_TEST(recovery_keeps_what_parsed)
+{
+    CHECK_PARSE("workflow w {\n a: 1\n b: (2 +)\n c: 3\n}\nworkflow v { d: [}\n",
+                "(workflow w {(a: 1) ERROR (c: 3)})\n(workflow v {(d: [])})\n",
+                "E0100@3:9 expected an expression, found `)`\n"
+                "E0101@6:18 expected `]`, found `}`\n");
+}
+END_TEST
+
+START_TEST(unclosed_block_reports_once)
+{
+    CHECK_PARSE("workflow w {\n step s {\n  a: 1 +\n",
+                "(workflow w {(step s {ERROR})})\n",
+                "E0101@4:1 expected `}`, found end of file\n");
+}
+END_TEST
+
+static char *repeat(const char *head, const char *unit, size_t n, const char *tail)
+{
+    size_t hl = strlen(head), ul = strlen(unit), tl = strlen(tail);
+    char *text = malloc(hl + ul * n + tl + 1);
+    memcpy(text, head, hl);
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + hl + i * ul, unit, ul);
+    memcpy(text + hl + ul * n, tail, tl + 1);
+    return text;
+}
+
+static void expect_only(const char *text, const char *code, bool fatal)
+{
+    Fixture *f = malloc(sizeof *f);
+    fixture_open(f, text, strlen(text));
+    SourceAst *ast;
+    fixture_parse(f, &ast);
+    ck_assert_int_eq(f->c.diags.count, 1);
+    ck_assert_int_eq(fixture_count(f, code), 1);
+    ck_assert_int_eq(ast->fatal, fatal);
+    fixture_close(f);
+    free(f);
+}
+
+START_TEST(deep_nesting)
+{
+    const char *openers[] = { "[", "{", "(" };
+    for (int i = 0; i < 3; i++) {
+        char *text = repeat("workflow w { a: ", openers[i], 200000, "");
+        expect_only(text, "E0009", true);
+        free(text);
+    }
+    char *text = repeat("workflow w { a: ", "!", 100000, "x }");
+    expect_only(text, "E0009", true);
+    free(text);
+    text = repeat("workflow w { a: x", ".y", 100000, " }");
+    expect_only(text, "E0009", true);
+    free(text);
+    text = repeat("workflow w { a: x", " + 1", 100000, " }");
+    expect_only(text, "E0009", true);
+    free(text);
+}
+END_TEST
+
+START_TEST(nesting_at_the_limit_is_fine)
+{
+    char *text = repeat("workflow w { a: ", "[", 255, "");
+    char *full = repeat(text, "]", 255, " }");
+    Fixture *f = malloc(sizeof *f);
+    fixture_open(f, full, strlen(full));
+    SourceAst *ast;
+    fixture_parse(f, &ast);
+    ck_assert_int_eq(f->c.diags.count, 0);
+    ck_assert(!ast->fatal);
+    fixture_close(f);
+    free(f);
+    free(text);
+    free(full);
+}
+END_TEST
+
+static Suite *parser_suite(void)
+{
+    Suite *s = suite_create("parser");
+    TCase *tc = tcase_create("parser");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, precedence);
+    tcase_add_test(tc, postfix_and_literals);
+    tcase_add_test(tc, clauses);
+    tcase_add_test(tc, unknown_words);
+    tcase_add_test(tc, spans);
+    tcase_add_test(tc, syntax_messages);
+    tcase_add_test(tc, top_level);
+    tcase_add_test(tc, assign_for_colon);
+    tcase_add_test(tc, five_mistakes);
+    tcase_add_test(tc, recovery_keeps_what_parsed);
+    tcase_add_test(tc, unclosed_block_reports_once);
+    tcase_add_test(tc, deep_nesting);
+    tcase_add_test(tc, nesting_at_the_limit_is_fine);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(parser_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? 0 : 1;
+}

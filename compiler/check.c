@@ -1,1 +1,225 @@
-/* placeholder: being written */
+/* The semantic checker's entry point and the helpers its passes share: name maps,
+ * did-you-mean with the peer-system aliases, dotted names, durations for messages.
+ *
+ * Passes, in order: declarations (check_decls.c), workflow signatures and bodies
+ * (check_steps.c, which calls check_policy.c, check_types.c and check_lints.c). */
+#include "check_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "suggest.h"
+
+/* ---- NameMap ---------------------------------------------------------------------- */
+
+static uint32_t capacity_for(uint32_t expected)
+{
+    uint32_t cap = 16;
+    while (cap < expected * 2 && cap < (1u << 30))
+        cap *= 2;
+    return cap;
+}
+
+void namemap_init(NameMap *map, Arena *arena, uint32_t expected)
+{
+    uint32_t cap = capacity_for(expected);
+    map->keys = arena_alloc(arena, cap * sizeof *map->keys);
+    map->values = arena_alloc(arena, cap * sizeof *map->values);
+    map->mask = cap - 1;
+    map->count = 0;
+}
+
+static uint32_t slot_of(const NameMap *map, const Name *name)
+{
+    uint32_t i = name->hash & map->mask;
+    while (map->keys[i] && map->keys[i] != name)
+        i = (i + 1) & map->mask;
+    return i;
+}
+
+bool namemap_get(const NameMap *map, const Name *name, uint32_t *value)
+{
+    if (!map->keys || !name)
+        return false;
+    uint32_t i = slot_of(map, name);
+    if (!map->keys[i])
+        return false;
+    *value = map->values[i];
+    return true;
+}
+
+static void namemap_grow(NameMap *map, Arena *arena)
+{
+    NameMap bigger;
+    namemap_init(&bigger, arena, map->mask + 1);
+    for (uint32_t i = 0; i <= map->mask; i++)
+        if (map->keys[i]) {
+            uint32_t j = slot_of(&bigger, map->keys[i]);
+            bigger.keys[j] = map->keys[i];
+            bigger.values[j] = map->values[i];
+            bigger.count++;
+        }
+    *map = bigger;
+}
+
+void namemap_put(NameMap *map, Arena *arena, const Name *name, uint32_t value)
+{
+    if (!map->keys)
+        namemap_init(map, arena, 8);
+    if ((map->count + 1) * 2 > map->mask + 1)
+        namemap_grow(map, arena);
+    uint32_t i = slot_of(map, name);
+    if (!map->keys[i]) {
+        map->keys[i] = name;
+        map->count++;
+    }
+    map->values[i] = value;
+}
+
+/* ---- Small helpers ---------------------------------------------------------------- */
+
+const Name *name_of(Checker *ck, const char *text)
+{
+    return intern_cstr(ck->names, text);
+}
+
+const Name *member_name(Checker *ck, const Member *m)
+{
+    if (m->kind == MEMBER_CLAUSE && m->key)
+        return m->key;
+    if (m->name)
+        return m->name;
+    if (m->keyword != KW_NONE)
+        return name_of(ck, keyword_text(m->keyword));
+    return name_of(ck, "");
+}
+
+/* Names that users bring from peer systems, mapped to Orbit's (design section 6). */
+static const char *const PEER_ALIASES[][2] = {
+    { "retries", "retry" },
+    { "retry_policy", "retry" },
+    { "retryPolicy", "retry" },
+    { "maxAttempts", "attempts" },
+    { "max_attempts", "attempts" },
+    { "initialDelayMs", "initial_delay" },
+    { "initial_interval", "initial_delay" },
+    { "maxDelayMs", "max_delay" },
+    { "maximum_interval", "max_delay" },
+    { "timeoutMs", "timeout" },
+};
+
+const char *peer_alias(const char *word)
+{
+    for (size_t i = 0; i < sizeof PEER_ALIASES / sizeof PEER_ALIASES[0]; i++)
+        if (strcmp(PEER_ALIASES[i][0], word) == 0)
+            return PEER_ALIASES[i][1];
+    return NULL;
+}
+
+const char *suggest(Checker *ck, const char *word, const char *const *candidates,
+                    uint32_t count)
+{
+    (void)ck;
+    const char *alias = peer_alias(word);
+    if (alias)
+        for (uint32_t i = 0; i < count; i++)
+            if (strcmp(candidates[i], alias) == 0)
+                return alias;
+    return suggest_name(word, strlen(word), candidates, count);
+}
+
+void add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement)
+{
+    diag_add_fix(ck->diags, d, span, replacement, FIX_MACHINE_APPLICABLE,
+                 "did you mean `%s`?", replacement);
+}
+
+static bool append_dotted(char *buf, size_t cap, size_t *len, const Expr *e)
+{
+    if (e->kind == EXPR_NAME) {
+        size_t n = e->name->len;
+        if (*len + n + 1 > cap)
+            return false;
+        memcpy(buf + *len, e->name->text, n);
+        *len += n;
+        return true;
+    }
+    if (e->kind != EXPR_FIELD || !e->left || !e->field)
+        return false;
+    if (!append_dotted(buf, cap, len, e->left))
+        return false;
+    size_t n = e->field->len;
+    if (*len + n + 2 > cap)
+        return false;
+    buf[(*len)++] = '.';
+    memcpy(buf + *len, e->field->text, n);
+    *len += n;
+    return true;
+}
+
+const Name *dotted_name(Checker *ck, const Expr *e)
+{
+    char buf[512];
+    size_t len = 0;
+    if (!e || !append_dotted(buf, sizeof buf, &len, e))
+        return NULL;
+    return intern(ck->names, buf, len);
+}
+
+const char *format_duration(Checker *ck, int64_t ms)
+{
+    static const struct { const char *unit; int64_t ms; } UNITS[] = {
+        { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
+    };
+    if (ms <= 0)
+        return "0s";
+    char buf[128];
+    size_t len = 0;
+    for (size_t i = 0; i < 5; i++) {
+        int64_t n = ms / UNITS[i].ms;
+        if (n > 0) {
+            len += (size_t)snprintf(buf + len, sizeof buf - len, "%lld%s", (long long)n,
+                                    UNITS[i].unit);
+            ms -= n * UNITS[i].ms;
+        }
+    }
+    return arena_strndup(ck->arena, buf, len);
+}
+
+/* ---- Entry point -------------------------------------------------------------------- */
+
+static void init_names(Checker *ck)
+{
+    ck->n_input = name_of(ck, "input");
+    ck->n_workflow = name_of(ck, "workflow");
+    ck->n_builtin = name_of(ck, "builtin");
+    ck->n_error = name_of(ck, "error");
+    ck->n_function = name_of(ck, "function");
+    ck->n_retryable = name_of(ck, "retryable");
+    ck->n_yes = name_of(ck, "yes");
+    ck->n_no = name_of(ck, "no");
+    ck->n_depends = name_of(ck, "depends");
+    ck->n_fixed = name_of(ck, "fixed");
+    ck->n_exponential = name_of(ck, "exponential");
+}
+
+Program *check_program(Compiler *c)
+{
+    Checker checker;
+    Checker *ck = &checker;
+    memset(ck, 0, sizeof *ck);
+    ck->c = c;
+    ck->diags = &c->diags;
+    ck->arena = &c->arena;
+    ck->names = &c->names;
+    ck->program = arena_alloc(ck->arena, sizeof *ck->program);
+    types_init(&ck->types, ck->arena);
+    init_names(ck);
+
+    check_declarations(ck);
+    for (uint32_t i = 0; i < ck->program->workflow_count; i++)
+        check_workflow_signature(ck, i);
+    for (uint32_t i = 0; i < ck->program->workflow_count; i++)
+        check_workflow_body(ck, i);
+    return ck->program;
+}

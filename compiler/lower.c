@@ -1,1 +1,786 @@
-/* placeholder: being written */
+/* Lowering: a checked Program -> liborbc builder -> bytes of a .orbc file.
+ *
+ * Tables fill in a fixed traversal order (declared workers, then workflows in source
+ * order, steps in order, each step's code in the order when/for/with/key/value), so the
+ * builder's first-use numbering makes the output deterministic. Expressions are folded
+ * first (a post-order pass that records which subexpressions are constants with a value
+ * certain at compile time), then emitted for the stack machine. */
+#include "lower.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orbc.h"
+
+/* ---- a pointer -> index map (open addressing, in the arena) ---- */
+
+typedef struct PtrMap {
+    const void **keys;
+    uint32_t *values;
+    uint32_t mask;
+    uint32_t count;
+} PtrMap;
+
+static uint32_t ptr_hash(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+static uint32_t ptrmap_slot(const PtrMap *map, const void *key)
+{
+    uint32_t i = ptr_hash(key) & map->mask;
+    while (map->keys[i] && map->keys[i] != key)
+        i = (i + 1) & map->mask;
+    return i;
+}
+
+static bool ptrmap_get(const PtrMap *map, const void *key, uint32_t *value)
+{
+    if (!map->keys)
+        return false;
+    uint32_t i = ptrmap_slot(map, key);
+    if (!map->keys[i])
+        return false;
+    *value = map->values[i];
+    return true;
+}
+
+static void ptrmap_put(PtrMap *map, Arena *arena, const void *key, uint32_t value)
+{
+    if (!map->keys || (map->count + 1) * 2 > map->mask + 1) {
+        PtrMap bigger = { 0 };
+        uint32_t cap = map->keys ? (map->mask + 1) * 2 : 64;
+        bigger.keys = arena_alloc(arena, cap * sizeof *bigger.keys);
+        bigger.values = arena_alloc(arena, cap * sizeof *bigger.values);
+        bigger.mask = cap - 1;
+        for (uint32_t i = 0; map->keys && i <= map->mask; i++)
+            if (map->keys[i]) {
+                uint32_t j = ptrmap_slot(&bigger, map->keys[i]);
+                bigger.keys[j] = map->keys[i];
+                bigger.values[j] = map->values[i];
+                bigger.count++;
+            }
+        *map = bigger;
+    }
+    uint32_t i = ptrmap_slot(map, key);
+    if (!map->keys[i])
+        map->count++;
+    map->keys[i] = key;
+    map->values[i] = value;
+}
+
+/* ---- state ---- */
+
+/* A value known at compile time. */
+typedef struct ConstVal {
+    OrbcConstKind kind;
+    int64_t integer;     /* INT, DURATION */
+    double number;
+    bool boolean;
+    const char *text;    /* STRING */
+    uint32_t len;
+} ConstVal;
+
+typedef struct Lowerer {
+    Compiler *c;
+    const Program *p;
+    OrbcBuilder *b;
+    Arena *arena;
+    PtrMap types;        /* const Type * -> type index; ORBC_NONE while in progress */
+    PtrMap tasks;        /* worker or built-in Name * -> task index */
+    PtrMap folds;        /* Expr * -> index into consts */
+    ConstVal *consts;
+    uint32_t const_count, const_cap;
+    uint32_t file;       /* string index of the current workflow's file */
+    uint32_t file_index; /* its SourceMap index */
+    /* column cursor: the last position computed */
+    uint32_t cur_file, cur_offset, cur_line, cur_column;
+    bool failed;
+} Lowerer;
+
+static void lower_error(Lowerer *l, const char *what)
+{
+    if (!l->failed)
+        fprintf(stderr, "orbitc: internal error while lowering: %s\n", what);
+    l->failed = true;
+}
+
+static uint32_t name_string(Lowerer *l, const Name *name)
+{
+    return orbc_add_string(l->b, name->text, name->len);
+}
+
+/* ---- positions: 1-based line, 1-based column in Unicode scalars (as diagnostics) ---- */
+
+static void position_of(Lowerer *l, uint32_t file, uint32_t offset, uint32_t *line,
+                        uint32_t *column)
+{
+    const SourceMap *map = &l->c->sources;
+    uint32_t ln = source_line_of(map, file, offset);
+    uint32_t start = source_line_start(map, file, ln);
+    const char *text = source_file(map, file)->text;
+    uint32_t from = start, col = 1;
+    if (l->cur_file == file && l->cur_line == ln && l->cur_offset <= offset &&
+        l->cur_offset >= start) {
+        from = l->cur_offset;   /* resume on the same line: linear over a long line */
+        col = l->cur_column;
+    }
+    for (uint32_t i = from; i < offset; i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80)
+            col++;
+    l->cur_file = file;
+    l->cur_line = ln;
+    l->cur_offset = offset;
+    l->cur_column = col;
+    *line = ln + 1;
+    *column = col;
+}
+
+static void code_pos(Lowerer *l, Span span)
+{
+    uint32_t line, column;
+    position_of(l, span.file, span.start, &line, &column);
+    orbc_code_pos(l->b, line, column);
+}
+
+/* ---- types ---- */
+
+static uint32_t lower_type(Lowerer *l, const Type *t);
+
+static uint32_t lower_record(Lowerer *l, const Type *t)
+{
+    OrbcField *fields = arena_alloc(l->arena, (t->field_count + 1) * sizeof *fields);
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        fields[i].name = name_string(l, t->fields[i].name);
+        fields[i].type = lower_type(l, t->fields[i].type);
+        fields[i].optional = t->fields[i].optional;
+    }
+    uint32_t name = t->name ? name_string(l, t->name) : ORBC_NONE;
+    return orbc_type_record(l->b, name, t->field_count, fields);
+}
+
+static uint32_t lower_type(Lowerer *l, const Type *t)
+{
+    if (!t)
+        return orbc_type_simple(l->b, ORBC_TYPE_ANY);
+    uint32_t index = 0;
+    if (ptrmap_get(&l->types, t, &index))
+        return index != ORBC_NONE ? index : orbc_type_simple(l->b, ORBC_TYPE_ANY);
+    ptrmap_put(&l->types, l->arena, t, ORBC_NONE);   /* a cycle becomes `any` */
+    switch (t->kind) {
+    case TYPE_ERROR:
+    case TYPE_ANY: index = orbc_type_simple(l->b, ORBC_TYPE_ANY); break;
+    case TYPE_NULL: index = orbc_type_simple(l->b, ORBC_TYPE_NULL); break;
+    case TYPE_STRING: index = orbc_type_simple(l->b, ORBC_TYPE_STRING); break;
+    case TYPE_INT: index = orbc_type_simple(l->b, ORBC_TYPE_INT); break;
+    case TYPE_NUMBER: index = orbc_type_simple(l->b, ORBC_TYPE_NUMBER); break;
+    case TYPE_BOOL: index = orbc_type_simple(l->b, ORBC_TYPE_BOOL); break;
+    case TYPE_DURATION: index = orbc_type_simple(l->b, ORBC_TYPE_DURATION); break;
+    case TYPE_LIST: index = orbc_type_list(l->b, lower_type(l, t->elem)); break;
+    case TYPE_OPTIONAL: index = orbc_type_optional(l->b, lower_type(l, t->elem)); break;
+    case TYPE_RECORD: index = lower_record(l, t); break;
+    }
+    ptrmap_put(&l->types, l->arena, t, index);
+    return index;
+}
+
+/* ---- tasks ---- */
+
+static uint32_t add_task(Lowerer *l, const Name *name, OrbcTaskKind kind, const Type *input,
+                         const Type *output, int64_t default_timeout_ms)
+{
+    uint32_t index;
+    if (ptrmap_get(&l->tasks, name, &index))
+        return index;
+    OrbcTask task = { name_string(l, name), (uint8_t)kind, lower_type(l, input),
+                      lower_type(l, output), default_timeout_ms };
+    index = orbc_add_task(l->b, &task);
+    ptrmap_put(&l->tasks, l->arena, name, index);
+    return index;
+}
+
+/* The task of a step or compensate target: declared workers were added up front;
+ * undeclared workers (contracts `any`) and built-in tasks are added on first use. */
+static uint32_t task_for(Lowerer *l, StepKind kind, const Name *name, uint32_t index)
+{
+    if (kind == STEP_TASK_BUILTIN) {
+        if (index >= l->p->builtin_count) {
+            lower_error(l, "unresolved built-in task");
+            return 0;
+        }
+        const Builtin *bi = &l->p->builtins[index];
+        return add_task(l, bi->name, ORBC_TASK_BUILTIN, bi->input, bi->output,
+                        bi->default_timeout_ms);
+    }
+    if (index != PROGRAM_NONE && index < l->p->worker_count) {
+        const Worker *w = &l->p->workers[index];
+        return add_task(l, w->name, ORBC_TASK_WORKER, w->input, w->output, 0);
+    }
+    return add_task(l, name, ORBC_TASK_WORKER, NULL, NULL, 0);
+}
+
+/* ---- constant folding ---- */
+
+static const ConstVal *folded(Lowerer *l, const Expr *e)
+{
+    uint32_t index;
+    return ptrmap_get(&l->folds, e, &index) ? &l->consts[index] : NULL;
+}
+
+static void record_fold(Lowerer *l, const Expr *e, ConstVal v)
+{
+    if (l->const_count == l->const_cap) {
+        uint32_t cap = l->const_cap ? l->const_cap * 2 : 64;
+        ConstVal *bigger = arena_alloc(l->arena, cap * sizeof *bigger);
+        if (l->const_count)
+            memcpy(bigger, l->consts, l->const_count * sizeof *bigger);
+        l->consts = bigger;
+        l->const_cap = cap;
+    }
+    l->consts[l->const_count] = v;
+    ptrmap_put(&l->folds, l->arena, e, l->const_count++);
+}
+
+static bool is_numeric(const ConstVal *v)
+{
+    return v->kind == ORBC_CONST_INT || v->kind == ORBC_CONST_NUMBER;
+}
+
+static double as_number(const ConstVal *v)
+{
+    return v->kind == ORBC_CONST_INT ? (double)v->integer : v->number;
+}
+
+/* -1, 0, 1 for ordered kinds; 2 when the values cannot be ordered. */
+static int compare_consts(const ConstVal *a, const ConstVal *b)
+{
+    if (a->kind == ORBC_CONST_INT && b->kind == ORBC_CONST_INT)
+        return (a->integer > b->integer) - (a->integer < b->integer);
+    if (is_numeric(a) && is_numeric(b)) {
+        double x = as_number(a), y = as_number(b);
+        return x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
+    }
+    if (a->kind == ORBC_CONST_DURATION && b->kind == ORBC_CONST_DURATION)
+        return (a->integer > b->integer) - (a->integer < b->integer);
+    if (a->kind == ORBC_CONST_STRING && b->kind == ORBC_CONST_STRING) {
+        uint32_t n = a->len < b->len ? a->len : b->len;
+        int c = memcmp(a->text, b->text, n);
+        if (c == 0)
+            c = (a->len > b->len) - (a->len < b->len);
+        return c < 0 ? -1 : c > 0;
+    }
+    return 2;
+}
+
+static bool consts_equal(const ConstVal *a, const ConstVal *b)
+{
+    if (is_numeric(a) && is_numeric(b))
+        return compare_consts(a, b) == 0;
+    if (a->kind != b->kind)
+        return false;
+    if (a->kind == ORBC_CONST_NULL)
+        return true;
+    if (a->kind == ORBC_CONST_BOOL)
+        return a->boolean == b->boolean;
+    return compare_consts(a, b) == 0;
+}
+
+static ConstVal make_bool(bool value)
+{
+    return (ConstVal){ .kind = ORBC_CONST_BOOL, .boolean = value };
+}
+
+/* Arithmetic on two constants, exactly as the runtime computes it (docs/bytecode.md
+ * section 4); false when it would fail at run time or is not certain. */
+static bool fold_arith(Lowerer *l, Op op, const ConstVal *a, const ConstVal *b, ConstVal *out)
+{
+    if (a->kind == ORBC_CONST_INT && b->kind == ORBC_CONST_INT) {
+        out->kind = ORBC_CONST_INT;
+        if (op == OP_ADD)
+            return !__builtin_add_overflow(a->integer, b->integer, &out->integer);
+        if (op == OP_SUB)
+            return !__builtin_sub_overflow(a->integer, b->integer, &out->integer);
+        if (op == OP_MUL)
+            return !__builtin_mul_overflow(a->integer, b->integer, &out->integer);
+        return false;
+    }
+    if (is_numeric(a) && is_numeric(b) && (op == OP_ADD || op == OP_SUB || op == OP_MUL)) {
+        double x = as_number(a), y = as_number(b);
+        out->kind = ORBC_CONST_NUMBER;
+        out->number = op == OP_ADD ? x + y : op == OP_SUB ? x - y : x * y;
+        return true;
+    }
+    if (a->kind == ORBC_CONST_DURATION && b->kind == ORBC_CONST_DURATION) {
+        out->kind = ORBC_CONST_DURATION;
+        if (op == OP_ADD)
+            return !__builtin_add_overflow(a->integer, b->integer, &out->integer);
+        if (op == OP_SUB)
+            return !__builtin_sub_overflow(a->integer, b->integer, &out->integer);
+        return false;
+    }
+    if (op == OP_MUL && ((a->kind == ORBC_CONST_DURATION && b->kind == ORBC_CONST_INT) ||
+                         (a->kind == ORBC_CONST_INT && b->kind == ORBC_CONST_DURATION))) {
+        out->kind = ORBC_CONST_DURATION;
+        return !__builtin_mul_overflow(a->integer, b->integer, &out->integer);
+    }
+    if (op == OP_ADD && a->kind == ORBC_CONST_STRING && b->kind == ORBC_CONST_STRING &&
+        (uint64_t)a->len + b->len <= ORBC_MAX_STRING_LEN) {
+        char *text = arena_alloc_raw(l->arena, (size_t)a->len + b->len + 1);
+        memcpy(text, a->text, a->len);
+        memcpy(text + a->len, b->text, b->len);
+        text[a->len + b->len] = '\0';
+        *out = (ConstVal){ .kind = ORBC_CONST_STRING, .text = text, .len = a->len + b->len };
+        return true;
+    }
+    return false;
+}
+
+static bool fold_binary(Lowerer *l, Op op, const ConstVal *a, const ConstVal *b, ConstVal *out)
+{
+    int order;
+    switch (op) {
+    case OP_AND:   /* a false left operand short-circuits: the right one never runs */
+        if (a->kind == ORBC_CONST_BOOL && !a->boolean) { *out = *a; return true; }
+        if (a->kind == ORBC_CONST_BOOL && b && b->kind == ORBC_CONST_BOOL) { *out = *b; return true; }
+        return false;
+    case OP_OR:
+        if (a->kind == ORBC_CONST_BOOL && a->boolean) { *out = *a; return true; }
+        if (a->kind == ORBC_CONST_BOOL && b && b->kind == ORBC_CONST_BOOL) { *out = *b; return true; }
+        return false;
+    case OP_COALESCE:
+        if (a->kind != ORBC_CONST_NULL) { *out = *a; return true; }
+        if (b) { *out = *b; return true; }
+        return false;
+    default:
+        break;
+    }
+    if (!b)
+        return false;
+    switch (op) {
+    case OP_EQ: *out = make_bool(consts_equal(a, b)); return true;
+    case OP_NE: *out = make_bool(!consts_equal(a, b)); return true;
+    case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+        order = compare_consts(a, b);
+        if (order == 2)
+            return false;
+        *out = make_bool(op == OP_LT ? order < 0 : op == OP_LE ? order <= 0
+                         : op == OP_GT ? order > 0 : order >= 0);
+        return true;
+    case OP_ADD: case OP_SUB: case OP_MUL:
+        return fold_arith(l, op, a, b, out);
+    default:
+        return false;   /* division and remainder are left to the runtime */
+    }
+}
+
+static bool fold_unary(Op op, const ConstVal *a, ConstVal *out)
+{
+    if (op == OP_NOT && a->kind == ORBC_CONST_BOOL) {
+        *out = make_bool(!a->boolean);
+        return true;
+    }
+    if (op != OP_NEG)
+        return false;
+    *out = *a;
+    if (a->kind == ORBC_CONST_NUMBER) {
+        out->number = -a->number;
+        return true;
+    }
+    if ((a->kind != ORBC_CONST_INT && a->kind != ORBC_CONST_DURATION) || a->integer == INT64_MIN)
+        return false;
+    out->integer = -a->integer;
+    return true;
+}
+
+static bool fold_literal(const Expr *e, ConstVal *v)
+{
+    switch (e->kind) {
+    case EXPR_INT: *v = (ConstVal){ .kind = ORBC_CONST_INT, .integer = e->integer }; return true;
+    case EXPR_DURATION:
+        *v = (ConstVal){ .kind = ORBC_CONST_DURATION, .integer = e->integer };
+        return true;
+    case EXPR_NUMBER: *v = (ConstVal){ .kind = ORBC_CONST_NUMBER, .number = e->number }; return true;
+    case EXPR_STRING:
+        *v = (ConstVal){ .kind = ORBC_CONST_STRING, .text = e->string.text, .len = e->string.len };
+        return true;
+    case EXPR_BOOL: *v = make_bool(e->boolean); return true;
+    case EXPR_NULL: *v = (ConstVal){ .kind = ORBC_CONST_NULL }; return true;
+    default: return false;
+    }
+}
+
+/* Post-order over the whole expression: records every subexpression whose value is
+ * certain at compile time. Recursion depth is bounded by AST_MAX_DEPTH. */
+static void fold_expr(Lowerer *l, const Expr *e)
+{
+    if (!e)
+        return;
+    ConstVal v;
+    if (fold_literal(e, &v)) {
+        record_fold(l, e, v);
+        return;
+    }
+    switch (e->kind) {
+    case EXPR_LIST:
+    case EXPR_CALL:
+        for (const Expr *x = e->list.first; x; x = x->next)
+            fold_expr(l, x);
+        return;
+    case EXPR_OBJECT:
+        for (const Member *m = e->block ? e->block->first : NULL; m; m = m->next)
+            fold_expr(l, m->value);
+        return;
+    case EXPR_UNARY:
+        fold_expr(l, e->left);
+        if (folded(l, e->left) && fold_unary(e->op, folded(l, e->left), &v))
+            record_fold(l, e, v);
+        return;
+    case EXPR_BINARY: {
+        fold_expr(l, e->left);
+        fold_expr(l, e->right);
+        const ConstVal *a = folded(l, e->left);
+        if (a && fold_binary(l, e->op, a, folded(l, e->right), &v))
+            record_fold(l, e, v);
+        return;
+    }
+    case EXPR_FIELD:
+    case EXPR_INDEX:
+        fold_expr(l, e->left);
+        fold_expr(l, e->right);
+        return;
+    default:
+        return;
+    }
+}
+
+/* ---- emitting code ---- */
+
+static uint32_t const_index(Lowerer *l, const ConstVal *v)
+{
+    switch (v->kind) {
+    case ORBC_CONST_NULL: return orbc_const_null(l->b);
+    case ORBC_CONST_BOOL: return orbc_const_bool(l->b, v->boolean);
+    case ORBC_CONST_INT: return orbc_const_int(l->b, v->integer);
+    case ORBC_CONST_NUMBER: return orbc_const_number(l->b, v->number);
+    case ORBC_CONST_STRING: return orbc_const_string(l->b, v->text, v->len);
+    case ORBC_CONST_DURATION: return orbc_const_duration(l->b, v->integer);
+    }
+    return 0;
+}
+
+static OrbcFunc function_of(Lowerer *l, const Expr *call)
+{
+    static const char *names[ORBC_FN_COUNT] = { "len", "str", "lower", "upper", "contains" };
+    if (call->ref == REF_FUNCTION && call->ref_index < l->p->function_count) {
+        const Name *name = l->p->functions[call->ref_index].name;
+        for (int f = 0; f < ORBC_FN_COUNT; f++)
+            if (strcmp(name->text, names[f]) == 0)
+                return (OrbcFunc)f;
+    }
+    lower_error(l, "call of an unknown function");
+    return ORBC_FN_LEN;
+}
+
+/* Whether `.field` on a value of type `t` may find the field absent (then null). */
+static bool field_may_be_absent(const Type *t, const Name *field)
+{
+    if (!t)
+        return false;
+    if (t->kind == TYPE_OPTIONAL)
+        return true;
+    if (t->kind != TYPE_RECORD)
+        return false;
+    for (uint32_t i = 0; i < t->field_count; i++)
+        if (t->fields[i].name == field)
+            return t->fields[i].optional;
+    return false;
+}
+
+static void emit_expr(Lowerer *l, const Expr *e);
+
+static void emit_name(Lowerer *l, const Expr *e)
+{
+    switch ((ExprRef)e->ref) {
+    case REF_INPUT: orbc_emit(l->b, ORBC_OP_INPUT); return;
+    case REF_STEP:
+    case REF_SELF: orbc_emit_u32(l->b, ORBC_OP_STEP, e->ref_index); return;
+    case REF_FOR_VAR: orbc_emit(l->b, ORBC_OP_ITEM); return;
+    default: lower_error(l, "unresolved name"); return;
+    }
+}
+
+static void emit_object(Lowerer *l, const Expr *e)
+{
+    uint32_t count = e->block ? e->block->count : 0;
+    uint32_t *names = arena_alloc(l->arena, (count + 1) * sizeof *names);
+    uint32_t n = 0;
+    for (const Member *m = e->block ? e->block->first : NULL; m; m = m->next) {
+        if (m->kind != MEMBER_ATTR || !m->name || n == count) {
+            lower_error(l, "malformed record expression");
+            return;
+        }
+        emit_expr(l, m->value);
+        names[n++] = name_string(l, m->name);
+    }
+    code_pos(l, e->span);
+    orbc_emit_record(l->b, n, names);
+}
+
+static void emit_short_circuit(Lowerer *l, const Expr *e, OrbcOp jump)
+{
+    emit_expr(l, e->left);
+    code_pos(l, e->span);
+    uint32_t site = orbc_emit_jump(l->b, jump);
+    emit_expr(l, e->right);
+    orbc_patch_jump(l->b, site);
+}
+
+static OrbcOp binary_op(Op op)
+{
+    switch (op) {
+    case OP_EQ: return ORBC_OP_EQ;
+    case OP_NE: return ORBC_OP_NE;
+    case OP_LT: return ORBC_OP_LT;
+    case OP_LE: return ORBC_OP_LE;
+    case OP_GT: return ORBC_OP_GT;
+    case OP_GE: return ORBC_OP_GE;
+    case OP_ADD: return ORBC_OP_ADD;
+    case OP_SUB: return ORBC_OP_SUB;
+    case OP_MUL: return ORBC_OP_MUL;
+    case OP_DIV: return ORBC_OP_DIV;
+    case OP_MOD: return ORBC_OP_MOD;
+    default: return ORBC_OP_RETURN;   /* not a plain binary operator */
+    }
+}
+
+static void emit_binary(Lowerer *l, const Expr *e)
+{
+    if (e->op == OP_AND || e->op == OP_OR || e->op == OP_COALESCE) {
+        emit_short_circuit(l, e, e->op == OP_AND ? ORBC_OP_JUMP_IF_FALSE
+                                 : e->op == OP_OR ? ORBC_OP_JUMP_IF_TRUE
+                                                  : ORBC_OP_JUMP_IF_NOT_NULL);
+        return;
+    }
+    OrbcOp op = binary_op(e->op);
+    if (op == ORBC_OP_RETURN) {
+        lower_error(l, "unknown binary operator");
+        return;
+    }
+    emit_expr(l, e->left);
+    emit_expr(l, e->right);
+    code_pos(l, e->span);
+    orbc_emit(l->b, op);
+}
+
+static void emit_expr(Lowerer *l, const Expr *e)
+{
+    const ConstVal *v = folded(l, e);
+    if (v) {
+        code_pos(l, e->span);
+        orbc_emit_u32(l->b, ORBC_OP_CONST, const_index(l, v));
+        return;
+    }
+    switch (e->kind) {
+    case EXPR_NAME:
+        code_pos(l, e->span);
+        emit_name(l, e);
+        return;
+    case EXPR_LIST: {
+        for (const Expr *x = e->list.first; x; x = x->next)
+            emit_expr(l, x);
+        code_pos(l, e->span);
+        orbc_emit_u32(l->b, ORBC_OP_LIST, e->list.count);
+        return;
+    }
+    case EXPR_OBJECT:
+        emit_object(l, e);
+        return;
+    case EXPR_UNARY:
+        emit_expr(l, e->left);
+        code_pos(l, e->span);
+        orbc_emit(l->b, e->op == OP_NOT ? ORBC_OP_NOT : ORBC_OP_NEG);
+        return;
+    case EXPR_BINARY:
+        emit_binary(l, e);
+        return;
+    case EXPR_FIELD:
+        emit_expr(l, e->left);
+        code_pos(l, e->field_span);
+        orbc_emit_u32(l->b, field_may_be_absent(e->left->type, e->field) ? ORBC_OP_FIELD_OPT
+                                                                         : ORBC_OP_FIELD,
+                      name_string(l, e->field));
+        return;
+    case EXPR_INDEX:
+        emit_expr(l, e->left);
+        emit_expr(l, e->right);
+        code_pos(l, e->span);
+        orbc_emit(l->b, ORBC_OP_INDEX);
+        return;
+    case EXPR_CALL: {
+        OrbcFunc f = function_of(l, e);
+        for (const Expr *x = e->list.first; x; x = x->next)
+            emit_expr(l, x);
+        code_pos(l, e->span);
+        orbc_emit_call(l->b, f, (uint8_t)e->list.count);
+        return;
+    }
+    default:
+        lower_error(l, "expression kind that cannot be lowered");
+        return;
+    }
+}
+
+/* One expression as one code block; ORBC_NONE for an absent expression. */
+static uint32_t lower_code(Lowerer *l, const Expr *e)
+{
+    if (!e)
+        return ORBC_NONE;
+    fold_expr(l, e);
+    orbc_code_begin(l->b, l->file);
+    emit_expr(l, e);
+    return orbc_code_end(l->b);
+}
+
+/* ---- steps and workflows ---- */
+
+static OrbcPolicy lower_policy(Lowerer *l, const RetryPolicy *r)
+{
+    OrbcPolicy p = { r->attempts, r->backoff == BACKOFF_EXPONENTIAL, r->initial_delay_ms,
+                     r->max_delay_ms, r->non_retryable_count, NULL };
+    p.non_retryable = arena_alloc(l->arena, (r->non_retryable_count + 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < r->non_retryable_count; i++)
+        p.non_retryable[i] = orbc_add_string(l->b, r->non_retryable[i].text,
+                                             r->non_retryable[i].len);
+    return p;
+}
+
+/* The step's dependencies and its compensate block's, merged (both ascending). */
+static void merge_deps(Lowerer *l, const Step *s, OrbcStep *out)
+{
+    const Compensation *c = s->compensate;
+    uint32_t n = s->dep_count, m = c ? c->dep_count : 0;
+    uint32_t *deps = arena_alloc(l->arena, (n + m + 1) * sizeof *deps);
+    uint32_t i = 0, j = 0, k = 0;
+    while (i < n || j < m) {
+        uint32_t next = j >= m || (i < n && s->deps[i] <= c->deps[j]) ? s->deps[i] : c->deps[j];
+        if (i < n && s->deps[i] == next)
+            i++;
+        if (j < m && c->deps[j] == next)
+            j++;
+        if (next < s->index && (k == 0 || deps[k - 1] != next))
+            deps[k++] = next;
+    }
+    out->deps = deps;
+    out->dep_count = k;
+}
+
+static void lower_compensate(Lowerer *l, const Compensation *c, OrbcCompensate *out)
+{
+    out->task = task_for(l, c->kind, c->target_name, c->target_index);
+    position_of(l, c->span.file, c->span.start, &out->line, &out->column);
+    out->with_code = lower_code(l, c->with);
+    out->key_code = lower_code(l, c->idempotency_key);
+    out->policy = lower_policy(l, &c->retry);
+    out->timeout_ms = c->timeout_ms;
+    out->queue_timeout_ms = c->queue_timeout_ms;
+}
+
+static OrbcStepKind step_kind(StepKind kind)
+{
+    switch (kind) {
+    case STEP_TASK_WORKER: return ORBC_STEP_WORKER;
+    case STEP_TASK_BUILTIN: return ORBC_STEP_BUILTIN;
+    case STEP_WORKFLOW: return ORBC_STEP_WORKFLOW;
+    case STEP_SLEEP: return ORBC_STEP_SLEEP;
+    case STEP_AWAIT: return ORBC_STEP_AWAIT;
+    case STEP_COMPUTE: return ORBC_STEP_COMPUTE;
+    }
+    return ORBC_STEP_COMPUTE;
+}
+
+static uint32_t step_target(Lowerer *l, const Step *s)
+{
+    switch (s->kind) {
+    case STEP_TASK_WORKER:
+    case STEP_TASK_BUILTIN:
+        return task_for(l, s->kind, s->target_name, s->target_index);
+    case STEP_WORKFLOW:
+        if (s->target_index >= l->p->workflow_count)
+            lower_error(l, "unresolved child workflow");
+        return s->target_index;
+    case STEP_AWAIT:
+        return s->target_name ? name_string(l, s->target_name) : ORBC_NONE;
+    default:
+        return ORBC_NONE;
+    }
+}
+
+static void lower_step(Lowerer *l, const Step *s, OrbcStep *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = name_string(l, s->name);
+    out->kind = (uint8_t)step_kind(s->kind);
+    position_of(l, s->span.file, s->span.start, &out->line, &out->column);
+    out->target = step_target(l, s);
+    out->for_var = s->for_var ? name_string(l, s->for_var) : ORBC_NONE;
+    out->when_code = lower_code(l, s->when);
+    out->for_code = lower_code(l, s->for_iterable);
+    out->with_code = lower_code(l, s->with);
+    out->key_code = lower_code(l, s->idempotency_key);
+    out->value_code = lower_code(l, s->kind == STEP_SLEEP ? s->sleep : s->compute);
+    out->policy = lower_policy(l, &s->retry);
+    out->timeout_ms = s->timeout_ms;
+    out->queue_timeout_ms = s->queue_timeout_ms;
+    merge_deps(l, s, out);
+    out->has_compensate = s->compensate != NULL;
+    if (s->compensate)
+        lower_compensate(l, s->compensate, &out->compensate);
+}
+
+static void lower_workflow(Lowerer *l, const Workflow *w)
+{
+    const SourceFile *file = source_file(&l->c->sources, w->span.file);
+    l->file = orbc_add_string(l->b, file->path, strlen(file->path));
+    l->file_index = w->span.file;
+    OrbcWorkflow out = { 0 };
+    out.name = name_string(l, w->name);
+    out.file = l->file;
+    position_of(l, w->span.file, w->span.start, &out.line, &out.column);
+    out.input_type = lower_type(l, w->input);
+    out.output_type = lower_type(l, w->output);
+    out.timeout_ms = w->timeout_ms;
+    out.step_count = w->step_count;
+    out.steps = arena_alloc(l->arena, (w->step_count + 1) * sizeof *out.steps);
+    for (uint32_t i = 0; i < w->step_count; i++)
+        lower_step(l, &w->steps[i], &out.steps[i]);
+    out.return_code = lower_code(l, w->ret);
+    orbc_add_workflow(l->b, &out);
+}
+
+bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len)
+{
+    *bytes = NULL;
+    *len = 0;
+    Lowerer l = { .c = c, .p = p, .arena = &c->arena, .cur_file = UINT32_MAX };
+    l.b = orbc_builder_new();
+    if (!l.b) {
+        fprintf(stderr, "orbitc: out of memory\n");
+        return false;
+    }
+    for (uint32_t i = 0; i < p->worker_count; i++)
+        add_task(&l, p->workers[i].name, ORBC_TASK_WORKER, p->workers[i].input,
+                 p->workers[i].output, 0);
+    for (uint32_t i = 0; i < p->workflow_count && !l.failed; i++)
+        lower_workflow(&l, &p->workflows[i]);
+    OrbcError err;
+    bool ok = !l.failed && orbc_builder_finish(l.b, bytes, len, &err);
+    if (!ok && !l.failed)
+        fprintf(stderr, "orbitc: cannot build: %s\n", err.text);
+    orbc_builder_free(l.b);
+    return ok;
+}

@@ -1,0 +1,307 @@
+/* Pass 1 of the checker: the top-level declarations of every file. Registers workflows,
+ * workers and named types (duplicates point at both), reads the standard library's own
+ * declarations (built-in tasks, runtime error codes, functions; only in file 0), then
+ * resolves named types and the contracts of workers, built-in tasks and functions. */
+#include "check_internal.h"
+
+#include <string.h>
+
+static const char *const DECLARATION_WORDS[] = { "workflow", "worker", "type" };
+
+/* Reports `again` as a duplicate of `first`. */
+static void report_duplicate(Checker *ck, const char *what, const char *shown, Span again,
+                             Span first)
+{
+    Diagnostic *d = diag_report(ck->diags, E0201, again, "duplicate %s `%s`", what, shown);
+    diag_set_label(ck->diags, d, "defined again here");
+    diag_add_label(ck->diags, d, first, "first defined here");
+}
+
+static bool is_builtin_type_name(const char *text)
+{
+    static const char *const NAMES[] = { "string", "int", "number", "bool", "duration",
+                                         "any" };
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (strcmp(NAMES[i], text) == 0)
+            return true;
+    return false;
+}
+
+/* ---- Registration ----------------------------------------------------------------- */
+
+static void add_workflow(Checker *ck, Member *m)
+{
+    Program *p = ck->program;
+    uint32_t first;
+    if (namemap_get(&ck->workflows, m->name, &first))
+        report_duplicate(ck, "workflow", m->name->text, m->name_span,
+                         p->workflows[first].name_span);
+    else
+        namemap_put(&ck->workflows, ck->arena, m->name, p->workflow_count);
+    Workflow *wf = &p->workflows[p->workflow_count];
+    wf->name = m->name;
+    wf->span = m->span;
+    wf->name_span = m->name_span;
+    ck->workflow_decls[p->workflow_count++] = m;
+}
+
+static void add_worker(Checker *ck, Member *m)
+{
+    Program *p = ck->program;
+    uint32_t first;
+    if (namemap_get(&ck->workers, m->name, &first)) {
+        report_duplicate(ck, "worker", m->name->text, m->name_span,
+                         ck->worker_decls[first]->name_span);
+        return;
+    }
+    namemap_put(&ck->workers, ck->arena, m->name, p->worker_count);
+    Worker *w = &p->workers[p->worker_count];
+    w->name = m->name;
+    w->span = m->span;
+    w->input = ck->types.any;
+    w->output = ck->types.any;
+    ck->worker_decls[p->worker_count++] = m;
+}
+
+static void add_type(Checker *ck, Member *m)
+{
+    Program *p = ck->program;
+    if (is_builtin_type_name(m->name->text)) {
+        Diagnostic *d = diag_report(ck->diags, E0207, m->name_span,
+                                    "`%s` is a built-in type and cannot be redefined",
+                                    m->name->text);
+        diag_set_label(ck->diags, d, "reserved name");
+        return;
+    }
+    uint32_t first;
+    if (namemap_get(&ck->named_types, m->name, &first)) {
+        report_duplicate(ck, "type", m->name->text, m->name_span, p->types[first].span);
+        return;
+    }
+    namemap_put(&ck->named_types, ck->arena, m->name, p->type_count);
+    Type *t = arena_alloc(ck->arena, sizeof *t);
+    t->kind = TYPE_RECORD;
+    t->name = m->name;
+    NamedType *nt = &p->types[p->type_count];
+    nt->name = m->name;
+    nt->span = m->name_span;
+    nt->type = t;
+    ck->type_decls[p->type_count++] = m;
+}
+
+/* ---- The standard library's declarations (file 0 only) ---------------------------- */
+
+static Member *find_clause(Block *body, Keyword kw)
+{
+    for (Member *m = body ? body->first : NULL; m; m = m->next)
+        if (m->kind == MEMBER_CLAUSE && m->keyword == kw)
+            return m;
+    return NULL;
+}
+
+static Member *find_attr(Block *body, const Name *name)
+{
+    for (Member *m = body ? body->first : NULL; m; m = m->next)
+        if (m->kind == MEMBER_ATTR && m->name == name)
+            return m;
+    return NULL;
+}
+
+static const Type *contract_of(Checker *ck, Block *body, Keyword kw)
+{
+    Member *m = find_clause(body, kw);
+    if (!m || !m->value)
+        return ck->types.any;
+    return type_from_syntax(ck, m->value);
+}
+
+static void add_builtin(Checker *ck, Member *m)
+{
+    Program *p = ck->program;
+    namemap_put(&ck->builtins, ck->arena, m->name, p->builtin_count);
+    Builtin *b = &p->builtins[p->builtin_count++];
+    b->name = m->name;
+    b->span = m->span;
+    b->input = contract_of(ck, m->body, KW_INPUT);
+    b->output = contract_of(ck, m->body, KW_OUTPUT);
+    Member *timeout = find_clause(m->body, KW_TIMEOUT);
+    if (timeout && timeout->value && timeout->value->kind == EXPR_DURATION)
+        b->default_timeout_ms = timeout->value->integer;
+}
+
+static void add_error_code(Checker *ck, Member *m)
+{
+    Program *p = ck->program;
+    namemap_put(&ck->error_codes, ck->arena, m->name, p->error_code_count);
+    ErrorCode *e = &p->error_codes[p->error_code_count++];
+    e->name = m->name;
+    e->retryable = RETRYABLE_NO;
+    Member *r = find_attr(m->body, ck->n_retryable);
+    if (r && r->value && r->value->kind == EXPR_NAME) {
+        if (r->value->name == ck->n_yes)
+            e->retryable = RETRYABLE_YES;
+        else if (r->value->name == ck->n_depends)
+            e->retryable = RETRYABLE_DEPENDS;
+    }
+}
+
+static void add_function(Checker *ck, Member *m)
+{
+    Program *p = ck->program;
+    namemap_put(&ck->functions, ck->arena, m->name, p->function_count);
+    Function *f = &p->functions[p->function_count++];
+    f->name = m->name;
+    const Type *params = contract_of(ck, m->body, KW_INPUT);
+    if (params->kind == TYPE_RECORD) {
+        f->param_count = params->field_count;
+        f->params = arena_alloc(ck->arena, (params->field_count + 1) * sizeof *f->params);
+        for (uint32_t i = 0; i < params->field_count; i++)
+            f->params[i] = params->fields[i].type;
+    }
+    f->result = contract_of(ck, m->body, KW_OUTPUT);
+}
+
+/* ---- Top-level members ------------------------------------------------------------ */
+
+static void add_stdlib_declaration(Checker *ck, Member *m)
+{
+    if (!m->name || !m->body)
+        return;
+    if (m->key == ck->n_builtin)
+        add_builtin(ck, m);
+    else if (m->key == ck->n_error)
+        add_error_code(ck, m);
+    else if (m->key == ck->n_function)
+        add_function(ck, m);
+}
+
+static void add_declaration(Checker *ck, Member *m, Keyword kw)
+{
+    if (!m->name || !m->body)
+        return;     /* malformed: the parser reported it */
+    if (kw == KW_WORKFLOW)
+        add_workflow(ck, m);
+    else if (kw == KW_WORKER)
+        add_worker(ck, m);
+    else if (kw == KW_TYPE)
+        add_type(ck, m);
+}
+
+/* `workfow checkout { … }`: reported once; when the word is close to a declaration
+ * keyword the declaration is still registered, so that its uses do not cascade. */
+static void unknown_declaration(Checker *ck, Member *m)
+{
+    Diagnostic *d = diag_report(ck->diags, E0208, m->key_span, "unknown declaration `%s`",
+                                m->key->text);
+    diag_set_label(ck->diags, d, "expected `workflow`, `worker` or `type`");
+    const char *s = suggest(ck, m->key->text, DECLARATION_WORDS, 3);
+    if (!s)
+        return;
+    add_suggestion(ck, d, m->key_span, s);
+    Keyword kw = strcmp(s, "workflow") == 0 ? KW_WORKFLOW
+               : strcmp(s, "worker") == 0 ? KW_WORKER : KW_TYPE;
+    add_declaration(ck, m, kw);
+}
+
+static void collect(Checker *ck, SourceAst *ast)
+{
+    bool stdlib = ast->file == 0;
+    for (Member *m = ast->first; m; m = m->next) {
+        if (m->kind != MEMBER_CLAUSE)
+            continue;
+        if (m->keyword == KW_NONE && m->key) {
+            if (stdlib)
+                add_stdlib_declaration(ck, m);
+            else
+                unknown_declaration(ck, m);
+        } else {
+            add_declaration(ck, m, m->keyword);
+        }
+    }
+}
+
+static void allocate(Checker *ck)
+{
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < ck->c->ast_count; i++)
+        if (ck->c->asts[i])
+            total += ck->c->asts[i]->count;
+    Program *p = ck->program;
+    Arena *a = ck->arena;
+    uint32_t n = total + 1;
+    p->workflows = arena_alloc(a, n * sizeof *p->workflows);
+    p->workers = arena_alloc(a, n * sizeof *p->workers);
+    p->builtins = arena_alloc(a, n * sizeof *p->builtins);
+    p->error_codes = arena_alloc(a, n * sizeof *p->error_codes);
+    p->functions = arena_alloc(a, n * sizeof *p->functions);
+    p->types = arena_alloc(a, n * sizeof *p->types);
+    ck->workflow_decls = arena_alloc(a, n * sizeof *ck->workflow_decls);
+    ck->worker_decls = arena_alloc(a, n * sizeof *ck->worker_decls);
+    ck->type_decls = arena_alloc(a, n * sizeof *ck->type_decls);
+    namemap_init(&ck->workflows, a, 16);
+    namemap_init(&ck->workers, a, 16);
+    namemap_init(&ck->builtins, a, 16);
+    namemap_init(&ck->named_types, a, 16);
+    namemap_init(&ck->functions, a, 16);
+    namemap_init(&ck->error_codes, a, 16);
+}
+
+/* ---- Resolution ------------------------------------------------------------------- */
+
+static void resolve_named_types(Checker *ck)
+{
+    Program *p = ck->program;
+    for (uint32_t i = 0; i < p->type_count; i++) {
+        const Type *fields = record_from_block(ck, ck->type_decls[i]->body);
+        Type *t = (Type *)p->types[i].type;
+        t->fields = fields->fields;
+        t->field_count = fields->field_count;
+    }
+}
+
+/* The members of `worker "x" { input … output … }`. */
+static void resolve_worker(Checker *ck, uint32_t index)
+{
+    static const char *const MEMBERS[] = { "input", "output" };
+    Worker *w = &ck->program->workers[index];
+    Member *seen[2] = { NULL, NULL };
+    for (Member *m = ck->worker_decls[index]->body->first; m; m = m->next) {
+        if (m->kind == MEMBER_ERROR)
+            continue;
+        int slot = m->keyword == KW_INPUT ? 0 : m->keyword == KW_OUTPUT ? 1 : -1;
+        if (slot < 0 || m->kind != MEMBER_CLAUSE) {
+            const char *word = member_name(ck, m)->text;
+            Diagnostic *d = diag_report(ck->diags, E0303, m->key_span,
+                                        "unknown worker member `%s`", word);
+            diag_set_label(ck->diags, d, "expected `input` or `output`");
+            const char *s = suggest(ck, word, MEMBERS, 2);
+            if (s)
+                add_suggestion(ck, d, m->key_span, s);
+            continue;
+        }
+        if (seen[slot]) {
+            Diagnostic *d = diag_report(ck->diags, E0304, m->key_span,
+                                        "`%s` is given twice", MEMBERS[slot]);
+            diag_set_label(ck->diags, d, "given again here");
+            diag_add_label(ck->diags, d, seen[slot]->key_span, "first given here");
+            continue;
+        }
+        seen[slot] = m;
+        const Type *t = m->value ? type_from_syntax(ck, m->value) : ck->types.any;
+        if (slot == 0)
+            w->input = t;
+        else
+            w->output = t;
+    }
+}
+
+void check_declarations(Checker *ck)
+{
+    allocate(ck);
+    for (uint32_t i = 0; i < ck->c->ast_count; i++)
+        if (ck->c->asts[i])
+            collect(ck, ck->c->asts[i]);
+    resolve_named_types(ck);
+    for (uint32_t i = 0; i < ck->program->worker_count; i++)
+        resolve_worker(ck, i);
+}

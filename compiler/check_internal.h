@@ -1,0 +1,139 @@
+/* Shared state and helpers of the checker passes (check_*.c). Not used outside the
+ * checker: the rest of the compiler sees check.h and program.h only. */
+#ifndef ORBIT_CHECK_INTERNAL_H
+#define ORBIT_CHECK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "checker.h"
+#include "compiler.h"
+#include "program.h"
+#include "types.h"
+
+/* A hash map from interned names to indices (names compare by pointer). */
+typedef struct NameMap {
+    const Name **keys;
+    uint32_t *values;
+    uint32_t mask;       /* capacity - 1; capacity is a power of two */
+    uint32_t count;
+} NameMap;
+
+void namemap_init(NameMap *map, Arena *arena, uint32_t expected);
+/* Returns true and sets *value when `name` is present. */
+bool namemap_get(const NameMap *map, const Name *name, uint32_t *value);
+/* Inserts or replaces. */
+void namemap_put(NameMap *map, Arena *arena, const Name *name, uint32_t value);
+
+/* Where a member is written: decides what it may hold (E0307). */
+typedef enum Place {
+    PLACE_TASK, PLACE_WORKFLOW_STEP, PLACE_SLEEP, PLACE_AWAIT, PLACE_COMPUTE,
+    PLACE_COMPENSATE, PLACE_WORKFLOW_BODY, PLACE_UNKNOWN_STEP,
+    PLACE_COUNT
+} Place;
+
+/* A member seen as the clause it stands for: `retry: {…}` (an attribute written with a
+ * colon) is viewed as the clause `retry {…}`. */
+typedef struct Clause {
+    Keyword keyword;
+    Member *member;
+    Expr *value;
+    Block *body;         /* retry / compensate / with: the block */
+} Clause;
+
+/* What an expression may refer to (design section 5). */
+typedef struct Scope {
+    Workflow *workflow;
+    NameMap *steps;            /* every step of the workflow -> index */
+    uint32_t step_index;       /* the current step; names at or after it are "later" */
+    bool in_step;              /* false in `return` */
+    const Name *for_var;       /* visible `for` variable, or NULL */
+    const Type *for_type;
+    const Name *hidden_for_var;  /* the step's `for` variable where it is not visible */
+    bool self_visible;         /* inside compensate: the step's own name */
+    uint32_t *deps;            /* collected dependencies (step indices) */
+    uint32_t dep_count;
+} Scope;
+
+typedef struct Checker {
+    Compiler *c;
+    DiagSink *diags;
+    Arena *arena;
+    Interner *names;
+    Program *program;
+    Types types;
+
+    NameMap workflows, workers, builtins, named_types, functions, error_codes;
+    Member **workflow_decls;   /* parallel to program->workflows */
+    Member **worker_decls;
+    Member **type_decls;
+
+    uint32_t *dep_mark;        /* per step of the current workflow: last stamp seen */
+    uint32_t dep_stamp;
+    uint32_t *dep_buffer;
+    uint32_t dep_capacity;
+
+    /* well-known names */
+    const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
+        *n_yes, *n_no, *n_depends, *n_fixed, *n_exponential;
+} Checker;
+
+/* check.c */
+const Name *name_of(Checker *ck, const char *text);
+/* The attribute's name (`attempts` in `attempts: 3`), also for keywords used as names. */
+const Name *member_name(Checker *ck, const Member *m);
+/* Did-you-mean over `count` candidate strings: reports nothing, returns the suggestion or
+ * NULL. The peer-system aliases are looked up first when `aliases` is true. */
+const char *suggest(Checker *ck, const char *word, const char *const *candidates,
+                    uint32_t count);
+/* Adds "did you mean `X`?" as a machine-applicable fix replacing `span`. */
+void add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement);
+/* The peer-system alias of a setting or member name (`retries` -> `retry`), or NULL. */
+const char *peer_alias(const char *word);
+/* A dotted name (`orbit.http.request`) written as names and fields, as a Name; NULL when
+ * the expression is not of that shape. */
+const Name *dotted_name(Checker *ck, const Expr *e);
+/* "5s", "1m30s", "250ms": a duration for messages. */
+const char *format_duration(Checker *ck, int64_t ms);
+
+/* check_decls.c: top-level declarations, named types, contracts, the standard library */
+void check_declarations(Checker *ck);
+
+/* check_types.c: type syntax and expressions */
+const Type *type_from_syntax(Checker *ck, Expr *e);
+const Type *record_from_block(Checker *ck, Block *block);
+const Type *check_expr(Checker *ck, Scope *scope, Expr *e);
+/* Checks `e` (already typed by check_expr) against `expected`; `what` names the place
+ * for messages ("field `amount` of `with`"). Object and list literals are checked
+ * element by element. */
+void expect_type(Checker *ck, Expr *e, const Type *expected, const char *what);
+/* `with` / `return` against a contract: missing, unknown and mistyped fields. `value` may
+ * be NULL (no `with`): then `where` is the span for a missing-field error. */
+void check_contract(Checker *ck, Expr *value, const Type *contract, Span where,
+                    const char *target);
+
+/* check_steps.c: workflow bodies, steps, compensate blocks */
+bool clause_view(Checker *ck, Member *m, Place place, Clause *out);
+void check_workflow_signature(Checker *ck, uint32_t index);
+void check_workflow_body(Checker *ck, uint32_t index);
+
+/* check_policy.c: retry blocks, timeouts (E0410) */
+typedef struct RetrySyntax {
+    Member *setting[5];        /* attempts, backoff, initial_delay, max_delay,
+                                  non_retryable: the member that set it, or NULL */
+} RetrySyntax;
+void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *syntax);
+/* A `timeout` / `queue_timeout` value: its milliseconds, or 0 after reporting. */
+int64_t check_duration_setting(Checker *ck, Clause *clause, const char *what);
+/* E0410 for a repeated retry / timeout / queue_timeout. */
+void report_repeated(Checker *ck, Member *first, Member *again, const char *what);
+void default_retry(RetryPolicy *policy);
+
+/* check_lints.c: warnings */
+void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *syntax);
+void lint_idempotency(Checker *ck, const RetryPolicy *policy, bool has_key, Span step_name,
+                      bool is_compensate);
+void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
+                       const RetryPolicy *policy, int64_t timeout_ms, Span where);
+
+#endif

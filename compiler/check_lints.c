@@ -1,0 +1,191 @@
+/* Warnings about retry policies that do not do what they seem to: settings without
+ * effect, error codes that can never match or never matter, retries that cannot fit in
+ * the workflow timeout, and retried tasks without an idempotency key (off by default). */
+#include "check_internal.h"
+
+#include <string.h>
+
+enum { SET_ATTEMPTS, SET_BACKOFF, SET_INITIAL_DELAY, SET_MAX_DELAY, SET_NON_RETRYABLE };
+
+static bool same_ignoring_case(const char *a, uint32_t alen, const char *b)
+{
+    if (alen != strlen(b))
+        return false;
+    for (uint32_t i = 0; i < alen; i++) {
+        char x = a[i], y = b[i];
+        if (x >= 'a' && x <= 'z')
+            x = (char)(x - 'a' + 'A');
+        if (y >= 'a' && y <= 'z')
+            y = (char)(y - 'a' + 'A');
+        if (x != y)
+            return false;
+    }
+    return true;
+}
+
+/* W0003, W0005: a code against the runtime's codes. */
+static void lint_runtime_code(Checker *ck, Expr *x)
+{
+    const Name *code = intern(ck->names, x->string.text, x->string.len);
+    uint32_t i;
+    if (namemap_get(&ck->error_codes, code, &i)) {
+        const ErrorCode *ec = &ck->program->error_codes[i];
+        if (ec->retryable != RETRYABLE_NO)
+            return;
+        Diagnostic *d = diag_report(ck->diags, W0005, x->span,
+                                    "`%s` is never retried anyway", code->text);
+        diag_set_label(ck->diags, d, "listing it has no effect");
+        diag_add_note(ck->diags, d, "the runtime classifies `%s` as not retryable",
+                      code->text);
+        return;
+    }
+    for (i = 0; i < ck->program->error_code_count; i++) {
+        const char *runtime = ck->program->error_codes[i].name->text;
+        if (!same_ignoring_case(x->string.text, x->string.len, runtime))
+            continue;
+        Diagnostic *d = diag_report(ck->diags, W0003, x->span,
+                                    "`%s` differs from the runtime error code `%s` only in case",
+                                    code->text, runtime);
+        diag_set_label(ck->diags, d, "never matches");
+        diag_add_note(ck->diags, d, "error codes are compared exactly, including case");
+        diag_add_fix(ck->diags, d, x->span, arena_printf(ck->arena, "\"%s\"", runtime),
+                     FIX_MACHINE_APPLICABLE, "did you mean `\"%s\"`?", runtime);
+        return;
+    }
+}
+
+static void lint_codes(Checker *ck, Expr *list)
+{
+    NameMap seen;
+    namemap_init(&seen, ck->arena, list->list.count);
+    Expr **firsts = arena_alloc(ck->arena, (list->list.count + 1) * sizeof *firsts);
+    uint32_t n = 0;
+    for (Expr *x = list->list.first; x; x = x->next) {
+        if (x->kind != EXPR_STRING)
+            continue;
+        const Name *code = intern(ck->names, x->string.text, x->string.len);
+        uint32_t first;
+        if (namemap_get(&seen, code, &first)) {
+            Diagnostic *d = diag_report(ck->diags, W0004, x->span,
+                                        "error code `%s` is listed twice", code->text);
+            diag_set_label(ck->diags, d, "listed again here");
+            diag_add_label(ck->diags, d, firsts[first]->span, "first listed here");
+            continue;
+        }
+        namemap_put(&seen, ck->arena, code, n);
+        firsts[n++] = x;
+        lint_runtime_code(ck, x);
+    }
+}
+
+/* `attempts` left out, or written as the literal 1 (not an invalid value). */
+static bool attempts_is_one(const Member *attempts)
+{
+    if (!attempts)
+        return true;
+    return attempts->value && attempts->value->kind == EXPR_INT &&
+           attempts->value->integer == 1;
+}
+
+void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *syntax)
+{
+    Member *codes = syntax->setting[SET_NON_RETRYABLE];
+    if (codes && codes->value && codes->value->kind == EXPR_LIST) {
+        if (policy->attempts == 1 && codes->value->list.count > 0 &&
+            attempts_is_one(syntax->setting[SET_ATTEMPTS])) {
+            Diagnostic *d = diag_report(ck->diags, W0001, codes->key_span,
+                                        "`non_retryable` has no effect with `attempts: 1`");
+            diag_set_label(ck->diags, d, "no effect");
+            diag_add_note(ck->diags, d, "with one attempt the step is never retried%s",
+                          syntax->setting[SET_ATTEMPTS] ? "" : " (`attempts` defaults to 1)");
+        }
+        lint_codes(ck, codes->value);
+    }
+    Member *max = syntax->setting[SET_MAX_DELAY];
+    if (max && max->value && max->value->kind == EXPR_DURATION &&
+        policy->backoff == BACKOFF_FIXED &&
+        (!syntax->setting[SET_BACKOFF] ||
+         (syntax->setting[SET_BACKOFF]->value &&
+          syntax->setting[SET_BACKOFF]->value->kind == EXPR_NAME))) {
+        Diagnostic *d = diag_report(ck->diags, W0002, max->key_span,
+                                    "`max_delay` has no effect with `fixed` backoff");
+        diag_set_label(ck->diags, d, "no effect");
+        diag_add_note(ck->diags, d, "with `fixed` backoff every delay is `initial_delay`%s",
+                      syntax->setting[SET_BACKOFF] ? "" : " (`backoff` defaults to `fixed`)");
+        diag_add_help(ck->diags, d, "use `backoff: exponential`, or remove `max_delay`");
+    }
+}
+
+void lint_idempotency(Checker *ck, const RetryPolicy *policy, bool has_key, Span where,
+                      bool is_compensate)
+{
+    if (policy->attempts <= 1 || has_key || !diag_enabled(ck->diags, W0007))
+        return;
+    Diagnostic *d = diag_report(ck->diags, W0007, where, "%s is retried without an "
+                                "`idempotency_key`",
+                                is_compensate ? "this compensate task" : "this task");
+    diag_set_label(ck->diags, d, "up to %u attempts", policy->attempts);
+    diag_add_note(ck->diags, d, "an attempt that timed out may still have taken effect; "
+                                "a retry then runs the task again");
+    diag_add_help(ck->diags, d, "add an `idempotency_key` that the worker uses to "
+                                "recognise repeated requests");
+}
+
+/* ---- Retry budget ----------------------------------------------------------------- */
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static int64_t delay_before(const RetryPolicy *p, int64_t *exp_delay)
+{
+    if (p->backoff == BACKOFF_FIXED)
+        return p->initial_delay_ms;
+    int64_t d = *exp_delay < p->max_delay_ms ? *exp_delay : p->max_delay_ms;
+    *exp_delay = *exp_delay > INT64_MAX / 2 ? INT64_MAX : *exp_delay * 2;
+    return d;
+}
+
+void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
+                       const RetryPolicy *policy, int64_t timeout_ms, Span where)
+{
+    if (wf->timeout_ms <= 0 || policy->attempts <= 1 || !diag_enabled(ck->diags, W0006))
+        return;
+    int64_t total = timeout_ms, delays = 0, exp_delay = policy->initial_delay_ms;
+    uint32_t first_late = 0;          /* the first attempt that would start too late */
+    const char *list = "";
+    for (uint32_t n = 2; n <= policy->attempts; n++) {
+        int64_t d = delay_before(policy, &exp_delay);
+        delays = add_sat(delays, d);
+        total = add_sat(total, d);
+        if (!first_late && total >= wf->timeout_ms)
+            first_late = n;
+        total = add_sat(total, timeout_ms);
+        if (n <= 6)
+            list = arena_printf(ck->arena, "%s%s%s", list, n == 2 ? "" : " + ",
+                                format_duration(ck, d));
+        else if (n == 7)
+            list = arena_printf(ck->arena, "%s + …", list);
+    }
+    if (total <= wf->timeout_ms)
+        return;
+    Diagnostic *d = diag_report(ck->diags, W0006, where,
+                                "the retries of step `%s` do not fit in the workflow timeout",
+                                step->name->text);
+    diag_set_label(ck->diags, d, "worst case %s, workflow timeout %s",
+                   format_duration(ck, total), format_duration(ck, wf->timeout_ms));
+    if (timeout_ms)
+        diag_add_note(ck->diags, d, "worst case: %u attempts × %s timeout + %s of backoff "
+                      "delays (%s) = %s", policy->attempts, format_duration(ck, timeout_ms),
+                      format_duration(ck, delays), list, format_duration(ck, total));
+    else
+        diag_add_note(ck->diags, d, "the backoff delays alone add up to %s (%s)",
+                      format_duration(ck, delays), list);
+    if (first_late)
+        diag_add_note(ck->diags, d, "attempt %u and later can never run: the workflow "
+                      "timeout of %s has passed by then", first_late,
+                      format_duration(ck, wf->timeout_ms));
+    diag_add_help(ck->diags, d, "lower `attempts` or the delays, or raise the workflow "
+                                "`timeout`");
+}

@@ -1,0 +1,332 @@
+/* Retry blocks, timeouts and queue timeouts (E0410): every row of the seed's table with
+ * its message byte for byte, the defaults, and every problem in a block reported, not
+ * only the first. Fills in the effective policy. */
+#include "check_internal.h"
+
+#include <string.h>
+
+enum { SET_ATTEMPTS, SET_BACKOFF, SET_INITIAL_DELAY, SET_MAX_DELAY, SET_NON_RETRYABLE,
+       SETTING_COUNT };
+
+static const char *const RETRY_SETTINGS[SETTING_COUNT] = {
+    "attempts", "backoff", "initial_delay", "max_delay", "non_retryable",
+};
+
+enum {
+    DEFAULT_INITIAL_DELAY_MS = 1000,
+    DEFAULT_MAX_DELAY_MS = 60000,
+    MAX_ATTEMPTS = 1000,
+};
+
+void default_retry(RetryPolicy *policy)
+{
+    memset(policy, 0, sizeof *policy);
+    policy->attempts = 1;
+    policy->backoff = BACKOFF_FIXED;
+    policy->initial_delay_ms = DEFAULT_INITIAL_DELAY_MS;
+    policy->max_delay_ms = DEFAULT_MAX_DELAY_MS;
+}
+
+static int setting_index(const char *word)
+{
+    for (int i = 0; i < SETTING_COUNT; i++)
+        if (strcmp(RETRY_SETTINGS[i], word) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- Values ------------------------------------------------------------------------ */
+
+/* An integer literal, also negative (`-1`), so that it gets the range message. */
+static bool integer_literal(const Expr *e, int64_t *value)
+{
+    if (e->kind == EXPR_INT) {
+        *value = e->integer;
+        return true;
+    }
+    if (e->kind == EXPR_UNARY && e->op == OP_NEG && e->left && e->left->kind == EXPR_INT) {
+        *value = -e->left->integer;
+        return true;
+    }
+    return false;
+}
+
+static void check_attempts(Checker *ck, Expr *v, RetryPolicy *policy)
+{
+    int64_t n;
+    if (!integer_literal(v, &n)) {
+        Diagnostic *d = diag_report(ck->diags, E0410, v->span,
+                                    "`attempts` must be an integer literal");
+        diag_set_label(ck->diags, d, "not an integer literal");
+        if (v->kind != EXPR_INT && v->kind != EXPR_NUMBER && v->kind != EXPR_STRING)
+            diag_add_note(ck->diags, d, "every retry setting must be a literal: it is fixed "
+                                        "when the workflow is compiled");
+        return;
+    }
+    if (n < 1 || n > MAX_ATTEMPTS) {
+        Diagnostic *d = diag_report(ck->diags, E0410, v->span,
+                                    "`attempts` must be between 1 and 1000");
+        diag_set_label(ck->diags, d, "out of range");
+        if (n == 0)
+            diag_add_help(ck->diags, d, "`attempts` counts the first attempt too: "
+                                        "`attempts: 1` means no retries");
+        return;
+    }
+    policy->attempts = (uint32_t)n;
+}
+
+static void check_backoff(Checker *ck, Expr *v, RetryPolicy *policy)
+{
+    static const char *const STRATEGIES[] = { "fixed", "exponential" };
+    const char *word = NULL;
+    if (v->kind == EXPR_NAME) {
+        if (v->name == ck->n_fixed) {
+            policy->backoff = BACKOFF_FIXED;
+            return;
+        }
+        if (v->name == ck->n_exponential) {
+            policy->backoff = BACKOFF_EXPONENTIAL;
+            return;
+        }
+        word = v->name->text;
+    } else if (v->kind == EXPR_STRING) {
+        word = v->string.text;
+    }
+    if (!word) {
+        Diagnostic *d = diag_report(ck->diags, E0410, v->span,
+                                    "`backoff` must be `fixed` or `exponential`");
+        diag_set_label(ck->diags, d, "not a backoff strategy");
+        return;
+    }
+    Diagnostic *d = v->kind == EXPR_STRING
+        ? diag_report(ck->diags, E0410, v->span, "unknown backoff strategy `\"%s\"`", word)
+        : diag_report(ck->diags, E0410, v->span, "unknown backoff strategy `%s`", word);
+    diag_set_label(ck->diags, d, "unknown strategy");
+    const char *s = suggest(ck, word, STRATEGIES, 2);
+    if (s && v->kind == EXPR_STRING && strcmp(s, word) == 0)
+        diag_add_fix(ck->diags, d, v->span, s, FIX_MACHINE_APPLICABLE,
+                     "write the strategy without quotes: `%s`", s);
+    else if (s)
+        add_suggestion(ck, d, v->span, s);
+    else
+        diag_add_help(ck->diags, d, "Orbit has `fixed` and `exponential` backoff");
+}
+
+static bool check_delay(Checker *ck, Expr *v, const char *setting, int64_t *out)
+{
+    if (v->kind == EXPR_DURATION) {
+        *out = v->integer;
+        return true;
+    }
+    Diagnostic *d = diag_report(ck->diags, E0410, v->span,
+                                "`%s` must be a duration literal such as `5s`", setting);
+    diag_set_label(ck->diags, d, "not a duration literal");
+    if (v->kind == EXPR_INT && v->integer >= 0)
+        diag_add_fix(ck->diags, d, v->span, arena_printf(ck->arena, "%lldms",
+                                                         (long long)v->integer),
+                     FIX_MAYBE_INCORRECT, "durations need a unit: `%lldms` or `%llds`?",
+                     (long long)v->integer, (long long)v->integer);
+    return false;
+}
+
+static void error_code_not_string(Checker *ck, Expr *x)
+{
+    Diagnostic *d = diag_report(ck->diags, E0410, x->span, "error codes must be string literals");
+    diag_set_label(ck->diags, d, "not a string literal");
+    if (x->kind == EXPR_NAME)
+        diag_add_fix(ck->diags, d, x->span, arena_printf(ck->arena, "\"%s\"", x->name->text),
+                     FIX_MACHINE_APPLICABLE, "put the code in quotes: `\"%s\"`", x->name->text);
+}
+
+static void check_non_retryable(Checker *ck, Expr *v, RetryPolicy *policy)
+{
+    if (v->kind != EXPR_LIST) {
+        Diagnostic *d = diag_report(ck->diags, E0410, v->span,
+                                    "`non_retryable` must be a list of string literals");
+        diag_set_label(ck->diags, d, "not a list");
+        if (v->kind == EXPR_STRING)
+            diag_add_fix(ck->diags, d, v->span,
+                         arena_printf(ck->arena, "[\"%s\"]", v->string.text),
+                         FIX_MACHINE_APPLICABLE, "put the code in a list: `[\"%s\"]`",
+                         v->string.text);
+        return;
+    }
+    policy->non_retryable = arena_alloc(ck->arena, (v->list.count + 1) * sizeof(String));
+    for (Expr *x = v->list.first; x; x = x->next) {
+        if (x->kind == EXPR_STRING)
+            policy->non_retryable[policy->non_retryable_count++] = x->string;
+        else if (x->kind != EXPR_ERROR)
+            error_code_not_string(ck, x);
+    }
+}
+
+/* ---- The retry block ---------------------------------------------------------------- */
+
+static void unknown_setting(Checker *ck, Member *m, const char *word)
+{
+    Diagnostic *d = diag_report(ck->diags, E0410, m->key_span, "unknown retry setting `%s`",
+                                word);
+    diag_set_label(ck->diags, d, "unknown setting");
+    const char *s = suggest(ck, word, RETRY_SETTINGS, SETTING_COUNT);
+    size_t len = strlen(word);
+    bool in_ms = s && len > 2 && strcmp(word + len - 2, "Ms") == 0 && m->value &&
+                 m->value->kind == EXPR_INT && m->value->integer >= 0;
+    if (in_ms)      /* initialDelayMs: 500 -> initial_delay: 500ms */
+        diag_add_fix(ck->diags, d, span_join(m->key_span, m->value->span),
+                     arena_printf(ck->arena, "%s: %lldms", s, (long long)m->value->integer),
+                     FIX_MACHINE_APPLICABLE, "did you mean `%s: %lldms`?", s,
+                     (long long)m->value->integer);
+    else if (s)
+        add_suggestion(ck, d, m->key_span, s);
+    else if (strcmp(word, "timeout") == 0 || strcmp(word, "queue_timeout") == 0 ||
+             strcmp(word, "timeoutMs") == 0)
+        diag_add_help(ck->diags, d, "`%s` is a step setting: write it next to `retry`, not "
+                                    "inside it", strcmp(word, "queue_timeout") == 0
+                                    ? "queue_timeout" : "timeout");
+    else
+        diag_add_note(ck->diags, d, "the retry settings are `attempts`, `backoff`, "
+                                    "`initial_delay`, `max_delay` and `non_retryable`");
+}
+
+/* Which setting a member of the retry block sets, or -1 after reporting it. */
+static int member_setting(Checker *ck, Member *m)
+{
+    if (m->kind == MEMBER_ATTR) {
+        const char *word = member_name(ck, m)->text;
+        int i = setting_index(word);
+        if (i < 0)
+            unknown_setting(ck, m, word);
+        return i;
+    }
+    const char *word = member_name(ck, m)->text;
+    int i = m->keyword == KW_NONE ? setting_index(word) : -1;
+    if (i < 0) {
+        unknown_setting(ck, m, word);
+        return -1;
+    }
+    Diagnostic *d = diag_report(ck->diags, E0410, m->key_span,
+                                "expected `:` after retry setting `%s`", word);
+    diag_set_label(ck->diags, d, "missing `:`");
+    diag_add_fix(ck->diags, d, span_make(m->key_span.file, m->key_span.end, m->key_span.end),
+                 ":", FIX_MACHINE_APPLICABLE, "write `%s: …`", word);
+    return i;
+}
+
+static void check_setting(Checker *ck, int i, Expr *v, RetryPolicy *policy, bool *delay_ok)
+{
+    if (v->kind == EXPR_ERROR)
+        return;
+    switch (i) {
+    case SET_ATTEMPTS: check_attempts(ck, v, policy); break;
+    case SET_BACKOFF: check_backoff(ck, v, policy); break;
+    case SET_INITIAL_DELAY:
+        delay_ok[0] = check_delay(ck, v, "initial_delay", &policy->initial_delay_ms);
+        break;
+    case SET_MAX_DELAY:
+        delay_ok[1] = check_delay(ck, v, "max_delay", &policy->max_delay_ms);
+        break;
+    case SET_NON_RETRYABLE: check_non_retryable(ck, v, policy); break;
+    }
+}
+
+static void check_max_delay(Checker *ck, RetryPolicy *policy, const RetrySyntax *syntax,
+                            const bool *delay_ok)
+{
+    Member *max = syntax->setting[SET_MAX_DELAY];
+    Member *initial = syntax->setting[SET_INITIAL_DELAY];
+    if (!max) {
+        if (policy->initial_delay_ms > DEFAULT_MAX_DELAY_MS)
+            policy->max_delay_ms = policy->initial_delay_ms;
+        return;
+    }
+    if (!max->value || !delay_ok[1] || (initial && (!initial->value || !delay_ok[0])))
+        return;
+    if (policy->max_delay_ms >= policy->initial_delay_ms)
+        return;
+    Diagnostic *d = diag_report(ck->diags, E0410, max->value->span,
+                                "`max_delay` must be at least `initial_delay`");
+    diag_set_label(ck->diags, d, "`max_delay` is %s",
+                   format_duration(ck, policy->max_delay_ms));
+    if (initial)
+        diag_add_label(ck->diags, d, initial->value->span, "`initial_delay` is %s",
+                       format_duration(ck, policy->initial_delay_ms));
+    else
+        diag_add_note(ck->diags, d, "`initial_delay` is not set, so it is 1s (the default)");
+    policy->max_delay_ms = policy->initial_delay_ms;
+}
+
+void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *syntax)
+{
+    default_retry(policy);
+    memset(syntax, 0, sizeof *syntax);
+    policy->given = true;
+    policy->span = clause->member->span;
+    if (!clause->body) {
+        Span at = clause->value ? clause->value->span : clause->member->span;
+        if (clause->value && clause->value->kind == EXPR_ERROR)
+            return;
+        Diagnostic *d = diag_report(ck->diags, E0410, at,
+                                    "`retry` takes a block of settings");
+        diag_set_label(ck->diags, d, "expected `{`");
+        diag_add_help(ck->diags, d, "write the settings in braces, such as "
+                                    "`retry { attempts: 3 }`");
+        return;
+    }
+    bool delay_ok[2] = { true, true };
+    for (Member *m = clause->body->first; m; m = m->next) {
+        if (m->kind == MEMBER_ERROR)
+            continue;
+        int i = member_setting(ck, m);
+        if (i < 0)
+            continue;
+        if (syntax->setting[i]) {
+            Diagnostic *d = diag_report(ck->diags, E0410, m->key_span,
+                                        "duplicate retry setting `%s`", RETRY_SETTINGS[i]);
+            diag_set_label(ck->diags, d, "set again here");
+            diag_add_label(ck->diags, d, syntax->setting[i]->key_span, "first set here");
+            continue;
+        }
+        syntax->setting[i] = m;
+        if (m->value)
+            check_setting(ck, i, m->value, policy, delay_ok);
+    }
+    check_max_delay(ck, policy, syntax, delay_ok);
+}
+
+/* ---- timeout, queue_timeout --------------------------------------------------------- */
+
+int64_t check_duration_setting(Checker *ck, Clause *clause, const char *what)
+{
+    Expr *v = clause->value;
+    if (v && v->kind == EXPR_ERROR)
+        return 0;
+    if (v && v->kind == EXPR_DURATION) {
+        if (v->integer > 0)
+            return v->integer;
+        Diagnostic *d = diag_report(ck->diags, E0410, v->span,
+                                    "`%s` must be greater than zero", what);
+        diag_set_label(ck->diags, d, "zero");
+        diag_add_help(ck->diags, d, "for no limit, leave `%s` out", what);
+        return 0;
+    }
+    Span at = v ? v->span : clause->member->span;
+    Diagnostic *d = diag_report(ck->diags, E0410, at,
+                                "`%s` must be a duration literal such as `5s`", what);
+    diag_set_label(ck->diags, d, "not a duration literal");
+    if (v && v->kind == EXPR_INT && v->integer > 0)
+        diag_add_fix(ck->diags, d, v->span, arena_printf(ck->arena, "%llds",
+                                                         (long long)v->integer),
+                     FIX_MAYBE_INCORRECT, "durations need a unit: `%llds` or `%lldms`?",
+                     (long long)v->integer, (long long)v->integer);
+    return 0;
+}
+
+void report_repeated(Checker *ck, Member *first, Member *again, const char *what)
+{
+    Diagnostic *d = diag_report(ck->diags, E0410, again->key_span,
+                                strcmp(what, "retry") == 0 ? "duplicate `%s` block"
+                                                           : "duplicate `%s` setting",
+                                what);
+    diag_set_label(ck->diags, d, "given again here");
+    diag_add_label(ck->diags, d, first->key_span, "first given here");
+}

@@ -1,0 +1,840 @@
+/* Workflow bodies, steps and compensate blocks: which members a block may hold (E0303,
+ * E0304, E0307), exactly one action per step (E0301, E0302), the action's target, and the
+ * order in which each step's parts are checked against the scopes of design section 5. */
+#include "check_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const STEP_MEMBERS[] = {
+    "worker", "using", "workflow", "sleep", "await", "compute", "with", "when", "for",
+    "idempotency_key", "retry", "timeout", "queue_timeout", "compensate",
+};
+static const char *const COMPENSATE_MEMBERS[] = {
+    "worker", "using", "with", "idempotency_key", "retry", "timeout", "queue_timeout",
+};
+static const char *const BODY_MEMBERS[] = { "input", "output", "timeout", "step", "return" };
+
+#define COUNT_OF(a) (uint32_t)(sizeof (a) / sizeof (a)[0])
+
+static const char *const PLACE_TEXT[PLACE_COUNT] = {
+    "on a task step", "on a workflow step", "on a sleep step", "on an await step",
+    "on a compute step", "in a compensate block", "in a workflow body", "on a step",
+};
+
+static bool is_action(Keyword kw)
+{
+    return kw == KW_WORKER || kw == KW_USING || kw == KW_WORKFLOW || kw == KW_SLEEP ||
+           kw == KW_AWAIT || kw == KW_COMPUTE;
+}
+
+static Place place_of_action(Keyword kw)
+{
+    switch (kw) {
+    case KW_WORKER: case KW_USING: return PLACE_TASK;
+    case KW_WORKFLOW: return PLACE_WORKFLOW_STEP;
+    case KW_SLEEP: return PLACE_SLEEP;
+    case KW_AWAIT: return PLACE_AWAIT;
+    case KW_COMPUTE: return PLACE_COMPUTE;
+    default: return PLACE_UNKNOWN_STEP;
+    }
+}
+
+/* Design section 4, "Where each member is allowed". Columns in Place order (the last,
+ * a step whose action is unknown, allows everything a step may hold). */
+static bool allowed(Keyword kw, Place place)
+{
+    static const struct { Keyword kw; bool yes[PLACE_COUNT]; } TABLE[] = {
+        /*                      task   wf     sleep  await  comp   compen body   unknown */
+        { KW_RETRY,           { true,  false, false, false, false, true,  false, true } },
+        { KW_TIMEOUT,         { true,  true,  false, true,  false, true,  true,  true } },
+        { KW_QUEUE_TIMEOUT,   { true,  false, false, false, false, true,  false, true } },
+        { KW_WITH,            { true,  true,  false, false, false, true,  false, true } },
+        { KW_WHEN,            { true,  true,  true,  true,  true,  false, false, true } },
+        { KW_FOR,             { true,  true,  false, false, true,  false, false, true } },
+        { KW_IDEMPOTENCY_KEY, { true,  false, false, false, false, true,  false, true } },
+        { KW_COMPENSATE,      { true,  false, false, false, false, false, false, true } },
+    };
+    for (uint32_t i = 0; i < COUNT_OF(TABLE); i++)
+        if (TABLE[i].kw == kw)
+            return TABLE[i].yes[place];
+    bool body_only = kw == KW_INPUT || kw == KW_OUTPUT || kw == KW_STEP || kw == KW_RETURN;
+    if (place == PLACE_WORKFLOW_BODY)
+        return body_only;
+    if (place == PLACE_COMPENSATE)
+        return kw == KW_WORKER || kw == KW_USING;
+    return is_action(kw);
+}
+
+static const char *placement_help(Keyword kw, Place place)
+{
+    bool policy = kw == KW_RETRY || kw == KW_TIMEOUT || kw == KW_QUEUE_TIMEOUT;
+    if (place == PLACE_WORKFLOW_STEP && kw == KW_RETRY)
+        return "a child workflow is durable on its own: put retries on the child's steps";
+    if (place == PLACE_COMPUTE && policy)
+        return "a compute step is evaluated by the runtime and cannot time out or be retried";
+    if (place == PLACE_AWAIT && policy)
+        return "await steps accept `timeout` only";
+    if (place == PLACE_WORKFLOW_BODY && kw != KW_WORKFLOW && kw != KW_WORKER &&
+        kw != KW_TYPE)
+        return "write it inside a `step`";
+    if (place == PLACE_COMPENSATE && is_action(kw))
+        return "a compensate block runs a task: `worker` or `using`";
+    return NULL;
+}
+
+static void report_placement(Checker *ck, Clause *cl, Place place)
+{
+    Diagnostic *d = diag_report(ck->diags, E0307, cl->member->key_span,
+                                "`%s` is not allowed %s", keyword_text(cl->keyword),
+                                PLACE_TEXT[place]);
+    diag_set_label(ck->diags, d, "not allowed here");
+    const char *help = placement_help(cl->keyword, place);
+    if (help)
+        diag_add_help(ck->diags, d, "%s", help);
+}
+
+/* ---- Members seen as clauses --------------------------------------------------------- */
+
+/* Reports an unknown member; returns the suggested member name, or NULL. */
+static const char *unknown_member(Checker *ck, Member *m, Place place)
+{
+    const char *word = member_name(ck, m)->text;
+    const char *const *cands = STEP_MEMBERS;
+    uint32_t n = COUNT_OF(STEP_MEMBERS);
+    const char *where = "step member";
+    if (place == PLACE_COMPENSATE) {
+        cands = COMPENSATE_MEMBERS;
+        n = COUNT_OF(COMPENSATE_MEMBERS);
+        where = "compensate member";
+    } else if (place == PLACE_WORKFLOW_BODY) {
+        cands = BODY_MEMBERS;
+        n = COUNT_OF(BODY_MEMBERS);
+        where = "workflow member";
+    }
+    Diagnostic *d = diag_report(ck->diags, E0303, m->key_span, "unknown %s `%s`", where, word);
+    diag_set_label(ck->diags, d, "unknown member");
+    const char *s = suggest(ck, word, cands, n);
+    if (s) {
+        add_suggestion(ck, d, m->key_span, s);
+        return s;
+    }
+    const char *alias = peer_alias(word);
+    static const char *const SETTINGS[] = { "attempts", "backoff", "initial_delay",
+                                            "max_delay", "non_retryable" };
+    for (uint32_t i = 0; i < COUNT_OF(SETTINGS) && place != PLACE_WORKFLOW_BODY; i++)
+        if (strcmp(word, SETTINGS[i]) == 0 || (alias && strcmp(alias, SETTINGS[i]) == 0)) {
+            diag_add_help(ck->diags, d, "`%s` is a retry setting: write it inside "
+                                        "`retry { … }`", SETTINGS[i]);
+            return NULL;
+        }
+    return NULL;
+}
+
+static Keyword keyword_of(const char *text)
+{
+    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
+        if (strcmp(keyword_text((Keyword)kw), text) == 0)
+            return (Keyword)kw;
+    return KW_NONE;
+}
+
+static void colon_error(Checker *ck, Member *m)
+{
+    Keyword kw = m->keyword;
+    bool policy = kw == KW_RETRY || kw == KW_TIMEOUT || kw == KW_QUEUE_TIMEOUT;
+    Diagnostic *d = diag_report(ck->diags, policy ? E0410 : E0103, m->colon_span,
+                                "unexpected `:` after `%s`", keyword_text(kw));
+    diag_set_label(ck->diags, d, "not expected here");
+    diag_add_fix(ck->diags, d, m->colon_span, "", FIX_MACHINE_APPLICABLE,
+                 kw == KW_RETRY ? "`retry` is followed directly by `{`: remove the `:`"
+                                : "remove the `:`");
+}
+
+static bool is_member_keyword(Keyword kw)
+{
+    return kw != KW_NONE && kw != KW_TRUE && kw != KW_FALSE && kw != KW_NULL && kw != KW_IN &&
+           kw != KW_TYPE;
+}
+
+/* Views `m` as a clause. Returns false for members to skip: parse errors, and unknown
+ * words (reported here when `report`). */
+static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report)
+{
+    memset(out, 0, sizeof *out);
+    out->member = m;
+    if (m->kind == MEMBER_ERROR)
+        return false;
+    if (!is_member_keyword(m->keyword)) {
+        const char *s = report ? unknown_member(ck, m, place) : NULL;
+        /* A misspelt action (`wroker "x"`) still counts as the action, so that the step
+         * is not also reported as having none. */
+        Keyword kw = s ? keyword_of(s) : KW_NONE;
+        if (m->kind != MEMBER_CLAUSE || !is_action(kw) || !m->value)
+            return false;
+        out->keyword = kw;
+        out->value = m->value;
+        return true;
+    }
+    /* `retry: 3` gets one diagnostic: the block it needs (check_retry, compensate). */
+    bool needs_block = m->keyword == KW_RETRY || m->keyword == KW_COMPENSATE;
+    bool has_block = m->value && m->value->kind == EXPR_OBJECT;
+    if (m->kind == MEMBER_ATTR && report && (has_block || !needs_block))
+        colon_error(ck, m);
+    out->keyword = m->keyword;
+    out->value = m->value;
+    out->body = m->kind == MEMBER_CLAUSE ? m->body : NULL;
+    if (!out->body && m->value && m->value->kind == EXPR_OBJECT)
+        out->body = m->value->block;
+    if (!out->value && out->body && m->keyword == KW_WITH) {
+        Expr *e = arena_alloc(ck->arena, sizeof *e);
+        e->kind = EXPR_OBJECT;
+        e->span = out->body->span;
+        e->block = out->body;
+        out->value = e;
+    }
+    return true;
+}
+
+bool clause_view(Checker *ck, Member *m, Place place, Clause *out)
+{
+    return view(ck, m, place, out, true);
+}
+
+/* ---- Collecting the members of a block --------------------------------------------- */
+
+typedef struct Members {
+    Clause slot[KW_COUNT];    /* the first of each keyword that is allowed here */
+    Clause action;            /* the first action */
+    Place place;
+} Members;
+
+static void duplicate_member(Checker *ck, Clause *first, Clause *again)
+{
+    Keyword kw = again->keyword;
+    if (kw == KW_RETRY || kw == KW_TIMEOUT || kw == KW_QUEUE_TIMEOUT) {
+        report_repeated(ck, first->member, again->member, keyword_text(kw));
+        return;
+    }
+    Diagnostic *d = diag_report(ck->diags, E0304, again->member->key_span,
+                                "`%s` is given twice", keyword_text(kw));
+    diag_set_label(ck->diags, d, "given again here");
+    diag_add_label(ck->diags, d, first->member->key_span, "first given here");
+}
+
+static void second_action(Checker *ck, Clause *first, Clause *again, const char *what)
+{
+    Diagnostic *d = diag_report(ck->diags, E0302, again->member->key_span,
+                                "%s has more than one action", what);
+    diag_set_label(ck->diags, d, "second action");
+    diag_add_label(ck->diags, d, first->member->key_span, "first action");
+    diag_add_help(ck->diags, d, "split it into two steps");
+}
+
+/* Reads a step or compensate block: finds the action (which decides the place), then
+ * places every other member. `fixed_place` is PLACE_COMPENSATE or PLACE_UNKNOWN_STEP. */
+static void collect_members(Checker *ck, Block *body, Place fixed_place, Members *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t n = body->count, count = 0;
+    Clause *list = arena_alloc(ck->arena, (n + 1) * sizeof *list);
+    for (Member *m = body->first; m; m = m->next)
+        if (view(ck, m, fixed_place, &list[count], true))
+            count++;
+    out->place = fixed_place;
+    for (uint32_t i = 0; i < count; i++) {
+        Keyword kw = list[i].keyword;
+        if (!is_action(kw) || !allowed(kw, fixed_place))
+            continue;
+        if (!out->action.member) {
+            out->action = list[i];
+            if (fixed_place == PLACE_UNKNOWN_STEP)
+                out->place = place_of_action(kw);
+        } else {
+            second_action(ck, &out->action, &list[i],
+                          fixed_place == PLACE_COMPENSATE ? "this compensate block"
+                                                          : "this step");
+        }
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        Clause *cl = &list[i];
+        if (is_action(cl->keyword) && allowed(cl->keyword, fixed_place))
+            continue;
+        if (!allowed(cl->keyword, out->place)) {
+            report_placement(ck, cl, out->place);
+            continue;
+        }
+        if (out->slot[cl->keyword].member)
+            duplicate_member(ck, &out->slot[cl->keyword], cl);
+        else
+            out->slot[cl->keyword] = *cl;
+    }
+}
+
+/* ---- Action targets ------------------------------------------------------------------ */
+
+static void bad_target(Checker *ck, Expr *v, const char *message, const char *replacement,
+                       const char *help)
+{
+    Diagnostic *d = diag_report(ck->diags, E0306, v->span, "%s", message);
+    if (replacement)
+        diag_add_fix(ck->diags, d, v->span, replacement, FIX_MACHINE_APPLICABLE, "%s", help);
+    else if (help)
+        diag_add_help(ck->diags, d, "%s", help);
+}
+
+typedef struct Target {
+    StepKind kind;
+    const Name *name;
+    uint32_t index;
+    const Type *input;        /* contract of `with`; any when unknown */
+    const Type *output;
+    const char *what;         /* "worker `payments.charge`" for messages */
+} Target;
+
+static void target_worker(Checker *ck, Expr *v, Target *t)
+{
+    t->kind = STEP_TASK_WORKER;
+    if (v->kind != EXPR_STRING) {
+        const Name *dotted = dotted_name(ck, v);
+        if (v->kind != EXPR_ERROR)
+            bad_target(ck, v, "the worker name must be a string literal",
+                       dotted ? arena_printf(ck->arena, "\"%s\"", dotted->text) : NULL,
+                       dotted ? "put the name in quotes" : "such as `worker \"payments.charge\"`");
+        return;
+    }
+    t->name = intern(ck->names, v->string.text, v->string.len);
+    t->what = arena_printf(ck->arena, "worker `%s`", t->name->text);
+    if (namemap_get(&ck->workers, t->name, &t->index)) {
+        t->input = ck->program->workers[t->index].input;
+        t->output = ck->program->workers[t->index].output;
+    }
+}
+
+static void target_builtin(Checker *ck, Expr *v, Target *t)
+{
+    t->kind = STEP_TASK_BUILTIN;
+    const Name *name = v->kind == EXPR_STRING ? intern(ck->names, v->string.text, v->string.len)
+                                              : dotted_name(ck, v);
+    if (v->kind == EXPR_ERROR)
+        return;
+    if (!name) {
+        bad_target(ck, v, "`using` takes the name of a built-in task", NULL,
+                   "such as `using orbit.http.request`");
+        return;
+    }
+    if (v->kind == EXPR_STRING) {
+        bad_target(ck, v, "the built-in task name is written without quotes", name->text,
+                   "remove the quotes");
+    }
+    if (namemap_get(&ck->builtins, name, &t->index)) {
+        const Builtin *b = &ck->program->builtins[t->index];
+        t->name = name;
+        t->input = b->input;
+        t->output = b->output;
+        t->what = arena_printf(ck->arena, "`%s`", name->text);
+        return;
+    }
+    if (v->kind == EXPR_STRING)
+        return;
+    Diagnostic *d = diag_report(ck->diags, E0203, v->span, "unknown built-in task `%s`",
+                                name->text);
+    diag_set_label(ck->diags, d, "not a built-in task");
+    Program *p = ck->program;
+    const char **cands = arena_alloc(ck->arena, (p->builtin_count + 1) * sizeof *cands);
+    for (uint32_t i = 0; i < p->builtin_count; i++)
+        cands[i] = p->builtins[i].name->text;
+    const char *s = suggest(ck, name->text, cands, p->builtin_count);
+    if (s)
+        add_suggestion(ck, d, v->span, s);
+    else
+        diag_add_help(ck->diags, d, "to run an external worker, write `worker \"%s\"`",
+                      name->text);
+}
+
+static void target_workflow(Checker *ck, Expr *v, Target *t)
+{
+    t->kind = STEP_WORKFLOW;
+    if (v->kind != EXPR_NAME) {
+        if (v->kind == EXPR_STRING)
+            bad_target(ck, v, "the workflow name is written without quotes",
+                       v->string.text, "remove the quotes");
+        else if (v->kind != EXPR_ERROR)
+            bad_target(ck, v, "`workflow` takes the name of a workflow", NULL,
+                       "such as `workflow pack_items`");
+        return;
+    }
+    if (namemap_get(&ck->workflows, v->name, &t->index)) {
+        const Workflow *wf = &ck->program->workflows[t->index];
+        t->name = v->name;
+        t->input = wf->input;
+        t->output = wf->result;
+        t->what = arena_printf(ck->arena, "workflow `%s`", v->name->text);
+        return;
+    }
+    Diagnostic *d = diag_report(ck->diags, E0202, v->span, "unknown workflow `%s`",
+                                v->name->text);
+    diag_set_label(ck->diags, d, "no workflow with this name");
+    Program *p = ck->program;
+    const char **cands = arena_alloc(ck->arena, (p->workflow_count + 1) * sizeof *cands);
+    for (uint32_t i = 0; i < p->workflow_count; i++)
+        cands[i] = p->workflows[i].name->text;
+    const char *s = suggest(ck, v->name->text, cands, p->workflow_count);
+    if (s)
+        add_suggestion(ck, d, v->span, s);
+}
+
+static void target_signal(Checker *ck, Expr *v, Target *t)
+{
+    t->kind = STEP_AWAIT;
+    if (v->kind == EXPR_STRING) {
+        t->name = intern(ck->names, v->string.text, v->string.len);
+        return;
+    }
+    if (v->kind == EXPR_NAME)
+        bad_target(ck, v, "the signal name must be a string literal",
+                   arena_printf(ck->arena, "\"%s\"", v->name->text), "put the name in quotes");
+    else if (v->kind != EXPR_ERROR)
+        bad_target(ck, v, "the signal name must be a string literal", NULL,
+                   "such as `await \"manager_approved\"`");
+}
+
+/* Resolves the action of a step or compensate block. */
+static void resolve_target(Checker *ck, Clause *action, Target *t)
+{
+    memset(t, 0, sizeof *t);
+    t->index = PROGRAM_NONE;
+    t->input = ck->types.any;
+    t->output = ck->types.any;
+    Expr *v = action->value;
+    switch (action->keyword) {
+    case KW_WORKER: t->kind = STEP_TASK_WORKER; break;
+    case KW_USING: t->kind = STEP_TASK_BUILTIN; break;
+    case KW_WORKFLOW: t->kind = STEP_WORKFLOW; break;
+    case KW_SLEEP: t->kind = STEP_SLEEP; t->output = ck->types.null; return;
+    case KW_AWAIT: t->kind = STEP_AWAIT; break;
+    default: t->kind = STEP_COMPUTE; return;
+    }
+    if (!v)
+        return;
+    if (action->keyword == KW_WORKER)
+        target_worker(ck, v, t);
+    else if (action->keyword == KW_USING)
+        target_builtin(ck, v, t);
+    else if (action->keyword == KW_WORKFLOW)
+        target_workflow(ck, v, t);
+    else
+        target_signal(ck, v, t);
+}
+
+/* ---- Dependencies ----------------------------------------------------------------- */
+
+static int compare_index(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void begin_deps(Checker *ck, Scope *scope)
+{
+    ck->dep_stamp++;
+    scope->deps = ck->dep_buffer;
+    scope->dep_count = 0;
+}
+
+static uint32_t *end_deps(Checker *ck, Scope *scope, uint32_t *count)
+{
+    *count = scope->dep_count;
+    if (!scope->dep_count)
+        return NULL;
+    uint32_t *deps = arena_alloc(ck->arena, scope->dep_count * sizeof *deps);
+    memcpy(deps, scope->deps, scope->dep_count * sizeof *deps);
+    qsort(deps, scope->dep_count, sizeof *deps, compare_index);
+    return deps;
+}
+
+/* ---- Policies of a step or compensate block --------------------------------------- */
+
+typedef struct Policies {
+    RetryPolicy retry;
+    RetrySyntax syntax;
+    int64_t timeout_ms;
+    int64_t queue_timeout_ms;
+} Policies;
+
+static void check_policies(Checker *ck, Members *ms, Policies *out)
+{
+    default_retry(&out->retry);
+    memset(&out->syntax, 0, sizeof out->syntax);
+    out->timeout_ms = out->queue_timeout_ms = 0;
+    uint32_t reported = ck->diags->count;
+    if (ms->slot[KW_RETRY].member)
+        check_retry(ck, &ms->slot[KW_RETRY], &out->retry, &out->syntax);
+    /* A block with errors gets no lints: they would follow from the errors. */
+    bool retry_clean = ck->diags->count == reported;
+    if (ms->slot[KW_TIMEOUT].member)
+        out->timeout_ms = check_duration_setting(ck, &ms->slot[KW_TIMEOUT], "timeout");
+    if (ms->slot[KW_QUEUE_TIMEOUT].member)
+        out->queue_timeout_ms = check_duration_setting(ck, &ms->slot[KW_QUEUE_TIMEOUT],
+                                                       "queue_timeout");
+    if (out->retry.given && retry_clean)
+        lint_retry(ck, &out->retry, &out->syntax);
+}
+
+static int64_t effective_timeout(Checker *ck, const Target *t, int64_t given)
+{
+    if (given || t->kind != STEP_TASK_BUILTIN || t->index == PROGRAM_NONE)
+        return given;
+    return ck->program->builtins[t->index].default_timeout_ms;
+}
+
+static void check_with(Checker *ck, Scope *scope, Clause *with, const Target *t, Span where)
+{
+    if (with->member && with->value)
+        check_expr(ck, scope, with->value);
+    if (!t->what)
+        return;      /* unknown or undeclared target: `with` is unchecked */
+    const char *owner = arena_printf(ck->arena, "the input of %s", t->what);
+    check_contract(ck, with->member ? with->value : NULL, t->input, where, owner);
+}
+
+/* ---- Compensate blocks --------------------------------------------------------------- */
+
+static void check_compensate(Checker *ck, Workflow *wf, Step *step, Scope *outer, Clause *cl)
+{
+    if (!cl->body) {
+        Diagnostic *d = diag_report(ck->diags, E0306, cl->member->span,
+                                    "`compensate` takes a block");
+        diag_add_help(ck->diags, d, "such as `compensate { worker \"payments.refund\" }`");
+        return;
+    }
+    Members ms;
+    collect_members(ck, cl->body, PLACE_COMPENSATE, &ms);
+    Compensation *c = arena_alloc(ck->arena, sizeof *c);
+    step->compensate = c;
+    c->span = cl->member->span;
+    c->target_index = PROGRAM_NONE;
+    Target t = { 0 };
+    t.index = PROGRAM_NONE;
+    t.input = t.output = ck->types.any;
+    if (!ms.action.member) {
+        Diagnostic *d = diag_report(ck->diags, E0301, cl->member->key_span,
+                                    "compensate block has no task");
+        diag_set_label(ck->diags, d, "no `worker` or `using` in this block");
+        diag_add_help(ck->diags, d, "name the task that undoes the step, such as "
+                                    "`worker \"payments.refund\"`");
+    } else {
+        resolve_target(ck, &ms.action, &t);
+    }
+    c->kind = t.kind == STEP_TASK_BUILTIN ? STEP_TASK_BUILTIN : STEP_TASK_WORKER;
+    c->target_name = t.name;
+    c->target_index = t.index;
+
+    Scope scope = *outer;
+    scope.for_var = NULL;
+    scope.self_visible = true;
+    begin_deps(ck, &scope);
+    check_with(ck, &scope, &ms.slot[KW_WITH], &t, cl->member->key_span);
+    c->with = ms.slot[KW_WITH].value;
+    if (ms.slot[KW_IDEMPOTENCY_KEY].member) {
+        c->idempotency_key = ms.slot[KW_IDEMPOTENCY_KEY].value;
+        check_expr(ck, &scope, c->idempotency_key);
+        expect_type(ck, c->idempotency_key, ck->types.string, "`idempotency_key`");
+    }
+    c->deps = end_deps(ck, &scope, &c->dep_count);
+
+    Policies pol;
+    check_policies(ck, &ms, &pol);
+    c->retry = pol.retry;
+    c->timeout_ms = effective_timeout(ck, &t, pol.timeout_ms);
+    c->queue_timeout_ms = pol.queue_timeout_ms;
+    lint_idempotency(ck, &c->retry, c->idempotency_key != NULL, cl->member->key_span, true);
+    (void)wf;
+}
+
+/* ---- Steps ----------------------------------------------------------------------------- */
+
+static const Type *step_result(Checker *ck, Step *s, const Target *t)
+{
+    const Type *r = t->output;
+    if (s->kind == STEP_COMPUTE)
+        r = s->compute && s->compute->type ? s->compute->type : ck->types.error;
+    else if (s->kind == STEP_AWAIT)
+        r = ck->types.any;
+    if (s->for_var)
+        r = type_list(&ck->types, r);
+    if (s->when)
+        r = type_optional(&ck->types, r);
+    return r;
+}
+
+static void check_for(Checker *ck, Scope *scope, Step *s, Clause *cl)
+{
+    Member *m = cl->member;
+    if (!m->name || !cl->value)
+        return;
+    s->for_var = m->name;
+    s->for_var_span = m->name_span;
+    s->for_iterable = cl->value;
+    const Type *t = check_expr(ck, scope, cl->value);
+    if (type_is_unchecked(t)) {
+        scope->for_type = t;
+    } else if (t->kind == TYPE_LIST) {
+        scope->for_type = t->elem;
+    } else {
+        Diagnostic *d = diag_report(ck->diags, E0501, cl->value->span,
+                                    "expected a list for `for`, found `%s`",
+                                    type_text(ck->arena, t));
+        diag_set_label(ck->diags, d, "this is `%s`", type_text(ck->arena, t));
+        if (t->kind == TYPE_OPTIONAL && t->elem->kind == TYPE_LIST)
+            diag_add_help(ck->diags, d, "the value may be null: give a default with `?? []`");
+        scope->for_type = ck->types.error;
+    }
+}
+
+static void check_step_exprs(Checker *ck, Scope *scope, Step *s, Members *ms, Target *t)
+{
+    /* `when` and the iterable do not see the `for` variable. */
+    Clause *for_clause = &ms->slot[KW_FOR];
+    scope->hidden_for_var = for_clause->member ? for_clause->member->name : NULL;
+    if (ms->slot[KW_WHEN].member && ms->slot[KW_WHEN].value) {
+        s->when = ms->slot[KW_WHEN].value;
+        check_expr(ck, scope, s->when);
+        expect_type(ck, s->when, ck->types.boolean, "`when`");
+    }
+    if (ms->slot[KW_FOR].member)
+        check_for(ck, scope, s, &ms->slot[KW_FOR]);
+    scope->hidden_for_var = NULL;
+    if (s->for_var)
+        scope->for_var = s->for_var;
+    Expr *action = ms->action.value;
+    if (s->kind == STEP_SLEEP && action) {
+        Scope no_for = *scope;
+        no_for.for_var = NULL;
+        s->sleep = action;
+        check_expr(ck, &no_for, action);
+        expect_type(ck, action, ck->types.duration, "`sleep`");
+        scope->dep_count = no_for.dep_count;
+    } else if (s->kind == STEP_COMPUTE && action) {
+        s->compute = action;
+        check_expr(ck, scope, action);
+    }
+    bool takes_with = s->kind == STEP_TASK_WORKER || s->kind == STEP_TASK_BUILTIN ||
+                      s->kind == STEP_WORKFLOW;
+    if (takes_with || ms->slot[KW_WITH].member)
+        check_with(ck, scope, &ms->slot[KW_WITH], t, s->name_span);
+    s->with = ms->slot[KW_WITH].value;
+    if (ms->slot[KW_IDEMPOTENCY_KEY].member && ms->slot[KW_IDEMPOTENCY_KEY].value) {
+        s->idempotency_key = ms->slot[KW_IDEMPOTENCY_KEY].value;
+        check_expr(ck, scope, s->idempotency_key);
+        expect_type(ck, s->idempotency_key, ck->types.string, "`idempotency_key`");
+    }
+}
+
+static void check_step(Checker *ck, Workflow *wf, NameMap *steps, Member *decl, uint32_t index)
+{
+    Step *s = &wf->steps[index];
+    Members ms;
+    collect_members(ck, decl->body, PLACE_UNKNOWN_STEP, &ms);
+    Target t = { 0 };
+    t.index = PROGRAM_NONE;
+    t.input = t.output = ck->types.any;
+    if (ms.action.member) {
+        resolve_target(ck, &ms.action, &t);
+    } else {
+        Diagnostic *d = diag_report(ck->diags, E0301, decl->name_span,
+                                    "step `%s` has no action", s->name->text);
+        diag_set_label(ck->diags, d, "this step does nothing");
+        diag_add_help(ck->diags, d, "give it one of `worker`, `using`, `workflow`, `sleep`, "
+                                    "`await` or `compute`");
+        t.kind = STEP_COMPUTE;
+        t.output = ck->types.error;
+    }
+    s->kind = t.kind;
+    s->target_name = t.name;
+    s->target_index = t.index;
+
+    Scope scope = { 0 };
+    scope.workflow = wf;
+    scope.steps = steps;
+    scope.step_index = index;
+    scope.in_step = true;
+    begin_deps(ck, &scope);
+    check_step_exprs(ck, &scope, s, &ms, &t);
+    s->deps = end_deps(ck, &scope, &s->dep_count);
+    s->result = ms.action.member ? step_result(ck, s, &t) : ck->types.error;
+
+    Policies pol;
+    check_policies(ck, &ms, &pol);
+    s->retry = pol.retry;
+    s->timeout_ms = effective_timeout(ck, &t, pol.timeout_ms);
+    s->queue_timeout_ms = pol.queue_timeout_ms;
+    if (s->kind == STEP_TASK_WORKER || s->kind == STEP_TASK_BUILTIN) {
+        lint_idempotency(ck, &s->retry, s->idempotency_key != NULL, decl->name_span, false);
+        lint_retry_budget(ck, wf, s, &s->retry, s->timeout_ms, decl->name_span);
+    }
+    if (ms.slot[KW_COMPENSATE].member)
+        check_compensate(ck, wf, s, &scope, &ms.slot[KW_COMPENSATE]);
+}
+
+/* ---- Workflows ------------------------------------------------------------------------ */
+
+/* The signature: input and output contracts, the workflow timeout, and the result type
+ * that workflow steps see. Checked for every workflow before any body. */
+void check_workflow_signature(Checker *ck, uint32_t index)
+{
+    Workflow *wf = &ck->program->workflows[index];
+    Member *decl = ck->workflow_decls[index];
+    Clause seen[KW_COUNT];
+    memset(seen, 0, sizeof seen);
+    wf->input = ck->types.empty_record;
+    bool has_return = false;
+    for (Member *m = decl->body->first; m; m = m->next) {
+        Clause cl;
+        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, false))
+            continue;
+        Keyword kw = cl.keyword;
+        if (kw == KW_RETURN)
+            has_return = true;
+        if (kw != KW_INPUT && kw != KW_OUTPUT && kw != KW_TIMEOUT)
+            continue;
+        if (seen[kw].member) {
+            duplicate_member(ck, &seen[kw], &cl);
+            continue;
+        }
+        seen[kw] = cl;
+        if (kw == KW_TIMEOUT) {
+            wf->timeout_ms = check_duration_setting(ck, &cl, "timeout");
+            continue;
+        }
+        const Type *t = cl.value ? type_from_syntax(ck, cl.value) : ck->types.error;
+        if (kw == KW_INPUT)
+            wf->input = t;
+        else
+            wf->output = t;
+    }
+    wf->result = wf->output ? wf->output : has_return ? ck->types.any : ck->types.null;
+    if (wf->output && !has_return) {
+        Diagnostic *d = diag_report(ck->diags, E0305, seen[KW_OUTPUT].member->key_span,
+                                    "workflow `%s` has an `output` contract but no `return`",
+                                    wf->name->text);
+        diag_set_label(ck->diags, d, "declared here");
+        diag_add_help(ck->diags, d, "add `return { … }` at the end of the workflow");
+    }
+}
+
+static bool reserved_step_name(Checker *ck, Member *m)
+{
+    if (m->name != ck->n_input && m->name != ck->n_workflow)
+        return false;
+    Diagnostic *d = diag_report(ck->diags, E0207, m->name_span,
+                                "`%s` cannot be used as a step name", m->name->text);
+    diag_set_label(ck->diags, d, "reserved name");
+    if (m->name == ck->n_input)
+        diag_add_note(ck->diags, d, "`input` always means the workflow's input");
+    return true;
+}
+
+/* `step NAME { … }`, also misspelt (`stp charge { … }`, reported as an unknown member
+ * with a suggestion): the step is still checked, so that its uses do not cascade. */
+static bool is_step_decl(Checker *ck, const Member *m)
+{
+    static const char *const STEP[] = { "step" };
+    if (m->kind != MEMBER_CLAUSE || !m->name || !m->body)
+        return false;
+    if (m->keyword == KW_STEP)
+        return true;
+    return m->keyword == KW_NONE && m->key && suggest(ck, m->key->text, STEP, 1);
+}
+
+/* Registers the steps of a workflow (duplicates point at both). */
+static Member **collect_steps(Checker *ck, Workflow *wf, Member *decl, NameMap *steps)
+{
+    uint32_t n = 0;
+    for (Member *m = decl->body->first; m; m = m->next)
+        if (is_step_decl(ck, m))
+            n++;
+    Member **decls = arena_alloc(ck->arena, (n + 1) * sizeof *decls);
+    wf->steps = arena_alloc(ck->arena, (n + 1) * sizeof *wf->steps);
+    namemap_init(steps, ck->arena, n);
+    for (Member *m = decl->body->first; m; m = m->next) {
+        if (!is_step_decl(ck, m))
+            continue;
+        uint32_t i = wf->step_count++, first;
+        Step *s = &wf->steps[i];
+        s->name = m->name;
+        s->span = m->span;
+        s->name_span = m->name_span;
+        s->index = i;
+        s->target_index = PROGRAM_NONE;
+        default_retry(&s->retry);
+        decls[i] = m;
+        if (reserved_step_name(ck, m))
+            continue;
+        if (namemap_get(steps, m->name, &first)) {
+            Diagnostic *d = diag_report(ck->diags, E0201, m->name_span, "duplicate step `%s`",
+                                        m->name->text);
+            diag_set_label(ck->diags, d, "defined again here");
+            diag_add_label(ck->diags, d, wf->steps[first].name_span, "first defined here");
+            continue;
+        }
+        namemap_put(steps, ck->arena, m->name, i);
+    }
+    return decls;
+}
+
+static void check_body_members(Checker *ck, Member *decl)
+{
+    for (Member *m = decl->body->first; m; m = m->next) {
+        Clause cl;
+        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, true))
+            continue;
+        if (!allowed(cl.keyword, PLACE_WORKFLOW_BODY) && cl.keyword != KW_TIMEOUT)
+            report_placement(ck, &cl, PLACE_WORKFLOW_BODY);
+    }
+}
+
+static void check_return(Checker *ck, Workflow *wf, Member *decl, NameMap *steps)
+{
+    Member *ret = NULL;
+    for (Member *m = decl->body->first; m; m = m->next) {
+        if (m->kind == MEMBER_ERROR || m->keyword != KW_RETURN)
+            continue;
+        if (ret) {
+            Diagnostic *d = diag_report(ck->diags, E0304, m->key_span,
+                                        "`return` is given twice");
+            diag_set_label(ck->diags, d, "given again here");
+            diag_add_label(ck->diags, d, ret->key_span, "first given here");
+            continue;
+        }
+        ret = m;
+    }
+    if (!ret || !ret->value)
+        return;
+    Scope scope = { 0 };
+    scope.workflow = wf;
+    scope.steps = steps;
+    scope.step_index = wf->step_count;
+    begin_deps(ck, &scope);
+    wf->ret = ret->value;
+    check_expr(ck, &scope, wf->ret);
+    if (wf->output)
+        check_contract(ck, wf->ret, wf->output, ret->key_span,
+                       arena_printf(ck->arena, "the output of workflow `%s`", wf->name->text));
+}
+
+void check_workflow_body(Checker *ck, uint32_t index)
+{
+    Workflow *wf = &ck->program->workflows[index];
+    Member *decl = ck->workflow_decls[index];
+    check_body_members(ck, decl);
+    NameMap steps;
+    Member **decls = collect_steps(ck, wf, decl, &steps);
+    uint32_t n = wf->step_count + 1;
+    ck->dep_mark = arena_alloc(ck->arena, n * sizeof *ck->dep_mark);
+    ck->dep_buffer = arena_alloc(ck->arena, n * sizeof *ck->dep_buffer);
+    ck->dep_stamp = 0;
+    for (uint32_t i = 0; i < wf->step_count; i++)
+        check_step(ck, wf, &steps, decls[i], i);
+    check_return(ck, wf, decl, &steps);
+}

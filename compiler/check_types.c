@@ -1,0 +1,692 @@
+/* Types and expressions (design section 5): type syntax in contracts, the static type of
+ * every expression with what each name refers to, and values checked against contracts
+ * (missing, unknown and mistyped fields). Unknown names are reported once and typed as
+ * the error type, which never produces a further error. */
+#include "check_internal.h"
+
+#include <string.h>
+
+enum {
+    /* Did-you-mean over names in scope looks at most at this many earlier steps (the
+     * nearest ones), so that a program with many misspelt names stays linear. */
+    MAX_STEP_CANDIDATES = 256,
+    MAX_TYPE_CANDIDATES = 256,
+    SMALL_RECORD = 16,
+};
+
+static const char *const BUILTIN_TYPES[] = { "string", "int", "number", "bool", "duration",
+                                             "any" };
+
+static const char *tt(Checker *ck, const Type *t)
+{
+    return type_text(ck->arena, t);
+}
+
+/* The source text of a short one-line expression (for messages), or NULL. */
+static const char *source_text(Checker *ck, Span span)
+{
+    const SourceFile *f = source_file(&ck->c->sources, span.file);
+    if (!f || span.end > f->len || span.end <= span.start || span.end - span.start > 40)
+        return NULL;
+    const char *text = f->text + span.start;
+    for (uint32_t i = 0; i < span.end - span.start; i++)
+        if (text[i] == '\n' || text[i] == '\r' || text[i] == '\0')
+            return NULL;
+    return arena_strndup(ck->arena, text, span.end - span.start);
+}
+
+/* ---- Type syntax -------------------------------------------------------------------- */
+
+static const Type *builtin_type(Checker *ck, const char *text)
+{
+    Types *t = &ck->types;
+    if (strcmp(text, "string") == 0) return t->string;
+    if (strcmp(text, "int") == 0) return t->integer;
+    if (strcmp(text, "number") == 0) return t->number;
+    if (strcmp(text, "bool") == 0) return t->boolean;
+    if (strcmp(text, "duration") == 0) return t->duration;
+    if (strcmp(text, "any") == 0) return t->any;
+    return NULL;
+}
+
+static const Type *unknown_type(Checker *ck, Expr *e)
+{
+    Diagnostic *d = diag_report(ck->diags, E0204, e->span, "unknown type `%s`", e->name->text);
+    diag_set_label(ck->diags, d, "not a type");
+    Program *p = ck->program;
+    uint32_t n = 6 + (p->type_count < MAX_TYPE_CANDIDATES ? p->type_count : MAX_TYPE_CANDIDATES);
+    const char **cands = arena_alloc(ck->arena, n * sizeof *cands);
+    for (uint32_t i = 0; i < 6; i++)
+        cands[i] = BUILTIN_TYPES[i];
+    for (uint32_t i = 6; i < n; i++)
+        cands[i] = p->types[i - 6].name->text;
+    const char *s = suggest(ck, e->name->text, cands, n);
+    if (s)
+        add_suggestion(ck, d, e->span, s);
+    return ck->types.error;
+}
+
+static const Type *bad_type(Checker *ck, Expr *e, const char *help)
+{
+    Diagnostic *d = diag_report(ck->diags, E0508, e->span, "expected a type");
+    diag_set_label(ck->diags, d, "not a type");
+    diag_add_help(ck->diags, d, "%s", help);
+    return ck->types.error;
+}
+
+const Type *type_from_syntax(Checker *ck, Expr *e)
+{
+    uint32_t index;
+    switch (e->kind) {
+    case EXPR_ERROR:
+        return ck->types.error;
+    case EXPR_NAME: {
+        const Type *t = builtin_type(ck, e->name->text);
+        if (t)
+            return t;
+        if (namemap_get(&ck->named_types, e->name, &index))
+            return ck->program->types[index].type;
+        return unknown_type(ck, e);
+    }
+    case EXPR_LIST:
+        if (e->list.count != 1)
+            return bad_type(ck, e, "a list type names one element type, such as `[string]`");
+        return type_list(&ck->types, type_from_syntax(ck, e->list.first));
+    case EXPR_OBJECT:
+        return record_from_block(ck, e->block);
+    case EXPR_OPTIONAL:
+        return type_optional(&ck->types, type_from_syntax(ck, e->left));
+    default:
+        return bad_type(ck, e, "types are `string`, `int`, `number`, `bool`, `duration`, "
+                               "`any`, `[T]`, `{ field: T }`, `T?` or a `type` name");
+    }
+}
+
+const Type *record_from_block(Checker *ck, Block *block)
+{
+    uint32_t count = 0;
+    Field *fields = arena_alloc(ck->arena, (block->count + 1) * sizeof *fields);
+    NameMap seen;
+    namemap_init(&seen, ck->arena, block->count);
+    for (Member *m = block->first; m; m = m->next) {
+        if (m->kind == MEMBER_ERROR)
+            continue;
+        if (m->kind != MEMBER_ATTR || !m->value) {
+            Diagnostic *d = diag_report(ck->diags, E0508, m->span, "expected a field");
+            diag_set_label(ck->diags, d, "not a field");
+            diag_add_help(ck->diags, d, "a field is written `name: type`, such as "
+                                        "`order_id: string`");
+            continue;
+        }
+        const Name *name = member_name(ck, m);
+        uint32_t first;
+        if (namemap_get(&seen, name, &first)) {
+            Diagnostic *d = diag_report(ck->diags, E0201, m->name_span,
+                                        "duplicate field `%s`", name->text);
+            diag_set_label(ck->diags, d, "defined again here");
+            diag_add_label(ck->diags, d, fields[first].span, "first defined here");
+            continue;
+        }
+        namemap_put(&seen, ck->arena, name, count);
+        Field *f = &fields[count++];
+        f->name = name;
+        f->span = m->name_span;
+        f->type = type_from_syntax(ck, m->value);
+        f->optional = f->type->kind == TYPE_OPTIONAL || m->value->kind == EXPR_OPTIONAL;
+    }
+    return type_record(&ck->types, fields, count);
+}
+
+/* ---- Names in expressions ----------------------------------------------------------- */
+
+static void add_dep(Checker *ck, Scope *scope, uint32_t step)
+{
+    if (ck->dep_mark[step] == ck->dep_stamp)
+        return;
+    ck->dep_mark[step] = ck->dep_stamp;
+    if (scope->deps)
+        scope->deps[scope->dep_count++] = step;
+}
+
+static void unknown_name(Checker *ck, Scope *scope, Expr *e)
+{
+    Diagnostic *d = diag_report(ck->diags, E0205, e->span, "unknown name `%s`", e->name->text);
+    diag_set_label(ck->diags, d, "not found in this scope");
+    if (scope->hidden_for_var == e->name) {
+        diag_add_note(ck->diags, d, "`when` and the list of `for` are evaluated once, before "
+                                    "the loop: they cannot use the `for` variable `%s`",
+                      e->name->text);
+        return;
+    }
+    uint32_t first_step = 0, last_step = scope->in_step ? scope->step_index
+                                                         : scope->workflow->step_count;
+    if (scope->self_visible)
+        last_step++;
+    if (last_step > MAX_STEP_CANDIDATES)
+        first_step = last_step - MAX_STEP_CANDIDATES;
+    const char **cands = arena_alloc(ck->arena, (last_step - first_step + 2) * sizeof *cands);
+    uint32_t n = 0;
+    if (scope->for_var)
+        cands[n++] = scope->for_var->text;
+    cands[n++] = "input";
+    for (uint32_t i = last_step; i > first_step; i--)
+        cands[n++] = scope->workflow->steps[i - 1].name->text;
+    const char *s = suggest(ck, e->name->text, cands, n);
+    if (s)
+        add_suggestion(ck, d, e->span, s);
+}
+
+static const Type *check_name(Checker *ck, Scope *scope, Expr *e)
+{
+    Workflow *wf = scope->workflow;
+    uint32_t index;
+    if (scope->for_var && e->name == scope->for_var) {
+        e->ref = REF_FOR_VAR;
+        return scope->for_type;
+    }
+    if (e->name == ck->n_input) {
+        e->ref = REF_INPUT;
+        return wf->input;
+    }
+    if (!namemap_get(scope->steps, e->name, &index)) {
+        unknown_name(ck, scope, e);
+        return ck->types.error;
+    }
+    Step *step = &wf->steps[index];
+    if (scope->in_step && index == scope->step_index) {
+        if (scope->self_visible) {
+            e->ref = REF_SELF;
+            e->ref_index = index;
+            return step->result ? step->result : ck->types.error;
+        }
+        Diagnostic *d = diag_report(ck->diags, E0206, e->span,
+                                    "step `%s` cannot use its own result", e->name->text);
+        diag_set_label(ck->diags, d, "used inside its own step");
+        diag_add_help(ck->diags, d, "a step can use `input` and the steps written above it");
+        return ck->types.error;
+    }
+    if (scope->in_step && index > scope->step_index) {
+        Diagnostic *d = diag_report(ck->diags, E0206, e->span,
+                                    "step `%s` is used before it runs", e->name->text);
+        diag_set_label(ck->diags, d, "used here");
+        diag_add_label(ck->diags, d, step->name_span, "`%s` runs later", e->name->text);
+        diag_add_help(ck->diags, d, "steps run in the order written: move `%s` above the "
+                                    "step that uses it", e->name->text);
+        return ck->types.error;
+    }
+    e->ref = REF_STEP;
+    e->ref_index = index;
+    add_dep(ck, scope, index);
+    return step->result ? step->result : ck->types.error;
+}
+
+/* ---- Field access, index, call ---------------------------------------------------- */
+
+static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
+{
+    const Type *left = check_expr(ck, scope, e->left);
+    if (type_is_unchecked(left))
+        return left;
+    if (left->kind == TYPE_OPTIONAL) {
+        Diagnostic *d = diag_report(ck->diags, E0505, e->field_span,
+                                    "cannot read field `%s` of a value that may be null",
+                                    e->field->text);
+        diag_add_label(ck->diags, d, e->left->span, "this is `%s`", tt(ck, left));
+        if (e->left->kind == EXPR_NAME && e->left->ref == REF_STEP)
+            diag_add_note(ck->diags, d, "step `%s` has a `when` condition, so its result is "
+                          "null when it is skipped", e->left->name->text);
+        const char *shown = source_text(ck, e->left->span);
+        diag_add_help(ck->diags, d, "give a default first, such as `(%s ?? …).%s`",
+                      shown ? shown : "value", e->field->text);
+        return ck->types.error;
+    }
+    if (left->kind != TYPE_RECORD) {
+        Diagnostic *d = diag_report(ck->diags, E0505, e->field_span,
+                                    "`%s` has no fields", tt(ck, left));
+        diag_set_label(ck->diags, d, "no field `%s`", e->field->text);
+        diag_add_label(ck->diags, d, e->left->span, "this is `%s`", tt(ck, left));
+        return ck->types.error;
+    }
+    const Field *f = type_field(left, e->field);
+    if (f)
+        return f->type;
+    const char *shown = left->name ? NULL : source_text(ck, e->left->span);
+    Diagnostic *d = shown
+        ? diag_report(ck->diags, E0504, e->field_span, "no field `%s` on `%s`",
+                      e->field->text, shown)
+        : diag_report(ck->diags, E0504, e->field_span, "no field `%s` on type `%s`",
+                      e->field->text, tt(ck, left));
+    diag_set_label(ck->diags, d, "unknown field");
+    const char **cands = arena_alloc(ck->arena, (left->field_count + 1) * sizeof *cands);
+    for (uint32_t i = 0; i < left->field_count; i++)
+        cands[i] = left->fields[i].name->text;
+    const char *s = suggest(ck, e->field->text, cands, left->field_count);
+    if (s)
+        add_suggestion(ck, d, e->field_span, s);
+    else
+        diag_add_note(ck->diags, d, "`%s` is `%s`", shown ? shown : tt(ck, left),
+                      tt(ck, left));
+    return ck->types.error;
+}
+
+static const Type *check_index(Checker *ck, Scope *scope, Expr *e)
+{
+    const Type *left = check_expr(ck, scope, e->left);
+    const Type *index = check_expr(ck, scope, e->right);
+    if (type_is_unchecked(left)) {
+        return left;
+    }
+    if (left->kind != TYPE_LIST) {
+        Diagnostic *d = diag_report(ck->diags, E0509, e->span, "cannot index `%s`",
+                                    tt(ck, left));
+        diag_set_label(ck->diags, d, "`%s` is not a list", tt(ck, left));
+        diag_add_help(ck->diags, d, "only lists can be indexed, such as `items[0]`");
+        return ck->types.error;
+    }
+    expect_type(ck, e->right, ck->types.integer, "a list index");
+    (void)index;
+    return left->elem;
+}
+
+static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
+{
+    for (Expr *a = e->list.first; a; a = a->next)
+        check_expr(ck, scope, a);
+    Expr *callee = e->left;
+    if (!callee || callee->kind != EXPR_NAME) {
+        if (callee && callee->kind != EXPR_ERROR) {
+            Diagnostic *d = diag_report(ck->diags, E0509, callee->span, "cannot call this");
+            diag_add_help(ck->diags, d, "only the standard library's functions can be "
+                                        "called, such as `len(x)`");
+        }
+        return ck->types.error;
+    }
+    uint32_t index;
+    if (!namemap_get(&ck->functions, callee->name, &index)) {
+        Diagnostic *d = diag_report(ck->diags, E0209, callee->span, "unknown function `%s`",
+                                    callee->name->text);
+        diag_set_label(ck->diags, d, "not a function");
+        Program *p = ck->program;
+        const char **cands = arena_alloc(ck->arena, (p->function_count + 1) * sizeof *cands);
+        for (uint32_t i = 0; i < p->function_count; i++)
+            cands[i] = p->functions[i].name->text;
+        const char *s = suggest(ck, callee->name->text, cands, p->function_count);
+        if (s)
+            add_suggestion(ck, d, callee->span, s);
+        return ck->types.error;
+    }
+    const Function *f = &ck->program->functions[index];
+    callee->ref = e->ref = REF_FUNCTION;
+    callee->ref_index = e->ref_index = index;
+    if (e->list.count != f->param_count) {
+        Diagnostic *d = diag_report(ck->diags, E0507, e->span,
+                                    "`%s` takes %u argument%s but %u %s given",
+                                    f->name->text, f->param_count,
+                                    f->param_count == 1 ? "" : "s", e->list.count,
+                                    e->list.count == 1 ? "was" : "were");
+        diag_set_label(ck->diags, d, "wrong number of arguments");
+        return f->result;
+    }
+    uint32_t i = 0;
+    for (Expr *a = e->list.first; a; a = a->next, i++) {
+        const char *what = arena_printf(ck->arena, "argument %u of `%s`", i + 1,
+                                        f->name->text);
+        expect_type(ck, a, f->params[i], what);
+    }
+    return f->result;
+}
+
+/* ---- Literals ---------------------------------------------------------------------- */
+
+static const Type *check_list(Checker *ck, Scope *scope, Expr *e)
+{
+    const Type *elem = NULL;
+    bool mixed = false;
+    for (Expr *x = e->list.first; x; x = x->next) {
+        const Type *t = check_expr(ck, scope, x);
+        if (!elem || type_is_unchecked(elem))
+            elem = t;
+        else if (type_accepts(elem, t))
+            ;
+        else if (type_accepts(t, elem))
+            elem = t;
+        else if (t->kind == TYPE_NULL)
+            elem = type_optional(&ck->types, elem);
+        else
+            mixed = true;
+    }
+    if (!elem || mixed)
+        return ck->types.any_list;
+    return type_list(&ck->types, elem);
+}
+
+static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
+{
+    Block *b = e->block;
+    Field *fields = arena_alloc(ck->arena, (b->count + 1) * sizeof *fields);
+    uint32_t count = 0;
+    NameMap seen = { 0 };
+    if (b->count > 1)
+        namemap_init(&seen, ck->arena, b->count);
+    for (Member *m = b->first; m; m = m->next) {
+        if (m->kind != MEMBER_ATTR || !m->value)
+            continue;
+        const Name *name = member_name(ck, m);
+        const Type *t = check_expr(ck, scope, m->value);
+        uint32_t first;
+        if (namemap_get(&seen, name, &first)) {
+            Diagnostic *d = diag_report(ck->diags, E0201, m->name_span,
+                                        "duplicate field `%s`", name->text);
+            diag_set_label(ck->diags, d, "given again here");
+            diag_add_label(ck->diags, d, fields[first].span, "first given here");
+            continue;
+        }
+        if (b->count > 1)
+            namemap_put(&seen, ck->arena, name, count);
+        Field *f = &fields[count++];
+        f->name = name;
+        f->span = m->name_span;
+        f->type = t;
+    }
+    return type_record(&ck->types, fields, count);
+}
+
+/* ---- Operators ---------------------------------------------------------------------- */
+
+static const Type *bad_operands(Checker *ck, Expr *e, const Type *l, const Type *r)
+{
+    Diagnostic *d;
+    if (r)
+        d = diag_report(ck->diags, E0506, e->span, "cannot apply `%s` to `%s` and `%s`",
+                        op_text(e->op), tt(ck, l), tt(ck, r));
+    else
+        d = diag_report(ck->diags, E0506, e->span, "cannot apply `%s` to `%s`",
+                        op_text(e->op), tt(ck, l));
+    if (e->op == OP_ADD && r && (l->kind == TYPE_STRING || r->kind == TYPE_STRING))
+        diag_add_help(ck->diags, d, "`+` joins two strings: convert the other side with "
+                                    "`str(…)`");
+    else if (l->kind == TYPE_OPTIONAL || (r && r->kind == TYPE_OPTIONAL))
+        diag_add_help(ck->diags, d, "the value may be null: give a default with `??`");
+    return ck->types.error;
+}
+
+static const Type *arithmetic(Checker *ck, Expr *e, const Type *l, const Type *r)
+{
+    Types *t = &ck->types;
+    if (l->kind == TYPE_INT && r->kind == TYPE_INT)
+        return t->integer;
+    if (type_is_numeric(l) && type_is_numeric(r))
+        return t->number;
+    bool add_sub = e->op == OP_ADD || e->op == OP_SUB;
+    if (add_sub && l->kind == TYPE_DURATION && r->kind == TYPE_DURATION)
+        return t->duration;
+    if (e->op == OP_ADD && l->kind == TYPE_STRING && r->kind == TYPE_STRING)
+        return t->string;
+    if (e->op == OP_MUL && l->kind == TYPE_DURATION && r->kind == TYPE_INT)
+        return t->duration;
+    if (e->op == OP_MUL && l->kind == TYPE_INT && r->kind == TYPE_DURATION)
+        return t->duration;
+    if (e->op == OP_DIV && l->kind == TYPE_DURATION && r->kind == TYPE_INT)
+        return t->duration;
+    return bad_operands(ck, e, l, r);
+}
+
+static bool comparable(const Type *l, const Type *r)
+{
+    if (type_is_numeric(l) && type_is_numeric(r))
+        return true;
+    return l->kind == r->kind &&
+           (l->kind == TYPE_STRING || l->kind == TYPE_DURATION);
+}
+
+static const Type *coalesce(Checker *ck, Expr *e, const Type *l, const Type *r)
+{
+    if (l->kind == TYPE_NULL)
+        return r;
+    const Type *base = type_strip_optional(l);
+    const Type *def = type_strip_optional(r);
+    const Type *result;
+    if (type_accepts(base, def))
+        result = base;
+    else if (type_accepts(def, base))
+        result = def;
+    else {
+        Diagnostic *d = diag_report(ck->diags, E0506, e->right->span,
+                                    "the default of `??` must be `%s`, found `%s`",
+                                    tt(ck, base), tt(ck, r));
+        diag_add_label(ck->diags, d, e->left->span, "this is `%s`", tt(ck, l));
+        return ck->types.error;
+    }
+    return r->kind == TYPE_OPTIONAL ? type_optional(&ck->types, result) : result;
+}
+
+static const Type *check_binary(Checker *ck, Scope *scope, Expr *e)
+{
+    const Type *l = check_expr(ck, scope, e->left);
+    const Type *r = check_expr(ck, scope, e->right);
+    Types *t = &ck->types;
+    if (l->kind == TYPE_ERROR || r->kind == TYPE_ERROR)
+        return e->op >= OP_EQ && e->op <= OP_GE ? t->boolean : t->error;
+    switch (e->op) {
+    case OP_COALESCE:
+        if (type_is_unchecked(l) || type_is_unchecked(r))
+            return type_is_unchecked(l) ? type_strip_optional(r) : type_strip_optional(l);
+        return coalesce(ck, e, l, r);
+    case OP_OR:
+    case OP_AND:
+        if ((type_is_unchecked(l) || l->kind == TYPE_BOOL) &&
+            (type_is_unchecked(r) || r->kind == TYPE_BOOL))
+            return t->boolean;
+        return bad_operands(ck, e, l, r);
+    case OP_EQ:
+    case OP_NE:
+        return t->boolean;
+    case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+        if (type_is_unchecked(l) || type_is_unchecked(r) || comparable(l, r))
+            return t->boolean;
+        bad_operands(ck, e, l, r);
+        return t->boolean;
+    default:
+        break;
+    }
+    if (type_is_unchecked(l) || type_is_unchecked(r))
+        return t->any;
+    return arithmetic(ck, e, l, r);
+}
+
+static const Type *check_unary(Checker *ck, Scope *scope, Expr *e)
+{
+    const Type *l = check_expr(ck, scope, e->left);
+    if (type_is_unchecked(l))
+        return l;
+    if (e->op == OP_NOT && l->kind == TYPE_BOOL)
+        return l;
+    if (e->op == OP_NEG && (type_is_numeric(l) || l->kind == TYPE_DURATION))
+        return l;
+    return bad_operands(ck, e, l, NULL);
+}
+
+static const Type *infer(Checker *ck, Scope *scope, Expr *e)
+{
+    Types *t = &ck->types;
+    switch (e->kind) {
+    case EXPR_ERROR: return t->error;
+    case EXPR_INT: return t->integer;
+    case EXPR_NUMBER: return t->number;
+    case EXPR_STRING: return t->string;
+    case EXPR_DURATION: return t->duration;
+    case EXPR_BOOL: return t->boolean;
+    case EXPR_NULL: return t->null;
+    case EXPR_NAME: return check_name(ck, scope, e);
+    case EXPR_LIST: return check_list(ck, scope, e);
+    case EXPR_OBJECT: return check_object(ck, scope, e);
+    case EXPR_UNARY: return check_unary(ck, scope, e);
+    case EXPR_BINARY: return check_binary(ck, scope, e);
+    case EXPR_FIELD: return check_field(ck, scope, e);
+    case EXPR_INDEX: return check_index(ck, scope, e);
+    case EXPR_CALL: return check_call(ck, scope, e);
+    case EXPR_OPTIONAL: {
+        check_expr(ck, scope, e->left);
+        Diagnostic *d = diag_report(ck->diags, E0508, e->span,
+                                    "`?` marks an optional type and is not an operator");
+        diag_add_help(ck->diags, d, "to give a default for a null value, use `??`");
+        return t->error;
+    }
+    }
+    return t->error;
+}
+
+const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
+{
+    if (!e)
+        return ck->types.error;
+    e->type = infer(ck, scope, e);
+    if (!e->type)
+        e->type = ck->types.error;
+    return e->type;
+}
+
+/* ---- Values against expected types and contracts ------------------------------------ */
+
+static void check_record_literal(Checker *ck, Expr *e, const Type *record, const char *owner);
+
+static void mismatch(Checker *ck, Expr *e, const Type *expected, const char *what)
+{
+    const Type *found = e->type;
+    Diagnostic *d = diag_report(ck->diags, E0501, e->span, "expected `%s` for %s, found `%s`",
+                                tt(ck, expected), what, tt(ck, found));
+    diag_set_label(ck->diags, d, "this is `%s`", tt(ck, found));
+    if (found->kind == TYPE_OPTIONAL && type_accepts(expected, found->elem))
+        diag_add_help(ck->diags, d, "the value may be null: give a default with `??`");
+    else if (e->kind == EXPR_INT && expected->kind == TYPE_DURATION)
+        diag_add_fix(ck->diags, d, e->span,
+                     arena_printf(ck->arena, "%lldms", (long long)e->integer),
+                     FIX_MAYBE_INCORRECT, "durations need a unit, such as `%lldms` or `%llds`",
+                     (long long)e->integer, (long long)e->integer);
+    else if (found->kind == TYPE_STRING && expected->kind != TYPE_STRING &&
+             e->kind != EXPR_STRING)
+        ;
+    else if (expected->kind == TYPE_STRING && !type_is_unchecked(found) &&
+             found->kind != TYPE_RECORD && found->kind != TYPE_LIST)
+        diag_add_help(ck->diags, d, "convert it with `str(…)`");
+}
+
+void expect_type(Checker *ck, Expr *e, const Type *expected, const char *what)
+{
+    if (!e || !e->type || type_is_unchecked(expected) || type_is_unchecked(e->type))
+        return;
+    const Type *want = expected;
+    if (want->kind == TYPE_OPTIONAL && e->type->kind != TYPE_NULL)
+        want = want->elem;
+    if (e->kind == EXPR_OBJECT && want->kind == TYPE_RECORD) {
+        check_record_literal(ck, e, want, want->name
+                             ? arena_printf(ck->arena, "`%s`", want->name->text) : what);
+        return;
+    }
+    if (e->kind == EXPR_LIST && want->kind == TYPE_LIST) {
+        const char *elem_what = arena_printf(ck->arena, "an element of %s", what);
+        for (Expr *x = e->list.first; x; x = x->next)
+            expect_type(ck, x, want->elem, elem_what);
+        return;
+    }
+    if (!type_accepts(expected, e->type))
+        mismatch(ck, e, expected, what);
+}
+
+/* The fields of `record` by name, for records too large for a linear search. */
+static const Field *record_field(const Type *record, const NameMap *index, const Name *name)
+{
+    if (!index->keys)
+        return type_field(record, name);
+    uint32_t i;
+    return namemap_get(index, name, &i) ? &record->fields[i] : NULL;
+}
+
+static void report_missing(Checker *ck, Span where, const Type *record, const bool *given,
+                           const char *owner)
+{
+    uint32_t missing = 0;
+    const char *first = NULL, *list = "";
+    for (uint32_t i = 0; i < record->field_count; i++) {
+        if (given[i] || record->fields[i].optional)
+            continue;
+        const char *name = record->fields[i].name->text;
+        list = missing ? arena_printf(ck->arena, "%s, `%s`", list, name)
+                       : arena_printf(ck->arena, "`%s`", name);
+        if (!first)
+            first = name;
+        missing++;
+    }
+    if (!missing)
+        return;
+    Diagnostic *d = diag_report(ck->diags, E0502, where, "missing field%s %s in %s",
+                                missing == 1 ? "" : "s", list, owner);
+    diag_set_label(ck->diags, d, "missing %s", list);
+    diag_add_note(ck->diags, d, "%s is `%s`", owner, tt(ck, record));
+}
+
+static void unknown_field(Checker *ck, Member *m, const Type *record, bool *given,
+                          const char *owner)
+{
+    const Name *name = member_name(ck, m);
+    Diagnostic *d = diag_report(ck->diags, E0503, m->name_span, "unknown field `%s` in %s",
+                                name->text, owner);
+    diag_set_label(ck->diags, d, "unknown field");
+    const char **cands = arena_alloc(ck->arena, (record->field_count + 1) * sizeof *cands);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < record->field_count; i++)
+        if (!given[i])
+            cands[n++] = record->fields[i].name->text;
+    const char *s = suggest(ck, name->text, cands, n);
+    if (!s) {
+        diag_add_note(ck->diags, d, "%s is `%s`", owner, tt(ck, record));
+        return;
+    }
+    add_suggestion(ck, d, m->name_span, s);
+    /* The misspelt field stands for the suggested one: it is not also "missing". */
+    for (uint32_t i = 0; i < record->field_count; i++)
+        if (strcmp(record->fields[i].name->text, s) == 0)
+            given[i] = true;
+}
+
+static void check_record_literal(Checker *ck, Expr *e, const Type *record, const char *owner)
+{
+    NameMap index = { 0 };
+    if (record->field_count > SMALL_RECORD) {
+        namemap_init(&index, ck->arena, record->field_count);
+        for (uint32_t i = 0; i < record->field_count; i++)
+            namemap_put(&index, ck->arena, record->fields[i].name, i);
+    }
+    bool *given = arena_alloc(ck->arena, record->field_count + 1);
+    /* First the known fields, so that an unknown one is matched against what is left. */
+    for (Member *m = e->block->first; m; m = m->next) {
+        if (m->kind != MEMBER_ATTR || !m->value)
+            continue;
+        const Field *f = record_field(record, &index, member_name(ck, m));
+        if (!f || given[f - record->fields])
+            continue;
+        given[f - record->fields] = true;
+        expect_type(ck, m->value, f->type,
+                    arena_printf(ck->arena, "field `%s`", f->name->text));
+    }
+    for (Member *m = e->block->first; m; m = m->next)
+        if (m->kind == MEMBER_ATTR && m->value &&
+            !record_field(record, &index, member_name(ck, m)))
+            unknown_field(ck, m, record, given, owner);
+    report_missing(ck, e->span, record, given, owner);
+}
+
+void check_contract(Checker *ck, Expr *value, const Type *contract, Span where,
+                    const char *target)
+{
+    if (type_is_unchecked(contract))
+        return;
+    if (value) {
+        expect_type(ck, value, contract, target);
+        return;
+    }
+    if (contract->kind != TYPE_RECORD)
+        return;
+    bool *given = arena_alloc(ck->arena, contract->field_count + 1);
+    report_missing(ck, where, contract, given, target);
+}

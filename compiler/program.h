@@ -1,0 +1,210 @@
+/* The checked program model: what check_program() produces and lowering consumes.
+ *
+ * Everything here is resolved: names point at their declarations (by index), defaults of
+ * retry policies and timeouts are filled in, and every expression of a step carries its
+ * static type (Expr.type) and, for names and calls, what it refers to (Expr.ref /
+ * Expr.ref_index, see ExprRef). Plain structs with arrays and counts, all in the
+ * compiler's arena. Lowering may use a Program only when the check reported no errors. */
+#ifndef ORBIT_PROGRAM_H
+#define ORBIT_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ast.h"
+
+enum {
+    PROGRAM_NONE = UINT32_MAX,   /* "no index": an undeclared worker, a missing part */
+};
+
+/* ---- Types ---------------------------------------------------------------------- */
+
+typedef enum TypeKind {
+    TYPE_ERROR,      /* the type of something already reported; never causes an error */
+    TYPE_ANY,        /* `any`: switches checking off */
+    TYPE_NULL,       /* the type of the literal `null` */
+    TYPE_STRING,
+    TYPE_INT,        /* 64-bit; accepted where a number is expected */
+    TYPE_NUMBER,     /* double */
+    TYPE_BOOL,
+    TYPE_DURATION,   /* milliseconds */
+    TYPE_LIST,       /* [elem] */
+    TYPE_RECORD,     /* closed record: fields in declaration order */
+    TYPE_OPTIONAL,   /* elem? : may be null, or absent when it is a record field */
+} TypeKind;
+
+typedef struct Type Type;
+
+typedef struct Field {
+    const Name *name;
+    const Type *type;    /* an optional field has a TYPE_OPTIONAL type */
+    bool optional;       /* written `T?`: the field may be absent (or null) */
+    Span span;           /* where the field is declared (empty for built-in records) */
+} Field;
+
+struct Type {
+    TypeKind kind;
+    const Type *elem;    /* TYPE_LIST, TYPE_OPTIONAL */
+    Field *fields;       /* TYPE_RECORD */
+    uint32_t field_count;
+    const Name *name;    /* TYPE_RECORD declared with `type NAME`: its name, else NULL */
+};
+
+/* ---- What a name in an expression refers to (Expr.ref, Expr.ref_index) ---------- */
+
+typedef enum ExprRef {
+    REF_NONE = 0,     /* not a name, or not resolved (an error was reported) */
+    REF_INPUT,        /* `input`: the workflow input */
+    REF_STEP,         /* an earlier step's result; ref_index = the step's index */
+    REF_FOR_VAR,      /* the current step's `for` variable (the current element) */
+    REF_SELF,         /* inside `compensate`: the enclosing step's result; ref_index =
+                         its index */
+    REF_FUNCTION,     /* EXPR_CALL and its callee EXPR_NAME: ref_index = Program.functions */
+} ExprRef;
+
+/* ---- Declarations ----------------------------------------------------------------- */
+
+typedef struct NamedType {
+    const Name *name;
+    Span span;
+    const Type *type;    /* TYPE_RECORD with .name set */
+} NamedType;
+
+/* `worker "payments.charge" { input … output … }`. An absent part is `any`. */
+typedef struct Worker {
+    const Name *name;
+    Span span;
+    const Type *input;
+    const Type *output;
+} Worker;
+
+/* A built-in task of the standard library (`using orbit.http.request`). */
+typedef struct Builtin {
+    const Name *name;           /* "orbit.http.request" */
+    Span span;
+    const Type *input;
+    const Type *output;
+    int64_t default_timeout_ms; /* used when the step gives no timeout; 0 = none */
+} Builtin;
+
+typedef enum Retryable { RETRYABLE_NO, RETRYABLE_YES, RETRYABLE_DEPENDS } Retryable;
+
+/* A runtime error code of the standard library (TIMEOUT, QUEUE_TIMEOUT, …). */
+typedef struct ErrorCode {
+    const Name *name;
+    Retryable retryable;
+} ErrorCode;
+
+/* A built-in function of expressions (len, str, lower, upper, contains, …). */
+typedef struct Function {
+    const Name *name;
+    const Type **params;
+    uint32_t param_count;
+    const Type *result;
+} Function;
+
+/* ---- Policies ------------------------------------------------------------------ */
+
+typedef enum Backoff { BACKOFF_FIXED, BACKOFF_EXPONENTIAL } Backoff;
+
+/* The effective retry policy, defaults resolved. A step without `retry` has attempts 1.
+ * The delay before attempt n (n >= 2) is initial_delay_ms (fixed) or
+ * min(initial_delay_ms * 2^(n-2), max_delay_ms) (exponential). */
+typedef struct RetryPolicy {
+    uint32_t attempts;           /* 1..1000 */
+    Backoff backoff;
+    int64_t initial_delay_ms;    /* default 1000 */
+    int64_t max_delay_ms;        /* default max(60000, initial_delay_ms) */
+    String *non_retryable;       /* error codes, compared exactly; in source order */
+    uint32_t non_retryable_count;
+    bool given;                  /* a `retry` block was written */
+    Span span;                   /* the `retry` block, if given */
+} RetryPolicy;
+
+/* ---- Steps and workflows ---------------------------------------------------------- */
+
+typedef enum StepKind {
+    STEP_TASK_WORKER,    /* worker "name": target_name = the worker's name,
+                            target_index = Program.workers or PROGRAM_NONE (undeclared
+                            worker: contracts are `any`) */
+    STEP_TASK_BUILTIN,   /* using orbit.http.request: target_index = Program.builtins */
+    STEP_WORKFLOW,       /* workflow NAME: target_index = Program.workflows */
+    STEP_SLEEP,          /* sleep EXPR: Step.sleep */
+    STEP_AWAIT,          /* await "signal": target_name = the signal name */
+    STEP_COMPUTE,        /* compute EXPR: Step.compute */
+} StepKind;
+
+/* A compensate block: a task (worker or built-in) that undoes its step. Inside its
+ * expressions the enclosing step's name refers to the step's result (REF_SELF). */
+typedef struct Compensation {
+    Span span;
+    StepKind kind;               /* STEP_TASK_WORKER or STEP_TASK_BUILTIN */
+    const Name *target_name;
+    uint32_t target_index;
+    Expr *with;                  /* EXPR_OBJECT or any expression; NULL if absent */
+    Expr *idempotency_key;       /* string; NULL if absent */
+    RetryPolicy retry;
+    int64_t timeout_ms;          /* effective; 0 = no limit */
+    int64_t queue_timeout_ms;    /* 0 = no limit */
+    uint32_t *deps;              /* earlier steps its expressions use, ascending */
+    uint32_t dep_count;
+} Compensation;
+
+typedef struct Step {
+    const Name *name;
+    Span span;                   /* the whole `step NAME { … }` */
+    Span name_span;
+    uint32_t index;              /* position in its workflow */
+    StepKind kind;
+    const Name *target_name;     /* worker, built-in task, child workflow or signal name */
+    uint32_t target_index;       /* see StepKind; PROGRAM_NONE when not applicable */
+
+    /* Expressions, each annotated with types and refs; NULL when absent. `when` is
+     * evaluated once, before any `for` iteration, and does not see the `for`
+     * variable; `with`, `idempotency_key` and `compute` are evaluated per element. */
+    Expr *with;
+    Expr *when;
+    const Name *for_var;         /* NULL when the step has no `for` */
+    Span for_var_span;
+    Expr *for_iterable;          /* a list */
+    Expr *idempotency_key;
+    Expr *sleep;                 /* duration */
+    Expr *compute;
+
+    RetryPolicy retry;           /* effective (attempts 1 for steps that cannot retry) */
+    int64_t timeout_ms;          /* effective per attempt (await: the signal wait); 0 = none;
+                                    30000 for orbit.http.request without timeout */
+    int64_t queue_timeout_ms;    /* 0 = none */
+    Compensation *compensate;    /* NULL when absent */
+
+    uint32_t *deps;              /* earlier steps this step's expressions use, ascending */
+    uint32_t dep_count;
+
+    const Type *result;          /* the step's value for later steps: the task's output,
+                                    child's result, compute value, signal payload (any);
+                                    [T] for a `for` step; T? when the step has `when` */
+} Step;
+
+typedef struct Workflow {
+    const Name *name;
+    Span span;
+    Span name_span;
+    const Type *input;           /* record; `{}` when absent */
+    const Type *output;          /* NULL when no `output` contract */
+    int64_t timeout_ms;          /* the workflow timeout; 0 = none */
+    Step *steps;                 /* in the order written */
+    uint32_t step_count;
+    Expr *ret;                   /* `return` expression, NULL when absent */
+    const Type *result;          /* output contract, else the return type, else null */
+} Workflow;
+
+typedef struct Program {
+    Workflow *workflows;    uint32_t workflow_count;   /* user files, in source order */
+    Worker *workers;        uint32_t worker_count;
+    Builtin *builtins;      uint32_t builtin_count;    /* from the standard library */
+    ErrorCode *error_codes; uint32_t error_code_count; /* from the standard library */
+    Function *functions;    uint32_t function_count;   /* from the standard library */
+    NamedType *types;       uint32_t type_count;
+} Program;
+
+#endif

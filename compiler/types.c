@@ -1,0 +1,212 @@
+/* Static types: the shared simple types, constructors, assignability and printing. */
+#include "types.h"
+
+#include <string.h>
+
+static const Type *simple(Arena *arena, TypeKind kind)
+{
+    Type *t = arena_alloc(arena, sizeof *t);
+    t->kind = kind;
+    return t;
+}
+
+void types_init(Types *types, Arena *arena)
+{
+    types->arena = arena;
+    types->error = simple(arena, TYPE_ERROR);
+    types->any = simple(arena, TYPE_ANY);
+    types->null = simple(arena, TYPE_NULL);
+    types->string = simple(arena, TYPE_STRING);
+    types->integer = simple(arena, TYPE_INT);
+    types->number = simple(arena, TYPE_NUMBER);
+    types->boolean = simple(arena, TYPE_BOOL);
+    types->duration = simple(arena, TYPE_DURATION);
+    types->empty_record = type_record(types, NULL, 0);
+    types->any_list = type_list(types, types->any);
+}
+
+const Type *type_list(Types *types, const Type *elem)
+{
+    Type *t = arena_alloc(types->arena, sizeof *t);
+    t->kind = TYPE_LIST;
+    t->elem = elem;
+    return t;
+}
+
+const Type *type_optional(Types *types, const Type *elem)
+{
+    if (elem->kind == TYPE_OPTIONAL || elem->kind == TYPE_NULL || type_is_unchecked(elem))
+        return elem;
+    Type *t = arena_alloc(types->arena, sizeof *t);
+    t->kind = TYPE_OPTIONAL;
+    t->elem = elem;
+    return t;
+}
+
+const Type *type_record(Types *types, Field *fields, uint32_t count)
+{
+    Type *t = arena_alloc(types->arena, sizeof *t);
+    t->kind = TYPE_RECORD;
+    t->fields = fields;
+    t->field_count = count;
+    return t;
+}
+
+const Field *type_field(const Type *record, const Name *name)
+{
+    for (uint32_t i = 0; i < record->field_count; i++)
+        if (record->fields[i].name == name)
+            return &record->fields[i];
+    return NULL;
+}
+
+const Type *type_strip_optional(const Type *t)
+{
+    return t->kind == TYPE_OPTIONAL ? t->elem : t;
+}
+
+bool type_is_unchecked(const Type *t)
+{
+    return t->kind == TYPE_ERROR || t->kind == TYPE_ANY;
+}
+
+bool type_is_numeric(const Type *t)
+{
+    return t->kind == TYPE_INT || t->kind == TYPE_NUMBER;
+}
+
+enum { MAX_COMPARE_DEPTH = 64 };   /* recursive named types: assume equal beyond this */
+
+static bool accepts(const Type *to, const Type *from, int depth);
+
+static bool record_accepts(const Type *to, const Type *from, int depth)
+{
+    for (uint32_t i = 0; i < to->field_count; i++) {
+        const Field *want = &to->fields[i];
+        const Field *have = type_field(from, want->name);
+        if (!have) {
+            if (!want->optional)
+                return false;
+        } else if (!accepts(want->type, have->type, depth + 1)) {
+            return false;
+        }
+    }
+    for (uint32_t i = 0; i < from->field_count; i++)
+        if (!type_field(to, from->fields[i].name))
+            return false;     /* records are closed */
+    return true;
+}
+
+static bool accepts(const Type *to, const Type *from, int depth)
+{
+    if (to == from || depth > MAX_COMPARE_DEPTH)
+        return true;
+    if (type_is_unchecked(to) || type_is_unchecked(from))
+        return true;
+    if (to->kind == TYPE_OPTIONAL) {
+        if (from->kind == TYPE_NULL)
+            return true;
+        return accepts(to->elem, type_strip_optional(from), depth + 1);
+    }
+    if (from->kind == TYPE_OPTIONAL || from->kind == TYPE_NULL)
+        return false;
+    if (to->kind == TYPE_NUMBER && from->kind == TYPE_INT)
+        return true;
+    if (to->kind != from->kind)
+        return false;
+    if (to->kind == TYPE_LIST)
+        return accepts(to->elem, from->elem, depth + 1);
+    if (to->kind == TYPE_RECORD)
+        return record_accepts(to, from, depth);
+    return true;
+}
+
+bool type_accepts(const Type *to, const Type *from)
+{
+    return accepts(to, from, 0);
+}
+
+/* A growing text buffer in the arena. */
+typedef struct Text {
+    Arena *arena;
+    char *data;
+    size_t len, cap;
+} Text;
+
+static void text_add(Text *t, const char *s)
+{
+    size_t n = strlen(s);
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        char *data = arena_alloc_raw(t->arena, cap);
+        if (t->len)
+            memcpy(data, t->data, t->len);
+        t->data = data;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, n + 1);
+    t->len += n;
+}
+
+enum { MAX_PRINT_DEPTH = 4, MAX_PRINT_FIELDS = 8 };
+
+static void print_type(Text *out, const Type *t, int depth)
+{
+    switch (t->kind) {
+    case TYPE_ERROR: text_add(out, "?"); return;   /* already reported; rarely shown */
+    case TYPE_ANY: text_add(out, "any"); return;
+    case TYPE_NULL: text_add(out, "null"); return;
+    case TYPE_STRING: text_add(out, "string"); return;
+    case TYPE_INT: text_add(out, "int"); return;
+    case TYPE_NUMBER: text_add(out, "number"); return;
+    case TYPE_BOOL: text_add(out, "bool"); return;
+    case TYPE_DURATION: text_add(out, "duration"); return;
+    case TYPE_LIST:
+        text_add(out, "[");
+        print_type(out, t->elem, depth + 1);
+        text_add(out, "]");
+        return;
+    case TYPE_OPTIONAL:
+        print_type(out, t->elem, depth + 1);
+        text_add(out, "?");
+        return;
+    case TYPE_RECORD:
+        break;
+    }
+    if (t->name) {
+        text_add(out, t->name->text);
+        return;
+    }
+    if (t->field_count == 0) {
+        text_add(out, "{}");
+        return;
+    }
+    if (depth >= MAX_PRINT_DEPTH) {
+        text_add(out, "{ … }");
+        return;
+    }
+    text_add(out, "{ ");
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        if (i == MAX_PRINT_FIELDS) {
+            text_add(out, ", …");
+            break;
+        }
+        if (i)
+            text_add(out, ", ");
+        text_add(out, t->fields[i].name->text);
+        text_add(out, ": ");
+        print_type(out, t->fields[i].type, depth + 1);
+        if (t->fields[i].optional && t->fields[i].type->kind != TYPE_OPTIONAL)
+            text_add(out, "?");
+    }
+    text_add(out, " }");
+}
+
+const char *type_text(Arena *arena, const Type *t)
+{
+    Text out = { arena, NULL, 0, 0 };
+    print_type(&out, t, 0);
+    return out.data;
+}

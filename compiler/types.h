@@ -1,0 +1,42 @@
+/* Static types of Orbit values (design section 3): construction, printing, and the rule
+ * of which type is accepted where another is expected. The Type struct is in program.h. */
+#ifndef ORBIT_TYPES_H
+#define ORBIT_TYPES_H
+
+#include <stdbool.h>
+
+#include "arena.h"
+#include "program.h"
+
+/* The shared instances of the simple types. */
+typedef struct Types {
+    Arena *arena;
+    const Type *error, *any, *null, *string, *integer, *number, *boolean, *duration;
+    const Type *empty_record;    /* {} */
+    const Type *any_list;        /* [any] */
+} Types;
+
+void types_init(Types *types, Arena *arena);
+
+const Type *type_list(Types *types, const Type *elem);
+/* T? ; optional of an optional, of null, any or error is the type itself. */
+const Type *type_optional(Types *types, const Type *elem);
+/* A record over `count` fields (the array is kept, not copied). */
+const Type *type_record(Types *types, Field *fields, uint32_t count);
+
+/* The field of a record with this name, or NULL. Linear in the number of fields. */
+const Field *type_field(const Type *record, const Name *name);
+
+/* T for T?, else the type itself. */
+const Type *type_strip_optional(const Type *t);
+/* error or any: a type that never causes an error. */
+bool type_is_unchecked(const Type *t);
+bool type_is_numeric(const Type *t);    /* int or number */
+
+/* Whether a value of type `from` is accepted where `to` is expected. */
+bool type_accepts(const Type *to, const Type *from);
+
+/* The type as a user writes it: `string`, `[int]`, `Money`, `{ a: int, b: string? }`. */
+const char *type_text(Arena *arena, const Type *t);
+
+#endif

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""The command line as a user meets it: exit statuses, usage errors, directories, lint
+levels, colour, `explain`, atomic `build`, `dis` of a bad file, and the file-size limit
+(E0010, with a sparse file larger than the limit).
+
+    test_cli.py --orbitc PATH        ends with `N passed, N failed`
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLE = os.path.join(ROOT, 'examples', 'checkout.orbit')
+ORBITC = None
+RESULTS = []
+
+
+def run(*args, cwd=None, env_extra=None):
+    env = dict(os.environ)
+    env.pop('NO_COLOR', None)
+    env['ASAN_OPTIONS'] = 'exitcode=86'
+    env['UBSAN_OPTIONS'] = 'halt_on_error=1:exitcode=86'
+    if env_extra:
+        env.update(env_extra)
+    p = subprocess.run([ORBITC] + list(args), cwd=cwd, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=120)
+    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
+
+
+def test(fn):
+    RESULTS.append(fn)
+    return fn
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def write(path, text):
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(text)
+
+
+@test
+def help_and_version():
+    status, out, _ = run('--help')
+    expect(status == 0 and 'orbitc check' in out and 'Exit status' in out, 'help: %r' % out[:200])
+    status, out, _ = run('--version')
+    expect(status == 0 and out.startswith('orbitc '), 'version: %r' % out)
+    status, _, err = run()
+    expect(status == 2 and 'Usage' in err, 'no arguments: %d %r' % (status, err[:200]))
+
+
+@test
+def usage_errors_exit_2():
+    for args, needle in ((['frobnicate'], 'unknown command `frobnicate`'),
+                         (['check'], 'needs at least one file'),
+                         (['check', '--format', 'xml', EXAMPLE], 'invalid value `xml` for --format'),
+                         (['check', '--bogus', EXAMPLE], 'unknown option `--bogus`'),
+                         (['check', '/nonexistent/x.orbit'], 'cannot read `/nonexistent/x.orbit`'),
+                         (['check', '--allow', 'E0410', EXAMPLE], 'is not a warning code'),
+                         (['build', EXAMPLE], 'needs an output file'),
+                         (['explain', 'E9999'], 'no diagnostic code `E9999`')):
+        status, out, err = run(*args)
+        expect(status == 2, '%s: exit %d, expected 2' % (args, status))
+        expect(needle in err, '%s: %r does not say %r' % (args, err, needle))
+
+
+@test
+def directories_sorted_and_deduplicated():
+    with tempfile.TemporaryDirectory() as tmp:
+        status, _, err = run('check', tmp)
+        expect(status == 2 and 'no .orbit files in directory' in err, 'empty dir: %r' % err)
+        os.makedirs(os.path.join(tmp, 'b'))
+        write(os.path.join(tmp, 'b', 'two.orbit'), 'workflow two { step s { sleep 1s } }\n')
+        write(os.path.join(tmp, 'a.orbit'), 'workflow one { step s { sleep 1s } }\n')
+        write(os.path.join(tmp, 'notes.txt'), 'not orbit')
+        # The same file through the directory and by name is read once: no duplicate error.
+        status, out, err = run('check', '--format=json', tmp, os.path.join(tmp, 'a.orbit'))
+        expect(status == 0 and out == '', 'dir + file: %d %r %r' % (status, out, err))
+        # Files are read in sorted path order: the first declaration is in a.orbit.
+        write(os.path.join(tmp, 'b', 'dup.orbit'), 'workflow one { step s { sleep 1s } }\n')
+        status, out, err = run('check', '--format=json', tmp)
+        diags = [json.loads(l) for l in out.splitlines()]
+        expect(status == 1 and len(diags) == 1, 'duplicate: %r' % out)
+        expect(diags[0]['file'].endswith('b/dup.orbit'), 'reported in the later file: %r' % diags[0])
+
+
+@test
+def explain_prints_the_explanation():
+    status, out, _ = run('explain', 'E0410')
+    expect(status == 0 and out.startswith('# E0410') and '```orbit' in out, 'explain: %r' % out[:200])
+    status, out2, _ = run('explain', 'e0410')
+    expect(status == 0 and out2 == out, 'explain is case-insensitive')
+    status, out, _ = run('explain')
+    expect(status == 0 and 'E0410' in out and 'W0007' in out, 'code list: %r' % out[:300])
+
+
+@test
+def file_size_limit_e0010():
+    with tempfile.TemporaryDirectory() as tmp:
+        big = os.path.join(tmp, 'big.orbit')
+        with open(big, 'wb') as f:      # sparse: costs no disk and is never read
+            f.truncate(300 * 1024 * 1024)
+        status, out, err = run('check', '--format=json', big)
+        diags = [json.loads(l) for l in out.splitlines()]
+        expect(status == 1 and [d['code'] for d in diags] == ['E0010'], 'E0010: %r %r' % (out, err))
+        expect('too large' in diags[0]['message'], diags[0]['message'])
+
+
+@test
+def warnings_levels_and_deny():
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'w.orbit')
+        write(src, 'worker "w" {}\nworkflow x {\n  step s { worker "w"\n'
+                   '    retry { attempts: 1, non_retryable: ["E"] } }\n}\n')
+        status, out, _ = run('check', '--format=json', src)
+        codes = [json.loads(l)['code'] for l in out.splitlines()]
+        expect(status == 0 and codes == ['W0001'], 'warning alone exits 0: %d %r' % (status, codes))
+        status, _, _ = run('check', '--deny-warnings', src)
+        expect(status == 1, '--deny-warnings exits 1')
+        status, out, _ = run('check', '--format=json', '--allow', 'W0001', src)
+        expect(status == 0 and out == '', '--allow silences: %r' % out)
+        write(src, 'worker "w" {}\nworkflow x {\n  step s { worker "w"; retry { attempts: 3 } }\n}\n')
+        status, out, _ = run('check', '--format=json', src)
+        expect(out == '', 'W0007 is off by default: %r' % out)
+        status, out, _ = run('check', '--format=json', '--warn', 'W0007', src)
+        expect([json.loads(l)['code'] for l in out.splitlines()] == ['W0007'], '--warn: %r' % out)
+
+
+@test
+def colour_only_when_asked():
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'e.orbit')
+        write(src, 'workflow x { step s { sleep 1s; retry { attempts: 2 } } }\n')
+        _, _, plain = run('check', src)                       # stderr is a pipe: no colour
+        expect('\x1b[' not in plain, 'auto colour on a pipe')
+        _, _, coloured = run('check', '--color=always', src)
+        expect('\x1b[' in coloured, '--color=always')
+        _, _, none = run('check', '--color=always', src, env_extra={'NO_COLOR': '1'})
+        expect('\x1b[' in none, '--color=always wins over NO_COLOR')
+        _, _, never = run('check', '--color', 'never', src)
+        expect(never == plain, '--color never')
+
+
+@test
+def max_diagnostics():
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'many.orbit')
+        write(src, ''.join('workflow w%d { step s { sleep 1s; retry {} } }\n' % i for i in range(30)))
+        status, _, err = run('check', '--max-diagnostics', '5', src)
+        expect(status == 1 and err.count('error[E0307]') == 5, 'five shown')
+        expect('25 more diagnostics not shown' in err, 'summary of the rest: %r' % err[-300:])
+        expect('30 errors emitted' in err, 'the count covers all: %r' % err[-300:])
+        status, out, _ = run('check', '--format=json', '--max-diagnostics=5', src)
+        expect(len(out.splitlines()) == 30, 'JSON is never cut')
+
+
+@test
+def build_is_atomic_and_deterministic():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'out.orbc')
+        status, _, err = run('build', EXAMPLE, '-o', out)
+        expect(status == 0 and err == '', 'build: %d %r' % (status, err))
+        first = open(out, 'rb').read()
+        status, _, _ = run('build', EXAMPLE, '-o', out)
+        expect(open(out, 'rb').read() == first, 'two builds give identical bytes')
+        bad = os.path.join(tmp, 'bad.orbit')
+        write(bad, 'workflow x { step s { sleep 1s; retry { attempts: 0 } } }\n')
+        status, _, err = run('build', bad, '-o', out)
+        expect(status == 1 and 'E0307' in err, 'errors: exit 1: %r' % err)
+        expect(open(out, 'rb').read() == first, 'a failed build leaves the old output intact')
+        expect(sorted(os.listdir(tmp)) == ['bad.orbit', 'out.orbc'], 'no temporary files left: %r'
+               % os.listdir(tmp))
+        status, _, err = run('build', EXAMPLE, '-o', os.path.join(tmp, 'missing', 'x.orbc'))
+        expect(status == 2 and 'cannot write' in err, 'unwritable output: %d %r' % (status, err))
+
+
+@test
+def dis_rejects_bad_files():
+    with tempfile.TemporaryDirectory() as tmp:
+        junk = os.path.join(tmp, 'junk.orbc')
+        with open(junk, 'wb') as f:
+            f.write(b'not bytecode at all')
+        status, out, err = run('dis', junk)
+        expect(status == 1 and out == '' and 'not a valid bytecode file' in err, 'junk: %r' % err)
+        status, _, err = run('dis', os.path.join(tmp, 'none.orbc'))
+        expect(status == 2 and 'cannot read' in err, 'missing: %r' % err)
+
+
+def main():
+    global ORBITC
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--orbitc', required=True)
+    ORBITC = os.path.abspath(ap.parse_args().orbitc)
+    passed = failed = 0
+    for fn in RESULTS:
+        try:
+            fn()
+            passed += 1
+        except AssertionError as e:
+            failed += 1
+            print('FAIL %s: %s' % (fn.__name__, e))
+        except Exception as e:  # a crash of the test itself is a failure too
+            failed += 1
+            print('FAIL %s: %s: %s' % (fn.__name__, type(e).__name__, e))
+    print('%d passed, %d failed' % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job on the bundled example, from a fresh Debian machine: installs what is
+# missing, builds orbitc, checks examples/, builds it to bytecode and disassembles it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools/install-deps.sh
+if [ -f build/build.ninja ]; then meson setup --reconfigure build >/dev/null; else meson setup build >/dev/null; fi
+ninja -C build >/dev/null
+
+set -x
+build/compiler/orbitc check examples/
+build/compiler/orbitc build examples/ -o build/checkout.orbc
+build/compiler/orbitc dis build/checkout.orbc

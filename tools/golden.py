@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Golden ("UI") tests: source in, exact output out.
+
+A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see tools/run_golden.py) (or a directory golden/AREA/NAME.case/ holding several
+.orbit files, checked together). Beside it:
+
+  NAME.human   exact stderr of `orbitc check --color=never NAME.orbit`
+  NAME.jsonl   exact stdout of `orbitc check --format=json NAME.orbit`
+  NAME.dis     (optional) exact `orbitc dis` of `orbitc build NAME.orbit -o TMP`;
+               the build is done twice and must give identical bytes
+
+Commands run with golden/AREA as the working directory. A first line
+`// golden-args: ARGS` adds arguments to check and build. The exit status must be 1 when
+there are errors (or warnings under --deny-warnings) and 0 otherwise; JSON lines must
+validate against docs/diagnostics.schema.json; nothing may mention a sanitizer.
+
+  golden.py --orbitc PATH [--update] [AREA_OR_CASE...]
+
+--update rewrites the expected files from the actual output: read the diff before
+committing it. Ends with the line `N passed, N failed`.
+"""
+import argparse
+import concurrent.futures
+import difflib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOLDEN = os.path.join(ROOT, 'golden')
+SCHEMA = os.path.join(ROOT, 'docs', 'diagnostics.schema.json')
+SANITIZER_EXIT = 86
+
+ENV = dict(os.environ)
+ENV.pop('NO_COLOR', None)
+ENV['ASAN_OPTIONS'] = 'exitcode=%d:detect_leaks=1' % SANITIZER_EXIT
+ENV['UBSAN_OPTIONS'] = 'halt_on_error=1:print_stacktrace=1:exitcode=%d' % SANITIZER_EXIT
+
+
+def load_validator():
+    try:
+        import jsonschema
+    except ImportError:
+        return None
+    if not os.path.exists(SCHEMA):
+        return None
+    with open(SCHEMA, encoding='utf-8') as f:
+        schema = json.load(f)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+def find_cases(selectors):
+    cases = []
+    for dirpath, dirnames, filenames in os.walk(GOLDEN):
+        if dirpath == GOLDEN and 'run' in dirnames:
+            dirnames.remove('run')  # runtime cases: tools/run_golden.py
+        dirnames.sort()
+        for d in list(dirnames):
+            if d.endswith('.case'):
+                cases.append(os.path.join(dirpath, d))
+                dirnames.remove(d)
+        for name in sorted(filenames):
+            if name.endswith('.orbit'):
+                cases.append(os.path.join(dirpath, name))
+    if selectors:
+        wanted = []
+        for sel in selectors:  # a path, or a path relative to golden/ ("e0410", "e0410/x.orbit")
+            under = os.path.join(GOLDEN, sel)
+            path = under if os.path.exists(under) else os.path.abspath(sel)
+            wanted.append(path.rstrip('/'))
+        cases = [c for c in cases
+                 if any(c == w or c.startswith(w + '/') or os.path.splitext(c)[0] == w
+                        for w in wanted)]
+    return cases
+
+
+def case_args(case):
+    first = case
+    if os.path.isdir(case):
+        files = sorted(f for f in os.listdir(case) if f.endswith('.orbit'))
+        if not files:
+            return []
+        first = os.path.join(case, files[0])
+    with open(first, 'rb') as f:
+        line = f.readline().decode('utf-8', 'replace').strip()
+    prefix = '// golden-args:'
+    return shlex.split(line[len(prefix):]) if line.startswith(prefix) else []
+
+
+def run(cmd, cwd):
+    p = subprocess.run(cmd, cwd=cwd, env=ENV, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=120)
+    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
+
+
+def compare(path, actual, update, problems):
+    if update:
+        if not os.path.exists(path) or open(path, encoding='utf-8', newline='').read() != actual:
+            with open(path, 'w', encoding='utf-8', newline='') as f:
+                f.write(actual)
+        return
+    if not os.path.exists(path):
+        problems.append('missing expected file %s (run with --update, then read it)'
+                        % os.path.relpath(path, ROOT))
+        return
+    with open(path, encoding='utf-8', newline='') as f:
+        expected = f.read()
+    if expected != actual:
+        diff = difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                    'expected ' + os.path.relpath(path, ROOT), 'actual')
+        problems.append(''.join(diff))
+
+
+def sanitizer_problem(status, *texts):
+    if status == SANITIZER_EXIT or status < 0:
+        return 'crashed or sanitizer report (exit %d)' % status
+    for t in texts:
+        if 'Sanitizer' in t or 'runtime error:' in t:
+            return 'sanitizer report'
+    return None
+
+
+def expected_exit(json_lines, args):
+    severities = [d.get('severity') for d in json_lines]
+    if 'error' in severities:
+        return 1
+    if '--deny-warnings' in args and 'warning' in severities:
+        return 1
+    return 0
+
+
+def run_case(case, orbitc, update, validator):
+    problems = []
+    cwd = os.path.dirname(case)
+    target = os.path.basename(case)
+    stem = os.path.splitext(case)[0]
+    args = case_args(case)
+
+    status_h, out_h, err_h = run([orbitc, 'check', '--color=never'] + args + [target], cwd)
+    status_j, out_j, err_j = run([orbitc, 'check', '--format=json'] + args + [target], cwd)
+    for status, texts in ((status_h, (out_h, err_h)), (status_j, (out_j, err_j))):
+        bad = sanitizer_problem(status, *texts)
+        if bad:
+            return [bad + ':\n' + texts[1][-4000:]]
+    if out_h:
+        problems.append('human mode wrote to stdout:\n' + out_h[:2000])
+    if err_j:
+        problems.append('json mode wrote to stderr:\n' + err_j[:2000])
+
+    parsed = []
+    for n, line in enumerate(out_j.splitlines(), 1):
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            problems.append('jsonl line %d is not JSON: %s' % (n, e))
+            continue
+        parsed.append(obj)
+        if validator is not None:
+            errors = sorted(validator.iter_errors(obj), key=lambda e: list(e.path))
+            if errors:
+                problems.append('jsonl line %d does not match the schema: %s at %s'
+                                % (n, errors[0].message, list(errors[0].path)))
+    want = expected_exit(parsed, args)
+    if status_h != want or status_j != want:
+        problems.append('exit status %d (human) / %d (json), expected %d'
+                        % (status_h, status_j, want))
+
+    compare(stem + '.human', err_h, update, problems)
+    compare(stem + '.jsonl', out_j, update, problems)
+
+    if os.path.exists(stem + '.dis') or (update and '/build/' in case and want == 0):
+        problems += build_and_dis(orbitc, cwd, target, args, stem, update)
+    return problems
+
+
+def build_and_dis(orbitc, cwd, target, args, stem, update):
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = [os.path.join(tmp, 'a.orbc'), os.path.join(tmp, 'b.orbc')]
+        for out in outs:
+            status, so, se = run([orbitc, 'build'] + args + [target, '-o', out], cwd)
+            bad = sanitizer_problem(status, so, se)
+            if bad or status != 0:
+                return ['build failed (exit %d): %s' % (status, (bad or '') + se[-3000:])]
+        with open(outs[0], 'rb') as a, open(outs[1], 'rb') as b:
+            if a.read() != b.read():
+                problems.append('two builds of the same source differ')
+        status, so, se = run([orbitc, 'dis', outs[0]], cwd)
+        bad = sanitizer_problem(status, so, se)
+        if bad or status != 0:
+            return problems + ['dis failed (exit %d): %s' % (status, (bad or '') + se[-3000:])]
+        compare(stem + '.dis', so, update, problems)
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--orbitc', required=True)
+    ap.add_argument('--update', action='store_true')
+    ap.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 2)
+    ap.add_argument('selectors', nargs='*')
+    opts = ap.parse_args()
+    orbitc = os.path.abspath(opts.orbitc)
+    validator = load_validator()
+    if validator is None:
+        print('golden: note: JSON Schema validation skipped (python3-jsonschema or schema missing)')
+
+    cases = find_cases(opts.selectors)
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        futures = [(c, pool.submit(run_case, c, orbitc, opts.update, validator)) for c in cases]
+        for case, fut in futures:
+            try:
+                problems = fut.result()
+            except subprocess.TimeoutExpired:
+                problems = ['timed out']
+            name = os.path.relpath(case, GOLDEN)
+            if problems:
+                failed += 1
+                print('FAIL %s' % name)
+                for p in problems:
+                    print('  ' + p.replace('\n', '\n  ').rstrip())
+            else:
+                passed += 1
+    if opts.update:
+        print('golden: expected files updated: read `git diff golden/` before committing')
+    print('%d passed, %d failed' % (passed, failed))
+    sys.exit(1 if failed or not cases else 0)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian machine: installs what is missing, builds
+# with -Werror, runs every test, then builds again under AddressSanitizer and
+# UndefinedBehaviorSanitizer and runs every test there too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools/install-deps.sh
+
+setup() {  # setup DIR [meson options...]
+    local dir=$1; shift
+    if [ -f "$dir/build.ninja" ]; then
+        meson setup --reconfigure "$dir" "$@" >/dev/null
+    else
+        meson setup "$dir" "$@" >/dev/null
+    fi
+}
+
+run_suite() {  # run_suite DIR
+    ninja -C "$1" >/dev/null
+    meson test -C "$1" --print-errorlogs --num-processes "$(nproc)" || return 1
+}
+
+status=0
+echo "== build (warnings are errors)"
+setup build -Dwerror=true
+run_suite build || status=1
+
+echo "== build-asan (AddressSanitizer + UndefinedBehaviorSanitizer)"
+setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    run_suite build-asan || status=1
+
+# One closing line over both runs, from meson's own logs.
+python3 - <<'PY'
+import json
+passed = failed = skipped = 0
+for d in ('build', 'build-asan'):
+    try:
+        lines = open(d + '/meson-logs/testlog.json').read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        r = json.loads(line).get('result')
+        if r in ('OK', 'EXPECTEDFAIL'):
+            passed += 1
+        elif r == 'SKIP':
+            skipped += 1
+        else:
+            failed += 1
+print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))
+PY
+exit $status

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Golden tests of the reference runtime: program + scenario in, exact history out.
+
+A case is golden/run/NAME.orbit with, beside it:
+
+  NAME.scenario.json   the scenario (docs/runtime.md)
+  NAME.history         exact stdout of `orbit-run NAME.orbc --scenario NAME.scenario.json`
+  NAME.args            (optional) extra orbit-run arguments, e.g. `--workflow checkout`
+  NAME.stderr          (optional) exact stderr; when absent, stderr must be empty
+  NAME.status          (optional) expected exit status; default 0 when the history ends
+                       with WorkflowCompleted, else 1
+
+The program is built with `orbitc build NAME.orbit -o TMP.orbc`; commands run with
+golden/run as the working directory.
+
+  run_golden.py --orbitc PATH --orbit-run PATH [--update] [NAME...]
+
+--update rewrites .history (and an existing .stderr) from the actual output: read every
+written file before committing it. Ends with the line `N passed, N failed`.
+"""
+import argparse
+import difflib
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CASES = os.path.join(ROOT, 'golden', 'run')
+SANITIZER_EXIT = 86
+
+ENV = dict(os.environ)
+ENV['ASAN_OPTIONS'] = 'exitcode=%d:detect_leaks=1' % SANITIZER_EXIT
+ENV['UBSAN_OPTIONS'] = 'halt_on_error=1:print_stacktrace=1:exitcode=%d' % SANITIZER_EXIT
+
+
+def read(path):
+    with open(path, encoding='utf-8', newline='') as f:
+        return f.read()
+
+
+def write(path, text):
+    with open(path, 'w', encoding='utf-8', newline='') as f:
+        f.write(text)
+
+
+def compare(path, actual, update, problems, must_exist=True):
+    if update and (must_exist or os.path.exists(path)):
+        if not os.path.exists(path) or read(path) != actual:
+            write(path, actual)
+        return
+    if not os.path.exists(path):
+        if must_exist:
+            problems.append('missing %s (run with --update, then read it)'
+                            % os.path.relpath(path, ROOT))
+        elif actual:
+            problems.append('unexpected stderr:\n' + actual)
+        return
+    expected = read(path)
+    if expected != actual:
+        diff = difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                    'expected ' + os.path.relpath(path, ROOT), 'actual')
+        problems.append(''.join(diff))
+
+
+def run_case(name, args):
+    base = os.path.join(CASES, name)
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        orbc = os.path.join(tmp, name + '.orbc')
+        build = subprocess.run([args.orbitc, 'build', name + '.orbit', '-o', orbc],
+                               cwd=CASES, env=ENV, capture_output=True, timeout=120)
+        if build.returncode != 0:
+            return ['orbitc build failed (exit %d):\n%s' % (build.returncode,
+                                                            build.stderr.decode('utf-8', 'replace'))]
+        extra = shlex.split(read(base + '.args')) if os.path.exists(base + '.args') else []
+        cmd = [args.orbit_run, orbc, '--scenario', name + '.scenario.json'] + extra
+        p = subprocess.run(cmd, cwd=CASES, env=ENV, capture_output=True, timeout=120)
+    out = p.stdout.decode('utf-8', 'replace')
+    err = p.stderr.decode('utf-8', 'replace').replace(orbc, name + '.orbc')
+    if p.returncode == SANITIZER_EXIT or p.returncode < 0 or 'Sanitizer' in err:
+        return ['crashed or sanitizer report (exit %d):\n%s' % (p.returncode, err)]
+    compare(base + '.history', out, args.update, problems)
+    compare(base + '.stderr', err, args.update, problems, must_exist=False)
+    if os.path.exists(base + '.status'):
+        want = int(read(base + '.status').strip())
+    else:
+        want = 0 if (' WorkflowCompleted ' in out or '"status":"COMPLETED"' in out) else 1
+    if p.returncode != want:
+        problems.append('exit status %d, expected %d' % (p.returncode, want))
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--orbitc', required=True)
+    ap.add_argument('--orbit-run', required=True)
+    ap.add_argument('--update', action='store_true')
+    ap.add_argument('names', nargs='*')
+    args = ap.parse_args()
+    args.orbitc = os.path.abspath(args.orbitc)
+    args.orbit_run = os.path.abspath(args.orbit_run)
+    names = sorted(f[:-len('.orbit')] for f in os.listdir(CASES) if f.endswith('.orbit'))
+    if args.names:
+        wanted = {os.path.basename(n).split('.')[0] for n in args.names}
+        names = [n for n in names if n in wanted]
+    passed = failed = 0
+    for name in names:
+        problems = run_case(name, args)
+        if problems:
+            failed += 1
+            print('FAIL %s' % name)
+            for p in problems:
+                print('  ' + p.replace('\n', '\n  '))
+        else:
+            passed += 1
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed or not names else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

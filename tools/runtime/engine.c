@@ -1,0 +1,818 @@
+/* The engine: executions of workflows, their steps in order, `when` and `for`, sleeps,
+ * signals, child workflows, aborting (a failed step or the workflow timeout),
+ * compensations in reverse order of completion, and the main loop of the virtual clock.
+ *
+ * Work that happens at the same virtual instant runs from a ready list of executions,
+ * never by recursion; timers fire in (time, order set) order. */
+#include "engine_impl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contract.h"
+
+static void *grow(void *items, size_t *cap, size_t size)
+{
+    *cap = *cap ? *cap * 2 : 16;
+    void *more = realloc(items, *cap * size);
+    if (!more) {
+        fputs("orbit-run: out of memory\n", stderr);
+        exit(2);
+    }
+    return more;
+}
+
+int64_t time_after(int64_t now, int64_t delay)
+{
+    if (delay < 0)
+        delay = 0;
+    return delay > INT64_MAX - now ? INT64_MAX : now + delay;
+}
+
+const char *mstr(const Engine *e, uint32_t index)
+{
+    return index < e->m->string_count ? e->m->strings[index].text : "?";
+}
+
+void ready_push(Engine *e, Exec *x)
+{
+    if (x->in_ready)
+        return;
+    x->in_ready = true;
+    if (e->ready_head + e->ready_count == e->ready_cap) {
+        if (e->ready_head > 0) {
+            memmove(e->ready, e->ready + e->ready_head, e->ready_count * sizeof *e->ready);
+            e->ready_head = 0;
+        } else {
+            e->ready = grow(e->ready, &e->ready_cap, sizeof *e->ready);
+        }
+    }
+    e->ready[e->ready_head + e->ready_count++] = x;
+}
+
+bool exec_aborting(const Exec *x)
+{
+    return x->state != X_RUNNING;
+}
+
+static const char *wf_name(const Exec *x)
+{
+    return mstr(x->engine, x->wf->name);
+}
+
+/* ---- expressions ---- */
+
+bool eval_code(Unit *u, uint32_t code, const char *what, Value *out, const char **err)
+{
+    Exec *x = u->exec;
+    Engine *e = x->engine;
+    EvalScope scope = {
+        .input = x->input,
+        .steps = x->results,
+        .step_count = x->wf->step_count,
+        .item = u->element >= 0 ? &u->item : NULL,
+    };
+    char text[1024];
+    if (vm_eval(e->vm, code, &scope, out, text, sizeof text))
+        return true;
+    *err = arena_printf(e->a, "`%s`: %s", what, text);
+    return false;
+}
+
+const char *wrong_result(Engine *e, uint32_t code, const char *what, const char *expected,
+                         Value found)
+{
+    return arena_printf(e->a, "`%s`: %s: expected %s, found %s", what,
+                        vm_code_position(e->vm, code), expected, value_kind_name(found));
+}
+
+static bool eval_step_code(Exec *x, uint32_t code, const char *what, Value *out, const char **err)
+{
+    Unit probe = {.exec = x, .element = -1};
+    return eval_code(&probe, code, what, out, err);
+}
+
+/* ---- small event helpers ---- */
+
+static void event_step(Engine *e, const char *event, const char *label)
+{
+    history_begin(e->h, e->now, event);
+    history_str(e->h, "step", label);
+}
+
+static void child_event(Exec *child, const char *event)
+{
+    Engine *e = child->engine;
+    event_step(e, event, child->parent_unit->label);
+    history_str(e->h, "workflow", wf_name(child));
+}
+
+/* ---- executions ---- */
+
+static Exec *exec_new(Engine *e, uint32_t wf_index, Value input, Unit *parent_unit)
+{
+    Exec *x = arena_alloc(e->a, sizeof *x);
+    x->engine = e;
+    x->wf_index = wf_index;
+    x->wf = &e->m->workflows[wf_index];
+    x->input = input;
+    x->results = arena_alloc(e->a, sizeof(Value) * (x->wf->step_count + 1));
+    x->parent_unit = parent_unit;
+    x->prefix = "";
+    if (parent_unit) {
+        x->parent = parent_unit->exec;
+        x->depth = x->parent->depth + 1;
+        x->prefix = arena_printf(e->a, "%s/", parent_unit->label);
+    }
+    if (e->exec_count == e->exec_cap)
+        e->execs = grow(e->execs, &e->exec_cap, sizeof *e->execs);
+    e->execs[e->exec_count++] = x;
+    if (x->wf->timeout_ms > 0)
+        timers_push(&e->timers, time_after(e->now, x->wf->timeout_ms), EV_DEADLINE, x, 0);
+    ready_push(e, x);
+    return x;
+}
+
+static void exec_finish(Exec *x, uint8_t end, Value output);
+static void exec_cancel(Exec *x);
+
+static void exec_abort(Exec *x, uint8_t end, const char *code, const char *message,
+                       const char *step);
+
+/* ---- units ---- */
+
+static Unit *unit_new(Exec *x, uint32_t step_index, int64_t element)
+{
+    Engine *e = x->engine;
+    Unit *u = arena_alloc(e->a, sizeof *u);
+    const OrbcStep *s = &x->wf->steps[step_index];
+    u->exec = x;
+    u->step = s;
+    u->step_index = step_index;
+    u->element = element;
+    if (element >= 0)
+        u->label = arena_printf(e->a, "%s%s[%" PRId64 "]", x->prefix, mstr(e, s->name), element);
+    else
+        u->label = arena_printf(e->a, "%s%s", x->prefix, mstr(e, s->name));
+    return u;
+}
+
+static void step_complete(Exec *x)
+{
+    Engine *e = x->engine;
+    const OrbcStep *s = x->active;
+    Value result = x->units[0]->result;
+    if (s->for_code != ORBC_NONE) {
+        List *l = list_new(e->a, x->unit_count);
+        for (uint32_t i = 0; i < x->unit_count; i++)
+            l->items[i] = x->units[i]->result;
+        list_seal(e->a, l);
+        result.kind = V_LIST;
+        result.list = l;
+        event_step(e, "StepCompleted", arena_printf(e->a, "%s%s", x->prefix, mstr(e, s->name)));
+        if (e->opt.show_values)
+            history_value(e->h, "output", result);
+        history_end(e->h);
+    }
+    x->results[x->active_index] = result;
+    if (s->has_compensate) {
+        if (x->completed_count == x->completed_cap) {
+            size_t cap = x->completed_cap;
+            x->completed = grow(x->completed, &cap, sizeof *x->completed);
+            x->completed_cap = (uint32_t)cap;
+        }
+        x->completed[x->completed_count++] = x->active_index;
+    }
+}
+
+/* A unit of the running step reached an end (done, failed or cancelled). */
+static void unit_resolved(Unit *u)
+{
+    Exec *x = u->exec;
+    if (u->compensation) {
+        x->compensating = NULL;
+        ready_push(x->engine, x);
+        return;
+    }
+    x->pending--;
+    if (u->state == U_DONE)
+        x->done_count++;
+    if (x->pending > 0)
+        return;
+    if (x->done_count == x->unit_count)
+        step_complete(x);
+    x->active = NULL;
+    ready_push(x->engine, x);
+}
+
+void unit_completed(Unit *u, Value result, uint32_t attempt)
+{
+    Engine *e = u->exec->engine;
+    u->state = U_DONE;
+    u->gen++;
+    u->result = result;
+    event_step(e, u->compensation ? "CompensationCompleted" : "StepCompleted",
+               u->compensation ? u->owner_label : u->label);
+    if (attempt)
+        history_int(e->h, "attempt", attempt);
+    if (e->opt.show_values && !u->compensation)
+        history_value(e->h, "output", result);
+    history_end(e->h);
+    unit_resolved(u);
+}
+
+void unit_failed(Unit *u, const char *code, const char *message)
+{
+    Exec *x = u->exec;
+    Engine *e = x->engine;
+    u->state = U_FAILED;
+    u->gen++;
+    event_step(e, u->compensation ? "CompensationFailed" : "StepFailed",
+               u->compensation ? u->owner_label : u->label);
+    history_error(e->h, code, message);
+    history_end(e->h);
+    if (!u->compensation)
+        exec_abort(x, END_FAILED, code, message, u->label);
+    unit_resolved(u);
+}
+
+void unit_cancelled(Unit *u, uint32_t attempt)
+{
+    Engine *e = u->exec->engine;
+    u->state = U_CANCELLED;
+    u->gen++;
+    event_step(e, "StepCancelled", u->label);
+    if (attempt)
+        history_int(e->h, "attempt", attempt);
+    history_end(e->h);
+    unit_resolved(u);
+}
+
+/* ---- sleeps, signals, computations, children ---- */
+
+static void sleep_start(Unit *u)
+{
+    Engine *e = u->exec->engine;
+    Value d;
+    const char *err;
+    if (!eval_code(u, u->step->value_code, "sleep", &d, &err)) {
+        unit_failed(u, "EXPRESSION_ERROR", err);
+        return;
+    }
+    if ((d.kind != V_DURATION && d.kind != V_INT) || d.i < 0) {
+        unit_failed(u, "EXPRESSION_ERROR",
+                    wrong_result(e, u->step->value_code, "sleep", "a duration that is not negative",
+                                 d));
+        return;
+    }
+    u->state = U_ACTIVE;
+    event_step(e, "TimerStarted", u->label);
+    history_int(e->h, "duration_ms", d.i);
+    history_end(e->h);
+    timers_push(&e->timers, time_after(e->now, d.i), EV_SLEEP, u, u->gen);
+}
+
+static SignalBox *signal_box(Engine *e, uint32_t name)
+{
+    if (!e->boxes[name])
+        e->boxes[name] = arena_alloc(e->a, sizeof(SignalBox));
+    return e->boxes[name];
+}
+
+static void await_start(Unit *u)
+{
+    Engine *e = u->exec->engine;
+    uint32_t name = u->step->target < e->m->string_count ? u->step->target : 0;
+    u->state = U_ACTIVE;
+    event_step(e, "SignalWaitStarted", u->label);
+    history_str(e->h, "signal", mstr(e, u->step->target));
+    if (u->step->timeout_ms > 0)
+        history_int(e->h, "timeout_ms", u->step->timeout_ms);
+    history_end(e->h);
+    SignalBox *box = signal_box(e, name);
+    if (box->head < box->count) {
+        unit_completed(u, box->payloads[box->head++], 0);
+        return;
+    }
+    if (box->whead + box->wcount == box->wcap)
+        box->waiters = grow(box->waiters, &box->wcap, sizeof *box->waiters);
+    box->waiters[box->whead + box->wcount++] = u;
+    if (u->step->timeout_ms > 0)
+        timers_push(&e->timers, time_after(e->now, u->step->timeout_ms), EV_AWAIT_TIMEOUT, u,
+                    u->gen);
+}
+
+static void on_signal(Engine *e, const Signal *sig)
+{
+    history_begin(e->h, e->now, "SignalReceived");
+    history_str(e->h, "signal", sig->name);
+    if (e->opt.show_values)
+        history_value(e->h, "payload", sig->payload);
+    history_end(e->h);
+    SignalBox *box = signal_box(e, sig->name_string < e->m->string_count ? sig->name_string : 0);
+    while (box->wcount > 0) {
+        Unit *u = box->waiters[box->whead++];
+        box->wcount--;
+        if (u->state == U_ACTIVE && u->exec->state != X_DONE) {
+            unit_completed(u, sig->payload, 0);
+            return;
+        }
+    }
+    if (box->count == box->cap) {
+        box->payloads = grow(box->payloads, &box->cap, sizeof *box->payloads);
+    }
+    box->payloads[box->count++] = sig->payload;
+}
+
+static void compute_start(Unit *u)
+{
+    Value v;
+    const char *err;
+    if (!eval_code(u, u->step->value_code, "compute", &v, &err)) {
+        unit_failed(u, "EXPRESSION_ERROR", err);
+        return;
+    }
+    unit_completed(u, v, 0);
+}
+
+static void child_start(Unit *u)
+{
+    Exec *x = u->exec;
+    Engine *e = x->engine;
+    uint32_t target = u->step->target;
+    const char *err;
+    Value input = {.kind = V_RECORD, .rec = record_new(e->a, 0)};
+    record_seal(e->a, input.rec);
+    if (u->step->with_code != ORBC_NONE &&
+        !eval_code(u, u->step->with_code, "with", &input, &err)) {
+        unit_failed(u, "EXPRESSION_ERROR", err);
+        return;
+    }
+    if (target >= e->m->workflow_count) {
+        unit_failed(u, "EXPRESSION_ERROR", "the child workflow does not exist");
+        return;
+    }
+    const OrbcWorkflow *wf = &e->m->workflows[target];
+    char why[512];
+    Value checked;
+    if (!contract_conform(e->m, e->a, wf->input_type, input, &checked, why, sizeof why)) {
+        unit_failed(u, "INPUT_CONTRACT_VIOLATION",
+                    arena_printf(e->a, "input does not match the contract of workflow `%s`: %s",
+                                 mstr(e, wf->name), why));
+        return;
+    }
+    if (x->depth + 1 > MAX_CHILD_DEPTH || e->exec_count >= MAX_EXECUTIONS) {
+        unit_failed(u, "WORKFLOW_LIMIT_EXCEEDED",
+                    x->depth + 1 > MAX_CHILD_DEPTH
+                        ? arena_printf(e->a, "child workflows nest deeper than %d levels",
+                                       MAX_CHILD_DEPTH)
+                        : arena_printf(e->a, "a run may start at most %d workflow executions",
+                                       MAX_EXECUTIONS));
+        return;
+    }
+    u->state = U_ACTIVE;
+    u->child = exec_new(e, target, checked, u);
+    child_event(u->child, "ChildWorkflowStarted");
+    history_end(e->h);
+    if (u->step->timeout_ms > 0)
+        timers_push(&e->timers, time_after(e->now, u->step->timeout_ms), EV_CHILD_TIMEOUT, u,
+                    u->gen);
+}
+
+static void unit_start(Unit *u)
+{
+    switch (u->step->kind) {
+    case ORBC_STEP_WORKER:
+    case ORBC_STEP_BUILTIN: task_start(u); break;
+    case ORBC_STEP_WORKFLOW: child_start(u); break;
+    case ORBC_STEP_SLEEP: sleep_start(u); break;
+    case ORBC_STEP_AWAIT: await_start(u); break;
+    default: compute_start(u); break;
+    }
+}
+
+/* ---- steps ---- */
+
+static void step_fail_early(Exec *x, const char *label, const char *message)
+{
+    Engine *e = x->engine;
+    event_step(e, "StepFailed", label);
+    history_error(e->h, "EXPRESSION_ERROR", message);
+    history_end(e->h);
+    exec_abort(x, END_FAILED, "EXPRESSION_ERROR", message, label);
+}
+
+static void step_start(Exec *x, uint32_t index)
+{
+    Engine *e = x->engine;
+    const OrbcStep *s = &x->wf->steps[index];
+    const char *label = arena_printf(e->a, "%s%s", x->prefix, mstr(e, s->name));
+    const char *err;
+    Value v;
+    if (s->when_code != ORBC_NONE) {
+        if (!eval_step_code(x, s->when_code, "when", &v, &err))
+            return step_fail_early(x, label, err);
+        if (v.kind != V_BOOL)
+            return step_fail_early(x, label, wrong_result(e, s->when_code, "when", "a bool", v));
+        if (!v.b) {
+            event_step(e, "StepSkipped", label);
+            history_end(e->h);
+            x->results[index] = value_null();
+            return;
+        }
+    }
+    uint32_t count = 1;
+    List *items = NULL;
+    if (s->for_code != ORBC_NONE) {
+        if (!eval_step_code(x, s->for_code, "for", &v, &err))
+            return step_fail_early(x, label, err);
+        if (v.kind != V_LIST)
+            return step_fail_early(x, label, wrong_result(e, s->for_code, "for", "a list", v));
+        items = v.list;
+        count = items->count;
+    }
+    x->active = s;
+    x->active_index = index;
+    x->unit_count = count;
+    x->pending = count;
+    x->done_count = 0;
+    x->units = arena_alloc(e->a, sizeof(Unit *) * (count + 1));
+    for (uint32_t i = 0; i < count; i++) {
+        x->units[i] = unit_new(x, index, items ? (int64_t)i : -1);
+        if (items)
+            x->units[i]->item = items->items[i];
+    }
+    if (count == 0) {
+        event_step(e, "StepCompleted", label);
+        history_end(e->h);
+        x->results[index] = v;
+        x->active = NULL;
+        return;
+    }
+    for (uint32_t i = 0; i < count && x->state == X_RUNNING; i++)
+        unit_start(x->units[i]);
+}
+
+/* ---- ending an execution ---- */
+
+static void unit_stop(Unit *u, bool keep_dispatched)
+{
+    Engine *e = u->exec->engine;
+    switch (u->state) {
+    case U_NEW:
+        u->state = U_CANCELLED;
+        unit_resolved(u);
+        return;
+    case U_RETRY_WAIT:
+    case U_ACTIVE:
+        break;
+    default:
+        return;
+    }
+    uint32_t attempt = 0;
+    if (u->compensation || u->step->kind <= ORBC_STEP_BUILTIN) {
+        bool was_retry_wait = u->state == U_RETRY_WAIT;
+        if (!task_cancel(u, keep_dispatched))
+            return;
+        attempt = was_retry_wait ? 0 : u->attempt;
+    } else if (u->step->kind == ORBC_STEP_WORKFLOW && u->child) {
+        exec_cancel(u->child);
+        child_event(u->child, "ChildWorkflowCancelled");
+        history_end(e->h);
+    }
+    unit_cancelled(u, attempt);
+}
+
+static void exec_abort(Exec *x, uint8_t end, const char *code, const char *message,
+                       const char *step)
+{
+    if (x->state != X_RUNNING)
+        return;
+    x->state = X_ABORTING;
+    x->end = end;
+    x->err_code = code;
+    x->err_message = message;
+    x->err_step = step;
+    if (x->active) {
+        Unit **units = x->units;
+        uint32_t count = x->unit_count;
+        for (uint32_t i = 0; i < count; i++)
+            unit_stop(units[i], true);
+    }
+    ready_push(x->engine, x);
+}
+
+/* Hard cancellation of a child: nothing is waited for, nothing compensated. */
+static void exec_cancel(Exec *x)
+{
+    x->state = X_DONE;
+    x->end = END_CANCELLED;
+    if (x->compensating)
+        unit_stop(x->compensating, false);
+    if (x->active) {
+        Unit **units = x->units;
+        uint32_t count = x->unit_count;
+        for (uint32_t i = 0; i < count; i++)
+            unit_stop(units[i], false);
+    }
+}
+
+static void compensate_next(Exec *x)
+{
+    Engine *e = x->engine;
+    while (!x->compensating && x->compensate_next > 0 && x->state == X_COMPENSATING) {
+        uint32_t index = x->completed[--x->compensate_next];
+        Unit *u = unit_new(x, index, -1);
+        u->compensation = true;
+        u->owner_label = u->label;
+        u->label = arena_printf(e->a, "%s.compensate", u->owner_label);
+        event_step(e, "CompensationStarted", u->owner_label);
+        history_end(e->h);
+        x->compensating = u;
+        task_start(u);
+    }
+    if (!x->compensating && x->compensate_next == 0 && x->state == X_COMPENSATING)
+        exec_finish(x, x->end, value_null());
+}
+
+static void exec_return(Exec *x)
+{
+    Engine *e = x->engine;
+    Value output = value_null(), checked;
+    const char *err;
+    if (x->wf->return_code != ORBC_NONE &&
+        !eval_step_code(x, x->wf->return_code, "return", &output, &err)) {
+        exec_abort(x, END_FAILED, "EXPRESSION_ERROR", err, NULL);
+        return;
+    }
+    char why[512];
+    if (!contract_conform(e->m, e->a, x->wf->output_type, output, &checked, why, sizeof why)) {
+        exec_abort(x, END_FAILED, "OUTPUT_CONTRACT_VIOLATION",
+                   arena_printf(e->a, "output does not match the contract of workflow `%s`: %s",
+                                wf_name(x), why), NULL);
+        return;
+    }
+    exec_finish(x, END_COMPLETED, checked);
+}
+
+static void finish_top(Exec *x, Value output)
+{
+    Engine *e = x->engine;
+    static const char *const events[] = {"WorkflowCompleted", "WorkflowFailed", "WorkflowTimedOut"};
+    history_begin(e->h, e->now, events[x->end]);
+    history_str(e->h, "workflow", wf_name(x));
+    if (x->end == END_COMPLETED) {
+        history_value(e->h, "output", output);
+    } else if (x->end == END_TIMED_OUT) {
+        history_int(e->h, "timeout_ms", x->wf->timeout_ms);
+    } else {
+        if (x->err_step)
+            history_str(e->h, "step", x->err_step);
+        history_error(e->h, x->err_code, x->err_message);
+    }
+    history_end(e->h);
+}
+
+static void finish_child(Exec *x, Value output)
+{
+    Engine *e = x->engine;
+    Unit *u = x->parent_unit;
+    if (u->state != U_ACTIVE || u->child != x)
+        return;
+    static const char *const events[] = {
+        "ChildWorkflowCompleted", "ChildWorkflowFailed", "ChildWorkflowTimedOut",
+    };
+    child_event(x, events[x->end]);
+    if (x->end == END_FAILED)
+        history_error(e->h, x->err_code, x->err_message);
+    history_end(e->h);
+    if (x->end == END_COMPLETED) {
+        unit_completed(u, output, 0);
+    } else if (x->end == END_FAILED) {
+        unit_failed(u, x->err_code, x->err_message);
+    } else {
+        char limit[64];
+        format_duration(limit, x->wf->timeout_ms);
+        unit_failed(u, "TIMEOUT", arena_printf(e->a, "the child workflow `%s` timed out after %s",
+                                               wf_name(x), limit));
+    }
+}
+
+static void exec_finish(Exec *x, uint8_t end, Value output)
+{
+    x->state = X_DONE;
+    x->end = end;
+    x->output = output;
+    if (x->parent_unit)
+        finish_child(x, output);
+    else
+        finish_top(x, output);
+}
+
+static void exec_advance(Exec *x)
+{
+    while (x->state == X_RUNNING && !x->active) {
+        if (x->pc == x->wf->step_count) {
+            exec_return(x);
+            break;
+        }
+        step_start(x, x->pc++);
+    }
+    if (x->state == X_ABORTING && x->inflight == 0 && !x->active) {
+        x->state = X_COMPENSATING;
+        x->compensate_next = x->completed_count;
+    }
+    if (x->state == X_COMPENSATING)
+        compensate_next(x);
+}
+
+/* ---- timers of units and executions ---- */
+
+static void on_unit_timer(Engine *e, const Timer *t)
+{
+    Unit *u = t->target;
+    if (u->gen != t->gen || u->exec->state == X_DONE)
+        return;
+    char limit[64];
+    switch (t->kind) {
+    case EV_RETRY:
+        if (u->state == U_RETRY_WAIT)
+            task_retry(u);
+        break;
+    case EV_SLEEP:
+        if (u->state != U_ACTIVE)
+            break;
+        event_step(e, "TimerFired", u->label);
+        history_end(e->h);
+        unit_completed(u, value_null(), 0);
+        break;
+    case EV_AWAIT_TIMEOUT:
+        if (u->state != U_ACTIVE)
+            break;
+        format_duration(limit, u->step->timeout_ms);
+        unit_failed(u, "SIGNAL_TIMEOUT",
+                    arena_printf(e->a, "no signal `%s` arrived within the timeout of %s",
+                                 mstr(e, u->step->target), limit));
+        break;
+    case EV_CHILD_TIMEOUT:
+        if (u->state != U_ACTIVE || !u->child || u->child->state == X_DONE)
+            break;
+        exec_cancel(u->child);
+        child_event(u->child, "ChildWorkflowCancelled");
+        history_end(e->h);
+        format_duration(limit, u->step->timeout_ms);
+        unit_failed(u, "TIMEOUT",
+                    arena_printf(e->a, "the child workflow `%s` did not finish within the step "
+                                 "timeout of %s", wf_name(u->child), limit));
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_deadline(Engine *e, Exec *x)
+{
+    if (x->state != X_RUNNING)
+        return;
+    history_begin(e->h, e->now, "WorkflowTimeoutReached");
+    if (x->parent_unit)
+        history_str(e->h, "step", x->parent_unit->label);
+    history_str(e->h, "workflow", wf_name(x));
+    history_int(e->h, "timeout_ms", x->wf->timeout_ms);
+    history_end(e->h);
+    char limit[64];
+    format_duration(limit, x->wf->timeout_ms);
+    exec_abort(x, END_TIMED_OUT, "TIMEOUT",
+               arena_printf(e->a, "the workflow timeout of %s passed", limit), NULL);
+}
+
+static void fire(Engine *e, const Timer *t)
+{
+    switch (t->kind) {
+    case EV_PICKUP:
+    case EV_ANSWER:
+    case EV_LOST:
+    case EV_ATTEMPT_TIMEOUT:
+    case EV_QUEUE_TIMEOUT: task_timer(e, t); break;
+    case EV_SIGNAL: on_signal(e, t->target); break;
+    case EV_DEADLINE: on_deadline(e, t->target); break;
+    default: on_unit_timer(e, t); break;
+    }
+}
+
+/* ---- when nothing more can happen ---- */
+
+/* In-flight attempts that will never answer (no timeout) cannot hold up an aborting
+ * execution forever: they are abandoned. Returns true when any was. */
+static bool abandon_hung_attempts(Engine *e)
+{
+    bool any = false;
+    for (size_t i = 0; i < e->exec_count; i++) {
+        Exec *x = e->execs[i];
+        if (x->state != X_ABORTING || x->inflight == 0 || !x->active)
+            continue;
+        Unit **units = x->units;
+        uint32_t count = x->unit_count;
+        for (uint32_t k = 0; k < count; k++)
+            unit_stop(units[k], false);
+        any = true;
+    }
+    return any;
+}
+
+static const Unit *waiting_unit(const Exec *x)
+{
+    while (x) {
+        const Unit *found = x->compensating;
+        for (uint32_t i = 0; !found && x->active && i < x->unit_count; i++)
+            if (x->units[i]->state == U_ACTIVE)
+                found = x->units[i];
+        if (!found || !found->child || found->child->state == X_DONE)
+            return found;
+        x = found->child;
+    }
+    return NULL;
+}
+
+static void report_blocked(Engine *e)
+{
+    const Unit *u = waiting_unit(e->top);
+    history_begin(e->h, e->now, "WorkflowBlocked");
+    history_str(e->h, "workflow", wf_name(e->top));
+    if (u) {
+        history_str(e->h, "step", u->label);
+        if (u->step->kind == ORBC_STEP_AWAIT)
+            history_note(e->h, arena_printf(e->a, "waiting for signal `%s`, and none is scripted",
+                                            mstr(e, u->step->target)));
+        else if (u->step->kind <= ORBC_STEP_BUILTIN)
+            history_note(e->h, task_waiting(u));
+    }
+    history_end(e->h);
+}
+
+/* ---- the run ---- */
+
+static void free_engine(Engine *e)
+{
+    for (size_t i = 0; i < e->exec_count; i++)
+        free(e->execs[i]->completed);
+    for (uint32_t i = 0; i < e->m->string_count; i++) {
+        if (e->boxes[i]) {
+            free(e->boxes[i]->payloads);
+            free(e->boxes[i]->waiters);
+        }
+    }
+    free(e->execs);
+    free(e->ready);
+    timers_free(&e->timers);
+    vm_free(e->vm);
+}
+
+RunResult engine_run(const OrbcModule *module, Scenario *scenario, Value input, History *history,
+                     const RunOptions *options, Arena *arena)
+{
+    Engine e = {.m = module, .sc = scenario, .h = history, .a = arena, .opt = *options};
+    e.vm = vm_new(module, arena);
+    e.boxes = arena_alloc(arena, sizeof(SignalBox *) * (module->string_count + 1));
+    for (uint32_t i = 0; i < scenario->signal_count; i++)
+        timers_push(&e.timers, scenario->signals[i].at_ms, EV_SIGNAL, &scenario->signals[i], 0);
+    history_begin(history, 0, "WorkflowStarted");
+    history_str(history, "workflow", mstr(&e, module->workflows[scenario->workflow].name));
+    if (options->show_values)
+        history_value(history, "input", input);
+    history_end(history);
+    e.top = exec_new(&e, scenario->workflow, input, NULL);
+    RunResult result = {.status = RUN_BLOCKED};
+    for (;;) {
+        while (e.ready_count > 0) {
+            Exec *x = e.ready[e.ready_head++];
+            e.ready_count--;
+            if (e.ready_count == 0)
+                e.ready_head = 0;
+            x->in_ready = false;
+            exec_advance(x);
+        }
+        if (e.top->state == X_DONE) {
+            result.status = e.top->end == END_COMPLETED ? RUN_COMPLETED
+                          : e.top->end == END_TIMED_OUT ? RUN_TIMED_OUT : RUN_FAILED;
+            result.output = e.top->output;
+            result.error = e.top->err_code;
+            result.message = e.top->err_message;
+            result.step = e.top->err_step;
+            break;
+        }
+        Timer t;
+        if (!timers_pop(&e.timers, &t)) {
+            if (abandon_hung_attempts(&e))
+                continue;
+            report_blocked(&e);
+            break;
+        }
+        e.now = t.at;
+        fire(&e, &t);
+    }
+    free_engine(&e);
+    return result;
+}

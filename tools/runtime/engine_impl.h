@@ -1,0 +1,146 @@
+/* Internal structures of the engine, shared by engine.c (executions, steps,
+ * compensations, the main loop) and task.c (the attempts of task steps). */
+#ifndef ORBIT_RUN_ENGINE_IMPL_H
+#define ORBIT_RUN_ENGINE_IMPL_H
+
+#include "engine.h"
+#include "timers.h"
+#include "vm.h"
+
+enum { MAX_CHILD_DEPTH = 64, MAX_EXECUTIONS = 100000, DEFAULT_ANSWER_MS = 10 };
+
+typedef struct Engine Engine;
+typedef struct Exec Exec;
+typedef struct Unit Unit;
+
+typedef enum TimerKind {
+    EV_PICKUP, EV_ANSWER, EV_LOST, EV_ATTEMPT_TIMEOUT, EV_QUEUE_TIMEOUT,   /* Attempt */
+    EV_RETRY, EV_SLEEP, EV_AWAIT_TIMEOUT, EV_CHILD_TIMEOUT,                /* Unit */
+    EV_SIGNAL,                                                              /* Signal */
+    EV_DEADLINE,                                                            /* Exec */
+} TimerKind;
+
+typedef enum UnitState {
+    U_NEW, U_ACTIVE, U_RETRY_WAIT, U_DONE, U_FAILED, U_CANCELLED,
+} UnitState;
+
+typedef enum AttemptState {
+    A_QUEUED, A_DISPATCHED, A_TIMED_OUT, A_DONE, A_CANCELLED,
+} AttemptState;
+
+typedef enum ExecState { X_RUNNING, X_ABORTING, X_COMPENSATING, X_DONE } ExecState;
+typedef enum ExecEnd { END_COMPLETED, END_FAILED, END_TIMED_OUT, END_CANCELLED } ExecEnd;
+
+/* One attempt of a task; a redelivery keeps the attempt and raises `delivery`. */
+typedef struct Attempt {
+    Unit *unit;
+    uint32_t number;
+    uint8_t state;            /* AttemptState */
+    uint32_t delivery;        /* timers of older deliveries are stale */
+    const Outcome *outcome;   /* NULL: the default outcome */
+} Attempt;
+
+/* What runs for one step, one element of a `for` step, or one compensate block. */
+struct Unit {
+    Exec *exec;
+    const OrbcStep *step;
+    uint32_t step_index;
+    int64_t element;          /* -1 without `for` */
+    uint8_t state;            /* UnitState */
+    bool compensation;
+    const char *label;        /* `step=` of its events: "charge", "pack[1]", "a/b" */
+    const char *owner_label;  /* compensation: the compensated step's label */
+    uint32_t gen;             /* raised whenever pending unit timers become stale */
+    Value item;
+    Value result;
+    /* tasks */
+    uint32_t task;
+    const OrbcPolicy *policy;
+    int64_t timeout_ms, queue_timeout_ms;
+    Value input;
+    const char *key;          /* idempotency key or NULL */
+    Script *script;           /* where outcomes come from (NULL: defaults only) */
+    const char *worker_id;
+    int64_t pickup_ms;
+    bool no_worker;
+    uint32_t attempt;
+    Attempt *current;
+    /* child workflows */
+    Exec *child;
+};
+
+/* One execution of a workflow: the top one, or a child. */
+struct Exec {
+    Engine *engine;
+    Exec *parent;
+    Unit *parent_unit;
+    uint32_t depth;
+    uint32_t wf_index;
+    const OrbcWorkflow *wf;
+    const char *prefix;       /* "" or "pack[0]/" */
+    Value input;
+    Value *results;           /* per step */
+    uint32_t pc;              /* the next step to start */
+    /* the step that is running */
+    const OrbcStep *active;
+    uint32_t active_index;
+    Unit **units;
+    uint32_t unit_count, pending, done_count;
+    /* ending */
+    uint8_t state;            /* ExecState */
+    uint8_t end;              /* ExecEnd */
+    const char *err_code, *err_message, *err_step;
+    Value output;
+    uint32_t inflight;        /* dispatched attempts of its steps */
+    uint32_t *completed;      /* completed steps with a compensate block, in order */
+    uint32_t completed_count, completed_cap;
+    uint32_t compensate_next;
+    Unit *compensating;
+    bool in_ready;
+};
+
+typedef struct SignalBox {
+    Value *payloads;
+    size_t count, head, cap;
+    Unit **waiters;
+    size_t wcount, whead, wcap;
+} SignalBox;
+
+struct Engine {
+    const OrbcModule *m;
+    Scenario *sc;
+    History *h;
+    Arena *a;
+    Vm *vm;
+    RunOptions opt;
+    TimerQueue timers;
+    int64_t now;
+    Exec **ready;
+    size_t ready_head, ready_count, ready_cap;
+    Exec **execs;
+    size_t exec_count, exec_cap;
+    Exec *top;
+    SignalBox **boxes;        /* by signal name string index */
+};
+
+/* engine.c */
+int64_t time_after(int64_t now, int64_t delay);
+void ready_push(Engine *e, Exec *x);
+const char *mstr(const Engine *e, uint32_t index);
+bool eval_code(Unit *u, uint32_t code, const char *what, Value *out, const char **err);
+/* "`what`: FILE:LINE:COL: must give a T, found K" for a result of the wrong type. */
+const char *wrong_result(Engine *e, uint32_t code, const char *what, const char *expected,
+                         Value found);
+void unit_completed(Unit *u, Value result, uint32_t attempt);
+void unit_failed(Unit *u, const char *code, const char *message);
+void unit_cancelled(Unit *u, uint32_t attempt);
+bool exec_aborting(const Exec *x);
+
+/* task.c */
+void task_start(Unit *u);
+void task_timer(Engine *e, const Timer *t);
+void task_retry(Unit *u);
+bool task_cancel(Unit *u, bool keep_dispatched);
+const char *task_waiting(const Unit *u);
+
+#endif

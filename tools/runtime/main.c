@@ -1,0 +1,223 @@
+/* orbit-run: the reference runtime's command line. Loads a .orbc file with liborbc, a
+ * scenario with jansson, runs one workflow in virtual time and prints its history.
+ * Exit status: 0 the workflow completed, 1 it failed, timed out or is blocked forever,
+ * 2 bad usage or malformed input. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contract.h"
+#include "engine.h"
+#include "history.h"
+#include "orbc.h"
+#include "scenario.h"
+
+enum { MAX_INPUT_FILE = 256 * 1024 * 1024 };
+
+static const char usage[] =
+    "usage: orbit-run FILE.orbc [--workflow NAME] [--scenario SCENARIO.json]\n"
+    "                 [--input INPUT.json] [--format text|json] [--show-values]\n"
+    "\n"
+    "Runs a workflow of a compiled Orbit program in virtual time against a scenario of\n"
+    "scripted workers, built-in tasks and signals, and prints its history.\n"
+    "\n"
+    "  --workflow NAME       the workflow to run (default: the scenario's \"workflow\",\n"
+    "                        else the program's only workflow)\n"
+    "  --scenario FILE       the scenario (JSON, see docs/runtime.md); default: none\n"
+    "  --input FILE          the workflow input (JSON), instead of the scenario's \"input\"\n"
+    "  --format text|json    history as `orbit logs` lines (default) or JSON lines\n"
+    "  --show-values         add step inputs, outputs and signal payloads to the history\n"
+    "\n"
+    "Exit status: 0 completed, 1 failed, timed out or blocked, 2 usage or malformed input.\n";
+
+typedef struct Args {
+    const char *orbc;
+    const char *workflow;
+    const char *scenario;
+    const char *input;
+    HistoryFormat format;
+    bool show_values;
+} Args;
+
+static int usage_error(const char *message, const char *arg)
+{
+    fprintf(stderr, "orbit-run: %s%s%s%s\n", message, arg ? " `" : "", arg ? arg : "",
+            arg ? "`" : "");
+    fputs("usage: orbit-run FILE.orbc [--workflow NAME] [--scenario FILE] [--input FILE] "
+          "[--format text|json]\n", stderr);
+    return 2;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, Args *args)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **target = NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("orbit-run 0.1.0 (bytecode %d.%d)\n", ORBC_MAJOR, ORBC_MINOR);
+            return 0;
+        }
+        if (strcmp(a, "--show-values") == 0) {
+            args->show_values = true;
+            continue;
+        }
+        if (strcmp(a, "--workflow") == 0)
+            target = &args->workflow;
+        else if (strcmp(a, "--scenario") == 0)
+            target = &args->scenario;
+        else if (strcmp(a, "--input") == 0)
+            target = &args->input;
+        else if (strcmp(a, "--format") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("missing value after", a);
+            const char *f = argv[++i];
+            if (strcmp(f, "text") == 0)
+                args->format = HISTORY_TEXT;
+            else if (strcmp(f, "json") == 0)
+                args->format = HISTORY_JSON;
+            else
+                return usage_error("unknown format (use text or json):", f);
+            continue;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option", a);
+        } else if (args->orbc) {
+            return usage_error("unexpected argument", a);
+        } else {
+            args->orbc = a;
+            continue;
+        }
+        if (i + 1 >= argc)
+            return usage_error("missing value after", a);
+        *target = argv[++i];
+    }
+    if (!args->orbc)
+        return usage_error("no .orbc file given", NULL);
+    return -1;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "orbit-run: cannot read %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *data = malloc(cap);
+    while (data) {
+        n += fread(data + n, 1, cap - n, f);
+        if (n < cap || n >= MAX_INPUT_FILE)
+            break;
+        cap *= 2;
+        char *more = realloc(data, cap);
+        if (!more) {
+            free(data);
+            data = NULL;
+        }
+        data = more;
+    }
+    bool failed = ferror(f) || !data || n >= MAX_INPUT_FILE;
+    fclose(f);
+    if (failed) {
+        fprintf(stderr, "orbit-run: cannot read %s: %s\n", path,
+                data ? "the file is too large or unreadable" : "out of memory");
+        free(data);
+        return NULL;
+    }
+    *len = n;
+    return data;
+}
+
+static bool load_module(const char *path, OrbcModule *module)
+{
+    size_t len;
+    char *bytes = read_file(path, &len);
+    if (!bytes)
+        return false;
+    OrbcError err;
+    bool ok = orbc_load((const uint8_t *)bytes, len, module, &err);
+    free(bytes);
+    if (!ok)
+        fprintf(stderr, "orbit-run: %s: %s\n", path, err.text);
+    return ok;
+}
+
+static bool load_scenario(const Args *args, const OrbcModule *module, Arena *arena,
+                          Scenario *scenario)
+{
+    char err[2048];
+    size_t len = 2;
+    char *bytes = args->scenario ? read_file(args->scenario, &len) : strdup("{}");
+    if (!bytes)
+        return false;
+    bool ok = scenario_load(args->scenario ? args->scenario : "(no scenario)", bytes, len, module,
+                            args->workflow, arena, scenario, err, sizeof err);
+    free(bytes);
+    if (!ok) {
+        fprintf(stderr, "orbit-run: %s\n", err);
+        return false;
+    }
+    if (!args->input)
+        return true;
+    bytes = read_file(args->input, &len);
+    if (!bytes)
+        return false;
+    ok = json_load_value(args->input, bytes, len, arena, &scenario->input, err, sizeof err);
+    free(bytes);
+    if (!ok)
+        fprintf(stderr, "orbit-run: %s\n", err);
+    return ok;
+}
+
+static const char *status_name(RunStatus status)
+{
+    static const char *const names[] = {"COMPLETED", "FAILED", "TIMED_OUT", "BLOCKED"};
+    return names[status];
+}
+
+static int run(const Args *args, const OrbcModule *module, Arena *arena)
+{
+    Scenario scenario;
+    if (!load_scenario(args, module, arena, &scenario))
+        return 2;
+    const OrbcWorkflow *wf = &module->workflows[scenario.workflow];
+    Value input;
+    char why[1024];
+    if (!contract_conform(module, arena, wf->input_type, scenario.input, &input, why, sizeof why)) {
+        fprintf(stderr, "orbit-run: the input does not match the contract of workflow `%s`: %s\n",
+                module->strings[wf->name].text, why);
+        return 2;
+    }
+    History history;
+    history_init(&history, stdout, args->format);
+    RunOptions options = {.show_values = args->show_values};
+    RunResult r = engine_run(module, &scenario, input, &history, &options, arena);
+    history_final(&history, status_name(r.status), r.status == RUN_COMPLETED ? &r.output : NULL,
+                  r.status == RUN_FAILED ? r.error : NULL, r.message, r.step);
+    history_free(&history);
+    fflush(stdout);
+    return r.status == RUN_COMPLETED ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    Args args = {.format = HISTORY_TEXT};
+    int status = parse_args(argc, argv, &args);
+    if (status >= 0)
+        return status;
+    OrbcModule module;
+    if (!load_module(args.orbc, &module))
+        return 2;
+    Arena arena;
+    arena_init(&arena);
+    status = run(&args, &module, &arena);
+    arena_release(&arena);
+    orbc_module_free(&module);
+    return status;
+}

@@ -1,0 +1,66 @@
+/* A binary min-heap of timers keyed by (time, sequence). */
+#include "timers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static bool before(const Timer *a, const Timer *b)
+{
+    return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void swap(Timer *a, Timer *b)
+{
+    Timer t = *a;
+    *a = *b;
+    *b = t;
+}
+
+void timers_push(TimerQueue *q, int64_t at, uint8_t kind, void *target, uint32_t gen)
+{
+    if (q->count == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 64;
+        Timer *items = realloc(q->items, cap * sizeof *items);
+        if (!items) {
+            fputs("orbit-run: out of memory\n", stderr);
+            exit(2);
+        }
+        q->items = items;
+        q->cap = cap;
+    }
+    size_t i = q->count++;
+    q->items[i] = (Timer){.at = at, .seq = q->next_seq++, .kind = kind, .gen = gen,
+                          .target = target};
+    while (i > 0 && before(&q->items[i], &q->items[(i - 1) / 2])) {
+        swap(&q->items[i], &q->items[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+}
+
+bool timers_pop(TimerQueue *q, Timer *out)
+{
+    if (q->count == 0)
+        return false;
+    *out = q->items[0];
+    q->items[0] = q->items[--q->count];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < q->count && before(&q->items[l], &q->items[m]))
+            m = l;
+        if (r < q->count && before(&q->items[r], &q->items[m]))
+            m = r;
+        if (m == i)
+            break;
+        swap(&q->items[i], &q->items[m]);
+        i = m;
+    }
+    return true;
+}
+
+void timers_free(TimerQueue *q)
+{
+    free(q->items);
+    q->items = NULL;
+    q->count = q->cap = 0;
+}

@@ -1,0 +1,468 @@
+/* Runtime values: the arena they live in, lists and records, equality, and printing as
+ * JSON or as the text of `str`. */
+#include "value.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ---- */
+
+struct ArenaChunk {
+    ArenaChunk *next;
+    max_align_t align[];
+};
+
+enum { CHUNK_SIZE = 64 * 1024, SMALL_RECORD = 8 };
+
+static void out_of_memory(void)
+{
+    fputs("orbit-run: out of memory\n", stderr);
+    exit(2);
+}
+
+void arena_init(Arena *a)
+{
+    a->chunks = NULL;
+    a->next = NULL;
+    a->left = 0;
+}
+
+void arena_release(Arena *a)
+{
+    ArenaChunk *c = a->chunks;
+    while (c) {
+        ArenaChunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    arena_init(a);
+}
+
+static ArenaChunk *chunk_new(Arena *a, size_t payload)
+{
+    ArenaChunk *c = calloc(1, sizeof(ArenaChunk) + payload);
+    if (!c)
+        out_of_memory();
+    c->next = a->chunks;
+    a->chunks = c;
+    return c;
+}
+
+void *arena_alloc(Arena *a, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    if (size == 0)
+        size = 16;
+    if (size > CHUNK_SIZE / 4) {
+        ArenaChunk *big = chunk_new(a, size);
+        return big->align;
+    }
+    if (size > a->left) {
+        ArenaChunk *c = chunk_new(a, CHUNK_SIZE);
+        a->next = (char *)c->align;
+        a->left = CHUNK_SIZE;
+    }
+    void *p = a->next;
+    a->next += size;
+    a->left -= size;
+    return p;
+}
+
+char *arena_strdup(Arena *a, const char *text, size_t len)
+{
+    char *copy = arena_alloc(a, len + 1);
+    if (len)
+        memcpy(copy, text, len);
+    copy[len] = '\0';
+    return copy;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = arena_alloc(a, (size_t)(n < 0 ? 0 : n) + 1);
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return text;
+}
+
+/* ---- text buffer ---- */
+
+void buf_add(Buf *b, const char *text, size_t len)
+{
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + len + 1)
+            cap *= 2;
+        char *data = realloc(b->data, cap);
+        if (!data)
+            out_of_memory();
+        b->data = data;
+        b->cap = cap;
+    }
+    if (len)
+        memcpy(b->data + b->len, text, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+void buf_puts(Buf *b, const char *text)
+{
+    buf_add(b, text, strlen(text));
+}
+
+void buf_printf(Buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        buf_add(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big)
+        out_of_memory();
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    buf_add(b, big, (size_t)n);
+    free(big);
+}
+
+void buf_free(Buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/* ---- strings, lists, records ---- */
+
+const Str *str_new(Arena *a, const char *text, size_t len)
+{
+    Str *s = arena_alloc(a, sizeof *s);
+    s->len = len;
+    s->text = arena_strdup(a, text, len);
+    return s;
+}
+
+Value value_string(Arena *a, const char *text, size_t len)
+{
+    Value v = {.kind = V_STRING, .s = str_new(a, text, len)};
+    return v;
+}
+
+Value value_cstring(Arena *a, const char *text)
+{
+    return value_string(a, text, strlen(text));
+}
+
+List *list_new(Arena *a, uint32_t count)
+{
+    List *l = arena_alloc(a, sizeof *l);
+    l->count = count;
+    l->items = arena_alloc(a, sizeof(Value) * (count ? count : 1));
+    return l;
+}
+
+Record *record_new(Arena *a, uint32_t count)
+{
+    Record *r = arena_alloc(a, sizeof *r);
+    r->count = count;
+    r->names = arena_alloc(a, sizeof(Str *) * (count ? count : 1));
+    r->values = arena_alloc(a, sizeof(Value) * (count ? count : 1));
+    return r;
+}
+
+uint32_t value_depth(Value v)
+{
+    if (v.kind == V_LIST)
+        return v.list->depth;
+    if (v.kind == V_RECORD)
+        return v.rec->depth;
+    return 0;
+}
+
+bool list_seal(Arena *a, List *l)
+{
+    (void)a;
+    uint32_t deepest = 0;
+    for (uint32_t i = 0; i < l->count; i++) {
+        uint32_t d = value_depth(l->items[i]);
+        if (d > deepest)
+            deepest = d;
+    }
+    l->depth = deepest + 1;
+    return l->depth <= VALUE_MAX_DEPTH;
+}
+
+static uint32_t hash_name(const char *text, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)text[i]) * 16777619u;
+    return h;
+}
+
+static void record_build_index(Arena *a, Record *r)
+{
+    uint32_t cap = 16;
+    while (cap < r->count * 2)
+        cap *= 2;
+    r->index = arena_alloc(a, sizeof(uint32_t) * cap);
+    r->index_cap = cap;
+    for (uint32_t i = 0; i < r->count; i++) {
+        uint32_t slot = hash_name(r->names[i]->text, r->names[i]->len) & (cap - 1);
+        while (r->index[slot])
+            slot = (slot + 1) & (cap - 1);
+        r->index[slot] = i + 1;
+    }
+}
+
+bool record_seal(Arena *a, Record *r)
+{
+    uint32_t deepest = 0;
+    for (uint32_t i = 0; i < r->count; i++) {
+        uint32_t d = value_depth(r->values[i]);
+        if (d > deepest)
+            deepest = d;
+    }
+    r->depth = deepest + 1;
+    if (r->count > SMALL_RECORD)
+        record_build_index(a, r);
+    return r->depth <= VALUE_MAX_DEPTH;
+}
+
+static bool name_is(const Str *s, const char *name, size_t len)
+{
+    return s->len == len && memcmp(s->text, name, len) == 0;
+}
+
+int64_t record_find(const Record *r, const char *name, size_t len)
+{
+    if (r->index) {
+        uint32_t mask = r->index_cap - 1;
+        for (uint32_t slot = hash_name(name, len) & mask; r->index[slot];
+             slot = (slot + 1) & mask) {
+            uint32_t i = r->index[slot] - 1;
+            if (name_is(r->names[i], name, len))
+                return i;
+        }
+        return -1;
+    }
+    for (uint32_t i = 0; i < r->count; i++)
+        if (name_is(r->names[i], name, len))
+            return i;
+    return -1;
+}
+
+const Value *record_get(const Record *r, const char *name)
+{
+    int64_t i = record_find(r, name, strlen(name));
+    return i < 0 ? NULL : &r->values[i];
+}
+
+/* ---- equality ---- */
+
+static bool is_numeric(Value v)
+{
+    return v.kind == V_INT || v.kind == V_NUMBER;
+}
+
+static bool numbers_equal(Value a, Value b)
+{
+    if (a.kind == V_INT && b.kind == V_INT)
+        return a.i == b.i;
+    double x = a.kind == V_INT ? (double)a.i : a.n;
+    double y = b.kind == V_INT ? (double)b.i : b.n;
+    return x == y;
+}
+
+bool value_equal(Value a, Value b)
+{
+    if (is_numeric(a) && is_numeric(b))
+        return numbers_equal(a, b);
+    if (a.kind != b.kind)
+        return false;
+    switch (a.kind) {
+    case V_NULL: return true;
+    case V_BOOL: return a.b == b.b;
+    case V_DURATION: return a.i == b.i;
+    case V_STRING: return a.s->len == b.s->len && memcmp(a.s->text, b.s->text, a.s->len) == 0;
+    case V_LIST:
+        if (a.list->count != b.list->count)
+            return false;
+        for (uint32_t i = 0; i < a.list->count; i++)
+            if (!value_equal(a.list->items[i], b.list->items[i]))
+                return false;
+        return true;
+    case V_RECORD:
+        if (a.rec->count != b.rec->count)
+            return false;
+        for (uint32_t i = 0; i < a.rec->count; i++) {
+            const Str *name = a.rec->names[i];
+            int64_t j = record_find(b.rec, name->text, name->len);
+            if (j < 0 || !value_equal(a.rec->values[i], b.rec->values[j]))
+                return false;
+        }
+        return true;
+    default: return false;
+    }
+}
+
+const char *value_kind_name(Value v)
+{
+    static const char *const names[] = {
+        "null", "bool", "int", "number", "string", "duration", "list", "record",
+    };
+    return v.kind <= V_RECORD ? names[v.kind] : "?";
+}
+
+/* ---- printing ---- */
+
+void format_number(char out[40], double n)
+{
+    if (isnan(n)) {
+        strcpy(out, "nan");
+        return;
+    }
+    if (isinf(n)) {
+        strcpy(out, n < 0 ? "-inf" : "inf");
+        return;
+    }
+    if (n == floor(n) && fabs(n) < 1e17) {   /* integral: no exponent ("1250") */
+        snprintf(out, 40, "%.0f", n);
+        return;
+    }
+    for (int precision = 1; precision <= 17; precision++) {
+        snprintf(out, 40, "%.*g", precision, n);
+        if (strtod(out, NULL) == n)
+            return;
+    }
+}
+
+void format_duration(char out[64], int64_t ms)
+{
+    static const struct { const char *unit; int64_t ms; } units[] = {
+        {"d", 86400000}, {"h", 3600000}, {"m", 60000}, {"s", 1000}, {"ms", 1},
+    };
+    if (ms == 0) {
+        strcpy(out, "0ms");
+        return;
+    }
+    size_t len = 0;
+    uint64_t left = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
+    if (ms < 0)
+        out[len++] = '-';
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        uint64_t n = left / (uint64_t)units[i].ms;
+        if (n == 0)
+            continue;
+        left -= n * (uint64_t)units[i].ms;
+        len += (size_t)snprintf(out + len, 64 - len, "%" PRIu64 "%s", n, units[i].unit);
+    }
+    out[len] = '\0';
+}
+
+void json_quote(Buf *out, const char *text, size_t len)
+{
+    buf_add(out, "\"", 1);
+    size_t start = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        buf_add(out, text + start, i - start);
+        start = i + 1;
+        switch (c) {
+        case '"': buf_add(out, "\\\"", 2); break;
+        case '\\': buf_add(out, "\\\\", 2); break;
+        case '\n': buf_add(out, "\\n", 2); break;
+        case '\r': buf_add(out, "\\r", 2); break;
+        case '\t': buf_add(out, "\\t", 2); break;
+        default: buf_printf(out, "\\u%04x", c); break;
+        }
+    }
+    buf_add(out, text + start, len - start);
+    buf_add(out, "\"", 1);
+}
+
+static void scalar_to_text(Buf *out, Value v)
+{
+    char num[64];
+    switch (v.kind) {
+    case V_NULL: buf_puts(out, "null"); break;
+    case V_BOOL: buf_puts(out, v.b ? "true" : "false"); break;
+    case V_INT: buf_printf(out, "%" PRId64, v.i); break;
+    case V_DURATION: buf_printf(out, "%" PRId64 "ms", v.i); break;
+    case V_NUMBER:
+        format_number(num, v.n);
+        buf_puts(out, num);
+        break;
+    default: break;
+    }
+}
+
+void value_to_json(Buf *out, Value v)
+{
+    switch (v.kind) {
+    case V_STRING:
+        json_quote(out, v.s->text, v.s->len);
+        break;
+    case V_DURATION:
+        buf_printf(out, "%" PRId64, v.i);
+        break;
+    case V_NUMBER:
+        if (!isfinite(v.n))
+            buf_puts(out, "null");
+        else
+            scalar_to_text(out, v);
+        break;
+    case V_LIST:
+        buf_add(out, "[", 1);
+        for (uint32_t i = 0; i < v.list->count; i++) {
+            if (i)
+                buf_add(out, ",", 1);
+            value_to_json(out, v.list->items[i]);
+        }
+        buf_add(out, "]", 1);
+        break;
+    case V_RECORD:
+        buf_add(out, "{", 1);
+        for (uint32_t i = 0; i < v.rec->count; i++) {
+            if (i)
+                buf_add(out, ",", 1);
+            json_quote(out, v.rec->names[i]->text, v.rec->names[i]->len);
+            buf_add(out, ":", 1);
+            value_to_json(out, v.rec->values[i]);
+        }
+        buf_add(out, "}", 1);
+        break;
+    default:
+        scalar_to_text(out, v);
+        break;
+    }
+}
+
+void value_to_text(Buf *out, Value v)
+{
+    if (v.kind == V_STRING)
+        buf_add(out, v.s->text, v.s->len);
+    else if (v.kind == V_LIST || v.kind == V_RECORD)
+        value_to_json(out, v);
+    else
+        scalar_to_text(out, v);
+}

@@ -1,0 +1,127 @@
+/* Runtime values of the reference runtime: null, bool, int, number, string, duration,
+ * list and record, allocated from a run's arena (freed all at once when the run ends).
+ *
+ * Lists and records remember their nesting depth; nothing may nest deeper than
+ * VALUE_MAX_DEPTH, so every recursive walk over a value (printing, equality, contract
+ * checks) has a bounded depth. Records keep their fields in order; a record with many
+ * fields gets a hash index so that looking up a field costs O(1). */
+#ifndef ORBIT_RUN_VALUE_H
+#define ORBIT_RUN_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { VALUE_MAX_DEPTH = 4096 };
+
+/* ---- arena ---- */
+
+typedef struct ArenaChunk ArenaChunk;
+typedef struct Arena {
+    ArenaChunk *chunks;
+    char *next;
+    size_t left;
+} Arena;
+
+void arena_init(Arena *a);
+void arena_release(Arena *a);
+void *arena_alloc(Arena *a, size_t size);           /* zeroed, 16-byte aligned; aborts on OOM */
+char *arena_strdup(Arena *a, const char *text, size_t len); /* NUL-terminated copy */
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- growable text buffer (malloc'd) ---- */
+
+typedef struct Buf {
+    char *data;
+    size_t len, cap;
+} Buf;
+
+void buf_add(Buf *b, const char *text, size_t len);
+void buf_puts(Buf *b, const char *text);
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_free(Buf *b);
+
+/* ---- values ---- */
+
+typedef enum ValueKind {
+    V_NULL, V_BOOL, V_INT, V_NUMBER, V_STRING, V_DURATION, V_LIST, V_RECORD,
+} ValueKind;
+
+typedef struct Str {
+    size_t len;
+    const char *text;    /* NUL-terminated; may contain NUL */
+} Str;
+
+typedef struct List List;
+typedef struct Record Record;
+
+typedef struct Value {
+    uint8_t kind;        /* ValueKind */
+    union {
+        bool b;
+        int64_t i;       /* INT; DURATION in milliseconds */
+        double n;
+        const Str *s;
+        List *list;
+        Record *rec;
+    };
+} Value;
+
+struct List {
+    uint32_t count;
+    uint32_t depth;      /* 1 + the deepest element's depth */
+    Value *items;
+};
+
+struct Record {
+    uint32_t count;
+    uint32_t depth;
+    const Str **names;
+    Value *values;
+    uint32_t *index;     /* open-addressing hash of field positions + 1, or NULL */
+    uint32_t index_cap;
+};
+
+static inline Value value_null(void) { Value v = {.kind = V_NULL}; return v; }
+static inline Value value_bool(bool b) { Value v = {.kind = V_BOOL, .b = b}; return v; }
+static inline Value value_int(int64_t i) { Value v = {.kind = V_INT, .i = i}; return v; }
+static inline Value value_number(double n) { Value v = {.kind = V_NUMBER, .n = n}; return v; }
+static inline Value value_duration(int64_t ms)
+{
+    Value v = {.kind = V_DURATION, .i = ms};
+    return v;
+}
+
+const Str *str_new(Arena *a, const char *text, size_t len);
+Value value_string(Arena *a, const char *text, size_t len);
+Value value_cstring(Arena *a, const char *text);
+
+/* A list or record of `count` slots to fill, then value_*_seal to compute the depth. */
+List *list_new(Arena *a, uint32_t count);
+Record *record_new(Arena *a, uint32_t count);
+/* Computes depth (and the hash index of a large record); false when too deep. */
+bool list_seal(Arena *a, List *l);
+bool record_seal(Arena *a, Record *r);
+
+/* The position of a field, or -1. */
+int64_t record_find(const Record *r, const char *name, size_t len);
+const Value *record_get(const Record *r, const char *name);
+
+uint32_t value_depth(Value v);
+bool value_equal(Value a, Value b);
+/* "int", "string", "record", ... */
+const char *value_kind_name(Value v);
+
+/* JSON text of a value (compact; records keep their order; durations as milliseconds;
+ * numbers in shortest round-trip form; non-finite numbers as null). */
+void value_to_json(Buf *out, Value v);
+/* Text of a value as the `str` function gives it. */
+void value_to_text(Buf *out, Value v);
+/* A JSON string literal of `len` bytes (escapes quotes, backslashes, controls). */
+void json_quote(Buf *out, const char *text, size_t len);
+/* Shortest "%.*g" that reads back as the same double. */
+void format_number(char out[40], double n);
+/* A duration in the largest exact units: 1h30m, 500ms, 0ms. */
+void format_duration(char out[64], int64_t ms);
+
+#endif

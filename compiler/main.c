@@ -533,6 +533,11 @@ static int parse_args(int argc, char **argv, Options *opt, const char **paths)
 
 int main(int argc, char **argv)
 {
+    /* stderr is unbuffered by default: diagnostics would go out a character at a time.
+     * Fully buffered here; everything is flushed at exit. */
+    static char stderr_buffer[1 << 16];
+    setvbuf(stderr, stderr_buffer, _IOFBF, sizeof stderr_buffer);
+
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     Options opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS };
     int status = parse_args(argc, argv, &opt, paths);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine: installs what is missing, builds
 # with -Werror, runs every test, then builds again under AddressSanitizer and
-# UndefinedBehaviorSanitizer and runs every test there too.
+# UndefinedBehaviorSanitizer and runs every test there too, then builds the libFuzzer
+# targets and runs each briefly on its committed corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,10 +32,21 @@ setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     run_suite build-asan || status=1
 
-# One closing line over both runs, from meson's own logs.
-python3 - <<'PY'
-import json
-passed = failed = skipped = 0
+echo "== fuzz smoke (libFuzzer, ASan + UBSan): committed corpora replayed, then 20 s per target"
+fuzz_passed=0 fuzz_failed=0
+if command -v clang >/dev/null && tools/fuzz/build.sh && ORBITC="$PWD/build/compiler/orbitc" tools/fuzz/run.sh smoke 20; then
+    fuzz_passed=1
+else
+    fuzz_failed=1
+    status=1
+fi
+
+# One closing line over both runs and the fuzz smoke, from meson's own logs.
+FUZZ_PASSED=$fuzz_passed FUZZ_FAILED=$fuzz_failed python3 - <<'PY'
+import json, os
+passed = int(os.environ['FUZZ_PASSED'])
+failed = int(os.environ['FUZZ_FAILED'])
+skipped = 0
 for d in ('build', 'build-asan'):
     try:
         lines = open(d + '/meson-logs/testlog.json').read().splitlines()

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Benchmarks orbitc on generated programs and prints the figures beside their targets.
+
+    tools/bench.py [--orbitc build/compiler/orbitc] [--sizes 1M,10M,100M] [--quick]
+
+For `orbitc check` and `orbitc build` (skipped while build is not implemented), on
+realistic programs of each size and on each adversarial shape of tools/gen_corpus.py:
+wall time (best of N runs), MB/s, steps/s, peak resident memory of the orbitc process,
+its ratio to the source size, and the time ratio between consecutive sizes. Then the
+small example checked end to end, process start included: median of 200 runs.
+
+Run it on demand, on a quiet machine with an optimised build (the default
+`buildtype=debugoptimized` is what users get); it is not a test. Inputs are generated
+into a temporary directory, never into the repository.
+"""
+import argparse
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEN = os.path.join(ROOT, "tools", "gen_corpus.py")
+SMALL = os.path.join(ROOT, "examples", "checkout.orbit")
+
+TARGET_MBS = {"check": 150.0, "build": 100.0}
+TARGET_RSS_RATIO = 8.0
+TARGET_SCALING_SLACK = 1.1      # 10x the input may take at most 11x the time
+TARGET_SMALL_MS = 3.0
+
+# name, generator arguments, what it stresses. `longexpr` is beyond a documented limit
+# (docs/limits.md): it must be rejected (exit 1), and quickly.
+SHAPES = [
+    ("chain", ["--shape", "chain", "--steps", "100000"],
+     "100,000 steps, each using the previous one"),
+    ("longline", ["--shape", "longline", "--size", "10M"], "a 10 MB single line"),
+    ("deep", ["--shape", "deep", "--size", "1M"], "expressions 250 brackets deep"),
+    ("wide", ["--shape", "wide", "--fields", "1000000"], "an object with 1,000,000 fields"),
+    ("longexpr", ["--shape", "longexpr", "--terms", "100000"],
+     "one `a + b + ...` of 100,000 operands: beyond the 1024 limit, E0009"),
+]
+
+
+def parse_size(text):
+    text = text.strip().upper().rstrip("B")
+    for suffix, factor in (("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30)):
+        if text.endswith(suffix):
+            return int(float(text[:-1]) * factor)
+    return int(text)
+
+
+def human_size(n):
+    if n >= 1 << 20:
+        return "%.1f MB" % (n / (1 << 20))
+    if n >= 1 << 10:
+        return "%.1f KB" % (n / (1 << 10))
+    return "%d B" % n
+
+
+def generate(tmp, name, gen_args):
+    """Writes one input; returns (path, bytes, steps)."""
+    path = os.path.join(tmp, name + ".orbit")
+    p = subprocess.run([sys.executable, GEN, "--stats", "-o", path] + gen_args,
+                       stderr=subprocess.PIPE, check=True)
+    m = re.search(r"(\d+) bytes, (\d+) steps", p.stderr.decode())
+    steps = int(m.group(2)) if m else 0
+    if "chain" in gen_args:
+        steps = int(gen_args[gen_args.index("--steps") + 1])
+    return path, os.path.getsize(path), steps
+
+
+TIME = "/usr/bin/time"
+
+
+def run_once(cmd, timeout, want_rss=True):
+    """Runs a command; returns (seconds, peak RSS in bytes, exit status, stderr head).
+
+    The peak RSS comes from GNU time (`%M`) when it is installed: a child forked by this
+    Python process would carry Python's own high-water mark into its ru_maxrss. Without
+    it, os.wait4's ru_maxrss is used, which over-counts small runs by that amount."""
+    use_time = want_rss and os.access(TIME, os.X_OK)
+    with tempfile.NamedTemporaryFile() as rss_file, tempfile.TemporaryFile() as err:
+        full = [TIME, "-f", "%M", "-o", rss_file.name] + cmd if use_time else cmd
+        start = time.perf_counter()
+        proc = subprocess.Popen(full, stdout=subprocess.DEVNULL, stderr=err,
+                                start_new_session=True)
+        timer = threading.Timer(timeout, os.killpg, (proc.pid, signal.SIGKILL))
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        except KeyboardInterrupt:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+        finally:
+            timer.cancel()
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        head = err.read(4000).decode("utf-8", "replace")
+        rss = usage.ru_maxrss * 1024
+        if use_time:
+            text = open(rss_file.name).read().strip().splitlines()
+            if text and text[-1].isdigit():
+                rss = int(text[-1]) * 1024
+    if elapsed >= timeout:
+        head = "killed after the %.0f s timeout\n" % timeout + head
+    return elapsed, rss, proc.returncode, head
+
+
+def measure(cmd, runs, timeout):
+    """Best time and the largest peak RSS over `runs` runs; stops early on failure."""
+    best, peak, status, err = None, 0, 0, ""
+    for _ in range(runs):
+        elapsed, rss, status, err = run_once(cmd, timeout)
+        best = elapsed if best is None else min(best, elapsed)
+        peak = max(peak, rss)
+        if status not in (0, 1):
+            break
+    return best, peak, status, err
+
+
+def build_available(orbitc):
+    p = subprocess.run([orbitc, "build"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return b"unknown command" not in p.stderr
+
+
+def command_line(orbitc, command, path, tmp):
+    if command == "build":
+        return [orbitc, "build", path, "-o", os.path.join(tmp, "out.orbc")]
+    return [orbitc, "check", "--color=never", path]
+
+
+def mark(ok):
+    return "" if ok else "  MISS"
+
+
+def first_error_line(err):
+    for line in err.splitlines():
+        if line.startswith("error"):
+            return line[:90]
+    return err.strip().splitlines()[0][:90] if err.strip() else ""
+
+
+def bench_command(orbitc, command, inputs, runs, tmp, results, timeout):
+    target = TARGET_MBS[command]
+    print()
+    print("orbitc %s%s" % (command, " " * 16) + "%9s %9s %9s %12s %10s %8s %9s"
+          % ("size", "best", "MB/s", "steps/s", "peak RSS", "RSS/src", "scaling"))
+    print("  targets:%s%9s %9s %9s %12s %10s %8s %9s"
+          % (" " * 20, "", "", ">= %.0f" % target, "", "", "<= %.0fx" % TARGET_RSS_RATIO,
+             "<= 1.1x"))
+    previous = None
+    for name, path, size, steps, expected in inputs:
+        best, peak, status, err = measure(command_line(orbitc, command, path, tmp), runs,
+                                          timeout)
+        mbs = size / (1 << 20) / best
+        ratio = peak / size
+        scaling = ""
+        scaling_ok = True
+        if previous and name.startswith("realistic") and previous[0].startswith("realistic"):
+            size_ratio = size / previous[1]
+            time_ratio = best / previous[2]
+            scaling_ok = time_ratio <= size_ratio * TARGET_SCALING_SLACK
+            scaling = "%.1fx/%.0fx" % (time_ratio, size_ratio)
+        if name.startswith("realistic"):
+            previous = (name, size, best)
+        row = "  %-27s%9s %8.3fs %9.1f %12s %10s %7.1fx %9s" % (
+            name, human_size(size), best, mbs,
+            "%.0f" % (steps / best) if steps else "-", human_size(peak), ratio, scaling)
+        misses = []
+        if expected != 0:
+            # Beyond a documented limit: only a quick rejection matters.
+            if best > 1.0:
+                misses.append("slow rejection")
+        elif mbs < target:
+            misses.append("MB/s")
+        if expected == 0 and ratio > TARGET_RSS_RATIO:
+            misses.append("RSS")
+        if not scaling_ok:
+            misses.append("scaling")
+        if status != expected:
+            misses.append("exit %d" % status)
+        print(row + ("  MISS: " + ", ".join(misses) if misses else ""), flush=True)
+        if status != expected:
+            print("      " + first_error_line(err), flush=True)
+        results.append((command, name, size, best, mbs, peak, status, misses))
+
+
+def bench_small(orbitc, runs):
+    if not os.path.exists(SMALL):
+        print("\nsmall file: %s is missing, skipped" % SMALL)
+        return
+    times = []
+    status = 0
+    for _ in range(runs):
+        elapsed, _, status, err = run_once([orbitc, "check", "--color=never", SMALL], 60,
+                                           want_rss=False)
+        times.append(elapsed * 1000)
+    median = statistics.median(times)
+    print()
+    print("small file end to end: orbitc check examples/checkout.orbit (%d runs)" % runs)
+    print("  median %.2f ms  (min %.2f, max %.2f)   target <= %.0f ms%s%s"
+          % (median, min(times), max(times), TARGET_SMALL_MS, mark(median <= TARGET_SMALL_MS),
+             "" if status == 0 else "  (exit %d)" % status))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--orbitc", default=os.path.join(ROOT, "build", "compiler", "orbitc"))
+    p.add_argument("--sizes", default="1M,10M,100M", help="realistic sizes, e.g. 1M,10M")
+    p.add_argument("--runs", type=int, default=3, help="runs per figure (best is kept)")
+    p.add_argument("--small-runs", type=int, default=200)
+    p.add_argument("--shapes", default=",".join(s[0] for s in SHAPES),
+                   help="adversarial shapes to run (empty for none)")
+    p.add_argument("--quick", action="store_true",
+                   help="sizes 1M,10M, one run each, 50 small-file runs")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--timeout", type=float, default=120,
+                   help="seconds before a run is killed (and reported as a miss)")
+    args = p.parse_args()
+    if args.quick:
+        if args.sizes == p.get_default("sizes"):
+            args.sizes = "1M,10M"
+        args.runs = 1
+        args.small_runs = min(args.small_runs, 50)
+    if not os.access(args.orbitc, os.X_OK):
+        sys.exit("bench.py: no orbitc at %s (build it, or pass --orbitc)" % args.orbitc)
+
+    with tempfile.TemporaryDirectory(prefix="orbit-bench-") as tmp:
+        inputs = []
+        t0 = time.perf_counter()
+        for text in filter(None, args.sizes.split(",")):
+            size = parse_size(text)
+            path, real, steps = generate(tmp, "realistic-" + text,
+                                         ["--size", str(size), "--seed", str(args.seed)])
+            inputs.append(("realistic " + text, path, real, steps, 0))
+        wanted = set(filter(None, args.shapes.split(",")))
+        for name, gen_args, what in SHAPES:
+            if name in wanted:
+                path, real, steps = generate(tmp, name, gen_args)
+                inputs.append((name, path, real, steps, 1 if name == "longexpr" else 0))
+        print("generated %d inputs in %.1fs (%s)" % (len(inputs), time.perf_counter() - t0,
+                                                     tmp), flush=True)
+        for name, gen_args, what in SHAPES:
+            if name in wanted:
+                print("  %-9s %s" % (name, what))
+
+        results = []
+        bench_command(args.orbitc, "check", inputs, args.runs, tmp, results, args.timeout)
+        if build_available(args.orbitc):
+            bench_command(args.orbitc, "build", inputs, args.runs, tmp, results, args.timeout)
+        else:
+            print("\norbitc build: not implemented yet, skipped")
+        bench_small(args.orbitc, args.small_runs)
+    misses = sum(1 for r in results if r[7])
+    print("\n%d of %d figures miss a target" % (misses, len(results)) if misses else
+          "\nevery measured figure meets its target")
+
+
+if __name__ == "__main__":
+    main()

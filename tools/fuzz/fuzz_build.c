@@ -1,0 +1,59 @@
+/* libFuzzer target: arbitrary bytes as one source file through check, and when the check
+ * reports no error, through lowering, the bytecode loader (which fully verifies the file)
+ * and the disassembler. Asserts the compiler's promise that every program that checks
+ * clean builds, loads and disassembles: anything else aborts. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "lower.h"
+#include "orbc.h"
+
+static FILE *devnull;
+
+static void fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz_build: a program that checks clean %s: %s\n", what, detail);
+    abort();
+}
+
+static void build_and_load(Compiler *c, const Program *program)
+{
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (!lower_program(c, program, &bytes, &len))
+        fail("does not lower", "lower_program returned false");
+    OrbcModule module;
+    OrbcError err;
+    if (!orbc_load(bytes, len, &module, &err))
+        fail("gives bytecode that does not load", err.text);
+    orbc_disassemble(&module, devnull);
+    orbc_module_free(&module);
+    free(bytes);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > SOURCE_MAX_FILE_SIZE)
+        return 0;
+    if (!devnull)
+        devnull = fopen("/dev/null", "w");
+    char *text = malloc(size + 1);
+    if (!text)
+        abort();
+    memcpy(text, data, size);
+    text[size] = '\0';
+
+    Compiler c;
+    driver_init(&c);
+    driver_add_source(&c, "fuzz.orbit", text, (uint32_t)size);
+    Program *program = driver_check(&c);
+    if (c.diags.errors == 0 && program)
+        build_and_load(&c, program);
+    driver_free(&c);
+    return 0;
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Replays every input under tools/fuzz/regressions/ (inputs that once crashed or hung a
+fuzz target) and the committed fuzz corpora tools/fuzz/corpus/ through orbitc, and fails
+if any of them crashes it. With nothing to replay it exits 77 (meson's "skipped").
+
+    replay.py --orbitc build/compiler/orbitc [--timeout 10]
+
+regressions/check/*.orbit   `orbitc check` must exit 0 or 1: never 2, a signal or a hang
+regressions/build/*.orbit   the same, and when the check is clean, `orbitc build` must
+                            succeed (once the command exists)
+regressions/loader/*.orbc   `orbitc dis` must exit 0, 1 or 2 (a clear error): never a
+                            signal or a hang (once the command exists)
+corpus/fuzz_check/*         as regressions/check
+corpus/fuzz_build/*         as regressions/build
+corpus/fuzz_loader/*        as regressions/loader
+(corpus/fuzz_scenario is replayed by `tools/fuzz/run.sh smoke` through its fuzz target.)
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd, timeout):
+    """(exit status or None on timeout, stderr tail); a signal is a negative status."""
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %ss" % timeout
+    return p.returncode, p.stderr.decode("utf-8", "replace")[-2000:]
+
+
+def command_exists(orbitc, name):
+    """Whether `orbitc NAME` is implemented (orbitc names an unknown command)."""
+    status, err = run([orbitc, name], 10)
+    return "unknown command" not in err
+
+
+def describe(status):
+    if status is None:
+        return "hang"
+    if status < 0:
+        return "killed by signal %d" % -status
+    return "exit status %d" % status
+
+
+def replay_sources(orbitc, files, timeout, build):
+    failures = []
+    can_build = build and command_exists(orbitc, "build")
+    for path in files:
+        status, err = run([orbitc, "check", "--color=never", path], timeout)
+        if status not in (0, 1):
+            failures.append((path, "check: " + describe(status), err))
+            continue
+        if can_build and status == 0:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "out.orbc")
+                bstatus, berr = run([orbitc, "build", path, "-o", out], timeout)
+                if bstatus != 0:
+                    failures.append((path, "build of a clean program: " + describe(bstatus),
+                                     berr))
+    return failures
+
+
+def replay_bytecode(orbitc, files, timeout):
+    if not files or not command_exists(orbitc, "dis"):
+        return []
+    failures = []
+    for path in files:
+        status, err = run([orbitc, "dis", path], timeout)
+        if status not in (0, 1, 2):
+            failures.append((path, "dis: " + describe(status), err))
+    return failures
+
+
+def listing(folder, ext=""):
+    d = os.path.join(HERE, folder)
+    if not os.path.isdir(d):
+        return []
+    return sorted(os.path.join(d, f) for f in os.listdir(d)
+                  if f.endswith(ext) and not f.startswith("."))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--orbitc", required=True)
+    p.add_argument("--timeout", type=float, default=10)
+    args = p.parse_args()
+
+    check = listing("regressions/check", ".orbit") + listing("corpus/fuzz_check")
+    build = listing("regressions/build", ".orbit") + listing("corpus/fuzz_build")
+    loader = listing("regressions/loader", ".orbc") + listing("corpus/fuzz_loader")
+    failures = replay_sources(args.orbitc, check, args.timeout, False)
+    failures += replay_sources(args.orbitc, build, args.timeout, True)
+    failures += replay_bytecode(args.orbitc, loader, args.timeout)
+    for path, what, err in failures:
+        print("FAIL %s: %s" % (os.path.relpath(path, HERE), what))
+        if err.strip():
+            print("  " + err.strip().replace("\n", "\n  "))
+    total = len(check) + len(build) + len(loader)
+    if total == 0:
+        print("nothing to replay: no regression inputs and no committed corpus")
+        return 77
+    print("%d passed, %d failed" % (total - len(failures), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Runs every fuzz target built by build.sh, and reports what each found.
+#
+#   tools/fuzz/run.sh MINUTES [TARGET...] fuzz each target (all by default) for MINUTES,
+#                                        one after another
+#   tools/fuzz/run.sh smoke [SECONDS]    CI: every target replays its committed corpus,
+#                                        then fuzzes SECONDS (default 30); exit 1 if any
+#                                        crash, timeout or leak is found
+#   tools/fuzz/run.sh merge              minimise each working corpus into the committed
+#                                        one, tools/fuzz/corpus/TARGET/
+#   tools/fuzz/run.sh minimize TARGET FILE [NAME]
+#                                        minimise a crashing input and store it as
+#                                        tools/fuzz/regressions/TARGET/NAME (replayed by
+#                                        the test suite from then on)
+#
+# Working corpora live in tools/fuzz/out/corpus/TARGET (kept between runs, git-ignored),
+# seeded from the committed corpus tools/fuzz/corpus/TARGET, golden/**/*.orbit, examples/
+# and small generated programs; the loader's from the .orbc files that `orbitc build`
+# makes of the golden programs; the scenario target's from golden/run/*.scenario.json.
+# Crashes, timeouts and out-of-memory inputs go to tools/fuzz/out/artifacts/TARGET/.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+out="$here/out"
+orbitc="${ORBITC:-$root/build/compiler/orbitc}"
+
+minimize() {  # minimize TARGET FILE [NAME]   (TARGET: check, build, loader or fuzz_...)
+    local target=${1#fuzz_} file=$2 name=${3:-}
+    [ -n "$name" ] || name="$(basename "$file" | sed -E 's/^(crash|timeout|oom|leak|slow-unit)-//' | cut -c1-16)"
+    local ext=orbit
+    [ "$target" = loader ] && ext=orbc
+    local dest="$here/regressions/$target"
+    mkdir -p "$dest"
+    local min="$out/minimized-$(basename "$file")"
+    rm -f "$min"
+    "$out/fuzz_$target" -minimize_crash=1 -runs=20000 -timeout=10 \
+        -exact_artifact_path="$min" "$file" >"$out/minimize.log" 2>&1 || true
+    [ -s "$min" ] || cp "$file" "$min"   # not reproducible as a crash: keep it whole
+    cp "$min" "$dest/$name.$ext"
+    echo "stored $dest/$name.$ext ($(wc -c <"$min") bytes)"
+}
+
+seed_corpus() {  # seed_corpus TARGET DIR
+    local target=$1 dir=$2
+    mkdir -p "$dir"
+    if [ -d "$here/corpus/$target" ]; then
+        cp "$here/corpus/$target"/* "$dir/" 2>/dev/null || true
+    fi
+    if [ "$target" = fuzz_loader ]; then
+        local f
+        for f in "$root"/examples/*.orbit "$root"/golden/build/*.orbit "$root"/golden/run/*.orbit; do
+            "$orbitc" build "$f" -o "$dir/$(basename "$f" .orbit).orbc" >/dev/null 2>&1 || true
+        done
+        return
+    fi
+    if [ "$target" = fuzz_scenario ]; then
+        cp "$root"/golden/run/*.scenario.json "$dir/" 2>/dev/null || true
+        return
+    fi
+    find "$root/golden" "$root/examples" -name '*.orbit' | while read -r f; do
+        cp "$f" "$dir/$(echo "$f" | sed "s|$root/||; s|/|_|g")"
+    done
+    local seed
+    for seed in 1 2 3 4 5 6 7 8; do
+        python3 "$root/tools/gen_corpus.py" --size 3K --seed "$seed" -o "$dir/gen-$seed.orbit"
+        python3 "$root/tools/gen_corpus.py" --size 3K --seed "$seed" --errors 3 \
+            -o "$dir/gen-errors-$seed.orbit" 2>/dev/null
+    done
+}
+
+fuzz() {  # fuzz TARGET SECONDS
+    local target=$1 seconds=$2
+    local corpus="$out/corpus/$target" artifacts="$out/artifacts/$target"
+    local log="$out/$target.log"
+    mkdir -p "$artifacts"
+    [ -d "$corpus" ] && [ -n "$(ls -A "$corpus")" ] || seed_corpus "$target" "$corpus"
+    local before_files before_artifacts
+    before_files=$(ls "$corpus" | wc -l)
+    before_artifacts=$(ls "$artifacts" | sort)
+    local dict=()
+    case $target in fuzz_check|fuzz_build) dict=(-dict="$here/orbit.dict") ;; esac
+    # Fork mode keeps fuzzing after a crash, timeout or OOM, so one bug does not end the run.
+    "$out/$target" "$corpus" "${dict[@]}" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
+        -ignore_ooms=1 -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+        -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+        >"$log" 2>&1 || true
+    local after_files
+    after_files=$(ls "$corpus" | wc -l)
+    # The last status line: "#N: cov: C ft: F corp: ..." (fork mode) or "#N ... cov: C ft: F".
+    local status execs cov ft
+    status=$(grep -E '^#[0-9]+:? .*cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
+    execs=$(echo "$status" | sed -E 's/^#([0-9]+).*/\1/')
+    cov=$(echo "$status" | sed -E 's/.*cov: ([0-9]+).*/\1/')
+    ft=$(echo "$status" | sed -E 's/.*ft: ([0-9]+).*/\1/')
+    echo "== $target: ${seconds}s"
+    echo "   executions: ${execs:-?}   coverage: cov ${cov:-?} ft ${ft:-?}"
+    echo "   corpus: $before_files -> $after_files files ($((after_files - before_files)) new)"
+    local new
+    new=$(comm -13 <(echo "$before_artifacts") <(ls "$artifacts" | sort) | sed '/^$/d' || true)
+    if [ -n "$new" ]; then
+        echo "   crashes / timeouts / OOMs:"
+        echo "$new" | sed "s|^|     $artifacts/|"
+        echo "   store each with: tools/fuzz/run.sh minimize $target FILE NAME"
+    else
+        echo "   crashes: none"
+    fi
+    echo "   log: $log"
+}
+
+all_targets=(fuzz_check fuzz_build fuzz_loader fuzz_scenario)
+
+# CI: replay the committed corpus and fuzz briefly, on throw-away copies; any new
+# artifact (crash, timeout, leak, OOM) fails the run.
+smoke() {  # smoke SECONDS
+    local seconds=$1 failed=0 target tmp
+    tmp=$(mktemp -d)
+    for target in "${all_targets[@]}"; do
+        [ -x "$out/$target" ] || { echo "smoke: $target is not built" >&2; failed=1; continue; }
+        mkdir -p "$tmp/$target/corpus" "$tmp/$target/artifacts"
+        seed_corpus "$target" "$tmp/$target/corpus"
+        local dict=()
+        case $target in fuzz_check|fuzz_build) dict=(-dict="$here/orbit.dict") ;; esac
+        if "$out/$target" "$tmp/$target/corpus" "${dict[@]}" -max_len=65536 -timeout=10 \
+               -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
+               -artifact_prefix="$tmp/$target/artifacts/" >"$tmp/$target.log" 2>&1; then
+            echo "smoke: $target: $(grep -E '^stat::number_of_executed_units' "$tmp/$target.log" | awk '{print $2}') executions, no crash"
+        else
+            failed=1
+            echo "smoke: $target FAILED:" >&2
+            grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$tmp/$target.log" | head -20 >&2
+            ls "$tmp/$target/artifacts" >&2
+        fi
+    done
+    rm -rf "$tmp"
+    return $failed
+}
+
+# Minimise each working corpus into the committed corpus (libFuzzer -merge=1 keeps only
+# inputs that add coverage).
+merge() {
+    local target
+    for target in "${all_targets[@]}"; do
+        [ -x "$out/$target" ] && [ -d "$out/corpus/$target" ] || continue
+        local dest="$here/corpus/$target" fresh="$out/merged-$target"
+        rm -rf "$fresh"
+        mkdir -p "$fresh" "$dest"
+        "$out/$target" -merge=1 -max_len=65536 -timeout=10 -rss_limit_mb=2048 "$fresh" \
+            "$dest" "$out/corpus/$target" >"$out/$target.merge.log" 2>&1
+        rm -rf "$dest"
+        mv "$fresh" "$dest"
+        echo "merge: $target: $(ls "$dest" | wc -l) files, $(du -sh "$dest" | cut -f1)"
+    done
+}
+
+case "${1:-}" in
+    minimize)
+        [ $# -ge 3 ] || { echo "usage: run.sh minimize TARGET FILE [NAME]" >&2; exit 2; }
+        minimize "$2" "$3" "${4:-}"
+        exit 0 ;;
+    smoke)
+        smoke "${2:-30}"
+        exit $? ;;
+    merge)
+        merge
+        exit 0 ;;
+esac
+minutes=${1:-}
+[[ "$minutes" =~ ^[0-9]+$ ]] || { echo "usage: run.sh MINUTES [TARGET...] | smoke [SECONDS] | merge | minimize TARGET FILE [NAME]" >&2; exit 2; }
+shift
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
+found=0
+for target in "${targets[@]}"; do
+    [ -x "$out/$target" ] || continue
+    found=1
+    fuzz "$target" $((minutes * 60))
+done
+[ $found = 1 ] || { echo "no fuzz targets in $out: run tools/fuzz/build.sh first" >&2; exit 2; }

@@ -120,19 +120,24 @@ static DiagText *new_text(DiagSink *sink, const char *fmt, va_list args)
     return text;
 }
 
+/* Appends to a list kept with a pointer to its last element, so adding stays O(1). */
+static void append_text(DiagText **first, DiagText **last, DiagText *text)
+{
+    if (*last)
+        (*last)->next = text;
+    else
+        *first = text;
+    *last = text;
+}
+
 void diag_add_note(DiagSink *sink, Diagnostic *d, const char *fmt, ...)
 {
     if (is_scratch(d))
         return;
     va_list args;
     va_start(args, fmt);
-    DiagText *note = new_text(sink, fmt, args);
+    append_text(&d->notes, &d->last_note, new_text(sink, fmt, args));
     va_end(args);
-    if (d->last_note)
-        d->last_note->next = note;
-    else
-        d->notes = note;
-    d->last_note = note;
 }
 
 void diag_add_help(DiagSink *sink, Diagnostic *d, const char *fmt, ...)
@@ -141,13 +146,8 @@ void diag_add_help(DiagSink *sink, Diagnostic *d, const char *fmt, ...)
         return;
     va_list args;
     va_start(args, fmt);
-    DiagText *help = new_text(sink, fmt, args);
+    append_text(&d->helps, &d->last_help, new_text(sink, fmt, args));
     va_end(args);
-    if (d->last_help)
-        d->last_help->next = help;
-    else
-        d->helps = help;
-    d->last_help = help;
 }
 
 void diag_add_fix(DiagSink *sink, Diagnostic *d, Span span, const char *replacement,

@@ -97,17 +97,7 @@ const char *vm_code_position(Vm *vm, uint32_t code)
 
 static const OrbcPos *position_of(const OrbcCode *code, uint32_t offset)
 {
-    if (code->pos_count == 0)
-        return NULL;
-    uint32_t lo = 0, hi = code->pos_count;   /* last entry with offset <= `offset` */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (code->pos[mid].offset <= offset)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return &code->pos[lo];
+    return code->pos_count ? orbc_pos_at(code, offset) : NULL;
 }
 
 __attribute__((format(printf, 2, 3)))

@@ -26,13 +26,14 @@ enum {
 
 /* Limits a loader enforces (docs/bytecode.md, "Limits"). The builder enforces them too. */
 enum {
-    ORBC_MAX_FILE_SIZE = 64 * 1024 * 1024,
+    ORBC_MAX_FILE_SIZE = 1 << 30,    /* 1 GiB (file_length is a u32) */
     ORBC_MAX_STRING_LEN = 1024 * 1024,
-    ORBC_MAX_TABLE = 1 << 20,        /* strings, constants, types, code blocks */
-    ORBC_MAX_COUNT = 65535,          /* tasks, workflows, steps per workflow, record fields,
-                                        non_retryable codes, dependencies, positions per
-                                        block, LIST/RECORD element counts */
-    ORBC_MAX_CODE_LEN = 1024 * 1024, /* bytes of one code block */
+    ORBC_MAX_TABLE = 1 << 24,        /* strings, constants, types, code blocks */
+    ORBC_MAX_LARGE = 1 << 24,        /* tasks, workflows, steps per workflow, dependencies
+                                        of one step, positions per block */
+    ORBC_MAX_COUNT = 65535,          /* record fields, non_retryable codes, LIST/RECORD
+                                        element counts */
+    ORBC_MAX_CODE_LEN = 16 * 1024 * 1024, /* bytes of one code block */
     ORBC_MAX_STACK = 4096,           /* operand stack depth of one code block */
     ORBC_MAX_ATTEMPTS = 1000,
 };
@@ -290,6 +291,8 @@ void orbc_module_free(OrbcModule *module);
 
 /* CRC-32C (Castagnoli) of `len` bytes, as stored at offset 8 of a file for bytes 12..end. */
 uint32_t orbc_crc32c(const uint8_t *bytes, size_t len);
+/* The same without the CPU's CRC instruction (tests compare the two). */
+uint32_t orbc_crc32c_portable(const uint8_t *bytes, size_t len);
 /* Recomputes and stores the checksum of a complete file (for tests and tools). */
 void orbc_seal(uint8_t *bytes, size_t len);
 

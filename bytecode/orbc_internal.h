@@ -18,10 +18,36 @@ typedef struct OrbcBuf {
 } OrbcBuf;
 
 void buf_bytes(OrbcBuf *buf, const void *bytes, size_t len);
-void buf_u8(OrbcBuf *buf, uint8_t value);
 void buf_u16(OrbcBuf *buf, uint16_t value);
-void buf_u32(OrbcBuf *buf, uint32_t value);
-void buf_i64(OrbcBuf *buf, int64_t value);
+/* Makes room for `more` bytes; false (and buf->failed) when it cannot. */
+bool buf_reserve(OrbcBuf *buf, size_t more);
+
+/* The writes of every field: inline, with the room check as the only branch. */
+static inline void buf_u8(OrbcBuf *buf, uint8_t value)
+{
+    if (buf->cap - buf->len < 1 && !buf_reserve(buf, 1))
+        return;
+    buf->data[buf->len++] = value;
+}
+
+static inline void buf_u32(OrbcBuf *buf, uint32_t value)
+{
+    if (buf->cap - buf->len < 4 && !buf_reserve(buf, 4))
+        return;
+    uint8_t *p = buf->data + buf->len;
+    p[0] = (uint8_t)value;
+    p[1] = (uint8_t)(value >> 8);
+    p[2] = (uint8_t)(value >> 16);
+    p[3] = (uint8_t)(value >> 24);
+    buf->len += 4;
+}
+
+static inline void buf_i64(OrbcBuf *buf, int64_t value)
+{
+    uint64_t u = (uint64_t)value;
+    buf_u32(buf, (uint32_t)u);
+    buf_u32(buf, (uint32_t)(u >> 32));
+}
 void buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value);   /* overwrite in place */
 
 /* A pool of allocations freed together. Each allocation is zeroed. */

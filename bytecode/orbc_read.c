@@ -290,7 +290,7 @@ static bool read_types(OrbcReader *r)
 static bool read_tasks(OrbcReader *r)
 {
     OrbcModule *m = r->module;
-    if (!read_count(r, &m->task_count, ORBC_MAX_COUNT, 21, "tasks"))
+    if (!read_count(r, &m->task_count, ORBC_MAX_LARGE, 21, "tasks"))
         return false;
     m->tasks = alloc_array(r, m->task_count, sizeof *m->tasks);
     uint32_t *names = m->task_count ? malloc(m->task_count * sizeof *names) : NULL;
@@ -320,7 +320,7 @@ static bool read_tasks(OrbcReader *r)
 static bool read_positions(OrbcReader *r, OrbcCode *c)
 {
     size_t at = r->pos;
-    if (!read_count(r, &c->pos_count, ORBC_MAX_COUNT, 12, "positions"))
+    if (!read_count(r, &c->pos_count, ORBC_MAX_LARGE, 12, "positions"))
         return false;
     if (c->pos_count == 0)
         return reader_fail(r, at, "code block without a source position");
@@ -517,7 +517,7 @@ static const char *kind_problem(const OrbcStep *s)
 
 static void read_deps(OrbcReader *r, OrbcStep *s, uint32_t self)
 {
-    if (!read_count(r, &s->dep_count, ORBC_MAX_COUNT, 4, "dependencies"))
+    if (!read_count(r, &s->dep_count, ORBC_MAX_LARGE, 4, "dependencies"))
         return;
     s->deps = alloc_array(r, s->dep_count, sizeof *s->deps);
     for (uint32_t i = 0; !r->failed && i < s->dep_count; i++) {
@@ -577,7 +577,7 @@ static void read_workflow(OrbcReader *r, OrbcWorkflow *w)
     size_t return_at = r->pos;
     read_u32(r);   /* the return code: checked after the steps, below */
     size_t steps_at = r->pos;
-    if (!read_count(r, &w->step_count, ORBC_MAX_COUNT, 87, "steps"))
+    if (!read_count(r, &w->step_count, ORBC_MAX_LARGE, 87, "steps"))
         return;
     w->steps = alloc_array(r, w->step_count, sizeof *w->steps);
     uint32_t *names = w->step_count ? malloc(w->step_count * sizeof *names) : NULL;
@@ -602,7 +602,7 @@ static void read_workflow(OrbcReader *r, OrbcWorkflow *w)
 static bool read_workflows(OrbcReader *r)
 {
     OrbcModule *m = r->module;
-    if (!read_count(r, &m->workflow_count, ORBC_MAX_COUNT, 40, "workflows"))
+    if (!read_count(r, &m->workflow_count, ORBC_MAX_LARGE, 40, "workflows"))
         return false;
     m->workflows = alloc_array(r, m->workflow_count, sizeof *m->workflows);
     uint32_t *names = m->workflow_count ? malloc(m->workflow_count * sizeof *names) : NULL;

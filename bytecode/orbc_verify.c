@@ -64,8 +64,8 @@ static bool check_operands(CodeCheck *k, uint32_t o, uint32_t *pops, uint32_t *p
         return true;
     case ORBC_OP_STEP:
         arg = orbc_u32(code + 1);
-        if (arg >= ORBC_MAX_COUNT)
-            return fail_at(k, o, "step index %u out of range (limit %u)", arg, ORBC_MAX_COUNT);
+        if (arg >= ORBC_MAX_LARGE)
+            return fail_at(k, o, "step index %u out of range (limit %u)", arg, ORBC_MAX_LARGE);
         if (k->c->max_step == ORBC_NONE || arg > k->c->max_step)
             k->c->max_step = arg;
         return true;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,7 +14,7 @@
 
 /* ---- byte buffer ---- */
 
-static bool buf_reserve(OrbcBuf *buf, size_t more)
+bool buf_reserve(OrbcBuf *buf, size_t more)
 {
     if (buf->failed)
         return false;
@@ -23,7 +24,7 @@ static bool buf_reserve(OrbcBuf *buf, size_t more)
     }
     if (buf->len + more <= buf->cap)
         return true;
-    size_t cap = buf->cap ? buf->cap : 256;
+    size_t cap = buf->cap ? buf->cap : (more > 256 ? more : 256);
     while (cap < buf->len + more)
         cap *= 2;
     uint8_t *data = realloc(buf->data, cap);
@@ -44,32 +45,10 @@ void buf_bytes(OrbcBuf *buf, const void *bytes, size_t len)
     buf->len += len;
 }
 
-void buf_u8(OrbcBuf *buf, uint8_t value)
-{
-    buf_bytes(buf, &value, 1);
-}
-
 void buf_u16(OrbcBuf *buf, uint16_t value)
 {
     uint8_t b[2] = { (uint8_t)value, (uint8_t)(value >> 8) };
     buf_bytes(buf, b, 2);
-}
-
-void buf_u32(OrbcBuf *buf, uint32_t value)
-{
-    uint8_t b[4];
-    for (int i = 0; i < 4; i++)
-        b[i] = (uint8_t)(value >> (8 * i));
-    buf_bytes(buf, b, 4);
-}
-
-void buf_i64(OrbcBuf *buf, int64_t value)
-{
-    uint64_t u = (uint64_t)value;
-    uint8_t b[8];
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(u >> (8 * i));
-    buf_bytes(buf, b, 8);
 }
 
 void buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value)
@@ -80,21 +59,65 @@ void buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value)
         buf->data[at + i] = (uint8_t)(value >> (8 * i));
 }
 
-/* ---- pool ---- */
+/* ---- pool ----
+ *
+ * A bump allocator over zeroed chunks of 64 KiB; a larger request gets a chunk of its
+ * own. One malloc per chunk instead of one per string or code block. */
+
+enum { POOL_CHUNK = 64 * 1024 };
 
 struct OrbcPoolBlock {
     OrbcPoolBlock *next;
+    size_t used, size;
     max_align_t data[];
 };
 
-void *pool_alloc(OrbcPool *pool, size_t size)
+static size_t align_up(size_t size)
 {
-    OrbcPoolBlock *block = calloc(1, sizeof *block + (size ? size : 1));
+    size_t a = sizeof(max_align_t);
+    return (size + a - 1) / a * a;
+}
+
+static OrbcPoolBlock *pool_new_block(OrbcPool *pool, size_t size)
+{
+    if (size > SIZE_MAX - sizeof(OrbcPoolBlock))
+        return NULL;
+    OrbcPoolBlock *block = calloc(1, sizeof *block + size);
     if (!block)
         return NULL;
+    block->size = size;
     block->next = pool->blocks;
     pool->blocks = block;
-    return block->data;
+    return block;
+}
+
+void *pool_alloc(OrbcPool *pool, size_t size)
+{
+    size_t need = align_up(size ? size : 1);
+    if (need < size)
+        return NULL;
+    OrbcPoolBlock *block = pool->blocks;
+    if (!block || block->size - block->used < need) {
+        if (need > POOL_CHUNK / 4) {
+            /* big: its own block, behind the current one so that it stays in use */
+            OrbcPoolBlock *big = pool_new_block(pool, need);
+            if (!big)
+                return NULL;
+            if (block) {
+                pool->blocks = block;
+                big->next = block->next;
+                block->next = big;
+            }
+            big->used = need;
+            return big->data;
+        }
+        block = pool_new_block(pool, POOL_CHUNK);
+        if (!block)
+            return NULL;
+    }
+    void *p = (char *)block->data + block->used;
+    block->used += need;
+    return p;
 }
 
 void pool_free(OrbcPool *pool)
@@ -267,16 +290,59 @@ static const char *check_limits(const OrbcModule *m)
     if (m->code_count > ORBC_MAX_TABLE)
         return "too many code blocks";
     for (uint32_t i = 0; i < m->code_count; i++)
-        if (m->codes[i].len > ORBC_MAX_CODE_LEN || m->codes[i].pos_count > ORBC_MAX_COUNT)
+        if (m->codes[i].len > ORBC_MAX_CODE_LEN || m->codes[i].pos_count > ORBC_MAX_LARGE)
             return "code block too long";
-    if (m->task_count > ORBC_MAX_COUNT)
+    if (m->task_count > ORBC_MAX_LARGE)
         return "too many tasks";
-    if (m->workflow_count > ORBC_MAX_COUNT)
+    if (m->workflow_count > ORBC_MAX_LARGE)
         return "too many workflows";
     for (uint32_t i = 0; i < m->workflow_count; i++)
-        if (m->workflows[i].step_count > ORBC_MAX_COUNT)
+        if (m->workflows[i].step_count > ORBC_MAX_LARGE)
             return "too many steps in one workflow";
     return NULL;
+}
+
+/* ---- the exact size of the file, so the serializer allocates once ---- */
+
+static uint64_t policy_size(const OrbcPolicy *p)
+{
+    return 25 + 4 * (uint64_t)p->non_retryable_count;
+}
+
+static uint64_t step_size(const OrbcStep *s)
+{
+    uint64_t size = 41 + policy_size(&s->policy) + 16 + 4 + 4 * (uint64_t)s->dep_count + 1;
+    if (s->has_compensate)
+        size += 20 + policy_size(&s->compensate.policy) + 16;
+    return size;
+}
+
+static uint64_t type_size(const OrbcType *t)
+{
+    if (t->kind == ORBC_TYPE_LIST || t->kind == ORBC_TYPE_OPTIONAL)
+        return 5;
+    if (t->kind == ORBC_TYPE_RECORD)
+        return 9 + 9 * (uint64_t)t->field_count;
+    return 1;
+}
+
+static uint64_t module_size(const OrbcModule *m)
+{
+    uint64_t size = ORBC_HEADER_SIZE + 6 * (8 + 4);
+    for (uint32_t i = 0; i < m->string_count; i++)
+        size += 4 + (uint64_t)m->strings[i].len;
+    size += 9 * (uint64_t)m->const_count;
+    for (uint32_t i = 0; i < m->type_count; i++)
+        size += type_size(&m->types[i]);
+    size += 21 * (uint64_t)m->task_count;
+    for (uint32_t i = 0; i < m->code_count; i++)
+        size += 12 + 12 * (uint64_t)m->codes[i].pos_count + m->codes[i].len;
+    for (uint32_t i = 0; i < m->workflow_count; i++) {
+        size += 40;
+        for (uint32_t k = 0; k < m->workflows[i].step_count; k++)
+            size += step_size(&m->workflows[i].steps[k]);
+    }
+    return size;
 }
 
 bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError *err)
@@ -288,7 +354,13 @@ bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError
         set_error(err, "%s", problem);
         return false;
     }
+    uint64_t size = module_size(m);
+    if (size > ORBC_MAX_FILE_SIZE) {
+        set_error(err, "module too large");
+        return false;
+    }
     OrbcBuf buf = { 0 };
+    buf_reserve(&buf, (size_t)size);
     buf_bytes(&buf, "ORBC", 4);
     buf_u16(&buf, ORBC_MAJOR);
     buf_u16(&buf, ORBC_MINOR);
@@ -339,6 +411,12 @@ bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError
         write_workflow(&buf, &m->workflows[i]);
     section_end(&buf, at);
 
+    if (!buf.failed && buf.len != size) {   /* module_size and the writers disagree */
+        free(buf.data);
+        set_error(err, "internal error: serialized %zu bytes, expected %llu", buf.len,
+                  (unsigned long long)size);
+        return false;
+    }
     if (buf.failed || buf.len > ORBC_MAX_FILE_SIZE) {
         free(buf.data);
         set_error(err, buf.failed ? "out of memory or module too large" : "module too large");

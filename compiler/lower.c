@@ -76,6 +76,14 @@ static void ptrmap_put(PtrMap *map, Arena *arena, const void *key, uint32_t valu
 
 /* ---- state ---- */
 
+/* Per source file: the column marks of position_of, built on first use. */
+typedef struct ColumnIndex {
+    bool built;
+    bool ascii;          /* no continuation byte: a column is a byte distance */
+    uint32_t *marks;     /* marks[k]: scalars in text[0, k * 64) */
+    uint32_t mark_count;
+} ColumnIndex;
+
 /* A value known at compile time. */
 typedef struct ConstVal {
     OrbcConstKind kind;
@@ -94,12 +102,15 @@ typedef struct Lowerer {
     PtrMap types;        /* const Type * -> type index; ORBC_NONE while in progress */
     PtrMap tasks;        /* worker or built-in Name * -> task index */
     PtrMap folds;        /* Expr * -> index into consts */
+    PtrMap names;        /* Name * -> string index */
     ConstVal *consts;
     uint32_t const_count, const_cap;
     uint32_t file;       /* string index of the current workflow's file */
     uint32_t file_index; /* its SourceMap index */
-    /* column cursor: the last position computed */
-    uint32_t cur_file, cur_offset, cur_line, cur_column;
+    ColumnIndex *columns;  /* per source file */
+    /* the line of the last position computed: [cur_start, cur_next) */
+    uint32_t cur_file, cur_line, cur_start, cur_next;
+    uint32_t cur_start_scalars;   /* scalars before cur_start (files not ASCII-only) */
     bool failed;
 } Lowerer;
 
@@ -110,35 +121,106 @@ static void lower_error(Lowerer *l, const char *what)
     l->failed = true;
 }
 
+/* Names are interned, so the pointer finds the string index without hashing text. */
 static uint32_t name_string(Lowerer *l, const Name *name)
 {
-    return orbc_add_string(l->b, name->text, name->len);
+    uint32_t index;
+    if (ptrmap_get(&l->names, name, &index))
+        return index;
+    index = orbc_add_string(l->b, name->text, name->len);
+    ptrmap_put(&l->names, l->arena, name, index);
+    return index;
 }
 
-/* ---- positions: 1-based line, 1-based column in Unicode scalars (as diagnostics) ---- */
+/* ---- positions: 1-based line, 1-based column in Unicode scalars (as diagnostics) ----
+ *
+ * Columns count the bytes that start a UTF-8 sequence between the line's start and the
+ * offset. Code is emitted in post-order, so offsets jump back and forth on a line; to
+ * stay linear on a long line, each file gets (on first use) the number of such bytes
+ * before every 64-byte mark, and a column is two lookups plus at most 2 x 63 bytes.
+ * An ASCII-only file needs no marks. The current line is cached to skip the search. */
+
+enum { COLUMN_MARK_SHIFT = 6 };
+
+/* Bytes in text[from, to) that start a UTF-8 sequence (are not 10xxxxxx), eight at a
+ * time: a continuation byte has bit 7 set and bit 6 clear. */
+static uint32_t count_scalars(const char *text, uint32_t from, uint32_t to)
+{
+    uint32_t n = 0, i = from;
+    for (; i + 8 <= to; i += 8) {
+        uint64_t w;
+        memcpy(&w, text + i, 8);
+        uint64_t continuation = w & ~(w << 1) & 0x8080808080808080ULL;
+        n += 8 - (uint32_t)(((continuation >> 7) * 0x0101010101010101ULL) >> 56);
+    }
+    for (; i < to; i++)
+        n += ((unsigned char)text[i] & 0xC0) != 0x80;
+    return n;
+}
+
+static ColumnIndex *column_index(Lowerer *l, uint32_t file)
+{
+    ColumnIndex *ci = &l->columns[file];
+    if (ci->built)
+        return ci;
+    const SourceFile *f = source_file(&l->c->sources, file);
+    uint32_t marks = (f->len >> COLUMN_MARK_SHIFT) + 1;
+    ci->marks = arena_alloc(l->arena, marks * sizeof *ci->marks);
+    ci->mark_count = marks;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < marks; k++) {
+        ci->marks[k] = n;
+        uint32_t from = k << COLUMN_MARK_SHIFT, to = from + (1u << COLUMN_MARK_SHIFT);
+        if (k + 1 < marks)
+            n += count_scalars(f->text, from, to < f->len ? to : f->len);
+    }
+    ci->built = true;
+    ci->ascii = n + (f->len & ((1u << COLUMN_MARK_SHIFT) - 1)) == f->len &&
+                count_scalars(f->text, (marks - 1) << COLUMN_MARK_SHIFT, f->len) ==
+                    f->len - ((marks - 1) << COLUMN_MARK_SHIFT);
+    return ci;
+}
+
+/* Scalars in text[0, offset) of a file that is not ASCII-only. A 64-byte block without
+ * continuation bytes (64 scalars) needs no counting. */
+static uint32_t scalars_before(const ColumnIndex *ci, const char *text, uint32_t offset)
+{
+    uint32_t mark = offset >> COLUMN_MARK_SHIFT, from = mark << COLUMN_MARK_SHIFT;
+    if (mark + 1 < ci->mark_count &&
+        ci->marks[mark + 1] - ci->marks[mark] == 1u << COLUMN_MARK_SHIFT)
+        return ci->marks[mark] + (offset - from);
+    return ci->marks[mark] + count_scalars(text, from, offset);
+}
 
 static void position_of(Lowerer *l, uint32_t file, uint32_t offset, uint32_t *line,
                         uint32_t *column)
 {
     const SourceMap *map = &l->c->sources;
-    uint32_t ln = source_line_of(map, file, offset);
-    uint32_t start = source_line_start(map, file, ln);
-    const char *text = source_file(map, file)->text;
-    uint32_t from = start, col = 1;
-    if (l->cur_file == file && l->cur_line == ln && l->cur_offset <= offset &&
-        l->cur_offset >= start) {
-        from = l->cur_offset;   /* resume on the same line: linear over a long line */
-        col = l->cur_column;
+    if (l->cur_file != file || offset < l->cur_start || offset >= l->cur_next) {
+        const SourceFile *f = source_file(map, file);
+        bool next_line = l->cur_file == file && offset >= l->cur_next &&
+                         l->cur_line + 2 < f->line_count &&
+                         offset < source_line_start(map, file, l->cur_line + 2);
+        l->cur_line = next_line ? l->cur_line + 1 : source_line_of(map, file, offset);
+        l->cur_file = file;
+        l->cur_start = source_line_start(map, file, l->cur_line);
+        l->cur_next = l->cur_line + 1 < f->line_count
+            ? source_line_start(map, file, l->cur_line + 1) : UINT32_MAX;
+        if (l->cur_start > offset)   /* defensive: never cache a line that misses */
+            l->cur_next = 0;
+        const ColumnIndex *ci = column_index(l, file);
+        l->cur_start_scalars = ci->ascii ? 0 : scalars_before(ci, f->text, l->cur_start);
     }
-    for (uint32_t i = from; i < offset; i++)
-        if (((unsigned char)text[i] & 0xC0) != 0x80)
-            col++;
-    l->cur_file = file;
-    l->cur_line = ln;
-    l->cur_offset = offset;
-    l->cur_column = col;
-    *line = ln + 1;
-    *column = col;
+    const ColumnIndex *ci = &l->columns[file];
+    uint32_t col;
+    if (ci->ascii || offset <= l->cur_start) {
+        col = offset > l->cur_start ? offset - l->cur_start : 0;
+    } else {
+        const char *text = source_file(map, file)->text;
+        col = scalars_before(ci, text, offset) - l->cur_start_scalars;
+    }
+    *line = l->cur_line + 1;
+    *column = col + 1;
 }
 
 static void code_pos(Lowerer *l, Span span)
@@ -226,9 +308,12 @@ static uint32_t task_for(Lowerer *l, StepKind kind, const Name *name, uint32_t i
 
 /* ---- constant folding ---- */
 
+/* The value of a folded operator (literals are folded where they are emitted). */
 static const ConstVal *folded(Lowerer *l, const Expr *e)
 {
     uint32_t index;
+    if (l->folds.count == 0 || (e->kind != EXPR_UNARY && e->kind != EXPR_BINARY))
+        return NULL;
     return ptrmap_get(&l->folds, e, &index) ? &l->consts[index] : NULL;
 }
 
@@ -414,47 +499,47 @@ static bool fold_literal(const Expr *e, ConstVal *v)
     }
 }
 
-/* Post-order over the whole expression: records every subexpression whose value is
- * certain at compile time. Recursion depth is bounded by AST_MAX_DEPTH. */
-static void fold_expr(Lowerer *l, const Expr *e)
+/* Post-order over the whole expression: finds the subexpressions whose value is certain
+ * at compile time. Literals are not recorded (emit_expr folds them itself), so the map
+ * stays small: only operators with constant results go in. Returns the expression's
+ * value in *v when it is constant. Recursion depth is bounded by AST_MAX_DEPTH. */
+static bool fold_expr(Lowerer *l, const Expr *e, ConstVal *v)
 {
     if (!e)
-        return;
-    ConstVal v;
-    if (fold_literal(e, &v)) {
-        record_fold(l, e, v);
-        return;
-    }
+        return false;
+    if (fold_literal(e, v))
+        return true;
+    ConstVal a, b;
+    bool a_const, b_const;
     switch (e->kind) {
     case EXPR_LIST:
     case EXPR_CALL:
         for (const Expr *x = e->list.first; x; x = x->next)
-            fold_expr(l, x);
-        return;
+            fold_expr(l, x, &a);
+        return false;
     case EXPR_OBJECT:
         for (const Member *m = e->block ? e->block->first : NULL; m; m = m->next)
-            fold_expr(l, m->value);
-        return;
+            fold_expr(l, m->value, &a);
+        return false;
     case EXPR_UNARY:
-        fold_expr(l, e->left);
-        if (folded(l, e->left) && fold_unary(e->op, folded(l, e->left), &v))
-            record_fold(l, e, v);
-        return;
-    case EXPR_BINARY: {
-        fold_expr(l, e->left);
-        fold_expr(l, e->right);
-        const ConstVal *a = folded(l, e->left);
-        if (a && fold_binary(l, e->op, a, folded(l, e->right), &v))
-            record_fold(l, e, v);
-        return;
-    }
+        if (!fold_expr(l, e->left, &a) || !fold_unary(e->op, &a, v))
+            return false;
+        record_fold(l, e, *v);
+        return true;
+    case EXPR_BINARY:
+        a_const = fold_expr(l, e->left, &a);
+        b_const = fold_expr(l, e->right, &b);
+        if (!a_const || !fold_binary(l, e->op, &a, b_const ? &b : NULL, v))
+            return false;
+        record_fold(l, e, *v);
+        return true;
     case EXPR_FIELD:
     case EXPR_INDEX:
-        fold_expr(l, e->left);
-        fold_expr(l, e->right);
-        return;
+        fold_expr(l, e->left, &a);
+        fold_expr(l, e->right, &b);
+        return false;
     default:
-        return;
+        return false;
     }
 }
 
@@ -579,7 +664,8 @@ static void emit_binary(Lowerer *l, const Expr *e)
 
 static void emit_expr(Lowerer *l, const Expr *e)
 {
-    const ConstVal *v = folded(l, e);
+    ConstVal literal;
+    const ConstVal *v = fold_literal(e, &literal) ? &literal : folded(l, e);
     if (v) {
         code_pos(l, e->span);
         orbc_emit_u32(l->b, ORBC_OP_CONST, const_index(l, v));
@@ -640,7 +726,8 @@ static uint32_t lower_code(Lowerer *l, const Expr *e)
 {
     if (!e)
         return ORBC_NONE;
-    fold_expr(l, e);
+    ConstVal value;
+    fold_expr(l, e, &value);
     orbc_code_begin(l->b, l->file);
     emit_expr(l, e);
     return orbc_code_end(l->b);
@@ -767,6 +854,7 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len)
     *bytes = NULL;
     *len = 0;
     Lowerer l = { .c = c, .p = p, .arena = &c->arena, .cur_file = UINT32_MAX };
+    l.columns = arena_alloc(l.arena, (c->sources.count + 1) * sizeof *l.columns);
     l.b = orbc_builder_new();
     if (!l.b) {
         fprintf(stderr, "orbitc: out of memory\n");

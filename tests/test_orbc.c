@@ -28,6 +28,20 @@ START_TEST(crc32c_check_value)
 }
 END_TEST
 
+/* The CPU instruction and the slicing-by-8 tables agree on every length and alignment. */
+START_TEST(crc32c_paths_agree)
+{
+    uint8_t data[300];
+    for (int i = 0; i < 300; i++)
+        data[i] = (uint8_t)(i * 131 + 7);
+    ck_assert_uint_eq(orbc_crc32c_portable((const uint8_t *)"123456789", 9), 0xE3069283u);
+    for (size_t start = 0; start < 9; start++)
+        for (size_t len = 0; start + len <= sizeof data; len += 7)
+            ck_assert_uint_eq(orbc_crc32c(data + start, len),
+                              orbc_crc32c_portable(data + start, len));
+}
+END_TEST
+
 START_TEST(sample_loads)
 {
     size_t len;
@@ -220,17 +234,66 @@ START_TEST(write_file_is_atomic)
 }
 END_TEST
 
+/* A workflow of 100,000 compute steps (above the old limit of 65,535) builds and loads;
+ * step i reads step i - 1, so every step index is checked by the verifier. */
+START_TEST(hundred_thousand_steps_load)
+{
+    enum { STEPS = 100000 };
+    OrbcBuilder *b = orbc_builder_new();
+    uint32_t file = orbc_add_cstring(b, "chain.orbit");
+    OrbcStep *steps = calloc(STEPS, sizeof *steps);
+    uint32_t *deps = calloc(STEPS, sizeof *deps);
+    ck_assert_ptr_nonnull(steps);
+    ck_assert_ptr_nonnull(deps);
+    for (uint32_t i = 0; i < STEPS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "s%u", i);
+        steps[i] = sample_blank_step(b, name, ORBC_STEP_COMPUTE);
+        orbc_code_begin(b, file);
+        orbc_code_pos(b, i + 1, 3);
+        if (i == 0) {
+            orbc_emit_u32(b, ORBC_OP_CONST, orbc_const_int(b, 1));
+        } else {
+            orbc_emit_u32(b, ORBC_OP_STEP, i - 1);
+            deps[i] = i - 1;
+            steps[i].deps = &deps[i];
+            steps[i].dep_count = 1;
+        }
+        steps[i].value_code = orbc_code_end(b);
+    }
+    OrbcWorkflow w = { orbc_add_cstring(b, "chain"), file, 1, 1,
+                       orbc_type_simple(b, ORBC_TYPE_ANY), orbc_type_simple(b, ORBC_TYPE_ANY),
+                       0, ORBC_NONE, STEPS, steps };
+    orbc_add_workflow(b, &w);
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    OrbcError err;
+    ck_assert_msg(orbc_builder_finish(b, &bytes, &len, &err), "%s", err.text);
+    OrbcModule m;
+    ck_assert_msg(orbc_load(bytes, len, &m, &err), "%s", err.text);
+    ck_assert_uint_eq(m.workflows[0].step_count, STEPS);
+    ck_assert_uint_eq(m.workflows[0].steps[STEPS - 1].deps[0], STEPS - 2);
+    orbc_module_free(&m);
+    free(bytes);
+    free(steps);
+    free(deps);
+    orbc_builder_free(b);
+}
+END_TEST
+
 static Suite *orbc_suite(void)
 {
     Suite *s = suite_create("orbc");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, crc32c_check_value);
+    tcase_add_test(tc, crc32c_paths_agree);
     tcase_add_test(tc, sample_loads);
     tcase_add_test(tc, round_trip_is_identical);
     tcase_add_test(tc, builder_dedups_in_first_use_order);
     tcase_add_test(tc, disassembly_shows_everything);
     tcase_add_test(tc, pos_at_finds_the_covering_entry);
     tcase_add_test(tc, write_file_is_atomic);
+    tcase_add_test(tc, hundred_thousand_steps_load);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -116,7 +116,7 @@ START_TEST(absurd_string_count)
     uint8_t *bytes = sample_bytes(&len);
     put_u32(bytes + 24, 0xFFFFFFF0u);
     orbc_seal(bytes, len);
-    expect_error(bytes, len, "orbc: too many strings: 4294967280 (limit 1048576) (offset 24)");
+    expect_error(bytes, len, "orbc: too many strings: 4294967280 (limit 16777216) (offset 24)");
     put_u32(bytes + 24, 1000000);
     orbc_seal(bytes, len);
     uint32_t payload = orbc_u32(bytes + 20);

@@ -1,11 +1,24 @@
+/* Arena allocation: a list of chunks, each filled by bumping a pointer.
+ *
+ * Chunks grow: the first is small, so a small file costs little, and each new one is
+ * twice the size of the last, up to MAX_CHUNK. Chunks of HUGE_PAGE bytes or more are
+ * aligned to HUGE_PAGE and marked for transparent huge pages: a large program's tree then
+ * needs a 512th of the page faults and TLB entries, which is what made checking 100 MB
+ * slower per byte than 10 MB. */
 #include "arena.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-enum { CHUNK_SIZE = 1 << 20, ALIGN = 16 };
+enum {
+    FIRST_CHUNK = 256 * 1024,
+    MAX_CHUNK = 32 * 1024 * 1024,
+    HUGE_PAGE = 2 * 1024 * 1024,
+};
 
 struct ArenaChunk {
     ArenaChunk *prev;
@@ -35,11 +48,27 @@ static void out_of_memory(size_t size)
     exit(2);
 }
 
-static ArenaChunk *malloc_chunk(Arena *arena, size_t size)
+static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)
 {
-    ArenaChunk *chunk = malloc(sizeof *chunk + size);
-    if (!chunk)
-        out_of_memory(size);
+    ArenaChunk *chunk;
+    if (size >= HUGE_PAGE) {
+        /* Whole huge pages, the header included; a chunk then holds a little less than
+         * its nominal size, unless it was asked for exactly (alloc_large). */
+        size_t bytes = (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+        if (bytes - sizeof *chunk < size && !nominal)
+            bytes += HUGE_PAGE;
+        chunk = aligned_alloc(HUGE_PAGE, bytes);
+        if (!chunk)
+            out_of_memory(size);
+#ifdef MADV_HUGEPAGE
+        madvise(chunk, bytes, MADV_HUGEPAGE);   /* only a hint: failure is harmless */
+#endif
+        size = bytes - sizeof *chunk;
+    } else {
+        chunk = malloc(sizeof *chunk + size);
+        if (!chunk)
+            out_of_memory(size);
+    }
     chunk->size = size;
     arena->total += size;
     return chunk;
@@ -49,7 +78,7 @@ static ArenaChunk *malloc_chunk(Arena *arena, size_t size)
  * one so that the free space left in the current chunk is still used. */
 static void *alloc_large(Arena *arena, size_t size)
 {
-    ArenaChunk *chunk = malloc_chunk(arena, size);
+    ArenaChunk *chunk = malloc_chunk(arena, size, false);
     if (arena->chunk) {
         chunk->prev = arena->chunk->prev;
         arena->chunk->prev = chunk;
@@ -61,30 +90,34 @@ static void *alloc_large(Arena *arena, size_t size)
     return chunk->data;
 }
 
-void *arena_alloc_raw(Arena *arena, size_t size)
+/* Twice the last chunk's size (the first is FIRST_CHUNK), at most MAX_CHUNK. */
+static size_t next_chunk_size(Arena *arena)
+{
+    size_t size = FIRST_CHUNK;
+    if (arena->chunk && arena->chunk->size >= FIRST_CHUNK)
+        size = arena->chunk->size * 2;
+    return size < MAX_CHUNK ? size : MAX_CHUNK;
+}
+
+void *arena_alloc_chunk(Arena *arena, size_t size)
 {
     if (size > SIZE_MAX / 2)
         out_of_memory(size);
-    size_t rounded = size ? (size + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN;
-    if ((size_t)(arena->end - arena->next) < rounded) {
-        if (rounded > CHUNK_SIZE / 2)
+    size_t rounded = size ? (size + 15) & ~(size_t)15 : 16;
+    uintptr_t at = ((uintptr_t)arena->next + 15) & ~(uintptr_t)15;
+    if (!arena->next || at + rounded > (uintptr_t)arena->end) {
+        size_t chunk_size = next_chunk_size(arena);
+        if (rounded > chunk_size / 2)
             return alloc_large(arena, rounded);
-        ArenaChunk *chunk = malloc_chunk(arena, CHUNK_SIZE);
+        ArenaChunk *chunk = malloc_chunk(arena, chunk_size, true);
         chunk->prev = arena->chunk;
         arena->chunk = chunk;
         arena->next = chunk->data;
-        arena->end = chunk->data + CHUNK_SIZE;
+        arena->end = chunk->data + chunk->size;
+        at = (uintptr_t)arena->next;
     }
-    void *p = arena->next;
-    arena->next += rounded;
-    return p;
-}
-
-void *arena_alloc(Arena *arena, size_t size)
-{
-    void *p = arena_alloc_raw(arena, size);
-    memset(p, 0, size);
-    return p;
+    arena->next = (char *)at + rounded;
+    return (void *)at;
 }
 
 char *arena_strndup(Arena *arena, const char *text, size_t len)

@@ -75,30 +75,41 @@ typedef struct String {
     uint32_t len;
 } String;
 
+/* 72 bytes: the kind, operator, reference and height share one word, and the payloads
+ * of the kinds share a union (`right` stays outside it: lowering reads it for EXPR_FIELD
+ * too, expecting NULL). */
 struct Expr {
-    ExprKind kind;
-    Op op;
+    ExprKind kind : 5;
+    Op op : 5;
+    unsigned ref : 3;    /* checker: EXPR_NAME, EXPR_CALL: what the name refers to (ExprRef) */
+    unsigned depth : 11; /* parser: height of this expression tree, at most
+                            PARSE_MAX_EXPR_DEPTH + 1 (see parse_build.c) */
     Span span;           /* the whole expression */
     union {
         int64_t integer;           /* EXPR_INT, EXPR_DURATION (ms) */
         double number;             /* EXPR_NUMBER */
         bool boolean;              /* EXPR_BOOL */
         String string;             /* EXPR_STRING */
-        const Name *name;          /* EXPR_NAME */
-        const Name *field;         /* EXPR_FIELD */
-        ExprList list;             /* EXPR_LIST elements, EXPR_CALL arguments */
         Block *block;              /* EXPR_OBJECT */
+        struct {
+            union {
+                const Name *name;  /* EXPR_NAME */
+                ExprList list;     /* EXPR_LIST elements, EXPR_CALL arguments */
+            };
+            uint32_t ref_index;    /* checker: EXPR_NAME, EXPR_CALL: e.g. the step or
+                                      built-in function it refers to */
+        };
+        struct {                   /* EXPR_FIELD */
+            const Name *field;
+            Span field_span;       /* the field name */
+        };
     };
     Expr *left;          /* operand, object, list, callee */
     Expr *right;         /* second operand, index */
-    Span field_span;     /* EXPR_FIELD: the field name */
-    uint32_t depth;      /* parser: height of this expression tree (bounded, see parse) */
     Expr *next;          /* next element in an ExprList */
 
     /* Filled in by the checker (program.h defines the meanings): */
     const struct Type *type;   /* static type; NULL until checked */
-    uint8_t ref;               /* EXPR_NAME, EXPR_CALL: what the name refers to */
-    uint32_t ref_index;        /* e.g. the step or built-in function it refers to */
 };
 
 typedef enum MemberKind {
@@ -135,19 +146,43 @@ typedef enum MemberKind {
  *       library's own declarations (`builtin "orbit.http.request" { … }`). The parser
  *       accepts them; the checker reports unknown words with a did-you-mean.
  */
+/* 72 bytes: the spans inside a member share the member's file, so only their offsets are
+ * kept (member_key_span() and friends rebuild them), and the colon of an attribute shares
+ * room with the unknown word of a clause. */
 struct Member {
-    MemberKind kind;
-    Keyword keyword;     /* the clause keyword, or the attribute's name if it is a keyword */
+    MemberKind kind : 8;
+    Keyword keyword : 8; /* the clause keyword, or the attribute's name if it is a keyword */
     Span span;           /* the whole member */
-    Span key_span;       /* the keyword, or the attribute name */
-    const Name *key;     /* MEMBER_CLAUSE with KW_NONE: the unknown word (at key_span) */
+    uint32_t key_start, key_end;     /* the keyword, or the attribute name */
+    uint32_t name_start, name_end;   /* the declared name, step name, for variable; for
+                                        an attribute, its name */
+    union {
+        struct {                     /* MEMBER_ATTR: the ':' */
+            uint32_t colon_start, colon_end;
+        };
+        const Name *key;             /* MEMBER_CLAUSE with KW_NONE: the unknown word (at
+                                        the key span); NULL otherwise */
+    };
     const Name *name;    /* attribute name; declared name; step name; for variable */
-    Span name_span;
-    Span colon_span;     /* MEMBER_ATTR: the ':' */
     Expr *value;
     Block *body;
     Member *next;        /* next member of the block */
 };
+
+static inline Span member_key_span(const Member *m)
+{
+    return span_make(m->span.file, m->key_start, m->key_end);
+}
+
+static inline Span member_name_span(const Member *m)
+{
+    return span_make(m->span.file, m->name_start, m->name_end);
+}
+
+static inline Span member_colon_span(const Member *m)
+{
+    return span_make(m->span.file, m->colon_start, m->colon_end);
+}
 
 struct Block {
     Span span;           /* from '{' to '}' inclusive */

@@ -6,6 +6,7 @@
 #include "check_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "suggest.h"
@@ -166,6 +167,27 @@ const Name *dotted_name(Checker *ck, const Expr *e)
     return intern(ck->names, buf, len);
 }
 
+const char *what_text(Checker *ck, const What *w)
+{
+    switch (w->kind) {
+    case WHAT_FIXED: return w->text;
+    case WHAT_WORKER: return arena_printf(ck->arena, "worker `%s`", w->text);
+    case WHAT_BUILTIN: return arena_printf(ck->arena, "`%s`", w->text);
+    case WHAT_WORKFLOW: return arena_printf(ck->arena, "workflow `%s`", w->text);
+    case WHAT_RECORD: return arena_printf(ck->arena, "`%s`", w->text);
+    case WHAT_FIELD: return arena_printf(ck->arena, "field `%s`", w->text);
+    case WHAT_ARGUMENT:
+        return arena_printf(ck->arena, "argument %u of `%s`", w->number, w->text);
+    case WHAT_OUTPUT_OF:
+        return arena_printf(ck->arena, "the output of workflow `%s`", w->text);
+    case WHAT_INPUT_OF:
+        return arena_printf(ck->arena, "the input of %s", what_text(ck, w->inner));
+    case WHAT_ELEMENT_OF:
+        return arena_printf(ck->arena, "an element of %s", what_text(ck, w->inner));
+    }
+    return "";
+}
+
 const char *format_duration(Checker *ck, int64_t ms)
 {
     static const struct { const char *unit; int64_t ms; } UNITS[] = {
@@ -221,5 +243,6 @@ Program *check_program(Compiler *c)
         check_workflow_signature(ck, i);
     for (uint32_t i = 0; i < ck->program->workflow_count; i++)
         check_workflow_body(ck, i);
+    free(ck->clauses);
     return ck->program;
 }

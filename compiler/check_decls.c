@@ -34,14 +34,14 @@ static void add_workflow(Checker *ck, Member *m)
     Program *p = ck->program;
     uint32_t first;
     if (namemap_get(&ck->workflows, m->name, &first))
-        report_duplicate(ck, "workflow", m->name->text, m->name_span,
+        report_duplicate(ck, "workflow", m->name->text, member_name_span(m),
                          p->workflows[first].name_span);
     else
         namemap_put(&ck->workflows, ck->arena, m->name, p->workflow_count);
     Workflow *wf = &p->workflows[p->workflow_count];
     wf->name = m->name;
     wf->span = m->span;
-    wf->name_span = m->name_span;
+    wf->name_span = member_name_span(m);
     ck->workflow_decls[p->workflow_count++] = m;
 }
 
@@ -50,8 +50,8 @@ static void add_worker(Checker *ck, Member *m)
     Program *p = ck->program;
     uint32_t first;
     if (namemap_get(&ck->workers, m->name, &first)) {
-        report_duplicate(ck, "worker", m->name->text, m->name_span,
-                         ck->worker_decls[first]->name_span);
+        report_duplicate(ck, "worker", m->name->text, member_name_span(m),
+                         member_name_span(ck->worker_decls[first]));
         return;
     }
     namemap_put(&ck->workers, ck->arena, m->name, p->worker_count);
@@ -67,7 +67,7 @@ static void add_type(Checker *ck, Member *m)
 {
     Program *p = ck->program;
     if (is_builtin_type_name(m->name->text)) {
-        Diagnostic *d = diag_report(ck->diags, E0207, m->name_span,
+        Diagnostic *d = diag_report(ck->diags, E0207, member_name_span(m),
                                     "`%s` is a built-in type and cannot be redefined",
                                     m->name->text);
         diag_set_label(ck->diags, d, "reserved name");
@@ -75,7 +75,7 @@ static void add_type(Checker *ck, Member *m)
     }
     uint32_t first;
     if (namemap_get(&ck->named_types, m->name, &first)) {
-        report_duplicate(ck, "type", m->name->text, m->name_span, p->types[first].span);
+        report_duplicate(ck, "type", m->name->text, member_name_span(m), p->types[first].span);
         return;
     }
     namemap_put(&ck->named_types, ck->arena, m->name, p->type_count);
@@ -84,7 +84,7 @@ static void add_type(Checker *ck, Member *m)
     t->name = m->name;
     NamedType *nt = &p->types[p->type_count];
     nt->name = m->name;
-    nt->span = m->name_span;
+    nt->span = member_name_span(m);
     nt->type = t;
     ck->type_decls[p->type_count++] = m;
 }
@@ -191,13 +191,13 @@ static void add_declaration(Checker *ck, Member *m, Keyword kw)
  * keyword the declaration is still registered, so that its uses do not cascade. */
 static void unknown_declaration(Checker *ck, Member *m)
 {
-    Diagnostic *d = diag_report(ck->diags, E0208, m->key_span, "unknown declaration `%s`",
+    Diagnostic *d = diag_report(ck->diags, E0208, member_key_span(m), "unknown declaration `%s`",
                                 m->key->text);
     diag_set_label(ck->diags, d, "expected `workflow`, `worker` or `type`");
     const char *s = suggest(ck, m->key->text, DECLARATION_WORDS, 3);
     if (!s)
         return;
-    add_suggestion(ck, d, m->key_span, s);
+    add_suggestion(ck, d, member_key_span(m), s);
     Keyword kw = strcmp(s, "workflow") == 0 ? KW_WORKFLOW
                : strcmp(s, "worker") == 0 ? KW_WORKER : KW_TYPE;
     add_declaration(ck, m, kw);
@@ -271,19 +271,19 @@ static void resolve_worker(Checker *ck, uint32_t index)
         int slot = m->keyword == KW_INPUT ? 0 : m->keyword == KW_OUTPUT ? 1 : -1;
         if (slot < 0 || m->kind != MEMBER_CLAUSE) {
             const char *word = member_name(ck, m)->text;
-            Diagnostic *d = diag_report(ck->diags, E0303, m->key_span,
+            Diagnostic *d = diag_report(ck->diags, E0303, member_key_span(m),
                                         "unknown worker member `%s`", word);
             diag_set_label(ck->diags, d, "expected `input` or `output`");
             const char *s = suggest(ck, word, MEMBERS, 2);
             if (s)
-                add_suggestion(ck, d, m->key_span, s);
+                add_suggestion(ck, d, member_key_span(m), s);
             continue;
         }
         if (seen[slot]) {
-            Diagnostic *d = diag_report(ck->diags, E0304, m->key_span,
+            Diagnostic *d = diag_report(ck->diags, E0304, member_key_span(m),
                                         "`%s` is given twice", MEMBERS[slot]);
             diag_set_label(ck->diags, d, "given again here");
-            diag_add_label(ck->diags, d, seen[slot]->key_span, "first given here");
+            diag_add_label(ck->diags, d, member_key_span(seen[slot]), "first given here");
             continue;
         }
         seen[slot] = m;

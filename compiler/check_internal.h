@@ -73,10 +73,56 @@ typedef struct Checker {
     uint32_t *dep_buffer;
     uint32_t dep_capacity;
 
+    /* collect_members' list of the clauses of one block, reused (malloc'd) */
+    struct Clause *clauses;
+    uint32_t clause_capacity;
+
     /* well-known names */
     const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
         *n_yes, *n_no, *n_depends, *n_fixed, *n_exponential;
 } Checker;
+
+/* A description of a place for messages ("field `amount`", "the input of worker
+ * `payments.charge`"). Almost every check passes, so the text is formatted only when a
+ * diagnostic needs it (what_text); building one costs nothing and allocates nothing. A
+ * What may point at an enclosing one (`inner`) that lives on the caller's stack. */
+typedef enum WhatKind {
+    WHAT_FIXED,          /* text */
+    WHAT_WORKER,         /* worker `name` */
+    WHAT_BUILTIN,        /* `name` (a built-in task) */
+    WHAT_WORKFLOW,       /* workflow `name` */
+    WHAT_RECORD,         /* `name` (a named record type) */
+    WHAT_FIELD,          /* field `name` */
+    WHAT_ARGUMENT,       /* argument NUMBER of `name` */
+    WHAT_OUTPUT_OF,      /* the output of workflow `name` */
+    WHAT_INPUT_OF,       /* the input of INNER */
+    WHAT_ELEMENT_OF,     /* an element of INNER */
+} WhatKind;
+
+typedef struct What {
+    WhatKind kind;
+    uint32_t number;
+    const char *text;            /* WHAT_FIXED: the text; otherwise the name */
+    const struct What *inner;
+} What;
+
+static inline What what_fixed(const char *text)
+{
+    return (What){ WHAT_FIXED, 0, text, NULL };
+}
+
+static inline What what_named(WhatKind kind, const Name *name)
+{
+    return (What){ kind, 0, name->text, NULL };
+}
+
+static inline What what_of(WhatKind kind, const What *inner)
+{
+    return (What){ kind, 0, NULL, inner };
+}
+
+/* The description as text (allocated in the arena). */
+const char *what_text(Checker *ck, const What *what);
 
 /* check.c */
 const Name *name_of(Checker *ck, const char *text);
@@ -106,11 +152,11 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e);
 /* Checks `e` (already typed by check_expr) against `expected`; `what` names the place
  * for messages ("field `amount` of `with`"). Object and list literals are checked
  * element by element. */
-void expect_type(Checker *ck, Expr *e, const Type *expected, const char *what);
+void expect_type(Checker *ck, Expr *e, const Type *expected, const What *what);
 /* `with` / `return` against a contract: missing, unknown and mistyped fields. `value` may
  * be NULL (no `with`): then `where` is the span for a missing-field error. */
 void check_contract(Checker *ck, Expr *value, const Type *contract, Span where,
-                    const char *target);
+                    const What *target);
 
 /* check_steps.c: workflow bodies, steps, compensate blocks */
 bool clause_view(Checker *ck, Member *m, Place place, Clause *out);

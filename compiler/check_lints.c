@@ -93,7 +93,7 @@ void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *synta
     if (codes && codes->value && codes->value->kind == EXPR_LIST) {
         if (policy->attempts == 1 && codes->value->list.count > 0 &&
             attempts_is_one(syntax->setting[SET_ATTEMPTS])) {
-            Diagnostic *d = diag_report(ck->diags, W0001, codes->key_span,
+            Diagnostic *d = diag_report(ck->diags, W0001, member_key_span(codes),
                                         "`non_retryable` has no effect with `attempts: 1`");
             diag_set_label(ck->diags, d, "no effect");
             diag_add_note(ck->diags, d, "with one attempt the step is never retried%s",
@@ -107,7 +107,7 @@ void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *synta
         (!syntax->setting[SET_BACKOFF] ||
          (syntax->setting[SET_BACKOFF]->value &&
           syntax->setting[SET_BACKOFF]->value->kind == EXPR_NAME))) {
-        Diagnostic *d = diag_report(ck->diags, W0002, max->key_span,
+        Diagnostic *d = diag_report(ck->diags, W0002, member_key_span(max),
                                     "`max_delay` has no effect with `fixed` backoff");
         diag_set_label(ck->diags, d, "no effect");
         diag_add_note(ck->diags, d, "with `fixed` backoff every delay is `initial_delay`%s",
@@ -147,6 +147,23 @@ static int64_t delay_before(const RetryPolicy *p, int64_t *exp_delay)
     return d;
 }
 
+/* "1s + 2s + 4s + …": the first five delays, for the message (built only when the lint
+ * fires). */
+static const char *delay_list(Checker *ck, const RetryPolicy *policy)
+{
+    int64_t exp_delay = policy->initial_delay_ms;
+    const char *list = "";
+    for (uint32_t n = 2; n <= policy->attempts && n <= 7; n++) {
+        int64_t d = delay_before(policy, &exp_delay);
+        if (n <= 6)
+            list = arena_printf(ck->arena, "%s%s%s", list, n == 2 ? "" : " + ",
+                                format_duration(ck, d));
+        else
+            list = arena_printf(ck->arena, "%s + …", list);
+    }
+    return list;
+}
+
 void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
                        const RetryPolicy *policy, int64_t timeout_ms, Span where)
 {
@@ -154,7 +171,6 @@ void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
         return;
     int64_t total = timeout_ms, delays = 0, exp_delay = policy->initial_delay_ms;
     uint32_t first_late = 0;          /* the first attempt that would start too late */
-    const char *list = "";
     for (uint32_t n = 2; n <= policy->attempts; n++) {
         int64_t d = delay_before(policy, &exp_delay);
         delays = add_sat(delays, d);
@@ -162,14 +178,10 @@ void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
         if (!first_late && total >= wf->timeout_ms)
             first_late = n;
         total = add_sat(total, timeout_ms);
-        if (n <= 6)
-            list = arena_printf(ck->arena, "%s%s%s", list, n == 2 ? "" : " + ",
-                                format_duration(ck, d));
-        else if (n == 7)
-            list = arena_printf(ck->arena, "%s + …", list);
     }
     if (total <= wf->timeout_ms)
         return;
+    const char *list = delay_list(ck, policy);
     Diagnostic *d = diag_report(ck->diags, W0006, where,
                                 "the retries of step `%s` do not fit in the workflow timeout",
                                 step->name->text);

@@ -164,7 +164,7 @@ static void check_non_retryable(Checker *ck, Expr *v, RetryPolicy *policy)
 
 static void unknown_setting(Checker *ck, Member *m, const char *word)
 {
-    Diagnostic *d = diag_report(ck->diags, E0410, m->key_span, "unknown retry setting `%s`",
+    Diagnostic *d = diag_report(ck->diags, E0410, member_key_span(m), "unknown retry setting `%s`",
                                 word);
     diag_set_label(ck->diags, d, "unknown setting");
     const char *s = suggest(ck, word, RETRY_SETTINGS, SETTING_COUNT);
@@ -172,12 +172,12 @@ static void unknown_setting(Checker *ck, Member *m, const char *word)
     bool in_ms = s && len > 2 && strcmp(word + len - 2, "Ms") == 0 && m->value &&
                  m->value->kind == EXPR_INT && m->value->integer >= 0;
     if (in_ms)      /* initialDelayMs: 500 -> initial_delay: 500ms */
-        diag_add_fix(ck->diags, d, span_join(m->key_span, m->value->span),
+        diag_add_fix(ck->diags, d, span_join(member_key_span(m), m->value->span),
                      arena_printf(ck->arena, "%s: %lldms", s, (long long)m->value->integer),
                      FIX_MACHINE_APPLICABLE, "did you mean `%s: %lldms`?", s,
                      (long long)m->value->integer);
     else if (s)
-        add_suggestion(ck, d, m->key_span, s);
+        add_suggestion(ck, d, member_key_span(m), s);
     else if (strcmp(word, "timeout") == 0 || strcmp(word, "queue_timeout") == 0 ||
              strcmp(word, "timeoutMs") == 0)
         diag_add_help(ck->diags, d, "`%s` is a step setting: write it next to `retry`, not "
@@ -204,10 +204,11 @@ static int member_setting(Checker *ck, Member *m)
         unknown_setting(ck, m, word);
         return -1;
     }
-    Diagnostic *d = diag_report(ck->diags, E0410, m->key_span,
+    Span key = member_key_span(m);
+    Diagnostic *d = diag_report(ck->diags, E0410, key,
                                 "expected `:` after retry setting `%s`", word);
     diag_set_label(ck->diags, d, "missing `:`");
-    diag_add_fix(ck->diags, d, span_make(m->key_span.file, m->key_span.end, m->key_span.end),
+    diag_add_fix(ck->diags, d, span_make(key.file, key.end, key.end),
                  ":", FIX_MACHINE_APPLICABLE, "write `%s: …`", word);
     return i;
 }
@@ -280,10 +281,10 @@ void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *
         if (i < 0)
             continue;
         if (syntax->setting[i]) {
-            Diagnostic *d = diag_report(ck->diags, E0410, m->key_span,
+            Diagnostic *d = diag_report(ck->diags, E0410, member_key_span(m),
                                         "duplicate retry setting `%s`", RETRY_SETTINGS[i]);
             diag_set_label(ck->diags, d, "set again here");
-            diag_add_label(ck->diags, d, syntax->setting[i]->key_span, "first set here");
+            diag_add_label(ck->diags, d, member_key_span(syntax->setting[i]), "first set here");
             continue;
         }
         syntax->setting[i] = m;
@@ -323,10 +324,10 @@ int64_t check_duration_setting(Checker *ck, Clause *clause, const char *what)
 
 void report_repeated(Checker *ck, Member *first, Member *again, const char *what)
 {
-    Diagnostic *d = diag_report(ck->diags, E0410, again->key_span,
+    Diagnostic *d = diag_report(ck->diags, E0410, member_key_span(again),
                                 strcmp(what, "retry") == 0 ? "duplicate `%s` block"
                                                            : "duplicate `%s` setting",
                                 what);
     diag_set_label(ck->diags, d, "given again here");
-    diag_add_label(ck->diags, d, first->key_span, "first given here");
+    diag_add_label(ck->diags, d, member_key_span(first), "first given here");
 }

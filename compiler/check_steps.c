@@ -3,6 +3,7 @@
  * order in which each step's parts are checked against the scopes of design section 5. */
 #include "check_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +86,7 @@ static const char *placement_help(Keyword kw, Place place)
 
 static void report_placement(Checker *ck, Clause *cl, Place place)
 {
-    Diagnostic *d = diag_report(ck->diags, E0307, cl->member->key_span,
+    Diagnostic *d = diag_report(ck->diags, E0307, member_key_span(cl->member),
                                 "`%s` is not allowed %s", keyword_text(cl->keyword),
                                 PLACE_TEXT[place]);
     diag_set_label(ck->diags, d, "not allowed here");
@@ -112,11 +113,12 @@ static const char *unknown_member(Checker *ck, Member *m, Place place)
         n = COUNT_OF(BODY_MEMBERS);
         where = "workflow member";
     }
-    Diagnostic *d = diag_report(ck->diags, E0303, m->key_span, "unknown %s `%s`", where, word);
+    Diagnostic *d = diag_report(ck->diags, E0303, member_key_span(m), "unknown %s `%s`",
+                                where, word);
     diag_set_label(ck->diags, d, "unknown member");
     const char *s = suggest(ck, word, cands, n);
     if (s) {
-        add_suggestion(ck, d, m->key_span, s);
+        add_suggestion(ck, d, member_key_span(m), s);
         return s;
     }
     const char *alias = peer_alias(word);
@@ -143,10 +145,10 @@ static void colon_error(Checker *ck, Member *m)
 {
     Keyword kw = m->keyword;
     bool policy = kw == KW_RETRY || kw == KW_TIMEOUT || kw == KW_QUEUE_TIMEOUT;
-    Diagnostic *d = diag_report(ck->diags, policy ? E0410 : E0103, m->colon_span,
+    Diagnostic *d = diag_report(ck->diags, policy ? E0410 : E0103, member_colon_span(m),
                                 "unexpected `:` after `%s`", keyword_text(kw));
     diag_set_label(ck->diags, d, "not expected here");
-    diag_add_fix(ck->diags, d, m->colon_span, "", FIX_MACHINE_APPLICABLE,
+    diag_add_fix(ck->diags, d, member_colon_span(m), "", FIX_MACHINE_APPLICABLE,
                  kw == KW_RETRY ? "`retry` is followed directly by `{`: remove the `:`"
                                 : "remove the `:`");
 }
@@ -216,19 +218,38 @@ static void duplicate_member(Checker *ck, Clause *first, Clause *again)
         report_repeated(ck, first->member, again->member, keyword_text(kw));
         return;
     }
-    Diagnostic *d = diag_report(ck->diags, E0304, again->member->key_span,
+    Diagnostic *d = diag_report(ck->diags, E0304, member_key_span(again->member),
                                 "`%s` is given twice", keyword_text(kw));
     diag_set_label(ck->diags, d, "given again here");
-    diag_add_label(ck->diags, d, first->member->key_span, "first given here");
+    diag_add_label(ck->diags, d, member_key_span(first->member), "first given here");
 }
 
 static void second_action(Checker *ck, Clause *first, Clause *again, const char *what)
 {
-    Diagnostic *d = diag_report(ck->diags, E0302, again->member->key_span,
+    Diagnostic *d = diag_report(ck->diags, E0302, member_key_span(again->member),
                                 "%s has more than one action", what);
     diag_set_label(ck->diags, d, "second action");
-    diag_add_label(ck->diags, d, first->member->key_span, "first action");
+    diag_add_label(ck->diags, d, member_key_span(first->member), "first action");
     diag_add_help(ck->diags, d, "split it into two steps");
+}
+
+/* A buffer for `n` clauses, reused from block to block (a block's list is needed only
+ * while collect_members reads it). */
+static Clause *clause_list(Checker *ck, uint32_t n)
+{
+    if (n > ck->clause_capacity) {
+        uint32_t capacity = ck->clause_capacity ? ck->clause_capacity : 64;
+        while (capacity < n)
+            capacity *= 2;
+        Clause *list = realloc(ck->clauses, (size_t)capacity * sizeof *list);
+        if (!list) {
+            fprintf(stderr, "orbitc: out of memory\n");
+            exit(2);
+        }
+        ck->clauses = list;
+        ck->clause_capacity = capacity;
+    }
+    return ck->clauses;
 }
 
 /* Reads a step or compensate block: finds the action (which decides the place), then
@@ -236,8 +257,8 @@ static void second_action(Checker *ck, Clause *first, Clause *again, const char 
 static void collect_members(Checker *ck, Block *body, Place fixed_place, Members *out)
 {
     memset(out, 0, sizeof *out);
-    uint32_t n = body->count, count = 0;
-    Clause *list = arena_alloc(ck->arena, (n + 1) * sizeof *list);
+    uint32_t count = 0;
+    Clause *list = clause_list(ck, body->count + 1);
     for (Member *m = body->first; m; m = m->next)
         if (view(ck, m, fixed_place, &list[count], true))
             count++;
@@ -289,7 +310,8 @@ typedef struct Target {
     uint32_t index;
     const Type *input;        /* contract of `with`; any when unknown */
     const Type *output;
-    const char *what;         /* "worker `payments.charge`" for messages */
+    What what;                /* "worker `payments.charge`" for messages */
+    bool known;               /* what is set: the contracts are checked */
 } Target;
 
 static void target_worker(Checker *ck, Expr *v, Target *t)
@@ -304,7 +326,8 @@ static void target_worker(Checker *ck, Expr *v, Target *t)
         return;
     }
     t->name = intern(ck->names, v->string.text, v->string.len);
-    t->what = arena_printf(ck->arena, "worker `%s`", t->name->text);
+    t->what = what_named(WHAT_WORKER, t->name);
+    t->known = true;
     if (namemap_get(&ck->workers, t->name, &t->index)) {
         t->input = ck->program->workers[t->index].input;
         t->output = ck->program->workers[t->index].output;
@@ -332,7 +355,8 @@ static void target_builtin(Checker *ck, Expr *v, Target *t)
         t->name = name;
         t->input = b->input;
         t->output = b->output;
-        t->what = arena_printf(ck->arena, "`%s`", name->text);
+        t->what = what_named(WHAT_BUILTIN, name);
+        t->known = true;
         return;
     }
     if (v->kind == EXPR_STRING)
@@ -369,7 +393,8 @@ static void target_workflow(Checker *ck, Expr *v, Target *t)
         t->name = v->name;
         t->input = wf->input;
         t->output = wf->result;
-        t->what = arena_printf(ck->arena, "workflow `%s`", v->name->text);
+        t->what = what_named(WHAT_WORKFLOW, v->name);
+        t->known = true;
         return;
     }
     Diagnostic *d = diag_report(ck->diags, E0202, v->span, "unknown workflow `%s`",
@@ -425,6 +450,13 @@ static void resolve_target(Checker *ck, Clause *action, Target *t)
         target_workflow(ck, v, t);
     else
         target_signal(ck, v, t);
+}
+
+/* expect_type for a place described by fixed text, such as "`when`". */
+static void expect_at(Checker *ck, Expr *e, const Type *expected, const char *place)
+{
+    What what = what_fixed(place);
+    expect_type(ck, e, expected, &what);
 }
 
 /* ---- Dependencies ----------------------------------------------------------------- */
@@ -492,10 +524,10 @@ static void check_with(Checker *ck, Scope *scope, Clause *with, const Target *t,
 {
     if (with->member && with->value)
         check_expr(ck, scope, with->value);
-    if (!t->what)
+    if (!t->known)
         return;      /* unknown or undeclared target: `with` is unchecked */
-    const char *owner = arena_printf(ck->arena, "the input of %s", t->what);
-    check_contract(ck, with->member ? with->value : NULL, t->input, where, owner);
+    What owner = what_of(WHAT_INPUT_OF, &t->what);
+    check_contract(ck, with->member ? with->value : NULL, t->input, where, &owner);
 }
 
 /* ---- Compensate blocks --------------------------------------------------------------- */
@@ -518,7 +550,7 @@ static void check_compensate(Checker *ck, Workflow *wf, Step *step, Scope *outer
     t.index = PROGRAM_NONE;
     t.input = t.output = ck->types.any;
     if (!ms.action.member) {
-        Diagnostic *d = diag_report(ck->diags, E0301, cl->member->key_span,
+        Diagnostic *d = diag_report(ck->diags, E0301, member_key_span(cl->member),
                                     "compensate block has no task");
         diag_set_label(ck->diags, d, "no `worker` or `using` in this block");
         diag_add_help(ck->diags, d, "name the task that undoes the step, such as "
@@ -534,12 +566,12 @@ static void check_compensate(Checker *ck, Workflow *wf, Step *step, Scope *outer
     scope.for_var = NULL;
     scope.self_visible = true;
     begin_deps(ck, &scope);
-    check_with(ck, &scope, &ms.slot[KW_WITH], &t, cl->member->key_span);
+    check_with(ck, &scope, &ms.slot[KW_WITH], &t, member_key_span(cl->member));
     c->with = ms.slot[KW_WITH].value;
     if (ms.slot[KW_IDEMPOTENCY_KEY].member) {
         c->idempotency_key = ms.slot[KW_IDEMPOTENCY_KEY].value;
         check_expr(ck, &scope, c->idempotency_key);
-        expect_type(ck, c->idempotency_key, ck->types.string, "`idempotency_key`");
+        expect_at(ck, c->idempotency_key, ck->types.string, "`idempotency_key`");
     }
     c->deps = end_deps(ck, &scope, &c->dep_count);
 
@@ -548,7 +580,8 @@ static void check_compensate(Checker *ck, Workflow *wf, Step *step, Scope *outer
     c->retry = pol.retry;
     c->timeout_ms = effective_timeout(ck, &t, pol.timeout_ms);
     c->queue_timeout_ms = pol.queue_timeout_ms;
-    lint_idempotency(ck, &c->retry, c->idempotency_key != NULL, cl->member->key_span, true);
+    lint_idempotency(ck, &c->retry, c->idempotency_key != NULL, member_key_span(cl->member),
+                     true);
     (void)wf;
 }
 
@@ -574,7 +607,7 @@ static void check_for(Checker *ck, Scope *scope, Step *s, Clause *cl)
     if (!m->name || !cl->value)
         return;
     s->for_var = m->name;
-    s->for_var_span = m->name_span;
+    s->for_var_span = member_name_span(m);
     s->for_iterable = cl->value;
     const Type *t = check_expr(ck, scope, cl->value);
     if (type_is_unchecked(t)) {
@@ -600,7 +633,7 @@ static void check_step_exprs(Checker *ck, Scope *scope, Step *s, Members *ms, Ta
     if (ms->slot[KW_WHEN].member && ms->slot[KW_WHEN].value) {
         s->when = ms->slot[KW_WHEN].value;
         check_expr(ck, scope, s->when);
-        expect_type(ck, s->when, ck->types.boolean, "`when`");
+        expect_at(ck, s->when, ck->types.boolean, "`when`");
     }
     if (ms->slot[KW_FOR].member)
         check_for(ck, scope, s, &ms->slot[KW_FOR]);
@@ -613,7 +646,7 @@ static void check_step_exprs(Checker *ck, Scope *scope, Step *s, Members *ms, Ta
         no_for.for_var = NULL;
         s->sleep = action;
         check_expr(ck, &no_for, action);
-        expect_type(ck, action, ck->types.duration, "`sleep`");
+        expect_at(ck, action, ck->types.duration, "`sleep`");
         scope->dep_count = no_for.dep_count;
     } else if (s->kind == STEP_COMPUTE && action) {
         s->compute = action;
@@ -627,7 +660,7 @@ static void check_step_exprs(Checker *ck, Scope *scope, Step *s, Members *ms, Ta
     if (ms->slot[KW_IDEMPOTENCY_KEY].member && ms->slot[KW_IDEMPOTENCY_KEY].value) {
         s->idempotency_key = ms->slot[KW_IDEMPOTENCY_KEY].value;
         check_expr(ck, scope, s->idempotency_key);
-        expect_type(ck, s->idempotency_key, ck->types.string, "`idempotency_key`");
+        expect_at(ck, s->idempotency_key, ck->types.string, "`idempotency_key`");
     }
 }
 
@@ -642,7 +675,7 @@ static void check_step(Checker *ck, Workflow *wf, NameMap *steps, Member *decl, 
     if (ms.action.member) {
         resolve_target(ck, &ms.action, &t);
     } else {
-        Diagnostic *d = diag_report(ck->diags, E0301, decl->name_span,
+        Diagnostic *d = diag_report(ck->diags, E0301, member_name_span(decl),
                                     "step `%s` has no action", s->name->text);
         diag_set_label(ck->diags, d, "this step does nothing");
         diag_add_help(ck->diags, d, "give it one of `worker`, `using`, `workflow`, `sleep`, "
@@ -670,8 +703,9 @@ static void check_step(Checker *ck, Workflow *wf, NameMap *steps, Member *decl, 
     s->timeout_ms = effective_timeout(ck, &t, pol.timeout_ms);
     s->queue_timeout_ms = pol.queue_timeout_ms;
     if (s->kind == STEP_TASK_WORKER || s->kind == STEP_TASK_BUILTIN) {
-        lint_idempotency(ck, &s->retry, s->idempotency_key != NULL, decl->name_span, false);
-        lint_retry_budget(ck, wf, s, &s->retry, s->timeout_ms, decl->name_span);
+        lint_idempotency(ck, &s->retry, s->idempotency_key != NULL, member_name_span(decl),
+                         false);
+        lint_retry_budget(ck, wf, s, &s->retry, s->timeout_ms, member_name_span(decl));
     }
     if (ms.slot[KW_COMPENSATE].member)
         check_compensate(ck, wf, s, &scope, &ms.slot[KW_COMPENSATE]);
@@ -715,7 +749,7 @@ void check_workflow_signature(Checker *ck, uint32_t index)
     }
     wf->result = wf->output ? wf->output : has_return ? ck->types.any : ck->types.null;
     if (wf->output && !has_return) {
-        Diagnostic *d = diag_report(ck->diags, E0305, seen[KW_OUTPUT].member->key_span,
+        Diagnostic *d = diag_report(ck->diags, E0305, member_key_span(seen[KW_OUTPUT].member),
                                     "workflow `%s` has an `output` contract but no `return`",
                                     wf->name->text);
         diag_set_label(ck->diags, d, "declared here");
@@ -727,7 +761,7 @@ static bool reserved_step_name(Checker *ck, Member *m)
 {
     if (m->name != ck->n_input && m->name != ck->n_workflow)
         return false;
-    Diagnostic *d = diag_report(ck->diags, E0207, m->name_span,
+    Diagnostic *d = diag_report(ck->diags, E0207, member_name_span(m),
                                 "`%s` cannot be used as a step name", m->name->text);
     diag_set_label(ck->diags, d, "reserved name");
     if (m->name == ck->n_input)
@@ -764,7 +798,7 @@ static Member **collect_steps(Checker *ck, Workflow *wf, Member *decl, NameMap *
         Step *s = &wf->steps[i];
         s->name = m->name;
         s->span = m->span;
-        s->name_span = m->name_span;
+        s->name_span = member_name_span(m);
         s->index = i;
         s->target_index = PROGRAM_NONE;
         default_retry(&s->retry);
@@ -772,8 +806,8 @@ static Member **collect_steps(Checker *ck, Workflow *wf, Member *decl, NameMap *
         if (reserved_step_name(ck, m))
             continue;
         if (namemap_get(steps, m->name, &first)) {
-            Diagnostic *d = diag_report(ck->diags, E0201, m->name_span, "duplicate step `%s`",
-                                        m->name->text);
+            Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
+                                        "duplicate step `%s`", m->name->text);
             diag_set_label(ck->diags, d, "defined again here");
             diag_add_label(ck->diags, d, wf->steps[first].name_span, "first defined here");
             continue;
@@ -801,10 +835,10 @@ static void check_return(Checker *ck, Workflow *wf, Member *decl, NameMap *steps
         if (m->kind == MEMBER_ERROR || m->keyword != KW_RETURN)
             continue;
         if (ret) {
-            Diagnostic *d = diag_report(ck->diags, E0304, m->key_span,
+            Diagnostic *d = diag_report(ck->diags, E0304, member_key_span(m),
                                         "`return` is given twice");
             diag_set_label(ck->diags, d, "given again here");
-            diag_add_label(ck->diags, d, ret->key_span, "first given here");
+            diag_add_label(ck->diags, d, member_key_span(ret), "first given here");
             continue;
         }
         ret = m;
@@ -818,9 +852,10 @@ static void check_return(Checker *ck, Workflow *wf, Member *decl, NameMap *steps
     begin_deps(ck, &scope);
     wf->ret = ret->value;
     check_expr(ck, &scope, wf->ret);
-    if (wf->output)
-        check_contract(ck, wf->ret, wf->output, ret->key_span,
-                       arena_printf(ck->arena, "the output of workflow `%s`", wf->name->text));
+    if (wf->output) {
+        What owner = what_named(WHAT_OUTPUT_OF, wf->name);
+        check_contract(ck, wf->ret, wf->output, member_key_span(ret), &owner);
+    }
 }
 
 void check_workflow_body(Checker *ck, uint32_t index)

@@ -102,12 +102,46 @@ const Type *type_from_syntax(Checker *ck, Expr *e)
     }
 }
 
+/* Fields seen so far while a record is read, for E0201: a small record is searched
+ * linearly (no allocation, which matters as every object literal has one); a large one
+ * gets a name map. */
+typedef struct FieldIndex {
+    NameMap map;         /* keys == NULL: search the fields linearly */
+} FieldIndex;
+
+static void field_index_init(Checker *ck, FieldIndex *index, uint32_t expected)
+{
+    memset(index, 0, sizeof *index);
+    if (expected > SMALL_RECORD)
+        namemap_init(&index->map, ck->arena, expected);
+}
+
+/* The position of `name` among fields[0..count), if it is there. */
+static bool field_index_find(const FieldIndex *index, const Field *fields, uint32_t count,
+                             const Name *name, uint32_t *at)
+{
+    if (index->map.keys || !name)
+        return namemap_get(&index->map, name, at);
+    for (uint32_t i = 0; i < count; i++)
+        if (fields[i].name == name) {
+            *at = i;
+            return true;
+        }
+    return false;
+}
+
+static void field_index_add(Checker *ck, FieldIndex *index, const Name *name, uint32_t at)
+{
+    if (index->map.keys)
+        namemap_put(&index->map, ck->arena, name, at);
+}
+
 const Type *record_from_block(Checker *ck, Block *block)
 {
     uint32_t count = 0;
     Field *fields = arena_alloc(ck->arena, (block->count + 1) * sizeof *fields);
-    NameMap seen;
-    namemap_init(&seen, ck->arena, block->count);
+    FieldIndex seen;
+    field_index_init(ck, &seen, block->count);
     for (Member *m = block->first; m; m = m->next) {
         if (m->kind == MEMBER_ERROR)
             continue;
@@ -120,17 +154,17 @@ const Type *record_from_block(Checker *ck, Block *block)
         }
         const Name *name = member_name(ck, m);
         uint32_t first;
-        if (namemap_get(&seen, name, &first)) {
-            Diagnostic *d = diag_report(ck->diags, E0201, m->name_span,
+        if (field_index_find(&seen, fields, count, name, &first)) {
+            Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
                                         "duplicate field `%s`", name->text);
             diag_set_label(ck->diags, d, "defined again here");
             diag_add_label(ck->diags, d, fields[first].span, "first defined here");
             continue;
         }
-        namemap_put(&seen, ck->arena, name, count);
+        field_index_add(ck, &seen, name, count);
         Field *f = &fields[count++];
         f->name = name;
-        f->span = m->name_span;
+        f->span = member_name_span(m);
         f->type = type_from_syntax(ck, m->value);
         f->optional = f->type->kind == TYPE_OPTIONAL || m->value->kind == EXPR_OPTIONAL;
     }
@@ -283,7 +317,8 @@ static const Type *check_index(Checker *ck, Scope *scope, Expr *e)
         diag_add_help(ck->diags, d, "only lists can be indexed, such as `items[0]`");
         return ck->types.error;
     }
-    expect_type(ck, e->right, ck->types.integer, "a list index");
+    What what = what_fixed("a list index");
+    expect_type(ck, e->right, ck->types.integer, &what);
     (void)index;
     return left->elem;
 }
@@ -329,9 +364,9 @@ static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
     }
     uint32_t i = 0;
     for (Expr *a = e->list.first; a; a = a->next, i++) {
-        const char *what = arena_printf(ck->arena, "argument %u of `%s`", i + 1,
-                                        f->name->text);
-        expect_type(ck, a, f->params[i], what);
+        What what = what_named(WHAT_ARGUMENT, f->name);
+        what.number = i + 1;
+        expect_type(ck, a, f->params[i], &what);
     }
     return f->result;
 }
@@ -365,27 +400,25 @@ static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
     Block *b = e->block;
     Field *fields = arena_alloc(ck->arena, (b->count + 1) * sizeof *fields);
     uint32_t count = 0;
-    NameMap seen = { 0 };
-    if (b->count > 1)
-        namemap_init(&seen, ck->arena, b->count);
+    FieldIndex seen;
+    field_index_init(ck, &seen, b->count);
     for (Member *m = b->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
         const Name *name = member_name(ck, m);
         const Type *t = check_expr(ck, scope, m->value);
         uint32_t first;
-        if (namemap_get(&seen, name, &first)) {
-            Diagnostic *d = diag_report(ck->diags, E0201, m->name_span,
+        if (field_index_find(&seen, fields, count, name, &first)) {
+            Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
                                         "duplicate field `%s`", name->text);
             diag_set_label(ck->diags, d, "given again here");
             diag_add_label(ck->diags, d, fields[first].span, "first given here");
             continue;
         }
-        if (b->count > 1)
-            namemap_put(&seen, ck->arena, name, count);
+        field_index_add(ck, &seen, name, count);
         Field *f = &fields[count++];
         f->name = name;
-        f->span = m->name_span;
+        f->span = member_name_span(m);
         f->type = t;
     }
     return type_record(&ck->types, fields, count);
@@ -548,13 +581,13 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
 
 /* ---- Values against expected types and contracts ------------------------------------ */
 
-static void check_record_literal(Checker *ck, Expr *e, const Type *record, const char *owner);
+static void check_record_literal(Checker *ck, Expr *e, const Type *record, const What *owner);
 
-static void mismatch(Checker *ck, Expr *e, const Type *expected, const char *what)
+static void mismatch(Checker *ck, Expr *e, const Type *expected, const What *what)
 {
     const Type *found = e->type;
     Diagnostic *d = diag_report(ck->diags, E0501, e->span, "expected `%s` for %s, found `%s`",
-                                tt(ck, expected), what, tt(ck, found));
+                                tt(ck, expected), what_text(ck, what), tt(ck, found));
     diag_set_label(ck->diags, d, "this is `%s`", tt(ck, found));
     if (found->kind == TYPE_OPTIONAL && type_accepts(expected, found->elem))
         diag_add_help(ck->diags, d, "the value may be null: give a default with `??`");
@@ -571,7 +604,7 @@ static void mismatch(Checker *ck, Expr *e, const Type *expected, const char *wha
         diag_add_help(ck->diags, d, "convert it with `str(…)`");
 }
 
-void expect_type(Checker *ck, Expr *e, const Type *expected, const char *what)
+void expect_type(Checker *ck, Expr *e, const Type *expected, const What *what)
 {
     if (!e || !e->type || type_is_unchecked(expected) || type_is_unchecked(e->type))
         return;
@@ -579,14 +612,14 @@ void expect_type(Checker *ck, Expr *e, const Type *expected, const char *what)
     if (want->kind == TYPE_OPTIONAL && e->type->kind != TYPE_NULL)
         want = want->elem;
     if (e->kind == EXPR_OBJECT && want->kind == TYPE_RECORD) {
-        check_record_literal(ck, e, want, want->name
-                             ? arena_printf(ck->arena, "`%s`", want->name->text) : what);
+        What record = want->name ? what_named(WHAT_RECORD, want->name) : *what;
+        check_record_literal(ck, e, want, &record);
         return;
     }
     if (e->kind == EXPR_LIST && want->kind == TYPE_LIST) {
-        const char *elem_what = arena_printf(ck->arena, "an element of %s", what);
+        What elem_what = what_of(WHAT_ELEMENT_OF, what);
         for (Expr *x = e->list.first; x; x = x->next)
-            expect_type(ck, x, want->elem, elem_what);
+            expect_type(ck, x, want->elem, &elem_what);
         return;
     }
     if (!type_accepts(expected, e->type))
@@ -603,7 +636,7 @@ static const Field *record_field(const Type *record, const NameMap *index, const
 }
 
 static void report_missing(Checker *ck, Span where, const Type *record, const bool *given,
-                           const char *owner)
+                           const What *owner_what)
 {
     uint32_t missing = 0;
     const char *first = NULL, *list = "";
@@ -619,6 +652,7 @@ static void report_missing(Checker *ck, Span where, const Type *record, const bo
     }
     if (!missing)
         return;
+    const char *owner = what_text(ck, owner_what);
     Diagnostic *d = diag_report(ck->diags, E0502, where, "missing field%s %s in %s",
                                 missing == 1 ? "" : "s", list, owner);
     diag_set_label(ck->diags, d, "missing %s", list);
@@ -626,10 +660,11 @@ static void report_missing(Checker *ck, Span where, const Type *record, const bo
 }
 
 static void unknown_field(Checker *ck, Member *m, const Type *record, bool *given,
-                          const char *owner)
+                          const What *owner_what)
 {
+    const char *owner = what_text(ck, owner_what);
     const Name *name = member_name(ck, m);
-    Diagnostic *d = diag_report(ck->diags, E0503, m->name_span, "unknown field `%s` in %s",
+    Diagnostic *d = diag_report(ck->diags, E0503, member_name_span(m), "unknown field `%s` in %s",
                                 name->text, owner);
     diag_set_label(ck->diags, d, "unknown field");
     const char **cands = arena_alloc(ck->arena, (record->field_count + 1) * sizeof *cands);
@@ -642,14 +677,14 @@ static void unknown_field(Checker *ck, Member *m, const Type *record, bool *give
         diag_add_note(ck->diags, d, "%s is `%s`", owner, tt(ck, record));
         return;
     }
-    add_suggestion(ck, d, m->name_span, s);
+    add_suggestion(ck, d, member_name_span(m), s);
     /* The misspelt field stands for the suggested one: it is not also "missing". */
     for (uint32_t i = 0; i < record->field_count; i++)
         if (strcmp(record->fields[i].name->text, s) == 0)
             given[i] = true;
 }
 
-static void check_record_literal(Checker *ck, Expr *e, const Type *record, const char *owner)
+static void check_record_literal(Checker *ck, Expr *e, const Type *record, const What *owner)
 {
     NameMap index = { 0 };
     if (record->field_count > SMALL_RECORD) {
@@ -666,8 +701,8 @@ static void check_record_literal(Checker *ck, Expr *e, const Type *record, const
         if (!f || given[f - record->fields])
             continue;
         given[f - record->fields] = true;
-        expect_type(ck, m->value, f->type,
-                    arena_printf(ck->arena, "field `%s`", f->name->text));
+        What field = what_named(WHAT_FIELD, f->name);
+        expect_type(ck, m->value, f->type, &field);
     }
     for (Member *m = e->block->first; m; m = m->next)
         if (m->kind == MEMBER_ATTR && m->value &&
@@ -677,7 +712,7 @@ static void check_record_literal(Checker *ck, Expr *e, const Type *record, const
 }
 
 void check_contract(Checker *ck, Expr *value, const Type *contract, Span where,
-                    const char *target)
+                    const What *target)
 {
     if (type_is_unchecked(contract))
         return;

@@ -6,20 +6,46 @@
 
 enum { INITIAL_SLOTS = 1024 };
 
-/* FNV-1a: simple, and good enough for identifiers. */
-static uint32_t hash_bytes(const char *text, size_t len)
+/* The last 0..7 bytes of a name as a number: two overlapping 4-byte loads, or the first,
+ * middle and last byte (the length is hashed separately, so overlaps do no harm). A loop
+ * or memcpy of a variable length would cost more than the rest of the hash. */
+static inline uint64_t tail_bytes(const char *text, size_t len)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)text[i];
-        h *= 16777619u;
+    if (len >= 4) {
+        uint32_t first, last;
+        memcpy(&first, text, 4);
+        memcpy(&last, text + len - 4, 4);
+        return (uint64_t)first << 32 | last;
     }
-    return h;
+    if (len == 0)
+        return 0;
+    const unsigned char *u = (const unsigned char *)text;
+    return (uint64_t)u[0] << 16 | (uint64_t)u[len / 2] << 8 | u[len - 1];
 }
 
-static const Name **alloc_slots(uint32_t count)
+/* A multiplicative hash over 8 bytes at a time (identifiers are short, so this is a few
+ * multiplications instead of one per byte); the final shifts mix the high bits down. */
+static inline uint32_t hash_bytes(const char *text, size_t len)
 {
-    const Name **slots = calloc(count, sizeof *slots);
+    const uint64_t K = 0x9E3779B97F4A7C15ull;
+    uint64_t h = (uint64_t)len * K;
+    while (len >= 8) {
+        uint64_t word;
+        memcpy(&word, text, 8);
+        h = (h ^ word) * K;
+        h ^= h >> 32;
+        text += 8;
+        len -= 8;
+    }
+    h = (h ^ tail_bytes(text, len)) * K;
+    h ^= h >> 29;
+    h *= K;
+    return (uint32_t)(h >> 32);
+}
+
+static InternSlot *alloc_slots(uint32_t count)
+{
+    InternSlot *slots = calloc(count, sizeof *slots);
     if (!slots) {
         fprintf(stderr, "orbitc: out of memory (name table)\n");
         exit(2);
@@ -44,27 +70,29 @@ void interner_free(Interner *interner)
 static void grow(Interner *interner)
 {
     uint32_t new_size = (interner->mask + 1) * 2;
-    const Name **slots = alloc_slots(new_size);
+    InternSlot *slots = alloc_slots(new_size);
     for (uint32_t i = 0; i <= interner->mask; i++) {
-        const Name *name = interner->slots[i];
-        if (!name)
+        const InternSlot *slot = &interner->slots[i];
+        if (!slot->name)
             continue;
-        uint32_t j = name->hash & (new_size - 1);
-        while (slots[j])
+        uint32_t j = slot->hash & (new_size - 1);
+        while (slots[j].name)
             j = (j + 1) & (new_size - 1);
-        slots[j] = name;
+        slots[j] = *slot;
     }
     free(interner->slots);
     interner->slots = slots;
     interner->mask = new_size - 1;
 }
 
-static uint32_t find_slot(const Interner *interner, const char *text, size_t len, uint32_t hash)
+static inline uint32_t find_slot(const Interner *interner, const char *text, size_t len,
+                                 uint32_t hash)
 {
     uint32_t i = hash & interner->mask;
     for (;;) {
-        const Name *name = interner->slots[i];
-        if (!name || (name->hash == hash && name->len == len && memcmp(name->text, text, len) == 0))
+        const InternSlot *slot = &interner->slots[i];
+        if (!slot->name || (slot->hash == hash && slot->len == len &&
+                            memcmp(slot->name->text, text, len) == 0))
             return i;
         i = (i + 1) & interner->mask;
     }
@@ -72,21 +100,21 @@ static uint32_t find_slot(const Interner *interner, const char *text, size_t len
 
 const Name *intern_lookup(const Interner *interner, const char *text, size_t len)
 {
-    return interner->slots[find_slot(interner, text, len, hash_bytes(text, len))];
+    return interner->slots[find_slot(interner, text, len, hash_bytes(text, len))].name;
 }
 
 const Name *intern(Interner *interner, const char *text, size_t len)
 {
     uint32_t hash = hash_bytes(text, len);
     uint32_t i = find_slot(interner, text, len, hash);
-    if (interner->slots[i])
-        return interner->slots[i];
-    Name *name = arena_alloc_raw(interner->arena, sizeof *name + len + 1);
+    if (interner->slots[i].name)
+        return interner->slots[i].name;
+    Name *name = arena_bump(interner->arena, sizeof *name + len + 1, 8);
     name->len = (uint32_t)len;
     name->hash = hash;
     memcpy(name->text, text, len);
     name->text[len] = '\0';
-    interner->slots[i] = name;
+    interner->slots[i] = (InternSlot){ hash, (uint32_t)len, name };
     if (++interner->count * 2 > interner->mask)
         grow(interner);
     return name;

@@ -15,9 +15,17 @@ typedef struct Name {
     char text[];     /* NUL-terminated */
 } Name;
 
+/* A slot of the table keeps the name's hash beside it, so that a probe compares hashes
+ * without following the pointer (a cache miss on a large program). */
+typedef struct InternSlot {
+    uint32_t hash;
+    uint32_t len;
+    const Name *name;    /* NULL: empty */
+} InternSlot;
+
 typedef struct Interner {
     Arena *arena;
-    const Name **slots;  /* open addressing, power-of-two size */
+    InternSlot *slots;   /* open addressing, power-of-two size */
     uint32_t mask;
     uint32_t count;
 } Interner;

@@ -6,11 +6,6 @@
 
 #include "lexer.h"
 
-Span build_span(Parser *p, Loc loc)
-{
-    return span_make(p->file, loc.start, loc.end);
-}
-
 static Arena *arena_of(Parser *p)
 {
     return &p->c->arena;
@@ -31,10 +26,11 @@ void build_add_decl(Parser *p, Member *decl)
 
 static Member *new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc, Loc loc)
 {
-    Member *m = arena_alloc(arena_of(p), sizeof *m);
+    Member *m = arena_alloc_node(arena_of(p), sizeof *m);
     m->kind = kind;
     m->keyword = kw;
-    m->key_span = build_span(p, kw_loc);
+    m->key_start = kw_loc.start;
+    m->key_end = kw_loc.end;
     m->span = build_span(p, loc);
     return m;
 }
@@ -44,7 +40,8 @@ Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name
 {
     Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, loc);
     m->name = name;
-    m->name_span = build_span(p, name_loc);
+    m->name_start = name_loc.start;
+    m->name_end = name_loc.end;
     m->body = body;
     return m;
 }
@@ -106,8 +103,10 @@ Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *val
 {
     Member *m = new_member(p, MEMBER_ATTR, key.keyword, key_loc, loc);
     m->name = key.name;
-    m->name_span = m->key_span;
-    m->colon_span = build_span(p, colon_loc);
+    m->name_start = key_loc.start;
+    m->name_end = key_loc.end;
+    m->colon_start = colon_loc.start;
+    m->colon_end = colon_loc.end;
     m->value = value;
     return m;
 }
@@ -122,7 +121,8 @@ Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *ite
 {
     Member *m = new_member(p, MEMBER_CLAUSE, KW_FOR, kw_loc, loc);
     m->name = var;
-    m->name_span = build_span(p, var_loc);
+    m->name_start = var_loc.start;
+    m->name_end = var_loc.end;
     m->value = iter;
     return m;
 }
@@ -171,11 +171,18 @@ Member *build_error_member(Parser *p, Loc loc)
 
 static Expr *new_expr(Parser *p, ExprKind kind, Span span)
 {
-    Expr *e = arena_alloc(arena_of(p), sizeof *e);
+    Expr *e = arena_alloc_node(arena_of(p), sizeof *e);
     e->kind = kind;
     e->span = span;
     e->depth = 1;
     return e;
+}
+
+/* Sets a node's height; anything above the limit is stored as limit + 1 (the field is
+ * narrow), which checked() then reports. */
+static void set_height(Expr *e, uint32_t height)
+{
+    e->depth = height > PARSE_MAX_EXPR_DEPTH ? PARSE_MAX_EXPR_DEPTH + 1 : height;
 }
 
 /* Checks the height of a finished node; NULL (after one E0009) when it is too deep. */
@@ -200,7 +207,7 @@ Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right)
     e->op = op;
     e->left = left;
     e->right = right;
-    e->depth = max_u32(left->depth, right->depth) + 1;
+    set_height(e, max_u32(left->depth, right->depth) + 1);
     return checked(p, e);
 }
 
@@ -209,7 +216,7 @@ Expr *build_unary(Parser *p, Op op, Expr *operand, Loc loc)
     Expr *e = new_expr(p, EXPR_UNARY, build_span(p, loc));
     e->op = op;
     e->left = operand;
-    e->depth = operand->depth + 1;
+    set_height(e, operand->depth + 1);
     return checked(p, e);
 }
 
@@ -219,7 +226,7 @@ Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc, Loc
     e->left = object;
     e->field = field;
     e->field_span = build_span(p, field_loc);
-    e->depth = object->depth + 1;
+    set_height(e, object->depth + 1);
     return checked(p, e);
 }
 
@@ -228,7 +235,7 @@ Expr *build_index(Parser *p, Expr *object, Expr *index, Loc loc)
     Expr *e = new_expr(p, EXPR_INDEX, build_span(p, loc));
     e->left = object;
     e->right = index;
-    e->depth = max_u32(object->depth, index->depth) + 1;
+    set_height(e, max_u32(object->depth, index->depth) + 1);
     return checked(p, e);
 }
 
@@ -254,7 +261,7 @@ Expr *build_call(Parser *p, Expr *callee, ExprList reversed_args, Loc loc)
     Expr *e = new_expr(p, EXPR_CALL, build_span(p, loc));
     e->left = callee;
     e->list = reversed_args;
-    e->depth = max_u32(callee->depth, order_list(&e->list)) + 1;
+    set_height(e, max_u32(callee->depth, order_list(&e->list)) + 1);
     return checked(p, e);
 }
 
@@ -262,7 +269,7 @@ Expr *build_optional(Parser *p, Expr *type, Loc loc)
 {
     Expr *e = new_expr(p, EXPR_OPTIONAL, build_span(p, loc));
     e->left = type;
-    e->depth = type->depth + 1;
+    set_height(e, type->depth + 1);
     return checked(p, e);
 }
 
@@ -270,7 +277,7 @@ Expr *build_list(Parser *p, ExprList reversed, Loc loc)
 {
     Expr *e = new_expr(p, EXPR_LIST, build_span(p, loc));
     e->list = reversed;
-    e->depth = order_list(&e->list) + 1;
+    set_height(e, order_list(&e->list) + 1);
     return checked(p, e);
 }
 
@@ -278,7 +285,7 @@ Expr *build_object(Parser *p, Block *block)
 {
     Expr *e = new_expr(p, EXPR_OBJECT, block->span);
     e->block = block;
-    e->depth = block->depth + 1;
+    set_height(e, block->depth + 1);
     return checked(p, e);
 }
 

@@ -24,7 +24,10 @@ enum {
     PARSE_MAX_EXPR_DEPTH = 1024,
 };
 
-Span build_span(Parser *p, Loc loc);
+static inline Span build_span(Parser *p, Loc loc)
+{
+    return span_make(p->file, loc.start, loc.end);
+}
 
 void build_add_decl(Parser *p, Member *decl);
 Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,

@@ -168,7 +168,7 @@ static void yyerror(Loc *loc, Parser *p, const char *message);
 
 %type <member> decl member members member_list
 %type <block> block
-%type <expr> expr primary
+%type <expr> expr
 %type <list> args
 %type <key> attr_name
 %type <keyword> clause_keyword
@@ -182,7 +182,9 @@ file
 top
     : %empty
     | top decl          { build_add_decl(p, $2); }
-    | top sep
+    | top NEWLINE
+    | top COMMA
+    | top SEMI
     | top error RECOVERED   { yyerrok; }
     ;
 
@@ -230,15 +232,15 @@ members
     | members error RECOVERED   { yyerrok; $$ = $1; }
     ;
 
+/* Separators are spelled out rather than going through a `sep` rule: one reduction
+ * fewer per separator. */
 seps
-    : sep
-    | seps sep
-    ;
-
-sep
     : NEWLINE
     | COMMA
     | SEMI
+    | seps NEWLINE
+    | seps COMMA
+    | seps SEMI
     ;
 
 member
@@ -336,11 +338,9 @@ expr
     | expr LPAREN args COMMA RPAREN
                                 { $$ = build_call(p, $1, $3, @$); if (!$$) YYABORT; }
     | expr QUESTION             { $$ = build_optional(p, $1, @$); if (!$$) YYABORT; }
-    | primary                   { $$ = $1; }
-    ;
-
-primary
-    : INT                       { $$ = build_int(p, EXPR_INT, $1, @1); }
+    /* Operands are alternatives of `expr` itself (no `primary` rule): one reduction fewer
+     * per operand. */
+    | INT                       { $$ = build_int(p, EXPR_INT, $1, @1); }
     | DURATION                  { $$ = build_int(p, EXPR_DURATION, $1, @1); }
     | NUMBER                    { $$ = build_number(p, $1, @1); }
     | STRING                    { $$ = build_string(p, $1, @1); }

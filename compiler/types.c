@@ -5,7 +5,7 @@
 
 static const Type *simple(Arena *arena, TypeKind kind)
 {
-    Type *t = arena_alloc(arena, sizeof *t);
+    Type *t = arena_alloc_node(arena, sizeof *t);
     t->kind = kind;
     return t;
 }
@@ -27,7 +27,7 @@ void types_init(Types *types, Arena *arena)
 
 const Type *type_list(Types *types, const Type *elem)
 {
-    Type *t = arena_alloc(types->arena, sizeof *t);
+    Type *t = arena_alloc_node(types->arena, sizeof *t);
     t->kind = TYPE_LIST;
     t->elem = elem;
     return t;
@@ -37,7 +37,7 @@ const Type *type_optional(Types *types, const Type *elem)
 {
     if (elem->kind == TYPE_OPTIONAL || elem->kind == TYPE_NULL || type_is_unchecked(elem))
         return elem;
-    Type *t = arena_alloc(types->arena, sizeof *t);
+    Type *t = arena_alloc_node(types->arena, sizeof *t);
     t->kind = TYPE_OPTIONAL;
     t->elem = elem;
     return t;
@@ -45,7 +45,7 @@ const Type *type_optional(Types *types, const Type *elem)
 
 const Type *type_record(Types *types, Field *fields, uint32_t count)
 {
-    Type *t = arena_alloc(types->arena, sizeof *t);
+    Type *t = arena_alloc_node(types->arena, sizeof *t);
     t->kind = TYPE_RECORD;
     t->fields = fields;
     t->field_count = count;

@@ -48,6 +48,14 @@ static void out_of_memory(size_t size)
     exit(2);
 }
 
+void *xrealloc(void *p, size_t size)
+{
+    p = realloc(p, size);
+    if (!p)
+        out_of_memory(size);
+    return p;
+}
+
 static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)
 {
     ArenaChunk *chunk;

@@ -61,6 +61,10 @@ static inline void *arena_alloc_node(Arena *arena, size_t size)
     return p;
 }
 
+/* realloc that exits with a message (status 2) when memory runs out, for the few
+ * growable arrays that live outside an arena. */
+void *xrealloc(void *p, size_t size);
+
 /* A NUL-terminated copy of `len` bytes of `text`. */
 char *arena_strndup(Arena *arena, const char *text, size_t len);
 

@@ -596,6 +596,7 @@ static const Type *step_result(Checker *ck, Step *s, const Target *t)
         r = ck->types.any;
     if (s->for_var)
         r = type_list(&ck->types, r);
+    s->ran_result = r;
     if (s->when)
         r = type_optional(&ck->types, r);
     return r;

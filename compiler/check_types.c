@@ -231,7 +231,7 @@ static const Type *check_name(Checker *ck, Scope *scope, Expr *e)
         if (scope->self_visible) {
             e->ref = REF_SELF;
             e->ref_index = index;
-            return step->result ? step->result : ck->types.error;
+            return step->ran_result ? step->ran_result : ck->types.error;
         }
         Diagnostic *d = diag_report(ck->diags, E0206, e->span,
                                     "step `%s` cannot use its own result", e->name->text);

@@ -64,9 +64,7 @@ bool driver_add_file(Compiler *c, const char *path, const char **error)
     if ((unsigned long long)st.st_size > SOURCE_MAX_FILE_SIZE) {
         fclose(f);
         uint32_t file = driver_add_source(c, path, empty_text(), 0);
-        diag_report(&c->diags, E0010, span_make(file, 0, 0),
-                    "source file is too large: %llu bytes (the limit is %u MiB)",
-                    (unsigned long long)st.st_size, SOURCE_MAX_FILE_SIZE / (1024 * 1024));
+        report_file_too_large(c, file, (uint64_t)st.st_size);
         return true;
     }
     size_t size = (size_t)st.st_size;

@@ -21,15 +21,20 @@ static void keep_only_lexical(Compiler *c, uint32_t first)
     sink->count = kept;
 }
 
+void report_file_too_large(Compiler *c, uint32_t file, uint64_t size)
+{
+    diag_report(&c->diags, E0010, span_make(file, 0, 0),
+                "source file is too large: %llu bytes (the limit is %u MiB)",
+                (unsigned long long)size, (unsigned)(SOURCE_MAX_FILE_SIZE >> 20));
+}
+
 SourceAst *parse_source(Compiler *c, uint32_t file)
 {
     SourceAst *ast = arena_alloc(&c->arena, sizeof *ast);
     ast->file = file;
     const SourceFile *source = source_file(&c->sources, file);
     if (source->len > SOURCE_MAX_FILE_SIZE) {
-        diag_report(&c->diags, E0010, span_make(file, 0, 0),
-                    "source file too large: %u bytes, the limit is %u MiB",
-                    (unsigned)source->len, (unsigned)(SOURCE_MAX_FILE_SIZE >> 20));
+        report_file_too_large(c, file, source->len);
         ast->fatal = true;
         return ast;
     }

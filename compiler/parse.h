@@ -8,4 +8,7 @@
 
 SourceAst *parse_source(Compiler *c, uint32_t file);
 
+/* Reports E0010 for a source of `size` bytes, over SOURCE_MAX_FILE_SIZE (at 1:1 of it). */
+void report_file_too_large(Compiler *c, uint32_t file, uint64_t size);
+
 #endif

@@ -183,6 +183,9 @@ typedef struct Step {
     const Type *result;          /* the step's value for later steps: the task's output,
                                     child's result, compute value, signal payload (any);
                                     [T] for a `for` step; T? when the step has `when` */
+    const Type *ran_result;      /* the result once the step has run: `result` without
+                                    the `?` that `when` adds. Its compensate block sees
+                                    this, since it runs only for a step that completed */
 } Step;
 
 typedef struct Workflow {

@@ -4,15 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t size)
-{
-    p = realloc(p, size);
-    if (!p) {
-        fprintf(stderr, "orbitc: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
+#include "arena.h"
 
 void source_map_init(SourceMap *map)
 {

@@ -10,16 +10,6 @@
  * sequence number; what is added to it afterwards is dropped without formatting. */
 enum { SCRATCH_SEQ = UINT32_MAX };
 
-static void *xrealloc(void *p, size_t size)
-{
-    p = realloc(p, size);
-    if (!p) {
-        fprintf(stderr, "orbitc: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
 void diag_sink_init(DiagSink *sink, Arena *arena)
 {
     memset(sink, 0, sizeof *sink);

@@ -214,6 +214,8 @@ static void init_names(Checker *ck)
 {
     ck->n_input = name_of(ck, "input");
     ck->n_workflow = name_of(ck, "workflow");
+    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
+        ck->n_keywords[kw] = name_of(ck, keyword_text((Keyword)kw));
     ck->n_builtin = name_of(ck, "builtin");
     ck->n_error = name_of(ck, "error");
     ck->n_function = name_of(ck, "function");

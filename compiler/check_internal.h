@@ -80,6 +80,7 @@ typedef struct Checker {
     /* well-known names */
     const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
         *n_yes, *n_no, *n_depends, *n_fixed, *n_exponential;
+    const Name *n_keywords[KW_COUNT];  /* each keyword as a name; [KW_NONE] is NULL */
 } Checker;
 
 /* A description of a place for messages ("field `amount`", "the input of worker

@@ -758,15 +758,28 @@ void check_workflow_signature(Checker *ck, uint32_t index)
     }
 }
 
+static bool is_keyword_name(const Checker *ck, const Name *name)
+{
+    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
+        if (ck->n_keywords[kw] == name)
+            return true;
+    return false;
+}
+
+/* `input`, `workflow` and every other keyword: a step's name is used in expressions,
+ * where a keyword would not read as the step. */
 static bool reserved_step_name(Checker *ck, Member *m)
 {
-    if (m->name != ck->n_input && m->name != ck->n_workflow)
+    if (!m->name || !is_keyword_name(ck, m->name))
         return false;
     Diagnostic *d = diag_report(ck->diags, E0207, member_name_span(m),
                                 "`%s` cannot be used as a step name", m->name->text);
     diag_set_label(ck->diags, d, "reserved name");
     if (m->name == ck->n_input)
         diag_add_note(ck->diags, d, "`input` always means the workflow's input");
+    else
+        diag_add_note(ck->diags, d, "`%s` is a keyword of Orbit", m->name->text);
+    diag_add_help(ck->diags, d, "choose another name, such as `%s_step`", m->name->text);
     return true;
 }
 

@@ -249,8 +249,10 @@ member
     | attr_name ASSIGN expr
         { build_assign_for_colon(p, @2);
           $$ = build_attr(p, $1, @1, @2, $3, @$); }
-    | T_STEP IDENT block
-        { $$ = build_named_clause(p, KW_STEP, @1, $2, @2, $3, @$); }
+    | T_STEP attr_name block
+        /* A keyword is accepted as a name here so that the checker can say why it is
+         * not allowed (E0207) instead of a bare syntax error. */
+        { $$ = build_named_clause(p, KW_STEP, @1, $2.name, @2, $3, @$); }
     | T_FOR IDENT T_IN expr
         { $$ = build_for(p, @1, $2, @2, $4, @$); }
     | T_RETRY block

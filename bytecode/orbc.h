@@ -310,6 +310,11 @@ bool orbc_serialize(const OrbcModule *module, uint8_t **bytes, size_t *len, Orbc
 typedef struct OrbcBuilder OrbcBuilder;
 
 OrbcBuilder *orbc_builder_new(void);
+/* A builder that writes each code block and workflow step into the file's bytes as soon
+ * as it is complete, instead of keeping them as structs: the same bytes with less memory,
+ * but orbc_builder_module shows no code blocks or workflows, and orbc_builder_workflow
+ * returns NULL. */
+OrbcBuilder *orbc_builder_new_streaming(void);
 void orbc_builder_free(OrbcBuilder *b);
 
 uint32_t orbc_add_string(OrbcBuilder *b, const char *text, size_t len);
@@ -333,6 +338,11 @@ uint32_t orbc_type_record(OrbcBuilder *b, uint32_t name, uint32_t field_count,
  * the arrays they point to. Workflow steps may name workflows added later by index. */
 uint32_t orbc_add_task(OrbcBuilder *b, const OrbcTask *task);
 uint32_t orbc_add_workflow(OrbcBuilder *b, const OrbcWorkflow *workflow);
+/* The same one step at a time: the header (its `steps` are ignored, `step_count` steps
+ * must follow), each step, then the code index of its return value. */
+uint32_t orbc_workflow_begin(OrbcBuilder *b, const OrbcWorkflow *header);
+void orbc_workflow_step(OrbcBuilder *b, const OrbcStep *step);
+void orbc_workflow_end(OrbcBuilder *b, uint32_t return_code);
 /* The workflow at `index`, to fill in after its steps' code has been emitted. */
 OrbcWorkflow *orbc_builder_workflow(OrbcBuilder *b, uint32_t index);
 

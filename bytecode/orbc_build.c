@@ -1,6 +1,11 @@
 /* The builder: collects the tables of a module in first-use order (equal strings,
  * constants and types share one index, found through a hash table, so the result never
- * depends on hash order), emits code blocks, and serializes the result. */
+ * depends on hash order), emits code blocks, and serializes the result.
+ *
+ * Two ways to keep code blocks and workflows: as structs (orbc_builder_new, so that
+ * orbc_builder_module shows them, for tests and tools), or streamed (orbc_builder_new_
+ * streaming): each block and step is written into its section's bytes as it is produced
+ * and its scratch reused, so a large module exists once, as bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +19,15 @@ typedef struct Vec {
     uint32_t cap;
 } Vec;
 
-/* Open-addressing table from an encoded key to the index it was given. */
+/* Open-addressing table from an encoded key to the index it was given. A slot keeps no
+ * key: the entry it names is compared (strings by text, constants and types by their
+ * encoding), so the table costs 8 bytes a slot and no copies. */
 typedef struct DedupSlot {
     uint32_t hash;
     uint32_t index;      /* ORBC_NONE = empty */
-    uint8_t *key;
-    uint32_t key_len;
 } DedupSlot;
+
+typedef enum DedupTable { DEDUP_STRINGS, DEDUP_CONSTS, DEDUP_TYPES } DedupTable;
 
 typedef struct Dedup {
     DedupSlot *slots;
@@ -37,6 +44,17 @@ struct OrbcBuilder {
     OrbcBuf code;
     Vec pos;
     uint32_t code_file;
+    /* the workflow being added (orbc_workflow_begin .. orbc_workflow_end) */
+    uint32_t steps_expected, steps_added;
+    size_t workflow_at;          /* streamed: offset of its record in workflow_sec */
+    /* streamed mode: the payloads of the CODE and WORKFLOWS sections, and the record
+     * being written */
+    bool streaming;
+    OrbcChunks code_sec, workflow_sec;
+    OrbcBuf record;
+    OrbcBuf entry_key;           /* the encoding of a constant or type being compared */
+    uint32_t code_count, workflow_count;
+    bool code_too_long, steps_too_many;
     bool failed;
 };
 
@@ -100,9 +118,31 @@ static bool dedup_grow(Dedup *set)
     return true;
 }
 
-/* Finds the key; when absent, inserts it with index `next` and sets *added. */
-static uint32_t dedup_find(OrbcBuilder *b, Dedup *set, const uint8_t *key, size_t len,
-                           uint32_t next, bool *added)
+/* Whether entry `index` of `table` has the key `key`. */
+static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, const uint8_t *key,
+                          size_t len)
+{
+    Vec *entries = table == DEDUP_STRINGS ? &b->strings
+                   : table == DEDUP_CONSTS ? &b->consts : &b->types;
+    if (b->failed || index >= entries->count)   /* an entry lost to a failed allocation */
+        return false;
+    if (table == DEDUP_STRINGS) {
+        const OrbcString *s = (const OrbcString *)b->strings.items + index;
+        return s->len == len && memcmp(s->text, key, len) == 0;
+    }
+    OrbcBuf *buf = &b->entry_key;
+    buf->len = 0;
+    if (table == DEDUP_CONSTS)
+        encode_const(buf, (const OrbcConst *)b->consts.items + index);
+    else
+        encode_type(buf, (const OrbcType *)b->types.items + index);
+    return !buf->failed && buf->len == len && memcmp(buf->data, key, len) == 0;
+}
+
+/* Finds the key; when absent, inserts it with index `next` (the caller then appends the
+ * entry) and sets *added. */
+static uint32_t dedup_find(OrbcBuilder *b, Dedup *set, DedupTable table, const uint8_t *key,
+                           size_t len, uint32_t next, bool *added)
 {
     *added = false;
     if ((!set->slots || (set->count + 1) * 4 > (set->mask + 1) * 3) && !dedup_grow(set)) {
@@ -113,14 +153,11 @@ static uint32_t dedup_find(OrbcBuilder *b, Dedup *set, const uint8_t *key, size_
     uint32_t i = h & set->mask;
     while (set->slots[i].index != ORBC_NONE) {
         DedupSlot *s = &set->slots[i];
-        if (s->hash == h && s->key_len == len && memcmp(s->key, key, len) == 0)
+        if (s->hash == h && entry_has_key(b, table, s->index, key, len))
             return s->index;
         i = (i + 1) & set->mask;
     }
-    uint8_t *copy = pool_copy(b, key, len);
-    if (!copy)
-        return 0;
-    set->slots[i] = (DedupSlot){ h, next, copy, (uint32_t)len };
+    set->slots[i] = (DedupSlot){ h, next };
     set->count++;
     *added = true;
     return next;
@@ -150,6 +187,14 @@ OrbcBuilder *orbc_builder_new(void)
     return calloc(1, sizeof(OrbcBuilder));
 }
 
+OrbcBuilder *orbc_builder_new_streaming(void)
+{
+    OrbcBuilder *b = orbc_builder_new();
+    if (b)
+        b->streaming = true;
+    return b;
+}
+
 void orbc_builder_free(OrbcBuilder *b)
 {
     if (!b)
@@ -162,6 +207,10 @@ void orbc_builder_free(OrbcBuilder *b)
     free(b->const_set.slots);
     free(b->type_set.slots);
     free(b->code.data);
+    chunks_free(&b->code_sec);
+    chunks_free(&b->workflow_sec);
+    free(b->record.data);
+    free(b->entry_key.data);
     pool_free(&b->pool);
     free(b);
 }
@@ -171,12 +220,12 @@ void orbc_builder_free(OrbcBuilder *b)
 uint32_t orbc_add_string(OrbcBuilder *b, const char *text, size_t len)
 {
     bool added;
-    uint32_t index = dedup_find(b, &b->string_set, (const uint8_t *)text, len,
+    uint32_t index = dedup_find(b, &b->string_set, DEDUP_STRINGS, (const uint8_t *)text, len,
                                 b->strings.count, &added);
     if (!added)
         return index;
     OrbcString *s = vec_push(b, &b->strings, sizeof *s);
-    char *copy = pool_alloc(&b->pool, len + 1);
+    char *copy = pool_alloc(&b->pool, len + 1);   /* zeroed: the NUL is there */
     if (!s || !copy) {
         b->failed = true;
         return 0;
@@ -198,7 +247,8 @@ uint32_t orbc_add_const(OrbcBuilder *b, OrbcConst value)
     encode_const(&key, &value);
     bool added;
     uint32_t index = key.failed ? 0
-        : dedup_find(b, &b->const_set, key.data, key.len, b->consts.count, &added);
+        : dedup_find(b, &b->const_set, DEDUP_CONSTS, key.data, key.len, b->consts.count,
+                     &added);
     free(key.data);
     if (key.failed) {
         b->failed = true;
@@ -249,7 +299,8 @@ static uint32_t add_type(OrbcBuilder *b, const OrbcType *type)
     encode_type(&key, type);
     bool added = false;
     uint32_t index = key.failed ? 0
-        : dedup_find(b, &b->type_set, key.data, key.len, b->types.count, &added);
+        : dedup_find(b, &b->type_set, DEDUP_TYPES, key.data, key.len, b->types.count,
+                     &added);
     free(key.data);
     if (key.failed)
         b->failed = true;
@@ -306,25 +357,88 @@ static void copy_policy(OrbcBuilder *b, OrbcPolicy *p)
                                  p->non_retryable_count * sizeof *p->non_retryable);
 }
 
-uint32_t orbc_add_workflow(OrbcBuilder *b, const OrbcWorkflow *workflow)
+/* Streamed: moves the record just written to the end of its section. */
+static void append_record(OrbcBuilder *b, OrbcChunks *section)
 {
+    if (b->record.failed)
+        b->failed = true;
+    else
+        chunks_append(section, b->record.data, b->record.len);
+}
+
+/* The offset of return_code in a workflow record (docs/bytecode.md). */
+enum { WORKFLOW_RETURN_CODE_AT = 32 };
+
+uint32_t orbc_workflow_begin(OrbcBuilder *b, const OrbcWorkflow *header)
+{
+    b->steps_expected = header->step_count;
+    b->steps_added = 0;
+    if (b->streaming) {
+        if (header->step_count > ORBC_MAX_LARGE)
+            b->steps_too_many = true;
+        b->workflow_at = b->workflow_sec.len;
+        b->record.len = 0;
+        write_workflow_header(&b->record, header);
+        append_record(b, &b->workflow_sec);
+        return b->workflow_count++;
+    }
     OrbcWorkflow *w = vec_push(b, &b->workflows, sizeof *w);
     if (!w)
         return 0;
-    *w = *workflow;
-    w->steps = pool_copy(b, workflow->steps, workflow->step_count * sizeof *w->steps);
-    for (uint32_t i = 0; w->steps && i < w->step_count; i++) {
-        OrbcStep *s = &w->steps[i];
-        s->deps = pool_copy(b, s->deps, s->dep_count * sizeof *s->deps);
-        copy_policy(b, &s->policy);
-        copy_policy(b, &s->compensate.policy);
-    }
+    *w = *header;
+    w->steps = pool_alloc(&b->pool, header->step_count * sizeof *w->steps);
+    if (!w->steps)
+        b->failed = true;
     return b->workflows.count - 1;
+}
+
+void orbc_workflow_step(OrbcBuilder *b, const OrbcStep *step)
+{
+    if (b->steps_added == b->steps_expected) {   /* more steps than the header said */
+        b->failed = true;
+        return;
+    }
+    b->steps_added++;
+    if (b->streaming) {
+        b->record.len = 0;
+        write_step(&b->record, step);
+        append_record(b, &b->workflow_sec);
+        return;
+    }
+    OrbcWorkflow *w = (OrbcWorkflow *)b->workflows.items + b->workflows.count - 1;
+    if (b->failed || !w->steps)
+        return;
+    OrbcStep *s = &w->steps[b->steps_added - 1];
+    *s = *step;
+    s->deps = pool_copy(b, s->deps, s->dep_count * sizeof *s->deps);
+    copy_policy(b, &s->policy);
+    copy_policy(b, &s->compensate.policy);
+}
+
+void orbc_workflow_end(OrbcBuilder *b, uint32_t return_code)
+{
+    if (b->steps_added != b->steps_expected)
+        b->failed = true;
+    if (b->streaming) {
+        chunks_put_u32(&b->workflow_sec, b->workflow_at + WORKFLOW_RETURN_CODE_AT, return_code);
+        return;
+    }
+    if (b->workflows.count)
+        ((OrbcWorkflow *)b->workflows.items)[b->workflows.count - 1].return_code = return_code;
+}
+
+uint32_t orbc_add_workflow(OrbcBuilder *b, const OrbcWorkflow *workflow)
+{
+    uint32_t index = orbc_workflow_begin(b, workflow);
+    for (uint32_t i = 0; i < workflow->step_count; i++)
+        orbc_workflow_step(b, &workflow->steps[i]);
+    orbc_workflow_end(b, workflow->return_code);
+    return index;
 }
 
 OrbcWorkflow *orbc_builder_workflow(OrbcBuilder *b, uint32_t index)
 {
-    if (index >= b->workflows.count)
+    if (b->streaming || index >= b->workflows.count)
         return NULL;
     return (OrbcWorkflow *)b->workflows.items + index;
 }
@@ -399,15 +513,25 @@ uint32_t orbc_code_end(OrbcBuilder *b)
     OrbcPos *pos = b->pos.items;
     if (pos && pos[0].offset != 0)   /* the first position also covers earlier code */
         pos[0].offset = 0;
+    OrbcCode view = { .file = b->code_file, .pos_count = b->pos.count, .pos = pos,
+                      .len = (uint32_t)b->code.len, .code = b->code.data,
+                      .max_step = ORBC_NONE };
+    if (b->streaming) {
+        if (view.len > ORBC_MAX_CODE_LEN || view.pos_count > ORBC_MAX_LARGE)
+            b->code_too_long = true;
+        else {
+            b->record.len = 0;
+            write_code(&b->record, &view);
+            append_record(b, &b->code_sec);
+        }
+        return b->code_count++;
+    }
     OrbcCode *c = vec_push(b, &b->codes, sizeof *c);
     if (!c)
         return 0;
-    c->file = b->code_file;
-    c->pos_count = b->pos.count;
+    *c = view;
     c->pos = pool_copy(b, b->pos.items, b->pos.count * sizeof(OrbcPos));
-    c->len = (uint32_t)b->code.len;
     c->code = pool_copy(b, b->code.data, b->code.len);
-    c->max_step = ORBC_NONE;
     return b->codes.count - 1;
 }
 
@@ -428,5 +552,9 @@ bool orbc_builder_finish(OrbcBuilder *b, uint8_t **bytes, size_t *len, OrbcError
         }
         return false;
     }
-    return orbc_serialize(orbc_builder_module(b), bytes, len, err);
+    if (!b->streaming)
+        return orbc_serialize(orbc_builder_module(b), bytes, len, err);
+    return serialize_streamed(orbc_builder_module(b), b->code_too_long, b->steps_too_many,
+                              &b->code_sec, b->code_count, &b->workflow_sec,
+                              b->workflow_count, bytes, len, err);
 }

@@ -64,6 +64,34 @@ void pool_free(OrbcPool *pool);
 void encode_type(OrbcBuf *buf, const OrbcType *type);
 void encode_const(OrbcBuf *buf, const OrbcConst *value);
 
+/* Bytes in a list of fixed-size chunks (orbc_chunks.c): appending never copies what is
+ * there, and draining frees each chunk once copied. */
+typedef struct OrbcChunks {
+    uint8_t **list;
+    uint32_t count, cap;
+    size_t len;
+    bool failed;        /* an allocation failed or the size limit was passed */
+} OrbcChunks;
+
+void chunks_append(OrbcChunks *chunks, const void *bytes, size_t len);
+void chunks_put_u32(OrbcChunks *chunks, size_t at, uint32_t value);   /* overwrite */
+/* Appends every byte to `out` and frees the chunks (left empty). */
+void chunks_drain(OrbcChunks *chunks, OrbcBuf *out);
+void chunks_free(OrbcChunks *chunks);
+
+/* The records of the CODE and WORKFLOWS sections (a workflow's header is followed by
+ * its steps), for the builder that writes them as they are produced. */
+void write_code(OrbcBuf *buf, const OrbcCode *code);
+void write_workflow_header(OrbcBuf *buf, const OrbcWorkflow *workflow);
+void write_step(OrbcBuf *buf, const OrbcStep *step);
+
+/* Serializes a module whose CODE and WORKFLOWS payloads are already written: `tables`
+ * gives the strings, constants, types and tasks; the two limit flags say what the builder
+ * found while writing. Frees both payloads (left empty). */
+bool serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps_too_many,
+                        OrbcChunks *code, uint32_t code_count, OrbcChunks *workflows,
+                        uint32_t workflow_count, uint8_t **bytes, size_t *len, OrbcError *err);
+
 /* ---- reading (orbc_read.c, orbc_verify.c) ---- */
 
 typedef struct OrbcReader {

@@ -224,7 +224,7 @@ static void write_compensate(OrbcBuf *buf, const OrbcCompensate *c)
     buf_i64(buf, c->queue_timeout_ms);
 }
 
-static void write_step(OrbcBuf *buf, const OrbcStep *s)
+void write_step(OrbcBuf *buf, const OrbcStep *s)
 {
     buf_u32(buf, s->name);
     buf_u8(buf, s->kind);
@@ -248,7 +248,7 @@ static void write_step(OrbcBuf *buf, const OrbcStep *s)
         write_compensate(buf, &s->compensate);
 }
 
-static void write_workflow(OrbcBuf *buf, const OrbcWorkflow *w)
+void write_workflow_header(OrbcBuf *buf, const OrbcWorkflow *w)
 {
     buf_u32(buf, w->name);
     buf_u32(buf, w->file);
@@ -259,11 +259,16 @@ static void write_workflow(OrbcBuf *buf, const OrbcWorkflow *w)
     buf_i64(buf, w->timeout_ms);
     buf_u32(buf, w->return_code);
     buf_u32(buf, w->step_count);
+}
+
+static void write_workflow(OrbcBuf *buf, const OrbcWorkflow *w)
+{
+    write_workflow_header(buf, w);
     for (uint32_t i = 0; i < w->step_count; i++)
         write_step(buf, &w->steps[i]);
 }
 
-static void write_code(OrbcBuf *buf, const OrbcCode *code)
+void write_code(OrbcBuf *buf, const OrbcCode *code)
 {
     buf_u32(buf, code->file);
     buf_u32(buf, code->pos_count);
@@ -276,7 +281,11 @@ static void write_code(OrbcBuf *buf, const OrbcCode *code)
     buf_bytes(buf, code->code, code->len);
 }
 
-static const char *check_limits(const OrbcModule *m)
+/* The limits of the format, in the order they are reported. A streamed module has no
+ * code or workflow arrays: the builder checked each block and workflow as it was written
+ * and passes what it found. */
+static const char *check_limits_of(const OrbcModule *m, bool code_too_long,
+                                   bool steps_too_many)
 {
     if (m->string_count > ORBC_MAX_TABLE)
         return "too many strings";
@@ -289,17 +298,24 @@ static const char *check_limits(const OrbcModule *m)
         return "too many types";
     if (m->code_count > ORBC_MAX_TABLE)
         return "too many code blocks";
-    for (uint32_t i = 0; i < m->code_count; i++)
+    for (uint32_t i = 0; m->codes && i < m->code_count; i++)
         if (m->codes[i].len > ORBC_MAX_CODE_LEN || m->codes[i].pos_count > ORBC_MAX_LARGE)
-            return "code block too long";
+            code_too_long = true;
+    if (code_too_long)
+        return "code block too long";
     if (m->task_count > ORBC_MAX_LARGE)
         return "too many tasks";
     if (m->workflow_count > ORBC_MAX_LARGE)
         return "too many workflows";
-    for (uint32_t i = 0; i < m->workflow_count; i++)
+    for (uint32_t i = 0; m->workflows && i < m->workflow_count; i++)
         if (m->workflows[i].step_count > ORBC_MAX_LARGE)
-            return "too many steps in one workflow";
-    return NULL;
+            steps_too_many = true;
+    return steps_too_many ? "too many steps in one workflow" : NULL;
+}
+
+static const char *check_limits(const OrbcModule *m)
+{
+    return check_limits_of(m, false, false);
 }
 
 /* ---- the exact size of the file, so the serializer allocates once ---- */
@@ -345,6 +361,70 @@ static uint64_t module_size(const OrbcModule *m)
     return size;
 }
 
+/* The header and the sections before CODE (strings, constants, types, tasks). */
+static void write_tables(OrbcBuf *buf, const OrbcModule *m)
+{
+    buf_bytes(buf, "ORBC", 4);
+    buf_u16(buf, ORBC_MAJOR);
+    buf_u16(buf, ORBC_MINOR);
+    buf_u32(buf, 0);   /* checksum */
+    buf_u32(buf, 0);   /* file_length */
+
+    size_t at = section_begin(buf, ORBC_SEC_STRINGS);
+    buf_u32(buf, m->string_count);
+    for (uint32_t i = 0; i < m->string_count; i++) {
+        buf_u32(buf, m->strings[i].len);
+        buf_bytes(buf, m->strings[i].text, m->strings[i].len);
+    }
+    section_end(buf, at);
+
+    at = section_begin(buf, ORBC_SEC_CONSTS);
+    buf_u32(buf, m->const_count);
+    for (uint32_t i = 0; i < m->const_count; i++)
+        encode_const(buf, &m->consts[i]);
+    section_end(buf, at);
+
+    at = section_begin(buf, ORBC_SEC_TYPES);
+    buf_u32(buf, m->type_count);
+    for (uint32_t i = 0; i < m->type_count; i++)
+        encode_type(buf, &m->types[i]);
+    section_end(buf, at);
+
+    at = section_begin(buf, ORBC_SEC_TASKS);
+    buf_u32(buf, m->task_count);
+    for (uint32_t i = 0; i < m->task_count; i++) {
+        const OrbcTask *t = &m->tasks[i];
+        buf_u32(buf, t->name);
+        buf_u8(buf, t->kind);
+        buf_u32(buf, t->input_type);
+        buf_u32(buf, t->output_type);
+        buf_i64(buf, t->default_timeout_ms);
+    }
+    section_end(buf, at);
+}
+
+/* Checks that `buf` holds exactly `size` bytes, then stores the length and checksum and
+ * hands the bytes to the caller; on failure frees them. */
+static bool seal_file(OrbcBuf *buf, uint64_t size, uint8_t **bytes, size_t *len, OrbcError *err)
+{
+    if (!buf->failed && buf->len != size) {   /* the sizes and the writers disagree */
+        free(buf->data);
+        set_error(err, "internal error: serialized %zu bytes, expected %llu", buf->len,
+                  (unsigned long long)size);
+        return false;
+    }
+    if (buf->failed || buf->len > ORBC_MAX_FILE_SIZE) {
+        free(buf->data);
+        set_error(err, buf->failed ? "out of memory or module too large" : "module too large");
+        return false;
+    }
+    buf_put_u32(buf, 12, (uint32_t)buf->len);
+    orbc_seal(buf->data, buf->len);
+    *bytes = buf->data;
+    *len = buf->len;
+    return true;
+}
+
 bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError *err)
 {
     *bytes = NULL;
@@ -361,45 +441,9 @@ bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError
     }
     OrbcBuf buf = { 0 };
     buf_reserve(&buf, (size_t)size);
-    buf_bytes(&buf, "ORBC", 4);
-    buf_u16(&buf, ORBC_MAJOR);
-    buf_u16(&buf, ORBC_MINOR);
-    buf_u32(&buf, 0);   /* checksum */
-    buf_u32(&buf, 0);   /* file_length */
+    write_tables(&buf, m);
 
-    size_t at = section_begin(&buf, ORBC_SEC_STRINGS);
-    buf_u32(&buf, m->string_count);
-    for (uint32_t i = 0; i < m->string_count; i++) {
-        buf_u32(&buf, m->strings[i].len);
-        buf_bytes(&buf, m->strings[i].text, m->strings[i].len);
-    }
-    section_end(&buf, at);
-
-    at = section_begin(&buf, ORBC_SEC_CONSTS);
-    buf_u32(&buf, m->const_count);
-    for (uint32_t i = 0; i < m->const_count; i++)
-        encode_const(&buf, &m->consts[i]);
-    section_end(&buf, at);
-
-    at = section_begin(&buf, ORBC_SEC_TYPES);
-    buf_u32(&buf, m->type_count);
-    for (uint32_t i = 0; i < m->type_count; i++)
-        encode_type(&buf, &m->types[i]);
-    section_end(&buf, at);
-
-    at = section_begin(&buf, ORBC_SEC_TASKS);
-    buf_u32(&buf, m->task_count);
-    for (uint32_t i = 0; i < m->task_count; i++) {
-        const OrbcTask *t = &m->tasks[i];
-        buf_u32(&buf, t->name);
-        buf_u8(&buf, t->kind);
-        buf_u32(&buf, t->input_type);
-        buf_u32(&buf, t->output_type);
-        buf_i64(&buf, t->default_timeout_ms);
-    }
-    section_end(&buf, at);
-
-    at = section_begin(&buf, ORBC_SEC_CODE);
+    size_t at = section_begin(&buf, ORBC_SEC_CODE);
     buf_u32(&buf, m->code_count);
     for (uint32_t i = 0; i < m->code_count; i++)
         write_code(&buf, &m->codes[i]);
@@ -410,23 +454,49 @@ bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError
     for (uint32_t i = 0; i < m->workflow_count; i++)
         write_workflow(&buf, &m->workflows[i]);
     section_end(&buf, at);
+    return seal_file(&buf, size, bytes, len, err);
+}
 
-    if (!buf.failed && buf.len != size) {   /* module_size and the writers disagree */
+/* A module whose CODE and WORKFLOWS payloads were written as they were produced: the
+ * file is allocated once, and each chunk of the payloads is freed as soon as it is copied
+ * in, so the module is never held twice. */
+bool serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps_too_many,
+                        OrbcChunks *code, uint32_t code_count, OrbcChunks *workflows,
+                        uint32_t workflow_count, uint8_t **bytes, size_t *len, OrbcError *err)
+{
+    *bytes = NULL;
+    *len = 0;
+    OrbcModule m = *tables;
+    m.code_count = code_count;
+    m.workflow_count = workflow_count;
+    m.codes = NULL;
+    m.workflows = NULL;
+    const char *problem = check_limits_of(&m, code_too_long, steps_too_many);
+    m.code_count = m.workflow_count = 0;
+    uint64_t size = module_size(&m) + code->len + workflows->len;
+    bool failed = code->failed || workflows->failed;
+    OrbcBuf buf = { 0 };
+    if (problem || size > ORBC_MAX_FILE_SIZE || failed || !buf_reserve(&buf, (size_t)size)) {
+        set_error(err, "%s", problem ? problem
+                             : size > ORBC_MAX_FILE_SIZE ? "module too large"
+                                                         : "out of memory or module too large");
+        chunks_free(code);
+        chunks_free(workflows);
         free(buf.data);
-        set_error(err, "internal error: serialized %zu bytes, expected %llu", buf.len,
-                  (unsigned long long)size);
         return false;
     }
-    if (buf.failed || buf.len > ORBC_MAX_FILE_SIZE) {
-        free(buf.data);
-        set_error(err, buf.failed ? "out of memory or module too large" : "module too large");
-        return false;
-    }
-    buf_put_u32(&buf, 12, (uint32_t)buf.len);
-    orbc_seal(buf.data, buf.len);
-    *bytes = buf.data;
-    *len = buf.len;
-    return true;
+    m.code_count = code_count;
+    m.workflow_count = workflow_count;
+    write_tables(&buf, &m);
+    size_t at = section_begin(&buf, ORBC_SEC_CODE);
+    buf_u32(&buf, code_count);
+    chunks_drain(code, &buf);
+    section_end(&buf, at);
+    at = section_begin(&buf, ORBC_SEC_WORKFLOWS);
+    buf_u32(&buf, workflow_count);
+    chunks_drain(workflows, &buf);
+    section_end(&buf, at);
+    return seal_file(&buf, size, bytes, len, err);
 }
 
 /* ---- atomic file writing ---- */

@@ -47,7 +47,7 @@ typedef enum ExprKind {
     EXPR_OBJECT,     /* { k: v, ... }: .block (members are attributes) */
     EXPR_UNARY,      /* .op (OP_NOT, OP_NEG), .left */
     EXPR_BINARY,     /* .op, .left, .right */
-    EXPR_FIELD,      /* .left '.' .field (.field_span is the name after the dot) */
+    EXPR_FIELD,      /* .left '.' .field (expr_field_span() is the name after the dot) */
     EXPR_INDEX,      /* .left '[' .right ']' */
     EXPR_CALL,       /* .left '(' .list ')' */
     EXPR_OPTIONAL,   /* .left '?' : type syntax, `bool?` */
@@ -75,9 +75,11 @@ typedef struct String {
     uint32_t len;
 } String;
 
-/* 72 bytes: the kind, operator, reference and height share one word, and the payloads
- * of the kinds share a union (`right` stays outside it: lowering reads it for EXPR_FIELD
- * too, expecting NULL). */
+/* 56 bytes: the kind, operator, reference and height share one word, and the payloads
+ * of the kinds share a union, `right` included (only EXPR_BINARY and EXPR_INDEX have a
+ * second operand). A field access ends where its field name ends, so only the name's
+ * start is kept (expr_field_span() rebuilds the span). A call's reference index is kept
+ * on its callee, the EXPR_NAME in .left. */
 struct Expr {
     ExprKind kind : 5;
     Op op : 5;
@@ -91,26 +93,30 @@ struct Expr {
         bool boolean;              /* EXPR_BOOL */
         String string;             /* EXPR_STRING */
         Block *block;              /* EXPR_OBJECT */
-        struct {
-            union {
-                const Name *name;  /* EXPR_NAME */
-                ExprList list;     /* EXPR_LIST elements, EXPR_CALL arguments */
-            };
-            uint32_t ref_index;    /* checker: EXPR_NAME, EXPR_CALL: e.g. the step or
-                                      built-in function it refers to */
+        ExprList list;             /* EXPR_LIST elements, EXPR_CALL arguments */
+        Expr *right;               /* EXPR_BINARY, EXPR_INDEX: second operand, index */
+        struct {                   /* EXPR_NAME */
+            const Name *name;
+            uint32_t ref_index;    /* checker: e.g. the step or built-in function the
+                                      name refers to */
         };
         struct {                   /* EXPR_FIELD */
             const Name *field;
-            Span field_span;       /* the field name */
+            uint32_t field_start;  /* where the field name starts; it ends with .span */
         };
     };
     Expr *left;          /* operand, object, list, callee */
-    Expr *right;         /* second operand, index */
     Expr *next;          /* next element in an ExprList */
 
     /* Filled in by the checker (program.h defines the meanings): */
     const struct Type *type;   /* static type; NULL until checked */
 };
+
+/* EXPR_FIELD: the field name after the dot. */
+static inline Span expr_field_span(const Expr *e)
+{
+    return span_make(e->span.file, e->field_start, e->span.end);
+}
 
 typedef enum MemberKind {
     MEMBER_ATTR,     /* name ':' value. `name` may be a keyword (then .keyword is set):

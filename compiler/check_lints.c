@@ -54,25 +54,57 @@ static void lint_runtime_code(Checker *ck, Expr *x)
     }
 }
 
+enum {
+    /* A list of error codes up to this long is searched directly, with no map: nearly
+     * every step's `non_retryable` is short, and a map per step costs memory. */
+    SMALL_CODE_LIST = 16,
+};
+
+/* Where `code` is among the first `n` codes of the list: through the map when the list
+ * is long (`seen` has keys), else by looking at each. */
+static bool find_code(const NameMap *seen, const Name *const *codes, uint32_t n,
+                      const Name *code, uint32_t *at)
+{
+    if (seen->keys)
+        return namemap_get(seen, code, at);
+    for (uint32_t i = 0; i < n; i++)
+        if (codes[i] == code) {
+            *at = i;
+            return true;
+        }
+    return false;
+}
+
 static void lint_codes(Checker *ck, Expr *list)
 {
-    NameMap seen;
-    namemap_init(&seen, ck->arena, list->list.count);
-    Expr **firsts = arena_alloc(ck->arena, (list->list.count + 1) * sizeof *firsts);
+    uint32_t total = list->list.count;
+    NameMap seen = { 0 };
+    const Name *small_codes[SMALL_CODE_LIST];
+    Expr *small_firsts[SMALL_CODE_LIST];
+    const Name **codes = small_codes;
+    Expr **firsts = small_firsts;
+    if (total > SMALL_CODE_LIST) {
+        namemap_init(&seen, ck->arena, total);
+        firsts = arena_alloc(ck->arena, total * sizeof *firsts);
+        codes = NULL;
+    }
     uint32_t n = 0;
     for (Expr *x = list->list.first; x; x = x->next) {
         if (x->kind != EXPR_STRING)
             continue;
         const Name *code = intern(ck->names, x->string.text, x->string.len);
         uint32_t first;
-        if (namemap_get(&seen, code, &first)) {
+        if (find_code(&seen, codes, n, code, &first)) {
             Diagnostic *d = diag_report(ck->diags, W0004, x->span,
                                         "error code `%s` is listed twice", code->text);
             diag_set_label(ck->diags, d, "listed again here");
             diag_add_label(ck->diags, d, firsts[first]->span, "first listed here");
             continue;
         }
-        namemap_put(&seen, ck->arena, code, n);
+        if (seen.keys)
+            namemap_put(&seen, ck->arena, code, n);
+        else
+            codes[n] = code;
         firsts[n++] = x;
         lint_runtime_code(ck, x);
     }

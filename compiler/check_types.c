@@ -139,7 +139,7 @@ static void field_index_add(Checker *ck, FieldIndex *index, const Name *name, ui
 const Type *record_from_block(Checker *ck, Block *block)
 {
     uint32_t count = 0;
-    Field *fields = arena_alloc(ck->arena, (block->count + 1) * sizeof *fields);
+    Field *fields = arena_alloc_node(ck->arena, block->count * sizeof *fields);
     FieldIndex seen;
     field_index_init(ck, &seen, block->count);
     for (Member *m = block->first; m; m = m->next) {
@@ -262,7 +262,7 @@ static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
     if (type_is_unchecked(left))
         return left;
     if (left->kind == TYPE_OPTIONAL) {
-        Diagnostic *d = diag_report(ck->diags, E0505, e->field_span,
+        Diagnostic *d = diag_report(ck->diags, E0505, expr_field_span(e),
                                     "cannot read field `%s` of a value that may be null",
                                     e->field->text);
         diag_add_label(ck->diags, d, e->left->span, "this is `%s`", tt(ck, left));
@@ -275,7 +275,7 @@ static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
         return ck->types.error;
     }
     if (left->kind != TYPE_RECORD) {
-        Diagnostic *d = diag_report(ck->diags, E0505, e->field_span,
+        Diagnostic *d = diag_report(ck->diags, E0505, expr_field_span(e),
                                     "`%s` has no fields", tt(ck, left));
         diag_set_label(ck->diags, d, "no field `%s`", e->field->text);
         diag_add_label(ck->diags, d, e->left->span, "this is `%s`", tt(ck, left));
@@ -286,9 +286,9 @@ static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
         return f->type;
     const char *shown = left->name ? NULL : source_text(ck, e->left->span);
     Diagnostic *d = shown
-        ? diag_report(ck->diags, E0504, e->field_span, "no field `%s` on `%s`",
+        ? diag_report(ck->diags, E0504, expr_field_span(e), "no field `%s` on `%s`",
                       e->field->text, shown)
-        : diag_report(ck->diags, E0504, e->field_span, "no field `%s` on type `%s`",
+        : diag_report(ck->diags, E0504, expr_field_span(e), "no field `%s` on type `%s`",
                       e->field->text, tt(ck, left));
     diag_set_label(ck->diags, d, "unknown field");
     const char **cands = arena_alloc(ck->arena, (left->field_count + 1) * sizeof *cands);
@@ -296,7 +296,7 @@ static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
         cands[i] = left->fields[i].name->text;
     const char *s = suggest(ck, e->field->text, cands, left->field_count);
     if (s)
-        add_suggestion(ck, d, e->field_span, s);
+        add_suggestion(ck, d, expr_field_span(e), s);
     else
         diag_add_note(ck->diags, d, "`%s` is `%s`", shown ? shown : tt(ck, left),
                       tt(ck, left));
@@ -352,7 +352,7 @@ static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
     }
     const Function *f = &ck->program->functions[index];
     callee->ref = e->ref = REF_FUNCTION;
-    callee->ref_index = e->ref_index = index;
+    callee->ref_index = index;   /* the call's index lives on its callee */
     if (e->list.count != f->param_count) {
         Diagnostic *d = diag_report(ck->diags, E0507, e->span,
                                     "`%s` takes %u argument%s but %u %s given",
@@ -398,7 +398,7 @@ static const Type *check_list(Checker *ck, Scope *scope, Expr *e)
 static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
 {
     Block *b = e->block;
-    Field *fields = arena_alloc(ck->arena, (b->count + 1) * sizeof *fields);
+    Field *fields = arena_alloc_node(ck->arena, b->count * sizeof *fields);
     uint32_t count = 0;
     FieldIndex seen;
     field_index_init(ck, &seen, b->count);

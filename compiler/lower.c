@@ -13,7 +13,7 @@
 
 #include "orbc.h"
 
-/* ---- a pointer -> index map (open addressing, in the arena) ---- */
+/* ---- a pointer -> index map (open addressing, malloc'd: growing frees the old table) ---- */
 
 typedef struct PtrMap {
     const void **keys;
@@ -50,13 +50,31 @@ static bool ptrmap_get(const PtrMap *map, const void *key, uint32_t *value)
     return true;
 }
 
-static void ptrmap_put(PtrMap *map, Arena *arena, const void *key, uint32_t value)
+/* Like the arena, gives up with a message when memory runs out. */
+static void *lower_calloc(size_t count, size_t size)
+{
+    void *p = calloc(count, size);
+    if (!p) {
+        fprintf(stderr, "orbitc: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+static void ptrmap_free(PtrMap *map)
+{
+    free(map->keys);
+    free(map->values);
+    *map = (PtrMap){ 0 };
+}
+
+static void ptrmap_put(PtrMap *map, const void *key, uint32_t value)
 {
     if (!map->keys || (map->count + 1) * 2 > map->mask + 1) {
         PtrMap bigger = { 0 };
         uint32_t cap = map->keys ? (map->mask + 1) * 2 : 64;
-        bigger.keys = arena_alloc(arena, cap * sizeof *bigger.keys);
-        bigger.values = arena_alloc(arena, cap * sizeof *bigger.values);
+        bigger.keys = lower_calloc(cap, sizeof *bigger.keys);
+        bigger.values = lower_calloc(cap, sizeof *bigger.values);
         bigger.mask = cap - 1;
         for (uint32_t i = 0; map->keys && i <= map->mask; i++)
             if (map->keys[i]) {
@@ -65,6 +83,7 @@ static void ptrmap_put(PtrMap *map, Arena *arena, const void *key, uint32_t valu
                 bigger.values[j] = map->values[i];
                 bigger.count++;
             }
+        ptrmap_free(map);
         *map = bigger;
     }
     uint32_t i = ptrmap_slot(map, key);
@@ -83,6 +102,23 @@ typedef struct ColumnIndex {
     uint32_t *marks;     /* marks[k]: scalars in text[0, k * 64) */
     uint32_t mark_count;
 } ColumnIndex;
+
+/* A growable array of indices, reused: a step's arrays live until the step is written. */
+typedef struct Scratch {
+    uint32_t *items;
+    uint32_t cap;
+} Scratch;
+
+/* Room for `count` items (the contents are not kept). */
+static uint32_t *scratch_room(Scratch *s, uint32_t count)
+{
+    if (count > s->cap) {
+        free(s->items);
+        s->cap = count > 2 * s->cap ? count : 2 * s->cap;
+        s->items = lower_calloc(s->cap, sizeof *s->items);
+    }
+    return s->items;
+}
 
 /* A value known at compile time. */
 typedef struct ConstVal {
@@ -111,8 +147,21 @@ typedef struct Lowerer {
     /* the line of the last position computed: [cur_start, cur_next) */
     uint32_t cur_file, cur_line, cur_start, cur_next;
     uint32_t cur_start_scalars;   /* scalars before cur_start (files not ASCII-only) */
+    /* the arrays of the step being lowered, reused from step to step */
+    Scratch deps, step_codes, compensate_codes;
     bool failed;
 } Lowerer;
+
+static void lowerer_free(Lowerer *l)
+{
+    ptrmap_free(&l->types);
+    ptrmap_free(&l->tasks);
+    ptrmap_free(&l->folds);
+    ptrmap_free(&l->names);
+    free(l->deps.items);
+    free(l->step_codes.items);
+    free(l->compensate_codes.items);
+}
 
 static void lower_error(Lowerer *l, const char *what)
 {
@@ -128,7 +177,7 @@ static uint32_t name_string(Lowerer *l, const Name *name)
     if (ptrmap_get(&l->names, name, &index))
         return index;
     index = orbc_add_string(l->b, name->text, name->len);
-    ptrmap_put(&l->names, l->arena, name, index);
+    ptrmap_put(&l->names, name, index);
     return index;
 }
 
@@ -253,7 +302,7 @@ static uint32_t lower_type(Lowerer *l, const Type *t)
     uint32_t index = 0;
     if (ptrmap_get(&l->types, t, &index))
         return index != ORBC_NONE ? index : orbc_type_simple(l->b, ORBC_TYPE_ANY);
-    ptrmap_put(&l->types, l->arena, t, ORBC_NONE);   /* a cycle becomes `any` */
+    ptrmap_put(&l->types, t, ORBC_NONE);   /* a cycle becomes `any` */
     switch (t->kind) {
     case TYPE_ERROR:
     case TYPE_ANY: index = orbc_type_simple(l->b, ORBC_TYPE_ANY); break;
@@ -267,7 +316,7 @@ static uint32_t lower_type(Lowerer *l, const Type *t)
     case TYPE_OPTIONAL: index = orbc_type_optional(l->b, lower_type(l, t->elem)); break;
     case TYPE_RECORD: index = lower_record(l, t); break;
     }
-    ptrmap_put(&l->types, l->arena, t, index);
+    ptrmap_put(&l->types, t, index);
     return index;
 }
 
@@ -282,7 +331,7 @@ static uint32_t add_task(Lowerer *l, const Name *name, OrbcTaskKind kind, const 
     OrbcTask task = { name_string(l, name), (uint8_t)kind, lower_type(l, input),
                       lower_type(l, output), default_timeout_ms };
     index = orbc_add_task(l->b, &task);
-    ptrmap_put(&l->tasks, l->arena, name, index);
+    ptrmap_put(&l->tasks, name, index);
     return index;
 }
 
@@ -328,7 +377,7 @@ static void record_fold(Lowerer *l, const Expr *e, ConstVal v)
         l->const_cap = cap;
     }
     l->consts[l->const_count] = v;
-    ptrmap_put(&l->folds, l->arena, e, l->const_count++);
+    ptrmap_put(&l->folds, e, l->const_count++);
 }
 
 static bool is_numeric(const ConstVal *v)
@@ -534,6 +583,8 @@ static bool fold_expr(Lowerer *l, const Expr *e, ConstVal *v)
         record_fold(l, e, *v);
         return true;
     case EXPR_FIELD:
+        fold_expr(l, e->left, &a);
+        return false;
     case EXPR_INDEX:
         fold_expr(l, e->left, &a);
         fold_expr(l, e->right, &b);
@@ -561,8 +612,8 @@ static uint32_t const_index(Lowerer *l, const ConstVal *v)
 static OrbcFunc function_of(Lowerer *l, const Expr *call)
 {
     static const char *names[ORBC_FN_COUNT] = { "len", "str", "lower", "upper", "contains" };
-    if (call->ref == REF_FUNCTION && call->ref_index < l->p->function_count) {
-        const Name *name = l->p->functions[call->ref_index].name;
+    if (call->ref == REF_FUNCTION && call->left->ref_index < l->p->function_count) {
+        const Name *name = l->p->functions[call->left->ref_index].name;
         for (int f = 0; f < ORBC_FN_COUNT; f++)
             if (strcmp(name->text, names[f]) == 0)
                 return (OrbcFunc)f;
@@ -696,7 +747,7 @@ static void emit_expr(Lowerer *l, const Expr *e)
         return;
     case EXPR_FIELD:
         emit_expr(l, e->left);
-        code_pos(l, e->field_span);
+        code_pos(l, expr_field_span(e));
         orbc_emit_u32(l->b, field_may_be_absent(e->left->type, e->field) ? ORBC_OP_FIELD_OPT
                                                                          : ORBC_OP_FIELD,
                       name_string(l, e->field));
@@ -735,11 +786,11 @@ static uint32_t lower_code(Lowerer *l, const Expr *e)
 
 /* ---- steps and workflows ---- */
 
-static OrbcPolicy lower_policy(Lowerer *l, const RetryPolicy *r)
+static OrbcPolicy lower_policy(Lowerer *l, const RetryPolicy *r, Scratch *codes)
 {
     OrbcPolicy p = { r->attempts, r->backoff == BACKOFF_EXPONENTIAL, r->initial_delay_ms,
                      r->max_delay_ms, r->non_retryable_count, NULL };
-    p.non_retryable = arena_alloc(l->arena, (r->non_retryable_count + 1) * sizeof(uint32_t));
+    p.non_retryable = scratch_room(codes, r->non_retryable_count + 1);
     for (uint32_t i = 0; i < r->non_retryable_count; i++)
         p.non_retryable[i] = orbc_add_string(l->b, r->non_retryable[i].text,
                                              r->non_retryable[i].len);
@@ -751,7 +802,7 @@ static void merge_deps(Lowerer *l, const Step *s, OrbcStep *out)
 {
     const Compensation *c = s->compensate;
     uint32_t n = s->dep_count, m = c ? c->dep_count : 0;
-    uint32_t *deps = arena_alloc(l->arena, (n + m + 1) * sizeof *deps);
+    uint32_t *deps = scratch_room(&l->deps, n + m + 1);
     uint32_t i = 0, j = 0, k = 0;
     while (i < n || j < m) {
         uint32_t next = j >= m || (i < n && s->deps[i] <= c->deps[j]) ? s->deps[i] : c->deps[j];
@@ -772,7 +823,7 @@ static void lower_compensate(Lowerer *l, const Compensation *c, OrbcCompensate *
     position_of(l, c->span.file, c->span.start, &out->line, &out->column);
     out->with_code = lower_code(l, c->with);
     out->key_code = lower_code(l, c->idempotency_key);
-    out->policy = lower_policy(l, &c->retry);
+    out->policy = lower_policy(l, &c->retry, &l->compensate_codes);
     out->timeout_ms = c->timeout_ms;
     out->queue_timeout_ms = c->queue_timeout_ms;
 }
@@ -820,7 +871,7 @@ static void lower_step(Lowerer *l, const Step *s, OrbcStep *out)
     out->with_code = lower_code(l, s->with);
     out->key_code = lower_code(l, s->idempotency_key);
     out->value_code = lower_code(l, s->kind == STEP_SLEEP ? s->sleep : s->compute);
-    out->policy = lower_policy(l, &s->retry);
+    out->policy = lower_policy(l, &s->retry, &l->step_codes);
     out->timeout_ms = s->timeout_ms;
     out->queue_timeout_ms = s->queue_timeout_ms;
     merge_deps(l, s, out);
@@ -842,11 +893,14 @@ static void lower_workflow(Lowerer *l, const Workflow *w)
     out.output_type = lower_type(l, w->output);
     out.timeout_ms = w->timeout_ms;
     out.step_count = w->step_count;
-    out.steps = arena_alloc(l->arena, (w->step_count + 1) * sizeof *out.steps);
-    for (uint32_t i = 0; i < w->step_count; i++)
-        lower_step(l, &w->steps[i], &out.steps[i]);
-    out.return_code = lower_code(l, w->ret);
-    orbc_add_workflow(l->b, &out);
+    out.return_code = ORBC_NONE;   /* set by orbc_workflow_end */
+    orbc_workflow_begin(l->b, &out);
+    for (uint32_t i = 0; i < w->step_count; i++) {
+        OrbcStep step;
+        lower_step(l, &w->steps[i], &step);
+        orbc_workflow_step(l->b, &step);
+    }
+    orbc_workflow_end(l->b, lower_code(l, w->ret));
 }
 
 bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len)
@@ -855,7 +909,7 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len)
     *len = 0;
     Lowerer l = { .c = c, .p = p, .arena = &c->arena, .cur_file = UINT32_MAX };
     l.columns = arena_alloc(l.arena, (c->sources.count + 1) * sizeof *l.columns);
-    l.b = orbc_builder_new();
+    l.b = orbc_builder_new_streaming();
     if (!l.b) {
         fprintf(stderr, "orbitc: out of memory\n");
         return false;
@@ -870,5 +924,6 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len)
     if (!ok && !l.failed)
         fprintf(stderr, "orbitc: cannot build: %s\n", err.text);
     orbc_builder_free(l.b);
+    lowerer_free(&l);
     return ok;
 }

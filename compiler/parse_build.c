@@ -225,7 +225,7 @@ Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc, Loc
     Expr *e = new_expr(p, EXPR_FIELD, build_span(p, loc));
     e->left = object;
     e->field = field;
-    e->field_span = build_span(p, field_loc);
+    e->field_start = field_loc.start;   /* the field name ends the expression */
     set_height(e, object->depth + 1);
     return checked(p, e);
 }

@@ -42,11 +42,12 @@ typedef struct Field {
     Span span;           /* where the field is declared (empty for built-in records) */
 } Field;
 
+/* 32 bytes: the kind and the field count share a word (one is made per object literal). */
 struct Type {
     TypeKind kind;
+    uint32_t field_count;
     const Type *elem;    /* TYPE_LIST, TYPE_OPTIONAL */
     Field *fields;       /* TYPE_RECORD */
-    uint32_t field_count;
     const Name *name;    /* TYPE_RECORD declared with `type NAME`: its name, else NULL */
 };
 

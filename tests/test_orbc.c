@@ -281,6 +281,68 @@ START_TEST(hundred_thousand_steps_load)
 }
 END_TEST
 
+/* A streaming builder writes code and steps as they come: the file must not change. */
+START_TEST(streamed_builder_gives_the_same_bytes)
+{
+    uint8_t *kept = NULL, *streamed = NULL;
+    size_t kept_len = 0, streamed_len = 0;
+    OrbcError err;
+    OrbcBuilder *b = sample_builder();
+    ck_assert_msg(orbc_builder_finish(b, &kept, &kept_len, &err), "%s", err.text);
+    orbc_builder_free(b);
+    b = sample_build_in(orbc_builder_new_streaming());
+    ck_assert_ptr_null(orbc_builder_workflow(b, 0));
+    ck_assert_msg(orbc_builder_finish(b, &streamed, &streamed_len, &err), "%s", err.text);
+    orbc_builder_free(b);
+    ck_assert_uint_eq(kept_len, streamed_len);
+    ck_assert_int_eq(memcmp(kept, streamed, kept_len), 0);
+    free(kept);
+    free(streamed);
+}
+END_TEST
+
+/* Workflows added step by step; a wrong step count fails the build. */
+START_TEST(streamed_workflow_step_by_step)
+{
+    for (int streaming = 0; streaming < 2; streaming++) {
+        OrbcBuilder *b = streaming ? orbc_builder_new_streaming() : orbc_builder_new();
+        uint32_t file = orbc_add_cstring(b, "one.orbit");
+        uint32_t any = orbc_type_simple(b, ORBC_TYPE_ANY);
+        OrbcWorkflow w = { orbc_add_cstring(b, "one"), file, 1, 1, any, any, 0, ORBC_NONE,
+                           1, NULL };
+        ck_assert_uint_eq(orbc_workflow_begin(b, &w), 0);
+        OrbcStep s = sample_blank_step(b, "a", ORBC_STEP_COMPUTE);
+        orbc_code_begin(b, file);
+        orbc_emit_u32(b, ORBC_OP_CONST, orbc_const_int(b, 7));
+        s.value_code = orbc_code_end(b);
+        orbc_workflow_step(b, &s);
+        orbc_code_begin(b, file);
+        orbc_emit_u32(b, ORBC_OP_STEP, 0);
+        orbc_workflow_end(b, orbc_code_end(b));
+        uint8_t *bytes = NULL;
+        size_t len = 0;
+        OrbcError err;
+        ck_assert_msg(orbc_builder_finish(b, &bytes, &len, &err), "%s", err.text);
+        OrbcModule m;
+        ck_assert_msg(orbc_load(bytes, len, &m, &err), "%s", err.text);
+        ck_assert_uint_eq(m.workflows[0].return_code, 1);
+        ck_assert_uint_eq(m.workflows[0].steps[0].value_code, 0);
+        orbc_module_free(&m);
+        free(bytes);
+        orbc_builder_free(b);
+
+        b = streaming ? orbc_builder_new_streaming() : orbc_builder_new();
+        w.step_count = 2;
+        orbc_workflow_begin(b, &w);
+        orbc_workflow_step(b, &s);
+        orbc_workflow_end(b, ORBC_NONE);
+        ck_assert(!orbc_builder_finish(b, &bytes, &len, &err));
+        ck_assert_ptr_null(bytes);
+        orbc_builder_free(b);
+    }
+}
+END_TEST
+
 static Suite *orbc_suite(void)
 {
     Suite *s = suite_create("orbc");
@@ -294,6 +356,8 @@ static Suite *orbc_suite(void)
     tcase_add_test(tc, pos_at_finds_the_covering_entry);
     tcase_add_test(tc, write_file_is_atomic);
     tcase_add_test(tc, hundred_thousand_steps_load);
+    tcase_add_test(tc, streamed_builder_gives_the_same_bytes);
+    tcase_add_test(tc, streamed_workflow_step_by_step);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -38,10 +38,9 @@ static void sample_input_field(OrbcBuilder *b, const char *name)
     orbc_emit_u32(b, ORBC_OP_FIELD, orbc_add_cstring(b, name));
 }
 
-/* Builds the sample; the caller frees the builder. */
-static OrbcBuilder *sample_builder(void)
+/* Builds the sample in `b` (kept as structs or streamed) and returns it. */
+static OrbcBuilder *sample_build_in(OrbcBuilder *b)
 {
-    OrbcBuilder *b = orbc_builder_new();
     uint32_t file = orbc_add_cstring(b, "checkout.orbit");
     uint32_t t_string = orbc_type_simple(b, ORBC_TYPE_STRING);
     uint32_t t_number = orbc_type_simple(b, ORBC_TYPE_NUMBER);
@@ -203,6 +202,12 @@ static OrbcBuilder *sample_builder(void)
                           1, &pick_step };
     orbc_add_workflow(b, &pack);
     return b;
+}
+
+/* Builds the sample; the caller frees the builder. */
+static OrbcBuilder *sample_builder(void)
+{
+    return sample_build_in(orbc_builder_new());
 }
 
 /* The sample's bytes (malloc'd). */

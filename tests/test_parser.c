@@ -120,7 +120,7 @@ START_TEST(spans)
     ck_assert_int_eq(member_colon_span(x).start, 25);
     ck_assert_int_eq(x->value->span.start, 27);
     ck_assert_int_eq(x->value->span.end, 34);
-    ck_assert_int_eq(x->value->right->field_span.start, 33);
+    ck_assert_int_eq(expr_field_span(x->value->right).start, 33);
     ck_assert_int_eq(x->value->span.file, f->file);
     fixture_close(f);
     free(f);

@@ -46,14 +46,6 @@ Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name
     return m;
 }
 
-Member *build_unknown_decl(Parser *p, const Name *word, Loc word_loc, const Name *name,
-                           Loc name_loc, Block *body, Loc loc)
-{
-    Member *m = build_decl(p, KW_NONE, word_loc, name, name_loc, body, loc);
-    m->key = word;
-    return m;
-}
-
 const Name *build_string_name(Parser *p, String text)
 {
     return intern(&p->c->names, text.text, text.len);
@@ -154,6 +146,8 @@ Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *va
     return m;
 }
 
+/* `WORD NAME { … }` with an unknown WORD, at top level (`workfow checkout { … }`) or in
+ * a block (`stp charge { … }`): the checker reports the word with a did-you-mean. */
 Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
                             Loc name_loc, Block *body, Loc loc)
 {

@@ -32,8 +32,6 @@ static inline Span build_span(Parser *p, Loc loc)
 void build_add_decl(Parser *p, Member *decl);
 Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
                    Block *body, Loc loc);
-Member *build_unknown_decl(Parser *p, const Name *word, Loc word_loc, const Name *name,
-                           Loc name_loc, Block *body, Loc loc);
 const Name *build_string_name(Parser *p, String text);
 KeyName build_keyword_name(Parser *p, Keyword kw);
 

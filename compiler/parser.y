@@ -198,9 +198,9 @@ decl
     | T_WORKER STRING block
         { $$ = build_decl(p, KW_WORKER, @1, build_string_name(p, $2), @2, $3, @$); }
     | IDENT IDENT block
-        { $$ = build_unknown_decl(p, $1, @1, $2, @2, $3, @$); }
+        { $$ = build_unknown_named(p, $1, @1, $2, @2, $3, @$); }
     | IDENT STRING block
-        { $$ = build_unknown_decl(p, $1, @1, build_string_name(p, $2), @2, $3, @$); }
+        { $$ = build_unknown_named(p, $1, @1, build_string_name(p, $2), @2, $3, @$); }
     | T_WORKFLOW COLON IDENT block
         { build_colon_after_keyword(p, KW_WORKFLOW, @2);
           $$ = build_decl(p, KW_WORKFLOW, @1, $3, @3, $4, @$); }

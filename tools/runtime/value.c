@@ -196,16 +196,22 @@ uint32_t value_depth(Value v)
     return 0;
 }
 
-bool list_seal(Arena *a, List *l)
+/* One more than the deepest of `count` values: the depth of a list or record of them. */
+static uint32_t container_depth(const Value *values, uint32_t count)
 {
-    (void)a;
     uint32_t deepest = 0;
-    for (uint32_t i = 0; i < l->count; i++) {
-        uint32_t d = value_depth(l->items[i]);
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t d = value_depth(values[i]);
         if (d > deepest)
             deepest = d;
     }
-    l->depth = deepest + 1;
+    return deepest + 1;
+}
+
+bool list_seal(Arena *a, List *l)
+{
+    (void)a;
+    l->depth = container_depth(l->items, l->count);
     return l->depth <= VALUE_MAX_DEPTH;
 }
 
@@ -234,13 +240,7 @@ static void record_build_index(Arena *a, Record *r)
 
 bool record_seal(Arena *a, Record *r)
 {
-    uint32_t deepest = 0;
-    for (uint32_t i = 0; i < r->count; i++) {
-        uint32_t d = value_depth(r->values[i]);
-        if (d > deepest)
-            deepest = d;
-    }
-    r->depth = deepest + 1;
+    r->depth = container_depth(r->values, r->count);
     if (r->count > SMALL_RECORD)
         record_build_index(a, r);
     return r->depth <= VALUE_MAX_DEPTH;

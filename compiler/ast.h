@@ -115,7 +115,7 @@ struct Expr {
 /* EXPR_FIELD: the field name after the dot. */
 static inline Span expr_field_span(const Expr *e)
 {
-    return span_make(e->span.file, e->field_start, e->span.end);
+    return span_make(e->field_start, e->span.end);
 }
 
 typedef enum MemberKind {
@@ -177,17 +177,17 @@ struct Member {
 
 static inline Span member_key_span(const Member *m)
 {
-    return span_make(m->span.file, m->key_start, m->key_end);
+    return span_make(m->key_start, m->key_end);
 }
 
 static inline Span member_name_span(const Member *m)
 {
-    return span_make(m->span.file, m->name_start, m->name_end);
+    return span_make(m->name_start, m->name_end);
 }
 
 static inline Span member_colon_span(const Member *m)
 {
-    return span_make(m->span.file, m->colon_start, m->colon_end);
+    return span_make(m->colon_start, m->colon_end);
 }
 
 struct Block {

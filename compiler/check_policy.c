@@ -208,7 +208,7 @@ static int member_setting(Checker *ck, Member *m)
     Diagnostic *d = diag_report(ck->diags, E0410, key,
                                 "expected `:` after retry setting `%s`", word);
     diag_set_label(ck->diags, d, "missing `:`");
-    diag_add_fix(ck->diags, d, span_make(key.file, key.end, key.end),
+    diag_add_fix(ck->diags, d, span_make(key.end, key.end),
                  ":", FIX_MACHINE_APPLICABLE, "write `%s: …`", word);
     return i;
 }

@@ -25,10 +25,10 @@ static const char *tt(Checker *ck, const Type *t)
 /* The source text of a short one-line expression (for messages), or NULL. */
 static const char *source_text(Checker *ck, Span span)
 {
-    const SourceFile *f = source_file(&ck->c->sources, span.file);
-    if (!f || span.end > f->len || span.end <= span.start || span.end - span.start > 40)
+    const SourceFile *f = source_file(&ck->c->sources, source_file_at(&ck->c->sources, span.start));
+    if (span.end > f->origin + f->len || span.end <= span.start || span.end - span.start > 40)
         return NULL;
-    const char *text = f->text + span.start;
+    const char *text = f->text + (span.start - f->origin);
     for (uint32_t i = 0; i < span.end - span.start; i++)
         if (text[i] == '\n' || text[i] == '\r' || text[i] == '\0')
             return NULL;

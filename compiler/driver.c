@@ -61,10 +61,15 @@ bool driver_add_file(Compiler *c, const char *path, const char **error)
         fclose(f);
         return false;
     }
-    if ((unsigned long long)st.st_size > SOURCE_MAX_FILE_SIZE) {
+    uint64_t room = source_room(&c->sources);
+    if ((unsigned long long)st.st_size > SOURCE_MAX_FILE_SIZE ||
+        (uint64_t)st.st_size >= room) {
         fclose(f);
         uint32_t file = driver_add_source(c, path, empty_text(), 0);
-        report_file_too_large(c, file, (uint64_t)st.st_size);
+        if ((unsigned long long)st.st_size > SOURCE_MAX_FILE_SIZE)
+            report_file_too_large(c, file, (uint64_t)st.st_size);
+        else
+            report_sources_too_large(c, file, (uint64_t)st.st_size);
         return true;
     }
     size_t size = (size_t)st.st_size;

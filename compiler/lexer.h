@@ -34,6 +34,7 @@ typedef struct QueuedToken {
 typedef struct Lexer {
     Compiler *c;
     uint32_t file;
+    uint32_t origin;             /* the position of the file's byte 0 (source.h) */
     const unsigned char *base;   /* the file text; base[len] == '\0' */
     const unsigned char *cur;
     const unsigned char *lim;    /* base + len */
@@ -83,6 +84,12 @@ typedef struct Lexer {
     uint32_t scratch_cap;
     const Name *keyword_names[KW_COUNT];
 } Lexer;
+
+/* The span of the file's bytes [start, end). */
+static inline Span lexer_span(const Lexer *lx, uint32_t start, uint32_t end)
+{
+    return span_make(lx->origin + start, lx->origin + end);
+}
 
 void lexer_init(Lexer *lx, Compiler *c, uint32_t file);
 void lexer_free(Lexer *lx);

@@ -47,7 +47,7 @@ bool lexer_count_error(Lexer *lx)
     if (lx->errors <= LEXER_MAX_ERRORS)
         return true;
     uint32_t at = (uint32_t)(lx->cur - lx->base);
-    diag_report(&lx->c->diags, E0100, span_make(lx->file, at, at),
+    diag_report(&lx->c->diags, E0100, lexer_span(lx, at, at),
                 "too many errors in this file: stopped after %d", (int)LEXER_MAX_ERRORS);
     lx->fatal = true;
     return false;
@@ -62,7 +62,7 @@ Diagnostic *lex_report(Lexer *lx, DiagCode code, uint32_t start, uint32_t end,
     va_start(args, fmt);
     char *message = arena_vprintf(&lx->c->arena, fmt, args);
     va_end(args);
-    return diag_report(&lx->c->diags, code, span_make(lx->file, start, end), "%s", message);
+    return diag_report(&lx->c->diags, code, lexer_span(lx, start, end), "%s", message);
 }
 
 /* Invalid UTF-8 at p: one E0001 per run of bad bytes. */
@@ -70,7 +70,7 @@ void lex_bad_utf8(Lexer *lx, const unsigned char *p)
 {
     uint32_t at = lex_offset(lx, p);
     if (lx->bad_utf8 && lx->bad_utf8_end == at) {
-        lx->bad_utf8->span.end = at + 1;
+        lx->bad_utf8->span.end = lx->origin + at + 1;
         lx->bad_utf8_end = at + 1;
         return;
     }
@@ -178,7 +178,7 @@ static int stray(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned c
 {
     uint32_t at = lex_offset(lx, tok);
     if (lx->stray && lx->stray_end == at) {
-        lx->stray->span.end = lex_offset(lx, cur);
+        lx->stray->span.end = lx->origin + lex_offset(lx, cur);
     } else if (cp == 0x201C || cp == 0x201D) {
         lx->stray = lex_report(lx, E0002, at, lex_offset(lx, cur),
                                "unexpected character `%.*s`", (int)(cur - tok), tok);
@@ -207,7 +207,7 @@ static int single_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
     const char *twice = kind == ANDAND ? "&&" : "||";
     Diagnostic *d = lex_report(lx, E0002, at, at + 1, "unexpected character `%c`", *tok);
     if (d)
-        diag_add_fix(&lx->c->diags, d, span_make(lx->file, at, at + 1), twice,
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, at, at + 1), twice,
                      FIX_MAYBE_INCORRECT, "did you mean `%s`?", twice);
     return finish(lx, loc, tok, cur, kind);
 }
@@ -469,7 +469,7 @@ static Loc quiet_at(uint32_t offset)
 static void label_unclosed(Lexer *lx, Diagnostic *d, uint32_t from, uint32_t to)
 {
     for (uint32_t i = from; i < to; i++)
-        diag_add_label(&lx->c->diags, d, span_make(lx->file, lx->open_at[i], lx->open_at[i] + 1),
+        diag_add_label(&lx->c->diags, d, lexer_span(lx, lx->open_at[i], lx->open_at[i] + 1),
                        "unclosed `%c`", bracket_char(lx->open_kind[i]));
 }
 
@@ -508,7 +508,7 @@ static void close_bracket(Lexer *lx, int kind, Loc loc)
             diag_set_label(&lx->c->diags, d, "expected `%c`", bracket_char(closer_of(top)));
             label_unclosed(lx, d, lx->depth - 1, lx->depth);
             char replacement[2] = { bracket_char(closer_of(top)), 0 };
-            diag_add_fix(&lx->c->diags, d, span_make(lx->file, loc.start, loc.end), replacement,
+            diag_add_fix(&lx->c->diags, d, lexer_span(lx, loc.start, loc.end), replacement,
                          FIX_MAYBE_INCORRECT, "use `%c` to close the `%c`",
                          replacement[0], bracket_char(top));
         }
@@ -543,7 +543,7 @@ static void end_of_file(Lexer *lx, Loc loc)
 static bool open_bracket(Lexer *lx, int kind, Loc loc)
 {
     if (lx->depth == AST_MAX_DEPTH) {
-        diag_report(&lx->c->diags, E0009, span_make(lx->file, loc.start, loc.end),
+        diag_report(&lx->c->diags, E0009, lexer_span(lx, loc.start, loc.end),
                     "nesting too deep: more than %d levels of brackets", (int)AST_MAX_DEPTH);
         lx->fatal = true;
         lx->too_deep = true;
@@ -698,7 +698,7 @@ static bool unary_run_too_long(Lexer *lx, int kind, Loc loc)
     }
     if (++lx->unary_run <= AST_MAX_DEPTH)
         return false;
-    diag_report(&lx->c->diags, E0009, span_make(lx->file, loc.start, loc.end),
+    diag_report(&lx->c->diags, E0009, lexer_span(lx, loc.start, loc.end),
                 "nesting too deep: more than %d operators in a row", (int)AST_MAX_DEPTH);
     lx->fatal = true;
     lx->too_deep = true;
@@ -772,6 +772,7 @@ void lexer_init(Lexer *lx, Compiler *c, uint32_t file)
     const SourceFile *source = source_file(&c->sources, file);
     lx->c = c;
     lx->file = file;
+    lx->origin = source->origin;
     lx->base = (const unsigned char *)source->text;
     lx->lim = lx->base + source->len;
     lx->cur = lx->base;

@@ -237,7 +237,7 @@ static void fractional_duration(Lexer *lx, const unsigned char *tok, const unsig
     int64_t ms;
     if (exact_milliseconds(parts, count, &ms)) {
         const char *whole = spell_duration(lx, ms, parts[count - 1].unit);
-        diag_add_fix(&lx->c->diags, d, span_make(lx->file, start, end), whole,
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), whole,
                      FIX_MACHINE_APPLICABLE, "write it as `%s`", whole);
     } else {
         diag_set_label(&lx->c->diags, d, "not a whole number of milliseconds");

@@ -180,7 +180,7 @@ static const unsigned char *unterminated(Lexer *lx, const unsigned char *tok,
         while (quote_at > at + 1 && lx->base[quote_at - 1] == ' ')
             quote_at--;
         diag_set_label(&lx->c->diags, d, "this string is not closed before the end of the line");
-        diag_add_fix(&lx->c->diags, d, span_make(lx->file, quote_at, quote_at), "\"",
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, quote_at, quote_at), "\"",
                      FIX_MAYBE_INCORRECT, "add the missing `\"`");
         return end;
     }
@@ -257,7 +257,7 @@ int lex_single_quoted(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
     if (d) {
         uint32_t len = end - start - 2;
         const char *text = arena_printf(&lx->c->arena, "\"%.*s\"", (int)len, (const char *)tok + 1);
-        diag_add_fix(&lx->c->diags, d, span_make(lx->file, start, end), text,
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), text,
                      FIX_MAYBE_INCORRECT, "strings are written in double quotes: `%s`", text);
     }
     lex_check_utf8(lx, tok + 1, cur - 1);

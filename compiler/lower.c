@@ -272,10 +272,24 @@ static void position_of(Lowerer *l, uint32_t file, uint32_t offset, uint32_t *li
     *column = col + 1;
 }
 
+/* The line and column of a position (source.h): in the current workflow's file, as a
+ * rule, but any file works. */
+static void position_at(Lowerer *l, uint32_t pos, uint32_t *line, uint32_t *column)
+{
+    const SourceMap *map = &l->c->sources;
+    uint32_t file = l->file_index;
+    const SourceFile *f = source_file(map, file);
+    if (pos < f->origin || pos - f->origin > f->len) {
+        file = source_file_at(map, pos);
+        f = source_file(map, file);
+    }
+    position_of(l, file, pos - f->origin, line, column);
+}
+
 static void code_pos(Lowerer *l, Span span)
 {
     uint32_t line, column;
-    position_of(l, span.file, span.start, &line, &column);
+    position_at(l, span.start, &line, &column);
     orbc_code_pos(l->b, line, column);
 }
 
@@ -820,7 +834,7 @@ static void merge_deps(Lowerer *l, const Step *s, OrbcStep *out)
 static void lower_compensate(Lowerer *l, const Compensation *c, OrbcCompensate *out)
 {
     out->task = task_for(l, c->kind, c->target_name, c->target_index);
-    position_of(l, c->span.file, c->span.start, &out->line, &out->column);
+    position_at(l, c->span.start, &out->line, &out->column);
     out->with_code = lower_code(l, c->with);
     out->key_code = lower_code(l, c->idempotency_key);
     out->policy = lower_policy(l, &c->retry, &l->compensate_codes);
@@ -863,7 +877,7 @@ static void lower_step(Lowerer *l, const Step *s, OrbcStep *out)
     memset(out, 0, sizeof *out);
     out->name = name_string(l, s->name);
     out->kind = (uint8_t)step_kind(s->kind);
-    position_of(l, s->span.file, s->span.start, &out->line, &out->column);
+    position_at(l, s->span.start, &out->line, &out->column);
     out->target = step_target(l, s);
     out->for_var = s->for_var ? name_string(l, s->for_var) : ORBC_NONE;
     out->when_code = lower_code(l, s->when);
@@ -882,13 +896,13 @@ static void lower_step(Lowerer *l, const Step *s, OrbcStep *out)
 
 static void lower_workflow(Lowerer *l, const Workflow *w)
 {
-    const SourceFile *file = source_file(&l->c->sources, w->span.file);
+    l->file_index = source_file_at(&l->c->sources, w->span.start);
+    const SourceFile *file = source_file(&l->c->sources, l->file_index);
     l->file = orbc_add_string(l->b, file->path, strlen(file->path));
-    l->file_index = w->span.file;
     OrbcWorkflow out = { 0 };
     out.name = name_string(l, w->name);
     out.file = l->file;
-    position_of(l, w->span.file, w->span.start, &out.line, &out.column);
+    position_at(l, w->span.start, &out.line, &out.column);
     out.input_type = lower_type(l, w->input);
     out.output_type = lower_type(l, w->output);
     out.timeout_ms = w->timeout_ms;

@@ -23,9 +23,17 @@ static void keep_only_lexical(Compiler *c, uint32_t first)
 
 void report_file_too_large(Compiler *c, uint32_t file, uint64_t size)
 {
-    diag_report(&c->diags, E0010, span_make(file, 0, 0),
+    diag_report(&c->diags, E0010, source_span(&c->sources, file, 0, 0),
                 "source file is too large: %llu bytes (the limit is %u MiB)",
                 (unsigned long long)size, (unsigned)(SOURCE_MAX_FILE_SIZE >> 20));
+}
+
+void report_sources_too_large(Compiler *c, uint32_t file, uint64_t size)
+{
+    diag_report(&c->diags, E0010, source_span(&c->sources, file, 0, 0),
+                "source files are too large together: this one (%llu bytes) would take them "
+                "over %u MiB",
+                (unsigned long long)size, (unsigned)(SOURCE_MAX_TOTAL_SIZE >> 20));
 }
 
 SourceAst *parse_source(Compiler *c, uint32_t file)
@@ -45,7 +53,8 @@ SourceAst *parse_source(Compiler *c, uint32_t file)
     }
     lexer_init(lx, c, file);
     uint32_t first_report = c->diags.count;
-    Parser parser = { .c = c, .file = file, .lx = lx, .ast = ast, .last = NULL };
+    Parser parser = { .c = c, .file = file, .origin = source->origin, .lx = lx, .ast = ast,
+                      .last = NULL };
     parser_parse(&parser);
     if (lx->fatal)
         ast->fatal = true;

@@ -29,8 +29,8 @@ static Member *new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc, Lo
     Member *m = arena_alloc_node(arena_of(p), sizeof *m);
     m->kind = kind;
     m->keyword = kw;
-    m->key_start = kw_loc.start;
-    m->key_end = kw_loc.end;
+    m->key_start = build_pos(p, kw_loc.start);
+    m->key_end = build_pos(p, kw_loc.end);
     m->span = build_span(p, loc);
     return m;
 }
@@ -40,8 +40,8 @@ Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name
 {
     Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, loc);
     m->name = name;
-    m->name_start = name_loc.start;
-    m->name_end = name_loc.end;
+    m->name_start = build_pos(p, name_loc.start);
+    m->name_end = build_pos(p, name_loc.end);
     m->body = body;
     return m;
 }
@@ -95,10 +95,10 @@ Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *val
 {
     Member *m = new_member(p, MEMBER_ATTR, key.keyword, key_loc, loc);
     m->name = key.name;
-    m->name_start = key_loc.start;
-    m->name_end = key_loc.end;
-    m->colon_start = colon_loc.start;
-    m->colon_end = colon_loc.end;
+    m->name_start = build_pos(p, key_loc.start);
+    m->name_end = build_pos(p, key_loc.end);
+    m->colon_start = build_pos(p, colon_loc.start);
+    m->colon_end = build_pos(p, colon_loc.end);
     m->value = value;
     return m;
 }
@@ -113,8 +113,8 @@ Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *ite
 {
     Member *m = new_member(p, MEMBER_CLAUSE, KW_FOR, kw_loc, loc);
     m->name = var;
-    m->name_start = var_loc.start;
-    m->name_end = var_loc.end;
+    m->name_start = build_pos(p, var_loc.start);
+    m->name_end = build_pos(p, var_loc.end);
     m->value = iter;
     return m;
 }
@@ -139,7 +139,7 @@ Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *va
 {
     Member *m = new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, loc);
     m->key = word;
-    if (value->kind == EXPR_OBJECT && p->lx->base[value->span.start] == '{')
+    if (value->kind == EXPR_OBJECT && p->lx->base[value->span.start - p->origin] == '{')
         m->body = value->block;
     else
         m->value = value;
@@ -219,7 +219,7 @@ Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc, Loc
     Expr *e = new_expr(p, EXPR_FIELD, build_span(p, loc));
     e->left = object;
     e->field = field;
-    e->field_start = field_loc.start;   /* the field name ends the expression */
+    e->field_start = build_pos(p, field_loc.start);   /* the field name ends the expression */
     set_height(e, object->depth + 1);
     return checked(p, e);
 }

@@ -13,6 +13,7 @@ typedef struct Lexer Lexer;
 struct Parser {
     Compiler *c;
     uint32_t file;
+    uint32_t origin;     /* the position of the file's byte 0 (source.h) */
     Lexer *lx;
     SourceAst *ast;
     Member *last;        /* last top-level declaration, for appending */
@@ -24,9 +25,15 @@ enum {
     PARSE_MAX_EXPR_DEPTH = 1024,
 };
 
+/* A parser location is a byte range of the file; nodes hold positions (source.h). */
+static inline uint32_t build_pos(Parser *p, uint32_t offset)
+{
+    return p->origin + offset;
+}
+
 static inline Span build_span(Parser *p, Loc loc)
 {
-    return span_make(p->file, loc.start, loc.end);
+    return span_make(p->origin + loc.start, p->origin + loc.end);
 }
 
 void build_add_decl(Parser *p, Member *decl);

@@ -24,8 +24,18 @@ void source_map_free(SourceMap *map)
     memset(map, 0, sizeof *map);
 }
 
+uint64_t source_room(const SourceMap *map)
+{
+    return SOURCE_MAX_TOTAL_SIZE - (uint64_t)map->next_origin;
+}
+
 uint32_t source_map_add(SourceMap *map, const char *path, char *text, uint32_t len, bool is_stdlib)
 {
+    if (len > source_room(map)) {
+        fprintf(stderr, "orbitc: too much source (more than %u MiB in all)\n",
+                (unsigned)(SOURCE_MAX_TOTAL_SIZE >> 20));
+        exit(2);
+    }
     if (map->count == map->cap) {
         map->cap = map->cap ? map->cap * 2 : 8;
         map->files = xrealloc(map->files, map->cap * sizeof *map->files);
@@ -37,13 +47,28 @@ uint32_t source_map_add(SourceMap *map, const char *path, char *text, uint32_t l
     memcpy(f->path, path, plen + 1);
     f->text = text;
     f->len = len;
+    f->origin = map->next_origin;
     f->is_stdlib = is_stdlib;
+    map->next_origin += len + 1;   /* the end position of this file is its own */
     return map->count++;
 }
 
 const SourceFile *source_file(const SourceMap *map, uint32_t file)
 {
     return &map->files[file];
+}
+
+uint32_t source_file_at(const SourceMap *map, uint32_t pos)
+{
+    uint32_t lo = 0, hi = map->count;   /* invariant: files[lo].origin <= pos */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (map->files[mid].origin <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 static void build_lines(SourceFile *f)

@@ -1,5 +1,9 @@
-/* Source files and positions. A Span is a byte range in one file; lines and columns are
- * computed only when a diagnostic is printed. */
+/* Source files and positions. Every file of a SourceMap occupies its own range of one
+ * 32-bit position space, as in clang and rustc: file i holds the positions
+ * [origin, origin + len] (the last one is its end), and the next file starts one past
+ * that. A Span is then two positions, 8 bytes in every syntax tree node, and the file is
+ * found from the position (source_file_at). Lines and columns are computed only when a
+ * diagnostic is printed or a program is lowered. */
 #ifndef ORBIT_SOURCE_H
 #define ORBIT_SOURCE_H
 
@@ -8,15 +12,15 @@
 #include <stdint.h>
 
 typedef struct Span {
-    uint32_t file;   /* index into SourceMap.files */
-    uint32_t start;  /* byte offset of the first byte */
-    uint32_t end;    /* byte offset one past the last byte (== start for an empty range) */
+    uint32_t start;  /* position of the first byte */
+    uint32_t end;    /* position one past the last byte (== start for an empty range) */
 } Span;
 
 typedef struct SourceFile {
     char *path;               /* as given on the command line, or "<stdlib>/orbit.orbit" */
     const char *text;         /* the bytes; text[len] == '\0' (the file may contain NULs too) */
     uint32_t len;
+    uint32_t origin;          /* the position of byte 0 */
     bool is_stdlib;
     uint32_t *line_starts;    /* byte offset of each line's first byte; built on demand */
     uint32_t line_count;
@@ -26,6 +30,7 @@ typedef struct SourceMap {
     SourceFile *files;
     uint32_t count;
     uint32_t cap;
+    uint32_t next_origin;     /* where the next file's positions begin */
 } SourceMap;
 
 enum {
@@ -33,14 +38,27 @@ enum {
     SOURCE_MAX_FILE_SIZE = 256u * 1024 * 1024,
 };
 
+/* Most bytes of source in one run, all files together: the position space is 32-bit. */
+#define SOURCE_MAX_TOTAL_SIZE (3u * 1024 * 1024 * 1024)
+
 void source_map_init(SourceMap *map);
 void source_map_free(SourceMap *map);
 
 /* Adds a file whose bytes are owned by the map from now on (freed by source_map_free,
- * unless is_stdlib). `text` must have a NUL after `len` bytes. Returns the file index. */
+ * unless is_stdlib). `text` must have a NUL after `len` bytes, and `len` at most
+ * source_room(map) (else the program stops: callers check). Returns the file index. */
 uint32_t source_map_add(SourceMap *map, const char *path, char *text, uint32_t len, bool is_stdlib);
 
+/* How many more bytes of source fit in the position space (SOURCE_MAX_TOTAL_SIZE). */
+uint64_t source_room(const SourceMap *map);
+
 const SourceFile *source_file(const SourceMap *map, uint32_t file);
+
+/* The index of the file that holds position `pos` (0 when the map is empty). */
+uint32_t source_file_at(const SourceMap *map, uint32_t pos);
+
+/* The span of bytes [start, end) of file `file`. */
+static inline Span source_span(const SourceMap *map, uint32_t file, uint32_t start, uint32_t end);
 
 /* 0-based line of a byte offset, and the byte offset where that line starts.
  * Line ends are LF; a CR before the LF belongs to the line's end, not its text. */
@@ -49,10 +67,16 @@ uint32_t source_line_start(const SourceMap *map, uint32_t file, uint32_t line);
 /* The line's text without its line end ("\n" or "\r\n"). */
 const char *source_line_text(const SourceMap *map, uint32_t file, uint32_t line, uint32_t *len);
 
-static inline Span span_make(uint32_t file, uint32_t start, uint32_t end)
+static inline Span span_make(uint32_t start, uint32_t end)
 {
-    Span s = { file, start, end };
+    Span s = { start, end };
     return s;
+}
+
+static inline Span source_span(const SourceMap *map, uint32_t file, uint32_t start, uint32_t end)
+{
+    uint32_t origin = map->files[file].origin;
+    return span_make(origin + start, origin + end);
 }
 
 /* The smallest span that covers both (same file). */

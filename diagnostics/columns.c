@@ -167,21 +167,24 @@ uint32_t display_column(const char *line, uint32_t byte_in_line)
 
 /* Positions of byte offsets in files. */
 
-bool diag_span_has_file(const SourceMap *sources, Span span)
+bool diag_locate(const SourceMap *sources, Span span, FileSpan *out)
 {
-    return sources && span.file < sources->count;
-}
-
-Span diag_span_clamp(const SourceMap *sources, Span span)
-{
-    uint32_t len = source_file(sources, span.file)->len;
-    if (span.start > len)
-        span.start = len;
-    if (span.end > len)
-        span.end = len;
-    if (span.end < span.start)
-        span.end = span.start;
-    return span;
+    if (!sources || sources->count == 0)
+        return false;
+    uint32_t file = source_file_at(sources, span.start);
+    const SourceFile *f = source_file(sources, file);
+    uint32_t start = span.start > f->origin ? span.start - f->origin : 0;
+    uint32_t end = span.end > f->origin ? span.end - f->origin : 0;
+    if (start > f->len)
+        start = f->len;
+    if (end > f->len)
+        end = f->len;
+    if (end < start)
+        end = start;
+    out->file = file;
+    out->start = start;
+    out->end = end;
+    return true;
 }
 
 Position diag_position_at(ColumnCache *cache, const SourceMap *sources, uint32_t file,

@@ -81,8 +81,15 @@ typedef struct Position {
 Position diag_position_at(ColumnCache *cache, const SourceMap *sources, uint32_t file,
                           uint32_t offset);
 
-/* Whether the span's file exists; and the span with its offsets inside that file. */
-bool diag_span_has_file(const SourceMap *sources, Span span);
-Span diag_span_clamp(const SourceMap *sources, Span span);
+/* A span as its file and byte offsets in that file (what the renderers print). */
+typedef struct FileSpan {
+    uint32_t file;
+    uint32_t start;
+    uint32_t end;
+} FileSpan;
+
+/* The file of a span and its offsets there, clamped to the file; false when there are no
+ * sources to point into. */
+bool diag_locate(const SourceMap *sources, Span span, FileSpan *out);
 
 #endif

@@ -171,9 +171,7 @@ static int compare_source_order(const void *pa, const void *pb)
 {
     const Diagnostic *a = *(const Diagnostic *const *)pa;
     const Diagnostic *b = *(const Diagnostic *const *)pb;
-    int c = compare_u32(a->span.file, b->span.file);
-    if (!c)
-        c = compare_u32(a->span.start, b->span.start);
+    int c = compare_u32(a->span.start, b->span.start);   /* files are in order too */
     if (!c)
         c = compare_u32(a->seq, b->seq);
     return c;
@@ -184,9 +182,7 @@ static int compare_identity(const void *pa, const void *pb)
 {
     const Diagnostic *a = *(const Diagnostic *const *)pa;
     const Diagnostic *b = *(const Diagnostic *const *)pb;
-    int c = compare_u32(a->span.file, b->span.file);
-    if (!c)
-        c = compare_u32(a->span.start, b->span.start);
+    int c = compare_u32(a->span.start, b->span.start);
     if (!c)
         c = compare_u32(a->span.end, b->span.end);
     if (!c)
@@ -200,8 +196,7 @@ static int compare_identity(const void *pa, const void *pb)
 
 static bool same_report(const Diagnostic *a, const Diagnostic *b)
 {
-    return a->code == b->code && a->span.file == b->span.file
-        && a->span.start == b->span.start && a->span.end == b->span.end
+    return a->code == b->code && a->span.start == b->span.start && a->span.end == b->span.end
         && strcmp(a->message, b->message) == 0;
 }
 

@@ -159,28 +159,28 @@ static int compare_marks(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static bool make_mark(Mark *m, ColumnCache *cache, const SourceMap *sources, Span span,
+static bool make_mark(Mark *m, ColumnCache *cache, const SourceMap *sources, Span whole,
                       const char *label, bool primary, uint32_t order)
 {
-    if (!diag_span_has_file(sources, span))
+    FileSpan where;
+    if (!diag_locate(sources, whole, &where))
         return false;
-    span = diag_span_clamp(sources, span);
-    const SourceFile *file = source_file(sources, span.file);
-    if (span.start == file->len && span.end == file->len && file->len > 0
+    const SourceFile *file = source_file(sources, where.file);
+    if (where.start == file->len && where.end == file->len && file->len > 0
         && file->text[file->len - 1] == '\n') {
         /* At the end of a file that ends with a newline: show it after the last
          * character of the last line, not on the empty line after it. */
-        span.start = span.end = file->len - 1;
+        where.start = where.end = file->len - 1;
     }
-    Position start = diag_position_at(cache, sources, span.file, span.start);
-    m->file = span.file;
+    Position start = diag_position_at(cache, sources, where.file, where.start);
+    m->file = where.file;
     m->line = start.line;
     m->start = start.at.byte;
     m->column = start.at.scalars + 1;
     /* A span over several lines is underlined to the end of its first line. */
-    uint32_t line_end_offset = span.start - start.at.byte + start.len;
-    uint32_t end = span.end < line_end_offset ? span.end : line_end_offset;
-    m->end = start.at.byte + (end - span.start);
+    uint32_t line_end_offset = where.start - start.at.byte + start.len;
+    uint32_t end = where.end < line_end_offset ? where.end : line_end_offset;
+    m->end = start.at.byte + (end - where.start);
     if (m->end > start.len)
         m->end = start.len;
     if (m->end < m->start)
@@ -202,8 +202,9 @@ static uint32_t collect_marks(Mark *marks, ColumnCache *cache, const SourceMap *
         if (make_mark(&marks[n], cache, sources, l->span, l->message, false, n))
             n++;
     }
+    uint32_t primary_file = n ? source_file_at(sources, d->span.start) : 0;
     for (uint32_t i = 0; i < n; i++)
-        marks[i].rank = marks[i].file == d->span.file ? 0 : marks[i].file + 1;
+        marks[i].rank = marks[i].file == primary_file ? 0 : marks[i].file + 1;
     qsort(marks, n, sizeof *marks, compare_marks);
     return n;
 }

@@ -40,10 +40,6 @@ static void write_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static const char *file_path(const SourceMap *sources, Span span)
-{
-    return diag_span_has_file(sources, span) ? source_file(sources, span.file)->path : "";
-}
 
 /* "file", "line" … "byte_end" of a span, without braces. */
 static void write_position_fields(FILE *out, ColumnCache *cache, const SourceMap *sources,
@@ -51,27 +47,27 @@ static void write_position_fields(FILE *out, ColumnCache *cache, const SourceMap
 {
     uint32_t line = 0, column = 1, end_line = 0, end_column = 1;
     uint32_t character = 0, end_character = 0;
-    if (diag_span_has_file(sources, span)) {
-        span = diag_span_clamp(sources, span);
-        Position start = diag_position_at(cache, sources, span.file, span.start);
-        Position end = diag_position_at(cache, sources, span.file, span.end);
+    FileSpan where = { 0, 0, 0 };
+    const char *path = "";
+    if (diag_locate(sources, span, &where)) {
+        path = source_file(sources, where.file)->path;
+        Position start = diag_position_at(cache, sources, where.file, where.start);
+        Position end = diag_position_at(cache, sources, where.file, where.end);
         line = start.line;
         column = start.at.scalars + 1;
         character = start.at.utf16;
         end_line = end.line;
         end_column = end.at.scalars + 1;
         end_character = end.at.utf16;
-    } else {
-        span.start = span.end = 0;
     }
     fputs("\"file\":", out);
-    write_string(out, file_path(sources, span));
+    write_string(out, path);
     fprintf(out, ",\"line\":%u,\"column\":%u,\"end_line\":%u,\"end_column\":%u,",
             line + 1, column, end_line + 1, end_column);
     fprintf(out, "\"range\":{\"start\":{\"line\":%u,\"character\":%u},"
                  "\"end\":{\"line\":%u,\"character\":%u}},",
             line, character, end_line, end_character);
-    fprintf(out, "\"byte_start\":%u,\"byte_end\":%u", span.start, span.end);
+    fprintf(out, "\"byte_start\":%u,\"byte_end\":%u", where.start, where.end);
 }
 
 static void write_labels(FILE *out, ColumnCache *cache, const SourceMap *sources,

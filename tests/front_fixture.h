@@ -74,8 +74,9 @@ static inline const char *fixture_diagnostics(Fixture *f)
     f->out[0] = '\0';
     for (uint32_t i = 0; i < f->c.diags.count; i++) {
         const Diagnostic *d = f->c.diags.items[i];
-        uint32_t line = source_line_of(&f->c.sources, f->file, d->span.start);
-        uint32_t col = d->span.start - source_line_start(&f->c.sources, f->file, line);
+        uint32_t at = d->span.start - source_file(&f->c.sources, f->file)->origin;
+        uint32_t line = source_line_of(&f->c.sources, f->file, at);
+        uint32_t col = at - source_line_start(&f->c.sources, f->file, line);
         out(f, "%s@%u:%u %s\n", diag_info(d->code)->code, line + 1, col + 1, d->message);
     }
     return f->out;

@@ -3,8 +3,10 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arena.h"
+#include "driver.h"
 #include "intern.h"
 #include "types.h"
 
@@ -117,6 +119,31 @@ START_TEST(recursive_types_terminate)
 }
 END_TEST
 
+/* The files of one run share a 32-bit position space: a file that does not fit beside
+ * the ones before it is E0010 and read as empty, not a wrapped-around position. */
+START_TEST(sources_too_large_together_is_e0010)
+{
+    char path[] = "/tmp/orbit-test-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "workflow w {}\n", 14), 14);
+    close(fd);
+    Compiler c;
+    driver_init(&c);
+    c.sources.next_origin = SOURCE_MAX_TOTAL_SIZE - 10;   /* as if 3 GiB were read */
+    const char *error = NULL;
+    ck_assert(driver_add_file(&c, path, &error));
+    unlink(path);
+    ck_assert_uint_eq(c.diags.count, 1);
+    ck_assert_str_eq(diag_info(c.diags.items[0]->code)->code, "E0010");
+    ck_assert_str_eq(c.diags.items[0]->message,
+                     "source files are too large together: this one (14 bytes) would take "
+                     "them over 3072 MiB");
+    ck_assert_uint_eq(source_file(&c.sources, c.sources.count - 1)->len, 0);
+    driver_free(&c);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("check");
@@ -129,6 +156,7 @@ static Suite *suite(void)
     tcase_add_test(tc, lists_compare_elements);
     tcase_add_test(tc, types_print_as_written);
     tcase_add_test(tc, recursive_types_terminate);
+    tcase_add_test(tc, sources_too_large_together_is_e0010);
     suite_add_tcase(s, tc);
     return s;
 }

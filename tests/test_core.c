@@ -152,9 +152,32 @@ START_TEST(source_empty_file)
 }
 END_TEST
 
+START_TEST(source_positions_one_range_per_file)
+{
+    SourceMap map;
+    source_map_init(&map);
+    uint32_t a = add_text(&map, "abc");       /* positions 0..3 (3 is its end) */
+    uint32_t b = add_text(&map, "");          /* 4 */
+    uint32_t c = add_text(&map, "xy");        /* 5..7 */
+    ck_assert_uint_eq(source_file(&map, a)->origin, 0);
+    ck_assert_uint_eq(source_file(&map, b)->origin, 4);
+    ck_assert_uint_eq(source_file(&map, c)->origin, 5);
+    ck_assert_uint_eq(source_file_at(&map, 0), a);
+    ck_assert_uint_eq(source_file_at(&map, 3), a);   /* the end of a file is its own */
+    ck_assert_uint_eq(source_file_at(&map, 4), b);
+    ck_assert_uint_eq(source_file_at(&map, 5), c);
+    ck_assert_uint_eq(source_file_at(&map, 7), c);
+    Span s = source_span(&map, c, 1, 2);
+    ck_assert_uint_eq(s.start, 6);
+    ck_assert_uint_eq(s.end, 7);
+    ck_assert_uint_eq(source_room(&map), (uint64_t)SOURCE_MAX_TOTAL_SIZE - 8);
+    source_map_free(&map);
+}
+END_TEST
+
 START_TEST(span_join_covers_both)
 {
-    Span a = span_make(1, 10, 20), b = span_make(1, 5, 12);
+    Span a = span_make(10, 20), b = span_make(5, 12);
     Span j = span_join(a, b);
     ck_assert_uint_eq(j.start, 5);
     ck_assert_uint_eq(j.end, 20);
@@ -173,6 +196,7 @@ int main(void)
     tcase_add_test(tc, intern_grows);
     tcase_add_test(tc, source_lines);
     tcase_add_test(tc, source_empty_file);
+    tcase_add_test(tc, source_positions_one_range_per_file);
     tcase_add_test(tc, span_join_covers_both);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);

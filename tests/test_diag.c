@@ -54,6 +54,12 @@ static void teardown(void)
     arena_free(&fx.arena);
 }
 
+/* The span of bytes [start, end) of file `file`. */
+static Span in_file(uint32_t file, uint32_t start, uint32_t end)
+{
+    return source_span(&fx.map, file, start, end);
+}
+
 /* The span of the `nth` (0-based) occurrence of `needle` in file 0. */
 static Span find(const char *needle, int nth)
 {
@@ -67,7 +73,7 @@ static Span find(const char *needle, int nth)
         p++;
     }
     uint32_t start = (uint32_t)(p - CHECKOUT);
-    return span_make(0, start, start + (uint32_t)strlen(needle));
+    return in_file(0, start, start + (uint32_t)strlen(needle));
 }
 
 static char *render(bool json, RenderOptions options)
@@ -215,13 +221,13 @@ START_TEST(human_wide_characters_and_tabs)
         "bad\xFF\x01z\n";                                      /* invalid byte, control */
     uint32_t f = add_file("wide.orbit", text, sizeof text - 1);
     const char *x = strchr(text, 'x'), *y = strchr(text, 'y'), *z = strchr(text, 'z');
-    diag_report(&fx.sink, E0002, span_make(f, (uint32_t)(x - text), (uint32_t)(x - text + 1)), "x");
+    diag_report(&fx.sink, E0002, in_file(f, (uint32_t)(x - text), (uint32_t)(x - text + 1)), "x");
     /* a span over the CJK string: 2 characters, 4 cells, 8 bytes with the quotes */
     uint32_t q = (uint32_t)(strchr(text, '"') - text);
-    diag_report(&fx.sink, E0003, span_make(f, q, q + 8), "cjk");
-    diag_report(&fx.sink, E0002, span_make(f, (uint32_t)(y - text), (uint32_t)(y - text + 1)), "y");
+    diag_report(&fx.sink, E0003, in_file(f, q, q + 8), "cjk");
+    diag_report(&fx.sink, E0002, in_file(f, (uint32_t)(y - text), (uint32_t)(y - text + 1)), "y");
     uint32_t bad = (uint32_t)(z - text - 2);
-    diag_report(&fx.sink, E0001, span_make(f, bad, bad + 1), "bad");
+    diag_report(&fx.sink, E0001, in_file(f, bad, bad + 1), "bad");
     expect_human(PLAIN,
         "error[E0003]: cjk\n"
         "  --> wide.orbit:1:8\n"
@@ -254,8 +260,8 @@ START_TEST(human_empty_and_multiline_spans)
 {
     uint32_t end = sizeof CHECKOUT - 1;
     uint32_t line7_end = find("exponential", 0).end;
-    diag_report(&fx.sink, E0101, span_make(0, end, end), "at end of file");
-    diag_report(&fx.sink, E0100, span_make(0, line7_end, line7_end), "at end of line");
+    diag_report(&fx.sink, E0101, in_file(0, end, end), "at end of file");
+    diag_report(&fx.sink, E0100, in_file(0, line7_end, line7_end), "at end of line");
     /* from `retry` to the end of the block: underlined to the end of its first line */
     diag_report(&fx.sink, E0307, span_join(find("retry", 0), find("}", 1)), "multi-line");
     expect_human(PLAIN,
@@ -287,7 +293,7 @@ START_TEST(human_other_file)
     Diagnostic *d = diag_report(&fx.sink, E0410, find("payments.charge", 0),
                                 "task `charge` is declared elsewhere");
     diag_set_label(&fx.sink, d, "used here");
-    diag_add_label(&fx.sink, d, span_make(f, 20, 31), "declared here");
+    diag_add_label(&fx.sink, d, in_file(f, 20, 31), "declared here");
     expect_human(PLAIN,
         "error[E0410]: task `charge` is declared elsewhere\n"
         "  --> checkout.orbit:3:13\n"
@@ -379,7 +385,7 @@ START_TEST(human_long_line_window)
     text[len] = '\0';
     uint32_t f = source_map_add(&fx.map, "long.orbit", text, len, false);
     for (int i = 0; i < 1000; i++)
-        diag_report(&fx.sink, E0002, span_make(f, len / 2 + (uint32_t)i, len / 2 + 6), "n%d", i);
+        diag_report(&fx.sink, E0002, in_file(f, len / 2 + (uint32_t)i, len / 2 + 6), "n%d", i);
     clock_t begin = clock();
     diag_finish(&fx.sink);
     char *out = render(false, PLAIN);
@@ -428,14 +434,14 @@ START_TEST(json_labels_notes_escapes)
 {
     static const char text[] = "\xF0\x9F\x98\x80 \"x\"\r\nnext\n";
     uint32_t f = add_file("e\"moji\\.orbit", text, sizeof text - 1);
-    Diagnostic *d = diag_report(&fx.sink, E0003, span_make(f, 5, 8),
+    Diagnostic *d = diag_report(&fx.sink, E0003, in_file(f, 5, 8),
                                 "quote \" backslash \\ tab \t nl \n ctl \x01 bad \xFF ok \xC3\xA9");
-    diag_add_label(&fx.sink, d, span_make(f, 0, 4), "emoji");
-    diag_add_label(&fx.sink, d, span_make(f, 8, 14), "to next line");
+    diag_add_label(&fx.sink, d, in_file(f, 0, 4), "emoji");
+    diag_add_label(&fx.sink, d, in_file(f, 8, 14), "to next line");
     diag_add_note(&fx.sink, d, "n1");
     diag_add_note(&fx.sink, d, "n2");
     diag_add_help(&fx.sink, d, "h");
-    diag_add_fix(&fx.sink, d, span_make(f, 5, 8), "'x'", FIX_MAYBE_INCORRECT, "use '");
+    diag_add_fix(&fx.sink, d, in_file(f, 5, 8), "'x'", FIX_MAYBE_INCORRECT, "use '");
     expect_json(
         "{\"code\":\"E0003\",\"severity\":\"error\","
         "\"message\":\"quote \\\" backslash \\\\ tab \\t nl \\n ctl \\u0001 "
@@ -467,9 +473,9 @@ START_TEST(sort_and_dedup)
     diag_report(&fx.sink, E0410, find("attempts", 0), "a");          /* duplicate of 1 */
     diag_report(&fx.sink, E0307, find("retry", 0), "c");             /* duplicate of 0 */
     diag_report(&fx.sink, E0410, find("attempts", 0), "a2");         /* same span, other text */
-    diag_report(&fx.sink, E0410, span_make(0, find("attempts", 0).start, 999), "a"); /* other end */
+    diag_report(&fx.sink, E0410, in_file(0, find("attempts", 0).start, 999), "a"); /* other end */
     uint32_t f = add_file("b.orbit", "x", 1);
-    diag_report(&fx.sink, E0002, span_make(f, 0, 1), "in file 1");   /* later file */
+    diag_report(&fx.sink, E0002, in_file(f, 0, 1), "in file 1");   /* later file */
     diag_finish(&fx.sink);
     const char *order[] = { "c", "b", "a", "a2", "a", "in file 1" };
     ck_assert_uint_eq(fx.sink.count, 6);
@@ -585,8 +591,8 @@ START_TEST(many_diagnostics)
     uint32_t f = add_file("many.orbit", text, N * 8);
     for (int i = N; i-- > 0;) {
         uint32_t at = (uint32_t)i * 8;
-        Diagnostic *d = diag_report(&fx.sink, E0007, span_make(f, at + 4, at + 6), "number %d", i);
-        diag_add_label(&fx.sink, d, span_make(f, at, at + 1), "x");
+        Diagnostic *d = diag_report(&fx.sink, E0007, in_file(f, at + 4, at + 6), "number %d", i);
+        diag_add_label(&fx.sink, d, in_file(f, at, at + 1), "x");
     }
     clock_t begin = clock();
     diag_finish(&fx.sink);
@@ -642,13 +648,13 @@ static int write_json_sample(const char *path)
                                 "duplicate retry setting `attempts`");
     diag_set_label(&fx.sink, d, "set again here");
     diag_add_label(&fx.sink, d, find("attempts", 0), "first set here");
-    diag_add_label(&fx.sink, d, span_make(f, 5, 8), "elsewhere \x01 \xFF");
+    diag_add_label(&fx.sink, d, in_file(f, 5, 8), "elsewhere \x01 \xFF");
     diag_add_note(&fx.sink, d, "a note\nwith two lines");
     diag_add_help(&fx.sink, d, "remove one of them");
-    diag_add_fix(&fx.sink, d, span_make(0, find("attempts", 1).start, find("attempts", 1).end + 4),
+    diag_add_fix(&fx.sink, d, in_file(0, find("attempts", 1).start, find("attempts", 1).end + 4),
                  "", FIX_MAYBE_INCORRECT, "remove the second one");
-    diag_report(&fx.sink, E0001, span_make(f, 16, 17), "invalid UTF-8 in source");
-    diag_report(&fx.sink, E0101, span_make(0, sizeof CHECKOUT - 1, sizeof CHECKOUT - 1),
+    diag_report(&fx.sink, E0001, in_file(f, 16, 17), "invalid UTF-8 in source");
+    diag_report(&fx.sink, E0101, in_file(0, sizeof CHECKOUT - 1, sizeof CHECKOUT - 1),
                 "empty span at the end");
     diag_finish(&fx.sink);
     FILE *out = fopen(path, "w");

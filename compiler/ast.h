@@ -38,18 +38,18 @@ typedef enum ExprKind {
                         so later passes must accept it silently (no cascades) */
     EXPR_INT,        /* integer: .integer */
     EXPR_NUMBER,     /* floating point: .number */
-    EXPR_STRING,     /* string literal, escapes decoded: .string (UTF-8, may contain NUL) */
+    EXPR_STRING,     /* string literal, escapes decoded: .text, .len (UTF-8, may contain NUL) */
     EXPR_DURATION,   /* duration literal in milliseconds: .integer */
     EXPR_BOOL,       /* true/false: .boolean */
     EXPR_NULL,
     EXPR_NAME,       /* identifier, including `input`: .name */
-    EXPR_LIST,       /* [a, b]: .list */
+    EXPR_LIST,       /* [a, b]: .elems, .count */
     EXPR_OBJECT,     /* { k: v, ... }: .block (members are attributes) */
     EXPR_UNARY,      /* .op (OP_NOT, OP_NEG), .left */
     EXPR_BINARY,     /* .op, .left, .right */
     EXPR_FIELD,      /* .left '.' .field (expr_field_span() is the name after the dot) */
     EXPR_INDEX,      /* .left '[' .right ']' */
-    EXPR_CALL,       /* .left '(' .list ')' */
+    EXPR_CALL,       /* .left '(' .elems ')', .count arguments */
     EXPR_OPTIONAL,   /* .left '?' : type syntax, `bool?` */
 } ExprKind;
 
@@ -75,11 +75,12 @@ typedef struct String {
     uint32_t len;
 } String;
 
-/* 56 bytes: the kind, operator, reference and height share one word, and the payloads
- * of the kinds share a union, `right` included (only EXPR_BINARY and EXPR_INDEX have a
- * second operand). A field access ends where its field name ends, so only the name's
- * start is kept (expr_field_span() rebuilds the span). A call's reference index is kept
- * on its callee, the EXPR_NAME in .left. */
+/* 48 bytes: the kind, operator, reference and height share one word; the payloads of
+ * the kinds share a pointer-sized union (`right` included: only EXPR_BINARY and
+ * EXPR_INDEX have a second operand) and a 32-bit one (a string's length, a list's count,
+ * a name's reference index, a field name's start). A field access ends where its field
+ * name ends, so only the name's start is kept (expr_field_span() rebuilds the span). A
+ * call's reference index is kept on its callee, the EXPR_NAME in .left. */
 struct Expr {
     ExprKind kind : 5;
     Op op : 5;
@@ -88,29 +89,38 @@ struct Expr {
                             PARSE_MAX_EXPR_DEPTH + 1 (see parse_build.c) */
     Span span;           /* the whole expression */
     union {
+        uint32_t len;              /* EXPR_STRING: bytes of .text */
+        uint32_t count;            /* EXPR_LIST elements, EXPR_CALL arguments */
+        uint32_t ref_index;        /* EXPR_NAME: checker: e.g. the step or built-in
+                                      function the name refers to */
+        uint32_t field_start;      /* EXPR_FIELD: where the field name starts; it ends
+                                      with .span */
+    };
+    union {
         int64_t integer;           /* EXPR_INT, EXPR_DURATION (ms) */
         double number;             /* EXPR_NUMBER */
         bool boolean;              /* EXPR_BOOL */
-        String string;             /* EXPR_STRING */
+        const char *text;          /* EXPR_STRING: NUL-terminated, but may contain NUL */
         Block *block;              /* EXPR_OBJECT */
-        ExprList list;             /* EXPR_LIST elements, EXPR_CALL arguments */
+        Expr *elems;               /* EXPR_LIST elements, EXPR_CALL arguments, linked
+                                      through .next */
         Expr *right;               /* EXPR_BINARY, EXPR_INDEX: second operand, index */
-        struct {                   /* EXPR_NAME */
-            const Name *name;
-            uint32_t ref_index;    /* checker: e.g. the step or built-in function the
-                                      name refers to */
-        };
-        struct {                   /* EXPR_FIELD */
-            const Name *field;
-            uint32_t field_start;  /* where the field name starts; it ends with .span */
-        };
+        const Name *name;          /* EXPR_NAME */
+        const Name *field;         /* EXPR_FIELD */
     };
     Expr *left;          /* operand, object, list, callee */
-    Expr *next;          /* next element in an ExprList */
+    Expr *next;          /* next element of a list or argument list */
 
     /* Filled in by the checker (program.h defines the meanings): */
     const struct Type *type;   /* static type; NULL until checked */
 };
+
+/* EXPR_STRING: the decoded value. */
+static inline String expr_string(const Expr *e)
+{
+    String s = { e->text, e->len };
+    return s;
+}
 
 /* EXPR_FIELD: the field name after the dot. */
 static inline Span expr_field_span(const Expr *e)
@@ -152,14 +162,15 @@ typedef enum MemberKind {
  *       library's own declarations (`builtin "orbit.http.request" { … }`). The parser
  *       accepts them; the checker reports unknown words with a did-you-mean.
  */
-/* 72 bytes: the spans inside a member share the member's file, so only their offsets are
- * kept (member_key_span() and friends rebuild them), and the colon of an attribute shares
+/* 64 bytes: the spans inside a member are kept as positions (member_key_span() and
+ * friends rebuild them; the key starts the member), and the colon of an attribute shares
  * room with the unknown word of a clause. */
 struct Member {
     MemberKind kind : 8;
     Keyword keyword : 8; /* the clause keyword, or the attribute's name if it is a keyword */
     Span span;           /* the whole member */
-    uint32_t key_start, key_end;     /* the keyword, or the attribute name */
+    uint32_t key_end;    /* the keyword, or the attribute name, starts the member and
+                            ends here */
     uint32_t name_start, name_end;   /* the declared name, step name, for variable; for
                                         an attribute, its name */
     union {
@@ -177,7 +188,7 @@ struct Member {
 
 static inline Span member_key_span(const Member *m)
 {
-    return span_make(m->key_start, m->key_end);
+    return span_make(m->span.start, m->key_end);
 }
 
 static inline Span member_name_span(const Member *m)
@@ -190,6 +201,7 @@ static inline Span member_colon_span(const Member *m)
     return span_make(m->colon_start, m->colon_end);
 }
 
+/* 24 bytes. */
 struct Block {
     Span span;           /* from '{' to '}' inclusive */
     Member *first;

@@ -26,7 +26,7 @@ static bool same_ignoring_case(const char *a, uint32_t alen, const char *b)
 /* W0003, W0005: a code against the runtime's codes. */
 static void lint_runtime_code(Checker *ck, Expr *x)
 {
-    const Name *code = intern(ck->names, x->string.text, x->string.len);
+    const Name *code = intern(ck->names, x->text, x->len);
     uint32_t i;
     if (namemap_get(&ck->error_codes, code, &i)) {
         const ErrorCode *ec = &ck->program->error_codes[i];
@@ -41,7 +41,7 @@ static void lint_runtime_code(Checker *ck, Expr *x)
     }
     for (i = 0; i < ck->program->error_code_count; i++) {
         const char *runtime = ck->program->error_codes[i].name->text;
-        if (!same_ignoring_case(x->string.text, x->string.len, runtime))
+        if (!same_ignoring_case(x->text, x->len, runtime))
             continue;
         Diagnostic *d = diag_report(ck->diags, W0003, x->span,
                                     "`%s` differs from the runtime error code `%s` only in case",
@@ -77,7 +77,7 @@ static bool find_code(const NameMap *seen, const Name *const *codes, uint32_t n,
 
 static void lint_codes(Checker *ck, Expr *list)
 {
-    uint32_t total = list->list.count;
+    uint32_t total = list->count;
     NameMap seen = { 0 };
     const Name *small_codes[SMALL_CODE_LIST];
     Expr *small_firsts[SMALL_CODE_LIST];
@@ -89,10 +89,10 @@ static void lint_codes(Checker *ck, Expr *list)
         codes = NULL;
     }
     uint32_t n = 0;
-    for (Expr *x = list->list.first; x; x = x->next) {
+    for (Expr *x = list->elems; x; x = x->next) {
         if (x->kind != EXPR_STRING)
             continue;
-        const Name *code = intern(ck->names, x->string.text, x->string.len);
+        const Name *code = intern(ck->names, x->text, x->len);
         uint32_t first;
         if (find_code(&seen, codes, n, code, &first)) {
             Diagnostic *d = diag_report(ck->diags, W0004, x->span,
@@ -123,7 +123,7 @@ void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *synta
 {
     Member *codes = syntax->setting[SET_NON_RETRYABLE];
     if (codes && codes->value && codes->value->kind == EXPR_LIST) {
-        if (policy->attempts == 1 && codes->value->list.count > 0 &&
+        if (policy->attempts == 1 && codes->value->count > 0 &&
             attempts_is_one(syntax->setting[SET_ATTEMPTS])) {
             Diagnostic *d = diag_report(ck->diags, W0001, member_key_span(codes),
                                         "`non_retryable` has no effect with `attempts: 1`");

@@ -90,7 +90,7 @@ static void check_backoff(Checker *ck, Expr *v, RetryPolicy *policy)
         }
         word = v->name->text;
     } else if (v->kind == EXPR_STRING) {
-        word = v->string.text;
+        word = v->text;
     }
     if (!word) {
         Diagnostic *d = diag_report(ck->diags, E0410, v->span,
@@ -146,15 +146,15 @@ static void check_non_retryable(Checker *ck, Expr *v, RetryPolicy *policy)
         diag_set_label(ck->diags, d, "not a list");
         if (v->kind == EXPR_STRING)
             diag_add_fix(ck->diags, d, v->span,
-                         arena_printf(ck->arena, "[\"%s\"]", v->string.text),
+                         arena_printf(ck->arena, "[\"%s\"]", v->text),
                          FIX_MACHINE_APPLICABLE, "put the code in a list: `[\"%s\"]`",
-                         v->string.text);
+                         v->text);
         return;
     }
-    policy->non_retryable = arena_alloc(ck->arena, (v->list.count + 1) * sizeof(String));
-    for (Expr *x = v->list.first; x; x = x->next) {
+    policy->non_retryable = arena_alloc(ck->arena, (v->count + 1) * sizeof(String));
+    for (Expr *x = v->elems; x; x = x->next) {
         if (x->kind == EXPR_STRING)
-            policy->non_retryable[policy->non_retryable_count++] = x->string;
+            policy->non_retryable[policy->non_retryable_count++] = expr_string(x);
         else if (x->kind != EXPR_ERROR)
             error_code_not_string(ck, x);
     }

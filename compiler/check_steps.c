@@ -325,7 +325,7 @@ static void target_worker(Checker *ck, Expr *v, Target *t)
                        dotted ? "put the name in quotes" : "such as `worker \"payments.charge\"`");
         return;
     }
-    t->name = intern(ck->names, v->string.text, v->string.len);
+    t->name = intern(ck->names, v->text, v->len);
     t->what = what_named(WHAT_WORKER, t->name);
     t->known = true;
     if (namemap_get(&ck->workers, t->name, &t->index)) {
@@ -337,7 +337,7 @@ static void target_worker(Checker *ck, Expr *v, Target *t)
 static void target_builtin(Checker *ck, Expr *v, Target *t)
 {
     t->kind = STEP_TASK_BUILTIN;
-    const Name *name = v->kind == EXPR_STRING ? intern(ck->names, v->string.text, v->string.len)
+    const Name *name = v->kind == EXPR_STRING ? intern(ck->names, v->text, v->len)
                                               : dotted_name(ck, v);
     if (v->kind == EXPR_ERROR)
         return;
@@ -382,7 +382,7 @@ static void target_workflow(Checker *ck, Expr *v, Target *t)
     if (v->kind != EXPR_NAME) {
         if (v->kind == EXPR_STRING)
             bad_target(ck, v, "the workflow name is written without quotes",
-                       v->string.text, "remove the quotes");
+                       v->text, "remove the quotes");
         else if (v->kind != EXPR_ERROR)
             bad_target(ck, v, "`workflow` takes the name of a workflow", NULL,
                        "such as `workflow pack_items`");
@@ -413,7 +413,7 @@ static void target_signal(Checker *ck, Expr *v, Target *t)
 {
     t->kind = STEP_AWAIT;
     if (v->kind == EXPR_STRING) {
-        t->name = intern(ck->names, v->string.text, v->string.len);
+        t->name = intern(ck->names, v->text, v->len);
         return;
     }
     if (v->kind == EXPR_NAME)

@@ -89,9 +89,9 @@ const Type *type_from_syntax(Checker *ck, Expr *e)
         return unknown_type(ck, e);
     }
     case EXPR_LIST:
-        if (e->list.count != 1)
+        if (e->count != 1)
             return bad_type(ck, e, "a list type names one element type, such as `[string]`");
-        return type_list(&ck->types, type_from_syntax(ck, e->list.first));
+        return type_list(&ck->types, type_from_syntax(ck, e->elems));
     case EXPR_OBJECT:
         return record_from_block(ck, e->block);
     case EXPR_OPTIONAL:
@@ -325,7 +325,7 @@ static const Type *check_index(Checker *ck, Scope *scope, Expr *e)
 
 static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
 {
-    for (Expr *a = e->list.first; a; a = a->next)
+    for (Expr *a = e->elems; a; a = a->next)
         check_expr(ck, scope, a);
     Expr *callee = e->left;
     if (!callee || callee->kind != EXPR_NAME) {
@@ -353,17 +353,17 @@ static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
     const Function *f = &ck->program->functions[index];
     callee->ref = e->ref = REF_FUNCTION;
     callee->ref_index = index;   /* the call's index lives on its callee */
-    if (e->list.count != f->param_count) {
+    if (e->count != f->param_count) {
         Diagnostic *d = diag_report(ck->diags, E0507, e->span,
                                     "`%s` takes %u argument%s but %u %s given",
                                     f->name->text, f->param_count,
-                                    f->param_count == 1 ? "" : "s", e->list.count,
-                                    e->list.count == 1 ? "was" : "were");
+                                    f->param_count == 1 ? "" : "s", e->count,
+                                    e->count == 1 ? "was" : "were");
         diag_set_label(ck->diags, d, "wrong number of arguments");
         return f->result;
     }
     uint32_t i = 0;
-    for (Expr *a = e->list.first; a; a = a->next, i++) {
+    for (Expr *a = e->elems; a; a = a->next, i++) {
         What what = what_named(WHAT_ARGUMENT, f->name);
         what.number = i + 1;
         expect_type(ck, a, f->params[i], &what);
@@ -377,7 +377,7 @@ static const Type *check_list(Checker *ck, Scope *scope, Expr *e)
 {
     const Type *elem = NULL;
     bool mixed = false;
-    for (Expr *x = e->list.first; x; x = x->next) {
+    for (Expr *x = e->elems; x; x = x->next) {
         const Type *t = check_expr(ck, scope, x);
         if (!elem || type_is_unchecked(elem))
             elem = t;
@@ -618,7 +618,7 @@ void expect_type(Checker *ck, Expr *e, const Type *expected, const What *what)
     }
     if (e->kind == EXPR_LIST && want->kind == TYPE_LIST) {
         What elem_what = what_of(WHAT_ELEMENT_OF, what);
-        for (Expr *x = e->list.first; x; x = x->next)
+        for (Expr *x = e->elems; x; x = x->next)
             expect_type(ck, x, want->elem, &elem_what);
         return;
     }

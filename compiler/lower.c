@@ -554,7 +554,7 @@ static bool fold_literal(const Expr *e, ConstVal *v)
         return true;
     case EXPR_NUMBER: *v = (ConstVal){ .kind = ORBC_CONST_NUMBER, .number = e->number }; return true;
     case EXPR_STRING:
-        *v = (ConstVal){ .kind = ORBC_CONST_STRING, .text = e->string.text, .len = e->string.len };
+        *v = (ConstVal){ .kind = ORBC_CONST_STRING, .text = e->text, .len = e->len };
         return true;
     case EXPR_BOOL: *v = make_bool(e->boolean); return true;
     case EXPR_NULL: *v = (ConstVal){ .kind = ORBC_CONST_NULL }; return true;
@@ -577,7 +577,7 @@ static bool fold_expr(Lowerer *l, const Expr *e, ConstVal *v)
     switch (e->kind) {
     case EXPR_LIST:
     case EXPR_CALL:
-        for (const Expr *x = e->list.first; x; x = x->next)
+        for (const Expr *x = e->elems; x; x = x->next)
             fold_expr(l, x, &a);
         return false;
     case EXPR_OBJECT:
@@ -742,10 +742,10 @@ static void emit_expr(Lowerer *l, const Expr *e)
         emit_name(l, e);
         return;
     case EXPR_LIST: {
-        for (const Expr *x = e->list.first; x; x = x->next)
+        for (const Expr *x = e->elems; x; x = x->next)
             emit_expr(l, x);
         code_pos(l, e->span);
-        orbc_emit_u32(l->b, ORBC_OP_LIST, e->list.count);
+        orbc_emit_u32(l->b, ORBC_OP_LIST, e->count);
         return;
     }
     case EXPR_OBJECT:
@@ -774,10 +774,10 @@ static void emit_expr(Lowerer *l, const Expr *e)
         return;
     case EXPR_CALL: {
         OrbcFunc f = function_of(l, e);
-        for (const Expr *x = e->list.first; x; x = x->next)
+        for (const Expr *x = e->elems; x; x = x->next)
             emit_expr(l, x);
         code_pos(l, e->span);
-        orbc_emit_call(l->b, f, (uint8_t)e->list.count);
+        orbc_emit_call(l->b, f, (uint8_t)e->count);
         return;
     }
     default:

@@ -29,7 +29,6 @@ static Member *new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc, Lo
     Member *m = arena_alloc_node(arena_of(p), sizeof *m);
     m->kind = kind;
     m->keyword = kw;
-    m->key_start = build_pos(p, kw_loc.start);
     m->key_end = build_pos(p, kw_loc.end);
     m->span = build_span(p, loc);
     return m;
@@ -74,7 +73,7 @@ static uint32_t member_depth(const Member *m)
 
 Block *build_block(Parser *p, Member *reversed, Loc loc)
 {
-    Block *b = arena_alloc(arena_of(p), sizeof *b);
+    Block *b = arena_alloc_node(arena_of(p), sizeof *b);
     b->span = build_span(p, loc);
     Member *ordered = NULL;
     uint32_t depth = 0;
@@ -254,8 +253,9 @@ Expr *build_call(Parser *p, Expr *callee, ExprList reversed_args, Loc loc)
 {
     Expr *e = new_expr(p, EXPR_CALL, build_span(p, loc));
     e->left = callee;
-    e->list = reversed_args;
-    set_height(e, max_u32(callee->depth, order_list(&e->list)) + 1);
+    set_height(e, max_u32(callee->depth, order_list(&reversed_args)) + 1);
+    e->elems = reversed_args.first;
+    e->count = reversed_args.count;
     return checked(p, e);
 }
 
@@ -270,8 +270,9 @@ Expr *build_optional(Parser *p, Expr *type, Loc loc)
 Expr *build_list(Parser *p, ExprList reversed, Loc loc)
 {
     Expr *e = new_expr(p, EXPR_LIST, build_span(p, loc));
-    e->list = reversed;
-    set_height(e, order_list(&e->list) + 1);
+    set_height(e, order_list(&reversed) + 1);
+    e->elems = reversed.first;
+    e->count = reversed.count;
     return checked(p, e);
 }
 
@@ -306,7 +307,8 @@ Expr *build_number(Parser *p, double value, Loc loc)
 Expr *build_string(Parser *p, String value, Loc loc)
 {
     Expr *e = literal(p, EXPR_STRING, loc);
-    e->string = value;
+    e->text = value.text;
+    e->len = value.len;
     return e;
 }
 

@@ -134,9 +134,9 @@ static inline void dump_block(Fixture *f, const Block *b)
     out(f, "}");
 }
 
-static inline void dump_list(Fixture *f, const ExprList *list)
+static inline void dump_list(Fixture *f, const Expr *first)
 {
-    for (const Expr *e = list->first; e; e = e->next) {
+    for (const Expr *e = first; e; e = e->next) {
         dump_expr(f, e);
         if (e->next)
             out(f, " ");
@@ -150,11 +150,11 @@ static inline void dump_expr(Fixture *f, const Expr *e)
     case EXPR_INT: out(f, "%lld", (long long)e->integer); break;
     case EXPR_DURATION: out(f, "%lldms", (long long)e->integer); break;
     case EXPR_NUMBER: out(f, "%g", e->number); break;
-    case EXPR_STRING: out(f, "\"%.*s\"", (int)e->string.len, e->string.text); break;
+    case EXPR_STRING: out(f, "\"%.*s\"", (int)e->len, e->text); break;
     case EXPR_BOOL: out(f, e->boolean ? "true" : "false"); break;
     case EXPR_NULL: out(f, "null"); break;
     case EXPR_NAME: out(f, "%s", e->name->text); break;
-    case EXPR_LIST: out(f, "["); dump_list(f, &e->list); out(f, "]"); break;
+    case EXPR_LIST: out(f, "["); dump_list(f, e->elems); out(f, "]"); break;
     case EXPR_OBJECT: dump_block(f, e->block); break;
     case EXPR_UNARY: out(f, "(%s ", op_text(e->op)); dump_expr(f, e->left); out(f, ")"); break;
     case EXPR_BINARY:
@@ -175,9 +175,9 @@ static inline void dump_expr(Fixture *f, const Expr *e)
     case EXPR_CALL:
         out(f, "(call ");
         dump_expr(f, e->left);
-        if (e->list.count)
+        if (e->count)
             out(f, " ");
-        dump_list(f, &e->list);
+        dump_list(f, e->elems);
         out(f, ")");
         break;
     case EXPR_OPTIONAL: out(f, "(? "); dump_expr(f, e->left); out(f, ")"); break;

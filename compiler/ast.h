@@ -65,8 +65,10 @@ typedef enum Op {
 /* The operator's spelling, e.g. "??". */
 const char *op_text(Op op);
 
+/* The parser's view of a list or argument list under construction: its elements are
+ * Parser.args[base, base + count) (parse_build.c). */
 typedef struct ExprList {
-    Expr *first;     /* linked through Expr.next */
+    uint32_t base;
     uint32_t count;
 } ExprList;
 
@@ -75,12 +77,13 @@ typedef struct String {
     uint32_t len;
 } String;
 
-/* 48 bytes: the kind, operator, reference and height share one word; the payloads of
+/* 40 bytes: the kind, operator, reference and height share one word; the payloads of
  * the kinds share a pointer-sized union (`right` included: only EXPR_BINARY and
  * EXPR_INDEX have a second operand) and a 32-bit one (a string's length, a list's count,
  * a name's reference index, a field name's start). A field access ends where its field
  * name ends, so only the name's start is kept (expr_field_span() rebuilds the span). A
- * call's reference index is kept on its callee, the EXPR_NAME in .left. */
+ * call's reference index is kept on its callee, the EXPR_NAME in .left. Lists and
+ * argument lists are arrays, so a node needs no link to a next element. */
 struct Expr {
     ExprKind kind : 5;
     Op op : 5;
@@ -102,14 +105,12 @@ struct Expr {
         bool boolean;              /* EXPR_BOOL */
         const char *text;          /* EXPR_STRING: NUL-terminated, but may contain NUL */
         Block *block;              /* EXPR_OBJECT */
-        Expr *elems;               /* EXPR_LIST elements, EXPR_CALL arguments, linked
-                                      through .next */
+        Expr **elems;              /* EXPR_LIST elements, EXPR_CALL arguments: .count */
         Expr *right;               /* EXPR_BINARY, EXPR_INDEX: second operand, index */
         const Name *name;          /* EXPR_NAME */
         const Name *field;         /* EXPR_FIELD */
     };
     Expr *left;          /* operand, object, list, callee */
-    Expr *next;          /* next element of a list or argument list */
 
     /* Filled in by the checker (program.h defines the meanings): */
     const struct Type *type;   /* static type; NULL until checked */

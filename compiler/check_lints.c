@@ -89,7 +89,8 @@ static void lint_codes(Checker *ck, Expr *list)
         codes = NULL;
     }
     uint32_t n = 0;
-    for (Expr *x = list->elems; x; x = x->next) {
+    for (uint32_t k = 0; k < list->count; k++) {
+        Expr *x = list->elems[k];
         if (x->kind != EXPR_STRING)
             continue;
         const Name *code = intern(ck->names, x->text, x->len);

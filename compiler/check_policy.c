@@ -152,7 +152,8 @@ static void check_non_retryable(Checker *ck, Expr *v, RetryPolicy *policy)
         return;
     }
     policy->non_retryable = arena_alloc(ck->arena, (v->count + 1) * sizeof(String));
-    for (Expr *x = v->elems; x; x = x->next) {
+    for (uint32_t k = 0; k < v->count; k++) {
+        Expr *x = v->elems[k];
         if (x->kind == EXPR_STRING)
             policy->non_retryable[policy->non_retryable_count++] = expr_string(x);
         else if (x->kind != EXPR_ERROR)

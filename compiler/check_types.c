@@ -91,7 +91,7 @@ const Type *type_from_syntax(Checker *ck, Expr *e)
     case EXPR_LIST:
         if (e->count != 1)
             return bad_type(ck, e, "a list type names one element type, such as `[string]`");
-        return type_list(&ck->types, type_from_syntax(ck, e->elems));
+        return type_list(&ck->types, type_from_syntax(ck, e->elems[0]));
     case EXPR_OBJECT:
         return record_from_block(ck, e->block);
     case EXPR_OPTIONAL:
@@ -325,8 +325,8 @@ static const Type *check_index(Checker *ck, Scope *scope, Expr *e)
 
 static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
 {
-    for (Expr *a = e->elems; a; a = a->next)
-        check_expr(ck, scope, a);
+    for (uint32_t k = 0; k < e->count; k++)
+        check_expr(ck, scope, e->elems[k]);
     Expr *callee = e->left;
     if (!callee || callee->kind != EXPR_NAME) {
         if (callee && callee->kind != EXPR_ERROR) {
@@ -362,11 +362,10 @@ static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
         diag_set_label(ck->diags, d, "wrong number of arguments");
         return f->result;
     }
-    uint32_t i = 0;
-    for (Expr *a = e->elems; a; a = a->next, i++) {
+    for (uint32_t i = 0; i < e->count; i++) {
         What what = what_named(WHAT_ARGUMENT, f->name);
         what.number = i + 1;
-        expect_type(ck, a, f->params[i], &what);
+        expect_type(ck, e->elems[i], f->params[i], &what);
     }
     return f->result;
 }
@@ -377,7 +376,8 @@ static const Type *check_list(Checker *ck, Scope *scope, Expr *e)
 {
     const Type *elem = NULL;
     bool mixed = false;
-    for (Expr *x = e->elems; x; x = x->next) {
+    for (uint32_t k = 0; k < e->count; k++) {
+        Expr *x = e->elems[k];
         const Type *t = check_expr(ck, scope, x);
         if (!elem || type_is_unchecked(elem))
             elem = t;
@@ -618,8 +618,8 @@ void expect_type(Checker *ck, Expr *e, const Type *expected, const What *what)
     }
     if (e->kind == EXPR_LIST && want->kind == TYPE_LIST) {
         What elem_what = what_of(WHAT_ELEMENT_OF, what);
-        for (Expr *x = e->elems; x; x = x->next)
-            expect_type(ck, x, want->elem, &elem_what);
+        for (uint32_t k = 0; k < e->count; k++)
+            expect_type(ck, e->elems[k], want->elem, &elem_what);
         return;
     }
     if (!type_accepts(expected, e->type))

@@ -577,8 +577,8 @@ static bool fold_expr(Lowerer *l, const Expr *e, ConstVal *v)
     switch (e->kind) {
     case EXPR_LIST:
     case EXPR_CALL:
-        for (const Expr *x = e->elems; x; x = x->next)
-            fold_expr(l, x, &a);
+        for (uint32_t k = 0; k < e->count; k++)
+            fold_expr(l, e->elems[k], &a);
         return false;
     case EXPR_OBJECT:
         for (const Member *m = e->block ? e->block->first : NULL; m; m = m->next)
@@ -742,8 +742,8 @@ static void emit_expr(Lowerer *l, const Expr *e)
         emit_name(l, e);
         return;
     case EXPR_LIST: {
-        for (const Expr *x = e->elems; x; x = x->next)
-            emit_expr(l, x);
+        for (uint32_t k = 0; k < e->count; k++)
+            emit_expr(l, e->elems[k]);
         code_pos(l, e->span);
         orbc_emit_u32(l->b, ORBC_OP_LIST, e->count);
         return;
@@ -774,8 +774,8 @@ static void emit_expr(Lowerer *l, const Expr *e)
         return;
     case EXPR_CALL: {
         OrbcFunc f = function_of(l, e);
-        for (const Expr *x = e->elems; x; x = x->next)
-            emit_expr(l, x);
+        for (uint32_t k = 0; k < e->count; k++)
+            emit_expr(l, e->elems[k]);
         code_pos(l, e->span);
         orbc_emit_call(l->b, f, (uint8_t)e->count);
         return;

@@ -60,6 +60,7 @@ SourceAst *parse_source(Compiler *c, uint32_t file)
         ast->fatal = true;
     if (lx->too_deep)
         keep_only_lexical(c, first_report);
+    free(parser.args);
     lexer_free(lx);
     free(lx);
     return ast;

@@ -4,6 +4,8 @@
  * reported once (E0009) and stops the parse of the file. */
 #include "parse_build.h"
 
+#include <string.h>
+
 #include "lexer.h"
 
 static Arena *arena_of(Parser *p)
@@ -15,6 +17,7 @@ static Arena *arena_of(Parser *p)
 
 void build_add_decl(Parser *p, Member *decl)
 {
+    p->args_top = 0;   /* no list is open between declarations */
     decl->next = NULL;
     if (p->last)
         p->last->next = decl;
@@ -232,30 +235,55 @@ Expr *build_index(Parser *p, Expr *object, Expr *index, Loc loc)
     return checked(p, e);
 }
 
-/* Puts a reversed list in order; returns the height of its tallest element. */
-static uint32_t order_list(ExprList *list)
+/* Elements of lists and arguments of calls wait on Parser.args until their list closes.
+ * A list's elements are contiguous there: each is stored right after the one before
+ * (over whatever an abandoned inner list left behind), and a closed list takes its
+ * elements off. */
+static void args_store(Parser *p, uint32_t at, Expr *e)
 {
-    Expr *ordered = NULL;
-    Expr *e = list->first;
-    uint32_t depth = 0;
-    while (e) {
-        Expr *next = e->next;
-        e->next = ordered;
-        ordered = e;
-        depth = max_u32(depth, e->depth);
-        e = next;
+    if (at >= p->args_cap) {
+        p->args_cap = p->args_cap ? p->args_cap * 2 : 256;
+        p->args = xrealloc(p->args, p->args_cap * sizeof *p->args);
     }
-    list->first = ordered;
+    p->args[at] = e;
+    p->args_top = at + 1;
+}
+
+ExprList build_args_first(Parser *p, Expr *e)
+{
+    ExprList list = { p->args_top, 1 };
+    args_store(p, list.base, e);
+    return list;
+}
+
+ExprList build_args_add(Parser *p, ExprList list, Expr *e)
+{
+    args_store(p, list.base + list.count, e);
+    list.count++;
+    return list;
+}
+
+/* Moves a closed list's elements into the node; returns the height of the tallest. */
+static uint32_t take_list(Parser *p, Expr *e, ExprList list)
+{
+    uint32_t depth = 0;
+    e->count = list.count;
+    e->elems = NULL;
+    if (list.count) {
+        e->elems = arena_alloc_raw(arena_of(p), list.count * sizeof *e->elems);
+        memcpy(e->elems, p->args + list.base, list.count * sizeof *e->elems);
+        p->args_top = list.base;
+    }
+    for (uint32_t i = 0; i < list.count; i++)
+        depth = max_u32(depth, e->elems[i]->depth);
     return depth;
 }
 
-Expr *build_call(Parser *p, Expr *callee, ExprList reversed_args, Loc loc)
+Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc loc)
 {
     Expr *e = new_expr(p, EXPR_CALL, build_span(p, loc));
     e->left = callee;
-    set_height(e, max_u32(callee->depth, order_list(&reversed_args)) + 1);
-    e->elems = reversed_args.first;
-    e->count = reversed_args.count;
+    set_height(e, max_u32(callee->depth, take_list(p, e, args)) + 1);
     return checked(p, e);
 }
 
@@ -267,12 +295,10 @@ Expr *build_optional(Parser *p, Expr *type, Loc loc)
     return checked(p, e);
 }
 
-Expr *build_list(Parser *p, ExprList reversed, Loc loc)
+Expr *build_list(Parser *p, ExprList elems, Loc loc)
 {
     Expr *e = new_expr(p, EXPR_LIST, build_span(p, loc));
-    set_height(e, order_list(&reversed) + 1);
-    e->elems = reversed.first;
-    e->count = reversed.count;
+    set_height(e, take_list(p, e, elems) + 1);
     return checked(p, e);
 }
 

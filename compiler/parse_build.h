@@ -17,6 +17,8 @@ struct Parser {
     Lexer *lx;
     SourceAst *ast;
     Member *last;        /* last top-level declaration, for appending */
+    Expr **args;         /* elements of the lists being parsed (parse_build.c) */
+    uint32_t args_top, args_cap;
 };
 
 enum {
@@ -60,9 +62,11 @@ Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right);
 Expr *build_unary(Parser *p, Op op, Expr *operand, Loc loc);
 Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc, Loc loc);
 Expr *build_index(Parser *p, Expr *object, Expr *index, Loc loc);
-Expr *build_call(Parser *p, Expr *callee, ExprList reversed_args, Loc loc);
+ExprList build_args_first(Parser *p, Expr *e);
+ExprList build_args_add(Parser *p, ExprList list, Expr *e);
+Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc loc);
 Expr *build_optional(Parser *p, Expr *type, Loc loc);
-Expr *build_list(Parser *p, ExprList reversed, Loc loc);
+Expr *build_list(Parser *p, ExprList elems, Loc loc);
 Expr *build_object(Parser *p, Block *block);
 Expr *build_int(Parser *p, ExprKind kind, int64_t value, Loc loc);
 Expr *build_number(Parser *p, double value, Loc loc);

@@ -335,7 +335,7 @@ expr
     | MINUS expr %prec UMINUS   { $$ = build_unary(p, OP_NEG, $2, @$); if (!$$) YYABORT; }
     | expr DOT attr_name        { $$ = build_field(p, $1, $3.name, @3, @$); if (!$$) YYABORT; }
     | expr LBRACK expr RBRACK   { $$ = build_index(p, $1, $3, @$); if (!$$) YYABORT; }
-    | expr LPAREN RPAREN        { $$ = build_call(p, $1, (ExprList){ NULL, 0 }, @$); if (!$$) YYABORT; }
+    | expr LPAREN RPAREN        { $$ = build_call(p, $1, (ExprList){ 0, 0 }, @$); if (!$$) YYABORT; }
     | expr LPAREN args RPAREN   { $$ = build_call(p, $1, $3, @$); if (!$$) YYABORT; }
     | expr LPAREN args COMMA RPAREN
                                 { $$ = build_call(p, $1, $3, @$); if (!$$) YYABORT; }
@@ -352,16 +352,17 @@ expr
     | IDENT                     { $$ = build_name(p, $1, @1); }
     | T_INPUT                   { $$ = build_name(p, build_keyword_name(p, KW_INPUT).name, @1); }
     | LPAREN expr RPAREN        { $$ = $2; $$->span = build_span(p, @$); }
-    | LBRACK RBRACK             { $$ = build_list(p, (ExprList){ NULL, 0 }, @$); }
+    | LBRACK RBRACK             { $$ = build_list(p, (ExprList){ 0, 0 }, @$); }
     | LBRACK args RBRACK        { $$ = build_list(p, $2, @$); if (!$$) YYABORT; }
     | LBRACK args COMMA RBRACK  { $$ = build_list(p, $2, @$); if (!$$) YYABORT; }
     | block                     { $$ = build_object(p, $1); if (!$$) YYABORT; }
     ;
 
-/* Arguments and list elements, pushed in reverse (build_list and build_call reverse). */
+/* Arguments and list elements, gathered on the parser's stack of elements until their
+ * list closes (parse_build.c). */
 args
-    : expr                      { $1->next = NULL; $$.first = $1; $$.count = 1; }
-    | args COMMA expr           { $3->next = $1.first; $$.first = $3; $$.count = $1.count + 1; }
+    : expr                      { $$ = build_args_first(p, $1); }
+    | args COMMA expr           { $$ = build_args_add(p, $1, $3); }
     ;
 
 %%

@@ -134,11 +134,11 @@ static inline void dump_block(Fixture *f, const Block *b)
     out(f, "}");
 }
 
-static inline void dump_list(Fixture *f, const Expr *first)
+static inline void dump_list(Fixture *f, const Expr *list)
 {
-    for (const Expr *e = first; e; e = e->next) {
-        dump_expr(f, e);
-        if (e->next)
+    for (uint32_t i = 0; i < list->count; i++) {
+        dump_expr(f, list->elems[i]);
+        if (i + 1 < list->count)
             out(f, " ");
     }
 }
@@ -154,7 +154,7 @@ static inline void dump_expr(Fixture *f, const Expr *e)
     case EXPR_BOOL: out(f, e->boolean ? "true" : "false"); break;
     case EXPR_NULL: out(f, "null"); break;
     case EXPR_NAME: out(f, "%s", e->name->text); break;
-    case EXPR_LIST: out(f, "["); dump_list(f, e->elems); out(f, "]"); break;
+    case EXPR_LIST: out(f, "["); dump_list(f, e); out(f, "]"); break;
     case EXPR_OBJECT: dump_block(f, e->block); break;
     case EXPR_UNARY: out(f, "(%s ", op_text(e->op)); dump_expr(f, e->left); out(f, ")"); break;
     case EXPR_BINARY:
@@ -177,7 +177,7 @@ static inline void dump_expr(Fixture *f, const Expr *e)
         dump_expr(f, e->left);
         if (e->count)
             out(f, " ");
-        dump_list(f, e->elems);
+        dump_list(f, e);
         out(f, ")");
         break;
     case EXPR_OPTIONAL: out(f, "(? "); dump_expr(f, e->left); out(f, ")"); break;

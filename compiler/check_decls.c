@@ -220,24 +220,30 @@ static void collect(Checker *ck, SourceAst *ast)
     }
 }
 
+/* Room for every declaration of each kind. An unknown word (KW_NONE) may become any of
+ * them: a misspelt keyword is registered as the declaration it resembles, and the
+ * standard library's `builtin`, `error` and `function` are words too. */
 static void allocate(Checker *ck)
 {
-    uint32_t total = 0;
+    uint32_t count[KW_COUNT] = { 0 };
     for (uint32_t i = 0; i < ck->c->ast_count; i++)
         if (ck->c->asts[i])
-            total += ck->c->asts[i]->count;
+            for (Member *m = ck->c->asts[i]->first; m; m = m->next)
+                count[m->keyword]++;
     Program *p = ck->program;
     Arena *a = ck->arena;
-    uint32_t n = total + 1;
-    p->workflows = arena_alloc(a, n * sizeof *p->workflows);
-    p->workers = arena_alloc(a, n * sizeof *p->workers);
-    p->builtins = arena_alloc(a, n * sizeof *p->builtins);
-    p->error_codes = arena_alloc(a, n * sizeof *p->error_codes);
-    p->functions = arena_alloc(a, n * sizeof *p->functions);
-    p->types = arena_alloc(a, n * sizeof *p->types);
-    ck->workflow_decls = arena_alloc(a, n * sizeof *ck->workflow_decls);
-    ck->worker_decls = arena_alloc(a, n * sizeof *ck->worker_decls);
-    ck->type_decls = arena_alloc(a, n * sizeof *ck->type_decls);
+    uint32_t words = count[KW_NONE] + 1;
+    uint32_t workflows = count[KW_WORKFLOW] + words, workers = count[KW_WORKER] + words;
+    uint32_t types = count[KW_TYPE] + words;
+    p->workflows = arena_alloc(a, workflows * sizeof *p->workflows);
+    p->workers = arena_alloc(a, workers * sizeof *p->workers);
+    p->builtins = arena_alloc(a, words * sizeof *p->builtins);
+    p->error_codes = arena_alloc(a, words * sizeof *p->error_codes);
+    p->functions = arena_alloc(a, words * sizeof *p->functions);
+    p->types = arena_alloc(a, types * sizeof *p->types);
+    ck->workflow_decls = arena_alloc(a, workflows * sizeof *ck->workflow_decls);
+    ck->worker_decls = arena_alloc(a, workers * sizeof *ck->worker_decls);
+    ck->type_decls = arena_alloc(a, types * sizeof *ck->type_decls);
     namemap_init(&ck->workflows, a, 16);
     namemap_init(&ck->workers, a, 16);
     namemap_init(&ck->builtins, a, 16);

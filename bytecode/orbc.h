@@ -357,6 +357,10 @@ void orbc_emit_record(OrbcBuilder *b, uint32_t count, const uint32_t *names);
 uint32_t orbc_emit_jump(OrbcBuilder *b, OrbcOp op);
 /* Sets the jump at `site` to the current end of the block. */
 void orbc_patch_jump(OrbcBuilder *b, uint32_t site);
+/* The deepest operand stack of the current block so far. A block deeper than
+ * ORBC_MAX_STACK (or a LIST, RECORD or CALL of more than ORBC_MAX_COUNT values) makes
+ * orbc_builder_finish fail: the loader would reject the module. */
+uint32_t orbc_code_max_stack(const OrbcBuilder *b);
 /* Ends the block with RETURN and returns its code index. */
 uint32_t orbc_code_end(OrbcBuilder *b);
 

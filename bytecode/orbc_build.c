@@ -44,6 +44,11 @@ struct OrbcBuilder {
     OrbcBuf code;
     Vec pos;
     uint32_t code_file;
+    uint32_t sp, max_sp;         /* its operand stack depth after the last instruction, and
+                                    the deepest so far (jumps are only forward and
+                                    conditional, so emission order is the fallthrough path) */
+    bool stack_too_deep;         /* some block needs more than ORBC_MAX_STACK or builds a
+                                    list or record of more than ORBC_MAX_COUNT values */
     /* the workflow being added (orbc_workflow_begin .. orbc_workflow_end) */
     uint32_t steps_expected, steps_added;
     size_t workflow_at;          /* streamed: offset of its record in workflow_sec */
@@ -450,6 +455,47 @@ void orbc_code_begin(OrbcBuilder *b, uint32_t file)
     b->code.len = 0;
     b->pos.count = 0;
     b->code_file = file;
+    b->sp = b->max_sp = 0;
+}
+
+/* The stack effect of one instruction (the verifier's rules, orbc_verify.c): a conditional
+ * jump pops its value on the fallthrough path. */
+static void track_stack(OrbcBuilder *b, OrbcOp op, uint32_t operand)
+{
+    uint32_t pops = 0, pushes = 1;
+    switch (op) {
+    case ORBC_OP_CONST: case ORBC_OP_INPUT: case ORBC_OP_STEP: case ORBC_OP_ITEM:
+        break;
+    case ORBC_OP_FIELD: case ORBC_OP_FIELD_OPT: case ORBC_OP_NOT: case ORBC_OP_NEG:
+        pops = 1;
+        break;
+    case ORBC_OP_LIST: case ORBC_OP_RECORD: case ORBC_OP_CALL:
+        pops = operand;
+        if (operand > ORBC_MAX_COUNT)
+            b->stack_too_deep = true;
+        break;
+    case ORBC_OP_JUMP:
+        pushes = 0;
+        break;
+    case ORBC_OP_JUMP_IF_FALSE: case ORBC_OP_JUMP_IF_TRUE: case ORBC_OP_JUMP_IF_NOT_NULL:
+    case ORBC_OP_RETURN:
+        pops = 1;
+        pushes = 0;
+        break;
+    default:   /* INDEX and the binary operators */
+        pops = 2;
+        break;
+    }
+    b->sp = (b->sp > pops ? b->sp - pops : 0) + pushes;
+    if (b->sp > b->max_sp)
+        b->max_sp = b->sp;
+    if (b->max_sp > ORBC_MAX_STACK)
+        b->stack_too_deep = true;
+}
+
+uint32_t orbc_code_max_stack(const OrbcBuilder *b)
+{
+    return b->max_sp;
 }
 
 void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
@@ -469,17 +515,20 @@ void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
 
 void orbc_emit(OrbcBuilder *b, OrbcOp op)
 {
+    track_stack(b, op, 0);
     buf_u8(&b->code, (uint8_t)op);
 }
 
 void orbc_emit_u32(OrbcBuilder *b, OrbcOp op, uint32_t operand)
 {
+    track_stack(b, op, operand);
     buf_u8(&b->code, (uint8_t)op);
     buf_u32(&b->code, operand);
 }
 
 void orbc_emit_call(OrbcBuilder *b, OrbcFunc func, uint8_t argc)
 {
+    track_stack(b, ORBC_OP_CALL, argc);
     buf_u8(&b->code, ORBC_OP_CALL);
     buf_u8(&b->code, (uint8_t)func);
     buf_u8(&b->code, argc);
@@ -549,6 +598,18 @@ bool orbc_builder_finish(OrbcBuilder *b, uint8_t **bytes, size_t *len, OrbcError
         if (err) {
             err->offset = 0;
             snprintf(err->text, sizeof err->text, "orbc: out of memory while building");
+        }
+        return false;
+    }
+    if (b->stack_too_deep) {
+        *bytes = NULL;
+        *len = 0;
+        if (err) {
+            err->offset = 0;
+            snprintf(err->text, sizeof err->text,
+                     "orbc: an expression needs more than %u values on the operand stack "
+                     "(or builds a list or record of more than %u)",
+                     (unsigned)ORBC_MAX_STACK, (unsigned)ORBC_MAX_COUNT);
         }
         return false;
     }

@@ -150,6 +150,8 @@ typedef struct Lowerer {
     /* the arrays of the step being lowered, reused from step to step */
     Scratch deps, step_codes, compensate_codes;
     bool failed;
+    bool stack_reported;   /* E0601 given for the current code block */
+    uint32_t limit_errors; /* E0601 reports: nothing is written */
 } Lowerer;
 
 static void lowerer_free(Lowerer *l)
@@ -664,6 +666,29 @@ static void emit_name(Lowerer *l, const Expr *e)
     }
 }
 
+/* E0601 for a list or record literal whose values do not fit on the runtime's operand
+ * stack, called once its elements are on it: reported at the innermost literal being
+ * built when the limit was passed, once per code block. */
+static void check_stack(Lowerer *l, const Expr *e, const char *what, uint32_t count)
+{
+    uint32_t need = orbc_code_max_stack(l->b);
+    if (l->stack_reported || need <= ORBC_MAX_STACK)
+        return;
+    l->stack_reported = true;
+    l->limit_errors++;
+    DiagSink *diags = &l->c->diags;
+    Diagnostic *d = diag_report(diags, E0601, e->span,
+                                "%s too large to build: it needs %u values at once on the "
+                                "runtime's stack, the limit is %u",
+                                what, need, (unsigned)ORBC_MAX_STACK);
+    diag_set_label(diags, d, "this %s has %u element%s", what, count, count == 1 ? "" : "s");
+    diag_add_note(diags, d, "a literal is built on the operand stack: its elements, and the "
+                            "values waiting around it, must all fit there at once");
+    diag_add_help(diags, d, "pass large data in the workflow's input, or split the literal "
+                            "into literals of fewer than %u elements",
+                  (unsigned)ORBC_MAX_STACK);
+}
+
 static void emit_object(Lowerer *l, const Expr *e)
 {
     uint32_t count = e->block ? e->block->count : 0;
@@ -677,6 +702,7 @@ static void emit_object(Lowerer *l, const Expr *e)
         emit_expr(l, m->value);
         names[n++] = name_string(l, m->name);
     }
+    check_stack(l, e, "record literal", n);
     code_pos(l, e->span);
     orbc_emit_record(l->b, n, names);
 }
@@ -744,6 +770,7 @@ static void emit_expr(Lowerer *l, const Expr *e)
     case EXPR_LIST: {
         for (uint32_t k = 0; k < e->count; k++)
             emit_expr(l, e->elems[k]);
+        check_stack(l, e, "list literal", e->count);
         code_pos(l, e->span);
         orbc_emit_u32(l->b, ORBC_OP_LIST, e->count);
         return;
@@ -794,6 +821,7 @@ static uint32_t lower_code(Lowerer *l, const Expr *e)
     ConstVal value;
     fold_expr(l, e, &value);
     orbc_code_begin(l->b, l->file);
+    l->stack_reported = false;
     emit_expr(l, e);
     return orbc_code_end(l->b);
 }
@@ -934,8 +962,8 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len)
     for (uint32_t i = 0; i < p->workflow_count && !l.failed; i++)
         lower_workflow(&l, &p->workflows[i]);
     OrbcError err;
-    bool ok = !l.failed && orbc_builder_finish(l.b, bytes, len, &err);
-    if (!ok && !l.failed)
+    bool ok = !l.failed && l.limit_errors == 0 && orbc_builder_finish(l.b, bytes, len, &err);
+    if (!ok && !l.failed && l.limit_errors == 0)
         fprintf(stderr, "orbitc: cannot build: %s\n", err.text);
     orbc_builder_free(l.b);
     lowerer_free(&l);

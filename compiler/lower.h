@@ -12,9 +12,10 @@
 #include "program.h"
 
 /* Lowers `p` (which must have checked without errors). On success stores a malloc'd
- * buffer in *bytes (the caller frees it) and returns true. Returns false only when the
- * program exceeds a limit of the format or holds something the checker should have
- * rejected; a message is printed on stderr then. */
+ * buffer in *bytes (the caller frees it) and returns true. Returns false when the program
+ * exceeds a limit of the format: a literal too large for the operand stack is reported
+ * as E0601 in c->diags (call diag_finish before printing them); any other limit, or
+ * something the checker should have rejected, is printed on stderr. */
 bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len);
 
 #endif

@@ -262,9 +262,10 @@ static void print_diagnostics(const Options *opt, Compiler *c)
     fflush(stdout);
 }
 
-/* Loads the sources, checks them, prints the diagnostics. Returns the exit status the
- * check alone deserves; *program_out receives the checked program. */
-static int run_check(const Options *opt, Compiler *c, Program **program_out)
+/* Loads the sources and checks them; *program_out receives the checked program. Returns
+ * EXIT_USAGE when a source cannot be read or an option is wrong, else EXIT_OK (the
+ * diagnostics are not printed yet). */
+static int load_and_check(const Options *opt, Compiler *c, Program **program_out)
 {
     PathList files = { 0 };
     int status = collect_sources(opt, &files);
@@ -287,9 +288,13 @@ static int run_check(const Options *opt, Compiler *c, Program **program_out)
         return status;
     if ((status = apply_lint_levels(opt, &c->diags)) != EXIT_OK)
         return status;
-
     *program_out = driver_check(c);
-    print_diagnostics(opt, c);
+    return EXIT_OK;
+}
+
+/* The exit status the diagnostics deserve. */
+static int diagnostics_status(const Options *opt, const Compiler *c)
+{
     if (c->diags.errors > 0)
         return EXIT_ERRORS;
     if (opt->deny_warnings && c->diags.warnings > 0)
@@ -302,13 +307,19 @@ static int command_check(const Options *opt)
     Compiler c;
     driver_init(&c);
     Program *program = NULL;
-    int status = run_check(opt, &c, &program);
+    int status = load_and_check(opt, &c, &program);
+    if (status == EXIT_OK) {
+        print_diagnostics(opt, &c);
+        status = diagnostics_status(opt, &c);
+    }
     driver_free(&c);
     return status;
 }
 
 /* build: check, then lower and write atomically. Nothing is written when the program has
- * errors (or warnings under --deny-warnings), so an existing output file stays intact. */
+ * errors (or warnings under --deny-warnings), including the limits of the bytecode format
+ * that lowering reports (E0601), so an existing output file stays intact. The
+ * diagnostics of both are printed together, in source order. */
 static int command_build(const Options *opt)
 {
     if (!opt->output)
@@ -316,19 +327,28 @@ static int command_build(const Options *opt)
     Compiler c;
     driver_init(&c);
     Program *program = NULL;
-    int status = run_check(opt, &c, &program);
-    if (status == EXIT_OK) {
-        uint8_t *bytes = NULL;
-        size_t len = 0;
-        OrbcError err;
-        if (!lower_program(&c, program, &bytes, &len)) {
-            status = EXIT_ERRORS;
-        } else if (!orbc_write_file(opt->output, bytes, len, &err)) {
-            fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", opt->output, err.text);
-            status = EXIT_USAGE;
-        }
-        free(bytes);
+    int status = load_and_check(opt, &c, &program);
+    if (status != EXIT_OK) {
+        driver_free(&c);
+        return status;
     }
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    bool lowered = false;
+    if (diagnostics_status(opt, &c) == EXIT_OK) {
+        lowered = lower_program(&c, program, &bytes, &len);
+        diag_finish(&c.diags);   /* lowering may have reported E0601 */
+    }
+    print_diagnostics(opt, &c);
+    status = diagnostics_status(opt, &c);
+    if (status == EXIT_OK && !lowered)
+        status = EXIT_ERRORS;   /* a limit found while the file was assembled: printed */
+    OrbcError err;
+    if (status == EXIT_OK && !orbc_write_file(opt->output, bytes, len, &err)) {
+        fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", opt->output, err.text);
+        status = EXIT_USAGE;
+    }
+    free(bytes);
     driver_free(&c);
     return status;
 }

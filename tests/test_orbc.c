@@ -343,6 +343,49 @@ START_TEST(streamed_workflow_step_by_step)
 }
 END_TEST
 
+/* The builder tracks the operand stack of each block: a list of ORBC_MAX_STACK values
+ * loads; one more, which the loader would reject, makes finish fail (in both modes). */
+START_TEST(builder_refuses_a_stack_too_deep)
+{
+    for (int streaming = 0; streaming < 2; streaming++) {
+        for (uint32_t n = ORBC_MAX_STACK; n <= ORBC_MAX_STACK + 1; n++) {
+            OrbcBuilder *b = streaming ? orbc_builder_new_streaming() : orbc_builder_new();
+            uint32_t file = orbc_add_cstring(b, "wide.orbit");
+            uint32_t any = orbc_type_simple(b, ORBC_TYPE_ANY);
+            OrbcWorkflow w = { orbc_add_cstring(b, "wide"), file, 1, 1, any, any, 0,
+                               ORBC_NONE, 1, NULL };
+            orbc_workflow_begin(b, &w);
+            OrbcStep s = sample_blank_step(b, "a", ORBC_STEP_COMPUTE);
+            orbc_code_begin(b, file);
+            uint32_t one = orbc_const_int(b, 1);
+            for (uint32_t i = 0; i < n; i++)
+                orbc_emit_u32(b, ORBC_OP_CONST, one);
+            ck_assert_uint_eq(orbc_code_max_stack(b), n);
+            orbc_emit_u32(b, ORBC_OP_LIST, n);
+            s.value_code = orbc_code_end(b);
+            orbc_workflow_step(b, &s);
+            orbc_workflow_end(b, ORBC_NONE);
+            uint8_t *bytes = NULL;
+            size_t len = 0;
+            OrbcError err;
+            bool ok = orbc_builder_finish(b, &bytes, &len, &err);
+            if (n <= ORBC_MAX_STACK) {
+                ck_assert_msg(ok, "%s", err.text);
+                OrbcModule m;
+                ck_assert_msg(orbc_load(bytes, len, &m, &err), "%s", err.text);
+                orbc_module_free(&m);
+            } else {
+                ck_assert(!ok);
+                ck_assert_ptr_null(bytes);
+                ck_assert_ptr_nonnull(strstr(err.text, "operand stack"));
+            }
+            free(bytes);
+            orbc_builder_free(b);
+        }
+    }
+}
+END_TEST
+
 static Suite *orbc_suite(void)
 {
     Suite *s = suite_create("orbc");
@@ -358,6 +401,7 @@ static Suite *orbc_suite(void)
     tcase_add_test(tc, hundred_thousand_steps_load);
     tcase_add_test(tc, streamed_builder_gives_the_same_bytes);
     tcase_add_test(tc, streamed_workflow_step_by_step);
+    tcase_add_test(tc, builder_refuses_a_stack_too_deep);
     suite_add_tcase(s, tc);
     return s;
 }

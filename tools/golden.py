@@ -8,6 +8,11 @@ A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see tools/run
   NAME.jsonl   exact stdout of `orbitc check --format=json NAME.orbit`
   NAME.dis     (optional) exact `orbitc dis` of `orbitc build NAME.orbit -o TMP`;
                the build is done twice and must give identical bytes
+  NAME.build.human, NAME.build.jsonl
+               (optional, for programs that check clean but cannot be built: the
+               limits of the bytecode format, E06xx) exact stderr of
+               `orbitc build --color=never` and stdout of `orbitc build --format=json`;
+               the build must fail with exit status 1 and write nothing
 
 Commands run with golden/AREA as the working directory. A first line
 `// golden-args: ARGS` adds arguments to check and build. The exit status must be 1 when
@@ -172,8 +177,42 @@ def run_case(case, orbitc, update, validator):
     compare(stem + '.human', err_h, update, problems)
     compare(stem + '.jsonl', out_j, update, problems)
 
-    if os.path.exists(stem + '.dis') or (update and '/build/' in case and want == 0):
+    if os.path.exists(stem + '.build.human'):
+        problems += build_fails(orbitc, cwd, target, args, stem, update, validator)
+    elif os.path.exists(stem + '.dis') or (update and '/build/' in case and want == 0):
         problems += build_and_dis(orbitc, cwd, target, args, stem, update)
+    return problems
+
+
+def build_fails(orbitc, cwd, target, args, stem, update, validator):
+    """A program that checks clean but exceeds a limit of the bytecode format."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'a.orbc')
+        status_h, so_h, se_h = run([orbitc, 'build', '--color=never'] + args + [target, '-o', out], cwd)
+        status_j, so_j, se_j = run([orbitc, 'build', '--format=json'] + args + [target, '-o', out], cwd)
+        for status, texts in ((status_h, (so_h, se_h)), (status_j, (so_j, se_j))):
+            bad = sanitizer_problem(status, *texts)
+            if bad:
+                return [bad + ':\n' + texts[1][-4000:]]
+        if status_h != 1 or status_j != 1:
+            problems.append('build exit status %d (human) / %d (json), expected 1'
+                            % (status_h, status_j))
+        if os.path.exists(out):
+            problems.append('a failed build wrote its output file')
+        for n, line in enumerate(so_j.splitlines(), 1):
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                problems.append('build jsonl line %d is not JSON: %s' % (n, e))
+                continue
+            if validator is not None:
+                errors = sorted(validator.iter_errors(obj), key=lambda e: list(e.path))
+                if errors:
+                    problems.append('build jsonl line %d does not match the schema: %s'
+                                    % (n, errors[0].message))
+        compare(stem + '.build.human', se_h, update, problems)
+        compare(stem + '.build.jsonl', so_j, update, problems)
     return problems
 
 

@@ -47,8 +47,8 @@ struct OrbcBuilder {
     uint32_t sp, max_sp;         /* its operand stack depth after the last instruction, and
                                     the deepest so far (jumps are only forward and
                                     conditional, so emission order is the fallthrough path) */
-    bool stack_too_deep;         /* some block needs more than ORBC_MAX_STACK or builds a
-                                    list or record of more than ORBC_MAX_COUNT values */
+    const char *over_limit;      /* the first limit of the format something added passes
+                                    (a loader would reject the module): finish fails */
     /* the workflow being added (orbc_workflow_begin .. orbc_workflow_end) */
     uint32_t steps_expected, steps_added;
     size_t workflow_at;          /* streamed: offset of its record in workflow_sec */
@@ -62,6 +62,13 @@ struct OrbcBuilder {
     bool code_too_long, steps_too_many;
     bool failed;
 };
+
+/* Notes the first limit of the format that the module being built passes. */
+static void over_limit(OrbcBuilder *b, const char *what)
+{
+    if (!b->over_limit)
+        b->over_limit = what;
+}
 
 static void *vec_push(OrbcBuilder *b, Vec *vec, size_t item_size)
 {
@@ -342,6 +349,8 @@ uint32_t orbc_type_record(OrbcBuilder *b, uint32_t name, uint32_t field_count,
 {
     OrbcType t = { .kind = ORBC_TYPE_RECORD, .elem = ORBC_NONE, .name = name,
                    .field_count = field_count, .fields = (OrbcField *)fields };
+    if (field_count > ORBC_MAX_COUNT)
+        over_limit(b, "a record type of more than 65535 fields");
     return add_type(b, &t);
 }
 
@@ -404,6 +413,9 @@ void orbc_workflow_step(OrbcBuilder *b, const OrbcStep *step)
         return;
     }
     b->steps_added++;
+    if (step->policy.non_retryable_count > ORBC_MAX_COUNT ||
+        (step->has_compensate && step->compensate.policy.non_retryable_count > ORBC_MAX_COUNT))
+        over_limit(b, "a retry policy of more than 65535 non_retryable codes");
     if (b->streaming) {
         b->record.len = 0;
         write_step(&b->record, step);
@@ -472,7 +484,7 @@ static void track_stack(OrbcBuilder *b, OrbcOp op, uint32_t operand)
     case ORBC_OP_LIST: case ORBC_OP_RECORD: case ORBC_OP_CALL:
         pops = operand;
         if (operand > ORBC_MAX_COUNT)
-            b->stack_too_deep = true;
+            over_limit(b, "a list, record or call of more than 65535 values");
         break;
     case ORBC_OP_JUMP:
         pushes = 0;
@@ -490,7 +502,7 @@ static void track_stack(OrbcBuilder *b, OrbcOp op, uint32_t operand)
     if (b->sp > b->max_sp)
         b->max_sp = b->sp;
     if (b->max_sp > ORBC_MAX_STACK)
-        b->stack_too_deep = true;
+        over_limit(b, "an expression needs more than 4096 values on the operand stack");
 }
 
 uint32_t orbc_code_max_stack(const OrbcBuilder *b)
@@ -601,15 +613,12 @@ bool orbc_builder_finish(OrbcBuilder *b, uint8_t **bytes, size_t *len, OrbcError
         }
         return false;
     }
-    if (b->stack_too_deep) {
+    if (b->over_limit) {
         *bytes = NULL;
         *len = 0;
         if (err) {
             err->offset = 0;
-            snprintf(err->text, sizeof err->text,
-                     "orbc: an expression needs more than %u values on the operand stack "
-                     "(or builds a list or record of more than %u)",
-                     (unsigned)ORBC_MAX_STACK, (unsigned)ORBC_MAX_COUNT);
+            snprintf(err->text, sizeof err->text, "orbc: %s", b->over_limit);
         }
         return false;
     }

@@ -296,6 +296,9 @@ static const char *check_limits_of(const OrbcModule *m, bool code_too_long,
         return "too many constants";
     if (m->type_count > ORBC_MAX_TABLE)
         return "too many types";
+    for (uint32_t i = 0; i < m->type_count; i++)
+        if (m->types[i].field_count > ORBC_MAX_COUNT)
+            return "a record type of more than 65535 fields";
     if (m->code_count > ORBC_MAX_TABLE)
         return "too many code blocks";
     for (uint32_t i = 0; m->codes && i < m->code_count; i++)
@@ -307,9 +310,17 @@ static const char *check_limits_of(const OrbcModule *m, bool code_too_long,
         return "too many tasks";
     if (m->workflow_count > ORBC_MAX_LARGE)
         return "too many workflows";
-    for (uint32_t i = 0; m->workflows && i < m->workflow_count; i++)
+    for (uint32_t i = 0; m->workflows && i < m->workflow_count; i++) {
         if (m->workflows[i].step_count > ORBC_MAX_LARGE)
             steps_too_many = true;
+        for (uint32_t j = 0; j < m->workflows[i].step_count && !steps_too_many; j++) {
+            const OrbcStep *s = &m->workflows[i].steps[j];
+            if (s->policy.non_retryable_count > ORBC_MAX_COUNT ||
+                (s->has_compensate &&
+                 s->compensate.policy.non_retryable_count > ORBC_MAX_COUNT))
+                return "a retry policy of more than 65535 non_retryable codes";
+        }
+    }
     return steps_too_many ? "too many steps in one workflow" : NULL;
 }
 

@@ -299,8 +299,31 @@ static void code_pos(Lowerer *l, Span span)
 
 static uint32_t lower_type(Lowerer *l, const Type *t);
 
+/* E0601 for a record type the format cannot hold: at its name when it is declared with
+ * `type`, else at the first field past the limit. */
+static void record_too_large(Lowerer *l, const Type *t)
+{
+    Span first_over = t->fields[ORBC_MAX_COUNT].span;
+    Span where = first_over;
+    for (uint32_t i = 0; i < l->p->type_count; i++)
+        if (l->p->types[i].type == t)
+            where = l->p->types[i].span;
+    l->limit_errors++;
+    DiagSink *diags = &l->c->diags;
+    Diagnostic *d = diag_report(diags, E0601, where,
+                                "record type too large to build: %u fields, the limit is %u",
+                                t->field_count, (unsigned)ORBC_MAX_COUNT);
+    diag_set_label(diags, d, "this record type has %u fields", t->field_count);
+    if (where.start != first_over.start)
+        diag_add_label(diags, d, first_over, "field %u", (unsigned)ORBC_MAX_COUNT + 1);
+    diag_add_help(diags, d, "group the fields into nested records of at most %u fields each",
+                  (unsigned)ORBC_MAX_COUNT);
+}
+
 static uint32_t lower_record(Lowerer *l, const Type *t)
 {
+    if (t->field_count > ORBC_MAX_COUNT)
+        record_too_large(l, t);
     OrbcField *fields = arena_alloc(l->arena, (t->field_count + 1) * sizeof *fields);
     for (uint32_t i = 0; i < t->field_count; i++) {
         fields[i].name = name_string(l, t->fields[i].name);
@@ -830,6 +853,16 @@ static uint32_t lower_code(Lowerer *l, const Expr *e)
 
 static OrbcPolicy lower_policy(Lowerer *l, const RetryPolicy *r, Scratch *codes)
 {
+    if (r->non_retryable_count > ORBC_MAX_COUNT) {
+        l->limit_errors++;
+        Diagnostic *d = diag_report(&l->c->diags, E0601, r->span,
+                                    "retry policy too large to build: %u `non_retryable` "
+                                    "codes, the limit is %u",
+                                    r->non_retryable_count, (unsigned)ORBC_MAX_COUNT);
+        diag_set_label(&l->c->diags, d, "this retry policy");
+        diag_add_help(&l->c->diags, d, "list at most %u error codes",
+                      (unsigned)ORBC_MAX_COUNT);
+    }
     OrbcPolicy p = { r->attempts, r->backoff == BACKOFF_EXPONENTIAL, r->initial_delay_ms,
                      r->max_delay_ms, r->non_retryable_count, NULL };
     p.non_retryable = scratch_room(codes, r->non_retryable_count + 1);

@@ -181,6 +181,36 @@ def build_is_atomic_and_deterministic():
 
 
 @test
+def build_refuses_what_the_format_cannot_hold_e0601():
+    """Programs that check clean but pass a limit of the .orbc format (too big for a golden
+    file): build exits 1 with E0601 and leaves the old output as it was."""
+    n = 65536
+    big_type = ('type Big {\n' + ''.join('  f%d: int\n' % i for i in range(n)) + '}\n'
+                'workflow w {\n  input Big\n  step s { compute 1 }\n}\n')
+    codes = ', '.join('"E%d"' % i for i in range(n))
+    big_policy = ('workflow w {\n  step s {\n    worker "a.b"\n    idempotency_key "k"\n'
+                  '    retry { attempts: 3, non_retryable: [%s] }\n  }\n}\n' % codes)
+    cases = ((big_type, 'record type too large to build: 65536 fields, the limit is 65535',
+              '1:6'),
+             (big_policy, 'retry policy too large to build: 65536 `non_retryable` codes, the '
+                          'limit is 65535', '5:5'))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'out.orbc')
+        status, _, _ = run('build', EXAMPLE, '-o', out)
+        first = open(out, 'rb').read()
+        for text, message, where in cases:
+            src = os.path.join(tmp, 'big.orbit')
+            write(src, text)
+            status, _, err = run('check', '--color=never', src)
+            expect(status == 0 and err == '', 'it checks clean: %d %r' % (status, err[:300]))
+            status, _, err = run('build', '--color=never', src, '-o', out)
+            expect(status == 1 and 'error[E0601]: ' + message in err and
+                   'big.orbit:' + where in err and err.count('error[') == 1,
+                   'E0601: %d %r' % (status, err[:500]))
+            expect(open(out, 'rb').read() == first, 'the old output is intact')
+
+
+@test
 def dis_rejects_bad_files():
     with tempfile.TemporaryDirectory() as tmp:
         junk = os.path.join(tmp, 'junk.orbc')

@@ -386,6 +386,51 @@ START_TEST(builder_refuses_a_stack_too_deep)
 }
 END_TEST
 
+/* A record type or a retry policy past ORBC_MAX_COUNT also makes finish fail. */
+START_TEST(builder_refuses_counts_past_the_limit)
+{
+    enum { N = ORBC_MAX_COUNT + 1 };
+    OrbcField *fields = calloc(N, sizeof *fields);
+    uint32_t *codes = calloc(N, sizeof *codes);
+    ck_assert_ptr_nonnull(fields);
+    ck_assert_ptr_nonnull(codes);
+    for (int which = 0; which < 2; which++) {
+        OrbcBuilder *b = orbc_builder_new_streaming();
+        uint32_t file = orbc_add_cstring(b, "big.orbit");
+        uint32_t any = orbc_type_simple(b, ORBC_TYPE_ANY);
+        for (uint32_t i = 0; i < N; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "f%u", i);
+            fields[i] = (OrbcField){ orbc_add_cstring(b, name), any, false };
+            codes[i] = fields[i].name;
+        }
+        if (which == 0)
+            orbc_type_record(b, ORBC_NONE, N, fields);
+        OrbcWorkflow w = { orbc_add_cstring(b, "w"), file, 1, 1, any, any, 0, ORBC_NONE, 1,
+                           NULL };
+        orbc_workflow_begin(b, &w);
+        OrbcStep s = sample_blank_step(b, "a", ORBC_STEP_COMPUTE);
+        if (which == 1) {
+            s.policy.non_retryable = codes;
+            s.policy.non_retryable_count = N;
+        }
+        orbc_code_begin(b, file);
+        orbc_emit_u32(b, ORBC_OP_CONST, orbc_const_int(b, 1));
+        s.value_code = orbc_code_end(b);
+        orbc_workflow_step(b, &s);
+        orbc_workflow_end(b, ORBC_NONE);
+        uint8_t *bytes = NULL;
+        size_t len = 0;
+        OrbcError err;
+        ck_assert(!orbc_builder_finish(b, &bytes, &len, &err));
+        ck_assert_ptr_nonnull(strstr(err.text, which == 0 ? "record type" : "non_retryable"));
+        orbc_builder_free(b);
+    }
+    free(fields);
+    free(codes);
+}
+END_TEST
+
 static Suite *orbc_suite(void)
 {
     Suite *s = suite_create("orbc");
@@ -402,6 +447,7 @@ static Suite *orbc_suite(void)
     tcase_add_test(tc, streamed_builder_gives_the_same_bytes);
     tcase_add_test(tc, streamed_workflow_step_by_step);
     tcase_add_test(tc, builder_refuses_a_stack_too_deep);
+    tcase_add_test(tc, builder_refuses_counts_past_the_limit);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -56,6 +56,21 @@ void *xrealloc(void *p, size_t size)
     return p;
 }
 
+void *big_buffer_alloc(size_t size)
+{
+    if (size < HUGE_PAGE)
+        return malloc(size ? size : 1);
+    if (size > SIZE_MAX - HUGE_PAGE)
+        return NULL;
+    size_t bytes = (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    void *p = aligned_alloc(HUGE_PAGE, bytes);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        madvise(p, bytes, MADV_HUGEPAGE);   /* only a hint: failure is harmless */
+#endif
+    return p;
+}
+
 static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)
 {
     ArenaChunk *chunk;

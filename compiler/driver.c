@@ -73,7 +73,7 @@ bool driver_add_file(Compiler *c, const char *path, const char **error)
         return true;
     }
     size_t size = (size_t)st.st_size;
-    char *text = malloc(size + 1);
+    char *text = big_buffer_alloc(size + 1);
     if (!text) {
         fclose(f);
         *error = "out of memory";

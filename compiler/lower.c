@@ -146,7 +146,10 @@ typedef struct Lowerer {
     ColumnIndex *columns;  /* per source file */
     /* the line of the last position computed: [cur_start, cur_next) */
     uint32_t cur_file, cur_line, cur_start, cur_next;
-    uint32_t cur_start_scalars;   /* scalars before cur_start (files not ASCII-only) */
+    uint32_t cur_start_scalars;   /* scalars before cur_start (long lines) */
+    bool cur_short;               /* at most SHORT_LINE bytes: columns are counted from
+                                     the line's start, without the file's marks */
+    bool cur_ascii;               /* a short line that is ASCII: a column is a byte count */
     /* the arrays of the step being lowered, reused from step to step */
     Scratch deps, step_codes, compensate_codes;
     bool failed;
@@ -186,12 +189,14 @@ static uint32_t name_string(Lowerer *l, const Name *name)
 /* ---- positions: 1-based line, 1-based column in Unicode scalars (as diagnostics) ----
  *
  * Columns count the bytes that start a UTF-8 sequence between the line's start and the
- * offset. Code is emitted in post-order, so offsets jump back and forth on a line; to
- * stay linear on a long line, each file gets (on first use) the number of such bytes
- * before every 64-byte mark, and a column is two lookups plus at most 2 x 63 bytes.
- * An ASCII-only file needs no marks. The current line is cached to skip the search. */
+ * offset. The current line is cached to skip the search. On a short line (at most
+ * SHORT_LINE bytes, nearly all of them) a column is counted from the line's start, or is
+ * the byte distance when the line is ASCII. Code is emitted in post-order, so offsets
+ * jump back and forth on a line; to stay linear on a long line, its file gets (on first
+ * use) the number of such bytes before every 64-byte mark, and a column is two lookups
+ * plus at most 2 x 63 bytes. An ASCII-only file needs no marks. */
 
-enum { COLUMN_MARK_SHIFT = 6 };
+enum { COLUMN_MARK_SHIFT = 6, SHORT_LINE = 1024 };
 
 /* Bytes in text[from, to) that start a UTF-8 sequence (are not 10xxxxxx), eight at a
  * time: a continuation byte has bit 7 set and bit 6 clear. */
@@ -247,8 +252,8 @@ static void position_of(Lowerer *l, uint32_t file, uint32_t offset, uint32_t *li
                         uint32_t *column)
 {
     const SourceMap *map = &l->c->sources;
+    const SourceFile *f = source_file(map, file);
     if (l->cur_file != file || offset < l->cur_start || offset >= l->cur_next) {
-        const SourceFile *f = source_file(map, file);
         bool next_line = l->cur_file == file && offset >= l->cur_next &&
                          l->cur_line + 2 < f->line_count &&
                          offset < source_line_start(map, file, l->cur_line + 2);
@@ -259,17 +264,23 @@ static void position_of(Lowerer *l, uint32_t file, uint32_t offset, uint32_t *li
             ? source_line_start(map, file, l->cur_line + 1) : UINT32_MAX;
         if (l->cur_start > offset)   /* defensive: never cache a line that misses */
             l->cur_next = 0;
-        const ColumnIndex *ci = column_index(l, file);
-        l->cur_start_scalars = ci->ascii ? 0 : scalars_before(ci, f->text, l->cur_start);
+        uint32_t end = l->cur_next < f->len ? l->cur_next : f->len;
+        l->cur_short = end >= l->cur_start && end - l->cur_start <= SHORT_LINE;
+        l->cur_ascii = l->cur_short &&
+                       count_scalars(f->text, l->cur_start, end) == end - l->cur_start;
+        if (!l->cur_short) {
+            const ColumnIndex *ci = column_index(l, file);
+            l->cur_ascii = ci->ascii;
+            l->cur_start_scalars = ci->ascii ? 0 : scalars_before(ci, f->text, l->cur_start);
+        }
     }
-    const ColumnIndex *ci = &l->columns[file];
     uint32_t col;
-    if (ci->ascii || offset <= l->cur_start) {
+    if (l->cur_ascii || offset <= l->cur_start)
         col = offset > l->cur_start ? offset - l->cur_start : 0;
-    } else {
-        const char *text = source_file(map, file)->text;
-        col = scalars_before(ci, text, offset) - l->cur_start_scalars;
-    }
+    else if (l->cur_short)
+        col = count_scalars(f->text, l->cur_start, offset);
+    else
+        col = scalars_before(&l->columns[file], f->text, offset) - l->cur_start_scalars;
     *line = l->cur_line + 1;
     *column = col + 1;
 }

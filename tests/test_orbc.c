@@ -343,6 +343,16 @@ START_TEST(streamed_workflow_step_by_step)
 }
 END_TEST
 
+/* Adds the workflow "w" made of the one step `s`, whose code is already emitted. */
+static void add_single_step_workflow(OrbcBuilder *b, uint32_t file, uint32_t any,
+                                     const OrbcStep *s)
+{
+    OrbcWorkflow w = { orbc_add_cstring(b, "w"), file, 1, 1, any, any, 0, ORBC_NONE, 1, NULL };
+    orbc_workflow_begin(b, &w);
+    orbc_workflow_step(b, s);
+    orbc_workflow_end(b, ORBC_NONE);
+}
+
 /* The builder tracks the operand stack of each block: a list of ORBC_MAX_STACK values
  * loads; one more, which the loader would reject, makes finish fail (in both modes). */
 START_TEST(builder_refuses_a_stack_too_deep)
@@ -352,9 +362,6 @@ START_TEST(builder_refuses_a_stack_too_deep)
             OrbcBuilder *b = streaming ? orbc_builder_new_streaming() : orbc_builder_new();
             uint32_t file = orbc_add_cstring(b, "wide.orbit");
             uint32_t any = orbc_type_simple(b, ORBC_TYPE_ANY);
-            OrbcWorkflow w = { orbc_add_cstring(b, "wide"), file, 1, 1, any, any, 0,
-                               ORBC_NONE, 1, NULL };
-            orbc_workflow_begin(b, &w);
             OrbcStep s = sample_blank_step(b, "a", ORBC_STEP_COMPUTE);
             orbc_code_begin(b, file);
             uint32_t one = orbc_const_int(b, 1);
@@ -363,8 +370,7 @@ START_TEST(builder_refuses_a_stack_too_deep)
             ck_assert_uint_eq(orbc_code_max_stack(b), n);
             orbc_emit_u32(b, ORBC_OP_LIST, n);
             s.value_code = orbc_code_end(b);
-            orbc_workflow_step(b, &s);
-            orbc_workflow_end(b, ORBC_NONE);
+            add_single_step_workflow(b, file, any, &s);
             uint8_t *bytes = NULL;
             size_t len = 0;
             OrbcError err;
@@ -406,9 +412,6 @@ START_TEST(builder_refuses_counts_past_the_limit)
         }
         if (which == 0)
             orbc_type_record(b, ORBC_NONE, N, fields);
-        OrbcWorkflow w = { orbc_add_cstring(b, "w"), file, 1, 1, any, any, 0, ORBC_NONE, 1,
-                           NULL };
-        orbc_workflow_begin(b, &w);
         OrbcStep s = sample_blank_step(b, "a", ORBC_STEP_COMPUTE);
         if (which == 1) {
             s.policy.non_retryable = codes;
@@ -417,8 +420,7 @@ START_TEST(builder_refuses_counts_past_the_limit)
         orbc_code_begin(b, file);
         orbc_emit_u32(b, ORBC_OP_CONST, orbc_const_int(b, 1));
         s.value_code = orbc_code_end(b);
-        orbc_workflow_step(b, &s);
-        orbc_workflow_end(b, ORBC_NONE);
+        add_single_step_workflow(b, file, any, &s);
         uint8_t *bytes = NULL;
         size_t len = 0;
         OrbcError err;

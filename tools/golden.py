@@ -138,6 +138,24 @@ def expected_exit(json_lines, args):
     return 0
 
 
+def parse_jsonl(text, validator, what, problems):
+    """The objects of JSON-lines output; each line must parse and match the schema."""
+    parsed = []
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            problems.append('%s line %d is not JSON: %s' % (what, n, e))
+            continue
+        parsed.append(obj)
+        if validator is not None:
+            errors = sorted(validator.iter_errors(obj), key=lambda e: list(e.path))
+            if errors:
+                problems.append('%s line %d does not match the schema: %s at %s'
+                                % (what, n, errors[0].message, list(errors[0].path)))
+    return parsed
+
+
 def run_case(case, orbitc, update, validator):
     problems = []
     cwd = os.path.dirname(case)
@@ -156,19 +174,7 @@ def run_case(case, orbitc, update, validator):
     if err_j:
         problems.append('json mode wrote to stderr:\n' + err_j[:2000])
 
-    parsed = []
-    for n, line in enumerate(out_j.splitlines(), 1):
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            problems.append('jsonl line %d is not JSON: %s' % (n, e))
-            continue
-        parsed.append(obj)
-        if validator is not None:
-            errors = sorted(validator.iter_errors(obj), key=lambda e: list(e.path))
-            if errors:
-                problems.append('jsonl line %d does not match the schema: %s at %s'
-                                % (n, errors[0].message, list(errors[0].path)))
+    parsed = parse_jsonl(out_j, validator, 'jsonl', problems)
     want = expected_exit(parsed, args)
     if status_h != want or status_j != want:
         problems.append('exit status %d (human) / %d (json), expected %d'
@@ -200,17 +206,7 @@ def build_fails(orbitc, cwd, target, args, stem, update, validator):
                             % (status_h, status_j))
         if os.path.exists(out):
             problems.append('a failed build wrote its output file')
-        for n, line in enumerate(so_j.splitlines(), 1):
-            try:
-                obj = json.loads(line)
-            except ValueError as e:
-                problems.append('build jsonl line %d is not JSON: %s' % (n, e))
-                continue
-            if validator is not None:
-                errors = sorted(validator.iter_errors(obj), key=lambda e: list(e.path))
-                if errors:
-                    problems.append('build jsonl line %d does not match the schema: %s'
-                                    % (n, errors[0].message))
+        parse_jsonl(so_j, validator, 'build jsonl', problems)
         compare(stem + '.build.human', se_h, update, problems)
         compare(stem + '.build.jsonl', so_j, update, problems)
     return problems

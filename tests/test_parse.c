@@ -215,6 +215,17 @@ START_TEST(recovery_keeps_what_parsed)
 }
 END_TEST
 
+/* Elements wait on the parser's stack until their list closes: a member dropped inside a
+ * nested object leaves its unfinished list there, and the enclosing list still gets
+ * exactly its own elements, in order. */
+START_TEST(lists_keep_their_elements_across_recovery)
+{
+    CHECK_PARSE("workflow w { a: [1, { b: [2, 3 4], c: 5 }, 6], d: f(7, [8, 9], 10) }\n",
+                "(workflow w {(a: [1 {ERROR (c: 5)} 6]) (d: (call f 7 [8 9] 10))})\n",
+                "E0100@1:32 expected `,` or `]`, found integer `4`\n");
+}
+END_TEST
+
 START_TEST(unclosed_block_reports_once)
 {
     CHECK_PARSE("workflow w {\n step s {\n  a: 1 +\n",
@@ -299,6 +310,7 @@ static Suite *parser_suite(void)
     tcase_add_test(tc, assign_for_colon);
     tcase_add_test(tc, five_mistakes);
     tcase_add_test(tc, recovery_keeps_what_parsed);
+    tcase_add_test(tc, lists_keep_their_elements_across_recovery);
     tcase_add_test(tc, unclosed_block_reports_once);
     tcase_add_test(tc, deep_nesting);
     tcase_add_test(tc, nesting_at_the_limit_is_fine);

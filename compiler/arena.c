@@ -60,13 +60,13 @@ void *big_buffer_alloc(size_t size)
 {
     if (size < HUGE_PAGE)
         return malloc(size ? size : 1);
-    if (size > SIZE_MAX - HUGE_PAGE)
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, size) != 0)
         return NULL;
-    size_t bytes = (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-    void *p = aligned_alloc(HUGE_PAGE, bytes);
 #ifdef MADV_HUGEPAGE
-    if (p)
-        madvise(p, bytes, MADV_HUGEPAGE);   /* only a hint: failure is harmless */
+    /* Whole huge pages only: the tail stays in small pages, so the buffer costs no more
+     * resident memory than its size. Only a hint: failure is harmless. */
+    madvise(p, size & ~(size_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
 #endif
     return p;
 }

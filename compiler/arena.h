@@ -66,8 +66,8 @@ static inline void *arena_alloc_node(Arena *arena, size_t size)
 void *xrealloc(void *p, size_t size);
 
 /* `size` bytes for a large buffer filled at once (a source file's text): like malloc
- * (free it with free), but from 2 MiB up it is made of transparent huge pages, so
- * filling it takes a 512th of the page faults. NULL when memory runs out. */
+ * (free it with free), but from 2 MiB up its whole 2 MiB pieces are transparent huge
+ * pages, so filling it takes a 512th of the page faults. NULL when memory runs out. */
 void *big_buffer_alloc(size_t size);
 
 /* A NUL-terminated copy of `len` bytes of `text`. */

@@ -153,6 +153,8 @@ typedef struct Lowerer {
     /* the arrays of the step being lowered, reused from step to step */
     Scratch deps, step_codes, compensate_codes;
     bool failed;
+    char *why;             /* lower_program's message for a failure without E0601 */
+    size_t why_size;
     bool stack_reported;   /* E0601 given for the current code block */
     uint32_t limit_errors; /* E0601 reports: nothing is written */
 } Lowerer;
@@ -171,7 +173,7 @@ static void lowerer_free(Lowerer *l)
 static void lower_error(Lowerer *l, const char *what)
 {
     if (!l->failed)
-        fprintf(stderr, "orbitc: internal error while lowering: %s\n", what);
+        snprintf(l->why, l->why_size, "internal error while lowering: %s", what);
     l->failed = true;
 }
 
@@ -989,11 +991,15 @@ static void lower_workflow(Lowerer *l, const Workflow *w)
     orbc_workflow_end(l->b, lower_code(l, w->ret));
 }
 
-bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len)
+bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, char *why,
+                   size_t why_size)
 {
     *bytes = NULL;
     *len = 0;
-    Lowerer l = { .c = c, .p = p, .arena = &c->arena, .cur_file = UINT32_MAX };
+    if (why_size)
+        why[0] = '\0';
+    Lowerer l = { .c = c, .p = p, .arena = &c->arena, .cur_file = UINT32_MAX, .why = why,
+                  .why_size = why_size };
     l.columns = arena_alloc(l.arena, (c->sources.count + 1) * sizeof *l.columns);
     l.b = orbc_builder_new_streaming();
     if (!l.b) {
@@ -1008,7 +1014,7 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len)
     OrbcError err;
     bool ok = !l.failed && l.limit_errors == 0 && orbc_builder_finish(l.b, bytes, len, &err);
     if (!ok && !l.failed && l.limit_errors == 0)
-        fprintf(stderr, "orbitc: cannot build: %s\n", err.text);
+        snprintf(why, why_size, "cannot build: %s", err.text);
     orbc_builder_free(l.b);
     lowerer_free(&l);
     return ok;

@@ -13,9 +13,11 @@
 
 /* Lowers `p` (which must have checked without errors). On success stores a malloc'd
  * buffer in *bytes (the caller frees it) and returns true. Returns false when the program
- * exceeds a limit of the format: a literal too large for the operand stack is reported
- * as E0601 in c->diags (call diag_finish before printing them); any other limit, or
- * something the checker should have rejected, is printed on stderr. */
-bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len);
+ * exceeds a limit of the format: a part of the program the format cannot hold is
+ * reported as E0601 in c->diags (call diag_finish before printing them); any other limit,
+ * or something the checker should have rejected, is described in `why` (a line to print
+ * after the diagnostics, such as "cannot build: too many strings"). */
+bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, char *why,
+                   size_t why_size);
 
 #endif

@@ -335,14 +335,18 @@ static int command_build(const Options *opt)
     uint8_t *bytes = NULL;
     size_t len = 0;
     bool lowered = false;
+    char why[256] = "";
     if (diagnostics_status(opt, &c) == EXIT_OK) {
-        lowered = lower_program(&c, program, &bytes, &len);
+        lowered = lower_program(&c, program, &bytes, &len, why, sizeof why);
         diag_finish(&c.diags);   /* lowering may have reported E0601 */
     }
     print_diagnostics(opt, &c);
     status = diagnostics_status(opt, &c);
-    if (status == EXIT_OK && !lowered)
-        status = EXIT_ERRORS;   /* a limit found while the file was assembled: printed */
+    if (status == EXIT_OK && !lowered) {
+        /* a limit found while the file was assembled, without a source position */
+        fprintf(stderr, "orbitc: %s\n", why[0] ? why : "cannot build");
+        status = EXIT_ERRORS;
+    }
     OrbcError err;
     if (status == EXIT_OK && !orbc_write_file(opt->output, bytes, len, &err)) {
         fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", opt->output, err.text);

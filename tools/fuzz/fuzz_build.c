@@ -25,9 +25,10 @@ static void build_and_load(Compiler *c, const Program *program)
     uint8_t *bytes = NULL;
     size_t len = 0;
     uint32_t before = c->diags.count;
-    if (!lower_program(c, program, &bytes, &len)) {
+    char why[256];
+    if (!lower_program(c, program, &bytes, &len, why, sizeof why)) {
         if (c->diags.count == before)
-            fail("does not lower", "lower_program returned false without a diagnostic");
+            fail("does not lower", why);
         for (uint32_t i = before; i < c->diags.count; i++)
             if (c->diags.items[i]->code != E0601)
                 fail("does not lower", diag_info(c->diags.items[i]->code)->code);

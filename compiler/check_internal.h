@@ -150,6 +150,11 @@ void check_declarations(Checker *ck);
 const Type *type_from_syntax(Checker *ck, Expr *e);
 const Type *record_from_block(Checker *ck, Block *block);
 const Type *check_expr(Checker *ck, Scope *scope, Expr *e);
+/* check_expr for a value that expect_type will then check against `expected`. An object
+ * literal where a record is expected takes that record as its type (its fields are
+ * checked against the record's by expect_type), so that no record type of its own is
+ * built: one per `with` was most of the checker's memory. */
+const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type *expected);
 /* Checks `e` (already typed by check_expr) against `expected`; `what` names the place
  * for messages ("field `amount` of `with`"). Object and list literals are checked
  * element by element. */

@@ -523,7 +523,7 @@ static int64_t effective_timeout(Checker *ck, const Target *t, int64_t given)
 static void check_with(Checker *ck, Scope *scope, Clause *with, const Target *t, Span where)
 {
     if (with->member && with->value)
-        check_expr(ck, scope, with->value);
+        check_expr_expecting(ck, scope, with->value, t->known ? t->input : NULL);
     if (!t->known)
         return;      /* unknown or undeclared target: `with` is unchecked */
     What owner = what_of(WHAT_INPUT_OF, &t->what);
@@ -865,7 +865,7 @@ static void check_return(Checker *ck, Workflow *wf, Member *decl, NameMap *steps
     scope.step_index = wf->step_count;
     begin_deps(ck, &scope);
     wf->ret = ret->value;
-    check_expr(ck, &scope, wf->ret);
+    check_expr_expecting(ck, &scope, wf->ret, wf->output);
     if (wf->output) {
         What owner = what_named(WHAT_OUTPUT_OF, wf->name);
         check_contract(ck, wf->ret, wf->output, member_key_span(ret), &owner);

@@ -581,6 +581,73 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
 
 /* ---- Values against expected types and contracts ------------------------------------ */
 
+static const Field *record_field(const Type *record, const NameMap *index, const Name *name);
+
+/* The duplicate fields of an object literal checked against a record (E0201), without
+ * building the literal's own record type: earlier members are searched by name, through
+ * a map when the literal is large. */
+static void report_duplicate_fields(Checker *ck, Block *b)
+{
+    NameMap seen = { 0 };
+    Member **by_index = NULL;
+    if (b->count > SMALL_RECORD) {
+        namemap_init(&seen, ck->arena, b->count);
+        by_index = arena_alloc_raw(ck->arena, b->count * sizeof *by_index);
+    }
+    uint32_t n = 0;
+    for (Member *m = b->first; m; m = m->next) {
+        if (m->kind != MEMBER_ATTR || !m->value)
+            continue;
+        const Name *name = member_name(ck, m);
+        const Member *first = NULL;
+        if (by_index) {
+            uint32_t at;
+            if (namemap_get(&seen, name, &at))
+                first = by_index[at];
+        } else {
+            for (const Member *x = b->first; x != m && !first; x = x->next)
+                if (x->kind == MEMBER_ATTR && x->value && member_name(ck, x) == name)
+                    first = x;
+        }
+        if (first) {
+            Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
+                                        "duplicate field `%s`", name->text);
+            diag_set_label(ck->diags, d, "given again here");
+            diag_add_label(ck->diags, d, member_name_span(first), "first given here");
+            continue;
+        }
+        if (by_index) {
+            by_index[n] = m;
+            namemap_put(&seen, ck->arena, name, n);
+        }
+        n++;
+    }
+}
+
+const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type *expected)
+{
+    const Type *want = expected;
+    if (want && want->kind == TYPE_OPTIONAL)
+        want = want->elem;
+    if (!e || e->kind != EXPR_OBJECT || !want || want->kind != TYPE_RECORD)
+        return check_expr(ck, scope, e);
+    NameMap index = { 0 };
+    if (want->field_count > SMALL_RECORD) {
+        namemap_init(&index, ck->arena, want->field_count);
+        for (uint32_t i = 0; i < want->field_count; i++)
+            namemap_put(&index, ck->arena, want->fields[i].name, i);
+    }
+    for (Member *m = e->block->first; m; m = m->next) {
+        if (m->kind != MEMBER_ATTR || !m->value)
+            continue;
+        const Field *f = record_field(want, &index, member_name(ck, m));
+        check_expr_expecting(ck, scope, m->value, f ? f->type : NULL);
+    }
+    report_duplicate_fields(ck, e->block);
+    e->type = want;
+    return want;
+}
+
 static void check_record_literal(Checker *ck, Expr *e, const Type *record, const What *owner);
 
 static void mismatch(Checker *ck, Expr *e, const Type *expected, const What *what)

@@ -583,6 +583,19 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
 
 static const Field *record_field(const Type *record, const NameMap *index, const Name *name);
 
+/* A map from field name to position for record_field, for records too large for a
+ * linear search (empty for the others). */
+static NameMap record_index(Checker *ck, const Type *record)
+{
+    NameMap index = { 0 };
+    if (record->field_count > SMALL_RECORD) {
+        namemap_init(&index, ck->arena, record->field_count);
+        for (uint32_t i = 0; i < record->field_count; i++)
+            namemap_put(&index, ck->arena, record->fields[i].name, i);
+    }
+    return index;
+}
+
 /* The duplicate fields of an object literal checked against a record (E0201), without
  * building the literal's own record type: earlier members are searched by name, through
  * a map when the literal is large. */
@@ -631,12 +644,7 @@ const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type 
         want = want->elem;
     if (!e || e->kind != EXPR_OBJECT || !want || want->kind != TYPE_RECORD)
         return check_expr(ck, scope, e);
-    NameMap index = { 0 };
-    if (want->field_count > SMALL_RECORD) {
-        namemap_init(&index, ck->arena, want->field_count);
-        for (uint32_t i = 0; i < want->field_count; i++)
-            namemap_put(&index, ck->arena, want->fields[i].name, i);
-    }
+    NameMap index = record_index(ck, want);
     for (Member *m = e->block->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
@@ -753,12 +761,7 @@ static void unknown_field(Checker *ck, Member *m, const Type *record, bool *give
 
 static void check_record_literal(Checker *ck, Expr *e, const Type *record, const What *owner)
 {
-    NameMap index = { 0 };
-    if (record->field_count > SMALL_RECORD) {
-        namemap_init(&index, ck->arena, record->field_count);
-        for (uint32_t i = 0; i < record->field_count; i++)
-            namemap_put(&index, ck->arena, record->fields[i].name, i);
-    }
+    NameMap index = record_index(ck, record);
     bool *given = arena_alloc(ck->arena, record->field_count + 1);
     /* First the known fields, so that an unknown one is matched against what is left. */
     for (Member *m = e->block->first; m; m = m->next) {

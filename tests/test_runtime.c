@@ -1,4 +1,4 @@
-/* Unit tests of the reference runtime (tools/runtime): modules built with liborbc's
+/* Unit tests of the reference runtime (runtime): modules built with liborbc's
  * builder, run against scenarios, histories compared exactly. One module holds one
  * workflow per semantic rule; the table below names the workflow, the scenario and the
  * expected history (or "error: …" for a rejected scenario).

@@ -23,7 +23,7 @@ fi
 
 # Libraries, highest layer first, and the fuzz targets that exist.
 libs=(compiler/liborbit_lower.a compiler/liborbit_check.a compiler/liborbit_front.a
-      diagnostics/liborbit_diag.a liborbit_core.a tools/liborbit_runtime.a bytecode/liborbc.a)
+      diagnostics/liborbit_diag.a liborbit_core.a runtime/liborbit_runtime.a bytecode/liborbc.a)
 targets=(fuzz_check)
 [ -f "$here/fuzz_build.c" ] && [ -f "$root/compiler/lower.h" ] && targets+=(fuzz_build)
 [ -f "$here/fuzz_loader.c" ] && targets+=(fuzz_loader)
@@ -40,15 +40,15 @@ fi
 target_libs() {  # target_libs TARGET -> library paths
     local lib
     if [ "$1" = fuzz_scenario ]; then
-        echo "$meson_dir/tools/liborbit_runtime.a $meson_dir/bytecode/liborbc.a"
+        echo "$meson_dir/runtime/liborbit_runtime.a $meson_dir/bytecode/liborbc.a"
         return
     fi
     for lib in "${libs[@]}"; do
-        [ "$lib" = tools/liborbit_runtime.a ] || echo -n "$meson_dir/$lib "
+        [ "$lib" = runtime/liborbit_runtime.a ] || echo -n "$meson_dir/$lib "
     done
 }
 includes=(-I"$root/compiler" -I"$root/diagnostics" -I"$root/bytecode"
-          -I"$root/tools/runtime" -I"$root" -I"$meson_dir/compiler")
+          -I"$root/runtime" -I"$root" -I"$meson_dir/compiler")
 system_libs=$(pkg-config --libs libutf8proc jansson)
 
 status=0

@@ -4,10 +4,10 @@
  * contracts, the built-in HTTP task, a signal, a child workflow, a `for`, a compensation.
  *
  * Build and run from the repository root:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ibytecode -Itools/runtime \
- *     tools/fuzz/fuzz_scenario.c tools/runtime/value.c tools/runtime/vm.c \
- *     tools/runtime/contract.c tools/runtime/scenario.c tools/runtime/history.c \
- *     tools/runtime/timers.c tools/runtime/task.c tools/runtime/engine.c \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ibytecode -Iruntime \
+ *     tools/fuzz/fuzz_scenario.c runtime/value.c runtime/vm.c \
+ *     runtime/contract.c runtime/scenario.c runtime/history.c \
+ *     runtime/timers.c runtime/task.c runtime/engine.c \
  *     bytecode/orbc_*.c -ljansson -lm -o /tmp/fuzz_scenario
  *   mkdir -p /tmp/scenario-corpus
  *   find golden/run -name '*.scenario.json' -exec cp -t /tmp/scenario-corpus {} +

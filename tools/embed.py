@@ -7,6 +7,9 @@
     embed.py explain CODES_DEF EXPLAIN_DIR OUTPUT DEPFILE
         const char *const diag_explanations[] = { <explain/CODE.md for each code>, ... };
         in the order of codes.def. Fails, naming the file, if an explanation is missing.
+        The fence of each example loses what follows ```orbit (`erroneous`,
+        `corrected` and the options that tests/test_explain.py reads): the reader of
+        `orbitc explain` sees a plain ```orbit block, as rustc's --explain does.
 """
 import os
 import re
@@ -56,6 +59,10 @@ def embed_file(src: str, out: str, symbol: str) -> None:
     write_if_changed(out, text)
 
 
+def without_test_markup(explanation: bytes) -> bytes:
+    return re.sub(rb'^```orbit[^\n]*', b'```orbit', explanation, flags=re.M)
+
+
 def embed_explain(codes_def: str, explain_dir: str, out: str, depfile: str) -> None:
     codes = []
     with open(codes_def, encoding='utf-8') as f:
@@ -71,7 +78,8 @@ def embed_explain(codes_def: str, explain_dir: str, out: str, depfile: str) -> N
         deps.append(path)
         try:
             with open(path, 'rb') as f:
-                entries.append('    /* %s */\n    %s,' % (code, c_string(f.read())))
+                explanation = without_test_markup(f.read())
+            entries.append('    /* %s */\n    %s,' % (code, c_string(explanation)))
         except OSError:
             missing.append(path)
     if missing:

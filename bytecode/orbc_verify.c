@@ -30,10 +30,17 @@ static bool fail_at(CodeCheck *k, uint32_t offset, const char *fmt, ...)
     return false;
 }
 
-static bool set_target(CodeCheck *k, uint32_t at, uint32_t target, uint32_t depth)
+/* Records the stack depth a jump of `size` bytes at `at` brings to `target`. The target
+ * must start an instruction after the jump: a target inside a later instruction is found
+ * when the pass reaches that instruction (check_instruction), one inside the jump's own
+ * operand here, since the pass has already left it. */
+static bool set_target(CodeCheck *k, uint32_t at, uint32_t size, uint32_t target,
+                       uint32_t depth)
 {
     if (target <= at)
         return fail_at(k, at, "backward jump to %u at %u", target, at);
+    if (target < at + size)
+        return fail_at(k, at, "jump into the middle of an instruction at %u", target);
     if (target >= k->c->len)
         return fail_at(k, at, "jump target %u outside code block of %u bytes", target,
                        k->c->len);
@@ -144,13 +151,13 @@ static bool check_flow(CodeCheck *k, uint32_t o, uint32_t size)
     switch (code[0]) {
     case ORBC_OP_JUMP:
         k->reachable = false;
-        return set_target(k, o, orbc_u32(code + 1), k->sp);
+        return set_target(k, o, size, orbc_u32(code + 1), k->sp);
     case ORBC_OP_JUMP_IF_FALSE:
     case ORBC_OP_JUMP_IF_TRUE:
     case ORBC_OP_JUMP_IF_NOT_NULL:
         if (k->sp < 1)
             return fail_at(k, o, "stack underflow: conditional jump needs 1 value, stack has 0");
-        if (!set_target(k, o, orbc_u32(code + 1), k->sp))
+        if (!set_target(k, o, size, orbc_u32(code + 1), k->sp))
             return false;
         k->sp--;
         return true;
@@ -194,6 +201,19 @@ static bool check_instruction(CodeCheck *k, uint32_t o, uint32_t size)
     return check_flow(k, o, size);
 }
 
+/* Why orbc_instr_size found no instruction at `o`. */
+static bool incomplete_instruction(CodeCheck *k, uint32_t o)
+{
+    const uint8_t *code = k->c->code + o;
+    uint32_t avail = k->c->len - o;
+    if (!orbc_op_name(code[0]))
+        return fail_at(k, o, "unknown opcode 0x%02x", code[0]);
+    if (code[0] == ORBC_OP_RECORD && avail >= 5 && orbc_u32(code + 1) > ORBC_MAX_COUNT)
+        return fail_at(k, o, "record of %u fields (limit %u)", orbc_u32(code + 1),
+                       ORBC_MAX_COUNT);
+    return fail_at(k, o, "truncated instruction at %u", o);
+}
+
 static bool check_positions(CodeCheck *k)
 {
     const OrbcCode *c = k->c;
@@ -225,9 +245,7 @@ bool verify_code(OrbcReader *r, OrbcCode *code, size_t base)
     while (ok && o < code->len) {
         uint32_t size = orbc_instr_size(code->code + o, code->len - o);
         if (size == 0) {
-            ok = orbc_op_name(code->code[o])
-                ? fail_at(&k, o, "truncated instruction at %u", o)
-                : fail_at(&k, o, "unknown opcode 0x%02x", code->code[o]);
+            ok = incomplete_instruction(&k, o);
             break;
         }
         last_op = code->code[o];

@@ -335,6 +335,43 @@ static void e_record_underflow(OrbcBuilder *b)
     orbc_emit_record(b, 2, names);
 }
 static void e_item(OrbcBuilder *b) { orbc_emit(b, ORBC_OP_ITEM); }
+/* The audit of every operand (besides the cases above): */
+static void e_jump_into_record_names(OrbcBuilder *b)
+{
+    uint32_t names[] = { 1, 2 };
+    orbc_emit(b, ORBC_OP_INPUT);                      /* 0 */
+    orbc_emit_u32(b, ORBC_OP_JUMP_IF_TRUE, 17);       /* 1: into the second name */
+    orbc_emit(b, ORBC_OP_INPUT);                      /* 6 */
+    orbc_emit(b, ORBC_OP_INPUT);                      /* 7 */
+    orbc_emit_record(b, 2, names);                    /* 8: 8 + 1 + 4 + 2 x 4 bytes */
+}
+static void e_record_over_limit(OrbcBuilder *b)
+{
+    orbc_emit(b, ORBC_OP_INPUT);
+    orbc_emit_u32(b, ORBC_OP_RECORD, ORBC_MAX_COUNT + 1);   /* count only, no names */
+}
+static void e_list_over_limit(OrbcBuilder *b)
+{
+    orbc_emit(b, ORBC_OP_INPUT);
+    orbc_emit_u32(b, ORBC_OP_LIST, ORBC_MAX_COUNT + 1);
+}
+static void e_step_over_limit(OrbcBuilder *b) { orbc_emit_u32(b, ORBC_OP_STEP, ORBC_MAX_LARGE); }
+static void e_field_opt_string(OrbcBuilder *b)
+{
+    orbc_emit(b, ORBC_OP_INPUT);
+    orbc_emit_u32(b, ORBC_OP_FIELD_OPT, 30);
+}
+static void e_call_bad_argc(OrbcBuilder *b)
+{
+    orbc_emit(b, ORBC_OP_INPUT);
+    orbc_emit(b, ORBC_OP_INPUT);
+    orbc_emit_call(b, ORBC_FN_LEN, 2);
+}
+static void e_truncated_operand(OrbcBuilder *b)
+{
+    orbc_emit(b, ORBC_OP_INPUT);
+    orbc_emit(b, ORBC_OP_FIELD);   /* its u32 would start here: RETURN and nothing after */
+}
 
 #define CODE_MUTATION(NAME, EMIT)                                   \
     static void NAME(OrbcBuilder *b, OrbcModule *m)                 \
@@ -356,6 +393,13 @@ CODE_MUTATION(m_field_string, e_field_string)
 CODE_MUTATION(m_dup_record, e_dup_record)
 CODE_MUTATION(m_record_underflow, e_record_underflow)
 CODE_MUTATION(m_item_in_when, e_item)
+CODE_MUTATION(m_jump_into_record_names, e_jump_into_record_names)
+CODE_MUTATION(m_record_over_limit, e_record_over_limit)
+CODE_MUTATION(m_list_over_limit, e_list_over_limit)
+CODE_MUTATION(m_step_over_limit, e_step_over_limit)
+CODE_MUTATION(m_field_opt_string, e_field_opt_string)
+CODE_MUTATION(m_call_bad_argc, e_call_bad_argc)
+CODE_MUTATION(m_truncated_operand, e_truncated_operand)
 
 static const struct {
     Mutation *mutate;
@@ -399,11 +443,84 @@ static const struct {
     { m_field_string, "orbc: string index 4000 out of range (30 strings)" },
     { m_dup_record, "orbc: record field 2 repeats an earlier name" },
     { m_record_underflow, "orbc: stack underflow: instruction pops 2 values, stack has 1" },
+    { m_jump_into_record_names, "orbc: jump into the middle of an instruction at 17" },
+    { m_record_over_limit, "orbc: record of 65536 fields (limit 65535)" },
+    { m_list_over_limit, "orbc: list of 65536 elements (limit 65535)" },
+    { m_step_over_limit, "orbc: step index 16777216 out of range (limit 16777216)" },
+    { m_field_opt_string, "orbc: string index 30 out of range (30 strings)" },
+    { m_call_bad_argc, "orbc: function called with 2 arguments, expects 1" },
+    { m_truncated_operand, "orbc: truncated instruction at 1" },
 };
 
 START_TEST(each_defect_has_its_error)
 {
     expect_mutation_error(cases[_i].mutate, cases[_i].expected);
+}
+END_TEST
+
+/* ---- jumps into their own operand ----
+ * A jump whose target lies inside its own 4-byte operand (offset + 1 ... offset + 4):
+ * the verifier has already passed those bytes when it reads the target, so this needs
+ * its own check. Every jump kind, every such target, in a block that is otherwise valid
+ * (the target is the one defect):
+ *   conditional:    0 input; 1 JUMP_KIND t; 6 input; 7 return        (valid: t = 7)
+ *   unconditional:  0 input; 1 jump_if_true 12; 6 input; 7 jump t; 12 return
+ *                                                                    (valid: t = 12) */
+
+static const OrbcOp jump_kinds[] = { ORBC_OP_JUMP, ORBC_OP_JUMP_IF_FALSE, ORBC_OP_JUMP_IF_TRUE,
+                                     ORBC_OP_JUMP_IF_NOT_NULL };
+static OrbcOp jump_kind;
+static uint32_t jump_target;
+
+static uint32_t jump_offset(void)
+{
+    return jump_kind == ORBC_OP_JUMP ? 7 : 1;
+}
+
+static uint32_t return_offset(void)
+{
+    return jump_kind == ORBC_OP_JUMP ? 12 : 7;
+}
+
+static void e_jump_to(OrbcBuilder *b)
+{
+    orbc_emit(b, ORBC_OP_INPUT);
+    if (jump_kind == ORBC_OP_JUMP) {
+        uint32_t over = orbc_emit_jump(b, ORBC_OP_JUMP_IF_TRUE);
+        orbc_emit(b, ORBC_OP_INPUT);
+        orbc_emit_u32(b, ORBC_OP_JUMP, jump_target);
+        orbc_patch_jump(b, over);
+        return;
+    }
+    orbc_emit_u32(b, jump_kind, jump_target);
+    orbc_emit(b, ORBC_OP_INPUT);
+}
+CODE_MUTATION(m_jump_to, e_jump_to)
+
+START_TEST(jump_into_its_own_operand)
+{
+    jump_kind = jump_kinds[_i / 4];
+    jump_target = jump_offset() + 1 + _i % 4;
+    char expected[96];
+    snprintf(expected, sizeof expected, "orbc: jump into the middle of an instruction at %u",
+             jump_target);
+    expect_mutation_error(m_jump_to, expected);
+}
+END_TEST
+
+/* The same blocks jumping to their `return` load: the fixture has no other defect. */
+START_TEST(jump_past_its_operand_loads)
+{
+    jump_kind = jump_kinds[_i];
+    jump_target = return_offset();
+    size_t len;
+    uint8_t *bytes = mutated(m_jump_to, &len);
+    OrbcModule m;
+    OrbcError err;
+    bool ok = orbc_load(bytes, len, &m, &err);
+    free(bytes);
+    ck_assert_msg(ok, "%s", err.text);
+    orbc_module_free(&m);
 }
 END_TEST
 
@@ -490,6 +607,8 @@ static Suite *malformed_suite(void)
     tcase_add_test(tc, section_out_of_order);
     tcase_add_test(tc, missing_section);
     tcase_add_loop_test(tc, each_defect_has_its_error, 0, sizeof cases / sizeof cases[0]);
+    tcase_add_loop_test(tc, jump_into_its_own_operand, 0, 16);
+    tcase_add_loop_test(tc, jump_past_its_operand_loads, 0, 4);
     tcase_add_test(tc, truncated_at_every_offset);
     tcase_add_test(tc, every_byte_flipped);
     suite_add_tcase(s, tc);

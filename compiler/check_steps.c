@@ -209,6 +209,8 @@ typedef struct Members {
     Clause slot[KW_COUNT];    /* the first of each keyword that is allowed here */
     Clause action;            /* the first action */
     Place place;
+    bool parse_error;         /* a member failed to parse (already reported): it may
+                                 have been the action, so a missing one is not reported */
 } Members;
 
 static void duplicate_member(Checker *ck, Clause *first, Clause *again)
@@ -259,9 +261,12 @@ static void collect_members(Checker *ck, Block *body, Place fixed_place, Members
     memset(out, 0, sizeof *out);
     uint32_t count = 0;
     Clause *list = clause_list(ck, body->count + 1);
-    for (Member *m = body->first; m; m = m->next)
-        if (view(ck, m, fixed_place, &list[count], true))
+    for (Member *m = body->first; m; m = m->next) {
+        if (m->kind == MEMBER_ERROR)
+            out->parse_error = true;
+        else if (view(ck, m, fixed_place, &list[count], true))
             count++;
+    }
     out->place = fixed_place;
     for (uint32_t i = 0; i < count; i++) {
         Keyword kw = list[i].keyword;
@@ -549,13 +554,13 @@ static void check_compensate(Checker *ck, Workflow *wf, Step *step, Scope *outer
     Target t = { 0 };
     t.index = PROGRAM_NONE;
     t.input = t.output = ck->types.any;
-    if (!ms.action.member) {
+    if (!ms.action.member && !ms.parse_error) {
         Diagnostic *d = diag_report(ck->diags, E0301, member_key_span(cl->member),
                                     "compensate block has no task");
         diag_set_label(ck->diags, d, "no `worker` or `using` in this block");
         diag_add_help(ck->diags, d, "name the task that undoes the step, such as "
                                     "`worker \"payments.refund\"`");
-    } else {
+    } else if (ms.action.member) {
         resolve_target(ck, &ms.action, &t);
     }
     c->kind = t.kind == STEP_TASK_BUILTIN ? STEP_TASK_BUILTIN : STEP_TASK_WORKER;
@@ -676,11 +681,13 @@ static void check_step(Checker *ck, Workflow *wf, NameMap *steps, Member *decl, 
     if (ms.action.member) {
         resolve_target(ck, &ms.action, &t);
     } else {
-        Diagnostic *d = diag_report(ck->diags, E0301, member_name_span(decl),
-                                    "step `%s` has no action", s->name->text);
-        diag_set_label(ck->diags, d, "this step does nothing");
-        diag_add_help(ck->diags, d, "give it one of `worker`, `using`, `workflow`, `sleep`, "
-                                    "`await` or `compute`");
+        if (!ms.parse_error) {
+            Diagnostic *d = diag_report(ck->diags, E0301, member_name_span(decl),
+                                        "step `%s` has no action", s->name->text);
+            diag_set_label(ck->diags, d, "this step does nothing");
+            diag_add_help(ck->diags, d, "give it one of `worker`, `using`, `workflow`, "
+                                        "`sleep`, `await` or `compute`");
+        }
         t.kind = STEP_COMPUTE;
         t.output = ck->types.error;
     }

@@ -35,6 +35,12 @@ const char *keyword_text(Keyword kw)
     return keyword_spellings[kw];
 }
 
+bool keyword_is_member(Keyword kw)
+{
+    return kw != KW_NONE && kw != KW_TRUE && kw != KW_FALSE && kw != KW_NULL && kw != KW_IN &&
+           kw != KW_TYPE;
+}
+
 const char *op_text(Op op)
 {
     switch (op) {

@@ -33,6 +33,10 @@ typedef enum Keyword {
 /* The keyword's spelling, e.g. "queue_timeout"; "" for KW_NONE. */
 const char *keyword_text(Keyword kw);
 
+/* Whether the keyword names a member of a block of clauses (`timeout`, `retry`,
+ * `worker`…); false for `true`, `false`, `null`, `in` and `type`. */
+bool keyword_is_member(Keyword kw);
+
 typedef enum ExprKind {
     EXPR_ERROR,      /* stands in for an expression that failed to parse; already reported,
                         so later passes must accept it silently (no cascades) */
@@ -169,6 +173,7 @@ typedef enum MemberKind {
 struct Member {
     MemberKind kind : 8;
     Keyword keyword : 8; /* the clause keyword, or the attribute's name if it is a keyword */
+    bool assign : 1;     /* MEMBER_ATTR written `name = value` (already reported, E0002) */
     Span span;           /* the whole member */
     uint32_t key_end;    /* the keyword, or the attribute name, starts the member and
                             ends here */

@@ -153,12 +153,6 @@ static void colon_error(Checker *ck, Member *m)
                                 : "remove the `:`");
 }
 
-static bool is_member_keyword(Keyword kw)
-{
-    return kw != KW_NONE && kw != KW_TRUE && kw != KW_FALSE && kw != KW_NULL && kw != KW_IN &&
-           kw != KW_TYPE;
-}
-
 /* Views `m` as a clause. Returns false for members to skip: parse errors, and unknown
  * words (reported here when `report`). */
 static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report)
@@ -167,7 +161,7 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report)
     out->member = m;
     if (m->kind == MEMBER_ERROR)
         return false;
-    if (!is_member_keyword(m->keyword)) {
+    if (!keyword_is_member(m->keyword)) {
         const char *s = report ? unknown_member(ck, m, place) : NULL;
         /* A misspelt action (`wroker "x"`) still counts as the action, so that the step
          * is not also reported as having none. */
@@ -181,7 +175,7 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report)
     /* `retry: 3` gets one diagnostic: the block it needs (check_retry, compensate). */
     bool needs_block = m->keyword == KW_RETRY || m->keyword == KW_COMPENSATE;
     bool has_block = m->value && m->value->kind == EXPR_OBJECT;
-    if (m->kind == MEMBER_ATTR && report && (has_block || !needs_block))
+    if (m->kind == MEMBER_ATTR && !m->assign && report && (has_block || !needs_block))
         colon_error(ck, m);
     out->keyword = m->keyword;
     out->value = m->value;

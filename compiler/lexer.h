@@ -42,6 +42,8 @@ typedef struct Lexer {
     /* Open brackets, innermost last: the bracket token kind and its offset. */
     int open_kind[AST_MAX_DEPTH];
     uint32_t open_at[AST_MAX_DEPTH];
+    bool open_clauses[AST_MAX_DEPTH];   /* a `{` whose members are clauses: the body of
+                                           a workflow, step, worker, retry or compensate */
     uint32_t depth;
 
     int prev;                    /* kind of the last token produced (0 at the start) */
@@ -103,6 +105,10 @@ void lexer_recover(Lexer *lx);
 
 /* Whether the last token handed out sits at top level (outside every bracket). */
 bool lexer_at_top_level(const Lexer *lx);
+
+/* Whether the last token handed out sits directly in a block of clauses (a workflow,
+ * step, worker, retry or compensate body) rather than in an object or a schema. */
+bool lexer_in_clause_block(const Lexer *lx);
 
 /* Counts a front-end diagnostic; false once the file has too many (it is then fatal). */
 bool lexer_count_error(Lexer *lx);

@@ -539,6 +539,16 @@ static void end_of_file(Lexer *lx, Loc loc)
     enqueue(lx, END, loc);
 }
 
+/* Whether a `{` about to open holds clauses: it follows the name of a workflow, step or
+ * worker (`workflow w {`, `worker "x" {`, a misspelt `workfow w {`), or `retry` or
+ * `compensate`. A type's body and every `{` inside an expression hold attributes. */
+static bool opens_clause_block(const Lexer *lx)
+{
+    if (lx->prev == T_RETRY || lx->prev == T_COMPENSATE || lx->prev == STRING)
+        return true;
+    return lx->prev == IDENT && lx->prev2 != T_TYPE;
+}
+
 /* An opening bracket; false (after E0009, fatal) when it is one too deep. */
 static bool open_bracket(Lexer *lx, int kind, Loc loc)
 {
@@ -551,6 +561,7 @@ static bool open_bracket(Lexer *lx, int kind, Loc loc)
     }
     lx->open_kind[lx->depth] = kind;
     lx->open_at[lx->depth] = loc.start;
+    lx->open_clauses[lx->depth] = kind == LBRACE && opens_clause_block(lx);
     lx->depth++;
     return true;
 }
@@ -673,6 +684,12 @@ void lexer_recover(Lexer *lx)
 bool lexer_at_top_level(const Lexer *lx)
 {
     return lx->prev_depth == 0;
+}
+
+bool lexer_in_clause_block(const Lexer *lx)
+{
+    uint32_t top = lx->prev_depth;
+    return top > 0 && lx->open_kind[top - 1] == LBRACE && lx->open_clauses[top - 1];
 }
 
 /* ---- the token stream ---- */

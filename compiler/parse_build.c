@@ -105,6 +105,30 @@ Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *val
     return m;
 }
 
+/* In a block of clauses, `timeout = 10s` means the clause `timeout 10s`: the fix removes
+ * the `=` (with a colon it would still be wrong, E0410). Elsewhere `=` stands for `:`. */
+Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value,
+                          Loc loc)
+{
+    Member *m = build_attr(p, key, key_loc, assign_loc, value, loc);
+    m->assign = true;
+    if (!lexer_count_error(p->lx))
+        return m;
+    Span span = build_span(p, assign_loc);
+    Diagnostic *d = diag_report(&p->c->diags, E0002, span, "unexpected character `=`");
+    if (keyword_is_member(key.keyword) && lexer_in_clause_block(p->lx)) {
+        Span up_to_value = span_make(span.start, value->span.start);
+        diag_add_fix(&p->c->diags, d, up_to_value, "", FIX_MACHINE_APPLICABLE,
+                     key.keyword == KW_RETRY ? "`retry` is followed directly by `{`: remove the `=`"
+                                             : "`%s` is followed directly by its value: "
+                                               "remove the `=`", keyword_text(key.keyword));
+    } else {
+        diag_add_fix(&p->c->diags, d, span, ":", FIX_MACHINE_APPLICABLE,
+                     "use `:` to set a value");
+    }
+    return m;
+}
+
 Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
                            Loc name_loc, Block *body, Loc loc)
 {
@@ -369,16 +393,6 @@ void build_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc)
     diag_set_label(&p->c->diags, d, "`%s` is followed by its name, not a colon",
                    keyword_text(kw));
     diag_add_fix(&p->c->diags, d, span, "", FIX_MACHINE_APPLICABLE, "remove the `:`");
-}
-
-void build_assign_for_colon(Parser *p, Loc assign_loc)
-{
-    if (!lexer_count_error(p->lx))
-        return;
-    Span span = build_span(p, assign_loc);
-    Diagnostic *d = diag_report(&p->c->diags, E0002, span, "unexpected character `=`");
-    diag_add_fix(&p->c->diags, d, span, ":", FIX_MACHINE_APPLICABLE,
-                 "use `:` to set a value");
 }
 
 void build_report_exhausted(Parser *p, Loc loc, const char *message)

@@ -46,6 +46,9 @@ KeyName build_keyword_name(Parser *p, Keyword kw);
 
 Block *build_block(Parser *p, Member *reversed, Loc loc);
 Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value, Loc loc);
+/* `name = value`: reported (E0002), then an attribute marked as written with `=`. */
+Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value,
+                          Loc loc);
 Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
                            Loc name_loc, Block *body, Loc loc);
 Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter, Loc loc);
@@ -77,7 +80,6 @@ Expr *build_name(Parser *p, const Name *name, Loc loc);
 
 /* Errors found by grammar rules rather than by the parser's tables. */
 void build_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc);
-void build_assign_for_colon(Parser *p, Loc assign_loc);
 void build_report_exhausted(Parser *p, Loc loc, const char *message);
 
 /* A syntax error as the parser sees it: the token found, and the token kinds (indexes

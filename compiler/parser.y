@@ -247,8 +247,7 @@ member
     : attr_name COLON expr
         { $$ = build_attr(p, $1, @1, @2, $3, @$); }
     | attr_name ASSIGN expr
-        { build_assign_for_colon(p, @2);
-          $$ = build_attr(p, $1, @1, @2, $3, @$); }
+        { $$ = build_assign_attr(p, $1, @1, @2, $3, @$); }
     | T_STEP attr_name block
         /* A keyword is accepted as a name here so that the checker can say why it is
          * not allowed (E0207) instead of a bare syntax error. */

@@ -66,6 +66,13 @@ typedef struct Lexer {
     Diagnostic *bad_utf8;
     uint32_t bad_utf8_end;
 
+    /* The last run of closing brackets with nothing open for them (E0102), reported
+     * once: the diagnostic, where the run ends, how many and whether of one kind. */
+    Diagnostic *stray_closers;
+    uint32_t stray_closers_end;
+    uint32_t stray_closer_count;
+    int stray_closer_kind;          /* 0 once the run mixes kinds */
+
     /* Tokens to hand out before lexing more (invented closers). */
     QueuedToken queue[LEXER_QUEUE_SIZE];
     uint32_t queue_head, queue_len;

@@ -473,6 +473,60 @@ static void label_unclosed(Lexer *lx, Diagnostic *d, uint32_t from, uint32_t to)
                        "unclosed `%c`", bracket_char(lx->open_kind[i]));
 }
 
+static bool only_spaces(const unsigned char *p, const unsigned char *end)
+{
+    for (; p < end; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+            return false;
+    return true;
+}
+
+/* Gives the run of stray closers that just ended its final message. */
+static void end_stray_closers(Lexer *lx)
+{
+    Diagnostic *d = lx->stray_closers;
+    lx->stray_closers = NULL;
+    if (!d || lx->stray_closer_count < 2)
+        return;
+    Arena *arena = &lx->c->arena;
+    int kind = lx->stray_closer_kind;
+    if (kind) {
+        d->message = arena_printf(arena, "%u unexpected closing delimiters `%c`",
+                                  lx->stray_closer_count, bracket_char(kind));
+        d->label = arena_printf(arena, "no `%c` is open for any of these",
+                                bracket_char(opener_of(kind)));
+    } else {
+        d->message = arena_printf(arena, "%u unexpected closing delimiters",
+                                  lx->stray_closer_count);
+        d->label = "no bracket is open for any of these";
+    }
+}
+
+/* A closing bracket with nothing open for it: one E0102 for a run of them separated
+ * only by spaces and line ends (10,000 `}` are one mistake). */
+static void stray_closer(Lexer *lx, int kind, Loc loc)
+{
+    if (lx->stray_closers && lx->stray_closers_end <= loc.start &&
+        only_spaces(lx->base + lx->stray_closers_end, lx->base + loc.start)) {
+        lx->stray_closers->span.end = lx->origin + loc.end;
+        lx->stray_closers_end = loc.end;
+        lx->stray_closer_count++;
+        if (lx->stray_closer_kind != kind)
+            lx->stray_closer_kind = 0;
+        return;
+    }
+    end_stray_closers(lx);
+    Diagnostic *d = lex_report(lx, E0102, loc.start, loc.end,
+                               "unexpected closing delimiter `%c`", bracket_char(kind));
+    if (!d)
+        return;
+    diag_set_label(&lx->c->diags, d, "no `%c` is open here", bracket_char(opener_of(kind)));
+    lx->stray_closers = d;
+    lx->stray_closers_end = loc.end;
+    lx->stray_closer_count = 1;
+    lx->stray_closer_kind = kind;
+}
+
 /* A closing bracket: queue it, with invented closers before it when it closes an outer
  * bracket, in place of the expected one when it is mistyped, or not at all when stray. */
 static void close_bracket(Lexer *lx, int kind, Loc loc)
@@ -516,10 +570,7 @@ static void close_bracket(Lexer *lx, int kind, Loc loc)
         enqueue(lx, closer_of(top), loc);
         return;
     }
-    Diagnostic *d = lex_report(lx, E0102, loc.start, loc.end,
-                               "unexpected closing delimiter `%c`", bracket_char(kind));
-    if (d)
-        diag_set_label(&lx->c->diags, d, "no `%c` is open here", bracket_char(opener_of(kind)));
+    stray_closer(lx, kind, loc);
 }
 
 /* End of file: report what is still open, close it quietly, then END. */
@@ -617,6 +668,8 @@ static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth)
             return q->kind;
         }
         int kind = scan(lx, v, loc);
+        if (lx->stray_closers && kind != NEWLINE && !is_closer(kind))
+            end_stray_closers(lx);
         if (kind == NEWLINE) {
             if (newline_is_insignificant(lx))
                 continue;

@@ -375,17 +375,27 @@ START_TEST(word_after_block_implies_separator)
 }
 END_TEST
 
+START_TEST(stray_closers_are_one_run)
+{
+    Lexed *l = lex("{ }\n} }\n }\nx }");
+    ck_assert_str_eq(diagnostics(l),
+                     "E0102@2:1 3 unexpected closing delimiters `}`\n"
+                     "E0102@4:3 unexpected closing delimiter `}`\n");
+    lexed_free(l);
+}
+END_TEST
+
 START_TEST(unclosed_and_stray_brackets)
 {
     Lexed *l = lex("{ [ ( ) }\n) ]");
-    /* `[` is closed by an invented `]` before the `}`; the stray `)` and `]` are dropped. */
+    /* `[` is closed by an invented `]` before the `}`; the stray `)` and `]` are dropped,
+     * reported once as a run. */
     int kinds[] = { LBRACE, LBRACK, LPAREN, RPAREN, RBRACK, RBRACE, NEWLINE };
     expect_kinds(l, kinds, sizeof kinds / sizeof kinds[0]);
     ck_assert_int_eq(l->locs[4].quiet, 1);
     ck_assert_str_eq(diagnostics(l),
                      "E0101@1:9 expected `]`, found `}`\n"
-                     "E0102@2:1 unexpected closing delimiter `)`\n"
-                     "E0102@2:3 unexpected closing delimiter `]`\n");
+                     "E0102@2:1 2 unexpected closing delimiters\n");
     lexed_free(l);
 }
 END_TEST
@@ -458,6 +468,7 @@ static Suite *lexer_suite(void)
     tcase_add_test(tc, newline_rule);
     tcase_add_test(tc, word_after_block_implies_separator);
     tcase_add_test(tc, unclosed_and_stray_brackets);
+    tcase_add_test(tc, stray_closers_are_one_run);
     tcase_add_test(tc, unclosed_at_end_of_file);
     tcase_add_test(tc, nesting_limit);
     tcase_add_test(tc, file_too_large);

@@ -237,12 +237,7 @@ static Clause *clause_list(Checker *ck, uint32_t n)
         uint32_t capacity = ck->clause_capacity ? ck->clause_capacity : 64;
         while (capacity < n)
             capacity *= 2;
-        Clause *list = realloc(ck->clauses, (size_t)capacity * sizeof *list);
-        if (!list) {
-            fprintf(stderr, "orbitc: out of memory\n");
-            exit(2);
-        }
-        ck->clauses = list;
+        ck->clauses = xrealloc(ck->clauses, (size_t)capacity * sizeof *ck->clauses);
         ck->clause_capacity = capacity;
     }
     return ck->clauses;

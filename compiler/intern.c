@@ -45,12 +45,7 @@ static inline uint32_t hash_bytes(const char *text, size_t len)
 
 static InternSlot *alloc_slots(uint32_t count)
 {
-    InternSlot *slots = calloc(count, sizeof *slots);
-    if (!slots) {
-        fprintf(stderr, "orbitc: out of memory (name table)\n");
-        exit(2);
-    }
-    return slots;
+    return xcalloc(count, sizeof(InternSlot));
 }
 
 void interner_init(Interner *interner, Arena *arena)

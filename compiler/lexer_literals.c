@@ -87,11 +87,7 @@ int lex_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
 {
     char small[128];
     size_t len = (size_t)(cur - tok);
-    char *clean = len < sizeof small ? small : malloc(len + 1);
-    if (!clean) {
-        fprintf(stderr, "orbitc: out of memory (number literal)\n");
-        exit(2);
-    }
+    char *clean = len < sizeof small ? small : xmalloc(len + 1);
     size_t n = 0;
     for (const unsigned char *p = tok; p < cur; p++)
         if (*p != '_')

@@ -22,12 +22,7 @@ static void reserve(Lexer *lx, uint32_t len, uint32_t more)
     uint32_t cap = lx->scratch_cap ? lx->scratch_cap : 256;
     while (cap < len + more)
         cap *= 2;
-    char *grown = realloc(lx->scratch, cap);
-    if (!grown) {
-        fprintf(stderr, "orbitc: out of memory (string literal)\n");
-        exit(2);
-    }
-    lx->scratch = grown;
+    lx->scratch = xrealloc(lx->scratch, cap);
     lx->scratch_cap = cap;
 }
 

@@ -50,16 +50,6 @@ static bool ptrmap_get(const PtrMap *map, const void *key, uint32_t *value)
     return true;
 }
 
-/* Like the arena, gives up with a message when memory runs out. */
-static void *lower_calloc(size_t count, size_t size)
-{
-    void *p = calloc(count, size);
-    if (!p) {
-        fprintf(stderr, "orbitc: out of memory\n");
-        abort();
-    }
-    return p;
-}
 
 static void ptrmap_free(PtrMap *map)
 {
@@ -73,8 +63,8 @@ static void ptrmap_put(PtrMap *map, const void *key, uint32_t value)
     if (!map->keys || (map->count + 1) * 2 > map->mask + 1) {
         PtrMap bigger = { 0 };
         uint32_t cap = map->keys ? (map->mask + 1) * 2 : 64;
-        bigger.keys = lower_calloc(cap, sizeof *bigger.keys);
-        bigger.values = lower_calloc(cap, sizeof *bigger.values);
+        bigger.keys = xcalloc(cap, sizeof *bigger.keys);
+        bigger.values = xcalloc(cap, sizeof *bigger.values);
         bigger.mask = cap - 1;
         for (uint32_t i = 0; map->keys && i <= map->mask; i++)
             if (map->keys[i]) {
@@ -115,7 +105,7 @@ static uint32_t *scratch_room(Scratch *s, uint32_t count)
     if (count > s->cap) {
         free(s->items);
         s->cap = count > 2 * s->cap ? count : 2 * s->cap;
-        s->items = lower_calloc(s->cap, sizeof *s->items);
+        s->items = xcalloc(s->cap, sizeof *s->items);
     }
     return s->items;
 }

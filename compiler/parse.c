@@ -46,11 +46,7 @@ SourceAst *parse_source(Compiler *c, uint32_t file)
         ast->fatal = true;
         return ast;
     }
-    Lexer *lx = malloc(sizeof *lx);
-    if (!lx) {
-        fprintf(stderr, "orbitc: out of memory (lexer)\n");
-        exit(2);
-    }
+    Lexer *lx = xmalloc(sizeof *lx);
     lexer_init(lx, c, file);
     uint32_t first_report = c->diags.count;
     Parser parser = { .c = c, .file = file, .origin = source->origin, .lx = lx, .ast = ast,

@@ -18,15 +18,6 @@
 #include "diag.h"
 #include "render_human.h"
 
-static void *xmalloc(size_t size)
-{
-    void *p = malloc(size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "orbitc: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
 
 /* --- colours and safe text --- */
 

@@ -290,9 +290,7 @@ static void write_hanging_labels(const Painter *painter, uint32_t gutter, Row *r
 static void write_marks(const Painter *painter, SnippetContext *context, uint32_t file,
                         uint32_t line, const Window *w, const Mark *marks, uint32_t count)
 {
-    Placed *placed = malloc(count * sizeof *placed);
-    if (!placed)
-        return;
+    Placed *placed = xmalloc(count * sizeof *placed);
     uint32_t width = 1;
     for (uint32_t i = 0; i < count; i++) {
         placed[i].mark = &marks[i];
@@ -303,12 +301,10 @@ static void write_marks(const Painter *painter, SnippetContext *context, uint32_
         if (placed[i].end + 1 > width)
             width = placed[i].end + 1;
     }
-    Row row = { malloc(width), malloc(width), width };
-    if (row.cells && row.styles) {
-        int inline_index = inline_label(placed, count);
-        write_underlines(painter, context->gutter, &row, placed, count, inline_index);
-        write_hanging_labels(painter, context->gutter, &row, placed, count, inline_index);
-    }
+    Row row = { xmalloc(width), xmalloc(width), width };
+    int inline_index = inline_label(placed, count);
+    write_underlines(painter, context->gutter, &row, placed, count, inline_index);
+    write_hanging_labels(painter, context->gutter, &row, placed, count, inline_index);
     free(row.cells);
     free(row.styles);
     free(placed);

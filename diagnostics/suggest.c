@@ -1,5 +1,6 @@
 /* Did-you-mean: edit distance (optimal string alignment) and the choice of a suggestion. */
 #include "suggest.h"
+#include "memory.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,9 +52,7 @@ size_t edit_distance(const char *a, size_t alen, const char *b, size_t blen)
         return distance_with_rows(a, alen, b, blen, stack_rows);
     if (blen + 1 > SIZE_MAX / (3 * sizeof(size_t)))
         return alen > blen ? alen : blen;
-    size_t *rows = malloc(3 * (blen + 1) * sizeof *rows);
-    if (!rows)   /* an upper bound: no suggestion will come of it */
-        return alen > blen ? alen : blen;
+    size_t *rows = xmalloc(3 * (blen + 1) * sizeof *rows);
     size_t d = distance_with_rows(a, alen, b, blen, rows);
     free(rows);
     return d;

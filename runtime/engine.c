@@ -16,12 +16,7 @@
 static void *grow(void *items, size_t *cap, size_t size)
 {
     *cap = *cap ? *cap * 2 : 16;
-    void *more = realloc(items, *cap * size);
-    if (!more) {
-        fputs("orbit-run: out of memory\n", stderr);
-        exit(2);
-    }
-    return more;
+    return xrealloc(items, *cap * size);
 }
 
 int64_t time_after(int64_t now, int64_t delay)

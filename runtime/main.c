@@ -109,24 +109,19 @@ static char *read_file(const char *path, size_t *len)
         return NULL;
     }
     size_t cap = 4096, n = 0;
-    char *data = malloc(cap);
-    while (data) {
+    char *data = xmalloc(cap);
+    for (;;) {
         n += fread(data + n, 1, cap - n, f);
         if (n < cap || n >= MAX_INPUT_FILE)
             break;
         cap *= 2;
-        char *more = realloc(data, cap);
-        if (!more) {
-            free(data);
-            data = NULL;
-        }
-        data = more;
+        data = xrealloc(data, cap);
     }
-    bool failed = ferror(f) || !data || n >= MAX_INPUT_FILE;
+    bool failed = ferror(f) || n >= MAX_INPUT_FILE;
     fclose(f);
     if (failed) {
         fprintf(stderr, "orbit-run: cannot read %s: %s\n", path,
-                data ? "the file is too large or unreadable" : "out of memory");
+                "the file is too large or unreadable");
         free(data);
         return NULL;
     }
@@ -217,7 +212,7 @@ int main(int argc, char **argv)
     Arena arena;
     arena_init(&arena);
     status = run(&args, &module, &arena);
-    arena_release(&arena);
+    arena_free(&arena);
     orbc_module_free(&module);
     return status;
 }

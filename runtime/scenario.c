@@ -219,7 +219,7 @@ static bool get_string(Parser *p, const char *where, json_t *value, const char *
 {
     if (!json_is_string(value))
         return problem(p, where, "expected a string");
-    *out = arena_strdup(p->a, json_string_value(value), json_string_length(value));
+    *out = arena_strndup(p->a, json_string_value(value), json_string_length(value));
     return true;
 }
 

@@ -1,5 +1,6 @@
 /* A binary min-heap of timers keyed by (time, sequence). */
 #include "timers.h"
+#include "memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +21,7 @@ void timers_push(TimerQueue *q, int64_t at, uint8_t kind, void *target, uint32_t
 {
     if (q->count == q->cap) {
         size_t cap = q->cap ? q->cap * 2 : 64;
-        Timer *items = realloc(q->items, cap * sizeof *items);
-        if (!items) {
-            fputs("orbit-run: out of memory\n", stderr);
-            exit(2);
-        }
-        q->items = items;
+        q->items = xrealloc(q->items, cap * sizeof *q->items);
         q->cap = cap;
     }
     size_t i = q->count++;

@@ -1,4 +1,4 @@
-/* Runtime values: the arena they live in, lists and records, equality, and printing as
+/* Runtime values: lists and records, equality, and printing as
  * JSON or as the text of `str`. */
 #include "value.h"
 
@@ -9,90 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- arena ---- */
-
-struct ArenaChunk {
-    ArenaChunk *next;
-    max_align_t align[];
-};
-
-enum { CHUNK_SIZE = 64 * 1024, SMALL_RECORD = 8 };
-
-static void out_of_memory(void)
-{
-    fputs("orbit-run: out of memory\n", stderr);
-    exit(2);
-}
-
-void arena_init(Arena *a)
-{
-    a->chunks = NULL;
-    a->next = NULL;
-    a->left = 0;
-}
-
-void arena_release(Arena *a)
-{
-    ArenaChunk *c = a->chunks;
-    while (c) {
-        ArenaChunk *next = c->next;
-        free(c);
-        c = next;
-    }
-    arena_init(a);
-}
-
-static ArenaChunk *chunk_new(Arena *a, size_t payload)
-{
-    ArenaChunk *c = calloc(1, sizeof(ArenaChunk) + payload);
-    if (!c)
-        out_of_memory();
-    c->next = a->chunks;
-    a->chunks = c;
-    return c;
-}
-
-void *arena_alloc(Arena *a, size_t size)
-{
-    size = (size + 15) & ~(size_t)15;
-    if (size == 0)
-        size = 16;
-    if (size > CHUNK_SIZE / 4) {
-        ArenaChunk *big = chunk_new(a, size);
-        return big->align;
-    }
-    if (size > a->left) {
-        ArenaChunk *c = chunk_new(a, CHUNK_SIZE);
-        a->next = (char *)c->align;
-        a->left = CHUNK_SIZE;
-    }
-    void *p = a->next;
-    a->next += size;
-    a->left -= size;
-    return p;
-}
-
-char *arena_strdup(Arena *a, const char *text, size_t len)
-{
-    char *copy = arena_alloc(a, len + 1);
-    if (len)
-        memcpy(copy, text, len);
-    copy[len] = '\0';
-    return copy;
-}
-
-char *arena_printf(Arena *a, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *text = arena_alloc(a, (size_t)(n < 0 ? 0 : n) + 1);
-    va_start(ap, fmt);
-    vsnprintf(text, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return text;
-}
+enum { SMALL_RECORD = 8 };
 
 /* ---- text buffer ---- */
 
@@ -102,10 +19,7 @@ void buf_add(Buf *b, const char *text, size_t len)
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + len + 1)
             cap *= 2;
-        char *data = realloc(b->data, cap);
-        if (!data)
-            out_of_memory();
-        b->data = data;
+        b->data = xrealloc(b->data, cap);
         b->cap = cap;
     }
     if (len)
@@ -132,9 +46,7 @@ void buf_printf(Buf *b, const char *fmt, ...)
         buf_add(b, small, (size_t)n);
         return;
     }
-    char *big = malloc((size_t)n + 1);
-    if (!big)
-        out_of_memory();
+    char *big = xmalloc((size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -155,7 +67,7 @@ const Str *str_new(Arena *a, const char *text, size_t len)
 {
     Str *s = arena_alloc(a, sizeof *s);
     s->len = len;
-    s->text = arena_strdup(a, text, len);
+    s->text = arena_strndup(a, text, len);
     return s;
 }
 

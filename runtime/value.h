@@ -12,22 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arena.h"   /* base: values live in a run's arena */
+
 enum { VALUE_MAX_DEPTH = 4096 };
-
-/* ---- arena ---- */
-
-typedef struct ArenaChunk ArenaChunk;
-typedef struct Arena {
-    ArenaChunk *chunks;
-    char *next;
-    size_t left;
-} Arena;
-
-void arena_init(Arena *a);
-void arena_release(Arena *a);
-void *arena_alloc(Arena *a, size_t size);           /* zeroed, 16-byte aligned; aborts on OOM */
-char *arena_strdup(Arena *a, const char *text, size_t len); /* NUL-terminated copy */
-char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- growable text buffer (malloc'd) ---- */
 

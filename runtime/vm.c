@@ -32,11 +32,7 @@ typedef struct Frame {
 
 Vm *vm_new(const OrbcModule *module, Arena *arena)
 {
-    Vm *vm = calloc(1, sizeof *vm);
-    if (!vm) {
-        fputs("orbit-run: out of memory\n", stderr);
-        exit(2);
-    }
+    Vm *vm = xcalloc(1, sizeof *vm);
     vm->module = module;
     vm->arena = arena;
     vm->strings = arena_alloc(arena, sizeof(Str *) * (module->string_count + 1));
@@ -422,7 +418,7 @@ static bool fn_case(Frame *f, Value a, bool upper)
     if (a.kind != V_STRING)
         return fail(f, "`%s` needs a string, found %s", upper ? "upper" : "lower",
                     value_kind_name(a));
-    char *text = arena_strdup(f->vm->arena, a.s->text, a.s->len);
+    char *text = arena_strndup(f->vm->arena, a.s->text, a.s->len);
     for (size_t i = 0; i < a.s->len; i++) {
         char c = text[i];
         if (upper && c >= 'a' && c <= 'z')

@@ -235,7 +235,7 @@ static inline char *fx_run(const OrbcModule *m, const char *workflow, const char
     if (!scenario_load("s.json", scenario, strlen(scenario), m, workflow, &a, &sc, err, sizeof err) ||
         !contract_conform(m, &a, m->workflows[sc.workflow].input_type, sc.input, &input, err,
                           sizeof err)) {
-        arena_release(&a);
+        arena_free(&a);
         if (asprintf(&text, "error: %s", err) < 0)
             abort();
         return text;
@@ -249,7 +249,7 @@ static inline char *fx_run(const OrbcModule *m, const char *workflow, const char
         *status = r.status;
     history_free(&h);
     fclose(out);
-    arena_release(&a);
+    arena_free(&a);
     return text;
 }
 

@@ -1,4 +1,4 @@
-/* Unit tests of the core layer: arena, interned names, source map positions. */
+/* Unit tests of the base layer: arena, memory, source map positions. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "arena.h"
-#include "intern.h"
 #include "source.h"
 
 START_TEST(arena_zeroed_and_aligned)
@@ -60,49 +59,6 @@ START_TEST(arena_printf_formats)
     arena_init(&a);
     ck_assert_str_eq(arena_printf(&a, "`%s` must be between %d and %d", "attempts", 1, 1000),
                      "`attempts` must be between 1 and 1000");
-    arena_free(&a);
-}
-END_TEST
-
-START_TEST(intern_identity)
-{
-    Arena a;
-    Interner in;
-    arena_init(&a);
-    interner_init(&in, &a);
-    const Name *x = intern_cstr(&in, "attempts");
-    const Name *y = intern(&in, "attempts_", 8);
-    ck_assert_ptr_eq(x, y);
-    ck_assert_uint_eq(x->len, 8);
-    ck_assert_str_eq(x->text, "attempts");
-    ck_assert_ptr_ne(intern_cstr(&in, "attempt"), x);
-    ck_assert_ptr_eq(intern_lookup(&in, "attempts", 8), x);
-    ck_assert_ptr_null(intern_lookup(&in, "backoff", 7));
-    /* names with NUL bytes are distinct from their prefix */
-    ck_assert_ptr_ne(intern(&in, "a\0b", 3), intern(&in, "a", 1));
-    interner_free(&in);
-    arena_free(&a);
-}
-END_TEST
-
-START_TEST(intern_grows)
-{
-    Arena a;
-    Interner in;
-    arena_init(&a);
-    interner_init(&in, &a);
-    const Name *first[20000];
-    char buf[32];
-    for (int i = 0; i < 20000; i++) {
-        int n = snprintf(buf, sizeof buf, "step_%d", i);
-        first[i] = intern(&in, buf, (size_t)n);
-    }
-    for (int i = 0; i < 20000; i++) {
-        int n = snprintf(buf, sizeof buf, "step_%d", i);
-        ck_assert_ptr_eq(intern(&in, buf, (size_t)n), first[i]);
-    }
-    ck_assert_uint_eq(in.count, 20000);
-    interner_free(&in);
     arena_free(&a);
 }
 END_TEST
@@ -186,14 +142,12 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("core");
-    TCase *tc = tcase_create("core");
+    Suite *s = suite_create("base");
+    TCase *tc = tcase_create("base");
     tcase_add_test(tc, arena_zeroed_and_aligned);
     tcase_add_test(tc, arena_large_blocks_keep_small_ones_intact);
     tcase_add_test(tc, arena_large_block_first);
     tcase_add_test(tc, arena_printf_formats);
-    tcase_add_test(tc, intern_identity);
-    tcase_add_test(tc, intern_grows);
     tcase_add_test(tc, source_lines);
     tcase_add_test(tc, source_empty_file);
     tcase_add_test(tc, source_positions_one_range_per_file);

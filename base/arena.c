@@ -6,6 +6,7 @@
  * needs a 512th of the page faults and TLB entries, which is what made checking 100 MB
  * slower per byte than 10 MB. */
 #include "arena.h"
+#include "memory.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,34 +43,6 @@ void arena_free(Arena *arena)
     memset(arena, 0, sizeof *arena);
 }
 
-static void out_of_memory(size_t size)
-{
-    fprintf(stderr, "orbitc: out of memory (allocating %zu bytes)\n", size);
-    exit(2);
-}
-
-void *xrealloc(void *p, size_t size)
-{
-    p = realloc(p, size);
-    if (!p)
-        out_of_memory(size);
-    return p;
-}
-
-void *big_buffer_alloc(size_t size)
-{
-    if (size < HUGE_PAGE)
-        return malloc(size ? size : 1);
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, size) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    /* Whole huge pages only: the tail stays in small pages, so the buffer costs no more
-     * resident memory than its size. Only a hint: failure is harmless. */
-    madvise(p, size & ~(size_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
-#endif
-    return p;
-}
 
 static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)
 {
@@ -82,7 +55,7 @@ static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)
             bytes += HUGE_PAGE;
         chunk = aligned_alloc(HUGE_PAGE, bytes);
         if (!chunk)
-            out_of_memory(size);
+            out_of_memory();
 #ifdef MADV_HUGEPAGE
         madvise(chunk, bytes, MADV_HUGEPAGE);   /* only a hint: failure is harmless */
 #endif
@@ -90,7 +63,7 @@ static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)
     } else {
         chunk = malloc(sizeof *chunk + size);
         if (!chunk)
-            out_of_memory(size);
+            out_of_memory();
     }
     chunk->size = size;
     arena->total += size;
@@ -125,7 +98,7 @@ static size_t next_chunk_size(Arena *arena)
 void *arena_alloc_chunk(Arena *arena, size_t size)
 {
     if (size > SIZE_MAX / 2)
-        out_of_memory(size);
+        out_of_memory();
     size_t rounded = size ? (size + 15) & ~(size_t)15 : 16;
     uintptr_t at = ((uintptr_t)arena->next + 15) & ~(uintptr_t)15;
     if (!arena->next || at + rounded > (uintptr_t)arena->end) {

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "memory.h"
+
 typedef struct ArenaChunk ArenaChunk;
 
 typedef struct Arena {
@@ -37,8 +39,8 @@ static inline void *arena_bump(Arena *arena, size_t size, size_t align)
     return arena_alloc_chunk(arena, size);   /* 16-aligned */
 }
 
-/* Returns `size` uninitialised bytes aligned to 16 (for buffers filled at once). Aborts
- * with a message when memory runs out. */
+/* Returns `size` uninitialised bytes aligned to 16 (for buffers filled at once). When
+ * memory runs out, the program stops (memory.h). */
 static inline void *arena_alloc_raw(Arena *arena, size_t size)
 {
     return arena_bump(arena, size, 16);
@@ -60,15 +62,6 @@ static inline void *arena_alloc_node(Arena *arena, size_t size)
     memset(p, 0, size);
     return p;
 }
-
-/* realloc that exits with a message (status 2) when memory runs out, for the few
- * growable arrays that live outside an arena. */
-void *xrealloc(void *p, size_t size);
-
-/* `size` bytes for a large buffer filled at once (a source file's text): like malloc
- * (free it with free), but from 2 MiB up its whole 2 MiB pieces are transparent huge
- * pages, so filling it takes a 512th of the page faults. NULL when memory runs out. */
-void *big_buffer_alloc(size_t size);
 
 /* A NUL-terminated copy of `len` bytes of `text`. */
 char *arena_strndup(Arena *arena, const char *text, size_t len);

@@ -1,0 +1,64 @@
+/* Unit tests of interned names (compiler/intern.c). */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arena.h"
+#include "intern.h"
+
+START_TEST(intern_identity)
+{
+    Arena a;
+    Interner in;
+    arena_init(&a);
+    interner_init(&in, &a);
+    const Name *x = intern_cstr(&in, "attempts");
+    const Name *y = intern(&in, "attempts_", 8);
+    ck_assert_ptr_eq(x, y);
+    ck_assert_uint_eq(x->len, 8);
+    ck_assert_str_eq(x->text, "attempts");
+    ck_assert_ptr_ne(intern_cstr(&in, "attempt"), x);
+    ck_assert_ptr_eq(intern_lookup(&in, "attempts", 8), x);
+    ck_assert_ptr_null(intern_lookup(&in, "backoff", 7));
+    /* names with NUL bytes are distinct from their prefix */
+    ck_assert_ptr_ne(intern(&in, "a\0b", 3), intern(&in, "a", 1));
+    interner_free(&in);
+    arena_free(&a);
+}
+END_TEST
+
+START_TEST(intern_grows)
+{
+    Arena a;
+    Interner in;
+    arena_init(&a);
+    interner_init(&in, &a);
+    const Name *first[20000];
+    char buf[32];
+    for (int i = 0; i < 20000; i++) {
+        int n = snprintf(buf, sizeof buf, "step_%d", i);
+        first[i] = intern(&in, buf, (size_t)n);
+    }
+    for (int i = 0; i < 20000; i++) {
+        int n = snprintf(buf, sizeof buf, "step_%d", i);
+        ck_assert_ptr_eq(intern(&in, buf, (size_t)n), first[i]);
+    }
+    ck_assert_uint_eq(in.count, 20000);
+    interner_free(&in);
+    arena_free(&a);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("intern");
+    TCase *tc = tcase_create("intern");
+    tcase_add_test(tc, intern_identity);
+    tcase_add_test(tc, intern_grows);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}

@@ -5,11 +5,8 @@
  * the code verifier. A module that loads is disassembled to /dev/null, serialized again,
  * and the result must load too. Any crash, sanitizer report, leak or abort is a bug.
  *
- * Build (tools/fuzz/build.sh does this), from the repository root:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
- *     -Ibytecode tools/fuzz/fuzz_loader.c bytecode/orbc_*.c -o fuzz_loader
- * Run with the golden outputs as seed corpus:
- *   ./fuzz_loader -max_len=65536 -timeout=10 CORPUS_DIR
+ * Built by meson with -Dfuzz=true (tools/fuzz/build.sh); run with tools/fuzz/run.sh,
+ * which seeds the corpus with the .orbc files of the golden programs.
  */
 #include <stdint.h>
 #include <stdio.h>

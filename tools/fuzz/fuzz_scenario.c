@@ -3,15 +3,7 @@
  * discarded stream). The module is built once with liborbc's builder: a worker with
  * contracts, the built-in HTTP task, a signal, a child workflow, a `for`, a compensation.
  *
- * Build and run from the repository root:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ibytecode -Iruntime \
- *     tools/fuzz/fuzz_scenario.c runtime/value.c runtime/vm.c \
- *     runtime/contract.c runtime/scenario.c runtime/history.c \
- *     runtime/timers.c runtime/task.c runtime/engine.c \
- *     bytecode/orbc_*.c -ljansson -lm -o /tmp/fuzz_scenario
- *   mkdir -p /tmp/scenario-corpus
- *   find golden/run -name '*.scenario.json' -exec cp -t /tmp/scenario-corpus {} +
- *   /tmp/fuzz_scenario -max_total_time=60 /tmp/scenario-corpus */
+ * Built by meson with -Dfuzz=true (tools/fuzz/build.sh); run with tools/fuzz/run.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +130,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         engine_run(&module, &scenario, input, &history, &options, &arena);
         history_free(&history);
     }
-    arena_release(&arena);
+    arena_free(&arena);
     return 0;
 }

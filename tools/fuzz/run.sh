@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every fuzz target built by build.sh, and reports what each found.
+# Runs every fuzz target built by build.sh (in build-fuzz/, or $FUZZ_BUILD), and reports
+# what each found.
 #
 #   tools/fuzz/run.sh MINUTES [TARGET...] fuzz each target (all by default) for MINUTES,
 #                                        one after another
@@ -22,6 +23,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 out="$here/out"
+bin="${FUZZ_BUILD:-$root/build-fuzz}/tools/fuzz"
 orbitc="${ORBITC:-$root/build/compiler/orbitc}"
 
 minimize() {  # minimize TARGET FILE [NAME]   (TARGET: check, build, loader or fuzz_...)
@@ -33,7 +35,7 @@ minimize() {  # minimize TARGET FILE [NAME]   (TARGET: check, build, loader or f
     mkdir -p "$dest"
     local min="$out/minimized-$(basename "$file")"
     rm -f "$min"
-    "$out/fuzz_$target" -minimize_crash=1 -runs=20000 -timeout=10 \
+    "$bin/fuzz_$target" -minimize_crash=1 -runs=20000 -timeout=10 \
         -exact_artifact_path="$min" "$file" >"$out/minimize.log" 2>&1 || true
     [ -s "$min" ] || cp "$file" "$min"   # not reproducible as a crash: keep it whole
     cp "$min" "$dest/$name.$ext"
@@ -80,7 +82,7 @@ fuzz() {  # fuzz TARGET SECONDS
     local dict=()
     case $target in fuzz_check|fuzz_build) dict=(-dict="$here/orbit.dict") ;; esac
     # Fork mode keeps fuzzing after a crash, timeout or OOM, so one bug does not end the run.
-    "$out/$target" "$corpus" "${dict[@]}" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
+    "$bin/$target" "$corpus" "${dict[@]}" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
         -ignore_ooms=1 -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
         -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 \
         >"$log" 2>&1 || true
@@ -115,12 +117,12 @@ smoke() {  # smoke SECONDS
     local seconds=$1 failed=0 target tmp
     tmp=$(mktemp -d)
     for target in "${all_targets[@]}"; do
-        [ -x "$out/$target" ] || { echo "smoke: $target is not built" >&2; failed=1; continue; }
+        [ -x "$bin/$target" ] || { echo "smoke: $target is not built" >&2; failed=1; continue; }
         mkdir -p "$tmp/$target/corpus" "$tmp/$target/artifacts"
         seed_corpus "$target" "$tmp/$target/corpus"
         local dict=()
         case $target in fuzz_check|fuzz_build) dict=(-dict="$here/orbit.dict") ;; esac
-        if "$out/$target" "$tmp/$target/corpus" "${dict[@]}" -max_len=65536 -timeout=10 \
+        if "$bin/$target" "$tmp/$target/corpus" "${dict[@]}" -max_len=65536 -timeout=10 \
                -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
                -artifact_prefix="$tmp/$target/artifacts/" >"$tmp/$target.log" 2>&1; then
             echo "smoke: $target: $(grep -E '^stat::number_of_executed_units' "$tmp/$target.log" | awk '{print $2}') executions, no crash"
@@ -140,11 +142,11 @@ smoke() {  # smoke SECONDS
 merge() {
     local target
     for target in "${all_targets[@]}"; do
-        [ -x "$out/$target" ] && [ -d "$out/corpus/$target" ] || continue
+        [ -x "$bin/$target" ] && [ -d "$out/corpus/$target" ] || continue
         local dest="$here/corpus/$target" fresh="$out/merged-$target"
         rm -rf "$fresh"
         mkdir -p "$fresh" "$dest"
-        "$out/$target" -merge=1 -max_len=65536 -timeout=10 -rss_limit_mb=2048 "$fresh" \
+        "$bin/$target" -merge=1 -max_len=65536 -timeout=10 -rss_limit_mb=2048 "$fresh" \
             "$dest" "$out/corpus/$target" >"$out/$target.merge.log" 2>&1
         rm -rf "$dest"
         mv "$fresh" "$dest"
@@ -171,8 +173,8 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 found=0
 for target in "${targets[@]}"; do
-    [ -x "$out/$target" ] || continue
+    [ -x "$bin/$target" ] || continue
     found=1
     fuzz "$target" $((minutes * 60))
 done
-[ $found = 1 ] || { echo "no fuzz targets in $out: run tools/fuzz/build.sh first" >&2; exit 2; }
+[ $found = 1 ] || { echo "no fuzz targets in $bin: run tools/fuzz/build.sh first" >&2; exit 2; }

@@ -213,53 +213,66 @@ typedef struct OrbcModule {
 
 /* ---- the expression machine ---- */
 
-/* Opcodes: one byte, then fixed little-endian operands (docs/bytecode.md, "Instructions"). */
+/* Opcodes: one byte, then fixed little-endian operands (docs/bytecode.md, "Instructions");
+ * every fact about them is in ops.def. */
 typedef enum OrbcOp {
-    ORBC_OP_CONST = 0x01,         /* u32 const          -- v */
-    ORBC_OP_INPUT = 0x02,         /*                    -- input */
-    ORBC_OP_STEP = 0x03,          /* u32 step           -- result */
-    ORBC_OP_ITEM = 0x04,          /*                    -- the for variable */
-    ORBC_OP_FIELD = 0x05,         /* u32 string   record -- value (missing: error) */
-    ORBC_OP_FIELD_OPT = 0x06,     /* u32 string   record -- value (missing: null) */
-    ORBC_OP_INDEX = 0x07,         /*             x i     -- x[i] */
-    ORBC_OP_LIST = 0x08,          /* u32 n      v1..vn  -- list */
-    ORBC_OP_RECORD = 0x09,        /* u32 n, n x u32 string   v1..vn -- record */
-    ORBC_OP_CALL = 0x0A,          /* u8 func, u8 argc  a1..an -- result */
-    ORBC_OP_NOT = 0x10,           /*  a -- !a */
-    ORBC_OP_NEG = 0x11,           /*  a -- -a */
-    ORBC_OP_ADD = 0x12,           /* a b -- a+b (numbers, strings, durations) */
-    ORBC_OP_SUB = 0x13,
-    ORBC_OP_MUL = 0x14,
-    ORBC_OP_DIV = 0x15,
-    ORBC_OP_MOD = 0x16,
-    ORBC_OP_EQ = 0x17,
-    ORBC_OP_NE = 0x18,
-    ORBC_OP_LT = 0x19,
-    ORBC_OP_LE = 0x1A,
-    ORBC_OP_GT = 0x1B,
-    ORBC_OP_GE = 0x1C,
-    ORBC_OP_JUMP = 0x20,          /* u32 target */
-    ORBC_OP_JUMP_IF_FALSE = 0x21, /* u32 target: false: jump, keep; true: pop (&&) */
-    ORBC_OP_JUMP_IF_TRUE = 0x22,  /* u32 target: true: jump, keep; false: pop (||) */
-    ORBC_OP_JUMP_IF_NOT_NULL = 0x23, /* u32 target: not null: jump, keep; null: pop (??) */
-    ORBC_OP_RETURN = 0x30,        /* v -- (ends the block; exactly one, the last byte) */
+#define ORBC_OP(name, code, mnemonic, operands, pops, pushes, flow, symbol) \
+    ORBC_OP_##name = code,
+#include "ops.def"
 } OrbcOp;
 
-/* Built-in functions called by ORBC_OP_CALL. */
+/* Built-in functions called by ORBC_OP_CALL (ops.def). */
 typedef enum OrbcFunc {
-    ORBC_FN_LEN = 0,              /* len(string|list|record) -> int */
-    ORBC_FN_STR = 1,              /* str(any) -> string */
-    ORBC_FN_LOWER = 2,            /* lower(string) -> string */
-    ORBC_FN_UPPER = 3,            /* upper(string) -> string */
-    ORBC_FN_CONTAINS = 4,         /* contains(string|list|record, any) -> bool */
-    ORBC_FN_COUNT = 5,
+#define ORBC_FUNC(name, index, text, arity) ORBC_FN_##name = index,
+#include "ops.def"
+    ORBC_FN_COUNT
 } OrbcFunc;
 
+/* What follows an opcode byte. */
+typedef enum OrbcOperands {
+    ORBC_OPERANDS_NONE,
+    ORBC_OPERANDS_CONST,     /* u32 constant index */
+    ORBC_OPERANDS_STEP,      /* u32 step index */
+    ORBC_OPERANDS_STRING,    /* u32 string index (a field name) */
+    ORBC_OPERANDS_COUNT,     /* u32 n: the number of values popped */
+    ORBC_OPERANDS_NAMES,     /* u32 n, then n u32 string indices: n values popped, their names */
+    ORBC_OPERANDS_CALL,      /* u8 function (OrbcFunc), u8 argc: argc values popped */
+    ORBC_OPERANDS_TARGET,    /* u32 jump target: a byte offset in the block, forward */
+} OrbcOperands;
+
+/* Where execution continues after an instruction. */
+typedef enum OrbcFlow {
+    ORBC_FLOW_NEXT,          /* at the next instruction */
+    ORBC_FLOW_JUMP,          /* at the target */
+    ORBC_FLOW_BRANCH,        /* at the target, the value on top kept; or, that value
+                                popped, at the next instruction */
+    ORBC_FLOW_RETURN,        /* nowhere: the value on top is the block's result */
+} OrbcFlow;
+
+/* `pops` of an instruction that pops as many values as its count operand says. */
+#define ORBC_POPS_COUNT 0xFF
+
+/* One row of ops.def. */
+typedef struct OrbcOpInfo {
+    const char *name;        /* mnemonic: "const", "jump_if_false", ... */
+    uint8_t operands;        /* OrbcOperands */
+    uint8_t pops;            /* values popped (a BRANCH: when it falls through), or
+                                ORBC_POPS_COUNT */
+    uint8_t pushes;
+    uint8_t flow;            /* OrbcFlow */
+    const char *symbol;      /* the operator it evaluates, for messages ("+", "&&"), or "" */
+} OrbcOpInfo;
+
+/* The row of an opcode; NULL for an unknown opcode. */
+const OrbcOpInfo *orbc_op_info(uint8_t op);
 /* "const", "jump_if_false", ...; NULL for an unknown opcode. */
 const char *orbc_op_name(uint8_t op);
 /* Size of the instruction that starts at code[0] (opcode + operands), or 0 when the opcode
- * is unknown or its operands do not fit in `avail` bytes. */
+ * is unknown, its operands do not fit in `avail` bytes, or a `record` names more than
+ * ORBC_MAX_COUNT fields. */
 uint32_t orbc_instr_size(const uint8_t *code, uint32_t avail);
+/* Values the instruction at code[0] (complete: see orbc_instr_size) pops. */
+uint32_t orbc_instr_pops(const uint8_t *code);
 /* "len", "str", ...; NULL for an unknown index. */
 const char *orbc_func_name(uint32_t func);
 /* Number of arguments of a built-in function; -1 for an unknown index. */

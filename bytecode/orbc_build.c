@@ -470,35 +470,21 @@ void orbc_code_begin(OrbcBuilder *b, uint32_t file)
     b->sp = b->max_sp = 0;
 }
 
-/* The stack effect of one instruction (the verifier's rules, orbc_verify.c): a conditional
- * jump pops its value on the fallthrough path. */
+/* The stack effect of one instruction (ops.def; `operand` is the count of a list, record
+ * or call). Emission order is the fallthrough path, where a conditional jump pops its
+ * value. */
 static void track_stack(OrbcBuilder *b, OrbcOp op, uint32_t operand)
 {
-    uint32_t pops = 0, pushes = 1;
-    switch (op) {
-    case ORBC_OP_CONST: case ORBC_OP_INPUT: case ORBC_OP_STEP: case ORBC_OP_ITEM:
-        break;
-    case ORBC_OP_FIELD: case ORBC_OP_FIELD_OPT: case ORBC_OP_NOT: case ORBC_OP_NEG:
-        pops = 1;
-        break;
-    case ORBC_OP_LIST: case ORBC_OP_RECORD: case ORBC_OP_CALL:
+    const OrbcOpInfo *info = orbc_op_info((uint8_t)op);
+    if (!info)
+        return;
+    uint32_t pops = info->pops;
+    if (pops == ORBC_POPS_COUNT) {
         pops = operand;
         if (operand > ORBC_MAX_COUNT)
             over_limit(b, "a list, record or call of more than 65535 values");
-        break;
-    case ORBC_OP_JUMP:
-        pushes = 0;
-        break;
-    case ORBC_OP_JUMP_IF_FALSE: case ORBC_OP_JUMP_IF_TRUE: case ORBC_OP_JUMP_IF_NOT_NULL:
-    case ORBC_OP_RETURN:
-        pops = 1;
-        pushes = 0;
-        break;
-    default:   /* INDEX and the binary operators */
-        pops = 2;
-        break;
     }
-    b->sp = (b->sp > pops ? b->sp - pops : 0) + pushes;
+    b->sp = (b->sp > pops ? b->sp - pops : 0) + info->pushes;
     if (b->sp > b->max_sp)
         b->max_sp = b->sp;
     if (b->max_sp > ORBC_MAX_STACK)

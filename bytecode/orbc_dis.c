@@ -221,39 +221,36 @@ static void print_tables(FILE *out, const OrbcModule *m)
 
 static void print_operands(FILE *out, const OrbcModule *m, const uint8_t *code)
 {
-    switch (code[0]) {
-    case ORBC_OP_CONST: {
-        uint32_t k = orbc_u32(code + 1);
-        fprintf(out, " k%u (%s ", k, const_kind_name(m->consts[k].kind));
-        print_const(out, m, &m->consts[k]);
+    uint32_t arg;
+    switch ((OrbcOperands)orbc_op_info(code[0])->operands) {
+    case ORBC_OPERANDS_NONE:
+        return;
+    case ORBC_OPERANDS_CONST:
+        arg = orbc_u32(code + 1);
+        fprintf(out, " k%u (%s ", arg, const_kind_name(m->consts[arg].kind));
+        print_const(out, m, &m->consts[arg]);
         fputc(')', out);
         return;
-    }
-    case ORBC_OP_STEP:
-    case ORBC_OP_LIST:
+    case ORBC_OPERANDS_STEP:
+    case ORBC_OPERANDS_COUNT:
         fprintf(out, " %u", orbc_u32(code + 1));
         return;
-    case ORBC_OP_FIELD:
-    case ORBC_OP_FIELD_OPT:
+    case ORBC_OPERANDS_STRING:
         fputc(' ', out);
         print_str(out, m, orbc_u32(code + 1));
         return;
-    case ORBC_OP_RECORD: {
-        uint32_t n = orbc_u32(code + 1);
-        fprintf(out, " %u", n);
-        for (uint32_t i = 0; i < n; i++) {
+    case ORBC_OPERANDS_NAMES:
+        arg = orbc_u32(code + 1);
+        fprintf(out, " %u", arg);
+        for (uint32_t i = 0; i < arg; i++) {
             fputc(' ', out);
             print_str(out, m, orbc_u32(code + 5 + 4 * i));
         }
         return;
-    }
-    case ORBC_OP_CALL:
+    case ORBC_OPERANDS_CALL:
         fprintf(out, " %s/%u", orbc_func_name(code[1]), code[2]);
         return;
-    case ORBC_OP_JUMP:
-    case ORBC_OP_JUMP_IF_FALSE:
-    case ORBC_OP_JUMP_IF_TRUE:
-    case ORBC_OP_JUMP_IF_NOT_NULL:
+    case ORBC_OPERANDS_TARGET:
         fprintf(out, " %04x", orbc_u32(code + 1));
         return;
     }

@@ -1,74 +1,52 @@
-/* Facts about instructions and built-in functions shared by the writer, the verifier and
- * the disassembler, plus the CRC-32C checksum of the file format. */
+/* The tables of ops.def as functions (every instruction and built-in function, for the
+ * writer, the verifier, the disassembler and any runtime), plus the CRC-32C checksum of
+ * the file format. */
 #include <stdbool.h>
 
 #include "orbc.h"
 
-typedef struct OpInfo {
-    const char *name;
-    uint32_t operand_size;   /* fixed operand bytes after the opcode (RECORD: more) */
-} OpInfo;
+/* POPS in ops.def: a number, or COUNT (ORBC_POPS_COUNT). */
+enum { ORBC_POPS_0 = 0, ORBC_POPS_1 = 1, ORBC_POPS_2 = 2 };
 
-static const OpInfo *op_info(uint8_t op)
+static const OrbcOpInfo ops[256] = {
+#define ORBC_OP(name, code, mnemonic, operands, pops, pushes, flow, symbol)                 \
+    [code] = { mnemonic, ORBC_OPERANDS_##operands, ORBC_POPS_##pops, pushes,                \
+               ORBC_FLOW_##flow, symbol },
+#include "ops.def"
+};
+
+const OrbcOpInfo *orbc_op_info(uint8_t op)
 {
-    static const OpInfo consts = { "const", 4 }, input = { "input", 0 },
-        step = { "step", 4 }, item = { "item", 0 }, field = { "field", 4 },
-        field_opt = { "field_opt", 4 }, index = { "index", 0 }, list = { "list", 4 },
-        record = { "record", 4 }, call = { "call", 2 }, not_ = { "not", 0 },
-        neg = { "neg", 0 }, add = { "add", 0 }, sub = { "sub", 0 }, mul = { "mul", 0 },
-        div = { "div", 0 }, mod = { "mod", 0 }, eq = { "eq", 0 }, ne = { "ne", 0 },
-        lt = { "lt", 0 }, le = { "le", 0 }, gt = { "gt", 0 }, ge = { "ge", 0 },
-        jump = { "jump", 4 }, jump_if_false = { "jump_if_false", 4 },
-        jump_if_true = { "jump_if_true", 4 }, jump_if_not_null = { "jump_if_not_null", 4 },
-        ret = { "return", 0 };
-    switch ((OrbcOp)op) {
-    case ORBC_OP_CONST: return &consts;
-    case ORBC_OP_INPUT: return &input;
-    case ORBC_OP_STEP: return &step;
-    case ORBC_OP_ITEM: return &item;
-    case ORBC_OP_FIELD: return &field;
-    case ORBC_OP_FIELD_OPT: return &field_opt;
-    case ORBC_OP_INDEX: return &index;
-    case ORBC_OP_LIST: return &list;
-    case ORBC_OP_RECORD: return &record;
-    case ORBC_OP_CALL: return &call;
-    case ORBC_OP_NOT: return &not_;
-    case ORBC_OP_NEG: return &neg;
-    case ORBC_OP_ADD: return &add;
-    case ORBC_OP_SUB: return &sub;
-    case ORBC_OP_MUL: return &mul;
-    case ORBC_OP_DIV: return &div;
-    case ORBC_OP_MOD: return &mod;
-    case ORBC_OP_EQ: return &eq;
-    case ORBC_OP_NE: return &ne;
-    case ORBC_OP_LT: return &lt;
-    case ORBC_OP_LE: return &le;
-    case ORBC_OP_GT: return &gt;
-    case ORBC_OP_GE: return &ge;
-    case ORBC_OP_JUMP: return &jump;
-    case ORBC_OP_JUMP_IF_FALSE: return &jump_if_false;
-    case ORBC_OP_JUMP_IF_TRUE: return &jump_if_true;
-    case ORBC_OP_JUMP_IF_NOT_NULL: return &jump_if_not_null;
-    case ORBC_OP_RETURN: return &ret;
-    }
-    return NULL;
+    return ops[op].name ? &ops[op] : NULL;
 }
 
 const char *orbc_op_name(uint8_t op)
 {
-    const OpInfo *info = op_info(op);
-    return info ? info->name : NULL;
+    return ops[op].name;
+}
+
+/* Operand bytes after the opcode (NAMES: before the names). */
+static uint32_t operand_size(uint8_t operands)
+{
+    switch ((OrbcOperands)operands) {
+    case ORBC_OPERANDS_NONE: return 0;
+    case ORBC_OPERANDS_CALL: return 2;
+    case ORBC_OPERANDS_CONST: case ORBC_OPERANDS_STEP: case ORBC_OPERANDS_STRING:
+    case ORBC_OPERANDS_COUNT: case ORBC_OPERANDS_NAMES: case ORBC_OPERANDS_TARGET:
+        return 4;
+    }
+    return 0;
 }
 
 uint32_t orbc_instr_size(const uint8_t *code, uint32_t avail)
 {
     if (avail == 0)
         return 0;
-    const OpInfo *info = op_info(code[0]);
-    if (!info || avail - 1 < info->operand_size)
+    const OrbcOpInfo *info = orbc_op_info(code[0]);
+    if (!info || avail - 1 < operand_size(info->operands))
         return 0;
-    uint32_t size = 1 + info->operand_size;
-    if (code[0] == ORBC_OP_RECORD) {
+    uint32_t size = 1 + operand_size(info->operands);
+    if (info->operands == ORBC_OPERANDS_NAMES) {
         uint64_t count = orbc_u32(code + 1);
         uint64_t total = (uint64_t)size + count * 4;
         if (count > ORBC_MAX_COUNT || total > avail)
@@ -78,15 +56,22 @@ uint32_t orbc_instr_size(const uint8_t *code, uint32_t avail)
     return size;
 }
 
+uint32_t orbc_instr_pops(const uint8_t *code)
+{
+    const OrbcOpInfo *info = orbc_op_info(code[0]);
+    if (!info)
+        return 0;
+    if (info->pops != ORBC_POPS_COUNT)
+        return info->pops;
+    return info->operands == ORBC_OPERANDS_CALL ? code[2] : orbc_u32(code + 1);
+}
+
 static const struct {
     const char *name;
     int arity;
 } funcs[ORBC_FN_COUNT] = {
-    [ORBC_FN_LEN] = { "len", 1 },
-    [ORBC_FN_STR] = { "str", 1 },
-    [ORBC_FN_LOWER] = { "lower", 1 },
-    [ORBC_FN_UPPER] = { "upper", 1 },
-    [ORBC_FN_CONTAINS] = { "contains", 2 },
+#define ORBC_FUNC(name, index, text, arity) [index] = { text, arity },
+#include "ops.def"
 };
 
 const char *orbc_func_name(uint32_t func)

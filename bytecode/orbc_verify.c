@@ -51,119 +51,93 @@ static bool set_target(CodeCheck *k, uint32_t at, uint32_t size, uint32_t target
     return true;
 }
 
-/* Checks the operands of the instruction at `o`; sets how many values it pops and
- * pushes. Jumps are handled by the caller. */
-static bool check_operands(CodeCheck *k, uint32_t o, uint32_t *pops, uint32_t *pushes)
+/* The names of a `record` of `count` fields at `o`: valid strings, pairwise distinct. */
+static bool check_record_names(CodeCheck *k, uint32_t o, uint32_t count)
 {
     const OrbcModule *m = k->r->module;
     const uint8_t *code = k->c->code + o;
-    uint32_t arg = 0;
-    *pops = 0;
-    *pushes = 1;
-    switch ((OrbcOp)code[0]) {
-    case ORBC_OP_CONST:
-        arg = orbc_u32(code + 1);
+    uint32_t *names = malloc((count ? count : 1) * sizeof *names);
+    if (!names)
+        return fail_at(k, o, "out of memory checking a record of %u fields", count);
+    for (uint32_t i = 0; i < count; i++) {
+        names[i] = orbc_u32(code + 5 + 4 * i);
+        if (names[i] >= m->string_count) {
+            free(names);
+            return fail_at(k, o, "string index %u out of range (%u strings)",
+                           orbc_u32(code + 5 + 4 * i), m->string_count);
+        }
+    }
+    uint32_t dup = 0;
+    bool distinct = strings_distinct(k->r, names, count, &dup);
+    free(names);
+    if (!distinct)
+        return fail_at(k, o, "record field %u repeats an earlier name", dup);
+    return true;
+}
+
+/* Checks the operands of the instruction at `o` by their kind (ops.def). Jump targets
+ * are checked by check_flow. */
+static bool check_operands(CodeCheck *k, uint32_t o, const OrbcOpInfo *info)
+{
+    const OrbcModule *m = k->r->module;
+    const uint8_t *code = k->c->code + o;
+    uint32_t arg = info->operands == ORBC_OPERANDS_NONE || info->operands == ORBC_OPERANDS_CALL
+        ? 0 : orbc_u32(code + 1);
+    int arity;
+    switch ((OrbcOperands)info->operands) {
+    case ORBC_OPERANDS_NONE:
+    case ORBC_OPERANDS_TARGET:
+        return true;
+    case ORBC_OPERANDS_CONST:
         if (arg >= m->const_count)
             return fail_at(k, o, "constant index %u out of range (%u constants)", arg,
                            m->const_count);
         return true;
-    case ORBC_OP_INPUT:
-        return true;
-    case ORBC_OP_STEP:
-        arg = orbc_u32(code + 1);
+    case ORBC_OPERANDS_STEP:
         if (arg >= ORBC_MAX_LARGE)
             return fail_at(k, o, "step index %u out of range (limit %u)", arg, ORBC_MAX_LARGE);
         if (k->c->max_step == ORBC_NONE || arg > k->c->max_step)
             k->c->max_step = arg;
         return true;
-    case ORBC_OP_ITEM:
-        k->c->uses_item = true;
-        return true;
-    case ORBC_OP_FIELD:
-    case ORBC_OP_FIELD_OPT:
-        arg = orbc_u32(code + 1);
+    case ORBC_OPERANDS_STRING:
         if (arg >= m->string_count)
             return fail_at(k, o, "string index %u out of range (%u strings)", arg,
                            m->string_count);
-        *pops = 1;
         return true;
-    case ORBC_OP_INDEX:
-        *pops = 2;
-        return true;
-    case ORBC_OP_LIST:
-        arg = orbc_u32(code + 1);
+    case ORBC_OPERANDS_COUNT:
         if (arg > ORBC_MAX_COUNT)
-            return fail_at(k, o, "list of %u elements (limit %u)", arg, ORBC_MAX_COUNT);
-        *pops = arg;
+            return fail_at(k, o, "%s of %u elements (limit %u)", info->name, arg,
+                           ORBC_MAX_COUNT);
         return true;
-    case ORBC_OP_RECORD: {
-        arg = orbc_u32(code + 1);   /* <= ORBC_MAX_COUNT: orbc_instr_size checked it */
-        uint32_t *names = malloc((arg ? arg : 1) * sizeof *names);
-        if (!names)
-            return fail_at(k, o, "out of memory checking a record of %u fields", arg);
-        for (uint32_t i = 0; i < arg; i++) {
-            names[i] = orbc_u32(code + 5 + 4 * i);
-            if (names[i] >= m->string_count) {
-                free(names);
-                return fail_at(k, o, "string index %u out of range (%u strings)",
-                               orbc_u32(code + 5 + 4 * i), m->string_count);
-            }
-        }
-        uint32_t dup = 0;
-        bool distinct = strings_distinct(k->r, names, arg, &dup);
-        free(names);
-        if (!distinct)
-            return fail_at(k, o, "record field %u repeats an earlier name", dup);
-        *pops = arg;
-        return true;
-    }
-    case ORBC_OP_CALL: {
-        int arity = orbc_func_arity(code[1]);
+    case ORBC_OPERANDS_NAMES:   /* count <= ORBC_MAX_COUNT: orbc_instr_size checked it */
+        return check_record_names(k, o, arg);
+    case ORBC_OPERANDS_CALL:
+        arity = orbc_func_arity(code[1]);
         if (arity < 0)
             return fail_at(k, o, "unknown function %u", code[1]);
         if ((uint32_t)arity != code[2])
             return fail_at(k, o, "function called with %u arguments, expects %u", code[2],
                            (uint32_t)arity);
-        *pops = code[2];
-        return true;
-    }
-    case ORBC_OP_NOT:
-    case ORBC_OP_NEG:
-        *pops = 1;
-        return true;
-    case ORBC_OP_ADD: case ORBC_OP_SUB: case ORBC_OP_MUL: case ORBC_OP_DIV:
-    case ORBC_OP_MOD: case ORBC_OP_EQ: case ORBC_OP_NE: case ORBC_OP_LT:
-    case ORBC_OP_LE: case ORBC_OP_GT: case ORBC_OP_GE:
-        *pops = 2;
-        return true;
-    case ORBC_OP_JUMP: case ORBC_OP_JUMP_IF_FALSE: case ORBC_OP_JUMP_IF_TRUE:
-    case ORBC_OP_JUMP_IF_NOT_NULL: case ORBC_OP_RETURN:
-        *pushes = 0;
         return true;
     }
     return fail_at(k, o, "unknown opcode 0x%02x", code[0]);
 }
 
-/* Applies the control flow of jumps and return after the stack effect. */
-static bool check_flow(CodeCheck *k, uint32_t o, uint32_t size)
+/* Where execution goes after the instruction at `o`: `before` is the stack depth before
+ * it (which a conditional jump's target sees), k->sp the depth after it. */
+static bool check_flow(CodeCheck *k, uint32_t o, uint32_t size, const OrbcOpInfo *info,
+                       uint32_t before)
 {
     const uint8_t *code = k->c->code + o;
-    switch (code[0]) {
-    case ORBC_OP_JUMP:
+    switch ((OrbcFlow)info->flow) {
+    case ORBC_FLOW_NEXT:
+        return true;
+    case ORBC_FLOW_JUMP:
         k->reachable = false;
         return set_target(k, o, size, orbc_u32(code + 1), k->sp);
-    case ORBC_OP_JUMP_IF_FALSE:
-    case ORBC_OP_JUMP_IF_TRUE:
-    case ORBC_OP_JUMP_IF_NOT_NULL:
-        if (k->sp < 1)
-            return fail_at(k, o, "stack underflow: conditional jump needs 1 value, stack has 0");
-        if (!set_target(k, o, size, orbc_u32(code + 1), k->sp))
-            return false;
-        k->sp--;
-        return true;
-    case ORBC_OP_RETURN:
-        if (k->sp != 1)
-            return fail_at(k, o, "stack depth %u at return, expected %u", k->sp, 1);
+    case ORBC_FLOW_BRANCH:
+        return set_target(k, o, size, orbc_u32(code + 1), before);
+    case ORBC_FLOW_RETURN:
         if (o + size != k->c->len)
             return fail_at(k, o, "code after return at %u", o + size);
         k->reachable = false;
@@ -174,6 +148,7 @@ static bool check_flow(CodeCheck *k, uint32_t o, uint32_t size)
 
 static bool check_instruction(CodeCheck *k, uint32_t o, uint32_t size)
 {
+    const OrbcOpInfo *info = orbc_op_info(k->c->code[o]);   /* known: it has a size */
     k->starts[o] = 1;
     if (k->depth[o] >= 0) {
         if (k->reachable && (uint32_t)k->depth[o] != k->sp)
@@ -187,18 +162,22 @@ static bool check_instruction(CodeCheck *k, uint32_t o, uint32_t size)
     for (uint32_t i = o + 1; i < o + size; i++)
         if (k->depth[i] >= 0)
             return fail_at(k, i, "jump into the middle of an instruction at %u", i);
-    uint32_t pops, pushes;
-    if (!check_operands(k, o, &pops, &pushes))
+    if (!check_operands(k, o, info))
         return false;
+    if (k->c->code[o] == ORBC_OP_ITEM)
+        k->c->uses_item = true;
+    uint32_t pops = orbc_instr_pops(k->c->code + o), before = k->sp;
+    if (info->flow == ORBC_FLOW_RETURN && k->sp != pops)
+        return fail_at(k, o, "stack depth %u at return, expected %u", k->sp, pops);
     if (k->sp < pops)
         return fail_at(k, o, "stack underflow: instruction pops %u values, stack has %u",
                        pops, k->sp);
-    k->sp = k->sp - pops + pushes;
+    k->sp = k->sp - pops + info->pushes;
     if (k->sp > ORBC_MAX_STACK)
         return fail_at(k, o, "stack depth %u exceeds the limit %u", k->sp, ORBC_MAX_STACK);
     if (k->sp > k->c->max_stack)
         k->c->max_stack = k->sp;
-    return check_flow(k, o, size);
+    return check_flow(k, o, size, info, before);
 }
 
 /* Why orbc_instr_size found no instruction at `o`. */

@@ -653,11 +653,10 @@ static uint32_t const_index(Lowerer *l, const ConstVal *v)
 
 static OrbcFunc function_of(Lowerer *l, const Expr *call)
 {
-    static const char *names[ORBC_FN_COUNT] = { "len", "str", "lower", "upper", "contains" };
     if (call->ref == REF_FUNCTION && call->left->ref_index < l->p->function_count) {
         const Name *name = l->p->functions[call->left->ref_index].name;
-        for (int f = 0; f < ORBC_FN_COUNT; f++)
-            if (strcmp(name->text, names[f]) == 0)
+        for (uint32_t f = 0; f < ORBC_FN_COUNT; f++)
+            if (strcmp(name->text, orbc_func_name(f)) == 0)
                 return (OrbcFunc)f;
     }
     lower_error(l, "call of an unknown function");

@@ -151,25 +151,10 @@ static double as_double(Value v)
     return v.kind == V_INT ? (double)v.i : v.n;
 }
 
-static const char *op_symbol(uint8_t op)
-{
-    switch (op) {
-    case ORBC_OP_ADD: return "+";
-    case ORBC_OP_SUB: return "-";
-    case ORBC_OP_MUL: return "*";
-    case ORBC_OP_DIV: return "/";
-    case ORBC_OP_MOD: return "%";
-    case ORBC_OP_LT: return "<";
-    case ORBC_OP_LE: return "<=";
-    case ORBC_OP_GT: return ">";
-    default: return ">=";
-    }
-}
-
 static bool bad_operands(Frame *f, uint8_t op, Value a, Value b)
 {
-    return fail(f, "cannot apply `%s` to %s and %s", op_symbol(op), value_kind_name(a),
-                value_kind_name(b));
+    return fail(f, "cannot apply `%s` to %s and %s", orbc_op_info(op)->symbol,
+                value_kind_name(a), value_kind_name(b));
 }
 
 static bool overflow(Frame *f)
@@ -459,8 +444,7 @@ static bool fn_contains(Frame *f, Value a, Value b)
 
 static bool call(Frame *f, uint8_t func, uint8_t argc)
 {
-    static const uint8_t arity[ORBC_FN_COUNT] = {1, 1, 1, 1, 2};
-    if (func >= ORBC_FN_COUNT || arity[func] != argc)
+    if (orbc_func_arity(func) != argc)
         return fail(f, "bad call of function %u with %u arguments", func, argc);
     if (!need(f, argc))
         return false;
@@ -477,30 +461,6 @@ static bool call(Frame *f, uint8_t func, uint8_t argc)
 
 /* ---- the loop ---- */
 
-/* Operand bytes after the opcode, or -1 for an unknown opcode. */
-static int64_t operand_size(const uint8_t *code, uint32_t avail)
-{
-    switch (code[0]) {
-    case ORBC_OP_CONST: case ORBC_OP_STEP: case ORBC_OP_FIELD: case ORBC_OP_FIELD_OPT:
-    case ORBC_OP_LIST: case ORBC_OP_JUMP: case ORBC_OP_JUMP_IF_FALSE:
-    case ORBC_OP_JUMP_IF_TRUE: case ORBC_OP_JUMP_IF_NOT_NULL:
-        return 4;
-    case ORBC_OP_CALL:
-        return 2;
-    case ORBC_OP_RECORD:
-        if (avail < 5)
-            return -1;
-        return 4 + 4 * (int64_t)orbc_u32(code + 1);
-    case ORBC_OP_INPUT: case ORBC_OP_ITEM: case ORBC_OP_INDEX: case ORBC_OP_RETURN:
-    case ORBC_OP_NOT: case ORBC_OP_NEG: case ORBC_OP_ADD: case ORBC_OP_SUB: case ORBC_OP_MUL:
-    case ORBC_OP_DIV: case ORBC_OP_MOD: case ORBC_OP_EQ: case ORBC_OP_NE: case ORBC_OP_LT:
-    case ORBC_OP_LE: case ORBC_OP_GT: case ORBC_OP_GE:
-        return 0;
-    default:
-        return -1;
-    }
-}
-
 /* The conditional jumps: returns 1 to jump, 0 to fall through (value popped), -1 on error. */
 static int branch(Frame *f, uint8_t op)
 {
@@ -512,8 +472,7 @@ static int branch(Frame *f, uint8_t op)
         taken = top.kind != V_NULL;
     } else {
         if (top.kind != V_BOOL) {
-            fail(f, "`%s` needs a bool, found %s", op == ORBC_OP_JUMP_IF_FALSE ? "&&" : "||",
-                 value_kind_name(top));
+            fail(f, "`%s` needs a bool, found %s", orbc_op_info(op)->symbol, value_kind_name(top));
             return -1;
         }
         taken = op == ORBC_OP_JUMP_IF_FALSE ? !top.b : top.b;
@@ -530,10 +489,10 @@ static bool step_value(Frame *f, uint32_t index)
     return push(f, f->scope->steps[index]);
 }
 
-static bool execute(Frame *f, const uint8_t *ins, int64_t extra, uint32_t *next, bool *done)
+static bool execute(Frame *f, const uint8_t *ins, uint32_t size, uint32_t *next, bool *done)
 {
     uint8_t op = ins[0];
-    uint32_t arg = extra >= 4 ? orbc_u32(ins + 1) : 0;
+    uint32_t arg = size >= 5 ? orbc_u32(ins + 1) : 0;
     switch (op) {
     case ORBC_OP_CONST:
         if (arg >= f->vm->module->const_count)
@@ -584,12 +543,12 @@ bool vm_eval(Vm *vm, uint32_t code_index, const EvalScope *scope, Value *out, ch
     }
     uint32_t len = f.code->len;
     while (f.pc < len) {
-        int64_t extra = operand_size(f.code->code + f.pc, len - f.pc);
-        if (extra < 0 || (uint64_t)extra + 1 > len - f.pc)
+        uint32_t size = orbc_instr_size(f.code->code + f.pc, len - f.pc);
+        if (size == 0)
             return fail(&f, "malformed instruction");
-        uint32_t next = f.pc + 1 + (uint32_t)extra;
+        uint32_t next = f.pc + size;
         bool done = false;
-        if (!execute(&f, f.code->code + f.pc, extra, &next, &done))
+        if (!execute(&f, f.code->code + f.pc, size, &next, &done))
             return false;
         if (done) {
             *out = pop(&f);

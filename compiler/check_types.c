@@ -395,9 +395,63 @@ static const Type *check_list(Checker *ck, Scope *scope, Expr *e)
     return type_list(&ck->types, elem);
 }
 
+/* The braces of an object literal hold fields, `name: value`. The parser reads any member
+ * there (blocks are generic), so the object's own rules are enforced here, before the
+ * lowering meets the literal. A member that is a field without its `:` (`{ a 1 }`,
+ * `{ retry { … } }`) is reported with the fix, then becomes the field it stands for, so
+ * that the literal is checked as intended and the mistake is reported once. */
+static void field_without_colon(Checker *ck, Member *m)
+{
+    const Name *name = member_name(ck, m);
+    Span key = member_key_span(m);
+    Diagnostic *d = diag_report(ck->diags, E0100, key,
+                                "expected `:` after field name `%s`", name->text);
+    diag_set_label(ck->diags, d, "missing `:`");
+    Span value = m->value ? m->value->span : m->body->span;
+    const char *value_text = source_text(ck, value);
+    diag_add_fix(ck->diags, d, span_make(key.end, key.end), ":", FIX_MACHINE_APPLICABLE,
+                 "write `%s: %s`", name->text, value_text ? value_text : "…");
+    if (!m->value) {
+        Expr *object = arena_alloc(ck->arena, sizeof *object);
+        object->kind = EXPR_OBJECT;
+        object->span = m->body->span;
+        object->block = m->body;
+        m->value = object;
+    }
+    m->kind = MEMBER_ATTR;
+    m->name = name;
+    m->name_start = key.start;
+    m->name_end = key.end;
+    m->colon_start = m->colon_end = key.end;
+    m->body = NULL;
+}
+
+static void not_a_field(Checker *ck, Member *m)
+{
+    const char *word = m->keyword != KW_NONE ? keyword_text(m->keyword) : m->key->text;
+    Diagnostic *d = diag_report(ck->diags, E0100, member_key_span(m),
+                                "expected a field `name: value`, found `%s`", word);
+    diag_set_label(ck->diags, d, "not a field");
+    diag_add_help(ck->diags, d, "the braces of an object literal hold only fields, such "
+                                "as `{ order_id: input.order_id }`");
+}
+
+static void read_object_fields(Checker *ck, Block *b)
+{
+    for (Member *m = b->first; m; m = m->next) {
+        if (m->kind != MEMBER_CLAUSE)
+            continue;
+        if (!m->name && (m->value || m->body))
+            field_without_colon(ck, m);
+        else
+            not_a_field(ck, m);
+    }
+}
+
 static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
 {
     Block *b = e->block;
+    read_object_fields(ck, b);
     Field *fields = arena_alloc_node(ck->arena, b->count * sizeof *fields);
     uint32_t count = 0;
     FieldIndex seen;
@@ -645,6 +699,7 @@ const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type 
     if (!e || e->kind != EXPR_OBJECT || !want || want->kind != TYPE_RECORD)
         return check_expr(ck, scope, e);
     NameMap index = record_index(ck, want);
+    read_object_fields(ck, e->block);
     for (Member *m = e->block->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;

@@ -5,44 +5,52 @@
 #include <string.h>
 #include <utf8proc.h>
 
-static bool is_continuation(unsigned char b)
+static bool is_continuation(unsigned char b, unsigned char lo, unsigned char hi)
 {
-    return (b & 0xC0) == 0x80;
+    return b >= lo && b <= hi;
 }
 
-uint32_t utf8_read(const unsigned char *p, int32_t *cp)
+uint32_t utf8_decode(const unsigned char *s, size_t len, int32_t *cp)
 {
-    unsigned char b = p[0];
+    unsigned char b = s[0];
+    *cp = -1;
     if (b < 0x80) {
         *cp = b;
         return 1;
     }
+    uint32_t need;
+    unsigned char lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
+    int32_t value;
     if (b >= 0xC2 && b <= 0xDF) {
-        if (!is_continuation(p[1]))
-            return 0;
-        *cp = ((b & 0x1F) << 6) | (p[1] & 0x3F);
-        return 2;
+        need = 2;
+        value = b & 0x1F;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        need = 3;
+        value = b & 0x0F;
+        if (b == 0xE0)
+            lo = 0xA0;          /* no overlong forms */
+        else if (b == 0xED)
+            hi = 0x9F;          /* no surrogates */
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        need = 4;
+        value = b & 0x07;
+        if (b == 0xF0)
+            lo = 0x90;          /* no overlong forms */
+        else if (b == 0xF4)
+            hi = 0x8F;          /* nothing above U+10FFFF */
+    } else {
+        return 1;
     }
-    if (b >= 0xE0 && b <= 0xEF) {
-        if (!is_continuation(p[1]) || !is_continuation(p[2]))
-            return 0;
-        int32_t c = ((b & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-        if (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))
-            return 0;
-        *cp = c;
-        return 3;
+    if (len < need || !is_continuation(s[1], lo, hi))
+        return 1;
+    value = (value << 6) | (s[1] & 0x3F);
+    for (uint32_t i = 2; i < need; i++) {
+        if (!is_continuation(s[i], 0x80, 0xBF))
+            return 1;
+        value = (value << 6) | (s[i] & 0x3F);
     }
-    if (b >= 0xF0 && b <= 0xF4) {
-        if (!is_continuation(p[1]) || !is_continuation(p[2]) || !is_continuation(p[3]))
-            return 0;
-        int32_t c = ((b & 0x07) << 18) | ((p[1] & 0x3F) << 12) | ((p[2] & 0x3F) << 6)
-                    | (p[3] & 0x3F);
-        if (c < 0x10000 || c > 0x10FFFF)
-            return 0;
-        *cp = c;
-        return 4;
-    }
-    return 0;
+    *cp = value;
+    return need;
 }
 
 uint32_t utf8_write(int32_t cp, char *out)

@@ -5,14 +5,25 @@
 #define ORBIT_UTF8_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arena.h"
 
-/* Decodes one code point at p. Returns its length in bytes (1 to 4), or 0 if the bytes at
- * p are not valid UTF-8 (overlong, surrogate, beyond U+10FFFF or truncated). Relies on
- * the text ending with a NUL: it never reads past a byte that is not a continuation. */
-uint32_t utf8_read(const unsigned char *p, int32_t *cp);
+/* The UTF-8 decoder. Decodes the character at s[0..len) (len >= 1): returns its length
+ * in bytes (1 to 4) and stores its code point in *cp; for a byte that does not start a
+ * valid, shortest-form sequence (overlong, surrogate, beyond U+10FFFF, truncated) it
+ * stores -1 and returns 1, so each such byte counts as one character. It never reads
+ * past s[len - 1], nor past the first byte that breaks the sequence. */
+uint32_t utf8_decode(const unsigned char *s, size_t len, int32_t *cp);
+
+/* The same for text that ends with a NUL (the lexer's buffers): returns 0 when the bytes
+ * at p are not valid UTF-8. The NUL stops the decoder, so it never reads past the text. */
+static inline uint32_t utf8_read(const unsigned char *p, int32_t *cp)
+{
+    uint32_t n = utf8_decode(p, 4, cp);
+    return *cp < 0 ? 0 : n;
+}
 
 /* Encodes a scalar value; returns the number of bytes written to out (1 to 4). */
 uint32_t utf8_write(int32_t cp, char *out);

@@ -6,54 +6,6 @@
 
 #include "diag.h"
 
-static bool is_continuation(unsigned char b, unsigned char lo, unsigned char hi)
-{
-    return b >= lo && b <= hi;
-}
-
-uint32_t utf8_decode_bounded(const unsigned char *s, uint32_t len, int32_t *cp)
-{
-    unsigned char b = s[0];
-    *cp = -1;
-    if (b < 0x80) {
-        *cp = b;
-        return 1;
-    }
-    uint32_t need;
-    unsigned char lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
-    int32_t value;
-    if (b >= 0xC2 && b <= 0xDF) {
-        need = 2;
-        value = b & 0x1F;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-        need = 3;
-        value = b & 0x0F;
-        if (b == 0xE0)
-            lo = 0xA0;          /* no overlong forms */
-        else if (b == 0xED)
-            hi = 0x9F;          /* no surrogates */
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        need = 4;
-        value = b & 0x07;
-        if (b == 0xF0)
-            lo = 0x90;          /* no overlong forms */
-        else if (b == 0xF4)
-            hi = 0x8F;          /* nothing above U+10FFFF */
-    } else {
-        return 1;
-    }
-    if (len < need || !is_continuation(s[1], lo, hi))
-        return 1;
-    value = (value << 6) | (s[1] & 0x3F);
-    for (uint32_t i = 2; i < need; i++) {
-        if (!is_continuation(s[i], 0x80, 0xBF))
-            return 1;
-        value = (value << 6) | (s[i] & 0x3F);
-    }
-    *cp = value;
-    return need;
-}
-
 bool char_is_unprintable(int32_t cp)
 {
     if (cp < 0)
@@ -91,7 +43,7 @@ void column_cursor_advance(ColumnCursor *cursor, uint32_t target)
     uint32_t scalars = cursor->scalars, utf16 = cursor->utf16, cells = cursor->cells;
     while (i < target) {
         int32_t cp;
-        uint32_t n = utf8_decode_bounded(s + i, target - i, &cp);
+        uint32_t n = utf8_decode(s + i, target - i, &cp);
         i += n;
         scalars++;
         utf16 += cp >= 0x10000 ? 2 : 1;

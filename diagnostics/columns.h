@@ -1,7 +1,7 @@
 /* Columns of a byte offset in a line: Unicode scalar values, UTF-16 code units and
  * terminal cells, computed in one left-to-right pass by a cursor that can be resumed.
- * Also the UTF-8 decoder and the rules for showing a character on a terminal, shared by
- * both renderers. Internal to the diagnostics layer. */
+ * Also the rules for showing a character on a terminal, shared by both renderers (the
+ * UTF-8 decoder is base/utf8.h). Internal to the diagnostics layer. */
 #ifndef ORBIT_COLUMNS_H
 #define ORBIT_COLUMNS_H
 
@@ -9,16 +9,12 @@
 #include <stdint.h>
 
 #include "source.h"
+#include "utf8.h"
 
 enum {
     TAB_WIDTH = 4,                 /* tabs expand to the next multiple of 4 cells */
     REPLACEMENT_CHARACTER = 0xFFFD,
 };
-
-/* Decodes the character at s[0..len) (len >= 1). Returns its length in bytes and stores
- * its code point in *cp, or returns 1 and stores -1 for a byte that does not start a
- * valid, shortest-form UTF-8 sequence (each such byte is one "character"). */
-uint32_t utf8_decode_bounded(const unsigned char *s, uint32_t len, int32_t *cp);
 
 /* Whether a code point is shown as U+FFFD: invalid bytes (-1), C0 and C1 control
  * characters other than tab, DEL, and the bidirectional formatting characters that can

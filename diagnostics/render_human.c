@@ -39,7 +39,7 @@ void human_write_safe(FILE *out, const char *text, size_t len)
     while (i < len) {
         uint32_t left = len - i > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - i);
         int32_t cp;
-        uint32_t n = utf8_decode_bounded(s + i, left, &cp);
+        uint32_t n = utf8_decode(s + i, left, &cp);
         if (char_is_unprintable(cp))
             fputs("\xEF\xBF\xBD", out);
         else

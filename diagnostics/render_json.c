@@ -18,7 +18,7 @@ static void write_string(FILE *out, const char *s)
     fputc('"', out);
     for (uint32_t i = 0; i < len;) {
         int32_t cp;
-        uint32_t n = utf8_decode_bounded(p + i, len - i, &cp);
+        uint32_t n = utf8_decode(p + i, len - i, &cp);
         if (cp < 0)
             fputs("\xEF\xBF\xBD", out);
         else if (cp == '"')

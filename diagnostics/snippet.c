@@ -64,7 +64,7 @@ static Window choose_window(SnippetContext *context, uint32_t file, uint32_t lin
            && c.byte - from < WINDOW_BYTES) {
         int32_t cp;
         const unsigned char *at = (const unsigned char *)w.text + c.byte;
-        uint32_t n = utf8_decode_bounded(at, w.len - c.byte, &cp);
+        uint32_t n = utf8_decode(at, w.len - c.byte, &cp);
         column_cursor_advance(&c, c.byte + n);
     }
     w.to = c.byte;
@@ -110,7 +110,7 @@ static void write_window_text(FILE *out, const Window *w)
     uint32_t cells = w->from_cells, end = visible_end(w);
     for (uint32_t i = w->from; i < end;) {
         int32_t cp;
-        uint32_t n = utf8_decode_bounded(s + i, end - i, &cp);
+        uint32_t n = utf8_decode(s + i, end - i, &cp);
         if (cp == '\t') {
             human_write_spaces(out, tab_cells(cells));
             cells += tab_cells(cells);

@@ -7,6 +7,7 @@
 
 #include "arena.h"
 #include "source.h"
+#include "utf8.h"
 
 START_TEST(arena_zeroed_and_aligned)
 {
@@ -60,6 +61,29 @@ START_TEST(arena_printf_formats)
     ck_assert_str_eq(arena_printf(&a, "`%s` must be between %d and %d", "attempts", 1, 1000),
                      "`attempts` must be between 1 and 1000");
     arena_free(&a);
+}
+END_TEST
+
+START_TEST(utf8_decoder)
+{
+    int32_t cp;
+    const unsigned char *smile = (const unsigned char *)"\xF0\x9F\x98\x80";
+    ck_assert_uint_eq(utf8_decode(smile, 4, &cp), 4);
+    ck_assert_int_eq(cp, 0x1F600);
+    ck_assert_uint_eq(utf8_decode(smile, 3, &cp), 1);
+    ck_assert_int_eq(cp, -1);               /* never reads past the given length */
+    ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xC0\xAF", 2, &cp), 1);
+    ck_assert_int_eq(cp, -1);               /* overlong */
+    ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xED\xA0\x80", 3, &cp), 1);
+    ck_assert_int_eq(cp, -1);               /* surrogate */
+    ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xF4\x90\x80\x80", 4, &cp), 1);
+    ck_assert_int_eq(cp, -1);               /* beyond U+10FFFF */
+    /* NUL-terminated text: 0 for invalid, and the NUL stops the decoder */
+    ck_assert_uint_eq(utf8_read((const unsigned char *)"\xC3\xA9", &cp), 2);
+    ck_assert_int_eq(cp, 0xE9);
+    ck_assert_uint_eq(utf8_read((const unsigned char *)"\xE2\x82", &cp), 0);
+    ck_assert_uint_eq(utf8_read((const unsigned char *)"", &cp), 1);
+    ck_assert_int_eq(cp, 0);
 }
 END_TEST
 
@@ -148,6 +172,7 @@ int main(void)
     tcase_add_test(tc, arena_large_blocks_keep_small_ones_intact);
     tcase_add_test(tc, arena_large_block_first);
     tcase_add_test(tc, arena_printf_formats);
+    tcase_add_test(tc, utf8_decoder);
     tcase_add_test(tc, source_lines);
     tcase_add_test(tc, source_empty_file);
     tcase_add_test(tc, source_positions_one_range_per_file);

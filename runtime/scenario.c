@@ -11,15 +11,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "namemap.h"
+
 static const int64_t MAX_MS = 1000000000000000LL;  /* about 31 700 years: time sums stay in range */
 
 /* ---- a map from names to indices ---- */
-
-typedef struct NameMap {
-    const char **keys;
-    uint32_t *values;
-    uint32_t cap;
-} NameMap;
 
 static uint32_t hash_text(const char *text)
 {
@@ -29,41 +25,15 @@ static uint32_t hash_text(const char *text)
     return h;
 }
 
-static void map_init(NameMap *map, Arena *a, uint32_t count)
+/* Adds a NUL-terminated name (the first of equal names wins). */
+static void map_put(NameMap *map, Arena *a, const char *key, uint32_t value)
 {
-    map->cap = 16;
-    while (map->cap < count * 2)
-        map->cap *= 2;
-    map->keys = arena_alloc(a, sizeof(char *) * map->cap);
-    map->values = arena_alloc(a, sizeof(uint32_t) * map->cap);
-}
-
-/* Adds a name (the first of equal names wins). */
-static void map_put(NameMap *map, const char *key, uint32_t value)
-{
-    uint32_t mask = map->cap - 1;
-    uint32_t slot = hash_text(key) & mask;
-    while (map->keys[slot]) {
-        if (strcmp(map->keys[slot], key) == 0)
-            return;
-        slot = (slot + 1) & mask;
-    }
-    map->keys[slot] = key;
-    map->values[slot] = value;
+    namemap_add(map, a, key, (uint32_t)strlen(key), hash_text(key), value);
 }
 
 static bool map_get(const NameMap *map, const char *key, uint32_t *value)
 {
-    if (!map->cap)
-        return false;
-    uint32_t mask = map->cap - 1;
-    for (uint32_t slot = hash_text(key) & mask; map->keys[slot]; slot = (slot + 1) & mask) {
-        if (strcmp(map->keys[slot], key) == 0) {
-            *value = map->values[slot];
-            return true;
-        }
-    }
-    return false;
+    return namemap_get(map, key, (uint32_t)strlen(key), hash_text(key), value);
 }
 
 /* ---- did you mean ---- */
@@ -540,7 +510,7 @@ static void build_qualified(Parser *p)
     uint32_t total = 0;
     for (uint32_t w = 0; w < p->m->workflow_count; w++)
         total += p->m->workflows[w].step_count;
-    map_init(&p->qualified, p->a, total);
+    namemap_init(&p->qualified, p->a, total);
     p->qualified_wf = arena_alloc(p->a, sizeof(uint32_t) * (total + 1));
     p->qualified_step = arena_alloc(p->a, sizeof(uint32_t) * (total + 1));
     uint32_t at = 0;
@@ -549,7 +519,7 @@ static void build_qualified(Parser *p)
         for (uint32_t s = 0; s < wf->step_count; s++) {
             p->qualified_wf[at] = w;
             p->qualified_step[at] = s;
-            map_put(&p->qualified, arena_printf(p->a, "%s.%s", mstring(p->m, wf->name),
+            map_put(&p->qualified, p->a, arena_printf(p->a, "%s.%s", mstring(p->m, wf->name),
                                                 mstring(p->m, wf->steps[s].name)), at);
             at++;
         }
@@ -636,22 +606,22 @@ static void collect_signals(Parser *p)
     uint32_t total = 0;
     for (uint32_t w = 0; w < p->m->workflow_count; w++)
         total += p->m->workflows[w].step_count;
-    map_init(&p->signals, p->a, total);
+    namemap_init(&p->signals, p->a, total);
     for (uint32_t w = 0; w < p->m->workflow_count; w++)
         for (uint32_t s = 0; s < p->m->workflows[w].step_count; s++) {
             const OrbcStep *step = &p->m->workflows[w].steps[s];
             if (step->kind == ORBC_STEP_AWAIT)
-                map_put(&p->signals, mstring(p->m, step->target), step->target);
+                map_put(&p->signals, p->a, mstring(p->m, step->target), step->target);
         }
 }
 
 static bool unknown_signal(Parser *p, const char *where, const char *name)
 {
-    const char **names = arena_alloc(p->a, sizeof(char *) * (p->signals.cap + 1));
+    const char **names = arena_alloc(p->a, sizeof(char *) * (p->signals.mask + 2));
     size_t count = 0;
-    for (uint32_t i = 0; i < p->signals.cap; i++)
-        if (p->signals.keys[i])
-            names[count++] = p->signals.keys[i];
+    for (uint32_t i = 0; p->signals.slots && i <= p->signals.mask; i++)
+        if (p->signals.slots[i].text)
+            names[count++] = p->signals.slots[i].text;
     if (count == 0)
         return problem(p, where, "unknown signal `%s`: no step of the program awaits a signal",
                        name);
@@ -776,9 +746,9 @@ bool scenario_load(const char *path, const char *bytes, size_t len, const OrbcMo
     Parser p = {.m = module, .a = arena, .path = path, .err = err, .errlen = errlen, .out = out};
     out->task_scripts = arena_alloc(arena, sizeof(Script *) * (module->task_count + 1));
     out->step_scripts = arena_alloc(arena, sizeof(Script **) * (module->workflow_count + 1));
-    map_init(&p.tasks, arena, module->task_count);
+    namemap_init(&p.tasks, arena, module->task_count);
     for (uint32_t i = 0; i < module->task_count; i++)
-        map_put(&p.tasks, mstring(module, module->tasks[i].name), i);
+        map_put(&p.tasks, arena, mstring(module, module->tasks[i].name), i);
     json_t *root = parse_json(path, bytes, len, err, errlen);
     if (!root)
         return false;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "namemap.h"
 #include "source.h"
 #include "utf8.h"
 
@@ -84,6 +85,45 @@ START_TEST(utf8_decoder)
     ck_assert_uint_eq(utf8_read((const unsigned char *)"\xE2\x82", &cp), 0);
     ck_assert_uint_eq(utf8_read((const unsigned char *)"", &cp), 1);
     ck_assert_int_eq(cp, 0);
+}
+END_TEST
+
+static uint32_t test_hash(const char *text)
+{
+    uint32_t h = 0;
+    while (*text)
+        h = h * 31 + (uint8_t)*text++;
+    return h & 0xF;   /* few distinct hashes: collisions must be resolved by the bytes */
+}
+
+START_TEST(namemap_put_get_add)
+{
+    Arena a;
+    arena_init(&a);
+    NameMap map = { 0 };
+    char keys[300][16];
+    uint32_t value;
+    ck_assert(!namemap_get(&map, "x", 1, test_hash("x"), &value));   /* empty, never inited */
+    for (uint32_t i = 0; i < 300; i++) {
+        int n = snprintf(keys[i], sizeof keys[i], "step_%u", i);
+        namemap_put(&map, &a, keys[i], (uint32_t)n, test_hash(keys[i]), i);
+    }
+    ck_assert_uint_eq(map.count, 300);
+    for (uint32_t i = 0; i < 300; i++) {
+        char copy[16];   /* another pointer, the same bytes */
+        strcpy(copy, keys[i]);
+        ck_assert(namemap_get(&map, copy, (uint32_t)strlen(copy), test_hash(copy), &value));
+        ck_assert_uint_eq(value, i);
+    }
+    namemap_put(&map, &a, keys[7], (uint32_t)strlen(keys[7]), test_hash(keys[7]), 1000);
+    ck_assert(namemap_get(&map, keys[7], (uint32_t)strlen(keys[7]), test_hash(keys[7]), &value));
+    ck_assert_uint_eq(value, 1000);                                   /* put replaces */
+    ck_assert(!namemap_add(&map, &a, keys[8], (uint32_t)strlen(keys[8]), test_hash(keys[8]), 5));
+    ck_assert(namemap_get(&map, keys[8], (uint32_t)strlen(keys[8]), test_hash(keys[8]), &value));
+    ck_assert_uint_eq(value, 8);                                      /* add keeps the first */
+    ck_assert(!namemap_get(&map, "step_3", 5, test_hash("step_3"), &value));  /* a prefix */
+    ck_assert_uint_eq(map.count, 300);
+    arena_free(&a);
 }
 END_TEST
 
@@ -172,6 +212,7 @@ int main(void)
     tcase_add_test(tc, arena_large_blocks_keep_small_ones_intact);
     tcase_add_test(tc, arena_large_block_first);
     tcase_add_test(tc, arena_printf_formats);
+    tcase_add_test(tc, namemap_put_get_add);
     tcase_add_test(tc, utf8_decoder);
     tcase_add_test(tc, source_lines);
     tcase_add_test(tc, source_empty_file);

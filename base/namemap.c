@@ -1,0 +1,93 @@
+/* The name map (namemap.h). */
+#include "namemap.h"
+
+#include <string.h>
+
+static uint32_t capacity_for(uint32_t expected)
+{
+    uint32_t cap = 16;
+    while (cap < expected * 2 && cap < (1u << 30))
+        cap *= 2;
+    return cap;
+}
+
+void namemap_init(NameMap *map, Arena *arena, uint32_t expected)
+{
+    uint32_t cap = capacity_for(expected);
+    map->slots = arena_alloc(arena, (size_t)cap * sizeof *map->slots);
+    map->mask = cap - 1;
+    map->count = 0;
+}
+
+static bool same_name(const NameMapSlot *slot, const char *text, uint32_t len, uint32_t hash)
+{
+    return slot->text == text ||
+           (slot->hash == hash && slot->len == len && memcmp(slot->text, text, len) == 0);
+}
+
+/* The slot of the name, or the empty slot where it would go. */
+static NameMapSlot *find_slot(const NameMap *map, const char *text, uint32_t len, uint32_t hash)
+{
+    uint32_t i = hash & map->mask;
+    while (map->slots[i].text && !same_name(&map->slots[i], text, len, hash))
+        i = (i + 1) & map->mask;
+    return &map->slots[i];
+}
+
+bool namemap_get(const NameMap *map, const char *text, uint32_t len, uint32_t hash,
+                 uint32_t *value)
+{
+    if (!map->slots)
+        return false;
+    const NameMapSlot *slot = find_slot(map, text, len, hash);
+    if (!slot->text)
+        return false;
+    *value = slot->value;
+    return true;
+}
+
+static void grow(NameMap *map, Arena *arena)
+{
+    NameMap bigger;
+    namemap_init(&bigger, arena, map->mask + 1);
+    for (uint32_t i = 0; i <= map->mask; i++) {
+        const NameMapSlot *old = &map->slots[i];
+        if (old->text)
+            *find_slot(&bigger, old->text, old->len, old->hash) = *old;
+    }
+    bigger.count = map->count;
+    *map = bigger;
+}
+
+/* The slot for the name, made room for; a new name's slot is empty. */
+static NameMapSlot *slot_for_insert(NameMap *map, Arena *arena, const char *text,
+                                    uint32_t len, uint32_t hash)
+{
+    if (!map->slots)
+        namemap_init(map, arena, 8);
+    if ((map->count + 1) * 2 > map->mask + 1)
+        grow(map, arena);
+    return find_slot(map, text, len, hash);
+}
+
+void namemap_put(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,
+                 uint32_t value)
+{
+    NameMapSlot *slot = slot_for_insert(map, arena, text, len, hash);
+    if (!slot->text) {
+        *slot = (NameMapSlot){ text, len, hash, value };
+        map->count++;
+    }
+    slot->value = value;
+}
+
+bool namemap_add(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,
+                 uint32_t value)
+{
+    NameMapSlot *slot = slot_for_insert(map, arena, text, len, hash);
+    if (slot->text)
+        return false;
+    *slot = (NameMapSlot){ text, len, hash, value };
+    map->count++;
+    return true;
+}

@@ -1,0 +1,49 @@
+/* A hash map from names (byte strings) to 32-bit values, allocated in an arena: the
+ * checker's tables of steps, workflows and types, the runtime's tables of tasks and
+ * signals. The caller gives each name's hash (interned names carry one; other text is
+ * hashed with orbc_hash), so base/ needs no hash function of its own. Names compare by
+ * pointer first (interned names are unique), then by hash, length and bytes. Open
+ * addressing with linear probing; the table doubles at half full. */
+#ifndef ORBIT_NAMEMAP_H
+#define ORBIT_NAMEMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+typedef struct NameMapSlot {
+    const char *text;    /* NULL: empty */
+    uint32_t len;
+    uint32_t hash;
+    uint32_t value;
+} NameMapSlot;
+
+typedef struct NameMap {
+    NameMapSlot *slots;  /* NULL until the first insertion (or namemap_init) */
+    uint32_t mask;       /* capacity - 1; capacity is a power of two */
+    uint32_t count;
+} NameMap;
+
+/* Room for `expected` names without growing. Optional: a zeroed NameMap is empty. */
+void namemap_init(NameMap *map, Arena *arena, uint32_t expected);
+
+/* Returns true and sets *value when the name is present. */
+bool namemap_get(const NameMap *map, const char *text, uint32_t len, uint32_t hash,
+                 uint32_t *value);
+
+/* Inserts the name, or replaces the value of an equal name. */
+void namemap_put(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,
+                 uint32_t value);
+
+/* Inserts the name unless an equal one is present (then the first value stays); returns
+ * whether it was inserted. */
+bool namemap_add(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,
+                 uint32_t value);
+
+static inline bool namemap_is_empty(const NameMap *map)
+{
+    return map->count == 0;
+}
+
+#endif

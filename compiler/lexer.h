@@ -73,6 +73,11 @@ typedef struct Lexer {
     uint32_t stray_closer_count;
     int stray_closer_kind;          /* 0 once the run mixes kinds */
 
+    /* The last separator that followed another one (an empty member, E0100), extended
+     * over a run of them. */
+    Diagnostic *extra_separator;
+    uint32_t extra_separator_end;
+
     /* Tokens to hand out before lexing more (invented closers). */
     QueuedToken queue[LEXER_QUEUE_SIZE];
     uint32_t queue_head, queue_len;

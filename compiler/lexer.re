@@ -617,6 +617,35 @@ static bool open_bracket(Lexer *lx, int kind, Loc loc)
     return true;
 }
 
+/* `{ a: 1,, b: 2 }`: a `,` or `;` right after another one in a block leaves an empty
+ * member, an error as in JSON. Reported once per run, with a fix removing the extra
+ * separators; the parser never sees them. Returns whether the token is dropped. */
+static bool extra_separator(Lexer *lx, int kind, Loc loc)
+{
+    bool after_separator = lx->prev == COMMA || lx->prev == SEMI;
+    if ((kind != COMMA && kind != SEMI) || !after_separator || lx->skipping ||
+        lx->depth == 0 || lx->open_kind[lx->depth - 1] != LBRACE)
+        return false;
+    Diagnostic *d = lx->extra_separator;
+    if (d && lx->extra_separator_end <= loc.start &&
+        only_spaces(lx->base + lx->extra_separator_end, lx->base + loc.start)) {
+        d->span.end = lx->origin + loc.end;
+        d->fixes->span.end = d->span.end;
+        lx->extra_separator_end = loc.end;
+        return true;
+    }
+    d = lex_report(lx, E0100, loc.start, loc.end, "expected a member, found `%c`",
+                   kind == COMMA ? ',' : ';');
+    lx->extra_separator = d;
+    lx->extra_separator_end = loc.end;
+    if (d) {
+        diag_set_label(&lx->c->diags, d, "nothing between this and the previous separator");
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, loc.start, loc.end), "",
+                     FIX_MAYBE_INCORRECT, "remove the extra separator");
+    }
+    return true;
+}
+
 /* Whether a newline after a token of this kind continues the line. */
 static bool continues_line(int kind)
 {
@@ -673,6 +702,8 @@ static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth)
         if (kind == NEWLINE) {
             if (newline_is_insignificant(lx))
                 continue;
+        } else if (extra_separator(lx, kind, *loc)) {
+            continue;
         } else if (is_opener(kind)) {
             if (!open_bracket(lx, kind, *loc))
                 continue;

@@ -111,6 +111,9 @@ class Out:
                 continue
             if text.startswith("//"):
                 text = "/* " + text[2:].strip() + " */"
+            if text.startswith("/*") and text.endswith("*/"):
+                # A comment is not a member: no separator around it (`;;` would leave
+                # an empty member, a syntax error).
                 parts.append(" " + text)
                 continue
             if not self.prev_opens and not text.startswith("}"):

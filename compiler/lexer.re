@@ -806,14 +806,70 @@ static bool unary_run_too_long(Lexer *lx, int kind, Loc loc)
     return true;
 }
 
-/* `input { a: int } output int`: a word right after the `}` that closes a block inside a
- * block starts a new member, as if a newline separated them (no expression can continue
- * with a word). Returns the invented newline and queues the word. */
+static bool ends_operand(int kind)
+{
+    switch (kind) {
+    case IDENT: case INT: case NUMBER: case STRING: case DURATION:
+    case T_TRUE: case T_FALSE: case T_NULL: case T_INPUT:
+    case RPAREN: case RBRACK: case QUESTION:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The next character after `end` on the same line, past spaces and tabs (0 if none). */
+static int next_char(const Lexer *lx, uint32_t end)
+{
+    const unsigned char *p = lx->base + end;
+    while (p < lx->lim && (*p == ' ' || *p == '\t'))
+        p++;
+    return p < lx->lim ? *p : 0;
+}
+
+/* `with { a: 1 b: 2 }`, `await "done" timeout 1h`: a member that starts on the line of
+ * the previous one, right after a complete operand, with no separator between them. No
+ * expression continues with a member keyword or with `name:`, so the separator is
+ * certainly missing: reported (E0100) with a fix adding `,` before an attribute or `;`
+ * before a clause. Returns the separator to insert, or 0. */
+static char missing_separator(Lexer *lx, int kind, const Loc *loc)
+{
+    bool in_block = lx->depth > 0 && lx->open_kind[lx->depth - 1] == LBRACE;
+    if (!in_block || lx->skipping || !ends_operand(lx->prev))
+        return 0;
+    if (lx->prev2 == LBRACE || lx->prev2 == 0 || is_separator(lx->prev2))
+        return 0;     /* the previous token starts its member: not a complete one */
+    int after = next_char(lx, loc->end);
+    bool attribute = is_word(kind) && after == ':';
+    /* `input` is also the workflow's input in expressions: a clause only before `{`. */
+    bool clause = kind >= T_WORKFLOW && kind <= T_COMPENSATE && kind != T_IN &&
+                  kind != T_TYPE && (kind != T_INPUT || after == '{');
+    if (!attribute && !clause)
+        return 0;
+    char separator = attribute ? ',' : ';';
+    uint32_t at = lx->prev_loc.end;
+    Diagnostic *d = lex_report(lx, E0100, loc->start, loc->end, "missing `%c` before `%.*s`",
+                               separator, (int)(loc->end - loc->start), lx->base + loc->start);
+    if (d) {
+        diag_set_label(&lx->c->diags, d, "a new member starts here");
+        char text[2] = { separator, 0 };
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, at, at), text, FIX_MACHINE_APPLICABLE,
+                     "add `%c` between the members", separator);
+    }
+    return separator;
+}
+
+/* A word right after the `}` that closes a block inside a block starts a new member, as
+ * if a newline separated them (`input { a: int } output int`: no expression can continue
+ * with a word); so does a member that follows another on its line with its separator
+ * missing (reported). Returns the invented newline and queues the word. */
 static int implied_separator(Lexer *lx, int kind, YYSTYPE *v, Loc *loc)
 {
+    if (lx->queue_len != 0)
+        return kind;
     bool after_block = lx->prev == RBRACE && lx->depth > 0
                        && lx->open_kind[lx->depth - 1] == LBRACE;
-    if (!after_block || !is_word(kind) || lx->queue_len != 0)
+    if (!(after_block && is_word(kind)) && !missing_separator(lx, kind, loc))
         return kind;
     QueuedToken *q = &lx->queue[lx->queue_head + lx->queue_len++];
     q->kind = kind;

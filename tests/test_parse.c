@@ -136,10 +136,14 @@ START_TEST(syntax_messages)
     CHECK_PARSE("workflow w { a: }",
                 "(workflow w {ERROR})\n",
                 "E0100@1:17 expected an expression, found `}`\n");
-    CHECK_PARSE("workflow w { a: 1 b: 2 }",
+    CHECK_PARSE("workflow w { a: 1 b }",
                 "(workflow w {ERROR})\n",
                 "E0100@1:19 expected `,`, `;`, a newline or `}` after this member, "
                 "found identifier `b`\n");
+    /* A member that certainly starts (`name:`, a clause keyword) gets its separator. */
+    CHECK_PARSE("workflow w { a: 1 b: 2 }",
+                "(workflow w {(a: 1) (b: 2)})\n",
+                "E0100@1:19 missing `,` before `b`\n");
     CHECK_PARSE("workflow w { step { } }",
                 "(workflow w {ERROR})\n",
                 "E0100@1:19 expected a step name after `step`, found `{`\n");

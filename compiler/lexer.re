@@ -271,12 +271,137 @@ static int unicode_identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned ch
     return finish(lx, loc, tok, cur, IDENT);
 }
 
+/* ---- words from other languages: `and`, `or`, `not`, `if … then … else` ---- */
+
+static bool ends_operand(int kind)
+{
+    switch (kind) {
+    case IDENT: case INT: case NUMBER: case STRING: case DURATION:
+    case T_TRUE: case T_FALSE: case T_NULL: case T_INPUT:
+    case RPAREN: case RBRACK: case QUESTION:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether the last token handed out ends an operand inside an expression, so that a
+ * binary operator may follow (`x` in `compute x`, not the key of `{ x y }`). */
+static bool after_operand(const Lexer *lx)
+{
+    if (lx->depth == 0 || !ends_operand(lx->prev))
+        return false;
+    if (lx->open_kind[lx->depth - 1] != LBRACE)
+        return true;
+    return lx->prev2 != LBRACE && lx->prev2 != NEWLINE && lx->prev2 != COMMA &&
+           lx->prev2 != SEMI;
+}
+
+/* Whether an operand must come next (after an operator, `(`, `:`, `compute`…). */
+static bool before_operand(const Lexer *lx)
+{
+    if (lx->depth == 0)
+        return false;
+    switch (lx->prev) {
+    case QQ: case OROR: case ANDAND: case EQ: case NE: case LT: case LE: case GT: case GE:
+    case PLUS: case MINUS: case STAR: case SLASH: case PERCENT: case BANG:
+    case LPAREN: case LBRACK: case COLON: case ASSIGN:
+    case T_COMPUTE: case T_WHEN: case T_RETURN: case T_IDEMPOTENCY_KEY: case T_IN:
+    case T_SLEEP:
+        return true;
+    case COMMA:
+        return lx->open_kind[lx->depth - 1] != LBRACE;
+    default:
+        return false;
+    }
+}
+
+/* Whether an operand starts at p, after spaces and tabs on the same line; *start gets
+ * where it starts. */
+static bool operand_follows(const Lexer *lx, const unsigned char *p,
+                            const unsigned char **start)
+{
+    while (p < lx->lim && (*p == ' ' || *p == '\t'))
+        p++;
+    *start = p;
+    if (p == lx->lim)
+        return false;
+    unsigned char ch = *p;
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_' || ch == '"' || ch == '(' || ch == '[' || ch == '!' || ch == '-' ||
+           ch >= 0x80;
+}
+
+static bool word_is(const unsigned char *tok, const unsigned char *cur, const char *word)
+{
+    size_t len = strlen(word);
+    return (size_t)(cur - tok) == len && memcmp(tok, word, len) == 0;
+}
+
+/* `a and b`, `a or b`, `not a`: reported with a fix, then read as `&&`, `||`, `!` so
+ * that the expression is still checked. Returns the token kind, or 0 for a plain word. */
+static int word_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
+                         const unsigned char *cur)
+{
+    const unsigned char *next;
+    bool binary = word_is(tok, cur, "and") || word_is(tok, cur, "or");
+    bool unary = word_is(tok, cur, "not");
+    if (!(binary && after_operand(lx)) && !(unary && before_operand(lx)))
+        return 0;
+    if (!operand_follows(lx, cur, &next))
+        return 0;
+    const char *spelling = unary ? "!" : *tok == 'a' ? "&&" : "||";
+    uint32_t start = lex_offset(lx, tok);
+    /* `not x` becomes `!x`: the fix also takes the spaces after the word. */
+    uint32_t end = lex_offset(lx, unary ? next : cur);
+    Diagnostic *d = lex_report(lx, E0100, start, lex_offset(lx, cur),
+                               "`%.*s` is not an operator in Orbit", (int)(cur - tok), tok);
+    if (d) {
+        diag_set_label(&lx->c->diags, d, "not an operator");
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), spelling,
+                     FIX_MACHINE_APPLICABLE, "use `%s`", spelling);
+    }
+    loc->quiet = 1;
+    return unary ? BANG : *tok == 'a' ? ANDAND : OROR;
+}
+
+/* `if c then a else b` where an operand is expected: reported once; the parser gets a
+ * quiet stray token, so that it skips the rest of the member without a second report. */
+static bool conditional_expression(Lexer *lx, const unsigned char *tok,
+                                   const unsigned char *cur)
+{
+    const unsigned char *next;
+    if (!word_is(tok, cur, "if") || !before_operand(lx) || !operand_follows(lx, cur, &next))
+        return false;
+    Diagnostic *d = lex_report(lx, E0100, lex_offset(lx, tok), lex_offset(lx, cur),
+                               "Orbit has no `if … then … else` expression");
+    if (d) {
+        diag_set_label(&lx->c->diags, d, "not an expression");
+        diag_add_help(&lx->c->diags, d, "to run a step only when a condition holds, give it "
+                                        "`when CONDITION`");
+        diag_add_help(&lx->c->diags, d, "to choose between two values, compute each in a "
+                                        "step with `when` (one with the condition, one with "
+                                        "its negation) and take `first ?? second`");
+    }
+    return true;
+}
+
 static int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                       const unsigned char *cur)
 {
     if (*cur >= 0x80)
         return unicode_identifier(lx, v, loc, tok, cur);
-    v->name = intern(&lx->c->names, (const char *)tok, (size_t)(cur - tok));
+    size_t len = (size_t)(cur - tok);
+    if (len <= 3) {
+        int kind = word_operator(lx, loc, tok, cur);
+        if (kind)
+            return finish(lx, loc, tok, cur, kind);
+        if (conditional_expression(lx, tok, cur)) {
+            loc->quiet = 1;
+            return finish(lx, loc, tok, cur, STRAY);
+        }
+    }
+    v->name = intern(&lx->c->names, (const char *)tok, len);
     return finish(lx, loc, tok, cur, IDENT);
 }
 
@@ -804,18 +929,6 @@ static bool unary_run_too_long(Lexer *lx, int kind, Loc loc)
     lx->fatal = true;
     lx->too_deep = true;
     return true;
-}
-
-static bool ends_operand(int kind)
-{
-    switch (kind) {
-    case IDENT: case INT: case NUMBER: case STRING: case DURATION:
-    case T_TRUE: case T_FALSE: case T_NULL: case T_INPUT:
-    case RPAREN: case RBRACK: case QUESTION:
-        return true;
-    default:
-        return false;
-    }
 }
 
 /* The next character after `end` on the same line, past spaces and tabs (0 if none). */

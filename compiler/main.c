@@ -14,8 +14,8 @@
 #include "driver.h"
 #include "lower.h"
 #include "orbc.h"
+#include "version.h"
 
-#define ORBITC_VERSION "0.1.0"
 
 enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
 enum { DEFAULT_MAX_DIAGNOSTICS = 200 };
@@ -39,7 +39,7 @@ typedef struct Options {
 } Options;
 
 static const char usage_text[] =
-    "orbitc " ORBITC_VERSION " - compiler and linter for the Orbit workflow language\n"
+    "orbitc " ORBIT_VERSION " - compiler and linter for the Orbit workflow language\n"
     "\n"
     "Usage:\n"
     "  orbitc check [OPTIONS] PATH...           check programs, print every diagnostic\n"
@@ -574,7 +574,7 @@ int main(int argc, char **argv)
         fputs(usage_text, cmd ? stdout : stderr);
         status = cmd ? EXIT_OK : EXIT_USAGE;
     } else if (strcmp(cmd, "version") == 0) {
-        printf("orbitc %s\n", ORBITC_VERSION);
+        printf("orbitc %s (bytecode %d.%d)\n", ORBIT_VERSION, ORBC_MAJOR, ORBC_MINOR);
     } else if (strcmp(cmd, "check") == 0) {
         status = opt.path_count ? command_check(&opt)
                                 : usage_error("%s needs at least one file or directory", "check");

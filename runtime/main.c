@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "history.h"
 #include "orbc.h"
+#include "version.h"
 #include "scenario.h"
 
 enum { MAX_INPUT_FILE = 256 * 1024 * 1024 };
@@ -60,7 +61,7 @@ static int parse_args(int argc, char **argv, Args *args)
             return 0;
         }
         if (strcmp(a, "--version") == 0) {
-            printf("orbit-run 0.1.0 (bytecode %d.%d)\n", ORBC_MAJOR, ORBC_MINOR);
+            printf("orbit-run %s (bytecode %d.%d)\n", ORBIT_VERSION, ORBC_MAJOR, ORBC_MINOR);
             return 0;
         }
         if (strcmp(a, "--show-values") == 0) {

@@ -1,4 +1,5 @@
-/* The state of one compiler run, shared by every pass. */
+/* The state of one compiler run, shared by every pass. driver_init and driver_free
+ * (driver.h) set it up and tear it down. */
 #ifndef ORBIT_COMPILER_H
 #define ORBIT_COMPILER_H
 
@@ -16,8 +17,5 @@ typedef struct Compiler {
     SourceAst **asts;     /* one per source file, same index as sources.files */
     uint32_t ast_count;
 } Compiler;
-
-void compiler_init(Compiler *c);
-void compiler_free(Compiler *c);
 
 #endif

@@ -124,7 +124,7 @@ void diag_add_fix(DiagSink *sink, Diagnostic *d, Span span, const char *replacem
 void diag_finish(DiagSink *sink);
 
 typedef struct RenderOptions {
-    bool color;               /* ANSI colours (human output only) */
+    bool color;               /* ANSI colors (human output only) */
     uint32_t max_shown;       /* 0 = no limit; else print this many, then "N more" */
     bool summary;             /* print the closing "error: N errors, M warnings emitted" */
 } RenderOptions;

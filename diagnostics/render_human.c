@@ -19,7 +19,7 @@
 #include "render_human.h"
 
 
-/* --- colours and safe text --- */
+/* --- colors and safe text --- */
 
 void human_paint(const Painter *painter, const char *escape)
 {
@@ -27,9 +27,9 @@ void human_paint(const Painter *painter, const char *escape)
         fputs(escape, painter->out);
 }
 
-const char *human_severity_colour(Severity severity)
+const char *human_severity_color(Severity severity)
 {
-    return severity == SEV_ERROR ? COLOUR_RED : COLOUR_YELLOW;
+    return severity == SEV_ERROR ? COLOR_RED : COLOR_YELLOW;
 }
 
 void human_write_safe(FILE *out, const char *text, size_t len)
@@ -64,9 +64,9 @@ void human_write_spaces(FILE *out, uint32_t count)
 void human_blank_gutter(const Painter *painter, uint32_t width)
 {
     human_write_spaces(painter->out, width + 1);
-    human_paint(painter, COLOUR_BLUE);
+    human_paint(painter, COLOR_BLUE);
     fputs(" |", painter->out);
-    human_paint(painter, COLOUR_RESET);
+    human_paint(painter, COLOR_RESET);
 }
 
 /* A message may have several lines; later lines are indented by `indent` spaces. */
@@ -93,14 +93,14 @@ static void write_lines(FILE *out, const char *text, uint32_t indent)
 static void write_header(const Painter *painter, const Diagnostic *d)
 {
     const DiagInfo *info = diag_info(d->code);
-    human_paint(painter, human_severity_colour(d->severity));
+    human_paint(painter, human_severity_color(d->severity));
     fprintf(painter->out, "%s[%s]", d->severity == SEV_ERROR ? "error" : "warning",
             info ? info->code : "?");
-    human_paint(painter, COLOUR_RESET);
-    human_paint(painter, COLOUR_BOLD);
+    human_paint(painter, COLOR_RESET);
+    human_paint(painter, COLOR_BOLD);
     fputs(": ", painter->out);
     write_lines(painter->out, d->message, 0);
-    human_paint(painter, COLOUR_RESET);
+    human_paint(painter, COLOR_RESET);
     fputc('\n', painter->out);
 }
 
@@ -108,12 +108,12 @@ static void write_sub(const Painter *painter, uint32_t width, const char *kind,
                       const char *text)
 {
     human_write_spaces(painter->out, width + 2);
-    human_paint(painter, COLOUR_BLUE);
+    human_paint(painter, COLOR_BLUE);
     fputc('=', painter->out);
-    human_paint(painter, COLOUR_RESET);
-    human_paint(painter, COLOUR_BOLD);
+    human_paint(painter, COLOR_RESET);
+    human_paint(painter, COLOR_BOLD);
     fprintf(painter->out, " %s:", kind);
-    human_paint(painter, COLOUR_RESET);
+    human_paint(painter, COLOR_RESET);
     fputc(' ', painter->out);
     write_lines(painter->out, text, width + 2 + 2 + (uint32_t)strlen(kind) + 2);
     fputc('\n', painter->out);
@@ -214,9 +214,9 @@ static void write_location(const Painter *painter, uint32_t width, const char *a
                            const SourceMap *sources, const Mark *m)
 {
     human_write_spaces(painter->out, width + 1);
-    human_paint(painter, COLOUR_BLUE);
+    human_paint(painter, COLOR_BLUE);
     fputs(arrow, painter->out);
-    human_paint(painter, COLOUR_RESET);
+    human_paint(painter, COLOR_RESET);
     fputc(' ', painter->out);
     write_safe_string(painter->out, source_file(sources, m->file)->path);
     fprintf(painter->out, ":%u:%u\n", m->line + 1, m->column);
@@ -238,9 +238,9 @@ static void write_file_lines(const Painter *painter, SnippetContext *context,
             human_write_snippet_line(painter, context, marks[i].file, previous + 1, NULL,
                                      0);
         } else if (!first && line > previous + 2) {
-            human_paint(painter, COLOUR_BLUE);
+            human_paint(painter, COLOR_BLUE);
             fputs("...", painter->out);
-            human_paint(painter, COLOUR_RESET);
+            human_paint(painter, COLOR_RESET);
             fputc('\n', painter->out);
         }
         human_write_snippet_line(painter, context, marks[i].file, line, marks + i, j - i);
@@ -319,25 +319,25 @@ static void write_summary(const Painter *painter, const DiagSink *sink)
 {
     FILE *out = painter->out;
     if (sink->errors > 0) {
-        human_paint(painter, COLOUR_RED);
+        human_paint(painter, COLOR_RED);
         fputs("error", out);
-        human_paint(painter, COLOUR_RESET);
-        human_paint(painter, COLOUR_BOLD);
+        human_paint(painter, COLOR_RESET);
+        human_paint(painter, COLOR_BOLD);
         fprintf(out, ": %u %s", sink->errors, plural(sink->errors, "error", "errors"));
         if (sink->warnings > 0)
             fprintf(out, ", %u %s", sink->warnings, plural(sink->warnings, "warning", "warnings"));
         fputs(" emitted", out);
     } else if (sink->warnings > 0) {
-        human_paint(painter, COLOUR_YELLOW);
+        human_paint(painter, COLOR_YELLOW);
         fputs("warning", out);
-        human_paint(painter, COLOUR_RESET);
-        human_paint(painter, COLOUR_BOLD);
+        human_paint(painter, COLOR_RESET);
+        human_paint(painter, COLOR_BOLD);
         fprintf(out, ": %u %s emitted", sink->warnings,
                 plural(sink->warnings, "warning", "warnings"));
     } else {
         return;
     }
-    human_paint(painter, COLOUR_RESET);
+    human_paint(painter, COLOR_RESET);
     fputc('\n', out);
 }
 
@@ -358,7 +358,7 @@ static void write_explain_hint(const Painter *painter, const DiagSink *sink)
         return;
     FILE *out = painter->out;
     fputc('\n', out);
-    human_paint(painter, COLOUR_BOLD);
+    human_paint(painter, COLOR_BOLD);
     int first = -1;
     if (distinct > 1) {
         fputs("Some errors have detailed explanations: ", out);
@@ -377,7 +377,7 @@ static void write_explain_hint(const Painter *painter, const DiagSink *sink)
     }
     fprintf(out, "For more information about %s, try `orbitc explain %s`.",
             distinct > 1 ? "an error" : "this error", diag_info((DiagCode)first)->code);
-    human_paint(painter, COLOUR_RESET);
+    human_paint(painter, COLOR_RESET);
     fputc('\n', out);
 }
 
@@ -394,10 +394,10 @@ void render_human(FILE *out, const DiagSink *sink, const SourceMap *sources,
         write_diagnostic(&painter, &cache, sources, sink->items[i]);
     if (shown < sink->count) {
         uint32_t hidden = sink->count - shown;
-        human_paint(&painter, COLOUR_BOLD);
+        human_paint(&painter, COLOR_BOLD);
         fprintf(out, "note: %u more %s not shown", hidden,
                 plural(hidden, "diagnostic", "diagnostics"));
-        human_paint(&painter, COLOUR_RESET);
+        human_paint(&painter, COLOR_RESET);
         fputs("\n\n", out);
     }
     if (options && options->summary && sink->count > 0) {

@@ -1,4 +1,4 @@
-/* Internal to the human renderer: colours, safe text output, and the marks (primary span
+/* Internal to the human renderer: colors, safe text output, and the marks (primary span
  * and labels) drawn under a source line by snippet.c. */
 #ifndef ORBIT_RENDER_HUMAN_H
 #define ORBIT_RENDER_HUMAN_H
@@ -10,21 +10,21 @@
 #include "columns.h"
 #include "diag.h"
 
-#define COLOUR_RESET "\x1b[0m"
-#define COLOUR_BOLD "\x1b[1m"
-#define COLOUR_RED "\x1b[1;31m"
-#define COLOUR_YELLOW "\x1b[1;33m"
-#define COLOUR_BLUE "\x1b[1;34m"
+#define COLOR_RESET "\x1b[0m"
+#define COLOR_BOLD "\x1b[1m"
+#define COLOR_RED "\x1b[1;31m"
+#define COLOR_YELLOW "\x1b[1;33m"
+#define COLOR_BLUE "\x1b[1;34m"
 
 typedef struct Painter {
     FILE *out;
     bool color;
-    Severity severity;   /* of the diagnostic being written: colours its primary marks */
+    Severity severity;   /* of the diagnostic being written: colors its primary marks */
 } Painter;
 
-/* Writes the escape sequence when colour is on. */
+/* Writes the escape sequence when color is on. */
 void human_paint(const Painter *painter, const char *escape);
-const char *human_severity_colour(Severity severity);
+const char *human_severity_color(Severity severity);
 
 /* Writes text with invalid UTF-8 and control characters (newline and tab included)
  * replaced by U+FFFD. */

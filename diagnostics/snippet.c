@@ -99,9 +99,9 @@ static uint32_t cell_of(SnippetContext *context, uint32_t file, uint32_t line,
 
 static void write_line_number(const Painter *painter, uint32_t width, uint32_t number)
 {
-    human_paint(painter, COLOUR_BLUE);
+    human_paint(painter, COLOR_BLUE);
     fprintf(painter->out, " %*u |", (int)width, number);
-    human_paint(painter, COLOUR_RESET);
+    human_paint(painter, COLOR_RESET);
 }
 
 static void write_window_text(FILE *out, const Window *w)
@@ -156,12 +156,12 @@ static uint8_t style_of(const Mark *m)
     return m->primary ? STYLE_PRIMARY : STYLE_SECONDARY;
 }
 
-static void style_colour(const Painter *painter, uint8_t style)
+static void style_color(const Painter *painter, uint8_t style)
 {
     if (style == STYLE_PRIMARY)
-        human_paint(painter, human_severity_colour(painter->severity));
+        human_paint(painter, human_severity_color(painter->severity));
     else if (style == STYLE_SECONDARY)
-        human_paint(painter, COLOUR_BLUE);
+        human_paint(painter, COLOR_BLUE);
 }
 
 static void row_clear(Row *row)
@@ -198,22 +198,22 @@ static void write_row(const Painter *painter, uint32_t gutter, const Row *row,
         uint8_t style = row->cells[i] == ' ' ? current : row->styles[i];
         if (style != current) {
             if (current != STYLE_NONE)
-                human_paint(painter, COLOUR_RESET);
-            style_colour(painter, style);
+                human_paint(painter, COLOR_RESET);
+            style_color(painter, style);
             current = style;
         }
         fputc(row->cells[i], painter->out);
     }
     if (label_of && current != style_of(label_of)) {
         if (current != STYLE_NONE)
-            human_paint(painter, COLOUR_RESET);
+            human_paint(painter, COLOR_RESET);
         current = style_of(label_of);
-        style_colour(painter, current);
+        style_color(painter, current);
     }
     if (label_of)
         human_write_safe(painter->out, label_of->label, strlen(label_of->label));
     if (current != STYLE_NONE)
-        human_paint(painter, COLOUR_RESET);
+        human_paint(painter, COLOR_RESET);
     fputc('\n', painter->out);
 }
 

@@ -309,11 +309,11 @@ START_TEST(human_other_file)
 }
 END_TEST
 
-START_TEST(human_colour)
+START_TEST(human_color)
 {
     report_backof();
-    RenderOptions colour = { true, 0, true };
-    expect_human(colour,
+    RenderOptions color = { true, 0, true };
+    expect_human(color,
         "\x1b[1;31merror[E0410]\x1b[0m\x1b[1m: unknown retry setting `backof`\x1b[0m\n"
         "  \x1b[1;34m-->\x1b[0m checkout.orbit:7:7\n"
         "  \x1b[1;34m |\x1b[0m\n"
@@ -621,7 +621,7 @@ static Suite *diag_suite(void)
     tcase_add_test(tc, human_wide_characters_and_tabs);
     tcase_add_test(tc, human_empty_and_multiline_spans);
     tcase_add_test(tc, human_other_file);
-    tcase_add_test(tc, human_colour);
+    tcase_add_test(tc, human_color);
     tcase_add_test(tc, human_summary_and_max_shown);
     tcase_add_test(tc, human_nothing_to_say);
     tcase_add_test(tc, human_safe_text);

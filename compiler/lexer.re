@@ -65,7 +65,21 @@ Diagnostic *lex_report(Lexer *lx, DiagCode code, uint32_t start, uint32_t end,
     return diag_report(&lx->c->diags, code, lexer_span(lx, start, end), "%s", message);
 }
 
-/* Invalid UTF-8 at p: one E0001 per run of bad bytes. */
+/* Gives the run of invalid bytes that just ended its final message. */
+static void end_bad_utf8_run(Lexer *lx)
+{
+    Diagnostic *d = lx->bad_utf8;
+    lx->bad_utf8 = NULL;
+    if (!d)
+        return;
+    uint32_t start = d->span.start - lx->origin;
+    uint32_t count = lx->bad_utf8_end - start;
+    if (count > 1)
+        d->message = arena_printf(&lx->c->arena, "invalid UTF-8: %u bytes at offset %u",
+                                  count, start);
+}
+
+/* Invalid UTF-8 at p: one E0001 per run of adjacent bad bytes. */
 void lex_bad_utf8(Lexer *lx, const unsigned char *p)
 {
     uint32_t at = lex_offset(lx, p);
@@ -74,6 +88,7 @@ void lex_bad_utf8(Lexer *lx, const unsigned char *p)
         lx->bad_utf8_end = at + 1;
         return;
     }
+    end_bad_utf8_run(lx);
     lx->bad_utf8 = lex_report(lx, E0001, at, at + 1, "invalid UTF-8 byte 0x%02x at offset %u",
                               *p, at);
     lx->bad_utf8_end = at + 1;
@@ -1055,6 +1070,9 @@ void lexer_init(Lexer *lx, Compiler *c, uint32_t file)
 
 void lexer_free(Lexer *lx)
 {
+    /* Runs still open at the end get their final messages. */
+    end_bad_utf8_run(lx);
+    end_stray_closers(lx);
     free(lx->scratch);
     lx->scratch = NULL;
     lx->scratch_cap = 0;

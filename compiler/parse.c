@@ -5,6 +5,14 @@
 #include <string.h>
 
 #include "lexer.h"
+#include "utf8.h"
+
+enum {
+    /* How much of a file is looked at to tell text from binary, and the share of it (in
+     * quarters) that must be binary bytes. */
+    BINARY_SAMPLE = 8192,
+    BINARY_QUARTERS = 1,
+};
 
 /* A file that nests too deep is rejected with E0009 alone: the syntax errors reported
  * before it are most likely effects of the same runaway nesting (`{{{{…`). Lexical
@@ -36,6 +44,67 @@ void report_sources_too_large(Compiler *c, uint32_t file, uint64_t size)
                 (unsigned long long)size, (unsigned)(SOURCE_MAX_TOTAL_SIZE >> 20));
 }
 
+/* Whether a byte of text at p (of len bytes) is one that text never holds: a control
+ * character other than a tab, line or page break, or invalid UTF-8. *n gets its length. */
+static bool binary_char(const unsigned char *p, size_t len, uint32_t *n)
+{
+    int32_t cp;
+    *n = utf8_decode(p, len, &cp);
+    if (cp < 0)
+        return true;
+    bool space = cp == '\t' || cp == '\n' || cp == '\v' || cp == '\f' || cp == '\r';
+    return (cp < 0x20 && !space) || cp == 0x7F;
+}
+
+static Diagnostic *report_not_source(Compiler *c, uint32_t file, uint32_t start, uint32_t end,
+                                     const char *message)
+{
+    return diag_report(&c->diags, E0012, source_span(&c->sources, file, start, end), "%s",
+                       message);
+}
+
+/* A file that is not Orbit source at all (a `.orbc` file, an image, UTF-16 text) gets one
+ * E0012 instead of an error for every few bytes: it starts with the `ORBC` magic of a
+ * bytecode file (docs/bytecode.md) or a UTF-16 byte order mark, or at least a quarter
+ * of its first 8 KiB are NUL bytes, other control characters or invalid UTF-8. Returns
+ * whether it was reported. */
+static bool report_binary(Compiler *c, uint32_t file, const SourceFile *source)
+{
+    const unsigned char *text = (const unsigned char *)source->text;
+    size_t len = source->len;
+    if (len >= 5 && memcmp(text, "ORBC", 4) == 0 && text[4] < 0x20) {
+        Diagnostic *d = report_not_source(c, file, 0, 4,
+                                          "this is a bytecode file: use `orbitc dis`");
+        diag_set_label(&c->diags, d, "the magic number of a `.orbc` file");
+        diag_add_help(&c->diags, d, "`check` and `build` read Orbit source files (`.orbit`)");
+        return true;
+    }
+    if (len >= 2 && ((text[0] == 0xFF && text[1] == 0xFE) || (text[0] == 0xFE && text[1] == 0xFF))) {
+        Diagnostic *d = report_not_source(c, file, 0, 2, "this file is UTF-16, not UTF-8");
+        diag_set_label(&c->diags, d, "a UTF-16 byte order mark");
+        diag_add_help(&c->diags, d, "save it as UTF-8 (for example `iconv -f UTF-16 -t UTF-8`)");
+        return true;
+    }
+    size_t sample = len < BINARY_SAMPLE ? len : BINARY_SAMPLE;
+    size_t binary = 0, first = 0;
+    for (size_t i = 0; i < sample;) {
+        uint32_t n;
+        if (binary_char(text + i, len - i, &n) && binary++ == 0)
+            first = i;
+        i += n;
+    }
+    if (binary == 0 || binary * 4 < sample * BINARY_QUARTERS)
+        return false;
+    Diagnostic *d = report_not_source(c, file, (uint32_t)first, (uint32_t)first + 1,
+                                      "this file is binary, not Orbit source");
+    diag_set_label(&c->diags, d, "not text");
+    diag_add_note(&c->diags, d, "%zu of its first %zu bytes are NUL bytes, other control "
+                                "characters or invalid UTF-8", binary, sample);
+    diag_add_help(&c->diags, d, "`check` and `build` read Orbit source files (`.orbit`), "
+                                "which are UTF-8 text");
+    return true;
+}
+
 SourceAst *parse_source(Compiler *c, uint32_t file)
 {
     SourceAst *ast = arena_alloc(&c->arena, sizeof *ast);
@@ -43,6 +112,10 @@ SourceAst *parse_source(Compiler *c, uint32_t file)
     const SourceFile *source = source_file(&c->sources, file);
     if (source->len > SOURCE_MAX_FILE_SIZE) {
         report_file_too_large(c, file, source->len);
+        ast->fatal = true;
+        return ast;
+    }
+    if (report_binary(c, file, source)) {
         ast->fatal = true;
         return ast;
     }

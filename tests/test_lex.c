@@ -228,9 +228,9 @@ START_TEST(invalid_utf8)
     static const char text[] = "ab \xff\xfe cd \"x\xc3\" // \xe2\x82\n";
     Lexed *l = lex_text(text, sizeof text - 1);
     ck_assert_str_eq(diagnostics(l),
-                     "E0001@1:4 invalid UTF-8 byte 0xff at offset 3\n"
+                     "E0001@1:4 invalid UTF-8: 2 bytes at offset 3\n"
                      "E0001@1:12 invalid UTF-8 byte 0xc3 at offset 11\n"
-                     "E0001@1:18 invalid UTF-8 byte 0xe2 at offset 17\n");
+                     "E0001@1:18 invalid UTF-8: 2 bytes at offset 17\n");
     ck_assert_int_eq(l->f->c.diags.items[0]->span.end - origin_of(l), 5);   /* the run of two bad bytes */
     int kinds[] = { IDENT, STRAY, STRAY, IDENT, STRING, NEWLINE };
     expect_kinds(l, kinds, 6);

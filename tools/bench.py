@@ -3,7 +3,7 @@
 
     tools/bench.py [--orbitc build/compiler/orbitc] [--sizes 1M,10M,100M] [--quick]
 
-For `orbitc check` and `orbitc build` (skipped while build is not implemented), on
+For `orbitc check` and `orbitc build`, on
 realistic programs of each size and on each adversarial shape of tools/gen_corpus.py:
 wall time (best of N runs), MB/s, steps/s, peak resident memory of the orbitc process,
 its ratio to the source size, and the time ratio between consecutive sizes. Then the
@@ -126,11 +126,6 @@ def measure(cmd, runs, timeout):
         if status not in (0, 1):
             break
     return best, peak, status, err
-
-
-def build_available(orbitc):
-    p = subprocess.run([orbitc, "build"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return b"unknown command" not in p.stderr
 
 
 def command_line(orbitc, command, path, tmp):
@@ -258,10 +253,7 @@ def main():
 
         results = []
         bench_command(args.orbitc, "check", inputs, args.runs, tmp, results, args.timeout)
-        if build_available(args.orbitc):
-            bench_command(args.orbitc, "build", inputs, args.runs, tmp, results, args.timeout)
-        else:
-            print("\norbitc build: not implemented yet, skipped")
+        bench_command(args.orbitc, "build", inputs, args.runs, tmp, results, args.timeout)
         bench_small(args.orbitc, args.small_runs)
     misses = sum(1 for r in results if r[7])
     print("\n%d of %d figures miss a target" % (misses, len(results)) if misses else

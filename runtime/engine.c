@@ -19,19 +19,19 @@ static void *grow(void *items, size_t *cap, size_t size)
     return xrealloc(items, *cap * size);
 }
 
-int64_t time_after(int64_t now, int64_t delay)
+int64_t engine_time_after(int64_t now, int64_t delay)
 {
     if (delay < 0)
         delay = 0;
     return delay > INT64_MAX - now ? INT64_MAX : now + delay;
 }
 
-const char *mstr(const Engine *e, uint32_t index)
+const char *engine_string(const Engine *e, uint32_t index)
 {
-    return index < e->m->string_count ? e->m->strings[index].text : "?";
+    return index < e->module->string_count ? e->module->strings[index].text : "?";
 }
 
-void ready_push(Engine *e, Exec *x)
+void engine_ready_push(Engine *e, Exec *x)
 {
     if (x->in_ready)
         return;
@@ -54,12 +54,12 @@ bool exec_aborting(const Exec *x)
 
 static const char *wf_name(const Exec *x)
 {
-    return mstr(x->engine, x->wf->name);
+    return engine_string(x->engine, x->wf->name);
 }
 
 /* ---- expressions ---- */
 
-bool eval_code(Unit *u, uint32_t code, const char *what, Value *out, const char **err)
+bool engine_eval_code(Unit *u, uint32_t code, const char *what, Value *out, const char **err)
 {
     Exec *x = u->exec;
     Engine *e = x->engine;
@@ -72,61 +72,61 @@ bool eval_code(Unit *u, uint32_t code, const char *what, Value *out, const char 
     char text[1024];
     if (vm_eval(e->vm, code, &scope, out, text, sizeof text))
         return true;
-    *err = arena_printf(e->a, "`%s`: %s", what, text);
+    *err = arena_printf(e->arena, "`%s`: %s", what, text);
     return false;
 }
 
 const char *wrong_result(Engine *e, uint32_t code, const char *what, const char *expected,
                          Value found)
 {
-    return arena_printf(e->a, "`%s`: %s: expected %s, found %s", what,
+    return arena_printf(e->arena, "`%s`: %s: expected %s, found %s", what,
                         vm_code_position(e->vm, code), expected, value_kind_name(found));
 }
 
 static bool eval_step_code(Exec *x, uint32_t code, const char *what, Value *out, const char **err)
 {
     Unit probe = {.exec = x, .element = -1};
-    return eval_code(&probe, code, what, out, err);
+    return engine_eval_code(&probe, code, what, out, err);
 }
 
 /* ---- small event helpers ---- */
 
 static void event_step(Engine *e, const char *event, const char *label)
 {
-    history_begin(e->h, e->now, event);
-    history_str(e->h, "step", label);
+    history_begin(e->history, e->now, event);
+    history_str(e->history, "step", label);
 }
 
 static void child_event(Exec *child, const char *event)
 {
     Engine *e = child->engine;
     event_step(e, event, child->parent_unit->label);
-    history_str(e->h, "workflow", wf_name(child));
+    history_str(e->history, "workflow", wf_name(child));
 }
 
 /* ---- executions ---- */
 
 static Exec *exec_new(Engine *e, uint32_t wf_index, Value input, Unit *parent_unit)
 {
-    Exec *x = arena_alloc(e->a, sizeof *x);
+    Exec *x = arena_alloc(e->arena, sizeof *x);
     x->engine = e;
     x->wf_index = wf_index;
-    x->wf = &e->m->workflows[wf_index];
+    x->wf = &e->module->workflows[wf_index];
     x->input = input;
-    x->results = arena_alloc(e->a, sizeof(Value) * (x->wf->step_count + 1));
+    x->results = arena_alloc(e->arena, sizeof(Value) * (x->wf->step_count + 1));
     x->parent_unit = parent_unit;
     x->prefix = "";
     if (parent_unit) {
         x->parent = parent_unit->exec;
         x->depth = x->parent->depth + 1;
-        x->prefix = arena_printf(e->a, "%s/", parent_unit->label);
+        x->prefix = arena_printf(e->arena, "%s/", parent_unit->label);
     }
     if (e->exec_count == e->exec_cap)
         e->execs = grow(e->execs, &e->exec_cap, sizeof *e->execs);
     e->execs[e->exec_count++] = x;
     if (x->wf->timeout_ms > 0)
-        timers_push(&e->timers, time_after(e->now, x->wf->timeout_ms), EV_DEADLINE, x, 0);
-    ready_push(e, x);
+        timers_push(&e->timers, engine_time_after(e->now, x->wf->timeout_ms), EV_DEADLINE, x, 0);
+    engine_ready_push(e, x);
     return x;
 }
 
@@ -141,16 +141,16 @@ static void exec_abort(Exec *x, uint8_t end, const char *code, const char *messa
 static Unit *unit_new(Exec *x, uint32_t step_index, int64_t element)
 {
     Engine *e = x->engine;
-    Unit *u = arena_alloc(e->a, sizeof *u);
+    Unit *u = arena_alloc(e->arena, sizeof *u);
     const OrbcStep *s = &x->wf->steps[step_index];
     u->exec = x;
     u->step = s;
     u->step_index = step_index;
     u->element = element;
     if (element >= 0)
-        u->label = arena_printf(e->a, "%s%s[%" PRId64 "]", x->prefix, mstr(e, s->name), element);
+        u->label = arena_printf(e->arena, "%s%s[%" PRId64 "]", x->prefix, engine_string(e, s->name), element);
     else
-        u->label = arena_printf(e->a, "%s%s", x->prefix, mstr(e, s->name));
+        u->label = arena_printf(e->arena, "%s%s", x->prefix, engine_string(e, s->name));
     return u;
 }
 
@@ -160,16 +160,16 @@ static void step_complete(Exec *x)
     const OrbcStep *s = x->active;
     Value result = x->units[0]->result;
     if (s->for_code != ORBC_NONE) {
-        List *l = list_new(e->a, x->unit_count);
+        List *l = list_new(e->arena, x->unit_count);
         for (uint32_t i = 0; i < x->unit_count; i++)
             l->items[i] = x->units[i]->result;
-        list_seal(e->a, l);
+        list_seal(e->arena, l);
         result.kind = V_LIST;
         result.list = l;
-        event_step(e, "StepCompleted", arena_printf(e->a, "%s%s", x->prefix, mstr(e, s->name)));
-        if (e->opt.show_values)
-            history_value(e->h, "output", result);
-        history_end(e->h);
+        event_step(e, "StepCompleted", arena_printf(e->arena, "%s%s", x->prefix, engine_string(e, s->name)));
+        if (e->options.show_values)
+            history_value(e->history, "output", result);
+        history_end(e->history);
     }
     x->results[x->active_index] = result;
     if (s->has_compensate) {
@@ -188,7 +188,7 @@ static void unit_resolved(Unit *u)
     Exec *x = u->exec;
     if (u->compensation) {
         x->compensating = NULL;
-        ready_push(x->engine, x);
+        engine_ready_push(x->engine, x);
         return;
     }
     x->pending--;
@@ -199,7 +199,7 @@ static void unit_resolved(Unit *u)
     if (x->done_count == x->unit_count)
         step_complete(x);
     x->active = NULL;
-    ready_push(x->engine, x);
+    engine_ready_push(x->engine, x);
 }
 
 void unit_completed(Unit *u, Value result, uint32_t attempt)
@@ -211,10 +211,10 @@ void unit_completed(Unit *u, Value result, uint32_t attempt)
     event_step(e, u->compensation ? "CompensationCompleted" : "StepCompleted",
                u->compensation ? u->owner_label : u->label);
     if (attempt)
-        history_int(e->h, "attempt", attempt);
-    if (e->opt.show_values && !u->compensation)
-        history_value(e->h, "output", result);
-    history_end(e->h);
+        history_int(e->history, "attempt", attempt);
+    if (e->options.show_values && !u->compensation)
+        history_value(e->history, "output", result);
+    history_end(e->history);
     unit_resolved(u);
 }
 
@@ -226,8 +226,8 @@ void unit_failed(Unit *u, const char *code, const char *message)
     u->gen++;
     event_step(e, u->compensation ? "CompensationFailed" : "StepFailed",
                u->compensation ? u->owner_label : u->label);
-    history_error(e->h, code, message);
-    history_end(e->h);
+    history_error(e->history, code, message);
+    history_end(e->history);
     if (!u->compensation)
         exec_abort(x, END_FAILED, code, message, u->label);
     unit_resolved(u);
@@ -240,8 +240,8 @@ void unit_cancelled(Unit *u, uint32_t attempt)
     u->gen++;
     event_step(e, "StepCancelled", u->label);
     if (attempt)
-        history_int(e->h, "attempt", attempt);
-    history_end(e->h);
+        history_int(e->history, "attempt", attempt);
+    history_end(e->history);
     unit_resolved(u);
 }
 
@@ -252,7 +252,7 @@ static void sleep_start(Unit *u)
     Engine *e = u->exec->engine;
     Value d;
     const char *err;
-    if (!eval_code(u, u->step->value_code, "sleep", &d, &err)) {
+    if (!engine_eval_code(u, u->step->value_code, "sleep", &d, &err)) {
         unit_failed(u, "EXPRESSION_ERROR", err);
         return;
     }
@@ -264,28 +264,28 @@ static void sleep_start(Unit *u)
     }
     u->state = U_ACTIVE;
     event_step(e, "TimerStarted", u->label);
-    history_int(e->h, "duration_ms", d.i);
-    history_end(e->h);
-    timers_push(&e->timers, time_after(e->now, d.i), EV_SLEEP, u, u->gen);
+    history_int(e->history, "duration_ms", d.i);
+    history_end(e->history);
+    timers_push(&e->timers, engine_time_after(e->now, d.i), EV_SLEEP, u, u->gen);
 }
 
 static SignalBox *signal_box(Engine *e, uint32_t name)
 {
     if (!e->boxes[name])
-        e->boxes[name] = arena_alloc(e->a, sizeof(SignalBox));
+        e->boxes[name] = arena_alloc(e->arena, sizeof(SignalBox));
     return e->boxes[name];
 }
 
 static void await_start(Unit *u)
 {
     Engine *e = u->exec->engine;
-    uint32_t name = u->step->target < e->m->string_count ? u->step->target : 0;
+    uint32_t name = u->step->target < e->module->string_count ? u->step->target : 0;
     u->state = U_ACTIVE;
     event_step(e, "SignalWaitStarted", u->label);
-    history_str(e->h, "signal", mstr(e, u->step->target));
+    history_str(e->history, "signal", engine_string(e, u->step->target));
     if (u->step->timeout_ms > 0)
-        history_int(e->h, "timeout_ms", u->step->timeout_ms);
-    history_end(e->h);
+        history_int(e->history, "timeout_ms", u->step->timeout_ms);
+    history_end(e->history);
     SignalBox *box = signal_box(e, name);
     if (box->head < box->count) {
         unit_completed(u, box->payloads[box->head++], 0);
@@ -295,18 +295,18 @@ static void await_start(Unit *u)
         box->waiters = grow(box->waiters, &box->wcap, sizeof *box->waiters);
     box->waiters[box->whead + box->wcount++] = u;
     if (u->step->timeout_ms > 0)
-        timers_push(&e->timers, time_after(e->now, u->step->timeout_ms), EV_AWAIT_TIMEOUT, u,
+        timers_push(&e->timers, engine_time_after(e->now, u->step->timeout_ms), EV_AWAIT_TIMEOUT, u,
                     u->gen);
 }
 
 static void on_signal(Engine *e, const Signal *sig)
 {
-    history_begin(e->h, e->now, "SignalReceived");
-    history_str(e->h, "signal", sig->name);
-    if (e->opt.show_values)
-        history_value(e->h, "payload", sig->payload);
-    history_end(e->h);
-    SignalBox *box = signal_box(e, sig->name_string < e->m->string_count ? sig->name_string : 0);
+    history_begin(e->history, e->now, "SignalReceived");
+    history_str(e->history, "signal", sig->name);
+    if (e->options.show_values)
+        history_value(e->history, "payload", sig->payload);
+    history_end(e->history);
+    SignalBox *box = signal_box(e, sig->name_string < e->module->string_count ? sig->name_string : 0);
     while (box->wcount > 0) {
         Unit *u = box->waiters[box->whead++];
         box->wcount--;
@@ -325,7 +325,7 @@ static void compute_start(Unit *u)
 {
     Value v;
     const char *err;
-    if (!eval_code(u, u->step->value_code, "compute", &v, &err)) {
+    if (!engine_eval_code(u, u->step->value_code, "compute", &v, &err)) {
         unit_failed(u, "EXPRESSION_ERROR", err);
         return;
     }
@@ -338,41 +338,41 @@ static void child_start(Unit *u)
     Engine *e = x->engine;
     uint32_t target = u->step->target;
     const char *err;
-    Value input = {.kind = V_RECORD, .rec = record_new(e->a, 0)};
-    record_seal(e->a, input.rec);
+    Value input = {.kind = V_RECORD, .rec = record_new(e->arena, 0)};
+    record_seal(e->arena, input.rec);
     if (u->step->with_code != ORBC_NONE &&
-        !eval_code(u, u->step->with_code, "with", &input, &err)) {
+        !engine_eval_code(u, u->step->with_code, "with", &input, &err)) {
         unit_failed(u, "EXPRESSION_ERROR", err);
         return;
     }
-    if (target >= e->m->workflow_count) {
+    if (target >= e->module->workflow_count) {
         unit_failed(u, "EXPRESSION_ERROR", "the child workflow does not exist");
         return;
     }
-    const OrbcWorkflow *wf = &e->m->workflows[target];
+    const OrbcWorkflow *wf = &e->module->workflows[target];
     char why[512];
     Value checked;
-    if (!contract_conform(e->m, e->a, wf->input_type, input, &checked, why, sizeof why)) {
+    if (!contract_conform(e->module, e->arena, wf->input_type, input, &checked, why, sizeof why)) {
         unit_failed(u, "INPUT_CONTRACT_VIOLATION",
-                    arena_printf(e->a, "input does not match the contract of workflow `%s`: %s",
-                                 mstr(e, wf->name), why));
+                    arena_printf(e->arena, "input does not match the contract of workflow `%s`: %s",
+                                 engine_string(e, wf->name), why));
         return;
     }
     if (x->depth + 1 > MAX_CHILD_DEPTH || e->exec_count >= MAX_EXECUTIONS) {
         unit_failed(u, "WORKFLOW_LIMIT_EXCEEDED",
                     x->depth + 1 > MAX_CHILD_DEPTH
-                        ? arena_printf(e->a, "child workflows nest deeper than %d levels",
+                        ? arena_printf(e->arena, "child workflows nest deeper than %d levels",
                                        MAX_CHILD_DEPTH)
-                        : arena_printf(e->a, "a run may start at most %d workflow executions",
+                        : arena_printf(e->arena, "a run may start at most %d workflow executions",
                                        MAX_EXECUTIONS));
         return;
     }
     u->state = U_ACTIVE;
     u->child = exec_new(e, target, checked, u);
     child_event(u->child, "ChildWorkflowStarted");
-    history_end(e->h);
+    history_end(e->history);
     if (u->step->timeout_ms > 0)
-        timers_push(&e->timers, time_after(e->now, u->step->timeout_ms), EV_CHILD_TIMEOUT, u,
+        timers_push(&e->timers, engine_time_after(e->now, u->step->timeout_ms), EV_CHILD_TIMEOUT, u,
                     u->gen);
 }
 
@@ -394,8 +394,8 @@ static void step_fail_early(Exec *x, const char *label, const char *message)
 {
     Engine *e = x->engine;
     event_step(e, "StepFailed", label);
-    history_error(e->h, "EXPRESSION_ERROR", message);
-    history_end(e->h);
+    history_error(e->history, "EXPRESSION_ERROR", message);
+    history_end(e->history);
     exec_abort(x, END_FAILED, "EXPRESSION_ERROR", message, label);
 }
 
@@ -403,7 +403,7 @@ static void step_start(Exec *x, uint32_t index)
 {
     Engine *e = x->engine;
     const OrbcStep *s = &x->wf->steps[index];
-    const char *label = arena_printf(e->a, "%s%s", x->prefix, mstr(e, s->name));
+    const char *label = arena_printf(e->arena, "%s%s", x->prefix, engine_string(e, s->name));
     const char *err;
     Value v;
     if (s->when_code != ORBC_NONE) {
@@ -413,7 +413,7 @@ static void step_start(Exec *x, uint32_t index)
             return step_fail_early(x, label, wrong_result(e, s->when_code, "when", "a bool", v));
         if (!v.b) {
             event_step(e, "StepSkipped", label);
-            history_end(e->h);
+            history_end(e->history);
             x->results[index] = value_null();
             return;
         }
@@ -433,7 +433,7 @@ static void step_start(Exec *x, uint32_t index)
     x->unit_count = count;
     x->pending = count;
     x->done_count = 0;
-    x->units = arena_alloc(e->a, sizeof(Unit *) * (count + 1));
+    x->units = arena_alloc(e->arena, sizeof(Unit *) * (count + 1));
     for (uint32_t i = 0; i < count; i++) {
         x->units[i] = unit_new(x, index, items ? (int64_t)i : -1);
         if (items)
@@ -441,7 +441,7 @@ static void step_start(Exec *x, uint32_t index)
     }
     if (count == 0) {
         event_step(e, "StepCompleted", label);
-        history_end(e->h);
+        history_end(e->history);
         x->results[index] = v;
         x->active = NULL;
         return;
@@ -475,7 +475,7 @@ static void unit_stop(Unit *u, bool keep_dispatched)
     } else if (u->step->kind == ORBC_STEP_WORKFLOW && u->child) {
         exec_cancel(u->child);
         child_event(u->child, "ChildWorkflowCancelled");
-        history_end(e->h);
+        history_end(e->history);
     }
     unit_cancelled(u, attempt);
 }
@@ -496,7 +496,7 @@ static void exec_abort(Exec *x, uint8_t end, const char *code, const char *messa
         for (uint32_t i = 0; i < count; i++)
             unit_stop(units[i], true);
     }
-    ready_push(x->engine, x);
+    engine_ready_push(x->engine, x);
 }
 
 /* Hard cancellation of a child: nothing is waited for, nothing compensated. */
@@ -522,9 +522,9 @@ static void compensate_next(Exec *x)
         Unit *u = unit_new(x, index, -1);
         u->compensation = true;
         u->owner_label = u->label;
-        u->label = arena_printf(e->a, "%s.compensate", u->owner_label);
+        u->label = arena_printf(e->arena, "%s.compensate", u->owner_label);
         event_step(e, "CompensationStarted", u->owner_label);
-        history_end(e->h);
+        history_end(e->history);
         x->compensating = u;
         task_start(u);
     }
@@ -543,9 +543,9 @@ static void exec_return(Exec *x)
         return;
     }
     char why[512];
-    if (!contract_conform(e->m, e->a, x->wf->output_type, output, &checked, why, sizeof why)) {
+    if (!contract_conform(e->module, e->arena, x->wf->output_type, output, &checked, why, sizeof why)) {
         exec_abort(x, END_FAILED, "OUTPUT_CONTRACT_VIOLATION",
-                   arena_printf(e->a, "output does not match the contract of workflow `%s`: %s",
+                   arena_printf(e->arena, "output does not match the contract of workflow `%s`: %s",
                                 wf_name(x), why), NULL);
         return;
     }
@@ -556,18 +556,18 @@ static void finish_top(Exec *x, Value output)
 {
     Engine *e = x->engine;
     static const char *const events[] = {"WorkflowCompleted", "WorkflowFailed", "WorkflowTimedOut"};
-    history_begin(e->h, e->now, events[x->end]);
-    history_str(e->h, "workflow", wf_name(x));
+    history_begin(e->history, e->now, events[x->end]);
+    history_str(e->history, "workflow", wf_name(x));
     if (x->end == END_COMPLETED) {
-        history_value(e->h, "output", output);
+        history_value(e->history, "output", output);
     } else if (x->end == END_TIMED_OUT) {
-        history_int(e->h, "timeout_ms", x->wf->timeout_ms);
+        history_int(e->history, "timeout_ms", x->wf->timeout_ms);
     } else {
         if (x->err_step)
-            history_str(e->h, "step", x->err_step);
-        history_error(e->h, x->err_code, x->err_message);
+            history_str(e->history, "step", x->err_step);
+        history_error(e->history, x->err_code, x->err_message);
     }
-    history_end(e->h);
+    history_end(e->history);
 }
 
 static void finish_child(Exec *x, Value output)
@@ -581,8 +581,8 @@ static void finish_child(Exec *x, Value output)
     };
     child_event(x, events[x->end]);
     if (x->end == END_FAILED)
-        history_error(e->h, x->err_code, x->err_message);
-    history_end(e->h);
+        history_error(e->history, x->err_code, x->err_message);
+    history_end(e->history);
     if (x->end == END_COMPLETED) {
         unit_completed(u, output, 0);
     } else if (x->end == END_FAILED) {
@@ -590,7 +590,7 @@ static void finish_child(Exec *x, Value output)
     } else {
         char limit[64];
         format_duration(limit, x->wf->timeout_ms);
-        unit_failed(u, "TIMEOUT", arena_printf(e->a, "the child workflow `%s` timed out after %s",
+        unit_failed(u, "TIMEOUT", arena_printf(e->arena, "the child workflow `%s` timed out after %s",
                                                wf_name(x), limit));
     }
 }
@@ -640,7 +640,7 @@ static void on_unit_timer(Engine *e, const Timer *t)
         if (u->state != U_ACTIVE)
             break;
         event_step(e, "TimerFired", u->label);
-        history_end(e->h);
+        history_end(e->history);
         unit_completed(u, value_null(), 0);
         break;
     case EV_AWAIT_TIMEOUT:
@@ -648,18 +648,18 @@ static void on_unit_timer(Engine *e, const Timer *t)
             break;
         format_duration(limit, u->step->timeout_ms);
         unit_failed(u, "SIGNAL_TIMEOUT",
-                    arena_printf(e->a, "no signal `%s` arrived within the timeout of %s",
-                                 mstr(e, u->step->target), limit));
+                    arena_printf(e->arena, "no signal `%s` arrived within the timeout of %s",
+                                 engine_string(e, u->step->target), limit));
         break;
     case EV_CHILD_TIMEOUT:
         if (u->state != U_ACTIVE || !u->child || u->child->state == X_DONE)
             break;
         exec_cancel(u->child);
         child_event(u->child, "ChildWorkflowCancelled");
-        history_end(e->h);
+        history_end(e->history);
         format_duration(limit, u->step->timeout_ms);
         unit_failed(u, "TIMEOUT",
-                    arena_printf(e->a, "the child workflow `%s` did not finish within the step "
+                    arena_printf(e->arena, "the child workflow `%s` did not finish within the step "
                                  "timeout of %s", wf_name(u->child), limit));
         break;
     default:
@@ -671,16 +671,16 @@ static void on_deadline(Engine *e, Exec *x)
 {
     if (x->state != X_RUNNING)
         return;
-    history_begin(e->h, e->now, "WorkflowTimeoutReached");
+    history_begin(e->history, e->now, "WorkflowTimeoutReached");
     if (x->parent_unit)
-        history_str(e->h, "step", x->parent_unit->label);
-    history_str(e->h, "workflow", wf_name(x));
-    history_int(e->h, "timeout_ms", x->wf->timeout_ms);
-    history_end(e->h);
+        history_str(e->history, "step", x->parent_unit->label);
+    history_str(e->history, "workflow", wf_name(x));
+    history_int(e->history, "timeout_ms", x->wf->timeout_ms);
+    history_end(e->history);
     char limit[64];
     format_duration(limit, x->wf->timeout_ms);
     exec_abort(x, END_TIMED_OUT, "TIMEOUT",
-               arena_printf(e->a, "the workflow timeout of %s passed", limit), NULL);
+               arena_printf(e->arena, "the workflow timeout of %s passed", limit), NULL);
 }
 
 static void fire(Engine *e, const Timer *t)
@@ -734,17 +734,17 @@ static const Unit *waiting_unit(const Exec *x)
 static void report_blocked(Engine *e)
 {
     const Unit *u = waiting_unit(e->top);
-    history_begin(e->h, e->now, "WorkflowBlocked");
-    history_str(e->h, "workflow", wf_name(e->top));
+    history_begin(e->history, e->now, "WorkflowBlocked");
+    history_str(e->history, "workflow", wf_name(e->top));
     if (u) {
-        history_str(e->h, "step", u->label);
+        history_str(e->history, "step", u->label);
         if (u->step->kind == ORBC_STEP_AWAIT)
-            history_note(e->h, arena_printf(e->a, "waiting for signal `%s`, and none is scripted",
-                                            mstr(e, u->step->target)));
+            history_note(e->history, arena_printf(e->arena, "waiting for signal `%s`, and none is scripted",
+                                            engine_string(e, u->step->target)));
         else if (u->step->kind <= ORBC_STEP_BUILTIN)
-            history_note(e->h, task_waiting(u));
+            history_note(e->history, task_waiting(u));
     }
-    history_end(e->h);
+    history_end(e->history);
 }
 
 /* ---- the run ---- */
@@ -753,7 +753,7 @@ static void free_engine(Engine *e)
 {
     for (size_t i = 0; i < e->exec_count; i++)
         free(e->execs[i]->completed);
-    for (uint32_t i = 0; i < e->m->string_count; i++) {
+    for (uint32_t i = 0; i < e->module->string_count; i++) {
         if (e->boxes[i]) {
             free(e->boxes[i]->payloads);
             free(e->boxes[i]->waiters);
@@ -768,13 +768,14 @@ static void free_engine(Engine *e)
 RunResult engine_run(const OrbcModule *module, Scenario *scenario, Value input, History *history,
                      const RunOptions *options, Arena *arena)
 {
-    Engine e = {.m = module, .sc = scenario, .h = history, .a = arena, .opt = *options};
+    Engine e = {.module = module, .scenario = scenario, .history = history, .arena = arena,
+                .options = *options};
     e.vm = vm_new(module, arena);
     e.boxes = arena_alloc(arena, sizeof(SignalBox *) * (module->string_count + 1));
     for (uint32_t i = 0; i < scenario->signal_count; i++)
         timers_push(&e.timers, scenario->signals[i].at_ms, EV_SIGNAL, &scenario->signals[i], 0);
     history_begin(history, 0, "WorkflowStarted");
-    history_str(history, "workflow", mstr(&e, module->workflows[scenario->workflow].name));
+    history_str(history, "workflow", engine_string(&e, module->workflows[scenario->workflow].name));
     if (options->show_values)
         history_value(history, "input", input);
     history_end(history);

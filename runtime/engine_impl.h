@@ -107,12 +107,12 @@ typedef struct SignalBox {
 } SignalBox;
 
 struct Engine {
-    const OrbcModule *m;
-    Scenario *sc;
-    History *h;
-    Arena *a;
+    const OrbcModule *module;
+    Scenario *scenario;
+    History *history;
+    Arena *arena;
     Vm *vm;
-    RunOptions opt;
+    RunOptions options;
     TimerQueue timers;
     int64_t now;
     Exec **ready;
@@ -124,10 +124,10 @@ struct Engine {
 };
 
 /* engine.c */
-int64_t time_after(int64_t now, int64_t delay);
-void ready_push(Engine *e, Exec *x);
-const char *mstr(const Engine *e, uint32_t index);
-bool eval_code(Unit *u, uint32_t code, const char *what, Value *out, const char **err);
+int64_t engine_time_after(int64_t now, int64_t delay);
+void engine_ready_push(Engine *e, Exec *x);
+const char *engine_string(const Engine *e, uint32_t index);
+bool engine_eval_code(Unit *u, uint32_t code, const char *what, Value *out, const char **err);
 /* "`what`: FILE:LINE:COL: must give a T, found K" for a result of the wrong type. */
 const char *wrong_result(Engine *e, uint32_t code, const char *what, const char *expected,
                          Value found);

@@ -18,13 +18,13 @@
 static const char *task_name(const Unit *u)
 {
     const Engine *e = u->exec->engine;
-    return u->task < e->m->task_count ? mstr(e, e->m->tasks[u->task].name) : "?";
+    return u->task < e->module->task_count ? engine_string(e, e->module->tasks[u->task].name) : "?";
 }
 
 static bool is_builtin(const Unit *u)
 {
     const Engine *e = u->exec->engine;
-    return u->task < e->m->task_count && e->m->tasks[u->task].kind == ORBC_TASK_BUILTIN;
+    return u->task < e->module->task_count && e->module->tasks[u->task].kind == ORBC_TASK_BUILTIN;
 }
 
 /* ---- where outcomes come from ---- */
@@ -32,11 +32,11 @@ static bool is_builtin(const Unit *u)
 static void resolve_script(Unit *u)
 {
     Engine *e = u->exec->engine;
-    Script **per_step = e->sc->step_scripts[u->exec->wf_index];
+    Script **per_step = e->scenario->step_scripts[u->exec->wf_index];
     Script *step = per_step ? per_step[u->step_index] : NULL;
     if (u->compensation)
         step = step ? step->compensate : NULL;
-    Script *task = u->task < e->m->task_count ? e->sc->task_scripts[u->task] : NULL;
+    Script *task = u->task < e->module->task_count ? e->scenario->task_scripts[u->task] : NULL;
     u->script = step && step->has_outcomes ? step : task && task->has_outcomes ? task : NULL;
     u->worker_id = "worker-1";
     if (is_builtin(u))
@@ -62,9 +62,9 @@ static void queue_delivery(Attempt *a, bool first)
     if (a->outcome && a->outcome->pickup_ms >= 0)
         pickup = a->outcome->pickup_ms;
     if (!u->no_worker)
-        timers_push(&e->timers, time_after(e->now, pickup), EV_PICKUP, a, a->delivery);
+        timers_push(&e->timers, engine_time_after(e->now, pickup), EV_PICKUP, a, a->delivery);
     if (first && u->queue_timeout_ms > 0)
-        timers_push(&e->timers, time_after(e->now, u->queue_timeout_ms), EV_QUEUE_TIMEOUT, a, 1);
+        timers_push(&e->timers, engine_time_after(e->now, u->queue_timeout_ms), EV_QUEUE_TIMEOUT, a, 1);
 }
 
 static void attempt_failed(Attempt *a, const char *code, const char *message, bool retryable);
@@ -72,7 +72,7 @@ static void attempt_failed(Attempt *a, const char *code, const char *message, bo
 static void schedule_attempt(Unit *u, uint32_t number)
 {
     Engine *e = u->exec->engine;
-    Attempt *a = arena_alloc(e->a, sizeof *a);
+    Attempt *a = arena_alloc(e->arena, sizeof *a);
     a->unit = u;
     a->number = number;
     a->state = A_QUEUED;
@@ -80,18 +80,18 @@ static void schedule_attempt(Unit *u, uint32_t number)
     u->attempt = number;
     u->current = a;
     u->state = U_ACTIVE;
-    history_begin(e->h, e->now, "StepScheduled");
-    history_str(e->h, "step", u->label);
-    history_int(e->h, "attempt", number);
+    history_begin(e->history, e->now, "StepScheduled");
+    history_str(e->history, "step", u->label);
+    history_int(e->history, "attempt", number);
     if (u->key)
-        history_str(e->h, "idempotency_key", u->key);
-    if (e->opt.show_values)
-        history_value(e->h, "input", u->input);
-    history_end(e->h);
-    if (is_builtin(u) && !e->sc->http_adapter) {
+        history_str(e->history, "idempotency_key", u->key);
+    if (e->options.show_values)
+        history_value(e->history, "input", u->input);
+    history_end(e->history);
+    if (is_builtin(u) && !e->scenario->http_adapter) {
         a->state = A_DONE;
         attempt_failed(a, "ADAPTER_DISABLED",
-                       arena_printf(e->a, "the `%s` adapter is not enabled on this server",
+                       arena_printf(e->arena, "the `%s` adapter is not enabled on this server",
                                     task_name(u)), false);
         return;
     }
@@ -113,8 +113,8 @@ static bool listed_non_retryable(const Engine *e, const OrbcPolicy *p, const cha
     size_t len = strlen(code);
     for (uint32_t i = 0; i < p->non_retryable_count; i++) {
         uint32_t s = p->non_retryable[i];
-        if (s < e->m->string_count && e->m->strings[s].len == len &&
-            memcmp(e->m->strings[s].text, code, len) == 0)
+        if (s < e->module->string_count && e->module->strings[s].len == len &&
+            memcmp(e->module->strings[s].text, code, len) == 0)
             return true;
     }
     return false;
@@ -124,26 +124,26 @@ static void attempt_failed(Attempt *a, const char *code, const char *message, bo
 {
     Unit *u = a->unit;
     Engine *e = u->exec->engine;
-    history_begin(e->h, e->now, "StepAttemptFailed");
-    history_str(e->h, "step", u->label);
-    history_int(e->h, "attempt", a->number);
-    history_error(e->h, code, message);
-    history_end(e->h);
+    history_begin(e->history, e->now, "StepAttemptFailed");
+    history_str(e->history, "step", u->label);
+    history_int(e->history, "attempt", a->number);
+    history_error(e->history, code, message);
+    history_end(e->history);
     const OrbcPolicy *p = u->policy;
     bool aborting = !u->compensation && exec_aborting(u->exec);
     if (retryable && !listed_non_retryable(e, p, code) && a->number < p->attempts && !aborting) {
         int64_t delay = retry_delay(p, a->number + 1);
-        history_begin(e->h, e->now, "RetryScheduled");
-        history_str(e->h, "step", u->label);
-        history_int(e->h, "delay_ms", delay);
-        history_end(e->h);
+        history_begin(e->history, e->now, "RetryScheduled");
+        history_str(e->history, "step", u->label);
+        history_int(e->history, "delay_ms", delay);
+        history_end(e->history);
         u->state = U_RETRY_WAIT;
         u->gen++;
-        timers_push(&e->timers, time_after(e->now, delay), EV_RETRY, u, u->gen);
+        timers_push(&e->timers, engine_time_after(e->now, delay), EV_RETRY, u, u->gen);
         return;
     }
     if (p->attempts > 1 && a->number == p->attempts)
-        message = arena_printf(e->a, "%s%s(gave up after %" PRIu32 " attempts)", message,
+        message = arena_printf(e->arena, "%s%s(gave up after %" PRIu32 " attempts)", message,
                                *message ? " " : "", p->attempts);
     unit_failed(u, code, message);
 }
@@ -159,19 +159,19 @@ void task_start(Unit *u)
     u->task = u->compensation ? s->compensate.task : s->target;
     u->policy = u->compensation ? &s->compensate.policy : &s->policy;
     u->timeout_ms = u->compensation ? s->compensate.timeout_ms : s->timeout_ms;
-    if (u->timeout_ms == 0 && u->task < e->m->task_count)
-        u->timeout_ms = e->m->tasks[u->task].default_timeout_ms;   /* 30s for HTTP */
+    if (u->timeout_ms == 0 && u->task < e->module->task_count)
+        u->timeout_ms = e->module->tasks[u->task].default_timeout_ms;   /* 30s for HTTP */
     u->queue_timeout_ms = u->compensation ? s->compensate.queue_timeout_ms : s->queue_timeout_ms;
     const char *err;
-    Value input = {.kind = V_RECORD, .rec = record_new(e->a, 0)};
-    record_seal(e->a, input.rec);
-    if (with_code != ORBC_NONE && !eval_code(u, with_code, "with", &input, &err)) {
+    Value input = {.kind = V_RECORD, .rec = record_new(e->arena, 0)};
+    record_seal(e->arena, input.rec);
+    if (with_code != ORBC_NONE && !engine_eval_code(u, with_code, "with", &input, &err)) {
         unit_failed(u, "EXPRESSION_ERROR", err);
         return;
     }
     if (key_code != ORBC_NONE) {
         Value key;
-        if (!eval_code(u, key_code, "idempotency_key", &key, &err)) {
+        if (!engine_eval_code(u, key_code, "idempotency_key", &key, &err)) {
             unit_failed(u, "EXPRESSION_ERROR", err);
             return;
         }
@@ -183,10 +183,10 @@ void task_start(Unit *u)
         u->key = key.s->text;
     }
     char why[512];
-    uint32_t type = u->task < e->m->task_count ? e->m->tasks[u->task].input_type : ORBC_NONE;
-    if (!contract_conform(e->m, e->a, type, input, &u->input, why, sizeof why)) {
+    uint32_t type = u->task < e->module->task_count ? e->module->tasks[u->task].input_type : ORBC_NONE;
+    if (!contract_conform(e->module, e->arena, type, input, &u->input, why, sizeof why)) {
         unit_failed(u, "INPUT_CONTRACT_VIOLATION",
-                    arena_printf(e->a, "input does not match the contract of `%s`: %s",
+                    arena_printf(e->arena, "input does not match the contract of `%s`: %s",
                                  task_name(u), why));
         return;
     }
@@ -207,20 +207,20 @@ static void on_pickup(Attempt *a)
     Engine *e = u->exec->engine;
     a->state = A_DISPATCHED;
     u->exec->inflight++;
-    history_begin(e->h, e->now, "StepDispatched");
-    history_str(e->h, "step", u->label);
-    history_int(e->h, "attempt", a->number);
-    history_str(e->h, "worker_id", u->worker_id);
-    history_end(e->h);
+    history_begin(e->history, e->now, "StepDispatched");
+    history_str(e->history, "step", u->label);
+    history_int(e->history, "attempt", a->number);
+    history_str(e->history, "worker_id", u->worker_id);
+    history_end(e->history);
     const Outcome *o = a->outcome;
     if (!o)
-        timers_push(&e->timers, time_after(e->now, DEFAULT_ANSWER_MS), EV_ANSWER, a, a->delivery);
+        timers_push(&e->timers, engine_time_after(e->now, DEFAULT_ANSWER_MS), EV_ANSWER, a, a->delivery);
     else if (o->kind == OUT_LOST)
-        timers_push(&e->timers, time_after(e->now, o->after_ms), EV_LOST, a, a->delivery);
+        timers_push(&e->timers, engine_time_after(e->now, o->after_ms), EV_LOST, a, a->delivery);
     else if (o->kind != OUT_NEVER)
-        timers_push(&e->timers, time_after(e->now, o->after_ms), EV_ANSWER, a, a->delivery);
+        timers_push(&e->timers, engine_time_after(e->now, o->after_ms), EV_ANSWER, a, a->delivery);
     if (u->timeout_ms > 0)
-        timers_push(&e->timers, time_after(e->now, u->timeout_ms), EV_ATTEMPT_TIMEOUT, a,
+        timers_push(&e->timers, engine_time_after(e->now, u->timeout_ms), EV_ATTEMPT_TIMEOUT, a,
                     a->delivery);
 }
 
@@ -234,10 +234,10 @@ static void on_lost(Attempt *a)
         unit_cancelled(u, a->number);
         return;
     }
-    history_begin(e->h, e->now, "StepRedelivered");
-    history_str(e->h, "step", u->label);
-    history_int(e->h, "attempt", a->number);
-    history_end(e->h);
+    history_begin(e->history, e->now, "StepRedelivered");
+    history_str(e->history, "step", u->label);
+    history_int(e->history, "attempt", a->number);
+    history_end(e->history);
     a->state = A_QUEUED;
     a->delivery++;
     queue_delivery(a, false);
@@ -247,21 +247,21 @@ static Value default_output(Unit *u)
 {
     Engine *e = u->exec->engine;
     if (is_builtin(u)) {
-        Record *r = record_new(e->a, 3);
-        r->names[0] = str_new(e->a, "status", 6);
+        Record *r = record_new(e->arena, 3);
+        r->names[0] = str_new(e->arena, "status", 6);
         r->values[0] = value_int(200);
-        r->names[1] = str_new(e->a, "headers", 7);
+        r->names[1] = str_new(e->arena, "headers", 7);
         r->values[1].kind = V_RECORD;
-        r->values[1].rec = record_new(e->a, 0);
-        record_seal(e->a, r->values[1].rec);
-        r->names[2] = str_new(e->a, "body", 4);
+        r->values[1].rec = record_new(e->arena, 0);
+        record_seal(e->arena, r->values[1].rec);
+        r->names[2] = str_new(e->arena, "body", 4);
         r->values[2] = value_null();
-        record_seal(e->a, r);
+        record_seal(e->arena, r);
         Value v = {.kind = V_RECORD, .rec = r};
         return v;
     }
-    uint32_t type = u->task < e->m->task_count ? e->m->tasks[u->task].output_type : ORBC_NONE;
-    return contract_default(e->m, e->a, type);
+    uint32_t type = u->task < e->module->task_count ? e->module->tasks[u->task].output_type : ORBC_NONE;
+    return contract_default(e->module, e->arena, type);
 }
 
 /* The output of a successful outcome; false for a failure. */
@@ -282,8 +282,8 @@ static bool succeeded(Unit *u, const Outcome *o, Value *output)
 static bool output_conforms(Unit *u, Value output, Value *checked, char *why, size_t len)
 {
     Engine *e = u->exec->engine;
-    uint32_t type = u->task < e->m->task_count ? e->m->tasks[u->task].output_type : ORBC_NONE;
-    return contract_conform(e->m, e->a, type, output, checked, why, len);
+    uint32_t type = u->task < e->module->task_count ? e->module->tasks[u->task].output_type : ORBC_NONE;
+    return contract_conform(e->module, e->arena, type, output, checked, why, len);
 }
 
 static void fail_with_outcome(Attempt *a, const Outcome *o)
@@ -292,11 +292,11 @@ static void fail_with_outcome(Attempt *a, const Outcome *o)
     if (o->kind == OUT_FAIL) {
         attempt_failed(a, o->code, o->message, o->retryable);
     } else if (o->kind == OUT_NETWORK_ERROR) {
-        attempt_failed(a, "HTTP_ERROR", arena_printf(e->a, "request failed: %s", o->message), true);
+        attempt_failed(a, "HTTP_ERROR", arena_printf(e->arena, "request failed: %s", o->message), true);
     } else {
         bool retryable = o->status >= 500 || o->status == 429;
         attempt_failed(a, "HTTP_ERROR",
-                       arena_printf(e->a, "request failed: status %" PRId64, o->status), retryable);
+                       arena_printf(e->arena, "request failed: status %" PRId64, o->status), retryable);
     }
 }
 
@@ -333,7 +333,7 @@ static void on_answer(Attempt *a)
     char why[512];
     if (!output_conforms(u, output, &checked, why, sizeof why)) {
         attempt_failed(a, "OUTPUT_CONTRACT_VIOLATION",
-                       arena_printf(e->a, "output does not match the contract of `%s`: %s",
+                       arena_printf(e->arena, "output does not match the contract of `%s`: %s",
                                     task_name(u), why), false);
         return;
     }
@@ -349,7 +349,7 @@ static void on_attempt_timeout(Attempt *a)
     u->exec->inflight--;
     a->state = A_TIMED_OUT;
     attempt_failed(a, "TIMEOUT",
-                   arena_printf(e->a, "the attempt did not finish within the step timeout of %s",
+                   arena_printf(e->arena, "the attempt did not finish within the step timeout of %s",
                                 limit), true);
 }
 
@@ -361,7 +361,7 @@ static void on_queue_timeout(Attempt *a)
     format_duration(limit, u->queue_timeout_ms);
     a->state = A_DONE;
     attempt_failed(a, "QUEUE_TIMEOUT",
-                   arena_printf(e->a, "no worker picked the task up within the queue timeout of %s",
+                   arena_printf(e->arena, "no worker picked the task up within the queue timeout of %s",
                                 limit), false);
 }
 

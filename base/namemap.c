@@ -19,33 +19,6 @@ void namemap_init(NameMap *map, Arena *arena, uint32_t expected)
     map->count = 0;
 }
 
-static bool same_name(const NameMapSlot *slot, const char *text, uint32_t len, uint32_t hash)
-{
-    return slot->text == text ||
-           (slot->hash == hash && slot->len == len && memcmp(slot->text, text, len) == 0);
-}
-
-/* The slot of the name, or the empty slot where it would go. */
-static NameMapSlot *find_slot(const NameMap *map, const char *text, uint32_t len, uint32_t hash)
-{
-    uint32_t i = hash & map->mask;
-    while (map->slots[i].text && !same_name(&map->slots[i], text, len, hash))
-        i = (i + 1) & map->mask;
-    return &map->slots[i];
-}
-
-bool namemap_get(const NameMap *map, const char *text, uint32_t len, uint32_t hash,
-                 uint32_t *value)
-{
-    if (!map->slots)
-        return false;
-    const NameMapSlot *slot = find_slot(map, text, len, hash);
-    if (!slot->text)
-        return false;
-    *value = slot->value;
-    return true;
-}
-
 static void grow(NameMap *map, Arena *arena)
 {
     NameMap bigger;
@@ -53,7 +26,7 @@ static void grow(NameMap *map, Arena *arena)
     for (uint32_t i = 0; i <= map->mask; i++) {
         const NameMapSlot *old = &map->slots[i];
         if (old->text)
-            *find_slot(&bigger, old->text, old->len, old->hash) = *old;
+            *namemap_slot(&bigger, old->text, old->len, old->hash) = *old;
     }
     bigger.count = map->count;
     *map = bigger;
@@ -67,7 +40,7 @@ static NameMapSlot *slot_for_insert(NameMap *map, Arena *arena, const char *text
         namemap_init(map, arena, 8);
     if ((map->count + 1) * 2 > map->mask + 1)
         grow(map, arena);
-    return find_slot(map, text, len, hash);
+    return namemap_slot(map, text, len, hash);
 }
 
 void namemap_put(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "arena.h"
 
@@ -28,9 +29,34 @@ typedef struct NameMap {
 /* Room for `expected` names without growing. Optional: a zeroed NameMap is empty. */
 void namemap_init(NameMap *map, Arena *arena, uint32_t expected);
 
+/* The slot of the name, or the empty slot where it would go (the table is not empty).
+ * Inline, with namemap_get, because the checker looks a name up for nearly every
+ * identifier of a program. */
+static inline NameMapSlot *namemap_slot(const NameMap *map, const char *text, uint32_t len,
+                                        uint32_t hash)
+{
+    uint32_t i = hash & map->mask;
+    for (;;) {
+        NameMapSlot *slot = &map->slots[i];
+        if (!slot->text || slot->text == text ||
+            (slot->hash == hash && slot->len == len && memcmp(slot->text, text, len) == 0))
+            return slot;
+        i = (i + 1) & map->mask;
+    }
+}
+
 /* Returns true and sets *value when the name is present. */
-bool namemap_get(const NameMap *map, const char *text, uint32_t len, uint32_t hash,
-                 uint32_t *value);
+static inline bool namemap_get(const NameMap *map, const char *text, uint32_t len,
+                               uint32_t hash, uint32_t *value)
+{
+    if (!map->slots)
+        return false;
+    const NameMapSlot *slot = namemap_slot(map, text, len, hash);
+    if (!slot->text)
+        return false;
+    *value = slot->value;
+    return true;
+}
 
 /* Inserts the name, or replaces the value of an equal name. */
 void namemap_put(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,

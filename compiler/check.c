@@ -1,4 +1,4 @@
-/* The semantic checker's entry point and the helpers its passes share: name maps,
+/* The semantic checker's entry point and the helpers its passes share:
  * did-you-mean with the peer-system aliases, dotted names, durations for messages.
  *
  * Passes, in order: declarations (check_decls.c), workflow signatures and bodies
@@ -10,72 +10,6 @@
 #include <string.h>
 
 #include "suggest.h"
-
-/* ---- NameMap ---------------------------------------------------------------------- */
-
-static uint32_t capacity_for(uint32_t expected)
-{
-    uint32_t cap = 16;
-    while (cap < expected * 2 && cap < (1u << 30))
-        cap *= 2;
-    return cap;
-}
-
-void namemap_init(NameMap *map, Arena *arena, uint32_t expected)
-{
-    uint32_t cap = capacity_for(expected);
-    map->keys = arena_alloc(arena, cap * sizeof *map->keys);
-    map->values = arena_alloc(arena, cap * sizeof *map->values);
-    map->mask = cap - 1;
-    map->count = 0;
-}
-
-static uint32_t slot_of(const NameMap *map, const Name *name)
-{
-    uint32_t i = name->hash & map->mask;
-    while (map->keys[i] && map->keys[i] != name)
-        i = (i + 1) & map->mask;
-    return i;
-}
-
-bool namemap_get(const NameMap *map, const Name *name, uint32_t *value)
-{
-    if (!map->keys || !name)
-        return false;
-    uint32_t i = slot_of(map, name);
-    if (!map->keys[i])
-        return false;
-    *value = map->values[i];
-    return true;
-}
-
-static void namemap_grow(NameMap *map, Arena *arena)
-{
-    NameMap bigger;
-    namemap_init(&bigger, arena, map->mask + 1);
-    for (uint32_t i = 0; i <= map->mask; i++)
-        if (map->keys[i]) {
-            uint32_t j = slot_of(&bigger, map->keys[i]);
-            bigger.keys[j] = map->keys[i];
-            bigger.values[j] = map->values[i];
-            bigger.count++;
-        }
-    *map = bigger;
-}
-
-void namemap_put(NameMap *map, Arena *arena, const Name *name, uint32_t value)
-{
-    if (!map->keys)
-        namemap_init(map, arena, 8);
-    if ((map->count + 1) * 2 > map->mask + 1)
-        namemap_grow(map, arena);
-    uint32_t i = slot_of(map, name);
-    if (!map->keys[i]) {
-        map->keys[i] = name;
-        map->count++;
-    }
-    map->values[i] = value;
-}
 
 /* ---- Small helpers ---------------------------------------------------------------- */
 

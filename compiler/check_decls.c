@@ -33,11 +33,11 @@ static void add_workflow(Checker *ck, Member *m)
 {
     Program *p = ck->program;
     uint32_t first;
-    if (namemap_get(&ck->workflows, m->name, &first))
+    if (names_get(&ck->workflows, m->name, &first))
         report_duplicate(ck, "workflow", m->name->text, member_name_span(m),
                          p->workflows[first].name_span);
     else
-        namemap_put(&ck->workflows, ck->arena, m->name, p->workflow_count);
+        names_put(&ck->workflows, ck->arena, m->name, p->workflow_count);
     Workflow *wf = &p->workflows[p->workflow_count];
     wf->name = m->name;
     wf->span = m->span;
@@ -49,12 +49,12 @@ static void add_worker(Checker *ck, Member *m)
 {
     Program *p = ck->program;
     uint32_t first;
-    if (namemap_get(&ck->workers, m->name, &first)) {
+    if (names_get(&ck->workers, m->name, &first)) {
         report_duplicate(ck, "worker", m->name->text, member_name_span(m),
                          member_name_span(ck->worker_decls[first]));
         return;
     }
-    namemap_put(&ck->workers, ck->arena, m->name, p->worker_count);
+    names_put(&ck->workers, ck->arena, m->name, p->worker_count);
     Worker *w = &p->workers[p->worker_count];
     w->name = m->name;
     w->span = m->span;
@@ -74,11 +74,11 @@ static void add_type(Checker *ck, Member *m)
         return;
     }
     uint32_t first;
-    if (namemap_get(&ck->named_types, m->name, &first)) {
+    if (names_get(&ck->named_types, m->name, &first)) {
         report_duplicate(ck, "type", m->name->text, member_name_span(m), p->types[first].span);
         return;
     }
-    namemap_put(&ck->named_types, ck->arena, m->name, p->type_count);
+    names_put(&ck->named_types, ck->arena, m->name, p->type_count);
     Type *t = arena_alloc(ck->arena, sizeof *t);
     t->kind = TYPE_RECORD;
     t->name = m->name;
@@ -118,7 +118,7 @@ static const Type *contract_of(Checker *ck, Block *body, Keyword kw)
 static void add_builtin(Checker *ck, Member *m)
 {
     Program *p = ck->program;
-    namemap_put(&ck->builtins, ck->arena, m->name, p->builtin_count);
+    names_put(&ck->builtins, ck->arena, m->name, p->builtin_count);
     Builtin *b = &p->builtins[p->builtin_count++];
     b->name = m->name;
     b->span = m->span;
@@ -132,7 +132,7 @@ static void add_builtin(Checker *ck, Member *m)
 static void add_error_code(Checker *ck, Member *m)
 {
     Program *p = ck->program;
-    namemap_put(&ck->error_codes, ck->arena, m->name, p->error_code_count);
+    names_put(&ck->error_codes, ck->arena, m->name, p->error_code_count);
     ErrorCode *e = &p->error_codes[p->error_code_count++];
     e->name = m->name;
     e->retryable = RETRYABLE_NO;
@@ -148,7 +148,7 @@ static void add_error_code(Checker *ck, Member *m)
 static void add_function(Checker *ck, Member *m)
 {
     Program *p = ck->program;
-    namemap_put(&ck->functions, ck->arena, m->name, p->function_count);
+    names_put(&ck->functions, ck->arena, m->name, p->function_count);
     Function *f = &p->functions[p->function_count++];
     f->name = m->name;
     const Type *params = contract_of(ck, m->body, KW_INPUT);

@@ -11,20 +11,6 @@
 #include "program.h"
 #include "types.h"
 
-/* A hash map from interned names to indices (names compare by pointer). */
-typedef struct NameMap {
-    const Name **keys;
-    uint32_t *values;
-    uint32_t mask;       /* capacity - 1; capacity is a power of two */
-    uint32_t count;
-} NameMap;
-
-void namemap_init(NameMap *map, Arena *arena, uint32_t expected);
-/* Returns true and sets *value when `name` is present. */
-bool namemap_get(const NameMap *map, const Name *name, uint32_t *value);
-/* Inserts or replaces. */
-void namemap_put(NameMap *map, Arena *arena, const Name *name, uint32_t value);
-
 /* Where a member is written: decides what it may hold (E0307). */
 typedef enum Place {
     PLACE_TASK, PLACE_WORKFLOW_STEP, PLACE_SLEEP, PLACE_AWAIT, PLACE_COMPUTE,

@@ -28,7 +28,7 @@ static void lint_runtime_code(Checker *ck, Expr *x)
 {
     const Name *code = intern(ck->names, x->text, x->len);
     uint32_t i;
-    if (namemap_get(&ck->error_codes, code, &i)) {
+    if (names_get(&ck->error_codes, code, &i)) {
         const ErrorCode *ec = &ck->program->error_codes[i];
         if (ec->retryable != RETRYABLE_NO)
             return;
@@ -61,12 +61,12 @@ enum {
 };
 
 /* Where `code` is among the first `n` codes of the list: through the map when the list
- * is long (`seen` has keys), else by looking at each. */
+ * is long (`seen` has slots), else by looking at each. */
 static bool find_code(const NameMap *seen, const Name *const *codes, uint32_t n,
                       const Name *code, uint32_t *at)
 {
-    if (seen->keys)
-        return namemap_get(seen, code, at);
+    if (seen->slots)
+        return names_get(seen, code, at);
     for (uint32_t i = 0; i < n; i++)
         if (codes[i] == code) {
             *at = i;
@@ -102,8 +102,8 @@ static void lint_codes(Checker *ck, Expr *list)
             diag_add_label(ck->diags, d, firsts[first]->span, "first listed here");
             continue;
         }
-        if (seen.keys)
-            namemap_put(&seen, ck->arena, code, n);
+        if (seen.slots)
+            names_put(&seen, ck->arena, code, n);
         else
             codes[n] = code;
         firsts[n++] = x;

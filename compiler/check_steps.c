@@ -322,7 +322,7 @@ static void target_worker(Checker *ck, Expr *v, Target *t)
     t->name = intern(ck->names, v->text, v->len);
     t->what = what_named(WHAT_WORKER, t->name);
     t->known = true;
-    if (namemap_get(&ck->workers, t->name, &t->index)) {
+    if (names_get(&ck->workers, t->name, &t->index)) {
         t->input = ck->program->workers[t->index].input;
         t->output = ck->program->workers[t->index].output;
     }
@@ -344,7 +344,7 @@ static void target_builtin(Checker *ck, Expr *v, Target *t)
         bad_target(ck, v, "the built-in task name is written without quotes", name->text,
                    "remove the quotes");
     }
-    if (namemap_get(&ck->builtins, name, &t->index)) {
+    if (names_get(&ck->builtins, name, &t->index)) {
         const Builtin *b = &ck->program->builtins[t->index];
         t->name = name;
         t->input = b->input;
@@ -382,7 +382,7 @@ static void target_workflow(Checker *ck, Expr *v, Target *t)
                        "such as `workflow pack_items`");
         return;
     }
-    if (namemap_get(&ck->workflows, v->name, &t->index)) {
+    if (names_get(&ck->workflows, v->name, &t->index)) {
         const Workflow *wf = &ck->program->workflows[t->index];
         t->name = v->name;
         t->input = wf->input;
@@ -815,14 +815,14 @@ static Member **collect_steps(Checker *ck, Workflow *wf, Member *decl, NameMap *
         decls[i] = m;
         if (reserved_step_name(ck, m))
             continue;
-        if (namemap_get(steps, m->name, &first)) {
+        if (names_get(steps, m->name, &first)) {
             Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
                                         "duplicate step `%s`", m->name->text);
             diag_set_label(ck->diags, d, "defined again here");
             diag_add_label(ck->diags, d, wf->steps[first].name_span, "first defined here");
             continue;
         }
-        namemap_put(steps, ck->arena, m->name, i);
+        names_put(steps, ck->arena, m->name, i);
     }
     return decls;
 }

@@ -84,7 +84,7 @@ const Type *type_from_syntax(Checker *ck, Expr *e)
         const Type *t = builtin_type(ck, e->name->text);
         if (t)
             return t;
-        if (namemap_get(&ck->named_types, e->name, &index))
+        if (names_get(&ck->named_types, e->name, &index))
             return ck->program->types[index].type;
         return unknown_type(ck, e);
     }
@@ -106,7 +106,7 @@ const Type *type_from_syntax(Checker *ck, Expr *e)
  * linearly (no allocation, which matters as every object literal has one); a large one
  * gets a name map. */
 typedef struct FieldIndex {
-    NameMap map;         /* keys == NULL: search the fields linearly */
+    NameMap map;         /* slots == NULL: search the fields linearly */
 } FieldIndex;
 
 static void field_index_init(Checker *ck, FieldIndex *index, uint32_t expected)
@@ -120,8 +120,8 @@ static void field_index_init(Checker *ck, FieldIndex *index, uint32_t expected)
 static bool field_index_find(const FieldIndex *index, const Field *fields, uint32_t count,
                              const Name *name, uint32_t *at)
 {
-    if (index->map.keys || !name)
-        return namemap_get(&index->map, name, at);
+    if (index->map.slots || !name)
+        return names_get(&index->map, name, at);
     for (uint32_t i = 0; i < count; i++)
         if (fields[i].name == name) {
             *at = i;
@@ -132,8 +132,8 @@ static bool field_index_find(const FieldIndex *index, const Field *fields, uint3
 
 static void field_index_add(Checker *ck, FieldIndex *index, const Name *name, uint32_t at)
 {
-    if (index->map.keys)
-        namemap_put(&index->map, ck->arena, name, at);
+    if (index->map.slots)
+        names_put(&index->map, ck->arena, name, at);
 }
 
 const Type *record_from_block(Checker *ck, Block *block)
@@ -222,7 +222,7 @@ static const Type *check_name(Checker *ck, Scope *scope, Expr *e)
         e->ref = REF_INPUT;
         return wf->input;
     }
-    if (!namemap_get(scope->steps, e->name, &index)) {
+    if (!names_get(scope->steps, e->name, &index)) {
         unknown_name(ck, scope, e);
         return ck->types.error;
     }
@@ -337,7 +337,7 @@ static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
         return ck->types.error;
     }
     uint32_t index;
-    if (!namemap_get(&ck->functions, callee->name, &index)) {
+    if (!names_get(&ck->functions, callee->name, &index)) {
         Diagnostic *d = diag_report(ck->diags, E0209, callee->span, "unknown function `%s`",
                                     callee->name->text);
         diag_set_label(ck->diags, d, "not a function");
@@ -645,7 +645,7 @@ static NameMap record_index(Checker *ck, const Type *record)
     if (record->field_count > SMALL_RECORD) {
         namemap_init(&index, ck->arena, record->field_count);
         for (uint32_t i = 0; i < record->field_count; i++)
-            namemap_put(&index, ck->arena, record->fields[i].name, i);
+            names_put(&index, ck->arena, record->fields[i].name, i);
     }
     return index;
 }
@@ -669,7 +669,7 @@ static void report_duplicate_fields(Checker *ck, Block *b)
         const Member *first = NULL;
         if (by_index) {
             uint32_t at;
-            if (namemap_get(&seen, name, &at))
+            if (names_get(&seen, name, &at))
                 first = by_index[at];
         } else {
             for (const Member *x = b->first; x != m && !first; x = x->next)
@@ -685,7 +685,7 @@ static void report_duplicate_fields(Checker *ck, Block *b)
         }
         if (by_index) {
             by_index[n] = m;
-            namemap_put(&seen, ck->arena, name, n);
+            names_put(&seen, ck->arena, name, n);
         }
         n++;
     }
@@ -759,10 +759,10 @@ void expect_type(Checker *ck, Expr *e, const Type *expected, const What *what)
 /* The fields of `record` by name, for records too large for a linear search. */
 static const Field *record_field(const Type *record, const NameMap *index, const Name *name)
 {
-    if (!index->keys)
+    if (!index->slots)
         return type_field(record, name);
     uint32_t i;
-    return namemap_get(index, name, &i) ? &record->fields[i] : NULL;
+    return names_get(index, name, &i) ? &record->fields[i] : NULL;
 }
 
 static void report_missing(Checker *ck, Span where, const Type *record, const bool *given,

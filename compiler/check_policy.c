@@ -200,7 +200,9 @@ static int member_setting(Checker *ck, Member *m)
             unknown_setting(ck, m, word);
         return i;
     }
-    const char *word = member_name(ck, m)->text;
+    /* A clause is named by its keyword (`step notify { … }` is the setting `step`). */
+    const char *word = m->keyword != KW_NONE ? keyword_text(m->keyword)
+                                             : member_name(ck, m)->text;
     int i = m->keyword == KW_NONE ? setting_index(word) : -1;
     if (i < 0) {
         unknown_setting(ck, m, word);

@@ -45,6 +45,19 @@ typedef struct Lexer {
     bool open_clauses[AST_MAX_DEPTH];   /* a `{` whose members are clauses: the body of
                                            a workflow, step, worker, retry or compensate */
     uint32_t depth;
+    uint32_t unclosed_at_end;    /* brackets still open when the file ended */
+    uint32_t unclosed_reports;   /* E0101 reports of brackets never closed (at the end
+                                    of the file, or closed by indentation) */
+
+    /* Closing by indentation, in the second pass over a file whose brackets do not
+     * balance (parse.c): how many brackets the first pass left open, the indentation of
+     * each open bracket's line and where that line starts, and the line of the last
+     * token looked at (its start, where its indentation ends, and its width). */
+    uint32_t close_budget;
+    uint32_t open_indent[AST_MAX_DEPTH];
+    uint32_t open_line[AST_MAX_DEPTH];
+    uint32_t line_scanned;
+    uint32_t line_start, line_indent_end, line_indent;
 
     int prev;                    /* kind of the last token produced (0 at the start) */
     uint32_t prev_depth;         /* bracket depth before that token */

@@ -716,7 +716,9 @@ static void close_bracket(Lexer *lx, int kind, Loc loc)
 /* End of file: report what is still open, close it quietly, then END. */
 static void end_of_file(Lexer *lx, Loc loc)
 {
+    lx->unclosed_at_end = lx->depth;
     if (lx->depth > 0) {
+        lx->unclosed_reports++;
         int top = lx->open_kind[lx->depth - 1];
         Diagnostic *d = lex_report(lx, E0101, loc.start, loc.end,
                                    "expected `%c`, found end of file", bracket_char(closer_of(top)));
@@ -728,6 +730,102 @@ static void end_of_file(Lexer *lx, Loc loc)
             enqueue(lx, closer_of(lx->open_kind[i]), quiet_at(loc.start));
     }
     enqueue(lx, END, loc);
+}
+
+/* ---- closing by indentation ---- */
+
+/* Makes the line that starts at `start` the tracked line. */
+static void set_line(Lexer *lx, uint32_t start)
+{
+    const unsigned char *p = lx->base + start;
+    uint32_t width = 0;
+    for (; p < lx->lim && (*p == ' ' || *p == '\t'); p++)
+        width = *p == '\t' ? (width / 4 + 1) * 4 : width + 1;
+    lx->line_start = start;
+    lx->line_indent_end = lex_offset(lx, p);
+    lx->line_indent = width;
+}
+
+/* Moves the line tracker to the line holding `offset`. Offsets only grow, so every
+ * byte is looked at once. */
+static void track_line(Lexer *lx, uint32_t offset)
+{
+    if (offset <= lx->line_scanned)
+        return;
+    const unsigned char *from = lx->base + lx->line_scanned;
+    const unsigned char *nl = memrchr(from, '\n', offset - lx->line_scanned);
+    lx->line_scanned = offset;
+    if (nl)
+        set_line(lx, lex_offset(lx, nl) + 1);
+}
+
+/* `}` and `{` closed by indentation: the innermost bracket left open, the others closed
+ * at the same place, and a fix that adds the closers, each on its own line indented like
+ * the line of its opener, before the line of `at`. */
+static void report_unclosed(Lexer *lx, uint32_t keep, Loc at, bool closer)
+{
+    uint32_t top = lx->depth - 1;
+    char bracket = bracket_char(lx->open_kind[top]);
+    Diagnostic *d = lex_report(lx, E0101, lx->open_at[top], lx->open_at[top] + 1,
+                               "unclosed `%c`", bracket);
+    if (!d)
+        return;
+    DiagSink *diags = &lx->c->diags;
+    diag_set_label(diags, d, "this `%c` is never closed", bracket);
+    label_unclosed(lx, d, keep, top);
+    diag_add_label(diags, d, lexer_span(lx, at.start, at.end),
+                   closer ? "going by its indentation, this closes an outer block"
+                          : "going by its indentation, this line is outside the block");
+    char *text = arena_alloc(&lx->c->arena, 1);
+    text[0] = 0;
+    for (uint32_t i = top + 1; i-- > keep;) {
+        const unsigned char *line = lx->base + lx->open_line[i];
+        const unsigned char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        text = arena_printf(&lx->c->arena, "%s%.*s%c\n", text, (int)(p - line), line,
+                            bracket_char(closer_of(lx->open_kind[i])));
+    }
+    diag_add_fix(diags, d, lexer_span(lx, lx->line_start, lx->line_start), text,
+                 FIX_MAYBE_INCORRECT, "close %s where the indentation says %s",
+                 top > keep ? "them" : "it", top > keep ? "they end" : "it ends");
+}
+
+/* Second pass only (close_budget > 0): a word or a closer that starts a line, less
+ * indented than the line of the open bracket, closes it (and any other bracket opened on
+ * a more indented line), as rustc guesses: a `}` closes the bracket whose line is
+ * indented like it, a word belongs to the innermost bracket whose line is indented less.
+ * Queues the invented closers and the token; false when the indentation agrees. */
+static bool close_by_indentation(Lexer *lx, int kind, const YYSTYPE *v, Loc loc)
+{
+    bool closer = is_closer(kind);
+    if (lx->close_budget == 0 || lx->depth == 0 || (!closer && !is_word(kind)))
+        return false;
+    track_line(lx, loc.start);
+    if (loc.start != lx->line_indent_end)
+        return false;                    /* not the first token of its line */
+    uint32_t indent = lx->line_indent;
+    int keep = (int)lx->depth - 1;       /* the innermost bracket that stays open */
+    if (closer) {
+        while (keep >= 0 && lx->open_indent[keep] > indent)
+            keep--;
+        if (keep < 0 || lx->open_indent[keep] != indent || lx->open_kind[keep] != opener_of(kind))
+            return false;
+    } else {
+        while (keep >= 0 && lx->open_indent[keep] >= indent)
+            keep--;
+    }
+    uint32_t count = (uint32_t)((int)lx->depth - 1 - keep);
+    if (count == 0 || count > lx->close_budget)
+        return false;
+    lx->close_budget -= count;
+    lx->unclosed_reports++;
+    report_unclosed(lx, (uint32_t)(keep + 1), loc, closer);
+    for (int i = (int)lx->depth - 1; i > keep; i--)
+        enqueue(lx, closer_of(lx->open_kind[i]), quiet_at(loc.start));
+    enqueue(lx, kind, loc);
+    lx->queue[lx->queue_head + lx->queue_len - 1].value = *v;
+    return true;
 }
 
 /* Whether a `{` about to open holds clauses: it follows the name of a workflow, step or
@@ -753,6 +851,11 @@ static bool open_bracket(Lexer *lx, int kind, Loc loc)
     lx->open_kind[lx->depth] = kind;
     lx->open_at[lx->depth] = loc.start;
     lx->open_clauses[lx->depth] = kind == LBRACE && opens_clause_block(lx);
+    if (lx->close_budget > 0) {
+        track_line(lx, loc.start);
+        lx->open_indent[lx->depth] = lx->line_indent;
+        lx->open_line[lx->depth] = lx->line_start;
+    }
     lx->depth++;
     return true;
 }
@@ -843,6 +946,8 @@ static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth)
             if (newline_is_insignificant(lx))
                 continue;
         } else if (extra_separator(lx, kind, *loc)) {
+            continue;
+        } else if (close_by_indentation(lx, kind, v, *loc)) {
             continue;
         } else if (is_opener(kind)) {
             if (!open_bracket(lx, kind, *loc))
@@ -1064,6 +1169,7 @@ void lexer_init(Lexer *lx, Compiler *c, uint32_t file)
     if (source->len >= 3 && memcmp(lx->base, "\xEF\xBB\xBF", 3) == 0)
         lx->cur += 3;
     lx->item_start = true;
+    set_line(lx, 0);
     for (int kw = 0; kw < KW_COUNT; kw++)
         lx->keyword_names[kw] = intern_cstr(&c->names, keyword_text((Keyword)kw));
 }

@@ -105,32 +105,74 @@ static bool report_binary(Compiler *c, uint32_t file, const SourceFile *source)
     return true;
 }
 
-SourceAst *parse_source(Compiler *c, uint32_t file)
+/* Forgets the reports [from, to) of the sink (a pass whose result is not kept). */
+static void drop_reports(Compiler *c, uint32_t from, uint32_t to)
 {
-    SourceAst *ast = arena_alloc(&c->arena, sizeof *ast);
-    ast->file = file;
+    DiagSink *sink = &c->diags;
+    memmove(sink->items + from, sink->items + to, (sink->count - to) * sizeof *sink->items);
+    sink->count -= to - from;
+}
+
+/* One parse of the file, with how many brackets it left open at its end and how many of
+ * its reports are about brackets never closed. close_budget > 0 lets the lexer close that
+ * many by indentation (lexer.h). */
+typedef struct Pass {
+    SourceAst *ast;
+    uint32_t unclosed;
+    uint32_t unclosed_reports;
+} Pass;
+
+static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget)
+{
+    Pass pass = { arena_alloc(&c->arena, sizeof *pass.ast), 0, 0 };
+    pass.ast->file = file;
     const SourceFile *source = source_file(&c->sources, file);
-    if (source->len > SOURCE_MAX_FILE_SIZE) {
-        report_file_too_large(c, file, source->len);
-        ast->fatal = true;
-        return ast;
-    }
-    if (report_binary(c, file, source)) {
-        ast->fatal = true;
-        return ast;
-    }
     Lexer *lx = xmalloc(sizeof *lx);
     lexer_init(lx, c, file);
+    lx->close_budget = close_budget;
     uint32_t first_report = c->diags.count;
-    Parser parser = { .c = c, .file = file, .origin = source->origin, .lx = lx, .ast = ast,
-                      .last = NULL };
+    Parser parser = { .c = c, .file = file, .origin = source->origin, .lx = lx,
+                      .ast = pass.ast, .last = NULL };
     parser_parse(&parser);
     if (lx->fatal)
-        ast->fatal = true;
+        pass.ast->fatal = true;
     if (lx->too_deep)
         keep_only_lexical(c, first_report);
+    pass.unclosed = lx->fatal ? 0 : lx->unclosed_at_end;
+    pass.unclosed_reports = lx->unclosed_reports;
     free(parser.args);
     lexer_free(lx);
     free(lx);
-    return ast;
+    return pass;
+}
+
+SourceAst *parse_source(Compiler *c, uint32_t file)
+{
+    const SourceFile *source = source_file(&c->sources, file);
+    if (source->len > SOURCE_MAX_FILE_SIZE || report_binary(c, file, source)) {
+        if (source->len > SOURCE_MAX_FILE_SIZE)
+            report_file_too_large(c, file, source->len);
+        SourceAst *ast = arena_alloc(&c->arena, sizeof *ast);
+        ast->file = file;
+        ast->fatal = true;
+        return ast;
+    }
+    /* Brackets left open at the end: the end of the file is rarely where a `}` is
+     * missing. A second pass closes them where the indentation says their blocks end. Its
+     * reports of unclosed brackets replace the first pass's one at the end of the file;
+     * it is kept unless its other reports outnumber the first pass's. */
+    uint32_t first = c->diags.count;
+    Pass one = parse_pass(c, file, 0);
+    if (one.unclosed == 0)
+        return one.ast;
+    uint32_t middle = c->diags.count;
+    Pass two = parse_pass(c, file, one.unclosed);
+    uint32_t others_one = middle - first - one.unclosed_reports;
+    uint32_t others_two = c->diags.count - middle - two.unclosed_reports;
+    if (others_two <= others_one) {
+        drop_reports(c, first, middle);
+        return two.ast;
+    }
+    drop_reports(c, middle, c->diags.count);
+    return one.ast;
 }

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "namemap.h"
+#include "suggest.h"
 
 static const int64_t MAX_MS = 1000000000000000LL;  /* about 31 700 years: time sums stay in range */
 
@@ -34,56 +35,6 @@ static void map_put(NameMap *map, Arena *a, const char *key, uint32_t value)
 static bool map_get(const NameMap *map, const char *key, uint32_t *value)
 {
     return namemap_get(map, key, (uint32_t)strlen(key), hash_text(key), value);
-}
-
-/* ---- did you mean ---- */
-
-enum { SUGGEST_MAX_LEN = 64 };
-
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    size_t row[SUGGEST_MAX_LEN + 1];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
-/* The candidate closest to `name`: a case-insensitive match, else the smallest edit
- * distance within a third of the name's length. NULL when none is close. */
-static const char *suggest(const char *name, const char *const *candidates, size_t count)
-{
-    if (strlen(name) > SUGGEST_MAX_LEN)
-        return NULL;
-    const char *best = NULL;
-    size_t best_distance = strlen(name) / 3 + 1;
-    for (size_t i = 0; i < count; i++) {
-        const char *c = candidates[i];
-        if (!c || strlen(c) > SUGGEST_MAX_LEN)
-            continue;
-        if (strcasecmp(c, name) == 0)
-            return c;
-        size_t d = edit_distance(name, c);
-        if (d < best_distance) {
-            best = c;
-            best_distance = d;
-        }
-    }
-    return best;
 }
 
 /* ---- the parser ---- */
@@ -120,7 +71,7 @@ static bool problem(Parser *p, const char *where, const char *fmt, ...)
 static bool unknown_name(Parser *p, const char *where, const char *what, const char *name,
                          const char *const *candidates, size_t count)
 {
-    const char *close = suggest(name, candidates, count);
+    const char *close = suggest_name(name, strlen(name), candidates, count);
     if (close)
         return problem(p, where, "unknown %s `%s` (did you mean `%s`?)", what, name, close);
     return problem(p, where, "unknown %s `%s`", what, name);
@@ -696,7 +647,7 @@ static bool choose_workflow(Parser *p, const char *name, json_t *root)
             return true;
         }
     }
-    const char *close = suggest(name, names, m->workflow_count);
+    const char *close = suggest_name(name, strlen(name), names, m->workflow_count);
     if (close)
         snprintf(p->err, p->errlen, "unknown workflow `%s` (did you mean `%s`?)", name, close);
     else

@@ -41,7 +41,7 @@ static size_t distance_with_rows(const char *a, size_t alen, const char *b, size
     return prev[blen];
 }
 
-size_t edit_distance(const char *a, size_t alen, const char *b, size_t blen)
+size_t suggest_edit_distance(const char *a, size_t alen, const char *b, size_t blen)
 {
     if (alen == 0)
         return blen;
@@ -94,7 +94,7 @@ const char *suggest_name(const char *word, size_t len, const char *const *candid
         /* The distance is at least the difference in length: skip hopeless ones. */
         if ((clen > len ? clen - len : len - clen) >= best_distance)
             continue;
-        size_t d = edit_distance(word, len, candidates[i], clen);
+        size_t d = suggest_edit_distance(word, len, candidates[i], clen);
         if (d < best_distance) {
             best = candidates[i];
             best_distance = d;

@@ -13,7 +13,7 @@ enum {
 /* The restricted Damerau-Levenshtein distance (optimal string alignment) between two
  * byte strings: insertions, deletions, substitutions and swaps of two adjacent bytes
  * each cost 1. Works for any lengths (time alen * blen, memory O(blen)). */
-size_t edit_distance(const char *a, size_t alen, const char *b, size_t blen);
+size_t suggest_edit_distance(const char *a, size_t alen, const char *b, size_t blen);
 
 /* The candidate to suggest for `word` (len bytes, need not be NUL-terminated), or NULL:
  * a candidate equal to it ignoring ASCII case wins; otherwise the first candidate with the

@@ -41,7 +41,7 @@ bool keyword_is_member(Keyword kw)
            kw != KW_TYPE;
 }
 
-const char *op_text(Op op)
+const char *ast_op_text(Op op)
 {
     switch (op) {
     case OP_NONE: return "";

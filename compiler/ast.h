@@ -67,7 +67,7 @@ typedef enum Op {
 } Op;
 
 /* The operator's spelling, e.g. "??". */
-const char *op_text(Op op);
+const char *ast_op_text(Op op);
 
 /* The parser's view of a list or argument list under construction: its elements are
  * Parser.args[base, base + count) (parse_build.c). */

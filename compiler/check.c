@@ -13,20 +13,20 @@
 
 /* ---- Small helpers ---------------------------------------------------------------- */
 
-const Name *name_of(Checker *ck, const char *text)
+const Name *check_intern_name(Checker *ck, const char *text)
 {
     return intern_cstr(ck->names, text);
 }
 
-const Name *member_name(Checker *ck, const Member *m)
+const Name *check_member_name(Checker *ck, const Member *m)
 {
     if (m->kind == MEMBER_CLAUSE && m->key)
         return m->key;
     if (m->name)
         return m->name;
     if (m->keyword != KW_NONE)
-        return name_of(ck, keyword_text(m->keyword));
-    return name_of(ck, "");
+        return check_intern_name(ck, keyword_text(m->keyword));
+    return check_intern_name(ck, "");
 }
 
 /* Names that users bring from peer systems, mapped to Orbit's (design section 6). */
@@ -43,7 +43,7 @@ static const char *const PEER_ALIASES[][2] = {
     { "timeoutMs", "timeout" },
 };
 
-const char *peer_alias(const char *word)
+const char *check_peer_alias(const char *word)
 {
     for (size_t i = 0; i < sizeof PEER_ALIASES / sizeof PEER_ALIASES[0]; i++)
         if (strcmp(PEER_ALIASES[i][0], word) == 0)
@@ -51,11 +51,11 @@ const char *peer_alias(const char *word)
     return NULL;
 }
 
-const char *suggest(Checker *ck, const char *word, const char *const *candidates,
+const char *check_suggest(Checker *ck, const char *word, const char *const *candidates,
                     uint32_t count)
 {
     (void)ck;
-    const char *alias = peer_alias(word);
+    const char *alias = check_peer_alias(word);
     if (alias)
         for (uint32_t i = 0; i < count; i++)
             if (strcmp(candidates[i], alias) == 0)
@@ -63,7 +63,7 @@ const char *suggest(Checker *ck, const char *word, const char *const *candidates
     return suggest_name(word, strlen(word), candidates, count);
 }
 
-void add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement)
+void check_add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement)
 {
     diag_add_fix(ck->diags, d, span, replacement, FIX_MACHINE_APPLICABLE,
                  "did you mean `%s`?", replacement);
@@ -92,7 +92,7 @@ static bool append_dotted(char *buf, size_t cap, size_t *len, const Expr *e)
     return true;
 }
 
-const Name *dotted_name(Checker *ck, const Expr *e)
+const Name *check_dotted_name(Checker *ck, const Expr *e)
 {
     char buf[512];
     size_t len = 0;
@@ -101,7 +101,7 @@ const Name *dotted_name(Checker *ck, const Expr *e)
     return intern(ck->names, buf, len);
 }
 
-const char *what_text(Checker *ck, const What *w)
+const char *check_what_text(Checker *ck, const What *w)
 {
     switch (w->kind) {
     case WHAT_FIXED: return w->text;
@@ -115,9 +115,9 @@ const char *what_text(Checker *ck, const What *w)
     case WHAT_OUTPUT_OF:
         return arena_printf(ck->arena, "the output of workflow `%s`", w->text);
     case WHAT_INPUT_OF:
-        return arena_printf(ck->arena, "the input of %s", what_text(ck, w->inner));
+        return arena_printf(ck->arena, "the input of %s", check_what_text(ck, w->inner));
     case WHAT_ELEMENT_OF:
-        return arena_printf(ck->arena, "an element of %s", what_text(ck, w->inner));
+        return arena_printf(ck->arena, "an element of %s", check_what_text(ck, w->inner));
     }
     return "";
 }
@@ -146,19 +146,19 @@ const char *format_duration(Checker *ck, int64_t ms)
 
 static void init_names(Checker *ck)
 {
-    ck->n_input = name_of(ck, "input");
-    ck->n_workflow = name_of(ck, "workflow");
+    ck->n_input = check_intern_name(ck, "input");
+    ck->n_workflow = check_intern_name(ck, "workflow");
     for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
-        ck->n_keywords[kw] = name_of(ck, keyword_text((Keyword)kw));
-    ck->n_builtin = name_of(ck, "builtin");
-    ck->n_error = name_of(ck, "error");
-    ck->n_function = name_of(ck, "function");
-    ck->n_retryable = name_of(ck, "retryable");
-    ck->n_yes = name_of(ck, "yes");
-    ck->n_no = name_of(ck, "no");
-    ck->n_depends = name_of(ck, "depends");
-    ck->n_fixed = name_of(ck, "fixed");
-    ck->n_exponential = name_of(ck, "exponential");
+        ck->n_keywords[kw] = check_intern_name(ck, keyword_text((Keyword)kw));
+    ck->n_builtin = check_intern_name(ck, "builtin");
+    ck->n_error = check_intern_name(ck, "error");
+    ck->n_function = check_intern_name(ck, "function");
+    ck->n_retryable = check_intern_name(ck, "retryable");
+    ck->n_yes = check_intern_name(ck, "yes");
+    ck->n_no = check_intern_name(ck, "no");
+    ck->n_depends = check_intern_name(ck, "depends");
+    ck->n_fixed = check_intern_name(ck, "fixed");
+    ck->n_exponential = check_intern_name(ck, "exponential");
 }
 
 Program *check_program(Compiler *c)

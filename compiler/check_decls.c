@@ -194,10 +194,10 @@ static void unknown_declaration(Checker *ck, Member *m)
     Diagnostic *d = diag_report(ck->diags, E0208, member_key_span(m), "unknown declaration `%s`",
                                 m->key->text);
     diag_set_label(ck->diags, d, "expected `workflow`, `worker` or `type`");
-    const char *s = suggest(ck, m->key->text, DECLARATION_WORDS, 3);
+    const char *s = check_suggest(ck, m->key->text, DECLARATION_WORDS, 3);
     if (!s)
         return;
-    add_suggestion(ck, d, member_key_span(m), s);
+    check_add_suggestion(ck, d, member_key_span(m), s);
     Keyword kw = strcmp(s, "workflow") == 0 ? KW_WORKFLOW
                : strcmp(s, "worker") == 0 ? KW_WORKER : KW_TYPE;
     add_declaration(ck, m, kw);
@@ -258,7 +258,7 @@ static void resolve_named_types(Checker *ck)
 {
     Program *p = ck->program;
     for (uint32_t i = 0; i < p->type_count; i++) {
-        const Type *fields = record_from_block(ck, ck->type_decls[i]->body);
+        const Type *fields = check_record_from_block(ck, ck->type_decls[i]->body);
         Type *t = (Type *)p->types[i].type;
         t->fields = fields->fields;
         t->field_count = fields->field_count;
@@ -276,13 +276,13 @@ static void resolve_worker(Checker *ck, uint32_t index)
             continue;
         int slot = m->keyword == KW_INPUT ? 0 : m->keyword == KW_OUTPUT ? 1 : -1;
         if (slot < 0 || m->kind != MEMBER_CLAUSE) {
-            const char *word = member_name(ck, m)->text;
+            const char *word = check_member_name(ck, m)->text;
             Diagnostic *d = diag_report(ck->diags, E0303, member_key_span(m),
                                         "unknown worker member `%s`", word);
             diag_set_label(ck->diags, d, "expected `input` or `output`");
-            const char *s = suggest(ck, word, MEMBERS, 2);
+            const char *s = check_suggest(ck, word, MEMBERS, 2);
             if (s)
-                add_suggestion(ck, d, member_key_span(m), s);
+                check_add_suggestion(ck, d, member_key_span(m), s);
             continue;
         }
         if (seen[slot]) {

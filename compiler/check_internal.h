@@ -109,23 +109,23 @@ static inline What what_of(WhatKind kind, const What *inner)
 }
 
 /* The description as text (allocated in the arena). */
-const char *what_text(Checker *ck, const What *what);
+const char *check_what_text(Checker *ck, const What *what);
 
 /* check.c */
-const Name *name_of(Checker *ck, const char *text);
+const Name *check_intern_name(Checker *ck, const char *text);
 /* The attribute's name (`attempts` in `attempts: 3`), also for keywords used as names. */
-const Name *member_name(Checker *ck, const Member *m);
+const Name *check_member_name(Checker *ck, const Member *m);
 /* Did-you-mean over `count` candidate strings: reports nothing, returns the suggestion or
  * NULL. The peer-system aliases are looked up first when `aliases` is true. */
-const char *suggest(Checker *ck, const char *word, const char *const *candidates,
+const char *check_suggest(Checker *ck, const char *word, const char *const *candidates,
                     uint32_t count);
 /* Adds "did you mean `X`?" as a machine-applicable fix replacing `span`. */
-void add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement);
+void check_add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement);
 /* The peer-system alias of a setting or member name (`retries` -> `retry`), or NULL. */
-const char *peer_alias(const char *word);
+const char *check_peer_alias(const char *word);
 /* A dotted name (`orbit.http.request`) written as names and fields, as a Name; NULL when
  * the expression is not of that shape. */
-const Name *dotted_name(Checker *ck, const Expr *e);
+const Name *check_dotted_name(Checker *ck, const Expr *e);
 /* "5s", "1m30s", "250ms": a duration for messages. */
 const char *format_duration(Checker *ck, int64_t ms);
 
@@ -134,24 +134,24 @@ void check_declarations(Checker *ck);
 
 /* check_types.c: type syntax and expressions */
 const Type *type_from_syntax(Checker *ck, Expr *e);
-const Type *record_from_block(Checker *ck, Block *block);
+const Type *check_record_from_block(Checker *ck, Block *block);
 const Type *check_expr(Checker *ck, Scope *scope, Expr *e);
-/* check_expr for a value that expect_type will then check against `expected`. An object
+/* check_expr for a value that check_expect_type will then check against `expected`. An object
  * literal where a record is expected takes that record as its type (its fields are
- * checked against the record's by expect_type), so that no record type of its own is
+ * checked against the record's by check_expect_type), so that no record type of its own is
  * built: one per `with` was most of the checker's memory. */
 const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type *expected);
 /* Checks `e` (already typed by check_expr) against `expected`; `what` names the place
  * for messages ("field `amount` of `with`"). Object and list literals are checked
  * element by element. */
-void expect_type(Checker *ck, Expr *e, const Type *expected, const What *what);
+void check_expect_type(Checker *ck, Expr *e, const Type *expected, const What *what);
 /* `with` / `return` against a contract: missing, unknown and mistyped fields. `value` may
  * be NULL (no `with`): then `where` is the span for a missing-field error. */
 void check_contract(Checker *ck, Expr *value, const Type *contract, Span where,
                     const What *target);
 
 /* check_steps.c: workflow bodies, steps, compensate blocks */
-bool clause_view(Checker *ck, Member *m, Place place, Clause *out);
+bool check_clause_view(Checker *ck, Member *m, Place place, Clause *out);
 void check_workflow_signature(Checker *ck, uint32_t index);
 void check_workflow_body(Checker *ck, uint32_t index);
 
@@ -164,8 +164,8 @@ void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *
 /* A `timeout` / `queue_timeout` value: its milliseconds, or 0 after reporting. */
 int64_t check_duration_setting(Checker *ck, Clause *clause, const char *what);
 /* E0410 for a repeated retry / timeout / queue_timeout. */
-void report_repeated(Checker *ck, Member *first, Member *again, const char *what);
-void default_retry(RetryPolicy *policy);
+void check_report_repeated(Checker *ck, Member *first, Member *again, const char *what);
+void check_default_retry(RetryPolicy *policy);
 
 /* check_lints.c: warnings */
 void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *syntax);

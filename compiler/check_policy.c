@@ -19,7 +19,7 @@ enum {
     MAX_ATTEMPTS = 1000,
 };
 
-void default_retry(RetryPolicy *policy)
+void check_default_retry(RetryPolicy *policy)
 {
     memset(policy, 0, sizeof *policy);
     policy->attempts = 1;
@@ -103,12 +103,12 @@ static void check_backoff(Checker *ck, Expr *v, RetryPolicy *policy)
         ? diag_report(ck->diags, E0410, v->span, "unknown backoff strategy `\"%s\"`", word)
         : diag_report(ck->diags, E0410, v->span, "unknown backoff strategy `%s`", word);
     diag_set_label(ck->diags, d, "unknown strategy");
-    const char *s = suggest(ck, word, STRATEGIES, 2);
+    const char *s = check_suggest(ck, word, STRATEGIES, 2);
     if (s && v->kind == EXPR_STRING && strcmp(s, word) == 0)
         diag_add_fix(ck->diags, d, v->span, s, FIX_MACHINE_APPLICABLE,
                      "write the strategy without quotes: `%s`", s);
     else if (s)
-        add_suggestion(ck, d, v->span, s);
+        check_add_suggestion(ck, d, v->span, s);
     else
         diag_add_help(ck->diags, d, "Orbit has `fixed` and `exponential` backoff");
 }
@@ -169,7 +169,7 @@ static void unknown_setting(Checker *ck, Member *m, const char *word)
     Diagnostic *d = diag_report(ck->diags, E0410, member_key_span(m), "unknown retry setting `%s`",
                                 word);
     diag_set_label(ck->diags, d, "unknown setting");
-    const char *s = suggest(ck, word, RETRY_SETTINGS, SETTING_COUNT);
+    const char *s = check_suggest(ck, word, RETRY_SETTINGS, SETTING_COUNT);
     size_t len = strlen(word);
     bool in_ms = s && len > 2 && strcmp(word + len - 2, "Ms") == 0 && m->value &&
                  m->value->kind == EXPR_INT && m->value->integer >= 0;
@@ -179,7 +179,7 @@ static void unknown_setting(Checker *ck, Member *m, const char *word)
                      FIX_MACHINE_APPLICABLE, "did you mean `%s: %lldms`?", s,
                      (long long)m->value->integer);
     else if (s)
-        add_suggestion(ck, d, member_key_span(m), s);
+        check_add_suggestion(ck, d, member_key_span(m), s);
     else if (strcmp(word, "timeout") == 0 || strcmp(word, "queue_timeout") == 0 ||
              strcmp(word, "timeoutMs") == 0)
         diag_add_help(ck->diags, d, "`%s` is a step setting: write it next to `retry`, not "
@@ -194,7 +194,7 @@ static void unknown_setting(Checker *ck, Member *m, const char *word)
 static int member_setting(Checker *ck, Member *m)
 {
     if (m->kind == MEMBER_ATTR) {
-        const char *word = member_name(ck, m)->text;
+        const char *word = check_member_name(ck, m)->text;
         int i = setting_index(word);
         if (i < 0)
             unknown_setting(ck, m, word);
@@ -202,7 +202,7 @@ static int member_setting(Checker *ck, Member *m)
     }
     /* A clause is named by its keyword (`step notify { … }` is the setting `step`). */
     const char *word = m->keyword != KW_NONE ? keyword_text(m->keyword)
-                                             : member_name(ck, m)->text;
+                                             : check_member_name(ck, m)->text;
     int i = m->keyword == KW_NONE ? setting_index(word) : -1;
     if (i < 0) {
         unknown_setting(ck, m, word);
@@ -262,7 +262,7 @@ static void check_max_delay(Checker *ck, RetryPolicy *policy, const RetrySyntax 
 
 void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *syntax)
 {
-    default_retry(policy);
+    check_default_retry(policy);
     memset(syntax, 0, sizeof *syntax);
     policy->given = true;
     policy->span = clause->member->span;
@@ -326,7 +326,7 @@ int64_t check_duration_setting(Checker *ck, Clause *clause, const char *what)
     return 0;
 }
 
-void report_repeated(Checker *ck, Member *first, Member *again, const char *what)
+void check_report_repeated(Checker *ck, Member *first, Member *again, const char *what)
 {
     Diagnostic *d = diag_report(ck->diags, E0410, member_key_span(again),
                                 strcmp(what, "retry") == 0 ? "duplicate `%s` block"

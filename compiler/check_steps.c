@@ -100,7 +100,7 @@ static void report_placement(Checker *ck, Clause *cl, Place place)
 /* Reports an unknown member; returns the suggested member name, or NULL. */
 static const char *unknown_member(Checker *ck, Member *m, Place place)
 {
-    const char *word = member_name(ck, m)->text;
+    const char *word = check_member_name(ck, m)->text;
     const char *const *cands = STEP_MEMBERS;
     uint32_t n = COUNT_OF(STEP_MEMBERS);
     const char *where = "step member";
@@ -116,12 +116,12 @@ static const char *unknown_member(Checker *ck, Member *m, Place place)
     Diagnostic *d = diag_report(ck->diags, E0303, member_key_span(m), "unknown %s `%s`",
                                 where, word);
     diag_set_label(ck->diags, d, "unknown member");
-    const char *s = suggest(ck, word, cands, n);
+    const char *s = check_suggest(ck, word, cands, n);
     if (s) {
-        add_suggestion(ck, d, member_key_span(m), s);
+        check_add_suggestion(ck, d, member_key_span(m), s);
         return s;
     }
-    const char *alias = peer_alias(word);
+    const char *alias = check_peer_alias(word);
     static const char *const SETTINGS[] = { "attempts", "backoff", "initial_delay",
                                             "max_delay", "non_retryable" };
     for (uint32_t i = 0; i < COUNT_OF(SETTINGS) && place != PLACE_WORKFLOW_BODY; i++)
@@ -192,7 +192,7 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report)
     return true;
 }
 
-bool clause_view(Checker *ck, Member *m, Place place, Clause *out)
+bool check_clause_view(Checker *ck, Member *m, Place place, Clause *out)
 {
     return view(ck, m, place, out, true);
 }
@@ -211,7 +211,7 @@ static void duplicate_member(Checker *ck, Clause *first, Clause *again)
 {
     Keyword kw = again->keyword;
     if (kw == KW_RETRY || kw == KW_TIMEOUT || kw == KW_QUEUE_TIMEOUT) {
-        report_repeated(ck, first->member, again->member, keyword_text(kw));
+        check_report_repeated(ck, first->member, again->member, keyword_text(kw));
         return;
     }
     Diagnostic *d = diag_report(ck->diags, E0304, member_key_span(again->member),
@@ -312,7 +312,7 @@ static void target_worker(Checker *ck, Expr *v, Target *t)
 {
     t->kind = STEP_TASK_WORKER;
     if (v->kind != EXPR_STRING) {
-        const Name *dotted = dotted_name(ck, v);
+        const Name *dotted = check_dotted_name(ck, v);
         if (v->kind != EXPR_ERROR)
             bad_target(ck, v, "the worker name must be a string literal",
                        dotted ? arena_printf(ck->arena, "\"%s\"", dotted->text) : NULL,
@@ -332,7 +332,7 @@ static void target_builtin(Checker *ck, Expr *v, Target *t)
 {
     t->kind = STEP_TASK_BUILTIN;
     const Name *name = v->kind == EXPR_STRING ? intern(ck->names, v->text, v->len)
-                                              : dotted_name(ck, v);
+                                              : check_dotted_name(ck, v);
     if (v->kind == EXPR_ERROR)
         return;
     if (!name) {
@@ -362,9 +362,9 @@ static void target_builtin(Checker *ck, Expr *v, Target *t)
     const char **cands = arena_alloc(ck->arena, (p->builtin_count + 1) * sizeof *cands);
     for (uint32_t i = 0; i < p->builtin_count; i++)
         cands[i] = p->builtins[i].name->text;
-    const char *s = suggest(ck, name->text, cands, p->builtin_count);
+    const char *s = check_suggest(ck, name->text, cands, p->builtin_count);
     if (s)
-        add_suggestion(ck, d, v->span, s);
+        check_add_suggestion(ck, d, v->span, s);
     else
         diag_add_help(ck->diags, d, "to run an external worker, write `worker \"%s\"`",
                       name->text);
@@ -398,9 +398,9 @@ static void target_workflow(Checker *ck, Expr *v, Target *t)
     const char **cands = arena_alloc(ck->arena, (p->workflow_count + 1) * sizeof *cands);
     for (uint32_t i = 0; i < p->workflow_count; i++)
         cands[i] = p->workflows[i].name->text;
-    const char *s = suggest(ck, v->name->text, cands, p->workflow_count);
+    const char *s = check_suggest(ck, v->name->text, cands, p->workflow_count);
     if (s)
-        add_suggestion(ck, d, v->span, s);
+        check_add_suggestion(ck, d, v->span, s);
 }
 
 static void target_signal(Checker *ck, Expr *v, Target *t)
@@ -446,11 +446,11 @@ static void resolve_target(Checker *ck, Clause *action, Target *t)
         target_signal(ck, v, t);
 }
 
-/* expect_type for a place described by fixed text, such as "`when`". */
+/* check_expect_type for a place described by fixed text, such as "`when`". */
 static void expect_at(Checker *ck, Expr *e, const Type *expected, const char *place)
 {
     What what = what_fixed(place);
-    expect_type(ck, e, expected, &what);
+    check_expect_type(ck, e, expected, &what);
 }
 
 /* ---- Dependencies ----------------------------------------------------------------- */
@@ -490,7 +490,7 @@ typedef struct Policies {
 
 static void check_policies(Checker *ck, Members *ms, Policies *out)
 {
-    default_retry(&out->retry);
+    check_default_retry(&out->retry);
     memset(&out->syntax, 0, sizeof out->syntax);
     out->timeout_ms = out->queue_timeout_ms = 0;
     uint32_t reported = ck->diags->count;
@@ -788,7 +788,7 @@ static bool is_step_decl(Checker *ck, const Member *m)
         return false;
     if (m->keyword == KW_STEP)
         return true;
-    return m->keyword == KW_NONE && m->key && suggest(ck, m->key->text, STEP, 1);
+    return m->keyword == KW_NONE && m->key && check_suggest(ck, m->key->text, STEP, 1);
 }
 
 /* Registers the steps of a workflow (duplicates point at both). */
@@ -811,7 +811,7 @@ static Member **collect_steps(Checker *ck, Workflow *wf, Member *decl, NameMap *
         s->name_span = member_name_span(m);
         s->index = i;
         s->target_index = PROGRAM_NONE;
-        default_retry(&s->retry);
+        check_default_retry(&s->retry);
         decls[i] = m;
         if (reserved_step_name(ck, m))
             continue;

@@ -60,9 +60,9 @@ static const Type *unknown_type(Checker *ck, Expr *e)
         cands[i] = BUILTIN_TYPES[i];
     for (uint32_t i = 6; i < n; i++)
         cands[i] = p->types[i - 6].name->text;
-    const char *s = suggest(ck, e->name->text, cands, n);
+    const char *s = check_suggest(ck, e->name->text, cands, n);
     if (s)
-        add_suggestion(ck, d, e->span, s);
+        check_add_suggestion(ck, d, e->span, s);
     return ck->types.error;
 }
 
@@ -93,7 +93,7 @@ const Type *type_from_syntax(Checker *ck, Expr *e)
             return bad_type(ck, e, "a list type names one element type, such as `[string]`");
         return type_list(&ck->types, type_from_syntax(ck, e->elems[0]));
     case EXPR_OBJECT:
-        return record_from_block(ck, e->block);
+        return check_record_from_block(ck, e->block);
     case EXPR_OPTIONAL:
         return type_optional(&ck->types, type_from_syntax(ck, e->left));
     default:
@@ -136,7 +136,7 @@ static void field_index_add(Checker *ck, FieldIndex *index, const Name *name, ui
         names_put(&index->map, ck->arena, name, at);
 }
 
-const Type *record_from_block(Checker *ck, Block *block)
+const Type *check_record_from_block(Checker *ck, Block *block)
 {
     uint32_t count = 0;
     Field *fields = arena_alloc_node(ck->arena, block->count * sizeof *fields);
@@ -152,7 +152,7 @@ const Type *record_from_block(Checker *ck, Block *block)
                                         "`order_id: string`");
             continue;
         }
-        const Name *name = member_name(ck, m);
+        const Name *name = check_member_name(ck, m);
         uint32_t first;
         if (field_index_find(&seen, fields, count, name, &first)) {
             Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
@@ -205,9 +205,9 @@ static void unknown_name(Checker *ck, Scope *scope, Expr *e)
     cands[n++] = "input";
     for (uint32_t i = last_step; i > first_step; i--)
         cands[n++] = scope->workflow->steps[i - 1].name->text;
-    const char *s = suggest(ck, e->name->text, cands, n);
+    const char *s = check_suggest(ck, e->name->text, cands, n);
     if (s)
-        add_suggestion(ck, d, e->span, s);
+        check_add_suggestion(ck, d, e->span, s);
 }
 
 static const Type *check_name(Checker *ck, Scope *scope, Expr *e)
@@ -294,9 +294,9 @@ static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
     const char **cands = arena_alloc(ck->arena, (left->field_count + 1) * sizeof *cands);
     for (uint32_t i = 0; i < left->field_count; i++)
         cands[i] = left->fields[i].name->text;
-    const char *s = suggest(ck, e->field->text, cands, left->field_count);
+    const char *s = check_suggest(ck, e->field->text, cands, left->field_count);
     if (s)
-        add_suggestion(ck, d, expr_field_span(e), s);
+        check_add_suggestion(ck, d, expr_field_span(e), s);
     else
         diag_add_note(ck->diags, d, "`%s` is `%s`", shown ? shown : tt(ck, left),
                       tt(ck, left));
@@ -318,7 +318,7 @@ static const Type *check_index(Checker *ck, Scope *scope, Expr *e)
         return ck->types.error;
     }
     What what = what_fixed("a list index");
-    expect_type(ck, e->right, ck->types.integer, &what);
+    check_expect_type(ck, e->right, ck->types.integer, &what);
     (void)index;
     return left->elem;
 }
@@ -345,9 +345,9 @@ static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
         const char **cands = arena_alloc(ck->arena, (p->function_count + 1) * sizeof *cands);
         for (uint32_t i = 0; i < p->function_count; i++)
             cands[i] = p->functions[i].name->text;
-        const char *s = suggest(ck, callee->name->text, cands, p->function_count);
+        const char *s = check_suggest(ck, callee->name->text, cands, p->function_count);
         if (s)
-            add_suggestion(ck, d, callee->span, s);
+            check_add_suggestion(ck, d, callee->span, s);
         return ck->types.error;
     }
     const Function *f = &ck->program->functions[index];
@@ -365,7 +365,7 @@ static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
     for (uint32_t i = 0; i < e->count; i++) {
         What what = what_named(WHAT_ARGUMENT, f->name);
         what.number = i + 1;
-        expect_type(ck, e->elems[i], f->params[i], &what);
+        check_expect_type(ck, e->elems[i], f->params[i], &what);
     }
     return f->result;
 }
@@ -402,7 +402,7 @@ static const Type *check_list(Checker *ck, Scope *scope, Expr *e)
  * that the literal is checked as intended and the mistake is reported once. */
 static void field_without_colon(Checker *ck, Member *m)
 {
-    const Name *name = member_name(ck, m);
+    const Name *name = check_member_name(ck, m);
     Span key = member_key_span(m);
     Diagnostic *d = diag_report(ck->diags, E0100, key,
                                 "expected `:` after field name `%s`", name->text);
@@ -459,7 +459,7 @@ static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
     for (Member *m = b->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
-        const Name *name = member_name(ck, m);
+        const Name *name = check_member_name(ck, m);
         const Type *t = check_expr(ck, scope, m->value);
         uint32_t first;
         if (field_index_find(&seen, fields, count, name, &first)) {
@@ -485,10 +485,10 @@ static const Type *bad_operands(Checker *ck, Expr *e, const Type *l, const Type 
     Diagnostic *d;
     if (r)
         d = diag_report(ck->diags, E0506, e->span, "cannot apply `%s` to `%s` and `%s`",
-                        op_text(e->op), tt(ck, l), tt(ck, r));
+                        ast_op_text(e->op), tt(ck, l), tt(ck, r));
     else
         d = diag_report(ck->diags, E0506, e->span, "cannot apply `%s` to `%s`",
-                        op_text(e->op), tt(ck, l));
+                        ast_op_text(e->op), tt(ck, l));
     if (e->op == OP_ADD && r && (l->kind == TYPE_STRING || r->kind == TYPE_STRING))
         diag_add_help(ck->diags, d, "`+` joins two strings: convert the other side with "
                                     "`str(…)`");
@@ -665,7 +665,7 @@ static void report_duplicate_fields(Checker *ck, Block *b)
     for (Member *m = b->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
-        const Name *name = member_name(ck, m);
+        const Name *name = check_member_name(ck, m);
         const Member *first = NULL;
         if (by_index) {
             uint32_t at;
@@ -673,7 +673,7 @@ static void report_duplicate_fields(Checker *ck, Block *b)
                 first = by_index[at];
         } else {
             for (const Member *x = b->first; x != m && !first; x = x->next)
-                if (x->kind == MEMBER_ATTR && x->value && member_name(ck, x) == name)
+                if (x->kind == MEMBER_ATTR && x->value && check_member_name(ck, x) == name)
                     first = x;
         }
         if (first) {
@@ -703,7 +703,7 @@ const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type 
     for (Member *m = e->block->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
-        const Field *f = record_field(want, &index, member_name(ck, m));
+        const Field *f = record_field(want, &index, check_member_name(ck, m));
         check_expr_expecting(ck, scope, m->value, f ? f->type : NULL);
     }
     report_duplicate_fields(ck, e->block);
@@ -717,7 +717,7 @@ static void mismatch(Checker *ck, Expr *e, const Type *expected, const What *wha
 {
     const Type *found = e->type;
     Diagnostic *d = diag_report(ck->diags, E0501, e->span, "expected `%s` for %s, found `%s`",
-                                tt(ck, expected), what_text(ck, what), tt(ck, found));
+                                tt(ck, expected), check_what_text(ck, what), tt(ck, found));
     diag_set_label(ck->diags, d, "this is `%s`", tt(ck, found));
     if (found->kind == TYPE_OPTIONAL && type_accepts(expected, found->elem))
         diag_add_help(ck->diags, d, "the value may be null: give a default with `??`");
@@ -734,7 +734,7 @@ static void mismatch(Checker *ck, Expr *e, const Type *expected, const What *wha
         diag_add_help(ck->diags, d, "convert it with `str(…)`");
 }
 
-void expect_type(Checker *ck, Expr *e, const Type *expected, const What *what)
+void check_expect_type(Checker *ck, Expr *e, const Type *expected, const What *what)
 {
     if (!e || !e->type || type_is_unchecked(expected) || type_is_unchecked(e->type))
         return;
@@ -749,7 +749,7 @@ void expect_type(Checker *ck, Expr *e, const Type *expected, const What *what)
     if (e->kind == EXPR_LIST && want->kind == TYPE_LIST) {
         What elem_what = what_of(WHAT_ELEMENT_OF, what);
         for (uint32_t k = 0; k < e->count; k++)
-            expect_type(ck, e->elems[k], want->elem, &elem_what);
+            check_expect_type(ck, e->elems[k], want->elem, &elem_what);
         return;
     }
     if (!type_accepts(expected, e->type))
@@ -782,7 +782,7 @@ static void report_missing(Checker *ck, Span where, const Type *record, const bo
     }
     if (!missing)
         return;
-    const char *owner = what_text(ck, owner_what);
+    const char *owner = check_what_text(ck, owner_what);
     Diagnostic *d = diag_report(ck->diags, E0502, where, "missing field%s %s in %s",
                                 missing == 1 ? "" : "s", list, owner);
     diag_set_label(ck->diags, d, "missing %s", list);
@@ -792,8 +792,8 @@ static void report_missing(Checker *ck, Span where, const Type *record, const bo
 static void unknown_field(Checker *ck, Member *m, const Type *record, bool *given,
                           const What *owner_what)
 {
-    const char *owner = what_text(ck, owner_what);
-    const Name *name = member_name(ck, m);
+    const char *owner = check_what_text(ck, owner_what);
+    const Name *name = check_member_name(ck, m);
     Diagnostic *d = diag_report(ck->diags, E0503, member_name_span(m), "unknown field `%s` in %s",
                                 name->text, owner);
     diag_set_label(ck->diags, d, "unknown field");
@@ -802,12 +802,12 @@ static void unknown_field(Checker *ck, Member *m, const Type *record, bool *give
     for (uint32_t i = 0; i < record->field_count; i++)
         if (!given[i])
             cands[n++] = record->fields[i].name->text;
-    const char *s = suggest(ck, name->text, cands, n);
+    const char *s = check_suggest(ck, name->text, cands, n);
     if (!s) {
         diag_add_note(ck->diags, d, "%s is `%s`", owner, tt(ck, record));
         return;
     }
-    add_suggestion(ck, d, member_name_span(m), s);
+    check_add_suggestion(ck, d, member_name_span(m), s);
     /* The misspelt field stands for the suggested one: it is not also "missing". */
     for (uint32_t i = 0; i < record->field_count; i++)
         if (strcmp(record->fields[i].name->text, s) == 0)
@@ -822,16 +822,16 @@ static void check_record_literal(Checker *ck, Expr *e, const Type *record, const
     for (Member *m = e->block->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
-        const Field *f = record_field(record, &index, member_name(ck, m));
+        const Field *f = record_field(record, &index, check_member_name(ck, m));
         if (!f || given[f - record->fields])
             continue;
         given[f - record->fields] = true;
         What field = what_named(WHAT_FIELD, f->name);
-        expect_type(ck, m->value, f->type, &field);
+        check_expect_type(ck, m->value, f->type, &field);
     }
     for (Member *m = e->block->first; m; m = m->next)
         if (m->kind == MEMBER_ATTR && m->value &&
-            !record_field(record, &index, member_name(ck, m)))
+            !record_field(record, &index, check_member_name(ck, m)))
             unknown_field(ck, m, record, given, owner);
     report_missing(ck, e->span, record, given, owner);
 }
@@ -842,7 +842,7 @@ void check_contract(Checker *ck, Expr *value, const Type *contract, Span where,
     if (type_is_unchecked(contract))
         return;
     if (value) {
-        expect_type(ck, value, contract, target);
+        check_expect_type(ck, value, contract, target);
         return;
     }
     if (contract->kind != TYPE_RECORD)

@@ -67,9 +67,9 @@ bool driver_add_file(Compiler *c, const char *path, const char **error)
         fclose(f);
         uint32_t file = driver_add_source(c, path, empty_text(), 0);
         if ((unsigned long long)st.st_size > SOURCE_MAX_FILE_SIZE)
-            report_file_too_large(c, file, (uint64_t)st.st_size);
+            parse_report_file_too_large(c, file, (uint64_t)st.st_size);
         else
-            report_sources_too_large(c, file, (uint64_t)st.st_size);
+            parse_report_sources_too_large(c, file, (uint64_t)st.st_size);
         return true;
     }
     size_t size = (size_t)st.st_size;

@@ -29,14 +29,14 @@ static void keep_only_lexical(Compiler *c, uint32_t first)
     sink->count = kept;
 }
 
-void report_file_too_large(Compiler *c, uint32_t file, uint64_t size)
+void parse_report_file_too_large(Compiler *c, uint32_t file, uint64_t size)
 {
     diag_report(&c->diags, E0010, source_span(&c->sources, file, 0, 0),
                 "source file is too large: %llu bytes (the limit is %u MiB)",
                 (unsigned long long)size, (unsigned)(SOURCE_MAX_FILE_SIZE >> 20));
 }
 
-void report_sources_too_large(Compiler *c, uint32_t file, uint64_t size)
+void parse_report_sources_too_large(Compiler *c, uint32_t file, uint64_t size)
 {
     diag_report(&c->diags, E0010, source_span(&c->sources, file, 0, 0),
                 "source files are too large together: this one (%llu bytes) would take them "
@@ -151,7 +151,7 @@ SourceAst *parse_source(Compiler *c, uint32_t file)
     const SourceFile *source = source_file(&c->sources, file);
     if (source->len > SOURCE_MAX_FILE_SIZE || report_binary(c, file, source)) {
         if (source->len > SOURCE_MAX_FILE_SIZE)
-            report_file_too_large(c, file, source->len);
+            parse_report_file_too_large(c, file, source->len);
         SourceAst *ast = arena_alloc(&c->arena, sizeof *ast);
         ast->file = file;
         ast->fatal = true;

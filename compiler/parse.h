@@ -9,9 +9,9 @@
 SourceAst *parse_source(Compiler *c, uint32_t file);
 
 /* Reports E0010 for a source of `size` bytes, over SOURCE_MAX_FILE_SIZE (at 1:1 of it). */
-void report_file_too_large(Compiler *c, uint32_t file, uint64_t size);
+void parse_report_file_too_large(Compiler *c, uint32_t file, uint64_t size);
 /* Reports E0010 for a file of `size` bytes that does not fit beside the files before it
  * (SOURCE_MAX_TOTAL_SIZE in all). */
-void report_sources_too_large(Compiler *c, uint32_t file, uint64_t size);
+void parse_report_sources_too_large(Compiler *c, uint32_t file, uint64_t size);
 
 #endif

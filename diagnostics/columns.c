@@ -93,7 +93,7 @@ ColumnCursor column_cache_at(ColumnCache *cache, uint32_t file, uint32_t line,
 
 /* The helpers declared in diag.h. */
 
-uint32_t utf8_column(const char *line, uint32_t byte_in_line)
+uint32_t column_scalars(const char *line, uint32_t byte_in_line)
 {
     ColumnCursor cursor;
     column_cursor_init(&cursor, line);
@@ -101,7 +101,7 @@ uint32_t utf8_column(const char *line, uint32_t byte_in_line)
     return cursor.scalars + 1;
 }
 
-uint32_t utf16_column(const char *line, uint32_t byte_in_line)
+uint32_t column_utf16(const char *line, uint32_t byte_in_line)
 {
     ColumnCursor cursor;
     column_cursor_init(&cursor, line);
@@ -109,7 +109,7 @@ uint32_t utf16_column(const char *line, uint32_t byte_in_line)
     return cursor.utf16;
 }
 
-uint32_t display_column(const char *line, uint32_t byte_in_line)
+uint32_t column_cells(const char *line, uint32_t byte_in_line)
 {
     ColumnCursor cursor;
     column_cursor_init(&cursor, line);

@@ -141,10 +141,10 @@ void render_json(FILE *out, const DiagSink *sink, const SourceMap *sources,
  * offset in the file. Columns are 1-based counts of Unicode scalar values; the UTF-16
  * character is 0-based, as LSP wants; display columns count terminal cells with tabs
  * expanded to the next multiple of 4. Invalid UTF-8 bytes count as one unit each.
- * utf16_column and display_column return the count of units before the byte (0-based);
+ * column_utf16 and column_cells return the count of units before the byte (0-based);
  * an invalid byte or a control character is shown as U+FFFD and so takes one cell. */
-uint32_t utf8_column(const char *line, uint32_t byte_in_line);
-uint32_t utf16_column(const char *line, uint32_t byte_in_line);
-uint32_t display_column(const char *line, uint32_t byte_in_line);
+uint32_t column_scalars(const char *line, uint32_t byte_in_line);
+uint32_t column_utf16(const char *line, uint32_t byte_in_line);
+uint32_t column_cells(const char *line, uint32_t byte_in_line);
 
 #endif

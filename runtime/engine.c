@@ -47,7 +47,7 @@ void engine_ready_push(Engine *e, Exec *x)
     e->ready[e->ready_head + e->ready_count++] = x;
 }
 
-bool exec_aborting(const Exec *x)
+bool engine_exec_aborting(const Exec *x)
 {
     return x->state != X_RUNNING;
 }
@@ -76,7 +76,7 @@ bool engine_eval_code(Unit *u, uint32_t code, const char *what, Value *out, cons
     return false;
 }
 
-const char *wrong_result(Engine *e, uint32_t code, const char *what, const char *expected,
+const char *engine_wrong_result(Engine *e, uint32_t code, const char *what, const char *expected,
                          Value found)
 {
     return arena_printf(e->arena, "`%s`: %s: expected %s, found %s", what,
@@ -202,7 +202,7 @@ static void unit_resolved(Unit *u)
     engine_ready_push(x->engine, x);
 }
 
-void unit_completed(Unit *u, Value result, uint32_t attempt)
+void engine_unit_completed(Unit *u, Value result, uint32_t attempt)
 {
     Engine *e = u->exec->engine;
     u->state = U_DONE;
@@ -218,7 +218,7 @@ void unit_completed(Unit *u, Value result, uint32_t attempt)
     unit_resolved(u);
 }
 
-void unit_failed(Unit *u, const char *code, const char *message)
+void engine_unit_failed(Unit *u, const char *code, const char *message)
 {
     Exec *x = u->exec;
     Engine *e = x->engine;
@@ -233,7 +233,7 @@ void unit_failed(Unit *u, const char *code, const char *message)
     unit_resolved(u);
 }
 
-void unit_cancelled(Unit *u, uint32_t attempt)
+void engine_unit_cancelled(Unit *u, uint32_t attempt)
 {
     Engine *e = u->exec->engine;
     u->state = U_CANCELLED;
@@ -253,12 +253,12 @@ static void sleep_start(Unit *u)
     Value d;
     const char *err;
     if (!engine_eval_code(u, u->step->value_code, "sleep", &d, &err)) {
-        unit_failed(u, "EXPRESSION_ERROR", err);
+        engine_unit_failed(u, "EXPRESSION_ERROR", err);
         return;
     }
     if ((d.kind != V_DURATION && d.kind != V_INT) || d.i < 0) {
-        unit_failed(u, "EXPRESSION_ERROR",
-                    wrong_result(e, u->step->value_code, "sleep", "a duration that is not negative",
+        engine_unit_failed(u, "EXPRESSION_ERROR",
+                    engine_wrong_result(e, u->step->value_code, "sleep", "a duration that is not negative",
                                  d));
         return;
     }
@@ -288,7 +288,7 @@ static void await_start(Unit *u)
     history_end(e->history);
     SignalBox *box = signal_box(e, name);
     if (box->head < box->count) {
-        unit_completed(u, box->payloads[box->head++], 0);
+        engine_unit_completed(u, box->payloads[box->head++], 0);
         return;
     }
     if (box->whead + box->wcount == box->wcap)
@@ -311,7 +311,7 @@ static void on_signal(Engine *e, const Signal *sig)
         Unit *u = box->waiters[box->whead++];
         box->wcount--;
         if (u->state == U_ACTIVE && u->exec->state != X_DONE) {
-            unit_completed(u, sig->payload, 0);
+            engine_unit_completed(u, sig->payload, 0);
             return;
         }
     }
@@ -326,10 +326,10 @@ static void compute_start(Unit *u)
     Value v;
     const char *err;
     if (!engine_eval_code(u, u->step->value_code, "compute", &v, &err)) {
-        unit_failed(u, "EXPRESSION_ERROR", err);
+        engine_unit_failed(u, "EXPRESSION_ERROR", err);
         return;
     }
-    unit_completed(u, v, 0);
+    engine_unit_completed(u, v, 0);
 }
 
 static void child_start(Unit *u)
@@ -342,24 +342,24 @@ static void child_start(Unit *u)
     record_seal(e->arena, input.rec);
     if (u->step->with_code != ORBC_NONE &&
         !engine_eval_code(u, u->step->with_code, "with", &input, &err)) {
-        unit_failed(u, "EXPRESSION_ERROR", err);
+        engine_unit_failed(u, "EXPRESSION_ERROR", err);
         return;
     }
     if (target >= e->module->workflow_count) {
-        unit_failed(u, "EXPRESSION_ERROR", "the child workflow does not exist");
+        engine_unit_failed(u, "EXPRESSION_ERROR", "the child workflow does not exist");
         return;
     }
     const OrbcWorkflow *wf = &e->module->workflows[target];
     char why[512];
     Value checked;
     if (!contract_conform(e->module, e->arena, wf->input_type, input, &checked, why, sizeof why)) {
-        unit_failed(u, "INPUT_CONTRACT_VIOLATION",
+        engine_unit_failed(u, "INPUT_CONTRACT_VIOLATION",
                     arena_printf(e->arena, "input does not match the contract of workflow `%s`: %s",
                                  engine_string(e, wf->name), why));
         return;
     }
     if (x->depth + 1 > MAX_CHILD_DEPTH || e->exec_count >= MAX_EXECUTIONS) {
-        unit_failed(u, "WORKFLOW_LIMIT_EXCEEDED",
+        engine_unit_failed(u, "WORKFLOW_LIMIT_EXCEEDED",
                     x->depth + 1 > MAX_CHILD_DEPTH
                         ? arena_printf(e->arena, "child workflows nest deeper than %d levels",
                                        MAX_CHILD_DEPTH)
@@ -410,7 +410,7 @@ static void step_start(Exec *x, uint32_t index)
         if (!eval_step_code(x, s->when_code, "when", &v, &err))
             return step_fail_early(x, label, err);
         if (v.kind != V_BOOL)
-            return step_fail_early(x, label, wrong_result(e, s->when_code, "when", "a bool", v));
+            return step_fail_early(x, label, engine_wrong_result(e, s->when_code, "when", "a bool", v));
         if (!v.b) {
             event_step(e, "StepSkipped", label);
             history_end(e->history);
@@ -424,7 +424,7 @@ static void step_start(Exec *x, uint32_t index)
         if (!eval_step_code(x, s->for_code, "for", &v, &err))
             return step_fail_early(x, label, err);
         if (v.kind != V_LIST)
-            return step_fail_early(x, label, wrong_result(e, s->for_code, "for", "a list", v));
+            return step_fail_early(x, label, engine_wrong_result(e, s->for_code, "for", "a list", v));
         items = v.list;
         count = items->count;
     }
@@ -477,7 +477,7 @@ static void unit_stop(Unit *u, bool keep_dispatched)
         child_event(u->child, "ChildWorkflowCancelled");
         history_end(e->history);
     }
-    unit_cancelled(u, attempt);
+    engine_unit_cancelled(u, attempt);
 }
 
 static void exec_abort(Exec *x, uint8_t end, const char *code, const char *message,
@@ -584,13 +584,13 @@ static void finish_child(Exec *x, Value output)
         history_error(e->history, x->err_code, x->err_message);
     history_end(e->history);
     if (x->end == END_COMPLETED) {
-        unit_completed(u, output, 0);
+        engine_unit_completed(u, output, 0);
     } else if (x->end == END_FAILED) {
-        unit_failed(u, x->err_code, x->err_message);
+        engine_unit_failed(u, x->err_code, x->err_message);
     } else {
         char limit[64];
         format_duration(limit, x->wf->timeout_ms);
-        unit_failed(u, "TIMEOUT", arena_printf(e->arena, "the child workflow `%s` timed out after %s",
+        engine_unit_failed(u, "TIMEOUT", arena_printf(e->arena, "the child workflow `%s` timed out after %s",
                                                wf_name(x), limit));
     }
 }
@@ -641,13 +641,13 @@ static void on_unit_timer(Engine *e, const Timer *t)
             break;
         event_step(e, "TimerFired", u->label);
         history_end(e->history);
-        unit_completed(u, value_null(), 0);
+        engine_unit_completed(u, value_null(), 0);
         break;
     case EV_AWAIT_TIMEOUT:
         if (u->state != U_ACTIVE)
             break;
         format_duration(limit, u->step->timeout_ms);
-        unit_failed(u, "SIGNAL_TIMEOUT",
+        engine_unit_failed(u, "SIGNAL_TIMEOUT",
                     arena_printf(e->arena, "no signal `%s` arrived within the timeout of %s",
                                  engine_string(e, u->step->target), limit));
         break;
@@ -658,7 +658,7 @@ static void on_unit_timer(Engine *e, const Timer *t)
         child_event(u->child, "ChildWorkflowCancelled");
         history_end(e->history);
         format_duration(limit, u->step->timeout_ms);
-        unit_failed(u, "TIMEOUT",
+        engine_unit_failed(u, "TIMEOUT",
                     arena_printf(e->arena, "the child workflow `%s` did not finish within the step "
                                  "timeout of %s", wf_name(u->child), limit));
         break;

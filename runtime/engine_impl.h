@@ -129,12 +129,12 @@ void engine_ready_push(Engine *e, Exec *x);
 const char *engine_string(const Engine *e, uint32_t index);
 bool engine_eval_code(Unit *u, uint32_t code, const char *what, Value *out, const char **err);
 /* "`what`: FILE:LINE:COL: must give a T, found K" for a result of the wrong type. */
-const char *wrong_result(Engine *e, uint32_t code, const char *what, const char *expected,
+const char *engine_wrong_result(Engine *e, uint32_t code, const char *what, const char *expected,
                          Value found);
-void unit_completed(Unit *u, Value result, uint32_t attempt);
-void unit_failed(Unit *u, const char *code, const char *message);
-void unit_cancelled(Unit *u, uint32_t attempt);
-bool exec_aborting(const Exec *x);
+void engine_unit_completed(Unit *u, Value result, uint32_t attempt);
+void engine_unit_failed(Unit *u, const char *code, const char *message);
+void engine_unit_cancelled(Unit *u, uint32_t attempt);
+bool engine_exec_aborting(const Exec *x);
 
 /* task.c */
 void task_start(Unit *u);

@@ -38,7 +38,7 @@ static void add_text(Buf *b, const char *text)
 static void json_key(History *h, const char *key)
 {
     buf_add(&h->line, ",", 1);
-    json_quote(&h->line, key, strlen(key));
+    value_json_quote(&h->line, key, strlen(key));
     buf_add(&h->line, ":", 1);
 }
 
@@ -57,7 +57,7 @@ void history_str(History *h, const char *key, const char *value)
 {
     if (h->format == HISTORY_JSON) {
         json_key(h, key);
-        json_quote(&h->line, value, strlen(value));
+        value_json_quote(&h->line, value, strlen(value));
         return;
     }
     buf_printf(&h->line, " %s=", key);
@@ -126,7 +126,7 @@ void history_final(History *h, const char *status, const Value *output, const ch
         return;
     h->line.len = 0;
     buf_puts(&h->line, "{\"status\":");
-    json_quote(&h->line, status, strlen(status));
+    value_json_quote(&h->line, status, strlen(status));
     if (output) {
         json_key(h, "output");
         value_to_json(&h->line, *output);

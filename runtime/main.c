@@ -164,7 +164,7 @@ static bool load_scenario(const Args *args, const OrbcModule *module, Arena *are
     bytes = read_file(args->input, &len);
     if (!bytes)
         return false;
-    ok = json_load_value(args->input, bytes, len, arena, &scenario->input, err, sizeof err);
+    ok = scenario_load_value(args->input, bytes, len, arena, &scenario->input, err, sizeof err);
     free(bytes);
     if (!ok)
         fprintf(stderr, "orbit-run: %s\n", err);

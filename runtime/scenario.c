@@ -190,7 +190,7 @@ static json_t *parse_json(const char *path, const char *bytes, size_t len, char 
     return root;
 }
 
-bool json_load_value(const char *path, const char *bytes, size_t len, Arena *arena, Value *out,
+bool scenario_load_value(const char *path, const char *bytes, size_t len, Arena *arena, Value *out,
                      char *err, size_t errlen)
 {
     json_t *root = parse_json(path, bytes, len, err, errlen);

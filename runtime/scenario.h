@@ -65,7 +65,7 @@ bool scenario_load(const char *path, const char *bytes, size_t len, const OrbcMo
                    const char *workflow, Arena *arena, Scenario *out, char *err, size_t errlen);
 
 /* Parses a JSON document (an --input file) into a value. */
-bool json_load_value(const char *path, const char *bytes, size_t len, Arena *arena, Value *out,
+bool scenario_load_value(const char *path, const char *bytes, size_t len, Arena *arena, Value *out,
                      char *err, size_t errlen);
 
 /* The next scripted outcome, or NULL when the list is used up. */

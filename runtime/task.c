@@ -130,7 +130,7 @@ static void attempt_failed(Attempt *a, const char *code, const char *message, bo
     history_error(e->history, code, message);
     history_end(e->history);
     const OrbcPolicy *p = u->policy;
-    bool aborting = !u->compensation && exec_aborting(u->exec);
+    bool aborting = !u->compensation && engine_exec_aborting(u->exec);
     if (retryable && !listed_non_retryable(e, p, code) && a->number < p->attempts && !aborting) {
         int64_t delay = retry_delay(p, a->number + 1);
         history_begin(e->history, e->now, "RetryScheduled");
@@ -145,7 +145,7 @@ static void attempt_failed(Attempt *a, const char *code, const char *message, bo
     if (p->attempts > 1 && a->number == p->attempts)
         message = arena_printf(e->arena, "%s%s(gave up after %" PRIu32 " attempts)", message,
                                *message ? " " : "", p->attempts);
-    unit_failed(u, code, message);
+    engine_unit_failed(u, code, message);
 }
 
 /* ---- starting a task ---- */
@@ -166,18 +166,18 @@ void task_start(Unit *u)
     Value input = {.kind = V_RECORD, .rec = record_new(e->arena, 0)};
     record_seal(e->arena, input.rec);
     if (with_code != ORBC_NONE && !engine_eval_code(u, with_code, "with", &input, &err)) {
-        unit_failed(u, "EXPRESSION_ERROR", err);
+        engine_unit_failed(u, "EXPRESSION_ERROR", err);
         return;
     }
     if (key_code != ORBC_NONE) {
         Value key;
         if (!engine_eval_code(u, key_code, "idempotency_key", &key, &err)) {
-            unit_failed(u, "EXPRESSION_ERROR", err);
+            engine_unit_failed(u, "EXPRESSION_ERROR", err);
             return;
         }
         if (key.kind != V_STRING) {
-            unit_failed(u, "EXPRESSION_ERROR",
-                        wrong_result(e, key_code, "idempotency_key", "a string", key));
+            engine_unit_failed(u, "EXPRESSION_ERROR",
+                        engine_wrong_result(e, key_code, "idempotency_key", "a string", key));
             return;
         }
         u->key = key.s->text;
@@ -185,7 +185,7 @@ void task_start(Unit *u)
     char why[512];
     uint32_t type = u->task < e->module->task_count ? e->module->tasks[u->task].input_type : ORBC_NONE;
     if (!contract_conform(e->module, e->arena, type, input, &u->input, why, sizeof why)) {
-        unit_failed(u, "INPUT_CONTRACT_VIOLATION",
+        engine_unit_failed(u, "INPUT_CONTRACT_VIOLATION",
                     arena_printf(e->arena, "input does not match the contract of `%s`: %s",
                                  task_name(u), why));
         return;
@@ -229,9 +229,9 @@ static void on_lost(Attempt *a)
     Unit *u = a->unit;
     Engine *e = u->exec->engine;
     u->exec->inflight--;
-    if (!u->compensation && exec_aborting(u->exec)) {
+    if (!u->compensation && engine_exec_aborting(u->exec)) {
         a->state = A_CANCELLED;
-        unit_cancelled(u, a->number);
+        engine_unit_cancelled(u, a->number);
         return;
     }
     history_begin(e->history, e->now, "StepRedelivered");
@@ -316,7 +316,7 @@ static void on_late_answer(Attempt *a)
     if (current && current != a && (current->state == A_QUEUED || current->state == A_DISPATCHED))
         current->state = A_CANCELLED;
     a->state = A_DONE;
-    unit_completed(u, checked, a->number);
+    engine_unit_completed(u, checked, a->number);
 }
 
 static void on_answer(Attempt *a)
@@ -337,7 +337,7 @@ static void on_answer(Attempt *a)
                                     task_name(u), why), false);
         return;
     }
-    unit_completed(u, checked, a->number);
+    engine_unit_completed(u, checked, a->number);
 }
 
 static void on_attempt_timeout(Attempt *a)

@@ -289,7 +289,7 @@ void format_duration(char out[64], int64_t ms)
     out[len] = '\0';
 }
 
-void json_quote(Buf *out, const char *text, size_t len)
+void value_json_quote(Buf *out, const char *text, size_t len)
 {
     buf_add(out, "\"", 1);
     size_t start = 0;
@@ -332,7 +332,7 @@ void value_to_json(Buf *out, Value v)
 {
     switch (v.kind) {
     case V_STRING:
-        json_quote(out, v.s->text, v.s->len);
+        value_json_quote(out, v.s->text, v.s->len);
         break;
     case V_DURATION:
         buf_printf(out, "%" PRId64, v.i);
@@ -357,7 +357,7 @@ void value_to_json(Buf *out, Value v)
         for (uint32_t i = 0; i < v.rec->count; i++) {
             if (i)
                 buf_add(out, ",", 1);
-            json_quote(out, v.rec->names[i]->text, v.rec->names[i]->len);
+            value_json_quote(out, v.rec->names[i]->text, v.rec->names[i]->len);
             buf_add(out, ":", 1);
             value_to_json(out, v.rec->values[i]);
         }

@@ -105,7 +105,7 @@ void value_to_json(Buf *out, Value v);
 /* Text of a value as the `str` function gives it. */
 void value_to_text(Buf *out, Value v);
 /* A JSON string literal of `len` bytes (escapes quotes, backslashes, controls). */
-void json_quote(Buf *out, const char *text, size_t len);
+void value_json_quote(Buf *out, const char *text, size_t len);
 /* Shortest "%.*g" that reads back as the same double. */
 void format_number(char out[40], double n);
 /* A duration in the largest exact units: 1h30m, 500ms, 0ms. */

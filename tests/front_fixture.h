@@ -156,9 +156,9 @@ static inline void dump_expr(Fixture *f, const Expr *e)
     case EXPR_NAME: out(f, "%s", e->name->text); break;
     case EXPR_LIST: out(f, "["); dump_list(f, e); out(f, "]"); break;
     case EXPR_OBJECT: dump_block(f, e->block); break;
-    case EXPR_UNARY: out(f, "(%s ", op_text(e->op)); dump_expr(f, e->left); out(f, ")"); break;
+    case EXPR_UNARY: out(f, "(%s ", ast_op_text(e->op)); dump_expr(f, e->left); out(f, ")"); break;
     case EXPR_BINARY:
-        out(f, "(%s ", op_text(e->op));
+        out(f, "(%s ", ast_op_text(e->op));
         dump_expr(f, e->left);
         out(f, " ");
         dump_expr(f, e->right);

@@ -10,9 +10,9 @@
 static void expect(const char *line, uint32_t at, uint32_t column, uint32_t utf16,
                    uint32_t cells)
 {
-    ck_assert_uint_eq(utf8_column(line, at), column);
-    ck_assert_uint_eq(utf16_column(line, at), utf16);
-    ck_assert_uint_eq(display_column(line, at), cells);
+    ck_assert_uint_eq(column_scalars(line, at), column);
+    ck_assert_uint_eq(column_utf16(line, at), utf16);
+    ck_assert_uint_eq(column_cells(line, at), cells);
 }
 
 START_TEST(ascii)
@@ -113,9 +113,9 @@ START_TEST(cache_agrees)
         if (at < len && ((unsigned char)line[at] & 0xC0) == 0x80)
             continue;   /* only character boundaries */
         ColumnCursor c = column_cache_at(&cache, 0, 0, line, at);
-        ck_assert_uint_eq(c.scalars + 1, utf8_column(line, at));
-        ck_assert_uint_eq(c.utf16, utf16_column(line, at));
-        ck_assert_uint_eq(c.cells, display_column(line, at));
+        ck_assert_uint_eq(c.scalars + 1, column_scalars(line, at));
+        ck_assert_uint_eq(c.utf16, column_utf16(line, at));
+        ck_assert_uint_eq(c.cells, column_cells(line, at));
     }
 }
 END_TEST

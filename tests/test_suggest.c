@@ -7,10 +7,10 @@
 
 static size_t distance(const char *a, const char *b)
 {
-    return edit_distance(a, strlen(a), b, strlen(b));
+    return suggest_edit_distance(a, strlen(a), b, strlen(b));
 }
 
-static const char *suggest(const char *word, const char *const *candidates, size_t count)
+static const char *check_suggest(const char *word, const char *const *candidates, size_t count)
 {
     return suggest_name(word, strlen(word), candidates, count);
 }
@@ -43,9 +43,9 @@ START_TEST(long_strings)
     memset(a, 'a', n);
     memset(b, 'a', n);
     b[n - 1] = 'b';
-    ck_assert_uint_eq(edit_distance(a, n, b, n), 1);
-    ck_assert_uint_eq(edit_distance(a, n, b, 10), n - 10);
-    ck_assert_uint_eq(edit_distance(a, 10, b, n), n - 10);
+    ck_assert_uint_eq(suggest_edit_distance(a, n, b, n), 1);
+    ck_assert_uint_eq(suggest_edit_distance(a, n, b, 10), n - 10);
+    ck_assert_uint_eq(suggest_edit_distance(a, 10, b, n), n - 10);
     free(a);
     free(b);
 }
@@ -53,15 +53,15 @@ END_TEST
 
 START_TEST(suggestions)
 {
-    ck_assert_str_eq(suggest("backof", retry_settings, COUNT(retry_settings)), "backoff");
-    ck_assert_str_eq(suggest("attemps", retry_settings, COUNT(retry_settings)), "attempts");
-    ck_assert_str_eq(suggest("Attempts", retry_settings, COUNT(retry_settings)), "attempts");
-    ck_assert_str_eq(suggest("MAX_DELAY", retry_settings, COUNT(retry_settings)), "max_delay");
-    ck_assert_str_eq(suggest("exponentail", strategies, COUNT(strategies)), "exponential");
-    ck_assert_str_eq(suggest("fixd", strategies, COUNT(strategies)), "fixed");
-    ck_assert_ptr_null(suggest("linear", strategies, COUNT(strategies)));
-    ck_assert_ptr_null(suggest("x", retry_settings, COUNT(retry_settings)));
-    ck_assert_ptr_null(suggest("timeout", retry_settings, COUNT(retry_settings)));
+    ck_assert_str_eq(check_suggest("backof", retry_settings, COUNT(retry_settings)), "backoff");
+    ck_assert_str_eq(check_suggest("attemps", retry_settings, COUNT(retry_settings)), "attempts");
+    ck_assert_str_eq(check_suggest("Attempts", retry_settings, COUNT(retry_settings)), "attempts");
+    ck_assert_str_eq(check_suggest("MAX_DELAY", retry_settings, COUNT(retry_settings)), "max_delay");
+    ck_assert_str_eq(check_suggest("exponentail", strategies, COUNT(strategies)), "exponential");
+    ck_assert_str_eq(check_suggest("fixd", strategies, COUNT(strategies)), "fixed");
+    ck_assert_ptr_null(check_suggest("linear", strategies, COUNT(strategies)));
+    ck_assert_ptr_null(check_suggest("x", retry_settings, COUNT(retry_settings)));
+    ck_assert_ptr_null(check_suggest("timeout", retry_settings, COUNT(retry_settings)));
 }
 END_TEST
 
@@ -69,21 +69,21 @@ START_TEST(limits)
 {
     /* max(len, 3) / 3: a 3-letter word allows 1 edit, a 6-letter word 2. */
     static const char *const names[] = { "abc", "abcdef" };
-    ck_assert_str_eq(suggest("abd", names, 2), "abc");
-    ck_assert_ptr_null(suggest("add", names, 2));
-    ck_assert_str_eq(suggest("abcxyf", names, 2), "abcdef");   /* 2 edits of 6 */
-    ck_assert_ptr_null(suggest("axcxyf", names, 2));            /* 3 edits of 6 */
+    ck_assert_str_eq(check_suggest("abd", names, 2), "abc");
+    ck_assert_ptr_null(check_suggest("add", names, 2));
+    ck_assert_str_eq(check_suggest("abcxyf", names, 2), "abcdef");   /* 2 edits of 6 */
+    ck_assert_ptr_null(check_suggest("axcxyf", names, 2));            /* 3 edits of 6 */
     /* ties go to the first candidate */
     static const char *const twins[] = { "cat", "car" };
-    ck_assert_str_eq(suggest("caz", twins, 2), "cat");
+    ck_assert_str_eq(check_suggest("caz", twins, 2), "cat");
     /* a case-insensitive match wins over a closer exact-case one */
     static const char *const cased[] = { "Backof", "backoff" };
-    ck_assert_str_eq(suggest("backoF", cased, 2), "Backof");
+    ck_assert_str_eq(check_suggest("backoF", cased, 2), "Backof");
     /* empty word, no candidates, NULL candidates */
-    ck_assert_ptr_null(suggest("", names, 2));
-    ck_assert_ptr_null(suggest("abc", names, 0));
+    ck_assert_ptr_null(check_suggest("", names, 2));
+    ck_assert_ptr_null(check_suggest("abc", names, 0));
     static const char *const holes[] = { NULL, "abc" };
-    ck_assert_str_eq(suggest("abd", holes, 2), "abc");
+    ck_assert_str_eq(check_suggest("abd", holes, 2), "abc");
 }
 END_TEST
 

@@ -14,20 +14,6 @@ enum {
     BINARY_QUARTERS = 1,
 };
 
-/* A file that nests too deep is rejected with E0009 alone: the syntax errors reported
- * before it are most likely effects of the same runaway nesting (`{{{{…`). Lexical
- * errors stay. */
-static void keep_only_lexical(Compiler *c, uint32_t first)
-{
-    DiagSink *sink = &c->diags;
-    uint32_t kept = first;
-    for (uint32_t i = first; i < sink->count; i++) {
-        const char *code = diag_info(sink->items[i]->code)->code;
-        if (strncmp(code, "E00", 3) == 0)
-            sink->items[kept++] = sink->items[i];
-    }
-    sink->count = kept;
-}
 
 void parse_report_file_too_large(Compiler *c, uint32_t file, uint64_t size)
 {
@@ -137,7 +123,9 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget)
     if (lx->fatal)
         pass.ast->fatal = true;
     if (lx->too_deep)
-        keep_only_lexical(c, first_report);
+        /* E0009 alone: the syntax errors reported before it are most likely effects of
+         * the same runaway nesting (`{{{{…`). Lexical errors stay. */
+        diag_drop_since(&c->diags, first_report, diag_is_lexical);
     pass.unclosed = lx->fatal ? 0 : lx->unclosed_at_end;
     pass.unclosed_reports = lx->unclosed_reports;
     free(parser.args);

@@ -41,6 +41,15 @@ bool diag_enabled(const DiagSink *sink, DiagCode code)
     return info->default_on;
 }
 
+void diag_drop_since(DiagSink *sink, uint32_t first, bool (*keep)(DiagCode code))
+{
+    uint32_t kept = first;
+    for (uint32_t i = first; i < sink->count; i++)
+        if (keep(sink->items[i]->code))
+            sink->items[kept++] = sink->items[i];
+    sink->count = kept;
+}
+
 static bool is_scratch(const Diagnostic *d)
 {
     return d->seq == SCRATCH_SEQ;

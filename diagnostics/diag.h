@@ -102,6 +102,16 @@ void diag_sink_free(DiagSink *sink);
 /* Whether a report of this code would be kept (errors always are). */
 bool diag_enabled(const DiagSink *sink, DiagCode code);
 
+/* Whether a code is lexical (the E00xx family, first in codes.def). */
+static inline bool diag_is_lexical(DiagCode code)
+{
+    return code < E0100;
+}
+
+/* Drops the reports made since the sink held `first` of them, except those whose code
+ * `keep` accepts (for example diag_is_lexical). Call before diag_finish. */
+void diag_drop_since(DiagSink *sink, uint32_t first, bool (*keep)(DiagCode code));
+
 /* Reports a diagnostic; the severity comes from the registry. Returns it so that labels,
  * notes, helps and fixes can be added. All text is copied into the arena. */
 Diagnostic *diag_report(DiagSink *sink, DiagCode code, Span span, const char *fmt, ...)

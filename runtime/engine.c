@@ -125,7 +125,8 @@ static Exec *exec_new(Engine *e, uint32_t wf_index, Value input, Unit *parent_un
         e->execs = grow(e->execs, &e->exec_cap, sizeof *e->execs);
     e->execs[e->exec_count++] = x;
     if (x->wf->timeout_ms > 0)
-        timers_push(&e->timers, engine_time_after(e->now, x->wf->timeout_ms), EV_DEADLINE, x, 0);
+        timers_push_limit(&e->timers, engine_time_after(e->now, x->wf->timeout_ms), EV_DEADLINE,
+                          x, 0);
     engine_ready_push(e, x);
     return x;
 }
@@ -295,8 +296,8 @@ static void await_start(Unit *u)
         box->waiters = grow(box->waiters, &box->wcap, sizeof *box->waiters);
     box->waiters[box->whead + box->wcount++] = u;
     if (u->step->timeout_ms > 0)
-        timers_push(&e->timers, engine_time_after(e->now, u->step->timeout_ms), EV_AWAIT_TIMEOUT, u,
-                    u->gen);
+        timers_push_limit(&e->timers, engine_time_after(e->now, u->step->timeout_ms),
+                          EV_AWAIT_TIMEOUT, u, u->gen);
 }
 
 static void on_signal(Engine *e, const Signal *sig)
@@ -372,8 +373,8 @@ static void child_start(Unit *u)
     child_event(u->child, "ChildWorkflowStarted");
     history_end(e->history);
     if (u->step->timeout_ms > 0)
-        timers_push(&e->timers, engine_time_after(e->now, u->step->timeout_ms), EV_CHILD_TIMEOUT, u,
-                    u->gen);
+        timers_push_limit(&e->timers, engine_time_after(e->now, u->step->timeout_ms),
+                          EV_CHILD_TIMEOUT, u, u->gen);
 }
 
 static void unit_start(Unit *u)

@@ -64,7 +64,8 @@ static void queue_delivery(Attempt *a, bool first)
     if (!u->no_worker)
         timers_push(&e->timers, engine_time_after(e->now, pickup), EV_PICKUP, a, a->delivery);
     if (first && u->queue_timeout_ms > 0)
-        timers_push(&e->timers, engine_time_after(e->now, u->queue_timeout_ms), EV_QUEUE_TIMEOUT, a, 1);
+        timers_push_limit(&e->timers, engine_time_after(e->now, u->queue_timeout_ms),
+                          EV_QUEUE_TIMEOUT, a, 1);
 }
 
 static void attempt_failed(Attempt *a, const char *code, const char *message, bool retryable);
@@ -220,8 +221,8 @@ static void on_pickup(Attempt *a)
     else if (o->kind != OUT_NEVER)
         timers_push(&e->timers, engine_time_after(e->now, o->after_ms), EV_ANSWER, a, a->delivery);
     if (u->timeout_ms > 0)
-        timers_push(&e->timers, engine_time_after(e->now, u->timeout_ms), EV_ATTEMPT_TIMEOUT, a,
-                    a->delivery);
+        timers_push_limit(&e->timers, engine_time_after(e->now, u->timeout_ms),
+                          EV_ATTEMPT_TIMEOUT, a, a->delivery);
 }
 
 static void on_lost(Attempt *a)

@@ -7,7 +7,11 @@
 
 static bool before(const Timer *a, const Timer *b)
 {
-    return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+    if (a->at != b->at)
+        return a->at < b->at;
+    if (a->limit != b->limit)
+        return b->limit;
+    return a->seq < b->seq;
 }
 
 static void swap(Timer *a, Timer *b)
@@ -17,7 +21,7 @@ static void swap(Timer *a, Timer *b)
     *b = t;
 }
 
-void timers_push(TimerQueue *q, int64_t at, uint8_t kind, void *target, uint32_t gen)
+static void push(TimerQueue *q, Timer timer)
 {
     if (q->count == q->cap) {
         size_t cap = q->cap ? q->cap * 2 : 64;
@@ -25,12 +29,22 @@ void timers_push(TimerQueue *q, int64_t at, uint8_t kind, void *target, uint32_t
         q->cap = cap;
     }
     size_t i = q->count++;
-    q->items[i] = (Timer){.at = at, .seq = q->next_seq++, .kind = kind, .gen = gen,
-                          .target = target};
+    timer.seq = q->next_seq++;
+    q->items[i] = timer;
     while (i > 0 && before(&q->items[i], &q->items[(i - 1) / 2])) {
         swap(&q->items[i], &q->items[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
+}
+
+void timers_push(TimerQueue *q, int64_t at, uint8_t kind, void *target, uint32_t gen)
+{
+    push(q, (Timer){.at = at, .kind = kind, .gen = gen, .target = target});
+}
+
+void timers_push_limit(TimerQueue *q, int64_t at, uint8_t kind, void *target, uint32_t gen)
+{
+    push(q, (Timer){.at = at, .limit = true, .kind = kind, .gen = gen, .target = target});
 }
 
 bool timers_pop(TimerQueue *q, Timer *out)

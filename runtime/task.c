@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "contract.h"
+#include "http.h"
 
 static const char *task_name(const Unit *u)
 {
@@ -25,6 +26,11 @@ static bool is_builtin(const Unit *u)
 {
     const Engine *e = u->exec->engine;
     return u->task < e->module->task_count && e->module->tasks[u->task].kind == ORBC_TASK_BUILTIN;
+}
+
+static bool is_http_request(const Unit *u)
+{
+    return is_builtin(u) && strcmp(task_name(u), "orbit.http.request") == 0;
 }
 
 /* ---- where outcomes come from ---- */
@@ -94,6 +100,12 @@ static void schedule_attempt(Unit *u, uint32_t number)
         attempt_failed(a, "ADAPTER_DISABLED",
                        arena_printf(e->arena, "the `%s` adapter is not enabled on this server",
                                     task_name(u)), false);
+        return;
+    }
+    const char *invalid = is_http_request(u) ? http_request_problem(e->arena, u->input) : NULL;
+    if (invalid) {
+        a->state = A_DONE;
+        attempt_failed(a, "HTTP_ERROR", invalid, false);
         return;
     }
     queue_delivery(a, true);

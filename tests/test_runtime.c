@@ -9,6 +9,7 @@
 #include <check.h>
 #include <time.h>
 
+#include "http.h"
 #include "test_runtime_fixture.h"
 
 /* Workflow indices; `pack` of `parent` starts `pack_items`. */
@@ -459,6 +460,69 @@ START_TEST(ten_thousand_steps_with_retries)
 }
 END_TEST
 
+/* ---- orbit.http.request: which requests are valid (docs/runtime.md) ---- */
+
+static const struct {
+    const char *request;     /* the input, as JSON */
+    const char *problem;     /* NULL: valid */
+} http_cases[] = {
+    { "{\"url\":\"https://hooks.example/paid\"}", NULL },
+    { "{\"url\":\"http://h\",\"method\":null,\"headers\":null,\"query\":null}", NULL },
+    { "{\"url\":\"HtTpS://u:p@h.example:65535/a?b=c#d\",\"method\":\"DELETE\"}", NULL },
+    { "{\"url\":\"http://[::1]:8080/x\",\"method\":\"OPTIONS\"}", NULL },
+    { "{\"url\":\"http://h?x\",\"headers\":{\"x-id\":\"1\"},\"query\":{\"q\":\"\"}}", NULL },
+    { "{\"url\":\"::not a url::\",\"method\":\"BOGUS METHOD\"}",
+      "invalid request: url \"::not a url::\" is not an absolute http or https URL" },
+    { "{\"url\":\"ftp://h/x\"}",
+      "invalid request: url \"ftp://h/x\" is not an absolute http or https URL" },
+    { "{\"url\":\"https:///path\"}",
+      "invalid request: url \"https:///path\" is not an absolute http or https URL" },
+    { "{\"url\":\"https://user@/x\"}",
+      "invalid request: url \"https://user@/x\" is not an absolute http or https URL" },
+    { "{\"url\":\"https://h:65536/\"}",
+      "invalid request: url \"https://h:65536/\" is not an absolute http or https URL" },
+    { "{\"url\":\"https://h:/\"}",
+      "invalid request: url \"https://h:/\" is not an absolute http or https URL" },
+    { "{\"url\":\"https://h/a b\"}",
+      "invalid request: url \"https://h/a b\" is not an absolute http or https URL" },
+    { "{\"url\":\"https://[::1/\"}",
+      "invalid request: url \"https://[::1/\" is not an absolute http or https URL" },
+    { "{\"url\":\"https://h\",\"method\":\"get\"}",
+      "invalid request: method \"get\" is not one of GET, HEAD, POST, PUT, PATCH, DELETE, "
+      "OPTIONS" },
+    { "{\"url\":\"https://h\",\"headers\":[\"a\"]}",
+      "invalid request: `headers` must be a record of strings, found list" },
+    { "{\"url\":\"https://h\",\"headers\":{\"a b\":\"1\"}}",
+      "invalid request: header name \"a b\" is not an HTTP token" },
+    { "{\"url\":\"https://h\",\"headers\":{\"a\":1}}",
+      "invalid request: `headers` \"a\" must be a string, found int" },
+    { "{\"url\":\"https://h\",\"headers\":{\"a\":\"x\\r\\ny: z\"}}",
+      "invalid request: header \"a\" has a line break or NUL in its value" },
+    { "{\"url\":\"https://h\",\"query\":{\"page\":2}}",
+      "invalid request: `query` \"page\" must be a string, found int" },
+    { "{\"url\":\"https://h\",\"query\":\"a=1\"}",
+      "invalid request: `query` must be a record of strings, found string" },
+};
+
+START_TEST(http_requests)
+{
+    Arena arena;
+    arena_init(&arena);
+    Value request;
+    char err[256];
+    const char *json = http_cases[_i].request;
+    ck_assert_msg(json_load_value("case", json, strlen(json), &arena, &request, err, sizeof err),
+                  "%s", err);
+    const char *problem = http_request_problem(&arena, request);
+    if (http_cases[_i].problem)
+        ck_assert_msg(problem && strcmp(problem, http_cases[_i].problem) == 0,
+                      "%s: got %s", json, problem ? problem : "(valid)");
+    else
+        ck_assert_msg(!problem, "%s: %s", json, problem);
+    arena_free(&arena);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("runtime");
@@ -466,6 +530,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_loop_test(tc, history_matches, 0, (int)(sizeof cases / sizeof cases[0]));
     tcase_add_test(tc, runs_are_repeatable);
+    tcase_add_loop_test(tc, http_requests, 0, (int)(sizeof http_cases / sizeof http_cases[0]));
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     TCase *perf = tcase_create("speed");

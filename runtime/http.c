@@ -116,7 +116,7 @@ static bool valid_header_value(const Str *s)
 static const char *quoted(Arena *a, const Str *s)
 {
     Buf b = { 0 };
-    json_quote(&b, s->text, s->len);
+    value_json_quote(&b, s->text, s->len);
     const char *text = arena_strndup(a, b.data, b.len);
     buf_free(&b);
     return text;

@@ -511,7 +511,7 @@ START_TEST(http_requests)
     Value request;
     char err[256];
     const char *json = http_cases[_i].request;
-    ck_assert_msg(json_load_value("case", json, strlen(json), &arena, &request, err, sizeof err),
+    ck_assert_msg(scenario_load_value("case", json, strlen(json), &arena, &request, err, sizeof err),
                   "%s", err);
     const char *problem = http_request_problem(&arena, request);
     if (http_cases[_i].problem)

@@ -1,5 +1,6 @@
 /* Diagnostics: what every pass reports, collected in a sink, then sorted, deduplicated
- * and rendered for people (render_human) or machines (render_json).
+ * and rendered for people (render_human), machines (render_json) or CI systems
+ * (render_github, render_gitlab, render_sarif).
  *
  * A diagnostic has a code from the registry (codes.def), a primary span with an optional
  * label under it, a message, secondary labelled spans, notes, help lines and fixes. A fix
@@ -146,6 +147,18 @@ void render_human(FILE *out, const DiagSink *sink, const SourceMap *sources,
 /* One JSON object per line; the schema is docs/diagnostics.schema.json. */
 void render_json(FILE *out, const DiagSink *sink, const SourceMap *sources,
                  const RenderOptions *options);
+
+/* For CI systems (docs/diagnostics.md), every diagnostic, on `out` (paths relative to
+ * the current directory):
+ * GitHub Actions workflow commands, one line each; */
+void render_github(FILE *out, const DiagSink *sink, const SourceMap *sources,
+                   const RenderOptions *options);
+/* a GitLab Code Quality report (a JSON array); */
+void render_gitlab(FILE *out, const DiagSink *sink, const SourceMap *sources,
+                   const RenderOptions *options);
+/* one SARIF 2.1.0 log. */
+void render_sarif(FILE *out, const DiagSink *sink, const SourceMap *sources,
+                  const RenderOptions *options);
 
 /* Position helpers shared by the renderers (and tested on their own). `offset` is a byte
  * offset in the file. Columns are 1-based counts of Unicode scalar values; the UTF-16

@@ -1,0 +1,278 @@
+/* Shared by the formats for CI systems: places, whole messages, relative paths,
+ * fingerprints and JSON-safe text (render_machine.h). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memory.h"
+#include "render_machine.h"
+
+Place render_place(ColumnCache *cache, const SourceMap *sources, Span span)
+{
+    Place place;
+    memset(&place, 0, sizeof place);
+    if (!diag_locate(sources, span, &place.where))
+        return place;
+    place.located = true;
+    place.file = source_file(sources, place.where.file);
+    Position start = diag_position_at(cache, sources, place.where.file, place.where.start);
+    place.line = start.line + 1;
+    place.column = start.at.scalars + 1;
+    place.utf16_column = start.at.utf16 + 1;
+    Position end = diag_position_at(cache, sources, place.where.file, place.where.end);
+    place.end_line = end.line + 1;
+    place.end_column = end.at.scalars + 1;
+    place.end_utf16_column = end.at.utf16 + 1;
+    return place;
+}
+
+/* --- text buffers --- */
+
+void text_append(TextBuffer *buffer, const char *text, size_t len)
+{
+    if (buffer->len + len + 1 > buffer->cap) {
+        size_t cap = buffer->cap ? buffer->cap * 2 : 256;
+        while (cap < buffer->len + len + 1)
+            cap *= 2;
+        buffer->data = xrealloc(buffer->data, cap);
+        buffer->cap = cap;
+    }
+    memcpy(buffer->data + buffer->len, text, len);
+    buffer->len += len;
+    buffer->data[buffer->len] = '\0';
+}
+
+void text_append_str(TextBuffer *buffer, const char *text)
+{
+    text_append(buffer, text, strlen(text));
+}
+
+void text_printf(TextBuffer *buffer, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    int len = vsnprintf(NULL, 0, fmt, args);
+    va_end(args);
+    if (len <= 0)
+        return;
+    char *text = xmalloc((size_t)len + 1);
+    va_start(args, fmt);
+    vsnprintf(text, (size_t)len + 1, fmt, args);
+    va_end(args);
+    text_append(buffer, text, (size_t)len);
+    free(text);
+}
+
+void text_free(TextBuffer *buffer)
+{
+    free(buffer->data);
+    memset(buffer, 0, sizeof *buffer);
+}
+
+/* --- whole messages --- */
+
+static void append_texts(TextBuffer *out, const char *prefix, const DiagText *text)
+{
+    for (const DiagText *t = text; t; t = t->next)
+        text_printf(out, "\n%s: %s", prefix, t->text ? t->text : "");
+}
+
+void render_full_message(TextBuffer *out, ColumnCache *cache, const SourceMap *sources,
+                         const Diagnostic *d, bool with_labels)
+{
+    text_append_str(out, d->message ? d->message : "");
+    for (const DiagLabel *l = with_labels ? d->labels : NULL; l; l = l->next) {
+        Place place = render_place(cache, sources, l->span);
+        if (place.located)
+            text_printf(out, "\n%s:%u:%u: %s", place.file->path, place.line, place.column,
+                        l->message ? l->message : "");
+    }
+    append_texts(out, "note", d->notes);
+    append_texts(out, "help", d->helps);
+    for (const DiagFix *f = d->fixes; f; f = f->next)
+        text_printf(out, "\nhelp: %s", f->message ? f->message : "");
+}
+
+/* --- paths --- */
+
+char *render_source_root(void)
+{
+    char *dir = getcwd(NULL, 0);
+    if (!dir)
+        dir = strcpy(xmalloc(2), "/");
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        dir[--len] = '\0';
+    return dir;
+}
+
+/* Appends the segments of `path` to the segments already in `out` (an absolute path
+ * without a trailing slash), resolving "." and ".." lexically. */
+static void append_segments(TextBuffer *out, const char *path)
+{
+    while (*path) {
+        while (*path == '/')
+            path++;
+        size_t len = strcspn(path, "/");
+        if (len == 0)
+            break;
+        if (len == 2 && path[0] == '.' && path[1] == '.') {
+            char *slash = strrchr(out->data, '/');
+            out->len = slash ? (size_t)(slash - out->data) : 0;
+            out->data[out->len] = '\0';
+        } else if (!(len == 1 && path[0] == '.')) {
+            text_append(out, "/", 1);
+            text_append(out, path, len);
+        }
+        path += len;
+    }
+}
+
+char *render_relative_path(const char *root, const SourceFile *file)
+{
+    if (file->is_stdlib)
+        return NULL;
+    TextBuffer absolute = { 0 };
+    text_append(&absolute, "", 0);
+    if (file->path[0] != '/')
+        append_segments(&absolute, root);
+    append_segments(&absolute, file->path);
+    TextBuffer base = { 0 };
+    text_append(&base, "", 0);
+    append_segments(&base, root);
+    char *relative = NULL;
+    if (absolute.len > base.len && strncmp(absolute.data, base.data, base.len) == 0
+        && absolute.data[base.len] == '/') {
+        const char *rest = absolute.data + base.len + 1;
+        relative = strcpy(xmalloc(strlen(rest) + 1), rest);
+    }
+    text_free(&absolute);
+    text_free(&base);
+    return relative;
+}
+
+/* --- fingerprints --- */
+
+/* FNV-1a, 64 bits: enough to tell diagnostics apart; the occurrence number separates
+ * the rare equal ones. */
+enum { FNV_PRIME_HIGH = 0x100, FNV_PRIME_LOW = 0x1b3 };
+
+static uint64_t hash_bytes(uint64_t hash, const char *bytes, size_t len)
+{
+    const uint64_t prime = ((uint64_t)FNV_PRIME_HIGH << 32) | FNV_PRIME_LOW;
+    for (size_t i = 0; i < len; i++) {
+        hash ^= (unsigned char)bytes[i];
+        hash *= prime;
+    }
+    return hash;
+}
+
+/* Each part followed by a NUL, so that ("ab", "c") and ("a", "bc") differ. */
+static uint64_t hash_part(uint64_t hash, const char *text, size_t len)
+{
+    return hash_bytes(hash_bytes(hash, text, len), "", 1);
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static uint64_t diagnostic_hash(ColumnCache *cache, const SourceMap *sources, const char *root,
+                                const Diagnostic *d)
+{
+    uint64_t hash = 0xcbf29ce484222325u;
+    const DiagInfo *info = diag_info(d->code);
+    hash = hash_part(hash, info->code, strlen(info->code));
+    hash = hash_part(hash, d->message, strlen(d->message));
+    Place place = render_place(cache, sources, d->span);
+    if (!place.located)
+        return hash;
+    char *relative = render_relative_path(root, place.file);
+    const char *path = relative ? relative : place.file->path;
+    hash = hash_part(hash, path, strlen(path));
+    free(relative);
+    uint32_t len;
+    const char *line = source_line_text(sources, place.where.file, place.line - 1, &len);
+    while (len > 0 && is_blank(line[0])) {
+        line++;
+        len--;
+    }
+    while (len > 0 && is_blank(line[len - 1]))
+        len--;
+    return hash_part(hash, line, len);
+}
+
+typedef struct HashedIndex {
+    uint64_t hash;
+    uint32_t index;
+} HashedIndex;
+
+static int compare_hashed(const void *pa, const void *pb)
+{
+    const HashedIndex *a = pa, *b = pb;
+    if (a->hash != b->hash)
+        return a->hash < b->hash ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+char **render_fingerprints(const DiagSink *sink, const SourceMap *sources, const char *root)
+{
+    uint32_t count = sink->count;
+    char **fingerprints = xcalloc(count ? count : 1, sizeof *fingerprints);
+    HashedIndex *sorted = xcalloc(count ? count : 1, sizeof *sorted);
+    ColumnCache cache;
+    column_cache_init(&cache);
+    for (uint32_t i = 0; i < count; i++)
+        sorted[i] = (HashedIndex){ diagnostic_hash(&cache, sources, root, sink->items[i]), i };
+    qsort(sorted, count, sizeof *sorted, compare_hashed);
+    uint32_t occurrence = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        occurrence = i > 0 && sorted[i].hash == sorted[i - 1].hash ? occurrence + 1 : 0;
+        char text[40];
+        snprintf(text, sizeof text, "%016llx:%u", (unsigned long long)sorted[i].hash, occurrence);
+        fingerprints[sorted[i].index] = strcpy(xmalloc(strlen(text) + 1), text);
+    }
+    free(sorted);
+    return fingerprints;
+}
+
+void render_fingerprints_free(char **fingerprints, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        free(fingerprints[i]);
+    free(fingerprints);
+}
+
+/* --- JSON --- */
+
+json_t *json_text(const char *text)
+{
+    if (!text)
+        text = "";
+    size_t len = strlen(text);
+    TextBuffer valid = { 0 };
+    text_append(&valid, "", 0);
+    for (size_t i = 0; i < len;) {
+        int32_t cp;
+        uint32_t n = utf8_decode((const unsigned char *)text + i, len - i, &cp);
+        if (cp < 0)
+            text_append_str(&valid, "\xEF\xBF\xBD");
+        else
+            text_append(&valid, text + i, n);
+        i += n;
+    }
+    json_t *string = json_stringn(valid.data, valid.len);
+    text_free(&valid);
+    if (!string)
+        out_of_memory();
+    return string;
+}
+
+void json_write(FILE *out, json_t *value)
+{
+    json_dumpf(value, out, JSON_INDENT(2));
+    fputc('\n', out);
+    json_decref(value);
+}

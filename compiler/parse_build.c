@@ -172,6 +172,20 @@ Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *va
     return m;
 }
 
+/* A word alone as a member (`workflow w { bogus }`). In a block of clauses it is an
+ * unknown clause without a value, which the checker reports like `bogus: 1` (E0303, with
+ * a did-you-mean); in an object or a type it is a field missing its `:` and value. */
+Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc)
+{
+    if (lexer_in_clause_block(p->lx)) {
+        Member *m = new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, word_loc);
+        m->key = word;
+        return m;
+    }
+    report_missing_colon(p, word_loc, next, next_loc);
+    return build_error_member(p, word_loc);
+}
+
 /* `WORD NAME { … }` with an unknown WORD, at top level (`workfow checkout { … }`) or in
  * a block (`stp charge { … }`): the checker reports the word with a did-you-mean. */
 Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,

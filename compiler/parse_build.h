@@ -58,6 +58,8 @@ Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *va
 Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
                             Loc name_loc, Block *body, Loc loc);
 Member *build_error_member(Parser *p, Loc loc);
+/* A word alone as a member; `next` is the token after it (a separator or `}`). */
+Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc);
 
 /* Expression constructors return NULL when the tree gets too deep (reported; the parse
  * then stops). */
@@ -91,5 +93,7 @@ typedef struct SyntaxError {
 } SyntaxError;
 
 void report_syntax_error(Parser *p, const SyntaxError *error);
+/* "expected `:` after field name `amount`, found `}`": a field written without `:`. */
+void report_missing_colon(Parser *p, Loc name_loc, int found, Loc found_loc);
 
 #endif

@@ -262,6 +262,9 @@ member
         { $$ = build_value_clause(p, $1, @1, $2, @$); }
     | IDENT expr
         { $$ = build_unknown_clause(p, $1, @1, $2, @$); }
+    | IDENT
+        /* Read before the separator or `}` after it (yychar, yylloc). */
+        { $$ = build_bare_word(p, $1, @1, yychar, yylloc); }
     | IDENT IDENT block
         { $$ = build_unknown_named(p, $1, @1, $2, @2, $3, @$); }
     | IDENT STRING block

@@ -184,6 +184,16 @@ static const char *message_for(Parser *p, const SyntaxError *e, const char *foun
     return arena_printf(a, "expected %s, found %s", alternatives(p, w), found);
 }
 
+void report_missing_colon(Parser *p, Loc name_loc, int found, Loc found_loc)
+{
+    Lexer *lx = p->lx;
+    if (lx->fatal || found_loc.quiet || found_loc.bad || !lexer_count_error(lx))
+        return;
+    report(p, E0100, found_loc,
+           arena_printf(&p->c->arena, "expected `:` after field name `%s`, found %s",
+                        token_text(p, name_loc), describe(p, found, found_loc)));
+}
+
 /* Reports one syntax error, unless it is on a token the lexer invented or already
  * reported (a stray character, a malformed literal): that would be a second message
  * for the same mistake. */

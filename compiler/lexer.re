@@ -428,6 +428,17 @@ static int keyword(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
     return finish(lx, loc, tok, cur, kind);
 }
 
+/* An integer, or a duration written with a space (`2 min`, reported). */
+static int integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                   const unsigned char *cur)
+{
+    const unsigned char *end;
+    int kind = lex_spaced_duration(lx, v, loc, tok, cur, &end);
+    if (kind)
+        return finish(lx, loc, tok, end, kind);
+    return finish(lx, loc, tok, cur, lex_integer(lx, v, loc, tok, cur));
+}
+
 /* A NUL byte: the end of the file, or a stray character inside it. */
 static int nul_byte(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned char *cur)
 {
@@ -523,7 +534,7 @@ static int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
             [a-zA-Z_] [a-zA-Z0-9_]*
                             { return identifier(lx, v, loc, tok, cur); }
 
-            dec             { return finish(lx, loc, tok, cur, lex_integer(lx, v, loc, tok, cur)); }
+            dec             { return integer(lx, v, loc, tok, cur); }
             dec "." [0-9]+ ("_" [0-9]+)* exp? | dec exp
                             { return finish(lx, loc, tok, cur, lex_number(lx, v, loc, tok, cur)); }
             (dec unit)+     { return finish(lx, loc, tok, cur, lex_duration(lx, v, loc, tok, cur)); }

@@ -31,6 +31,10 @@ int lex_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                  const unsigned char *cur);
 int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                          const unsigned char *cur);
+/* `2 min`: an integer from tok to cur followed by a spaced unit. Returns DURATION (after
+ * reporting it, *end after the unit) or 0 for a plain integer. */
+int lex_spaced_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                        const unsigned char *cur, const unsigned char **end);
 
 /* A string from its opening quote at tok; *end gets the first byte after it. */
 int lex_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,

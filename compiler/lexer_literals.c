@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lexer_internal.h"
 
@@ -20,11 +21,46 @@ enum { UNIT_COUNT = sizeof units / sizeof units[0] };
 
 static const char *const valid_units = "the units are `ms`, `s`, `m`, `h` and `d`";
 
+/* Units as people write them elsewhere (`5sec`, `1day`, `2 min`), read as Orbit's. Case is
+ * ignored for these words and for Orbit's own units (`500MS`, `5S`), except that `M`
+ * alone may mean months: it is only offered as minutes. */
+static const struct {
+    const char *word;
+    const char *unit;
+} unit_words[] = {
+    { "msec", "ms" }, { "msecs", "ms" }, { "millis", "ms" },
+    { "millisecond", "ms" }, { "milliseconds", "ms" },
+    { "sec", "s" }, { "secs", "s" }, { "second", "s" }, { "seconds", "s" },
+    { "min", "m" }, { "mins", "m" }, { "minute", "m" }, { "minutes", "m" },
+    { "hr", "h" }, { "hrs", "h" }, { "hour", "h" }, { "hours", "h" },
+    { "day", "d" }, { "days", "d" },
+};
+
 static const Unit *find_unit(const unsigned char *text, uint32_t len)
 {
     for (int i = 0; i < UNIT_COUNT; i++)
         if (strlen(units[i].name) == len && memcmp(units[i].name, text, len) == 0)
             return &units[i];
+    return NULL;
+}
+
+static bool same_letters(const unsigned char *text, uint32_t len, const char *word)
+{
+    return strlen(word) == len && strncasecmp((const char *)text, word, len) == 0;
+}
+
+/* The unit that a misspelt unit stands for, or NULL; *guess is set when it is not
+ * certain (`M`). */
+static const Unit *unit_alias(const unsigned char *text, uint32_t len, bool *guess)
+{
+    *guess = len == 1 && text[0] == 'M';
+    for (int i = 0; i < UNIT_COUNT; i++)
+        if (same_letters(text, len, units[i].name))
+            return &units[i];
+    for (size_t i = 0; i < sizeof unit_words / sizeof unit_words[0]; i++)
+        if (same_letters(text, len, unit_words[i].word))
+            return find_unit((const unsigned char *)unit_words[i].unit,
+                             (uint32_t)strlen(unit_words[i].unit));
     return NULL;
 }
 
@@ -145,6 +181,9 @@ typedef struct Part {
     uint32_t fraction_digits;
     bool overflow;
     const Unit *unit;
+    const unsigned char *unit_start, *end;   /* where its unit is written */
+    bool alias;             /* the unit was written another way (`sec`, `MS`) */
+    bool guess;             /* ... and which unit it means is not certain */
 } Part;
 
 static const unsigned char *underscore_problem(const unsigned char *tok, const unsigned char *cur)
@@ -276,11 +315,103 @@ static const char *read_part(Lexer *lx, const unsigned char **p, const unsigned 
     if (*p == unit_start)
         return arena_printf(&lx->c->arena, "missing unit after `%.*s` in duration `%.*s`",
                             (int)(*p - start), start, (int)(cur - tok), tok);
-    part->unit = find_unit(unit_start, (uint32_t)(*p - unit_start));
+    uint32_t unit_len = (uint32_t)(*p - unit_start);
+    part->unit_start = unit_start;
+    part->end = *p;
+    part->unit = find_unit(unit_start, unit_len);
+    if (!part->unit) {
+        part->unit = unit_alias(unit_start, unit_len, &part->guess);
+        part->alias = true;
+    }
     if (!part->unit)
         return arena_printf(&lx->c->arena, "unknown duration unit `%.*s` in `%.*s`",
-                            (int)(*p - unit_start), unit_start, (int)(cur - tok), tok);
+                            (int)unit_len, unit_start, (int)(cur - tok), tok);
     return NULL;
+}
+
+/* The literal from `tok` with each part's unit spelt as Orbit spells it: `1h30min` ->
+ * `1h30m`, `2 min` -> `2m` (what lies between a part's digits and its unit is dropped). */
+static const char *respelt(Lexer *lx, const unsigned char *tok, const Part *parts, int count,
+                           const unsigned char **digits_end)
+{
+    const char *text = "";
+    const unsigned char *from = tok;
+    for (int i = 0; i < count; i++) {
+        text = arena_printf(&lx->c->arena, "%s%.*s%s", text, (int)(digits_end[i] - from), from,
+                            parts[i].unit->name);
+        from = parts[i].end;
+    }
+    return text;
+}
+
+/* Units written another way (`5sec`, `500MS`, `1h30min`, `2 min`): E0008 with a fix
+ * spelling them as Orbit does. When the fix is certain the literal keeps its value, so
+ * that it is still checked; otherwise it is an error expression. */
+static int misspelt_units(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                          const unsigned char *cur, const Part *parts, int count,
+                          const unsigned char **digits_end, bool spaced)
+{
+    uint32_t start = lex_offset(lx, tok), end = lex_offset(lx, cur);
+    const Part *first = parts;
+    bool guess = false;
+    for (int i = count - 1; i >= 0; i--) {
+        if (parts[i].alias)
+            first = &parts[i];
+        guess |= parts[i].guess;
+    }
+    const char *spelling = respelt(lx, tok, parts, count, digits_end);
+    Diagnostic *d = spaced
+        ? lex_report(lx, E0008, start, end, "space inside duration `%.*s`", (int)(cur - tok), tok)
+        : lex_report(lx, E0008, start, end, "unknown duration unit `%.*s` in `%.*s`",
+                     (int)(first->end - first->unit_start), first->unit_start,
+                     (int)(cur - tok), tok);
+    if (d && guess)
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), spelling,
+                     FIX_MAYBE_INCORRECT, "if `M` means minutes, write it as `%s`", spelling);
+    else if (d)
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), spelling,
+                     FIX_MACHINE_APPLICABLE, "write it as `%s`", spelling);
+    int64_t ms;
+    if (!guess && exact_milliseconds(parts, count, &ms)) {
+        loc->bad = 0;
+        v->integer = ms;
+    }
+    return DURATION;
+}
+
+/* `2 min`, `5 s`: an integer, spaces, then a unit (or a unit written another way) as a
+ * whole word that is not followed by `:`, `.`, `(` or `[` (then it is a name). Reported
+ * as one duration token with a fix; returns DURATION and sets *end, or 0. */
+int lex_spaced_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                        const unsigned char *cur, const unsigned char **end)
+{
+    const unsigned char *p = cur;
+    while (p < lx->lim && (*p == ' ' || *p == '\t'))
+        p++;
+    const unsigned char *word = p;
+    while (p < lx->lim && is_letter(*p))
+        p++;
+    if (p == word || (p < lx->lim && (is_digit(*p) || *p == '_' || *p >= 0x80)))
+        return 0;
+    const unsigned char *after = p;
+    while (after < lx->lim && (*after == ' ' || *after == '\t'))
+        after++;
+    if (after < lx->lim && (*after == ':' || *after == '.' || *after == '(' || *after == '['))
+        return 0;
+    Part part = { 0 };
+    const unsigned char *digits = tok;
+    part.overflow = !read_digits(&digits, cur, &part.whole);
+    part.unit_start = word;
+    part.end = p;
+    part.unit = find_unit(word, (uint32_t)(p - word));
+    if (!part.unit)
+        part.unit = unit_alias(word, (uint32_t)(p - word), &part.guess);
+    if (!part.unit)
+        return 0;
+    *end = p;
+    loc->bad = 1;
+    v->integer = 0;
+    return misspelt_units(lx, v, loc, tok, p, &part, 1, &cur, true);
 }
 
 int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
@@ -298,8 +429,9 @@ int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *t
         return INT;
     }
     Part parts[16];
+    const unsigned char *digits_end[16];
     int count = 0;
-    bool fraction = false;
+    bool fraction = false, alias = false;
     for (const unsigned char *q = tok; q < cur; q++)
         fraction |= *q == '.';
     const unsigned char *p = tok;
@@ -312,11 +444,16 @@ int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *t
                 diag_add_help(&lx->c->diags, d, "%s", valid_units);
             return DURATION;
         }
-        if (count < 16)
+        alias |= part.alias;
+        if (count < 16) {
+            digits_end[count] = part.unit_start;
             parts[count++] = part;
+        }
     }
     if (fraction)
         fractional_duration(lx, tok, cur, parts, count);
+    else if (alias && count < 16)
+        return misspelt_units(lx, v, loc, tok, cur, parts, count, digits_end, false);
     else
         lex_report(lx, E0008, start, end, "malformed duration `%.*s`", (int)(cur - tok), tok);
     return DURATION;

@@ -216,9 +216,40 @@ END_TEST
 
 START_TEST(integer_then_name_is_not_a_duration)
 {
+    /* `5 s` is an error with a fix; the token keeps its value so it is still checked. */
     Lexed *l = lex("5 s");
-    int kinds[] = { INT, IDENT };
-    expect_kinds(l, kinds, 2);
+    int kinds[] = { DURATION };
+    expect_kinds(l, kinds, 1);
+    ck_assert_int_eq(l->values[0].integer, 5000);
+    ck_assert_str_eq(diagnostics(l), "E0008@1:1 space inside duration `5 s`\n");
+    lexed_free(l);
+    /* Followed by `:`, `.` or `(`, the word is a name. */
+    l = lex("5 s: 1");
+    int named[] = { INT, IDENT, COLON, INT };
+    expect_kinds(l, named, 4);
+    ck_assert_str_eq(diagnostics(l), "");
+    lexed_free(l);
+}
+END_TEST
+
+START_TEST(units_written_another_way)
+{
+    Lexed *l = lex("5sec 500MS 1day 2 min 1h30min 5M");
+    int kinds[] = { DURATION, DURATION, DURATION, DURATION, DURATION, DURATION };
+    expect_kinds(l, kinds, 6);
+    ck_assert_int_eq(l->values[0].integer, 5000);
+    ck_assert_int_eq(l->values[1].integer, 500);
+    ck_assert_int_eq(l->values[2].integer, 86400000);
+    ck_assert_int_eq(l->values[3].integer, 120000);
+    ck_assert_int_eq(l->values[4].integer, 5400000);
+    ck_assert_int_eq(l->locs[5].bad, 1);     /* `M` might be months: no value */
+    ck_assert_str_eq(diagnostics(l),
+                     "E0008@1:1 unknown duration unit `sec` in `5sec`\n"
+                     "E0008@1:6 unknown duration unit `MS` in `500MS`\n"
+                     "E0008@1:12 unknown duration unit `day` in `1day`\n"
+                     "E0008@1:17 space inside duration `2 min`\n"
+                     "E0008@1:23 unknown duration unit `min` in `1h30min`\n"
+                     "E0008@1:31 unknown duration unit `M` in `5M`\n");
     lexed_free(l);
 }
 END_TEST
@@ -456,6 +487,7 @@ static Suite *lexer_suite(void)
     tcase_add_test(tc, fractional_durations);
     tcase_add_test(tc, malformed_numbers);
     tcase_add_test(tc, integer_then_name_is_not_a_duration);
+    tcase_add_test(tc, units_written_another_way);
     tcase_add_test(tc, invalid_utf8);
     tcase_add_test(tc, unexpected_characters);
     tcase_add_test(tc, unterminated_strings);

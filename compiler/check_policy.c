@@ -4,6 +4,8 @@
  * only the first. Fills in the effective policy. */
 #include "check_internal.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { SET_ATTEMPTS, SET_BACKOFF, SET_INITIAL_DELAY, SET_MAX_DELAY, SET_NON_RETRYABLE,
@@ -52,6 +54,33 @@ static bool integer_literal(const Expr *e, int64_t *value)
     return false;
 }
 
+/* `attempts: "5"`, `attempts: 3.0`: the whole number meant, without quotes or point. */
+static void whole_number_fix(Checker *ck, Diagnostic *d, const Expr *v)
+{
+    long long n = 0;
+    if (v->kind == EXPR_STRING) {
+        char *end;
+        errno = 0;
+        n = strtoll(v->text, &end, 10);
+        if (errno || end == v->text || *end || (size_t)(end - v->text) != v->len ||
+            v->text[0] == '+' || v->text[0] == ' ')
+            return;
+    } else if (v->kind == EXPR_NUMBER) {
+        if (v->number != v->number || v->number < -1e18 || v->number > 1e18 ||
+            v->number != (double)(long long)v->number)
+            return;
+        n = (long long)v->number;
+    } else {
+        return;
+    }
+    if (n < 1 || n > MAX_ATTEMPTS)
+        return;
+    const char *text = arena_printf(ck->arena, "%lld", n);
+    diag_add_fix(ck->diags, d, v->span, text, FIX_MACHINE_APPLICABLE,
+                 v->kind == EXPR_STRING ? "write the number without quotes: `%s`"
+                                        : "write it as a whole number: `%s`", text);
+}
+
 static void check_attempts(Checker *ck, Expr *v, RetryPolicy *policy)
 {
     int64_t n;
@@ -59,6 +88,7 @@ static void check_attempts(Checker *ck, Expr *v, RetryPolicy *policy)
         Diagnostic *d = diag_report(ck->diags, E0410, v->span,
                                     "`attempts` must be an integer literal");
         diag_set_label(ck->diags, d, "not an integer literal");
+        whole_number_fix(ck, d, v);
         if (v->kind != EXPR_INT && v->kind != EXPR_NUMBER && v->kind != EXPR_STRING)
             diag_add_note(ck->diags, d, "every retry setting must be a literal: it is fixed "
                                         "when the workflow is compiled");
@@ -312,6 +342,19 @@ int64_t check_duration_setting(Checker *ck, Clause *clause, const char *what)
                                     "`%s` must be greater than zero", what);
         diag_set_label(ck->diags, d, "zero");
         diag_add_help(ck->diags, d, "for no limit, leave `%s` out", what);
+        return 0;
+    }
+    if (v && v->kind == EXPR_UNARY && v->op == OP_NEG && v->left &&
+        v->left->kind == EXPR_DURATION) {
+        /* `timeout -5s`: the duration is there, its sign is the problem. */
+        Diagnostic *d = diag_report(ck->diags, E0410, v->span,
+                                    "`%s` must be greater than zero", what);
+        diag_set_label(ck->diags, d, "negative");
+        if (v->left->integer > 0) {
+            const char *positive = format_duration(ck, v->left->integer);
+            diag_add_fix(ck->diags, d, v->span, positive, FIX_MAYBE_INCORRECT,
+                         "did you mean `%s`?", positive);
+        }
         return 0;
     }
     Span at = v ? v->span : clause->member->span;

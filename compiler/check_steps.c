@@ -141,8 +141,32 @@ static Keyword keyword_of(const char *text)
     return KW_NONE;
 }
 
+/* `worker: reports.export` (a YAML habit): a colon and no quotes. */
+static bool unquoted_worker_after_colon(Checker *ck, const Member *m)
+{
+    return m->keyword == KW_WORKER && m->kind == MEMBER_ATTR && !m->assign && m->value &&
+           m->value->kind != EXPR_STRING && m->value->kind != EXPR_ERROR &&
+           check_dotted_name(ck, m->value);
+}
+
+/* ... reported once, with one fix for both. */
+static void unquoted_worker_error(Checker *ck, Member *m)
+{
+    Expr *v = m->value;
+    const char *name = check_dotted_name(ck, v)->text;
+    Diagnostic *d = diag_report(ck->diags, E0306, v->span,
+                                "the worker name must be a string literal");
+    diag_add_fix(ck->diags, d, span_make(m->colon_start, v->span.end),
+                 arena_printf(ck->arena, " \"%s\"", name), FIX_MACHINE_APPLICABLE,
+                 "remove the `:` and put the name in quotes: `worker \"%s\"`", name);
+}
+
 static void colon_error(Checker *ck, Member *m)
 {
+    if (unquoted_worker_after_colon(ck, m)) {
+        unquoted_worker_error(ck, m);
+        return;
+    }
     Keyword kw = m->keyword;
     bool policy = kw == KW_RETRY || kw == KW_TIMEOUT || kw == KW_QUEUE_TIMEOUT;
     Diagnostic *d = diag_report(ck->diags, policy ? E0410 : E0103, member_colon_span(m),
@@ -308,24 +332,39 @@ typedef struct Target {
     bool known;               /* what is set: the contracts are checked */
 } Target;
 
-static void target_worker(Checker *ck, Expr *v, Target *t)
+/* `worker reports.export` is checked as the quoted name it means; `worker:
+ * reports.export` was already reported with its colon (view). */
+static void target_worker(Checker *ck, const Member *m, Expr *v, Target *t)
 {
     t->kind = STEP_TASK_WORKER;
     if (v->kind != EXPR_STRING) {
         const Name *dotted = check_dotted_name(ck, v);
-        if (v->kind != EXPR_ERROR)
+        if (v->kind != EXPR_ERROR && !unquoted_worker_after_colon(ck, m))
             bad_target(ck, v, "the worker name must be a string literal",
                        dotted ? arena_printf(ck->arena, "\"%s\"", dotted->text) : NULL,
                        dotted ? "put the name in quotes" : "such as `worker \"payments.charge\"`");
-        return;
+        if (!dotted)
+            return;
+        t->name = dotted;
+    } else {
+        t->name = intern(ck->names, v->text, v->len);
     }
-    t->name = intern(ck->names, v->text, v->len);
     t->what = what_named(WHAT_WORKER, t->name);
     t->known = true;
     if (names_get(&ck->workers, t->name, &t->index)) {
         t->input = ck->program->workers[t->index].input;
         t->output = ck->program->workers[t->index].output;
     }
+}
+
+static void known_builtin(Checker *ck, const Name *name, Target *t)
+{
+    const Builtin *b = &ck->program->builtins[t->index];
+    t->name = name;
+    t->input = b->input;
+    t->output = b->output;
+    t->what = what_named(WHAT_BUILTIN, name);
+    t->known = true;
 }
 
 static void target_builtin(Checker *ck, Expr *v, Target *t)
@@ -345,12 +384,7 @@ static void target_builtin(Checker *ck, Expr *v, Target *t)
                    "remove the quotes");
     }
     if (names_get(&ck->builtins, name, &t->index)) {
-        const Builtin *b = &ck->program->builtins[t->index];
-        t->name = name;
-        t->input = b->input;
-        t->output = b->output;
-        t->what = what_named(WHAT_BUILTIN, name);
-        t->known = true;
+        known_builtin(ck, name, t);
         return;
     }
     if (v->kind == EXPR_STRING)
@@ -358,6 +392,13 @@ static void target_builtin(Checker *ck, Expr *v, Target *t)
     Diagnostic *d = diag_report(ck->diags, E0203, v->span, "unknown built-in task `%s`",
                                 name->text);
     diag_set_label(ck->diags, d, "not a built-in task");
+    /* `using http.request`: the built-in tasks live under `orbit.`; checked as meant. */
+    const Name *full = intern_cstr(ck->names, arena_printf(ck->arena, "orbit.%s", name->text));
+    if (names_get(&ck->builtins, full, &t->index)) {
+        check_add_suggestion(ck, d, v->span, full->text);
+        known_builtin(ck, full, t);
+        return;
+    }
     Program *p = ck->program;
     const char **cands = arena_alloc(ck->arena, (p->builtin_count + 1) * sizeof *cands);
     for (uint32_t i = 0; i < p->builtin_count; i++)
@@ -437,7 +478,7 @@ static void resolve_target(Checker *ck, Clause *action, Target *t)
     if (!v)
         return;
     if (action->keyword == KW_WORKER)
-        target_worker(ck, v, t);
+        target_worker(ck, action->member, v, t);
     else if (action->keyword == KW_USING)
         target_builtin(ck, v, t);
     else if (action->keyword == KW_WORKFLOW)

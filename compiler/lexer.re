@@ -401,11 +401,52 @@ static bool conditional_expression(Lexer *lx, const unsigned char *tok,
     return true;
 }
 
+static bool is_ascii_word_char(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_';
+}
+
+/* `step send-email`: a name after `step`, `workflow` or `type` written with `-` (kebab
+ * case, as in YAML files). Reported with a fix using `_`, and read as that identifier so
+ * that the declaration is kept. Returns the end of the name, or NULL. */
+static const unsigned char *kebab_name(Lexer *lx, YYSTYPE *v, const unsigned char *tok,
+                                       const unsigned char *cur)
+{
+    const char *what = lx->prev == T_STEP ? "step" : lx->prev == T_WORKFLOW ? "workflow"
+                     : lx->prev == T_TYPE ? "type" : NULL;
+    if (!what || *cur != '-' || !is_ascii_word_char(cur[1]))
+        return NULL;
+    const unsigned char *end = cur;
+    while (*end == '-' && is_ascii_word_char(end[1]))
+        for (end++; is_ascii_word_char(*end); end++)
+            ;
+    if (*end >= 0x80)
+        return NULL;
+    uint32_t len = (uint32_t)(end - tok);
+    char *name = arena_printf(&lx->c->arena, "%.*s", (int)len, tok);
+    for (char *p = name; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    uint32_t start = lex_offset(lx, tok);
+    Diagnostic *d = lex_report(lx, E0100, start, start + len, "%s names cannot contain `-`",
+                               what);
+    if (d)
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, start + len), name,
+                     FIX_MACHINE_APPLICABLE, "names are identifiers (letters, digits and `_`): "
+                     "write `%s`", name);
+    v->name = intern(&lx->c->names, name, len);
+    return end;
+}
+
 static int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                       const unsigned char *cur)
 {
     if (*cur >= 0x80)
         return unicode_identifier(lx, v, loc, tok, cur);
+    const unsigned char *kebab_end = kebab_name(lx, v, tok, cur);
+    if (kebab_end)
+        return finish(lx, loc, tok, kebab_end, IDENT);
     size_t len = (size_t)(cur - tok);
     if (len <= 3) {
         int kind = word_operator(lx, loc, tok, cur);

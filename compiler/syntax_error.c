@@ -194,6 +194,34 @@ void report_missing_colon(Parser *p, Loc name_loc, int found, Loc found_loc)
                         token_text(p, name_loc), describe(p, found, found_loc)));
 }
 
+/* `workflow: nightly` and the line ends (no `{` on the next line either): a YAML file,
+ * or YAML habits. One E0103 that shows the Orbit form, then nothing more from this file:
+ * the rest is YAML too. Returns whether it was reported. */
+static bool yaml_workflow(Parser *p, const SyntaxError *e)
+{
+    Lexer *lx = p->lx;
+    if ((e->found != NEWLINE && e->found != END) || !e->want[LBRACE] ||
+        lx->decl_kind != T_WORKFLOW || lx->prev2 != IDENT || lx->prev2_before != COLON)
+        return false;
+    const unsigned char *next = lx->base + e->loc.end;
+    while (next < lx->lim && (*next == ' ' || *next == '\t' || *next == '\r' || *next == '\n'))
+        next++;
+    if (next < lx->lim && *next == '{')
+        return false;
+    const char *name = token_text(p, lx->prev2_loc);
+    Loc whole = { lx->decl_loc.start, lx->prev2_loc.end, 0, 0 };
+    Diagnostic *d = report(p, E0103, whole,
+                           arena_printf(&p->c->arena, "expected `workflow %s { … }`, found "
+                                        "`workflow: %s`", name, name));
+    diag_set_label(&p->c->diags, d, "this is how YAML writes it");
+    diag_add_note(&p->c->diags, d, "Orbit is not YAML: a workflow is `workflow NAME { … }`, "
+                                   "with its steps inside the braces");
+    diag_add_help(&p->c->diags, d, "for example:\nworkflow %s {\n  step export { worker "
+                                   "\"reports.export\" }\n}", name);
+    lx->fatal = true;
+    return true;
+}
+
 /* Reports one syntax error, unless it is on a token the lexer invented or already
  * reported (a stray character, a malformed literal): that would be a second message
  * for the same mistake. */
@@ -207,6 +235,8 @@ void report_syntax_error(Parser *p, const SyntaxError *e)
         return;
     }
     if (lexer_at_top_level(lx)) {
+        if (yaml_workflow(p, e))
+            return;
         if (!is_declaration_keyword(lx->decl_kind)) {
             not_a_declaration(p, lx->decl_kind, lx->decl_loc);
             return;

@@ -91,14 +91,6 @@ static bool report_binary(Compiler *c, uint32_t file, const SourceFile *source)
     return true;
 }
 
-/* Forgets the reports [from, to) of the sink (a pass whose result is not kept). */
-static void drop_reports(Compiler *c, uint32_t from, uint32_t to)
-{
-    DiagSink *sink = &c->diags;
-    memmove(sink->items + from, sink->items + to, (sink->count - to) * sizeof *sink->items);
-    sink->count -= to - from;
-}
-
 /* One parse of the file, with how many brackets it left open at its end and how many of
  * its reports are about brackets never closed. close_budget > 0 lets the lexer close that
  * many by indentation (lexer.h). */
@@ -158,9 +150,9 @@ SourceAst *parse_source(Compiler *c, uint32_t file)
     uint32_t others_one = middle - first - one.unclosed_reports;
     uint32_t others_two = c->diags.count - middle - two.unclosed_reports;
     if (others_two <= others_one) {
-        drop_reports(c, first, middle);
+        diag_drop_range(&c->diags, first, middle);
         return two.ast;
     }
-    drop_reports(c, middle, c->diags.count);
+    diag_drop_range(&c->diags, middle, c->diags.count);
     return one.ast;
 }

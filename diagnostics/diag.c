@@ -50,6 +50,12 @@ void diag_drop_since(DiagSink *sink, uint32_t first, bool (*keep)(DiagCode code)
     sink->count = kept;
 }
 
+void diag_drop_range(DiagSink *sink, uint32_t from, uint32_t to)
+{
+    memmove(sink->items + from, sink->items + to, (sink->count - to) * sizeof *sink->items);
+    sink->count -= to - from;
+}
+
 static bool is_scratch(const Diagnostic *d)
 {
     return d->seq == SCRATCH_SEQ;

@@ -113,6 +113,10 @@ static inline bool diag_is_lexical(DiagCode code)
  * `keep` accepts (for example diag_is_lexical). Call before diag_finish. */
 void diag_drop_since(DiagSink *sink, uint32_t first, bool (*keep)(DiagCode code));
 
+/* Drops the reports [from, to) of the sink, keeping those after them (the reports of
+ * a parse whose result is not kept). Call before diag_finish. */
+void diag_drop_range(DiagSink *sink, uint32_t from, uint32_t to);
+
 /* Reports a diagnostic; the severity comes from the registry. Returns it so that labels,
  * notes, helps and fixes can be added. All text is copied into the arena. */
 Diagnostic *diag_report(DiagSink *sink, DiagCode code, Span span, const char *fmt, ...)

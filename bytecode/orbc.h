@@ -381,8 +381,13 @@ uint32_t orbc_code_end(OrbcBuilder *b);
 const OrbcModule *orbc_builder_module(OrbcBuilder *b);
 bool orbc_builder_finish(OrbcBuilder *b, uint8_t **bytes, size_t *len, OrbcError *err);
 
-/* Writes a file atomically: a temporary file in the same directory, fsync, rename. On
- * failure the old file (if any) is untouched and `err` says why. */
+/* Writes a file. A regular file (or none yet) is replaced atomically: a temporary file in
+ * the same directory, fsync, rename; the file replaced keeps its permissions. A symbolic
+ * link is followed to its final target, which is replaced the same way in its own
+ * directory. A character device, FIFO or socket is written to directly, never replaced; a
+ * directory is refused. On failure the old file (if any) is untouched, no temporary file
+ * is left and err->text is the reason alone ("No space left on device", "is a
+ * directory"): the caller names the path. */
 bool orbc_write_file(const char *path, const uint8_t *bytes, size_t len, OrbcError *err);
 
 /* ---- disassembly ---- */

@@ -1,5 +1,5 @@
 /* The writer: serializes an OrbcModule into the bytes of a .orbc file
- * (docs/bytecode.md, sections 2 and 3), and writes a file atomically. */
+ * (docs/bytecode.md, sections 2 and 3). Writing it to a file: orbc_file.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -508,82 +508,4 @@ bool serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps
     chunks_drain(workflows, &buf);
     section_end(&buf, at);
     return seal_file(&buf, size, bytes, len, err);
-}
-
-/* ---- atomic file writing ---- */
-
-static char *temp_path_for(const char *path)
-{
-    size_t len = strlen(path);
-    char *temp = malloc(len + 32);
-    if (temp)
-        snprintf(temp, len + 32, "%s.tmp.%ld", path, (long)getpid());
-    return temp;
-}
-
-static bool write_all(int fd, const uint8_t *bytes, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, bytes, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        bytes += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-/* fsync the directory holding `path`, so the rename itself is durable. */
-static void sync_parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
-    if (!dir)
-        return;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    free(dir);
-}
-
-bool orbc_write_file(const char *path, const uint8_t *bytes, size_t len, OrbcError *err)
-{
-    char *temp = temp_path_for(path);
-    if (!temp) {
-        set_error(err, "out of memory");
-        return false;
-    }
-    int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        set_error(err, "cannot create `%s`: %s", temp, strerror(errno));
-        free(temp);
-        return false;
-    }
-    bool ok = write_all(fd, bytes, len);
-    int saved = errno;
-    if (ok && fsync(fd) != 0) {
-        ok = false;
-        saved = errno;
-    }
-    if (close(fd) != 0 && ok) {
-        ok = false;
-        saved = errno;
-    }
-    if (ok && rename(temp, path) != 0) {
-        ok = false;
-        saved = errno;
-    }
-    if (!ok) {
-        set_error(err, "cannot write `%s`: %s", path, strerror(saved ? saved : EIO));
-        unlink(temp);
-        free(temp);
-        return false;
-    }
-    free(temp);
-    sync_parent_dir(path);
-    return true;
 }

@@ -1,8 +1,7 @@
-/* orbitc: the command line. Parses arguments, collects source files, runs the pipeline
- * (driver.c) and prints diagnostics. Exit status: 0 no errors, 1 errors found, 2 the
- * command itself could not run. */
+/* orbitc: the command line. Parses arguments, collects source files (inputs.c), runs the
+ * pipeline (driver.c) and prints diagnostics. Exit status: 0 no errors, 1 errors found,
+ * 2 the command itself could not run (docs/cli.md). */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +11,10 @@
 
 #include "diag.h"
 #include "driver.h"
+#include "inputs.h"
 #include "lower.h"
 #include "orbc.h"
+#include "suggest.h"
 #include "version.h"
 
 
@@ -23,19 +24,52 @@ enum { DEFAULT_MAX_DIAGNOSTICS = 200 };
 typedef enum Format { FORMAT_HUMAN, FORMAT_JSON } Format;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
+/* The options, each with the commands it applies to: any other command refuses it. */
+typedef enum OptionId {
+    OPT_FORMAT, OPT_COLOR, OPT_DENY_WARNINGS, OPT_WARN, OPT_ALLOW, OPT_MAX_DIAGNOSTICS,
+    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_HELP, OPT_VERSION, OPT_COUNT
+} OptionId;
+
+enum { FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_ALL = 15 };
+
+typedef struct OptionSpec {
+    const char *name;       /* the long form */
+    const char *alias;      /* a short form or another spelling, or NULL */
+    const char *value;      /* what its value is ("a number"), or NULL: a flag */
+    unsigned commands;      /* FOR_* */
+} OptionSpec;
+
+static const OptionSpec option_specs[OPT_COUNT] = {
+    [OPT_FORMAT] = { "--format", NULL, "human or json", FOR_CHECK | FOR_BUILD },
+    [OPT_COLOR] = { "--color", "--colour", "auto, always or never", FOR_CHECK | FOR_BUILD },
+    [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD },
+    [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD },
+    [OPT_ALLOW] = { "--allow", NULL, "a warning code", FOR_CHECK | FOR_BUILD },
+    [OPT_MAX_DIAGNOSTICS] = { "--max-diagnostics", NULL, "a number", FOR_CHECK | FOR_BUILD },
+    [OPT_OUTPUT] = { "--output", "-o", "a file name", FOR_BUILD },
+    [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path", FOR_CHECK | FOR_BUILD },
+    [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
+    [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
+};
+
+typedef struct LintSetting {
+    const char *code;       /* as given */
+    LintLevel level;
+} LintSetting;
+
 typedef struct Options {
     const char *command;
+    const char *given[OPT_COUNT];   /* each option as spelt on the command line, or NULL */
     Format format;
     ColorMode color;
     bool deny_warnings;
     uint32_t max_diagnostics;
-    const char *output;          /* build -o */
+    const char *output;             /* build -o */
+    const char *stdin_filename;     /* --stdin-filename */
     const char **paths;
     int path_count;
-    const char *allow[64];       /* --allow CODE */
-    int allow_count;
-    const char *warn[64];        /* --warn CODE */
-    int warn_count;
+    LintSetting *lints;             /* --warn and --allow in command-line order */
+    int lint_count;
 } Options;
 
 static const char usage_text[] =
@@ -47,18 +81,23 @@ static const char usage_text[] =
     "  orbitc dis FILE                          print the disassembly of a bytecode file\n"
     "  orbitc explain [CODE]                    explain a diagnostic code (all codes: no CODE)\n"
     "\n"
-    "A PATH is an .orbit file or a directory (every *.orbit file below it, in sorted\n"
-    "order). All files together, with the standard library, form one program.\n"
+    "A PATH is an .orbit file, a directory (every *.orbit file below it, in sorted order)\n"
+    "or `-` (standard input). All files together, with the standard library, form one\n"
+    "program.\n"
     "\n"
-    "Options:\n"
+    "Options of check and build:\n"
     "  --format human|json     diagnostics for people (stderr) or JSON lines (stdout)\n"
     "  --color auto|always|never\n"
-    "                          colour in human output (auto: on a terminal, unless NO_COLOR)\n"
+    "                          colour in human output; auto: FORCE_COLOR or CLICOLOR_FORCE\n"
+    "                          turn it on, else NO_COLOR or TERM=dumb off, else a terminal\n"
     "  --deny-warnings         exit with status 1 when there are warnings\n"
-    "  --warn CODE             enable a warning that is off by default (e.g. W0107)\n"
-    "  --allow CODE            silence a warning\n"
+    "  --warn CODE             enable a warning that is off by default (e.g. W0007)\n"
+    "  --allow CODE            silence a warning (of --warn and --allow, the later wins)\n"
     "  --max-diagnostics N     print at most N diagnostics (default 200, 0 = all)\n"
-    "  -o, --output FILE       the bytecode file written by build\n"
+    "  --stdin-filename PATH   the name of `-` in diagnostics; if PATH is one of the\n"
+    "                          program's files, standard input replaces it\n"
+    "  -o, --output FILE       the bytecode file written by build (through a symbolic\n"
+    "                          link to its target; a device or FIFO is written to)\n"
     "  -h, --help              print this help\n"
     "  -V, --version           print the version\n"
     "\n"
@@ -72,178 +111,65 @@ static int usage_error(const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
-/* --- collecting source files --- */
-
-typedef struct PathList {
-    char **items;
-    size_t count, cap;
-} PathList;
-
-static void path_list_push(PathList *list, char *path)
+/* "unknown option `--fromat`" followed by the did-you-mean, when there is one. */
+static int unknown_word_error(const char *what, const char *word, size_t len,
+                              const char *const *candidates, size_t count)
 {
-    if (list->count == list->cap) {
-        list->cap = list->cap ? list->cap * 2 : 16;
-        list->items = realloc(list->items, list->cap * sizeof *list->items);
-        if (!list->items) {
-            fprintf(stderr, "orbitc: out of memory\n");
-            exit(EXIT_USAGE);
-        }
-    }
-    list->items[list->count++] = path;
-}
-
-static void path_list_free(PathList *list)
-{
-    for (size_t i = 0; i < list->count; i++)
-        free(list->items[i]);
-    free(list->items);
-}
-
-static char *join_path(const char *dir, const char *name)
-{
-    size_t dlen = strlen(dir), nlen = strlen(name);
-    bool slash = dlen > 0 && dir[dlen - 1] != '/';
-    char *path = malloc(dlen + slash + nlen + 1);
-    if (!path) {
-        fprintf(stderr, "orbitc: out of memory\n");
-        exit(EXIT_USAGE);
-    }
-    memcpy(path, dir, dlen);
-    if (slash)
-        path[dlen] = '/';
-    memcpy(path + dlen + slash, name, nlen + 1);
-    return path;
-}
-
-static bool has_orbit_suffix(const char *name)
-{
-    size_t len = strlen(name);
-    return len > 6 && strcmp(name + len - 6, ".orbit") == 0;
-}
-
-static int compare_paths(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Appends every *.orbit file below `dir` (hidden entries skipped, symlinks to
- * directories not followed). Returns false with errno set when `dir` cannot be read. */
-static bool collect_dir(const char *dir, PathList *out, int depth)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return false;
-    struct dirent *entry;
-    while ((entry = readdir(d)) != NULL) {
-        if (entry->d_name[0] == '.')
-            continue;
-        char *path = join_path(dir, entry->d_name);
-        struct stat st;
-        if (lstat(path, &st) != 0) {
-            free(path);
-            continue;
-        }
-        if (S_ISDIR(st.st_mode) && depth < 64) {
-            collect_dir(path, out, depth + 1);
-            free(path);
-        } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && has_orbit_suffix(entry->d_name)) {
-            path_list_push(out, path);
-        } else {
-            free(path);
-        }
-    }
-    closedir(d);
-    return true;
-}
-
-/* Expands the command-line paths into the list of files, in order: each file as given,
- * each directory's files sorted. Returns EXIT_OK or EXIT_USAGE after printing why. */
-static int collect_sources(const Options *opt, PathList *files)
-{
-    for (int i = 0; i < opt->path_count; i++) {
-        const char *arg = opt->paths[i];
-        struct stat st;
-        if (stat(arg, &st) != 0) {
-            fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n", arg, strerror(errno));
-            return EXIT_USAGE;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            path_list_push(files, join_path("", arg));
-            continue;
-        }
-        size_t before = files->count;
-        if (!collect_dir(arg, files, 0)) {
-            fprintf(stderr, "orbitc: error: cannot read directory `%s`: %s\n", arg, strerror(errno));
-            return EXIT_USAGE;
-        }
-        if (files->count == before) {
-            fprintf(stderr, "orbitc: error: no .orbit files in directory `%s`\n", arg);
-            return EXIT_USAGE;
-        }
-        qsort(files->items + before, files->count - before, sizeof *files->items, compare_paths);
-    }
-    return EXIT_OK;
-}
-
-/* The same file named twice (directly or through a directory) is read once: marks in
- * `skip` every file whose real path appeared earlier in the list. O(n log n). */
-typedef struct RealPath {
-    char *real;
-    size_t index;
-} RealPath;
-
-static int compare_real_paths(const void *a, const void *b)
-{
-    const RealPath *x = a, *y = b;
-    int order = strcmp(x->real, y->real);
-    if (order)
-        return order;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static void mark_duplicates(const PathList *files, bool *skip)
-{
-    RealPath *paths = calloc(files->count ? files->count : 1, sizeof *paths);
-    size_t count = 0;
-    for (size_t i = 0; i < files->count; i++) {
-        char *real = realpath(files->items[i], NULL);
-        if (real)
-            paths[count++] = (RealPath){ real, i };
-    }
-    qsort(paths, count, sizeof *paths, compare_real_paths);
-    for (size_t i = 1; i < count; i++)
-        if (strcmp(paths[i].real, paths[i - 1].real) == 0)
-            skip[paths[i].index] = true;
-    for (size_t i = 0; i < count; i++)
-        free(paths[i].real);
-    free(paths);
+    const char *suggestion = suggest_name(word, len, candidates, count);
+    fprintf(stderr, "orbitc: error: unknown %s `%.*s`\n", what, (int)len, word);
+    if (suggestion)
+        fprintf(stderr, "  help: did you mean `%s`?\n", suggestion);
+    fprintf(stderr, "Try `orbitc --help` for usage.\n");
+    return EXIT_USAGE;
 }
 
 /* --- running --- */
 
+/* FORCE_COLOR and CLICOLOR_FORCE count when set to anything but "", "0" or "false". */
+static bool env_forces(const char *name)
+{
+    const char *value = getenv(name);
+    return value && value[0] && strcmp(value, "0") != 0 && strcmp(value, "false") != 0;
+}
+
+/* --color always|never decides; under auto, in this order: FORCE_COLOR or CLICOLOR_FORCE
+ * turn colour on, NO_COLOR or TERM=dumb turn it off, else colour on a terminal. */
 static bool want_color(ColorMode mode)
 {
-    if (mode == COLOR_ALWAYS)
+    if (mode != COLOR_AUTO)
+        return mode == COLOR_ALWAYS;
+    if (env_forces("FORCE_COLOR") || env_forces("CLICOLOR_FORCE"))
         return true;
-    if (mode == COLOR_NEVER)
-        return false;
     const char *no_color = getenv("NO_COLOR");
     if (no_color && no_color[0])
+        return false;
+    const char *term = getenv("TERM");
+    if (term && strcmp(term, "dumb") == 0)
         return false;
     return isatty(STDERR_FILENO);
 }
 
+/* The code named by `arg`, in any case ("w0007" is W0007), or -1. */
+static int code_from_arg(const char *arg)
+{
+    char code[16];
+    size_t len = strlen(arg);
+    if (len >= sizeof code)
+        return -1;
+    for (size_t i = 0; i <= len; i++)
+        code[i] = (char)toupper((unsigned char)arg[i]);
+    return diag_code_from_string(code);
+}
+
+/* Applies --warn and --allow in command-line order, so the later of two wins. */
 static int apply_lint_levels(const Options *opt, DiagSink *sink)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        int count = pass == 0 ? opt->allow_count : opt->warn_count;
-        const char *const *codes = pass == 0 ? opt->allow : opt->warn;
-        for (int i = 0; i < count; i++) {
-            int code = diag_code_from_string(codes[i]);
-            if (code < 0 || diag_info((DiagCode)code)->severity != SEV_WARNING)
-                return usage_error("`%s` is not a warning code (see `orbitc explain`)", codes[i]);
-            sink->level[code] = pass == 0 ? LINT_ALLOW : LINT_WARN;
-        }
+    for (int i = 0; i < opt->lint_count; i++) {
+        int code = code_from_arg(opt->lints[i].code);
+        if (code < 0 || diag_info((DiagCode)code)->severity != SEV_WARNING)
+            return usage_error("`%s` is not a warning code (see `orbitc explain`)",
+                               opt->lints[i].code);
+        sink->level[code] = (uint8_t)opt->lints[i].level;
     }
     return EXIT_OK;
 }
@@ -254,41 +180,60 @@ static void print_diagnostics(const Options *opt, Compiler *c)
         .color = opt->format == FORMAT_HUMAN && want_color(opt->color),
         .max_shown = opt->max_diagnostics,
         .summary = true,
+        .warnings_denied = opt->deny_warnings,
     };
     if (opt->format == FORMAT_JSON)
         render_json(stdout, &c->diags, &c->sources, &render);
     else
         render_human(stderr, &c->diags, &c->sources, &render);
-    fflush(stdout);
 }
 
-/* Loads the sources and checks them; *program_out receives the checked program. Returns
- * EXIT_USAGE when a source cannot be read or an option is wrong, else EXIT_OK (the
- * diagnostics are not printed yet). */
-static int load_and_check(const Options *opt, Compiler *c, Program **program_out)
+/* Refuses an output file that is one of the inputs (the same file on disk, however it is
+ * spelt): the build would overwrite its own source. */
+static int refuse_output_that_is_input(const Options *opt, const InputList *inputs)
 {
-    PathList files = { 0 };
-    int status = collect_sources(opt, &files);
-    if (status == EXIT_OK) {
-        bool *skip = calloc(files.count ? files.count : 1, sizeof *skip);
-        mark_duplicates(&files, skip);
-        for (size_t i = 0; i < files.count && status == EXIT_OK; i++) {
-            if (skip[i])
-                continue;
-            const char *error = NULL;
-            if (!driver_add_file(c, files.items[i], &error)) {
-                fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n", files.items[i], error);
-                status = EXIT_USAGE;
-            }
+    const Input *input = opt->output ? inputs_same_file(inputs, opt->output) : NULL;
+    if (!input)
+        return EXIT_OK;
+    fprintf(stderr, "orbitc: error: the output `%s` is the input `%s`: refusing to overwrite it\n",
+            opt->output, input->path);
+    return EXIT_USAGE;
+}
+
+/* Reads every input into the compiler; one that cannot be read is reported and counted
+ * in inputs->failures. */
+static void read_inputs(Compiler *c, InputList *inputs)
+{
+    for (size_t i = 0; i < inputs->count; i++) {
+        const Input *input = &inputs->items[i];
+        const char *error = NULL;
+        bool ok = input->from_stdin ? driver_add_fd(c, STDIN_FILENO, input->path, &error)
+                  : input->found    ? driver_add_found_file(c, input->path, &error)
+                                    : driver_add_file(c, input->path, &error);
+        if (!ok) {
+            fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n",
+                    input->from_stdin ? "-" : input->path, error);
+            inputs->failures++;
         }
-        free(skip);
     }
-    path_list_free(&files);
+}
+
+/* Collects and reads the sources and checks them; *program_out receives the checked
+ * program (NULL when no source could be read). Returns EXIT_USAGE, with nothing checked,
+ * when an option is wrong or the output is an input; else EXIT_OK, with
+ * inputs->failures the paths that could not be read (each reported). */
+static int load_and_check(const Options *opt, Compiler *c, InputList *inputs,
+                          Program **program_out)
+{
+    int status = apply_lint_levels(opt, &c->diags);
     if (status != EXIT_OK)
         return status;
-    if ((status = apply_lint_levels(opt, &c->diags)) != EXIT_OK)
+    inputs_collect(inputs, opt->paths, opt->path_count);
+    inputs_name_stdin(inputs, opt->stdin_filename);
+    if ((status = refuse_output_that_is_input(opt, inputs)) != EXIT_OK)
         return status;
-    *program_out = driver_check(c);
+    read_inputs(c, inputs);
+    *program_out = c->sources.count > 1 ? driver_check(c) : NULL;
     return EXIT_OK;
 }
 
@@ -302,33 +247,48 @@ static int diagnostics_status(const Options *opt, const Compiler *c)
     return EXIT_OK;
 }
 
+/* After the diagnostics: the paths that could not be read, once more, so that they are
+ * not lost above a long report. */
+static void report_unread(const InputList *inputs, const char *consequence)
+{
+    fprintf(stderr, "orbitc: error: %u %s could not be read; %s\n", inputs->failures,
+            inputs->failures == 1 ? "path" : "paths", consequence);
+}
+
 static int command_check(const Options *opt)
 {
     Compiler c;
     driver_init(&c);
+    InputList inputs = { 0 };
     Program *program = NULL;
-    int status = load_and_check(opt, &c, &program);
+    int status = load_and_check(opt, &c, &inputs, &program);
     if (status == EXIT_OK) {
         print_diagnostics(opt, &c);
         status = diagnostics_status(opt, &c);
+        if (inputs.failures > 0) {
+            report_unread(&inputs, "the program was checked without them");
+            status = EXIT_USAGE;
+        }
     }
+    inputs_free(&inputs);
     driver_free(&c);
     return status;
 }
 
 /* build: check, then lower and write atomically. Nothing is written when the program has
  * errors (or warnings under --deny-warnings), including the limits of the bytecode format
- * that lowering reports (E0601), so an existing output file stays intact. The
- * diagnostics of both are printed together, in source order. */
+ * that lowering reports (E0601), or when an input could not be read, so an existing
+ * output file stays intact. The diagnostics of both are printed together, in source
+ * order. */
 static int command_build(const Options *opt)
 {
-    if (!opt->output)
-        return usage_error("%s needs an output file: `orbitc build PATH... -o FILE.orbc`", "build");
     Compiler c;
     driver_init(&c);
+    InputList inputs = { 0 };
     Program *program = NULL;
-    int status = load_and_check(opt, &c, &program);
+    int status = load_and_check(opt, &c, &inputs, &program);
     if (status != EXIT_OK) {
+        inputs_free(&inputs);
         driver_free(&c);
         return status;
     }
@@ -336,13 +296,16 @@ static int command_build(const Options *opt)
     size_t len = 0;
     bool lowered = false;
     char why[256] = "";
-    if (diagnostics_status(opt, &c) == EXIT_OK) {
+    if (inputs.failures == 0 && program && diagnostics_status(opt, &c) == EXIT_OK) {
         lowered = lower_program(&c, program, &bytes, &len, why, sizeof why);
         diag_finish(&c.diags);   /* lowering may have reported E0601 */
     }
     print_diagnostics(opt, &c);
     status = diagnostics_status(opt, &c);
-    if (status == EXIT_OK && !lowered) {
+    if (inputs.failures > 0) {
+        report_unread(&inputs, "nothing was written");
+        status = EXIT_USAGE;
+    } else if (status == EXIT_OK && !lowered) {
         /* a limit found while the file was assembled, without a source position */
         fprintf(stderr, "orbitc: %s\n", why[0] ? why : "cannot build");
         status = EXIT_ERRORS;
@@ -353,48 +316,9 @@ static int command_build(const Options *opt)
         status = EXIT_USAGE;
     }
     free(bytes);
+    inputs_free(&inputs);
     driver_free(&c);
     return status;
-}
-
-/* Reads a whole binary file, at most `limit` bytes plus one (so that an oversized file
- * reaches the loader, which names the limit). */
-static uint8_t *read_binary(const char *path, size_t limit, size_t *len, const char **error)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        *error = strerror(errno);
-        return NULL;
-    }
-    size_t cap = 1 << 16, used = 0;
-    uint8_t *bytes = malloc(cap);
-    while (bytes) {
-        if (used == cap) {
-            if (cap > limit)
-                break;
-            uint8_t *grown = realloc(bytes, cap * 2);
-            if (!grown) {
-                free(bytes);
-                bytes = NULL;
-                break;
-            }
-            bytes = grown;
-            cap *= 2;
-        }
-        size_t got = fread(bytes + used, 1, cap - used, f);
-        used += got;
-        if (got == 0)
-            break;
-    }
-    bool failed = ferror(f);
-    fclose(f);
-    if (!bytes || failed) {
-        free(bytes);
-        *error = bytes ? strerror(EIO) : "out of memory";
-        return NULL;
-    }
-    *len = used;
-    return bytes;
 }
 
 static int command_dis(const Options *opt)
@@ -404,7 +328,7 @@ static int command_dis(const Options *opt)
     const char *path = opt->paths[0];
     const char *error = NULL;
     size_t len = 0;
-    uint8_t *bytes = read_binary(path, ORBC_MAX_FILE_SIZE, &len, &error);
+    uint8_t *bytes = driver_read_binary(path, ORBC_MAX_FILE_SIZE, &len, &error);
     if (!bytes) {
         fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n", path, error);
         return EXIT_USAGE;
@@ -419,7 +343,7 @@ static int command_dis(const Options *opt)
     }
     orbc_disassemble(&module, stdout);
     orbc_module_free(&module);
-    return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+    return EXIT_OK;
 }
 
 static void print_code_list(void)
@@ -440,21 +364,43 @@ static int command_explain(const Options *opt)
     }
     if (opt->path_count > 1)
         return usage_error("`explain` takes one code, e.g. `orbitc explain %s`", "E0410");
-    char code[16];
-    const char *arg = opt->paths[0];
-    size_t len = strlen(arg);
-    if (len >= sizeof code)
-        return usage_error("no diagnostic code `%s` (see `orbitc explain` for the list)", arg);
-    for (size_t i = 0; i <= len; i++)
-        code[i] = (char)toupper((unsigned char)arg[i]);
-    int found = diag_code_from_string(code);
+    int found = code_from_arg(opt->paths[0]);
     if (found < 0)
-        return usage_error("no diagnostic code `%s` (see `orbitc explain` for the list)", arg);
+        return usage_error("no diagnostic code `%s` (see `orbitc explain` for the list)",
+                           opt->paths[0]);
     fputs(diag_explanation((DiagCode)found), stdout);
     return EXIT_OK;
 }
 
+static int command_help(const Options *opt)
+{
+    fputs(usage_text, stdout);
+    return EXIT_OK;
+}
+
+static int command_version(const Options *opt)
+{
+    printf("orbitc %s (bytecode %d.%d)\n", ORBIT_VERSION, ORBC_MAJOR, ORBC_MINOR);
+    return EXIT_OK;
+}
+
 /* --- arguments --- */
+
+typedef struct CommandSpec {
+    const char *name;
+    unsigned bit;            /* FOR_*: which options it takes */
+    int (*run)(const Options *opt);
+} CommandSpec;
+
+static const CommandSpec command_specs[] = {
+    { "check", FOR_CHECK, command_check },
+    { "build", FOR_BUILD, command_build },
+    { "dis", FOR_DIS, command_dis },
+    { "explain", FOR_EXPLAIN, command_explain },
+    { "help", FOR_ALL, command_help },
+    { "version", FOR_ALL, command_version },
+};
+enum { COMMAND_COUNT = sizeof command_specs / sizeof command_specs[0] };
 
 static int parse_choice(const char *option, const char *value, const char *const *choices,
                         int count, int *out)
@@ -472,122 +418,226 @@ static int parse_choice(const char *option, const char *value, const char *const
     return EXIT_USAGE;
 }
 
-/* Splits "--name=value" or takes the next argument as the value. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
+/* The option `arg` spells ("--format", "--format=json", "-o"), or OPT_COUNT. */
+static OptionId find_option(const char *arg)
 {
-    const char *arg = argv[*i];
-    size_t len = strlen(name);
-    if (strncmp(arg, name, len) == 0 && arg[len] == '=')
-        return arg + len + 1;
-    if (*i + 1 >= argc)
-        return NULL;
-    return argv[++*i];
+    size_t len = strcspn(arg, "=");
+    for (int id = 0; id < OPT_COUNT; id++) {
+        const OptionSpec *spec = &option_specs[id];
+        bool named = strlen(spec->name) == len && strncmp(arg, spec->name, len) == 0;
+        bool aliased = spec->alias && strlen(spec->alias) == len && strncmp(arg, spec->alias, len) == 0;
+        if (named || aliased)
+            return (OptionId)id;
+    }
+    return OPT_COUNT;
 }
 
-static bool option_is(const char *arg, const char *name)
+static int unknown_option(const char *arg)
 {
-    size_t len = strlen(name);
-    return strncmp(arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
+    const char *names[OPT_COUNT];
+    for (int id = 0; id < OPT_COUNT; id++)
+        names[id] = option_specs[id].name;
+    return unknown_word_error("option", arg, strcspn(arg, "="), names, OPT_COUNT);
 }
 
-static int parse_args(int argc, char **argv, Options *opt, const char **paths)
+/* Stores the value of option `id` (already split off the argument). */
+static int set_option(Options *opt, OptionId id, const char *value)
 {
     static const char *const formats[] = { "human", "json" };
     static const char *const colors[] = { "auto", "always", "never" };
+    int choice;
+    switch (id) {
+    case OPT_FORMAT:
+        if (parse_choice("--format", value, formats, 2, &choice))
+            return EXIT_USAGE;
+        opt->format = (Format)choice;
+        break;
+    case OPT_COLOR:
+        if (parse_choice("--color", value, colors, 3, &choice))
+            return EXIT_USAGE;
+        opt->color = (ColorMode)choice;
+        break;
+    case OPT_DENY_WARNINGS:
+        opt->deny_warnings = true;
+        break;
+    case OPT_WARN:
+    case OPT_ALLOW:
+        opt->lints[opt->lint_count++] = (LintSetting){ value, id == OPT_WARN ? LINT_WARN : LINT_ALLOW };
+        break;
+    case OPT_MAX_DIAGNOSTICS: {
+        char *end;
+        errno = 0;
+        unsigned long n = strtoul(value, &end, 10);
+        if (*value == '\0' || *end != '\0' || errno || n > 1000000000ul || value[0] == '-')
+            return usage_error("invalid number `%s` for --max-diagnostics", value);
+        opt->max_diagnostics = (uint32_t)n;
+        break;
+    }
+    case OPT_OUTPUT:
+        opt->output = value;
+        break;
+    case OPT_STDIN_FILENAME:
+        opt->stdin_filename = value;
+        break;
+    case OPT_HELP:
+        opt->command = "help";
+        break;
+    case OPT_VERSION:
+        opt->command = "version";
+        break;
+    case OPT_COUNT:
+        break;
+    }
+    return EXIT_OK;
+}
+
+static int parse_args(int argc, char **argv, Options *opt)
+{
     bool only_paths = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        const char *value;
-        int choice;
         if (only_paths || arg[0] != '-' || strcmp(arg, "-") == 0) {
             if (!opt->command)
                 opt->command = arg;
             else
-                paths[opt->path_count++] = arg;
-        } else if (strcmp(arg, "--") == 0) {
+                opt->paths[opt->path_count++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
             only_paths = true;
-        } else if (option_is(arg, "--format")) {
-            if (!(value = option_value(argc, argv, &i, "--format")))
-                return usage_error("%s needs a value: human or json", "--format");
-            if (parse_choice("--format", value, formats, 2, &choice))
+            continue;
+        }
+        OptionId id = find_option(arg);
+        if (id == OPT_COUNT)
+            return unknown_option(arg);
+        const OptionSpec *spec = &option_specs[id];
+        const char *equals = strchr(arg, '=');
+        const char *value = equals ? equals + 1 : NULL;
+        if (!spec->value && equals)
+            return usage_error("%s takes no value", spec->name);
+        if (spec->value && !value) {
+            if (i + 1 == argc) {
+                fprintf(stderr, "orbitc: error: %s needs a value: %s\n", spec->name, spec->value);
                 return EXIT_USAGE;
-            opt->format = (Format)choice;
-        } else if (option_is(arg, "--color") || option_is(arg, "--colour")) {
-            if (!(value = option_value(argc, argv, &i, arg[7] == 'u' ? "--colour" : "--color")))
-                return usage_error("%s needs a value: auto, always or never", "--color");
-            if (parse_choice("--color", value, colors, 3, &choice))
-                return EXIT_USAGE;
-            opt->color = (ColorMode)choice;
-        } else if (strcmp(arg, "--deny-warnings") == 0) {
-            opt->deny_warnings = true;
-        } else if (option_is(arg, "--allow") || option_is(arg, "--warn")) {
-            bool allow = arg[2] == 'a';
-            if (!(value = option_value(argc, argv, &i, allow ? "--allow" : "--warn")))
-                return usage_error("%s needs a warning code", allow ? "--allow" : "--warn");
-            if ((allow ? opt->allow_count : opt->warn_count) >= 64)
-                return usage_error("too many %s options", allow ? "--allow" : "--warn");
-            if (allow)
-                opt->allow[opt->allow_count++] = value;
-            else
-                opt->warn[opt->warn_count++] = value;
-        } else if (option_is(arg, "--max-diagnostics")) {
-            char *end;
-            if (!(value = option_value(argc, argv, &i, "--max-diagnostics")))
-                return usage_error("%s needs a number", "--max-diagnostics");
-            errno = 0;
-            unsigned long n = strtoul(value, &end, 10);
-            if (*value == '\0' || *end != '\0' || errno || n > 1000000000ul || value[0] == '-')
-                return usage_error("invalid number `%s` for --max-diagnostics", value);
-            opt->max_diagnostics = (uint32_t)n;
-        } else if (strcmp(arg, "-o") == 0 || option_is(arg, "--output")) {
-            if (!(value = option_value(argc, argv, &i, arg[1] == 'o' ? "-o" : "--output")))
-                return usage_error("%s needs a file name", "-o");
-            opt->output = value;
-        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            opt->command = "help";
-        } else if (strcmp(arg, "-V") == 0 || strcmp(arg, "--version") == 0) {
-            opt->command = "version";
-        } else {
-            return usage_error("unknown option `%s`", arg);
+            }
+            value = argv[++i];
+        }
+        if (!opt->given[id])
+            opt->given[id] = arg;
+        if (set_option(opt, id, value) != EXIT_OK)
+            return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static const CommandSpec *find_command(const char *name)
+{
+    for (int i = 0; i < COMMAND_COUNT; i++) {
+        if (strcmp(command_specs[i].name, name) == 0)
+            return &command_specs[i];
+    }
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    struct stat st;
+    if (stat(name, &st) == 0 || strstr(name, ".orbit")) {
+        fprintf(stderr, "orbitc: error: unknown command `%s`\n"
+                        "  help: to check it, run `orbitc check %s`\n", name, name);
+        return EXIT_USAGE;
+    }
+    const char *names[COMMAND_COUNT];
+    for (int i = 0; i < COMMAND_COUNT; i++)
+        names[i] = command_specs[i].name;
+    return unknown_word_error("command", name, strlen(name), names, COMMAND_COUNT);
+}
+
+/* Refuses an option the command would ignore (`check -o`, `dis --format`). */
+static int refuse_ignored_options(const Options *opt, const CommandSpec *command)
+{
+    for (int id = 0; id < OPT_COUNT; id++) {
+        if (opt->given[id] && !(option_specs[id].commands & command->bit)) {
+            int len = (int)strcspn(opt->given[id], "=");
+            fprintf(stderr, "orbitc: error: `orbitc %s` takes no option `%.*s`\n",
+                    command->name, len, opt->given[id]);
+            if (id == OPT_OUTPUT)
+                fprintf(stderr, "  help: `orbitc build PATH... -o FILE` writes a bytecode file\n");
+            fprintf(stderr, "Try `orbitc --help` for usage.\n");
+            return EXIT_USAGE;
         }
     }
-    opt->paths = paths;
     return EXIT_OK;
+}
+
+/* What check and build need besides their options: paths, `-` at most once and with
+ * --stdin-filename, build's output. */
+static int check_paths(const Options *opt, const CommandSpec *command)
+{
+    if (opt->path_count == 0)
+        return usage_error("%s needs at least one file or directory", command->name);
+    int stdin_count = 0;
+    for (int i = 0; i < opt->path_count; i++)
+        stdin_count += strcmp(opt->paths[i], "-") == 0;
+    if (stdin_count > 1)
+        return usage_error("standard input (`%s`) is named more than once", "-");
+    if (opt->stdin_filename && stdin_count == 0)
+        return usage_error("%s names standard input: add `-` to the paths", "--stdin-filename");
+    if (command->bit == FOR_BUILD && !opt->output)
+        return usage_error("%s needs an output file: `orbitc build PATH... -o FILE.orbc`", "build");
+    return EXIT_OK;
+}
+
+static int run_command(const Options *opt)
+{
+    if (!opt->command) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    const CommandSpec *command = find_command(opt->command);
+    if (!command)
+        return unknown_command(opt->command);
+    int status = refuse_ignored_options(opt, command);
+    if (status == EXIT_OK && (command->bit == FOR_CHECK || command->bit == FOR_BUILD))
+        status = check_paths(opt, command);
+    return status == EXIT_OK ? command->run(opt) : status;
+}
+
+/* Flushes and closes standard output, then standard error. Output that could not be
+ * written (a full disk, /dev/full) fails the run with status 2: a caller must never take
+ * lost output for a clean result. */
+static int finish_output(int status)
+{
+    errno = 0;
+    bool lost = ferror(stdout);
+    if (fclose(stdout) != 0)
+        lost = true;
+    if (lost) {
+        int err = errno;
+        fprintf(stderr, "orbitc: error: cannot write standard output%s%s\n",
+                err ? ": " : "", err ? strerror(err) : "");
+        status = EXIT_USAGE;
+    }
+    lost = ferror(stderr);
+    if (fclose(stderr) != 0 || lost)
+        status = EXIT_USAGE;
+    return status;
 }
 
 int main(int argc, char **argv)
 {
     /* stderr is unbuffered by default: diagnostics would go out a character at a time.
-     * Fully buffered here; everything is flushed at exit. */
+     * Fully buffered here; everything is flushed at the end (finish_output). */
     static char stderr_buffer[1 << 16];
     setvbuf(stderr, stderr_buffer, _IOFBF, sizeof stderr_buffer);
 
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     Options opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS };
-    int status = parse_args(argc, argv, &opt, paths);
-    if (status != EXIT_OK) {
-        free(paths);
-        return status;
-    }
-    const char *cmd = opt.command;
-    if (!cmd || strcmp(cmd, "help") == 0) {
-        fputs(usage_text, cmd ? stdout : stderr);
-        status = cmd ? EXIT_OK : EXIT_USAGE;
-    } else if (strcmp(cmd, "version") == 0) {
-        printf("orbitc %s (bytecode %d.%d)\n", ORBIT_VERSION, ORBC_MAJOR, ORBC_MINOR);
-    } else if (strcmp(cmd, "check") == 0) {
-        status = opt.path_count ? command_check(&opt)
-                                : usage_error("%s needs at least one file or directory", "check");
-    } else if (strcmp(cmd, "build") == 0) {
-        status = opt.path_count ? command_build(&opt)
-                                : usage_error("%s needs at least one file or directory", "build");
-    } else if (strcmp(cmd, "dis") == 0) {
-        status = command_dis(&opt);
-    } else if (strcmp(cmd, "explain") == 0) {
-        status = command_explain(&opt);
-    } else {
-        status = usage_error("unknown command `%s` (commands: check, build, dis, explain)", cmd);
-    }
-    free(paths);
-    return status;
+    opt.paths = xrealloc(NULL, ((size_t)argc + 1) * sizeof *opt.paths);
+    opt.lints = xrealloc(NULL, ((size_t)argc + 1) * sizeof *opt.lints);
+    int status = parse_args(argc, argv, &opt);
+    if (status == EXIT_OK)
+        status = run_command(&opt);
+    free(opt.paths);
+    free(opt.lints);
+    return finish_output(status);
 }

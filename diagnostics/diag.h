@@ -142,6 +142,7 @@ typedef struct RenderOptions {
     bool color;               /* ANSI colors (human output only) */
     uint32_t max_shown;       /* 0 = no limit; else print this many, then "N more" */
     bool summary;             /* print the closing "error: N errors, M warnings emitted" */
+    bool warnings_denied;     /* --deny-warnings: the summary says the warnings fail the run */
 } RenderOptions;
 
 /* Human output, rustc style. Tabs are expanded, carets placed by display width. */

@@ -315,18 +315,24 @@ static const char *plural(uint32_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
-static void write_summary(const Painter *painter, const DiagSink *sink)
+static void write_summary(const Painter *painter, const DiagSink *sink, bool warnings_denied)
 {
     FILE *out = painter->out;
-    if (sink->errors > 0) {
+    bool denied = warnings_denied && sink->warnings > 0;
+    if (sink->errors > 0 || denied) {
         human_paint(painter, COLOR_RED);
         fputs("error", out);
         human_paint(painter, COLOR_RESET);
         human_paint(painter, COLOR_BOLD);
-        fprintf(out, ": %u %s", sink->errors, plural(sink->errors, "error", "errors"));
+        fputs(":", out);
+        if (sink->errors > 0)
+            fprintf(out, " %u %s%s", sink->errors, plural(sink->errors, "error", "errors"),
+                    sink->warnings > 0 ? "," : "");
         if (sink->warnings > 0)
-            fprintf(out, ", %u %s", sink->warnings, plural(sink->warnings, "warning", "warnings"));
+            fprintf(out, " %u %s", sink->warnings, plural(sink->warnings, "warning", "warnings"));
         fputs(" emitted", out);
+        if (denied)
+            fputs(" (warnings denied by `--deny-warnings`)", out);
     } else if (sink->warnings > 0) {
         human_paint(painter, COLOR_YELLOW);
         fputs("warning", out);
@@ -401,7 +407,7 @@ void render_human(FILE *out, const DiagSink *sink, const SourceMap *sources,
         fputs("\n\n", out);
     }
     if (options && options->summary && sink->count > 0) {
-        write_summary(&painter, sink);
+        write_summary(&painter, sink, options->warnings_denied);
         write_explain_hint(&painter, sink);
     }
 }

@@ -1,48 +1,17 @@
 #!/usr/bin/env python3
-"""The command line as a user meets it: exit statuses, usage errors, directories, lint
-levels, colour, `explain`, atomic `build`, `dis` of a bad file, and the file-size limit
-(E0010, with a sparse file larger than the limit).
+"""The command line as a user meets it: exit statuses, usage errors and their
+did-you-mean, options a command does not take, directories, lint levels, colour, `explain`,
+atomic `build`, `dis` of a bad file, and the file-size limit (E0010, with a sparse file
+larger than the limit). Files, devices, FIFOs and lost output: test_cli_files.py.
 
     test_cli.py --orbitc PATH        ends with `N passed, N failed`
 """
-import argparse
 import json
 import os
-import subprocess
-import sys
+import re
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXAMPLE = os.path.join(ROOT, 'examples', 'checkout.orbit')
-ORBITC = None
-RESULTS = []
-
-
-def run(*args, cwd=None, env_extra=None):
-    env = dict(os.environ)
-    env.pop('NO_COLOR', None)
-    env['ASAN_OPTIONS'] = 'exitcode=86'
-    env['UBSAN_OPTIONS'] = 'halt_on_error=1:exitcode=86'
-    if env_extra:
-        env.update(env_extra)
-    p = subprocess.run([ORBITC] + list(args), cwd=cwd, env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
-
-
-def test(fn):
-    RESULTS.append(fn)
-    return fn
-
-
-def expect(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-def write(path, text):
-    with open(path, 'w', encoding='utf-8') as f:
-        f.write(text)
+from cli_harness import EXAMPLE, expect, main, run, test, write
 
 
 @test
@@ -222,24 +191,136 @@ def dis_rejects_bad_files():
         expect(status == 2 and 'cannot read' in err, 'missing: %r' % err)
 
 
-def main():
-    global ORBITC
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--orbitc', required=True)
-    ORBITC = os.path.abspath(ap.parse_args().orbitc)
-    passed = failed = 0
-    for fn in RESULTS:
-        try:
-            fn()
-            passed += 1
-        except AssertionError as e:
-            failed += 1
-            print('FAIL %s: %s' % (fn.__name__, e))
-        except Exception as e:  # a crash of the test itself is a failure too
-            failed += 1
-            print('FAIL %s: %s: %s' % (fn.__name__, type(e).__name__, e))
-    print('%d passed, %d failed' % (passed, failed))
-    sys.exit(1 if failed else 0)
+# --- issue 11, item 11: the command line ---
+
+@test
+def did_you_mean_for_commands_and_options():
+    for args, wrong, meant in ((['chek', EXAMPLE], 'unknown command `chek`', '`check`'),
+                               (['check', '--fromat', 'json', EXAMPLE],
+                                'unknown option `--fromat`', '`--format`'),
+                               (['check', '--fromat=json', EXAMPLE],
+                                'unknown option `--fromat`', '`--format`'),
+                               (['biuld', EXAMPLE], 'unknown command `biuld`', '`build`'),
+                               (['check', '--deny-warning', EXAMPLE],
+                                'unknown option `--deny-warning`', '`--deny-warnings`')):
+        status, _, err = run(*args)
+        expect(status == 2 and wrong in err and 'did you mean %s?' % meant in err,
+               '%s: %d %r' % (args, status, err))
+    status, _, err = run('check', '--zzzzzzzz', EXAMPLE)
+    expect(status == 2 and 'did you mean' not in err, 'no suggestion when none is close: %r' % err)
+    status, _, err = run(EXAMPLE)
+    expect(status == 2 and 'orbitc check %s' % EXAMPLE in err, 'a path as command: %r' % err)
+
+
+def warning_codes(*args):
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'w.orbit')
+        write(src, 'worker "w" {}\nworkflow x {\n  step s { worker "w"; retry { attempts: 3 } }\n}\n')
+        status, out, err = run('check', '--format=json', *args, src)
+        expect(status == 0, '%s: %d %r' % (args, status, err))
+        return [json.loads(l)['code'] for l in out.splitlines()]
+
+
+@test
+def lint_codes_any_case_and_the_later_option_wins():
+    expect(warning_codes('--warn', 'w0007') == ['W0007'], '--warn w0007')
+    expect(warning_codes('--warn', 'W0007', '--allow', 'w0007') == [], '--warn then --allow')
+    expect(warning_codes('--allow', 'W0007', '--warn', 'W0007') == ['W0007'], '--allow then --warn')
+    status, _, err = run('check', '--allow', 'e0410', EXAMPLE)
+    expect(status == 2 and 'is not a warning code' in err, 'an error code: %r' % err)
+
+
+@test
+def deny_warnings_says_so_in_the_summary():
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'w.orbit')
+        write(src, 'worker "w" {}\nworkflow x {\n  step s { worker "w"\n'
+                   '    retry { attempts: 1, non_retryable: ["E"] } }\n}\n')
+        status, _, err = run('check', '--color=never', src)
+        expect(status == 0 and err.rstrip().endswith('warning: 1 warning emitted'), err)
+        status, _, err = run('check', '--color=never', '--deny-warnings', src)
+        expect(status == 1 and 'error: 1 warning emitted (warnings denied by `--deny-warnings`)'
+               in err, 'denied: %r' % err[-300:])
+
+
+@test
+def options_a_command_does_not_take_are_errors():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'out.orbc')
+        status, _, _ = run('build', EXAMPLE, '-o', out)
+        expect(status == 0, 'build')
+        for args, needle in ((['check', '-o', out, EXAMPLE], '`orbitc check` takes no option `-o`'),
+                             (['check', '--output=' + out, EXAMPLE],
+                              '`orbitc check` takes no option `--output`'),
+                             (['dis', '--format', 'json', out], '`orbitc dis` takes no option `--format`'),
+                             (['dis', '--deny-warnings', out],
+                              '`orbitc dis` takes no option `--deny-warnings`'),
+                             (['explain', '--max-diagnostics', '3', 'E0410'],
+                              '`orbitc explain` takes no option `--max-diagnostics`'),
+                             (['check', '--stdin-filename', 'x.orbit', EXAMPLE],
+                              'add `-` to the paths'),
+                             (['check', '--deny-warnings=yes', EXAMPLE], 'takes no value')):
+            status, stdout, err = run(*args)
+            expect(status == 2 and needle in err and stdout == '',
+                   '%s: %d %r' % (args, status, err))
+
+
+@test
+def dis_on_a_directory_says_so():
+    with tempfile.TemporaryDirectory() as tmp:
+        status, _, err = run('dis', tmp)
+        expect(status == 2 and 'cannot read `%s`: is a directory' % tmp in err, err)
+
+
+@test
+def help_example_codes_exist():
+    _, out, _ = run('--help')
+    codes = re.findall(r'\b[EW]\d{4}\b', out)
+    expect(codes, 'the help names a code')
+    for code in codes:
+        status, _, err = run('explain', code)
+        expect(status == 0, 'help names %s: %r' % (code, err))
+
+
+def stderr_on_a_terminal(args, env):
+    """Runs orbitc with stderr on a pseudo-terminal; returns what it wrote there."""
+    master, slave = os.openpty()
+    try:
+        with os.fdopen(slave, 'wb', closefd=True) as term:
+            run(*args, stderr=term, env_extra=env)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:        # EIO: the terminal's other side is closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b''.join(chunks).decode('utf-8', 'replace')
+    finally:
+        os.close(master)
+
+
+@test
+def colour_from_the_environment():
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'e.orbit')
+        write(src, 'workflow x { step s { sleep 1s; retry { attempts: 2 } } }\n')
+        on_terminal = stderr_on_a_terminal(['check', src], {'TERM': 'xterm'})
+        expect('\x1b[' in on_terminal, 'a terminal gets colour: %r' % on_terminal[:200])
+        dumb = stderr_on_a_terminal(['check', src], {'TERM': 'dumb'})
+        expect('E0307' in dumb and '\x1b[' not in dumb, 'TERM=dumb: no colour: %r' % dumb[:200])
+        forced = stderr_on_a_terminal(['check', '--color=always', src], {'TERM': 'dumb'})
+        expect('\x1b[' in forced, '--color=always wins over TERM=dumb')
+        for env, coloured in (({'FORCE_COLOR': '1'}, True), ({'CLICOLOR_FORCE': '1'}, True),
+                              ({'FORCE_COLOR': '0'}, False), ({'FORCE_COLOR': ''}, False),
+                              ({'FORCE_COLOR': '1', 'NO_COLOR': '1'}, True),
+                              ({'CLICOLOR_FORCE': '1', 'TERM': 'dumb'}, True)):
+            _, _, err = run('check', src, env_extra=env)       # stderr is a pipe
+            expect(('\x1b[' in err) == coloured, '%s: colour %s' % (env, not coloured))
+        _, _, err = run('check', '--color=never', src, env_extra={'FORCE_COLOR': '1'})
+        expect('\x1b[' not in err, '--color=never wins over FORCE_COLOR')
 
 
 if __name__ == '__main__':

@@ -1,0 +1,335 @@
+/* The input files of one run: command-line paths expanded into files (inputs.h). */
+#include "inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+
+static Input *push_input(InputList *list, char *path)
+{
+    if (list->count == list->cap) {
+        list->cap = list->cap ? list->cap * 2 : 16;
+        list->items = xrealloc(list->items, list->cap * sizeof *list->items);
+    }
+    Input *input = &list->items[list->count++];
+    *input = (Input){ .path = path };
+    return input;
+}
+
+static char *copy_string(const char *text)
+{
+    size_t len = strlen(text);
+    char *copy = xrealloc(NULL, len + 1);
+    memcpy(copy, text, len + 1);
+    return copy;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t dlen = strlen(dir), nlen = strlen(name);
+    bool slash = dlen > 0 && dir[dlen - 1] != '/';
+    char *path = xrealloc(NULL, dlen + slash + nlen + 1);
+    memcpy(path, dir, dlen);
+    if (slash)
+        path[dlen] = '/';
+    memcpy(path + dlen + slash, name, nlen + 1);
+    return path;
+}
+
+/* Records that `path` (malloc'd, owned by the list from now on) cannot be used:
+ * "<before>`<path>`<after>", reported once the list is complete. */
+static void push_problem(InputList *list, char *path, const char *before, const char *after)
+{
+    size_t len = strlen(before) + strlen(path) + strlen(after) + 3;
+    char *text = xrealloc(NULL, len);
+    snprintf(text, len, "%s`%s`%s", before, path, after);
+    push_input(list, path)->problem = text;
+}
+
+/* A path that cannot be read: "<what> `path`: why". */
+static void push_unreadable(InputList *list, char *path, const char *what, const char *why)
+{
+    size_t len = strlen(why) + 3;
+    char *after = xrealloc(NULL, len);
+    snprintf(after, len, ": %s", why);
+    push_problem(list, path, what, after);
+    free(after);
+}
+
+/* Why a symbolic link cannot be followed (`err` from stat). */
+static const char *link_problem(int err)
+{
+    return err == ENOENT ? "a symbolic link to a file that does not exist (dangling)"
+                         : strerror(err);
+}
+
+static void set_identity(Input *input, const struct stat *st)
+{
+    input->known = true;
+    input->dev = st->st_dev;
+    input->ino = st->st_ino;
+}
+
+static bool has_orbit_suffix(const char *name)
+{
+    size_t len = strlen(name);
+    return len > 6 && strcmp(name + len - 6, ".orbit") == 0;
+}
+
+/* --- walking a directory --- */
+
+typedef struct DirEntry {
+    char *name;
+    unsigned char type;   /* d_type: DT_UNKNOWN when the file system does not say */
+} DirEntry;
+
+typedef struct DirListing {
+    DirEntry *items;
+    size_t count, cap;
+} DirListing;
+
+/* The visible entries of `dir`, read at once so that no directory stays open while its
+ * subdirectories are walked (a deep tree would run out of file descriptors). Returns
+ * false with errno set when `dir` cannot be listed. */
+static bool list_dir(const char *dir, DirListing *listing)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(d);
+        if (!entry)
+            break;
+        if (entry->d_name[0] == '.')
+            continue;
+        if (listing->count == listing->cap) {
+            listing->cap = listing->cap ? listing->cap * 2 : 16;
+            listing->items = xrealloc(listing->items, listing->cap * sizeof *listing->items);
+        }
+        listing->items[listing->count++] = (DirEntry){ copy_string(entry->d_name), entry->d_type };
+    }
+    int err = errno;
+    closedir(d);
+    errno = err;
+    return err == 0;
+}
+
+static void walk_dir(InputList *list, const char *dir);
+
+/* One entry of a directory: a subdirectory is walked, a *.orbit regular file (or a
+ * symbolic link to one) is taken; anything else is not a source file and is passed over. */
+static void walk_entry(InputList *list, const char *dir, const DirEntry *entry)
+{
+    char *path = join_path(dir, entry->name);
+    bool orbit = has_orbit_suffix(entry->name);
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        /* An entry that vanished since it was listed holds nothing to read; one whose
+         * path is too long (or similar) may: a directory or a source file. */
+        int err = errno;
+        if (err != ENOENT && (orbit || entry->type == DT_DIR || entry->type == DT_UNKNOWN))
+            push_unreadable(list, path, "cannot read ", strerror(err));
+        else
+            free(path);
+        return;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        walk_dir(list, path);
+        free(path);
+        return;
+    }
+    if (orbit && S_ISLNK(st.st_mode) && stat(path, &st) != 0) {
+        push_unreadable(list, path, "cannot read ", link_problem(errno));
+        return;
+    }
+    if (!orbit || !S_ISREG(st.st_mode)) {   /* a FIFO, a device, a link to a directory */
+        free(path);
+        return;
+    }
+    Input *input = push_input(list, path);
+    input->found = true;
+    set_identity(input, &st);
+}
+
+static void walk_dir(InputList *list, const char *dir)
+{
+    DirListing listing = { 0 };
+    if (!list_dir(dir, &listing))
+        push_unreadable(list, copy_string(dir), "cannot read directory ", strerror(errno));
+    for (size_t i = 0; i < listing.count; i++) {
+        walk_entry(list, dir, &listing.items[i]);
+        free(listing.items[i].name);
+    }
+    free(listing.items);
+}
+
+/* --- the whole list --- */
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(((const Input *)a)->path, ((const Input *)b)->path);
+}
+
+/* One command-line path. */
+static void collect_path(InputList *list, const char *arg)
+{
+    if (strcmp(arg, "-") == 0) {
+        push_input(list, copy_string(arg))->from_stdin = true;
+        return;
+    }
+    struct stat st;
+    if (stat(arg, &st) != 0) {
+        int err = errno;
+        bool link = lstat(arg, &st) == 0 && S_ISLNK(st.st_mode);
+        push_unreadable(list, copy_string(arg), "cannot read ",
+                        link ? link_problem(err) : strerror(err));
+        return;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        set_identity(push_input(list, copy_string(arg)), &st);
+        return;
+    }
+    size_t before = list->count;
+    walk_dir(list, arg);
+    if (list->count == before)
+        push_problem(list, copy_string(arg), "no .orbit files in directory ", "");
+    qsort(list->items + before, list->count - before, sizeof *list->items, compare_paths);
+}
+
+static void input_free(Input *input)
+{
+    free(input->path);
+    free(input->problem);
+}
+
+/* Prints every problem found while collecting, in list order, and removes those entries. */
+static void report_problems(InputList *list)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        Input *input = &list->items[i];
+        if (input->problem) {
+            fprintf(stderr, "orbitc: error: %s\n", input->problem);
+            list->failures++;
+            input_free(input);
+        } else {
+            list->items[kept++] = *input;
+        }
+    }
+    list->count = kept;
+}
+
+static bool same_file(const Input *input, const struct stat *st)
+{
+    return input->known && input->dev == st->st_dev && input->ino == st->st_ino;
+}
+
+/* The same file named twice (directly, through a directory, a link or another spelling)
+ * is read once, where it first appears. O(n log n). */
+typedef struct Identity {
+    dev_t dev;
+    ino_t ino;
+    size_t index;
+} Identity;
+
+static int compare_identities(const void *a, const void *b)
+{
+    const Identity *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void drop_duplicates(InputList *list)
+{
+    Identity *ids = xrealloc(NULL, (list->count ? list->count : 1) * sizeof *ids);
+    size_t count = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        const Input *input = &list->items[i];
+        if (input->known)
+            ids[count++] = (Identity){ input->dev, input->ino, i };
+    }
+    qsort(ids, count, sizeof *ids, compare_identities);
+    for (size_t i = 1; i < count; i++) {
+        if (ids[i].dev == ids[i - 1].dev && ids[i].ino == ids[i - 1].ino) {
+            Input *later = &list->items[ids[i].index];
+            input_free(later);
+            later->path = NULL;
+        }
+    }
+    free(ids);
+    size_t kept = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        if (list->items[i].path)
+            list->items[kept++] = list->items[i];
+    }
+    list->count = kept;
+}
+
+void inputs_collect(InputList *list, const char *const *paths, int count)
+{
+    for (int i = 0; i < count; i++)
+        collect_path(list, paths[i]);
+    report_problems(list);
+    drop_duplicates(list);
+}
+
+void inputs_name_stdin(InputList *list, const char *name)
+{
+    size_t at = 0;
+    while (at < list->count && !list->items[at].from_stdin)
+        at++;
+    if (at == list->count)
+        return;
+    Input *stdin_input = &list->items[at];
+    struct stat st;
+    if (name && stat(name, &st) == 0) {
+        for (size_t i = 0; i < list->count; i++) {
+            Input *input = &list->items[i];
+            if (i == at || !same_file(input, &st))
+                continue;
+            /* the editor's unsaved buffer of a file of the program: it takes its place */
+            free(input->path);
+            input->path = copy_string(name);
+            input->from_stdin = true;
+            input->found = false;
+            input_free(stdin_input);
+            memmove(stdin_input, stdin_input + 1, (list->count - at - 1) * sizeof *stdin_input);
+            list->count--;
+            return;
+        }
+    }
+    free(stdin_input->path);
+    stdin_input->path = copy_string(name ? name : "<stdin>");
+    if (fstat(STDIN_FILENO, &st) == 0)
+        set_identity(stdin_input, &st);
+}
+
+const Input *inputs_same_file(const InputList *list, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    for (size_t i = 0; i < list->count; i++) {
+        if (same_file(&list->items[i], &st))
+            return &list->items[i];
+    }
+    return NULL;
+}
+
+void inputs_free(InputList *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        input_free(&list->items[i]);
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}

@@ -247,12 +247,13 @@ static int diagnostics_status(const Options *opt, const Compiler *c)
     return EXIT_OK;
 }
 
-/* After the diagnostics: the paths that could not be read, once more, so that they are
- * not lost above a long report. */
-static void report_unread(const InputList *inputs, const char *consequence)
+/* After the diagnostics of the files that were read: the paths that could not be, once
+ * more, so that they are not lost above a long report. */
+static void report_unread(const Compiler *c, const InputList *inputs, const char *consequence)
 {
-    fprintf(stderr, "orbitc: error: %u %s could not be read; %s\n", inputs->failures,
-            inputs->failures == 1 ? "path" : "paths", consequence);
+    if (c->sources.count > 1)
+        fprintf(stderr, "orbitc: error: %u %s could not be read; %s\n", inputs->failures,
+                inputs->failures == 1 ? "path" : "paths", consequence);
 }
 
 static int command_check(const Options *opt)
@@ -266,7 +267,7 @@ static int command_check(const Options *opt)
         print_diagnostics(opt, &c);
         status = diagnostics_status(opt, &c);
         if (inputs.failures > 0) {
-            report_unread(&inputs, "the program was checked without them");
+            report_unread(&c, &inputs, "the program was checked without them");
             status = EXIT_USAGE;
         }
     }
@@ -303,7 +304,7 @@ static int command_build(const Options *opt)
     print_diagnostics(opt, &c);
     status = diagnostics_status(opt, &c);
     if (inputs.failures > 0) {
-        report_unread(&inputs, "nothing was written");
+        report_unread(&c, &inputs, "nothing was written");
         status = EXIT_USAGE;
     } else if (status == EXIT_OK && !lowered) {
         /* a limit found while the file was assembled, without a source position */

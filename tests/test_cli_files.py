@@ -346,6 +346,9 @@ def dangling_links_and_missing_paths_are_reported():
         err = check_with_problem(tmp, [os.path.join(tmp, 'a.orbit'), missing, dangling],
                                  'cannot read `%s`: No such file or directory' % missing)
         expect('2 paths could not be read' in err, err)
+        status, _, err = run('check', missing)       # nothing read: nothing to repeat
+        expect(status == 2 and err == 'orbitc: error: cannot read `%s`: No such file or '
+                                      'directory\n' % missing, 'only a missing path: %r' % err)
         empty = os.path.join(tmp, 'empty')
         os.mkdir(empty)
         os.unlink(dangling)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checker.h"
+#include "memory.h"
 #include "parse.h"
 
 extern const char orbit_stdlib_source[];
@@ -99,7 +100,7 @@ static char *read_up_to(int fd, size_t size_hint, size_t limit, size_t *len,
 
 static char *empty_text(void)
 {
-    char *text = xrealloc(NULL, 1);
+    char *text = xmalloc(1);
     text[0] = '\0';
     return text;
 }
@@ -209,11 +210,7 @@ uint8_t *driver_read_binary(const char *path, size_t limit, size_t *len, const c
 Program *driver_check(Compiler *c)
 {
     uint32_t count = c->sources.count;
-    c->asts = calloc(count, sizeof *c->asts);
-    if (!c->asts) {
-        fprintf(stderr, "orbitc: out of memory\n");
-        exit(2);
-    }
+    c->asts = xcalloc(count, sizeof *c->asts);
     for (uint32_t i = 0; i < count; i++)
         c->asts[i] = parse_source(c, i);
     c->ast_count = count;

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "memory.h"
 
 static Input *push_input(InputList *list, char *path)
 {
@@ -25,7 +25,7 @@ static Input *push_input(InputList *list, char *path)
 static char *copy_string(const char *text)
 {
     size_t len = strlen(text);
-    char *copy = xrealloc(NULL, len + 1);
+    char *copy = xmalloc(len + 1);
     memcpy(copy, text, len + 1);
     return copy;
 }
@@ -34,7 +34,7 @@ static char *join_path(const char *dir, const char *name)
 {
     size_t dlen = strlen(dir), nlen = strlen(name);
     bool slash = dlen > 0 && dir[dlen - 1] != '/';
-    char *path = xrealloc(NULL, dlen + slash + nlen + 1);
+    char *path = xmalloc(dlen + slash + nlen + 1);
     memcpy(path, dir, dlen);
     if (slash)
         path[dlen] = '/';
@@ -47,7 +47,7 @@ static char *join_path(const char *dir, const char *name)
 static void push_problem(InputList *list, char *path, const char *before, const char *after)
 {
     size_t len = strlen(before) + strlen(path) + strlen(after) + 3;
-    char *text = xrealloc(NULL, len);
+    char *text = xmalloc(len);
     snprintf(text, len, "%s`%s`%s", before, path, after);
     push_input(list, path)->problem = text;
 }
@@ -56,7 +56,7 @@ static void push_problem(InputList *list, char *path, const char *before, const 
 static void push_unreadable(InputList *list, char *path, const char *what, const char *why)
 {
     size_t len = strlen(why) + 3;
-    char *after = xrealloc(NULL, len);
+    char *after = xmalloc(len);
     snprintf(after, len, ": %s", why);
     push_problem(list, path, what, after);
     free(after);
@@ -251,7 +251,7 @@ static int compare_identities(const void *a, const void *b)
 
 static void drop_duplicates(InputList *list)
 {
-    Identity *ids = xrealloc(NULL, (list->count ? list->count : 1) * sizeof *ids);
+    Identity *ids = xcalloc(list->count, sizeof *ids);
     size_t count = 0;
     for (size_t i = 0; i < list->count; i++) {
         const Input *input = &list->items[i];

@@ -13,6 +13,7 @@
 #include "driver.h"
 #include "inputs.h"
 #include "lower.h"
+#include "memory.h"
 #include "orbc.h"
 #include "suggest.h"
 #include "version.h"
@@ -633,8 +634,8 @@ int main(int argc, char **argv)
     setvbuf(stderr, stderr_buffer, _IOFBF, sizeof stderr_buffer);
 
     Options opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS };
-    opt.paths = xrealloc(NULL, ((size_t)argc + 1) * sizeof *opt.paths);
-    opt.lints = xrealloc(NULL, ((size_t)argc + 1) * sizeof *opt.lints);
+    opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);
+    opt.lints = xcalloc((size_t)argc + 1, sizeof *opt.lints);
     int status = parse_args(argc, argv, &opt);
     if (status == EXIT_OK)
         status = run_command(&opt);

@@ -13,6 +13,10 @@ import tempfile
 
 from cli_harness import EXAMPLE, expect, main, run, test, write
 
+WARNS_W0001 = ('worker "w" {}\nworkflow x {\n  step s { worker "w"\n'
+               '    retry { attempts: 1, non_retryable: ["E"] } }\n}\n')
+LINTS_W0007 = 'worker "w" {}\nworkflow x {\n  step s { worker "w"; retry { attempts: 3 } }\n}\n'
+
 
 @test
 def help_and_version():
@@ -85,8 +89,7 @@ def file_size_limit_e0010():
 def warnings_levels_and_deny():
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, 'w.orbit')
-        write(src, 'worker "w" {}\nworkflow x {\n  step s { worker "w"\n'
-                   '    retry { attempts: 1, non_retryable: ["E"] } }\n}\n')
+        write(src, WARNS_W0001)
         status, out, _ = run('check', '--format=json', src)
         codes = [json.loads(l)['code'] for l in out.splitlines()]
         expect(status == 0 and codes == ['W0001'], 'warning alone exits 0: %d %r' % (status, codes))
@@ -94,7 +97,7 @@ def warnings_levels_and_deny():
         expect(status == 1, '--deny-warnings exits 1')
         status, out, _ = run('check', '--format=json', '--allow', 'W0001', src)
         expect(status == 0 and out == '', '--allow silences: %r' % out)
-        write(src, 'worker "w" {}\nworkflow x {\n  step s { worker "w"; retry { attempts: 3 } }\n}\n')
+        write(src, LINTS_W0007)
         status, out, _ = run('check', '--format=json', src)
         expect(out == '', 'W0007 is off by default: %r' % out)
         status, out, _ = run('check', '--format=json', '--warn', 'W0007', src)
@@ -215,7 +218,7 @@ def did_you_mean_for_commands_and_options():
 def warning_codes(*args):
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, 'w.orbit')
-        write(src, 'worker "w" {}\nworkflow x {\n  step s { worker "w"; retry { attempts: 3 } }\n}\n')
+        write(src, LINTS_W0007)
         status, out, err = run('check', '--format=json', *args, src)
         expect(status == 0, '%s: %d %r' % (args, status, err))
         return [json.loads(l)['code'] for l in out.splitlines()]
@@ -234,8 +237,7 @@ def lint_codes_any_case_and_the_later_option_wins():
 def deny_warnings_says_so_in_the_summary():
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, 'w.orbit')
-        write(src, 'worker "w" {}\nworkflow x {\n  step s { worker "w"\n'
-                   '    retry { attempts: 1, non_retryable: ["E"] } }\n}\n')
+        write(src, WARNS_W0001)
         status, _, err = run('check', '--color=never', src)
         expect(status == 0 and err.rstrip().endswith('warning: 1 warning emitted'), err)
         status, _, err = run('check', '--color=never', '--deny-warnings', src)

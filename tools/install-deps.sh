@@ -13,6 +13,7 @@ packages=(
   python3 python3-jsonschema          # golden harness, JSON Schema validation of output
   scdoc                               # man pages (man/*.scd) to roff
   groff-base man-db                   # the man-page test renders them (groff -ww -z, man -l)
+  bash-completion zsh fish            # the completion tests run each shell
 )
 
 missing=()

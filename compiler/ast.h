@@ -215,12 +215,26 @@ struct Block {
     uint32_t depth;      /* parser: height of the tree below this block */
 };
 
+/* A comment of the source, as written: a line comment from its `//` up to the end of its
+ * line (the line end, LF or CRLF, is not part of it; a `#` comment, reported as an error,
+ * is kept the same way), or a block comment from its opening to its closing delimiter
+ * (to the end of the file when it is never closed). Comments are kept
+ * beside the tree, in source order, for the tools that need them (the formatter, inline
+ * suppressions); the checker and lowering never look at them. */
+typedef struct Comment {
+    Span span;
+    const char *text;    /* the comment's bytes in the source text: span.end - span.start */
+    bool block;          /* a block comment rather than a line comment */
+} Comment;
+
 /* One parsed source file. Its top-level members are clauses KW_WORKFLOW, KW_WORKER and
  * KW_TYPE (anything else at top level is reported by the parser and dropped). */
 typedef struct SourceAst {
     uint32_t file;
     Member *first;
     uint32_t count;
+    Comment *comments;   /* every comment of the file, in source order */
+    uint32_t comment_count;
     bool fatal;          /* parsing stopped early (nesting limit, file limits); the tree
                             holds what was read before that */
 } SourceAst;

@@ -107,6 +107,11 @@ typedef struct Lexer {
     bool too_deep;               /* the nesting limit was hit (E0009) */
     uint32_t errors;             /* diagnostics reported for this file */
 
+    /* The comments met so far, in order (parse.c moves them to the syntax tree). Only
+     * a comment costs anything here: the scanner records it where it skips it. */
+    Comment *comments;
+    uint32_t comment_count, comment_cap;
+
     char *scratch;               /* reusable buffer for decoding strings */
     uint32_t scratch_cap;
     const Name *keyword_names[KW_COUNT];

@@ -125,14 +125,31 @@ static bool has_high_byte(const unsigned char *p, const unsigned char *end)
     return any & 0x80;
 }
 
-/* After `//` (or `#`): to the end of the line, which is left for the newline rule. */
-static const unsigned char *skip_line_comment(Lexer *lx, const unsigned char *cur)
+/* Keeps the comment tok[0, end - tok) for the syntax tree's list. */
+static void record_comment(Lexer *lx, const unsigned char *tok, const unsigned char *end,
+                           bool block)
+{
+    if (lx->comment_count == lx->comment_cap) {
+        lx->comment_cap = lx->comment_cap ? lx->comment_cap * 2 : 64;
+        lx->comments = xrealloc(lx->comments, lx->comment_cap * sizeof *lx->comments);
+    }
+    Comment *comment = &lx->comments[lx->comment_count++];
+    comment->span = lexer_span(lx, lex_offset(lx, tok), lex_offset(lx, end));
+    comment->text = (const char *)tok;
+    comment->block = block;
+}
+
+/* After `//` (or `#`) at tok: to the end of the line, which is left for the newline
+ * rule. */
+static const unsigned char *skip_line_comment(Lexer *lx, const unsigned char *tok,
+                                              const unsigned char *cur)
 {
     const unsigned char *end = memchr(cur, '\n', (size_t)(lx->lim - cur));
     if (!end)
         end = lx->lim;
     if (has_high_byte(cur, end))
         lex_check_utf8(lx, cur, end);
+    record_comment(lx, tok, end > cur && end[-1] == '\r' ? end - 1 : end, false);
     return end;
 }
 
@@ -143,7 +160,7 @@ static const unsigned char *hash_comment(Lexer *lx, const unsigned char *tok,
                                "unexpected character `#`");
     if (d)
         diag_add_help(&lx->c->diags, d, "comments start with `//`");
-    return skip_line_comment(lx, cur);
+    return skip_line_comment(lx, tok, cur);
 }
 
 /* After the opening of a block comment: to its end. Sets *newline when it spans lines. */
@@ -162,6 +179,7 @@ static const unsigned char *skip_block_comment(Lexer *lx, const unsigned char *t
     *newline = memchr(cur, '\n', (size_t)(end - cur)) != NULL;
     if (has_high_byte(cur, end))
         lex_check_utf8(lx, cur, end);
+    record_comment(lx, tok, after, true);
     return after;
 }
 
@@ -503,7 +521,7 @@ static int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
         /*!re2c
             [ \t\r\f\v]+    { continue; }
             "\n"            { return finish(lx, loc, tok, cur, NEWLINE); }
-            "//"            { cur = skip_line_comment(lx, cur); continue; }
+            "//"            { cur = skip_line_comment(lx, tok, cur); continue; }
             "#"             { cur = hash_comment(lx, tok, cur); continue; }
             "/*"            {
                                 cur = skip_block_comment(lx, tok, cur, &newline);
@@ -1234,4 +1252,7 @@ void lexer_free(Lexer *lx)
     free(lx->scratch);
     lx->scratch = NULL;
     lx->scratch_cap = 0;
+    free(lx->comments);
+    lx->comments = NULL;
+    lx->comment_count = lx->comment_cap = 0;
 }

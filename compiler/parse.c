@@ -100,6 +100,16 @@ typedef struct Pass {
     uint32_t unclosed_reports;
 } Pass;
 
+/* The lexer's comments, moved to the tree's arena. */
+static void keep_comments(Compiler *c, SourceAst *ast, const Lexer *lx)
+{
+    size_t size = (size_t)lx->comment_count * sizeof *lx->comments;
+    ast->comment_count = lx->comment_count;
+    ast->comments = size ? arena_alloc(&c->arena, size) : NULL;
+    if (size)
+        memcpy(ast->comments, lx->comments, size);
+}
+
 static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget)
 {
     Pass pass = { arena_alloc(&c->arena, sizeof *pass.ast), 0, 0 };
@@ -118,6 +128,7 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget)
         /* E0009 alone: the syntax errors reported before it are most likely effects of
          * the same runaway nesting (`{{{{…`). Lexical errors stay. */
         diag_drop_since(&c->diags, first_report, diag_is_lexical);
+    keep_comments(c, pass.ast, lx);
     pass.unclosed = lx->fatal ? 0 : lx->unclosed_at_end;
     pass.unclosed_reports = lx->unclosed_reports;
     free(parser.args);

@@ -303,12 +303,50 @@ START_TEST(nesting_at_the_limit_is_fine)
 }
 END_TEST
 
+/* Every comment is kept beside the tree, in order, with its exact span: a line comment
+ * without its line end (LF or CRLF), a block comment whole, one never closed to the end
+ * of the file, and comments in text skipped by error recovery. */
+static const char *comment_dump(Fixture *f, const char *text)
+{
+    fixture_open(f, text, strlen(text));
+    SourceAst *ast = parse_source(&f->c, f->file);
+    uint32_t origin = source_file(&f->c.sources, f->file)->origin;
+    f->used = 0;
+    f->out[0] = '\0';
+    for (uint32_t i = 0; i < ast->comment_count; i++) {
+        const Comment *c = &ast->comments[i];
+        uint32_t len = c->span.end - c->span.start;
+        ck_assert_ptr_eq(c->text, source_file(&f->c.sources, f->file)->text + c->span.start - origin);
+        out(f, "%c%u-%u[%.*s]\n", c->block ? 'B' : 'L', c->span.start - origin,
+            c->span.end - origin, (int)len, c->text);
+    }
+    return f->out;
+}
+
+START_TEST(comments_are_kept)
+{
+    Fixture *f = malloc(sizeof *f);
+    ck_assert_str_eq(comment_dump(f, "// head\r\nworkflow w { /* a */ a: 1 // tail\n"
+                                     "  b: /* x\ny */ 2 }\n//"),
+                     "L0-7[// head]\nB22-29[/* a */]\nL35-42[// tail]\nB48-57[/* x\ny */]\n"
+                     "L62-64[//]\n");
+    fixture_close(f);
+    ck_assert_str_eq(comment_dump(f, "workflow w { a: = // lost?\n b: 1 } /* open"),
+                     "L18-26[// lost?]\nB35-42[/* open]\n");
+    fixture_close(f);
+    ck_assert_str_eq(comment_dump(f, "workflow w {}"), "");
+    fixture_close(f);
+    free(f);
+}
+END_TEST
+
 static Suite *parser_suite(void)
 {
     Suite *s = suite_create("parser");
     TCase *tc = tcase_create("parser");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, precedence);
+    tcase_add_test(tc, comments_are_kept);
     tcase_add_test(tc, postfix_and_literals);
     tcase_add_test(tc, clauses);
     tcase_add_test(tc, unknown_words);

@@ -284,6 +284,14 @@ def dash_reads_standard_input():
     expect(status == 1 and json.loads(out)['file'] == 'src/x.orbit', 'named: %r %r' % (out, err))
     status, _, err = run('check', '-', '-', input=b'', timeout=TIMEOUT)
     expect(status == 2 and 'more than once' in err, 'twice: %r' % err)
+    with tempfile.TemporaryDirectory() as tmp:
+        bytecode = os.path.join(tmp, 'x.orbc')
+        run('build', EXAMPLE, '-o', bytecode)
+        _, from_file, _ = run('dis', bytecode)
+        with open(bytecode, 'rb') as f:
+            status, from_stdin, err = run('dis', '-', input=f.read(), timeout=TIMEOUT)
+        expect(status == 0 and from_stdin == from_file and 'workflow' in from_file,
+               'dis -: %d %r' % (status, err))
 
 
 @test

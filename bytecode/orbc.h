@@ -302,6 +302,10 @@ typedef struct OrbcError {
 bool orbc_load(const uint8_t *bytes, size_t len, OrbcModule *module, OrbcError *err);
 void orbc_module_free(OrbcModule *module);
 
+/* A hash of `len` bytes for hash tables (not stable across versions, never stored): 8
+ * bytes a step, so hashing a name costs a few multiplications. */
+uint32_t orbc_hash(const void *bytes, size_t len);
+
 /* CRC-32C (Castagnoli) of `len` bytes, as stored at offset 8 of a file for bytes 12..end. */
 uint32_t orbc_crc32c(const uint8_t *bytes, size_t len);
 /* The same without the CPU's CRC instruction (tests compare the two). */

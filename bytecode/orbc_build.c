@@ -100,14 +100,6 @@ static void *pool_copy(OrbcBuilder *b, const void *data, size_t size)
     return copy;
 }
 
-static uint32_t hash_bytes(const uint8_t *key, size_t len)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ key[i]) * 16777619u;
-    return h;
-}
-
 static bool dedup_grow(Dedup *set)
 {
     uint32_t cap = set->slots ? (set->mask + 1) * 2 : 64;
@@ -161,7 +153,7 @@ static uint32_t dedup_find(OrbcBuilder *b, Dedup *set, DedupTable table, const u
         b->failed = true;
         return 0;
     }
-    uint32_t h = hash_bytes(key, len);
+    uint32_t h = orbc_hash(key, len);
     uint32_t i = h & set->mask;
     while (set->slots[i].index != ORBC_NONE) {
         DedupSlot *s = &set->slots[i];

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orbc.h"
+#include "orbc_internal.h"
+#include "orbc_value.h"
 
 static void print_string(FILE *out, const OrbcString *s)
 {
@@ -69,22 +70,9 @@ static void print_name(FILE *out, const OrbcModule *m, uint32_t index)
 
 static void print_duration(FILE *out, int64_t ms)
 {
-    if (ms == 0) {
-        fputs("0ms", out);
-        return;
-    }
-    uint64_t left = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
-    if (ms < 0)
-        fputc('-', out);
-    static const struct { const char *unit; uint64_t size; } units[] = {
-        { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
-    };
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (left >= units[i].size) {
-            fprintf(out, "%" PRIu64 "%s", left / units[i].size, units[i].unit);
-            left %= units[i].size;
-        }
-    }
+    char text[ORBC_DURATION_TEXT_SIZE];
+    orbc_format_duration(text, ms);
+    fputs(text, out);
 }
 
 static void print_timeout(FILE *out, const char *label, int64_t ms)
@@ -97,24 +85,14 @@ static void print_timeout(FILE *out, const char *label, int64_t ms)
     fputc('\n', out);
 }
 
+/* The shortest round-trip form, with ".0" when it would read as an int: "1.5", "213.0",
+ * "1e+02". */
 static void print_number(FILE *out, double value)
 {
-    if (isnan(value)) {
-        fputs("nan", out);
-        return;
-    }
-    if (isinf(value)) {
-        fputs(value < 0 ? "-inf" : "inf", out);
-        return;
-    }
-    char text[40];
-    for (int precision = 1; precision <= 17; precision++) {
-        snprintf(text, sizeof text, "%.*g", precision, value);
-        if (strtod(text, NULL) == value)
-            break;
-    }
+    char text[ORBC_NUMBER_TEXT_SIZE];
+    orbc_format_shortest(text, value);
     fputs(text, out);
-    if (!strpbrk(text, ".e"))
+    if (isfinite(value) && !strpbrk(text, ".e"))
         fputs(".0", out);
 }
 

@@ -1,7 +1,8 @@
 /* The tables of ops.def as functions (every instruction and built-in function, for the
- * writer, the verifier, the disassembler and any runtime), plus the CRC-32C checksum of
- * the file format. */
+ * writer, the verifier, the disassembler and any runtime), the hash of hash tables, and
+ * the CRC-32C checksum of the file format. */
 #include <stdbool.h>
+#include <string.h>
 
 #include "orbc.h"
 
@@ -97,6 +98,46 @@ const OrbcPos *orbc_pos_at(const OrbcCode *code, uint32_t offset)
     }
     return &code->pos[lo];
 }
+
+/* ---- hashing ---- */
+
+/* The last 0..7 bytes as a number: two overlapping 4-byte loads, or the first, middle and
+ * last byte (the length is hashed separately, so overlaps do no harm). A loop or memcpy
+ * of a variable length would cost more than the rest of the hash. */
+static inline uint64_t tail_bytes(const uint8_t *p, size_t len)
+{
+    if (len >= 4) {
+        uint32_t first, last;
+        memcpy(&first, p, 4);
+        memcpy(&last, p + len - 4, 4);
+        return (uint64_t)first << 32 | last;
+    }
+    if (len == 0)
+        return 0;
+    return (uint64_t)p[0] << 16 | (uint64_t)p[len / 2] << 8 | p[len - 1];
+}
+
+/* A multiplicative hash over 8 bytes at a time; the final shifts mix the high bits down. */
+uint32_t orbc_hash(const void *bytes, size_t len)
+{
+    const uint64_t K = 0x9E3779B97F4A7C15ull;
+    const uint8_t *p = bytes;
+    uint64_t h = (uint64_t)len * K;
+    while (len >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        h = (h ^ word) * K;
+        h ^= h >> 32;
+        p += 8;
+        len -= 8;
+    }
+    h = (h ^ tail_bytes(p, len)) * K;
+    h ^= h >> 29;
+    h *= K;
+    return (uint32_t)(h >> 32);
+}
+
+/* ---- CRC-32C ---- */
 
 /* CRC-32C: the SSE4.2 instruction when the CPU has it, else table-driven slicing-by-8
  * (eight bytes per step through eight 256-entry tables, built on first use). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "orbc_value.h"   /* orbc_format_duration */
 #include "suggest.h"
 
 /* ---- Small helpers ---------------------------------------------------------------- */
@@ -122,24 +123,13 @@ const char *check_what_text(Checker *ck, const What *w)
     return "";
 }
 
-const char *format_duration(Checker *ck, int64_t ms)
+const char *check_duration_text(Checker *ck, int64_t ms)
 {
-    static const struct { const char *unit; int64_t ms; } UNITS[] = {
-        { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
-    };
     if (ms <= 0)
         return "0s";
-    char buf[128];
-    size_t len = 0;
-    for (size_t i = 0; i < 5; i++) {
-        int64_t n = ms / UNITS[i].ms;
-        if (n > 0) {
-            len += (size_t)snprintf(buf + len, sizeof buf - len, "%lld%s", (long long)n,
-                                    UNITS[i].unit);
-            ms -= n * UNITS[i].ms;
-        }
-    }
-    return arena_strndup(ck->arena, buf, len);
+    char text[ORBC_DURATION_TEXT_SIZE];
+    size_t len = orbc_format_duration(text, ms);
+    return arena_strndup(ck->arena, text, len);
 }
 
 /* ---- Entry point -------------------------------------------------------------------- */

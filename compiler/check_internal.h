@@ -126,8 +126,9 @@ const char *check_peer_alias(const char *word);
 /* A dotted name (`orbit.http.request`) written as names and fields, as a Name; NULL when
  * the expression is not of that shape. */
 const Name *check_dotted_name(Checker *ck, const Expr *e);
-/* "5s", "1m30s", "250ms": a duration for messages. */
-const char *format_duration(Checker *ck, int64_t ms);
+/* "5s", "1m30s", "250ms": a duration for messages, in liborbc's form, but "0s" for no
+ * time (where the runtime and the disassembler write "0ms"). */
+const char *check_duration_text(Checker *ck, int64_t ms);
 
 /* check_decls.c: top-level declarations, named types, contracts, the standard library */
 void check_declarations(Checker *ck);

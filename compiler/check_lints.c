@@ -190,7 +190,7 @@ static const char *delay_list(Checker *ck, const RetryPolicy *policy)
         int64_t d = delay_before(policy, &exp_delay);
         if (n <= 6)
             list = arena_printf(ck->arena, "%s%s%s", list, n == 2 ? "" : " + ",
-                                format_duration(ck, d));
+                                check_duration_text(ck, d));
         else
             list = arena_printf(ck->arena, "%s + …", list);
     }
@@ -219,18 +219,20 @@ void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
                                 "the retries of step `%s` do not fit in the workflow timeout",
                                 step->name->text);
     diag_set_label(ck->diags, d, "worst case %s, workflow timeout %s",
-                   format_duration(ck, total), format_duration(ck, wf->timeout_ms));
+                   check_duration_text(ck, total),
+                   check_duration_text(ck, wf->timeout_ms));
     if (timeout_ms)
         diag_add_note(ck->diags, d, "worst case: %u attempts × %s timeout + %s of backoff "
-                      "delays (%s) = %s", policy->attempts, format_duration(ck, timeout_ms),
-                      format_duration(ck, delays), list, format_duration(ck, total));
+                      "delays (%s) = %s", policy->attempts,
+                      check_duration_text(ck, timeout_ms), check_duration_text(ck, delays),
+                      list, check_duration_text(ck, total));
     else
         diag_add_note(ck->diags, d, "the backoff delays alone add up to %s (%s)",
-                      format_duration(ck, delays), list);
+                      check_duration_text(ck, delays), list);
     if (first_late)
         diag_add_note(ck->diags, d, "attempt %u and later can never run: the workflow "
                       "timeout of %s has passed by then", first_late,
-                      format_duration(ck, wf->timeout_ms));
+                      check_duration_text(ck, wf->timeout_ms));
     diag_add_help(ck->diags, d, "lower `attempts` or the delays, or raise the workflow "
                                 "`timeout`");
 }

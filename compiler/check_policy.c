@@ -281,10 +281,10 @@ static void check_max_delay(Checker *ck, RetryPolicy *policy, const RetrySyntax 
     Diagnostic *d = diag_report(ck->diags, E0410, max->value->span,
                                 "`max_delay` must be at least `initial_delay`");
     diag_set_label(ck->diags, d, "`max_delay` is %s",
-                   format_duration(ck, policy->max_delay_ms));
+                   check_duration_text(ck, policy->max_delay_ms));
     if (initial)
         diag_add_label(ck->diags, d, initial->value->span, "`initial_delay` is %s",
-                       format_duration(ck, policy->initial_delay_ms));
+                       check_duration_text(ck, policy->initial_delay_ms));
     else
         diag_add_note(ck->diags, d, "`initial_delay` is not set, so it is 1s (the default)");
     policy->max_delay_ms = policy->initial_delay_ms;
@@ -351,7 +351,7 @@ int64_t check_duration_setting(Checker *ck, Clause *clause, const char *what)
                                     "`%s` must be greater than zero", what);
         diag_set_label(ck->diags, d, "negative");
         if (v->left->integer > 0) {
-            const char *positive = format_duration(ck, v->left->integer);
+            const char *positive = check_duration_text(ck, v->left->integer);
             diag_add_fix(ck->diags, d, v->span, positive, FIX_MAYBE_INCORRECT,
                          "did you mean `%s`?", positive);
         }

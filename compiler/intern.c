@@ -4,44 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "orbc.h"   /* orbc_hash */
+
 enum { INITIAL_SLOTS = 1024 };
-
-/* The last 0..7 bytes of a name as a number: two overlapping 4-byte loads, or the first,
- * middle and last byte (the length is hashed separately, so overlaps do no harm). A loop
- * or memcpy of a variable length would cost more than the rest of the hash. */
-static inline uint64_t tail_bytes(const char *text, size_t len)
-{
-    if (len >= 4) {
-        uint32_t first, last;
-        memcpy(&first, text, 4);
-        memcpy(&last, text + len - 4, 4);
-        return (uint64_t)first << 32 | last;
-    }
-    if (len == 0)
-        return 0;
-    const unsigned char *u = (const unsigned char *)text;
-    return (uint64_t)u[0] << 16 | (uint64_t)u[len / 2] << 8 | u[len - 1];
-}
-
-/* A multiplicative hash over 8 bytes at a time (identifiers are short, so this is a few
- * multiplications instead of one per byte); the final shifts mix the high bits down. */
-static inline uint32_t hash_bytes(const char *text, size_t len)
-{
-    const uint64_t K = 0x9E3779B97F4A7C15ull;
-    uint64_t h = (uint64_t)len * K;
-    while (len >= 8) {
-        uint64_t word;
-        memcpy(&word, text, 8);
-        h = (h ^ word) * K;
-        h ^= h >> 32;
-        text += 8;
-        len -= 8;
-    }
-    h = (h ^ tail_bytes(text, len)) * K;
-    h ^= h >> 29;
-    h *= K;
-    return (uint32_t)(h >> 32);
-}
 
 static InternSlot *alloc_slots(uint32_t count)
 {
@@ -95,12 +60,12 @@ static inline uint32_t find_slot(const Interner *interner, const char *text, siz
 
 const Name *intern_lookup(const Interner *interner, const char *text, size_t len)
 {
-    return interner->slots[find_slot(interner, text, len, hash_bytes(text, len))].name;
+    return interner->slots[find_slot(interner, text, len, orbc_hash(text, len))].name;
 }
 
 const Name *intern(Interner *interner, const char *text, size_t len)
 {
-    uint32_t hash = hash_bytes(text, len);
+    uint32_t hash = orbc_hash(text, len);
     uint32_t i = find_slot(interner, text, len, hash);
     if (interner->slots[i].name)
         return interner->slots[i].name;

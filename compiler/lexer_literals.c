@@ -8,16 +8,12 @@
 #include <strings.h>
 
 #include "lexer_internal.h"
+#include "orbc_value.h"
 
-typedef struct Unit {
-    const char *name;
-    int64_t ms;
-} Unit;
-
-static const Unit units[] = {
-    { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
-};
-enum { UNIT_COUNT = sizeof units / sizeof units[0] };
+/* The units are liborbc's (orbc_duration_units: name and milliseconds, largest first). */
+typedef OrbcDurationUnit Unit;
+static const Unit *const units = orbc_duration_units;
+enum { UNIT_COUNT = ORBC_DURATION_UNIT_COUNT };
 
 static const char *const valid_units = "the units are `ms`, `s`, `m`, `h` and `d`";
 

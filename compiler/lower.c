@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "orbc.h"
+#include "orbc_value.h"
 
 /* ---- a pointer -> index map (open addressing, malloc'd: growing frees the old table) ---- */
 
@@ -110,16 +111,6 @@ static uint32_t *scratch_room(Scratch *s, uint32_t count)
     return s->items;
 }
 
-/* A value known at compile time. */
-typedef struct ConstVal {
-    OrbcConstKind kind;
-    int64_t integer;     /* INT, DURATION */
-    double number;
-    bool boolean;
-    const char *text;    /* STRING */
-    uint32_t len;
-} ConstVal;
-
 typedef struct Lowerer {
     Compiler *c;
     const Program *p;
@@ -129,7 +120,8 @@ typedef struct Lowerer {
     PtrMap tasks;        /* worker or built-in Name * -> task index */
     PtrMap folds;        /* Expr * -> index into consts */
     PtrMap names;        /* Name * -> string index */
-    ConstVal *consts;
+    OrbcValue *consts;   /* the values of folded operators */
+    OrbcEval eval;       /* liborbc's evaluation, the runtime's own: strings in the arena */
     uint32_t const_count, const_cap;
     uint32_t file;       /* string index of the current workflow's file */
     uint32_t file_index; /* its SourceMap index */
@@ -400,7 +392,7 @@ static uint32_t task_for(Lowerer *l, StepKind kind, const Name *name, uint32_t i
 /* ---- constant folding ---- */
 
 /* The value of a folded operator (literals are folded where they are emitted). */
-static const ConstVal *folded(Lowerer *l, const Expr *e)
+static const OrbcValue *folded(Lowerer *l, const Expr *e)
 {
     uint32_t index;
     if (l->folds.count == 0 || (e->kind != EXPR_UNARY && e->kind != EXPR_BINARY))
@@ -408,11 +400,11 @@ static const ConstVal *folded(Lowerer *l, const Expr *e)
     return ptrmap_get(&l->folds, e, &index) ? &l->consts[index] : NULL;
 }
 
-static void record_fold(Lowerer *l, const Expr *e, ConstVal v)
+static void record_fold(Lowerer *l, const Expr *e, OrbcValue v)
 {
     if (l->const_count == l->const_cap) {
         uint32_t cap = l->const_cap ? l->const_cap * 2 : 64;
-        ConstVal *bigger = arena_alloc(l->arena, cap * sizeof *bigger);
+        OrbcValue *bigger = arena_alloc(l->arena, cap * sizeof *bigger);
         if (l->const_count)
             memcpy(bigger, l->consts, l->const_count * sizeof *bigger);
         l->consts = bigger;
@@ -422,170 +414,84 @@ static void record_fold(Lowerer *l, const Expr *e, ConstVal v)
     ptrmap_put(&l->folds, e, l->const_count++);
 }
 
-static bool is_numeric(const ConstVal *v)
+/* liborbc's allocator for folded strings. */
+static void *alloc_in_arena(void *arena, size_t size)
 {
-    return v->kind == ORBC_CONST_INT || v->kind == ORBC_CONST_NUMBER;
+    return arena_alloc_raw(arena, size);
 }
 
-static double as_number(const ConstVal *v)
+/* The instruction of a binary operator; ORBC_OP_RETURN for none (&&, ||, ??). */
+static OrbcOp binary_op(Op op)
 {
-    return v->kind == ORBC_CONST_INT ? (double)v->integer : v->number;
-}
-
-/* -1, 0, 1 for ordered kinds; 2 when the values cannot be ordered. */
-static int compare_consts(const ConstVal *a, const ConstVal *b)
-{
-    if (a->kind == ORBC_CONST_INT && b->kind == ORBC_CONST_INT)
-        return (a->integer > b->integer) - (a->integer < b->integer);
-    if (is_numeric(a) && is_numeric(b)) {
-        double x = as_number(a), y = as_number(b);
-        return x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
-    }
-    if (a->kind == ORBC_CONST_DURATION && b->kind == ORBC_CONST_DURATION)
-        return (a->integer > b->integer) - (a->integer < b->integer);
-    if (a->kind == ORBC_CONST_STRING && b->kind == ORBC_CONST_STRING) {
-        uint32_t n = a->len < b->len ? a->len : b->len;
-        int c = memcmp(a->text, b->text, n);
-        if (c == 0)
-            c = (a->len > b->len) - (a->len < b->len);
-        return c < 0 ? -1 : c > 0;
-    }
-    return 2;
-}
-
-static bool consts_equal(const ConstVal *a, const ConstVal *b)
-{
-    if (is_numeric(a) && is_numeric(b))
-        return compare_consts(a, b) == 0;
-    if (a->kind != b->kind)
-        return false;
-    if (a->kind == ORBC_CONST_NULL)
-        return true;
-    if (a->kind == ORBC_CONST_BOOL)
-        return a->boolean == b->boolean;
-    return compare_consts(a, b) == 0;
-}
-
-static ConstVal make_bool(bool value)
-{
-    return (ConstVal){ .kind = ORBC_CONST_BOOL, .boolean = value };
-}
-
-/* Arithmetic on two constants, exactly as the runtime computes it (docs/bytecode.md
- * section 4); false when it would fail at run time or is not certain. */
-static bool fold_arith(Lowerer *l, Op op, const ConstVal *a, const ConstVal *b, ConstVal *out)
-{
-    if (a->kind == ORBC_CONST_INT && b->kind == ORBC_CONST_INT) {
-        out->kind = ORBC_CONST_INT;
-        if (op == OP_ADD)
-            return !__builtin_add_overflow(a->integer, b->integer, &out->integer);
-        if (op == OP_SUB)
-            return !__builtin_sub_overflow(a->integer, b->integer, &out->integer);
-        if (op == OP_MUL)
-            return !__builtin_mul_overflow(a->integer, b->integer, &out->integer);
-        return false;
-    }
-    if (is_numeric(a) && is_numeric(b) && (op == OP_ADD || op == OP_SUB || op == OP_MUL)) {
-        double x = as_number(a), y = as_number(b);
-        out->kind = ORBC_CONST_NUMBER;
-        out->number = op == OP_ADD ? x + y : op == OP_SUB ? x - y : x * y;
-        return true;
-    }
-    if (a->kind == ORBC_CONST_DURATION && b->kind == ORBC_CONST_DURATION) {
-        out->kind = ORBC_CONST_DURATION;
-        if (op == OP_ADD)
-            return !__builtin_add_overflow(a->integer, b->integer, &out->integer);
-        if (op == OP_SUB)
-            return !__builtin_sub_overflow(a->integer, b->integer, &out->integer);
-        return false;
-    }
-    if (op == OP_MUL && ((a->kind == ORBC_CONST_DURATION && b->kind == ORBC_CONST_INT) ||
-                         (a->kind == ORBC_CONST_INT && b->kind == ORBC_CONST_DURATION))) {
-        out->kind = ORBC_CONST_DURATION;
-        return !__builtin_mul_overflow(a->integer, b->integer, &out->integer);
-    }
-    if (op == OP_ADD && a->kind == ORBC_CONST_STRING && b->kind == ORBC_CONST_STRING &&
-        (uint64_t)a->len + b->len <= ORBC_MAX_STRING_LEN) {
-        char *text = arena_alloc_raw(l->arena, (size_t)a->len + b->len + 1);
-        memcpy(text, a->text, a->len);
-        memcpy(text + a->len, b->text, b->len);
-        text[a->len + b->len] = '\0';
-        *out = (ConstVal){ .kind = ORBC_CONST_STRING, .text = text, .len = a->len + b->len };
-        return true;
-    }
-    return false;
-}
-
-static bool fold_binary(Lowerer *l, Op op, const ConstVal *a, const ConstVal *b, ConstVal *out)
-{
-    int order;
     switch (op) {
-    case OP_AND:   /* a false left operand short-circuits: the right one never runs */
-        if (a->kind == ORBC_CONST_BOOL && !a->boolean) { *out = *a; return true; }
-        if (a->kind == ORBC_CONST_BOOL && b && b->kind == ORBC_CONST_BOOL) { *out = *b; return true; }
-        return false;
-    case OP_OR:
-        if (a->kind == ORBC_CONST_BOOL && a->boolean) { *out = *a; return true; }
-        if (a->kind == ORBC_CONST_BOOL && b && b->kind == ORBC_CONST_BOOL) { *out = *b; return true; }
-        return false;
-    case OP_COALESCE:
-        if (a->kind != ORBC_CONST_NULL) { *out = *a; return true; }
-        if (b) { *out = *b; return true; }
-        return false;
-    default:
-        break;
+    case OP_EQ: return ORBC_OP_EQ;
+    case OP_NE: return ORBC_OP_NE;
+    case OP_LT: return ORBC_OP_LT;
+    case OP_LE: return ORBC_OP_LE;
+    case OP_GT: return ORBC_OP_GT;
+    case OP_GE: return ORBC_OP_GE;
+    case OP_ADD: return ORBC_OP_ADD;
+    case OP_SUB: return ORBC_OP_SUB;
+    case OP_MUL: return ORBC_OP_MUL;
+    case OP_DIV: return ORBC_OP_DIV;
+    case OP_MOD: return ORBC_OP_MOD;
+    default: return ORBC_OP_RETURN;   /* not a plain binary operator */
     }
-    if (!b)
-        return false;
-    switch (op) {
-    case OP_EQ: *out = make_bool(consts_equal(a, b)); return true;
-    case OP_NE: *out = make_bool(!consts_equal(a, b)); return true;
-    case OP_LT: case OP_LE: case OP_GT: case OP_GE:
-        order = compare_consts(a, b);
-        if (order == 2)
+}
+
+/* The conditional jump of `&&`, `||`, `??`; ORBC_OP_RETURN for other operators. */
+static OrbcOp short_circuit_op(Op op)
+{
+    return op == OP_AND ? ORBC_OP_JUMP_IF_FALSE
+         : op == OP_OR ? ORBC_OP_JUMP_IF_TRUE
+         : op == OP_COALESCE ? ORBC_OP_JUMP_IF_NOT_NULL
+         : ORBC_OP_RETURN;
+}
+
+/* A binary operator on constants (b is NULL when the right operand is not constant),
+ * computed by liborbc exactly as the runtime computes it; false when it would fail at
+ * run time (the runtime then reports the failure) or is not certain. Division and
+ * remainder are left to the runtime; a joined string must fit the format's limit. */
+static bool fold_binary(Lowerer *l, Op op, const OrbcValue *a, const OrbcValue *b,
+                        OrbcValue *out)
+{
+    OrbcOp jump = short_circuit_op(op);
+    if (jump != ORBC_OP_RETURN) {   /* the right operand runs only when a is not kept */
+        bool keep_a;
+        if (orbc_eval_branch(&l->eval, jump, *a, &keep_a) != ORBC_EVAL_OK || (!keep_a && !b))
             return false;
-        *out = make_bool(op == OP_LT ? order < 0 : op == OP_LE ? order <= 0
-                         : op == OP_GT ? order > 0 : order >= 0);
+        *out = keep_a ? *a : *b;
         return true;
-    case OP_ADD: case OP_SUB: case OP_MUL:
-        return fold_arith(l, op, a, b, out);
-    default:
-        return false;   /* division and remainder are left to the runtime */
     }
+    OrbcOp instr = binary_op(op);
+    if (!b || instr == ORBC_OP_RETURN || instr == ORBC_OP_DIV || instr == ORBC_OP_MOD)
+        return false;
+    if (orbc_eval_binary(&l->eval, instr, *a, *b, out) != ORBC_EVAL_OK)
+        return false;
+    return out->kind != ORBC_KIND_STRING || out->string.len <= ORBC_MAX_STRING_LEN;
 }
 
-static bool fold_unary(Op op, const ConstVal *a, ConstVal *out)
+static bool fold_unary(Lowerer *l, Op op, const OrbcValue *a, OrbcValue *out)
 {
-    if (op == OP_NOT && a->kind == ORBC_CONST_BOOL) {
-        *out = make_bool(!a->boolean);
-        return true;
-    }
-    if (op != OP_NEG)
-        return false;
-    *out = *a;
-    if (a->kind == ORBC_CONST_NUMBER) {
-        out->number = -a->number;
-        return true;
-    }
-    if ((a->kind != ORBC_CONST_INT && a->kind != ORBC_CONST_DURATION) || a->integer == INT64_MIN)
-        return false;
-    out->integer = -a->integer;
-    return true;
+    OrbcOp instr = op == OP_NOT ? ORBC_OP_NOT : ORBC_OP_NEG;
+    return orbc_eval_unary(&l->eval, instr, *a, out) == ORBC_EVAL_OK;
 }
 
-static bool fold_literal(const Expr *e, ConstVal *v)
+static bool fold_literal(const Expr *e, OrbcValue *v)
 {
     switch (e->kind) {
-    case EXPR_INT: *v = (ConstVal){ .kind = ORBC_CONST_INT, .integer = e->integer }; return true;
+    case EXPR_INT: *v = (OrbcValue){ .kind = ORBC_KIND_INT, .integer = e->integer }; return true;
     case EXPR_DURATION:
-        *v = (ConstVal){ .kind = ORBC_CONST_DURATION, .integer = e->integer };
+        *v = (OrbcValue){ .kind = ORBC_KIND_DURATION, .integer = e->integer };
         return true;
-    case EXPR_NUMBER: *v = (ConstVal){ .kind = ORBC_CONST_NUMBER, .number = e->number }; return true;
+    case EXPR_NUMBER:
+        *v = (OrbcValue){ .kind = ORBC_KIND_NUMBER, .number = e->number };
+        return true;
     case EXPR_STRING:
-        *v = (ConstVal){ .kind = ORBC_CONST_STRING, .text = e->text, .len = e->len };
+        *v = (OrbcValue){ .kind = ORBC_KIND_STRING, .string = { e->text, e->len } };
         return true;
-    case EXPR_BOOL: *v = make_bool(e->boolean); return true;
-    case EXPR_NULL: *v = (ConstVal){ .kind = ORBC_CONST_NULL }; return true;
+    case EXPR_BOOL: *v = (OrbcValue){ .kind = ORBC_KIND_BOOL, .boolean = e->boolean }; return true;
+    case EXPR_NULL: *v = (OrbcValue){ .kind = ORBC_KIND_NULL }; return true;
     default: return false;
     }
 }
@@ -594,13 +500,13 @@ static bool fold_literal(const Expr *e, ConstVal *v)
  * at compile time. Literals are not recorded (emit_expr folds them itself), so the map
  * stays small: only operators with constant results go in. Returns the expression's
  * value in *v when it is constant. Recursion depth is bounded by AST_MAX_DEPTH. */
-static bool fold_expr(Lowerer *l, const Expr *e, ConstVal *v)
+static bool fold_expr(Lowerer *l, const Expr *e, OrbcValue *v)
 {
     if (!e)
         return false;
     if (fold_literal(e, v))
         return true;
-    ConstVal a, b;
+    OrbcValue a, b;
     bool a_const, b_const;
     switch (e->kind) {
     case EXPR_LIST:
@@ -613,7 +519,7 @@ static bool fold_expr(Lowerer *l, const Expr *e, ConstVal *v)
             fold_expr(l, m->value, &a);
         return false;
     case EXPR_UNARY:
-        if (!fold_expr(l, e->left, &a) || !fold_unary(e->op, &a, v))
+        if (!fold_expr(l, e->left, &a) || !fold_unary(l, e->op, &a, v))
             return false;
         record_fold(l, e, *v);
         return true;
@@ -638,16 +544,19 @@ static bool fold_expr(Lowerer *l, const Expr *e, ConstVal *v)
 
 /* ---- emitting code ---- */
 
-static uint32_t const_index(Lowerer *l, const ConstVal *v)
+static uint32_t const_index(Lowerer *l, const OrbcValue *v)
 {
-    switch (v->kind) {
-    case ORBC_CONST_NULL: return orbc_const_null(l->b);
-    case ORBC_CONST_BOOL: return orbc_const_bool(l->b, v->boolean);
-    case ORBC_CONST_INT: return orbc_const_int(l->b, v->integer);
-    case ORBC_CONST_NUMBER: return orbc_const_number(l->b, v->number);
-    case ORBC_CONST_STRING: return orbc_const_string(l->b, v->text, v->len);
-    case ORBC_CONST_DURATION: return orbc_const_duration(l->b, v->integer);
+    switch ((OrbcKind)v->kind) {
+    case ORBC_KIND_NULL: return orbc_const_null(l->b);
+    case ORBC_KIND_BOOL: return orbc_const_bool(l->b, v->boolean);
+    case ORBC_KIND_INT: return orbc_const_int(l->b, v->integer);
+    case ORBC_KIND_NUMBER: return orbc_const_number(l->b, v->number);
+    case ORBC_KIND_STRING: return orbc_const_string(l->b, v->string.text, v->string.len);
+    case ORBC_KIND_DURATION: return orbc_const_duration(l->b, v->integer);
+    case ORBC_KIND_LIST:
+    case ORBC_KIND_RECORD: break;   /* never folded */
     }
+    lower_error(l, "folded a list or record");
     return 0;
 }
 
@@ -741,30 +650,11 @@ static void emit_short_circuit(Lowerer *l, const Expr *e, OrbcOp jump)
     orbc_patch_jump(l->b, site);
 }
 
-static OrbcOp binary_op(Op op)
-{
-    switch (op) {
-    case OP_EQ: return ORBC_OP_EQ;
-    case OP_NE: return ORBC_OP_NE;
-    case OP_LT: return ORBC_OP_LT;
-    case OP_LE: return ORBC_OP_LE;
-    case OP_GT: return ORBC_OP_GT;
-    case OP_GE: return ORBC_OP_GE;
-    case OP_ADD: return ORBC_OP_ADD;
-    case OP_SUB: return ORBC_OP_SUB;
-    case OP_MUL: return ORBC_OP_MUL;
-    case OP_DIV: return ORBC_OP_DIV;
-    case OP_MOD: return ORBC_OP_MOD;
-    default: return ORBC_OP_RETURN;   /* not a plain binary operator */
-    }
-}
-
 static void emit_binary(Lowerer *l, const Expr *e)
 {
-    if (e->op == OP_AND || e->op == OP_OR || e->op == OP_COALESCE) {
-        emit_short_circuit(l, e, e->op == OP_AND ? ORBC_OP_JUMP_IF_FALSE
-                                 : e->op == OP_OR ? ORBC_OP_JUMP_IF_TRUE
-                                                  : ORBC_OP_JUMP_IF_NOT_NULL);
+    OrbcOp jump = short_circuit_op(e->op);
+    if (jump != ORBC_OP_RETURN) {
+        emit_short_circuit(l, e, jump);
         return;
     }
     OrbcOp op = binary_op(e->op);
@@ -780,8 +670,8 @@ static void emit_binary(Lowerer *l, const Expr *e)
 
 static void emit_expr(Lowerer *l, const Expr *e)
 {
-    ConstVal literal;
-    const ConstVal *v = fold_literal(e, &literal) ? &literal : folded(l, e);
+    OrbcValue literal;
+    const OrbcValue *v = fold_literal(e, &literal) ? &literal : folded(l, e);
     if (v) {
         code_pos(l, e->span);
         orbc_emit_u32(l->b, ORBC_OP_CONST, const_index(l, v));
@@ -843,7 +733,7 @@ static uint32_t lower_code(Lowerer *l, const Expr *e)
 {
     if (!e)
         return ORBC_NONE;
-    ConstVal value;
+    OrbcValue value;
     fold_expr(l, e, &value);
     orbc_code_begin(l->b, l->file);
     l->stack_reported = false;
@@ -989,6 +879,7 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, 
         why[0] = '\0';
     Lowerer l = { .c = c, .p = p, .arena = &c->arena, .cur_file = UINT32_MAX, .why = why,
                   .why_size = why_size };
+    l.eval = (OrbcEval){ .alloc = alloc_in_arena, .context = l.arena };
     l.columns = arena_alloc(l.arena, (c->sources.count + 1) * sizeof *l.columns);
     l.b = orbc_builder_new_streaming();
     if (!l.b) {

@@ -589,8 +589,8 @@ static void finish_child(Exec *x, Value output)
     } else if (x->end == END_FAILED) {
         engine_unit_failed(u, x->err_code, x->err_message);
     } else {
-        char limit[64];
-        format_duration(limit, x->wf->timeout_ms);
+        char limit[ORBC_DURATION_TEXT_SIZE];
+        orbc_format_duration(limit, x->wf->timeout_ms);
         engine_unit_failed(u, "TIMEOUT", arena_printf(e->arena, "the child workflow `%s` timed out after %s",
                                                wf_name(x), limit));
     }
@@ -631,7 +631,7 @@ static void on_unit_timer(Engine *e, const Timer *t)
     Unit *u = t->target;
     if (u->gen != t->gen || u->exec->state == X_DONE)
         return;
-    char limit[64];
+    char limit[ORBC_DURATION_TEXT_SIZE];
     switch (t->kind) {
     case EV_RETRY:
         if (u->state == U_RETRY_WAIT)
@@ -647,7 +647,7 @@ static void on_unit_timer(Engine *e, const Timer *t)
     case EV_AWAIT_TIMEOUT:
         if (u->state != U_ACTIVE)
             break;
-        format_duration(limit, u->step->timeout_ms);
+        orbc_format_duration(limit, u->step->timeout_ms);
         engine_unit_failed(u, "SIGNAL_TIMEOUT",
                     arena_printf(e->arena, "no signal `%s` arrived within the timeout of %s",
                                  engine_string(e, u->step->target), limit));
@@ -658,7 +658,7 @@ static void on_unit_timer(Engine *e, const Timer *t)
         exec_cancel(u->child);
         child_event(u->child, "ChildWorkflowCancelled");
         history_end(e->history);
-        format_duration(limit, u->step->timeout_ms);
+        orbc_format_duration(limit, u->step->timeout_ms);
         engine_unit_failed(u, "TIMEOUT",
                     arena_printf(e->arena, "the child workflow `%s` did not finish within the step "
                                  "timeout of %s", wf_name(u->child), limit));
@@ -678,8 +678,8 @@ static void on_deadline(Engine *e, Exec *x)
     history_str(e->history, "workflow", wf_name(x));
     history_int(e->history, "timeout_ms", x->wf->timeout_ms);
     history_end(e->history);
-    char limit[64];
-    format_duration(limit, x->wf->timeout_ms);
+    char limit[ORBC_DURATION_TEXT_SIZE];
+    orbc_format_duration(limit, x->wf->timeout_ms);
     exec_abort(x, END_TIMED_OUT, "TIMEOUT",
                arena_printf(e->arena, "the workflow timeout of %s passed", limit), NULL);
 }

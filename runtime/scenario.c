@@ -18,23 +18,15 @@ static const int64_t MAX_MS = 1000000000000000LL;  /* about 31 700 years: time s
 
 /* ---- a map from names to indices ---- */
 
-static uint32_t hash_text(const char *text)
-{
-    uint32_t h = 2166136261u;
-    for (const char *p = text; *p; p++)
-        h = (h ^ (uint8_t)*p) * 16777619u;
-    return h;
-}
-
 /* Adds a NUL-terminated name (the first of equal names wins). */
 static void map_put(NameMap *map, Arena *a, const char *key, uint32_t value)
 {
-    namemap_add(map, a, key, (uint32_t)strlen(key), hash_text(key), value);
+    namemap_add(map, a, key, (uint32_t)strlen(key), orbc_hash(key, strlen(key)), value);
 }
 
 static bool map_get(const NameMap *map, const char *key, uint32_t *value)
 {
-    return namemap_get(map, key, (uint32_t)strlen(key), hash_text(key), value);
+    return namemap_get(map, key, (uint32_t)strlen(key), orbc_hash(key, strlen(key)), value);
 }
 
 /* ---- the parser ---- */

@@ -357,8 +357,8 @@ static void on_attempt_timeout(Attempt *a)
 {
     Unit *u = a->unit;
     Engine *e = u->exec->engine;
-    char limit[64];
-    format_duration(limit, u->timeout_ms);
+    char limit[ORBC_DURATION_TEXT_SIZE];
+    orbc_format_duration(limit, u->timeout_ms);
     u->exec->inflight--;
     a->state = A_TIMED_OUT;
     attempt_failed(a, "TIMEOUT",
@@ -370,8 +370,8 @@ static void on_queue_timeout(Attempt *a)
 {
     Unit *u = a->unit;
     Engine *e = u->exec->engine;
-    char limit[64];
-    format_duration(limit, u->queue_timeout_ms);
+    char limit[ORBC_DURATION_TEXT_SIZE];
+    orbc_format_duration(limit, u->queue_timeout_ms);
     a->state = A_DONE;
     attempt_failed(a, "QUEUE_TIMEOUT",
                    arena_printf(e->arena, "no worker picked the task up within the queue timeout of %s",

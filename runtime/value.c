@@ -1,5 +1,5 @@
-/* Runtime values: lists and records, equality, and printing as
- * JSON or as the text of `str`. */
+/* Runtime values: lists and records, equality, and printing as JSON. What scalar values
+ * mean (operators, `str`, number text) is liborbc's (orbc_value.h). */
 #include "value.h"
 
 #include <inttypes.h>
@@ -127,14 +127,6 @@ bool list_seal(Arena *a, List *l)
     return l->depth <= VALUE_MAX_DEPTH;
 }
 
-static uint32_t hash_name(const char *text, size_t len)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)text[i]) * 16777619u;
-    return h;
-}
-
 static void record_build_index(Arena *a, Record *r)
 {
     uint32_t cap = 16;
@@ -143,7 +135,7 @@ static void record_build_index(Arena *a, Record *r)
     r->index = arena_alloc(a, sizeof(uint32_t) * cap);
     r->index_cap = cap;
     for (uint32_t i = 0; i < r->count; i++) {
-        uint32_t slot = hash_name(r->names[i]->text, r->names[i]->len) & (cap - 1);
+        uint32_t slot = orbc_hash(r->names[i]->text, r->names[i]->len) & (cap - 1);
         while (r->index[slot])
             slot = (slot + 1) & (cap - 1);
         r->index[slot] = i + 1;
@@ -167,7 +159,7 @@ int64_t record_find(const Record *r, const char *name, size_t len)
 {
     if (r->index) {
         uint32_t mask = r->index_cap - 1;
-        for (uint32_t slot = hash_name(name, len) & mask; r->index[slot];
+        for (uint32_t slot = orbc_hash(name, len) & mask; r->index[slot];
              slot = (slot + 1) & mask) {
             uint32_t i = r->index[slot] - 1;
             if (name_is(r->names[i], name, len))
@@ -187,107 +179,77 @@ const Value *record_get(const Record *r, const char *name)
     return i < 0 ? NULL : &r->values[i];
 }
 
+/* ---- liborbc's view ---- */
+
+OrbcValue value_to_orbc(Value v)
+{
+    OrbcValue o = { .kind = v.kind };
+    switch (v.kind) {
+    case V_BOOL: o.boolean = v.b; break;
+    case V_INT:
+    case V_DURATION: o.integer = v.i; break;
+    case V_NUMBER: o.number = v.n; break;
+    case V_STRING: o.string.text = v.s->text; o.string.len = v.s->len; break;
+    case V_LIST: o.container = v.list; break;
+    case V_RECORD: o.container = v.rec; break;
+    default: break;
+    }
+    return o;
+}
+
+Value value_from_orbc(Arena *a, OrbcValue o)
+{
+    Value v = { .kind = o.kind };
+    switch (o.kind) {
+    case V_BOOL: v.b = o.boolean; break;
+    case V_INT:
+    case V_DURATION: v.i = o.integer; break;
+    case V_NUMBER: v.n = o.number; break;
+    case V_STRING: {
+        Str *s = arena_alloc(a, sizeof *s);
+        s->text = o.string.text;   /* NUL-terminated, in the arena (or a string of the run) */
+        s->len = o.string.len;
+        v.s = s;
+        break;
+    }
+    case V_LIST: v.list = (List *)o.container; break;
+    case V_RECORD: v.rec = (Record *)o.container; break;
+    default: break;
+    }
+    return v;
+}
+
 /* ---- equality ---- */
-
-static bool is_numeric(Value v)
-{
-    return v.kind == V_INT || v.kind == V_NUMBER;
-}
-
-static bool numbers_equal(Value a, Value b)
-{
-    if (a.kind == V_INT && b.kind == V_INT)
-        return a.i == b.i;
-    double x = a.kind == V_INT ? (double)a.i : a.n;
-    double y = b.kind == V_INT ? (double)b.i : b.n;
-    return x == y;
-}
 
 bool value_equal(Value a, Value b)
 {
-    if (is_numeric(a) && is_numeric(b))
-        return numbers_equal(a, b);
-    if (a.kind != b.kind)
-        return false;
-    switch (a.kind) {
-    case V_NULL: return true;
-    case V_BOOL: return a.b == b.b;
-    case V_DURATION: return a.i == b.i;
-    case V_STRING: return a.s->len == b.s->len && memcmp(a.s->text, b.s->text, a.s->len) == 0;
-    case V_LIST:
+    if (a.kind != b.kind || (a.kind != V_LIST && a.kind != V_RECORD))
+        return orbc_values_equal(value_to_orbc(a), value_to_orbc(b));
+    if (a.kind == V_LIST) {
         if (a.list->count != b.list->count)
             return false;
         for (uint32_t i = 0; i < a.list->count; i++)
             if (!value_equal(a.list->items[i], b.list->items[i]))
                 return false;
         return true;
-    case V_RECORD:
-        if (a.rec->count != b.rec->count)
-            return false;
-        for (uint32_t i = 0; i < a.rec->count; i++) {
-            const Str *name = a.rec->names[i];
-            int64_t j = record_find(b.rec, name->text, name->len);
-            if (j < 0 || !value_equal(a.rec->values[i], b.rec->values[j]))
-                return false;
-        }
-        return true;
-    default: return false;
     }
+    if (a.rec->count != b.rec->count)
+        return false;
+    for (uint32_t i = 0; i < a.rec->count; i++) {
+        const Str *name = a.rec->names[i];
+        int64_t j = record_find(b.rec, name->text, name->len);
+        if (j < 0 || !value_equal(a.rec->values[i], b.rec->values[j]))
+            return false;
+    }
+    return true;
 }
 
 const char *value_kind_name(Value v)
 {
-    static const char *const names[] = {
-        "null", "bool", "int", "number", "string", "duration", "list", "record",
-    };
-    return v.kind <= V_RECORD ? names[v.kind] : "?";
+    return orbc_kind_name(v.kind);
 }
 
 /* ---- printing ---- */
-
-void format_number(char out[40], double n)
-{
-    if (isnan(n)) {
-        strcpy(out, "nan");
-        return;
-    }
-    if (isinf(n)) {
-        strcpy(out, n < 0 ? "-inf" : "inf");
-        return;
-    }
-    if (n == floor(n) && fabs(n) < 1e17) {   /* integral: no exponent ("1250") */
-        snprintf(out, 40, "%.0f", n);
-        return;
-    }
-    for (int precision = 1; precision <= 17; precision++) {
-        snprintf(out, 40, "%.*g", precision, n);
-        if (strtod(out, NULL) == n)
-            return;
-    }
-}
-
-void format_duration(char out[64], int64_t ms)
-{
-    static const struct { const char *unit; int64_t ms; } units[] = {
-        {"d", 86400000}, {"h", 3600000}, {"m", 60000}, {"s", 1000}, {"ms", 1},
-    };
-    if (ms == 0) {
-        strcpy(out, "0ms");
-        return;
-    }
-    size_t len = 0;
-    uint64_t left = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
-    if (ms < 0)
-        out[len++] = '-';
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        uint64_t n = left / (uint64_t)units[i].ms;
-        if (n == 0)
-            continue;
-        left -= n * (uint64_t)units[i].ms;
-        len += (size_t)snprintf(out + len, 64 - len, "%" PRIu64 "%s", n, units[i].unit);
-    }
-    out[len] = '\0';
-}
 
 void value_json_quote(Buf *out, const char *text, size_t len)
 {
@@ -312,20 +274,11 @@ void value_json_quote(Buf *out, const char *text, size_t len)
     buf_add(out, "\"", 1);
 }
 
-static void scalar_to_text(Buf *out, Value v)
+/* null, bool, int, number: their JSON text is their `str` text. */
+static void scalar_to_json(Buf *out, Value v)
 {
-    char num[64];
-    switch (v.kind) {
-    case V_NULL: buf_puts(out, "null"); break;
-    case V_BOOL: buf_puts(out, v.b ? "true" : "false"); break;
-    case V_INT: buf_printf(out, "%" PRId64, v.i); break;
-    case V_DURATION: buf_printf(out, "%" PRId64 "ms", v.i); break;
-    case V_NUMBER:
-        format_number(num, v.n);
-        buf_puts(out, num);
-        break;
-    default: break;
-    }
+    char text[ORBC_SCALAR_TEXT_SIZE];
+    buf_add(out, text, orbc_scalar_text(text, value_to_orbc(v)));
 }
 
 void value_to_json(Buf *out, Value v)
@@ -341,7 +294,7 @@ void value_to_json(Buf *out, Value v)
         if (!isfinite(v.n))
             buf_puts(out, "null");
         else
-            scalar_to_text(out, v);
+            scalar_to_json(out, v);
         break;
     case V_LIST:
         buf_add(out, "[", 1);
@@ -364,17 +317,7 @@ void value_to_json(Buf *out, Value v)
         buf_add(out, "}", 1);
         break;
     default:
-        scalar_to_text(out, v);
+        scalar_to_json(out, v);
         break;
     }
-}
-
-void value_to_text(Buf *out, Value v)
-{
-    if (v.kind == V_STRING)
-        buf_add(out, v.s->text, v.s->len);
-    else if (v.kind == V_LIST || v.kind == V_RECORD)
-        value_to_json(out, v);
-    else
-        scalar_to_text(out, v);
 }

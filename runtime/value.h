@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "arena.h"   /* base: values live in a run's arena */
+#include "orbc_value.h"
 
 enum { VALUE_MAX_DEPTH = 4096 };
 
@@ -30,8 +31,16 @@ void buf_free(Buf *b);
 
 /* ---- values ---- */
 
+/* The kinds of liborbc's values (orbc_value.h), which says what they mean. */
 typedef enum ValueKind {
-    V_NULL, V_BOOL, V_INT, V_NUMBER, V_STRING, V_DURATION, V_LIST, V_RECORD,
+    V_NULL = ORBC_KIND_NULL,
+    V_BOOL = ORBC_KIND_BOOL,
+    V_INT = ORBC_KIND_INT,
+    V_NUMBER = ORBC_KIND_NUMBER,
+    V_STRING = ORBC_KIND_STRING,
+    V_DURATION = ORBC_KIND_DURATION,
+    V_LIST = ORBC_KIND_LIST,
+    V_RECORD = ORBC_KIND_RECORD,
 } ValueKind;
 
 typedef struct Str {
@@ -94,21 +103,21 @@ bool record_seal(Arena *a, Record *r);
 int64_t record_find(const Record *r, const char *name, size_t len);
 const Value *record_get(const Record *r, const char *name);
 
+/* The value as liborbc sees it (a string by its bytes, a list or record opaque), and
+ * back: a string result of liborbc is wrapped in a Str from the arena. */
+OrbcValue value_to_orbc(Value v);
+Value value_from_orbc(Arena *a, OrbcValue v);
+
 uint32_t value_depth(Value v);
+/* `eq` (liborbc's rules; two lists or two records by their contents). */
 bool value_equal(Value a, Value b);
 /* "int", "string", "record", ... */
 const char *value_kind_name(Value v);
 
 /* JSON text of a value (compact; records keep their order; durations as milliseconds;
- * numbers in shortest round-trip form; non-finite numbers as null). */
+ * numbers as `str` writes them; non-finite numbers as null). */
 void value_to_json(Buf *out, Value v);
-/* Text of a value as the `str` function gives it. */
-void value_to_text(Buf *out, Value v);
 /* A JSON string literal of `len` bytes (escapes quotes, backslashes, controls). */
 void value_json_quote(Buf *out, const char *text, size_t len);
-/* Shortest "%.*g" that reads back as the same double. */
-void format_number(char out[40], double n);
-/* A duration in the largest exact units: 1h30m, 500ms, 0ms. */
-void format_duration(char out[64], int64_t ms);
 
 #endif

@@ -2,11 +2,9 @@
  * forward, so a block runs in time linear in its length. The module is verified by the
  * loader; the machine still checks operands and stack bounds so that a hand-built
  * module cannot make it read out of bounds. */
-#define _GNU_SOURCE
 #include "vm.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +13,7 @@
 struct Vm {
     const OrbcModule *module;
     Arena *arena;
+    OrbcEval eval;         /* liborbc's evaluation: strings from the arena */
     Value *consts;
     const Str **strings;
     Value stack[ORBC_MAX_STACK];
@@ -30,11 +29,19 @@ typedef struct Frame {
     size_t errlen;
 } Frame;
 
+/* liborbc's allocator for string results. */
+static void *alloc_in_arena(void *arena, size_t size)
+{
+    return arena_alloc_raw(arena, size);
+}
+
 Vm *vm_new(const OrbcModule *module, Arena *arena)
 {
     Vm *vm = xcalloc(1, sizeof *vm);
     vm->module = module;
     vm->arena = arena;
+    vm->eval.alloc = alloc_in_arena;
+    vm->eval.context = arena;
     vm->strings = arena_alloc(arena, sizeof(Str *) * (module->string_count + 1));
     for (uint32_t i = 0; i < module->string_count; i++) {
         Str *s = arena_alloc(arena, sizeof *s);
@@ -139,134 +146,14 @@ static Value pop(Frame *f)
     return f->vm->stack[--f->sp];
 }
 
-/* ---- arithmetic ---- */
+/* ---- operators: liborbc's (orbc_value.h) ---- */
 
-static bool numeric(Value v)
+/* Pushes what liborbc computed, or fails with its message. */
+static bool evaluated(Frame *f, OrbcEvalStatus status, OrbcValue result)
 {
-    return v.kind == V_INT || v.kind == V_NUMBER;
-}
-
-static double as_double(Value v)
-{
-    return v.kind == V_INT ? (double)v.i : v.n;
-}
-
-static bool bad_operands(Frame *f, uint8_t op, Value a, Value b)
-{
-    return fail(f, "cannot apply `%s` to %s and %s", orbc_op_info(op)->symbol,
-                value_kind_name(a), value_kind_name(b));
-}
-
-static bool overflow(Frame *f)
-{
-    return fail(f, "integer overflow");
-}
-
-static bool join_strings(Frame *f, Value a, Value b)
-{
-    size_t len = a.s->len + b.s->len;
-    char *text = arena_alloc(f->vm->arena, len + 1);
-    memcpy(text, a.s->text, a.s->len);
-    memcpy(text + a.s->len, b.s->text, b.s->len);
-    Str *s = arena_alloc(f->vm->arena, sizeof *s);
-    s->text = text;
-    s->len = len;
-    Value v = {.kind = V_STRING, .s = s};
-    return push(f, v);
-}
-
-static bool add_sub(Frame *f, uint8_t op, Value a, Value b)
-{
-    bool add = op == ORBC_OP_ADD;
-    int64_t r;
-    if ((a.kind == V_INT && b.kind == V_INT) || (a.kind == V_DURATION && b.kind == V_DURATION)) {
-        bool over = add ? __builtin_add_overflow(a.i, b.i, &r)
-                        : __builtin_sub_overflow(a.i, b.i, &r);
-        if (over)
-            return overflow(f);
-        Value v = {.kind = a.kind, .i = r};
-        return push(f, v);
-    }
-    if (numeric(a) && numeric(b)) {
-        double x = as_double(a), y = as_double(b);
-        return push(f, value_number(add ? x + y : x - y));
-    }
-    if (add && a.kind == V_STRING && b.kind == V_STRING)
-        return join_strings(f, a, b);
-    return bad_operands(f, op, a, b);
-}
-
-static bool mul(Frame *f, Value a, Value b)
-{
-    int64_t r;
-    if (a.kind == V_INT && b.kind == V_INT) {
-        if (__builtin_mul_overflow(a.i, b.i, &r))
-            return overflow(f);
-        return push(f, value_int(r));
-    }
-    if ((a.kind == V_DURATION && b.kind == V_INT) || (a.kind == V_INT && b.kind == V_DURATION)) {
-        if (__builtin_mul_overflow(a.i, b.i, &r))
-            return overflow(f);
-        return push(f, value_duration(r));
-    }
-    if (numeric(a) && numeric(b))
-        return push(f, value_number(as_double(a) * as_double(b)));
-    return bad_operands(f, ORBC_OP_MUL, a, b);
-}
-
-static bool div_mod(Frame *f, uint8_t op, Value a, Value b)
-{
-    bool divide = op == ORBC_OP_DIV;
-    bool ints = a.kind == V_INT && b.kind == V_INT;
-    bool duration = divide && a.kind == V_DURATION && b.kind == V_INT;
-    if (ints || duration) {
-        if (b.i == 0)
-            return fail(f, "division by zero");
-        if (a.i == INT64_MIN && b.i == -1) {
-            if (!divide)
-                return push(f, value_int(0));
-            return overflow(f);
-        }
-        Value v = {.kind = a.kind, .i = divide ? a.i / b.i : a.i % b.i};
-        return push(f, v);
-    }
-    if (numeric(a) && numeric(b)) {
-        double x = as_double(a), y = as_double(b);
-        return push(f, value_number(divide ? x / y : fmod(x, y)));
-    }
-    return bad_operands(f, op, a, b);
-}
-
-static int compare_strings(const Str *a, const Str *b)
-{
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = n ? memcmp(a->text, b->text, n) : 0;
-    if (c)
-        return c;
-    return a->len < b->len ? -1 : a->len > b->len;
-}
-
-static bool compare(Frame *f, uint8_t op, Value a, Value b)
-{
-    int c;
-    if (a.kind == V_INT && b.kind == V_INT)
-        c = (a.i > b.i) - (a.i < b.i);
-    else if (a.kind == V_DURATION && b.kind == V_DURATION)
-        c = (a.i > b.i) - (a.i < b.i);
-    else if (numeric(a) && numeric(b)) {
-        double x = as_double(a), y = as_double(b);
-        if (isnan(x) || isnan(y))
-            return push(f, value_bool(false));
-        c = (x > y) - (x < y);
-    } else if (a.kind == V_STRING && b.kind == V_STRING)
-        c = compare_strings(a.s, b.s);
-    else
-        return bad_operands(f, op, a, b);
-    bool r = op == ORBC_OP_LT ? c < 0
-           : op == ORBC_OP_LE ? c <= 0
-           : op == ORBC_OP_GT ? c > 0
-           : c >= 0;
-    return push(f, value_bool(r));
+    if (status != ORBC_EVAL_OK)
+        return fail(f, "%s", f->vm->eval.message);
+    return push(f, value_from_orbc(f->vm->arena, result));
 }
 
 static bool binary(Frame *f, uint8_t op)
@@ -274,37 +161,21 @@ static bool binary(Frame *f, uint8_t op)
     if (!need(f, 2))
         return false;
     Value b = pop(f), a = pop(f);
-    switch (op) {
-    case ORBC_OP_ADD:
-    case ORBC_OP_SUB: return add_sub(f, op, a, b);
-    case ORBC_OP_MUL: return mul(f, a, b);
-    case ORBC_OP_DIV:
-    case ORBC_OP_MOD: return div_mod(f, op, a, b);
-    case ORBC_OP_EQ: return push(f, value_bool(value_equal(a, b)));
-    case ORBC_OP_NE: return push(f, value_bool(!value_equal(a, b)));
-    default: return compare(f, op, a, b);
-    }
+    OrbcValue result;
+    OrbcEvalStatus status = orbc_eval_binary(&f->vm->eval, op, value_to_orbc(a),
+                                             value_to_orbc(b), &result);
+    if (status == ORBC_EVAL_CONTAINER)   /* eq, ne of two lists or two records */
+        return push(f, value_bool(value_equal(a, b) == (op == ORBC_OP_EQ)));
+    return evaluated(f, status, result);
 }
 
 static bool unary(Frame *f, uint8_t op)
 {
     if (!need(f, 1))
         return false;
-    Value a = pop(f);
-    if (op == ORBC_OP_NOT) {
-        if (a.kind != V_BOOL)
-            return fail(f, "cannot apply `!` to %s", value_kind_name(a));
-        return push(f, value_bool(!a.b));
-    }
-    if (a.kind == V_INT || a.kind == V_DURATION) {
-        if (a.i == INT64_MIN)
-            return overflow(f);
-        a.i = -a.i;
-        return push(f, a);
-    }
-    if (a.kind == V_NUMBER)
-        return push(f, value_number(-a.n));
-    return fail(f, "cannot apply `-` to %s", value_kind_name(a));
+    OrbcValue result;
+    return evaluated(f, orbc_eval_unary(&f->vm->eval, op, value_to_orbc(pop(f)), &result),
+                     result);
 }
 
 /* ---- records, lists, indexing ---- */
@@ -376,87 +247,54 @@ static bool make_record(Frame *f, uint32_t n, const uint8_t *names)
     return push(f, v);
 }
 
-/* ---- built-in functions ---- */
+/* ---- built-in functions: liborbc's, but for what lists and records hold ---- */
 
-static bool fn_len(Frame *f, Value a)
+static bool list_contains(const List *list, Value v)
 {
-    if (a.kind == V_STRING)
-        return push(f, value_int((int64_t)a.s->len));
-    if (a.kind == V_LIST)
-        return push(f, value_int(a.list->count));
-    if (a.kind == V_RECORD)
-        return push(f, value_int(a.rec->count));
-    return fail(f, "`len` needs a string, list or record, found %s", value_kind_name(a));
+    for (uint32_t i = 0; i < list->count; i++)
+        if (value_equal(list->items[i], v))
+            return true;
+    return false;
 }
 
-static bool fn_str(Frame *f, Value a)
+/* A function of a list or record argument that looks into it (ORBC_EVAL_CONTAINER). */
+static bool call_on_container(Frame *f, uint8_t func, const Value *args)
 {
-    Buf b = {0};
-    value_to_text(&b, a);
-    Value v = value_string(f->vm->arena, b.data ? b.data : "", b.len);
-    buf_free(&b);
-    return push(f, v);
-}
-
-static bool fn_case(Frame *f, Value a, bool upper)
-{
-    if (a.kind != V_STRING)
-        return fail(f, "`%s` needs a string, found %s", upper ? "upper" : "lower",
-                    value_kind_name(a));
-    char *text = arena_strndup(f->vm->arena, a.s->text, a.s->len);
-    for (size_t i = 0; i < a.s->len; i++) {
-        char c = text[i];
-        if (upper && c >= 'a' && c <= 'z')
-            text[i] = (char)(c - 'a' + 'A');
-        else if (!upper && c >= 'A' && c <= 'Z')
-            text[i] = (char)(c - 'A' + 'a');
+    Value a = args[0];
+    switch (func) {
+    case ORBC_FN_LEN:
+        return push(f, value_int(a.kind == V_LIST ? a.list->count : a.rec->count));
+    case ORBC_FN_STR: {
+        Buf json = {0};
+        value_to_json(&json, a);
+        Value v = value_string(f->vm->arena, json.data, json.len);
+        buf_free(&json);
+        return push(f, v);
     }
-    Str *s = arena_alloc(f->vm->arena, sizeof *s);
-    s->text = text;
-    s->len = a.s->len;
-    Value v = {.kind = V_STRING, .s = s};
-    return push(f, v);
-}
-
-static bool substring(const Str *hay, const Str *needle)
-{
-    if (needle->len == 0)
-        return true;
-    if (needle->len > hay->len)
-        return false;
-    return memmem(hay->text, hay->len, needle->text, needle->len) != NULL;
-}
-
-static bool fn_contains(Frame *f, Value a, Value b)
-{
-    if (a.kind == V_STRING && b.kind == V_STRING)
-        return push(f, value_bool(substring(a.s, b.s)));
-    if (a.kind == V_LIST) {
-        for (uint32_t i = 0; i < a.list->count; i++)
-            if (value_equal(a.list->items[i], b))
-                return push(f, value_bool(true));
-        return push(f, value_bool(false));
+    case ORBC_FN_CONTAINS:
+        if (a.kind == V_LIST)
+            return push(f, value_bool(list_contains(a.list, args[1])));
+        return push(f, value_bool(record_find(a.rec, args[1].s->text, args[1].s->len) >= 0));
+    default:
+        return fail(f, "function %u does not look into lists or records", func);
     }
-    if (a.kind == V_RECORD && b.kind == V_STRING)
-        return push(f, value_bool(record_find(a.rec, b.s->text, b.s->len) >= 0));
-    return fail(f, "`contains` cannot search %s for %s", value_kind_name(a), value_kind_name(b));
 }
 
 static bool call(Frame *f, uint8_t func, uint8_t argc)
 {
-    if (orbc_func_arity(func) != argc)
+    if (orbc_func_arity(func) != argc)   /* at most 2 */
         return fail(f, "bad call of function %u with %u arguments", func, argc);
     if (!need(f, argc))
         return false;
     f->sp -= argc;
-    Value *args = &f->vm->stack[f->sp];
-    switch (func) {
-    case ORBC_FN_LEN: return fn_len(f, args[0]);
-    case ORBC_FN_STR: return fn_str(f, args[0]);
-    case ORBC_FN_LOWER: return fn_case(f, args[0], false);
-    case ORBC_FN_UPPER: return fn_case(f, args[0], true);
-    default: return fn_contains(f, args[0], args[1]);
-    }
+    const Value *args = &f->vm->stack[f->sp];
+    OrbcValue values[2], result;
+    for (uint32_t i = 0; i < argc; i++)
+        values[i] = value_to_orbc(args[i]);
+    OrbcEvalStatus status = orbc_eval_call(&f->vm->eval, func, values, argc, &result);
+    if (status == ORBC_EVAL_CONTAINER)
+        return call_on_container(f, func, args);
+    return evaluated(f, status, result);
 }
 
 /* ---- the loop ---- */
@@ -466,16 +304,10 @@ static int branch(Frame *f, uint8_t op)
 {
     if (!need(f, 1))
         return -1;
-    Value top = f->vm->stack[f->sp - 1];
     bool taken;
-    if (op == ORBC_OP_JUMP_IF_NOT_NULL) {
-        taken = top.kind != V_NULL;
-    } else {
-        if (top.kind != V_BOOL) {
-            fail(f, "`%s` needs a bool, found %s", orbc_op_info(op)->symbol, value_kind_name(top));
-            return -1;
-        }
-        taken = op == ORBC_OP_JUMP_IF_FALSE ? !top.b : top.b;
+    if (orbc_eval_branch(&f->vm->eval, op, value_to_orbc(f->vm->stack[f->sp - 1]), &taken)) {
+        fail(f, "%s", f->vm->eval.message);
+        return -1;
     }
     if (!taken)
         f->sp--;

@@ -1,0 +1,420 @@
+/* What values mean: the operators and built-in functions of the expression machine on
+ * scalar values (orbc_value.h, docs/bytecode.md section 4), and the text of values. The
+ * reference runtime's VM and the compiler's constant folding both call these, so they
+ * cannot disagree. */
+#define _GNU_SOURCE   /* memmem */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orbc_internal.h"
+#include "orbc_value.h"
+
+const char *orbc_kind_name(uint8_t kind)
+{
+    static const char *const names[] = {
+        "null", "bool", "int", "number", "string", "duration", "list", "record",
+    };
+    return kind <= ORBC_KIND_RECORD ? names[kind] : "?";
+}
+
+/* ---- results and failures ---- */
+
+__attribute__((format(printf, 3, 4)))
+static OrbcEvalStatus fail(OrbcEval *ev, OrbcEvalStatus status, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(ev->message, sizeof ev->message, fmt, args);
+    va_end(args);
+    return status;
+}
+
+static OrbcEvalStatus overflow(OrbcEval *ev)
+{
+    return fail(ev, ORBC_EVAL_OVERFLOW, "integer overflow");
+}
+
+static OrbcEvalStatus bad_operands(OrbcEval *ev, uint8_t op, OrbcValue a, OrbcValue b)
+{
+    return fail(ev, ORBC_EVAL_TYPE, "cannot apply `%s` to %s and %s", orbc_op_info(op)->symbol,
+                orbc_kind_name(a.kind), orbc_kind_name(b.kind));
+}
+
+static OrbcEvalStatus give(OrbcValue *out, OrbcValue v)
+{
+    *out = v;
+    return ORBC_EVAL_OK;
+}
+
+static OrbcValue make_bool(bool b)
+{
+    return (OrbcValue){ .kind = ORBC_KIND_BOOL, .boolean = b };
+}
+
+static OrbcValue make_int(uint8_t kind, int64_t i)
+{
+    return (OrbcValue){ .kind = kind, .integer = i };
+}
+
+static OrbcValue make_number(double n)
+{
+    return (OrbcValue){ .kind = ORBC_KIND_NUMBER, .number = n };
+}
+
+/* A string result of `len` bytes from the caller's allocator (NUL-terminated). */
+static char *new_text(OrbcEval *ev, size_t len, OrbcValue *out)
+{
+    char *text = len < SIZE_MAX ? ev->alloc(ev->context, len + 1) : NULL;
+    if (!text) {
+        fail(ev, ORBC_EVAL_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    text[len] = '\0';
+    *out = (OrbcValue){ .kind = ORBC_KIND_STRING, .string = { text, len } };
+    return text;
+}
+
+/* ---- arithmetic ---- */
+
+static bool numeric(OrbcValue v)
+{
+    return v.kind == ORBC_KIND_INT || v.kind == ORBC_KIND_NUMBER;
+}
+
+static double as_double(OrbcValue v)
+{
+    return v.kind == ORBC_KIND_INT ? (double)v.integer : v.number;
+}
+
+static OrbcEvalStatus join(OrbcEval *ev, OrbcValue a, OrbcValue b, OrbcValue *out)
+{
+    size_t len = a.string.len + b.string.len;
+    char *text = len >= a.string.len ? new_text(ev, len, out) : NULL;
+    if (!text)
+        return ORBC_EVAL_NO_MEMORY;
+    if (a.string.len)
+        memcpy(text, a.string.text, a.string.len);
+    if (b.string.len)
+        memcpy(text + a.string.len, b.string.text, b.string.len);
+    return ORBC_EVAL_OK;
+}
+
+static OrbcEvalStatus add_sub(OrbcEval *ev, uint8_t op, OrbcValue a, OrbcValue b,
+                              OrbcValue *out)
+{
+    bool add = op == ORBC_OP_ADD;
+    int64_t r;
+    if ((a.kind == ORBC_KIND_INT && b.kind == ORBC_KIND_INT) ||
+        (a.kind == ORBC_KIND_DURATION && b.kind == ORBC_KIND_DURATION)) {
+        bool over = add ? __builtin_add_overflow(a.integer, b.integer, &r)
+                        : __builtin_sub_overflow(a.integer, b.integer, &r);
+        return over ? overflow(ev) : give(out, make_int(a.kind, r));
+    }
+    if (numeric(a) && numeric(b)) {
+        double x = as_double(a), y = as_double(b);
+        return give(out, make_number(add ? x + y : x - y));
+    }
+    if (add && a.kind == ORBC_KIND_STRING && b.kind == ORBC_KIND_STRING)
+        return join(ev, a, b, out);
+    return bad_operands(ev, op, a, b);
+}
+
+static OrbcEvalStatus mul(OrbcEval *ev, OrbcValue a, OrbcValue b, OrbcValue *out)
+{
+    int64_t r;
+    bool ints = a.kind == ORBC_KIND_INT && b.kind == ORBC_KIND_INT;
+    bool duration = (a.kind == ORBC_KIND_DURATION && b.kind == ORBC_KIND_INT) ||
+                    (a.kind == ORBC_KIND_INT && b.kind == ORBC_KIND_DURATION);
+    if (ints || duration) {
+        if (__builtin_mul_overflow(a.integer, b.integer, &r))
+            return overflow(ev);
+        return give(out, make_int(ints ? ORBC_KIND_INT : ORBC_KIND_DURATION, r));
+    }
+    if (numeric(a) && numeric(b))
+        return give(out, make_number(as_double(a) * as_double(b)));
+    return bad_operands(ev, ORBC_OP_MUL, a, b);
+}
+
+static OrbcEvalStatus div_mod(OrbcEval *ev, uint8_t op, OrbcValue a, OrbcValue b,
+                              OrbcValue *out)
+{
+    bool divide = op == ORBC_OP_DIV;
+    bool ints = a.kind == ORBC_KIND_INT && b.kind == ORBC_KIND_INT;
+    bool duration = divide && a.kind == ORBC_KIND_DURATION && b.kind == ORBC_KIND_INT;
+    if (ints || duration) {
+        if (b.integer == 0)
+            return fail(ev, ORBC_EVAL_DIVISION_BY_ZERO, "division by zero");
+        if (a.integer == INT64_MIN && b.integer == -1)
+            return divide ? overflow(ev) : give(out, make_int(ORBC_KIND_INT, 0));
+        return give(out, make_int(a.kind, divide ? a.integer / b.integer
+                                                 : a.integer % b.integer));
+    }
+    if (numeric(a) && numeric(b)) {
+        double x = as_double(a), y = as_double(b);
+        return give(out, make_number(divide ? x / y : fmod(x, y)));
+    }
+    return bad_operands(ev, op, a, b);
+}
+
+/* ---- comparison ---- */
+
+static int compare_bytes(OrbcValue a, OrbcValue b)
+{
+    size_t n = a.string.len < b.string.len ? a.string.len : b.string.len;
+    int c = n ? memcmp(a.string.text, b.string.text, n) : 0;
+    if (c)
+        return c < 0 ? -1 : 1;
+    return (a.string.len > b.string.len) - (a.string.len < b.string.len);
+}
+
+bool orbc_values_equal(OrbcValue a, OrbcValue b)
+{
+    if (numeric(a) && numeric(b)) {
+        if (a.kind == ORBC_KIND_INT && b.kind == ORBC_KIND_INT)
+            return a.integer == b.integer;
+        return as_double(a) == as_double(b);
+    }
+    if (a.kind != b.kind)
+        return false;
+    switch ((OrbcKind)a.kind) {
+    case ORBC_KIND_NULL: return true;
+    case ORBC_KIND_BOOL: return a.boolean == b.boolean;
+    case ORBC_KIND_DURATION: return a.integer == b.integer;
+    case ORBC_KIND_STRING: return compare_bytes(a, b) == 0;
+    default: return false;
+    }
+}
+
+static OrbcEvalStatus compare(OrbcEval *ev, uint8_t op, OrbcValue a, OrbcValue b,
+                              OrbcValue *out)
+{
+    int c;
+    if ((a.kind == ORBC_KIND_INT && b.kind == ORBC_KIND_INT) ||
+        (a.kind == ORBC_KIND_DURATION && b.kind == ORBC_KIND_DURATION)) {
+        c = (a.integer > b.integer) - (a.integer < b.integer);
+    } else if (numeric(a) && numeric(b)) {
+        double x = as_double(a), y = as_double(b);
+        if (isnan(x) || isnan(y))
+            return give(out, make_bool(false));   /* unordered: every comparison false */
+        c = (x > y) - (x < y);
+    } else if (a.kind == ORBC_KIND_STRING && b.kind == ORBC_KIND_STRING) {
+        c = compare_bytes(a, b);
+    } else {
+        return bad_operands(ev, op, a, b);
+    }
+    bool r = op == ORBC_OP_LT ? c < 0
+           : op == ORBC_OP_LE ? c <= 0
+           : op == ORBC_OP_GT ? c > 0
+           : c >= 0;
+    return give(out, make_bool(r));
+}
+
+static bool is_container(OrbcValue v)
+{
+    return v.kind == ORBC_KIND_LIST || v.kind == ORBC_KIND_RECORD;
+}
+
+OrbcEvalStatus orbc_eval_binary(OrbcEval *ev, uint8_t op, OrbcValue a, OrbcValue b,
+                                OrbcValue *out)
+{
+    switch (op) {
+    case ORBC_OP_ADD:
+    case ORBC_OP_SUB: return add_sub(ev, op, a, b, out);
+    case ORBC_OP_MUL: return mul(ev, a, b, out);
+    case ORBC_OP_DIV:
+    case ORBC_OP_MOD: return div_mod(ev, op, a, b, out);
+    case ORBC_OP_EQ:
+    case ORBC_OP_NE:
+        if (a.kind == b.kind && is_container(a))
+            return ORBC_EVAL_CONTAINER;
+        return give(out, make_bool(orbc_values_equal(a, b) == (op == ORBC_OP_EQ)));
+    case ORBC_OP_LT:
+    case ORBC_OP_LE:
+    case ORBC_OP_GT:
+    case ORBC_OP_GE: return compare(ev, op, a, b, out);
+    }
+    return fail(ev, ORBC_EVAL_TYPE, "`%s` is not a binary operator",
+                orbc_op_name(op) ? orbc_op_name(op) : "?");
+}
+
+OrbcEvalStatus orbc_eval_unary(OrbcEval *ev, uint8_t op, OrbcValue a, OrbcValue *out)
+{
+    if (op == ORBC_OP_NOT && a.kind == ORBC_KIND_BOOL)
+        return give(out, make_bool(!a.boolean));
+    if (op == ORBC_OP_NEG && (a.kind == ORBC_KIND_INT || a.kind == ORBC_KIND_DURATION))
+        return a.integer == INT64_MIN ? overflow(ev) : give(out, make_int(a.kind, -a.integer));
+    if (op == ORBC_OP_NEG && a.kind == ORBC_KIND_NUMBER)
+        return give(out, make_number(-a.number));
+    const OrbcOpInfo *info = orbc_op_info(op);
+    return fail(ev, ORBC_EVAL_TYPE, "cannot apply `%s` to %s", info ? info->symbol : "?",
+                orbc_kind_name(a.kind));
+}
+
+OrbcEvalStatus orbc_eval_branch(OrbcEval *ev, uint8_t op, OrbcValue top, bool *jump)
+{
+    if (op == ORBC_OP_JUMP_IF_NOT_NULL) {
+        *jump = top.kind != ORBC_KIND_NULL;
+        return ORBC_EVAL_OK;
+    }
+    const OrbcOpInfo *info = orbc_op_info(op);
+    if (top.kind != ORBC_KIND_BOOL)
+        return fail(ev, ORBC_EVAL_TYPE, "`%s` needs a bool, found %s",
+                    info ? info->symbol : "?", orbc_kind_name(top.kind));
+    *jump = op == ORBC_OP_JUMP_IF_FALSE ? !top.boolean : top.boolean;
+    return ORBC_EVAL_OK;
+}
+
+/* ---- built-in functions ---- */
+
+static OrbcEvalStatus fn_len(OrbcEval *ev, OrbcValue a, OrbcValue *out)
+{
+    if (a.kind == ORBC_KIND_STRING)
+        return give(out, make_int(ORBC_KIND_INT, (int64_t)a.string.len));
+    if (is_container(a))
+        return ORBC_EVAL_CONTAINER;
+    return fail(ev, ORBC_EVAL_TYPE, "`len` needs a string, list or record, found %s",
+                orbc_kind_name(a.kind));
+}
+
+static OrbcEvalStatus fn_str(OrbcEval *ev, OrbcValue a, OrbcValue *out)
+{
+    if (a.kind == ORBC_KIND_STRING)
+        return give(out, a);
+    if (is_container(a))
+        return ORBC_EVAL_CONTAINER;
+    char text[ORBC_SCALAR_TEXT_SIZE];
+    size_t len = orbc_scalar_text(text, a);
+    char *copy = new_text(ev, len, out);
+    if (!copy)
+        return ORBC_EVAL_NO_MEMORY;
+    memcpy(copy, text, len);
+    return ORBC_EVAL_OK;
+}
+
+/* ASCII case of a string; other bytes (UTF-8 sequences) stay as they are. */
+static OrbcEvalStatus fn_case(OrbcEval *ev, uint8_t func, OrbcValue a, OrbcValue *out)
+{
+    bool upper = func == ORBC_FN_UPPER;
+    if (a.kind != ORBC_KIND_STRING)
+        return fail(ev, ORBC_EVAL_TYPE, "`%s` needs a string, found %s", orbc_func_name(func),
+                    orbc_kind_name(a.kind));
+    char *text = new_text(ev, a.string.len, out);
+    if (!text)
+        return ORBC_EVAL_NO_MEMORY;
+    for (size_t i = 0; i < a.string.len; i++) {
+        char c = a.string.text[i];
+        if (upper && c >= 'a' && c <= 'z')
+            c = (char)(c - 'a' + 'A');
+        else if (!upper && c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        text[i] = c;
+    }
+    return ORBC_EVAL_OK;
+}
+
+static bool has_substring(OrbcValue hay, OrbcValue needle)
+{
+    if (needle.string.len == 0)
+        return true;
+    if (needle.string.len > hay.string.len)
+        return false;
+    return memmem(hay.string.text, hay.string.len, needle.string.text,
+                  needle.string.len) != NULL;
+}
+
+static OrbcEvalStatus fn_contains(OrbcEval *ev, OrbcValue a, OrbcValue b, OrbcValue *out)
+{
+    if (a.kind == ORBC_KIND_STRING && b.kind == ORBC_KIND_STRING)
+        return give(out, make_bool(has_substring(a, b)));
+    if (a.kind == ORBC_KIND_LIST || (a.kind == ORBC_KIND_RECORD && b.kind == ORBC_KIND_STRING))
+        return ORBC_EVAL_CONTAINER;
+    return fail(ev, ORBC_EVAL_TYPE, "`contains` cannot search %s for %s",
+                orbc_kind_name(a.kind), orbc_kind_name(b.kind));
+}
+
+OrbcEvalStatus orbc_eval_call(OrbcEval *ev, uint8_t func, const OrbcValue *args,
+                              uint32_t argc, OrbcValue *out)
+{
+    if (orbc_func_arity(func) != (int)argc)
+        return fail(ev, ORBC_EVAL_TYPE, "bad call of function %u with %u arguments", func,
+                    argc);
+    switch ((OrbcFunc)func) {
+    case ORBC_FN_LEN: return fn_len(ev, args[0], out);
+    case ORBC_FN_STR: return fn_str(ev, args[0], out);
+    case ORBC_FN_LOWER:
+    case ORBC_FN_UPPER: return fn_case(ev, func, args[0], out);
+    case ORBC_FN_CONTAINS: return fn_contains(ev, args[0], args[1], out);
+    case ORBC_FN_COUNT: break;
+    }
+    return fail(ev, ORBC_EVAL_TYPE, "bad call of function %u with %u arguments", func, argc);
+}
+
+/* ---- text ---- */
+
+const OrbcDurationUnit orbc_duration_units[ORBC_DURATION_UNIT_COUNT] = {
+    { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
+};
+
+size_t orbc_format_duration(char out[ORBC_DURATION_TEXT_SIZE], int64_t ms)
+{
+    if (ms == 0) {
+        memcpy(out, "0ms", 4);
+        return 3;
+    }
+    size_t len = 0;
+    uint64_t left = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
+    if (ms < 0)
+        out[len++] = '-';
+    for (int i = 0; i < ORBC_DURATION_UNIT_COUNT; i++) {
+        uint64_t unit = (uint64_t)orbc_duration_units[i].ms, n = left / unit;
+        if (n == 0)
+            continue;
+        left -= n * unit;
+        len += (size_t)snprintf(out + len, ORBC_DURATION_TEXT_SIZE - len, "%" PRIu64 "%s", n,
+                                orbc_duration_units[i].name);
+    }
+    return len;
+}
+
+size_t orbc_format_shortest(char out[ORBC_NUMBER_TEXT_SIZE], double n)
+{
+    if (isnan(n))
+        return (size_t)snprintf(out, ORBC_NUMBER_TEXT_SIZE, "nan");
+    if (isinf(n))
+        return (size_t)snprintf(out, ORBC_NUMBER_TEXT_SIZE, "%s", n < 0 ? "-inf" : "inf");
+    int len = 0;
+    for (int precision = 1; precision <= 17; precision++) {
+        len = snprintf(out, ORBC_NUMBER_TEXT_SIZE, "%.*g", precision, n);
+        if (strtod(out, NULL) == n)
+            break;
+    }
+    return (size_t)len;
+}
+
+size_t orbc_format_number(char out[ORBC_NUMBER_TEXT_SIZE], double n)
+{
+    if (isfinite(n) && n == floor(n) && fabs(n) < 1e17)   /* integral: no exponent */
+        return (size_t)snprintf(out, ORBC_NUMBER_TEXT_SIZE, "%.0f", n);
+    return orbc_format_shortest(out, n);
+}
+
+size_t orbc_scalar_text(char out[ORBC_SCALAR_TEXT_SIZE], OrbcValue v)
+{
+    switch ((OrbcKind)v.kind) {
+    case ORBC_KIND_NULL: return (size_t)snprintf(out, ORBC_SCALAR_TEXT_SIZE, "null");
+    case ORBC_KIND_BOOL:
+        return (size_t)snprintf(out, ORBC_SCALAR_TEXT_SIZE, "%s", v.boolean ? "true" : "false");
+    case ORBC_KIND_INT:
+        return (size_t)snprintf(out, ORBC_SCALAR_TEXT_SIZE, "%" PRId64, v.integer);
+    case ORBC_KIND_NUMBER: return orbc_format_number(out, v.number);
+    case ORBC_KIND_DURATION:
+        return (size_t)snprintf(out, ORBC_SCALAR_TEXT_SIZE, "%" PRId64 "ms", v.integer);
+    default:
+        out[0] = '\0';
+        return 0;
+    }
+}

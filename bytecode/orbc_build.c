@@ -90,7 +90,7 @@ static void *vec_push(OrbcBuilder *b, Vec *vec, size_t item_size)
 
 static void *pool_copy(OrbcBuilder *b, const void *data, size_t size)
 {
-    void *copy = pool_alloc(&b->pool, size);
+    void *copy = orbc_pool_alloc(&b->pool, size);
     if (!copy) {
         b->failed = true;
         return NULL;
@@ -137,9 +137,9 @@ static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, cons
     OrbcBuf *buf = &b->entry_key;
     buf->len = 0;
     if (table == DEDUP_CONSTS)
-        encode_const(buf, (const OrbcConst *)b->consts.items + index);
+        orbc_encode_const(buf, (const OrbcConst *)b->consts.items + index);
     else
-        encode_type(buf, (const OrbcType *)b->types.items + index);
+        orbc_encode_type(buf, (const OrbcType *)b->types.items + index);
     return !buf->failed && buf->len == len && memcmp(buf->data, key, len) == 0;
 }
 
@@ -211,11 +211,11 @@ void orbc_builder_free(OrbcBuilder *b)
     free(b->const_set.slots);
     free(b->type_set.slots);
     free(b->code.data);
-    chunks_free(&b->code_sec);
-    chunks_free(&b->workflow_sec);
+    orbc_chunks_free(&b->code_sec);
+    orbc_chunks_free(&b->workflow_sec);
     free(b->record.data);
     free(b->entry_key.data);
-    pool_free(&b->pool);
+    orbc_pool_free(&b->pool);
     free(b);
 }
 
@@ -229,7 +229,7 @@ uint32_t orbc_add_string(OrbcBuilder *b, const char *text, size_t len)
     if (!added)
         return index;
     OrbcString *s = vec_push(b, &b->strings, sizeof *s);
-    char *copy = pool_alloc(&b->pool, len + 1);   /* zeroed: the NUL is there */
+    char *copy = orbc_pool_alloc(&b->pool, len + 1);   /* zeroed: the NUL is there */
     if (!s || !copy) {
         b->failed = true;
         return 0;
@@ -248,7 +248,7 @@ uint32_t orbc_add_cstring(OrbcBuilder *b, const char *text)
 uint32_t orbc_add_const(OrbcBuilder *b, OrbcConst value)
 {
     OrbcBuf key = { 0 };
-    encode_const(&key, &value);
+    orbc_encode_const(&key, &value);
     bool added;
     uint32_t index = key.failed ? 0
         : dedup_find(b, &b->const_set, DEDUP_CONSTS, key.data, key.len, b->consts.count,
@@ -300,7 +300,7 @@ uint32_t orbc_const_null(OrbcBuilder *b)
 static uint32_t add_type(OrbcBuilder *b, const OrbcType *type)
 {
     OrbcBuf key = { 0 };
-    encode_type(&key, type);
+    orbc_encode_type(&key, type);
     bool added = false;
     uint32_t index = key.failed ? 0
         : dedup_find(b, &b->type_set, DEDUP_TYPES, key.data, key.len, b->types.count,
@@ -369,7 +369,7 @@ static void append_record(OrbcBuilder *b, OrbcChunks *section)
     if (b->record.failed)
         b->failed = true;
     else
-        chunks_append(section, b->record.data, b->record.len);
+        orbc_chunks_append(section, b->record.data, b->record.len);
 }
 
 /* The offset of return_code in a workflow record (docs/bytecode.md). */
@@ -384,7 +384,7 @@ uint32_t orbc_workflow_begin(OrbcBuilder *b, const OrbcWorkflow *header)
             b->steps_too_many = true;
         b->workflow_at = b->workflow_sec.len;
         b->record.len = 0;
-        write_workflow_header(&b->record, header);
+        orbc_write_workflow_header(&b->record, header);
         append_record(b, &b->workflow_sec);
         return b->workflow_count++;
     }
@@ -392,7 +392,7 @@ uint32_t orbc_workflow_begin(OrbcBuilder *b, const OrbcWorkflow *header)
     if (!w)
         return 0;
     *w = *header;
-    w->steps = pool_alloc(&b->pool, header->step_count * sizeof *w->steps);
+    w->steps = orbc_pool_alloc(&b->pool, header->step_count * sizeof *w->steps);
     if (!w->steps)
         b->failed = true;
     return b->workflows.count - 1;
@@ -410,7 +410,7 @@ void orbc_workflow_step(OrbcBuilder *b, const OrbcStep *step)
         over_limit(b, "a retry policy of more than 65535 non_retryable codes");
     if (b->streaming) {
         b->record.len = 0;
-        write_step(&b->record, step);
+        orbc_write_step(&b->record, step);
         append_record(b, &b->workflow_sec);
         return;
     }
@@ -429,7 +429,8 @@ void orbc_workflow_end(OrbcBuilder *b, uint32_t return_code)
     if (b->steps_added != b->steps_expected)
         b->failed = true;
     if (b->streaming) {
-        chunks_put_u32(&b->workflow_sec, b->workflow_at + WORKFLOW_RETURN_CODE_AT, return_code);
+        orbc_chunks_put_u32(&b->workflow_sec, b->workflow_at + WORKFLOW_RETURN_CODE_AT,
+                            return_code);
         return;
     }
     if (b->workflows.count)
@@ -506,29 +507,29 @@ void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
 void orbc_emit(OrbcBuilder *b, OrbcOp op)
 {
     track_stack(b, op, 0);
-    buf_u8(&b->code, (uint8_t)op);
+    orbc_buf_u8(&b->code, (uint8_t)op);
 }
 
 void orbc_emit_u32(OrbcBuilder *b, OrbcOp op, uint32_t operand)
 {
     track_stack(b, op, operand);
-    buf_u8(&b->code, (uint8_t)op);
-    buf_u32(&b->code, operand);
+    orbc_buf_u8(&b->code, (uint8_t)op);
+    orbc_buf_u32(&b->code, operand);
 }
 
 void orbc_emit_call(OrbcBuilder *b, OrbcFunc func, uint8_t argc)
 {
     track_stack(b, ORBC_OP_CALL, argc);
-    buf_u8(&b->code, ORBC_OP_CALL);
-    buf_u8(&b->code, (uint8_t)func);
-    buf_u8(&b->code, argc);
+    orbc_buf_u8(&b->code, ORBC_OP_CALL);
+    orbc_buf_u8(&b->code, (uint8_t)func);
+    orbc_buf_u8(&b->code, argc);
 }
 
 void orbc_emit_record(OrbcBuilder *b, uint32_t count, const uint32_t *names)
 {
     orbc_emit_u32(b, ORBC_OP_RECORD, count);
     for (uint32_t i = 0; i < count; i++)
-        buf_u32(&b->code, names[i]);
+        orbc_buf_u32(&b->code, names[i]);
 }
 
 uint32_t orbc_emit_jump(OrbcBuilder *b, OrbcOp op)
@@ -539,7 +540,7 @@ uint32_t orbc_emit_jump(OrbcBuilder *b, OrbcOp op)
 
 void orbc_patch_jump(OrbcBuilder *b, uint32_t site)
 {
-    buf_put_u32(&b->code, site, (uint32_t)b->code.len);
+    orbc_buf_put_u32(&b->code, site, (uint32_t)b->code.len);
 }
 
 uint32_t orbc_code_end(OrbcBuilder *b)
@@ -560,7 +561,7 @@ uint32_t orbc_code_end(OrbcBuilder *b)
             b->code_too_long = true;
         else {
             b->record.len = 0;
-            write_code(&b->record, &view);
+            orbc_write_code(&b->record, &view);
             append_record(b, &b->code_sec);
         }
         return b->code_count++;
@@ -602,7 +603,7 @@ bool orbc_builder_finish(OrbcBuilder *b, uint8_t **bytes, size_t *len, OrbcError
     }
     if (!b->streaming)
         return orbc_serialize(orbc_builder_module(b), bytes, len, err);
-    return serialize_streamed(orbc_builder_module(b), b->code_too_long, b->steps_too_many,
-                              &b->code_sec, b->code_count, &b->workflow_sec,
-                              b->workflow_count, bytes, len, err);
+    return orbc_serialize_streamed(orbc_builder_module(b), b->code_too_long, b->steps_too_many,
+                                   &b->code_sec, b->code_count, &b->workflow_sec,
+                                   b->workflow_count, bytes, len, err);
 }

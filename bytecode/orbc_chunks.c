@@ -29,7 +29,7 @@ static bool chunks_add(OrbcChunks *c)
     return true;
 }
 
-void chunks_append(OrbcChunks *c, const void *bytes, size_t len)
+void orbc_chunks_append(OrbcChunks *c, const void *bytes, size_t len)
 {
     const uint8_t *from = bytes;
     if (c->failed)
@@ -52,7 +52,7 @@ void chunks_append(OrbcChunks *c, const void *bytes, size_t len)
     }
 }
 
-void chunks_put_u32(OrbcChunks *c, size_t at, uint32_t value)
+void orbc_chunks_put_u32(OrbcChunks *c, size_t at, uint32_t value)
 {
     if (c->failed || at + 4 > c->len)
         return;
@@ -60,19 +60,19 @@ void chunks_put_u32(OrbcChunks *c, size_t at, uint32_t value)
         c->list[at >> CHUNK_SHIFT][at & (CHUNK_SIZE - 1)] = (uint8_t)(value >> (8 * i));
 }
 
-void chunks_drain(OrbcChunks *c, OrbcBuf *out)
+void orbc_chunks_drain(OrbcChunks *c, OrbcBuf *out)
 {
     for (uint32_t i = 0; i < c->count; i++) {
         size_t left = c->len - ((size_t)i << CHUNK_SHIFT);
         if (!c->failed)
-            buf_bytes(out, c->list[i], left < CHUNK_SIZE ? left : CHUNK_SIZE);
+            orbc_buf_bytes(out, c->list[i], left < CHUNK_SIZE ? left : CHUNK_SIZE);
         munmap(c->list[i], CHUNK_SIZE);
         c->list[i] = NULL;
     }
-    chunks_free(c);
+    orbc_chunks_free(c);
 }
 
-void chunks_free(OrbcChunks *c)
+void orbc_chunks_free(OrbcChunks *c)
 {
     for (uint32_t i = 0; c->list && i < c->count; i++)
         if (c->list[i])

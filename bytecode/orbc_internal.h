@@ -17,22 +17,21 @@ typedef struct OrbcBuf {
     bool failed;        /* an allocation failed or the size limit was passed */
 } OrbcBuf;
 
-void buf_bytes(OrbcBuf *buf, const void *bytes, size_t len);
-void buf_u16(OrbcBuf *buf, uint16_t value);
+void orbc_buf_bytes(OrbcBuf *buf, const void *bytes, size_t len);
 /* Makes room for `more` bytes; false (and buf->failed) when it cannot. */
-bool buf_reserve(OrbcBuf *buf, size_t more);
+bool orbc_buf_reserve(OrbcBuf *buf, size_t more);
 
 /* The writes of every field: inline, with the room check as the only branch. */
-static inline void buf_u8(OrbcBuf *buf, uint8_t value)
+static inline void orbc_buf_u8(OrbcBuf *buf, uint8_t value)
 {
-    if (buf->cap - buf->len < 1 && !buf_reserve(buf, 1))
+    if (buf->cap - buf->len < 1 && !orbc_buf_reserve(buf, 1))
         return;
     buf->data[buf->len++] = value;
 }
 
-static inline void buf_u32(OrbcBuf *buf, uint32_t value)
+static inline void orbc_buf_u32(OrbcBuf *buf, uint32_t value)
 {
-    if (buf->cap - buf->len < 4 && !buf_reserve(buf, 4))
+    if (buf->cap - buf->len < 4 && !orbc_buf_reserve(buf, 4))
         return;
     uint8_t *p = buf->data + buf->len;
     p[0] = (uint8_t)value;
@@ -42,13 +41,13 @@ static inline void buf_u32(OrbcBuf *buf, uint32_t value)
     buf->len += 4;
 }
 
-static inline void buf_i64(OrbcBuf *buf, int64_t value)
+static inline void orbc_buf_i64(OrbcBuf *buf, int64_t value)
 {
     uint64_t u = (uint64_t)value;
-    buf_u32(buf, (uint32_t)u);
-    buf_u32(buf, (uint32_t)(u >> 32));
+    orbc_buf_u32(buf, (uint32_t)u);
+    orbc_buf_u32(buf, (uint32_t)(u >> 32));
 }
-void buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value);   /* overwrite in place */
+void orbc_buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value);   /* overwrite in place */
 
 /* A pool of allocations freed together. Each allocation is zeroed. */
 typedef struct OrbcPoolBlock OrbcPoolBlock;
@@ -56,13 +55,13 @@ typedef struct OrbcPool {
     OrbcPoolBlock *blocks;
 } OrbcPool;
 
-void *pool_alloc(OrbcPool *pool, size_t size);   /* NULL when out of memory */
-void pool_free(OrbcPool *pool);
+void *orbc_pool_alloc(OrbcPool *pool, size_t size);   /* NULL when out of memory */
+void orbc_pool_free(OrbcPool *pool);
 
 /* Writes the binary encoding of one type or constant (shared by the builder's dedup and
  * the serializer, so both agree byte for byte). */
-void encode_type(OrbcBuf *buf, const OrbcType *type);
-void encode_const(OrbcBuf *buf, const OrbcConst *value);
+void orbc_encode_type(OrbcBuf *buf, const OrbcType *type);
+void orbc_encode_const(OrbcBuf *buf, const OrbcConst *value);
 
 /* Bytes in a list of fixed-size chunks (orbc_chunks.c): appending never copies what is
  * there, and draining frees each chunk once copied. */
@@ -73,24 +72,24 @@ typedef struct OrbcChunks {
     bool failed;        /* an allocation failed or the size limit was passed */
 } OrbcChunks;
 
-void chunks_append(OrbcChunks *chunks, const void *bytes, size_t len);
-void chunks_put_u32(OrbcChunks *chunks, size_t at, uint32_t value);   /* overwrite */
+void orbc_chunks_append(OrbcChunks *chunks, const void *bytes, size_t len);
+void orbc_chunks_put_u32(OrbcChunks *chunks, size_t at, uint32_t value);   /* overwrite */
 /* Appends every byte to `out` and frees the chunks (left empty). */
-void chunks_drain(OrbcChunks *chunks, OrbcBuf *out);
-void chunks_free(OrbcChunks *chunks);
+void orbc_chunks_drain(OrbcChunks *chunks, OrbcBuf *out);
+void orbc_chunks_free(OrbcChunks *chunks);
 
 /* The records of the CODE and WORKFLOWS sections (a workflow's header is followed by
  * its steps), for the builder that writes them as they are produced. */
-void write_code(OrbcBuf *buf, const OrbcCode *code);
-void write_workflow_header(OrbcBuf *buf, const OrbcWorkflow *workflow);
-void write_step(OrbcBuf *buf, const OrbcStep *step);
+void orbc_write_code(OrbcBuf *buf, const OrbcCode *code);
+void orbc_write_workflow_header(OrbcBuf *buf, const OrbcWorkflow *workflow);
+void orbc_write_step(OrbcBuf *buf, const OrbcStep *step);
 
 /* Serializes a module whose CODE and WORKFLOWS payloads are already written: `tables`
  * gives the strings, constants, types and tasks; the two limit flags say what the builder
  * found while writing. Frees both payloads (left empty). */
-bool serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps_too_many,
-                        OrbcChunks *code, uint32_t code_count, OrbcChunks *workflows,
-                        uint32_t workflow_count, uint8_t **bytes, size_t *len, OrbcError *err);
+bool orbc_serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps_too_many,
+                             OrbcChunks *code, uint32_t code_count, OrbcChunks *workflows,
+                             uint32_t workflow_count, uint8_t **bytes, size_t *len, OrbcError *err);
 
 /* The shortest "%.*g" text that reads back as `n` ("nan", "inf", "-inf" for those); the
  * number formatting of orbc_value.c and of the disassembler. Returns its length. */
@@ -112,16 +111,16 @@ typedef struct OrbcReader {
 } OrbcReader;
 
 /* Records the first error: "orbc: WHAT (offset N)". Always returns false. */
-bool reader_fail(OrbcReader *r, size_t offset, const char *fmt, ...)
+bool orbc_reader_fail(OrbcReader *r, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-bool reader_vfail(OrbcReader *r, size_t offset, const char *fmt, va_list args);
+bool orbc_reader_vfail(OrbcReader *r, size_t offset, const char *fmt, va_list args);
 
 /* Verifies one code block whose bytes start at file offset `base` (all tables before
  * CODE are loaded); fills max_stack, max_step and uses_item. */
-bool verify_code(OrbcReader *r, OrbcCode *code, size_t base);
+bool orbc_verify_code(OrbcReader *r, OrbcCode *code, size_t base);
 
 /* True when the strings named by `names` (string indices) are pairwise distinct.
  * Otherwise sets *dup to the position (in `names`) of a repeated one. O(n log n). */
-bool strings_distinct(OrbcReader *r, const uint32_t *names, uint32_t count, uint32_t *dup);
+bool orbc_strings_distinct(OrbcReader *r, const uint32_t *names, uint32_t count, uint32_t *dup);
 
 #endif

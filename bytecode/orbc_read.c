@@ -8,7 +8,7 @@
 
 #include "orbc_internal.h"
 
-bool reader_vfail(OrbcReader *r, size_t offset, const char *fmt, va_list args)
+bool orbc_reader_vfail(OrbcReader *r, size_t offset, const char *fmt, va_list args)
 {
     if (r->failed)
         return false;
@@ -22,11 +22,11 @@ bool reader_vfail(OrbcReader *r, size_t offset, const char *fmt, va_list args)
     return false;
 }
 
-bool reader_fail(OrbcReader *r, size_t offset, const char *fmt, ...)
+bool orbc_reader_fail(OrbcReader *r, size_t offset, const char *fmt, ...)
 {
     va_list args;
     va_start(args, fmt);
-    reader_vfail(r, offset, fmt, args);
+    orbc_reader_vfail(r, offset, fmt, args);
     va_end(args);
     return false;
 }
@@ -38,7 +38,7 @@ static bool need(OrbcReader *r, size_t n)
     if (r->failed)
         return false;
     if (n > r->end - r->pos)
-        return reader_fail(r, r->pos, "unexpected end of section %s", r->section);
+        return orbc_reader_fail(r, r->pos, "unexpected end of section %s", r->section);
     return true;
 }
 
@@ -83,18 +83,18 @@ static bool read_count(OrbcReader *r, uint32_t *count, uint32_t limit, size_t en
     if (r->failed)
         return false;
     if (*count > limit)
-        return reader_fail(r, at, "too many %s: %u (limit %u)", what, *count, limit);
+        return orbc_reader_fail(r, at, "too many %s: %u (limit %u)", what, *count, limit);
     if ((uint64_t)*count * entry_size > r->end - r->pos)
-        return reader_fail(r, at, "%u %s do not fit in the %zu bytes left", *count, what,
-                           r->end - r->pos);
+        return orbc_reader_fail(r, at, "%u %s do not fit in the %zu bytes left", *count, what,
+                                r->end - r->pos);
     return true;
 }
 
 static void *alloc_array(OrbcReader *r, uint32_t count, size_t size)
 {
-    void *p = pool_alloc(r->pool, (size_t)count * size);
+    void *p = orbc_pool_alloc(r->pool, (size_t)count * size);
     if (!p)
-        reader_fail(r, r->pos, "out of memory");
+        orbc_reader_fail(r, r->pos, "out of memory");
     return p;
 }
 
@@ -104,8 +104,8 @@ static uint32_t read_string_index(OrbcReader *r, bool none_ok)
     size_t at = r->pos;
     uint32_t s = read_u32(r);
     if (!r->failed && !(none_ok && s == ORBC_NONE) && s >= r->module->string_count)
-        reader_fail(r, at, "string index %u out of range (%u strings)", s,
-                    r->module->string_count);
+        orbc_reader_fail(r, at, "string index %u out of range (%u strings)", s,
+                         r->module->string_count);
     return s;
 }
 
@@ -115,7 +115,7 @@ static uint32_t read_type_index(OrbcReader *r, uint32_t limit)
     size_t at = r->pos;
     uint32_t t = read_u32(r);
     if (!r->failed && t >= limit)
-        reader_fail(r, at, "type index %u out of range (%u types)", t, limit);
+        orbc_reader_fail(r, at, "type index %u out of range (%u types)", t, limit);
     return t;
 }
 
@@ -124,7 +124,7 @@ static int64_t read_duration(OrbcReader *r, const char *what)
     size_t at = r->pos;
     int64_t ms = read_i64(r);
     if (!r->failed && ms < 0)
-        reader_fail(r, at, "negative %s %lld", what, (long long)ms);
+        orbc_reader_fail(r, at, "negative %s %lld", what, (long long)ms);
     return ms;
 }
 
@@ -168,13 +168,13 @@ static bool read_strings(OrbcReader *r)
         if (r->failed)
             break;
         if (len > ORBC_MAX_STRING_LEN)
-            return reader_fail(r, at, "string %u too long: %u bytes (limit %u)", i, len,
-                               ORBC_MAX_STRING_LEN);
+            return orbc_reader_fail(r, at, "string %u too long: %u bytes (limit %u)", i, len,
+                                    ORBC_MAX_STRING_LEN);
         if (!need(r, len))
             break;
         uint32_t bad = 0;
         if (!valid_utf8(r->data + r->pos, len, &bad))
-            return reader_fail(r, r->pos + bad, "invalid UTF-8 in string %u", i);
+            return orbc_reader_fail(r, r->pos + bad, "invalid UTF-8 in string %u", i);
         char *text = alloc_array(r, len + 1, 1);
         if (!text)
             break;
@@ -197,11 +197,11 @@ static bool read_const(OrbcReader *r, OrbcConst *c, uint32_t i)
     switch ((OrbcConstKind)c->kind) {
     case ORBC_CONST_NULL:
         if (payload != 0)
-            return reader_fail(r, at + 1, "null constant %u has a nonzero payload", i);
+            return orbc_reader_fail(r, at + 1, "null constant %u has a nonzero payload", i);
         return true;
     case ORBC_CONST_BOOL:
         if (payload > 1)
-            return reader_fail(r, at + 1, "bool constant %u is neither 0 nor 1", i);
+            return orbc_reader_fail(r, at + 1, "bool constant %u is neither 0 nor 1", i);
         c->boolean = payload == 1;
         return true;
     case ORBC_CONST_INT:
@@ -213,12 +213,12 @@ static bool read_const(OrbcReader *r, OrbcConst *c, uint32_t i)
         return true;
     case ORBC_CONST_STRING:
         if (payload >= r->module->string_count)
-            return reader_fail(r, at + 1, "string index %llu out of range (%u strings)",
-                               (unsigned long long)payload, r->module->string_count);
+            return orbc_reader_fail(r, at + 1, "string index %llu out of range (%u strings)",
+                                    (unsigned long long)payload, r->module->string_count);
         c->string = (uint32_t)payload;
         return true;
     }
-    return reader_fail(r, at, "unknown constant kind %u", c->kind);
+    return orbc_reader_fail(r, at, "unknown constant kind %u", c->kind);
 }
 
 static bool read_consts(OrbcReader *r)
@@ -243,7 +243,7 @@ static bool read_record(OrbcReader *r, OrbcType *t, uint32_t self)
     t->fields = alloc_array(r, t->field_count, sizeof *t->fields);
     uint32_t *names = t->field_count ? malloc(t->field_count * sizeof *names) : NULL;
     if (t->field_count && !names)
-        return reader_fail(r, at, "out of memory");
+        return orbc_reader_fail(r, at, "out of memory");
     for (uint32_t i = 0; !r->failed && i < t->field_count; i++) {
         OrbcField *f = &t->fields[i];
         f->name = names[i] = read_string_index(r, false);
@@ -251,12 +251,12 @@ static bool read_record(OrbcReader *r, OrbcType *t, uint32_t self)
         size_t flag_at = r->pos;
         uint8_t flags = read_u8(r);
         if (!r->failed && flags > 1)
-            reader_fail(r, flag_at, "unknown field flags 0x%02x", flags);
+            orbc_reader_fail(r, flag_at, "unknown field flags 0x%02x", flags);
         f->optional = flags == 1;
     }
     uint32_t dup = 0;
-    if (!r->failed && !strings_distinct(r, names, t->field_count, &dup))
-        reader_fail(r, at, "type %u: field %u repeats an earlier field name", self, dup);
+    if (!r->failed && !orbc_strings_distinct(r, names, t->field_count, &dup))
+        orbc_reader_fail(r, at, "type %u: field %u repeats an earlier field name", self, dup);
     free(names);
     return !r->failed;
 }
@@ -280,7 +280,7 @@ static bool read_types(OrbcReader *r)
         else if (t->kind == ORBC_TYPE_RECORD)
             read_record(r, t, i);
         else if (t->kind > ORBC_TYPE_RECORD)
-            reader_fail(r, at, "unknown type kind %u", t->kind);
+            orbc_reader_fail(r, at, "unknown type kind %u", t->kind);
     }
     return !r->failed;
 }
@@ -303,14 +303,14 @@ static bool read_tasks(OrbcReader *r)
         size_t at = r->pos;
         t->kind = read_u8(r);
         if (!r->failed && t->kind > ORBC_TASK_BUILTIN)
-            reader_fail(r, at, "unknown task kind %u", t->kind);
+            orbc_reader_fail(r, at, "unknown task kind %u", t->kind);
         t->input_type = read_type_index(r, m->type_count);
         t->output_type = read_type_index(r, m->type_count);
         t->default_timeout_ms = read_duration(r, "default timeout");
     }
     uint32_t dup = 0;
-    if (!r->failed && names && !strings_distinct(r, names, m->task_count, &dup))
-        reader_fail(r, start, "task %u repeats the name of an earlier task", dup);
+    if (!r->failed && names && !orbc_strings_distinct(r, names, m->task_count, &dup))
+        orbc_reader_fail(r, start, "task %u repeats the name of an earlier task", dup);
     free(names);
     return !r->failed;
 }
@@ -323,7 +323,7 @@ static bool read_positions(OrbcReader *r, OrbcCode *c)
     if (!read_count(r, &c->pos_count, ORBC_MAX_LARGE, 12, "positions"))
         return false;
     if (c->pos_count == 0)
-        return reader_fail(r, at, "code block without a source position");
+        return orbc_reader_fail(r, at, "code block without a source position");
     c->pos = alloc_array(r, c->pos_count, sizeof *c->pos);
     for (uint32_t i = 0; !r->failed && i < c->pos_count; i++) {
         size_t pos_at = r->pos;
@@ -334,12 +334,12 @@ static bool read_positions(OrbcReader *r, OrbcCode *c)
         if (r->failed)
             break;
         if (i == 0 && p->offset != 0)
-            return reader_fail(r, pos_at, "first position has offset %u, expected 0",
-                               p->offset);
+            return orbc_reader_fail(r, pos_at, "first position has offset %u, expected 0",
+                                    p->offset);
         if (i > 0 && p->offset <= c->pos[i - 1].offset)
-            return reader_fail(r, pos_at, "position offsets are not increasing");
+            return orbc_reader_fail(r, pos_at, "position offsets are not increasing");
         if (p->line == 0 || p->column == 0)
-            return reader_fail(r, pos_at, "line and column must be at least 1");
+            return orbc_reader_fail(r, pos_at, "line and column must be at least 1");
     }
     return !r->failed;
 }
@@ -355,21 +355,21 @@ static bool read_code_block(OrbcReader *r, OrbcCode *c, uint32_t i)
     if (r->failed)
         return false;
     if (c->len > ORBC_MAX_CODE_LEN)
-        return reader_fail(r, at, "code block %u too long: %u bytes (limit %u)", i, c->len,
-                           ORBC_MAX_CODE_LEN);
+        return orbc_reader_fail(r, at, "code block %u too long: %u bytes (limit %u)", i, c->len,
+                                ORBC_MAX_CODE_LEN);
     if (!need(r, c->len))
         return false;
     for (uint32_t k = 0; k < c->pos_count; k++)
         if (c->pos[k].offset >= c->len)
-            return reader_fail(r, at, "position offset %u outside code block of %u bytes",
-                               c->pos[k].offset, c->len);
+            return orbc_reader_fail(r, at, "position offset %u outside code block of %u bytes",
+                                    c->pos[k].offset, c->len);
     c->code = alloc_array(r, c->len, 1);
     if (!c->code)
         return false;
     memcpy(c->code, r->data + r->pos, c->len);
     size_t base = r->pos;
     r->pos += c->len;
-    return verify_code(r, c, base);
+    return orbc_verify_code(r, c, base);
 }
 
 static bool read_codes(OrbcReader *r)
@@ -401,17 +401,17 @@ static uint32_t read_code_ref(OrbcReader *r, CodeContext ctx, const char *what)
         return index;
     const OrbcModule *m = r->module;
     if (index >= m->code_count) {
-        reader_fail(r, at, "%s code index %u out of range (%u code blocks)", what, index,
-                    m->code_count);
+        orbc_reader_fail(r, at, "%s code index %u out of range (%u code blocks)", what, index,
+                         m->code_count);
         return index;
     }
     const OrbcCode *c = &m->codes[index];
     if (r->code_used[index])
-        reader_fail(r, at, "code block %u used twice", index);
+        orbc_reader_fail(r, at, "code block %u used twice", index);
     else if (c->max_step != ORBC_NONE && c->max_step >= ctx.step_limit)
-        reader_fail(r, at, "%s code reads step %u, which has not run yet", what, c->max_step);
+        orbc_reader_fail(r, at, "%s code reads step %u, which has not run yet", what, c->max_step);
     else if (c->uses_item && !ctx.item_ok)
-        reader_fail(r, at, "%s code uses `item` outside a for step", what);
+        orbc_reader_fail(r, at, "%s code uses `item` outside a for step", what);
     r->code_used[index] = 1;
     return index;
 }
@@ -421,16 +421,16 @@ static void read_policy(OrbcReader *r, OrbcPolicy *p)
     size_t at = r->pos;
     p->attempts = read_u32(r);
     if (!r->failed && (p->attempts < 1 || p->attempts > ORBC_MAX_ATTEMPTS))
-        reader_fail(r, at, "attempts %u outside 1 to %u", p->attempts, ORBC_MAX_ATTEMPTS);
+        orbc_reader_fail(r, at, "attempts %u outside 1 to %u", p->attempts, ORBC_MAX_ATTEMPTS);
     at = r->pos;
     p->backoff = read_u8(r);
     if (!r->failed && p->backoff > ORBC_BACKOFF_EXPONENTIAL)
-        reader_fail(r, at, "unknown backoff %u", p->backoff);
+        orbc_reader_fail(r, at, "unknown backoff %u", p->backoff);
     p->initial_delay_ms = read_duration(r, "initial delay");
     at = r->pos;
     p->max_delay_ms = read_duration(r, "max delay");
     if (!r->failed && p->max_delay_ms < p->initial_delay_ms)
-        reader_fail(r, at, "max delay below initial delay");
+        orbc_reader_fail(r, at, "max delay below initial delay");
     if (!read_count(r, &p->non_retryable_count, ORBC_MAX_COUNT, 4, "non_retryable codes"))
         return;
     p->non_retryable = alloc_array(r, p->non_retryable_count, sizeof *p->non_retryable);
@@ -445,10 +445,10 @@ static void read_task_ref(OrbcReader *r, uint32_t *task, int kind)
     if (r->failed)
         return;
     if (*task >= r->module->task_count)
-        reader_fail(r, at, "task index %u out of range (%u tasks)", *task,
-                    r->module->task_count);
+        orbc_reader_fail(r, at, "task index %u out of range (%u tasks)", *task,
+                         r->module->task_count);
     else if (kind >= 0 && r->module->tasks[*task].kind != kind)
-        reader_fail(r, at, "task %u has the wrong kind for this step", *task);
+        orbc_reader_fail(r, at, "task %u has the wrong kind for this step", *task);
 }
 
 static void read_compensate(OrbcReader *r, OrbcCompensate *c, uint32_t self)
@@ -476,8 +476,8 @@ static void read_target(OrbcReader *r, OrbcStep *s)
     case ORBC_STEP_WORKFLOW:
         s->target = read_u32(r);
         if (!r->failed && s->target >= r->module->workflow_count)
-            reader_fail(r, at, "workflow index %u out of range (%u workflows)", s->target,
-                        r->module->workflow_count);
+            orbc_reader_fail(r, at, "workflow index %u out of range (%u workflows)", s->target,
+                             r->module->workflow_count);
         return;
     case ORBC_STEP_AWAIT:
         s->target = read_string_index(r, false);
@@ -486,11 +486,11 @@ static void read_target(OrbcReader *r, OrbcStep *s)
     case ORBC_STEP_COMPUTE:
         s->target = read_u32(r);
         if (!r->failed && s->target != ORBC_NONE)
-            reader_fail(r, at, "%s step with a target", s->kind == ORBC_STEP_SLEEP ? "sleep"
+            orbc_reader_fail(r, at, "%s step with a target", s->kind == ORBC_STEP_SLEEP ? "sleep"
                                                                                    : "compute");
         return;
     }
-    reader_fail(r, at - 9, "unknown step kind %u", s->kind);
+    orbc_reader_fail(r, at - 9, "unknown step kind %u", s->kind);
 }
 
 /* The rules per step kind of docs/bytecode.md 3.6. Returns a problem or NULL. */
@@ -526,10 +526,10 @@ static void read_deps(OrbcReader *r, OrbcStep *s, uint32_t self)
         if (r->failed)
             return;
         if (s->deps[i] >= self)
-            reader_fail(r, at, "step %u depends on step %u, which is not earlier", self,
-                        s->deps[i]);
+            orbc_reader_fail(r, at, "step %u depends on step %u, which is not earlier", self,
+                             s->deps[i]);
         else if (i > 0 && s->deps[i] <= s->deps[i - 1])
-            reader_fail(r, at, "dependencies are not strictly increasing");
+            orbc_reader_fail(r, at, "dependencies are not strictly increasing");
     }
 }
 
@@ -555,13 +555,13 @@ static void read_step(OrbcReader *r, OrbcStep *s, uint32_t self)
     size_t at = r->pos;
     uint8_t has = read_u8(r);
     if (!r->failed && has > 1)
-        reader_fail(r, at, "has_compensate is %u, expected 0 or 1", has);
+        orbc_reader_fail(r, at, "has_compensate is %u, expected 0 or 1", has);
     s->has_compensate = has == 1;
     if (s->has_compensate)
         read_compensate(r, &s->compensate, self);
     const char *problem = r->failed ? NULL : kind_problem(s);
     if (problem)
-        reader_fail(r, start, "step %u: %s", self, problem);
+        orbc_reader_fail(r, start, "step %u: %s", self, problem);
 }
 
 static void read_workflow(OrbcReader *r, OrbcWorkflow *w)
@@ -587,8 +587,8 @@ static void read_workflow(OrbcReader *r, OrbcWorkflow *w)
             names[i] = w->steps[i].name;
     }
     uint32_t dup = 0;
-    if (!r->failed && names && !strings_distinct(r, names, w->step_count, &dup))
-        reader_fail(r, steps_at, "step %u repeats the name of an earlier step", dup);
+    if (!r->failed && names && !orbc_strings_distinct(r, names, w->step_count, &dup))
+        orbc_reader_fail(r, steps_at, "step %u repeats the name of an earlier step", dup);
     free(names);
     if (r->failed)
         return;
@@ -613,12 +613,12 @@ static bool read_workflows(OrbcReader *r)
             names[i] = m->workflows[i].name;
     }
     uint32_t dup = 0;
-    if (!r->failed && names && !strings_distinct(r, names, m->workflow_count, &dup))
-        reader_fail(r, start, "workflow %u repeats the name of an earlier workflow", dup);
+    if (!r->failed && names && !orbc_strings_distinct(r, names, m->workflow_count, &dup))
+        orbc_reader_fail(r, start, "workflow %u repeats the name of an earlier workflow", dup);
     free(names);
     for (uint32_t i = 0; !r->failed && i < m->code_count; i++)
         if (!r->code_used[i])
-            reader_fail(r, r->code_offsets[i], "code block %u is never used", i);
+            orbc_reader_fail(r, r->code_offsets[i], "code block %u is never used", i);
     return !r->failed;
 }
 
@@ -634,25 +634,25 @@ static const char *section_name(uint32_t id)
 static bool read_header(OrbcReader *r, size_t len)
 {
     if (len < ORBC_HEADER_SIZE)
-        return reader_fail(r, len, "file too short for the header: %zu bytes", len);
+        return orbc_reader_fail(r, len, "file too short for the header: %zu bytes", len);
     const uint8_t *d = r->data;
     if (memcmp(d, "ORBC", 4) != 0)
-        return reader_fail(r, 0, "bad magic: not an .orbc file");
+        return orbc_reader_fail(r, 0, "bad magic: not an .orbc file");
     unsigned major = d[4] | d[5] << 8;
     if (major != ORBC_MAJOR)
-        return reader_fail(r, 4, "unsupported major version %u (this loader reads %u)", major,
-                           (unsigned)ORBC_MAJOR);
+        return orbc_reader_fail(r, 4, "unsupported major version %u (this loader reads %u)", major,
+                                (unsigned)ORBC_MAJOR);
     r->module->major = (uint16_t)major;
     r->module->minor = (uint16_t)(d[6] | d[7] << 8);
     uint32_t file_length = orbc_u32(d + 12);
     if (file_length != len)
-        return reader_fail(r, 12, "file length field says %u bytes, file has %zu",
-                           file_length, len);
+        return orbc_reader_fail(r, 12, "file length field says %u bytes, file has %zu",
+                                file_length, len);
     if (len > ORBC_MAX_FILE_SIZE)
-        return reader_fail(r, 12, "file too large: %zu bytes (limit %u)", len,
-                           ORBC_MAX_FILE_SIZE);
+        return orbc_reader_fail(r, 12, "file too large: %zu bytes (limit %u)", len,
+                                ORBC_MAX_FILE_SIZE);
     if (orbc_crc32c(d + 12, len - 12) != orbc_u32(d + 8))
-        return reader_fail(r, 8, "bad checksum");
+        return orbc_reader_fail(r, 8, "bad checksum");
     return true;
 }
 
@@ -676,30 +676,31 @@ static bool read_sections(OrbcReader *r, size_t len)
     while (r->pos < len) {
         size_t at = r->pos;
         if (len - at < 8)
-            return reader_fail(r, at, "truncated section header");
+            return orbc_reader_fail(r, at, "truncated section header");
         uint32_t id = orbc_u32(r->data + at);
         uint32_t size = orbc_u32(r->data + at + 4);
         if (size > len - at - 8)
-            return reader_fail(r, at + 4, "section of %u bytes extends past the end of the file",
-                               size);
+            return orbc_reader_fail(r, at + 4,
+                                    "section of %u bytes extends past the end of the file",
+                                    size);
         r->pos = at + 8;
         r->end = r->pos + size;
         if (id >= ORBC_SEC_STRINGS && id <= ORBC_SEC_WORKFLOWS) {
             if (id != next_known)
-                return reader_fail(r, at, "section %s out of order or repeated (expected %s)",
-                                   section_name(id), section_name(next_known));
+                return orbc_reader_fail(r, at, "section %s out of order or repeated (expected %s)",
+                                        section_name(id), section_name(next_known));
             r->section = section_name(id);
             if (!read_section_payload(r, id))
                 return false;
             if (r->pos != r->end)
-                return reader_fail(r, r->pos, "%zu unused bytes at the end of section %s",
-                                   r->end - r->pos, r->section);
+                return orbc_reader_fail(r, r->pos, "%zu unused bytes at the end of section %s",
+                                        r->end - r->pos, r->section);
             next_known++;
         }
         r->pos = r->end;
     }
     if (next_known <= ORBC_SEC_WORKFLOWS)
-        return reader_fail(r, len, "missing section %s", section_name(next_known));
+        return orbc_reader_fail(r, len, "missing section %s", section_name(next_known));
     return true;
 }
 
@@ -720,7 +721,7 @@ bool orbc_load(const uint8_t *bytes, size_t len, OrbcModule *module, OrbcError *
                      .section = "" };
     bool ok = read_header(&r, len) && read_sections(&r, len);
     if (!ok) {
-        pool_free(pool);
+        orbc_pool_free(pool);
         free(pool);
         memset(module, 0, sizeof *module);
         return false;
@@ -732,7 +733,7 @@ bool orbc_load(const uint8_t *bytes, size_t len, OrbcModule *module, OrbcError *
 void orbc_module_free(OrbcModule *module)
 {
     if (module->memory) {
-        pool_free(module->memory);
+        orbc_pool_free(module->memory);
         free(module->memory);
     }
     memset(module, 0, sizeof *module);

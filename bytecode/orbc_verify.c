@@ -25,7 +25,7 @@ static bool fail_at(CodeCheck *k, uint32_t offset, const char *fmt, ...)
 {
     va_list args;
     va_start(args, fmt);
-    reader_vfail(k->r, k->base + offset, fmt, args);
+    orbc_reader_vfail(k->r, k->base + offset, fmt, args);
     va_end(args);
     return false;
 }
@@ -68,7 +68,7 @@ static bool check_record_names(CodeCheck *k, uint32_t o, uint32_t count)
         }
     }
     uint32_t dup = 0;
-    bool distinct = strings_distinct(k->r, names, count, &dup);
+    bool distinct = orbc_strings_distinct(k->r, names, count, &dup);
     free(names);
     if (!distinct)
         return fail_at(k, o, "record field %u repeats an earlier name", dup);
@@ -199,16 +199,16 @@ static bool check_positions(CodeCheck *k)
     for (uint32_t i = 0; i < c->pos_count; i++) {
         uint32_t off = c->pos[i].offset;
         if (!k->starts[off])
-            return reader_fail(k->r, k->base, "position %u is not at an instruction start (%u)",
-                               i, off);
+            return orbc_reader_fail(k->r, k->base,
+                                    "position %u is not at an instruction start (%u)", i, off);
     }
     return true;
 }
 
-bool verify_code(OrbcReader *r, OrbcCode *code, size_t base)
+bool orbc_verify_code(OrbcReader *r, OrbcCode *code, size_t base)
 {
     if (code->len == 0)
-        return reader_fail(r, base, "empty code block");
+        return orbc_reader_fail(r, base, "empty code block");
     CodeCheck k = { r, code, base, NULL, NULL, 0, true };
     code->max_stack = 0;
     code->max_step = ORBC_NONE;
@@ -217,7 +217,7 @@ bool verify_code(OrbcReader *r, OrbcCode *code, size_t base)
     k.starts = calloc(code->len, 1);
     bool ok = k.depth && k.starts;
     if (!ok)
-        reader_fail(r, base, "out of memory verifying code");
+        orbc_reader_fail(r, base, "out of memory verifying code");
     for (uint32_t i = 0; ok && i < code->len; i++)
         k.depth[i] = -1;
     uint32_t o = 0, last_op = 0;
@@ -232,7 +232,7 @@ bool verify_code(OrbcReader *r, OrbcCode *code, size_t base)
         o += size;
     }
     if (ok && last_op != ORBC_OP_RETURN)
-        ok = reader_fail(r, base + code->len, "code block does not end with return");
+        ok = orbc_reader_fail(r, base + code->len, "code block does not end with return");
     if (ok)
         ok = check_positions(&k);
     free(k.depth);
@@ -269,7 +269,7 @@ static void sort_strings(const OrbcModule *m, uint32_t *a, uint32_t *tmp, uint32
     }
 }
 
-bool strings_distinct(OrbcReader *r, const uint32_t *names, uint32_t count, uint32_t *dup)
+bool orbc_strings_distinct(OrbcReader *r, const uint32_t *names, uint32_t count, uint32_t *dup)
 {
     if (count < 2)
         return true;

@@ -14,7 +14,7 @@
 
 /* ---- byte buffer ---- */
 
-bool buf_reserve(OrbcBuf *buf, size_t more)
+bool orbc_buf_reserve(OrbcBuf *buf, size_t more)
 {
     if (buf->failed)
         return false;
@@ -37,21 +37,21 @@ bool buf_reserve(OrbcBuf *buf, size_t more)
     return true;
 }
 
-void buf_bytes(OrbcBuf *buf, const void *bytes, size_t len)
+void orbc_buf_bytes(OrbcBuf *buf, const void *bytes, size_t len)
 {
-    if (len == 0 || !buf_reserve(buf, len))
+    if (len == 0 || !orbc_buf_reserve(buf, len))
         return;
     memcpy(buf->data + buf->len, bytes, len);
     buf->len += len;
 }
 
-void buf_u16(OrbcBuf *buf, uint16_t value)
+static void buf_u16(OrbcBuf *buf, uint16_t value)
 {
     uint8_t b[2] = { (uint8_t)value, (uint8_t)(value >> 8) };
-    buf_bytes(buf, b, 2);
+    orbc_buf_bytes(buf, b, 2);
 }
 
-void buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value)
+void orbc_buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value)
 {
     if (buf->failed || at + 4 > buf->len)
         return;
@@ -91,7 +91,7 @@ static OrbcPoolBlock *pool_new_block(OrbcPool *pool, size_t size)
     return block;
 }
 
-void *pool_alloc(OrbcPool *pool, size_t size)
+void *orbc_pool_alloc(OrbcPool *pool, size_t size)
 {
     size_t need = align_up(size ? size : 1);
     if (need < size)
@@ -120,7 +120,7 @@ void *pool_alloc(OrbcPool *pool, size_t size)
     return p;
 }
 
-void pool_free(OrbcPool *pool)
+void orbc_pool_free(OrbcPool *pool)
 {
     while (pool->blocks) {
         OrbcPoolBlock *next = pool->blocks->next;
@@ -131,44 +131,44 @@ void pool_free(OrbcPool *pool)
 
 /* ---- encoders ---- */
 
-void encode_const(OrbcBuf *buf, const OrbcConst *value)
+void orbc_encode_const(OrbcBuf *buf, const OrbcConst *value)
 {
-    buf_u8(buf, value->kind);
+    orbc_buf_u8(buf, value->kind);
     switch ((OrbcConstKind)value->kind) {
     case ORBC_CONST_BOOL:
-        buf_i64(buf, value->boolean ? 1 : 0);
+        orbc_buf_i64(buf, value->boolean ? 1 : 0);
         return;
     case ORBC_CONST_INT:
     case ORBC_CONST_DURATION:
-        buf_i64(buf, value->integer);
+        orbc_buf_i64(buf, value->integer);
         return;
     case ORBC_CONST_NUMBER: {
         int64_t bits;
         memcpy(&bits, &value->number, 8);
-        buf_i64(buf, bits);
+        orbc_buf_i64(buf, bits);
         return;
     }
     case ORBC_CONST_STRING:
-        buf_i64(buf, value->string);
+        orbc_buf_i64(buf, value->string);
         return;
     case ORBC_CONST_NULL:
         break;
     }
-    buf_i64(buf, 0);
+    orbc_buf_i64(buf, 0);
 }
 
-void encode_type(OrbcBuf *buf, const OrbcType *type)
+void orbc_encode_type(OrbcBuf *buf, const OrbcType *type)
 {
-    buf_u8(buf, type->kind);
+    orbc_buf_u8(buf, type->kind);
     if (type->kind == ORBC_TYPE_LIST || type->kind == ORBC_TYPE_OPTIONAL) {
-        buf_u32(buf, type->elem);
+        orbc_buf_u32(buf, type->elem);
     } else if (type->kind == ORBC_TYPE_RECORD) {
-        buf_u32(buf, type->name);
-        buf_u32(buf, type->field_count);
+        orbc_buf_u32(buf, type->name);
+        orbc_buf_u32(buf, type->field_count);
         for (uint32_t i = 0; i < type->field_count; i++) {
-            buf_u32(buf, type->fields[i].name);
-            buf_u32(buf, type->fields[i].type);
-            buf_u8(buf, type->fields[i].optional ? 1 : 0);
+            orbc_buf_u32(buf, type->fields[i].name);
+            orbc_buf_u32(buf, type->fields[i].type);
+            orbc_buf_u8(buf, type->fields[i].optional ? 1 : 0);
         }
     }
 }
@@ -191,94 +191,94 @@ static void set_error(OrbcError *err, const char *fmt, ...)
 
 static size_t section_begin(OrbcBuf *buf, OrbcSectionId id)
 {
-    buf_u32(buf, id);
-    buf_u32(buf, 0);
+    orbc_buf_u32(buf, id);
+    orbc_buf_u32(buf, 0);
     return buf->len;
 }
 
 static void section_end(OrbcBuf *buf, size_t payload_start)
 {
-    buf_put_u32(buf, payload_start - 4, (uint32_t)(buf->len - payload_start));
+    orbc_buf_put_u32(buf, payload_start - 4, (uint32_t)(buf->len - payload_start));
 }
 
 static void write_policy(OrbcBuf *buf, const OrbcPolicy *p)
 {
-    buf_u32(buf, p->attempts);
-    buf_u8(buf, p->backoff);
-    buf_i64(buf, p->initial_delay_ms);
-    buf_i64(buf, p->max_delay_ms);
-    buf_u32(buf, p->non_retryable_count);
+    orbc_buf_u32(buf, p->attempts);
+    orbc_buf_u8(buf, p->backoff);
+    orbc_buf_i64(buf, p->initial_delay_ms);
+    orbc_buf_i64(buf, p->max_delay_ms);
+    orbc_buf_u32(buf, p->non_retryable_count);
     for (uint32_t i = 0; i < p->non_retryable_count; i++)
-        buf_u32(buf, p->non_retryable[i]);
+        orbc_buf_u32(buf, p->non_retryable[i]);
 }
 
 static void write_compensate(OrbcBuf *buf, const OrbcCompensate *c)
 {
-    buf_u32(buf, c->task);
-    buf_u32(buf, c->line);
-    buf_u32(buf, c->column);
-    buf_u32(buf, c->with_code);
-    buf_u32(buf, c->key_code);
+    orbc_buf_u32(buf, c->task);
+    orbc_buf_u32(buf, c->line);
+    orbc_buf_u32(buf, c->column);
+    orbc_buf_u32(buf, c->with_code);
+    orbc_buf_u32(buf, c->key_code);
     write_policy(buf, &c->policy);
-    buf_i64(buf, c->timeout_ms);
-    buf_i64(buf, c->queue_timeout_ms);
+    orbc_buf_i64(buf, c->timeout_ms);
+    orbc_buf_i64(buf, c->queue_timeout_ms);
 }
 
-void write_step(OrbcBuf *buf, const OrbcStep *s)
+void orbc_write_step(OrbcBuf *buf, const OrbcStep *s)
 {
-    buf_u32(buf, s->name);
-    buf_u8(buf, s->kind);
-    buf_u32(buf, s->line);
-    buf_u32(buf, s->column);
-    buf_u32(buf, s->target);
-    buf_u32(buf, s->for_var);
-    buf_u32(buf, s->for_code);
-    buf_u32(buf, s->when_code);
-    buf_u32(buf, s->with_code);
-    buf_u32(buf, s->key_code);
-    buf_u32(buf, s->value_code);
+    orbc_buf_u32(buf, s->name);
+    orbc_buf_u8(buf, s->kind);
+    orbc_buf_u32(buf, s->line);
+    orbc_buf_u32(buf, s->column);
+    orbc_buf_u32(buf, s->target);
+    orbc_buf_u32(buf, s->for_var);
+    orbc_buf_u32(buf, s->for_code);
+    orbc_buf_u32(buf, s->when_code);
+    orbc_buf_u32(buf, s->with_code);
+    orbc_buf_u32(buf, s->key_code);
+    orbc_buf_u32(buf, s->value_code);
     write_policy(buf, &s->policy);
-    buf_i64(buf, s->timeout_ms);
-    buf_i64(buf, s->queue_timeout_ms);
-    buf_u32(buf, s->dep_count);
+    orbc_buf_i64(buf, s->timeout_ms);
+    orbc_buf_i64(buf, s->queue_timeout_ms);
+    orbc_buf_u32(buf, s->dep_count);
     for (uint32_t i = 0; i < s->dep_count; i++)
-        buf_u32(buf, s->deps[i]);
-    buf_u8(buf, s->has_compensate ? 1 : 0);
+        orbc_buf_u32(buf, s->deps[i]);
+    orbc_buf_u8(buf, s->has_compensate ? 1 : 0);
     if (s->has_compensate)
         write_compensate(buf, &s->compensate);
 }
 
-void write_workflow_header(OrbcBuf *buf, const OrbcWorkflow *w)
+void orbc_write_workflow_header(OrbcBuf *buf, const OrbcWorkflow *w)
 {
-    buf_u32(buf, w->name);
-    buf_u32(buf, w->file);
-    buf_u32(buf, w->line);
-    buf_u32(buf, w->column);
-    buf_u32(buf, w->input_type);
-    buf_u32(buf, w->output_type);
-    buf_i64(buf, w->timeout_ms);
-    buf_u32(buf, w->return_code);
-    buf_u32(buf, w->step_count);
+    orbc_buf_u32(buf, w->name);
+    orbc_buf_u32(buf, w->file);
+    orbc_buf_u32(buf, w->line);
+    orbc_buf_u32(buf, w->column);
+    orbc_buf_u32(buf, w->input_type);
+    orbc_buf_u32(buf, w->output_type);
+    orbc_buf_i64(buf, w->timeout_ms);
+    orbc_buf_u32(buf, w->return_code);
+    orbc_buf_u32(buf, w->step_count);
 }
 
 static void write_workflow(OrbcBuf *buf, const OrbcWorkflow *w)
 {
-    write_workflow_header(buf, w);
+    orbc_write_workflow_header(buf, w);
     for (uint32_t i = 0; i < w->step_count; i++)
-        write_step(buf, &w->steps[i]);
+        orbc_write_step(buf, &w->steps[i]);
 }
 
-void write_code(OrbcBuf *buf, const OrbcCode *code)
+void orbc_write_code(OrbcBuf *buf, const OrbcCode *code)
 {
-    buf_u32(buf, code->file);
-    buf_u32(buf, code->pos_count);
+    orbc_buf_u32(buf, code->file);
+    orbc_buf_u32(buf, code->pos_count);
     for (uint32_t i = 0; i < code->pos_count; i++) {
-        buf_u32(buf, code->pos[i].offset);
-        buf_u32(buf, code->pos[i].line);
-        buf_u32(buf, code->pos[i].column);
+        orbc_buf_u32(buf, code->pos[i].offset);
+        orbc_buf_u32(buf, code->pos[i].line);
+        orbc_buf_u32(buf, code->pos[i].column);
     }
-    buf_u32(buf, code->len);
-    buf_bytes(buf, code->code, code->len);
+    orbc_buf_u32(buf, code->len);
+    orbc_buf_bytes(buf, code->code, code->len);
 }
 
 /* The limits of the format, in the order they are reported. A streamed module has no
@@ -375,41 +375,41 @@ static uint64_t module_size(const OrbcModule *m)
 /* The header and the sections before CODE (strings, constants, types, tasks). */
 static void write_tables(OrbcBuf *buf, const OrbcModule *m)
 {
-    buf_bytes(buf, "ORBC", 4);
+    orbc_buf_bytes(buf, "ORBC", 4);
     buf_u16(buf, ORBC_MAJOR);
     buf_u16(buf, ORBC_MINOR);
-    buf_u32(buf, 0);   /* checksum */
-    buf_u32(buf, 0);   /* file_length */
+    orbc_buf_u32(buf, 0);   /* checksum */
+    orbc_buf_u32(buf, 0);   /* file_length */
 
     size_t at = section_begin(buf, ORBC_SEC_STRINGS);
-    buf_u32(buf, m->string_count);
+    orbc_buf_u32(buf, m->string_count);
     for (uint32_t i = 0; i < m->string_count; i++) {
-        buf_u32(buf, m->strings[i].len);
-        buf_bytes(buf, m->strings[i].text, m->strings[i].len);
+        orbc_buf_u32(buf, m->strings[i].len);
+        orbc_buf_bytes(buf, m->strings[i].text, m->strings[i].len);
     }
     section_end(buf, at);
 
     at = section_begin(buf, ORBC_SEC_CONSTS);
-    buf_u32(buf, m->const_count);
+    orbc_buf_u32(buf, m->const_count);
     for (uint32_t i = 0; i < m->const_count; i++)
-        encode_const(buf, &m->consts[i]);
+        orbc_encode_const(buf, &m->consts[i]);
     section_end(buf, at);
 
     at = section_begin(buf, ORBC_SEC_TYPES);
-    buf_u32(buf, m->type_count);
+    orbc_buf_u32(buf, m->type_count);
     for (uint32_t i = 0; i < m->type_count; i++)
-        encode_type(buf, &m->types[i]);
+        orbc_encode_type(buf, &m->types[i]);
     section_end(buf, at);
 
     at = section_begin(buf, ORBC_SEC_TASKS);
-    buf_u32(buf, m->task_count);
+    orbc_buf_u32(buf, m->task_count);
     for (uint32_t i = 0; i < m->task_count; i++) {
         const OrbcTask *t = &m->tasks[i];
-        buf_u32(buf, t->name);
-        buf_u8(buf, t->kind);
-        buf_u32(buf, t->input_type);
-        buf_u32(buf, t->output_type);
-        buf_i64(buf, t->default_timeout_ms);
+        orbc_buf_u32(buf, t->name);
+        orbc_buf_u8(buf, t->kind);
+        orbc_buf_u32(buf, t->input_type);
+        orbc_buf_u32(buf, t->output_type);
+        orbc_buf_i64(buf, t->default_timeout_ms);
     }
     section_end(buf, at);
 }
@@ -429,7 +429,7 @@ static bool seal_file(OrbcBuf *buf, uint64_t size, uint8_t **bytes, size_t *len,
         set_error(err, buf->failed ? "out of memory or module too large" : "module too large");
         return false;
     }
-    buf_put_u32(buf, 12, (uint32_t)buf->len);
+    orbc_buf_put_u32(buf, 12, (uint32_t)buf->len);
     orbc_seal(buf->data, buf->len);
     *bytes = buf->data;
     *len = buf->len;
@@ -451,17 +451,17 @@ bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError
         return false;
     }
     OrbcBuf buf = { 0 };
-    buf_reserve(&buf, (size_t)size);
+    orbc_buf_reserve(&buf, (size_t)size);
     write_tables(&buf, m);
 
     size_t at = section_begin(&buf, ORBC_SEC_CODE);
-    buf_u32(&buf, m->code_count);
+    orbc_buf_u32(&buf, m->code_count);
     for (uint32_t i = 0; i < m->code_count; i++)
-        write_code(&buf, &m->codes[i]);
+        orbc_write_code(&buf, &m->codes[i]);
     section_end(&buf, at);
 
     at = section_begin(&buf, ORBC_SEC_WORKFLOWS);
-    buf_u32(&buf, m->workflow_count);
+    orbc_buf_u32(&buf, m->workflow_count);
     for (uint32_t i = 0; i < m->workflow_count; i++)
         write_workflow(&buf, &m->workflows[i]);
     section_end(&buf, at);
@@ -471,9 +471,9 @@ bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError
 /* A module whose CODE and WORKFLOWS payloads were written as they were produced: the
  * file is allocated once, and each chunk of the payloads is freed as soon as it is copied
  * in, so the module is never held twice. */
-bool serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps_too_many,
-                        OrbcChunks *code, uint32_t code_count, OrbcChunks *workflows,
-                        uint32_t workflow_count, uint8_t **bytes, size_t *len, OrbcError *err)
+bool orbc_serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps_too_many,
+                             OrbcChunks *code, uint32_t code_count, OrbcChunks *workflows,
+                             uint32_t workflow_count, uint8_t **bytes, size_t *len, OrbcError *err)
 {
     *bytes = NULL;
     *len = 0;
@@ -487,12 +487,12 @@ bool serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps
     uint64_t size = module_size(&m) + code->len + workflows->len;
     bool failed = code->failed || workflows->failed;
     OrbcBuf buf = { 0 };
-    if (problem || size > ORBC_MAX_FILE_SIZE || failed || !buf_reserve(&buf, (size_t)size)) {
+    if (problem || size > ORBC_MAX_FILE_SIZE || failed || !orbc_buf_reserve(&buf, (size_t)size)) {
         set_error(err, "%s", problem ? problem
                              : size > ORBC_MAX_FILE_SIZE ? "module too large"
                                                          : "out of memory or module too large");
-        chunks_free(code);
-        chunks_free(workflows);
+        orbc_chunks_free(code);
+        orbc_chunks_free(workflows);
         free(buf.data);
         return false;
     }
@@ -500,12 +500,12 @@ bool serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps
     m.workflow_count = workflow_count;
     write_tables(&buf, &m);
     size_t at = section_begin(&buf, ORBC_SEC_CODE);
-    buf_u32(&buf, code_count);
-    chunks_drain(code, &buf);
+    orbc_buf_u32(&buf, code_count);
+    orbc_chunks_drain(code, &buf);
     section_end(&buf, at);
     at = section_begin(&buf, ORBC_SEC_WORKFLOWS);
-    buf_u32(&buf, workflow_count);
-    chunks_drain(workflows, &buf);
+    orbc_buf_u32(&buf, workflow_count);
+    orbc_chunks_drain(workflows, &buf);
     section_end(&buf, at);
     return seal_file(&buf, size, bytes, len, err);
 }

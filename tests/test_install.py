@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""`meson install` into a temporary --destdir (never the real prefix), then the installed
+toolchain is used as a user would use it:
+
+- every file meson says it installs is there, and the list is printed;
+- the installed orbitc checks and builds examples/, disassembles what it built, and
+  the installed orbit-run runs it (the history of golden/run/checkout);
+- the installed man pages render with `groff -ww -z` without a warning and with `man -l`;
+- the installed bash completion registers itself and completes `orbitc ex` and
+  `orbitc explain E04`;
+- no header is installed but the public ones.
+
+    test_install.py --meson MESON --builddir DIR      ends with `N passed, N failed`
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import test_completions  # noqa: E402
+import test_manpages  # noqa: E402
+
+# The headers an installed liborbc offers; every other header of the tree stays private.
+PUBLIC_HEADERS = set()
+RESULTS = test_manpages.RESULTS
+check = test_manpages.check
+
+
+def run(argv, **kwargs):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300,
+                       **kwargs)
+    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
+
+
+def install(meson, builddir, destdir):
+    status, out, err = run([meson, 'install', '-C', builddir, '--no-rebuild', '--quiet',
+                            '--destdir', destdir])
+    if status != 0:
+        sys.exit('FAIL: meson install --destdir: status %d\n%s%s' % (status, out, err))
+    status, out, err = run([meson, 'introspect', '--installed', builddir])
+    installed = json.loads(out)
+    return sorted(installed.values())
+
+
+def staged(destdir, path):
+    return os.path.join(destdir, path.lstrip('/'))
+
+
+def find_installed(paths, suffix):
+    found = [p for p in paths if p.endswith(suffix)]
+    if len(found) != 1:
+        sys.exit('FAIL: expected one installed file ending in %s, found %s' % (suffix, found))
+    return found[0]
+
+
+def check_files(destdir, paths):
+    actual = set()
+    for top, dirs, files in os.walk(destdir):
+        for name in files:
+            actual.add('/' + os.path.relpath(os.path.join(top, name), destdir))
+    missing = [p for p in paths if p not in actual]
+    check('every file meson installs is in the destdir', not missing, 'missing %s' % missing)
+    print('installed files (%d):' % len(actual))
+    for path in sorted(actual):
+        print('  ' + path)
+    return sorted(actual)
+
+
+def check_toolchain(destdir, paths, work):
+    orbitc = staged(destdir, find_installed(paths, '/bin/orbitc'))
+    orbit_run = staged(destdir, find_installed(paths, '/bin/orbit-run'))
+    examples = os.path.join(ROOT, 'examples')
+    status, _, err = run([orbitc, 'check', examples])
+    check('installed orbitc: check examples/ exits 0', status == 0, err)
+    orbc = os.path.join(work, 'examples.orbc')
+    status, _, err = run([orbitc, 'build', examples, '-o', orbc])
+    check('installed orbitc: build examples/ writes bytecode', status == 0 and os.path.isfile(orbc),
+          err)
+    status, out, err = run([orbitc, 'dis', orbc])
+    check('installed orbitc: dis shows the workflows', status == 0 and 'workflow' in out, err)
+    # The golden run of the example (golden/run/checkout.*): the same history.
+    golden = os.path.join(ROOT, 'golden', 'run', 'checkout')
+    status, out, err = run([orbit_run, orbc, '--scenario', golden + '.scenario.json'])
+    with open(golden + '.history', encoding='utf-8') as f:
+        expected = f.read()
+    check('installed orbit-run runs the built example as its golden history says',
+          status == 0 and out == expected, 'status %d %s' % (status, err))
+    return orbitc, orbc
+
+
+def check_man_pages(destdir, paths):
+    pages = [p for p in paths if '/man/man' in p]
+    check('three man pages are installed', sorted(os.path.basename(p) for p in pages)
+          == ['orbc.5', 'orbit-run.1', 'orbitc.1'], pages)
+    for page in pages:
+        test_manpages.render_checks(staged(destdir, page))
+
+
+def check_bash_completion(destdir, paths, work):
+    script = staged(destdir, find_installed(paths, '/bash-completion/completions/orbitc'))
+    registered, found, err = test_completions.bash_complete(script, ['orbitc', 'ex'], work)
+    check('installed bash completion: `complete -p orbitc`',
+          registered == 'complete -F _orbitc orbitc', registered + err)
+    check('installed bash completion: `orbitc ex<TAB>` is explain', found == {'explain'},
+          sorted(found))
+    codes = test_completions.read_codes(os.path.join(ROOT, 'diagnostics', 'codes.def'))
+    _, found, err = test_completions.bash_complete(script, ['orbitc', 'explain', 'E04'], work)
+    check('installed bash completion: `orbitc explain E04<TAB>` is every E04 code',
+          found == {c for c, _ in codes if c.startswith('E04')}, sorted(found))
+
+
+def check_headers(files):
+    headers = {f for f in files if f.endswith('.h')}
+    names = {os.path.basename(h) for h in headers}
+    check('only the public headers are installed (%s)' % sorted(PUBLIC_HEADERS),
+          names == PUBLIC_HEADERS, 'installed: %s' % sorted(headers))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--meson', required=True)
+    ap.add_argument('--builddir', required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        destdir = os.path.join(work, 'destdir')
+        paths = install(args.meson, args.builddir, destdir)
+        files = check_files(destdir, paths)
+        check_toolchain(destdir, paths, work)
+        check_man_pages(destdir, paths)
+        check_bash_completion(destdir, paths, work)
+        check_headers(files)
+    failed = RESULTS.count(False)
+    print('%d passed, %d failed' % (len(RESULTS) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -22,7 +22,7 @@
 enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
 enum { DEFAULT_MAX_DIAGNOSTICS = 200 };
 
-typedef enum Format { FORMAT_HUMAN, FORMAT_JSON } Format;
+typedef enum Format { FORMAT_HUMAN, FORMAT_JSON, FORMAT_GITHUB, FORMAT_GITLAB, FORMAT_SARIF } Format;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
 /* The options, each with the commands it applies to: any other command refuses it. */
@@ -41,7 +41,7 @@ typedef struct OptionSpec {
 } OptionSpec;
 
 static const OptionSpec option_specs[OPT_COUNT] = {
-    [OPT_FORMAT] = { "--format", NULL, "human or json", FOR_CHECK | FOR_BUILD },
+    [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab or sarif", FOR_CHECK | FOR_BUILD },
     [OPT_COLOR] = { "--color", "--colour", "auto, always or never", FOR_CHECK | FOR_BUILD },
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD },
     [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD },
@@ -87,7 +87,9 @@ static const char usage_text[] =
     "program.\n"
     "\n"
     "Options of check and build:\n"
-    "  --format human|json     diagnostics for people (stderr) or JSON lines (stdout)\n"
+    "  --format human|json|github|gitlab|sarif\n"
+    "                          diagnostics for people (stderr), as JSON lines (stdout) or\n"
+    "                          for CI systems (stdout; docs/ci.md)\n"
     "  --color auto|always|never\n"
     "                          colour in human output; auto: FORCE_COLOR or CLICOLOR_FORCE\n"
     "                          turn it on, else NO_COLOR or TERM=dumb off, else a terminal\n"
@@ -189,6 +191,12 @@ static void print_diagnostics(const Options *opt, Compiler *c)
     };
     if (opt->format == FORMAT_JSON)
         render_json(stdout, &c->diags, &c->sources, &render);
+    else if (opt->format == FORMAT_GITHUB)
+        render_github(stdout, &c->diags, &c->sources, &render);
+    else if (opt->format == FORMAT_GITLAB)
+        render_gitlab(stdout, &c->diags, &c->sources, &render);
+    else if (opt->format == FORMAT_SARIF)
+        render_sarif(stdout, &c->diags, &c->sources, &render);
     else
         render_human(stderr, &c->diags, &c->sources, &render);
 }
@@ -449,12 +457,12 @@ static int unknown_option(const char *arg)
 /* Stores the value of option `id` (already split off the argument). */
 static int set_option(Options *opt, OptionId id, const char *value)
 {
-    static const char *const formats[] = { "human", "json" };
+    static const char *const formats[] = { "human", "json", "github", "gitlab", "sarif" };
     static const char *const colors[] = { "auto", "always", "never" };
     int choice;
     switch (id) {
     case OPT_FORMAT:
-        if (parse_choice("--format", value, formats, 2, &choice))
+        if (parse_choice("--format", value, formats, 5, &choice))
             return EXIT_USAGE;
         opt->format = (Format)choice;
         break;

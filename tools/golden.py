@@ -8,6 +8,11 @@ A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see tools/run
   NAME.jsonl   exact stdout of `orbitc check --format=json NAME.orbit`
   NAME.dis     (optional) exact `orbitc dis` of `orbitc build NAME.orbit -o TMP`;
                the build is done twice and must give identical bytes
+  NAME.github, NAME.gitlab.json, NAME.sarif-results.json
+               the formats for CI systems, checked for every case against the JSON
+               output and compared exactly for a representative set
+               (tools/golden_formats.py); every SARIF log is validated with the official
+               schema and the SARIF Multitool
   NAME.build.human, NAME.build.jsonl
                (optional, for programs that check clean but cannot be built: the
                limits of the bytecode format, E06xx) exact stderr of
@@ -33,6 +38,8 @@ import shlex
 import subprocess
 import sys
 import tempfile
+
+import golden_formats
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, 'golden')
@@ -156,7 +163,7 @@ def parse_jsonl(text, validator, what, problems):
     return parsed
 
 
-def run_case(case, orbitc, update, validator):
+def run_case(case, orbitc, update, validator, sarif_validator, sarif_store):
     problems = []
     cwd = os.path.dirname(case)
     target = os.path.basename(case)
@@ -182,6 +189,17 @@ def run_case(case, orbitc, update, validator):
 
     compare(stem + '.human', err_h, update, problems)
     compare(stem + '.jsonl', out_j, update, problems)
+
+    def run_format(format_args):
+        status, out, err = run([orbitc, 'check'] + format_args, cwd)
+        bad = sanitizer_problem(status, out, err)
+        if bad:
+            problems.append(bad + ':\n' + err[-4000:])
+        return status, out, err
+    problems += golden_formats.check_case(
+        case, stem, run_format, args, target, status_j, parsed, update,
+        lambda path, actual: compare(path, actual, update, problems),
+        sarif_validator, sarif_store)
 
     if os.path.exists(stem + '.build.human'):
         problems += build_fails(orbitc, cwd, target, args, stem, update, validator)
@@ -244,10 +262,20 @@ def main():
     if validator is None:
         print('golden: note: JSON Schema validation skipped (python3-jsonschema or schema missing)')
 
+    sarif_validator = golden_formats.load_sarif_validator()
+    use_multitool = golden_formats.multitool_available()
+    if sarif_validator is None or not use_multitool:
+        if golden_formats.tools_required():
+            print('golden: the SARIF tools are missing: run tools/install-sarif.sh')
+            sys.exit(1)
+        print('golden: note: SARIF schema and Multitool checks skipped (run tools/install-sarif.sh)')
+    sarif_store = golden_formats.SarifStore()
+
     cases = find_cases(opts.selectors)
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        futures = [(c, pool.submit(run_case, c, orbitc, opts.update, validator)) for c in cases]
+        futures = [(c, pool.submit(run_case, c, orbitc, opts.update, validator,
+                                   sarif_validator, sarif_store)) for c in cases]
         for case, fut in futures:
             try:
                 problems = fut.result()
@@ -261,6 +289,15 @@ def main():
                     print('  ' + p.replace('\n', '\n  ').rstrip())
             else:
                 passed += 1
+    if use_multitool and cases:
+        failures, warnings = sarif_store.validate()
+        for name, problems in sorted(failures.items()):
+            failed += 1
+            print('FAIL %s (Sarif.Multitool validate)' % name)
+            for p in problems:
+                print('  ' + p.replace('\n', '\n  ').rstrip())
+        print('golden: Sarif.Multitool validate: %d logs, %d error-level results, %d warnings'
+              % (len(sarif_store.cases), sum(len(p) for p in failures.values()), warnings))
     if opts.update:
         print('golden: expected files updated: read `git diff golden/` before committing')
     print('%d passed, %d failed' % (passed, failed))

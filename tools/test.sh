@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/install-deps.sh
+tools/install-sarif.sh    # the SARIF validators of the golden tests (npm, into build-tools/)
+export ORBIT_REQUIRE_SARIF_TOOLS=1
 
 setup() {  # setup DIR [meson options...]
     local dir=$1; shift

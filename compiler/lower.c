@@ -4,7 +4,8 @@
  * order, steps in order, each step's code in the order when/for/with/key/value), so the
  * builder's first-use numbering makes the output deterministic. Expressions are folded
  * first (a post-order pass that records which subexpressions are constants with a value
- * certain at compile time), then emitted for the stack machine. */
+ * certain at compile time, computed by liborbc's evaluation, the runtime's own), then
+ * emitted for the stack machine. */
 #include "lower.h"
 
 #include <stdio.h>

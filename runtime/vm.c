@@ -1,5 +1,7 @@
 /* The expression machine: a loop over the instructions of one code block. Jumps only go
- * forward, so a block runs in time linear in its length. The module is verified by the
+ * forward, so a block runs in time linear in its length. What the operators and built-in
+ * functions compute is liborbc's (orbc_value.h, shared with the compiler's constant
+ * folding); the machine adds the stack, lists and records. The module is verified by the
  * loader; the machine still checks operands and stack bounds so that a hand-built
  * module cannot make it read out of bounds. */
 #include "vm.h"
@@ -305,7 +307,8 @@ static int branch(Frame *f, uint8_t op)
     if (!need(f, 1))
         return -1;
     bool taken;
-    if (orbc_eval_branch(&f->vm->eval, op, value_to_orbc(f->vm->stack[f->sp - 1]), &taken)) {
+    OrbcValue top = value_to_orbc(f->vm->stack[f->sp - 1]);
+    if (orbc_eval_branch(&f->vm->eval, op, top, &taken) != ORBC_EVAL_OK) {
         fail(f, "%s", f->vm->eval.message);
         return -1;
     }

@@ -23,25 +23,8 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 'tools'))
 import cli_help  # noqa: E402
-
-RESULTS = []
-
-
-def check(what, ok, detail=''):
-    RESULTS.append(ok)
-    if not ok:
-        print('FAIL: %s%s' % (what, ('\n  ' + detail) if detail else ''))
-
-
-def read_codes(path):
-    codes = []
-    with open(path, encoding='utf-8') as f:
-        for line in f:
-            m = re.match(r'\s*DIAG\((\w+),\s*(\w+),', line)
-            if m:
-                codes.append((m.group(1), m.group(2)))
-    return codes
-
+from checklist import check, finish  # noqa: E402
+from gen_completions import read_codes  # noqa: E402
 
 def make_tree(root):
     """a.orbc, b.orbit, c.txt, sub/ and sub/d.orbit: what files by extension see."""
@@ -55,8 +38,8 @@ def cases(help_text, codes):
     """(words typed, the completions expected: exactly these, as a set)."""
     model = cli_help.parse(help_text)
     commands = [c.name for c in model.commands]
-    e04 = {c for c, _ in codes if c.startswith('E04')}
-    warnings = {c for c, s in codes if s != 'ERROR'}
+    e04 = {c for c, _, _ in codes if c.startswith('E04')}
+    warnings = {c for c, s, _ in codes if s != 'ERROR'}
     format_values = next(o.choices for o in model.options if '--format' in o.names)
     return [
         (['orbitc', 'ex'], {c for c in commands if c.startswith('ex')}),
@@ -206,9 +189,7 @@ def main():
             run_fish(os.path.abspath(args.fish), all_cases, cwd)
         if args.zsh:
             run_zsh(os.path.abspath(args.zsh), all_cases, cwd)
-    failed = RESULTS.count(False)
-    print('%d passed, %d failed' % (len(RESULTS) - failed, failed))
-    return 1 if failed or not RESULTS else 0
+    return finish()
 
 
 if __name__ == '__main__':

@@ -32,14 +32,13 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import gen_orbc_exports  # noqa: E402
+from checklist import check, finish  # noqa: E402
 import test_completions  # noqa: E402
 import test_manpages  # noqa: E402
 
 # The headers an installed liborbc offers; every other header of the tree stays private.
 PUBLIC_HEADERS = {'orbc.h', 'orbc_value.h', 'ops.def'}
 EXAMPLE = os.path.join(ROOT, 'examples', 'liborbc', 'print_policies.c')
-RESULTS = test_manpages.RESULTS
-check = test_manpages.check
 
 
 def run(argv, **kwargs):
@@ -122,7 +121,7 @@ def check_bash_completion(destdir, paths, work):
     codes = test_completions.read_codes(os.path.join(ROOT, 'diagnostics', 'codes.def'))
     _, found, err = test_completions.bash_complete(script, ['orbitc', 'explain', 'E04'], work)
     check('installed bash completion: `orbitc explain E04<TAB>` is every E04 code',
-          found == {c for c, _ in codes if c.startswith('E04')}, sorted(found))
+          found == {c for c, _, _ in codes if c.startswith('E04')}, sorted(found))
 
 
 def check_headers(files):
@@ -211,9 +210,7 @@ def main():
         headers = check_headers(files)
         check_liborbc(destdir, files, headers, orbitc, orbc, work, args.cc,
                       shlex.split(args.cflags))
-    failed = RESULTS.count(False)
-    print('%d passed, %d failed' % (len(RESULTS) - failed, failed))
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == '__main__':

@@ -18,15 +18,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 'tools'))
 import cli_help  # noqa: E402
-
-RESULTS = []
-
-
-def check(what, ok, detail=''):
-    RESULTS.append(ok)
-    if not ok:
-        print('FAIL: %s%s' % (what, ('\n  ' + detail) if detail else ''))
-
+from checklist import check, finish  # noqa: E402
 
 def run(argv, env=None):
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
@@ -119,9 +111,7 @@ def main():
             orbitc_checks(page, args.orbitc)
         elif name == 'orbit-run.1':
             orbit_run_checks(page, args.orbit_run)
-    failed = RESULTS.count(False)
-    print('%d passed, %d failed' % (len(RESULTS) - failed, failed))
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == '__main__':

@@ -46,16 +46,22 @@ typedef struct Lexer {
                                            a workflow, step, worker, retry or compensate */
     uint32_t depth;
     uint32_t unclosed_at_end;    /* brackets still open when the file ended */
-    uint32_t unclosed_reports;   /* E0101 reports of brackets never closed (at the end
-                                    of the file, or closed by indentation) */
+    uint32_t stray_closer_total; /* closing brackets with nothing open for them */
+    uint32_t bracket_reports;    /* reports of brackets never closed (E0101 at the end
+                                    of the file or by indentation) or closing nothing
+                                    (E0102) */
 
-    /* Closing by indentation, in the second pass over a file whose brackets do not
-     * balance (parse.c): how many brackets the first pass left open, the indentation of
-     * each open bracket's line and where that line starts, and the line of the last
-     * token looked at (its start, where its indentation ends, and its width). */
+    /* The second pass over a file whose brackets do not balance (parse.c) reads the
+     * indentation: how many brackets the first pass left open (to close) and how many
+     * closers it found with nothing open (to drop), the indentation of each open
+     * bracket's line, where that line starts and whether the bracket ends it, and the
+     * line of the last token looked at (its start, where its indentation ends, and its
+     * width). */
     uint32_t close_budget;
+    uint32_t drop_budget;
     uint32_t open_indent[AST_MAX_DEPTH];
     uint32_t open_line[AST_MAX_DEPTH];
+    bool open_ends_line[AST_MAX_DEPTH];
     uint32_t line_scanned;
     uint32_t line_start, line_indent_end, line_indent;
 

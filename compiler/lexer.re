@@ -716,6 +716,7 @@ static void end_stray_closers(Lexer *lx)
  * only by spaces and line ends (10,000 `}` are one mistake). */
 static void stray_closer(Lexer *lx, int kind, Loc loc)
 {
+    lx->stray_closer_total++;
     if (lx->stray_closers && lx->stray_closers_end <= loc.start &&
         only_spaces(lx->base + lx->stray_closers_end, lx->base + loc.start)) {
         lx->stray_closers->span.end = lx->origin + loc.end;
@@ -726,6 +727,7 @@ static void stray_closer(Lexer *lx, int kind, Loc loc)
         return;
     }
     end_stray_closers(lx);
+    lx->bracket_reports++;
     Diagnostic *d = lex_report(lx, E0102, loc.start, loc.end,
                                "unexpected closing delimiter `%c`", bracket_char(kind));
     if (!d)
@@ -788,7 +790,7 @@ static void end_of_file(Lexer *lx, Loc loc)
 {
     lx->unclosed_at_end = lx->depth;
     if (lx->depth > 0) {
-        lx->unclosed_reports++;
+        lx->bracket_reports++;
         int top = lx->open_kind[lx->depth - 1];
         Diagnostic *d = lex_report(lx, E0101, loc.start, loc.end,
                                    "expected `%c`, found end of file", bracket_char(closer_of(top)));
@@ -861,6 +863,46 @@ static void report_unclosed(Lexer *lx, uint32_t keep, Loc at, bool closer)
                  top > keep ? "them" : "it", top > keep ? "they end" : "it ends");
 }
 
+static bool reads_indentation(const Lexer *lx)
+{
+    return lx->close_budget > 0 || lx->drop_budget > 0;
+}
+
+/* A newline right after a `{`: the bracket opens a block laid out on lines of its own. */
+static void note_line_end(Lexer *lx)
+{
+    if (reads_indentation(lx) && lx->prev == LBRACE && lx->depth > 0 &&
+        lx->open_at[lx->depth - 1] == lx->prev_loc.start)
+        lx->open_ends_line[lx->depth - 1] = true;
+}
+
+/* Second pass only (drop_budget > 0): `step a { worker "x" } }`. A `}` that would close a
+ * block laid out on lines of its own (its `{` ends a line above), on a line indented more
+ * than the `{`'s line, closes nothing: reported (E0102) and dropped. */
+static bool drop_by_indentation(Lexer *lx, int kind, Loc loc)
+{
+    if (lx->drop_budget == 0 || lx->depth == 0)
+        return false;
+    uint32_t top = lx->depth - 1;
+    if (lx->open_kind[top] != opener_of(kind) || !lx->open_ends_line[top])
+        return false;
+    track_line(lx, loc.start);
+    if (lx->open_line[top] == lx->line_start || lx->line_indent <= lx->open_indent[top])
+        return false;
+    lx->drop_budget--;
+    lx->bracket_reports++;
+    Diagnostic *d = lex_report(lx, E0102, loc.start, loc.end,
+                               "unexpected closing delimiter `%c`", bracket_char(kind));
+    if (d) {
+        diag_set_label(&lx->c->diags, d, "going by its indentation, this closes nothing");
+        diag_add_label(&lx->c->diags, d, lexer_span(lx, lx->open_at[top], lx->open_at[top] + 1),
+                       "this `%c` is closed further down", bracket_char(lx->open_kind[top]));
+        diag_add_fix(&lx->c->diags, d, lexer_span(lx, loc.start, loc.end), "",
+                     FIX_MAYBE_INCORRECT, "remove it");
+    }
+    return true;
+}
+
 /* Second pass only (close_budget > 0): a word or a closer that starts a line, less
  * indented than the line of the open bracket, closes it (and any other bracket opened on
  * a more indented line), as rustc guesses: a `}` closes the bracket whose line is
@@ -889,7 +931,7 @@ static bool close_by_indentation(Lexer *lx, int kind, const YYSTYPE *v, Loc loc)
     if (count == 0 || count > lx->close_budget)
         return false;
     lx->close_budget -= count;
-    lx->unclosed_reports++;
+    lx->bracket_reports++;
     report_unclosed(lx, (uint32_t)(keep + 1), loc, closer);
     for (int i = (int)lx->depth - 1; i > keep; i--)
         enqueue(lx, closer_of(lx->open_kind[i]), quiet_at(loc.start));
@@ -921,10 +963,11 @@ static bool open_bracket(Lexer *lx, int kind, Loc loc)
     lx->open_kind[lx->depth] = kind;
     lx->open_at[lx->depth] = loc.start;
     lx->open_clauses[lx->depth] = kind == LBRACE && opens_clause_block(lx);
-    if (lx->close_budget > 0) {
+    if (reads_indentation(lx)) {
         track_line(lx, loc.start);
         lx->open_indent[lx->depth] = lx->line_indent;
         lx->open_line[lx->depth] = lx->line_start;
+        lx->open_ends_line[lx->depth] = false;
     }
     lx->depth++;
     return true;
@@ -1013,11 +1056,14 @@ static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth)
         if (lx->stray_closers && kind != NEWLINE && !is_closer(kind))
             end_stray_closers(lx);
         if (kind == NEWLINE) {
+            note_line_end(lx);
             if (newline_is_insignificant(lx))
                 continue;
         } else if (extra_separator(lx, kind, *loc)) {
             continue;
         } else if (close_by_indentation(lx, kind, v, *loc)) {
+            continue;
+        } else if (is_closer(kind) && drop_by_indentation(lx, kind, *loc)) {
             continue;
         } else if (is_opener(kind)) {
             if (!open_bracket(lx, kind, *loc))

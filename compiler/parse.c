@@ -91,13 +91,14 @@ static bool report_binary(Compiler *c, uint32_t file, const SourceFile *source)
     return true;
 }
 
-/* One parse of the file, with how many brackets it left open at its end and how many of
- * its reports are about brackets never closed. close_budget > 0 lets the lexer close that
- * many by indentation (lexer.h). */
+/* One parse of the file: its tree, how many brackets it left open at its end, how many
+ * closers it found with nothing open, and how many of its reports are about brackets.
+ * Budgets above zero let the lexer close and drop that many by indentation (lexer.h). */
 typedef struct Pass {
     SourceAst *ast;
     uint32_t unclosed;
-    uint32_t unclosed_reports;
+    uint32_t stray_closers;
+    uint32_t bracket_reports;
 } Pass;
 
 /* The lexer's comments, moved to the tree's arena. */
@@ -110,14 +111,15 @@ static void keep_comments(Compiler *c, SourceAst *ast, const Lexer *lx)
         memcpy(ast->comments, lx->comments, size);
 }
 
-static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget)
+static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32_t drop_budget)
 {
-    Pass pass = { arena_alloc(&c->arena, sizeof *pass.ast), 0, 0 };
+    Pass pass = { arena_alloc(&c->arena, sizeof *pass.ast), 0, 0, 0 };
     pass.ast->file = file;
     const SourceFile *source = source_file(&c->sources, file);
     Lexer *lx = xmalloc(sizeof *lx);
     lexer_init(lx, c, file);
     lx->close_budget = close_budget;
+    lx->drop_budget = drop_budget;
     uint32_t first_report = c->diags.count;
     Parser parser = { .c = c, .file = file, .origin = source->origin, .lx = lx,
                       .ast = pass.ast, .last = NULL };
@@ -125,12 +127,13 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget)
     if (lx->fatal)
         pass.ast->fatal = true;
     if (lx->too_deep)
-        /* E0009 alone: the syntax errors reported before it are most likely effects of
-         * the same runaway nesting (`{{{{…`). Lexical errors stay. */
         diag_drop_since(&c->diags, first_report, diag_is_lexical);
     keep_comments(c, pass.ast, lx);
-    pass.unclosed = lx->fatal ? 0 : lx->unclosed_at_end;
-    pass.unclosed_reports = lx->unclosed_reports;
+    if (!lx->fatal) {
+        pass.unclosed = lx->unclosed_at_end;
+        pass.stray_closers = lx->stray_closer_total;
+    }
+    pass.bracket_reports = lx->bracket_reports;
     free(parser.args);
     lexer_free(lx);
     free(lx);
@@ -148,18 +151,19 @@ SourceAst *parse_source(Compiler *c, uint32_t file)
         ast->fatal = true;
         return ast;
     }
-    /* Brackets left open at the end: the end of the file is rarely where a `}` is
-     * missing. A second pass closes them where the indentation says their blocks end. Its
-     * reports of unclosed brackets replace the first pass's one at the end of the file;
-     * it is kept unless its other reports outnumber the first pass's. */
+    /* Brackets that do not balance: the end of the file is rarely where a `}` is missing,
+     * nor where an extra one was typed. A second pass closes the open ones where the
+     * indentation says their blocks end and drops closers that the indentation says
+     * close nothing. Its reports about brackets replace the first pass's; it is kept
+     * unless its other reports outnumber the first pass's. */
     uint32_t first = c->diags.count;
-    Pass one = parse_pass(c, file, 0);
-    if (one.unclosed == 0)
+    Pass one = parse_pass(c, file, 0, 0);
+    if (one.unclosed == 0 && one.stray_closers == 0)
         return one.ast;
     uint32_t middle = c->diags.count;
-    Pass two = parse_pass(c, file, one.unclosed);
-    uint32_t others_one = middle - first - one.unclosed_reports;
-    uint32_t others_two = c->diags.count - middle - two.unclosed_reports;
+    Pass two = parse_pass(c, file, one.unclosed, one.stray_closers);
+    uint32_t others_one = middle - first - one.bracket_reports;
+    uint32_t others_two = c->diags.count - middle - two.bracket_reports;
     if (others_two <= others_one) {
         diag_drop_range(&c->diags, first, middle);
         return two.ast;

@@ -57,6 +57,7 @@ typedef struct Lexer {
      * bracket's line, where that line starts and whether the bracket ends it, and the
      * line of the last token looked at (its start, where its indentation ends, and its
      * width). */
+    bool indentation_pass;       /* this is that second pass */
     uint32_t close_budget;
     uint32_t drop_budget;
     uint32_t open_indent[AST_MAX_DEPTH];
@@ -131,6 +132,10 @@ static inline Span lexer_span(const Lexer *lx, uint32_t start, uint32_t end)
 
 void lexer_init(Lexer *lx, Compiler *c, uint32_t file);
 void lexer_free(Lexer *lx);
+
+/* Makes this the second pass over a file whose brackets did not balance: close up to
+ * `close_budget` brackets and drop up to `drop_budget` closers by indentation. */
+void lexer_read_indentation(Lexer *lx, uint32_t close_budget, uint32_t drop_budget);
 
 /* The next token for the parser (a parser.h token kind; END at the end). */
 int lexer_next(Lexer *lx, YYSTYPE *value, Loc *loc);

@@ -15,6 +15,10 @@
 
 #include <utf8proc.h>
 
+/* Rare paths (mistakes, the second pass) are kept out of the token loop, so that the
+ * loop stays small; each is called behind a cheap test of the common case. */
+#define RARE __attribute__((noinline, cold))
+
 /* Returned inside the scanner for a character that was reported and is skipped. */
 enum { SKIPPED = -1 };
 
@@ -373,7 +377,7 @@ static bool word_is(const unsigned char *tok, const unsigned char *cur, const ch
 
 /* `a and b`, `a or b`, `not a`: reported with a fix, then read as `&&`, `||`, `!` so
  * that the expression is still checked. Returns the token kind, or 0 for a plain word. */
-static int word_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
+RARE static int word_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
                          const unsigned char *cur)
 {
     const unsigned char *next;
@@ -400,7 +404,7 @@ static int word_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
 
 /* `if c then a else b` where an operand is expected: reported once; the parser gets a
  * quiet stray token, so that it skips the rest of the member without a second report. */
-static bool conditional_expression(Lexer *lx, const unsigned char *tok,
+RARE static bool conditional_expression(Lexer *lx, const unsigned char *tok,
                                    const unsigned char *cur)
 {
     const unsigned char *next;
@@ -428,7 +432,7 @@ static bool is_ascii_word_char(unsigned char ch)
 /* `step send-email`: a name after `step`, `workflow` or `type` written with `-` (kebab
  * case, as in YAML files). Reported with a fix using `_`, and read as that identifier so
  * that the declaration is kept. Returns the end of the name, or NULL. */
-static const unsigned char *kebab_name(Lexer *lx, YYSTYPE *v, const unsigned char *tok,
+RARE static const unsigned char *kebab_name(Lexer *lx, YYSTYPE *v, const unsigned char *tok,
                                        const unsigned char *cur)
 {
     const char *what = lx->prev == T_STEP ? "step" : lx->prev == T_WORKFLOW ? "workflow"
@@ -457,16 +461,25 @@ static const unsigned char *kebab_name(Lexer *lx, YYSTYPE *v, const unsigned cha
     return end;
 }
 
+/* A quick filter for `and`, `or`, `not` and `if`, run on every identifier. */
+static bool may_be_foreign_word(const unsigned char *tok, size_t len)
+{
+    return (len == 2 && (tok[0] == 'o' || tok[0] == 'i')) ||
+           (len == 3 && (tok[0] == 'a' || tok[0] == 'n'));
+}
+
 static int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                       const unsigned char *cur)
 {
     if (*cur >= 0x80)
         return unicode_identifier(lx, v, loc, tok, cur);
-    const unsigned char *kebab_end = kebab_name(lx, v, tok, cur);
-    if (kebab_end)
-        return finish(lx, loc, tok, kebab_end, IDENT);
+    if (*cur == '-') {
+        const unsigned char *kebab_end = kebab_name(lx, v, tok, cur);
+        if (kebab_end)
+            return finish(lx, loc, tok, kebab_end, IDENT);
+    }
     size_t len = (size_t)(cur - tok);
-    if (len <= 3) {
+    if (may_be_foreign_word(tok, len)) {
         int kind = word_operator(lx, loc, tok, cur);
         if (kind)
             return finish(lx, loc, tok, cur, kind);
@@ -692,7 +705,7 @@ static bool only_spaces(const unsigned char *p, const unsigned char *end)
 }
 
 /* Gives the run of stray closers that just ended its final message. */
-static void end_stray_closers(Lexer *lx)
+RARE static void end_stray_closers(Lexer *lx)
 {
     Diagnostic *d = lx->stray_closers;
     lx->stray_closers = NULL;
@@ -714,7 +727,7 @@ static void end_stray_closers(Lexer *lx)
 
 /* A closing bracket with nothing open for it: one E0102 for a run of them separated
  * only by spaces and line ends (10,000 `}` are one mistake). */
-static void stray_closer(Lexer *lx, int kind, Loc loc)
+RARE static void stray_closer(Lexer *lx, int kind, Loc loc)
 {
     lx->stray_closer_total++;
     if (lx->stray_closers && lx->stray_closers_end <= loc.start &&
@@ -865,7 +878,14 @@ static void report_unclosed(Lexer *lx, uint32_t keep, Loc at, bool closer)
 
 static bool reads_indentation(const Lexer *lx)
 {
-    return lx->close_budget > 0 || lx->drop_budget > 0;
+    return lx->indentation_pass;
+}
+
+void lexer_read_indentation(Lexer *lx, uint32_t close_budget, uint32_t drop_budget)
+{
+    lx->indentation_pass = close_budget > 0 || drop_budget > 0;
+    lx->close_budget = close_budget;
+    lx->drop_budget = drop_budget;
 }
 
 /* A newline right after a `{`: the bracket opens a block laid out on lines of its own. */
@@ -879,7 +899,7 @@ static void note_line_end(Lexer *lx)
 /* Second pass only (drop_budget > 0): `step a { worker "x" } }`. A `}` that would close a
  * block laid out on lines of its own (its `{` ends a line above), on a line indented more
  * than the `{`'s line, closes nothing: reported (E0102) and dropped. */
-static bool drop_by_indentation(Lexer *lx, int kind, Loc loc)
+RARE static bool drop_by_indentation(Lexer *lx, int kind, Loc loc)
 {
     if (lx->drop_budget == 0 || lx->depth == 0)
         return false;
@@ -908,7 +928,7 @@ static bool drop_by_indentation(Lexer *lx, int kind, Loc loc)
  * a more indented line), as rustc guesses: a `}` closes the bracket whose line is
  * indented like it, a word belongs to the innermost bracket whose line is indented less.
  * Queues the invented closers and the token; false when the indentation agrees. */
-static bool close_by_indentation(Lexer *lx, int kind, const YYSTYPE *v, Loc loc)
+RARE static bool close_by_indentation(Lexer *lx, int kind, const YYSTYPE *v, Loc loc)
 {
     bool closer = is_closer(kind);
     if (lx->close_budget == 0 || lx->depth == 0 || (!closer && !is_word(kind)))
@@ -976,7 +996,7 @@ static bool open_bracket(Lexer *lx, int kind, Loc loc)
 /* `{ a: 1,, b: 2 }`: a `,` or `;` right after another one in a block leaves an empty
  * member, an error as in JSON. Reported once per run, with a fix removing the extra
  * separators; the parser never sees them. Returns whether the token is dropped. */
-static bool extra_separator(Lexer *lx, int kind, Loc loc)
+RARE static bool extra_separator(Lexer *lx, int kind, Loc loc)
 {
     bool after_separator = lx->prev == COMMA || lx->prev == SEMI;
     if ((kind != COMMA && kind != SEMI) || !after_separator || lx->skipping ||
@@ -1059,11 +1079,11 @@ static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth)
             note_line_end(lx);
             if (newline_is_insignificant(lx))
                 continue;
-        } else if (extra_separator(lx, kind, *loc)) {
+        } else if ((kind == COMMA || kind == SEMI) && lx->depth > 0 &&
+                   (lx->prev == COMMA || lx->prev == SEMI) && extra_separator(lx, kind, *loc)) {
             continue;
-        } else if (close_by_indentation(lx, kind, v, *loc)) {
-            continue;
-        } else if (is_closer(kind) && drop_by_indentation(lx, kind, *loc)) {
+        } else if (reads_indentation(lx) && (close_by_indentation(lx, kind, v, *loc) ||
+                                              (is_closer(kind) && drop_by_indentation(lx, kind, *loc)))) {
             continue;
         } else if (is_opener(kind)) {
             if (!open_bracket(lx, kind, *loc))
@@ -1181,10 +1201,10 @@ static int next_char(const Lexer *lx, uint32_t end)
  * expression continues with a member keyword or with `name:`, so the separator is
  * certainly missing: reported (E0100) with a fix adding `,` before an attribute or `;`
  * before a clause. Returns the separator to insert, or 0. */
-static char missing_separator(Lexer *lx, int kind, const Loc *loc)
+RARE static char missing_separator(Lexer *lx, int kind, const Loc *loc)
 {
     bool in_block = lx->depth > 0 && lx->open_kind[lx->depth - 1] == LBRACE;
-    if (!in_block || lx->skipping || !ends_operand(lx->prev))
+    if (!in_block || lx->skipping)
         return 0;
     if (lx->prev2 == LBRACE || lx->prev2 == 0 || is_separator(lx->prev2))
         return 0;     /* the previous token starts its member: not a complete one */
@@ -1216,9 +1236,11 @@ static int implied_separator(Lexer *lx, int kind, YYSTYPE *v, Loc *loc)
 {
     if (lx->queue_len != 0)
         return kind;
+    if (!is_word(kind))
+        return kind;
     bool after_block = lx->prev == RBRACE && lx->depth > 0
                        && lx->open_kind[lx->depth - 1] == LBRACE;
-    if (!(after_block && is_word(kind)) && !missing_separator(lx, kind, loc))
+    if (!after_block && !(ends_operand(lx->prev) && missing_separator(lx, kind, loc)))
         return kind;
     QueuedToken *q = &lx->queue[lx->queue_head + lx->queue_len++];
     q->kind = kind;

@@ -118,8 +118,7 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32
     const SourceFile *source = source_file(&c->sources, file);
     Lexer *lx = xmalloc(sizeof *lx);
     lexer_init(lx, c, file);
-    lx->close_budget = close_budget;
-    lx->drop_budget = drop_budget;
+    lexer_read_indentation(lx, close_budget, drop_budget);
     uint32_t first_report = c->diags.count;
     Parser parser = { .c = c, .file = file, .origin = source->origin, .lx = lx,
                       .ast = pass.ast, .last = NULL };

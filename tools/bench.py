@@ -2,10 +2,12 @@
 """Benchmarks orbitc on generated programs and prints the figures beside their targets.
 
     tools/bench.py [--orbitc build/compiler/orbitc] [--sizes 1M,10M,100M] [--quick]
+                   [--no-instructions]
 
 For `orbitc check` and `orbitc build`, on
 realistic programs of each size and on each adversarial shape of tools/gen_corpus.py:
 wall time (best of N runs), MB/s, steps/s, peak resident memory of the orbitc process,
+(on the 1 MB realistic program) instructions per source byte,
 its ratio to the source size, and the time ratio between consecutive sizes. Then the
 small example checked end to end, process start included: median of 200 runs.
 
@@ -32,6 +34,11 @@ TARGET_MBS = {"check": 150.0, "build": 100.0}
 TARGET_RSS_RATIO = 8.0
 TARGET_SCALING_SLACK = 1.1      # 10x the input may take at most 11x the time
 TARGET_SMALL_MS = 3.0
+# Instructions per source byte on the 1 MB realistic program (issue 17): a figure that
+# does not drift with the machine's load, counted by callgrind (or `perf stat` where the
+# machine exposes the instructions counter).
+TARGET_INSTR_PER_BYTE = {"check": 50.0, "build": 70.0}
+INSTR_INPUT = "realistic 1M"
 
 # name, generator arguments, what it stresses. `longexpr` is beyond a documented limit
 # (docs/limits.md): it must be rejected (exit 1), and quickly. `wide` checks clean, but
@@ -128,6 +135,33 @@ def measure(cmd, runs, timeout):
     return best, peak, status, err
 
 
+def perf_counts_instructions():
+    try:
+        p = subprocess.run(["perf", "stat", "-x,", "-e", "instructions", "true"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return p.returncode == 0 and re.match(r"\d+,", p.stderr.decode()) is not None
+
+
+def count_instructions(cmd, tmp):
+    """Instructions one run executes: `perf stat` when it can count them, else callgrind's
+    total (`Collected`); None when neither tool is there."""
+    if perf_counts_instructions():
+        p = subprocess.run(["perf", "stat", "-x,", "-e", "instructions"] + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        m = re.search(r"^(\d+),", p.stderr.decode(), re.M)
+        return (int(m.group(1)), "perf") if m else None
+    out = os.path.join(tmp, "callgrind.out")
+    try:
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
+                           + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    except OSError:
+        return None
+    m = re.search(r"Collected : (\d+)", p.stderr.decode())
+    return (int(m.group(1)), "callgrind") if m else None
+
+
 def command_line(orbitc, command, path, tmp):
     if command == "build":
         return [orbitc, "build", path, "-o", os.path.join(tmp, "out.orbc")]
@@ -145,14 +179,16 @@ def first_error_line(err):
     return err.strip().splitlines()[0][:90] if err.strip() else ""
 
 
-def bench_command(orbitc, command, inputs, runs, tmp, results, timeout):
+def bench_command(orbitc, command, inputs, runs, tmp, results, timeout,
+                  count_instructions_wanted=True):
     target = TARGET_MBS[command]
     print()
     print("orbitc %s%s" % (command, " " * 16) + "%9s %9s %9s %12s %10s %8s %9s"
           % ("size", "best", "MB/s", "steps/s", "peak RSS", "RSS/src", "scaling"))
     print("  targets:%s%9s %9s %9s %12s %10s %8s %9s"
           % (" " * 20, "", "", ">= %.0f" % target, "", "", "<= %.0fx" % TARGET_RSS_RATIO,
-             "<= 1.1x"))
+             "<= 1.1x") + "   instr/byte <= %.0f (%s)" % (TARGET_INSTR_PER_BYTE[command],
+                                                         INSTR_INPUT))
     previous = None
     for name, path, size, steps, expected_exits in inputs:
         expected = expected_exits[command]
@@ -185,6 +221,15 @@ def bench_command(orbitc, command, inputs, runs, tmp, results, timeout):
             misses.append("scaling")
         if status != expected:
             misses.append("exit %d" % status)
+        if name == INSTR_INPUT and count_instructions_wanted:
+            counted = count_instructions(command_line(orbitc, command, path, tmp), tmp)
+            if counted is None:
+                row += "   instr/byte: no perf or valgrind"
+            else:
+                per_byte = counted[0] / size
+                row += "   %.1f instr/byte (%s)" % (per_byte, counted[1])
+                if per_byte > TARGET_INSTR_PER_BYTE[command]:
+                    misses.append("instr/byte")
         print(row + ("  MISS: " + ", ".join(misses) if misses else ""), flush=True)
         if status != expected:
             print("      " + first_error_line(err), flush=True)
@@ -220,6 +265,8 @@ def main():
     p.add_argument("--quick", action="store_true",
                    help="sizes 1M,10M, one run each, 50 small-file runs")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--no-instructions", action="store_true",
+                   help="skip counting instructions on the 1 MB realistic program")
     p.add_argument("--timeout", type=float, default=120,
                    help="seconds before a run is killed (and reported as a miss)")
     args = p.parse_args()
@@ -252,8 +299,9 @@ def main():
                 print("  %-9s %s" % (name, what))
 
         results = []
-        bench_command(args.orbitc, "check", inputs, args.runs, tmp, results, args.timeout)
-        bench_command(args.orbitc, "build", inputs, args.runs, tmp, results, args.timeout)
+        for command in ("check", "build"):
+            bench_command(args.orbitc, command, inputs, args.runs, tmp, results, args.timeout,
+                          not args.no_instructions)
         bench_small(args.orbitc, args.small_runs)
     misses = sum(1 for r in results if r[7])
     print("\n%d of %d figures miss a target" % (misses, len(results)) if misses else

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orbc_value.h"   /* orbc_format_duration */
+#include "orbc_value.h"   /* ORBC_DURATION_TEXT_SIZE */
 #include "suggest.h"
 
 /* ---- Small helpers ---------------------------------------------------------------- */
@@ -125,11 +125,9 @@ const char *check_what_text(Checker *ck, const What *w)
 
 const char *check_duration_text(Checker *ck, int64_t ms)
 {
-    if (ms <= 0)
-        return "0s";
     char text[ORBC_DURATION_TEXT_SIZE];
-    size_t len = orbc_format_duration(text, ms);
-    return arena_strndup(ck->arena, text, len);
+    policy_duration_text(ms, text, sizeof text);
+    return arena_strndup(ck->arena, text, strlen(text));
 }
 
 /* ---- Entry point -------------------------------------------------------------------- */

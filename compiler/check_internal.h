@@ -8,6 +8,7 @@
 
 #include "checker.h"
 #include "compiler.h"
+#include "policy.h"
 #include "program.h"
 #include "types.h"
 
@@ -158,15 +159,13 @@ void check_workflow_body(Checker *ck, uint32_t index);
 
 /* check_policy.c: retry blocks, timeouts (E0410) */
 typedef struct RetrySyntax {
-    Member *setting[5];        /* attempts, backoff, initial_delay, max_delay,
-                                  non_retryable: the member that set it, or NULL */
+    Member *setting[RETRY_SETTING_COUNT];   /* the member that set each, or NULL */
 } RetrySyntax;
 void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *syntax);
 /* A `timeout` / `queue_timeout` value: its milliseconds, or 0 after reporting. */
 int64_t check_duration_setting(Checker *ck, Clause *clause, const char *what);
 /* E0410 for a repeated retry / timeout / queue_timeout. */
 void check_report_repeated(Checker *ck, Member *first, Member *again, const char *what);
-void check_default_retry(RetryPolicy *policy);
 
 /* check_lints.c: warnings */
 void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *syntax);

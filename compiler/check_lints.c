@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-enum { SET_ATTEMPTS, SET_BACKOFF, SET_INITIAL_DELAY, SET_MAX_DELAY, SET_NON_RETRYABLE };
-
 static bool same_ignoring_case(const char *a, uint32_t alen, const char *b)
 {
     if (alen != strlen(b))
@@ -166,28 +164,13 @@ void lint_idempotency(Checker *ck, const RetryPolicy *policy, bool has_key, Span
 
 /* ---- Retry budget ----------------------------------------------------------------- */
 
-static int64_t add_sat(int64_t a, int64_t b)
-{
-    return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
-static int64_t delay_before(const RetryPolicy *p, int64_t *exp_delay)
-{
-    if (p->backoff == BACKOFF_FIXED)
-        return p->initial_delay_ms;
-    int64_t d = *exp_delay < p->max_delay_ms ? *exp_delay : p->max_delay_ms;
-    *exp_delay = *exp_delay > INT64_MAX / 2 ? INT64_MAX : *exp_delay * 2;
-    return d;
-}
-
 /* "1s + 2s + 4s + …": the first five delays, for the message (built only when the lint
  * fires). */
 static const char *delay_list(Checker *ck, const RetryPolicy *policy)
 {
-    int64_t exp_delay = policy->initial_delay_ms;
     const char *list = "";
     for (uint32_t n = 2; n <= policy->attempts && n <= 7; n++) {
-        int64_t d = delay_before(policy, &exp_delay);
+        int64_t d = policy_retry_delay(policy, n);
         if (n <= 6)
             list = arena_printf(ck->arena, "%s%s%s", list, n == 2 ? "" : " + ",
                                 check_duration_text(ck, d));
@@ -202,16 +185,9 @@ void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
 {
     if (wf->timeout_ms <= 0 || policy->attempts <= 1 || !diag_enabled(ck->diags, W0006))
         return;
-    int64_t total = timeout_ms, delays = 0, exp_delay = policy->initial_delay_ms;
-    uint32_t first_late = 0;          /* the first attempt that would start too late */
-    for (uint32_t n = 2; n <= policy->attempts; n++) {
-        int64_t d = delay_before(policy, &exp_delay);
-        delays = add_sat(delays, d);
-        total = add_sat(total, d);
-        if (!first_late && total >= wf->timeout_ms)
-            first_late = n;
-        total = add_sat(total, timeout_ms);
-    }
+    RetryBudget budget = policy_retry_budget(policy, timeout_ms, wf->timeout_ms);
+    int64_t total = budget.total_ms, delays = budget.delays_ms;
+    uint32_t first_late = budget.first_late;   /* the first attempt that would start too late */
     if (total <= wf->timeout_ms)
         return;
     const char *list = delay_list(ck, policy);

@@ -8,32 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SET_ATTEMPTS, SET_BACKOFF, SET_INITIAL_DELAY, SET_MAX_DELAY, SET_NON_RETRYABLE,
-       SETTING_COUNT };
-
-static const char *const RETRY_SETTINGS[SETTING_COUNT] = {
-    "attempts", "backoff", "initial_delay", "max_delay", "non_retryable",
-};
-
-enum {
-    DEFAULT_INITIAL_DELAY_MS = 1000,
-    DEFAULT_MAX_DELAY_MS = 60000,
-    MAX_ATTEMPTS = 1000,
-};
-
-void check_default_retry(RetryPolicy *policy)
-{
-    memset(policy, 0, sizeof *policy);
-    policy->attempts = 1;
-    policy->backoff = BACKOFF_FIXED;
-    policy->initial_delay_ms = DEFAULT_INITIAL_DELAY_MS;
-    policy->max_delay_ms = DEFAULT_MAX_DELAY_MS;
-}
-
 static int setting_index(const char *word)
 {
-    for (int i = 0; i < SETTING_COUNT; i++)
-        if (strcmp(RETRY_SETTINGS[i], word) == 0)
+    for (int i = 0; i < RETRY_SETTING_COUNT; i++)
+        if (strcmp(RETRY_SETTING_NAMES[i], word) == 0)
             return i;
     return -1;
 }
@@ -108,7 +86,6 @@ static void check_attempts(Checker *ck, Expr *v, RetryPolicy *policy)
 
 static void check_backoff(Checker *ck, Expr *v, RetryPolicy *policy)
 {
-    static const char *const STRATEGIES[] = { "fixed", "exponential" };
     const char *word = NULL;
     if (v->kind == EXPR_NAME) {
         if (v->name == ck->n_fixed) {
@@ -133,7 +110,7 @@ static void check_backoff(Checker *ck, Expr *v, RetryPolicy *policy)
         ? diag_report(ck->diags, E0410, v->span, "unknown backoff strategy `\"%s\"`", word)
         : diag_report(ck->diags, E0410, v->span, "unknown backoff strategy `%s`", word);
     diag_set_label(ck->diags, d, "unknown strategy");
-    const char *s = check_suggest(ck, word, STRATEGIES, 2);
+    const char *s = check_suggest(ck, word, BACKOFF_NAMES, 2);
     if (s && v->kind == EXPR_STRING && strcmp(s, word) == 0)
         diag_add_fix(ck->diags, d, v->span, s, FIX_MACHINE_APPLICABLE,
                      "write the strategy without quotes: `%s`", s);
@@ -199,7 +176,7 @@ static void unknown_setting(Checker *ck, Member *m, const char *word)
     Diagnostic *d = diag_report(ck->diags, E0410, member_key_span(m), "unknown retry setting `%s`",
                                 word);
     diag_set_label(ck->diags, d, "unknown setting");
-    const char *s = check_suggest(ck, word, RETRY_SETTINGS, SETTING_COUNT);
+    const char *s = check_suggest(ck, word, RETRY_SETTING_NAMES, RETRY_SETTING_COUNT);
     size_t len = strlen(word);
     bool in_ms = s && len > 2 && strcmp(word + len - 2, "Ms") == 0 && m->value &&
                  m->value->kind == EXPR_INT && m->value->integer >= 0;
@@ -292,7 +269,7 @@ static void check_max_delay(Checker *ck, RetryPolicy *policy, const RetrySyntax 
 
 void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *syntax)
 {
-    check_default_retry(policy);
+    policy_default_retry(policy);
     memset(syntax, 0, sizeof *syntax);
     policy->given = true;
     policy->span = clause->member->span;
@@ -316,7 +293,7 @@ void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *
             continue;
         if (syntax->setting[i]) {
             Diagnostic *d = diag_report(ck->diags, E0410, member_key_span(m),
-                                        "duplicate retry setting `%s`", RETRY_SETTINGS[i]);
+                                        "duplicate retry setting `%s`", RETRY_SETTING_NAMES[i]);
             diag_set_label(ck->diags, d, "set again here");
             diag_add_label(ck->diags, d, member_key_span(syntax->setting[i]), "first set here");
             continue;

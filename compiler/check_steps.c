@@ -122,12 +122,11 @@ static const char *unknown_member(Checker *ck, Member *m, Place place)
         return s;
     }
     const char *alias = check_peer_alias(word);
-    static const char *const SETTINGS[] = { "attempts", "backoff", "initial_delay",
-                                            "max_delay", "non_retryable" };
-    for (uint32_t i = 0; i < COUNT_OF(SETTINGS) && place != PLACE_WORKFLOW_BODY; i++)
-        if (strcmp(word, SETTINGS[i]) == 0 || (alias && strcmp(alias, SETTINGS[i]) == 0)) {
+    for (uint32_t i = 0; i < RETRY_SETTING_COUNT && place != PLACE_WORKFLOW_BODY; i++)
+        if (strcmp(word, RETRY_SETTING_NAMES[i]) == 0 ||
+            (alias && strcmp(alias, RETRY_SETTING_NAMES[i]) == 0)) {
             diag_add_help(ck->diags, d, "`%s` is a retry setting: write it inside "
-                                        "`retry { … }`", SETTINGS[i]);
+                                        "`retry { … }`", RETRY_SETTING_NAMES[i]);
             return NULL;
         }
     return NULL;
@@ -531,7 +530,7 @@ typedef struct Policies {
 
 static void check_policies(Checker *ck, Members *ms, Policies *out)
 {
-    check_default_retry(&out->retry);
+    policy_default_retry(&out->retry);
     memset(&out->syntax, 0, sizeof out->syntax);
     out->timeout_ms = out->queue_timeout_ms = 0;
     uint32_t reported = ck->diags->count;
@@ -852,7 +851,7 @@ static Member **collect_steps(Checker *ck, Workflow *wf, Member *decl, NameMap *
         s->name_span = member_name_span(m);
         s->index = i;
         s->target_index = PROGRAM_NONE;
-        check_default_retry(&s->retry);
+        policy_default_retry(&s->retry);
         decls[i] = m;
         if (reserved_step_name(ck, m))
             continue;

@@ -1,0 +1,105 @@
+/* Retry policies and timeouts: the facts of the documentation page, written once. */
+#include "policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "orbc_value.h"   /* orbc_format_duration: liborbc owns what a duration's text is */
+
+const char *const RETRY_SETTING_NAMES[RETRY_SETTING_COUNT] = {
+    "attempts", "backoff", "initial_delay", "max_delay", "non_retryable",
+};
+
+const char *const RETRY_SETTING_TYPES[RETRY_SETTING_COUNT] = {
+    "integer literal, 1 to 1000",
+    "`fixed` or `exponential`",
+    "duration literal",
+    "duration literal",
+    "list of string literals",
+};
+
+const char *const RETRY_SETTING_MEANINGS[RETRY_SETTING_COUNT] = {
+    "Total number of attempts, including the first. 1 means no retries.",
+    "How the delay between attempts grows.",
+    "The delay before the first retry.",
+    "The upper bound for exponential delays. Must be at least initial_delay.",
+    "Error codes that fail the step immediately, without retrying.",
+};
+
+const char *const BACKOFF_NAMES[2] = { "fixed", "exponential" };
+
+void policy_default_retry(RetryPolicy *policy)
+{
+    memset(policy, 0, sizeof *policy);
+    policy->attempts = 1;
+    policy->backoff = BACKOFF_FIXED;
+    policy->initial_delay_ms = DEFAULT_INITIAL_DELAY_MS;
+    policy->max_delay_ms = DEFAULT_MAX_DELAY_MS;
+}
+
+const char *policy_setting_default(RetrySetting setting, char *buf, size_t size)
+{
+    RetryPolicy d;
+    policy_default_retry(&d);
+    char duration[32];
+    switch (setting) {
+    case SET_ATTEMPTS:
+        snprintf(buf, size, "%u", d.attempts);
+        break;
+    case SET_BACKOFF:
+        snprintf(buf, size, "%s", BACKOFF_NAMES[d.backoff]);
+        break;
+    case SET_INITIAL_DELAY:
+        snprintf(buf, size, "%s", policy_duration_text(d.initial_delay_ms, duration, sizeof duration));
+        break;
+    case SET_MAX_DELAY:
+        snprintf(buf, size, "%s, or `initial_delay` if that is longer",
+                 policy_duration_text(d.max_delay_ms, duration, sizeof duration));
+        break;
+    default:
+        snprintf(buf, size, "[]");
+        break;
+    }
+    return buf;
+}
+
+int64_t policy_retry_delay(const RetryPolicy *policy, uint32_t attempt)
+{
+    if (attempt < 2)
+        return 0;
+    if (policy->backoff == BACKOFF_FIXED)
+        return policy->initial_delay_ms;
+    int64_t delay = policy->initial_delay_ms;
+    for (uint32_t n = 2; n < attempt && delay < policy->max_delay_ms; n++)
+        delay = delay > INT64_MAX / 2 ? INT64_MAX : delay * 2;
+    return delay < policy->max_delay_ms ? delay : policy->max_delay_ms;
+}
+
+static int64_t add_saturating(int64_t a, int64_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+RetryBudget policy_retry_budget(const RetryPolicy *policy, int64_t timeout_ms,
+                         int64_t workflow_timeout_ms)
+{
+    RetryBudget b = { timeout_ms, 0, 0 };
+    for (uint32_t n = 2; n <= policy->attempts; n++) {
+        int64_t d = policy_retry_delay(policy, n);
+        b.delays_ms = add_saturating(b.delays_ms, d);
+        b.total_ms = add_saturating(b.total_ms, d);
+        if (!b.first_late && workflow_timeout_ms > 0 && b.total_ms >= workflow_timeout_ms)
+            b.first_late = n;
+        b.total_ms = add_saturating(b.total_ms, timeout_ms);
+    }
+    return b;
+}
+
+const char *policy_duration_text(int64_t ms, char *buf, size_t size)
+{
+    char text[ORBC_DURATION_TEXT_SIZE];
+    if (ms > 0)
+        orbc_format_duration(text, ms);
+    snprintf(buf, size, "%s", ms > 0 ? text : "0s");
+    return buf;
+}

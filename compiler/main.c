@@ -13,6 +13,7 @@
 #include "driver.h"
 #include "inputs.h"
 #include "lower.h"
+#include "lsp.h"
 #include "memory.h"
 #include "orbc.h"
 #include "suggest.h"
@@ -81,6 +82,7 @@ static const char usage_text[] =
     "  orbitc build [OPTIONS] PATH... -o FILE   check, then write bytecode to FILE\n"
     "  orbitc dis FILE                          print the disassembly of a bytecode file\n"
     "  orbitc explain [CODE]                    explain a diagnostic code (all codes: no CODE)\n"
+    "  orbitc lsp                               a language server for editors (stdio)\n"
     "\n"
     "A PATH is an .orbit file, a directory (every *.orbit file below it, in sorted order)\n"
     "or `-` (standard input). All files together, with the standard library, form one\n"
@@ -644,6 +646,10 @@ int main(int argc, char **argv)
      * Fully buffered here; everything is flushed at the end (finish_output). */
     static char stderr_buffer[1 << 16];
     setvbuf(stderr, stderr_buffer, _IOFBF, sizeof stderr_buffer);
+
+    /* `orbitc lsp` has its own options (lsp/lsp.h) */
+    if (argc >= 2 && strcmp(argv[1], "lsp") == 0)
+        return lsp_main(argc - 2, argv + 2);
 
     Options opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);

@@ -1,0 +1,511 @@
+/* The program of a document (docs/editors.md, "What is checked"): for a document inside
+ * a workspace folder, every .orbit file below that folder, with the open documents in
+ * place of their files on disk; for any other document, the document alone. A change
+ * re-checks the whole program (a megabyte checks in tens of milliseconds) and the
+ * diagnostics of all its files are published again. */
+#include "server.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "parse.h"
+#include "uri.h"
+
+enum {
+    WALK_MAX_DEPTH = 64,
+    /* Files of one folder at most: a folder such as $HOME opened by mistake must not
+     * turn every keystroke into a walk of the whole disk. */
+    WALK_MAX_FILES = 20000,
+};
+
+/* ---- Projects ----------------------------------------------------------------------- */
+
+static uint32_t project_add(Server *s, const char *root, bool is_folder)
+{
+    uint32_t i = 0;
+    while (i < s->project_count && s->projects[i].live)
+        i++;
+    if (i == s->project_count) {
+        if (s->project_count == s->project_cap) {
+            s->project_cap = s->project_cap ? s->project_cap * 2 : 4;
+            s->projects = xrealloc(s->projects, s->project_cap * sizeof *s->projects);
+        }
+        s->project_count++;
+    }
+    Project *p = &s->projects[i];
+    memset(p, 0, sizeof *p);
+    p->live = true;
+    p->root = strcpy(xmalloc(strlen(root) + 1), root);
+    for (size_t len = strlen(root); is_folder && len > 1 && p->root[len - 1] == '/';)
+        p->root[--len] = '\0';
+    p->published_by_uri = json_object();
+    p->is_folder = is_folder;
+    p->rescan = is_folder;
+    p->dirty = !is_folder;       /* a folder is checked once a document of it opens */
+    return i;
+}
+
+static void analysis_free(Analysis *a)
+{
+    if (!a)
+        return;
+    for (uint32_t i = 0; i < a->c.sources.count; i++) {
+        free(a->files[i].uri);
+        line_index_free(&a->files[i].lines);
+    }
+    free(a->files);
+    driver_free(&a->c);
+    free(a);
+}
+
+static void disk_files_free(Project *p)
+{
+    for (uint32_t i = 0; i < p->disk_count; i++)
+        free(p->disk_files[i]);
+    free(p->disk_files);
+    p->disk_files = NULL;
+    p->disk_count = 0;
+}
+
+static void project_free(Project *p)
+{
+    analysis_free(p->analysis);
+    disk_files_free(p);
+    published_free(p);
+    free(p->root);
+    memset(p, 0, sizeof *p);
+}
+
+/* The path of a folder's URI, without a trailing slash; NULL if not a file: URI. */
+static char *folder_path(const char *uri)
+{
+    char *path = uri ? uri_to_path(uri) : NULL;
+    size_t len = path ? strlen(path) : 0;
+    while (len > 1 && path[len - 1] == '/')
+        path[--len] = '\0';
+    return path;
+}
+
+static void add_folder(Server *s, const char *uri)
+{
+    char *path = folder_path(uri);
+    if (path)
+        project_add(s, path, true);
+    else
+        log_message(s, "workspace folder %s is not a file: URI; ignored", uri);
+    free(path);
+}
+
+void projects_init(Server *s, const json_t *params)
+{
+    json_t *folders = json_object_member(params, "workspaceFolders");
+    const char *root_uri = json_string_member(params, "rootUri");
+    const char *root_path = json_string_member(params, "rootPath");
+    if (json_is_array(folders)) {
+        size_t i;
+        json_t *folder;
+        json_array_foreach(folders, i, folder) {
+            const char *uri = json_string_member(folder, "uri");
+            if (uri)
+                add_folder(s, uri);
+        }
+    } else if (root_uri) {
+        add_folder(s, root_uri);
+    } else if (root_path && root_path[0] == '/') {
+        project_add(s, root_path, true);
+    }
+}
+
+/* Whether `path` is below the folder `root`. */
+static bool is_below(const char *root, const char *path)
+{
+    size_t len = strlen(root);
+    if (strcmp(root, "/") == 0)
+        return path[0] == '/';
+    return strncmp(root, path, len) == 0 && path[len] == '/';
+}
+
+/* The deepest folder project that holds `path`, or NO_INDEX. */
+static uint32_t folder_of(Server *s, const char *path)
+{
+    uint32_t best = NO_INDEX;
+    for (uint32_t i = 0; path && i < s->project_count; i++) {
+        Project *p = &s->projects[i];
+        if (p->live && p->is_folder && is_below(p->root, path) &&
+            (best == NO_INDEX || strlen(p->root) > strlen(s->projects[best].root)))
+            best = i;
+    }
+    return best;
+}
+
+uint32_t project_for(Server *s, const char *uri, const char *path)
+{
+    uint32_t folder = folder_of(s, path);
+    if (folder != NO_INDEX)
+        return folder;
+    for (uint32_t i = 0; i < s->project_count; i++)
+        if (s->projects[i].live && !s->projects[i].is_folder &&
+            strcmp(s->projects[i].root, uri) == 0)
+            return i;
+    return project_add(s, uri, false);
+}
+
+void project_mark_dirty(Server *s, uint32_t project)
+{
+    if (project != NO_INDEX)
+        s->projects[project].dirty = true;
+}
+
+void project_release(Server *s, uint32_t project)
+{
+    if (project == NO_INDEX)
+        return;
+    Project *p = &s->projects[project];
+    if (p->is_folder) {
+        p->dirty = true;         /* the file on disk takes the document's place */
+        return;
+    }
+    publish_clear_all(s, p);
+    project_free(p);
+}
+
+void projects_free(Server *s)
+{
+    for (uint32_t i = 0; i < s->project_count; i++)
+        if (s->projects[i].live)
+            project_free(&s->projects[i]);
+    free(s->projects);
+}
+
+/* ---- The files of a folder ---------------------------------------------------------- */
+
+typedef struct PathList {
+    char **items;
+    uint32_t count, cap;
+} PathList;
+
+static void path_list_push(PathList *list, char *path)
+{
+    if (list->count == list->cap) {
+        list->cap = list->cap ? list->cap * 2 : 64;
+        list->items = xrealloc(list->items, list->cap * sizeof *list->items);
+    }
+    list->items[list->count++] = path;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t dlen = strlen(dir), nlen = strlen(name);
+    bool slash = dlen > 0 && dir[dlen - 1] != '/';
+    char *path = xmalloc(dlen + slash + nlen + 1);
+    memcpy(path, dir, dlen);
+    if (slash)
+        path[dlen] = '/';
+    memcpy(path + dlen + slash, name, nlen + 1);
+    return path;
+}
+
+static bool has_orbit_suffix(const char *name)
+{
+    size_t len = strlen(name);
+    return len > 6 && strcmp(name + len - 6, ".orbit") == 0;
+}
+
+/* Every regular *.orbit file below `dir` (hidden entries skipped, symbolic links to
+ * directories not followed), as `orbitc check DIR` reads a directory. */
+static void walk(const char *dir, PathList *out, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *entry;
+    while ((entry = readdir(d)) != NULL && out->count < WALK_MAX_FILES) {
+        if (entry->d_name[0] == '.')
+            continue;
+        char *path = join_path(dir, entry->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (depth < WALK_MAX_DEPTH)
+                walk(path, out, depth + 1);
+        } else if (has_orbit_suffix(entry->d_name) && stat(path, &st) == 0 &&
+                   S_ISREG(st.st_mode)) {
+            path_list_push(out, path);
+            path = NULL;
+        }
+        free(path);
+    }
+    closedir(d);
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void rescan(Server *s, Project *p)
+{
+    disk_files_free(p);
+    p->rescan = false;
+    if (s->options.memory_only)
+        return;
+    PathList list = { 0 };
+    walk(p->root, &list, 0);
+    if (list.count == WALK_MAX_FILES)
+        log_message(s, "%s holds more than %d .orbit files: only the first are checked",
+                    p->root, WALK_MAX_FILES);
+    if (list.count > 0)
+        qsort(list.items, list.count, sizeof *list.items, compare_paths);
+    p->disk_files = list.items;
+    p->disk_count = list.count;
+}
+
+/* ---- Checking ----------------------------------------------------------------------- */
+
+/* A source of the program: a document, or a file on disk. */
+typedef struct Source {
+    const char *path;
+    uint32_t document;
+} Source;
+
+static int compare_sources(const void *a, const void *b)
+{
+    return strcmp(((const Source *)a)->path, ((const Source *)b)->path);
+}
+
+/* The sources of a project in path order; an open document replaces its file. */
+static Source *project_sources(Server *s, uint32_t project, uint32_t *count)
+{
+    Project *p = &s->projects[project];
+    uint32_t open = 0;
+    for (uint32_t i = 0; i < s->document_count; i++)
+        open += s->documents[i].open && s->documents[i].project == project;
+    Source *docs = xmalloc((open ? open : 1) * sizeof *docs);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->document_count; i++) {
+        Document *d = &s->documents[i];
+        if (d->open && d->project == project)
+            docs[n++] = (Source){ d->path ? d->path : d->uri, i };
+    }
+    qsort(docs, n, sizeof *docs, compare_sources);
+    Source *all = xmalloc((n + p->disk_count + 1) * sizeof *all);
+    uint32_t k = 0, i = 0, j = 0;
+    while (i < n || j < p->disk_count) {
+        int order = i == n ? 1 : j == p->disk_count ? -1
+                  : strcmp(docs[i].path, p->disk_files[j]);
+        if (order <= 0) {
+            if (k == 0 || strcmp(all[k - 1].path, docs[i].path) != 0)
+                all[k++] = docs[i];
+            i++;
+            j += order == 0;
+        } else {
+            all[k++] = (Source){ p->disk_files[j++], NO_INDEX };
+        }
+    }
+    free(docs);
+    *count = k;
+    return all;
+}
+
+/* Adds a document's text as a source, as driver_add_file adds a file. */
+static void add_document(Analysis *a, const Document *d, const char *path)
+{
+    Compiler *c = &a->c;
+    if (d->len > SOURCE_MAX_FILE_SIZE || d->len >= source_room(&c->sources)) {
+        uint32_t file = driver_add_source(c, path, xcalloc(1, 1), 0);
+        if (d->len > SOURCE_MAX_FILE_SIZE)
+            parse_report_file_too_large(c, file, d->len);
+        else
+            parse_report_sources_too_large(c, file, d->len);
+        return;
+    }
+    char *text = xmalloc((size_t)d->len + 1);
+    memcpy(text, d->text, d->len);
+    text[d->len] = '\0';
+    driver_add_source(c, path, text, d->len);
+}
+
+static Analysis *analyse(Server *s, uint32_t project)
+{
+    Project *p = &s->projects[project];
+    if (p->rescan)
+        rescan(s, p);
+    uint32_t count;
+    Source *sources = project_sources(s, project, &count);
+    Analysis *a = xcalloc(1, sizeof *a);
+    driver_init(&a->c);
+    memcpy(a->c.diags.level, s->lint_level, sizeof s->lint_level);
+    a->files = xcalloc(count + 1, sizeof *a->files);
+    a->files[0] = (AnalysisFile){ NULL, NO_INDEX, 0, { 0 } };
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t at = a->c.sources.count;
+        const char *error = NULL;
+        if (sources[i].document != NO_INDEX) {
+            add_document(a, &s->documents[sources[i].document], sources[i].path);
+        } else if (!driver_add_file(&a->c, sources[i].path, &error)) {
+            log_message(s, "cannot read %s: %s", sources[i].path, error);
+            continue;
+        }
+        Document *d = sources[i].document != NO_INDEX ? &s->documents[sources[i].document]
+                                                      : NULL;
+        a->files[at].document = sources[i].document;
+        a->files[at].version = d ? d->version : 0;
+        a->files[at].uri = d ? strcpy(xmalloc(strlen(d->uri) + 1), d->uri)
+                             : uri_from_path(sources[i].path);
+    }
+    free(sources);
+    a->program = driver_check(&a->c);
+    return a;
+}
+
+/* Checks a project now; publishes unless a queued message made the result stale. */
+static void check_project(Server *s, uint32_t project)
+{
+    Project *p = &s->projects[project];
+    Analysis *a = analyse(s, project);
+    analysis_free(p->analysis);
+    p->analysis = a;
+    p->dirty = false;
+    p->publish_pending = true;
+    if (!results_are_stale(s, project)) {
+        publish_diagnostics(s, p);
+        p->publish_pending = false;
+    }
+}
+
+bool check_next_project(Server *s)
+{
+    for (uint32_t i = 0; i < s->project_count; i++) {
+        Project *p = &s->projects[i];
+        if (!p->live)
+            continue;
+        if (p->dirty) {
+            check_project(s, i);
+            return true;
+        }
+        if (p->publish_pending) {
+            if (!results_are_stale(s, i)) {
+                publish_diagnostics(s, p);
+                p->publish_pending = false;
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+Analysis *project_analysis(Server *s, uint32_t project)
+{
+    if (s->projects[project].dirty || !s->projects[project].analysis)
+        check_project(s, project);
+    return s->projects[project].analysis;
+}
+
+Analysis *analysis_for_uri(Server *s, const char *uri, uint32_t *file)
+{
+    if (!uri) {
+        request_error(s, RPC_INVALID_PARAMS, "textDocument.uri is missing");
+        return NULL;
+    }
+    Document *d = document_find(s, uri);
+    char *path = uri_to_path(uri);
+    uint32_t project = d && d->open ? d->project : folder_of(s, path);
+    Analysis *a = project == NO_INDEX ? NULL : project_analysis(s, project);
+    for (uint32_t i = 1; a && i < a->c.sources.count; i++) {
+        bool same = d && d->open ? a->files[i].document == (uint32_t)(d - s->documents)
+                                 : path && strcmp(source_file(&a->c.sources, i)->path, path) == 0;
+        if (same) {
+            free(path);
+            *file = i;
+            return a;
+        }
+    }
+    free(path);
+    request_error(s, LSP_REQUEST_FAILED, "%s is not part of an Orbit program "
+                  "(open it, or open its folder)", uri);
+    return NULL;
+}
+
+LineIndex *analysis_lines(Analysis *a, uint32_t file)
+{
+    AnalysisFile *f = &a->files[file];
+    if (!f->lines.starts) {
+        const SourceFile *src = source_file(&a->c.sources, file);
+        line_index_build(&f->lines, src->text, src->len);
+    }
+    return &f->lines;
+}
+
+/* ---- Changes on disk and of the workspace ----------------------------------------- */
+
+json_t *handle_did_change_watched_files(Server *s, json_t *params)
+{
+    json_t *changes = json_object_member(params, "changes");
+    size_t i;
+    json_t *change;
+    json_array_foreach(changes, i, change) {
+        const char *uri = json_string_member(change, "uri");
+        char *path = uri ? uri_to_path(uri) : NULL;
+        for (uint32_t k = 0; path && k < s->project_count; k++) {
+            Project *p = &s->projects[k];
+            if (p->live && p->is_folder && is_below(p->root, path)) {
+                p->rescan = true;
+                p->dirty = true;
+            }
+        }
+        free(path);
+    }
+    return NULL;
+}
+
+/* After folders come or go, every open document moves to the project it now belongs
+ * to; standalone projects left without their document are dropped. */
+static void reassign_documents(Server *s)
+{
+    for (uint32_t i = 0; i < s->document_count; i++) {
+        Document *d = &s->documents[i];
+        if (!d->open)
+            continue;
+        uint32_t now = project_for(s, d->uri, d->path);
+        if (now == d->project)
+            continue;
+        uint32_t before = d->project;
+        d->project = now;
+        project_mark_dirty(s, now);
+        if (before != NO_INDEX && !s->projects[before].is_folder)
+            project_release(s, before);
+        else
+            project_mark_dirty(s, before);
+    }
+}
+
+json_t *handle_did_change_workspace_folders(Server *s, json_t *params)
+{
+    json_t *event = json_object_member(params, "event");
+    json_t *removed = json_object_member(event, "removed");
+    json_t *added = json_object_member(event, "added");
+    size_t i;
+    json_t *folder;
+    json_array_foreach(removed, i, folder) {
+        char *path = folder_path(json_string_member(folder, "uri"));
+        for (uint32_t k = 0; path && k < s->project_count; k++) {
+            Project *p = &s->projects[k];
+            if (p->live && p->is_folder && strcmp(p->root, path) == 0) {
+                for (uint32_t d = 0; d < s->document_count; d++)
+                    if (s->documents[d].project == k)
+                        s->documents[d].project = NO_INDEX;
+                publish_clear_all(s, p);
+                project_free(p);
+            }
+        }
+        free(path);
+    }
+    json_array_foreach(added, i, folder) {
+        const char *uri = json_string_member(folder, "uri");
+        if (uri)
+            add_folder(s, uri);
+    }
+    reassign_documents(s);
+    return NULL;
+}

@@ -1,0 +1,196 @@
+/* Diagnostics as LSP diagnostics (docs/editors.md, "Diagnostics"), and their
+ * publication: after each check, every file of the program whose diagnostics changed,
+ * or whose document has a new version, gets textDocument/publishDiagnostics; a file that
+ * left the program or became clean gets an empty list. */
+#include "server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Lints about something that has no effect: shown faded (DiagnosticTag.Unnecessary). */
+static bool is_unnecessary(DiagCode code)
+{
+    return code == W0001 || code == W0002 || code == W0004 || code == W0005;
+}
+
+static json_t *position_json(LspPosition p)
+{
+    return json_pack("{s:I, s:I}", "line", (json_int_t)p.line, "character",
+                     (json_int_t)p.character);
+}
+
+json_t *range_json(Server *s, Analysis *a, uint32_t file, uint32_t start, uint32_t end)
+{
+    LineIndex *lines = analysis_lines(a, file);
+    return json_pack("{s:o, s:o}",
+                     "start", position_json(line_index_position(lines, start, s->encoding)),
+                     "end", position_json(line_index_position(lines, end, s->encoding)));
+}
+
+json_t *location_json(Server *s, Analysis *a, Span span)
+{
+    FileSpan at;
+    if (!diag_locate(&a->c.sources, span, &at) || !a->files[at.file].uri)
+        return NULL;
+    return json_pack("{s:s, s:o}", "uri", a->files[at.file].uri,
+                     "range", range_json(s, a, at.file, at.start, at.end));
+}
+
+/* The message with the notes, help lines and the fixes' messages below it, in the order
+ * of the human format. (The primary label, the text under the carets, is left out: it
+ * names the range the editor already underlines.) */
+static json_t *folded_message(const Diagnostic *d)
+{
+    size_t len = strlen(d->message);
+    for (const DiagText *t = d->notes; t; t = t->next)
+        len += strlen(t->text) + 7;
+    for (const DiagText *t = d->helps; t; t = t->next)
+        len += strlen(t->text) + 7;
+    for (const DiagFix *f = d->fixes; f; f = f->next)
+        len += strlen(f->message) + 7;
+    char *text = xmalloc(len + 1), *out = text;
+    out += sprintf(out, "%s", d->message);
+    for (const DiagText *t = d->notes; t; t = t->next)
+        out += sprintf(out, "\nnote: %s", t->text);
+    for (const DiagText *t = d->helps; t; t = t->next)
+        out += sprintf(out, "\nhelp: %s", t->text);
+    for (const DiagFix *f = d->fixes; f; f = f->next)
+        out += sprintf(out, "\nhelp: %s", f->message);
+    json_t *message = json_text(text, (size_t)(out - text));
+    free(text);
+    return message;
+}
+
+json_t *diagnostic_json(Server *s, Analysis *a, const Diagnostic *d)
+{
+    FileSpan at;
+    diag_locate(&a->c.sources, d->span, &at);
+    json_t *json = json_pack("{s:o, s:i, s:s, s:s, s:o}",
+                             "range", range_json(s, a, at.file, at.start, at.end),
+                             "severity", d->severity == SEV_ERROR ? 1 : 2,
+                             "code", diag_info(d->code)->code,
+                             "source", "orbitc",
+                             "message", folded_message(d));
+    if (is_unnecessary(d->code))
+        json_object_set_new(json, "tags", json_pack("[i]", 1));
+    json_t *related = json_array();
+    for (const DiagLabel *l = d->labels; l; l = l->next) {
+        json_t *where = location_json(s, a, l->span);
+        if (where)
+            json_array_append_new(related, json_pack("{s:o, s:o}", "location", where,
+                                                      "message", json_text0(l->message)));
+    }
+    if (json_array_size(related) > 0)
+        json_object_set_new(json, "relatedInformation", related);
+    else
+        json_decref(related);
+    return json;
+}
+
+/* ---- What was published ------------------------------------------------------------- */
+
+static uint64_t hash_bytes(const char *text, size_t len)
+{
+    uint64_t h = 14695981039346656037u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)text[i]) * 1099511628211u;
+    return h;
+}
+
+static Published *published_find(Project *p, const char *uri, bool make)
+{
+    json_t *index = json_object_get(p->published_by_uri, uri);
+    if (index)
+        return &p->published[json_integer_value(index)];
+    if (!make)
+        return NULL;
+    if (p->published_count == p->published_cap) {
+        p->published_cap = p->published_cap ? p->published_cap * 2 : 16;
+        p->published = xrealloc(p->published, p->published_cap * sizeof *p->published);
+    }
+    json_object_set_new_nocheck(p->published_by_uri, uri, json_integer(p->published_count));
+    const char *key = json_object_iter_key(json_object_iter_at(p->published_by_uri, uri));
+    Published *e = &p->published[p->published_count++];
+    *e = (Published){ key, 0, -1, true, 0 };
+    return e;
+}
+
+static void send_diagnostics(Server *s, const char *uri, bool versioned, int64_t version,
+                             json_t *list)
+{
+    json_t *params = json_pack("{s:s, s:o}", "uri", uri, "diagnostics", list);
+    if (versioned)
+        json_object_set_new(params, "version", json_integer(version));
+    send_notification(s, "textDocument/publishDiagnostics", params);
+}
+
+/* Publishes one file's list if it differs from what the client has. Steals `list`. */
+static void publish_file(Server *s, Project *p, AnalysisFile *f, json_t *list)
+{
+    bool open = f->document != NO_INDEX;
+    bool empty = json_array_size(list) == 0;
+    Published *e = published_find(p, f->uri, !empty || open);
+    if (!e) {
+        json_decref(list);
+        return;
+    }
+    e->stamp = p->stamp;
+    char *text = json_dumps(list, JSON_COMPACT);
+    uint64_t hash = text ? hash_bytes(text, strlen(text)) : 0;
+    free(text);
+    if (hash == e->hash && empty == e->empty && (!open || f->version == e->version)) {
+        json_decref(list);
+        return;
+    }
+    e->hash = hash;
+    e->empty = empty;
+    e->version = open ? f->version : -1;
+    send_diagnostics(s, f->uri, open, f->version, list);
+}
+
+void publish_diagnostics(Server *s, Project *p)
+{
+    Analysis *a = p->analysis;
+    const DiagSink *sink = &a->c.diags;
+    p->stamp++;
+    uint32_t k = 0;      /* diagnostics are sorted by file */
+    for (uint32_t file = 1; file < a->c.sources.count; file++) {
+        json_t *list = json_array();
+        for (; k < sink->count; k++) {
+            FileSpan at;
+            diag_locate(&a->c.sources, sink->items[k]->span, &at);
+            if (at.file > file)
+                break;
+            if (at.file == file)
+                json_array_append_new(list, diagnostic_json(s, a, sink->items[k]));
+        }
+        publish_file(s, p, &a->files[file], list);
+    }
+    for (uint32_t i = 0; i < p->published_count; i++) {
+        Published *e = &p->published[i];
+        if (e->stamp != p->stamp && !e->empty) {
+            e->empty = true;
+            e->hash = 0;
+            send_diagnostics(s, e->uri, false, 0, json_array());
+        }
+    }
+}
+
+void publish_clear_all(Server *s, Project *p)
+{
+    for (uint32_t i = 0; i < p->published_count; i++) {
+        Published *e = &p->published[i];
+        if (!e->empty)
+            send_diagnostics(s, e->uri, false, 0, json_array());
+        e->empty = true;
+    }
+}
+
+void published_free(Project *p)
+{
+    free(p->published);
+    p->published = NULL;
+    p->published_count = p->published_cap = 0;
+    json_decref(p->published_by_uri);
+    p->published_by_uri = NULL;
+}

@@ -1,0 +1,590 @@
+/* The message loop: JSON-RPC 2.0 over the base protocol, the LSP lifecycle (initialize,
+ * initialized, shutdown, exit), dispatch to the handlers, errors and cancellation.
+ * One bad message never ends the session: malformed JSON is answered with -32700 and
+ * the next message is read; only a header that cannot be read (the stream cannot be
+ * resynchronised) ends it, with a line on stderr. */
+#include "server.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "utf8.h"
+#include "version.h"
+
+/* ---- JSON helpers ------------------------------------------------------------------- */
+
+json_t *json_text(const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < len) {                      /* most text is valid: no copy then */
+        int32_t cp;
+        i += utf8_decode(p + i, len - i, &cp);
+        if (cp < 0)
+            break;
+    }
+    if (i >= len) {
+        json_t *s = json_stringn_nocheck(text, len);
+        return s ? s : json_string("");
+    }
+    char *clean = xmalloc(len * 3 + 1), *out = clean;
+    for (i = 0; i < len;) {
+        int32_t cp;
+        uint32_t n = utf8_decode(p + i, len - i, &cp);
+        if (cp < 0) {
+            memcpy(out, "\xEF\xBF\xBD", 3);
+            out += 3;
+        } else {
+            memcpy(out, p + i, n);
+            out += n;
+        }
+        i += n;
+    }
+    json_t *s = json_stringn_nocheck(clean, (size_t)(out - clean));
+    free(clean);
+    return s ? s : json_string("");
+}
+
+json_t *json_text0(const char *text)
+{
+    return json_text(text, strlen(text));
+}
+
+json_t *json_object_member(const json_t *object, const char *key)
+{
+    return json_is_object(object) ? json_object_get(object, key) : NULL;
+}
+
+const char *json_string_member(const json_t *object, const char *key)
+{
+    json_t *v = json_object_member(object, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+bool json_integer_member(const json_t *object, const char *key, int64_t *out)
+{
+    json_t *v = json_object_member(object, key);
+    if (!json_is_integer(v))
+        return false;
+    *out = json_integer_value(v);
+    return true;
+}
+
+/* ---- Sending ------------------------------------------------------------------------ */
+
+static void send_message(Server *s, json_t *message)
+{
+    if (!s->output_lost) {
+        char *body = json_dumps(message, JSON_COMPACT);
+        if (!body) {
+            log_message(s, "cannot encode a message");
+        } else {
+            if (!lsp_write_frame(s->write, s->write_context, body, strlen(body)))
+                s->output_lost = true;
+            free(body);
+        }
+    }
+    json_decref(message);
+}
+
+static json_t *envelope(void)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "jsonrpc", json_string("2.0"));
+    return m;
+}
+
+static void respond(Server *s, json_t *id, json_t *result)
+{
+    json_t *m = envelope();
+    json_object_set(m, "id", id);
+    json_object_set_new(m, "result", result ? result : json_null());
+    send_message(s, m);
+}
+
+static void respond_error(Server *s, json_t *id, int code, const char *message)
+{
+    json_t *m = envelope();
+    json_object_set(m, "id", id ? id : json_null());
+    json_t *error = json_object();
+    json_object_set_new(error, "code", json_integer(code));
+    json_object_set_new(error, "message", json_text0(message));
+    json_object_set_new(m, "error", error);
+    send_message(s, m);
+}
+
+void send_notification(Server *s, const char *method, json_t *params)
+{
+    json_t *m = envelope();
+    json_object_set_new(m, "method", json_string(method));
+    json_object_set_new(m, "params", params);
+    send_message(s, m);
+}
+
+void send_request(Server *s, const char *method, json_t *params)
+{
+    char id[32];
+    snprintf(id, sizeof id, "orbitc-%llu", (unsigned long long)++s->next_request_id);
+    json_t *m = envelope();
+    json_object_set_new(m, "id", json_string(id));
+    json_object_set_new(m, "method", json_string(method));
+    json_object_set_new(m, "params", params);
+    send_message(s, m);
+}
+
+void log_message(Server *s, const char *fmt, ...)
+{
+    (void)s;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("orbitc lsp: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    va_end(ap);
+}
+
+json_t *request_error(Server *s, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->error_message, sizeof s->error_message, fmt, ap);
+    va_end(ap);
+    s->error_code = code;
+    return NULL;
+}
+
+/* ---- Lifecycle ---------------------------------------------------------------------- */
+
+static bool string_in_array(const json_t *array, const char *wanted)
+{
+    size_t i;
+    json_t *v;
+    if (!json_is_array(array))
+        return false;
+    json_array_foreach(array, i, v)
+        if (json_is_string(v) && strcmp(json_string_value(v), wanted) == 0)
+            return true;
+    return false;
+}
+
+static bool flag_at(const json_t *object, const char *a, const char *b, const char *c)
+{
+    json_t *v = json_object_member(json_object_member(object, a), b);
+    return json_is_true(json_object_member(v, c));
+}
+
+/* initializationOptions: { "warn": ["W0007"], "allow": ["W0002"] }, as --warn / --allow. */
+static void read_lint_levels(Server *s, const json_t *options)
+{
+    static const char *const KEYS[] = { "allow", "warn" };
+    for (int k = 0; k < 2; k++) {
+        json_t *codes = json_object_member(options, KEYS[k]);
+        size_t i;
+        json_t *v;
+        if (!json_is_array(codes))
+            continue;
+        json_array_foreach(codes, i, v) {
+            int code = json_is_string(v) ? diag_code_from_string(json_string_value(v)) : -1;
+            if (code >= 0 && diag_info((DiagCode)code)->severity == SEV_WARNING)
+                s->lint_level[code] = k == 0 ? LINT_ALLOW : LINT_WARN;
+            else
+                log_message(s, "initializationOptions.%s: not a warning code", KEYS[k]);
+        }
+    }
+}
+
+static json_t *server_capabilities(Server *s)
+{
+    json_t *caps = json_object();
+    json_object_set_new(caps, "positionEncoding",
+                        json_string(s->encoding == ENCODING_UTF8 ? "utf-8" : "utf-16"));
+    json_object_set_new(caps, "textDocumentSync",
+                        json_pack("{s:b, s:i, s:{s:b}}", "openClose", 1, "change", 2,
+                                  "save", "includeText", 0));
+    json_object_set_new(caps, "workspace",
+                        json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
+                                  "changeNotifications", 1));
+    return caps;
+}
+
+static json_t *handle_initialize(Server *s, json_t *params)
+{
+    if (!json_is_object(params))
+        return request_error(s, RPC_INVALID_PARAMS, "initialize needs parameters");
+    json_t *caps = json_object_member(params, "capabilities");
+    json_t *encodings = json_object_member(json_object_member(caps, "general"),
+                                           "positionEncodings");
+    s->encoding = string_in_array(encodings, "utf-8") ? ENCODING_UTF8 : ENCODING_UTF16;
+    s->client_document_changes = flag_at(caps, "workspace", "workspaceEdit", "documentChanges");
+    s->client_watch_files = flag_at(caps, "workspace", "didChangeWatchedFiles",
+                                    "dynamicRegistration");
+    json_t *hover = json_object_member(json_object_member(caps, "textDocument"), "hover");
+    s->client_markdown = string_in_array(json_object_member(hover, "contentFormat"), "markdown");
+    read_lint_levels(s, json_object_member(params, "initializationOptions"));
+    projects_init(s, params);
+    s->initialized = true;
+    return json_pack("{s:o, s:{s:s, s:s}}", "capabilities", server_capabilities(s),
+                     "serverInfo", "name", "orbitc", "version", ORBIT_VERSION);
+}
+
+/* After `initialized`, ask to be told about .orbit files that change on disk. */
+static json_t *handle_initialized(Server *s, json_t *params)
+{
+    if (!s->client_watch_files || s->options.memory_only)
+        return NULL;
+    json_t *watchers = json_pack("[{s:s}]", "globPattern", "**/*.orbit");
+    json_t *registration = json_pack("{s:s, s:s, s:{s:o}}", "id", "orbitc-watch-orbit-files",
+                                     "method", "workspace/didChangeWatchedFiles",
+                                     "registerOptions", "watchers", watchers);
+    send_request(s, "client/registerCapability",
+                 json_pack("{s:[o]}", "registrations", registration));
+    return NULL;
+}
+
+static json_t *handle_shutdown(Server *s, json_t *params)
+{
+    s->shutdown = true;
+    return json_null();
+}
+
+static json_t *handle_exit(Server *s, json_t *params)
+{
+    s->exited = true;
+    return NULL;
+}
+
+static json_t *handle_ignored(Server *s, json_t *params)
+{
+    return NULL;
+}
+
+/* ---- Dispatch ----------------------------------------------------------------------- */
+
+typedef json_t *(*Handler)(Server *s, json_t *params);
+
+typedef struct Method {
+    const char *name;
+    Handler handler;
+    bool request;
+} Method;
+
+static const Method METHODS[] = {
+    { "initialize", handle_initialize, true },
+    { "initialized", handle_initialized, false },
+    { "shutdown", handle_shutdown, true },
+    { "exit", handle_exit, false },
+    { "$/cancelRequest", handle_ignored, false },   /* acted on when read (queue_cancel) */
+    { "$/setTrace", handle_ignored, false },
+    { "workspace/didChangeConfiguration", handle_ignored, false },
+    { "textDocument/didOpen", handle_did_open, false },
+    { "textDocument/didChange", handle_did_change, false },
+    { "textDocument/didClose", handle_did_close, false },
+    { "textDocument/didSave", handle_did_save, false },
+    { "workspace/didChangeWatchedFiles", handle_did_change_watched_files, false },
+    { "workspace/didChangeWorkspaceFolders", handle_did_change_workspace_folders, false },
+};
+
+static Handler find_handler(const char *name, bool *request)
+{
+    for (size_t i = 0; i < sizeof METHODS / sizeof METHODS[0]; i++)
+        if (strcmp(METHODS[i].name, name) == 0) {
+            *request = METHODS[i].request;
+            return METHODS[i].handler;
+        }
+    return NULL;
+}
+
+static bool valid_id(const json_t *id)
+{
+    return json_is_integer(id) || json_is_string(id);
+}
+
+static void handle_request(Server *s, json_t *id, const char *method, json_t *params,
+                           bool cancelled)
+{
+    if (cancelled) {
+        respond_error(s, id, LSP_REQUEST_CANCELLED, "the request was cancelled");
+        return;
+    }
+    if (!s->initialized && strcmp(method, "initialize") != 0) {
+        respond_error(s, id, LSP_SERVER_NOT_INITIALIZED, "the server is not initialized yet");
+        return;
+    }
+    if (s->initialized && strcmp(method, "initialize") == 0) {
+        respond_error(s, id, RPC_INVALID_REQUEST, "the server is already initialized");
+        return;
+    }
+    if (s->shutdown) {
+        respond_error(s, id, RPC_INVALID_REQUEST, "the server is shutting down");
+        return;
+    }
+    bool request = false;
+    Handler handler = find_handler(method, &request);
+    if (!handler) {
+        char text[300];
+        snprintf(text, sizeof text, "unknown method `%.200s`", method);
+        respond_error(s, id, RPC_METHOD_NOT_FOUND, text);
+        return;
+    }
+    if (!request) {
+        respond_error(s, id, RPC_INVALID_REQUEST, "this method is a notification: send it "
+                                                  "without an id");
+        return;
+    }
+    s->error_code = 0;
+    json_t *result = handler(s, params);
+    if (result)
+        respond(s, id, result);
+    else
+        respond_error(s, id, s->error_code ? s->error_code : RPC_INTERNAL_ERROR,
+                      s->error_code ? s->error_message : "internal error");
+}
+
+static void handle_notification(Server *s, const char *method, json_t *params)
+{
+    if (strcmp(method, "exit") == 0) {
+        s->exited = true;
+        return;
+    }
+    if (!s->initialized || s->shutdown)
+        return;                  /* dropped, as the protocol asks */
+    bool request = false;
+    Handler handler = find_handler(method, &request);
+    if (!handler || request)     /* unknown notifications ($/…) are ignored */
+        return;
+    s->error_code = 0;
+    json_t *ignored = handler(s, params);
+    json_decref(ignored);
+    if (s->error_code)
+        log_message(s, "%s: %s", method, s->error_message);
+}
+
+static void process(Server *s, Message *m)
+{
+    json_t *msg = m->json;
+    if (!json_is_object(msg)) {
+        respond_error(s, NULL, RPC_INVALID_REQUEST, "a message must be a JSON object");
+        return;
+    }
+    json_t *id = json_object_get(msg, "id");
+    json_t *method = json_object_get(msg, "method");
+    json_t *params = json_object_get(msg, "params");
+    if (json_is_null(params))
+        params = NULL;           /* sent by some clients for "no parameters" */
+    if (!method) {
+        if (id && (json_object_get(msg, "result") || json_object_get(msg, "error")))
+            return;              /* the answer to one of our requests */
+        respond_error(s, valid_id(id) ? id : NULL, RPC_INVALID_REQUEST,
+                      "a message without a method");
+        return;
+    }
+    if (!json_is_string(method) || (id && !valid_id(id)) ||
+        (params && !json_is_object(params) && !json_is_array(params))) {
+        respond_error(s, valid_id(id) ? id : NULL, RPC_INVALID_REQUEST,
+                      !json_is_string(method) ? "the method must be a string"
+                      : id && !valid_id(id) ? "the id must be an integer or a string"
+                                            : "params must be an object or an array");
+        return;
+    }
+    if (id)
+        handle_request(s, id, json_string_value(method), params, m->cancelled);
+    else
+        handle_notification(s, json_string_value(method), params);
+}
+
+/* ---- The queue of messages read ahead ---------------------------------------------- */
+
+static bool same_id(const json_t *a, const json_t *b)
+{
+    if (json_is_integer(a) && json_is_integer(b))
+        return json_integer_value(a) == json_integer_value(b);
+    return json_is_string(a) && json_is_string(b) &&
+           strcmp(json_string_value(a), json_string_value(b)) == 0;
+}
+
+/* $/cancelRequest: a request still in the queue is answered "cancelled" when its turn
+ * comes; one already answered is not affected. */
+static void queue_cancel(Server *s, const json_t *params)
+{
+    json_t *id = json_object_member(params, "id");
+    for (uint32_t i = 0; i < s->queue_count; i++) {
+        Message *m = &s->queue[s->queue_head + i];
+        json_t *queued_id = json_object_member(m->json, "id");
+        if (queued_id && json_object_get(m->json, "method") && same_id(queued_id, id))
+            m->cancelled = true;
+    }
+}
+
+static void queue_push(Server *s, json_t *json)
+{
+    if (s->queue_head > 0 && s->queue_head + s->queue_count == QUEUE_MAX) {
+        memmove(s->queue, s->queue + s->queue_head, s->queue_count * sizeof *s->queue);
+        s->queue_head = 0;
+    }
+    s->queue[s->queue_head + s->queue_count++] = (Message){ json, false };
+}
+
+static bool queue_pop(Server *s, Message *out)
+{
+    if (s->queue_count == 0)
+        return false;
+    *out = s->queue[s->queue_head++];
+    if (--s->queue_count == 0)
+        s->queue_head = 0;
+    return true;
+}
+
+typedef enum ReadResult { READ_SOME, READ_NONE, READ_END } ReadResult;
+
+/* Reads the messages that have arrived (with `wait`: at least one) into the queue. */
+static ReadResult read_messages(Server *s, bool wait)
+{
+    ReadResult result = READ_NONE;
+    if (s->input_ended)
+        return READ_END;
+    while (s->queue_count < QUEUE_MAX) {
+        const char *body;
+        size_t len;
+        FrameStatus status = lsp_read_frame(s->reader, wait && result == READ_NONE,
+                                            &body, &len);
+        if (status == FRAME_PENDING)
+            return result;
+        if (status == FRAME_END || status == FRAME_BROKEN) {
+            if (status == FRAME_BROKEN)
+                log_message(s, "cannot read the message stream: %s; stopping",
+                            s->reader->error);
+            s->input_ended = true;
+            return result == READ_SOME ? READ_SOME : READ_END;
+        }
+        result = READ_SOME;
+        json_error_t error;
+        json_t *json = json_loadb(body, len, JSON_ALLOW_NUL | JSON_DECODE_ANY, &error);
+        if (!json) {
+            char text[300];
+            snprintf(text, sizeof text, "malformed JSON: %s (at byte %d)", error.text,
+                     error.position);
+            respond_error(s, NULL, RPC_PARSE_ERROR, text);
+            continue;
+        }
+        const char *method = json_string_member(json, "method");
+        if (method && strcmp(method, "$/cancelRequest") == 0 &&
+            !json_object_get(json, "id")) {
+            queue_cancel(s, json_object_get(json, "params"));
+            json_decref(json);
+            continue;
+        }
+        queue_push(s, json);
+    }
+    return result;
+}
+
+/* Whether a queued message changes what the project's files say: a check that started
+ * before it has a stale result. */
+static bool queue_changes_project(Server *s, uint32_t project)
+{
+    for (uint32_t i = 0; i < s->queue_count; i++) {
+        json_t *m = s->queue[s->queue_head + i].json;
+        const char *method = json_string_member(m, "method");
+        if (!method || json_object_get(m, "id"))
+            continue;
+        if (strcmp(method, "textDocument/didChange") == 0 ||
+            strcmp(method, "textDocument/didClose") == 0) {
+            Document *d = document_find(s, params_uri(s, json_object_get(m, "params")));
+            if (!d || d->project == project)
+                return true;
+        } else if (strcmp(method, "textDocument/didOpen") == 0 ||
+                   strcmp(method, "workspace/didChangeWatchedFiles") == 0 ||
+                   strcmp(method, "workspace/didChangeWorkspaceFolders") == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool results_are_stale(Server *s, uint32_t project)
+{
+    read_messages(s, false);
+    return queue_changes_project(s, project);
+}
+
+/* ---- The loop ----------------------------------------------------------------------- */
+
+int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
+              const LspOptions *options)
+{
+    Server *s = xcalloc(1, sizeof *s);
+    s->options = *options;
+    s->reader = reader;
+    s->write = write;
+    s->write_context = write_context;
+    s->queue = xmalloc(QUEUE_MAX * sizeof *s->queue);
+    s->document_by_uri = json_object();
+    bool ended = false;
+    while (!s->exited && !s->output_lost) {
+        Message m;
+        if (queue_pop(s, &m)) {
+            process(s, &m);
+            json_decref(m.json);
+            continue;
+        }
+        if (ended)
+            break;
+        ReadResult r = read_messages(s, false);
+        if (r == READ_SOME)
+            continue;
+        if (r == READ_END) {
+            ended = true;
+            continue;
+        }
+        if (s->initialized && !s->shutdown && check_next_project(s))
+            continue;
+        if (read_messages(s, true) == READ_END)
+            ended = true;
+    }
+    int status = s->exited && s->shutdown ? 0 : ended && s->shutdown ? 0 : 1;
+    Message m;
+    while (queue_pop(s, &m))
+        json_decref(m.json);
+    free(s->queue);
+    projects_free(s);
+    documents_free(s);
+    free(s);
+    return status;
+}
+
+static const char LSP_USAGE[] =
+    "Usage: orbitc lsp [--stdio] [--memory-only]\n"
+    "\n"
+    "A Language Server Protocol 3.17 server on standard input and output, for editors\n"
+    "(docs/editors.md). --stdio is accepted for clients that pass it. --memory-only\n"
+    "never reads a file: a program is the open documents alone.\n";
+
+int lsp_main(int argc, char **argv)
+{
+    LspOptions options = { 0 };
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--stdio") == 0) {
+            continue;
+        } else if (strcmp(argv[i], "--memory-only") == 0) {
+            options.memory_only = true;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(LSP_USAGE, stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "orbitc lsp: unknown option `%s`\n%s", argv[i], LSP_USAGE);
+            return 2;
+        }
+    }
+    signal(SIGPIPE, SIG_IGN);   /* a client that went away is seen as a failed write */
+    LspReader reader;
+    lsp_reader_init_fd(&reader, STDIN_FILENO);
+    int out = STDOUT_FILENO;
+    int status = lsp_serve(&reader, lsp_write_fd, &out, &options);
+    lsp_reader_free(&reader);
+    return status;
+}

@@ -1,0 +1,204 @@
+/* The state of the language server, shared by its parts (internal to lsp/):
+ *
+ *   server.c       the message loop: lifecycle, dispatch, errors, cancellation
+ *   documents.c    open documents and their text (full and incremental sync)
+ *   project.c      the program of a document: its files, checking it, the results
+ *   publish.c      diagnostics as LSP diagnostics, published for every file
+ *   actions.c      code actions: the diagnostics' fixes, fix all in file
+ *   query.c        what is at a position: every name of a program and what it means
+ *   hover.c        hover: resolved retry policies, settings, types and contracts
+ *   navigate.c     definition, references, rename, document and workspace symbols
+ *   complete.c     completion
+ *
+ * One thread. Messages are read into a queue as they arrive; a program is re-checked
+ * when no message is waiting, and its results are published only if no change to it
+ * arrived meanwhile (they would be stale). A request is always answered against the
+ * current text: a program with unchecked changes is checked first. */
+#ifndef ORBIT_LSP_SERVER_H
+#define ORBIT_LSP_SERVER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "driver.h"
+#include "lsp.h"
+#include "program.h"
+#include "text.h"
+#include "transport.h"
+
+enum {
+    NO_INDEX = UINT32_MAX,
+    /* Messages read ahead into the queue at most (a cancellation searches it). */
+    QUEUE_MAX = 1024,
+};
+
+/* JSON-RPC and LSP error codes. */
+enum {
+    RPC_PARSE_ERROR = -32700,
+    RPC_INVALID_REQUEST = -32600,
+    RPC_METHOD_NOT_FOUND = -32601,
+    RPC_INVALID_PARAMS = -32602,
+    RPC_INTERNAL_ERROR = -32603,
+    LSP_SERVER_NOT_INITIALIZED = -32002,
+    LSP_REQUEST_FAILED = -32803,
+    LSP_REQUEST_CANCELLED = -32800,
+};
+
+typedef struct Document {
+    const char *uri;           /* as the client sent it (the key in document_by_uri) */
+    char *path;                /* its file (malloc'd), or NULL for a URI that is not file: */
+    bool open;
+    char *text;                /* malloc'd, text[len] == '\0' */
+    uint32_t len, cap;
+    int64_t version;
+    uint32_t project;          /* index in Server.projects */
+} Document;
+
+/* One source file of a checked program, by its index in the compiler's source map. */
+typedef struct AnalysisFile {
+    char *uri;                 /* malloc'd */
+    uint32_t document;         /* Server.documents index, or NO_INDEX (read from disk) */
+    int64_t version;           /* of the document when it was checked */
+    LineIndex lines;           /* built when first needed (lines.starts == NULL before) */
+} AnalysisFile;
+
+/* The result of checking a program: the compiler's whole state, kept until the next
+ * check so that requests can look at the syntax trees and the checked program. */
+typedef struct Analysis {
+    Compiler c;
+    Program *program;
+    AnalysisFile *files;       /* [c.sources.count]; [0] is the standard library */
+} Analysis;
+
+/* What was last published for a URI. */
+typedef struct Published {
+    const char *uri;           /* the key in published_by_uri */
+    uint64_t hash;             /* of the diagnostics array as sent */
+    int64_t version;
+    bool empty;
+    uint32_t stamp;            /* the publication round that last saw the file */
+} Published;
+
+/* A program of the language: the .orbit files checked together. For a workspace folder,
+ * every .orbit file below it, with open documents in place of their files on disk; for
+ * a document outside every folder, that document alone. */
+typedef struct Project {
+    bool live;
+    char *root;                /* the folder, or the standalone document's URI */
+    bool is_folder;
+    bool dirty;                /* needs a check */
+    bool rescan;               /* the folder must be walked again */
+    char **disk_files;         /* .orbit files found below the folder, sorted */
+    uint32_t disk_count;
+    Analysis *analysis;        /* the last check, or NULL */
+    bool publish_pending;      /* its diagnostics were not published (they were stale) */
+    json_t *published_by_uri;  /* URI -> index in `published` (a jansson object: its hash
+                                  table) */
+    Published *published;
+    uint32_t published_count, published_cap;
+    uint32_t stamp;            /* publication rounds */
+} Project;
+
+typedef struct Message {
+    json_t *json;
+    bool cancelled;
+} Message;
+
+typedef struct Server {
+    LspOptions options;
+    LspReader *reader;
+    LspWrite write;
+    void *write_context;
+    bool output_lost;          /* the client stopped reading */
+    bool input_ended;          /* the end of the stream (or a broken one) was seen */
+
+    bool initialized;          /* `initialize` was answered */
+    bool shutdown;             /* `shutdown` was answered */
+    bool exited;               /* `exit` arrived */
+
+    PositionEncoding encoding;
+    bool client_document_changes;   /* versioned WorkspaceEdit.documentChanges */
+    bool client_watch_files;        /* dynamic registration of file watchers */
+    bool client_markdown;           /* hover in Markdown */
+    uint8_t lint_level[DIAG_CODE_COUNT];   /* initializationOptions warn / allow */
+
+    json_t *document_by_uri;   /* URI -> index in `documents` (a jansson object) */
+    Document *documents;
+    uint32_t document_count, document_cap;
+
+    Project *projects;
+    uint32_t project_count, project_cap;
+
+    Message *queue;
+    uint32_t queue_head, queue_count;
+    uint64_t next_request_id;
+
+    /* The error of the request being handled, set by a handler that returns NULL. */
+    int error_code;
+    char error_message[256];
+} Server;
+
+/* ---- server.c ---- */
+/* Fails the current request: the handler then returns NULL. */
+json_t *request_error(Server *s, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void send_notification(Server *s, const char *method, json_t *params);   /* steals params */
+void send_request(Server *s, const char *method, json_t *params);        /* steals params */
+/* Reads the messages that have arrived; whether one of them changes the project (then a
+ * check that started before it has a stale result). */
+bool results_are_stale(Server *s, uint32_t project);
+void log_message(Server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A JSON string of text that may hold invalid UTF-8 (shown as U+FFFD). */
+json_t *json_text(const char *text, size_t len);
+json_t *json_text0(const char *text);
+/* Members of a JSON object, NULL when absent or of another type. */
+json_t *json_object_member(const json_t *object, const char *key);
+const char *json_string_member(const json_t *object, const char *key);
+bool json_integer_member(const json_t *object, const char *key, int64_t *out);
+
+/* ---- documents.c ---- */
+Document *document_find(Server *s, const char *uri);
+/* The URI of a request's `textDocument`. */
+const char *params_uri(Server *s, const json_t *params);
+bool read_range(const json_t *json, LspPosition *start, LspPosition *end);
+json_t *handle_did_open(Server *s, json_t *params);
+json_t *handle_did_change(Server *s, json_t *params);
+json_t *handle_did_close(Server *s, json_t *params);
+json_t *handle_did_save(Server *s, json_t *params);
+void documents_free(Server *s);
+
+/* ---- project.c ---- */
+void projects_init(Server *s, const json_t *initialize_params);
+/* The project a document belongs to (made for a standalone document). */
+uint32_t project_for(Server *s, const char *uri, const char *path);
+void project_mark_dirty(Server *s, uint32_t project);
+/* Checks the project when it has changes (publishing the results unless stale); returns
+ * its analysis. */
+Analysis *project_analysis(Server *s, uint32_t project);
+/* Checks the first project that needs it; false when none does. */
+bool check_next_project(Server *s);
+/* Where a URI is in its project's current analysis: *file gets its index. Checks the
+ * project first when needed. NULL (after request_error) when the URI is not part of any
+ * program. */
+Analysis *analysis_for_uri(Server *s, const char *uri, uint32_t *file);
+LineIndex *analysis_lines(Analysis *a, uint32_t file);
+/* Drops a standalone project whose document was closed (clearing its diagnostics). */
+void project_release(Server *s, uint32_t project);
+json_t *handle_did_change_watched_files(Server *s, json_t *params);
+json_t *handle_did_change_workspace_folders(Server *s, json_t *params);
+void projects_free(Server *s);
+
+/* ---- publish.c ---- */
+/* Publishes the diagnostics of every file of the project that changed since the last
+ * publication, and clears those of files that are no longer part of it or clean. */
+void publish_diagnostics(Server *s, Project *p);
+/* Clears everything the project published. */
+void publish_clear_all(Server *s, Project *p);
+/* An LSP range of a span (whose file is known). */
+json_t *range_json(Server *s, Analysis *a, uint32_t file, uint32_t start, uint32_t end);
+json_t *location_json(Server *s, Analysis *a, Span span);
+json_t *diagnostic_json(Server *s, Analysis *a, const Diagnostic *d);
+void published_free(Project *p);
+
+#endif

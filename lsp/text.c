@@ -1,0 +1,104 @@
+/* LSP positions <-> byte offsets. */
+#include "text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+#include "utf8.h"
+
+void line_index_build(LineIndex *index, const char *text, uint32_t len)
+{
+    uint32_t cap = 64, count = 0;
+    uint32_t *starts = xmalloc(cap * sizeof *starts);
+    starts[count++] = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (ch != '\n' && ch != '\r')
+            continue;
+        if (ch == '\r' && i + 1 < len && text[i + 1] == '\n')
+            i++;
+        if (count == cap) {
+            cap *= 2;
+            starts = xrealloc(starts, cap * sizeof *starts);
+        }
+        starts[count++] = i + 1;
+    }
+    index->text = text;
+    index->len = len;
+    index->starts = starts;
+    index->count = count;
+    column_cache_init(&index->columns);
+}
+
+void line_index_free(LineIndex *index)
+{
+    free(index->starts);
+    index->starts = NULL;
+    index->count = 0;
+}
+
+/* The line that holds `offset`: the last line starting at or before it. */
+static uint32_t line_of(const LineIndex *index, uint32_t offset)
+{
+    uint32_t lo = 0, hi = index->count;   /* starts[lo] <= offset < starts[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (index->starts[mid] <= offset)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Bytes of line `line` without its line end. */
+static uint32_t line_length(const LineIndex *index, uint32_t line)
+{
+    uint32_t start = index->starts[line];
+    uint32_t end = line + 1 < index->count ? index->starts[line + 1] : index->len;
+    if (end > start && index->text[end - 1] == '\n')
+        end--;
+    if (end > start && index->text[end - 1] == '\r')
+        end--;
+    return end - start;
+}
+
+LspPosition line_index_position(LineIndex *index, uint32_t offset, PositionEncoding encoding)
+{
+    if (offset > index->len)
+        offset = index->len;
+    uint32_t line = line_of(index, offset);
+    uint32_t in_line = offset - index->starts[line];
+    uint32_t length = line_length(index, line);
+    if (in_line > length)
+        in_line = length;
+    LspPosition pos = { line, in_line };
+    if (encoding == ENCODING_UTF16) {
+        ColumnCursor at = column_cache_at(&index->columns, 0, line,
+                                          index->text + index->starts[line], in_line);
+        pos.character = at.utf16;
+    }
+    return pos;
+}
+
+uint32_t line_index_offset(const LineIndex *index, LspPosition position,
+                           PositionEncoding encoding)
+{
+    if (position.line >= index->count)
+        return index->len;
+    uint32_t start = index->starts[position.line];
+    uint32_t length = line_length(index, position.line);
+    const unsigned char *line = (const unsigned char *)index->text + start;
+    uint32_t byte = 0, units = 0;
+    while (byte < length) {
+        int32_t cp;
+        uint32_t n = utf8_decode(line + byte, length - byte, &cp);
+        uint32_t width = encoding == ENCODING_UTF8 ? n : cp >= 0x10000 ? 2 : 1;
+        if (units + width > position.character)
+            break;
+        units += width;
+        byte += n;
+    }
+    return start + byte;
+}

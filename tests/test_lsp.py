@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+"""`orbitc lsp` driven by a scripted client (tools/lsp_client.py: framing and JSON, standard
+library only): every request and notification the server implements, and the protocol
+errors of the base protocol and the lifecycle.
+
+    test_lsp.py --orbitc build/compiler/orbitc [-k NAME]
+
+Each test starts its own server in its own temporary directory (the workspace folder).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from lsp_client import Client, ProtocolError, file_uri, frame  # noqa: E402
+
+ORBITC = None
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what, *context):
+    if not cond:
+        raise Fail(what + "".join("\n    " + json.dumps(c, ensure_ascii=False)[:2000]
+                                  for c in context))
+
+
+def eq(got, want, what):
+    check(got == want, "%s: got %r, want %r" % (what, got, want))
+
+
+class Workspace:
+    """A temporary folder with .orbit files, and a server whose workspace it is."""
+
+    def __init__(self, files=None, capabilities=None, options=None, init=True, argv=None):
+        self.dir = tempfile.mkdtemp(prefix="orbitc-lsp-")
+        self.uri = file_uri(self.dir)
+        for name, text in (files or {}).items():
+            self.write(name, text)
+        self.client = Client(argv or [ORBITC, "lsp"], cwd=self.dir)
+        self.init_result = None
+        if init:
+            self.init_result = self.client.initialize(self.uri, capabilities or {},
+                                                      options=options)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def file_uri(self, name):
+        return file_uri(self.path(name))
+
+    def write(self, name, text):
+        path = self.path(name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+
+    def open(self, name, text=None, version=1):
+        if text is None:
+            with open(self.path(name), encoding="utf-8", newline="") as f:
+                text = f.read()
+        uri = self.file_uri(name)
+        self.client.open(uri, text, version)
+        return uri
+
+    def close(self):
+        self.client.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def codes(diags):
+    return [d["code"] for d in diags]
+
+
+def pos(line, character):
+    return {"line": line, "character": character}
+
+
+def rng(l1, c1, l2, c2):
+    return {"start": pos(l1, c1), "end": pos(l2, c2)}
+
+
+BAD = """worker "payments.charge" {
+  input { amount: number }
+}
+
+workflow checkout {
+  timeout 1m
+  step charge {
+    worker "payments.charge"
+    with { amount: 10 }
+    retry { attempts: 3, backof: exponential }
+  }
+}
+"""
+
+GOOD = BAD.replace("backof", "backoff")
+
+# ==== 1. Protocol ============================================================================
+
+
+@test
+def initialize_capabilities():
+    with Workspace() as w:
+        caps = w.init_result["capabilities"]
+        eq(caps["positionEncoding"], "utf-16", "the default encoding")
+        eq(caps["textDocumentSync"]["change"], 2, "incremental sync")
+        check(caps["textDocumentSync"]["openClose"], "openClose")
+        eq(w.init_result["serverInfo"]["name"], "orbitc", "serverInfo")
+        eq(w.client.stop(), 0, "exit status after shutdown")
+
+
+@test
+def position_encoding_negotiated():
+    for offered, want in ((["utf-16"], "utf-16"), (["utf-32", "utf-8"], "utf-8"),
+                          (["utf-32"], "utf-16"), ([], "utf-16")):
+        with Workspace(capabilities={"general": {"positionEncodings": offered}}) as w:
+            eq(w.init_result["capabilities"]["positionEncoding"], want, "offered %r" % offered)
+
+
+@test
+def request_before_initialize():
+    with Workspace(init=False) as w:
+        m = w.client.request_full("textDocument/hover", {"textDocument": {"uri": "x"},
+                                                         "position": pos(0, 0)})
+        eq(m["error"]["code"], -32002, "request before initialize")
+        # a notification before initialize is dropped: this document is never opened
+        w.client.open(w.file_uri("early.orbit"), "workflow {")
+        w.client.initialize(w.uri)
+        m = w.client.request_full("shutdown")
+        check("result" in m, "shutdown works after all", m)
+        got = [m for m in w.client.drain(0.3) if m.get("method") == "textDocument/publishDiagnostics"]
+        eq(got, [], "no diagnostics for a document opened before initialize")
+
+
+@test
+def unknown_methods():
+    with Workspace() as w:
+        m = w.client.request_full("textDocument/noSuchThing", {})
+        eq(m["error"]["code"], -32601, "unknown request")
+        w.client.notify("$/noSuchNotification", {})
+        w.client.notify("noSuchNotification", {"x": 1})
+        m = w.client.request_full("shutdown")
+        check("result" in m, "the server answers after unknown notifications", m)
+        eq([m for m in w.client.drain(0.2) if "id" in m], [], "notifications get no answer")
+
+
+@test
+def malformed_json_then_carry_on():
+    with Workspace() as w:
+        for body in (b"{", b"not json", b"\xff\xfe", b'{"jsonrpc": "2.0", "id": 1,'):
+            w.client.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            m = w.client.take(lambda m: "error" in m)
+            eq(m["error"]["code"], -32700, "parse error for %r" % body)
+            eq(m["id"], None, "a parse error has a null id")
+        eq(w.client.stop(), 0, "the server carried on")
+
+
+@test
+def invalid_requests():
+    with Workspace() as w:
+        cases = [
+            ([1, 2], None),                                               # a batch / not an object
+            ("text", None),
+            ({"jsonrpc": "2.0", "id": 7}, 7),                             # no method
+            ({"jsonrpc": "2.0", "id": 8, "method": 5}, 8),                # method not a string
+            ({"jsonrpc": "2.0", "id": [1], "method": "shutdown"}, None),  # bad id
+            ({"jsonrpc": "2.0", "id": 9, "method": "shutdown", "params": 3}, 9),
+            ({"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {}}, 10),  # again
+            ({"jsonrpc": "2.0", "id": 11, "method": "textDocument/didOpen", "params": {}}, 11),
+        ]
+        for message, id in cases:
+            w.client.send(message)
+            m = w.client.take(lambda m: "error" in m)
+            eq(m["error"]["code"], -32600, "invalid request %r" % (message,))
+            eq(m["id"], id, "the id of the answer to %r" % (message,))
+        eq(w.client.stop(), 0, "the server carried on")
+
+
+@test
+def invalid_params():
+    with Workspace(init=False) as w:
+        m = w.client.request_full("initialize", [1])
+        eq(m["error"]["code"], -32602, "initialize with params not an object")
+        w.client.initialize(w.uri)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def shutdown_then_requests_fail():
+    with Workspace() as w:
+        w.client.request("shutdown")
+        m = w.client.request_full("textDocument/hover", {})
+        eq(m["error"]["code"], -32600, "a request after shutdown")
+        w.client.notify("exit")
+        eq(w.client.wait(), 0, "exit after shutdown")
+
+
+@test
+def exit_without_shutdown():
+    with Workspace() as w:
+        w.client.notify("exit")
+        eq(w.client.wait(), 1, "exit without shutdown")
+
+
+@test
+def end_of_stream():
+    with Workspace() as w:
+        eq(w.client.wait(), 1, "the stream ends without shutdown")
+    with Workspace() as w:
+        w.client.request("shutdown")
+        eq(w.client.wait(), 0, "the stream ends after shutdown")
+
+
+@test
+def broken_streams():
+    broken = [
+        b"Content-Length: 12\r\n\r\n{",                     # ends inside a body
+        b"Content-Length: x\r\n\r\n{}",                     # not a number
+        b"Content-Length: -1\r\n\r\n",
+        b"Content-Length: 99999999999999999999\r\n\r\n",   # too large
+        b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}",   # no length
+        b"garbage without a colon\r\n\r\n",
+        b"Content-Len",                                     # ends inside a header
+        b"X: " + b"y" * 10000,                              # a header too long
+    ]
+    for data in broken:
+        with Workspace() as w:
+            w.client.send_raw(data)
+            eq(w.client.wait(), 1, "exit status after %r" % data[:40])
+            err = "".join(w.client.stderr_lines)
+            check("orbitc lsp:" in err, "a message on stderr for %r: %r" % (data[:40], err))
+            check("Sanitizer" not in err and "runtime error" not in err, "clean exit", err)
+
+
+@test
+def headers_accepted():
+    with Workspace(init=False) as w:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                           "params": {"capabilities": {}}}).encode()
+        w.client.send_raw(b"content-length: %d\r\nContent-Type: application/vscode-jsonrpc; "
+                          b"charset=utf-8\r\n\r\n" % len(body) + body)
+        m = w.client.response(1)
+        check("result" in m, "headers in any case, Content-Type ignored", m)
+        w.client.notify("initialized", {})
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def cancel_queued_request():
+    with Workspace() as w:
+        # the request and its cancellation arrive together: the request is still queued
+        w.client.send_raw(frame({"jsonrpc": "2.0", "id": "slow", "method": "shutdown"}) +
+                          frame({"jsonrpc": "2.0", "method": "$/cancelRequest",
+                                 "params": {"id": "slow"}}))
+        m = w.client.response("slow")
+        eq(m.get("error", {}).get("code"), -32800, "a cancelled request")
+        # a cancellation of something already answered, or unknown, changes nothing
+        w.client.notify("$/cancelRequest", {"id": 12345})
+        eq(w.client.stop(), 0, "the server carried on")
+
+
+@test
+def server_requests_answered_by_client_are_ignored():
+    with Workspace() as w:
+        w.client.send({"jsonrpc": "2.0", "id": "orbitc-1", "result": None})
+        w.client.send({"jsonrpc": "2.0", "id": "orbitc-2", "error": {"code": 1, "message": "no"}})
+        eq(w.client.stop(), 0, "responses from the client")
+
+
+@test
+def watchers_registered_when_the_client_can():
+    caps = {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}}
+    with Workspace(capabilities=caps) as w:
+        m = w.client.take(lambda m: m.get("method") == "client/registerCapability")
+        reg = m["params"]["registrations"][0]
+        eq(reg["method"], "workspace/didChangeWatchedFiles", "registration")
+        w.client.send({"jsonrpc": "2.0", "id": m["id"], "result": None})
+        eq(w.client.stop(), 0, "exit status")
+
+
+# ==== 1. Text synchronisation and positions ===============================================
+
+UNICODE = 'workflow w {\n  step s { worker "\U0001F600é"; retry { backof: fixed } }\n}\n'
+
+
+def backof_range(diags):
+    ranges = [d["range"] for d in diags if "backof" in d["message"]]
+    check(len(ranges) == 1, "one diagnostic about backof", diags)
+    return ranges[0]
+
+
+@test
+def utf16_and_utf8_columns():
+    # the line: '  step s { worker "😀é"; retry { backof: fixed } }'
+    # bytes before `backof`: 2+5+2+2+7+1+4+2+1+2+6+2 = 36 -> UTF-16: 36 - 4 + 2 - 2 + 1 = 33
+    prefix = '  step s { worker "\U0001F600é"; retry { '
+    utf16 = len(prefix.encode("utf-16-le")) // 2
+    utf8 = len(prefix.encode("utf-8"))
+    for encodings, col in ((["utf-16"], utf16), (["utf-8"], utf8)):
+        with Workspace(capabilities={"general": {"positionEncodings": encodings}}) as w:
+            uri = w.open("u.orbit", UNICODE)
+            r = backof_range(w.client.wait_diagnostics(uri))
+            eq(r, rng(1, col, 1, col + 6), "range in %s" % encodings[0])
+            # an incremental edit at the same columns fixes it
+            w.client.change(uri, 2, [{"range": rng(1, col, 1, col + 6), "text": "backoff"}])
+            eq(w.client.wait_diagnostics(uri, 2), [], "after the edit in %s" % encodings[0])
+
+
+@test
+def line_ends():
+    for eol in ("\n", "\r\n", "\r"):
+        text = "workflow w {" + eol + "  step s { worker \"x\"; retry { backof: fixed } }" + eol + "}" + eol
+        with Workspace() as w:
+            uri = w.open("e.orbit", text)
+            diags = w.client.wait_diagnostics(uri)
+            if eol == "\r":
+                # a lone CR ends a line for LSP, not for Orbit: the file is one line to the
+                # compiler, so the diagnostics are about something else, but their
+                # positions still follow the protocol's lines
+                for d in diags:
+                    check(d["range"]["start"]["line"] <= 2, "line within the text", d)
+                continue
+            eq(backof_range(diags), rng(1, 31, 1, 37), "range with %r" % eol)
+            w.client.change(uri, 2, [{"range": rng(1, 31, 1, 37), "text": "backoff"}])
+            eq(w.client.wait_diagnostics(uri, 2), [], "after the edit with %r" % eol)
+
+
+@test
+def full_and_incremental_sync():
+    with Workspace() as w:
+        uri = w.open("s.orbit", GOOD)
+        eq(w.client.wait_diagnostics(uri, 1), [], "clean")
+        w.client.change(uri, 2, [{"text": BAD}])                     # whole text
+        eq(codes(w.client.wait_diagnostics(uri, 2)), ["E0410"], "after a full change")
+        lines = BAD.split("\n")
+        row = next(i for i, l in enumerate(lines) if "backof" in l)
+        col = lines[row].index("backof")
+        # several changes in one notification, applied in order
+        w.client.change(uri, 3, [
+            {"range": rng(row, col, row, col + 6), "text": ""},
+            {"range": rng(row, col, row, col), "text": "back"},
+            {"range": rng(row, col + 4, row, col + 4), "text": "off"},
+        ])
+        eq(w.client.wait_diagnostics(uri, 3), [], "after three incremental changes")
+        # a range past the end of a line or the text is clamped, as the protocol says
+        w.client.change(uri, 4, [{"range": rng(999, 0, 999, 5), "text": "\nworkflow"}])
+        diags = w.client.wait_diagnostics(uri, 4)
+        check(len(diags) >= 1, "text appended at the end is checked", diags)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def bad_changes_are_reported_not_fatal():
+    with Workspace() as w:
+        uri = w.open("s.orbit", GOOD)
+        w.client.wait_diagnostics(uri, 1)
+        w.client.change("file:///not/open.orbit", 2, [{"text": "x"}])
+        w.client.change(uri, 2, [{"range": rng(3, 0, 1, 0), "text": "x"}])   # end before start
+        w.client.change(uri, 3, [{"range": {"start": 1}, "text": "x"}])
+        w.client.notify("textDocument/didChange", {"textDocument": {"uri": uri}})
+        w.client.notify("textDocument/didOpen", {"textDocument": {"uri": 5}})
+        w.client.notify("textDocument/didClose", {})
+        eq(w.client.stop(), 0, "the server carried on")
+        err = "".join(w.client.stderr_lines)
+        check("cannot be applied" in err, "a log line for the change that failed", err)
+
+
+@test
+def stale_results_never_published():
+    big = BAD * 2000       # a few hundred kilobytes: a check takes a while
+    with Workspace() as w:
+        uri = w.open("big.orbit", big)
+        w.client.wait_diagnostics(uri, 1)
+        for v in range(2, 12):
+            w.client.change(uri, v, [{"range": rng(0, 0, 0, 0), "text": " "}])
+        diags = w.client.wait_diagnostics(uri, 11)
+        check(len(diags) > 0, "the last version is published")
+        seen = [m["params"]["version"] for m in w.client.pending
+                if m.get("method") == "textDocument/publishDiagnostics"]
+        check(seen == sorted(seen), "versions only go up", seen)
+        check(len(seen) < 10, "changes that arrived together are checked together", seen)
+        eq(w.client.stop(), 0, "exit status")
+
+
+# ==== 2. The program of a document ===========================================================
+
+WORKER = 'worker "payments.charge" {\n  input { amount: number }\n}\n'
+USES = ('workflow checkout {\n  step charge {\n    worker "payments.charge"\n'
+        '    with { amount: 10 }\n  }\n}\n')
+
+
+@test
+def program_is_the_workspace_folder():
+    files = {"decl/worker.orbit": WORKER, "flow.orbit": USES,
+             "broken.orbit": "workflow broken { step s { sleep 1m; retry { attempts: 2 } } }\n",
+             ".hidden/skip.orbit": "this is not orbit", "notes.txt": "nor this"}
+    with Workspace(files) as w:
+        uri = w.open("flow.orbit")
+        eq(w.client.wait_diagnostics(uri), [], "the worker is declared in another file")
+        broken = w.client.wait_diagnostics(w.file_uri("broken.orbit"))
+        eq(codes(broken), ["E0307"], "a file that is not open is checked and published")
+        # the open buffer, not the disk, is what is checked
+        w.client.change(uri, 2, [{"text": USES.replace("amount: 10", "amount: \"ten\"")}])
+        eq(codes(w.client.wait_diagnostics(uri, 2)), ["E0501"], "the buffer's text")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def open_buffer_overrides_disk_and_close_restores_it():
+    with Workspace({"w.orbit": WORKER, "f.orbit": USES.replace("10", "\"ten\"")}) as w:
+        uri = w.file_uri("f.orbit")
+        w.open("f.orbit", USES)
+        eq(w.client.wait_diagnostics(uri, 1), [], "the buffer is clean")
+        w.client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        eq(codes(w.client.wait_diagnostics(uri)), ["E0501"], "closed: the disk's text again")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def other_files_follow_a_change():
+    with Workspace({"w.orbit": WORKER, "f.orbit": USES}) as w:
+        worker_uri = w.open("w.orbit")
+        flow_uri = w.file_uri("f.orbit")
+        w.client.wait_diagnostics(worker_uri, 1)
+        # a new contract breaks the file that uses it, which is not open
+        w.client.change(worker_uri, 2, [{"text": WORKER.replace("number", "string")}])
+        eq(codes(w.client.wait_diagnostics(flow_uri)), ["E0501"], "the other file")
+        w.client.change(worker_uri, 3, [{"text": WORKER}])
+        eq(w.client.wait_diagnostics(flow_uri), [], "and is cleared when fixed")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def disk_changes_picked_up():
+    with Workspace({"w.orbit": WORKER, "f.orbit": USES}) as w:
+        uri = w.open("f.orbit")
+        eq(w.client.wait_diagnostics(uri, 1), [], "clean")
+        # a file changed on disk, announced by the client's file watcher
+        w.write("w.orbit", WORKER.replace("number", "string"))
+        w.client.notify("workspace/didChangeWatchedFiles",
+                        {"changes": [{"uri": w.file_uri("w.orbit"), "type": 2}]})
+        eq(codes(w.client.wait_diagnostics(uri)), ["E0501"], "the new declaration is used")
+        # a new file, announced
+        w.write("new.orbit", "workflow fresh { step s { sleep 5 } }\n")
+        w.client.notify("workspace/didChangeWatchedFiles",
+                        {"changes": [{"uri": w.file_uri("new.orbit"), "type": 1}]})
+        check(len(w.client.wait_diagnostics(w.file_uri("new.orbit"))) > 0, "a new file is checked")
+        # a deleted file: its diagnostics are cleared
+        os.remove(w.path("new.orbit"))
+        w.client.notify("workspace/didChangeWatchedFiles",
+                        {"changes": [{"uri": w.file_uri("new.orbit"), "type": 3}]})
+        eq(w.client.wait_diagnostics(w.file_uri("new.orbit")), [], "a deleted file is cleared")
+        # a change on disk without a notification is read at the next check
+        w.write("w.orbit", WORKER)
+        w.client.change(uri, 2, [{"range": rng(0, 0, 0, 0), "text": " "}])
+        eq(w.client.wait_diagnostics(uri, 2), [], "re-read at the next check")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def document_outside_the_workspace():
+    with Workspace() as w:
+        other = tempfile.mkdtemp(prefix="orbitc-lsp-outside-")
+        try:
+            uri = file_uri(os.path.join(other, "alone.orbit"))
+            w.client.open(uri, BAD)
+            eq(codes(w.client.wait_diagnostics(uri)), ["E0410"], "a standalone document")
+            w.client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+            eq(w.client.wait_diagnostics(uri), [], "closing it clears its diagnostics")
+            untitled = "untitled:Untitled-1"
+            w.client.open(untitled, BAD)
+            eq(codes(w.client.wait_diagnostics(untitled)), ["E0410"], "a document not on disk")
+        finally:
+            shutil.rmtree(other)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def workspace_folders_change():
+    with Workspace() as w:
+        other = tempfile.mkdtemp(prefix="orbitc-lsp-folder-")
+        try:
+            with open(os.path.join(other, "w.orbit"), "w") as f:
+                f.write(WORKER.replace("number", "string"))
+            uri = file_uri(os.path.join(other, "f.orbit"))
+            w.client.open(uri, USES)
+            eq(w.client.wait_diagnostics(uri), [], "alone: the worker's contract is unknown")
+            w.client.notify("workspace/didChangeWorkspaceFolders", {"event": {
+                "added": [{"uri": file_uri(other), "name": "other"}], "removed": []}})
+            eq(codes(w.client.wait_diagnostics(uri)), ["E0501"], "in its folder: checked "
+               "against the worker's contract")
+            w.client.notify("workspace/didChangeWorkspaceFolders", {"event": {
+                "added": [], "removed": [{"uri": file_uri(other), "name": "other"}]}})
+            eq(w.client.wait_diagnostics(uri), [], "alone again")
+        finally:
+            shutil.rmtree(other)
+        eq(w.client.stop(), 0, "exit status")
+
+
+# ==== 3. Diagnostics ====================================================================
+
+
+@test
+def diagnostic_fields():
+    text = ('workflow w {\n  timeout 1m\n'
+            '  step s {\n    worker "x"\n'
+            '    retry { attempts: 1, non_retryable: ["QUEUE_TIMEOUT"], max_delay: 5s }\n  }\n'
+            '  step t { worker "y"; retry { attempts: 2, attempts: 3 } }\n}\n')
+    with Workspace(options={"warn": ["W0007"]}) as w:
+        uri = w.open("d.orbit", text)
+        diags = w.client.wait_diagnostics(uri)
+        by_code = {}
+        for d in diags:
+            by_code.setdefault(d["code"], d)
+            eq(d["source"], "orbitc", "source")
+            check(d["severity"] in (1, 2), "severity", d)
+        check({"W0001", "W0002", "W0005", "E0410"} <= set(by_code), "codes", diags)
+        eq(by_code["W0001"]["severity"], 2, "a warning")
+        eq(by_code["W0001"].get("tags"), [1], "no effect: Unnecessary")
+        eq(by_code["W0002"].get("tags"), [1], "no effect: Unnecessary")
+        eq(by_code["E0410"]["severity"], 1, "an error")
+        check("tags" not in by_code["E0410"], "errors are not Unnecessary")
+        dup = by_code["E0410"]
+        eq(dup["message"], "duplicate retry setting `attempts`", "message")
+        related = dup["relatedInformation"]
+        eq(related[0]["message"], "first set here", "a label as related information")
+        eq(related[0]["location"]["uri"], uri, "its uri")
+        eq(related[0]["location"]["range"]["start"]["line"], 6, "its line")
+        check("\nnote: with `fixed` backoff" in by_code["W0002"]["message"],
+              "notes folded into the message", by_code["W0002"])
+        check("\nhelp: use `backoff: exponential`" in by_code["W0002"]["message"],
+              "help folded into the message", by_code["W0002"])
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def lint_levels_from_initialization_options():
+    text = 'workflow w { step s { worker "x"; retry { attempts: 3 } } }\n'
+    with Workspace(options={"warn": ["W0007"]}) as w:
+        uri = w.open("l.orbit", text)
+        eq(codes(w.client.wait_diagnostics(uri)), ["W0007"], "--warn W0007")
+    with Workspace() as w:
+        uri = w.open("l.orbit", text)
+        eq(codes(w.client.wait_diagnostics(uri)), [], "off by default")
+    with Workspace(options={"allow": ["W0002"], "warn": ["E0410", 7]}) as w:
+        uri = w.open("l.orbit", "workflow w { step s { worker \"x\"; retry { max_delay: 5s } } }\n")
+        eq(codes(w.client.wait_diagnostics(uri)), [], "--allow W0002")
+        eq(w.client.stop(), 0, "exit status")
+        check("not a warning code" in "".join(w.client.stderr_lines), "bad codes are logged")
+
+
+# ==== Runner ================================================================================
+
+
+def main():
+    global ORBITC
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--orbitc", required=True)
+    ap.add_argument("-k", default=None, help="run the tests whose name contains this")
+    args = ap.parse_args()
+    ORBITC = os.path.abspath(args.orbitc)
+    failed = 0
+    ran = 0
+    for t in TESTS:
+        if args.k and args.k not in t.__name__:
+            continue
+        ran += 1
+        start = time.monotonic()
+        try:
+            t()
+            print("ok   %-50s %.2fs" % (t.__name__, time.monotonic() - start))
+        except (Fail, ProtocolError, OSError, KeyError, IndexError, TypeError) as e:
+            failed += 1
+            print("FAIL %s: %s" % (t.__name__, e))
+            if not isinstance(e, Fail):
+                traceback.print_exc()
+    print("%d of %d tests failed" % (failed, ran) if failed else "all %d tests passed" % ran)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

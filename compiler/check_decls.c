@@ -19,10 +19,8 @@ static void report_duplicate(Checker *ck, const char *what, const char *shown, S
 
 static bool is_builtin_type_name(const char *text)
 {
-    static const char *const NAMES[] = { "string", "int", "number", "bool", "duration",
-                                         "any" };
-    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
-        if (strcmp(NAMES[i], text) == 0)
+    for (size_t i = 0; i < BUILTIN_TYPE_COUNT; i++)
+        if (strcmp(BUILTIN_TYPE_NAMES[i], text) == 0)
             return true;
     return false;
 }

@@ -8,16 +8,11 @@
 
 #include "checker.h"
 #include "compiler.h"
+#include "placement.h"
 #include "policy.h"
 #include "program.h"
 #include "types.h"
 
-/* Where a member is written: decides what it may hold (E0307). */
-typedef enum Place {
-    PLACE_TASK, PLACE_WORKFLOW_STEP, PLACE_SLEEP, PLACE_AWAIT, PLACE_COMPUTE,
-    PLACE_COMPENSATE, PLACE_WORKFLOW_BODY, PLACE_UNKNOWN_STEP,
-    PLACE_COUNT
-} Place;
 
 /* A member seen as the clause it stands for: `retry: {…}` (an attribute written with a
  * colon) is viewed as the clause `retry {…}`. */

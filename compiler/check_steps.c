@@ -23,13 +23,13 @@ static const char *const PLACE_TEXT[PLACE_COUNT] = {
     "on a compute step", "in a compensate block", "in a workflow body", "on a step",
 };
 
-static bool is_action(Keyword kw)
+bool is_action(Keyword kw)
 {
     return kw == KW_WORKER || kw == KW_USING || kw == KW_WORKFLOW || kw == KW_SLEEP ||
            kw == KW_AWAIT || kw == KW_COMPUTE;
 }
 
-static Place place_of_action(Keyword kw)
+Place place_of_action(Keyword kw)
 {
     switch (kw) {
     case KW_WORKER: case KW_USING: return PLACE_TASK;
@@ -43,7 +43,7 @@ static Place place_of_action(Keyword kw)
 
 /* Design section 4, "Where each member is allowed". Columns in Place order (the last,
  * a step whose action is unknown, allows everything a step may hold). */
-static bool allowed(Keyword kw, Place place)
+bool place_allows(Keyword kw, Place place)
 {
     static const struct { Keyword kw; bool yes[PLACE_COUNT]; } TABLE[] = {
         /*                      task   wf     sleep  await  comp   compen body   unknown */
@@ -282,7 +282,7 @@ static void collect_members(Checker *ck, Block *body, Place fixed_place, Members
     out->place = fixed_place;
     for (uint32_t i = 0; i < count; i++) {
         Keyword kw = list[i].keyword;
-        if (!is_action(kw) || !allowed(kw, fixed_place))
+        if (!is_action(kw) || !place_allows(kw, fixed_place))
             continue;
         if (!out->action.member) {
             out->action = list[i];
@@ -296,9 +296,9 @@ static void collect_members(Checker *ck, Block *body, Place fixed_place, Members
     }
     for (uint32_t i = 0; i < count; i++) {
         Clause *cl = &list[i];
-        if (is_action(cl->keyword) && allowed(cl->keyword, fixed_place))
+        if (is_action(cl->keyword) && place_allows(cl->keyword, fixed_place))
             continue;
-        if (!allowed(cl->keyword, out->place)) {
+        if (!place_allows(cl->keyword, out->place)) {
             report_placement(ck, cl, out->place);
             continue;
         }
@@ -873,7 +873,7 @@ static void check_body_members(Checker *ck, Member *decl)
         Clause cl;
         if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, true))
             continue;
-        if (!allowed(cl.keyword, PLACE_WORKFLOW_BODY) && cl.keyword != KW_TIMEOUT)
+        if (!place_allows(cl.keyword, PLACE_WORKFLOW_BODY) && cl.keyword != KW_TIMEOUT)
             report_placement(ck, &cl, PLACE_WORKFLOW_BODY);
     }
 }

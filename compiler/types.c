@@ -3,6 +3,10 @@
 
 #include <string.h>
 
+const char *const BUILTIN_TYPE_NAMES[BUILTIN_TYPE_COUNT] = {
+    "string", "int", "number", "bool", "duration", "any",
+};
+
 static const Type *simple(Arena *arena, TypeKind kind)
 {
     Type *t = arena_alloc_node(arena, sizeof *t);

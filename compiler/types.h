@@ -8,6 +8,10 @@
 #include "arena.h"
 #include "program.h"
 
+/* The names of the built-in types, as written in contracts. */
+enum { BUILTIN_TYPE_COUNT = 6 };
+extern const char *const BUILTIN_TYPE_NAMES[BUILTIN_TYPE_COUNT];
+
 /* The shared instances of the simple types. */
 typedef struct Types {
     Arena *arena;

@@ -1,0 +1,26 @@
+/* Where a member is written, and which members each place may hold: design section 4,
+ * "Where each member is allowed" (E0307 where not). The checker's table, also read by
+ * the language server's completion (only what is valid at the cursor is offered). */
+#ifndef ORBIT_PLACEMENT_H
+#define ORBIT_PLACEMENT_H
+
+#include <stdbool.h>
+
+#include "ast.h"
+
+typedef enum Place {
+    PLACE_TASK, PLACE_WORKFLOW_STEP, PLACE_SLEEP, PLACE_AWAIT, PLACE_COMPUTE,
+    PLACE_COMPENSATE, PLACE_WORKFLOW_BODY, PLACE_UNKNOWN_STEP,
+    PLACE_COUNT
+} Place;
+
+/* Whether the keyword is a step's action: worker, using, workflow, sleep, await, compute. */
+bool is_action(Keyword kw);
+
+/* The place a step's members are in, from its action (PLACE_UNKNOWN_STEP for none). */
+Place place_of_action(Keyword action);
+
+/* Whether a member `kw` may be written in `place`. */
+bool place_allows(Keyword kw, Place place);
+
+#endif

@@ -74,6 +74,33 @@ bool json_integer_member(const json_t *object, const char *key, int64_t *out)
     return true;
 }
 
+void buffer_printf(Buffer *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->len + (size_t)n + 1)
+            cap *= 2;
+        b->data = xrealloc(b->data, cap);
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void buffer_free(Buffer *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
 /* ---- Sending ------------------------------------------------------------------------ */
 
 static void send_message(Server *s, json_t *message)
@@ -206,6 +233,9 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "textDocumentSync",
                         json_pack("{s:b, s:i, s:{s:b}}", "openClose", 1, "change", 2,
                                   "save", "includeText", 0));
+    json_object_set_new(caps, "codeActionProvider",
+                        json_pack("{s:[s, s]}", "codeActionKinds", "quickfix",
+                                  "source.fixAll.orbitc"));
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -287,6 +317,7 @@ static const Method METHODS[] = {
     { "textDocument/didSave", handle_did_save, false },
     { "workspace/didChangeWatchedFiles", handle_did_change_watched_files, false },
     { "workspace/didChangeWorkspaceFolders", handle_did_change_workspace_folders, false },
+    { "textDocument/codeAction", handle_code_action, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

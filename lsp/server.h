@@ -23,6 +23,7 @@
 
 #include "driver.h"
 #include "lsp.h"
+#include "namemap.h"
 #include "program.h"
 #include "text.h"
 #include "transport.h"
@@ -69,6 +70,9 @@ typedef struct Analysis {
     Compiler c;
     Program *program;
     AnalysisFile *files;       /* [c.sources.count]; [0] is the standard library */
+    bool indexed;              /* query.c: the maps below are built */
+    Arena index_arena;
+    NameMap types_by_name, error_codes_by_name;
 } Analysis;
 
 /* What was last published for a URI. */
@@ -130,6 +134,10 @@ typedef struct Server {
     Project *projects;
     uint32_t project_count, project_cap;
 
+    bool stdlib_tried;         /* the standard library was written out (or could not be) */
+    char *stdlib_path;         /* its read-only copy for "go to definition", or NULL */
+    char *stdlib_uri;
+
     Message *queue;
     uint32_t queue_head, queue_count;
     uint64_t next_request_id;
@@ -157,6 +165,14 @@ json_t *json_object_member(const json_t *object, const char *key);
 const char *json_string_member(const json_t *object, const char *key);
 bool json_integer_member(const json_t *object, const char *key, int64_t *out);
 
+/* Text built piece by piece (hover contents). */
+typedef struct Buffer {
+    char *data;                /* malloc'd, NUL-terminated once anything was added */
+    size_t len, cap;
+} Buffer;
+void buffer_printf(Buffer *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buffer_free(Buffer *b);
+
 /* ---- documents.c ---- */
 Document *document_find(Server *s, const char *uri);
 /* The URI of a request's `textDocument`. */
@@ -183,6 +199,10 @@ bool check_next_project(Server *s);
  * program. */
 Analysis *analysis_for_uri(Server *s, const char *uri, uint32_t *file);
 LineIndex *analysis_lines(Analysis *a, uint32_t file);
+/* The analysis, file and byte offset of a request's textDocument and position. */
+Analysis *analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset);
+/* Whether a path is the read-only copy of the standard library (never checked). */
+bool is_stdlib_copy(Server *s, const char *path);
 /* Drops a standalone project whose document was closed (clearing its diagnostics). */
 void project_release(Server *s, uint32_t project);
 json_t *handle_did_change_watched_files(Server *s, json_t *params);
@@ -200,5 +220,29 @@ json_t *range_json(Server *s, Analysis *a, uint32_t file, uint32_t start, uint32
 json_t *location_json(Server *s, Analysis *a, Span span);
 json_t *diagnostic_json(Server *s, Analysis *a, const Diagnostic *d);
 void published_free(Project *p);
+
+/* ---- Requests about documents: actions.c, hover.c, navigate.c, complete.c ---- */
+
+/* An edit of a workspace: a replacement of bytes [start, end) of a file. */
+typedef struct Edit {
+    uint32_t file;
+    uint32_t start, end;
+    const char *text;
+} Edit;
+
+/* A WorkspaceEdit of edits sorted by file: versioned documentChanges when the client
+ * takes them (an edit made for an older text is then refused), else plain changes. */
+json_t *workspace_edit_json(Server *s, Analysis *a, const Edit *edits, uint32_t count);
+
+json_t *handle_code_action(Server *s, json_t *params);
+json_t *handle_hover(Server *s, json_t *params);
+json_t *handle_definition(Server *s, json_t *params);
+json_t *handle_references(Server *s, json_t *params);
+json_t *handle_document_highlight(Server *s, json_t *params);
+json_t *handle_prepare_rename(Server *s, json_t *params);
+json_t *handle_rename(Server *s, json_t *params);
+json_t *handle_document_symbol(Server *s, json_t *params);
+json_t *handle_workspace_symbol(Server *s, json_t *params);
+json_t *handle_completion(Server *s, json_t *params);
 
 #endif

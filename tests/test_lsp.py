@@ -51,7 +51,11 @@ class Workspace:
         self.uri = file_uri(self.dir)
         for name, text in (files or {}).items():
             self.write(name, text)
-        self.client = Client(argv or [ORBITC, "lsp"], cwd=self.dir)
+        # the server writes a read-only copy of the standard library to the user's cache
+        # directory: here, a directory of the test
+        self.home = tempfile.mkdtemp(prefix="orbitc-lsp-home-")
+        env = dict(os.environ, HOME=self.home, XDG_CACHE_HOME=os.path.join(self.home, "cache"))
+        self.client = Client(argv or [ORBITC, "lsp"], cwd=self.dir, env=env)
         self.init_result = None
         if init:
             self.init_result = self.client.initialize(self.uri, capabilities or {},
@@ -80,6 +84,7 @@ class Workspace:
     def close(self):
         self.client.kill()
         shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.rmtree(self.home, ignore_errors=True)
 
     def __enter__(self):
         return self
@@ -568,6 +573,104 @@ def lint_levels_from_initialization_options():
         eq(codes(w.client.wait_diagnostics(uri)), [], "--allow W0002")
         eq(w.client.stop(), 0, "exit status")
         check("not a warning code" in "".join(w.client.stderr_lines), "bad codes are logged")
+
+
+# ==== 4. Code actions ======================================================================
+
+FIXABLE = ('workflow w {\n'
+           '  step s { worker "x"; retry { backof: exponential, atempts: 3 } }\n'
+           '  step t { worker "x"; timeout 5 }\n'
+           '}\n')
+
+
+def at(text, needle, nth=0, delta=0):
+    """The position of the nth occurrence of needle in text (plus delta characters)."""
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    i += delta
+    before = text[:i]
+    return pos(before.count("\n"), len(before) - (before.rfind("\n") + 1))
+
+
+def apply_edits(text, edits):
+    """Applies LSP TextEdits (UTF-16 positions) to text, last first."""
+    lines = text.split("\n")
+
+    def offset(p):
+        before = sum(len(l) + 1 for l in lines[:p["line"]])
+        line = lines[p["line"]] if p["line"] < len(lines) else ""
+        units = 0
+        for k, ch in enumerate(line):
+            if units >= p["character"]:
+                return before + k
+            units += 2 if ord(ch) > 0xFFFF else 1
+        return before + len(line)
+    spans = sorted(((offset(e["range"]["start"]), offset(e["range"]["end"]), e["newText"])
+                    for e in edits), reverse=True)
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def action_request(uri, start, end=None, only=None):
+    context = {"diagnostics": []}
+    if only:
+        context["only"] = only
+    return {"textDocument": {"uri": uri}, "range": {"start": start, "end": end or start},
+            "context": context}
+
+
+@test
+def quick_fixes():
+    caps = {"workspace": {"workspaceEdit": {"documentChanges": True}}}
+    with Workspace(capabilities=caps) as w:
+        uri = w.open("f.orbit", FIXABLE)
+        diags = w.client.wait_diagnostics(uri)
+        eq(len(diags), 3, "three problems")
+        actions = w.client.request("textDocument/codeAction",
+                                   action_request(uri, at(FIXABLE, "backof", delta=2)))
+        quick = [a for a in actions if a["kind"] == "quickfix"]
+        eq([a["title"] for a in quick], ["did you mean `backoff`?"], "the fix under the cursor")
+        check(quick[0].get("isPreferred") is True, "machine-applicable: preferred", quick[0])
+        eq(quick[0]["diagnostics"][0]["code"], "E0410", "the diagnostic it fixes")
+        change = quick[0]["edit"]["documentChanges"][0]
+        eq(change["textDocument"], {"uri": uri, "version": 1}, "versioned edit")
+        fixed = apply_edits(FIXABLE, change["edits"])
+        check("backoff: exponential" in fixed, "the edit", fixed)
+        # a fix that may be wrong is offered, not preferred
+        actions = w.client.request("textDocument/codeAction",
+                                   action_request(uri, at(FIXABLE, "5 }")))
+        maybe = [a for a in actions if a["kind"] == "quickfix"]
+        eq([a["title"] for a in maybe], ["durations need a unit: `5s` or `5ms`?"], "maybe fix")
+        check("isPreferred" not in maybe[0], "not preferred", maybe[0])
+        # fix all in file: every machine-applicable fix at once
+        all_ = [a for a in actions if a["kind"] == "source.fixAll.orbitc"]
+        eq(len(all_), 1, "one fix-all action")
+        edits = all_[0]["edit"]["documentChanges"][0]["edits"]
+        eq(len(edits), 2, "both machine-applicable fixes, not the uncertain one")
+        fixed = apply_edits(FIXABLE, edits)
+        w.client.change(uri, 2, [{"text": fixed}])
+        eq(codes(w.client.wait_diagnostics(uri, 2)), ["E0410"], "only the uncertain one is left")
+        # context.only filters by kind
+        only = w.client.request("textDocument/codeAction",
+                                action_request(uri, pos(0, 0), at(fixed, "}", 2), ["source"]))
+        check(all(a["kind"].startswith("source") for a in only), "only source actions", only)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def quick_fix_without_document_changes():
+    with Workspace() as w:
+        uri = w.open("f.orbit", FIXABLE)
+        w.client.wait_diagnostics(uri)
+        actions = w.client.request("textDocument/codeAction",
+                                   action_request(uri, at(FIXABLE, "atempts")))
+        quick = [a for a in actions if a["kind"] == "quickfix"]
+        eq(list(quick[0]["edit"].keys()), ["changes"], "plain changes for this client")
+        fixed = apply_edits(FIXABLE, quick[0]["edit"]["changes"][uri])
+        check("attempts: 3" in fixed, "the edit", fixed)
+        eq(w.client.stop(), 0, "exit status")
 
 
 # ==== Runner ================================================================================

@@ -125,6 +125,8 @@ json_t *handle_did_open(Server *s, json_t *params)
     set_text(d, json_string_value(text), json_string_length(text));
     d->version = version;
     d->open = true;
+    if (is_stdlib_copy(s, d->path))
+        return NULL;             /* shown read-only, never checked as a program */
     d->project = project_for(s, d->uri, d->path);
     project_mark_dirty(s, d->project);
     return NULL;

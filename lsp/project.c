@@ -6,12 +6,17 @@
 #include "server.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "parse.h"
 #include "uri.h"
+#include "version.h"
 
 enum {
     WALK_MAX_DEPTH = 64,
@@ -56,6 +61,8 @@ static void analysis_free(Analysis *a)
         line_index_free(&a->files[i].lines);
     }
     free(a->files);
+    if (a->indexed)
+        arena_free(&a->index_arena);
     driver_free(&a->c);
     free(a);
 }
@@ -173,6 +180,8 @@ void project_release(Server *s, uint32_t project)
 
 void projects_free(Server *s)
 {
+    free(s->stdlib_path);
+    free(s->stdlib_uri);
     for (uint32_t i = 0; i < s->project_count; i++)
         if (s->projects[i].live)
             project_free(&s->projects[i]);
@@ -214,8 +223,9 @@ static bool has_orbit_suffix(const char *name)
 }
 
 /* Every regular *.orbit file below `dir` (hidden entries skipped, symbolic links to
- * directories not followed), as `orbitc check DIR` reads a directory. */
-static void walk(const char *dir, PathList *out, int depth)
+ * directories not followed), as `orbitc check DIR` reads a directory; never the
+ * standard library's copy. */
+static void walk(Server *s, const char *dir, PathList *out, int depth)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -228,9 +238,9 @@ static void walk(const char *dir, PathList *out, int depth)
         struct stat st;
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             if (depth < WALK_MAX_DEPTH)
-                walk(path, out, depth + 1);
+                walk(s, path, out, depth + 1);
         } else if (has_orbit_suffix(entry->d_name) && stat(path, &st) == 0 &&
-                   S_ISREG(st.st_mode)) {
+                   S_ISREG(st.st_mode) && !is_stdlib_copy(s, path)) {
             path_list_push(out, path);
             path = NULL;
         }
@@ -251,7 +261,7 @@ static void rescan(Server *s, Project *p)
     if (s->options.memory_only)
         return;
     PathList list = { 0 };
-    walk(p->root, &list, 0);
+    walk(s, p->root, &list, 0);
     if (list.count == WALK_MAX_FILES)
         log_message(s, "%s holds more than %d .orbit files: only the first are checked",
                     p->root, WALK_MAX_FILES);
@@ -259,6 +269,88 @@ static void rescan(Server *s, Project *p)
         qsort(list.items, list.count, sizeof *list.items, compare_paths);
     p->disk_files = list.items;
     p->disk_count = list.count;
+}
+
+/* ---- The standard library, as a file an editor can open ------------------------ */
+
+/* mkdir -p, for directories the server owns (0755). */
+static bool make_directories(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        bool ok = mkdir(path, 0755) == 0 || errno == EEXIST;
+        *p = '/';
+        if (!ok)
+            return false;
+    }
+    return mkdir(path, 0755) == 0 || errno == EEXIST;
+}
+
+static bool same_contents(const char *path, const char *text, uint32_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    bool same = true;
+    char buf[4096];
+    uint32_t at = 0;
+    size_t n;
+    while (same && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = at + n <= len && memcmp(buf, text + at, n) == 0;
+        at += (uint32_t)n;
+    }
+    fclose(f);
+    return same && at == len;
+}
+
+/* Writes the file atomically (a temporary file renamed over it), read-only. */
+static bool write_read_only(const char *path, const char *text, uint32_t len)
+{
+    size_t size = strlen(path) + 32;
+    char *tmp = xmalloc(size);
+    snprintf(tmp, size, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0444);
+    bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
+    ok = fd >= 0 && close(fd) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok && fd >= 0)
+        unlink(tmp);
+    free(tmp);
+    return ok;
+}
+
+/* The standard library as a read-only file in the user's cache directory
+ * ($XDG_CACHE_HOME/orbitc/VERSION/orbit.orbit), written once, so that "go to
+ * definition" of `orbit.http.request` or `len` can show it. */
+static void write_stdlib_copy(Server *s, const SourceFile *stdlib)
+{
+    s->stdlib_tried = true;
+    if (s->options.memory_only)
+        return;
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[4096];
+    if (cache && cache[0] == '/')
+        snprintf(dir, sizeof dir, "%s/orbitc/%s", cache, ORBIT_VERSION);
+    else if (home && home[0] == '/')
+        snprintf(dir, sizeof dir, "%s/.cache/orbitc/%s", home, ORBIT_VERSION);
+    else
+        return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/orbit.orbit", dir);
+    if (!same_contents(path, stdlib->text, stdlib->len) &&
+        (!make_directories(dir) || !write_read_only(path, stdlib->text, stdlib->len))) {
+        log_message(s, "cannot write the standard library to %s: %s", path, strerror(errno));
+        return;
+    }
+    s->stdlib_path = strcpy(xmalloc(strlen(path) + 1), path);
+    s->stdlib_uri = uri_from_path(path);
+}
+
+bool is_stdlib_copy(Server *s, const char *path)
+{
+    return path && s->stdlib_path && strcmp(path, s->stdlib_path) == 0;
 }
 
 /* ---- Checking ----------------------------------------------------------------------- */
@@ -337,7 +429,11 @@ static Analysis *analyse(Server *s, uint32_t project)
     driver_init(&a->c);
     memcpy(a->c.diags.level, s->lint_level, sizeof s->lint_level);
     a->files = xcalloc(count + 1, sizeof *a->files);
+    if (!s->stdlib_tried)
+        write_stdlib_copy(s, source_file(&a->c.sources, 0));
     a->files[0] = (AnalysisFile){ NULL, NO_INDEX, 0, { 0 } };
+    if (s->stdlib_uri)
+        a->files[0].uri = strcpy(xmalloc(strlen(s->stdlib_uri) + 1), s->stdlib_uri);
     for (uint32_t i = 0; i < count; i++) {
         uint32_t at = a->c.sources.count;
         const char *error = NULL;
@@ -427,6 +523,25 @@ Analysis *analysis_for_uri(Server *s, const char *uri, uint32_t *file)
     return NULL;
 }
 
+Analysis *analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset)
+{
+    json_t *position = json_object_member(params, "position");
+    int64_t line, character;
+    if (!json_integer_member(position, "line", &line) ||
+        !json_integer_member(position, "character", &character) || line < 0 ||
+        character < 0) {
+        request_error(s, RPC_INVALID_PARAMS, "a position is needed");
+        return NULL;
+    }
+    Analysis *a = analysis_for_uri(s, params_uri(s, params), file);
+    if (!a)
+        return NULL;
+    LspPosition p = { line > UINT32_MAX ? UINT32_MAX : (uint32_t)line,
+                      character > UINT32_MAX ? UINT32_MAX : (uint32_t)character };
+    *offset = line_index_offset(analysis_lines(a, *file), p, s->encoding);
+    return a;
+}
+
 LineIndex *analysis_lines(Analysis *a, uint32_t file)
 {
     AnalysisFile *f = &a->files[file];
@@ -465,7 +580,7 @@ static void reassign_documents(Server *s)
 {
     for (uint32_t i = 0; i < s->document_count; i++) {
         Document *d = &s->documents[i];
-        if (!d->open)
+        if (!d->open || is_stdlib_copy(s, d->path))
             continue;
         uint32_t now = project_for(s, d->uri, d->path);
         if (now == d->project)

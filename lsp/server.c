@@ -233,6 +233,13 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "textDocumentSync",
                         json_pack("{s:b, s:i, s:{s:b}}", "openClose", 1, "change", 2,
                                   "save", "includeText", 0));
+    json_object_set_new(caps, "hoverProvider", json_true());
+    json_object_set_new(caps, "definitionProvider", json_true());
+    json_object_set_new(caps, "referencesProvider", json_true());
+    json_object_set_new(caps, "documentHighlightProvider", json_true());
+    json_object_set_new(caps, "renameProvider", json_pack("{s:b}", "prepareProvider", 1));
+    json_object_set_new(caps, "documentSymbolProvider", json_true());
+    json_object_set_new(caps, "workspaceSymbolProvider", json_true());
     json_object_set_new(caps, "codeActionProvider",
                         json_pack("{s:[s, s]}", "codeActionKinds", "quickfix",
                                   "source.fixAll.orbitc"));
@@ -318,6 +325,14 @@ static const Method METHODS[] = {
     { "workspace/didChangeWatchedFiles", handle_did_change_watched_files, false },
     { "workspace/didChangeWorkspaceFolders", handle_did_change_workspace_folders, false },
     { "textDocument/codeAction", handle_code_action, true },
+    { "textDocument/hover", handle_hover, true },
+    { "textDocument/definition", handle_definition, true },
+    { "textDocument/references", handle_references, true },
+    { "textDocument/documentHighlight", handle_document_highlight, true },
+    { "textDocument/prepareRename", handle_prepare_rename, true },
+    { "textDocument/rename", handle_rename, true },
+    { "textDocument/documentSymbol", handle_document_symbol, true },
+    { "workspace/symbol", handle_workspace_symbol, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

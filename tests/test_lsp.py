@@ -673,6 +673,308 @@ def quick_fix_without_document_changes():
         eq(w.client.stop(), 0, "exit status")
 
 
+# ==== 5. Hover ==============================================================================
+
+CHECKOUT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
+                             "checkout.orbit")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def hover(w, uri, position):
+    r = w.client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                "position": position})
+    return r and r["contents"]["value"]
+
+
+@test
+def hover_on_a_step_shows_its_policy():
+    text = read(CHECKOUT_PATH)
+    caps = {"textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]}}}
+    with Workspace(capabilities=caps) as w:
+        uri = w.open("checkout.orbit", text)
+        w.client.wait_diagnostics(uri)
+        r = w.client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                    "position": at(text, "step charge", delta=6)})
+        eq(r["contents"]["kind"], "markdown", "markdown for a client that takes it")
+        h = r["contents"]["value"]
+        for want in ["**step `charge`** — task step, worker `\"payments.charge\"`",
+                     "`attempts`: 5", "`backoff`: exponential, `initial_delay` 500ms, `max_delay` 10s",
+                     "delays before attempts 2–5: 500ms, 1s, 2s, 4s",
+                     '`non_retryable`: "CARD_DECLINED", "INSUFFICIENT_FUNDS"',
+                     "`timeout`: 10s per attempt", "`queue_timeout`: 2m",
+                     "worst case: 5 attempts × 10s + 7s500ms of delays = **57s500ms**",
+                     "fits in the workflow timeout of 1d",
+                     "**Compensate**, worker `\"payments.refund\"`",
+                     "`initial_delay` 1s (default), `max_delay` 1m (default)",
+                     "delays before attempts 2–10: 1s, 2s, 4s, 8s, 16s, 32s, 1m, 1m, 1m"]:
+            check(want in h, "hover has %r" % want, h)
+        eq(r["range"], {"start": at(text, "step charge", delta=5),
+                        "end": at(text, "step charge", delta=11)}, "the step's name")
+        # the same from a use of the step's name
+        h2 = hover(w, uri, at(text, "charge.charge_id", delta=1))
+        eq(h2, h, "hover on a use of the step")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def hover_budget_against_workflow_timeout():
+    text = ('workflow w {\n  timeout 30s\n'
+            '  step s { worker "x"; timeout 10s\n'
+            '    retry { attempts: 6, backoff: exponential, initial_delay: 1s, max_delay: 10s } }\n'
+            '  step u { worker "x"; retry { attempts: 3 } }\n}\n')
+    with Workspace() as w:
+        uri = w.open("b.orbit", text)
+        diags = w.client.wait_diagnostics(uri)
+        w0006 = [d for d in diags if d["code"] == "W0006"]
+        h = hover(w, uri, at(text, "step s", delta=5))
+        check("delays before attempts 2–6: 1s, 2s, 4s, 8s, 10s" in h, "the schedule", h)
+        check("worst case: 6 attempts × 10s + 25s of delays = **1m25s**" in h, "worst case", h)
+        check("does not fit in the workflow timeout of 30s: attempt 4 and later can never run"
+              in h, "against the workflow timeout", h)
+        check(len(w0006) == 1 and "10s timeout + 25s of backoff delays (1s + 2s + 4s + 8s + "
+              "10s) = 1m25s" in w0006[0]["message"], "the same figure as W0006", w0006)
+        h = hover(w, uri, at(text, "step u", delta=5))
+        check("worst case: no limit: without a `timeout` an attempt may run forever (the "
+              "delays alone add up to 2s)" in h, "no timeout", h)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def hover_on_settings_and_timeouts():
+    text = read(CHECKOUT_PATH)
+    with Workspace() as w:
+        uri = w.open("checkout.orbit", text)
+        w.client.wait_diagnostics(uri)
+        h = hover(w, uri, at(text, "attempts: 5"))
+        for want in ["**`attempts`** — retry setting",
+                     "Total number of attempts, including the first. 1 means no retries.",
+                     "Type: integer literal, 1 to 1000", "Default: 1", "Here: 5"]:
+            check(want in h, "attempts hover has %r" % want, h)
+        h = hover(w, uri, at(text, "max_delay"))
+        check("Default: 1m, or `initial_delay` if that is longer" in h, "max_delay default", h)
+        h = hover(w, uri, at(text, "initial_delay: 500ms"))
+        check("The delay before the first retry." in h and "Here: 500ms" in h, "initial_delay", h)
+        h = hover(w, uri, at(text, "timeout 10s"))
+        check("limits a single attempt" in h and "`TIMEOUT`, which is retryable" in h and
+              "Here: 10s." in h, "step timeout", h)
+        h = hover(w, uri, at(text, "queue_timeout 2m"))
+        check("`QUEUE_TIMEOUT`, which is never retried" in h and "Here: 2m." in h,
+              "queue timeout", h)
+        h = hover(w, uri, at(text, "timeout 24h"))
+        check("limits the whole execution" in h and "Here: 1d." in h, "workflow timeout", h)
+        h = hover(w, uri, at(text, "retry {", 1))
+        check("the retry policy of this compensate block" in h and "`attempts`: 10" in h,
+              "retry of a compensate block", h)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def hover_on_names_and_contracts():
+    text = read(CHECKOUT_PATH)
+    with Workspace() as w:
+        uri = w.open("checkout.orbit", text)
+        w.client.wait_diagnostics(uri)
+        cases = [
+            (at(text, '"payments.charge"', 1, 2), ["**worker `\"payments.charge\"`**",
+             "input: `{ order_id: string, amount: number, currency: string }`",
+             "output: `{ charge_id: string }`"]),
+            (at(text, "orbit.http.request", 0, 3), ["**built-in task `orbit.http.request`**",
+                                                    "Default timeout: 30s"]),
+            (at(text, "pack_items", 0, 2), ["**workflow `pack_items`**", "input: `{ sku: string }`"]),
+            (at(text, "Money", 1), ["**type `Money`**", "`{ amount: number, currency: string }`"]),
+            (at(text, "input.order_id"), ["**`input`** — the input of workflow `checkout`"]),
+            (at(text, "input.order_id", 0, 7), ["**field `order_id`**: `string`"]),
+            (at(text, "input.total.amount", 0, 13), ["**field `amount`**: `number` of `Money`"]),
+            (at(text, "sku: item", 0, 6), ["**`item`**: `string` — each element of the `for` of step `pack`"]),
+            (at(text, "step cool_off", 0, 6), ["**step `cool_off`** — sleep step", "Sleeps 10m"]),
+            (at(text, "step approval", 0, 6), ["await step, signal `\"manager_approved\"`",
+                                               "`timeout`: 12h"]),
+        ]
+        for position, wants in cases:
+            h = hover(w, uri, position)
+            for want in wants:
+                check(h and want in h, "hover at %r has %r" % (position, want), h)
+        eq(hover(w, uri, pos(0, 1)), None, "nothing in a comment")
+        m = w.client.request_full("textDocument/hover", {"textDocument": {"uri": uri}})
+        eq(m["error"]["code"], -32602, "hover without a position")
+        m = w.client.request_full("textDocument/hover", {"textDocument": {"uri": "file:///elsewhere.orbit"},
+                                                         "position": pos(0, 0)})
+        eq(m["error"]["code"], -32803, "hover in a document of no program")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def hover_on_stdlib_names():
+    text = ('workflow w {\n  input { xs: [string] }\n'
+            '  step s { worker "x"; retry { attempts: 2, non_retryable: ["QUEUE_TIMEOUT", "X"] } }\n'
+            '  step n { compute len(input.xs) }\n}\n')
+    with Workspace() as w:
+        uri = w.open("s.orbit", text)
+        w.client.wait_diagnostics(uri)
+        h = hover(w, uri, at(text, "QUEUE_TIMEOUT", 0, 2))
+        check("**`QUEUE_TIMEOUT`** — runtime error code, never retried" in h and
+              "no worker picked the task up in time" in h, "error code", h)
+        h = hover(w, uri, at(text, "len("))
+        check("function len(any) -> int" in h and "length of a string or list" in h,
+              "function", h)
+        eq(w.client.stop(), 0, "exit status")
+
+
+# ==== 6. Navigation =========================================================================
+
+TWO_FILES = {
+    "types.orbit": 'type Money { amount: number, currency: string }\n'
+                   'worker "pay" { input { total: Money } }\n',
+    "flow.orbit": ('workflow flow {\n  input { total: Money, items: [string] }\n'
+                   '  step charge { worker "pay"; with { total: input.total } }\n'
+                   '  step each { compute charge; for it in input.items }\n'
+                   '  step sub { workflow child; with { n: len(input.items) } }\n'
+                   '  return { done: charge, n: input.total.amount }\n}\n'
+                   'workflow child { input { n: int } step go { sleep 1s } }\n'),
+}
+
+
+def location(w, name, text, needle, nth=0, length=None):
+    start = at(text, needle, nth)
+    return {"uri": w.file_uri(name),
+            "range": {"start": start, "end": pos(start["line"], start["character"] +
+                                                  (length or len(needle)))}}
+
+
+def definition(w, uri, position):
+    return w.client.request("textDocument/definition", {"textDocument": {"uri": uri},
+                                                         "position": position})
+
+
+@test
+def go_to_definition():
+    flow, types = TWO_FILES["flow.orbit"], TWO_FILES["types.orbit"]
+    with Workspace(TWO_FILES) as w:
+        uri = w.open("flow.orbit")
+        w.client.wait_diagnostics(uri)
+        cases = [
+            (at(flow, "compute charge", 0, 9), location(w, "flow.orbit", flow, "charge")),
+            (at(flow, "done: charge", 0, 7), location(w, "flow.orbit", flow, "charge")),
+            (at(flow, '"pay"', 0, 2), location(w, "types.orbit", types, '"pay"')),
+            (at(flow, "total: Money", 0, 8), location(w, "types.orbit", types, "Money")),
+            (at(flow, "workflow child", 0, 10), location(w, "flow.orbit", flow, "child", 1)),
+            (at(flow, "input.items", 0, 2), location(w, "flow.orbit", flow, "input")),
+            (at(flow, "input.total.amount", 0, 14), location(w, "types.orbit", types, "amount")),
+            (at(flow, "input.total", 0, 7), location(w, "flow.orbit", flow, "total")),
+            (at(flow, "{ total: input", 0, 3), location(w, "types.orbit", types, "total")),
+        ]
+        for position, want in cases:
+            eq(definition(w, uri, position), want, "definition at %r" % (position,))
+        eq(definition(w, uri, at(flow, "for it", 0, 4)),
+           location(w, "flow.orbit", flow, "it in", length=2), "a for variable")
+        eq(definition(w, uri, pos(0, 0)), None, "a keyword has no definition")
+        # into the standard library, a read-only copy in the cache directory
+        d = definition(w, uri, at(flow, "len(", 0, 1))
+        check(d and d["uri"].startswith("file://" + w.home) and d["uri"].endswith("/orbit.orbit"),
+              "len is in the standard library's copy", d)
+        path = d["uri"][len("file://"):]
+        check(not os.access(path, os.W_OK) or os.getuid() == 0, "read-only")
+        eq(os.stat(path).st_mode & 0o777, 0o444, "mode 0444")
+        stdlib = read(path)
+        eq(stdlib.split("\n")[d["range"]["start"]["line"]][d["range"]["start"]["character"]:][:3],
+           "len", "the declaration of len")
+        # opening that copy does not make it a program of its own
+        w.client.open(d["uri"], stdlib)
+        eq(w.client.stop(), 0, "exit status")
+        got = [m for m in w.client.pending if m.get("method") == "textDocument/publishDiagnostics"
+               and m["params"]["uri"] == d["uri"]]
+        eq(got, [], "no diagnostics for the standard library")
+
+
+@test
+def references_and_highlights():
+    flow = TWO_FILES["flow.orbit"]
+    with Workspace(TWO_FILES) as w:
+        uri = w.open("flow.orbit")
+        w.client.wait_diagnostics(uri)
+        params = {"textDocument": {"uri": uri}, "position": at(flow, "step charge", 0, 6),
+                  "context": {"includeDeclaration": True}}
+        refs = w.client.request("textDocument/references", params)
+        eq(len(refs), 3, "the declaration and two uses of charge")
+        params["context"]["includeDeclaration"] = False
+        eq(len(w.client.request("textDocument/references", params)), 2, "uses only")
+        params = {"textDocument": {"uri": uri}, "position": at(flow, "Money"),
+                  "context": {"includeDeclaration": True}}
+        refs = w.client.request("textDocument/references", params)
+        eq(sorted(r["uri"].rsplit("/", 1)[1] for r in refs),
+           ["flow.orbit", "types.orbit", "types.orbit"], "Money in both files")
+        hl = w.client.request("textDocument/documentHighlight",
+                              {"textDocument": {"uri": uri}, "position": at(flow, "items", 1)})
+        eq([h["kind"] for h in hl], [3, 2, 2], "items: declared once, read twice")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def rename():
+    flow, types = TWO_FILES["flow.orbit"], TWO_FILES["types.orbit"]
+    with Workspace(TWO_FILES) as w:
+        uri = w.open("flow.orbit")
+        w.client.wait_diagnostics(uri)
+
+        def ren(position, name):
+            return w.client.request_full("textDocument/rename", {
+                "textDocument": {"uri": uri}, "position": position, "newName": name})
+        p = w.client.request("textDocument/prepareRename",
+                             {"textDocument": {"uri": uri}, "position": at(flow, "charge", 1, 2)})
+        eq(p["placeholder"], "charge", "prepareRename of a step")
+        eq(w.client.request("textDocument/prepareRename",
+                            {"textDocument": {"uri": uri}, "position": at(flow, "items")}), None,
+           "a field cannot be renamed")
+        r = ren(at(flow, "charge", 1, 2), "pay_step")["result"]
+        new_flow = apply_edits(flow, r["changes"][uri])
+        eq(new_flow.count("pay_step"), 3, "every use of the step")
+        check("charge" not in new_flow, "nothing left", new_flow)
+        r = ren(at(flow, "Money"), "Cash")["result"]
+        new_types = apply_edits(types, r["changes"][w.file_uri("types.orbit")])
+        new_flow = apply_edits(flow, r["changes"][uri])
+        eq((new_types.count("Cash"), new_flow.count("Cash")), (2, 1), "a type in both files")
+        r = ren(at(flow, "child"), "kid")["result"]
+        eq(apply_edits(flow, r["changes"][uri]).count("kid"), 2, "a workflow")
+        for position, name, why in [
+                (at(flow, "step each", 0, 5), "charge", "another step of this workflow"),
+                (at(flow, "step each", 0, 5), "it", "a `for` variable"),
+                (at(flow, "step each", 0, 5), "len", "a built-in function"),
+                (at(flow, "step each", 0, 5), "9lives", "not an identifier"),
+                (at(flow, "step each", 0, 5), "retry", "a keyword"),
+                (at(flow, "Money"), "string", "a built-in type"),
+                (at(flow, "workflow flow", 0, 9), "child", "another workflow")]:
+            m = ren(position, name)
+            check("error" in m and why in m["error"]["message"], "refused: %s" % why, m)
+        m = ren(at(flow, "input"), "x")
+        eq(m.get("error", {}).get("code"), -32803, "input cannot be renamed")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def document_and_workspace_symbols():
+    with Workspace(TWO_FILES) as w:
+        uri = w.open("flow.orbit")
+        w.client.wait_diagnostics(uri)
+        syms = w.client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        eq([(s["name"], s["kind"]) for s in syms], [("flow", 5), ("child", 5)], "workflows")
+        eq([c["name"] for c in syms[0]["children"]], ["charge", "each", "sub"], "steps")
+        eq(syms[0]["children"][0]["detail"], "task", "step kind")
+        syms = w.client.request("textDocument/documentSymbol",
+                                {"textDocument": {"uri": w.file_uri("types.orbit")}})
+        eq([(s["name"], s["kind"]) for s in syms], [("Money", 23), ("pay", 11)],
+           "a type and a worker in a file that is not open")
+        eq([c["name"] for c in syms[0]["children"]], ["amount", "currency"], "fields")
+        found = w.client.request("workspace/symbol", {"query": "chrg"})
+        eq([(s["name"], s.get("containerName")) for s in found], [("charge", "flow")], "fuzzy")
+        found = w.client.request("workspace/symbol", {"query": ""})
+        eq(len(found), 8, "everything: 2 workflows, 4 steps, a worker and a type")
+        eq(w.client.stop(), 0, "exit status")
+
+
 # ==== Runner ================================================================================
 
 

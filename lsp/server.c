@@ -240,6 +240,8 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "renameProvider", json_pack("{s:b}", "prepareProvider", 1));
     json_object_set_new(caps, "documentSymbolProvider", json_true());
     json_object_set_new(caps, "workspaceSymbolProvider", json_true());
+    json_object_set_new(caps, "completionProvider",
+                        json_pack("{s:[s, s, s]}", "triggerCharacters", ".", "\"", "["));
     json_object_set_new(caps, "codeActionProvider",
                         json_pack("{s:[s, s]}", "codeActionKinds", "quickfix",
                                   "source.fixAll.orbitc"));
@@ -333,6 +335,7 @@ static const Method METHODS[] = {
     { "textDocument/rename", handle_rename, true },
     { "textDocument/documentSymbol", handle_document_symbol, true },
     { "workspace/symbol", handle_workspace_symbol, true },
+    { "textDocument/completion", handle_completion, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

@@ -975,6 +975,82 @@ def document_and_workspace_symbols():
         eq(w.client.stop(), 0, "exit status")
 
 
+# ==== 7. Completion =========================================================================
+
+
+def completion_labels(w, uri, text, marker="|", version=[100]):
+    i = text.index(marker)
+    body = text.replace(marker, "", 1)
+    version[0] += 1
+    w.client.change(uri, version[0], [{"text": body}])
+    before = body[:i]
+    position = pos(before.count("\n"), len(before) - before.rfind("\n") - 1)
+    r = w.client.request("textDocument/completion", {"textDocument": {"uri": uri},
+                                                      "position": position})
+    return r["items"]
+
+
+@test
+def completion():
+    base = read(CHECKOUT_PATH)
+    with Workspace() as w:
+        uri = w.open("c.orbit", base)
+        w.client.wait_diagnostics(uri)
+
+        def labels(text):
+            return [i["label"] for i in completion_labels(w, uri, text)]
+        cases = [
+            ("top level", base + "\nwor|", ["workflow", "worker", "type"]),
+            ("workflow body: members not given yet", base.replace("  timeout 24h\n", "  timeout 24h\n  |\n"),
+             ["step", "return"]),
+            ("no retry on a sleep step", base.replace("{ sleep 10m }", "{ sleep 10m; | }"), ["when"]),
+            ("a task step: what is allowed and not given",
+             base.replace("    queue_timeout 2m\n", "    queue_timeout 2m\n    |\n"),
+             ["when", "for", "compensate"]),
+            ("retry settings not given yet", base.replace("      backoff: exponential\n", "      |\n"),
+             ["backoff", "initial_delay", "max_delay", "non_retryable"]),
+            ("backoff values", base.replace("backoff: exponential\n", "backoff: |\n"),
+             ["fixed", "exponential"]),
+            ("worker names, quoted", base.replace('worker "warehouse.pick"', 'worker |'),
+             ['"payments.charge"', '"payments.refund"']),
+            ("built-in tasks", base.replace("using orbit.http.request", "using orbit.h|"),
+             ["orbit.http.request"]),
+            ("child workflows", base.replace("workflow pack_items\n", "workflow |\n"),
+             ["checkout", "pack_items"]),
+            ("error codes in non_retryable",
+             base.replace('["CARD_DECLINED", "INSUFFICIENT_FUNDS"]', '["|"]'),
+             ["TIMEOUT", "HTTP_ERROR", "QUEUE_TIMEOUT", "INPUT_CONTRACT_VIOLATION",
+              "OUTPUT_CONTRACT_VIOLATION", "EXPRESSION_ERROR", "ADAPTER_DISABLED",
+              "SIGNAL_TIMEOUT"]),
+            ("names in an expression", base.replace("when input.express ?? false", "when |"),
+             ["input", "charge", "len", "str", "lower", "upper", "contains", "true", "false", "null"]),
+            ("fields after a dot", base.replace("when input.express ?? false", "when input.total.|"),
+             ["amount", "currency"]),
+            ("fields of a step's result", base.replace("when input.express ?? false", "when charge.|"),
+             ["charge_id"]),
+            ("the fields of the target's input", base.replace("with { sku: item }", "with { | }"),
+             ["sku"]),
+            ("types in a contract", base.replace("order_id: string, total", "order_id: |, total"),
+             ["string", "int", "number", "bool", "duration", "any", "Money"]),
+            ("the for variable", base.replace("with { sku: item }", "with { sku: | }"),
+             ["input", "charge", "notify", "item", "len", "str", "lower", "upper", "contains",
+              "true", "false", "null"]),
+            ("nothing in a comment", base.replace("// checkout.orbit", "// check|out.orbit"), []),
+        ]
+        for what, text, want in cases:
+            eq(labels(text), want, what)
+        items = completion_labels(w, uri, base.replace("      backoff: exponential\n", "      |\n"))
+        bo = [i for i in items if i["label"] == "backoff"][0]
+        eq(bo["insertText"], "backoff: ", "a setting is inserted with its colon")
+        eq(bo["documentation"], "How the delay between attempts grows.", "its meaning")
+        eq(bo["detail"], "`fixed` or `exponential`, default fixed", "its type and default")
+        items = completion_labels(w, uri, base.replace('worker "warehouse.pick"', 'worker "pay|"'))
+        eq([(i["label"], i["textEdit"]["newText"]) for i in items],
+           [("payments.charge", "payments.charge"), ("payments.refund", "payments.refund")],
+           "inside the quotes: the name alone")
+        eq(w.client.stop(), 0, "exit status")
+
+
 # ==== Runner ================================================================================
 
 

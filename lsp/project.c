@@ -14,16 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "inputs.h"
 #include "parse.h"
 #include "uri.h"
 #include "version.h"
-
-enum {
-    WALK_MAX_DEPTH = 64,
-    /* Files of one folder at most: a folder such as $HOME opened by mistake must not
-     * turn every keystroke into a walk of the whole disk. */
-    WALK_MAX_FILES = 20000,
-};
 
 /* ---- Projects ----------------------------------------------------------------------- */
 
@@ -188,87 +182,29 @@ void projects_free(Server *s)
     free(s->projects);
 }
 
-/* ---- The files of a folder ---------------------------------------------------------- */
+/* ---- The files of a folder ------------------------------------------------------- */
 
-typedef struct PathList {
-    char **items;
-    uint32_t count, cap;
-} PathList;
-
-static void path_list_push(PathList *list, char *path)
-{
-    if (list->count == list->cap) {
-        list->cap = list->cap ? list->cap * 2 : 64;
-        list->items = xrealloc(list->items, list->cap * sizeof *list->items);
-    }
-    list->items[list->count++] = path;
-}
-
-static char *join_path(const char *dir, const char *name)
-{
-    size_t dlen = strlen(dir), nlen = strlen(name);
-    bool slash = dlen > 0 && dir[dlen - 1] != '/';
-    char *path = xmalloc(dlen + slash + nlen + 1);
-    memcpy(path, dir, dlen);
-    if (slash)
-        path[dlen] = '/';
-    memcpy(path + dlen + slash, name, nlen + 1);
-    return path;
-}
-
-static bool has_orbit_suffix(const char *name)
-{
-    size_t len = strlen(name);
-    return len > 6 && strcmp(name + len - 6, ".orbit") == 0;
-}
-
-/* Every regular *.orbit file below `dir` (hidden entries skipped, symbolic links to
- * directories not followed), as `orbitc check DIR` reads a directory; never the
+/* The .orbit files below the folder, found as `orbitc check DIR` finds them
+ * (compiler/inputs.h: sorted, hidden entries skipped, each file once); never the
  * standard library's copy. */
-static void walk(Server *s, const char *dir, PathList *out, int depth)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *entry;
-    while ((entry = readdir(d)) != NULL && out->count < WALK_MAX_FILES) {
-        if (entry->d_name[0] == '.')
-            continue;
-        char *path = join_path(dir, entry->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (depth < WALK_MAX_DEPTH)
-                walk(s, path, out, depth + 1);
-        } else if (has_orbit_suffix(entry->d_name) && stat(path, &st) == 0 &&
-                   S_ISREG(st.st_mode) && !is_stdlib_copy(s, path)) {
-            path_list_push(out, path);
-            path = NULL;
-        }
-        free(path);
-    }
-    closedir(d);
-}
-
-static int compare_paths(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void rescan(Server *s, Project *p)
 {
     disk_files_free(p);
     p->rescan = false;
     if (s->options.memory_only)
         return;
-    PathList list = { 0 };
-    walk(s, p->root, &list, 0);
-    if (list.count == WALK_MAX_FILES)
-        log_message(s, "%s holds more than %d .orbit files: only the first are checked",
-                    p->root, WALK_MAX_FILES);
-    if (list.count > 0)
-        qsort(list.items, list.count, sizeof *list.items, compare_paths);
-    p->disk_files = list.items;
-    p->disk_count = list.count;
+    InputList list = { 0 };
+    const char *root = p->root;
+    inputs_collect(&list, &root, 1);
+    fflush(stderr);
+    p->disk_files = xmalloc((list.count + 1) * sizeof *p->disk_files);
+    for (size_t i = 0; i < list.count; i++) {
+        if (is_stdlib_copy(s, list.items[i].path))
+            continue;
+        p->disk_files[p->disk_count++] = list.items[i].path;
+        list.items[i].path = NULL;
+    }
+    inputs_free(&list);
 }
 
 /* ---- The standard library, as a file an editor can open ------------------------ */
@@ -421,16 +357,16 @@ static void add_document(Analysis *a, const Document *d, const char *path)
 static Analysis *analyse(Server *s, uint32_t project)
 {
     Project *p = &s->projects[project];
+    Analysis *a = xcalloc(1, sizeof *a);
+    driver_init(&a->c);
+    memcpy(a->c.diags.level, s->lint_level, sizeof s->lint_level);
+    if (!s->stdlib_tried)
+        write_stdlib_copy(s, source_file(&a->c.sources, 0));
     if (p->rescan)
         rescan(s, p);
     uint32_t count;
     Source *sources = project_sources(s, project, &count);
-    Analysis *a = xcalloc(1, sizeof *a);
-    driver_init(&a->c);
-    memcpy(a->c.diags.level, s->lint_level, sizeof s->lint_level);
     a->files = xcalloc(count + 1, sizeof *a->files);
-    if (!s->stdlib_tried)
-        write_stdlib_copy(s, source_file(&a->c.sources, 0));
     a->files[0] = (AnalysisFile){ NULL, NO_INDEX, 0, { 0 } };
     if (s->stdlib_uri)
         a->files[0].uri = strcpy(xmalloc(strlen(s->stdlib_uri) + 1), s->stdlib_uri);
@@ -439,7 +375,7 @@ static Analysis *analyse(Server *s, uint32_t project)
         const char *error = NULL;
         if (sources[i].document != NO_INDEX) {
             add_document(a, &s->documents[sources[i].document], sources[i].path);
-        } else if (!driver_add_file(&a->c, sources[i].path, &error)) {
+        } else if (!driver_add_found_file(&a->c, sources[i].path, &error)) {
             log_message(s, "cannot read %s: %s", sources[i].path, error);
             continue;
         }

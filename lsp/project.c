@@ -185,10 +185,11 @@ void projects_free(Server *s)
 /* ---- The files of a folder ------------------------------------------------------- */
 
 /* The .orbit files below the folder, found as `orbitc check DIR` finds them
- * (compiler/inputs.h: sorted, hidden entries skipped, each file once); never the
- * standard library's copy. */
-static void rescan(Server *s, Project *p)
+ * (compiler/inputs.h: sorted, hidden entries skipped, each file once); not those of a
+ * workspace folder inside it (a program of its own), nor the standard library's copy. */
+static void rescan(Server *s, uint32_t project)
 {
+    Project *p = &s->projects[project];
     disk_files_free(p);
     p->rescan = false;
     if (s->options.memory_only)
@@ -199,7 +200,7 @@ static void rescan(Server *s, Project *p)
     fflush(stderr);
     p->disk_files = xmalloc((list.count + 1) * sizeof *p->disk_files);
     for (size_t i = 0; i < list.count; i++) {
-        if (is_stdlib_copy(s, list.items[i].path))
+        if (is_stdlib_copy(s, list.items[i].path) || folder_of(s, list.items[i].path) != project)
             continue;
         p->disk_files[p->disk_count++] = list.items[i].path;
         list.items[i].path = NULL;
@@ -363,7 +364,7 @@ static Analysis *analyse(Server *s, uint32_t project)
     if (!s->stdlib_tried)
         write_stdlib_copy(s, source_file(&a->c.sources, 0));
     if (p->rescan)
-        rescan(s, p);
+        rescan(s, project);
     uint32_t count;
     Source *sources = project_sources(s, project, &count);
     a->files = xcalloc(count + 1, sizeof *a->files);
@@ -557,6 +558,9 @@ json_t *handle_did_change_workspace_folders(Server *s, json_t *params)
         if (uri)
             add_folder(s, uri);
     }
+    for (uint32_t k = 0; k < s->project_count; k++)   /* a folder may now hold another */
+        if (s->projects[k].live && s->projects[k].is_folder)
+            s->projects[k].rescan = s->projects[k].dirty = true;
     reassign_documents(s);
     return NULL;
 }

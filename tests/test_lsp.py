@@ -432,6 +432,25 @@ def program_is_the_workspace_folder():
 
 
 @test
+def nested_workspace_folders():
+    files = {"w.orbit": WORKER.replace("number", "string"), "sub/f.orbit": USES,
+             "sub/w.orbit": WORKER}
+    with Workspace(files, init=False) as w:
+        sub = file_uri(w.path("sub"))
+        w.client.initialize(w.uri, folders=[{"uri": w.uri, "name": "outer"},
+                                            {"uri": sub, "name": "inner"}])
+        uri = w.open("sub/f.orbit")
+        eq(w.client.wait_diagnostics(uri), [], "the inner folder is a program of its own")
+        w.open("w.orbit")
+        eq(w.client.stop(), 0, "exit status")
+        got = [m["params"]["diagnostics"] for m in w.client.pending
+               if m.get("method") == "textDocument/publishDiagnostics"
+               and m["params"]["uri"] == uri]
+        check(all(d == [] for d in got), "the outer program does not check the inner files",
+              got)
+
+
+@test
 def open_buffer_overrides_disk_and_close_restores_it():
     with Workspace({"w.orbit": WORKER, "f.orbit": USES.replace("10", "\"ten\"")}) as w:
         uri = w.file_uri("f.orbit")

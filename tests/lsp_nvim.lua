@@ -1,0 +1,111 @@
+-- Neovim's built-in LSP client (Neovim 0.7: vim.lsp.start_client, buf_attach_client)
+-- driving `orbitc lsp`, run by tests/test_lsp_nvim.py:
+--
+--   ORBITC=build/compiler/orbitc ORBIT_FILE=/tmp/x/checkout.orbit RESULT=/tmp/x/result.txt \
+--     nvim --headless --clean -n -i NONE -u NONE -c 'luafile tests/lsp_nvim.lua'
+--
+-- It opens ORBIT_FILE, waits for the diagnostics, requests the code actions at the first
+-- diagnostic that has a preferred quick fix, applies that fix with the client's own
+-- workspace-edit code (vim.lsp.util.apply_workspace_edit), waits for the diagnostics of
+-- the edited buffer, and writes what it saw to RESULT, one fact per line:
+--
+--   diagnostic LINE:COL CODE MESSAGE        (before the fix; the first line of the message)
+--   action TITLE
+--   line TEXT                               (the buffer after the fix)
+--   after LINE:COL CODE MESSAGE             (diagnostics after the fix)
+--   exit CODE                               (the server's exit status)
+--   error TEXT                              (something went wrong)
+
+local result = {}
+local function say(...) table.insert(result, string.format(...)) end
+
+local function finish()
+  local f = assert(io.open(os.getenv('RESULT'), 'w'))
+  f:write(table.concat(result, '\n') .. '\n')
+  f:close()
+  vim.cmd('qall!')
+end
+
+local function fail(text)
+  say('error %s', text)
+  finish()
+end
+
+local function first_line(text) return (text:gsub('\n.*', '')) end
+
+local function dump(prefix, diagnostics)
+  table.sort(diagnostics, function(a, b)
+    return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col)
+  end)
+  for _, d in ipairs(diagnostics) do
+    say('%s %d:%d %s %s', prefix, d.lnum + 1, d.col + 1, tostring(d.code), first_line(d.message))
+  end
+end
+
+local file = os.getenv('ORBIT_FILE')
+vim.cmd('edit ' .. vim.fn.fnameescape(file))
+local bufnr = vim.api.nvim_get_current_buf()
+local root = vim.fn.fnamemodify(file, ':h')
+
+local exit_code = nil
+local client_id = vim.lsp.start_client({
+  name = 'orbitc',
+  cmd = { os.getenv('ORBITC'), 'lsp' },
+  root_dir = root,
+  on_exit = function(code) exit_code = code end,
+})
+if not client_id then return fail('the client did not start') end
+vim.lsp.buf_attach_client(bufnr, client_id)
+
+-- The diagnostics of the file as it was opened.
+if not vim.wait(20000, function() return #vim.diagnostic.get(bufnr) > 0 end, 20) then
+  return fail('no diagnostics within 20 seconds')
+end
+local before = vim.diagnostic.get(bufnr)
+dump('diagnostic', before)
+
+-- The code actions at each diagnostic, until one has a preferred quick fix.
+local client = vim.lsp.get_client_by_id(client_id)
+local chosen, target = nil, nil
+for _, d in ipairs(before) do
+  vim.api.nvim_win_set_cursor(0, { d.lnum + 1, d.col })
+  local params = vim.lsp.util.make_range_params(0, client.offset_encoding)
+  params.context = { diagnostics = { {
+    range = params.range, message = d.message, code = d.code, severity = d.severity,
+  } } }
+  local response = client.request_sync('textDocument/codeAction', params, 10000, bufnr)
+  if not response or response.err then return fail('codeAction failed') end
+  for _, action in ipairs(response.result or {}) do
+    if action.kind == 'quickfix' and action.isPreferred and action.edit then
+      chosen, target = action, d
+      break
+    end
+  end
+  if chosen then break end
+end
+if not chosen then return fail('no preferred quick fix') end
+say('action %s', chosen.title)
+
+-- Applied by the client's own code; the buffer change goes to the server as didChange.
+vim.lsp.util.apply_workspace_edit(chosen.edit, client.offset_encoding)
+for _, text in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+  say('line %s', text)
+end
+
+-- The diagnostics of the edited buffer: the fixed one is gone.
+local function fixed()
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.lnum == target.lnum and d.code == target.code and d.message == target.message then
+      return false
+    end
+  end
+  return true
+end
+if not vim.wait(20000, fixed, 20) then return fail('the diagnostic did not go away') end
+vim.wait(500, function() return false end, 50)   -- a later publication would show here
+dump('after', vim.diagnostic.get(bufnr))
+
+vim.lsp.stop_client(client_id)
+vim.wait(10000, function() return exit_code ~= nil end, 20)
+say('exit %s', tostring(exit_code))
+finish()

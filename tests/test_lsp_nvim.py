@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""`orbitc lsp` in a real editor: Neovim's built-in LSP client, headless (tests/lsp_nvim.lua).
+
+    test_lsp_nvim.py --orbitc build/compiler/orbitc [--nvim nvim]
+
+Neovim opens a program with mistakes, waits for the diagnostics, requests the code
+actions at a diagnostic, applies the preferred quick fix through its own workspace-edit
+code, and reports the buffer and the diagnostics after it. This test checks the buffer
+text and that the diagnostic went away. HOME and the XDG directories are temporary, so
+nothing of the real home directory is read or written (Neovim's LSP log included).
+
+Without Neovim (the Debian package `neovim`, installed by tools/install-deps.sh) the
+test is skipped with exit status 77, saying so loudly.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+PROGRAM = """worker "payments.charge" {
+  input { amount: number }
+}
+
+workflow checkout {
+  timeout 1m
+  step charge {
+    worker "payments.charge"
+    with { amount: 10 }
+    retry { attempts: 3, backof: exponential }
+  }
+  step pause { sleep 10s; retry { attempts: 2 } }
+}
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--orbitc", required=True)
+    ap.add_argument("--nvim", default="nvim")
+    args = ap.parse_args()
+    nvim = shutil.which(args.nvim)
+    if not nvim:
+        print("=" * 72)
+        print("SKIPPED: Neovim (`nvim`) is not installed, so `orbitc lsp` was NOT tested in a")
+        print("real editor. Install it with tools/install-deps.sh (Debian package `neovim`).")
+        print("=" * 72)
+        return 77
+    version = subprocess.run([nvim, "--version"], capture_output=True, text=True).stdout
+    print(version.split("\n")[0])
+    tmp = tempfile.mkdtemp(prefix="orbitc-nvim-")
+    try:
+        project = os.path.join(tmp, "project")
+        home = os.path.join(tmp, "home")
+        os.makedirs(project)
+        os.makedirs(home)
+        path = os.path.join(project, "checkout.orbit")
+        with open(path, "w") as f:
+            f.write(PROGRAM)
+        result = os.path.join(tmp, "result.txt")
+        env = dict(os.environ, HOME=home, ORBITC=os.path.abspath(args.orbitc),
+                   ORBIT_FILE=path, RESULT=result)
+        for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"),
+                         ("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"),
+                         ("XDG_RUNTIME_DIR", "runtime")):
+            env[var] = os.path.join(home, sub)
+            os.makedirs(env[var], mode=0o700)
+        for var in ("VIMINIT", "NVIM_LOG_FILE", "MYVIMRC", "NVIM", "NVIM_LISTEN_ADDRESS"):
+            env.pop(var, None)
+        cmd = [nvim, "--headless", "--clean", "-n", "-i", "NONE", "-u", "NONE",
+               "-c", "luafile " + os.path.join(HERE, "lsp_nvim.lua")]
+        try:
+            p = subprocess.run(cmd, env=env, cwd=project, capture_output=True, text=True,
+                               timeout=120, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            print("FAIL: Neovim did not finish within 120 seconds")
+            return 1
+        if not os.path.exists(result):
+            print("FAIL: Neovim wrote no result (exit %d)\n%s\n%s" % (p.returncode, p.stdout,
+                                                                      p.stderr))
+            return 1
+        with open(result) as f:
+            lines = f.read().splitlines()
+        print("\n".join(lines))
+        return check(lines)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check(lines):
+    failures = []
+
+    def expect(cond, what):
+        if not cond:
+            failures.append(what)
+    kinds = {}
+    for line in lines:
+        kind, _, rest = line.partition(" ")
+        kinds.setdefault(kind, []).append(rest)
+    expect("error" not in kinds, "the script reported an error: %r" % kinds.get("error"))
+    before = kinds.get("diagnostic", [])
+    expect("10:26 E0410 unknown retry setting `backof`" in before,
+           "the E0410 diagnostic, at line 10 column 26: %r" % before)
+    expect("12:27 E0307 `retry` is not allowed on a sleep step" in before,
+           "the E0307 diagnostic: %r" % before)
+    expect(kinds.get("action") == ["did you mean `backoff`?"],
+           "the preferred quick fix: %r" % kinds.get("action"))
+    text = [l for l in kinds.get("line", [])]
+    expect("    retry { attempts: 3, backoff: exponential }" in text,
+           "the buffer after the fix: %r" % text)
+    expect(len(text) == PROGRAM.count("\n"), "no line lost or added")
+    after = kinds.get("after", [])
+    expect(after == ["12:27 E0307 `retry` is not allowed on a sleep step"],
+           "after the fix only E0307 is left: %r" % after)
+    expect(kinds.get("exit") == ["0"], "the server exits with 0: %r" % kinds.get("exit"))
+    for f in failures:
+        print("FAIL: " + f)
+    print("FAILED" if failures else "ok: Neovim applied the quick fix and the diagnostic went away")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

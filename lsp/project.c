@@ -396,9 +396,10 @@ static Analysis *analyse(Server *s, uint32_t project)
 static void check_project(Server *s, uint32_t project)
 {
     Project *p = &s->projects[project];
-    Analysis *a = analyse(s, project);
-    analysis_free(p->analysis);
-    p->analysis = a;
+    analysis_free(p->analysis);   /* first: two programs in memory at once would double
+                                     the peak */
+    p->analysis = NULL;
+    p->analysis = analyse(s, project);
     p->dirty = false;
     p->publish_pending = true;
     if (!results_are_stale(s, project)) {

@@ -529,13 +529,11 @@ static void write_symbol(Hover *h, const Occurrence *o)
 
 json_t *handle_hover(Server *s, json_t *params)
 {
-    uint32_t file, offset;
-    Analysis *a = analysis_at(s, params, &file, &offset);
-    if (!a)
-        return NULL;
+    Analysis *a;
+    uint32_t file;
     Occurrence o;
-    if (!query_at(a, file, offset, &o))
-        return json_null();
+    if (!query_request(s, params, &a, &file, &o))
+        return a ? json_null() : NULL;
     Arena arena;
     arena_init(&arena);
     Hover h = { a, &arena, { 0 } };

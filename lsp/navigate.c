@@ -19,13 +19,13 @@ enum {
 
 json_t *handle_definition(Server *s, json_t *params)
 {
-    uint32_t file, offset;
-    Analysis *a = analysis_at(s, params, &file, &offset);
-    if (!a)
-        return NULL;
+    Analysis *a;
+    uint32_t file;
     Occurrence o;
     Span where;
-    if (!query_at(a, file, offset, &o) || !symbol_declaration(a, &o.symbol, &where))
+    if (!query_request(s, params, &a, &file, &o))
+        return a ? json_null() : NULL;
+    if (!symbol_declaration(a, &o.symbol, &where))
         return json_null();
     json_t *location = location_json(s, a, where);
     return location ? location : json_null();
@@ -78,13 +78,12 @@ static void collect_program(Collect *c)
 
 json_t *handle_references(Server *s, json_t *params)
 {
-    uint32_t file, offset;
-    Analysis *a = analysis_at(s, params, &file, &offset);
-    if (!a)
-        return NULL;
+    Analysis *a;
+    uint32_t file;
     Occurrence o;
-    if (!query_at(a, file, offset, &o) || o.symbol.kind == SYM_SETTING ||
-        o.symbol.kind == SYM_KEYWORD)
+    if (!query_request(s, params, &a, &file, &o))
+        return a ? json_null() : NULL;
+    if (o.symbol.kind == SYM_SETTING || o.symbol.kind == SYM_KEYWORD)
         return json_null();
     json_t *context = json_object_member(params, "context");
     Collect c = { s, a, o.symbol, json_is_true(json_object_member(context, "includeDeclaration")),
@@ -95,13 +94,11 @@ json_t *handle_references(Server *s, json_t *params)
 
 json_t *handle_document_highlight(Server *s, json_t *params)
 {
-    uint32_t file, offset;
-    Analysis *a = analysis_at(s, params, &file, &offset);
-    if (!a)
-        return NULL;
+    Analysis *a;
+    uint32_t file;
     Occurrence o;
-    if (!query_at(a, file, offset, &o))
-        return json_null();
+    if (!query_request(s, params, &a, &file, &o))
+        return a ? json_null() : NULL;
     Collect c = { s, a, o.symbol, true, json_array(), file, true };
     query_walk_file(a, file, collect, &c);
     return c.out;
@@ -119,11 +116,10 @@ static bool renamable(SymbolKind kind)
 static bool rename_target(Server *s, json_t *params, Analysis **a, Occurrence *o,
                           uint32_t *file)
 {
-    uint32_t offset;
-    *a = analysis_at(s, params, file, &offset);
+    bool found = query_request(s, params, a, file, o);
     if (!*a)
         return false;
-    if (!query_at(*a, *file, offset, o) || !renamable(o->symbol.kind)) {
+    if (!found || !renamable(o->symbol.kind)) {
         request_error(s, LSP_REQUEST_FAILED, "only steps, types and workflows can be renamed");
         return false;
     }

@@ -115,6 +115,32 @@ static uint32_t error_code_of(Analysis *a, const Expr *e)
 
 /* ---- Types ---------------------------------------------------------------------- */
 
+/* An occurrence of a field of `record`. */
+static void emit_field(Walk *w, Span span, const Field *f, const Type *record,
+                       bool declaration, const Expr *e)
+{
+    Symbol s = symbol(SYM_FIELD, NO_INDEX, 0);
+    s.field = f;
+    s.record = record;
+    emit(w, span, s, declaration, e);
+}
+
+static void walk_type(Walk *w, const Expr *e, const Type *t);
+
+/* The fields declared in a record type's block (`{ amount: number, … }`), beside the
+ * record the checker made of it (NULL when unknown). */
+static void walk_record(Walk *w, const Block *block, const Type *record)
+{
+    for (const Member *m = block ? block->first : NULL; m && !w->stopped; m = m->next) {
+        if (m->kind != MEMBER_ATTR || !m->name)
+            continue;
+        const Field *f = record ? type_field(record, m->name) : NULL;
+        if (f)
+            emit_field(w, member_name_span(m), f, record, true, NULL);
+        walk_type(w, m->value, f ? f->type : NULL);
+    }
+}
+
 /* A type as written (`{ amount: number }`, `[Money]`, `string?`), beside the type the
  * checker made of it (NULL when unknown): named types and declared fields. */
 static void walk_type(Walk *w, const Expr *e, const Type *t)
@@ -135,22 +161,9 @@ static void walk_type(Walk *w, const Expr *e, const Type *t)
     case EXPR_OPTIONAL:
         walk_type(w, e->left, t ? type_strip_optional(t) : NULL);
         break;
-    case EXPR_OBJECT: {
-        const Type *record = t && t->kind == TYPE_RECORD ? t : NULL;
-        for (const Member *m = e->block->first; m; m = m->next) {
-            if (m->kind != MEMBER_ATTR || !m->name)
-                continue;
-            const Field *f = record ? type_field(record, m->name) : NULL;
-            if (f) {
-                Symbol s = symbol(SYM_FIELD, NO_INDEX, 0);
-                s.field = f;
-                s.record = record;
-                emit(w, member_name_span(m), s, true, NULL);
-            }
-            walk_type(w, m->value, f ? f->type : NULL);
-        }
+    case EXPR_OBJECT:
+        walk_record(w, e->block, t && t->kind == TYPE_RECORD ? t : NULL);
         break;
-    }
     default:
         break;
     }
@@ -169,12 +182,8 @@ static void walk_fields_of_object(Walk *w, const Expr *e)
         if (m->kind != MEMBER_ATTR)
             continue;
         const Field *f = record && m->name ? type_field(record, m->name) : NULL;
-        if (f) {
-            Symbol s = symbol(SYM_FIELD, NO_INDEX, 0);
-            s.field = f;
-            s.record = record;
-            emit(w, member_name_span(m), s, false, m->value);
-        }
+        if (f)
+            emit_field(w, member_name_span(m), f, record, false, m->value);
         walk_expr(w, m->value);
     }
 }
@@ -215,12 +224,8 @@ static void walk_expr(Walk *w, const Expr *e)
                                                       : NULL;
         const Field *f = record && record->kind == TYPE_RECORD ? type_field(record, e->field)
                                                                : NULL;
-        if (f) {
-            Symbol s = symbol(SYM_FIELD, NO_INDEX, 0);
-            s.field = f;
-            s.record = record;
-            emit(w, expr_field_span(e), s, false, e);
-        }
+        if (f)
+            emit_field(w, expr_field_span(e), f, record, false, e);
         break;
     }
     case EXPR_CALL:
@@ -401,19 +406,7 @@ static void walk_type_declaration(Walk *w, const Member *decl)
     if (index == NO_INDEX || w->p->types[index].span.start != member_name_span(decl).start)
         return;
     emit(w, member_name_span(decl), symbol(SYM_TYPE, NO_INDEX, index), true, NULL);
-    const Type *record = w->p->types[index].type;
-    for (const Member *m = decl->body ? decl->body->first : NULL; m; m = m->next) {
-        if (m->kind != MEMBER_ATTR || !m->name)
-            continue;
-        const Field *f = type_field(record, m->name);
-        if (f) {
-            Symbol s = symbol(SYM_FIELD, NO_INDEX, 0);
-            s.field = f;
-            s.record = record;
-            emit(w, member_name_span(m), s, true, NULL);
-        }
-        walk_type(w, m->value, f ? f->type : NULL);
-    }
+    walk_record(w, decl->body, w->p->types[index].type);
 }
 
 void query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, void *user)
@@ -462,6 +455,14 @@ bool query_at(Analysis *a, uint32_t file, uint32_t offset, Occurrence *out)
     if (at.found)
         *out = at.best;
     return at.found;
+}
+
+bool query_request(Server *s, const json_t *params, Analysis **a, uint32_t *file,
+                   Occurrence *out)
+{
+    uint32_t offset;
+    *a = analysis_at(s, params, file, &offset);
+    return *a && query_at(*a, *file, offset, out);
 }
 
 bool symbol_same(const Symbol *x, const Symbol *y)

@@ -57,6 +57,11 @@ void query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, void *
 /* The innermost occurrence whose span holds `offset` (its end included). */
 bool query_at(Analysis *a, uint32_t file, uint32_t offset, Occurrence *out);
 
+/* The occurrence at a request's textDocument and position, if there is one. *a is the
+ * analysis, or NULL after request_error (then the request fails). */
+bool query_request(Server *s, const json_t *params, Analysis **a, uint32_t *file,
+                   Occurrence *out);
+
 /* Whether two symbols are the same declared thing. */
 bool symbol_same(const Symbol *x, const Symbol *y);
 

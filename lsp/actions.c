@@ -9,11 +9,11 @@
 
 static json_t *text_edit_json(Server *s, Analysis *a, const Edit *e)
 {
-    return json_pack("{s:o, s:o}", "range", range_json(s, a, e->file, e->start, e->end),
-                     "newText", json_text0(e->text));
+    return json_pack("{s:o, s:o}", "range", lsp_range_json(s, a, e->file, e->start, e->end),
+                     "newText", lsp_json_text0(e->text));
 }
 
-json_t *workspace_edit_json(Server *s, Analysis *a, const Edit *edits, uint32_t count)
+json_t *lsp_workspace_edit_json(Server *s, Analysis *a, const Edit *edits, uint32_t count)
 {
     json_t *document_changes = json_array();
     json_t *changes = json_object();
@@ -71,11 +71,11 @@ static json_t *quick_fix(Server *s, Analysis *a, const Diagnostic *d, const Diag
     Edit edit;
     if (!fix_edit(a, fix, &edit))
         return NULL;
-    json_t *action = json_pack("{s:o, s:s, s:[o]}", "title", json_text0(fix->message),
-                               "kind", "quickfix", "diagnostics", diagnostic_json(s, a, d));
+    json_t *action = json_pack("{s:o, s:s, s:[o]}", "title", lsp_json_text0(fix->message),
+                               "kind", "quickfix", "diagnostics", lsp_diagnostic_json(s, a, d));
     if (fix->applicability == FIX_MACHINE_APPLICABLE)
         json_object_set_new(action, "isPreferred", json_true());
-    json_object_set_new(action, "edit", workspace_edit_json(s, a, &edit, 1));
+    json_object_set_new(action, "edit", lsp_workspace_edit_json(s, a, &edit, 1));
     return action;
 }
 
@@ -127,25 +127,25 @@ static json_t *fix_all(Server *s, Analysis *a, uint32_t file)
                                                 : "Fix all %u auto-fixable problems in this file",
                  kept);
         action = json_pack("{s:s, s:s, s:o}", "title", title, "kind", "source.fixAll.orbitc",
-                           "edit", workspace_edit_json(s, a, edits, kept));
+                           "edit", lsp_workspace_edit_json(s, a, edits, kept));
     }
     free(edits);
     return action;
 }
 
-json_t *handle_code_action(Server *s, json_t *params)
+json_t *lsp_handle_code_action(Server *s, json_t *params)
 {
     uint32_t file;
-    Analysis *a = analysis_for_uri(s, params_uri(s, params), &file);
+    Analysis *a = lsp_analysis_for_uri(s, lsp_params_uri(s, params), &file);
     if (!a)
         return NULL;
     LspPosition from, to;
-    if (!read_range(json_object_member(params, "range"), &from, &to))
-        return request_error(s, RPC_INVALID_PARAMS, "codeAction needs a range");
-    LineIndex *lines = analysis_lines(a, file);
-    uint32_t start = line_index_offset(lines, from, s->encoding);
-    uint32_t end = line_index_offset(lines, to, s->encoding);
-    json_t *only = json_object_member(json_object_member(params, "context"), "only");
+    if (!lsp_read_range(lsp_json_object_member(params, "range"), &from, &to))
+        return lsp_request_error(s, RPC_INVALID_PARAMS, "codeAction needs a range");
+    LineIndex *lines = lsp_analysis_lines(a, file);
+    uint32_t start = lsp_line_index_offset(lines, from, s->encoding);
+    uint32_t end = lsp_line_index_offset(lines, to, s->encoding);
+    json_t *only = lsp_json_object_member(lsp_json_object_member(params, "context"), "only");
     json_t *actions = json_array();
     const DiagSink *sink = &a->c.diags;
     for (uint32_t i = 0; i < sink->count && kind_wanted(only, "quickfix"); i++) {

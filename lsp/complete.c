@@ -322,9 +322,9 @@ typedef struct Completion {
 
 static json_t *item(Completion *c, const char *label, int kind, const char *detail)
 {
-    json_t *it = json_pack("{s:o, s:i}", "label", json_text0(label), "kind", kind);
+    json_t *it = json_pack("{s:o, s:i}", "label", lsp_json_text0(label), "kind", kind);
     if (detail)
-        json_object_set_new(it, "detail", json_text0(detail));
+        json_object_set_new(it, "detail", lsp_json_text0(detail));
     json_array_append_new(c->items, it);
     return it;
 }
@@ -335,10 +335,10 @@ static void item_replacing(Completion *c, const char *label, int kind, const cha
 {
     json_t *it = item(c, label, kind, detail);
     json_object_set_new(it, "textEdit", json_pack("{s:o, s:o}", "range",
-                        range_json(c->srv, c->a, c->file, start, c->scan->cursor),
-                        "newText", json_text0(text)));
-    json_object_set_new(it, "filterText", json_text(c->scan->text + start,
-                                                    c->scan->cursor - start));
+                        lsp_range_json(c->srv, c->a, c->file, start, c->scan->cursor),
+                        "newText", lsp_json_text0(text)));
+    json_object_set_new(it, "filterText", lsp_json_text(c->scan->text + start,
+                                                        c->scan->cursor - start));
 }
 
 static void keyword_items(Completion *c, const Keyword *keywords, uint32_t count, uint64_t seen)
@@ -660,10 +660,10 @@ static void complete_at(Completion *c)
     }
 }
 
-json_t *handle_completion(Server *s, json_t *params)
+json_t *lsp_handle_completion(Server *s, json_t *params)
 {
     uint32_t file, offset;
-    Analysis *a = analysis_at(s, params, &file, &offset);
+    Analysis *a = lsp_analysis_at(s, params, &file, &offset);
     if (!a)
         return NULL;
     const SourceFile *src = source_file(&a->c.sources, file);

@@ -84,7 +84,7 @@ static const ErrorCode *error_code(Analysis *a, const char *name)
 /* "the attempt fails with `TIMEOUT` (retryable)": the code's class from the stdlib. */
 static void write_expiry(Hover *h, const char *expiry)
 {
-    buffer_printf(&h->out, "On expiry: %s", expiry);
+    lsp_buffer_printf(&h->out, "On expiry: %s", expiry);
     const char *tick = strchr(expiry, '`');
     const char *end = tick ? strchr(tick + 1, '`') : NULL;
     char code[64];
@@ -93,21 +93,21 @@ static void write_expiry(Hover *h, const char *expiry)
         code[end - tick - 1] = '\0';
         const ErrorCode *e = error_code(h->a, code);
         if (e)
-            buffer_printf(&h->out, ", which is %s", retryable_text(e->retryable));
+            lsp_buffer_printf(&h->out, ", which is %s", retryable_text(e->retryable));
     }
-    buffer_printf(&h->out, ".\n");
+    lsp_buffer_printf(&h->out, ".\n");
 }
 
 static void write_timeout_text(Hover *h, const char *what, const TimeoutText *t,
                                int64_t effective_ms, bool effective_known)
 {
     char d[32];
-    buffer_printf(&h->out, "**`%s`** limits %s.\n\n", what, t->limits);
-    buffer_printf(&h->out, "Default: %s.  \n", t->unset);
+    lsp_buffer_printf(&h->out, "**`%s`** limits %s.\n\n", what, t->limits);
+    lsp_buffer_printf(&h->out, "Default: %s.  \n", t->unset);
     write_expiry(h, t->expiry);
     if (effective_known)
-        buffer_printf(&h->out, "\nHere: %s.\n", effective_ms > 0 ? duration(effective_ms, d)
-                                                                : "no limit");
+        lsp_buffer_printf(&h->out, "\nHere: %s.\n", effective_ms > 0 ? duration(effective_ms, d)
+                                                                    : "no limit");
 }
 
 /* ---- Policies --------------------------------------------------------------------- */
@@ -119,12 +119,12 @@ static void write_delays(Hover *h, const RetryPolicy *p)
     uint32_t retries = p->attempts - 1;
     for (uint32_t n = 2; n <= p->attempts; n++) {
         if (retries > DELAYS_SHOWN && n == DELAYS_SHOWN - 1) {
-            buffer_printf(&h->out, ", … (%u delays in all), ", retries);
+            lsp_buffer_printf(&h->out, ", … (%u delays in all), ", retries);
             n = p->attempts;
         } else if (n > 2) {
-            buffer_printf(&h->out, ", ");
+            lsp_buffer_printf(&h->out, ", ");
         }
-        buffer_printf(&h->out, "%s", duration(policy_retry_delay(p, n), d));
+        lsp_buffer_printf(&h->out, "%s", duration(policy_retry_delay(p, n), d));
     }
 }
 
@@ -141,26 +141,26 @@ static void write_policy(Hover *h, const RetryPolicy *p, const Block *retry)
 {
     char d1[32], d2[32];
     const char *def = " (default)";
-    buffer_printf(&h->out, "- `attempts`: %u%s%s\n", p->attempts,
-                  setting_written(retry, SET_ATTEMPTS) ? "" : def,
-                  p->attempts == 1 ? ": no retries" : "");
+    lsp_buffer_printf(&h->out, "- `attempts`: %u%s%s\n", p->attempts,
+                      setting_written(retry, SET_ATTEMPTS) ? "" : def,
+                      p->attempts == 1 ? ": no retries" : "");
     if (p->attempts < 2)
         return;
-    buffer_printf(&h->out, "- `backoff`: %s%s, `initial_delay` %s%s",
-                  BACKOFF_NAMES[p->backoff], setting_written(retry, SET_BACKOFF) ? "" : def,
-                  duration(p->initial_delay_ms, d1),
-                  setting_written(retry, SET_INITIAL_DELAY) ? "" : def);
+    lsp_buffer_printf(&h->out, "- `backoff`: %s%s, `initial_delay` %s%s",
+                      BACKOFF_NAMES[p->backoff], setting_written(retry, SET_BACKOFF) ? "" : def,
+                      duration(p->initial_delay_ms, d1),
+                      setting_written(retry, SET_INITIAL_DELAY) ? "" : def);
     if (p->backoff == BACKOFF_EXPONENTIAL)
-        buffer_printf(&h->out, ", `max_delay` %s%s", duration(p->max_delay_ms, d2),
-                      setting_written(retry, SET_MAX_DELAY) ? "" : def);
-    buffer_printf(&h->out, "\n- delays before attempts 2–%u: ", p->attempts);
+        lsp_buffer_printf(&h->out, ", `max_delay` %s%s", duration(p->max_delay_ms, d2),
+                          setting_written(retry, SET_MAX_DELAY) ? "" : def);
+    lsp_buffer_printf(&h->out, "\n- delays before attempts 2–%u: ", p->attempts);
     write_delays(h, p);
-    buffer_printf(&h->out, "\n");
+    lsp_buffer_printf(&h->out, "\n");
     if (p->non_retryable_count > 0) {
-        buffer_printf(&h->out, "- `non_retryable`: ");
+        lsp_buffer_printf(&h->out, "- `non_retryable`: ");
         for (uint32_t i = 0; i < p->non_retryable_count; i++)
-            buffer_printf(&h->out, "%s\"%s\"", i ? ", " : "", p->non_retryable[i].text);
-        buffer_printf(&h->out, "\n");
+            lsp_buffer_printf(&h->out, "%s\"%s\"", i ? ", " : "", p->non_retryable[i].text);
+        lsp_buffer_printf(&h->out, "\n");
     }
 }
 
@@ -171,38 +171,38 @@ static void write_worst_case(Hover *h, const RetryPolicy *p, int64_t timeout_ms,
     char d1[32], d2[32], d3[32];
     RetryBudget b = policy_retry_budget(p, timeout_ms, wf ? wf->timeout_ms : 0);
     if (timeout_ms <= 0) {
-        buffer_printf(&h->out, "- worst case: no limit: without a `timeout` an attempt may "
-                               "run forever");
+        lsp_buffer_printf(&h->out, "- worst case: no limit: without a `timeout` an attempt may "
+                                   "run forever");
         if (p->attempts > 1)
-            buffer_printf(&h->out, " (the delays alone add up to %s)",
-                          duration(b.delays_ms, d1));
-        buffer_printf(&h->out, "\n");
+            lsp_buffer_printf(&h->out, " (the delays alone add up to %s)",
+                              duration(b.delays_ms, d1));
+        lsp_buffer_printf(&h->out, "\n");
     } else if (p->attempts > 1) {
-        buffer_printf(&h->out, "- worst case: %u attempts × %s + %s of delays = **%s**\n",
-                      p->attempts, duration(timeout_ms, d1), duration(b.delays_ms, d2),
-                      duration(b.total_ms, d3));
+        lsp_buffer_printf(&h->out, "- worst case: %u attempts × %s + %s of delays = **%s**\n",
+                          p->attempts, duration(timeout_ms, d1), duration(b.delays_ms, d2),
+                          duration(b.total_ms, d3));
     } else {
-        buffer_printf(&h->out, "- worst case: **%s**\n", duration(b.total_ms, d1));
+        lsp_buffer_printf(&h->out, "- worst case: **%s**\n", duration(b.total_ms, d1));
     }
     if (queue_timeout_ms > 0)
-        buffer_printf(&h->out, "- each attempt may also wait up to %s for a worker "
-                               "(`queue_timeout`, not counted above)\n",
-                      duration(queue_timeout_ms, d1));
+        lsp_buffer_printf(&h->out, "- each attempt may also wait up to %s for a worker "
+                                   "(`queue_timeout`, not counted above)\n",
+                          duration(queue_timeout_ms, d1));
     if (!wf)
         return;
     if (wf->timeout_ms <= 0)
-        buffer_printf(&h->out, "- workflow `%s` has no timeout\n", wf->name->text);
+        lsp_buffer_printf(&h->out, "- workflow `%s` has no timeout\n", wf->name->text);
     else if (timeout_ms > 0 && b.total_ms <= wf->timeout_ms)
-        buffer_printf(&h->out, "- fits in the workflow timeout of %s\n",
-                      duration(wf->timeout_ms, d1));
+        lsp_buffer_printf(&h->out, "- fits in the workflow timeout of %s\n",
+                          duration(wf->timeout_ms, d1));
     else if (b.first_late || (timeout_ms > 0 && b.total_ms > wf->timeout_ms)) {
-        buffer_printf(&h->out, "- ⚠ does not fit in the workflow timeout of %s",
-                      duration(wf->timeout_ms, d1));
+        lsp_buffer_printf(&h->out, "- ⚠ does not fit in the workflow timeout of %s",
+                          duration(wf->timeout_ms, d1));
         if (b.first_late)
-            buffer_printf(&h->out, ": attempt %u and later can never run", b.first_late);
-        buffer_printf(&h->out, "\n");
+            lsp_buffer_printf(&h->out, ": attempt %u and later can never run", b.first_late);
+        lsp_buffer_printf(&h->out, "\n");
     } else {
-        buffer_printf(&h->out, "- the workflow timeout is %s\n", duration(wf->timeout_ms, d1));
+        lsp_buffer_printf(&h->out, "- the workflow timeout is %s\n", duration(wf->timeout_ms, d1));
     }
 }
 
@@ -227,7 +227,7 @@ static const Block *compensate_block(const Block *body)
 /* The block of a step's declaration. */
 static const Block *step_body(Hover *h, const Workflow *wf, const Step *s)
 {
-    const Member *decl = query_declaration_member(h->a, wf->span);
+    const Member *decl = lsp_query_declaration_member(h->a, wf->span);
     for (const Member *m = decl && decl->body ? decl->body->first : NULL; m; m = m->next)
         if (m->span.start == s->span.start)
             return m->body;
@@ -250,13 +250,13 @@ static void write_target(Hover *h, StepKind kind, const Name *target)
     if (!target)
         return;
     if (kind == STEP_TASK_WORKER)
-        buffer_printf(&h->out, ", worker `\"%s\"`", target->text);
+        lsp_buffer_printf(&h->out, ", worker `\"%s\"`", target->text);
     else if (kind == STEP_TASK_BUILTIN)
-        buffer_printf(&h->out, ", `using %s`", target->text);
+        lsp_buffer_printf(&h->out, ", `using %s`", target->text);
     else if (kind == STEP_WORKFLOW)
-        buffer_printf(&h->out, ", child workflow `%s`", target->text);
+        lsp_buffer_printf(&h->out, ", child workflow `%s`", target->text);
     else if (kind == STEP_AWAIT)
-        buffer_printf(&h->out, ", signal `\"%s\"`", target->text);
+        lsp_buffer_printf(&h->out, ", signal `\"%s\"`", target->text);
 }
 
 static void write_step(Hover *h, uint32_t workflow, uint32_t index)
@@ -264,38 +264,38 @@ static void write_step(Hover *h, uint32_t workflow, uint32_t index)
     const Workflow *wf = &h->a->program->workflows[workflow];
     const Step *s = &wf->steps[index];
     char d[32];
-    buffer_printf(&h->out, "**step `%s`** — %s", s->name->text, STEP_KIND_TEXT[s->kind]);
+    lsp_buffer_printf(&h->out, "**step `%s`** — %s", s->name->text, STEP_KIND_TEXT[s->kind]);
     write_target(h, s->kind, s->target_name);
-    buffer_printf(&h->out, "\n\nResult: `%s`\n", type_of(h, s->result));
+    lsp_buffer_printf(&h->out, "\n\nResult: `%s`\n", type_of(h, s->result));
     const Block *body = step_body(h, wf, s);
     if (can_retry(s->kind)) {
-        buffer_printf(&h->out, "\n**Retry policy**\n");
+        lsp_buffer_printf(&h->out, "\n**Retry policy**\n");
         write_policy(h, &s->retry, retry_block(body));
     }
     if (s->kind == STEP_SLEEP || s->kind == STEP_COMPUTE) {
         if (s->kind == STEP_SLEEP && s->sleep && s->sleep->kind == EXPR_DURATION)
-            buffer_printf(&h->out, "\nSleeps %s (a durable timer).\n",
-                          duration(s->sleep->integer, d));
+            lsp_buffer_printf(&h->out, "\nSleeps %s (a durable timer).\n",
+                              duration(s->sleep->integer, d));
         return;
     }
     if (!can_retry(s->kind)) {
-        buffer_printf(&h->out, "\n- `timeout`: %s\n",
-                      s->timeout_ms > 0 ? duration(s->timeout_ms, d) : "no limit");
+        lsp_buffer_printf(&h->out, "\n- `timeout`: %s\n",
+                          s->timeout_ms > 0 ? duration(s->timeout_ms, d) : "no limit");
         return;
     }
-    buffer_printf(&h->out, "- `timeout`: %s per attempt\n",
-                  s->timeout_ms > 0 ? duration(s->timeout_ms, d) : "no limit");
+    lsp_buffer_printf(&h->out, "- `timeout`: %s per attempt\n",
+                      s->timeout_ms > 0 ? duration(s->timeout_ms, d) : "no limit");
     if (s->queue_timeout_ms > 0)
-        buffer_printf(&h->out, "- `queue_timeout`: %s\n", duration(s->queue_timeout_ms, d));
+        lsp_buffer_printf(&h->out, "- `queue_timeout`: %s\n", duration(s->queue_timeout_ms, d));
     write_worst_case(h, &s->retry, s->timeout_ms, s->queue_timeout_ms, wf);
     const Compensation *c = s->compensate;
     if (c) {
-        buffer_printf(&h->out, "\n**Compensate**");
+        lsp_buffer_printf(&h->out, "\n**Compensate**");
         write_target(h, c->kind, c->target_name);
-        buffer_printf(&h->out, "\n");
+        lsp_buffer_printf(&h->out, "\n");
         write_policy(h, &c->retry, retry_block(compensate_block(body)));
-        buffer_printf(&h->out, "- `timeout`: %s per attempt\n",
-                      c->timeout_ms > 0 ? duration(c->timeout_ms, d) : "no limit");
+        lsp_buffer_printf(&h->out, "- `timeout`: %s per attempt\n",
+                          c->timeout_ms > 0 ? duration(c->timeout_ms, d) : "no limit");
     }
 }
 
@@ -303,7 +303,7 @@ static void write_step(Hover *h, uint32_t workflow, uint32_t index)
 static const RetryPolicy *policy_here(Hover *h, const Occurrence *o, int64_t *timeout,
                                       int64_t *queue_timeout, const Block **retry)
 {
-    const Step *s = query_step(h->a, o->context.workflow, o->context.step);
+    const Step *s = lsp_query_step(h->a, o->context.workflow, o->context.step);
     if (!s)
         return NULL;
     const Block *body = step_body(h, &h->a->program->workflows[o->context.workflow], s);
@@ -323,25 +323,25 @@ static void write_setting(Hover *h, const Occurrence *o)
 {
     RetrySetting i = (RetrySetting)o->symbol.index;
     char def[96], d[32];
-    buffer_printf(&h->out, "**`%s`** — retry setting\n\n%s\n\nType: %s  \nDefault: %s\n",
-                  RETRY_SETTING_NAMES[i], RETRY_SETTING_MEANINGS[i], RETRY_SETTING_TYPES[i],
-                  policy_setting_default(i, def, sizeof def));
+    lsp_buffer_printf(&h->out, "**`%s`** — retry setting\n\n%s\n\nType: %s  \nDefault: %s\n",
+                      RETRY_SETTING_NAMES[i], RETRY_SETTING_MEANINGS[i], RETRY_SETTING_TYPES[i],
+                      policy_setting_default(i, def, sizeof def));
     int64_t timeout = 0, queue = 0;
     const Block *retry = NULL;
     const RetryPolicy *p = policy_here(h, o, &timeout, &queue, &retry);
     if (!p)
         return;
-    buffer_printf(&h->out, "\nHere: ");
+    lsp_buffer_printf(&h->out, "\nHere: ");
     switch (i) {
-    case SET_ATTEMPTS: buffer_printf(&h->out, "%u\n", p->attempts); break;
-    case SET_BACKOFF: buffer_printf(&h->out, "%s\n", BACKOFF_NAMES[p->backoff]); break;
+    case SET_ATTEMPTS: lsp_buffer_printf(&h->out, "%u\n", p->attempts); break;
+    case SET_BACKOFF: lsp_buffer_printf(&h->out, "%s\n", BACKOFF_NAMES[p->backoff]); break;
     case SET_INITIAL_DELAY:
-        buffer_printf(&h->out, "%s\n", duration(p->initial_delay_ms, d));
+        lsp_buffer_printf(&h->out, "%s\n", duration(p->initial_delay_ms, d));
         break;
-    case SET_MAX_DELAY: buffer_printf(&h->out, "%s\n", duration(p->max_delay_ms, d)); break;
+    case SET_MAX_DELAY: lsp_buffer_printf(&h->out, "%s\n", duration(p->max_delay_ms, d)); break;
     default:
-        buffer_printf(&h->out, "%u code%s\n", p->non_retryable_count,
-                      p->non_retryable_count == 1 ? "" : "s");
+        lsp_buffer_printf(&h->out, "%u code%s\n", p->non_retryable_count,
+                          p->non_retryable_count == 1 ? "" : "s");
         break;
     }
 }
@@ -349,13 +349,13 @@ static void write_setting(Hover *h, const Occurrence *o)
 static void write_keyword(Hover *h, const Occurrence *o)
 {
     Keyword kw = (Keyword)o->symbol.index;
-    const Step *s = query_step(h->a, o->context.workflow, o->context.step);
+    const Step *s = lsp_query_step(h->a, o->context.workflow, o->context.step);
     int64_t timeout = 0, queue = 0;
     const Block *retry = NULL;
     const RetryPolicy *p = policy_here(h, o, &timeout, &queue, &retry);
     if (kw == KW_RETRY) {
-        buffer_printf(&h->out, "**`retry`** — the retry policy of this %s\n\n",
-                      o->context.in_compensate ? "compensate block" : "step");
+        lsp_buffer_printf(&h->out, "**`retry`** — the retry policy of this %s\n\n",
+                          o->context.in_compensate ? "compensate block" : "step");
         if (p) {
             write_policy(h, p, retry);
             write_worst_case(h, p, timeout, queue, o->context.in_compensate ? NULL
@@ -376,12 +376,13 @@ static void write_keyword(Hover *h, const Occurrence *o)
     const TimeoutText *t = s->kind == STEP_WORKFLOW ? &CHILD_TIMEOUT
                          : s->kind == STEP_AWAIT ? &AWAIT_TIMEOUT : &STEP_TIMEOUT;
     write_timeout_text(h, "timeout", t, timeout, true);
-    if (s->kind == STEP_TASK_BUILTIN && s->target_index != PROGRAM_NONE && !o->context.in_compensate) {
+    if (s->kind == STEP_TASK_BUILTIN && s->target_index != PROGRAM_NONE &&
+        !o->context.in_compensate) {
         const Builtin *b = &h->a->program->builtins[s->target_index];
         char d[32];
         if (b->default_timeout_ms > 0)
-            buffer_printf(&h->out, "\n`%s` uses %s when no timeout is set.\n", b->name->text,
-                          duration(b->default_timeout_ms, d));
+            lsp_buffer_printf(&h->out, "\n`%s` uses %s when no timeout is set.\n", b->name->text,
+                              duration(b->default_timeout_ms, d));
     }
 }
 
@@ -390,33 +391,33 @@ static void write_keyword(Hover *h, const Occurrence *o)
 static void write_record_fields(Hover *h, const Type *t)
 {
     if (!t || t->kind != TYPE_RECORD) {
-        buffer_printf(&h->out, "`%s`", type_of(h, t));
+        lsp_buffer_printf(&h->out, "`%s`", type_of(h, t));
         return;
     }
-    buffer_printf(&h->out, "`{ ");
+    lsp_buffer_printf(&h->out, "`{ ");
     for (uint32_t i = 0; i < t->field_count; i++)
-        buffer_printf(&h->out, "%s%s: %s", i ? ", " : "", t->fields[i].name->text,
-                      type_of(h, t->fields[i].type));
-    buffer_printf(&h->out, t->field_count ? " }`" : "}`");
+        lsp_buffer_printf(&h->out, "%s%s: %s", i ? ", " : "", t->fields[i].name->text,
+                          type_of(h, t->fields[i].type));
+    lsp_buffer_printf(&h->out, t->field_count ? " }`" : "}`");
 }
 
 static void write_contract(Hover *h, const Type *input, const Type *output)
 {
-    buffer_printf(&h->out, "\n\ninput: ");
+    lsp_buffer_printf(&h->out, "\n\ninput: ");
     write_record_fields(h, input);
-    buffer_printf(&h->out, "  \noutput: ");
+    lsp_buffer_printf(&h->out, "  \noutput: ");
     if (output)
         write_record_fields(h, output);
     else
-        buffer_printf(&h->out, "none");
-    buffer_printf(&h->out, "\n");
+        lsp_buffer_printf(&h->out, "none");
+    lsp_buffer_printf(&h->out, "\n");
 }
 
 /* The comment after a standard library declaration, on its line ("// length of …"). */
 static void write_stdlib_comment(Hover *h, const Symbol *sym)
 {
     Span span;
-    if (!symbol_declaration(h->a, sym, &span))
+    if (!lsp_symbol_declaration(h->a, sym, &span))
         return;
     const SourceFile *f = source_file(&h->a->c.sources, 0);
     uint32_t at = span.start - f->origin;
@@ -427,7 +428,7 @@ static void write_stdlib_comment(Hover *h, const Symbol *sym)
             const char *c = f->text + i + 2;
             while (*c == ' ')
                 c++;
-            buffer_printf(&h->out, "\n\n%.*s\n", (int)(f->text + end - c), c);
+            lsp_buffer_printf(&h->out, "\n\n%.*s\n", (int)(f->text + end - c), c);
             return;
         }
 }
@@ -435,10 +436,10 @@ static void write_stdlib_comment(Hover *h, const Symbol *sym)
 static void write_function(Hover *h, const Occurrence *o)
 {
     const Function *f = &h->a->program->functions[o->symbol.index];
-    buffer_printf(&h->out, "```orbit\nfunction %s(", f->name->text);
+    lsp_buffer_printf(&h->out, "```orbit\nfunction %s(", f->name->text);
     for (uint32_t i = 0; i < f->param_count; i++)
-        buffer_printf(&h->out, "%s%s", i ? ", " : "", type_of(h, f->params[i]));
-    buffer_printf(&h->out, ") -> %s\n```", type_of(h, f->result));
+        lsp_buffer_printf(&h->out, "%s%s", i ? ", " : "", type_of(h, f->params[i]));
+    lsp_buffer_printf(&h->out, ") -> %s\n```", type_of(h, f->result));
     write_stdlib_comment(h, &o->symbol);
 }
 
@@ -459,56 +460,57 @@ static void write_symbol(Hover *h, const Occurrence *o)
         break;
     case SYM_WORKFLOW: {
         const Workflow *wf = &p->workflows[sym->index];
-        buffer_printf(&h->out, "**workflow `%s`** — %u step%s, timeout %s", wf->name->text,
-                      wf->step_count, wf->step_count == 1 ? "" : "s",
-                      wf->timeout_ms > 0 ? duration(wf->timeout_ms, d) : "none");
+        lsp_buffer_printf(&h->out, "**workflow `%s`** — %u step%s, timeout %s", wf->name->text,
+                          wf->step_count, wf->step_count == 1 ? "" : "s",
+                          wf->timeout_ms > 0 ? duration(wf->timeout_ms, d) : "none");
         write_contract(h, wf->input, wf->output);
         break;
     }
     case SYM_WORKER:
-        buffer_printf(&h->out, "**worker `\"%s\"`**", sym->name ? sym->name->text : "");
+        lsp_buffer_printf(&h->out, "**worker `\"%s\"`**", sym->name ? sym->name->text : "");
         if (sym->index == NO_INDEX)
-            buffer_printf(&h->out, "\n\nNot declared: its input and output are `any`. "
-                                   "Declare it with `worker \"%s\" { input … output … }`.\n",
-                          sym->name ? sym->name->text : "");
+            lsp_buffer_printf(&h->out, "\n\nNot declared: its input and output are "
+                              "`any`. Declare it with `worker \"%s\" { input … output … }`.\n",
+                              sym->name ? sym->name->text : "");
         else
             write_contract(h, p->workers[sym->index].input, p->workers[sym->index].output);
         break;
     case SYM_BUILTIN: {
         const Builtin *b = &p->builtins[sym->index];
-        buffer_printf(&h->out, "**built-in task `%s`** — run by the runtime itself",
-                      b->name->text);
+        lsp_buffer_printf(&h->out, "**built-in task `%s`** — run by the runtime itself",
+                          b->name->text);
         write_contract(h, b->input, b->output);
         if (b->default_timeout_ms > 0)
-            buffer_printf(&h->out, "\nDefault timeout: %s\n", duration(b->default_timeout_ms, d));
+            lsp_buffer_printf(&h->out, "\nDefault timeout: %s\n",
+                              duration(b->default_timeout_ms, d));
         break;
     }
     case SYM_TYPE:
-        buffer_printf(&h->out, "**type `%s`**\n\n", p->types[sym->index].name->text);
+        lsp_buffer_printf(&h->out, "**type `%s`**\n\n", p->types[sym->index].name->text);
         write_record_fields(h, p->types[sym->index].type);
-        buffer_printf(&h->out, "\n");
+        lsp_buffer_printf(&h->out, "\n");
         break;
     case SYM_FIELD:
-        buffer_printf(&h->out, "**field `%s`**: `%s`%s", sym->field->name->text,
-                      type_of(h, sym->field->type), sym->field->optional ? " (optional)" : "");
+        lsp_buffer_printf(&h->out, "**field `%s`**: `%s`%s", sym->field->name->text,
+                          type_of(h, sym->field->type), sym->field->optional ? " (optional)" : "");
         if (sym->record && sym->record->name)
-            buffer_printf(&h->out, " of `%s`", sym->record->name->text);
-        buffer_printf(&h->out, "\n");
+            lsp_buffer_printf(&h->out, " of `%s`", sym->record->name->text);
+        lsp_buffer_printf(&h->out, "\n");
         break;
     case SYM_INPUT:
-        buffer_printf(&h->out, "**`input`** — the input of workflow `%s`\n\n",
-                      p->workflows[sym->workflow].name->text);
+        lsp_buffer_printf(&h->out, "**`input`** — the input of workflow `%s`\n\n",
+                          p->workflows[sym->workflow].name->text);
         write_record_fields(h, p->workflows[sym->workflow].input);
-        buffer_printf(&h->out, "\n");
+        lsp_buffer_printf(&h->out, "\n");
         break;
     case SYM_FOR_VAR: {
-        const Step *s = query_step(h->a, sym->workflow, sym->index);
+        const Step *s = lsp_query_step(h->a, sym->workflow, sym->index);
         const Type *t = o->expr && o->expr->type ? o->expr->type : NULL;
         if (!t && s && s->for_iterable && s->for_iterable->type &&
             s->for_iterable->type->kind == TYPE_LIST)
             t = s->for_iterable->type->elem;
-        buffer_printf(&h->out, "**`%s`**: `%s` — each element of the `for` of step `%s`\n",
-                      symbol_name(h->a, sym), type_of(h, t), s ? s->name->text : "?");
+        lsp_buffer_printf(&h->out, "**`%s`**: `%s` — each element of the `for` of step `%s`\n",
+                          lsp_symbol_name(h->a, sym), type_of(h, t), s ? s->name->text : "?");
         break;
     }
     case SYM_FUNCTION:
@@ -516,10 +518,10 @@ static void write_symbol(Hover *h, const Occurrence *o)
         break;
     case SYM_ERROR_CODE: {
         const ErrorCode *e = &p->error_codes[sym->index];
-        buffer_printf(&h->out, "**`%s`** — runtime error code, %s", e->name->text,
-                      retryable_text(e->retryable));
+        lsp_buffer_printf(&h->out, "**`%s`** — runtime error code, %s", e->name->text,
+                          retryable_text(e->retryable));
         write_stdlib_comment(h, sym);
-        buffer_printf(&h->out, "\n");
+        lsp_buffer_printf(&h->out, "\n");
         break;
     }
     default:
@@ -527,12 +529,12 @@ static void write_symbol(Hover *h, const Occurrence *o)
     }
 }
 
-json_t *handle_hover(Server *s, json_t *params)
+json_t *lsp_handle_hover(Server *s, json_t *params)
 {
     Analysis *a;
     uint32_t file;
     Occurrence o;
-    if (!query_request(s, params, &a, &file, &o))
+    if (!lsp_query_request(s, params, &a, &file, &o))
         return a ? json_null() : NULL;
     Arena arena;
     arena_init(&arena);
@@ -544,10 +546,10 @@ json_t *handle_hover(Server *s, json_t *params)
         diag_locate(&a->c.sources, o.span, &at);
         result = json_pack("{s:{s:s, s:o}, s:o}", "contents", "kind",
                            s->client_markdown ? "markdown" : "plaintext",
-                           "value", json_text(h.out.data, h.out.len),
-                           "range", range_json(s, a, file, at.start, at.end));
+                           "value", lsp_json_text(h.out.data, h.out.len),
+                           "range", lsp_range_json(s, a, file, at.start, at.end));
     }
-    buffer_free(&h.out);
+    lsp_buffer_free(&h.out);
     arena_free(&arena);
     return result;
 }

@@ -17,17 +17,17 @@ enum {
 
 /* ---- Definition, references, highlights ----------------------------------------- */
 
-json_t *handle_definition(Server *s, json_t *params)
+json_t *lsp_handle_definition(Server *s, json_t *params)
 {
     Analysis *a;
     uint32_t file;
     Occurrence o;
     Span where;
-    if (!query_request(s, params, &a, &file, &o))
+    if (!lsp_query_request(s, params, &a, &file, &o))
         return a ? json_null() : NULL;
-    if (!symbol_declaration(a, &o.symbol, &where))
+    if (!lsp_symbol_declaration(a, &o.symbol, &where))
         return json_null();
-    json_t *location = location_json(s, a, where);
+    json_t *location = lsp_location_json(s, a, where);
     return location ? location : json_null();
 }
 
@@ -44,16 +44,16 @@ typedef struct Collect {
 static bool collect(void *user, const Occurrence *o)
 {
     Collect *c = user;
-    if (!symbol_same(&o->symbol, &c->symbol) || (o->declaration && !c->declarations))
+    if (!lsp_symbol_same(&o->symbol, &c->symbol) || (o->declaration && !c->declarations))
         return true;
     if (c->highlights) {
         FileSpan at;
         diag_locate(&c->a->c.sources, o->span, &at);
-        json_array_append_new(c->out, json_pack("{s:o, s:i}", "range",
-                                                range_json(c->s, c->a, c->file, at.start, at.end),
+        json_t *range = lsp_range_json(c->s, c->a, c->file, at.start, at.end);
+        json_array_append_new(c->out, json_pack("{s:o, s:i}", "range", range,
                                                 "kind", o->declaration ? 3 : 2));
     } else {
-        json_t *location = location_json(c->s, c->a, o->span);
+        json_t *location = lsp_location_json(c->s, c->a, o->span);
         if (location)
             json_array_append_new(c->out, location);
     }
@@ -61,46 +61,46 @@ static bool collect(void *user, const Occurrence *o)
 }
 
 /* Every occurrence of the symbol in every file of the program; the declaration of a
- * standard library symbol (file 0, not walked) is added from symbol_declaration. */
+ * standard library symbol (file 0, not walked) is added from lsp_symbol_declaration. */
 static void collect_program(Collect *c)
 {
     Analysis *a = c->a;
     Span decl;
-    if (c->declarations && symbol_declaration(a, &c->symbol, &decl) &&
+    if (c->declarations && lsp_symbol_declaration(a, &c->symbol, &decl) &&
         source_file_at(&a->c.sources, decl.start) == 0) {
-        json_t *location = location_json(c->s, a, decl);
+        json_t *location = lsp_location_json(c->s, a, decl);
         if (location)
             json_array_append_new(c->out, location);
     }
     for (uint32_t f = 1; f < a->c.sources.count; f++)
-        query_walk_file(a, f, collect, c);
+        lsp_query_walk_file(a, f, collect, c);
 }
 
-json_t *handle_references(Server *s, json_t *params)
+json_t *lsp_handle_references(Server *s, json_t *params)
 {
     Analysis *a;
     uint32_t file;
     Occurrence o;
-    if (!query_request(s, params, &a, &file, &o))
+    if (!lsp_query_request(s, params, &a, &file, &o))
         return a ? json_null() : NULL;
     if (o.symbol.kind == SYM_SETTING || o.symbol.kind == SYM_KEYWORD)
         return json_null();
-    json_t *context = json_object_member(params, "context");
-    Collect c = { s, a, o.symbol, json_is_true(json_object_member(context, "includeDeclaration")),
-                  json_array(), file, false };
+    json_t *context = lsp_json_object_member(params, "context");
+    bool declarations = json_is_true(lsp_json_object_member(context, "includeDeclaration"));
+    Collect c = { s, a, o.symbol, declarations, json_array(), file, false };
     collect_program(&c);
     return c.out;
 }
 
-json_t *handle_document_highlight(Server *s, json_t *params)
+json_t *lsp_handle_document_highlight(Server *s, json_t *params)
 {
     Analysis *a;
     uint32_t file;
     Occurrence o;
-    if (!query_request(s, params, &a, &file, &o))
+    if (!lsp_query_request(s, params, &a, &file, &o))
         return a ? json_null() : NULL;
     Collect c = { s, a, o.symbol, true, json_array(), file, true };
-    query_walk_file(a, file, collect, &c);
+    lsp_query_walk_file(a, file, collect, &c);
     return c.out;
 }
 
@@ -116,17 +116,17 @@ static bool renamable(SymbolKind kind)
 static bool rename_target(Server *s, json_t *params, Analysis **a, Occurrence *o,
                           uint32_t *file)
 {
-    bool found = query_request(s, params, a, file, o);
+    bool found = lsp_query_request(s, params, a, file, o);
     if (!*a)
         return false;
     if (!found || !renamable(o->symbol.kind)) {
-        request_error(s, LSP_REQUEST_FAILED, "only steps, types and workflows can be renamed");
+        lsp_request_error(s, LSP_REQUEST_FAILED, "only steps, types and workflows can be renamed");
         return false;
     }
     return true;
 }
 
-json_t *handle_prepare_rename(Server *s, json_t *params)
+json_t *lsp_handle_prepare_rename(Server *s, json_t *params)
 {
     Analysis *a;
     Occurrence o;
@@ -135,8 +135,8 @@ json_t *handle_prepare_rename(Server *s, json_t *params)
         return s->error_code == LSP_REQUEST_FAILED ? json_null() : NULL;
     FileSpan at;
     diag_locate(&a->c.sources, o.span, &at);
-    return json_pack("{s:o, s:s}", "range", range_json(s, a, file, at.start, at.end),
-                     "placeholder", symbol_name(a, &o.symbol));
+    return json_pack("{s:o, s:s}", "range", lsp_range_json(s, a, file, at.start, at.end),
+                     "placeholder", lsp_symbol_name(a, &o.symbol));
 }
 
 static bool is_identifier(const char *text)
@@ -209,7 +209,7 @@ typedef struct RenameEdits {
 static bool collect_rename(void *user, const Occurrence *o)
 {
     RenameEdits *r = user;
-    if (!symbol_same(&o->symbol, &r->symbol))
+    if (!lsp_symbol_same(&o->symbol, &r->symbol))
         return true;
     if (r->count == r->cap)
         r->spans = xrealloc(r->spans, (r->cap = r->cap ? r->cap * 2 : 16) * sizeof *r->spans);
@@ -217,33 +217,34 @@ static bool collect_rename(void *user, const Occurrence *o)
     return true;
 }
 
-json_t *handle_rename(Server *s, json_t *params)
+json_t *lsp_handle_rename(Server *s, json_t *params)
 {
     Analysis *a;
     Occurrence o;
     uint32_t file;
-    const char *name = json_string_member(params, "newName");
+    const char *name = lsp_json_string_member(params, "newName");
     if (!name)
-        return request_error(s, RPC_INVALID_PARAMS, "rename needs newName");
+        return lsp_request_error(s, RPC_INVALID_PARAMS, "rename needs newName");
     if (!rename_target(s, params, &a, &o, &file))
         return NULL;
-    const char *old = symbol_name(a, &o.symbol);
+    const char *old = lsp_symbol_name(a, &o.symbol);
     if (strcmp(old, name) == 0)
-        return workspace_edit_json(s, a, NULL, 0);
+        return lsp_workspace_edit_json(s, a, NULL, 0);
     const char *why = rename_clash(a, &o.symbol, name);
     if (why)
-        return request_error(s, LSP_REQUEST_FAILED, "cannot rename `%s` to `%.100s`: `%.100s` %s",
-                             old, name, name, why);
+        return lsp_request_error(s, LSP_REQUEST_FAILED,
+                                 "cannot rename `%s` to `%.100s`: `%.100s` %s", old, name, name,
+                                 why);
     RenameEdits r = { a, o.symbol, NULL, 0, 0 };
     for (uint32_t f = 1; f < a->c.sources.count; f++)
-        query_walk_file(a, f, collect_rename, &r);
+        lsp_query_walk_file(a, f, collect_rename, &r);
     Edit *edits = xmalloc((r.count + 1) * sizeof *edits);
     for (uint32_t i = 0; i < r.count; i++) {
         FileSpan at;
         diag_locate(&a->c.sources, r.spans[i], &at);
         edits[i] = (Edit){ at.file, at.start, at.end, name };
     }
-    json_t *edit = workspace_edit_json(s, a, edits, r.count);
+    json_t *edit = lsp_workspace_edit_json(s, a, edits, r.count);
     free(edits);
     free(r.spans);
     return edit;
@@ -259,11 +260,13 @@ static json_t *document_symbol(Server *s, Analysis *a, const char *name, int kin
     diag_locate(&a->c.sources, selection, &sel);
     if (sel.start < r.start || sel.end > r.end)
         sel = r;
-    json_t *symbol = json_pack("{s:o, s:i, s:o, s:o}", "name", json_text0(name), "kind", kind,
-                               "range", range_json(s, a, r.file, r.start, r.end),
-                               "selectionRange", range_json(s, a, sel.file, sel.start, sel.end));
+    json_t *symbol = json_pack("{s:o, s:i, s:o, s:o}", "name", lsp_json_text0(name),
+                               "kind", kind,
+                               "range", lsp_range_json(s, a, r.file, r.start, r.end),
+                               "selectionRange",
+                               lsp_range_json(s, a, sel.file, sel.start, sel.end));
     if (detail)
-        json_object_set_new(symbol, "detail", json_text0(detail));
+        json_object_set_new(symbol, "detail", lsp_json_text0(detail));
     return symbol;
 }
 
@@ -316,10 +319,10 @@ static bool in_file(Analysis *a, Span span, uint32_t file)
 }
 
 /* The declarations of a file, in source order. */
-json_t *handle_document_symbol(Server *s, json_t *params)
+json_t *lsp_handle_document_symbol(Server *s, json_t *params)
 {
     uint32_t file;
-    Analysis *a = analysis_for_uri(s, params_uri(s, params), &file);
+    Analysis *a = lsp_analysis_for_uri(s, lsp_params_uri(s, params), &file);
     if (!a)
         return NULL;
     const Program *p = a->program;
@@ -342,7 +345,7 @@ json_t *handle_document_symbol(Server *s, json_t *params)
                                                        LSP_INTERFACE, "worker", m->span,
                                                        member_name_span(m)));
         } else if (m->keyword == KW_TYPE && m->name) {
-            uint32_t t = query_type_named(a, m->name);
+            uint32_t t = lsp_query_type_named(a, m->name);
             if (t != NO_INDEX && p->types[t].span.start == member_name_span(m).start &&
                 in_file(a, p->types[t].span, file))
                 json_array_append_new(out, type_symbol(s, a, &p->types[t]));
@@ -370,26 +373,26 @@ static void add_workspace_symbol(Server *s, Analysis *a, json_t *out, const char
 {
     if (!fuzzy_match(name, query))
         return;
-    json_t *location = location_json(s, a, span);
+    json_t *location = lsp_location_json(s, a, span);
     if (!location)
         return;
-    json_t *symbol = json_pack("{s:o, s:i, s:o}", "name", json_text0(name), "kind", kind,
+    json_t *symbol = json_pack("{s:o, s:i, s:o}", "name", lsp_json_text0(name), "kind", kind,
                                "location", location);
     if (container)
-        json_object_set_new(symbol, "containerName", json_text0(container));
+        json_object_set_new(symbol, "containerName", lsp_json_text0(container));
     json_array_append_new(out, symbol);
 }
 
-json_t *handle_workspace_symbol(Server *s, json_t *params)
+json_t *lsp_handle_workspace_symbol(Server *s, json_t *params)
 {
-    const char *query = json_string_member(params, "query");
+    const char *query = lsp_json_string_member(params, "query");
     if (!query)
         query = "";
     json_t *out = json_array();
     for (uint32_t i = 0; i < s->project_count; i++) {
         if (!s->projects[i].live)
             continue;
-        Analysis *a = project_analysis(s, i);
+        Analysis *a = lsp_project_analysis(s, i);
         const Program *p = a->program;
         for (uint32_t w = 0; w < p->workflow_count; w++) {
             const Workflow *wf = &p->workflows[w];
@@ -401,7 +404,7 @@ json_t *handle_workspace_symbol(Server *s, json_t *params)
                                          wf->steps[k].name_span, wf->name->text);
         }
         for (uint32_t w = 0; w < p->worker_count; w++) {
-            const Member *decl = query_declaration_member(a, p->workers[w].span);
+            const Member *decl = lsp_query_declaration_member(a, p->workers[w].span);
             add_workspace_symbol(s, a, out, query, p->workers[w].name->text, LSP_INTERFACE,
                                  decl ? member_name_span(decl) : p->workers[w].span, NULL);
         }

@@ -52,7 +52,7 @@ static void analysis_free(Analysis *a)
         return;
     for (uint32_t i = 0; i < a->c.sources.count; i++) {
         free(a->files[i].uri);
-        line_index_free(&a->files[i].lines);
+        lsp_line_index_free(&a->files[i].lines);
     }
     free(a->files);
     if (a->indexed)
@@ -74,7 +74,7 @@ static void project_free(Project *p)
 {
     analysis_free(p->analysis);
     disk_files_free(p);
-    published_free(p);
+    lsp_published_free(p);
     free(p->root);
     memset(p, 0, sizeof *p);
 }
@@ -82,7 +82,7 @@ static void project_free(Project *p)
 /* The path of a folder's URI, without a trailing slash; NULL if not a file: URI. */
 static char *folder_path(const char *uri)
 {
-    char *path = uri ? uri_to_path(uri) : NULL;
+    char *path = uri ? lsp_uri_to_path(uri) : NULL;
     size_t len = path ? strlen(path) : 0;
     while (len > 1 && path[len - 1] == '/')
         path[--len] = '\0';
@@ -95,20 +95,20 @@ static void add_folder(Server *s, const char *uri)
     if (path)
         project_add(s, path, true);
     else
-        log_message(s, "workspace folder %s is not a file: URI; ignored", uri);
+        lsp_log_message(s, "workspace folder %s is not a file: URI; ignored", uri);
     free(path);
 }
 
-void projects_init(Server *s, const json_t *params)
+void lsp_projects_init(Server *s, const json_t *params)
 {
-    json_t *folders = json_object_member(params, "workspaceFolders");
-    const char *root_uri = json_string_member(params, "rootUri");
-    const char *root_path = json_string_member(params, "rootPath");
+    json_t *folders = lsp_json_object_member(params, "workspaceFolders");
+    const char *root_uri = lsp_json_string_member(params, "rootUri");
+    const char *root_path = lsp_json_string_member(params, "rootPath");
     if (json_is_array(folders)) {
         size_t i;
         json_t *folder;
         json_array_foreach(folders, i, folder) {
-            const char *uri = json_string_member(folder, "uri");
+            const char *uri = lsp_json_string_member(folder, "uri");
             if (uri)
                 add_folder(s, uri);
         }
@@ -141,7 +141,7 @@ static uint32_t folder_of(Server *s, const char *path)
     return best;
 }
 
-uint32_t project_for(Server *s, const char *uri, const char *path)
+uint32_t lsp_project_for(Server *s, const char *uri, const char *path)
 {
     uint32_t folder = folder_of(s, path);
     if (folder != NO_INDEX)
@@ -153,13 +153,13 @@ uint32_t project_for(Server *s, const char *uri, const char *path)
     return project_add(s, uri, false);
 }
 
-void project_mark_dirty(Server *s, uint32_t project)
+void lsp_project_mark_dirty(Server *s, uint32_t project)
 {
     if (project != NO_INDEX)
         s->projects[project].dirty = true;
 }
 
-void project_release(Server *s, uint32_t project)
+void lsp_project_release(Server *s, uint32_t project)
 {
     if (project == NO_INDEX)
         return;
@@ -168,11 +168,11 @@ void project_release(Server *s, uint32_t project)
         p->dirty = true;         /* the file on disk takes the document's place */
         return;
     }
-    publish_clear_all(s, p);
+    lsp_publish_clear_all(s, p);
     project_free(p);
 }
 
-void projects_free(Server *s)
+void lsp_projects_free(Server *s)
 {
     free(s->stdlib_path);
     free(s->stdlib_uri);
@@ -200,7 +200,8 @@ static void rescan(Server *s, uint32_t project)
     fflush(stderr);
     p->disk_files = xmalloc((list.count + 1) * sizeof *p->disk_files);
     for (size_t i = 0; i < list.count; i++) {
-        if (is_stdlib_copy(s, list.items[i].path) || folder_of(s, list.items[i].path) != project)
+        const char *path = list.items[i].path;
+        if (lsp_is_stdlib_copy(s, path) || folder_of(s, path) != project)
             continue;
         p->disk_files[p->disk_count++] = list.items[i].path;
         list.items[i].path = NULL;
@@ -278,14 +279,14 @@ static void write_stdlib_copy(Server *s, const SourceFile *stdlib)
     snprintf(path, sizeof path, "%s/orbit.orbit", dir);
     if (!same_contents(path, stdlib->text, stdlib->len) &&
         (!make_directories(dir) || !write_read_only(path, stdlib->text, stdlib->len))) {
-        log_message(s, "cannot write the standard library to %s: %s", path, strerror(errno));
+        lsp_log_message(s, "cannot write the standard library to %s: %s", path, strerror(errno));
         return;
     }
     s->stdlib_path = strcpy(xmalloc(strlen(path) + 1), path);
-    s->stdlib_uri = uri_from_path(path);
+    s->stdlib_uri = lsp_uri_from_path(path);
 }
 
-bool is_stdlib_copy(Server *s, const char *path)
+bool lsp_is_stdlib_copy(Server *s, const char *path)
 {
     return path && s->stdlib_path && strcmp(path, s->stdlib_path) == 0;
 }
@@ -377,7 +378,7 @@ static Analysis *analyse(Server *s, uint32_t project)
         if (sources[i].document != NO_INDEX) {
             add_document(a, &s->documents[sources[i].document], sources[i].path);
         } else if (!driver_add_found_file(&a->c, sources[i].path, &error)) {
-            log_message(s, "cannot read %s: %s", sources[i].path, error);
+            lsp_log_message(s, "cannot read %s: %s", sources[i].path, error);
             continue;
         }
         Document *d = sources[i].document != NO_INDEX ? &s->documents[sources[i].document]
@@ -385,7 +386,7 @@ static Analysis *analyse(Server *s, uint32_t project)
         a->files[at].document = sources[i].document;
         a->files[at].version = d ? d->version : 0;
         a->files[at].uri = d ? strcpy(xmalloc(strlen(d->uri) + 1), d->uri)
-                             : uri_from_path(sources[i].path);
+                             : lsp_uri_from_path(sources[i].path);
     }
     free(sources);
     a->program = driver_check(&a->c);
@@ -402,13 +403,13 @@ static void check_project(Server *s, uint32_t project)
     p->analysis = analyse(s, project);
     p->dirty = false;
     p->publish_pending = true;
-    if (!results_are_stale(s, project)) {
-        publish_diagnostics(s, p);
+    if (!lsp_results_are_stale(s, project)) {
+        lsp_publish_diagnostics(s, p);
         p->publish_pending = false;
     }
 }
 
-bool check_next_project(Server *s)
+bool lsp_check_next_project(Server *s)
 {
     for (uint32_t i = 0; i < s->project_count; i++) {
         Project *p = &s->projects[i];
@@ -419,8 +420,8 @@ bool check_next_project(Server *s)
             return true;
         }
         if (p->publish_pending) {
-            if (!results_are_stale(s, i)) {
-                publish_diagnostics(s, p);
+            if (!lsp_results_are_stale(s, i)) {
+                lsp_publish_diagnostics(s, p);
                 p->publish_pending = false;
             }
             return true;
@@ -429,23 +430,23 @@ bool check_next_project(Server *s)
     return false;
 }
 
-Analysis *project_analysis(Server *s, uint32_t project)
+Analysis *lsp_project_analysis(Server *s, uint32_t project)
 {
     if (s->projects[project].dirty || !s->projects[project].analysis)
         check_project(s, project);
     return s->projects[project].analysis;
 }
 
-Analysis *analysis_for_uri(Server *s, const char *uri, uint32_t *file)
+Analysis *lsp_analysis_for_uri(Server *s, const char *uri, uint32_t *file)
 {
     if (!uri) {
-        request_error(s, RPC_INVALID_PARAMS, "textDocument.uri is missing");
+        lsp_request_error(s, RPC_INVALID_PARAMS, "textDocument.uri is missing");
         return NULL;
     }
-    Document *d = document_find(s, uri);
-    char *path = uri_to_path(uri);
+    Document *d = lsp_document_find(s, uri);
+    char *path = lsp_uri_to_path(uri);
     uint32_t project = d && d->open ? d->project : folder_of(s, path);
-    Analysis *a = project == NO_INDEX ? NULL : project_analysis(s, project);
+    Analysis *a = project == NO_INDEX ? NULL : lsp_project_analysis(s, project);
     for (uint32_t i = 1; a && i < a->c.sources.count; i++) {
         bool same = d && d->open ? a->files[i].document == (uint32_t)(d - s->documents)
                                  : path && strcmp(source_file(&a->c.sources, i)->path, path) == 0;
@@ -456,50 +457,50 @@ Analysis *analysis_for_uri(Server *s, const char *uri, uint32_t *file)
         }
     }
     free(path);
-    request_error(s, LSP_REQUEST_FAILED, "%s is not part of an Orbit program "
-                  "(open it, or open its folder)", uri);
+    lsp_request_error(s, LSP_REQUEST_FAILED, "%s is not part of an Orbit program "
+                      "(open it, or open its folder)", uri);
     return NULL;
 }
 
-Analysis *analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset)
+Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset)
 {
-    json_t *position = json_object_member(params, "position");
+    json_t *position = lsp_json_object_member(params, "position");
     int64_t line, character;
-    if (!json_integer_member(position, "line", &line) ||
-        !json_integer_member(position, "character", &character) || line < 0 ||
+    if (!lsp_json_integer_member(position, "line", &line) ||
+        !lsp_json_integer_member(position, "character", &character) || line < 0 ||
         character < 0) {
-        request_error(s, RPC_INVALID_PARAMS, "a position is needed");
+        lsp_request_error(s, RPC_INVALID_PARAMS, "a position is needed");
         return NULL;
     }
-    Analysis *a = analysis_for_uri(s, params_uri(s, params), file);
+    Analysis *a = lsp_analysis_for_uri(s, lsp_params_uri(s, params), file);
     if (!a)
         return NULL;
     LspPosition p = { line > UINT32_MAX ? UINT32_MAX : (uint32_t)line,
                       character > UINT32_MAX ? UINT32_MAX : (uint32_t)character };
-    *offset = line_index_offset(analysis_lines(a, *file), p, s->encoding);
+    *offset = lsp_line_index_offset(lsp_analysis_lines(a, *file), p, s->encoding);
     return a;
 }
 
-LineIndex *analysis_lines(Analysis *a, uint32_t file)
+LineIndex *lsp_analysis_lines(Analysis *a, uint32_t file)
 {
     AnalysisFile *f = &a->files[file];
     if (!f->lines.starts) {
         const SourceFile *src = source_file(&a->c.sources, file);
-        line_index_build(&f->lines, src->text, src->len);
+        lsp_line_index_build(&f->lines, src->text, src->len);
     }
     return &f->lines;
 }
 
 /* ---- Changes on disk and of the workspace ----------------------------------------- */
 
-json_t *handle_did_change_watched_files(Server *s, json_t *params)
+json_t *lsp_handle_did_change_watched_files(Server *s, json_t *params)
 {
-    json_t *changes = json_object_member(params, "changes");
+    json_t *changes = lsp_json_object_member(params, "changes");
     size_t i;
     json_t *change;
     json_array_foreach(changes, i, change) {
-        const char *uri = json_string_member(change, "uri");
-        char *path = uri ? uri_to_path(uri) : NULL;
+        const char *uri = lsp_json_string_member(change, "uri");
+        char *path = uri ? lsp_uri_to_path(uri) : NULL;
         for (uint32_t k = 0; path && k < s->project_count; k++) {
             Project *p = &s->projects[k];
             if (p->live && p->is_folder && is_below(p->root, path)) {
@@ -518,44 +519,44 @@ static void reassign_documents(Server *s)
 {
     for (uint32_t i = 0; i < s->document_count; i++) {
         Document *d = &s->documents[i];
-        if (!d->open || is_stdlib_copy(s, d->path))
+        if (!d->open || lsp_is_stdlib_copy(s, d->path))
             continue;
-        uint32_t now = project_for(s, d->uri, d->path);
+        uint32_t now = lsp_project_for(s, d->uri, d->path);
         if (now == d->project)
             continue;
         uint32_t before = d->project;
         d->project = now;
-        project_mark_dirty(s, now);
+        lsp_project_mark_dirty(s, now);
         if (before != NO_INDEX && !s->projects[before].is_folder)
-            project_release(s, before);
+            lsp_project_release(s, before);
         else
-            project_mark_dirty(s, before);
+            lsp_project_mark_dirty(s, before);
     }
 }
 
-json_t *handle_did_change_workspace_folders(Server *s, json_t *params)
+json_t *lsp_handle_did_change_workspace_folders(Server *s, json_t *params)
 {
-    json_t *event = json_object_member(params, "event");
-    json_t *removed = json_object_member(event, "removed");
-    json_t *added = json_object_member(event, "added");
+    json_t *event = lsp_json_object_member(params, "event");
+    json_t *removed = lsp_json_object_member(event, "removed");
+    json_t *added = lsp_json_object_member(event, "added");
     size_t i;
     json_t *folder;
     json_array_foreach(removed, i, folder) {
-        char *path = folder_path(json_string_member(folder, "uri"));
+        char *path = folder_path(lsp_json_string_member(folder, "uri"));
         for (uint32_t k = 0; path && k < s->project_count; k++) {
             Project *p = &s->projects[k];
             if (p->live && p->is_folder && strcmp(p->root, path) == 0) {
                 for (uint32_t d = 0; d < s->document_count; d++)
                     if (s->documents[d].project == k)
                         s->documents[d].project = NO_INDEX;
-                publish_clear_all(s, p);
+                lsp_publish_clear_all(s, p);
                 project_free(p);
             }
         }
         free(path);
     }
     json_array_foreach(added, i, folder) {
-        const char *uri = json_string_member(folder, "uri");
+        const char *uri = lsp_json_string_member(folder, "uri");
         if (uri)
             add_folder(s, uri);
     }

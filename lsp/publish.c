@@ -19,21 +19,21 @@ static json_t *position_json(LspPosition p)
                      (json_int_t)p.character);
 }
 
-json_t *range_json(Server *s, Analysis *a, uint32_t file, uint32_t start, uint32_t end)
+json_t *lsp_range_json(Server *s, Analysis *a, uint32_t file, uint32_t start, uint32_t end)
 {
-    LineIndex *lines = analysis_lines(a, file);
+    LineIndex *lines = lsp_analysis_lines(a, file);
     return json_pack("{s:o, s:o}",
-                     "start", position_json(line_index_position(lines, start, s->encoding)),
-                     "end", position_json(line_index_position(lines, end, s->encoding)));
+                     "start", position_json(lsp_line_index_position(lines, start, s->encoding)),
+                     "end", position_json(lsp_line_index_position(lines, end, s->encoding)));
 }
 
-json_t *location_json(Server *s, Analysis *a, Span span)
+json_t *lsp_location_json(Server *s, Analysis *a, Span span)
 {
     FileSpan at;
     if (!diag_locate(&a->c.sources, span, &at) || !a->files[at.file].uri)
         return NULL;
     return json_pack("{s:s, s:o}", "uri", a->files[at.file].uri,
-                     "range", range_json(s, a, at.file, at.start, at.end));
+                     "range", lsp_range_json(s, a, at.file, at.start, at.end));
 }
 
 /* The message with the notes, help lines and the fixes' messages below it, in the order
@@ -56,17 +56,17 @@ static json_t *folded_message(const Diagnostic *d)
         out += sprintf(out, "\nhelp: %s", t->text);
     for (const DiagFix *f = d->fixes; f; f = f->next)
         out += sprintf(out, "\nhelp: %s", f->message);
-    json_t *message = json_text(text, (size_t)(out - text));
+    json_t *message = lsp_json_text(text, (size_t)(out - text));
     free(text);
     return message;
 }
 
-json_t *diagnostic_json(Server *s, Analysis *a, const Diagnostic *d)
+json_t *lsp_diagnostic_json(Server *s, Analysis *a, const Diagnostic *d)
 {
     FileSpan at;
     diag_locate(&a->c.sources, d->span, &at);
     json_t *json = json_pack("{s:o, s:i, s:s, s:s, s:o}",
-                             "range", range_json(s, a, at.file, at.start, at.end),
+                             "range", lsp_range_json(s, a, at.file, at.start, at.end),
                              "severity", d->severity == SEV_ERROR ? 1 : 2,
                              "code", diag_info(d->code)->code,
                              "source", "orbitc",
@@ -75,10 +75,10 @@ json_t *diagnostic_json(Server *s, Analysis *a, const Diagnostic *d)
         json_object_set_new(json, "tags", json_pack("[i]", 1));
     json_t *related = json_array();
     for (const DiagLabel *l = d->labels; l; l = l->next) {
-        json_t *where = location_json(s, a, l->span);
+        json_t *where = lsp_location_json(s, a, l->span);
         if (where)
             json_array_append_new(related, json_pack("{s:o, s:o}", "location", where,
-                                                      "message", json_text0(l->message)));
+                                                      "message", lsp_json_text0(l->message)));
     }
     if (json_array_size(related) > 0)
         json_object_set_new(json, "relatedInformation", related);
@@ -121,7 +121,7 @@ static void send_diagnostics(Server *s, const char *uri, bool versioned, int64_t
     json_t *params = json_pack("{s:s, s:o}", "uri", uri, "diagnostics", list);
     if (versioned)
         json_object_set_new(params, "version", json_integer(version));
-    send_notification(s, "textDocument/publishDiagnostics", params);
+    lsp_send_notification(s, "textDocument/publishDiagnostics", params);
 }
 
 /* Publishes one file's list if it differs from what the client has. Steals `list`. */
@@ -148,7 +148,7 @@ static void publish_file(Server *s, Project *p, AnalysisFile *f, json_t *list)
     send_diagnostics(s, f->uri, open, f->version, list);
 }
 
-void publish_diagnostics(Server *s, Project *p)
+void lsp_publish_diagnostics(Server *s, Project *p)
 {
     Analysis *a = p->analysis;
     const DiagSink *sink = &a->c.diags;
@@ -162,7 +162,7 @@ void publish_diagnostics(Server *s, Project *p)
             if (at.file > file)
                 break;
             if (at.file == file)
-                json_array_append_new(list, diagnostic_json(s, a, sink->items[k]));
+                json_array_append_new(list, lsp_diagnostic_json(s, a, sink->items[k]));
         }
         publish_file(s, p, &a->files[file], list);
     }
@@ -176,7 +176,7 @@ void publish_diagnostics(Server *s, Project *p)
     }
 }
 
-void publish_clear_all(Server *s, Project *p)
+void lsp_publish_clear_all(Server *s, Project *p)
 {
     for (uint32_t i = 0; i < p->published_count; i++) {
         Published *e = &p->published[i];
@@ -186,7 +186,7 @@ void publish_clear_all(Server *s, Project *p)
     }
 }
 
-void published_free(Project *p)
+void lsp_published_free(Project *p)
 {
     free(p->published);
     p->published = NULL;

@@ -57,7 +57,7 @@ static uint32_t find_by_start(const void *array, uint32_t count, size_t size, si
 #define FIND(array, count, type, start) \
     find_by_start(array, count, sizeof(type), offsetof(type, span), start)
 
-const Member *query_declaration_member(Analysis *a, Span span)
+const Member *lsp_query_declaration_member(Analysis *a, Span span)
 {
     uint32_t file = source_file_at(&a->c.sources, span.start);
     const SourceAst *ast = file < a->c.ast_count ? a->c.asts[file] : NULL;
@@ -67,7 +67,7 @@ const Member *query_declaration_member(Analysis *a, Span span)
     return NULL;
 }
 
-const Step *query_step(Analysis *a, uint32_t workflow, uint32_t step)
+const Step *lsp_query_step(Analysis *a, uint32_t workflow, uint32_t step)
 {
     const Program *p = a->program;
     if (workflow >= p->workflow_count || step >= p->workflows[workflow].step_count)
@@ -95,7 +95,7 @@ static void build_index(Analysis *a)
                     p->error_codes[i].name->len, name_hash(p->error_codes[i].name), i);
 }
 
-uint32_t query_type_named(Analysis *a, const Name *name)
+uint32_t lsp_query_type_named(Analysis *a, const Name *name)
 {
     build_index(a);
     uint32_t i;
@@ -149,7 +149,7 @@ static void walk_type(Walk *w, const Expr *e, const Type *t)
         return;
     switch (e->kind) {
     case EXPR_NAME: {
-        uint32_t i = query_type_named(w->a, e->name);
+        uint32_t i = lsp_query_type_named(w->a, e->name);
         if (i != NO_INDEX)
             emit(w, e->span, symbol(SYM_TYPE, NO_INDEX, i), false, NULL);
         break;
@@ -402,14 +402,14 @@ static void walk_worker(Walk *w, const Member *decl)
 
 static void walk_type_declaration(Walk *w, const Member *decl)
 {
-    uint32_t index = decl->name ? query_type_named(w->a, decl->name) : NO_INDEX;
+    uint32_t index = decl->name ? lsp_query_type_named(w->a, decl->name) : NO_INDEX;
     if (index == NO_INDEX || w->p->types[index].span.start != member_name_span(decl).start)
         return;
     emit(w, member_name_span(decl), symbol(SYM_TYPE, NO_INDEX, index), true, NULL);
     walk_record(w, decl->body, w->p->types[index].type);
 }
 
-void query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, void *user)
+void lsp_query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, void *user)
 {
     if (!a->program || file >= a->c.ast_count || !a->c.asts[file] || file == 0)
         return;
@@ -448,24 +448,24 @@ static bool visit_at(void *user, const Occurrence *o)
     return true;
 }
 
-bool query_at(Analysis *a, uint32_t file, uint32_t offset, Occurrence *out)
+bool lsp_query_at(Analysis *a, uint32_t file, uint32_t offset, Occurrence *out)
 {
     AtOffset at = { a->c.sources.files[file].origin + offset, false, { .span = { 0, 0 } } };
-    query_walk_file(a, file, visit_at, &at);
+    lsp_query_walk_file(a, file, visit_at, &at);
     if (at.found)
         *out = at.best;
     return at.found;
 }
 
-bool query_request(Server *s, const json_t *params, Analysis **a, uint32_t *file,
-                   Occurrence *out)
+bool lsp_query_request(Server *s, const json_t *params, Analysis **a, uint32_t *file,
+                       Occurrence *out)
 {
     uint32_t offset;
-    *a = analysis_at(s, params, file, &offset);
-    return *a && query_at(*a, *file, offset, out);
+    *a = lsp_analysis_at(s, params, file, &offset);
+    return *a && lsp_query_at(*a, *file, offset, out);
 }
 
-bool symbol_same(const Symbol *x, const Symbol *y)
+bool lsp_symbol_same(const Symbol *x, const Symbol *y)
 {
     if (x->kind != y->kind)
         return false;
@@ -499,14 +499,14 @@ static const Member *stdlib_member(Analysis *a, const char *word, const Name *na
 /* The `input` member of a workflow's declaration. */
 static const Member *input_member(Analysis *a, const Workflow *wf)
 {
-    const Member *decl = query_declaration_member(a, wf->span);
+    const Member *decl = lsp_query_declaration_member(a, wf->span);
     for (const Member *m = decl && decl->body ? decl->body->first : NULL; m; m = m->next)
         if (m->kind == MEMBER_CLAUSE && m->keyword == KW_INPUT)
             return m;
     return NULL;
 }
 
-bool symbol_declaration(Analysis *a, const Symbol *sym, Span *out)
+bool lsp_symbol_declaration(Analysis *a, const Symbol *sym, Span *out)
 {
     const Program *p = a->program;
     const Member *m = NULL;
@@ -516,7 +516,7 @@ bool symbol_declaration(Analysis *a, const Symbol *sym, Span *out)
         return true;
     case SYM_STEP:
     case SYM_FOR_VAR: {
-        const Step *s = query_step(a, sym->workflow, sym->index);
+        const Step *s = lsp_query_step(a, sym->workflow, sym->index);
         if (!s || (sym->kind == SYM_FOR_VAR && !s->for_var))
             return false;
         *out = sym->kind == SYM_STEP ? s->name_span : s->for_var_span;
@@ -528,7 +528,7 @@ bool symbol_declaration(Analysis *a, const Symbol *sym, Span *out)
             *out = member_key_span(m);
         return m != NULL;
     case SYM_WORKER:
-        m = sym->index != NO_INDEX ? query_declaration_member(a, p->workers[sym->index].span)
+        m = sym->index != NO_INDEX ? lsp_query_declaration_member(a, p->workers[sym->index].span)
                                    : NULL;
         break;
     case SYM_BUILTIN:
@@ -554,13 +554,13 @@ bool symbol_declaration(Analysis *a, const Symbol *sym, Span *out)
     return m != NULL;
 }
 
-const char *symbol_name(Analysis *a, const Symbol *sym)
+const char *lsp_symbol_name(Analysis *a, const Symbol *sym)
 {
     const Program *p = a->program;
     switch (sym->kind) {
     case SYM_WORKFLOW: return p->workflows[sym->index].name->text;
-    case SYM_STEP: return query_step(a, sym->workflow, sym->index)->name->text;
-    case SYM_FOR_VAR: return query_step(a, sym->workflow, sym->index)->for_var->text;
+    case SYM_STEP: return lsp_query_step(a, sym->workflow, sym->index)->name->text;
+    case SYM_FOR_VAR: return lsp_query_step(a, sym->workflow, sym->index)->for_var->text;
     case SYM_INPUT: return "input";
     case SYM_WORKER: return sym->name ? sym->name->text : "";
     case SYM_BUILTIN: return p->builtins[sym->index].name->text;

@@ -52,33 +52,33 @@ typedef bool (*OccurrenceVisitor)(void *context, const Occurrence *o);
 
 /* Calls `visit` for every occurrence in file `file` of the analysis, in source order
  * (an enclosing one before those inside it); stops when it returns false. */
-void query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, void *context);
+void lsp_query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, void *context);
 
 /* The innermost occurrence whose span holds `offset` (its end included). */
-bool query_at(Analysis *a, uint32_t file, uint32_t offset, Occurrence *out);
+bool lsp_query_at(Analysis *a, uint32_t file, uint32_t offset, Occurrence *out);
 
 /* The occurrence at a request's textDocument and position, if there is one. *a is the
- * analysis, or NULL after request_error (then the request fails). */
-bool query_request(Server *s, const json_t *params, Analysis **a, uint32_t *file,
-                   Occurrence *out);
+ * analysis, or NULL after lsp_request_error (then the request fails). */
+bool lsp_query_request(Server *s, const json_t *params, Analysis **a, uint32_t *file,
+                       Occurrence *out);
 
 /* Whether two symbols are the same declared thing. */
-bool symbol_same(const Symbol *x, const Symbol *y);
+bool lsp_symbol_same(const Symbol *x, const Symbol *y);
 
 /* Where the symbol is declared (the name), or false when it has no place in a file
  * (a built-in type, an undeclared worker). */
-bool symbol_declaration(Analysis *a, const Symbol *symbol, Span *out);
+bool lsp_symbol_declaration(Analysis *a, const Symbol *symbol, Span *out);
 
 /* The text of the symbol's name as written (for symbols that have one). */
-const char *symbol_name(Analysis *a, const Symbol *symbol);
+const char *lsp_symbol_name(Analysis *a, const Symbol *symbol);
 
 /* The declaration of a workflow, worker or type: the top-level member at `span`. */
-const Member *query_declaration_member(Analysis *a, Span span);
+const Member *lsp_query_declaration_member(Analysis *a, Span span);
 
 /* A step of a workflow by its index, NULL when out of range. */
-const Step *query_step(Analysis *a, uint32_t workflow, uint32_t step);
+const Step *lsp_query_step(Analysis *a, uint32_t workflow, uint32_t step);
 
 /* The named type called `name`, or NO_INDEX. */
-uint32_t query_type_named(Analysis *a, const Name *name);
+uint32_t lsp_query_type_named(Analysis *a, const Name *name);
 
 #endif

@@ -17,7 +17,7 @@
 
 /* ---- JSON helpers ------------------------------------------------------------------- */
 
-json_t *json_text(const char *text, size_t len)
+json_t *lsp_json_text(const char *text, size_t len)
 {
     const unsigned char *p = (const unsigned char *)text;
     size_t i = 0;
@@ -49,32 +49,32 @@ json_t *json_text(const char *text, size_t len)
     return s ? s : json_string("");
 }
 
-json_t *json_text0(const char *text)
+json_t *lsp_json_text0(const char *text)
 {
-    return json_text(text, strlen(text));
+    return lsp_json_text(text, strlen(text));
 }
 
-json_t *json_object_member(const json_t *object, const char *key)
+json_t *lsp_json_object_member(const json_t *object, const char *key)
 {
     return json_is_object(object) ? json_object_get(object, key) : NULL;
 }
 
-const char *json_string_member(const json_t *object, const char *key)
+const char *lsp_json_string_member(const json_t *object, const char *key)
 {
-    json_t *v = json_object_member(object, key);
+    json_t *v = lsp_json_object_member(object, key);
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-bool json_integer_member(const json_t *object, const char *key, int64_t *out)
+bool lsp_json_integer_member(const json_t *object, const char *key, int64_t *out)
 {
-    json_t *v = json_object_member(object, key);
+    json_t *v = lsp_json_object_member(object, key);
     if (!json_is_integer(v))
         return false;
     *out = json_integer_value(v);
     return true;
 }
 
-void buffer_printf(Buffer *b, const char *fmt, ...)
+void lsp_buffer_printf(Buffer *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -95,7 +95,7 @@ void buffer_printf(Buffer *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void buffer_free(Buffer *b)
+void lsp_buffer_free(Buffer *b)
 {
     free(b->data);
     memset(b, 0, sizeof *b);
@@ -108,7 +108,7 @@ static void send_message(Server *s, json_t *message)
     if (!s->output_lost) {
         char *body = json_dumps(message, JSON_COMPACT);
         if (!body) {
-            log_message(s, "cannot encode a message");
+            lsp_log_message(s, "cannot encode a message");
         } else {
             if (!lsp_write_frame(s->write, s->write_context, body, strlen(body)))
                 s->output_lost = true;
@@ -139,12 +139,12 @@ static void respond_error(Server *s, json_t *id, int code, const char *message)
     json_object_set(m, "id", id ? id : json_null());
     json_t *error = json_object();
     json_object_set_new(error, "code", json_integer(code));
-    json_object_set_new(error, "message", json_text0(message));
+    json_object_set_new(error, "message", lsp_json_text0(message));
     json_object_set_new(m, "error", error);
     send_message(s, m);
 }
 
-void send_notification(Server *s, const char *method, json_t *params)
+void lsp_send_notification(Server *s, const char *method, json_t *params)
 {
     json_t *m = envelope();
     json_object_set_new(m, "method", json_string(method));
@@ -152,7 +152,7 @@ void send_notification(Server *s, const char *method, json_t *params)
     send_message(s, m);
 }
 
-void send_request(Server *s, const char *method, json_t *params)
+void lsp_send_request(Server *s, const char *method, json_t *params)
 {
     char id[32];
     snprintf(id, sizeof id, "orbitc-%llu", (unsigned long long)++s->next_request_id);
@@ -163,7 +163,7 @@ void send_request(Server *s, const char *method, json_t *params)
     send_message(s, m);
 }
 
-void log_message(Server *s, const char *fmt, ...)
+void lsp_log_message(Server *s, const char *fmt, ...)
 {
     (void)s;
     va_list ap;
@@ -175,7 +175,7 @@ void log_message(Server *s, const char *fmt, ...)
     va_end(ap);
 }
 
-json_t *request_error(Server *s, int code, const char *fmt, ...)
+json_t *lsp_request_error(Server *s, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -201,8 +201,8 @@ static bool string_in_array(const json_t *array, const char *wanted)
 
 static bool flag_at(const json_t *object, const char *a, const char *b, const char *c)
 {
-    json_t *v = json_object_member(json_object_member(object, a), b);
-    return json_is_true(json_object_member(v, c));
+    json_t *v = lsp_json_object_member(lsp_json_object_member(object, a), b);
+    return json_is_true(lsp_json_object_member(v, c));
 }
 
 /* initializationOptions: { "warn": ["W0007"], "allow": ["W0002"] }, as --warn / --allow. */
@@ -210,7 +210,7 @@ static void read_lint_levels(Server *s, const json_t *options)
 {
     static const char *const KEYS[] = { "allow", "warn" };
     for (int k = 0; k < 2; k++) {
-        json_t *codes = json_object_member(options, KEYS[k]);
+        json_t *codes = lsp_json_object_member(options, KEYS[k]);
         size_t i;
         json_t *v;
         if (!json_is_array(codes))
@@ -220,7 +220,7 @@ static void read_lint_levels(Server *s, const json_t *options)
             if (code >= 0 && diag_info((DiagCode)code)->severity == SEV_WARNING)
                 s->lint_level[code] = k == 0 ? LINT_ALLOW : LINT_WARN;
             else
-                log_message(s, "initializationOptions.%s: not a warning code", KEYS[k]);
+                lsp_log_message(s, "initializationOptions.%s: not a warning code", KEYS[k]);
         }
     }
 }
@@ -254,18 +254,19 @@ static json_t *server_capabilities(Server *s)
 static json_t *handle_initialize(Server *s, json_t *params)
 {
     if (!json_is_object(params))
-        return request_error(s, RPC_INVALID_PARAMS, "initialize needs parameters");
-    json_t *caps = json_object_member(params, "capabilities");
-    json_t *encodings = json_object_member(json_object_member(caps, "general"),
-                                           "positionEncodings");
+        return lsp_request_error(s, RPC_INVALID_PARAMS, "initialize needs parameters");
+    json_t *caps = lsp_json_object_member(params, "capabilities");
+    json_t *encodings = lsp_json_object_member(lsp_json_object_member(caps, "general"),
+                                               "positionEncodings");
     s->encoding = string_in_array(encodings, "utf-8") ? ENCODING_UTF8 : ENCODING_UTF16;
     s->client_document_changes = flag_at(caps, "workspace", "workspaceEdit", "documentChanges");
     s->client_watch_files = flag_at(caps, "workspace", "didChangeWatchedFiles",
                                     "dynamicRegistration");
-    json_t *hover = json_object_member(json_object_member(caps, "textDocument"), "hover");
-    s->client_markdown = string_in_array(json_object_member(hover, "contentFormat"), "markdown");
-    read_lint_levels(s, json_object_member(params, "initializationOptions"));
-    projects_init(s, params);
+    json_t *hover = lsp_json_object_member(lsp_json_object_member(caps, "textDocument"), "hover");
+    json_t *formats = lsp_json_object_member(hover, "contentFormat");
+    s->client_markdown = string_in_array(formats, "markdown");
+    read_lint_levels(s, lsp_json_object_member(params, "initializationOptions"));
+    lsp_projects_init(s, params);
     s->initialized = true;
     return json_pack("{s:o, s:{s:s, s:s}}", "capabilities", server_capabilities(s),
                      "serverInfo", "name", "orbitc", "version", ORBIT_VERSION);
@@ -280,8 +281,8 @@ static json_t *handle_initialized(Server *s, json_t *params)
     json_t *registration = json_pack("{s:s, s:s, s:{s:o}}", "id", "orbitc-watch-orbit-files",
                                      "method", "workspace/didChangeWatchedFiles",
                                      "registerOptions", "watchers", watchers);
-    send_request(s, "client/registerCapability",
-                 json_pack("{s:[o]}", "registrations", registration));
+    lsp_send_request(s, "client/registerCapability",
+                     json_pack("{s:[o]}", "registrations", registration));
     return NULL;
 }
 
@@ -320,22 +321,22 @@ static const Method METHODS[] = {
     { "$/cancelRequest", handle_ignored, false },   /* acted on when read (queue_cancel) */
     { "$/setTrace", handle_ignored, false },
     { "workspace/didChangeConfiguration", handle_ignored, false },
-    { "textDocument/didOpen", handle_did_open, false },
-    { "textDocument/didChange", handle_did_change, false },
-    { "textDocument/didClose", handle_did_close, false },
-    { "textDocument/didSave", handle_did_save, false },
-    { "workspace/didChangeWatchedFiles", handle_did_change_watched_files, false },
-    { "workspace/didChangeWorkspaceFolders", handle_did_change_workspace_folders, false },
-    { "textDocument/codeAction", handle_code_action, true },
-    { "textDocument/hover", handle_hover, true },
-    { "textDocument/definition", handle_definition, true },
-    { "textDocument/references", handle_references, true },
-    { "textDocument/documentHighlight", handle_document_highlight, true },
-    { "textDocument/prepareRename", handle_prepare_rename, true },
-    { "textDocument/rename", handle_rename, true },
-    { "textDocument/documentSymbol", handle_document_symbol, true },
-    { "workspace/symbol", handle_workspace_symbol, true },
-    { "textDocument/completion", handle_completion, true },
+    { "textDocument/didOpen", lsp_handle_did_open, false },
+    { "textDocument/didChange", lsp_handle_did_change, false },
+    { "textDocument/didClose", lsp_handle_did_close, false },
+    { "textDocument/didSave", lsp_handle_did_save, false },
+    { "workspace/didChangeWatchedFiles", lsp_handle_did_change_watched_files, false },
+    { "workspace/didChangeWorkspaceFolders", lsp_handle_did_change_workspace_folders, false },
+    { "textDocument/codeAction", lsp_handle_code_action, true },
+    { "textDocument/hover", lsp_handle_hover, true },
+    { "textDocument/definition", lsp_handle_definition, true },
+    { "textDocument/references", lsp_handle_references, true },
+    { "textDocument/documentHighlight", lsp_handle_document_highlight, true },
+    { "textDocument/prepareRename", lsp_handle_prepare_rename, true },
+    { "textDocument/rename", lsp_handle_rename, true },
+    { "textDocument/documentSymbol", lsp_handle_document_symbol, true },
+    { "workspace/symbol", lsp_handle_workspace_symbol, true },
+    { "textDocument/completion", lsp_handle_completion, true },
 };
 
 static Handler find_handler(const char *name, bool *request)
@@ -410,7 +411,7 @@ static void handle_notification(Server *s, const char *method, json_t *params)
     json_t *ignored = handler(s, params);
     json_decref(ignored);
     if (s->error_code)
-        log_message(s, "%s: %s", method, s->error_message);
+        lsp_log_message(s, "%s: %s", method, s->error_message);
 }
 
 static void process(Server *s, Message *m)
@@ -460,10 +461,10 @@ static bool same_id(const json_t *a, const json_t *b)
  * comes; one already answered is not affected. */
 static void queue_cancel(Server *s, const json_t *params)
 {
-    json_t *id = json_object_member(params, "id");
+    json_t *id = lsp_json_object_member(params, "id");
     for (uint32_t i = 0; i < s->queue_count; i++) {
         Message *m = &s->queue[s->queue_head + i];
-        json_t *queued_id = json_object_member(m->json, "id");
+        json_t *queued_id = lsp_json_object_member(m->json, "id");
         if (queued_id && json_object_get(m->json, "method") && same_id(queued_id, id))
             m->cancelled = true;
     }
@@ -505,8 +506,8 @@ static ReadResult read_messages(Server *s, bool wait)
             return result;
         if (status == FRAME_END || status == FRAME_BROKEN) {
             if (status == FRAME_BROKEN)
-                log_message(s, "cannot read the message stream: %s; stopping",
-                            s->reader->error);
+                lsp_log_message(s, "cannot read the message stream: %s; stopping",
+                                s->reader->error);
             s->input_ended = true;
             return result == READ_SOME ? READ_SOME : READ_END;
         }
@@ -520,7 +521,7 @@ static ReadResult read_messages(Server *s, bool wait)
             respond_error(s, NULL, RPC_PARSE_ERROR, text);
             continue;
         }
-        const char *method = json_string_member(json, "method");
+        const char *method = lsp_json_string_member(json, "method");
         if (method && strcmp(method, "$/cancelRequest") == 0 &&
             !json_object_get(json, "id")) {
             queue_cancel(s, json_object_get(json, "params"));
@@ -538,12 +539,12 @@ static bool queue_changes_project(Server *s, uint32_t project)
 {
     for (uint32_t i = 0; i < s->queue_count; i++) {
         json_t *m = s->queue[s->queue_head + i].json;
-        const char *method = json_string_member(m, "method");
+        const char *method = lsp_json_string_member(m, "method");
         if (!method || json_object_get(m, "id"))
             continue;
         if (strcmp(method, "textDocument/didChange") == 0 ||
             strcmp(method, "textDocument/didClose") == 0) {
-            Document *d = document_find(s, params_uri(s, json_object_get(m, "params")));
+            Document *d = lsp_document_find(s, lsp_params_uri(s, json_object_get(m, "params")));
             if (!d || d->project == project)
                 return true;
         } else if (strcmp(method, "textDocument/didOpen") == 0 ||
@@ -555,7 +556,7 @@ static bool queue_changes_project(Server *s, uint32_t project)
     return false;
 }
 
-bool results_are_stale(Server *s, uint32_t project)
+bool lsp_results_are_stale(Server *s, uint32_t project)
 {
     read_messages(s, false);
     return queue_changes_project(s, project);
@@ -590,7 +591,7 @@ int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
             ended = true;
             continue;
         }
-        if (s->initialized && !s->shutdown && check_next_project(s))
+        if (s->initialized && !s->shutdown && lsp_check_next_project(s))
             continue;
         if (read_messages(s, true) == READ_END)
             ended = true;
@@ -600,8 +601,8 @@ int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
     while (queue_pop(s, &m))
         json_decref(m.json);
     free(s->queue);
-    projects_free(s);
-    documents_free(s);
+    lsp_projects_free(s);
+    lsp_documents_free(s);
     free(s);
     return status;
 }

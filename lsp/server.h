@@ -149,77 +149,77 @@ typedef struct Server {
 
 /* ---- server.c ---- */
 /* Fails the current request: the handler then returns NULL. */
-json_t *request_error(Server *s, int code, const char *fmt, ...)
+json_t *lsp_request_error(Server *s, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void send_notification(Server *s, const char *method, json_t *params);   /* steals params */
-void send_request(Server *s, const char *method, json_t *params);        /* steals params */
+void lsp_send_notification(Server *s, const char *method, json_t *params);   /* steals params */
+void lsp_send_request(Server *s, const char *method, json_t *params);        /* steals params */
 /* Reads the messages that have arrived; whether one of them changes the project (then a
  * check that started before it has a stale result). */
-bool results_are_stale(Server *s, uint32_t project);
-void log_message(Server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool lsp_results_are_stale(Server *s, uint32_t project);
+void lsp_log_message(Server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A JSON string of text that may hold invalid UTF-8 (shown as U+FFFD). */
-json_t *json_text(const char *text, size_t len);
-json_t *json_text0(const char *text);
+json_t *lsp_json_text(const char *text, size_t len);
+json_t *lsp_json_text0(const char *text);
 /* Members of a JSON object, NULL when absent or of another type. */
-json_t *json_object_member(const json_t *object, const char *key);
-const char *json_string_member(const json_t *object, const char *key);
-bool json_integer_member(const json_t *object, const char *key, int64_t *out);
+json_t *lsp_json_object_member(const json_t *object, const char *key);
+const char *lsp_json_string_member(const json_t *object, const char *key);
+bool lsp_json_integer_member(const json_t *object, const char *key, int64_t *out);
 
 /* Text built piece by piece (hover contents). */
 typedef struct Buffer {
     char *data;                /* malloc'd, NUL-terminated once anything was added */
     size_t len, cap;
 } Buffer;
-void buffer_printf(Buffer *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void buffer_free(Buffer *b);
+void lsp_buffer_printf(Buffer *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lsp_buffer_free(Buffer *b);
 
 /* ---- documents.c ---- */
-Document *document_find(Server *s, const char *uri);
+Document *lsp_document_find(Server *s, const char *uri);
 /* The URI of a request's `textDocument`. */
-const char *params_uri(Server *s, const json_t *params);
-bool read_range(const json_t *json, LspPosition *start, LspPosition *end);
-json_t *handle_did_open(Server *s, json_t *params);
-json_t *handle_did_change(Server *s, json_t *params);
-json_t *handle_did_close(Server *s, json_t *params);
-json_t *handle_did_save(Server *s, json_t *params);
-void documents_free(Server *s);
+const char *lsp_params_uri(Server *s, const json_t *params);
+bool lsp_read_range(const json_t *json, LspPosition *start, LspPosition *end);
+json_t *lsp_handle_did_open(Server *s, json_t *params);
+json_t *lsp_handle_did_change(Server *s, json_t *params);
+json_t *lsp_handle_did_close(Server *s, json_t *params);
+json_t *lsp_handle_did_save(Server *s, json_t *params);
+void lsp_documents_free(Server *s);
 
 /* ---- project.c ---- */
-void projects_init(Server *s, const json_t *initialize_params);
+void lsp_projects_init(Server *s, const json_t *initialize_params);
 /* The project a document belongs to (made for a standalone document). */
-uint32_t project_for(Server *s, const char *uri, const char *path);
-void project_mark_dirty(Server *s, uint32_t project);
+uint32_t lsp_project_for(Server *s, const char *uri, const char *path);
+void lsp_project_mark_dirty(Server *s, uint32_t project);
 /* Checks the project when it has changes (publishing the results unless stale); returns
  * its analysis. */
-Analysis *project_analysis(Server *s, uint32_t project);
+Analysis *lsp_project_analysis(Server *s, uint32_t project);
 /* Checks the first project that needs it; false when none does. */
-bool check_next_project(Server *s);
+bool lsp_check_next_project(Server *s);
 /* Where a URI is in its project's current analysis: *file gets its index. Checks the
- * project first when needed. NULL (after request_error) when the URI is not part of any
+ * project first when needed. NULL (after lsp_request_error) when the URI is not part of any
  * program. */
-Analysis *analysis_for_uri(Server *s, const char *uri, uint32_t *file);
-LineIndex *analysis_lines(Analysis *a, uint32_t file);
+Analysis *lsp_analysis_for_uri(Server *s, const char *uri, uint32_t *file);
+LineIndex *lsp_analysis_lines(Analysis *a, uint32_t file);
 /* The analysis, file and byte offset of a request's textDocument and position. */
-Analysis *analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset);
+Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset);
 /* Whether a path is the read-only copy of the standard library (never checked). */
-bool is_stdlib_copy(Server *s, const char *path);
+bool lsp_is_stdlib_copy(Server *s, const char *path);
 /* Drops a standalone project whose document was closed (clearing its diagnostics). */
-void project_release(Server *s, uint32_t project);
-json_t *handle_did_change_watched_files(Server *s, json_t *params);
-json_t *handle_did_change_workspace_folders(Server *s, json_t *params);
-void projects_free(Server *s);
+void lsp_project_release(Server *s, uint32_t project);
+json_t *lsp_handle_did_change_watched_files(Server *s, json_t *params);
+json_t *lsp_handle_did_change_workspace_folders(Server *s, json_t *params);
+void lsp_projects_free(Server *s);
 
 /* ---- publish.c ---- */
 /* Publishes the diagnostics of every file of the project that changed since the last
  * publication, and clears those of files that are no longer part of it or clean. */
-void publish_diagnostics(Server *s, Project *p);
+void lsp_publish_diagnostics(Server *s, Project *p);
 /* Clears everything the project published. */
-void publish_clear_all(Server *s, Project *p);
+void lsp_publish_clear_all(Server *s, Project *p);
 /* An LSP range of a span (whose file is known). */
-json_t *range_json(Server *s, Analysis *a, uint32_t file, uint32_t start, uint32_t end);
-json_t *location_json(Server *s, Analysis *a, Span span);
-json_t *diagnostic_json(Server *s, Analysis *a, const Diagnostic *d);
-void published_free(Project *p);
+json_t *lsp_range_json(Server *s, Analysis *a, uint32_t file, uint32_t start, uint32_t end);
+json_t *lsp_location_json(Server *s, Analysis *a, Span span);
+json_t *lsp_diagnostic_json(Server *s, Analysis *a, const Diagnostic *d);
+void lsp_published_free(Project *p);
 
 /* ---- Requests about documents: actions.c, hover.c, navigate.c, complete.c ---- */
 
@@ -232,17 +232,17 @@ typedef struct Edit {
 
 /* A WorkspaceEdit of edits sorted by file: versioned documentChanges when the client
  * takes them (an edit made for an older text is then refused), else plain changes. */
-json_t *workspace_edit_json(Server *s, Analysis *a, const Edit *edits, uint32_t count);
+json_t *lsp_workspace_edit_json(Server *s, Analysis *a, const Edit *edits, uint32_t count);
 
-json_t *handle_code_action(Server *s, json_t *params);
-json_t *handle_hover(Server *s, json_t *params);
-json_t *handle_definition(Server *s, json_t *params);
-json_t *handle_references(Server *s, json_t *params);
-json_t *handle_document_highlight(Server *s, json_t *params);
-json_t *handle_prepare_rename(Server *s, json_t *params);
-json_t *handle_rename(Server *s, json_t *params);
-json_t *handle_document_symbol(Server *s, json_t *params);
-json_t *handle_workspace_symbol(Server *s, json_t *params);
-json_t *handle_completion(Server *s, json_t *params);
+json_t *lsp_handle_code_action(Server *s, json_t *params);
+json_t *lsp_handle_hover(Server *s, json_t *params);
+json_t *lsp_handle_definition(Server *s, json_t *params);
+json_t *lsp_handle_references(Server *s, json_t *params);
+json_t *lsp_handle_document_highlight(Server *s, json_t *params);
+json_t *lsp_handle_prepare_rename(Server *s, json_t *params);
+json_t *lsp_handle_rename(Server *s, json_t *params);
+json_t *lsp_handle_document_symbol(Server *s, json_t *params);
+json_t *lsp_handle_workspace_symbol(Server *s, json_t *params);
+json_t *lsp_handle_completion(Server *s, json_t *params);
 
 #endif

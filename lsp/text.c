@@ -7,7 +7,7 @@
 #include "memory.h"
 #include "utf8.h"
 
-void line_index_build(LineIndex *index, const char *text, uint32_t len)
+void lsp_line_index_build(LineIndex *index, const char *text, uint32_t len)
 {
     uint32_t cap = 64, count = 0;
     uint32_t *starts = xmalloc(cap * sizeof *starts);
@@ -31,7 +31,7 @@ void line_index_build(LineIndex *index, const char *text, uint32_t len)
     column_cache_init(&index->columns);
 }
 
-void line_index_free(LineIndex *index)
+void lsp_line_index_free(LineIndex *index)
 {
     free(index->starts);
     index->starts = NULL;
@@ -64,7 +64,7 @@ static uint32_t line_length(const LineIndex *index, uint32_t line)
     return end - start;
 }
 
-LspPosition line_index_position(LineIndex *index, uint32_t offset, PositionEncoding encoding)
+LspPosition lsp_line_index_position(LineIndex *index, uint32_t offset, PositionEncoding encoding)
 {
     if (offset > index->len)
         offset = index->len;
@@ -82,8 +82,8 @@ LspPosition line_index_position(LineIndex *index, uint32_t offset, PositionEncod
     return pos;
 }
 
-uint32_t line_index_offset(const LineIndex *index, LspPosition position,
-                           PositionEncoding encoding)
+uint32_t lsp_line_index_offset(const LineIndex *index, LspPosition position,
+                               PositionEncoding encoding)
 {
     if (position.line >= index->count)
         return index->len;

@@ -27,17 +27,17 @@ typedef struct LineIndex {
     ColumnCache columns;     /* resumes column counting within a line */
 } LineIndex;
 
-void line_index_build(LineIndex *index, const char *text, uint32_t len);
-void line_index_free(LineIndex *index);
+void lsp_line_index_build(LineIndex *index, const char *text, uint32_t len);
+void lsp_line_index_free(LineIndex *index);
 
 /* The position of a byte offset (clamped to the text). An offset inside a line end is
  * the end of that line. */
-LspPosition line_index_position(LineIndex *index, uint32_t offset, PositionEncoding encoding);
+LspPosition lsp_line_index_position(LineIndex *index, uint32_t offset, PositionEncoding encoding);
 
 /* The byte offset of a position. A line past the end is the end of the text; a
  * character past the end of its line is the end of the line (as the protocol asks); a
  * character inside a UTF-16 surrogate pair or a UTF-8 sequence is the start of it. */
-uint32_t line_index_offset(const LineIndex *index, LspPosition position,
-                           PositionEncoding encoding);
+uint32_t lsp_line_index_offset(const LineIndex *index, LspPosition position,
+                               PositionEncoding encoding);
 
 #endif

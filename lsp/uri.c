@@ -19,7 +19,7 @@ static int hex_value(char c)
     return -1;
 }
 
-char *uri_to_path(const char *uri)
+char *lsp_uri_to_path(const char *uri)
 {
     if (strncasecmp(uri, "file://", 7) != 0)
         return NULL;
@@ -56,7 +56,7 @@ static bool is_unreserved(unsigned char c)
            c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
 }
 
-char *uri_from_path(const char *path)
+char *lsp_uri_from_path(const char *path)
 {
     static const char HEX[] = "0123456789ABCDEF";
     size_t len = strlen(path);

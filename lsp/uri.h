@@ -4,10 +4,10 @@
 
 /* The path of a `file:` URI (host empty or `localhost`), percent-decoded, malloc'd; NULL
  * for any other URI, or one whose path is not absolute or decodes to a NUL byte. */
-char *uri_to_path(const char *uri);
+char *lsp_uri_to_path(const char *uri);
 
 /* The `file:` URI of an absolute path, malloc'd: every byte other than an unreserved
  * character or `/` is percent-encoded. */
-char *uri_from_path(const char *path);
+char *lsp_uri_from_path(const char *path);
 
 #endif

@@ -7,27 +7,35 @@
 #include "memory.h"
 #include "utf8.h"
 
+static void add_line_start(LineIndex *index, uint32_t *cap, uint32_t start)
+{
+    if (index->count == *cap) {
+        *cap *= 2;
+        index->starts = xrealloc(index->starts, *cap * sizeof *index->starts);
+    }
+    index->starts[index->count++] = start;
+}
+
 void lsp_line_index_build(LineIndex *index, const char *text, uint32_t len)
 {
-    uint32_t cap = 64, count = 0;
-    uint32_t *starts = xmalloc(cap * sizeof *starts);
-    starts[count++] = 0;
-    for (uint32_t i = 0; i < len; i++) {
-        char ch = text[i];
-        if (ch != '\n' && ch != '\r')
-            continue;
-        if (ch == '\r' && i + 1 < len && text[i + 1] == '\n')
-            i++;
-        if (count == cap) {
-            cap *= 2;
-            starts = xrealloc(starts, cap * sizeof *starts);
-        }
-        starts[count++] = i + 1;
-    }
+    uint32_t cap = 64;
     index->text = text;
     index->len = len;
-    index->starts = starts;
-    index->count = count;
+    index->starts = xmalloc(cap * sizeof *index->starts);
+    index->count = 0;
+    add_line_start(index, &cap, 0);
+    if (!memchr(text, '\r', len)) {          /* the usual case: memchr finds each "\n" */
+        for (const char *p = text; (p = memchr(p, '\n', len - (uint32_t)(p - text)));)
+            add_line_start(index, &cap, (uint32_t)(++p - text));
+    } else {
+        for (uint32_t i = 0; i < len; i++) {
+            if (text[i] != '\n' && text[i] != '\r')
+                continue;
+            if (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n')
+                i++;
+            add_line_start(index, &cap, i + 1);
+        }
+    }
     column_cache_init(&index->columns);
 }
 

@@ -15,6 +15,10 @@ regressions/loader/*.orbc   `orbitc dis` must exit 0, 1 or 2 (a clear error): ne
 corpus/fuzz_check/*         as regressions/check
 corpus/fuzz_build/*         as regressions/build
 corpus/fuzz_loader/*        as regressions/loader
+regressions/lsp/*.session   a language server session on the standard input of
+corpus/fuzz_lsp/*           `orbitc lsp --memory-only`: it must exit 0 or 1 (a broken
+                            stream ends it), never by a signal, a hang or a sanitizer
+                            report
 (corpus/fuzz_scenario is replayed by `tools/fuzz/run.sh smoke` through its fuzz target.)
 """
 import argparse
@@ -94,6 +98,27 @@ def replay_bytecode(orbitc, files, timeout):
     return failures
 
 
+SANITIZER_REPORT = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:")
+
+
+def replay_sessions(orbitc, files, timeout):
+    if not files or not command_exists(orbitc, "lsp"):
+        return []
+    failures = []
+    for path in files:
+        with open(path, "rb") as session:
+            try:
+                p = subprocess.run([orbitc, "lsp", "--memory-only"], stdin=session,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   timeout=timeout)
+                status, err = p.returncode, p.stderr.decode("utf-8", "replace")[-2000:]
+            except subprocess.TimeoutExpired:
+                status, err = None, "timed out after %ss" % timeout
+        if status not in (0, 1) or SANITIZER_REPORT.search(err):
+            failures.append((path, "lsp: " + describe(status), err))
+    return failures
+
+
 def listing(folder, ext=""):
     d = os.path.join(HERE, folder)
     if not os.path.isdir(d):
@@ -111,14 +136,16 @@ def main():
     check = listing("regressions/check", ".orbit") + listing("corpus/fuzz_check")
     build = listing("regressions/build", ".orbit") + listing("corpus/fuzz_build")
     loader = listing("regressions/loader", ".orbc") + listing("corpus/fuzz_loader")
+    sessions = listing("regressions/lsp", ".session") + listing("corpus/fuzz_lsp")
     failures = replay_sources(args.orbitc, check, args.timeout, False)
     failures += replay_sources(args.orbitc, build, args.timeout, True)
     failures += replay_bytecode(args.orbitc, loader, args.timeout)
+    failures += replay_sessions(args.orbitc, sessions, args.timeout)
     for path, what, err in failures:
         print("FAIL %s: %s" % (os.path.relpath(path, HERE), what))
         if err.strip():
             print("  " + err.strip().replace("\n", "\n  "))
-    total = len(check) + len(build) + len(loader)
+    total = len(check) + len(build) + len(loader) + len(sessions)
     if total == 0:
         print("nothing to replay: no regression inputs and no committed corpus")
         return 77

@@ -17,7 +17,8 @@
 # Working corpora live in tools/fuzz/out/corpus/TARGET (kept between runs, git-ignored),
 # seeded from the committed corpus tools/fuzz/corpus/TARGET, golden/**/*.orbit, examples/
 # and small generated programs; the loader's from the .orbc files that `orbitc build`
-# makes of the golden programs; the scenario target's from golden/run/*.scenario.json.
+# makes of the golden programs; the scenario target's from golden/run/*.scenario.json;
+# the language server's from sessions over the golden programs (lsp_seeds.py).
 # Crashes, timeouts and out-of-memory inputs go to tools/fuzz/out/artifacts/TARGET/.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -31,6 +32,7 @@ minimize() {  # minimize TARGET FILE [NAME]   (TARGET: check, build, loader or f
     [ -n "$name" ] || name="$(basename "$file" | sed -E 's/^(crash|timeout|oom|leak|slow-unit)-//' | cut -c1-16)"
     local ext=orbit
     [ "$target" = loader ] && ext=orbc
+    [ "$target" = lsp ] && ext=session
     local dest="$here/regressions/$target"
     mkdir -p "$dest"
     local min="$out/minimized-$(basename "$file")"
@@ -57,6 +59,10 @@ seed_corpus() {  # seed_corpus TARGET DIR
     fi
     if [ "$target" = fuzz_scenario ]; then
         cp "$root"/golden/run/*.scenario.json "$dir/" 2>/dev/null || true
+        return
+    fi
+    if [ "$target" = fuzz_lsp ]; then
+        python3 "$here/lsp_seeds.py" --out "$dir"
         return
     fi
     find "$root/golden" "$root/examples" -name '*.orbit' | while read -r f; do
@@ -109,7 +115,7 @@ fuzz() {  # fuzz TARGET SECONDS
     echo "   log: $log"
 }
 
-all_targets=(fuzz_check fuzz_build fuzz_loader fuzz_scenario)
+all_targets=(fuzz_check fuzz_build fuzz_loader fuzz_scenario fuzz_lsp)
 
 # CI: replay the committed corpus and fuzz briefly, on throw-away copies; any new
 # artifact (crash, timeout, leak, OOM) fails the run.

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Seed sessions for the fuzz_lsp target: each file is one language server session, a
+sequence of framed JSON-RPC messages (tools/fuzz/run.sh seeds the working corpus with
+them; the committed corpus tools/fuzz/corpus/fuzz_lsp grew from them).
+
+    lsp_seeds.py --out DIR [--count N]
+
+A session initializes (UTF-8 or UTF-16, with or without a workspace folder), opens one
+or two programs (examples/ and golden/), asks every request the server answers at
+positions spread over the text, edits them by ranges and whole (except one session in
+four: a check whose program has a change queued after it is not published, and the
+whole session is read at once), cancels, sends a few malformed messages, and shuts down.
+"""
+import argparse
+import glob
+import json
+import os
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+FOLDER = "file:///fuzz"
+
+
+def frame(message):
+    body = json.dumps(message, ensure_ascii=False).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class Session:
+    def __init__(self):
+        self.out = []
+        self.id = 0
+
+    def request(self, method, params):
+        self.id += 1
+        self.out.append(frame({"jsonrpc": "2.0", "id": self.id, "method": method,
+                               "params": params}))
+        return self.id
+
+    def notify(self, method, params):
+        self.out.append(frame({"jsonrpc": "2.0", "method": method, "params": params}))
+
+    def raw(self, data):
+        self.out.append(data)
+
+    def bytes(self):
+        return b"".join(self.out)
+
+
+def positions(text, count):
+    lines = text.split("\n")
+    step = max(1, len(lines) // count)
+    for i in range(0, len(lines), step):
+        line = lines[i]
+        for ch in (line.find(w) for w in ("step", "retry", "worker", "input", ".", "attempts")):
+            if ch >= 0:
+                yield {"line": i, "character": ch + 1}
+        yield {"line": i, "character": len(line) // 2}
+
+
+def session(texts, utf8, folder, variant):
+    s = Session()
+    caps = {"workspace": {"workspaceEdit": {"documentChanges": variant % 2 == 0}},
+            "textDocument": {"hover": {"contentFormat": ["markdown"]}}}
+    if utf8:
+        caps["general"] = {"positionEncodings": ["utf-8", "utf-16"]}
+    params = {"processId": None, "capabilities": caps, "rootUri": FOLDER if folder else None}
+    if folder:
+        params["workspaceFolders"] = [{"uri": FOLDER, "name": "fuzz"}]
+    if variant % 3 == 0:
+        params["initializationOptions"] = {"warn": ["W0007"], "allow": ["W0002"]}
+    s.request("initialize", params)
+    s.notify("initialized", {})
+    uris = []
+    for k, text in enumerate(texts):
+        uri = "%s/f%d.orbit" % (FOLDER if folder else "file:///elsewhere", k)
+        uris.append(uri)
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "orbit",
+                                                           "version": 1, "text": text}})
+    uri, text = uris[0], texts[0]
+    doc = {"uri": uri}
+    for p in list(positions(text, 6))[:12]:
+        at = {"textDocument": doc, "position": p}
+        s.request("textDocument/hover", at)
+        s.request("textDocument/completion", at)
+        s.request("textDocument/definition", at)
+        s.request("textDocument/references", dict(at, context={"includeDeclaration": True}))
+        s.request("textDocument/documentHighlight", at)
+        s.request("textDocument/prepareRename", at)
+        s.request("textDocument/rename", dict(at, newName="renamed"))
+        s.request("textDocument/codeAction", {"textDocument": doc,
+                                              "range": {"start": p, "end": p},
+                                              "context": {"diagnostics": []}})
+    s.request("textDocument/documentSymbol", {"textDocument": doc})
+    s.request("workspace/symbol", {"query": "a"})
+    if variant % 4 == 1:     # no change queued: the diagnostics are published
+        s.request("shutdown", None)
+        s.notify("exit", None)
+        return s.bytes()
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                        "contentChanges": [
+        {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}},
+         "text": "wor"},
+        {"range": {"start": {"line": 1, "character": 2}, "end": {"line": 2, "character": 0}},
+         "text": "  step x { sleep 1s }\n"}]})
+    if variant % 2:
+        s.request("textDocument/hover", {"textDocument": doc,
+                                         "position": {"line": 1, "character": 8}})
+        s.notify("$/cancelRequest", {"id": s.id})
+        s.raw(b"Content-Length: 5\r\n\r\n{oops")
+        s.request("textDocument/noSuchMethod", {})
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3},
+                                        "contentChanges": [{"text": text}]})
+    s.request("textDocument/completion", {"textDocument": doc,
+                                          "position": {"line": 2, "character": 4}})
+    s.notify("textDocument/didClose", {"textDocument": doc})
+    s.request("shutdown", None)
+    s.notify("exit", None)
+    return s.bytes()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--count", type=int, default=48)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    files = sorted(glob.glob(os.path.join(ROOT, "examples", "*.orbit")) +
+                   glob.glob(os.path.join(ROOT, "golden", "*", "*.orbit")))
+    texts = []
+    for f in files:
+        with open(f, "rb") as fh:
+            data = fh.read()
+        if len(data) <= 8192:
+            texts.append(data.decode("utf-8", "replace"))
+    step = max(1, len(texts) // args.count)
+    for n, i in enumerate(range(0, len(texts), step)):
+        pair = [texts[i]] + ([texts[(i + 1) % len(texts)]] if n % 3 == 1 else [])
+        data = session(pair, utf8=n % 2 == 1, folder=n % 4 != 3, variant=n)
+        with open(os.path.join(args.out, "session-%03d" % n), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

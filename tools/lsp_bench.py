@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Benchmark of `orbitc lsp` (docs/performance.md, "Language server"); not a test.
+
+    tools/lsp_bench.py [--orbitc build/compiler/orbitc] [--edits 200] [--rss-edits 10000]
+                       [--big-size 1M] [--big-rss-edits 1000]
+
+For each program (examples/ as a workspace folder, and a generated program of
+--big-size in one file), it opens the program, then makes --edits edits one at a time
+(a character typed, then removed: every other version has the original text), each a
+textDocument/didChange, and measures the time until the publishDiagnostics of that
+version arrives: p50, p95 and the maximum. Then it makes --rss-edits more edits
+(--big-rss-edits for the big program) and reports the server's resident memory
+(VmRSS and VmHWM from /proc) after every tenth of them, to show whether memory grows
+with the number of edits.
+
+Run it on an optimised build on a quiet machine.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from lsp_client import Client, file_uri  # noqa: E402
+
+
+def rss_kb(pid):
+    fields = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                fields[key] = int(value.split()[0])
+    return fields.get("VmRSS", 0), fields.get("VmHWM", 0)
+
+
+def percentile(values, p):
+    values = sorted(values)
+    k = min(len(values) - 1, max(0, int(round(p / 100.0 * (len(values) - 1)))))
+    return values[k]
+
+
+class Session:
+    def __init__(self, orbitc, folder, path):
+        self.tmp = tempfile.mkdtemp(prefix="orbitc-lsp-bench-")
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.tmp, "cache"))
+        self.client = Client([orbitc, "lsp"], env=env)
+        self.client.initialize(file_uri(folder))
+        self.uri = file_uri(path)
+        with open(path, encoding="utf-8") as f:
+            self.text = f.read()
+        self.version = 1
+        start = time.monotonic()
+        self.client.open(self.uri, self.text, self.version)
+        self.client.wait_diagnostics(self.uri, self.version, timeout=600)
+        self.open_time = time.monotonic() - start
+        # where the edits go: the start of the second line
+        self.line = 1 if "\n" in self.text else 0
+
+    def edit(self):
+        """One edit, and the time until its diagnostics arrive."""
+        self.version += 1
+        if self.version % 2 == 0:
+            change = {"range": {"start": {"line": self.line, "character": 0},
+                                "end": {"line": self.line, "character": 0}}, "text": " "}
+        else:
+            change = {"range": {"start": {"line": self.line, "character": 0},
+                                "end": {"line": self.line, "character": 1}}, "text": ""}
+        start = time.monotonic()
+        self.client.change(self.uri, self.version, [change])
+        self.client.wait_diagnostics(self.uri, self.version, timeout=600)
+        self.client.pending.clear()
+        return time.monotonic() - start
+
+    def close(self):
+        status = self.client.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        return status
+
+
+def run(name, orbitc, folder, path, edits, rss_edits):
+    size = os.path.getsize(path)
+    s = Session(orbitc, folder, path)
+    latencies = [s.edit() for _ in range(edits)]
+    ms = [t * 1000 for t in latencies]
+    print("%s (%s, %d bytes)" % (name, os.path.relpath(path, ROOT) if path.startswith(ROOT)
+                                 else os.path.basename(path), size))
+    print("  open until the first diagnostics: %.1f ms" % (s.open_time * 1000))
+    print("  didChange -> publishDiagnostics over %d edits: p50 %.1f ms, p95 %.1f ms, "
+          "max %.1f ms" % (edits, percentile(ms, 50), percentile(ms, 95), max(ms)))
+    pid = s.client.proc.pid
+    rss, hwm = rss_kb(pid)
+    print("  resident memory after %d edits: %.1f MB (peak %.1f MB)"
+          % (edits, rss / 1024, hwm / 1024))
+    step = max(1, rss_edits // 10)
+    done = edits
+    for k in range(1, rss_edits + 1):
+        s.edit()
+        if k % step == 0:
+            rss, hwm = rss_kb(pid)
+            print("  after %6d edits: resident %.1f MB, peak %.1f MB"
+                  % (done + k, rss / 1024, hwm / 1024))
+    status = s.close()
+    print("  exit status %d" % status)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--orbitc", default=os.path.join(ROOT, "build", "compiler", "orbitc"))
+    ap.add_argument("--edits", type=int, default=200)
+    ap.add_argument("--rss-edits", type=int, default=10000)
+    ap.add_argument("--big-size", default="1M")
+    ap.add_argument("--big-rss-edits", type=int, default=1000)
+    args = ap.parse_args()
+    orbitc = os.path.abspath(args.orbitc)
+    work = tempfile.mkdtemp(prefix="orbitc-lsp-bench-")
+    try:
+        examples = os.path.join(work, "examples")
+        shutil.copytree(os.path.join(ROOT, "examples"), examples)
+        run("examples/", orbitc, examples, os.path.join(examples, "checkout.orbit"),
+            args.edits, args.rss_edits)
+        big_dir = os.path.join(work, "big")
+        os.makedirs(big_dir)
+        big = os.path.join(big_dir, "big.orbit")
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_corpus.py"), "--size",
+                        args.big_size, "--seed", "1", "-o", big], check=True)
+        run("generated program", orbitc, big_dir, big, args.edits, args.big_rss_edits)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -43,7 +43,8 @@ class Client:
         self.next_id = 0
         self.frames_ok = True      # every frame the server wrote was well formed
         threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
+        self.stderr_thread.start()
 
     # --- reading ---
 
@@ -194,11 +195,13 @@ class Client:
         except BrokenPipeError:
             pass
         try:
-            return self.proc.wait(timeout)
+            status = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
             raise ProtocolError("the server did not exit")
+        self.stderr_thread.join(timeout)    # every line it wrote is in stderr_lines
+        return status
 
     def kill(self):
         if self.proc.poll() is None:

@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "driver.h"
+#include "format_command.h"
 #include "inputs.h"
 #include "lower.h"
 #include "lsp.h"
@@ -29,10 +30,10 @@ typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 /* The options, each with the commands it applies to: any other command refuses it. */
 typedef enum OptionId {
     OPT_FORMAT, OPT_COLOR, OPT_DENY_WARNINGS, OPT_WARN, OPT_ALLOW, OPT_MAX_DIAGNOSTICS,
-    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_HELP, OPT_VERSION, OPT_COUNT
+    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_HELP, OPT_VERSION, OPT_COUNT
 } OptionId;
 
-enum { FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_ALL = 15 };
+enum { FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_FMT = 16, FOR_ALL = 31 };
 
 typedef struct OptionSpec {
     const char *name;       /* the long form */
@@ -43,13 +44,15 @@ typedef struct OptionSpec {
 
 static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab or sarif", FOR_CHECK | FOR_BUILD },
-    [OPT_COLOR] = { "--color", "--colour", "auto, always or never", FOR_CHECK | FOR_BUILD },
+    [OPT_COLOR] = { "--color", "--colour", "auto, always or never", FOR_CHECK | FOR_BUILD | FOR_FMT },
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD },
     [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD },
     [OPT_ALLOW] = { "--allow", NULL, "a warning code", FOR_CHECK | FOR_BUILD },
     [OPT_MAX_DIAGNOSTICS] = { "--max-diagnostics", NULL, "a number", FOR_CHECK | FOR_BUILD },
     [OPT_OUTPUT] = { "--output", "-o", "a file name", FOR_BUILD },
     [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path", FOR_CHECK | FOR_BUILD },
+    [OPT_CHECK] = { "--check", NULL, NULL, FOR_FMT },
+    [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
 };
@@ -68,6 +71,7 @@ typedef struct Options {
     uint32_t max_diagnostics;
     const char *output;             /* build -o */
     const char *stdin_filename;     /* --stdin-filename */
+    FormatOptions fmt;              /* fmt --check, --diff */
     const char **paths;
     int path_count;
     LintSetting *lints;             /* --warn and --allow in command-line order */
@@ -83,6 +87,7 @@ static const char usage_text[] =
     "  orbitc dis FILE                          print the disassembly of a bytecode file\n"
     "  orbitc explain [CODE]                    explain a diagnostic code (all codes: no CODE)\n"
     "  orbitc lsp                               a language server for editors (stdio)\n"
+    "  orbitc fmt [--check|--diff] [PATH...]    format source files in place (none: `.`)\n"
     "\n"
     "A PATH is an .orbit file, a directory (every *.orbit file below it, in sorted order)\n"
     "or `-` (standard input). All files together, with the standard library, form one\n"
@@ -105,6 +110,11 @@ static const char usage_text[] =
     "Options of build:\n"
     "  -o, --output FILE       the bytecode file to write (through a symbolic link to its\n"
     "                          target; a device or FIFO is written to)\n"
+    "\n"
+    "Options of fmt (docs/style.md):\n"
+    "  --check                 list the files that are not formatted; change nothing\n"
+    "  --diff                  print the changes formatting would make; change nothing\n"
+    "                          (`fmt -` formats standard input to standard output)\n"
     "\n"
     "Options:\n"
     "  -h, --help              print this help\n"
@@ -388,6 +398,13 @@ static int command_explain(const Options *opt)
     return EXIT_OK;
 }
 
+static int command_fmt(const Options *opt)
+{
+    FormatOptions options = opt->fmt;
+    options.color = want_color(opt->color);
+    return format_command(opt->paths, opt->path_count, &options);
+}
+
 static int command_help(const Options *opt)
 {
     fputs(usage_text, stdout);
@@ -413,6 +430,7 @@ static const CommandSpec command_specs[] = {
     { "build", FOR_BUILD, command_build },
     { "dis", FOR_DIS, command_dis },
     { "explain", FOR_EXPLAIN, command_explain },
+    { "fmt", FOR_FMT, command_fmt },
     { "help", FOR_ALL, command_help },
     { "version", FOR_ALL, command_version },
 };
@@ -494,6 +512,12 @@ static int set_option(Options *opt, OptionId id, const char *value)
         break;
     case OPT_STDIN_FILENAME:
         opt->stdin_filename = value;
+        break;
+    case OPT_CHECK:
+        opt->fmt.check = true;
+        break;
+    case OPT_DIFF:
+        opt->fmt.diff = true;
         break;
     case OPT_HELP:
         opt->command = "help";

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Golden ("UI") tests: source in, exact output out.
 
-A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see tools/run_golden.py) (or a directory golden/AREA/NAME.case/ holding several
+A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see tools/run_golden.py; golden/fmt/ the formatter's, see tests/test_fmt.py) (or a directory golden/AREA/NAME.case/ holding several
 .orbit files, checked together). Beside it:
 
   NAME.human   exact stderr of `orbitc check --color=never NAME.orbit`
@@ -70,6 +70,8 @@ def find_cases(selectors):
     for dirpath, dirnames, filenames in os.walk(GOLDEN):
         if dirpath == GOLDEN and 'run' in dirnames:
             dirnames.remove('run')  # runtime cases: tools/run_golden.py
+        if dirpath == GOLDEN and 'fmt' in dirnames:
+            dirnames.remove('fmt')  # formatter cases: tests/test_fmt.py
         dirnames.sort()
         for d in list(dirnames):
             if d.endswith('.case'):

@@ -1,0 +1,1017 @@
+/* The formatter (format.h; the layout is docs/style.md). It walks the syntax tree and
+ * writes each token's source text; only the space between tokens is its own. Comments
+ * come from the tree's comment list and are written, as gofmt does, before the first
+ * token that follows them in the source, on their own line or after the previous token
+ * as they were.
+ *
+ * Whitespace is owed lazily: a printer asks for a space or a line break, and it is
+ * written just before the next token or comment, so that a comment that trailed a token
+ * in the source can still go on that token's line.
+ *
+ * Whether a block or list fits on one line is found by printing it flat in "measuring"
+ * mode: the same code, writing nothing, that gives up as soon as a line break would be
+ * needed (a comment, a block that must be broken) or the column passes FORMAT_WIDTH.
+ * Each measure stops after at most FORMAT_WIDTH columns of tokens, so formatting stays
+ * linear in the size of the source. */
+#include "format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <utf8proc.h>
+
+#include "driver.h"
+#include "memory.h"
+#include "parse.h"
+#include "utf8.h"
+
+/* What kind of line break is owed, which decides whether a blank line of the source
+ * between the two tokens is kept (at most one). */
+typedef enum Gap {
+    GAP_TIGHT,     /* inside a member, or before a closing bracket: never a blank line */
+    GAP_OPEN,      /* after an opening bracket: no blank line, but one after a comment */
+    GAP_MEMBERS,   /* between members, declarations and comments: kept if written */
+} Gap;
+
+/* A line comment written after the end of a member (or declaration, or list element) on
+ * its line: where the space before it is. */
+typedef struct Trailing {
+    size_t line_start;
+    size_t at;
+    uint32_t indent;
+} Trailing;
+
+typedef struct Printer {
+    const char *src;            /* the file's text */
+    uint32_t src_len;
+    uint32_t origin;            /* the position of src[0] */
+    const Comment *comments;
+    uint32_t comment_count;
+    uint32_t next_comment;      /* the first comment not written yet */
+    const char *eol;            /* "\n", or "\r\n" for a file whose first line ends so */
+    uint32_t eol_len;
+    uint32_t next_comment_start; /* where comment next_comment starts (UINT32_MAX: none) */
+
+    char *out;
+    size_t len, cap;
+    bool started;               /* something (a token or comment) has been written */
+
+    uint32_t indent;            /* indentation of a line started now */
+    uint32_t line_indent;       /* indentation of the current line */
+    size_t line_start;          /* where the current line starts in the output */
+    uint32_t column;            /* cells of the current line up to out[counted] (measuring:
+                                   all of it; otherwise counted when needed) */
+    size_t counted;
+    uint32_t prev_end;          /* source offset after the last token or comment written */
+
+    bool owe_line;              /* a line break is owed before the next token or comment */
+    uint32_t owed_indent;       /* its indentation */
+    Gap owed_gap;
+    bool owe_space;
+
+    bool measuring;             /* write nothing; only find whether it fits */
+    bool in_flat;               /* writing what was measured to fit on one line: what is
+                                   inside it fits too, without measuring again */
+    bool over;                  /* measuring: it does not fit on one line */
+    bool failed;                /* the tree holds a part that failed to parse */
+
+    Trailing *trailing;         /* the line comments that follow code on their line */
+    uint32_t trailing_count, trailing_cap;
+
+    FormatDecls *decls;         /* where each declaration went, or NULL */
+    bool mark_decl;             /* the next token starts a declaration */
+} Printer;
+
+static void print_expr(Printer *p, const Expr *e);
+static void print_block(Printer *p, const Block *b, bool declaration);
+
+/* ---- the source around tokens ---- */
+
+static uint32_t offset_of(const Printer *p, uint32_t pos)
+{
+    return pos - p->origin;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+/* The first comment that starts at or after `offset` (comment_count when none). */
+static uint32_t comment_from(const Printer *p, uint32_t offset)
+{
+    uint32_t lo = 0, hi = p->comment_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (offset_of(p, p->comments[mid].span.start) < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static uint32_t comment_start(const Printer *p, uint32_t i)
+{
+    return offset_of(p, p->comments[i].span.start);
+}
+
+static uint32_t comment_end(const Printer *p, uint32_t i)
+{
+    return offset_of(p, p->comments[i].span.end);
+}
+
+/* Whether a comment starts in [from, to). */
+static bool comment_inside(const Printer *p, uint32_t from, uint32_t to)
+{
+    uint32_t i = comment_from(p, from);
+    return i < p->comment_count && comment_start(p, i) < to;
+}
+
+/* Where the next token starts, at or after `offset`, past spaces and comments. */
+static uint32_t next_token(const Printer *p, uint32_t offset)
+{
+    for (;;) {
+        while (offset < p->src_len && is_space(p->src[offset]))
+            offset++;
+        if (p->src[offset] != '/' && p->src[offset] != '#')
+            return offset;
+        uint32_t i = comment_from(p, offset);
+        if (i == p->comment_count || comment_start(p, i) != offset)
+            return offset;
+        offset = comment_end(p, i);
+    }
+}
+
+/* Where the token before `offset` ends, past spaces and comments. */
+static uint32_t previous_token_end(const Printer *p, uint32_t offset)
+{
+    for (;;) {
+        while (offset > 0 && is_space(p->src[offset - 1]))
+            offset--;
+        uint32_t i = comment_from(p, offset);   /* comments end in start order */
+        if (i == 0 || comment_end(p, i - 1) != offset)
+            return offset;
+        offset = comment_start(p, i - 1);
+    }
+}
+
+static bool newline_between(const Printer *p, uint32_t from, uint32_t to)
+{
+    return to > from && memchr(p->src + from, '\n', to - from) != NULL;
+}
+
+/* Whether [from, to) holds a blank line: two line ends with only spaces between. */
+static bool blank_line_between(const Printer *p, uint32_t from, uint32_t to)
+{
+    bool line_end = false;
+    for (uint32_t i = from; i < to; i++) {
+        char c = p->src[i];
+        if (c == '\n') {
+            if (line_end)
+                return true;
+            line_end = true;
+        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') {
+            line_end = false;
+        }
+    }
+    return false;
+}
+
+/* ---- writing ---- */
+
+static void grow(Printer *p, size_t more)
+{
+    if (p->len + more <= p->cap)
+        return;
+    size_t cap = p->cap ? p->cap : 4096;
+    while (cap < p->len + more)
+        cap *= 2;
+    p->out = xrealloc(p->out, cap);
+    p->cap = cap;
+}
+
+static void append(Printer *p, const char *text, size_t n)
+{
+    grow(p, n);
+    memcpy(p->out + p->len, text, n);
+    p->len += n;
+}
+
+/* Terminal cells of text without line ends (utf8proc's width; invalid bytes count 1). */
+static uint32_t cells(const char *text, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t ascii = 0;
+    while (ascii < n && s[ascii] < 0x80)
+        ascii++;
+    if (ascii == n)
+        return (uint32_t)n;
+    uint32_t width = (uint32_t)ascii;
+    for (size_t i = ascii; i < n;) {
+        if (s[i] < 0x80) {
+            width++;
+            i++;
+            continue;
+        }
+        int32_t cp;
+        i += utf8_decode(s + i, n - i, &cp);
+        int w = cp < 0 ? 1 : utf8proc_charwidth(cp);
+        width += w > 0 ? (uint32_t)w : 0;
+    }
+    return width;
+}
+
+/* Text on the current line. */
+static void put(Printer *p, const char *text, size_t n)
+{
+    if (p->measuring) {
+        p->column += cells(text, n);
+        if (p->column > FORMAT_WIDTH)
+            p->over = true;
+        return;
+    }
+    append(p, text, n);
+    p->started = true;
+}
+
+/* The cells of the current line; counted only when asked, each byte once. */
+static uint32_t current_column(Printer *p)
+{
+    if (!p->measuring && p->counted < p->len) {
+        p->column += cells(p->out + p->counted, p->len - p->counted);
+        p->counted = p->len;
+    }
+    return p->column;
+}
+
+/* A line starts at the end of the output, `indent` cells in. */
+static void line_started(Printer *p, uint32_t indent)
+{
+    p->line_start = p->len - indent;
+    p->column = indent;
+    p->counted = p->len;
+}
+
+static void put_spaces(Printer *p, uint32_t n)
+{
+    static const char spaces[] = "                                ";
+    while (n > 0) {
+        uint32_t chunk = n < sizeof spaces - 1 ? n : (uint32_t)sizeof spaces - 1;
+        put(p, spaces, chunk);
+        n -= chunk;
+    }
+}
+
+/* Ends the current line (and leaves a blank line after it when `blank`), then indents
+ * the next one. Never at the start of the output. */
+static void start_line(Printer *p, uint32_t indent, bool blank)
+{
+    if (p->measuring) {
+        p->over = true;
+        return;
+    }
+    if (p->started) {
+        append(p, p->eol, p->eol_len);
+        if (blank)
+            append(p, p->eol, p->eol_len);
+    }
+    p->line_indent = indent;
+    put_spaces(p, indent);
+    line_started(p, indent);
+}
+
+/* Owes a line break before the next token, indented by `indent`. */
+static void owe_line(Printer *p, uint32_t indent, Gap gap)
+{
+    if (p->measuring) {
+        p->over = true;
+        return;
+    }
+    p->owe_line = true;
+    p->owed_indent = indent;
+    p->owed_gap = gap;
+}
+
+/* Owes a line break, indented as lines started now are. */
+static void want_line(Printer *p, Gap gap)
+{
+    owe_line(p, p->indent, gap);
+}
+
+static void want_space(Printer *p)
+{
+    p->owe_space = true;
+}
+
+/* Pays the whitespace owed before something that starts at source offset `next`. */
+static void pay_whitespace(Printer *p, uint32_t next)
+{
+    if (p->owe_line) {
+        bool blank = p->owed_gap == GAP_MEMBERS && blank_line_between(p, p->prev_end, next);
+        start_line(p, p->owed_indent, blank);
+    } else if (p->owe_space) {
+        put(p, " ", 1);
+    }
+    p->owe_line = false;
+    p->owe_space = false;
+}
+
+/* ---- comments ---- */
+
+/* The source column of `offset` when only spaces precede it on its line (tabs make it
+ * unknown: -1), else -1. */
+static int32_t indentation_column(const Printer *p, uint32_t offset)
+{
+    uint32_t i = offset;
+    while (i > 0 && p->src[i - 1] == ' ')
+        i--;
+    if (i > 0 && p->src[i - 1] != '\n')
+        return -1;
+    return (int32_t)(offset - i);
+}
+
+static uint32_t leading_spaces(const char *line, size_t n)
+{
+    uint32_t i = 0;
+    while (i < n && line[i] == ' ')
+        i++;
+    return i;
+}
+
+static size_t trim_end(const char *text, size_t n)
+{
+    while (n > 0 && is_space(text[n - 1]))
+        n--;
+    return n;
+}
+
+/* Writes a block comment: each line without its trailing spaces, line ends in the
+ * file's style, and the lines after the first moved by as many columns as the comment
+ * moved when it starts its line (when every one of them has room to move left). */
+static void put_block_comment(Printer *p, const char *text, size_t n, int32_t moved)
+{
+    if (moved < 0) {
+        for (size_t i = 0; i < n;) {
+            const char *line = text + i;
+            const char *nl = memchr(line, '\n', n - i);
+            size_t len = nl ? (size_t)(nl - line) : n - i;
+            if (i > 0 && trim_end(line, len) > 0 && leading_spaces(line, len) < (uint32_t)-moved)
+                moved = 0;
+            i += len + 1;
+        }
+    }
+    for (size_t i = 0; i < n;) {
+        const char *line = text + i;
+        const char *nl = memchr(line, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - line) : n - i;
+        size_t kept = trim_end(line, len);
+        if (i > 0) {
+            append(p, p->eol, p->eol_len);
+            line_started(p, 0);
+            if (kept > 0 && moved > 0)
+                put_spaces(p, (uint32_t)moved);
+            else if (kept > 0 && moved < 0) {
+                line += -moved;
+                kept -= (size_t)-moved;
+            }
+        }
+        put(p, line, kept);
+        i += len + 1;
+    }
+}
+
+static void remember_trailing(Printer *p)
+{
+    if (p->trailing_count == p->trailing_cap) {
+        p->trailing_cap = p->trailing_cap ? p->trailing_cap * 2 : 64;
+        p->trailing = xrealloc(p->trailing, p->trailing_cap * sizeof *p->trailing);
+    }
+    p->trailing[p->trailing_count++] = (Trailing){ p->line_start, p->len, p->line_indent };
+}
+
+/* Writes comment i, on its own line or after the previous token as in the source. */
+static void write_comment(Printer *p, uint32_t i)
+{
+    const Comment *c = &p->comments[i];
+    uint32_t start = comment_start(p, i), end = comment_end(p, i);
+    bool own_line = !p->started || newline_between(p, p->prev_end, start);
+    Gap after = GAP_TIGHT;
+    if (own_line) {
+        if (!p->owe_line)
+            want_line(p, GAP_TIGHT);
+        after = p->owed_gap == GAP_TIGHT ? GAP_TIGHT : GAP_MEMBERS;
+        pay_whitespace(p, start);
+    } else {
+        if (!c->block && p->owe_line && p->owed_gap == GAP_MEMBERS)
+            remember_trailing(p);   /* it ends a member: aligned with its neighbours' */
+        put(p, " ", 1);
+    }
+    if (c->block) {
+        int32_t from = own_line ? indentation_column(p, start) : -1;
+        int32_t moved = from < 0 ? 0 : (int32_t)current_column(p) - from;
+        put_block_comment(p, p->src + start, end - start, moved);
+    } else {
+        put(p, p->src + start, trim_end(p->src + start, end - start));
+    }
+    p->prev_end = end;
+    uint32_t next = end;
+    while (next < p->src_len && is_space(p->src[next]) && p->src[next] != '\n')
+        next++;
+    bool line_follows = !c->block || next == p->src_len || p->src[next] == '\n';
+    if (!line_follows)
+        want_space(p);
+    else if (own_line)
+        owe_line(p, p->line_indent, after);   /* what follows starts as the comment did */
+    else if (!p->owe_line)
+        want_line(p, GAP_TIGHT);
+}
+
+/* Writes the comments that start before source offset `offset`. While measuring, a
+ * comment means the text cannot be on one line. */
+static void flush_comments(Printer *p, uint32_t offset)
+{
+    while (p->next_comment_start < offset) {
+        if (p->measuring) {
+            p->over = true;
+            return;
+        }
+        write_comment(p, p->next_comment++);
+        p->next_comment_start = p->next_comment < p->comment_count
+                                    ? comment_start(p, p->next_comment) : UINT32_MAX;
+    }
+}
+
+/* ---- tokens ---- */
+
+/* The token src[start, end), after the comments before it and the whitespace owed. */
+static void token(Printer *p, uint32_t start, uint32_t end)
+{
+    if (p->over)
+        return;
+    flush_comments(p, start);
+    pay_whitespace(p, start);
+    if (p->mark_decl && !p->measuring) {
+        p->decls->items[p->decls->count].out_start = p->len;
+        p->mark_decl = false;
+    }
+    put(p, p->src + start, end - start);
+    p->prev_end = end;
+}
+
+/* A separator the formatter writes itself (`,`, `;`): no comment is due before it. */
+static void punctuation(Printer *p, const char *text)
+{
+    pay_whitespace(p, p->prev_end);
+    put(p, text, strlen(text));
+}
+
+static void span_token(Printer *p, Span span)
+{
+    token(p, offset_of(p, span.start), offset_of(p, span.end));
+}
+
+/* ---- measuring ---- */
+
+/* Starts measuring whether what follows fits on the current line; the state to restore
+ * is returned. Comments before `start` are written first: they are not part of it. */
+static Printer begin_measure(Printer *p, uint32_t start)
+{
+    flush_comments(p, start);
+    current_column(p);
+    Printer saved = *p;
+    p->measuring = true;
+    p->over = false;
+    if (p->owe_line) {
+        p->owe_line = false;
+        p->owe_space = false;
+        p->column = p->owed_indent;
+    }
+    return saved;
+}
+
+static bool end_measure(Printer *p, const Printer *saved)
+{
+    bool fits = !p->over;
+    *p = *saved;
+    return fits;
+}
+
+/* ---- lists and argument lists ---- */
+
+typedef struct Sequence {
+    Expr *const *elems;
+    uint32_t count;
+    uint32_t open, close;        /* source offsets of the brackets */
+} Sequence;
+
+static void print_sequence_flat(Printer *p, const Sequence *s)
+{
+    token(p, s->open, s->open + 1);
+    for (uint32_t i = 0; i < s->count && !p->over; i++) {
+        if (i > 0) {
+            punctuation(p, ",");
+            want_space(p);
+        }
+        print_expr(p, s->elems[i]);
+    }
+    token(p, s->close, s->close + 1);
+}
+
+/* One element per line, each followed by `,`, the closer on a line of its own. */
+static void print_sequence_broken(Printer *p, const Sequence *s)
+{
+    token(p, s->open, s->open + 1);
+    uint32_t saved = p->indent, outer = p->line_indent;
+    p->indent = outer + FORMAT_INDENT;
+    for (uint32_t i = 0; i < s->count; i++) {
+        want_line(p, i == 0 ? GAP_OPEN : GAP_MEMBERS);
+        uint32_t element = p->indent;
+        p->indent = element + FORMAT_CONTINUATION;
+        print_expr(p, s->elems[i]);
+        p->indent = element;
+        punctuation(p, ",");
+    }
+    want_line(p, s->count ? GAP_MEMBERS : GAP_OPEN);
+    flush_comments(p, s->close);
+    p->indent = outer;
+    want_line(p, GAP_TIGHT);
+    token(p, s->close, s->close + 1);
+    p->indent = saved;
+}
+
+static void print_sequence(Printer *p, const Sequence *s)
+{
+    bool flat = !comment_inside(p, s->open, s->close);
+    if (flat && !p->measuring && !p->in_flat) {
+        Printer saved = begin_measure(p, s->open);
+        print_sequence_flat(p, s);
+        flat = end_measure(p, &saved);
+    }
+    if (flat) {
+        bool was = p->in_flat;
+        p->in_flat = true;
+        print_sequence_flat(p, s);
+        p->in_flat = was;
+    } else if (p->measuring)
+        p->over = true;
+    else
+        print_sequence_broken(p, s);
+}
+
+/* ---- expressions ---- */
+
+static bool is_number(ExprKind kind)
+{
+    return kind == EXPR_INT || kind == EXPR_NUMBER || kind == EXPR_DURATION;
+}
+
+/* The expression without its parentheses, src[start, end). */
+static void print_core(Printer *p, const Expr *e, uint32_t start, uint32_t end)
+{
+    const Expr *left = e->left;
+    uint32_t left_end = left ? offset_of(p, left->span.end) : 0;
+    switch (e->kind) {
+    case EXPR_ERROR:
+        p->failed = true;
+        p->over = true;
+        return;
+    case EXPR_INT: case EXPR_NUMBER: case EXPR_STRING: case EXPR_DURATION:
+    case EXPR_BOOL: case EXPR_NULL: case EXPR_NAME:
+        token(p, start, end);
+        return;
+    case EXPR_LIST: {
+        Sequence s = { e->elems, e->count, start, end - 1 };
+        print_sequence(p, &s);
+        return;
+    }
+    case EXPR_OBJECT:
+        print_block(p, e->block, false);
+        return;
+    case EXPR_UNARY:
+        token(p, start, start + 1);
+        if (p->src[next_token(p, start + 1)] == p->src[start])
+            want_space(p);             /* `- -x`, `! !x`: not `--x`, which reads as one */
+        print_expr(p, left);
+        return;
+    case EXPR_BINARY: {
+        uint32_t op = next_token(p, left_end);
+        uint32_t right = offset_of(p, e->right->span.start);
+        print_expr(p, left);
+        want_space(p);
+        token(p, op, op + (uint32_t)strlen(ast_op_text(e->op)));
+        if (newline_between(p, left_end, right))
+            want_line(p, GAP_TIGHT);   /* a line break the author made: kept, after it */
+        else
+            want_space(p);
+        print_expr(p, e->right);
+        return;
+    }
+    case EXPR_FIELD: {
+        uint32_t dot = next_token(p, left_end);
+        print_expr(p, left);
+        if (is_number(left->kind) && p->src[left_end - 1] != ')')
+            want_space(p);             /* `1 .x`: `1.x` would be one malformed number */
+        token(p, dot, dot + 1);
+        token(p, offset_of(p, e->field_start), end);
+        return;
+    }
+    case EXPR_INDEX: {
+        uint32_t open = next_token(p, left_end);
+        print_expr(p, left);
+        token(p, open, open + 1);
+        print_expr(p, e->right);
+        token(p, end - 1, end);
+        return;
+    }
+    case EXPR_CALL: {
+        Sequence s = { e->elems, e->count, next_token(p, left_end), end - 1 };
+        print_expr(p, left);
+        print_sequence(p, &s);
+        return;
+    }
+    case EXPR_OPTIONAL:
+        print_expr(p, left);
+        if (p->src[left_end - 1] == '?')
+            want_space(p);             /* `T? ?`: `T??` would be the operator `??` */
+        token(p, end - 1, end);
+        return;
+    }
+}
+
+/* An expression with the parentheses written around it, each kept where it is. */
+static void print_expr(Printer *p, const Expr *e)
+{
+    if (p->over)
+        return;
+    uint32_t start = offset_of(p, e->span.start), end = offset_of(p, e->span.end);
+    bool has_left = e->kind == EXPR_BINARY || e->kind == EXPR_FIELD || e->kind == EXPR_INDEX ||
+                    e->kind == EXPR_CALL || e->kind == EXPR_OPTIONAL;
+    uint32_t stop = has_left ? offset_of(p, e->left->span.start) : end;
+    uint32_t layers = 0;
+    while (start < stop && p->src[start] == '(') {
+        token(p, start, start + 1);
+        start = next_token(p, start + 1);
+        layers++;
+    }
+    uint32_t core_end = end;
+    for (uint32_t i = 0; i < layers; i++)
+        core_end = previous_token_end(p, core_end - 1);
+    print_core(p, e, start, core_end);
+    uint32_t at = core_end;
+    for (uint32_t i = 0; i < layers; i++) {
+        at = next_token(p, at);
+        token(p, at, at + 1);
+        at++;
+    }
+}
+
+/* ---- members and blocks ---- */
+
+/* A member; `declaration`: a workflow or worker declaration, whose body is always
+ * broken over lines. */
+static void print_member(Printer *p, const Member *m, bool declaration)
+{
+    if (m->kind == MEMBER_ERROR) {
+        p->failed = true;
+        p->over = true;
+        return;
+    }
+    uint32_t base = p->indent;
+    p->indent = base + FORMAT_CONTINUATION;
+    span_token(p, member_key_span(m));
+    if (m->kind == MEMBER_ATTR) {
+        span_token(p, member_colon_span(m));
+        want_space(p);
+        print_expr(p, m->value);
+        p->indent = base;
+        return;
+    }
+    if (m->name) {
+        want_space(p);
+        span_token(p, member_name_span(m));
+    }
+    if (m->keyword == KW_FOR) {
+        uint32_t in = next_token(p, offset_of(p, m->name_end));
+        want_space(p);
+        token(p, in, in + 2);
+    }
+    if (m->value) {
+        want_space(p);
+        print_expr(p, m->value);
+    }
+    if (m->body) {
+        want_space(p);
+        print_block(p, m->body, declaration);
+    }
+    p->indent = base;
+}
+
+static bool has_clause(const Block *b)
+{
+    for (const Member *m = b->first; m; m = m->next)
+        if (m->kind != MEMBER_ATTR)
+            return true;
+    return false;
+}
+
+static void print_block_flat(Printer *p, const Block *b, uint32_t open, uint32_t close)
+{
+    const char *separator = has_clause(b) ? ";" : ",";
+    token(p, open, open + 1);
+    for (const Member *m = b->first; m && !p->over; m = m->next) {
+        if (m != b->first)
+            punctuation(p, separator);
+        want_space(p);
+        print_member(p, m, false);
+    }
+    want_space(p);
+    token(p, close, close + 1);
+}
+
+/* One member per line, indented one level more than the line of the `{`. */
+static void print_block_broken(Printer *p, const Block *b, uint32_t open, uint32_t close)
+{
+    token(p, open, open + 1);
+    uint32_t saved = p->indent, outer = p->line_indent;
+    p->indent = outer + FORMAT_INDENT;
+    for (const Member *m = b->first; m && !p->failed; m = m->next) {
+        want_line(p, m == b->first ? GAP_OPEN : GAP_MEMBERS);
+        print_member(p, m, false);
+    }
+    want_line(p, b->first ? GAP_MEMBERS : GAP_OPEN);
+    flush_comments(p, close);
+    p->indent = outer;
+    want_line(p, GAP_TIGHT);
+    token(p, close, close + 1);
+    p->indent = saved;
+}
+
+/* Whether the block may be written on one line (if it fits): no comment inside it, not
+ * the body of a workflow or worker declaration, and for a block of clauses (a step, a
+ * compensate block), its first member written on the line of its `{`. */
+static bool may_be_flat(const Printer *p, const Block *b, bool declaration,
+                        uint32_t open, uint32_t close)
+{
+    if (declaration || comment_inside(p, open, close))
+        return false;
+    if (!has_clause(b))
+        return true;
+    return !newline_between(p, open, offset_of(p, b->first->span.start));
+}
+
+static void print_block(Printer *p, const Block *b, bool declaration)
+{
+    if (p->over)
+        return;
+    uint32_t open = offset_of(p, b->span.start), close = offset_of(p, b->span.end) - 1;
+    if (!b->first && !comment_inside(p, open, close)) {
+        token(p, open, open + 1);
+        token(p, close, close + 1);
+        return;
+    }
+    bool flat = may_be_flat(p, b, declaration, open, close);
+    if (flat && !p->measuring && !p->in_flat) {
+        Printer saved = begin_measure(p, open);
+        print_block_flat(p, b, open, close);
+        flat = end_measure(p, &saved);
+    }
+    if (flat) {
+        bool was = p->in_flat;
+        p->in_flat = true;
+        print_block_flat(p, b, open, close);
+        p->in_flat = was;
+    } else if (p->measuring)
+        p->over = true;
+    else
+        print_block_broken(p, b, open, close);
+}
+
+/* ---- aligning trailing comments ---- */
+
+/* Whether trailing comment b is on the line right after a's, indented alike. */
+static bool same_run(const Printer *p, const Trailing *a, const Trailing *b)
+{
+    const char *eol = memchr(p->out + a->at, '\n', p->len - a->at);
+    return eol && b->line_start == (size_t)(eol - p->out) + 1 && a->indent == b->indent;
+}
+
+/* The line comments that end members on consecutive lines indented alike start in one column,
+ * one space after the longest code among those lines (as gofmt aligns them). Spaces are
+ * inserted in one pass over the output; the declarations' offsets move with them. */
+static void align_trailing_comments(Printer *p)
+{
+    uint32_t *pad = xcalloc(p->trailing_count + 1, sizeof *pad);
+    size_t total = 0;
+    for (uint32_t first = 0, end; first < p->trailing_count; first = end) {
+        uint32_t widest = 0;
+        for (end = first; end < p->trailing_count; end++) {
+            const Trailing *t = &p->trailing[end];
+            if (end > first && !same_run(p, &p->trailing[end - 1], t))
+                break;
+            uint32_t width = cells(p->out + t->line_start, t->at - t->line_start);
+            widest = width > widest ? width : widest;
+        }
+        for (uint32_t i = first; i < end && end - first > 1; i++) {
+            const Trailing *t = &p->trailing[i];
+            pad[i] = widest - cells(p->out + t->line_start, t->at - t->line_start);
+            total += pad[i];
+        }
+    }
+    if (total > 0) {
+        char *out = xmalloc(p->len + total + 1);
+        size_t from = 0, to = 0, shift = 0;
+        uint32_t decl = 0, decl_end = 0;
+        for (uint32_t i = 0; i <= p->trailing_count; i++) {
+            size_t at = i < p->trailing_count ? p->trailing[i].at : p->len;
+            for (; p->decls && decl < p->decls->count && p->decls->items[decl].out_start <= at; decl++)
+                p->decls->items[decl].out_start += shift;
+            for (; p->decls && decl_end < p->decls->count && p->decls->items[decl_end].out_end <= at;
+                 decl_end++)
+                p->decls->items[decl_end].out_end += shift;
+            memcpy(out + to, p->out + from, at - from);
+            to += at - from;
+            from = at;
+            if (i < p->trailing_count) {
+                memset(out + to, ' ', pad[i]);
+                to += pad[i];
+                shift += pad[i];
+            }
+        }
+        free(p->out);
+        p->out = out;
+        p->len = to;
+        p->cap = p->len + 1;
+    }
+    free(pad);
+}
+
+/* ---- files ---- */
+
+static void print_file(Printer *p, const SourceAst *ast)
+{
+    if (p->src_len >= 3 && memcmp(p->src, "\xEF\xBB\xBF", 3) == 0) {
+        append(p, p->src, 3);          /* a byte order mark stays */
+        p->prev_end = 3;
+    }
+    for (const Member *m = ast->first; m && !p->failed; m = m->next) {
+        want_line(p, GAP_MEMBERS);
+        if (p->decls) {
+            p->decls->items[p->decls->count].source_start = offset_of(p, m->span.start);
+            p->decls->items[p->decls->count].source_end = offset_of(p, m->span.end);
+            p->mark_decl = true;
+        }
+        print_member(p, m, m->keyword == KW_WORKFLOW || m->keyword == KW_WORKER);
+        if (p->decls)
+            p->decls->items[p->decls->count++].out_end = p->len;
+    }
+    want_line(p, GAP_MEMBERS);
+    flush_comments(p, p->src_len + 1);
+    if (p->started)
+        append(p, p->eol, p->eol_len);
+    align_trailing_comments(p);
+    free(p->trailing);
+}
+
+/* Whether the file could not be read whole (E0010, reported when it was added) or its
+ * parse, whose reports are those from `first` on, found an error. */
+static bool front_end_failed(const Compiler *c, uint32_t file, uint32_t first,
+                             const SourceAst *ast)
+{
+    if (ast->fatal)
+        return true;
+    const SourceFile *source = source_file(&c->sources, file);
+    for (uint32_t i = 0; i < c->diags.count; i++) {
+        const Diagnostic *d = c->diags.items[i];
+        bool in_file = d->span.start >= source->origin && d->span.start <= source->origin + source->len;
+        if (d->severity == SEV_ERROR && (i >= first || (d->code == E0010 && in_file)))
+            return true;
+    }
+    return false;
+}
+
+static uint32_t offset_of_comment(const SourceAst *ast, const SourceFile *source)
+{
+    return ast->comments[0].span.start - source->origin;
+}
+
+static const char *line_end_style(const char *text, uint32_t len)
+{
+    const char *nl = memchr(text, '\n', len);
+    return nl && nl > text && nl[-1] == '\r' ? "\r\n" : "\n";
+}
+
+bool format_file(Compiler *c, uint32_t file, FormatText *out, FormatDecls *decls)
+{
+    uint32_t first = c->diags.count;
+    SourceAst *ast = parse_source(c, file);
+    if (front_end_failed(c, file, first, ast))
+        return false;
+    const SourceFile *source = source_file(&c->sources, file);
+    Printer p = {
+        .src = source->text,
+        .src_len = source->len,
+        .origin = source->origin,
+        .comments = ast->comments,
+        .comment_count = ast->comment_count,
+        .eol = line_end_style(source->text, source->len),
+        .next_comment_start = ast->comment_count ? offset_of_comment(ast, source) : UINT32_MAX,
+        .decls = decls,
+    };
+    p.eol_len = (uint32_t)strlen(p.eol);
+    grow(&p, source->len + source->len / 8 + 64);
+    if (decls) {
+        decls->count = 0;
+        decls->items = xcalloc(ast->count ? ast->count : 1, sizeof *decls->items);
+    }
+    print_file(&p, ast);
+    if (p.failed) {   /* a tree without errors has no error nodes: never happens */
+        free(p.out);
+        if (decls) {
+            free(decls->items);
+            decls->items = NULL;
+            decls->count = 0;
+        }
+        return false;
+    }
+    grow(&p, 1);
+    p.out[p.len] = '\0';
+    out->text = p.out;
+    out->len = p.len;
+    return true;
+}
+
+/* A compiler holding the text alone; false when it is too large to be a source. */
+static bool load_text(Compiler *c, const char *path, const char *text, size_t len,
+                      uint32_t *file)
+{
+    driver_init(c);
+    if (len > SOURCE_MAX_FILE_SIZE)
+        return false;
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    *file = driver_add_source(c, path ? path : "<text>", copy, (uint32_t)len);
+    return true;
+}
+
+bool format_text(const char *path, const char *text, size_t len, FormatText *out)
+{
+    Compiler c;
+    uint32_t file;
+    bool ok = load_text(&c, path, text, len, &file) && format_file(&c, file, out, NULL);
+    driver_free(&c);
+    return ok;
+}
+
+/* Range formatting: the declarations [first, last] that the range touches, replaced by
+ * their formatted text. */
+bool format_range(const char *path, const char *text, size_t len, uint32_t start,
+                  uint32_t end, FormatEdit *edit)
+{
+    memset(edit, 0, sizeof *edit);
+    Compiler c;
+    uint32_t file;
+    FormatText formatted = { 0 };
+    FormatDecls decls = { 0 };
+    bool ok = load_text(&c, path, text, len, &file) && format_file(&c, file, &formatted, &decls);
+    driver_free(&c);
+    if (!ok)
+        return false;
+    uint32_t first = decls.count, last = 0;
+    for (uint32_t i = 0; i < decls.count; i++) {
+        const FormatDecl *d = &decls.items[i];
+        bool touched = d->source_start <= end && start <= d->source_end;
+        if (touched && first == decls.count)
+            first = i;
+        if (touched)
+            last = i;
+    }
+    if (first < decls.count) {
+        uint32_t from = decls.items[first].source_start;
+        while (from > 0 && (text[from - 1] == ' ' || text[from - 1] == '\t'))
+            from--;
+        if (from > 0 && text[from - 1] != '\n')
+            from = decls.items[first].source_start;   /* not alone on its line */
+        size_t out_from = decls.items[first].out_start, out_to = decls.items[last].out_end;
+        uint32_t to = decls.items[last].source_end;
+        if (to - from != out_to - out_from || memcmp(text + from, formatted.text + out_from, to - from)) {
+            edit->start = from;
+            edit->end = to;
+            edit->replacement.len = out_to - out_from;
+            edit->replacement.text = xmalloc(edit->replacement.len + 1);
+            memcpy(edit->replacement.text, formatted.text + out_from, edit->replacement.len);
+            edit->replacement.text[edit->replacement.len] = '\0';
+        }
+    }
+    format_text_free(&formatted);
+    free(decls.items);
+    return true;
+}
+
+void format_text_free(FormatText *text)
+{
+    free(text->text);
+    text->text = NULL;
+    text->len = 0;
+}

@@ -1,0 +1,289 @@
+/* The formatter's guarantees, checked on one text (fmt_properties.h). */
+#include "fmt_properties.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "format.h"
+#include "lexer.h"
+#include "memory.h"
+#include "parse.h"
+
+typedef struct Check {
+    Compiler c;
+    uint32_t a, b;              /* the original and the formatted file */
+    char *why;
+    size_t why_size;
+    bool broken;
+} Check;
+
+static bool fail(Check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool fail(Check *k, const char *fmt, ...)
+{
+    if (!k->broken) {
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(k->why, k->why_size, fmt, args);
+        va_end(args);
+    }
+    k->broken = true;
+    return false;
+}
+
+static const SourceFile *file_of(Check *k, uint32_t file)
+{
+    return source_file(&k->c.sources, file);
+}
+
+/* ---- the same tokens ---- */
+
+typedef struct Tokens {
+    int *kinds;
+    Loc *locs;
+    uint32_t count, cap;
+} Tokens;
+
+/* Every token of the file but separators (`,` `;` and significant line ends). */
+static Tokens lex_tokens(Check *k, uint32_t file)
+{
+    Tokens t = { 0 };
+    Lexer *lx = xmalloc(sizeof *lx);
+    lexer_init(lx, &k->c, file);
+    YYSTYPE value;
+    Loc loc;
+    int kind;
+    while ((kind = lexer_next(lx, &value, &loc)) != END) {
+        if (kind == NEWLINE || kind == COMMA || kind == SEMI)
+            continue;
+        if (t.count == t.cap) {
+            t.cap = t.cap ? t.cap * 2 : 256;
+            t.kinds = xrealloc(t.kinds, t.cap * sizeof *t.kinds);
+            t.locs = xrealloc(t.locs, t.cap * sizeof *t.locs);
+        }
+        t.kinds[t.count] = kind;
+        t.locs[t.count++] = loc;
+    }
+    lexer_free(lx);
+    free(lx);
+    return t;
+}
+
+static bool same_tokens(Check *k)
+{
+    Tokens x = lex_tokens(k, k->a), y = lex_tokens(k, k->b);
+    const char *tx = file_of(k, k->a)->text, *ty = file_of(k, k->b)->text;
+    bool same = true;
+    for (uint32_t i = 0; same && i < x.count && i < y.count; i++) {
+        uint32_t lx = x.locs[i].end - x.locs[i].start, ly = y.locs[i].end - y.locs[i].start;
+        if (x.kinds[i] != y.kinds[i] || lx != ly ||
+            memcmp(tx + x.locs[i].start, ty + y.locs[i].start, lx) != 0)
+            same = fail(k, "token %u differs: `%.*s` at byte %u became `%.*s` at byte %u", i,
+                        (int)lx, tx + x.locs[i].start, x.locs[i].start, (int)ly,
+                        ty + y.locs[i].start, y.locs[i].start);
+    }
+    if (same && x.count != y.count)
+        same = fail(k, "%u tokens became %u", x.count, y.count);
+    free(x.kinds);
+    free(x.locs);
+    free(y.kinds);
+    free(y.locs);
+    return same;
+}
+
+/* ---- the same tree ---- */
+
+static bool same_block(const Block *x, const Block *y);
+
+static bool same_expr(const Expr *x, const Expr *y)
+{
+    if (!x || !y)
+        return x == y;
+    if (x->kind != y->kind || x->op != y->op)
+        return false;
+    switch (x->kind) {
+    case EXPR_ERROR: case EXPR_NULL:
+        return true;
+    case EXPR_INT: case EXPR_DURATION:
+        return x->integer == y->integer;
+    case EXPR_NUMBER:
+        return memcmp(&x->number, &y->number, sizeof x->number) == 0;
+    case EXPR_STRING:
+        return x->len == y->len && memcmp(x->text, y->text, x->len) == 0;
+    case EXPR_BOOL:
+        return x->boolean == y->boolean;
+    case EXPR_NAME:
+        return x->name == y->name;
+    case EXPR_LIST: case EXPR_CALL:
+        if (x->count != y->count || !same_expr(x->left, y->left))
+            return false;
+        for (uint32_t i = 0; i < x->count; i++)
+            if (!same_expr(x->elems[i], y->elems[i]))
+                return false;
+        return true;
+    case EXPR_OBJECT:
+        return same_block(x->block, y->block);
+    case EXPR_UNARY: case EXPR_OPTIONAL:
+        return same_expr(x->left, y->left);
+    case EXPR_FIELD:
+        return x->field == y->field && same_expr(x->left, y->left);
+    case EXPR_BINARY: case EXPR_INDEX:
+        return same_expr(x->left, y->left) && same_expr(x->right, y->right);
+    }
+    return false;
+}
+
+static bool same_member(const Member *x, const Member *y)
+{
+    if (x->kind != y->kind || x->keyword != y->keyword || x->assign != y->assign ||
+        x->name != y->name || !same_expr(x->value, y->value))
+        return false;
+    if (x->kind == MEMBER_CLAUSE && x->keyword == KW_NONE && x->key != y->key)
+        return false;
+    if (!x->body || !y->body)
+        return x->body == y->body;
+    return same_block(x->body, y->body);
+}
+
+static bool same_members(const Member *x, const Member *y)
+{
+    for (; x && y; x = x->next, y = y->next)
+        if (!same_member(x, y))
+            return false;
+    return x == y;
+}
+
+static bool same_block(const Block *x, const Block *y)
+{
+    return x->count == y->count && same_members(x->first, y->first);
+}
+
+/* ---- the same comments ---- */
+
+static bool blank_char(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* A comment's text with each line's leading and trailing spaces and its line end left
+ * out (the formatter re-indents a block comment's lines and trims their ends). */
+static size_t normal_comment(const Comment *c, char *out)
+{
+    size_t n = 0, len = c->span.end - c->span.start;
+    const char *text = c->text;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        size_t from = i, to = end;
+        while (from < to && blank_char(text[from]))
+            from++;
+        while (to > from && blank_char(text[to - 1]))
+            to--;
+        if (i > 0)
+            out[n++] = '\n';
+        memcpy(out + n, text + from, to - from);
+        n += to - from;
+        i = end + 1;
+    }
+    return n;
+}
+
+static bool same_comments(Check *k, const SourceAst *x, const SourceAst *y)
+{
+    if (x->comment_count != y->comment_count)
+        return fail(k, "%u comments became %u", x->comment_count, y->comment_count);
+    for (uint32_t i = 0; i < x->comment_count; i++) {
+        const Comment *cx = &x->comments[i], *cy = &y->comments[i];
+        char *nx = xmalloc(cx->span.end - cx->span.start + 1);
+        char *ny = xmalloc(cy->span.end - cy->span.start + 1);
+        size_t lx = normal_comment(cx, nx), ly = normal_comment(cy, ny);
+        bool same = lx == ly && memcmp(nx, ny, lx) == 0 && cx->block == cy->block;
+        if (!same)
+            fail(k, "comment %u changed: `%.*s` became `%.*s`", i, (int)lx, nx, (int)ly, ny);
+        free(nx);
+        free(ny);
+        if (!same)
+            return false;
+    }
+    return true;
+}
+
+/* ---- the layout ---- */
+
+static bool laid_out(Check *k, const char *text, size_t len)
+{
+    size_t start = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    if (len == start)
+        return true;
+    if (text[len - 1] != '\n')
+        return fail(k, "the formatted text does not end with a line end");
+    int crlf = -1;
+    uint32_t line = 1;
+    bool previous_blank = true;      /* no blank line at the start */
+    for (size_t i = start; i < len; line++) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = (size_t)(nl - text);
+        bool cr = end > i && text[end - 1] == '\r';
+        size_t content = end - cr;
+        if (crlf < 0)
+            crlf = cr;
+        if (cr != crlf)
+            return fail(k, "line %u: line ends of two styles", line);
+        if (content > i && blank_char(text[content - 1]))
+            return fail(k, "line %u ends with a space", line);
+        bool blank = content == i;
+        if (blank && previous_blank)
+            return fail(k, "line %u: a blank line %s", line, line == 1 ? "at the start" : "after another");
+        previous_blank = blank;
+        i = end + 1;
+    }
+    if (previous_blank)
+        return fail(k, "a blank line at the end");
+    return true;
+}
+
+/* ---- all together ---- */
+
+static uint32_t add_copy(Check *k, const char *name, const char *text, size_t len)
+{
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    return driver_add_source(&k->c, name, copy, (uint32_t)len);
+}
+
+FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t why_size)
+{
+    if (len > SOURCE_MAX_FILE_SIZE)
+        return FMT_NOT_PARSED;
+    Check k = { .why = why, .why_size = why_size };
+    driver_init(&k.c);
+    k.a = add_copy(&k, "original.orbit", text, len);
+    FormatText once = { 0 }, twice = { 0 };
+    FmtVerdict verdict = FMT_HOLDS;
+    if (!format_file(&k.c, k.a, &once, NULL)) {
+        verdict = FMT_NOT_PARSED;
+    } else {
+        k.b = add_copy(&k, "formatted.orbit", once.text, once.len);
+        if (!format_file(&k.c, k.b, &twice, NULL))
+            fail(&k, "the formatted text does not parse");
+        else if (twice.len != once.len || memcmp(twice.text, once.text, once.len) != 0)
+            fail(&k, "formatting the formatted text changes it (not idempotent)");
+        else if (laid_out(&k, once.text, once.len) && same_tokens(&k)) {
+            const SourceAst *x = parse_source(&k.c, k.a), *y = parse_source(&k.c, k.b);
+            if (!same_members(x->first, y->first))
+                fail(&k, "the syntax tree changed");
+            else
+                same_comments(&k, x, y);
+        }
+        if (k.broken)
+            verdict = FMT_BROKEN;
+    }
+    format_text_free(&once);
+    format_text_free(&twice);
+    driver_free(&k.c);
+    return verdict;
+}

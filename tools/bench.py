@@ -4,7 +4,7 @@
     tools/bench.py [--orbitc build/compiler/orbitc] [--sizes 1M,10M,100M] [--quick]
                    [--no-instructions]
 
-For `orbitc check` and `orbitc build`, on
+For `orbitc check`, `orbitc build` and `orbitc fmt` (standard input to standard output), on
 realistic programs of each size and on each adversarial shape of tools/gen_corpus.py:
 wall time (best of N runs), MB/s, steps/s, peak resident memory of the orbitc process,
 (on the 1 MB realistic program) instructions per source byte,
@@ -30,21 +30,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(ROOT, "tools", "gen_corpus.py")
 SMALL = os.path.join(ROOT, "examples", "checkout.orbit")
 
-TARGET_MBS = {"check": 150.0, "build": 100.0}
+TARGET_MBS = {"check": 150.0, "build": 100.0, "fmt": 50.0}
 TARGET_RSS_RATIO = 8.0
 TARGET_SCALING_SLACK = 1.1      # 10x the input may take at most 11x the time
 TARGET_SMALL_MS = 3.0
 # Instructions per source byte on the 1 MB realistic program (issue 17): a figure that
 # does not drift with the machine's load, counted by callgrind (or `perf stat` where the
 # machine exposes the instructions counter).
-TARGET_INSTR_PER_BYTE = {"check": 50.0, "build": 70.0}
+# fmt: the front end (parsing is most of `check`) plus about 40 for the formatter itself.
+TARGET_INSTR_PER_BYTE = {"check": 50.0, "build": 70.0, "fmt": 100.0}
 INSTR_INPUT = "realistic 1M"
 
 # name, generator arguments, what it stresses. `longexpr` is beyond a documented limit
 # (docs/limits.md): it must be rejected (exit 1), and quickly. `wide` checks clean, but
 # `build` refuses it with E0601 (a literal too large for the bytecode format) after
 # lowering it: its build figures are those of that refusal.
-EXPECTED_EXIT = {"longexpr": {"check": 1, "build": 1}, "wide": {"check": 0, "build": 1}}
+EXPECTED_EXIT = {"longexpr": {"check": 1, "build": 1, "fmt": 1},
+                 "wide": {"check": 0, "build": 1, "fmt": 0}}
+CLEAN = {"check": 0, "build": 0, "fmt": 0}
 QUICK_REJECTION = {"longexpr"}
 SHAPES = [
     ("chain", ["--shape", "chain", "--steps", "100000"],
@@ -88,17 +91,18 @@ def generate(tmp, name, gen_args):
 TIME = "/usr/bin/time"
 
 
-def run_once(cmd, timeout, want_rss=True):
+def run_once(cmd, timeout, want_rss=True, stdin_path=None):
     """Runs a command; returns (seconds, peak RSS in bytes, exit status, stderr head).
 
     The peak RSS comes from GNU time (`%M`) when it is installed: a child forked by this
     Python process would carry Python's own high-water mark into its ru_maxrss. Without
     it, os.wait4's ru_maxrss is used, which over-counts small runs by that amount."""
     use_time = want_rss and os.access(TIME, os.X_OK)
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     with tempfile.NamedTemporaryFile() as rss_file, tempfile.TemporaryFile() as err:
         full = [TIME, "-f", "%M", "-o", rss_file.name] + cmd if use_time else cmd
         start = time.perf_counter()
-        proc = subprocess.Popen(full, stdout=subprocess.DEVNULL, stderr=err,
+        proc = subprocess.Popen(full, stdin=stdin, stdout=subprocess.DEVNULL, stderr=err,
                                 start_new_session=True)
         timer = threading.Timer(timeout, os.killpg, (proc.pid, signal.SIGKILL))
         timer.start()
@@ -118,16 +122,18 @@ def run_once(cmd, timeout, want_rss=True):
             text = open(rss_file.name).read().strip().splitlines()
             if text and text[-1].isdigit():
                 rss = int(text[-1]) * 1024
+    if stdin_path:
+        stdin.close()
     if elapsed >= timeout:
         head = "killed after the %.0f s timeout\n" % timeout + head
     return elapsed, rss, proc.returncode, head
 
 
-def measure(cmd, runs, timeout):
+def measure(cmd, runs, timeout, stdin_path=None):
     """Best time and the largest peak RSS over `runs` runs; stops early on failure."""
     best, peak, status, err = None, 0, 0, ""
     for _ in range(runs):
-        elapsed, rss, status, err = run_once(cmd, timeout)
+        elapsed, rss, status, err = run_once(cmd, timeout, stdin_path=stdin_path)
         best = elapsed if best is None else min(best, elapsed)
         peak = max(peak, rss)
         if status not in (0, 1):
@@ -144,18 +150,23 @@ def perf_counts_instructions():
     return p.returncode == 0 and re.match(r"\d+,", p.stderr.decode()) is not None
 
 
-def count_instructions(cmd, tmp):
+def count_instructions(cmd, tmp, stdin_path=None):
     """Instructions one run executes: `perf stat` when it can count them, else callgrind's
     total (`Collected`); None when neither tool is there."""
+    with open(stdin_path or os.devnull, "rb") as stdin:
+        return count_instructions_of(cmd, tmp, stdin)
+
+
+def count_instructions_of(cmd, tmp, stdin):
     if perf_counts_instructions():
-        p = subprocess.run(["perf", "stat", "-x,", "-e", "instructions"] + cmd,
+        p = subprocess.run(["perf", "stat", "-x,", "-e", "instructions"] + cmd, stdin=stdin,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         m = re.search(r"^(\d+),", p.stderr.decode(), re.M)
         return (int(m.group(1)), "perf") if m else None
     out = os.path.join(tmp, "callgrind.out")
     try:
         p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
-                           + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                           + cmd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     except OSError:
         return None
     m = re.search(r"Collected : (\d+)", p.stderr.decode())
@@ -163,9 +174,12 @@ def count_instructions(cmd, tmp):
 
 
 def command_line(orbitc, command, path, tmp):
+    """The command, and the file to give it on standard input (or None)."""
     if command == "build":
-        return [orbitc, "build", path, "-o", os.path.join(tmp, "out.orbc")]
-    return [orbitc, "check", "--color=never", path]
+        return [orbitc, "build", path, "-o", os.path.join(tmp, "out.orbc")], None
+    if command == "fmt":
+        return [orbitc, "fmt", "--color=never", "-"], path
+    return [orbitc, "check", "--color=never", path], None
 
 
 def mark(ok):
@@ -183,7 +197,7 @@ def bench_command(orbitc, command, inputs, runs, tmp, results, timeout,
                   count_instructions_wanted=True):
     target = TARGET_MBS[command]
     print()
-    print("orbitc %s%s" % (command, " " * 16) + "%9s %9s %9s %12s %10s %8s %9s"
+    print("orbitc %-5s%s" % (command, " " * 16) + "%9s %9s %9s %12s %10s %8s %9s"
           % ("size", "best", "MB/s", "steps/s", "peak RSS", "RSS/src", "scaling"))
     print("  targets:%s%9s %9s %9s %12s %10s %8s %9s"
           % (" " * 20, "", "", ">= %.0f" % target, "", "", "<= %.0fx" % TARGET_RSS_RATIO,
@@ -192,8 +206,8 @@ def bench_command(orbitc, command, inputs, runs, tmp, results, timeout,
     previous = None
     for name, path, size, steps, expected_exits in inputs:
         expected = expected_exits[command]
-        best, peak, status, err = measure(command_line(orbitc, command, path, tmp), runs,
-                                          timeout)
+        cmd, stdin_path = command_line(orbitc, command, path, tmp)
+        best, peak, status, err = measure(cmd, runs, timeout, stdin_path)
         mbs = size / (1 << 20) / best
         ratio = peak / size
         scaling = ""
@@ -222,7 +236,7 @@ def bench_command(orbitc, command, inputs, runs, tmp, results, timeout,
         if status != expected:
             misses.append("exit %d" % status)
         if name == INSTR_INPUT and count_instructions_wanted:
-            counted = count_instructions(command_line(orbitc, command, path, tmp), tmp)
+            counted = count_instructions(cmd, tmp, stdin_path)
             if counted is None:
                 row += "   instr/byte: no perf or valgrind"
             else:
@@ -285,13 +299,13 @@ def main():
             size = parse_size(text)
             path, real, steps = generate(tmp, "realistic-" + text,
                                          ["--size", str(size), "--seed", str(args.seed)])
-            inputs.append(("realistic " + text, path, real, steps, {"check": 0, "build": 0}))
+            inputs.append(("realistic " + text, path, real, steps, CLEAN))
         wanted = set(filter(None, args.shapes.split(",")))
         for name, gen_args, what in SHAPES:
             if name in wanted:
                 path, real, steps = generate(tmp, name, gen_args)
                 inputs.append((name, path, real, steps,
-                               EXPECTED_EXIT.get(name, {"check": 0, "build": 0})))
+                               EXPECTED_EXIT.get(name, CLEAN)))
         print("generated %d inputs in %.1fs (%s)" % (len(inputs), time.perf_counter() - t0,
                                                      tmp), flush=True)
         for name, gen_args, what in SHAPES:
@@ -299,7 +313,7 @@ def main():
                 print("  %-9s %s" % (name, what))
 
         results = []
-        for command in ("check", "build"):
+        for command in ("check", "build", "fmt"):
             bench_command(args.orbitc, command, inputs, args.runs, tmp, results, args.timeout,
                           not args.no_instructions)
         bench_small(args.orbitc, args.small_runs)

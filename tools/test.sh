@@ -2,7 +2,8 @@
 # The whole test suite, from a fresh Debian machine: installs what is missing, builds
 # with -Werror, runs every test, then builds again under AddressSanitizer and
 # UndefinedBehaviorSanitizer and runs every test there too, then builds the libFuzzer
-# targets and runs each briefly on its committed corpus.
+# targets and runs each briefly on its committed corpus. Between the two builds, the
+# repository's own Orbit programs must be formatted (`orbitc fmt --check`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,15 @@ echo "== build (warnings are errors)"
 setup build -Dwerror=true
 run_suite build || status=1
 
+echo "== fmt --check examples/ stdlib/ (the repository's own Orbit programs are formatted)"
+fmt_passed=0 fmt_failed=0
+if build/compiler/orbitc fmt --check examples/ stdlib/; then
+    fmt_passed=1
+else
+    fmt_failed=1
+    status=1
+fi
+
 echo "== build-asan (AddressSanitizer + UndefinedBehaviorSanitizer)"
 setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -43,10 +53,10 @@ else
     status=1
 fi
 
-# One closing line over both runs and the fuzz smoke, from meson's own logs.
-FUZZ_PASSED=$fuzz_passed FUZZ_FAILED=$fuzz_failed python3 - <<'PY'
+# One closing line over both runs, the fmt check and the fuzz smoke, from meson's own logs.
+FUZZ_PASSED=$((fuzz_passed + fmt_passed)) FUZZ_FAILED=$((fuzz_failed + fmt_failed)) python3 - <<'PY'
 import json, os
-passed = int(os.environ['FUZZ_PASSED'])
+passed = int(os.environ['FUZZ_PASSED'])   # the fuzz smoke and the fmt check, one each
 failed = int(os.environ['FUZZ_FAILED'])
 skipped = 0
 for d in ('build', 'build-asan'):

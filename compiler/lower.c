@@ -233,16 +233,38 @@ static uint32_t scalars_before(const ColumnIndex *ci, const char *text, uint32_t
     return ci->marks[mark] + count_scalars(text, from, offset);
 }
 
+/* The line of `offset`, looked for first among the few lines around `line` (positions are
+ * asked for in nearly source order), then by binary search. */
+static uint32_t nearby_line(const SourceMap *map, uint32_t file, uint32_t line,
+                            uint32_t offset)
+{
+    enum { NEARBY = 16 };
+    const SourceFile *f = source_file(map, file);
+    const uint32_t *starts = f->line_starts;
+    if (!starts || line >= f->line_count)
+        return source_line_of(map, file, offset);
+    for (uint32_t n = 0; n < NEARBY; n++) {
+        if (starts[line] > offset) {
+            if (line == 0)
+                break;
+            line--;
+        } else if (line + 1 < f->line_count && starts[line + 1] <= offset) {
+            line++;
+        } else {
+            return line;
+        }
+    }
+    return source_line_of(map, file, offset);
+}
+
 static void position_of(Lowerer *l, uint32_t file, uint32_t offset, uint32_t *line,
                         uint32_t *column)
 {
     const SourceMap *map = &l->c->sources;
     const SourceFile *f = source_file(map, file);
     if (l->cur_file != file || offset < l->cur_start || offset >= l->cur_next) {
-        bool next_line = l->cur_file == file && offset >= l->cur_next &&
-                         l->cur_line + 2 < f->line_count &&
-                         offset < source_line_start(map, file, l->cur_line + 2);
-        l->cur_line = next_line ? l->cur_line + 1 : source_line_of(map, file, offset);
+        l->cur_line = l->cur_file == file ? nearby_line(map, file, l->cur_line, offset)
+                                          : source_line_of(map, file, offset);
         l->cur_file = file;
         l->cur_start = source_line_start(map, file, l->cur_line);
         l->cur_next = l->cur_line + 1 < f->line_count

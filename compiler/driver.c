@@ -12,6 +12,7 @@
 #include "checker.h"
 #include "memory.h"
 #include "parse.h"
+#include "suppress.h"
 
 extern const char orbit_stdlib_source[];
 extern const unsigned orbit_stdlib_source_len;
@@ -215,6 +216,7 @@ Program *driver_check(Compiler *c)
         c->asts[i] = parse_source(c, i);
     c->ast_count = count;
     Program *program = check_program(c);
+    suppress_apply(c);
     diag_finish(&c->diags);
     return program;
 }

@@ -1,0 +1,626 @@
+/* Inline suppressions (suppress.h). For each source file that has `orbit:` comments:
+ *
+ *   1. read each directive (W0008 for what is wrong in it);
+ *   2. find the member it applies to: a comment with code before it on its line applies
+ *      to the first member that starts on that line (the outermost); a comment alone on
+ *      its line applies to the member that starts right after it (only blanks and other
+ *      comments in between);
+ *   3. drop every warning whose primary range starts inside the member and whose code is
+ *      listed. Members nest, so the members of all suppressions form a tree: sorted by
+ *      start, each has a parent, and the suppressions that hold a position are a chain
+ *      found by one binary search and a walk up the tree;
+ *   4. report each listed code that silenced nothing (W0009), when that warning is on.
+ *
+ * Everything is O((comments + members + diagnostics) log) per run. */
+#define _GNU_SOURCE   /* memmem */
+#include "suppress.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+#include "suggest.h"
+
+enum { NO_PARENT = UINT32_MAX };
+
+static const char directive_prefix[] = "orbit:";
+static const char allow_word[] = "allow";
+
+typedef struct Allowed {
+    DiagCode code;
+    Span span;               /* the code as written */
+    bool used;
+} Allowed;
+
+typedef struct Suppression {
+    Span directive;          /* from `orbit:` to the closing `)` */
+    Span list;               /* between the parentheses */
+    Span removal;            /* what removing the whole comment deletes */
+    Span scope;              /* the member it applies to (when `applies`) */
+    Span member_head;        /* the member's first words, for a label */
+    bool applies;
+    bool had_problem;        /* something in it was reported (W0008) */
+    uint32_t first, count;   /* its codes: allowed[first, first + count) */
+    uint32_t parent;         /* the innermost suppression whose scope holds this one's */
+} Suppression;
+
+typedef struct Suppressions {
+    Compiler *c;
+    Suppression *items;
+    uint32_t count, cap;
+    Allowed *allowed;
+    uint32_t allowed_count, allowed_cap;
+} Suppressions;
+
+/* A member of a file: its whole span and its first words. */
+typedef struct MemberSpan {
+    Span span;
+    Span head;
+} MemberSpan;
+
+typedef struct MemberList {
+    MemberSpan *items;
+    uint32_t count, cap;
+} MemberList;
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool is_space(char c)
+{
+    return is_blank(c) || c == '\n';
+}
+
+static bool is_code_char(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static bool is_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-';
+}
+
+/* --- the members of a file, sorted by start (outermost first on a tie) --- */
+
+static void collect_expr(MemberList *list, const Expr *e);
+
+static void collect_block(MemberList *list, const Block *block)
+{
+    for (const Member *m = block ? block->first : NULL; m; m = m->next) {
+        if (list->count == list->cap) {
+            list->cap = list->cap ? list->cap * 2 : 64;
+            list->items = xrealloc(list->items, list->cap * sizeof *list->items);
+        }
+        uint32_t head_end = m->name_end > m->key_end ? m->name_end : m->key_end;
+        if (head_end < m->span.start || head_end > m->span.end)
+            head_end = m->key_end;
+        list->items[list->count++] = (MemberSpan){ m->span, span_make(m->span.start, head_end) };
+        collect_block(list, m->body);
+        collect_expr(list, m->value);
+    }
+}
+
+static void collect_expr(MemberList *list, const Expr *e)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case EXPR_OBJECT:
+        collect_block(list, e->block);
+        return;
+    case EXPR_LIST:
+    case EXPR_CALL:
+        for (uint32_t i = 0; i < e->count; i++)
+            collect_expr(list, e->elems[i]);
+        collect_expr(list, e->left);
+        return;
+    case EXPR_BINARY:
+    case EXPR_INDEX:
+        collect_expr(list, e->right);
+        collect_expr(list, e->left);
+        return;
+    case EXPR_UNARY:
+    case EXPR_FIELD:
+    case EXPR_OPTIONAL:
+        collect_expr(list, e->left);
+        return;
+    default:
+        return;
+    }
+}
+
+static int compare_spans(Span a, Span b)
+{
+    if (a.start != b.start)
+        return a.start < b.start ? -1 : 1;
+    if (a.end != b.end)
+        return a.end > b.end ? -1 : 1;   /* the outer one first */
+    return 0;
+}
+
+static int compare_members(const void *pa, const void *pb)
+{
+    return compare_spans(((const MemberSpan *)pa)->span, ((const MemberSpan *)pb)->span);
+}
+
+/* The first member that starts at or after `pos`, or list->count. */
+static uint32_t first_member_from(const MemberList *list, uint32_t pos)
+{
+    uint32_t lo = 0, hi = list->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (list->items[mid].span.start < pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* --- reading a directive --- */
+
+typedef struct Reader {
+    Suppressions *s;
+    const char *text;        /* the file's text */
+    uint32_t origin;
+    uint32_t pos, end;       /* offsets in the file */
+} Reader;
+
+static Span reader_span(const Reader *r, uint32_t start, uint32_t end)
+{
+    return span_make(r->origin + start, r->origin + end);
+}
+
+static void skip_blanks(Reader *r)
+{
+    while (r->pos < r->end && is_blank(r->text[r->pos]))
+        r->pos++;
+}
+
+static Diagnostic *report_malformed(Reader *r, uint32_t at, const char *expected)
+{
+    DiagSink *sink = &r->s->c->diags;
+    uint32_t end = at < r->end ? at + 1 : at;
+    Diagnostic *d = diag_report(sink, W0008, reader_span(r, at, end),
+                                "malformed suppression: expected %s", expected);
+    diag_set_label(sink, d, "expected %s", expected);
+    diag_add_help(sink, d, "write `// orbit:allow(W0006)`, or several codes: "
+                           "`// orbit:allow(W0006, W0002)`");
+    return d;
+}
+
+static const char *warning_codes[DIAG_CODE_COUNT];
+static size_t warning_code_count;
+
+/* The codes a suppression may name, for did-you-mean. */
+static void list_warning_codes(void)
+{
+    if (warning_code_count > 0)
+        return;
+    for (int code = 0; code < DIAG_CODE_COUNT; code++)
+        if (diag_info((DiagCode)code)->severity == SEV_WARNING)
+            warning_codes[warning_code_count++] = diag_info((DiagCode)code)->code;
+}
+
+/* One code of the list at [start, r->pos): kept when it names a warning, else reported. */
+static bool read_code(Reader *r, uint32_t start, Suppression *sup)
+{
+    Suppressions *s = r->s;
+    DiagSink *sink = &s->c->diags;
+    uint32_t len = r->pos - start;
+    const char *word = r->text + start;
+    Span span = reader_span(r, start, r->pos);
+    char code_text[16] = "";   /* upper case: `w0006` is W0006, as on the command line */
+    for (uint32_t i = 0; i < len && len < sizeof code_text; i++)
+        code_text[i] = word[i] >= 'a' && word[i] <= 'z' ? (char)(word[i] - 'a' + 'A') : word[i];
+    int code = len < sizeof code_text ? diag_code_from_string(code_text) : -1;
+    if (code >= 0 && diag_info((DiagCode)code)->severity == SEV_ERROR) {
+        Diagnostic *d = diag_report(sink, W0008, span, "`%s` is an error, and errors cannot "
+                                                       "be suppressed", code_text);
+        diag_set_label(sink, d, "an error");
+        diag_add_note(sink, d, "only warnings (`W` codes) can be allowed; fix the error instead");
+        return false;
+    }
+    if (code < 0) {
+        list_warning_codes();
+        const char *guess = suggest_name(word, len, warning_codes, warning_code_count);
+        Diagnostic *d = diag_report(sink, W0008, span, "unknown warning code `%.*s` in a "
+                                                       "suppression", (int)len, word);
+        diag_set_label(sink, d, "no such warning");
+        if (guess)
+            diag_add_fix(sink, d, span, guess, FIX_MACHINE_APPLICABLE, "did you mean `%s`?", guess);
+        else
+            diag_add_help(sink, d, "`orbitc explain` lists every code");
+        return false;
+    }
+    if (s->allowed_count == s->allowed_cap) {
+        s->allowed_cap = s->allowed_cap ? s->allowed_cap * 2 : 16;
+        s->allowed = xrealloc(s->allowed, s->allowed_cap * sizeof *s->allowed);
+    }
+    s->allowed[s->allowed_count++] = (Allowed){ (DiagCode)code, span, false };
+    sup->count++;
+    return true;
+}
+
+/* The list after `orbit:allow(`, up to and including `)`. False when it is malformed
+ * (reported). */
+static bool read_list(Reader *r, Suppression *sup)
+{
+    for (;;) {
+        skip_blanks(r);
+        uint32_t start = r->pos;
+        while (r->pos < r->end && is_code_char(r->text[r->pos]))
+            r->pos++;
+        if (r->pos == start) {
+            report_malformed(r, start, "a warning code such as `W0006`");
+            return false;
+        }
+        if (!read_code(r, start, sup))
+            sup->had_problem = true;
+        skip_blanks(r);
+        if (r->pos < r->end && r->text[r->pos] == ',') {
+            r->pos++;
+            continue;
+        }
+        if (r->pos < r->end && r->text[r->pos] == ')') {
+            r->pos++;
+            return true;
+        }
+        report_malformed(r, r->pos, "`,` or `)`");
+        return false;
+    }
+}
+
+/* Reads the directive in comment `cm`, if it holds one, into *sup. Returns false when the
+ * comment is not a directive or the directive is not usable (reported). */
+static bool read_directive(Suppressions *s, const SourceFile *file, const Comment *cm,
+                           Suppression *sup)
+{
+    uint32_t opener = cm->text[0] == '#' ? 1 : 2;   /* `#` (an error, E0002), or two characters */
+    Reader r = { s, file->text, file->origin, cm->span.start - file->origin + opener,
+                 cm->span.end - file->origin };
+    if (cm->block && r.end - r.pos >= 2 && memcmp(r.text + r.end - 2, "*/", 2) == 0)
+        r.end -= 2;
+    skip_blanks(&r);
+    size_t prefix = sizeof directive_prefix - 1;
+    if (r.end - r.pos < prefix || memcmp(r.text + r.pos, directive_prefix, prefix) != 0)
+        return false;
+    uint32_t directive_start = r.pos;
+    r.pos += (uint32_t)prefix;
+    uint32_t word = r.pos;
+    while (r.pos < r.end && is_word_char(r.text[r.pos]))
+        r.pos++;
+    uint32_t word_len = r.pos - word;
+    bool is_allow = word_len == sizeof allow_word - 1 && memcmp(r.text + word, allow_word, word_len) == 0;
+    bool paren = r.pos < r.end && r.text[r.pos] == '(';
+    if (word_len == 0 || (!is_allow && !paren))
+        return false;   /* `// orbit: a remark` is an ordinary comment */
+    memset(sup, 0, sizeof *sup);
+    sup->first = s->allowed_count;
+    if (!is_allow) {
+        DiagSink *sink = &s->c->diags;
+        Span span = reader_span(&r, word, r.pos);
+        Diagnostic *d = diag_report(sink, W0008, span, "unknown directive `orbit:%.*s`",
+                                    (int)word_len, r.text + word);
+        diag_set_label(sink, d, "unknown");
+        const char *const candidates[] = { allow_word };
+        if (suggest_name(r.text + word, word_len, candidates, 1))
+            diag_add_fix(sink, d, span, allow_word, FIX_MACHINE_APPLICABLE,
+                         "did you mean `orbit:allow`?");
+        else
+            diag_add_help(sink, d, "the only directive is `orbit:allow(CODE, ...)`");
+        return false;
+    }
+    if (!paren) {
+        report_malformed(&r, r.pos, "`(`");
+        return false;
+    }
+    r.pos++;
+    uint32_t list_start = r.pos;
+    if (!read_list(&r, sup)) {
+        s->allowed_count = sup->first;
+        return false;
+    }
+    sup->directive = reader_span(&r, directive_start, r.pos);
+    sup->list = reader_span(&r, list_start, r.pos - 1);
+    return true;
+}
+
+/* --- where a comment stands --- */
+
+typedef struct Layout {
+    bool *code_before;       /* per comment: code before it on its line */
+    uint32_t *next_code;     /* per comment: the first byte after it that is neither blank
+                                nor in a comment (file offsets) */
+} Layout;
+
+static uint32_t line_start_of(const Compiler *c, uint32_t file, uint32_t offset)
+{
+    return source_line_start(&c->sources, file, source_line_of(&c->sources, file, offset));
+}
+
+static Layout lay_out(const Compiler *c, const SourceAst *ast, const SourceFile *file)
+{
+    uint32_t n = ast->comment_count;
+    Layout layout = { xcalloc(n, sizeof *layout.code_before), xcalloc(n, sizeof *layout.next_code) };
+    const char *text = file->text;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t start = ast->comments[k].span.start - file->origin;
+        uint32_t line = line_start_of(c, ast->file, start);
+        uint32_t from = line;
+        bool before = false;
+        if (k > 0) {
+            uint32_t prev_end = ast->comments[k - 1].span.end - file->origin;
+            uint32_t prev_start = ast->comments[k - 1].span.start - file->origin;
+            if (prev_end > line) {
+                from = prev_end;
+                before = prev_start >= line && layout.code_before[k - 1];
+            }
+        }
+        for (uint32_t i = from; i < start && !before; i++)
+            before = !is_space(text[i]);
+        layout.code_before[k] = before;
+    }
+    for (uint32_t k = n; k-- > 0;) {
+        uint32_t pos = ast->comments[k].span.end - file->origin;
+        while (pos < file->len && is_space(text[pos]))
+            pos++;
+        bool next_comment = k + 1 < n && pos == ast->comments[k + 1].span.start - file->origin;
+        layout.next_code[k] = next_comment ? layout.next_code[k + 1] : pos;
+    }
+    return layout;
+}
+
+static void layout_free(Layout *layout)
+{
+    free(layout->code_before);
+    free(layout->next_code);
+}
+
+/* What removing comment `cm` deletes: the whole line when it stands alone on it, else
+ * the comment and the blanks before it (or after it, at the start of a line). */
+static Span removal_of(const SourceFile *file, const Comment *cm, bool code_before)
+{
+    const char *text = file->text;
+    uint32_t start = cm->span.start - file->origin;
+    uint32_t end = cm->span.end - file->origin;
+    if (code_before) {
+        while (start > 0 && is_blank(text[start - 1]))
+            start--;
+    } else {
+        uint32_t after = end;
+        while (after < file->len && is_blank(text[after]))
+            after++;
+        if (after >= file->len || text[after] == '\n') {
+            while (start > 0 && is_blank(text[start - 1]))
+                start--;
+            end = after < file->len ? after + 1 : after;
+        } else {
+            end = after;
+        }
+    }
+    return span_make(file->origin + start, file->origin + end);
+}
+
+/* Sets the member the suppression in comment k applies to. */
+static void find_scope(const Compiler *c, const SourceAst *ast, const SourceFile *file,
+                       const MemberList *members, const Layout *layout, uint32_t k,
+                       Suppression *sup)
+{
+    const Comment *cm = &ast->comments[k];
+    uint32_t i;
+    if (layout->code_before[k]) {
+        uint32_t line = file->origin + line_start_of(c, ast->file, cm->span.start - file->origin);
+        i = first_member_from(members, line);
+        sup->applies = i < members->count && members->items[i].span.start < cm->span.start;
+    } else {
+        uint32_t next = file->origin + layout->next_code[k];
+        i = first_member_from(members, next);
+        sup->applies = i < members->count && members->items[i].span.start == next;
+    }
+    if (sup->applies) {
+        sup->scope = members->items[i].span;
+        sup->member_head = members->items[i].head;
+    }
+    sup->removal = removal_of(file, cm, layout->code_before[k]);
+}
+
+/* --- gathering every suppression of the program --- */
+
+static bool has_directive(const SourceFile *file)
+{
+    return file->len >= sizeof directive_prefix - 1
+        && memmem(file->text, file->len, directive_prefix, sizeof directive_prefix - 1) != NULL;
+}
+
+static void gather_file(Suppressions *s, const SourceAst *ast)
+{
+    Compiler *c = s->c;
+    const SourceFile *file = source_file(&c->sources, ast->file);
+    if (file->is_stdlib || ast->comment_count == 0 || !has_directive(file))
+        return;
+    MemberList members = { 0 };
+    collect_block(&members, &(Block){ .first = ast->first });
+    qsort(members.items, members.count, sizeof *members.items, compare_members);
+    Layout layout = lay_out(c, ast, file);
+    for (uint32_t k = 0; k < ast->comment_count; k++) {
+        Suppression sup;
+        if (!read_directive(s, file, &ast->comments[k], &sup))
+            continue;
+        find_scope(c, ast, file, &members, &layout, k, &sup);
+        if (s->count == s->cap) {
+            s->cap = s->cap ? s->cap * 2 : 16;
+            s->items = xrealloc(s->items, s->cap * sizeof *s->items);
+        }
+        s->items[s->count++] = sup;
+    }
+    layout_free(&layout);
+    free(members.items);
+}
+
+/* --- silencing --- */
+
+static int compare_scopes(const void *pa, const void *pb)
+{
+    const Suppression *a = pa, *b = pb;
+    if (a->applies != b->applies)
+        return a->applies ? -1 : 1;
+    return compare_spans(a->scope, b->scope);
+}
+
+/* Sorts the suppressions that apply to something first, by scope, and links each to its
+ * parent. Returns how many apply. */
+static uint32_t build_tree(Suppressions *s)
+{
+    qsort(s->items, s->count, sizeof *s->items, compare_scopes);
+    uint32_t applying = 0;
+    while (applying < s->count && s->items[applying].applies)
+        applying++;
+    uint32_t *stack = xmalloc((applying + 1) * sizeof *stack);
+    uint32_t depth = 0;
+    for (uint32_t i = 0; i < applying; i++) {
+        Suppression *sup = &s->items[i];
+        while (depth > 0 && s->items[stack[depth - 1]].scope.end <= sup->scope.start)
+            depth--;
+        sup->parent = depth > 0 ? stack[depth - 1] : NO_PARENT;
+        stack[depth++] = i;
+    }
+    for (uint32_t i = applying; i < s->count; i++)
+        s->items[i].parent = NO_PARENT;
+    free(stack);
+    return applying;
+}
+
+static bool contains(Span scope, uint32_t pos)
+{
+    return scope.start <= pos && pos < scope.end;
+}
+
+/* Whether a warning is silenced; marks every suppression that covers it as used. */
+static bool silenced(Suppressions *s, uint32_t applying, const Diagnostic *d)
+{
+    uint32_t lo = 0, hi = applying;
+    while (lo < hi) {   /* the last suppression whose scope starts at or before d */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->items[mid].scope.start <= d->span.start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    bool silent = false;
+    for (uint32_t i = lo ? lo - 1 : NO_PARENT; i != NO_PARENT; i = s->items[i].parent) {
+        const Suppression *sup = &s->items[i];
+        if (!contains(sup->scope, d->span.start))
+            continue;
+        for (uint32_t a = sup->first; a < sup->first + sup->count; a++) {
+            if (s->allowed[a].code == d->code) {
+                s->allowed[a].used = true;
+                silent = true;
+            }
+        }
+    }
+    return silent;
+}
+
+/* Drops the silenced warnings among the first `checked` reports of the sink. */
+static void silence(Suppressions *s, uint32_t applying, uint32_t checked)
+{
+    DiagSink *sink = &s->c->diags;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < sink->count; i++) {
+        Diagnostic *d = sink->items[i];
+        if (i < checked && d->severity == SEV_WARNING && silenced(s, applying, d))
+            continue;
+        d->seq = kept;   /* report order, renumbered so that later reports stay last */
+        sink->items[kept++] = d;
+    }
+    sink->count = kept;
+}
+
+/* --- unused suppressions --- */
+
+/* "`W0006`", "`W0006` and `W0002`", "`W0001`, `W0002` and `W0003`". */
+static const char *code_list(Arena *arena, const char **codes, uint32_t count)
+{
+    const char *text = "";
+    for (uint32_t i = 0; i < count; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == count ? " and " : ", ";
+        text = arena_printf(arena, "%s%s`%s`", text, sep, codes[i]);
+    }
+    return text;
+}
+
+/* "W0006, W0002": the codes as written between the parentheses. */
+static const char *plain_list(Arena *arena, const char **codes, uint32_t count)
+{
+    const char *text = "";
+    for (uint32_t i = 0; i < count; i++)
+        text = arena_printf(arena, "%s%s%s", text, i == 0 ? "" : ", ", codes[i]);
+    return text;
+}
+
+static void report_unused(Suppressions *s, const Suppression *sup)
+{
+    DiagSink *sink = &s->c->diags;
+    Arena *arena = &s->c->arena;
+    const char **unused = arena_alloc(arena, (sup->count + 1) * sizeof *unused);
+    const char **kept = arena_alloc(arena, (sup->count + 1) * sizeof *kept);
+    uint32_t unused_count = 0, kept_count = 0;
+    const Allowed *first_unused = NULL;
+    for (uint32_t a = sup->first; a < sup->first + sup->count; a++) {
+        const Allowed *allowed = &s->allowed[a];
+        const char *code = diag_info(allowed->code)->code;
+        /* a warning that is off in this run tells nothing about the suppression */
+        if (allowed->used || !diag_enabled(sink, allowed->code)) {
+            kept[kept_count++] = code;
+        } else {
+            if (!first_unused)
+                first_unused = allowed;
+            unused[unused_count++] = code;
+        }
+    }
+    if (unused_count == 0)
+        return;
+    const char *list = code_list(arena, unused, unused_count);
+    Diagnostic *d = diag_report(sink, W0009, first_unused->span, "unused suppression of %s", list);
+    diag_set_label(sink, d, "silences nothing");
+    for (uint32_t a = sup->first; a < sup->first + sup->count; a++)
+        if (&s->allowed[a] != first_unused && !s->allowed[a].used
+            && diag_enabled(sink, s->allowed[a].code))
+            diag_add_label(sink, d, s->allowed[a].span, "silences nothing either");
+    if (sup->applies)
+        diag_add_label(sink, d, sup->member_head,
+                       unused_count == 1 ? "no such warning is reported in this member"
+                                         : "no such warnings are reported in this member");
+    else
+        diag_add_note(sink, d, "a suppression applies to the member that starts on the "
+                               "line after it, or on its own line; no member starts there");
+    if (sup->had_problem)
+        return;
+    if (kept_count == 0)
+        diag_add_fix(sink, d, sup->removal, "", FIX_MACHINE_APPLICABLE,
+                     "remove the unused suppression");
+    else
+        diag_add_fix(sink, d, sup->list, plain_list(arena, kept, kept_count), FIX_MACHINE_APPLICABLE,
+                     "remove %s from the suppression", list);
+}
+
+void suppress_apply(Compiler *c)
+{
+    Suppressions s = { .c = c };
+    uint32_t checked = c->diags.count;
+    for (uint32_t f = 0; f < c->ast_count; f++)
+        if (c->asts[f])
+            gather_file(&s, c->asts[f]);
+    if (s.count > 0) {
+        uint32_t applying = build_tree(&s);
+        silence(&s, applying, checked);
+        for (uint32_t i = 0; i < s.count; i++)
+            report_unused(&s, &s.items[i]);
+    }
+    free(s.items);
+    free(s.allowed);
+}

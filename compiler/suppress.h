@@ -1,0 +1,19 @@
+/* Inline suppressions of warnings (docs/diagnostics.md, "Inline suppressions"):
+ *
+ *     // orbit:allow(W0006)                  on the line before a member, or
+ *     retry { attempts: 9 }  // orbit:allow(W0006, W0002): a reason, if you like
+ *
+ * silence the listed warnings reported inside the member the comment precedes, or inside
+ * the member that starts on the comment's line. Errors cannot be suppressed. A comment
+ * that names an unknown code, an error, or is malformed is reported (W0008); a listed
+ * code that silences nothing is reported too (W0009), with a fix that removes it. */
+#ifndef ORBIT_SUPPRESS_H
+#define ORBIT_SUPPRESS_H
+
+#include "compiler.h"
+
+/* Drops the warnings that a suppression comment covers from c->diags, then reports the
+ * problems of the comments themselves. Call after the checker and before diag_finish. */
+void suppress_apply(Compiler *c);
+
+#endif

@@ -359,6 +359,8 @@ static bool read_code_block(OrbcReader *r, OrbcCode *c, uint32_t i)
                                 ORBC_MAX_CODE_LEN);
     if (!need(r, c->len))
         return false;
+    if (c->len == 0)
+        return orbc_reader_fail(r, at, "empty code block %u", i);
     for (uint32_t k = 0; k < c->pos_count; k++)
         if (c->pos[k].offset >= c->len)
             return orbc_reader_fail(r, at, "position offset %u outside code block of %u bytes",

@@ -207,8 +207,6 @@ static bool check_positions(CodeCheck *k)
 
 bool orbc_verify_code(OrbcReader *r, OrbcCode *code, size_t base)
 {
-    if (code->len == 0)
-        return orbc_reader_fail(r, base, "empty code block");
     CodeCheck k = { r, code, base, NULL, NULL, 0, true };
     code->max_stack = 0;
     code->max_step = ORBC_NONE;

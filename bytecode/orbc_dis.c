@@ -2,9 +2,7 @@
  * (docs/bytecode.md, section 7). Types print by reference (`t5`) unless they are simple,
  * so the output stays linear in the size of the file. */
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "orbc_internal.h"
 #include "orbc_value.h"
@@ -85,24 +83,17 @@ static void print_timeout(FILE *out, const char *label, int64_t ms)
     fputc('\n', out);
 }
 
-/* The shortest round-trip form, with ".0" when it would read as an int: "1.5", "213.0",
- * "1e+02". */
-static void print_number(FILE *out, double value)
-{
-    char text[ORBC_NUMBER_TEXT_SIZE];
-    orbc_format_shortest(text, value);
-    fputs(text, out);
-    if (isfinite(value) && !strpbrk(text, ".e"))
-        fputs(".0", out);
-}
-
 static void print_const(FILE *out, const OrbcModule *m, const OrbcConst *c)
 {
     switch ((OrbcConstKind)c->kind) {
     case ORBC_CONST_NULL: fputs("null", out); return;
     case ORBC_CONST_BOOL: fputs(c->boolean ? "true" : "false", out); return;
     case ORBC_CONST_INT: fprintf(out, "%" PRId64, c->integer); return;
-    case ORBC_CONST_NUMBER: print_number(out, c->number); return;
+    case ORBC_CONST_NUMBER: {
+        char text[ORBC_NUMBER_TEXT_SIZE];
+        fwrite(text, 1, orbc_format_number(text, c->number), out);
+        return;
+    }
     case ORBC_CONST_STRING: print_str(out, m, c->string); return;
     case ORBC_CONST_DURATION: print_duration(out, c->integer); return;
     }

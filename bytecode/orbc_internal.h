@@ -91,10 +91,6 @@ bool orbc_serialize_streamed(const OrbcModule *tables, bool code_too_long, bool 
                              OrbcChunks *code, uint32_t code_count, OrbcChunks *workflows,
                              uint32_t workflow_count, uint8_t **bytes, size_t *len, OrbcError *err);
 
-/* The shortest "%.*g" text that reads back as `n` ("nan", "inf", "-inf" for those); the
- * number formatting of orbc_value.c and of the disassembler. Returns its length. */
-size_t orbc_format_shortest(char out[40], double n);
-
 /* ---- reading (orbc_read.c, orbc_verify.c) ---- */
 
 typedef struct OrbcReader {

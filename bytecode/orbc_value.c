@@ -380,26 +380,103 @@ size_t orbc_format_duration(char out[ORBC_DURATION_TEXT_SIZE], int64_t ms)
     return len;
 }
 
-size_t orbc_format_shortest(char out[ORBC_NUMBER_TEXT_SIZE], double n)
+/* ---- the text of a number (docs/bytecode.md, section 4.1) ---- */
+
+static bool reads_back(uint64_t digits, int exp10, double x)
 {
-    if (isnan(n))
-        return (size_t)snprintf(out, ORBC_NUMBER_TEXT_SIZE, "nan");
-    if (isinf(n))
-        return (size_t)snprintf(out, ORBC_NUMBER_TEXT_SIZE, "%s", n < 0 ? "-inf" : "inf");
-    int len = 0;
-    for (int precision = 1; precision <= 17; precision++) {
-        len = snprintf(out, ORBC_NUMBER_TEXT_SIZE, "%.*g", precision, n);
-        if (strtod(out, NULL) == n)
-            break;
-    }
-    return (size_t)len;
+    char text[48];
+    snprintf(text, sizeof text, "%" PRIu64 "e%d", digits, exp10);
+    return strtod(text, NULL) == x;
 }
 
-size_t orbc_format_number(char out[ORBC_NUMBER_TEXT_SIZE], double n)
+/* A decimal of p significant digits, digits x 10^exp10, that reads back as x, if there
+ * is one: the correctly rounded one, or else its neighbour on the other side of x (the
+ * doubles that read back as x lie in an interval that is not symmetric around x at a
+ * power of two). */
+static bool digits_that_read_back(double x, int p, uint64_t *digits, int *exp10)
 {
-    if (isfinite(n) && n == floor(n) && fabs(n) < 1e17)   /* integral: no exponent */
-        return (size_t)snprintf(out, ORBC_NUMBER_TEXT_SIZE, "%.0f", n);
-    return orbc_format_shortest(out, n);
+    char text[48];
+    snprintf(text, sizeof text, "%.*e", p - 1, x);   /* "d.ddde+XX", correctly rounded */
+    uint64_t nearest = 0;
+    const char *c = text;
+    for (; *c != 'e'; c++)
+        if (*c != '.')
+            nearest = nearest * 10 + (uint64_t)(*c - '0');
+    *exp10 = atoi(c + 1) - (p - 1);
+    *digits = nearest;
+    if (reads_back(nearest, *exp10, x))
+        return true;
+    *digits = strtod(text, NULL) < x ? nearest + 1 : nearest - 1;
+    return reads_back(*digits, *exp10, x);
+}
+
+/* The shortest decimal that reads back as x (finite, positive): its digits, without
+ * trailing zeros, and n such that x reads back from 0.DIGITS x 10^n. Whether p digits
+ * suffice is monotone in p, and 17 always do, so p is found by binary search. Returns the
+ * number of digits. */
+static int shortest_digits(double x, char digits[24], int *n)
+{
+    int lo = 1, hi = 17;
+    uint64_t d;
+    int exp10;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (digits_that_read_back(x, mid, &d, &exp10))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    digits_that_read_back(x, lo, &d, &exp10);
+    while (d % 10 == 0) {
+        d /= 10;
+        exp10++;
+    }
+    int k = snprintf(digits, 24, "%" PRIu64, d);
+    *n = exp10 + k;
+    return k;
+}
+
+size_t orbc_format_number(char out[ORBC_NUMBER_TEXT_SIZE], double x)
+{
+    if (isnan(x))
+        return (size_t)snprintf(out, ORBC_NUMBER_TEXT_SIZE, "NaN");
+    if (x == 0)   /* and -0 */
+        return (size_t)snprintf(out, ORBC_NUMBER_TEXT_SIZE, "0");
+    char *o = out;
+    if (x < 0) {
+        *o++ = '-';
+        x = -x;
+    }
+    if (isinf(x))
+        return (size_t)(o - out) + (size_t)snprintf(o, 10, "Infinity");
+    char digits[24];
+    int n = 0;
+    int k = shortest_digits(x, digits, &n);
+    if (k <= n && n <= 21) {            /* 1250, 100000000000000000000 */
+        memcpy(o, digits, (size_t)k);
+        memset(o + k, '0', (size_t)(n - k));
+        o += n;
+    } else if (0 < n && n <= 21) {      /* 1.5, 123.456 */
+        memcpy(o, digits, (size_t)n);
+        o[n] = '.';
+        memcpy(o + n + 1, digits + n, (size_t)(k - n));
+        o += k + 1;
+    } else if (-6 < n && n <= 0) {      /* 0.001, 0.000001 */
+        memcpy(o, "0.", 2);
+        memset(o + 2, '0', (size_t)-n);
+        memcpy(o + 2 - n, digits, (size_t)k);
+        o += 2 - n + k;
+    } else {                            /* 1e+21, 1.5e-7 */
+        *o++ = digits[0];
+        if (k > 1) {
+            *o++ = '.';
+            memcpy(o, digits + 1, (size_t)(k - 1));
+            o += k - 1;
+        }
+        o += snprintf(o, 8, "e%c%d", n - 1 >= 0 ? '+' : '-', abs(n - 1));
+    }
+    *o = '\0';
+    return (size_t)(o - out);
 }
 
 size_t orbc_scalar_text(char out[ORBC_SCALAR_TEXT_SIZE], OrbcValue v)

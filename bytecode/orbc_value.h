@@ -93,9 +93,11 @@ enum {
     ORBC_SCALAR_TEXT_SIZE = 64,     /* any null, bool, int, number or duration's text */
 };
 
-/* The text of a number as `str` gives it: an integral value below 1e17 in plain digits
- * ("1250", "-0"), any other in the shortest "%.*g" form that reads back as the same
- * double ("0.1", "1e+17"); "nan", "inf", "-inf". Returns its length. */
+/* The text of a number as `str` gives it (docs/bytecode.md, section 4.1: ECMAScript's
+ * Number::toString): the shortest digits that read back as the same double, in plain
+ * notation from 1e-6 up to below 1e21 ("0.1", "1250", "0.000001"), else with an exponent
+ * ("1e+21", "1.5e-7"); "0" for zero and negative zero; "NaN", "Infinity", "-Infinity".
+ * Returns its length. */
 size_t orbc_format_number(char out[ORBC_NUMBER_TEXT_SIZE], double n);
 /* A duration in the largest exact units, largest first: "1h30m", "500ms", "-2s"; "0ms"
  * for zero. Returns its length. */

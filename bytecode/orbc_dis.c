@@ -243,7 +243,7 @@ static void print_code(FILE *out, const OrbcModule *m, const char *label, uint32
         if (next_pos < c->pos_count && c->pos[next_pos].offset == o) {
             char at[32];
             snprintf(at, sizeof at, "%u:%u", c->pos[next_pos].line, c->pos[next_pos].column);
-            fprintf(out, "%-9s", at);
+            fprintf(out, "%-8s ", at);   /* a long position still gets its space */
             next_pos++;
         } else {
             fputs("         ", out);

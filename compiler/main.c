@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "dis_json.h"
 #include "driver.h"
 #include "format_command.h"
 #include "inputs.h"
@@ -43,7 +44,8 @@ typedef struct OptionSpec {
 } OptionSpec;
 
 static const OptionSpec option_specs[OPT_COUNT] = {
-    [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab or sarif", FOR_CHECK | FOR_BUILD },
+    [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab or sarif",
+                     FOR_CHECK | FOR_BUILD | FOR_DIS },
     [OPT_COLOR] = { "--color", "--colour", "auto, always or never", FOR_CHECK | FOR_BUILD | FOR_FMT },
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD },
     [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD },
@@ -84,7 +86,7 @@ static const char usage_text[] =
     "Usage:\n"
     "  orbitc check [OPTIONS] PATH...           check programs, print every diagnostic\n"
     "  orbitc build [OPTIONS] PATH... -o FILE   check, then write bytecode to FILE\n"
-    "  orbitc dis FILE                          print the disassembly of a bytecode file\n"
+    "  orbitc dis [--format json] FILE          print a bytecode file as text, or as JSON\n"
     "  orbitc explain [CODE]                    explain a diagnostic code (all codes: no CODE)\n"
     "  orbitc lsp                               a language server for editors (stdio)\n"
     "  orbitc fmt [--check|--diff] [PATH...]    format files in place (no PATH: `.`; `-`: stdin)\n"
@@ -110,6 +112,10 @@ static const char usage_text[] =
     "Options of build:\n"
     "  -o, --output FILE       the bytecode file to write (through a symbolic link to its\n"
     "                          target; a device or FIFO is written to)\n"
+    "\n"
+    "Options of dis:\n"
+    "  --format human|json     the disassembly for people, or the decoded file as one JSON\n"
+    "                          document (docs/bytecode.md)\n"
     "\n"
     "Options of fmt (docs/style.md):\n"
     "  --check                 list the files that are not formatted; change nothing\n"
@@ -352,6 +358,9 @@ static int command_dis(const Options *opt)
 {
     if (opt->path_count != 1)
         return usage_error("%s takes one bytecode file: `orbitc dis FILE.orbc`", "dis");
+    if (opt->format != FORMAT_HUMAN && opt->format != FORMAT_JSON)
+        return usage_error("%s prints text or JSON: `--format human` or `--format json`",
+                           "`orbitc dis`");
     const char *path = opt->paths[0];
     const char *error = NULL;
     size_t len = 0;
@@ -362,13 +371,16 @@ static int command_dis(const Options *opt)
     }
     OrbcModule module;
     OrbcError err;
-    bool ok = orbc_load(bytes, len, &module, &err);
-    free(bytes);
-    if (!ok) {
+    if (!orbc_load(bytes, len, &module, &err)) {
+        free(bytes);
         fprintf(stderr, "orbitc: error: `%s` is not a valid bytecode file: %s\n", path, err.text);
         return EXIT_ERRORS;
     }
-    orbc_disassemble(&module, stdout);
+    if (opt->format == FORMAT_JSON)
+        dis_json_write(&module, bytes, len, stdout);
+    else
+        orbc_disassemble(&module, stdout);
+    free(bytes);
     orbc_module_free(&module);
     return EXIT_OK;
 }

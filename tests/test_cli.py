@@ -254,7 +254,9 @@ def options_a_command_does_not_take_are_errors():
         for args, needle in ((['check', '-o', out, EXAMPLE], '`orbitc check` takes no option `-o`'),
                              (['check', '--output=' + out, EXAMPLE],
                               '`orbitc check` takes no option `--output`'),
-                             (['dis', '--format', 'json', out], '`orbitc dis` takes no option `--format`'),
+                             (['dis', '--color', 'never', out], '`orbitc dis` takes no option `--color`'),
+                             (['dis', '--format', 'sarif', out],
+                              '`orbitc dis` prints text or JSON'),
                              (['dis', '--deny-warnings', out],
                               '`orbitc dis` takes no option `--deny-warnings`'),
                              (['explain', '--max-diagnostics', '3', 'E0410'],
@@ -265,6 +267,17 @@ def options_a_command_does_not_take_are_errors():
             status, stdout, err = run(*args)
             expect(status == 2 and needle in err and stdout == '',
                    '%s: %d %r' % (args, status, err))
+
+
+@test
+def dis_format_json_prints_one_document():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'out.orbc')
+        run('build', EXAMPLE, '-o', out)
+        status, stdout, err = run('dis', '--format', 'json', out)
+        doc = json.loads(stdout) if status == 0 else {}
+        expect(status == 0 and err == '' and doc.get('major') == 1 and doc.get('workflows'),
+               '%d %r' % (status, err))
 
 
 @test

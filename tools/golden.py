@@ -7,7 +7,9 @@ A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see tools/run
   NAME.human   exact stderr of `orbitc check --color=never NAME.orbit`
   NAME.jsonl   exact stdout of `orbitc check --format=json NAME.orbit`
   NAME.dis     (optional) exact `orbitc dis` of `orbitc build NAME.orbit -o TMP`;
-               the build is done twice and must give identical bytes
+               the build is done twice and must give identical bytes; the file's
+               `orbitc dis --format json` must match docs/orbc.schema.json and encode
+               back to the same bytes (tools/orbc_json.py)
   NAME.github, NAME.gitlab.json, NAME.sarif-results.json
                the formats for CI systems, checked for every case against the JSON
                output and compared exactly for a representative set
@@ -45,6 +47,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, 'golden')
 SCHEMA = os.path.join(ROOT, 'docs', 'diagnostics.schema.json')
 SANITIZER_EXIT = 86
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import orbc_json  # noqa: E402
+ORBC_SCHEMA = orbc_json.load_schema()
 
 ENV = dict(os.environ)
 ENV.pop('NO_COLOR', None)
@@ -249,6 +254,7 @@ def build_and_dis(orbitc, cwd, target, args, stem, update):
         if bad or status != 0:
             return problems + ['dis failed (exit %d): %s' % (status, (bad or '') + se[-3000:])]
         compare(stem + '.dis', so, update, problems)
+        problems += orbc_json.check_dump(orbitc, outs[0], ORBC_SCHEMA, cwd)[1]
     return problems
 
 

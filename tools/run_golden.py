@@ -11,7 +11,8 @@ A case is golden/run/NAME.orbit with, beside it:
                        with WorkflowCompleted, else 1
 
 The program is built with `orbitc build NAME.orbit -o TMP.orbc`; commands run with
-golden/run as the working directory.
+golden/run as the working directory. The file's `orbitc dis --format json` must match
+docs/orbc.schema.json and encode back to the same bytes (tools/orbc_json.py).
 
   run_golden.py --orbitc PATH --orbit-run PATH [--update] [NAME...]
 
@@ -29,6 +30,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(ROOT, 'golden', 'run')
 SANITIZER_EXIT = 86
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import orbc_json  # noqa: E402
+ORBC_SCHEMA = orbc_json.load_schema()
 
 ENV = dict(os.environ)
 ENV['ASAN_OPTIONS'] = 'exitcode=%d:detect_leaks=1' % SANITIZER_EXIT
@@ -74,6 +78,7 @@ def run_case(name, args):
         if build.returncode != 0:
             return ['orbitc build failed (exit %d):\n%s' % (build.returncode,
                                                             build.stderr.decode('utf-8', 'replace'))]
+        problems += orbc_json.check_dump(args.orbitc, orbc, ORBC_SCHEMA)[1]
         extra = shlex.split(read(base + '.args')) if os.path.exists(base + '.args') else []
         cmd = [args.orbit_run, orbc, '--scenario', name + '.scenario.json'] + extra
         p = subprocess.run(cmd, cwd=CASES, env=ENV, capture_output=True, timeout=120)

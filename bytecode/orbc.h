@@ -122,6 +122,13 @@ typedef struct OrbcCode {
 
 typedef enum OrbcBackoff { ORBC_BACKOFF_FIXED = 0, ORBC_BACKOFF_EXPONENTIAL = 1 } OrbcBackoff;
 
+/* The defaults of a retry policy (the documentation page: attempts 1, fixed, 1s, 60s).
+ * A step that cannot retry carries exactly the default policy. */
+enum {
+    ORBC_DEFAULT_INITIAL_DELAY_MS = 1000,
+    ORBC_DEFAULT_MAX_DELAY_MS = 60000,
+};
+
 /* An effective retry policy: every default already resolved. */
 typedef struct OrbcPolicy {
     uint32_t attempts;          /* 1..1000 */

@@ -119,6 +119,16 @@ static uint32_t read_type_index(OrbcReader *r, uint32_t limit)
     return t;
 }
 
+/* A source position: a line and a column, each at least 1. */
+static void read_position(OrbcReader *r, uint32_t *line, uint32_t *column)
+{
+    size_t at = r->pos;
+    *line = read_u32(r);
+    *column = read_u32(r);
+    if (!r->failed && (*line == 0 || *column == 0))
+        orbc_reader_fail(r, at, "line and column must be at least 1");
+}
+
 static int64_t read_duration(OrbcReader *r, const char *what)
 {
     size_t at = r->pos;
@@ -234,6 +244,23 @@ static bool read_consts(OrbcReader *r)
 
 /* ---- TYPES ---- */
 
+/* An optional field may be absent, and then reads as null: its type accepts null (any,
+ * null or optional). A field whose type is optional is itself optional (`T?` may be
+ * null or absent). docs/bytecode.md 3.3. */
+static void check_optional_field(OrbcReader *r, const OrbcField *f, uint32_t type,
+                                 uint32_t field, size_t at)
+{
+    uint8_t kind = r->module->types[f->type].kind;
+    bool accepts_null = kind == ORBC_TYPE_ANY || kind == ORBC_TYPE_NULL ||
+                        kind == ORBC_TYPE_OPTIONAL;
+    if (f->optional && !accepts_null)
+        orbc_reader_fail(r, at, "type %u: field %u is optional but its type does not accept "
+                         "null", type, field);
+    else if (!f->optional && kind == ORBC_TYPE_OPTIONAL)
+        orbc_reader_fail(r, at, "type %u: field %u has an optional type but is not optional",
+                         type, field);
+}
+
 static bool read_record(OrbcReader *r, OrbcType *t, uint32_t self)
 {
     t->name = read_string_index(r, true);
@@ -253,6 +280,8 @@ static bool read_record(OrbcReader *r, OrbcType *t, uint32_t self)
         if (!r->failed && flags > 1)
             orbc_reader_fail(r, flag_at, "unknown field flags 0x%02x", flags);
         f->optional = flags == 1;
+        if (!r->failed)
+            check_optional_field(r, f, self, i, flag_at);
     }
     uint32_t dup = 0;
     if (!r->failed && !orbc_strings_distinct(r, names, t->field_count, &dup))
@@ -306,7 +335,10 @@ static bool read_tasks(OrbcReader *r)
             orbc_reader_fail(r, at, "unknown task kind %u", t->kind);
         t->input_type = read_type_index(r, m->type_count);
         t->output_type = read_type_index(r, m->type_count);
+        size_t timeout_at = r->pos;
         t->default_timeout_ms = read_duration(r, "default timeout");
+        if (!r->failed && t->kind == ORBC_TASK_WORKER && t->default_timeout_ms != 0)
+            orbc_reader_fail(r, timeout_at, "task %u: a worker task has no default timeout", i);
     }
     uint32_t dup = 0;
     if (!r->failed && names && !orbc_strings_distinct(r, names, m->task_count, &dup))
@@ -329,8 +361,6 @@ static bool read_positions(OrbcReader *r, OrbcCode *c)
         size_t pos_at = r->pos;
         OrbcPos *p = &c->pos[i];
         p->offset = read_u32(r);
-        p->line = read_u32(r);
-        p->column = read_u32(r);
         if (r->failed)
             break;
         if (i == 0 && p->offset != 0)
@@ -338,8 +368,7 @@ static bool read_positions(OrbcReader *r, OrbcCode *c)
                                     p->offset);
         if (i > 0 && p->offset <= c->pos[i - 1].offset)
             return orbc_reader_fail(r, pos_at, "position offsets are not increasing");
-        if (p->line == 0 || p->column == 0)
-            return orbc_reader_fail(r, pos_at, "line and column must be at least 1");
+        read_position(r, &p->line, &p->column);
     }
     return !r->failed;
 }
@@ -457,8 +486,7 @@ static void read_compensate(OrbcReader *r, OrbcCompensate *c, uint32_t self)
 {
     CodeContext ctx = { self + 1, false };
     read_task_ref(r, &c->task, -1);
-    c->line = read_u32(r);
-    c->column = read_u32(r);
+    read_position(r, &c->line, &c->column);
     c->with_code = read_code_ref(r, ctx, "compensate with");
     c->key_code = read_code_ref(r, ctx, "compensate idempotency_key");
     read_policy(r, &c->policy);
@@ -495,6 +523,14 @@ static void read_target(OrbcReader *r, OrbcStep *s)
     orbc_reader_fail(r, at - 9, "unknown step kind %u", s->kind);
 }
 
+/* The policy of a step that cannot retry (docs/bytecode.md 3.6): the default one. */
+static bool is_default_policy(const OrbcPolicy *p)
+{
+    return p->attempts == 1 && p->backoff == ORBC_BACKOFF_FIXED &&
+           p->initial_delay_ms == ORBC_DEFAULT_INITIAL_DELAY_MS &&
+           p->max_delay_ms == ORBC_DEFAULT_MAX_DELAY_MS && p->non_retryable_count == 0;
+}
+
 /* The rules per step kind of docs/bytecode.md 3.6. Returns a problem or NULL. */
 static const char *kind_problem(const OrbcStep *s)
 {
@@ -504,9 +540,11 @@ static const char *kind_problem(const OrbcStep *s)
         return "for variable and for code must come together";
     if (value != (s->value_code != ORBC_NONE))
         return value ? "step without its value code" : "value code on a step that takes none";
-    if (!task && (s->has_compensate || s->key_code != ORBC_NONE || s->queue_timeout_ms != 0 ||
-                  s->policy.attempts != 1 || s->policy.non_retryable_count != 0))
-        return "retry, queue timeout, idempotency key or compensate on a step that is no task";
+    if (!task && (s->has_compensate || s->key_code != ORBC_NONE || s->queue_timeout_ms != 0))
+        return "queue timeout, idempotency key or compensate on a step that is no task";
+    if (!task && !is_default_policy(&s->policy))
+        return "a step that is no task has the default policy (attempts 1, fixed, "
+               "1000 ms, 60000 ms, no codes)";
     if (s->kind == ORBC_STEP_SLEEP || s->kind == ORBC_STEP_AWAIT)
         if (s->for_code != ORBC_NONE || s->with_code != ORBC_NONE)
             return "for or with on a sleep or await step";
@@ -540,8 +578,7 @@ static void read_step(OrbcReader *r, OrbcStep *s, uint32_t self)
     size_t start = r->pos;
     s->name = read_string_index(r, false);
     s->kind = read_u8(r);
-    s->line = read_u32(r);
-    s->column = read_u32(r);
+    read_position(r, &s->line, &s->column);
     read_target(r, s);
     s->for_var = read_string_index(r, true);
     bool has_for = s->for_var != ORBC_NONE;
@@ -571,8 +608,7 @@ static void read_workflow(OrbcReader *r, OrbcWorkflow *w)
     OrbcModule *m = r->module;
     w->name = read_string_index(r, false);
     w->file = read_string_index(r, false);
-    w->line = read_u32(r);
-    w->column = read_u32(r);
+    read_position(r, &w->line, &w->column);
     w->input_type = read_type_index(r, m->type_count);
     w->output_type = read_type_index(r, m->type_count);
     w->timeout_ms = read_duration(r, "workflow timeout");

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "orbc.h"
 #include "program.h"
 
 /* The settings of a retry block, in the order of the documentation page's table. */
@@ -25,10 +26,11 @@ extern const char *const RETRY_SETTING_MEANINGS[RETRY_SETTING_COUNT];
 /* The backoff strategies, in Backoff order. */
 extern const char *const BACKOFF_NAMES[2];
 
+/* The defaults and the limit, as liborbc writes and verifies them (orbc.h). */
 enum {
-    DEFAULT_INITIAL_DELAY_MS = 1000,
-    DEFAULT_MAX_DELAY_MS = 60000,
-    MAX_ATTEMPTS = 1000,
+    DEFAULT_INITIAL_DELAY_MS = ORBC_DEFAULT_INITIAL_DELAY_MS,
+    DEFAULT_MAX_DELAY_MS = ORBC_DEFAULT_MAX_DELAY_MS,
+    MAX_ATTEMPTS = ORBC_MAX_ATTEMPTS,
 };
 
 /* The policy of a step without a retry block: one attempt, every setting at its default. */

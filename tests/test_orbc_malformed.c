@@ -265,6 +265,35 @@ static void m_const_string(OrbcBuilder *b, OrbcModule *m) { m->consts[1].string 
 static void m_type_forward(OrbcBuilder *b, OrbcModule *m) { m->types[6].elem = 6; }
 static void m_dup_field(OrbcBuilder *b, OrbcModule *m) { m->types[4].fields[1].name = m->types[4].fields[0].name; }
 static void m_bad_utf8(OrbcBuilder *b, OrbcModule *m) { ((char *)m->strings[2].text)[1] = (char)0xC0; }
+/* Settled points of docs/bytecode.md (issue 12): */
+static void m_step_line_zero(OrbcBuilder *b, OrbcModule *m) { step(m, 0, 2)->line = 0; }
+static void m_workflow_column_zero(OrbcBuilder *b, OrbcModule *m) { m->workflows[1].column = 0; }
+static void m_compensate_line_zero(OrbcBuilder *b, OrbcModule *m)
+{
+    step(m, 0, 0)->compensate.line = 0;
+}
+static void m_optional_string_field(OrbcBuilder *b, OrbcModule *m)
+{
+    m->types[4].fields[1].optional = true;   /* charge_in.amount: number */
+}
+static void m_optional_type_required(OrbcBuilder *b, OrbcModule *m)
+{
+    for (uint32_t t = 0; t < m->type_count; t++)
+        for (uint32_t f = 0; f < m->types[t].field_count; f++)
+            if (m->types[m->types[t].fields[f].type].kind == ORBC_TYPE_OPTIONAL)
+                m->types[t].fields[f].optional = false;
+}
+static void m_worker_timeout(OrbcBuilder *b, OrbcModule *m) { m->tasks[3].default_timeout_ms = 5000; }
+static void m_sleep_delay(OrbcBuilder *b, OrbcModule *m) { step(m, 0, 4)->policy.initial_delay_ms = 0; }
+static void m_await_backoff(OrbcBuilder *b, OrbcModule *m)
+{
+    step(m, 0, 3)->policy.backoff = ORBC_BACKOFF_EXPONENTIAL;
+}
+static void m_step_names_by_text(OrbcBuilder *b, OrbcModule *m)
+{
+    /* step 3 keeps its own string index, whose text becomes step 1's name */
+    m->strings[step(m, 0, 3)->name] = (OrbcString){ "notify", 6 };
+}
 
 static void e_const_range(OrbcBuilder *b) { orbc_emit_u32(b, ORBC_OP_CONST, 77); }
 static void e_jump_outside(OrbcBuilder *b)
@@ -423,8 +452,21 @@ static const struct {
     { m_timeout, "orbc: negative timeout -1" },
     { m_dup_step, "orbc: step 3 repeats the name of an earlier step" },
     { m_dep_later, "orbc: step 1 depends on step 1, which is not earlier" },
-    { m_sleep_retry, "orbc: step 4: retry, queue timeout, idempotency key or compensate on "
-                     "a step that is no task" },
+    { m_sleep_retry, "orbc: step 4: a step that is no task has the default policy (attempts 1, "
+                     "fixed, 1000 ms, 60000 ms, no codes)" },
+    { m_sleep_delay, "orbc: step 4: a step that is no task has the default policy (attempts 1, "
+                     "fixed, 1000 ms, 60000 ms, no codes)" },
+    { m_await_backoff, "orbc: step 3: a step that is no task has the default policy (attempts "
+                       "1, fixed, 1000 ms, 60000 ms, no codes)" },
+    { m_step_line_zero, "orbc: line and column must be at least 1" },
+    { m_workflow_column_zero, "orbc: line and column must be at least 1" },
+    { m_compensate_line_zero, "orbc: line and column must be at least 1" },
+    { m_optional_string_field, "orbc: type 4: field 1 is optional but its type does not accept "
+                               "null" },
+    { m_optional_type_required, "orbc: type 8: field 2 has an optional type but is not "
+                                "optional" },
+    { m_worker_timeout, "orbc: task 3: a worker task has no default timeout" },
+    { m_step_names_by_text, "orbc: step 3 repeats the name of an earlier step" },
     { m_const_string, "orbc: string index 500 out of range (30 strings)" },
     { m_type_forward, "orbc: type index 6 out of range (6 types)" },
     { m_dup_field, "orbc: type 4: field 1 repeats an earlier field name" },

@@ -573,6 +573,84 @@ static void read_deps(OrbcReader *r, OrbcStep *s, uint32_t self)
     }
 }
 
+/* ---- dependencies: exactly the earlier steps a step's code reads ---- */
+
+typedef struct StepList {
+    uint32_t *items;
+    uint32_t count, cap;
+    bool failed;
+} StepList;
+
+/* Appends the operand of every `step` instruction of code block `code` (verified). */
+static void add_steps_read(StepList *list, const OrbcModule *m, uint32_t code)
+{
+    if (code == ORBC_NONE)
+        return;
+    const OrbcCode *c = &m->codes[code];
+    for (uint32_t o = 0; o < c->len && !list->failed;) {
+        uint32_t size = orbc_instr_size(c->code + o, c->len - o);
+        if (size == 0)
+            break;   /* not reached: the block is verified */
+        if (c->code[o] == ORBC_OP_STEP) {
+            if (list->count == list->cap) {
+                uint32_t cap = list->cap ? 2 * list->cap : 16;
+                uint32_t *items = realloc(list->items, cap * sizeof *items);
+                if (!items) {
+                    list->failed = true;
+                    break;
+                }
+                list->items = items;
+                list->cap = cap;
+            }
+            list->items[list->count++] = orbc_u32(c->code + o + 1);
+        }
+        o += size;
+    }
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The dependencies of step `self` are exactly the steps below it that its code (and its
+ * compensate block's) reads with `step`, so a runtime may schedule by them
+ * (docs/bytecode.md 3.6). */
+static void check_dependencies(OrbcReader *r, const OrbcStep *s, uint32_t self, size_t at)
+{
+    StepList read = { 0 };
+    const uint32_t codes[] = { s->for_code, s->when_code, s->with_code, s->key_code,
+                               s->value_code,
+                               s->has_compensate ? s->compensate.with_code : ORBC_NONE,
+                               s->has_compensate ? s->compensate.key_code : ORBC_NONE };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        add_steps_read(&read, r->module, codes[i]);
+    if (read.failed) {
+        free(read.items);
+        orbc_reader_fail(r, at, "out of memory checking dependencies");
+        return;
+    }
+    if (read.count > 1)
+        qsort(read.items, read.count, sizeof *read.items, compare_u32);
+    uint32_t d = 0;
+    for (uint32_t i = 0; i < read.count && !r->failed; i++) {
+        uint32_t step = read.items[i];
+        if (step == self || (i > 0 && step == read.items[i - 1]))
+            continue;   /* a compensate block reads its own step; repeats count once */
+        if (d < s->dep_count && s->deps[d] < step)
+            break;      /* deps[d] is not read: reported below */
+        if (d == s->dep_count || s->deps[d] != step)
+            orbc_reader_fail(r, at, "step %u reads step %u, which is not among its "
+                             "dependencies", self, step);
+        d++;
+    }
+    if (!r->failed && d < s->dep_count)
+        orbc_reader_fail(r, at, "step %u lists step %u as a dependency, which its code does "
+                         "not read", self, s->deps[d]);
+    free(read.items);
+}
+
 static void read_step(OrbcReader *r, OrbcStep *s, uint32_t self)
 {
     size_t start = r->pos;
@@ -590,6 +668,7 @@ static void read_step(OrbcReader *r, OrbcStep *s, uint32_t self)
     read_policy(r, &s->policy);
     s->timeout_ms = read_duration(r, "timeout");
     s->queue_timeout_ms = read_duration(r, "queue timeout");
+    size_t deps_at = r->pos;
     read_deps(r, s, self);
     size_t at = r->pos;
     uint8_t has = read_u8(r);
@@ -601,6 +680,8 @@ static void read_step(OrbcReader *r, OrbcStep *s, uint32_t self)
     const char *problem = r->failed ? NULL : kind_problem(s);
     if (problem)
         orbc_reader_fail(r, start, "step %u: %s", self, problem);
+    if (!r->failed)
+        check_dependencies(r, s, self, deps_at);
 }
 
 static void read_workflow(OrbcReader *r, OrbcWorkflow *w)

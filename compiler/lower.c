@@ -135,6 +135,8 @@ typedef struct Lowerer {
     bool cur_ascii;               /* a short line that is ASCII: a column is a byte count */
     /* the arrays of the step being lowered, reused from step to step */
     Scratch deps, step_codes, compensate_codes;
+    Scratch deps_read;     /* per entry of `deps`: 1 once its code reads that step */
+    uint32_t dep_count;    /* entries of `deps` while a step is lowered, else 0 */
     bool failed;
     char *why;             /* lower_program's message for a failure without E0601 */
     size_t why_size;
@@ -149,6 +151,7 @@ static void lowerer_free(Lowerer *l)
     ptrmap_free(&l->folds);
     ptrmap_free(&l->names);
     free(l->deps.items);
+    free(l->deps_read.items);
     free(l->step_codes.items);
     free(l->compensate_codes.items);
 }
@@ -612,12 +615,30 @@ static bool field_may_be_absent(const Type *t, const Name *field)
 
 static void emit_expr(Lowerer *l, const Expr *e);
 
+/* The step being lowered reads step `step` (a candidate of merge_deps, or its own). */
+static void mark_dep_read(Lowerer *l, uint32_t step)
+{
+    uint32_t lo = 0, hi = l->dep_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (l->deps.items[mid] < step)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < l->dep_count && l->deps.items[lo] == step)
+        l->deps_read.items[lo] = 1;
+}
+
 static void emit_name(Lowerer *l, const Expr *e)
 {
     switch ((ExprRef)e->ref) {
     case REF_INPUT: orbc_emit(l->b, ORBC_OP_INPUT); return;
     case REF_STEP:
-    case REF_SELF: orbc_emit_u32(l->b, ORBC_OP_STEP, e->ref_index); return;
+    case REF_SELF:
+        orbc_emit_u32(l->b, ORBC_OP_STEP, e->ref_index);
+        mark_dep_read(l, e->ref_index);
+        return;
     case REF_FOR_VAR: orbc_emit(l->b, ORBC_OP_ITEM); return;
     default: lower_error(l, "unresolved name"); return;
     }
@@ -787,8 +808,12 @@ static OrbcPolicy lower_policy(Lowerer *l, const RetryPolicy *r, Scratch *codes)
     return p;
 }
 
-/* The step's dependencies and its compensate block's, merged (both ascending). */
-static void merge_deps(Lowerer *l, const Step *s, OrbcStep *out)
+/* The candidates for the step's dependencies, before its code is emitted: the checker's
+ * dependencies of the step and of its compensate block, merged (both ascending). A
+ * reference that constant folding removes (`false && charge.ok`) leaves a candidate
+ * unread, and the format wants exactly the steps the code reads (docs/bytecode.md 3.6):
+ * keep_read_deps keeps those. */
+static void merge_deps(Lowerer *l, const Step *s)
 {
     const Compensation *c = s->compensate;
     uint32_t n = s->dep_count, m = c ? c->dep_count : 0;
@@ -803,8 +828,20 @@ static void merge_deps(Lowerer *l, const Step *s, OrbcStep *out)
         if (next < s->index && (k == 0 || deps[k - 1] != next))
             deps[k++] = next;
     }
-    out->deps = deps;
-    out->dep_count = k;
+    l->dep_count = k;
+    memset(scratch_room(&l->deps_read, k + 1), 0, (k + 1) * sizeof *l->deps_read.items);
+}
+
+/* After the step's code is emitted: its dependencies are the candidates it read. */
+static void keep_read_deps(Lowerer *l, OrbcStep *out)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < l->dep_count; i++)
+        if (l->deps_read.items[i])
+            l->deps.items[kept++] = l->deps.items[i];
+    out->deps = l->deps.items;
+    out->dep_count = kept;
+    l->dep_count = 0;
 }
 
 static void lower_compensate(Lowerer *l, const Compensation *c, OrbcCompensate *out)
@@ -856,6 +893,7 @@ static void lower_step(Lowerer *l, const Step *s, OrbcStep *out)
     position_at(l, s->span.start, &out->line, &out->column);
     out->target = step_target(l, s);
     out->for_var = s->for_var ? name_string(l, s->for_var) : ORBC_NONE;
+    merge_deps(l, s);
     out->when_code = lower_code(l, s->when);
     out->for_code = lower_code(l, s->for_iterable);
     out->with_code = lower_code(l, s->with);
@@ -864,10 +902,10 @@ static void lower_step(Lowerer *l, const Step *s, OrbcStep *out)
     out->policy = lower_policy(l, &s->retry, &l->step_codes);
     out->timeout_ms = s->timeout_ms;
     out->queue_timeout_ms = s->queue_timeout_ms;
-    merge_deps(l, s, out);
     out->has_compensate = s->compensate != NULL;
     if (s->compensate)
         lower_compensate(l, s->compensate, &out->compensate);
+    keep_read_deps(l, out);
 }
 
 static void lower_workflow(Lowerer *l, const Workflow *w)

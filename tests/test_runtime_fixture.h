@@ -27,6 +27,7 @@ typedef struct Fx {
     OrbcStep steps[FX_MAX_STEPS];
     uint32_t nsteps;
     uint32_t codes[FX_MAX_STEPS][4];   /* storage for non_retryable lists */
+    uint32_t deps[FX_MAX_STEPS][8];    /* storage for dependencies */
 } Fx;
 
 /* A fixture on the heap (it holds room for FX_MAX_STEPS steps); free it with free(). */
@@ -191,6 +192,42 @@ static inline void fx_compensate(OrbcStep *s, uint32_t task, uint32_t with_code)
     };
 }
 
+/* Adds to `s` (step `self`) the steps that code block `code` reads, each once. */
+static inline void fx_add_deps(Fx *f, OrbcStep *s, uint32_t self, uint32_t code)
+{
+    if (code == ORBC_NONE)
+        return;
+    const OrbcCode *c = &orbc_builder_module(f->b)->codes[code];
+    for (uint32_t o = 0; o < c->len; o += orbc_instr_size(c->code + o, c->len - o)) {
+        uint32_t read = c->code[o] == ORBC_OP_STEP ? orbc_u32(c->code + o + 1) : self;
+        uint32_t at = 0;
+        while (at < s->dep_count && s->deps[at] < read)
+            at++;
+        if (read >= self || (at < s->dep_count && s->deps[at] == read) || s->dep_count == 8)
+            continue;
+        memmove(s->deps + at + 1, s->deps + at, (s->dep_count - at) * sizeof *s->deps);
+        s->deps[at] = read;
+        s->dep_count++;
+    }
+}
+
+/* The dependencies of every step: the earlier steps its code reads (the loader checks
+ * that they are exactly these). */
+static inline void fx_fill_deps(Fx *f)
+{
+    for (uint32_t i = 0; i < f->nsteps; i++) {
+        OrbcStep *s = &f->steps[i];
+        s->deps = f->deps[i];
+        s->dep_count = 0;
+        const uint32_t codes[] = { s->for_code, s->when_code, s->with_code, s->key_code,
+                                   s->value_code,
+                                   s->has_compensate ? s->compensate.with_code : ORBC_NONE,
+                                   s->has_compensate ? s->compensate.key_code : ORBC_NONE };
+        for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
+            fx_add_deps(f, s, i, codes[k]);
+    }
+}
+
 /* Adds a workflow made of the steps declared since the last one. */
 static inline uint32_t fx_workflow(Fx *f, const char *name, uint32_t input_type, int64_t timeout_ms,
                                    uint32_t return_code)
@@ -200,6 +237,7 @@ static inline uint32_t fx_workflow(Fx *f, const char *name, uint32_t input_type,
         .input_type = input_type, .output_type = fx_simple(f, "any"), .timeout_ms = timeout_ms,
         .return_code = return_code, .step_count = f->nsteps, .steps = f->steps,
     };
+    fx_fill_deps(f);
     uint32_t index = orbc_add_workflow(f->b, &w);
     f->nsteps = 0;
     return index;

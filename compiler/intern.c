@@ -87,12 +87,12 @@ const Name *intern_lookup(const Interner *interner, const char *text, size_t len
     return interner->slots[find_slot(interner, text, len, orbc_hash(text, len))].name;
 }
 
-const Name *intern(Interner *interner, const char *text, size_t len)
+/* A new name into the free slot i: kept out of intern() so that the path taken by nearly
+ * every call (the name is there already) needs few registers. */
+static __attribute__((noinline)) const Name *add_name(Interner *interner, uint32_t i,
+                                                      const char *text, size_t len,
+                                                      uint32_t hash)
 {
-    uint32_t hash = orbc_hash(text, len);
-    uint32_t i = find_slot(interner, text, len, hash);
-    if (interner->slots[i].name)
-        return interner->slots[i].name;
     Name *name = arena_bump(interner->arena, sizeof *name + len + 1, 8);
     name->len = (uint32_t)len;
     name->hash = hash;
@@ -102,6 +102,15 @@ const Name *intern(Interner *interner, const char *text, size_t len)
     if (++interner->count * 2 > interner->mask)
         grow(interner);
     return name;
+}
+
+const Name *intern(Interner *interner, const char *text, size_t len)
+{
+    uint32_t hash = orbc_hash(text, len);
+    uint32_t i = find_slot(interner, text, len, hash);
+    if (interner->slots[i].name)
+        return interner->slots[i].name;
+    return add_name(interner, i, text, len, hash);
 }
 
 const Name *intern_cstr(Interner *interner, const char *text)

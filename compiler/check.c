@@ -26,7 +26,7 @@ const Name *check_member_name(Checker *ck, const Member *m)
     if (m->name)
         return m->name;
     if (m->keyword != KW_NONE)
-        return check_intern_name(ck, keyword_text(m->keyword));
+        return ck->n_keywords[m->keyword];   /* interned once by init_names */
     return check_intern_name(ck, "");
 }
 

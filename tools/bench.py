@@ -7,8 +7,8 @@
 For `orbitc check`, `orbitc build` and `orbitc fmt` (standard input to standard output), on
 realistic programs of each size and on each adversarial shape of tools/gen_corpus.py:
 wall time (best of N runs), MB/s, steps/s, peak resident memory of the orbitc process,
-(on the 1 MB realistic program) instructions per source byte,
-its ratio to the source size, and the time ratio between consecutive sizes. Then the
+its ratio to the source size, the time ratio between consecutive sizes, and on the 1 MB
+realistic program the instructions per source byte (callgrind or perf). Then the
 small example checked end to end, process start included: median of 200 runs.
 
 Run it on demand, on a quiet machine with an optimised build (the default

@@ -430,17 +430,24 @@ static void find_scope(const Compiler *c, const SourceAst *ast, const SourceFile
 
 /* --- gathering every suppression of the program --- */
 
-static bool has_directive(const SourceFile *file)
+/* Whether a comment of the file may hold a directive: only the comments are searched,
+ * not the whole text (where `orbit.` is common, which made memmem slow). */
+static bool has_directive(const SourceAst *ast)
 {
-    return file->len >= sizeof directive_prefix - 1
-        && memmem(file->text, file->len, directive_prefix, sizeof directive_prefix - 1) != NULL;
+    for (uint32_t k = 0; k < ast->comment_count; k++) {
+        const Comment *cm = &ast->comments[k];
+        if (memmem(cm->text, cm->span.end - cm->span.start, directive_prefix,
+                   sizeof directive_prefix - 1))
+            return true;
+    }
+    return false;
 }
 
 static void gather_file(Suppressions *s, const SourceAst *ast)
 {
     Compiler *c = s->c;
     const SourceFile *file = source_file(&c->sources, ast->file);
-    if (file->is_stdlib || ast->comment_count == 0 || !has_directive(file))
+    if (file->is_stdlib || !has_directive(ast))
         return;
     MemberList members = { 0 };
     collect_block(&members, &(Block){ .first = ast->first });

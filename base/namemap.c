@@ -19,14 +19,21 @@ void namemap_init(NameMap *map, Arena *arena, uint32_t expected)
     map->count = 0;
 }
 
+void namemap_init_text(NameMap *map, Arena *arena, uint32_t expected)
+{
+    namemap_init(map, arena, expected);
+    map->by_text = true;
+}
+
 static void grow(NameMap *map, Arena *arena)
 {
     NameMap bigger;
     namemap_init(&bigger, arena, map->mask + 1);
+    bigger.by_text = map->by_text;
     for (uint32_t i = 0; i <= map->mask; i++) {
         const NameMapSlot *old = &map->slots[i];
         if (old->text)
-            *namemap_slot(&bigger, old->text, old->len, old->hash) = *old;
+            *namemap_slot(&bigger, old->text, old->hash) = *old;
     }
     bigger.count = map->count;
     *map = bigger;
@@ -34,33 +41,31 @@ static void grow(NameMap *map, Arena *arena)
 
 /* The slot for the name, made room for; a new name's slot is empty. */
 static NameMapSlot *slot_for_insert(NameMap *map, Arena *arena, const char *text,
-                                    uint32_t len, uint32_t hash)
+                                    uint32_t hash)
 {
     if (!map->slots)
         namemap_init(map, arena, 8);
     if ((map->count + 1) * 2 > map->mask + 1)
         grow(map, arena);
-    return namemap_slot(map, text, len, hash);
+    return namemap_slot(map, text, hash);
 }
 
-void namemap_put(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,
-                 uint32_t value)
+void namemap_put(NameMap *map, Arena *arena, const char *text, uint32_t hash, uint32_t value)
 {
-    NameMapSlot *slot = slot_for_insert(map, arena, text, len, hash);
+    NameMapSlot *slot = slot_for_insert(map, arena, text, hash);
     if (!slot->text) {
-        *slot = (NameMapSlot){ text, len, hash, value };
+        *slot = (NameMapSlot){ text, hash, value };
         map->count++;
     }
     slot->value = value;
 }
 
-bool namemap_add(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,
-                 uint32_t value)
+bool namemap_add(NameMap *map, Arena *arena, const char *text, uint32_t hash, uint32_t value)
 {
-    NameMapSlot *slot = slot_for_insert(map, arena, text, len, hash);
+    NameMapSlot *slot = slot_for_insert(map, arena, text, hash);
     if (slot->text)
         return false;
-    *slot = (NameMapSlot){ text, len, hash, value };
+    *slot = (NameMapSlot){ text, hash, value };
     map->count++;
     return true;
 }

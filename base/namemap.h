@@ -1,9 +1,14 @@
-/* A hash map from names (byte strings) to 32-bit values, allocated in an arena: the
- * checker's tables of steps, workflows and types, the runtime's tables of tasks and
- * signals. The caller gives each name's hash (interned names carry one; other text is
- * hashed with orbc_hash), so base/ needs no hash function of its own. Names compare by
- * pointer first (interned names are unique), then by hash, length and bytes. Open
- * addressing with linear probing; the table doubles at half full. */
+/* A hash map from names to 32-bit values, allocated in an arena: the checker's tables of
+ * steps, workflows and types, the runtime's tables of tasks and signals. The caller gives
+ * each name's hash (interned names carry one; other text is hashed with orbc_hash), so
+ * base/ needs no hash function of its own.
+ *
+ * Two kinds of map, chosen when it is made:
+ * - a map of interned names (the default; a zeroed NameMap is an empty one) compares keys
+ *   by pointer, since equal names are the same pointer;
+ * - a map of text (namemap_init_text) compares NUL-terminated keys by their bytes.
+ * Open addressing with linear probing; a slot is 16 bytes; the table doubles at half
+ * full. */
 #ifndef ORBIT_NAMEMAP_H
 #define ORBIT_NAMEMAP_H
 
@@ -15,7 +20,6 @@
 
 typedef struct NameMapSlot {
     const char *text;    /* NULL: empty */
-    uint32_t len;
     uint32_t hash;
     uint32_t value;
 } NameMapSlot;
@@ -24,48 +28,49 @@ typedef struct NameMap {
     NameMapSlot *slots;  /* NULL until the first insertion (or namemap_init) */
     uint32_t mask;       /* capacity - 1; capacity is a power of two */
     uint32_t count;
+    bool by_text;        /* keys compare by their bytes, not by pointer */
 } NameMap;
 
-/* Room for `expected` names without growing. Optional: a zeroed NameMap is empty. */
+/* An empty map of interned names with room for `expected` without growing (optional: a
+ * zeroed NameMap is one too). */
 void namemap_init(NameMap *map, Arena *arena, uint32_t expected);
+/* An empty map of NUL-terminated text. */
+void namemap_init_text(NameMap *map, Arena *arena, uint32_t expected);
 
-/* The slot of the name, or the empty slot where it would go (the table is not empty).
+/* The slot of the key, or the empty slot where it would go (the table is not empty).
  * Inline, with namemap_get, because the checker looks a name up for nearly every
  * identifier of a program. */
-static inline NameMapSlot *namemap_slot(const NameMap *map, const char *text, uint32_t len,
-                                        uint32_t hash)
+static inline NameMapSlot *namemap_slot(const NameMap *map, const char *text, uint32_t hash)
 {
     uint32_t i = hash & map->mask;
     for (;;) {
         NameMapSlot *slot = &map->slots[i];
         if (!slot->text || slot->text == text ||
-            (slot->hash == hash && slot->len == len && memcmp(slot->text, text, len) == 0))
+            (map->by_text && slot->hash == hash && strcmp(slot->text, text) == 0))
             return slot;
         i = (i + 1) & map->mask;
     }
 }
 
-/* Returns true and sets *value when the name is present. */
-static inline bool namemap_get(const NameMap *map, const char *text, uint32_t len,
-                               uint32_t hash, uint32_t *value)
+/* Returns true and sets *value when the key is present. */
+static inline bool namemap_get(const NameMap *map, const char *text, uint32_t hash,
+                               uint32_t *value)
 {
     if (!map->slots)
         return false;
-    const NameMapSlot *slot = namemap_slot(map, text, len, hash);
+    const NameMapSlot *slot = namemap_slot(map, text, hash);
     if (!slot->text)
         return false;
     *value = slot->value;
     return true;
 }
 
-/* Inserts the name, or replaces the value of an equal name. */
-void namemap_put(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,
-                 uint32_t value);
+/* Inserts the key, or replaces the value of an equal key. */
+void namemap_put(NameMap *map, Arena *arena, const char *text, uint32_t hash, uint32_t value);
 
-/* Inserts the name unless an equal one is present (then the first value stays); returns
+/* Inserts the key unless an equal one is present (then the first value stays); returns
  * whether it was inserted. */
-bool namemap_add(NameMap *map, Arena *arena, const char *text, uint32_t len, uint32_t hash,
-                 uint32_t value);
+bool namemap_add(NameMap *map, Arena *arena, const char *text, uint32_t hash, uint32_t value);
 
 static inline bool namemap_is_empty(const NameMap *map)
 {

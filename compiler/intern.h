@@ -41,15 +41,15 @@ const Name *intern_cstr(Interner *interner, const char *text);
 const Name *intern_lookup(const Interner *interner, const char *text, size_t len);
 
 /* Maps keyed by interned names (base/namemap.h): the name's own hash, and its text
- * pointer, which is unique, makes the comparison one pointer test. */
+ * pointer, which is unique, so a comparison is one pointer test. */
 static inline bool names_get(const NameMap *map, const Name *name, uint32_t *value)
 {
-    return name && namemap_get(map, name->text, name->len, name->hash, value);
+    return name && namemap_get(map, name->text, name->hash, value);
 }
 
 static inline void names_put(NameMap *map, Arena *arena, const Name *name, uint32_t value)
 {
-    namemap_put(map, arena, name->text, name->len, name->hash, value);
+    namemap_put(map, arena, name->text, name->hash, value);
 }
 
 #endif

@@ -89,17 +89,17 @@ static void build_index(Analysis *a)
     const Program *p = a->program;
     for (uint32_t i = 0; i < p->type_count; i++)
         namemap_add(&a->types_by_name, &a->index_arena, p->types[i].name->text,
-                    p->types[i].name->len, name_hash(p->types[i].name), i);
+                    name_hash(p->types[i].name), i);
     for (uint32_t i = 0; i < p->error_code_count; i++)
         namemap_add(&a->error_codes_by_name, &a->index_arena, p->error_codes[i].name->text,
-                    p->error_codes[i].name->len, name_hash(p->error_codes[i].name), i);
+                    name_hash(p->error_codes[i].name), i);
 }
 
 uint32_t lsp_query_type_named(Analysis *a, const Name *name)
 {
     build_index(a);
     uint32_t i;
-    return namemap_get(&a->types_by_name, name->text, name->len, name_hash(name), &i)
+    return namemap_get(&a->types_by_name, name->text, name_hash(name), &i)
                ? i : NO_INDEX;
 }
 
@@ -109,8 +109,8 @@ static uint32_t error_code_of(Analysis *a, const Expr *e)
     build_index(a);
     const Name *name = intern_lookup(&a->c.names, e->text, e->len);
     uint32_t i;
-    return name && namemap_get(&a->error_codes_by_name, name->text, name->len,
-                               name_hash(name), &i) ? i : NO_INDEX;
+    return name && namemap_get(&a->error_codes_by_name, name->text, name_hash(name), &i)
+               ? i : NO_INDEX;
 }
 
 /* ---- Types ---------------------------------------------------------------------- */

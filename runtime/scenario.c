@@ -16,17 +16,17 @@
 
 static const int64_t MAX_MS = 1000000000000000LL;  /* about 31 700 years: time sums stay in range */
 
-/* ---- a map from names to indices ---- */
+/* ---- maps of names to indices (text maps: keys compare by their bytes) ---- */
 
 /* Adds a NUL-terminated name (the first of equal names wins). */
 static void map_put(NameMap *map, Arena *a, const char *key, uint32_t value)
 {
-    namemap_add(map, a, key, (uint32_t)strlen(key), orbc_hash(key, strlen(key)), value);
+    namemap_add(map, a, key, orbc_hash(key, strlen(key)), value);
 }
 
 static bool map_get(const NameMap *map, const char *key, uint32_t *value)
 {
-    return namemap_get(map, key, (uint32_t)strlen(key), orbc_hash(key, strlen(key)), value);
+    return namemap_get(map, key, orbc_hash(key, strlen(key)), value);
 }
 
 /* ---- the parser ---- */
@@ -453,7 +453,7 @@ static void build_qualified(Parser *p)
     uint32_t total = 0;
     for (uint32_t w = 0; w < p->m->workflow_count; w++)
         total += p->m->workflows[w].step_count;
-    namemap_init(&p->qualified, p->a, total);
+    namemap_init_text(&p->qualified, p->a, total);
     p->qualified_wf = arena_alloc(p->a, sizeof(uint32_t) * (total + 1));
     p->qualified_step = arena_alloc(p->a, sizeof(uint32_t) * (total + 1));
     uint32_t at = 0;
@@ -549,7 +549,7 @@ static void collect_signals(Parser *p)
     uint32_t total = 0;
     for (uint32_t w = 0; w < p->m->workflow_count; w++)
         total += p->m->workflows[w].step_count;
-    namemap_init(&p->signals, p->a, total);
+    namemap_init_text(&p->signals, p->a, total);
     for (uint32_t w = 0; w < p->m->workflow_count; w++)
         for (uint32_t s = 0; s < p->m->workflows[w].step_count; s++) {
             const OrbcStep *step = &p->m->workflows[w].steps[s];
@@ -689,7 +689,7 @@ bool scenario_load(const char *path, const char *bytes, size_t len, const OrbcMo
     Parser p = {.m = module, .a = arena, .path = path, .err = err, .errlen = errlen, .out = out};
     out->task_scripts = arena_alloc(arena, sizeof(Script *) * (module->task_count + 1));
     out->step_scripts = arena_alloc(arena, sizeof(Script **) * (module->workflow_count + 1));
-    namemap_init(&p.tasks, arena, module->task_count);
+    namemap_init_text(&p.tasks, arena, module->task_count);
     for (uint32_t i = 0; i < module->task_count; i++)
         map_put(&p.tasks, arena, mstring(module, module->tasks[i].name), i);
     json_t *root = parse_json(path, bytes, len, err, errlen);

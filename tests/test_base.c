@@ -88,6 +88,14 @@ START_TEST(utf8_decoder)
 }
 END_TEST
 
+/* 100 distinct keys that live as long as the test. */
+static const char *keys_of_interned(uint32_t i)
+{
+    static char keys[100][8];
+    snprintf(keys[i], sizeof keys[i], "k%u", i);
+    return keys[i];
+}
+
 static uint32_t test_hash(const char *text)
 {
     uint32_t h = 0;
@@ -96,33 +104,56 @@ static uint32_t test_hash(const char *text)
     return h & 0xF;   /* few distinct hashes: collisions must be resolved by the bytes */
 }
 
-START_TEST(namemap_put_get_add)
+START_TEST(namemap_text_keys)
 {
     Arena a;
     arena_init(&a);
-    NameMap map = { 0 };
+    NameMap map;
+    namemap_init_text(&map, &a, 4);   /* grows past its first size */
     char keys[300][16];
     uint32_t value;
-    ck_assert(!namemap_get(&map, "x", 1, test_hash("x"), &value));   /* empty, never inited */
     for (uint32_t i = 0; i < 300; i++) {
-        int n = snprintf(keys[i], sizeof keys[i], "step_%u", i);
-        namemap_put(&map, &a, keys[i], (uint32_t)n, test_hash(keys[i]), i);
+        snprintf(keys[i], sizeof keys[i], "step_%u", i);
+        namemap_put(&map, &a, keys[i], test_hash(keys[i]), i);
     }
     ck_assert_uint_eq(map.count, 300);
     for (uint32_t i = 0; i < 300; i++) {
         char copy[16];   /* another pointer, the same bytes */
         strcpy(copy, keys[i]);
-        ck_assert(namemap_get(&map, copy, (uint32_t)strlen(copy), test_hash(copy), &value));
+        ck_assert(namemap_get(&map, copy, test_hash(copy), &value));
         ck_assert_uint_eq(value, i);
     }
-    namemap_put(&map, &a, keys[7], (uint32_t)strlen(keys[7]), test_hash(keys[7]), 1000);
-    ck_assert(namemap_get(&map, keys[7], (uint32_t)strlen(keys[7]), test_hash(keys[7]), &value));
+    namemap_put(&map, &a, keys[7], test_hash(keys[7]), 1000);
+    ck_assert(namemap_get(&map, keys[7], test_hash(keys[7]), &value));
     ck_assert_uint_eq(value, 1000);                                   /* put replaces */
-    ck_assert(!namemap_add(&map, &a, keys[8], (uint32_t)strlen(keys[8]), test_hash(keys[8]), 5));
-    ck_assert(namemap_get(&map, keys[8], (uint32_t)strlen(keys[8]), test_hash(keys[8]), &value));
+    ck_assert(!namemap_add(&map, &a, keys[8], test_hash(keys[8]), 5));
+    ck_assert(namemap_get(&map, keys[8], test_hash(keys[8]), &value));
     ck_assert_uint_eq(value, 8);                                      /* add keeps the first */
-    ck_assert(!namemap_get(&map, "step_3", 5, test_hash("step_3"), &value));  /* a prefix */
+    ck_assert(!namemap_get(&map, "step_", test_hash("step_"), &value));   /* a prefix */
     ck_assert_uint_eq(map.count, 300);
+    arena_free(&a);
+}
+END_TEST
+
+START_TEST(namemap_interned_keys)
+{
+    Arena a;
+    arena_init(&a);
+    NameMap map = { 0 };   /* a zeroed map: interned keys, compared by pointer */
+    uint32_t value;
+    static const char first[] = "attempts", second[] = "attempts";
+    ck_assert(!namemap_get(&map, first, 1, &value));                  /* empty, never inited */
+    namemap_put(&map, &a, first, 1, 10);
+    ck_assert(namemap_get(&map, first, 1, &value));
+    ck_assert_uint_eq(value, 10);
+    /* the same bytes at another address are another name, even with the same hash */
+    ck_assert((const void *)first != (const void *)second);
+    ck_assert(!namemap_get(&map, second, 1, &value));
+    for (uint32_t i = 0; i < 100; i++)   /* grows, keeping the pointer rule */
+        namemap_put(&map, &a, keys_of_interned(i), i % 4, i);
+    ck_assert(namemap_get(&map, first, 1, &value));
+    ck_assert_uint_eq(value, 10);
+    ck_assert_uint_eq(map.count, 101);
     arena_free(&a);
 }
 END_TEST
@@ -212,7 +243,8 @@ int main(void)
     tcase_add_test(tc, arena_large_blocks_keep_small_ones_intact);
     tcase_add_test(tc, arena_large_block_first);
     tcase_add_test(tc, arena_printf_formats);
-    tcase_add_test(tc, namemap_put_get_add);
+    tcase_add_test(tc, namemap_text_keys);
+    tcase_add_test(tc, namemap_interned_keys);
     tcase_add_test(tc, utf8_decoder);
     tcase_add_test(tc, source_lines);
     tcase_add_test(tc, source_empty_file);

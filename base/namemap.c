@@ -17,6 +17,7 @@ void namemap_init(NameMap *map, Arena *arena, uint32_t expected)
     map->slots = arena_alloc(arena, (size_t)cap * sizeof *map->slots);
     map->mask = cap - 1;
     map->count = 0;
+    map->by_text = false;
 }
 
 void namemap_init_text(NameMap *map, Arena *arena, uint32_t expected)

@@ -451,7 +451,8 @@ static void gather_file(Suppressions *s, const SourceAst *ast)
         return;
     MemberList members = { 0 };
     collect_block(&members, &(Block){ .first = ast->first });
-    qsort(members.items, members.count, sizeof *members.items, compare_members);
+    if (members.count > 1)   /* qsort wants a non-null array, even of no elements */
+        qsort(members.items, members.count, sizeof *members.items, compare_members);
     Layout layout = lay_out(c, ast, file);
     for (uint32_t k = 0; k < ast->comment_count; k++) {
         Suppression sup;
@@ -482,7 +483,8 @@ static int compare_scopes(const void *pa, const void *pb)
  * parent. Returns how many apply. */
 static uint32_t build_tree(Suppressions *s)
 {
-    qsort(s->items, s->count, sizeof *s->items, compare_scopes);
+    if (s->count > 1)
+        qsort(s->items, s->count, sizeof *s->items, compare_scopes);
     uint32_t applying = 0;
     while (applying < s->count && s->items[applying].applies)
         applying++;

@@ -208,15 +208,43 @@ uint8_t *driver_read_binary(const char *path, size_t limit, size_t *len, const c
     return (uint8_t *)bytes;
 }
 
-Program *driver_check(Compiler *c)
+void driver_parse(Compiler *c)
 {
     uint32_t count = c->sources.count;
-    c->asts = xcalloc(count, sizeof *c->asts);
-    for (uint32_t i = 0; i < count; i++)
+    c->asts = xrealloc(c->asts, count * sizeof *c->asts);
+    for (uint32_t i = c->ast_count; i < count; i++)
         c->asts[i] = parse_source(c, i);
     c->ast_count = count;
-    Program *program = check_program(c);
-    suppress_apply(c);
+}
+
+Program *driver_check_files(Compiler *c, const uint32_t *files, uint32_t count)
+{
+    SourceAst **all = c->asts;
+    uint32_t all_count = c->ast_count;
+    SourceAst **program = xmalloc((count + 1) * sizeof *program);
+    program[0] = all[0];
+    for (uint32_t i = 0; i < count; i++)
+        program[i + 1] = all[files[i]];
+    c->asts = program;   /* the checker and the suppressions see these files only */
+    c->ast_count = count + 1;
+    uint32_t first = c->diags.count;
+    Program *checked = check_program(c);
+    suppress_apply(c, first);
+    c->asts = all;
+    c->ast_count = all_count;
+    free(program);
+    return checked;
+}
+
+Program *driver_check(Compiler *c)
+{
+    driver_parse(c);
+    uint32_t count = c->ast_count - 1;
+    uint32_t *files = xmalloc((count + 1) * sizeof *files);
+    for (uint32_t i = 0; i < count; i++)
+        files[i] = i + 1;
+    Program *program = driver_check_files(c, files, count);
+    free(files);
     diag_finish(&c->diags);
     return program;
 }

@@ -44,4 +44,11 @@ uint8_t *driver_read_binary(const char *path, size_t limit, size_t *len, const c
  * Call once. Diagnostics are sorted and deduplicated (diag_finish) before it returns. */
 Program *driver_check(Compiler *c);
 
+/* The parts of driver_check, for a run that checks several programs (programs.h): parse
+ * every source not parsed yet; then check the program made of the standard library and
+ * the given sources (parsed, by index), applying their inline suppressions. The lint
+ * levels are those of c->diags when it is called; the sink is not finished. */
+void driver_parse(Compiler *c);
+Program *driver_check_files(Compiler *c, const uint32_t *files, uint32_t count);
+
 #endif

@@ -18,6 +18,7 @@
 #include "lsp.h"
 #include "memory.h"
 #include "orbc.h"
+#include "programs.h"
 #include "suggest.h"
 #include "version.h"
 
@@ -93,7 +94,8 @@ static const char usage_text[] =
     "\n"
     "A PATH is an .orbit file, a directory (every *.orbit file below it, in sorted order)\n"
     "or `-` (standard input). All files together, with the standard library, form one\n"
-    "program.\n"
+    "program; a directory holding an orbit.program file is the root of a program of its\n"
+    "own, checked apart (build then takes `-o DIR/`; docs/cli.md).\n"
     "\n"
     "Options of check and build:\n"
     "  --format human|json|github|gitlab|sarif\n"
@@ -178,24 +180,20 @@ static bool want_color(ColorMode mode)
 /* The code named by `arg`, in any case ("w0007" is W0007), or -1. */
 static int code_from_arg(const char *arg)
 {
-    char code[16];
-    size_t len = strlen(arg);
-    if (len >= sizeof code)
-        return -1;
-    for (size_t i = 0; i <= len; i++)
-        code[i] = (char)toupper((unsigned char)arg[i]);
-    return diag_code_from_string(code);
+    return diag_code_from_text(arg, strlen(arg));
 }
 
-/* Applies --warn and --allow in command-line order, so the later of two wins. */
-static int apply_lint_levels(const Options *opt, DiagSink *sink)
+/* The levels --warn and --allow set, in command-line order, so the later of two wins;
+ * LINT_DEFAULT where they say nothing. They override a program's configuration. */
+static int lint_overrides(const Options *opt, uint8_t *levels)
 {
+    memset(levels, LINT_DEFAULT, DIAG_CODE_COUNT);
     for (int i = 0; i < opt->lint_count; i++) {
         int code = code_from_arg(opt->lints[i].code);
         if (code < 0 || diag_info((DiagCode)code)->severity != SEV_WARNING)
             return usage_error("`%s` is not a warning code (see `orbitc explain`)",
                                opt->lints[i].code);
-        sink->level[code] = (uint8_t)opt->lints[i].level;
+        levels[code] = (uint8_t)opt->lints[i].level;
     }
     return EXIT_OK;
 }
@@ -232,13 +230,22 @@ static int refuse_output_that_is_input(const Options *opt, const InputList *inpu
     return EXIT_USAGE;
 }
 
-/* Reads every input into the compiler; one that cannot be read is reported and counted
- * in inputs->failures. */
-static void read_inputs(Compiler *c, InputList *inputs)
+/* One run of check or build: the compiler, the inputs, and the programs they form. */
+typedef struct Run {
+    Compiler c;
+    InputList inputs;
+    ProgramSet programs;
+    uint8_t overrides[DIAG_CODE_COUNT];   /* the command line's lint levels */
+} Run;
+
+/* Reads every input into the compiler, each into the program of its nearest root; one
+ * that cannot be read is reported and counted in inputs->failures. */
+static void read_inputs(Compiler *c, InputList *inputs, ProgramSet *programs)
 {
     for (size_t i = 0; i < inputs->count; i++) {
         const Input *input = &inputs->items[i];
         const char *error = NULL;
+        uint32_t file = c->sources.count;
         bool ok = input->from_stdin ? driver_add_fd(c, STDIN_FILENO, input->path, &error)
                   : input->found    ? driver_add_found_file(c, input->path, &error)
                                     : driver_add_file(c, input->path, &error);
@@ -246,27 +253,47 @@ static void read_inputs(Compiler *c, InputList *inputs)
             fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n",
                     input->from_stdin ? "-" : input->path, error);
             inputs->failures++;
+            continue;
         }
+        programs_add_file(programs, programs_unit_of(programs, c, input->path), file);
     }
 }
 
-/* Collects and reads the sources and checks them; *program_out receives the checked
- * program (NULL when no source could be read). Returns EXIT_USAGE, with nothing checked,
- * when an option is wrong or the output is an input; else EXIT_OK, with
- * inputs->failures the paths that could not be read (each reported). */
-static int load_and_check(const Options *opt, Compiler *c, InputList *inputs,
-                          Program **program_out)
+/* Collects and reads the sources, groups them into programs by their roots, reads the
+ * programs' configurations and parses everything; nothing is checked yet. Returns
+ * EXIT_USAGE when an option is wrong or the output is an input; else EXIT_OK, with
+ * inputs.failures the paths that could not be read (each reported). */
+static int load(const Options *opt, Run *run)
 {
-    int status = apply_lint_levels(opt, &c->diags);
+    Compiler *c = &run->c;
+    int status = lint_overrides(opt, run->overrides);
     if (status != EXIT_OK)
         return status;
-    inputs_collect(inputs, opt->paths, opt->path_count);
-    inputs_name_stdin(inputs, opt->stdin_filename);
-    if ((status = refuse_output_that_is_input(opt, inputs)) != EXIT_OK)
+    inputs_collect(&run->inputs, opt->paths, opt->path_count);
+    inputs_name_stdin(&run->inputs, opt->stdin_filename);
+    if ((status = refuse_output_that_is_input(opt, &run->inputs)) != EXIT_OK)
         return status;
-    read_inputs(c, inputs);
-    *program_out = c->sources.count > 1 ? driver_check(c) : NULL;
+    read_inputs(c, &run->inputs, &run->programs);
+    programs_read_configs(&run->programs, c, &run->inputs.failures);
+    if (c->sources.count > 1) {
+        driver_parse(c);
+        programs_configure(&run->programs, c);
+    }
     return EXIT_OK;
+}
+
+static void run_init(Run *run)
+{
+    memset(run, 0, sizeof *run);
+    driver_init(&run->c);
+    programs_init(&run->programs);
+}
+
+static void run_free(Run *run)
+{
+    programs_free(&run->programs);
+    inputs_free(&run->inputs);
+    driver_free(&run->c);
 }
 
 /* The exit status the diagnostics deserve. */
@@ -288,23 +315,118 @@ static void report_unread(const Compiler *c, const InputList *inputs, const char
                 inputs->failures == 1 ? "path" : "paths", consequence);
 }
 
+/* check: each program on its own, with its own lint levels; the diagnostics of all of
+ * them together, in source order. */
 static int command_check(const Options *opt)
 {
-    Compiler c;
-    driver_init(&c);
-    InputList inputs = { 0 };
-    Program *program = NULL;
-    int status = load_and_check(opt, &c, &inputs, &program);
+    Run run;
+    run_init(&run);
+    int status = load(opt, &run);
     if (status == EXIT_OK) {
-        print_diagnostics(opt, &c);
-        status = diagnostics_status(opt, &c);
-        if (inputs.failures > 0) {
-            report_unread(&c, &inputs, "the program was checked without them");
+        for (uint32_t i = 0; i < run.programs.count; i++)
+            programs_check_unit(&run.programs, &run.c, i, run.overrides);
+        diag_finish(&run.c.diags);
+        print_diagnostics(opt, &run.c);
+        status = diagnostics_status(opt, &run.c);
+        if (run.inputs.failures > 0) {
+            report_unread(&run.c, &run.inputs, "the program was checked without them");
             status = EXIT_USAGE;
         }
     }
-    inputs_free(&inputs);
-    driver_free(&c);
+    run_free(&run);
+    return status;
+}
+
+/* The bytecode of each program of a build, and where it goes. */
+typedef struct Output {
+    char *path;
+    uint8_t *bytes;
+    size_t len;
+} Output;
+
+/* Whether -o names a directory: an existing one, or a path that ends with `/` (made). */
+static bool output_is_directory(const char *output)
+{
+    struct stat st;
+    if (stat(output, &st) == 0)
+        return S_ISDIR(st.st_mode);
+    size_t len = strlen(output);
+    return len > 0 && output[len - 1] == '/' && mkdir(output, 0777) == 0;
+}
+
+/* Before anything is checked: several programs need `-o DIR` and a name each, and no two
+ * may have the same name; files below no root cannot be built with them. */
+static int refuse_outputs(const Options *opt, const ProgramSet *programs)
+{
+    if (!output_is_directory(opt->output)) {
+        fprintf(stderr, "orbitc: error: %u programs need one output each: give a directory, "
+                        "`-o DIR/`, and each is written to DIR/NAME.orbc\n", programs->count);
+        return EXIT_USAGE;
+    }
+    for (uint32_t i = 0; i < programs->count; i++) {
+        const ProgramUnit *unit = &programs->items[i];
+        if (!unit->root) {
+            fprintf(stderr, "orbitc: error: some files are below no program root (no `%s` in "
+                            "their directory or above): build them on their own\n",
+                    PROGRAM_MARKER);
+            return EXIT_USAGE;
+        }
+        for (uint32_t j = 0; j < i; j++) {
+            if (strcmp(programs->items[j].name, unit->name) == 0) {
+                fprintf(stderr, "orbitc: error: the programs `%s` and `%s` are both named `%s`: "
+                                "their outputs would be one file\n",
+                        programs->items[j].root, unit->root, unit->name);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    return EXIT_OK;
+}
+
+/* build of several programs (roots): each is checked on its own and, when it has no
+ * error, lowered; only when every program built is anything written: DIR/NAME.orbc for
+ * each, atomically. */
+static int build_programs(const Options *opt, Run *run)
+{
+    Compiler *c = &run->c;
+    ProgramSet *programs = &run->programs;
+    int status = refuse_outputs(opt, programs);
+    if (status != EXIT_OK)
+        return status;
+    Output *outputs = xcalloc(programs->count, sizeof *outputs);
+    bool all_lowered = run->inputs.failures == 0;
+    char why[256] = "";
+    for (uint32_t i = 0; i < programs->count; i++) {
+        Program *program = programs_check_unit(programs, c, i, run->overrides);
+        if (!program || programs_unit_failed(programs, c, i, opt->deny_warnings)
+            || !lower_program(c, program, &outputs[i].bytes, &outputs[i].len, why, sizeof why))
+            all_lowered = false;
+        size_t len = strlen(opt->output) + strlen(programs->items[i].name) + 8;
+        outputs[i].path = xmalloc(len);
+        snprintf(outputs[i].path, len, "%s%s%s.orbc", opt->output,
+                 opt->output[strlen(opt->output) - 1] == '/' ? "" : "/", programs->items[i].name);
+    }
+    diag_finish(&c->diags);
+    print_diagnostics(opt, c);
+    status = diagnostics_status(opt, c);
+    if (run->inputs.failures > 0) {
+        report_unread(c, &run->inputs, "nothing was written");
+        status = EXIT_USAGE;
+    } else if (status == EXIT_OK && !all_lowered) {
+        fprintf(stderr, "orbitc: %s\n", why[0] ? why : "cannot build");
+        status = EXIT_ERRORS;
+    }
+    for (uint32_t i = 0; i < programs->count; i++) {
+        OrbcError err;
+        if (status == EXIT_OK && !orbc_write_file(outputs[i].path, outputs[i].bytes,
+                                                  outputs[i].len, &err)) {
+            fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", outputs[i].path, err.text);
+            status = EXIT_USAGE;
+        }
+        free(outputs[i].bytes);
+        free(outputs[i].path);
+    }
+    free(outputs);
     return status;
 }
 
@@ -312,31 +434,34 @@ static int command_check(const Options *opt)
  * errors (or warnings under --deny-warnings), including the limits of the bytecode format
  * that lowering reports (E0601), or when an input could not be read, so an existing
  * output file stays intact. The diagnostics of both are printed together, in source
- * order. */
+ * order. Several programs (roots): build_programs. */
 static int command_build(const Options *opt)
 {
-    Compiler c;
-    driver_init(&c);
-    InputList inputs = { 0 };
-    Program *program = NULL;
-    int status = load_and_check(opt, &c, &inputs, &program);
-    if (status != EXIT_OK) {
-        inputs_free(&inputs);
-        driver_free(&c);
+    Run run;
+    run_init(&run);
+    int status = load(opt, &run);
+    if (status != EXIT_OK || run.programs.count > 1) {
+        if (status == EXIT_OK)
+            status = build_programs(opt, &run);
+        run_free(&run);
         return status;
     }
+    Compiler *c = &run.c;
+    Program *program = run.programs.count ? programs_check_unit(&run.programs, c, 0, run.overrides)
+                                          : NULL;
+    diag_finish(&c->diags);
     uint8_t *bytes = NULL;
     size_t len = 0;
     bool lowered = false;
     char why[256] = "";
-    if (inputs.failures == 0 && program && diagnostics_status(opt, &c) == EXIT_OK) {
-        lowered = lower_program(&c, program, &bytes, &len, why, sizeof why);
-        diag_finish(&c.diags);   /* lowering may have reported E0601 */
+    if (run.inputs.failures == 0 && program && diagnostics_status(opt, c) == EXIT_OK) {
+        lowered = lower_program(c, program, &bytes, &len, why, sizeof why);
+        diag_finish(&c->diags);   /* lowering may have reported E0601 */
     }
-    print_diagnostics(opt, &c);
-    status = diagnostics_status(opt, &c);
-    if (inputs.failures > 0) {
-        report_unread(&c, &inputs, "nothing was written");
+    print_diagnostics(opt, c);
+    status = diagnostics_status(opt, c);
+    if (run.inputs.failures > 0) {
+        report_unread(c, &run.inputs, "nothing was written");
         status = EXIT_USAGE;
     } else if (status == EXIT_OK && !lowered) {
         /* a limit found while the file was assembled, without a source position */
@@ -349,8 +474,7 @@ static int command_build(const Options *opt)
         status = EXIT_USAGE;
     }
     free(bytes);
-    inputs_free(&inputs);
-    driver_free(&c);
+    run_free(&run);
     return status;
 }
 

@@ -192,19 +192,6 @@ static Diagnostic *report_malformed(Reader *r, uint32_t at, const char *expected
     return d;
 }
 
-static const char *warning_codes[DIAG_CODE_COUNT];
-static size_t warning_code_count;
-
-/* The codes a suppression may name, for did-you-mean. */
-static void list_warning_codes(void)
-{
-    if (warning_code_count > 0)
-        return;
-    for (int code = 0; code < DIAG_CODE_COUNT; code++)
-        if (diag_info((DiagCode)code)->severity == SEV_WARNING)
-            warning_codes[warning_code_count++] = diag_info((DiagCode)code)->code;
-}
-
 /* One code of the list at [start, r->pos): kept when it names a warning, else reported. */
 static bool read_code(Reader *r, uint32_t start, Suppression *sup)
 {
@@ -213,20 +200,18 @@ static bool read_code(Reader *r, uint32_t start, Suppression *sup)
     uint32_t len = r->pos - start;
     const char *word = r->text + start;
     Span span = reader_span(r, start, r->pos);
-    char code_text[16] = "";   /* upper case: `w0006` is W0006, as on the command line */
-    for (uint32_t i = 0; i < len && len < sizeof code_text; i++)
-        code_text[i] = word[i] >= 'a' && word[i] <= 'z' ? (char)(word[i] - 'a' + 'A') : word[i];
-    int code = len < sizeof code_text ? diag_code_from_string(code_text) : -1;
+    int code = diag_code_from_text(word, len);
     if (code >= 0 && diag_info((DiagCode)code)->severity == SEV_ERROR) {
         Diagnostic *d = diag_report(sink, W0008, span, "`%s` is an error, and errors cannot "
-                                                       "be suppressed", code_text);
+                                                       "be suppressed", diag_info((DiagCode)code)->code);
         diag_set_label(sink, d, "an error");
         diag_add_note(sink, d, "only warnings (`W` codes) can be allowed; fix the error instead");
         return false;
     }
     if (code < 0) {
-        list_warning_codes();
-        const char *guess = suggest_name(word, len, warning_codes, warning_code_count);
+        size_t warning_count;
+        const char *const *warning_codes = diag_warning_codes(&warning_count);
+        const char *guess = suggest_name(word, len, warning_codes, warning_count);
         Diagnostic *d = diag_report(sink, W0008, span, "unknown warning code `%.*s` in a "
                                                        "suppression", (int)len, word);
         diag_set_label(sink, d, "no such warning");
@@ -534,14 +519,16 @@ static bool silenced(Suppressions *s, uint32_t applying, const Diagnostic *d)
     return silent;
 }
 
-/* Drops the silenced warnings among the first `checked` reports of the sink. */
-static void silence(Suppressions *s, uint32_t applying, uint32_t checked)
+/* Drops the silenced warnings among the reports [first, checked) of the sink. A warning
+ * made an error by `deny` is still a warning code, and may be silenced. */
+static void silence(Suppressions *s, uint32_t applying, uint32_t first, uint32_t checked)
 {
     DiagSink *sink = &s->c->diags;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < sink->count; i++) {
         Diagnostic *d = sink->items[i];
-        if (i < checked && d->severity == SEV_WARNING && silenced(s, applying, d))
+        if (i >= first && i < checked && diag_info(d->code)->severity == SEV_WARNING
+            && silenced(s, applying, d))
             continue;
         d->seq = kept;   /* report order, renumbered so that later reports stay last */
         sink->items[kept++] = d;
@@ -617,7 +604,7 @@ static void report_unused(Suppressions *s, const Suppression *sup)
                      "remove %s from the suppression", list);
 }
 
-void suppress_apply(Compiler *c)
+void suppress_apply(Compiler *c, uint32_t first)
 {
     Suppressions s = { .c = c };
     uint32_t checked = c->diags.count;
@@ -626,7 +613,7 @@ void suppress_apply(Compiler *c)
             gather_file(&s, c->asts[f]);
     if (s.count > 0) {
         uint32_t applying = build_tree(&s);
-        silence(&s, applying, checked);
+        silence(&s, applying, first, checked);
         for (uint32_t i = 0; i < s.count; i++)
             report_unused(&s, &s.items[i]);
     }

@@ -4,7 +4,8 @@
  *     retry { attempts: 9 }  // orbit:allow(W0006, W0002): a reason, if you like
  *
  * silence the listed warnings reported inside the member the comment precedes, or inside
- * the member that starts on the comment's line. Errors cannot be suppressed. A comment
+ * the member that starts on the comment's line. Errors cannot be suppressed (a warning
+ * that a program's configuration denies can). A comment
  * that names an unknown code, an error, or is malformed is reported (W0008); a listed
  * code that silences nothing is reported too (W0009), with a fix that removes it. */
 #ifndef ORBIT_SUPPRESS_H
@@ -12,8 +13,9 @@
 
 #include "compiler.h"
 
-/* Drops the warnings that a suppression comment covers from c->diags, then reports the
+/* Drops the warnings that a suppression comment in c->asts covers from the reports
+ * c->diags.items[first..] (those of the checker's run over c->asts), then reports the
  * problems of the comments themselves. Call after the checker and before diag_finish. */
-void suppress_apply(Compiler *c);
+void suppress_apply(Compiler *c, uint32_t first);
 
 #endif

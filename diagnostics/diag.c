@@ -34,6 +34,7 @@ bool diag_enabled(const DiagSink *sink, DiagCode code)
     case LINT_ALLOW:
         return false;
     case LINT_WARN:
+    case LINT_DENY:
         return true;
     case LINT_DEFAULT:
         break;
@@ -76,7 +77,7 @@ Diagnostic *diag_report(DiagSink *sink, DiagCode code, Span span, const char *fm
     Diagnostic *d = arena_alloc(sink->arena, sizeof *d);
     const DiagInfo *info = diag_info(code);
     d->code = code;
-    d->severity = info ? info->severity : SEV_ERROR;
+    d->severity = !info || sink->level[code] == LINT_DENY ? SEV_ERROR : info->severity;
     d->span = span;
     if (!diag_enabled(sink, code)) {
         d->seq = SCRATCH_SEQ;

@@ -38,6 +38,12 @@ const DiagInfo *diag_info(DiagCode code);
 /* Case-insensitive lookup of "E0410" or "e410"-style input is not needed: exact "E0410".
  * Returns the code, or -1 when no such code is registered. */
 int diag_code_from_string(const char *text);
+/* The same for text[0..len) in any letter case ("w0007" is W0007), as users may write a
+ * code on the command line, in a suppression or in a configuration. */
+int diag_code_from_text(const char *text, size_t len);
+/* The codes of the warnings ("W0001", …) in registry order, for did-you-mean; *count
+ * gets how many. */
+const char *const *diag_warning_codes(size_t *count);
 /* The long explanation (Markdown), embedded at build time from explain/CODE.md. */
 const char *diag_explanation(DiagCode code);
 
@@ -83,7 +89,9 @@ typedef struct Diagnostic {
     DiagFix *last_fix;
 } Diagnostic;
 
-typedef enum LintLevel { LINT_DEFAULT, LINT_ALLOW, LINT_WARN } LintLevel;
+/* The level of a warning code in a run: its default (on, or off for a LINT), off, on, or
+ * on and reported as an error (`deny`, from a program's configuration). */
+typedef enum LintLevel { LINT_DEFAULT, LINT_ALLOW, LINT_WARN, LINT_DENY } LintLevel;
 
 typedef struct DiagSink {
     Arena *arena;
@@ -117,8 +125,9 @@ void diag_drop_since(DiagSink *sink, uint32_t first, bool (*keep)(DiagCode code)
  * a parse whose result is not kept). Call before diag_finish. */
 void diag_drop_range(DiagSink *sink, uint32_t from, uint32_t to);
 
-/* Reports a diagnostic; the severity comes from the registry. Returns it so that labels,
- * notes, helps and fixes can be added. All text is copied into the arena. */
+/* Reports a diagnostic; the severity comes from the registry (a warning whose level is
+ * LINT_DENY is reported as an error). Returns it so that labels, notes, helps and fixes
+ * can be added. All text is copied into the arena. */
 Diagnostic *diag_report(DiagSink *sink, DiagCode code, Span span, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

@@ -46,3 +46,26 @@ const char *diag_explanation(DiagCode code)
         return NULL;
     return diag_explanations[code];
 }
+
+const char *const *diag_warning_codes(size_t *count)
+{
+    static const char *codes[DIAG_CODE_COUNT];
+    static size_t code_count;
+    if (code_count == 0)
+        for (int i = 0; i < DIAG_CODE_COUNT; i++)
+            if (registry[i].severity == SEV_WARNING)
+                codes[code_count++] = registry[i].code;
+    *count = code_count;
+    return codes;
+}
+
+int diag_code_from_text(const char *text, size_t len)
+{
+    char code[16];
+    if (!text || len >= sizeof code)
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        code[i] = text[i] >= 'a' && text[i] <= 'z' ? (char)(text[i] - 'a' + 'A') : text[i];
+    code[len] = '\0';
+    return strlen(code) == len ? diag_code_from_string(code) : -1;
+}

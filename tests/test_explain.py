@@ -14,6 +14,9 @@ Options after the kind make inputs that cannot be written out in a document:
   fill=N*TEXT    the next `…` of the example stands for N copies of TEXT (one `fill`
                  per `…`, in order)
   size=N         the file is extended to N bytes (a sparse file, never read)
+  program        the example is an `orbit.program` (a program's configuration): it is
+                 written in a directory beside a clean source file, and the directory
+                 is checked and built
 
 A lint (LINT in codes.def) is enabled with `--warn CODE` for both kinds. A file without
 an erroneous example, an unmarked or unknown fence, or a `…` without its `fill` fails.
@@ -48,6 +51,7 @@ class Example:
         self.bytes = False
         self.fills = []           # (count, text) per `…`
         self.size = None
+        self.program = False      # the example is an orbit.program
 
     def name(self):
         return '%s.md:%d (%s example %d)' % (self.code, self.line, self.kind, self.number)
@@ -75,6 +79,8 @@ def parse_options(example, words):
             example.fills.append((int(count), fill))
         elif key == 'size' and value.isdigit():
             example.size = int(value)
+        elif word == 'program':
+            example.program = True
         else:
             problems.append('unknown option `%s`' % word)
     elisions = example.text.count(ELLIPSIS)
@@ -139,12 +145,20 @@ def judge(orbitc, example, severity, workdir):
     """None if the example does what its fence says, else what went wrong."""
     path = os.path.join(workdir, '%s_%d.orbit' % (example.code, example.number))
     output = path + 'c'
+    if example.program:  # the configuration of a program whose source is clean
+        path = os.path.join(workdir, '%s_%d' % (example.code, example.number))
+        os.makedirs(path, exist_ok=True)
+        with open(os.path.join(path, 'main.orbit'), 'w', encoding='utf-8') as f:
+            f.write('workflow main {\n  step wait { sleep 1h }\n}\n')
+        path = os.path.join(path, 'orbit.program')
     with open(path, 'wb') as f:
         f.write(example.source())
         if example.size is not None:
             f.truncate(example.size)
     if os.path.exists(output):
         os.remove(output)
+    if example.program:
+        path = os.path.dirname(path)
     flags = ['--format=json'] + (['--warn', example.code] if severity == 'LINT' else [])
     check_status, check_codes, check_err = run(orbitc, ['check'] + flags + [path])
     build_status, build_codes, build_err = run(orbitc, ['build'] + flags + [path, '-o', output])
@@ -178,10 +192,11 @@ def self_test():
     }
     failures = ['the rules accept %s' % what for what, text in bad.items()
                 if not extract('E9999', text)[1]]
-    good = ('# E9999\n\n```orbit erroneous bytes fill=3*[ "fill=2*a, b" size=99\n'
+    good = ('# E9999\n\n```orbit erroneous bytes fill=3*[ "fill=2*a, b" size=99 program\n'
             'w\\xe9 … …\n```\n')
     examples, problems = extract('E9999', good)
-    if problems or examples[0].source() != b'w\xe9 [[[ a, ba, b\n' or examples[0].size != 99:
+    if (problems or examples[0].source() != b'w\xe9 [[[ a, ba, b\n' or examples[0].size != 99
+            or not examples[0].program):
         failures.append('the options are not read as documented: %r %r'
                         % (problems, examples and examples[0].source()))
     return failures

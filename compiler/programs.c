@@ -1,0 +1,249 @@
+/* Program roots: finding the nearest orbit.program of each file, and checking each
+ * program on its own (programs.h). */
+#define _GNU_SOURCE   /* memrchr */
+#include "programs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "driver.h"
+#include "memory.h"
+
+enum { NO_UNIT = UINT32_MAX };
+
+static char *copy_text(const char *text, size_t len)
+{
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    return copy;
+}
+
+void programs_init(ProgramSet *set)
+{
+    memset(set, 0, sizeof *set);
+    set->cwd = realpath(".", NULL);
+    if (!set->cwd)
+        set->cwd = copy_text("/", 1);
+}
+
+void programs_free(ProgramSet *set)
+{
+    for (uint32_t i = 0; i < set->count; i++) {
+        free(set->items[i].root);
+        free(set->items[i].default_name);
+        free(set->items[i].config_path);
+        free(set->items[i].files);
+    }
+    free(set->items);
+    free(set->cwd);
+    memset(set, 0, sizeof *set);
+}
+
+/* A real directory as shown: "." for the current directory, relative below it, else
+ * absolute. */
+static char *shown_dir(const ProgramSet *set, const char *real)
+{
+    size_t cwd_len = strlen(set->cwd);
+    if (strcmp(real, set->cwd) == 0)
+        return copy_text(".", 1);
+    bool below = strncmp(real, set->cwd, cwd_len) == 0
+        && (real[cwd_len] == '/' || (cwd_len == 1 && set->cwd[0] == '/'));
+    if (below)
+        return copy_text(real + cwd_len + (cwd_len > 1), strlen(real + cwd_len + (cwd_len > 1)));
+    return copy_text(real, strlen(real));
+}
+
+static uint32_t add_unit(ProgramSet *set, const char *real_root)
+{
+    if (set->count == set->cap) {
+        set->cap = set->cap ? set->cap * 2 : 4;
+        set->items = xrealloc(set->items, set->cap * sizeof *set->items);
+    }
+    ProgramUnit *unit = &set->items[set->count];
+    memset(unit, 0, sizeof *unit);
+    if (real_root) {
+        const char *base = strrchr(real_root, '/');
+        unit->default_name = copy_text(base ? base + 1 : real_root, strlen(base ? base + 1 : real_root));
+        unit->name = unit->default_name;
+        unit->root = shown_dir(set, real_root);
+        bool here = strcmp(unit->root, ".") == 0;
+        size_t len = strlen(unit->root) + sizeof PROGRAM_MARKER + 1;
+        unit->config_path = xmalloc(len);
+        snprintf(unit->config_path, len, "%s%s" PROGRAM_MARKER, here ? "" : unit->root,
+                 here ? "" : "/");
+    }
+    return set->count++;
+}
+
+static bool has_marker(const char *dir)
+{
+    size_t len = strlen(dir) + sizeof PROGRAM_MARKER + 1;
+    char *path = xmalloc(len);
+    snprintf(path, len, "%s/" PROGRAM_MARKER, strcmp(dir, "/") == 0 ? "" : dir);
+    struct stat st;
+    bool found = stat(path, &st) == 0 && !S_ISDIR(st.st_mode);   /* read later, or refused */
+    free(path);
+    return found;
+}
+
+/* The cached answer for a real directory: a unit index + 1, 0 below no root; false when
+ * the directory has not been looked at. */
+static bool cached(ProgramSet *set, Compiler *c, const char *dir, uint32_t *value)
+{
+    const Name *name = intern_cstr(&c->names, dir);
+    return names_get(&set->dirs, name, value);
+}
+
+static void cache(ProgramSet *set, Compiler *c, const char *dir, uint32_t value)
+{
+    names_put(&set->dirs, &c->arena, intern_cstr(&c->names, dir), value);
+}
+
+/* The unit of the nearest root at or above the real directory `real`, or NO_UNIT. Climbs
+ * until a directory already looked at, a root, or "/", then records the answer for every
+ * directory passed: each directory is looked at once per run. */
+static uint32_t root_unit(ProgramSet *set, Compiler *c, const char *real)
+{
+    size_t len = strlen(real);
+    char *dir = copy_text(real, len);
+    size_t *passed = xmalloc((len + 1) * sizeof *passed);   /* the ends of their prefixes */
+    uint32_t passed_count = 0, value = 0;
+    for (size_t end = len;;) {
+        dir[end] = '\0';   /* climbing only shortens the prefix */
+        if (cached(set, c, dir, &value))
+            break;
+        passed[passed_count++] = end;
+        if (has_marker(dir)) {
+            value = add_unit(set, dir) + 1;
+            break;
+        }
+        const char *slash = memrchr(dir, '/', end);
+        if (end <= 1 || !slash) {
+            value = 0;
+            break;
+        }
+        end = slash == dir ? 1 : (size_t)(slash - dir);
+    }
+    for (uint32_t i = 0; i < passed_count; i++) {
+        memcpy(dir, real, passed[i]);
+        dir[passed[i]] = '\0';
+        cache(set, c, dir, value);
+    }
+    free(passed);
+    free(dir);
+    return value ? value - 1 : NO_UNIT;
+}
+
+static uint32_t rootless_unit(ProgramSet *set)
+{
+    for (uint32_t i = 0; i < set->count; i++)
+        if (!set->items[i].root)
+            return i;
+    return add_unit(set, NULL);
+}
+
+uint32_t programs_unit_of(ProgramSet *set, Compiler *c, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? copy_text(path, slash == path ? 1 : (size_t)(slash - path))
+                      : copy_text(".", 1);
+    char *real = realpath(dir, NULL);
+    free(dir);
+    if (!real)
+        real = copy_text(set->cwd, strlen(set->cwd));
+    uint32_t unit = root_unit(set, c, real);
+    free(real);
+    return unit == NO_UNIT ? rootless_unit(set) : unit;
+}
+
+void programs_add_file(ProgramSet *set, uint32_t unit, uint32_t file)
+{
+    ProgramUnit *u = &set->items[unit];
+    if (u->file_count == u->file_cap) {
+        u->file_cap = u->file_cap ? u->file_cap * 2 : 16;
+        u->files = xrealloc(u->files, u->file_cap * sizeof *u->files);
+    }
+    u->files[u->file_count++] = file;
+}
+
+bool programs_have_roots(const ProgramSet *set)
+{
+    for (uint32_t i = 0; i < set->count; i++)
+        if (set->items[i].root)
+            return true;
+    return false;
+}
+
+void programs_read_configs(ProgramSet *set, Compiler *c, unsigned *failures)
+{
+    for (uint32_t i = 0; i < set->count; i++) {
+        ProgramUnit *unit = &set->items[i];
+        if (!unit->config_path)
+            continue;
+        const char *error = NULL;
+        uint32_t file = c->sources.count;
+        if (driver_add_found_file(c, unit->config_path, &error)) {
+            unit->config_file = file;
+        } else {
+            fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n", unit->config_path, error);
+            ++*failures;
+        }
+    }
+}
+
+/* A warning that the configuration denies is an error: a label shows where. */
+static void label_denied(Compiler *c, const ProgramUnit *unit, uint32_t first)
+{
+    DiagSink *sink = &c->diags;
+    for (uint32_t i = first; i < sink->count; i++) {
+        Diagnostic *d = sink->items[i];
+        if (d->severity == SEV_ERROR && diag_info(d->code)->severity == SEV_WARNING
+            && sink->level[d->code] == LINT_DENY && unit->level[d->code] == LINT_DENY)
+            diag_add_label(sink, d, unit->level_span[d->code], "`%s` is denied here, so it "
+                           "is an error", diag_info(d->code)->code);
+    }
+}
+
+void programs_configure(ProgramSet *set, Compiler *c)
+{
+    for (uint32_t i = 0; i < set->count; i++)
+        if (set->items[i].config_file)
+            program_config_read(c, &set->items[i]);
+}
+
+bool programs_unit_failed(const ProgramSet *set, const Compiler *c, uint32_t index,
+                          bool deny_warnings)
+{
+    const ProgramUnit *unit = &set->items[index];
+    for (uint32_t i = 0; i < c->diags.count; i++) {
+        const Diagnostic *d = c->diags.items[i];
+        if (d->severity != SEV_ERROR && !deny_warnings)
+            continue;
+        uint32_t file = source_file_at(&c->sources, d->span.start);
+        if (file == unit->config_file && file != 0)
+            return true;
+        for (uint32_t f = 0; f < unit->file_count; f++)
+            if (unit->files[f] == file)
+                return true;
+    }
+    return false;
+}
+
+Program *programs_check_unit(ProgramSet *set, Compiler *c, uint32_t index,
+                             const uint8_t *overrides)
+{
+    ProgramUnit *unit = &set->items[index];
+    for (int code = 0; code < DIAG_CODE_COUNT; code++)
+        c->diags.level[code] = overrides[code] != LINT_DEFAULT ? overrides[code] : unit->level[code];
+    if (unit->file_count == 0)
+        return NULL;
+    uint32_t first = c->diags.count;
+    Program *program = driver_check_files(c, unit->files, unit->file_count);
+    label_denied(c, unit, first);
+    return program;
+}

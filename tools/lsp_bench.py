@@ -8,7 +8,9 @@ For each program (examples/ as a workspace folder, and a generated program of
 --big-size in one file), it opens the program, then makes --edits edits one at a time
 (a character typed, then removed: every other version has the original text), each a
 textDocument/didChange, and measures the time until the publishDiagnostics of that
-version arrives: p50, p95 and the maximum. Then it makes --rss-edits more edits
+version arrives: p50, p95 and the maximum; and the server's CPU time per edit beside
+that of `orbitc check` on the same file (CPU time depends less on the machine's load
+than wall time does). Then it makes --rss-edits more edits
 (--big-rss-edits for the big program) and reports the server's resident memory
 (VmRSS and VmHWM from /proc) after every tenth of them, to show whether memory grows
 with the number of edits.
@@ -17,6 +19,7 @@ Run it on an optimised build on a quiet machine.
 """
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -37,6 +40,25 @@ def rss_kb(pid):
             if key in ("VmRSS", "VmHWM"):
                 fields[key] = int(value.split()[0])
     return fields.get("VmRSS", 0), fields.get("VmHWM", 0)
+
+
+def cpu_seconds(pid):
+    """CPU time of a process so far (/proc/PID/schedstat: nanoseconds on a CPU)."""
+    with open("/proc/%d/schedstat" % pid) as f:
+        return int(f.read().split()[0]) / 1e9
+
+
+def check_cpu_seconds(orbitc, path, runs=5):
+    """The least CPU time of `orbitc check PATH` over a few runs."""
+    best = None
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([orbitc, "check", path], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best = t if best is None else min(best, t)
+    return best
 
 
 def percentile(values, p):
@@ -86,13 +108,18 @@ class Session:
 def run(name, orbitc, folder, path, edits, rss_edits):
     size = os.path.getsize(path)
     s = Session(orbitc, folder, path)
+    cpu_before = cpu_seconds(s.client.proc.pid)
     latencies = [s.edit() for _ in range(edits)]
+    cpu_per_edit = (cpu_seconds(s.client.proc.pid) - cpu_before) / edits
     ms = [t * 1000 for t in latencies]
     print("%s (%s, %d bytes)" % (name, os.path.relpath(path, ROOT) if path.startswith(ROOT)
                                  else os.path.basename(path), size))
     print("  open until the first diagnostics: %.1f ms" % (s.open_time * 1000))
     print("  didChange -> publishDiagnostics over %d edits: p50 %.1f ms, p95 %.1f ms, "
           "max %.1f ms" % (edits, percentile(ms, 50), percentile(ms, 95), max(ms)))
+    print("  server CPU time per edit: %.1f ms (`orbitc check` of the file: %.1f ms, least of "
+          "5 runs, process start included)" % (cpu_per_edit * 1000,
+                                                check_cpu_seconds(orbitc, path) * 1000))
     pid = s.client.proc.pid
     rss, hwm = rss_kb(pid)
     print("  resident memory after %d edits: %.1f MB (peak %.1f MB)"

@@ -1,9 +1,11 @@
 /* Code actions (docs/editors.md, "Quick fixes"): every fix of a diagnostic under the
- * cursor is a quick fix, preferred when it is machine-applicable; "fix all" applies
- * every machine-applicable fix of the file at once (kind source.fixAll, which editors
- * can run on save). */
+ * cursor is a quick fix, preferred when it is machine-applicable; a warning can be
+ * suppressed there with an `// orbit:allow(CODE)` comment (docs/diagnostics.md, "Inline
+ * suppressions"); "fix all" applies every machine-applicable fix of the file at once
+ * (kind source.fixAll, which editors can run on save). */
 #include "server.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +78,94 @@ static json_t *quick_fix(Server *s, Analysis *a, const Diagnostic *d, const Diag
     if (fix->applicability == FIX_MACHINE_APPLICABLE)
         json_object_set_new(action, "isPreferred", json_true());
     json_object_set_new(action, "edit", lsp_workspace_edit_json(s, a, &edit, 1));
+    return action;
+}
+
+/* ---- Suppressing a warning here ----------------------------------------------- */
+
+/* Whether only blanks stand between the start of its line and `offset`. */
+static bool starts_line(const SourceFile *f, uint32_t offset)
+{
+    while (offset > 0 && (f->text[offset - 1] == ' ' || f->text[offset - 1] == '\t'))
+        offset--;
+    return offset == 0 || f->text[offset - 1] == '\n';
+}
+
+static const Member *covering_member(const Member *first, const SourceFile *f, uint32_t pos,
+                                     const Member *best);
+
+static const Member *covering_in_expr(const Expr *e, const SourceFile *f, uint32_t pos,
+                                      const Member *best)
+{
+    if (!e || pos < e->span.start || pos > e->span.end)
+        return best;
+    switch (e->kind) {
+    case EXPR_OBJECT:
+        return covering_member(e->block->first, f, pos, best);
+    case EXPR_LIST:
+    case EXPR_CALL:
+        best = e->kind == EXPR_CALL ? covering_in_expr(e->left, f, pos, best) : best;
+        for (uint32_t i = 0; i < e->count; i++)
+            best = covering_in_expr(e->elems[i], f, pos, best);
+        return best;
+    case EXPR_BINARY:
+    case EXPR_INDEX:
+        return covering_in_expr(e->right, f, pos, covering_in_expr(e->left, f, pos, best));
+    case EXPR_UNARY:
+    case EXPR_FIELD:
+    case EXPR_OPTIONAL:
+        return covering_in_expr(e->left, f, pos, best);
+    default:
+        return best;
+    }
+}
+
+/* The innermost member around `pos` that starts its line: a suppression comment on the
+ * line before it covers the warnings inside it. */
+static const Member *covering_member(const Member *first, const SourceFile *f, uint32_t pos,
+                                     const Member *best)
+{
+    for (const Member *m = first; m; m = m->next) {
+        if (pos < m->span.start || pos >= m->span.end)
+            continue;
+        if (starts_line(f, m->span.start - f->origin))
+            best = m;
+        if (m->body)
+            best = covering_member(m->body->first, f, pos, best);
+        best = covering_in_expr(m->value, f, pos, best);
+    }
+    return best;
+}
+
+/* "Suppress W0002 here": `// orbit:allow(W0002)` on a line of its own before the member
+ * the warning is in, indented as it is. */
+static json_t *suppress_here(Server *s, Analysis *a, const Diagnostic *d)
+{
+    FileSpan at;
+    if (d->severity != SEV_WARNING || d->code == W0008 || d->code == W0009 ||
+        !diag_locate(&a->c.sources, d->span, &at) || at.file == 0)
+        return NULL;
+    const SourceFile *f = source_file(&a->c.sources, at.file);
+    const SourceAst *ast = a->c.asts[at.file];
+    const Member *m = ast ? covering_member(ast->first, f, d->span.start, NULL) : NULL;
+    if (!m)
+        return NULL;
+    uint32_t start = m->span.start - f->origin, line = start;
+    while (line > 0 && f->text[line - 1] != '\n')
+        line--;
+    const char *eol = memchr(f->text + start, '\n', f->len - start);
+    bool crlf = eol && eol > f->text && eol[-1] == '\r';
+    const char *code = diag_info(d->code)->code;
+    char *comment = xmalloc(start - line + 64);
+    snprintf(comment, start - line + 64, "%.*s// orbit:allow(%s)%s", (int)(start - line),
+             f->text + line, code, crlf ? "\r\n" : "\n");
+    Edit edit = { at.file, line, line, comment };
+    char title[64];
+    snprintf(title, sizeof title, "Suppress %s here", code);
+    json_t *action = json_pack("{s:s, s:s, s:[o], s:o}", "title", title, "kind", "quickfix",
+                               "diagnostics", lsp_diagnostic_json(s, a, d),
+                               "edit", lsp_workspace_edit_json(s, a, &edit, 1));
+    free(comment);
     return action;
 }
 
@@ -159,6 +249,9 @@ json_t *lsp_handle_code_action(Server *s, json_t *params)
             if (action)
                 json_array_append_new(actions, action);
         }
+        json_t *suppress = suppress_here(s, a, d);
+        if (suppress)
+            json_array_append_new(actions, suppress);
     }
     if (kind_wanted(only, "source.fixAll.orbitc")) {
         json_t *all = fix_all(s, a, file);

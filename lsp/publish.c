@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Lints about something that has no effect: shown faded (DiagnosticTag.Unnecessary). */
+/* Warnings about something that has no effect (a setting, a listed code, an unused
+ * suppression): shown faded (DiagnosticTag.Unnecessary). */
 static bool is_unnecessary(DiagCode code)
 {
-    return code == W0001 || code == W0002 || code == W0004 || code == W0005;
+    return code == W0001 || code == W0002 || code == W0004 || code == W0005 ||
+           code == W0009;
 }
 
 static json_t *position_json(LspPosition p)

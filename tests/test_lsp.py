@@ -692,6 +692,51 @@ def quick_fix_without_document_changes():
         eq(w.client.stop(), 0, "exit status")
 
 
+@test
+def suppress_a_warning_here():
+    text = ('workflow w {\n  step s {\n    worker "x"\n'
+            '    retry { attempts: 3, max_delay: 5s }\n  }\n'
+            '  step t { worker "y"; retry { attempts: 3, non_retryable: [\n'
+            '      "A",\n      "A"\n    ] } }\n}\n')
+    with Workspace() as w:
+        uri = w.open("s.orbit", text)
+        diags = w.client.wait_diagnostics(uri)
+        eq(codes(diags), ["W0002", "W0004"], "two warnings")
+        version = 1
+        for d, line, comment in ((diags[0], 3, "    // orbit:allow(W0002)"),
+                                 (diags[1], 5, "  // orbit:allow(W0004)")):
+            version += 1                        # back to the text with both warnings
+            w.client.change(uri, version, [{"text": text}])
+            w.client.wait_diagnostics(uri, version)
+            actions = w.client.request("textDocument/codeAction",
+                                       action_request(uri, d["range"]["start"]))
+            suppress = [a for a in actions if a["title"] == "Suppress %s here" % d["code"]]
+            eq(len(suppress), 1, "a suppression for %s" % d["code"])
+            check("isPreferred" not in suppress[0], "not preferred", suppress[0])
+            fixed = apply_edits(text, suppress[0]["edit"]["changes"][uri])
+            eq(fixed.split("\n")[line], comment, "the comment before the member, indented")
+            version += 1
+            w.client.change(uri, version, [{"text": fixed}])
+            left = codes(w.client.wait_diagnostics(uri, version))
+            eq(left, [c for c in ("W0002", "W0004") if c != d["code"]],
+               "%s silenced, and the comment is used (no W0009)" % d["code"])
+        # an unused suppression is shown faded, and its fix removes it
+        unused = "// orbit:allow(W0001)\n" + text
+        w.client.change(uri, version + 1, [{"text": unused}])
+        w0009 = [d for d in w.client.wait_diagnostics(uri, version + 1) if d["code"] == "W0009"]
+        eq([d.get("tags") for d in w0009], [[1]], "W0009 is Unnecessary")
+        version += 1
+        # errors cannot be suppressed
+        bad = text.replace("attempts: 3, max", "attempts: 0, max")
+        w.client.change(uri, version + 1, [{"text": bad}])
+        err = [d for d in w.client.wait_diagnostics(uri, version + 1) if d["code"] == "E0410"][0]
+        actions = w.client.request("textDocument/codeAction",
+                                   action_request(uri, err["range"]["start"]))
+        eq([a["title"] for a in actions if a["title"].startswith("Suppress")], [],
+           "no suppression of an error")
+        eq(w.client.stop(), 0, "exit status")
+
+
 # ==== 5. Hover ==============================================================================
 
 CHECKOUT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",

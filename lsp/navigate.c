@@ -73,7 +73,8 @@ static void collect_program(Collect *c)
             json_array_append_new(c->out, location);
     }
     for (uint32_t f = 1; f < a->c.sources.count; f++)
-        lsp_query_walk_file(a, f, collect, c);
+        if (lsp_analysis_same_program(a, f, c->file))
+            lsp_query_walk_file(a, f, collect, c);
 }
 
 json_t *lsp_handle_references(Server *s, json_t *params)
@@ -237,7 +238,8 @@ json_t *lsp_handle_rename(Server *s, json_t *params)
                                  why);
     RenameEdits r = { a, o.symbol, NULL, 0, 0 };
     for (uint32_t f = 1; f < a->c.sources.count; f++)
-        lsp_query_walk_file(a, f, collect_rename, &r);
+        if (lsp_analysis_same_program(a, f, file))
+            lsp_query_walk_file(a, f, collect_rename, &r);
     Edit *edits = xmalloc((r.count + 1) * sizeof *edits);
     for (uint32_t i = 0; i < r.count; i++) {
         FileSpan at;
@@ -383,6 +385,28 @@ static void add_workspace_symbol(Server *s, Analysis *a, json_t *out, const char
     json_array_append_new(out, symbol);
 }
 
+/* The workflows, steps, workers and types of one program that match the query. */
+static void program_symbols(Server *s, Analysis *a, const Program *p, json_t *out,
+                            const char *query)
+{
+    for (uint32_t w = 0; w < p->workflow_count; w++) {
+        const Workflow *wf = &p->workflows[w];
+        add_workspace_symbol(s, a, out, query, wf->name->text, LSP_CLASS, wf->name_span, NULL);
+        for (uint32_t k = 0; k < wf->step_count; k++)
+            if (wf->steps[k].name)
+                add_workspace_symbol(s, a, out, query, wf->steps[k].name->text, LSP_METHOD,
+                                     wf->steps[k].name_span, wf->name->text);
+    }
+    for (uint32_t w = 0; w < p->worker_count; w++) {
+        const Member *decl = lsp_query_declaration_member(a, p->workers[w].span);
+        add_workspace_symbol(s, a, out, query, p->workers[w].name->text, LSP_INTERFACE,
+                             decl ? member_name_span(decl) : p->workers[w].span, NULL);
+    }
+    for (uint32_t t = 0; t < p->type_count; t++)
+        add_workspace_symbol(s, a, out, query, p->types[t].name->text, LSP_STRUCT,
+                             p->types[t].span, NULL);
+}
+
 json_t *lsp_handle_workspace_symbol(Server *s, json_t *params)
 {
     const char *query = lsp_json_string_member(params, "query");
@@ -393,24 +417,9 @@ json_t *lsp_handle_workspace_symbol(Server *s, json_t *params)
         if (!s->projects[i].live)
             continue;
         Analysis *a = lsp_project_analysis(s, i);
-        const Program *p = a->program;
-        for (uint32_t w = 0; w < p->workflow_count; w++) {
-            const Workflow *wf = &p->workflows[w];
-            add_workspace_symbol(s, a, out, query, wf->name->text, LSP_CLASS, wf->name_span,
-                                 NULL);
-            for (uint32_t k = 0; k < wf->step_count; k++)
-                if (wf->steps[k].name)
-                    add_workspace_symbol(s, a, out, query, wf->steps[k].name->text, LSP_METHOD,
-                                         wf->steps[k].name_span, wf->name->text);
-        }
-        for (uint32_t w = 0; w < p->worker_count; w++) {
-            const Member *decl = lsp_query_declaration_member(a, p->workers[w].span);
-            add_workspace_symbol(s, a, out, query, p->workers[w].name->text, LSP_INTERFACE,
-                                 decl ? member_name_span(decl) : p->workers[w].span, NULL);
-        }
-        for (uint32_t t = 0; t < p->type_count; t++)
-            add_workspace_symbol(s, a, out, query, p->types[t].name->text, LSP_STRUCT,
-                                 p->types[t].span, NULL);
+        for (uint32_t u = 0; u < a->unit_count; u++)
+            if (a->programs[u])
+                program_symbols(s, a, a->programs[u], out, query);
     }
     return out;
 }

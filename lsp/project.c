@@ -16,6 +16,7 @@
 
 #include "inputs.h"
 #include "parse.h"
+#include "programs.h"
 #include "uri.h"
 #include "version.h"
 
@@ -55,6 +56,8 @@ static void analysis_free(Analysis *a)
         lsp_line_index_free(&a->files[i].lines);
     }
     free(a->files);
+    free(a->programs);
+    free(a->unit_of);
     if (a->indexed)
         arena_free(&a->index_arena);
     driver_free(&a->c);
@@ -141,11 +144,35 @@ static uint32_t folder_of(Server *s, const char *path)
     return best;
 }
 
+/* The nearest directory at or above the file's that holds a program's configuration
+ * (orbit.program), malloc'd, or NULL. */
+static char *nearest_root(const char *path)
+{
+    char *dir = strcpy(xmalloc(strlen(path) + sizeof PROGRAM_MARKER + 2), path);
+    for (char *slash = strrchr(dir, '/'); slash; slash = strrchr(dir, '/')) {
+        strcpy(slash + 1, PROGRAM_MARKER);
+        struct stat st;
+        if (stat(dir, &st) == 0 && S_ISREG(st.st_mode)) {
+            slash[slash == dir] = '\0';
+            return dir;
+        }
+        *slash = '\0';
+    }
+    free(dir);
+    return NULL;
+}
+
 uint32_t lsp_project_for(Server *s, const char *uri, const char *path)
 {
     uint32_t folder = folder_of(s, path);
     if (folder != NO_INDEX)
         return folder;
+    char *root = path && !s->options.memory_only ? nearest_root(path) : NULL;
+    if (root) {               /* outside every folder, but in a program: check all of it */
+        folder = project_add(s, root, true);
+        free(root);
+        return folder;
+    }
     for (uint32_t i = 0; i < s->project_count; i++)
         if (s->projects[i].live && !s->projects[i].is_folder &&
             strcmp(s->projects[i].root, uri) == 0)
@@ -356,22 +383,77 @@ static void add_document(Analysis *a, const Document *d, const char *path)
     driver_add_source(c, path, text, d->len);
 }
 
+/* The URI of a source that was not a document: its file's, made absolute (a program's
+ * configuration is named relative to the current directory when below it). */
+static char *file_uri(const char *path)
+{
+    if (path[0] == '/')
+        return lsp_uri_from_path(path);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return lsp_uri_from_path(path);
+    size_t len = strlen(cwd) + strlen(path) + 2;
+    char *full = xmalloc(len);
+    snprintf(full, len, "%s/%s", cwd, path);
+    char *uri = lsp_uri_from_path(full);
+    free(full);
+    return uri;
+}
+
+/* Checks the files of a folder as the programs their roots make of them (orbitc check
+ * does the same, compiler/programs.h): each program on its own, with its configuration's
+ * lint levels under the client's. A document that is not a file, and every source in
+ * memory-only mode, is one program. */
+static void check_programs(Server *s, Analysis *a, bool roots, const char **paths,
+                           uint32_t count)
+{
+    Compiler *c = &a->c;
+    a->unit_of = xmalloc((c->sources.count + 1) * sizeof *a->unit_of);
+    a->programs = xcalloc(count + 1, sizeof *a->programs);
+    for (uint32_t f = 0; f < c->sources.count; f++)
+        a->unit_of[f] = f > 0 ? 0 : NO_INDEX;
+    if (!roots) {
+        memcpy(c->diags.level, s->lint_level, sizeof s->lint_level);
+        a->programs[0] = driver_check(c);
+        a->unit_count = 1;
+        return;
+    }
+    ProgramSet set;
+    programs_init(&set);
+    for (uint32_t f = 1; f <= count; f++)
+        programs_add_file(&set, programs_unit_of(&set, c, paths[f]), f);
+    unsigned failures = 0;
+    programs_read_configs(&set, c, &failures);   /* they are sources from here on */
+    a->unit_of = xrealloc(a->unit_of, (c->sources.count + 1) * sizeof *a->unit_of);
+    a->programs = xrealloc(a->programs, (set.count + 1) * sizeof *a->programs);
+    for (uint32_t f = 1; f < c->sources.count; f++)
+        a->unit_of[f] = NO_INDEX;
+    driver_parse(c);
+    programs_configure(&set, c);
+    for (uint32_t u = 0; u < set.count; u++) {
+        const ProgramUnit *unit = &set.items[u];
+        a->programs[u] = programs_check_unit(&set, c, u, s->lint_level);
+        for (uint32_t k = 0; k < unit->file_count; k++)
+            a->unit_of[unit->files[k]] = u;
+    }
+    a->unit_count = set.count;
+    diag_finish(&c->diags);
+    fflush(stderr);
+    programs_free(&set);
+}
+
 static Analysis *analyse(Server *s, uint32_t project)
 {
     Project *p = &s->projects[project];
     Analysis *a = xcalloc(1, sizeof *a);
     driver_init(&a->c);
-    memcpy(a->c.diags.level, s->lint_level, sizeof s->lint_level);
     if (!s->stdlib_tried)
         write_stdlib_copy(s, source_file(&a->c.sources, 0));
     if (p->rescan)
         rescan(s, project);
     uint32_t count;
     Source *sources = project_sources(s, project, &count);
-    a->files = xcalloc(count + 1, sizeof *a->files);
-    a->files[0] = (AnalysisFile){ NULL, NO_INDEX, 0, { 0 } };
-    if (s->stdlib_uri)
-        a->files[0].uri = strcpy(xmalloc(strlen(s->stdlib_uri) + 1), s->stdlib_uri);
+    const char **paths = xcalloc(count + 1, sizeof *paths);   /* by file index */
     for (uint32_t i = 0; i < count; i++) {
         uint32_t at = a->c.sources.count;
         const char *error = NULL;
@@ -381,15 +463,28 @@ static Analysis *analyse(Server *s, uint32_t project)
             lsp_log_message(s, "cannot read %s: %s", sources[i].path, error);
             continue;
         }
-        Document *d = sources[i].document != NO_INDEX ? &s->documents[sources[i].document]
-                                                      : NULL;
-        a->files[at].document = sources[i].document;
-        a->files[at].version = d ? d->version : 0;
-        a->files[at].uri = d ? strcpy(xmalloc(strlen(d->uri) + 1), d->uri)
-                             : lsp_uri_from_path(sources[i].path);
+        paths[at] = sources[i].path;
+    }
+    uint32_t added = a->c.sources.count - 1;
+    check_programs(s, a, p->is_folder && !s->options.memory_only, paths, added);
+    free(paths);
+    /* every source now, the programs' configurations included */
+    a->files = xcalloc(a->c.sources.count, sizeof *a->files);
+    a->files[0] = (AnalysisFile){ NULL, NO_INDEX, 0, { 0 } };
+    if (s->stdlib_uri)
+        a->files[0].uri = strcpy(xmalloc(strlen(s->stdlib_uri) + 1), s->stdlib_uri);
+    for (uint32_t f = 1, i = 0; f < a->c.sources.count; f++) {
+        const char *path = source_file(&a->c.sources, f)->path;
+        while (i < count && strcmp(sources[i].path, path) != 0 && f <= added)
+            i++;   /* the sources that could be read, in order */
+        const Document *d = f <= added && i < count && sources[i].document != NO_INDEX
+            ? &s->documents[sources[i].document] : NULL;
+        a->files[f].document = d ? sources[i].document : NO_INDEX;
+        a->files[f].version = d ? d->version : 0;
+        a->files[f].uri = d ? strcpy(xmalloc(strlen(d->uri) + 1), d->uri) : file_uri(path);
     }
     free(sources);
-    a->program = driver_check(&a->c);
+    a->program = a->unit_count ? a->programs[0] : NULL;
     return a;
 }
 
@@ -453,7 +548,11 @@ Analysis *lsp_analysis_for_uri(Server *s, const char *uri, uint32_t *file)
         if (same) {
             free(path);
             *file = i;
-            return a;
+            if (lsp_analysis_select(a, i))
+                return a;
+            lsp_request_error(s, LSP_REQUEST_FAILED, "%s is a program's configuration, not "
+                              "part of a program", uri);
+            return NULL;
         }
     }
     free(path);
@@ -479,6 +578,18 @@ Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint3
                       character > UINT32_MAX ? UINT32_MAX : (uint32_t)character };
     *offset = lsp_line_index_offset(lsp_analysis_lines(a, *file), p, s->encoding);
     return a;
+}
+
+bool lsp_analysis_select(Analysis *a, uint32_t file)
+{
+    uint32_t unit = file < a->c.sources.count ? a->unit_of[file] : NO_INDEX;
+    a->program = unit != NO_INDEX ? a->programs[unit] : NULL;
+    return a->program != NULL;
+}
+
+bool lsp_analysis_same_program(const Analysis *a, uint32_t x, uint32_t y)
+{
+    return a->unit_of[x] != NO_INDEX && a->unit_of[x] == a->unit_of[y];
 }
 
 LineIndex *lsp_analysis_lines(Analysis *a, uint32_t file)

@@ -82,9 +82,13 @@ static uint32_t name_hash(const Name *name)
 
 static void build_index(Analysis *a)
 {
-    if (a->indexed)
+    if (a->indexed == a->program)
         return;
-    a->indexed = true;
+    if (a->indexed)
+        arena_free(&a->index_arena);
+    a->indexed = a->program;
+    memset(&a->types_by_name, 0, sizeof a->types_by_name);
+    memset(&a->error_codes_by_name, 0, sizeof a->error_codes_by_name);
     arena_init(&a->index_arena);
     const Program *p = a->program;
     for (uint32_t i = 0; i < p->type_count; i++)

@@ -277,7 +277,8 @@ static json_t *handle_initialized(Server *s, json_t *params)
 {
     if (!s->client_watch_files || s->options.memory_only)
         return NULL;
-    json_t *watchers = json_pack("[{s:s}]", "globPattern", "**/*.orbit");
+    json_t *watchers = json_pack("[{s:s}, {s:s}]", "globPattern", "**/*.orbit",
+                                 "globPattern", "**/orbit.program");
     json_t *registration = json_pack("{s:s, s:s, s:{s:o}}", "id", "orbitc-watch-orbit-files",
                                      "method", "workspace/didChangeWatchedFiles",
                                      "registerOptions", "watchers", watchers);

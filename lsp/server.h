@@ -68,9 +68,15 @@ typedef struct AnalysisFile {
  * check so that requests can look at the syntax trees and the checked program. */
 typedef struct Analysis {
     Compiler c;
-    Program *program;
+    /* The files of a workspace folder may form several programs (program roots,
+     * compiler/programs.h): each is checked on its own. */
+    Program **programs;        /* [unit_count]; NULL for a unit without files */
+    uint32_t unit_count;
+    uint32_t *unit_of;         /* [c.sources.count]: each file's unit, or NO_INDEX */
+    Program *program;          /* the program of the file a request is about
+                                  (lsp_analysis_select) */
     AnalysisFile *files;       /* [c.sources.count]; [0] is the standard library */
-    bool indexed;              /* query.c: the maps below are built */
+    const Program *indexed;    /* query.c: the maps below are of this program */
     Arena index_arena;
     NameMap types_by_name, error_codes_by_name;
 } Analysis;
@@ -199,6 +205,11 @@ bool lsp_check_next_project(Server *s);
  * program. */
 Analysis *lsp_analysis_for_uri(Server *s, const char *uri, uint32_t *file);
 LineIndex *lsp_analysis_lines(Analysis *a, uint32_t file);
+/* Makes the program of `file` the analysis's current one; false when the file is part
+ * of no program (a program's configuration, orbit.program). */
+bool lsp_analysis_select(Analysis *a, uint32_t file);
+/* Whether two files are checked as one program. */
+bool lsp_analysis_same_program(const Analysis *a, uint32_t x, uint32_t y);
 /* The analysis, file and byte offset of a request's textDocument and position. */
 Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset);
 /* Whether a path is the read-only copy of the standard library (never checked). */

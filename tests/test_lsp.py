@@ -451,6 +451,37 @@ def nested_workspace_folders():
 
 
 @test
+def program_roots():
+    flow = 'workflow checkout { step s { worker "x"; retry { attempts: 3 } } }\n'
+    files = {"payments/orbit.program": "program payments {\n  lints {\n    W0007: warn\n  }\n}\n",
+             "payments/flow.orbit": flow,
+             "shipping/orbit.program": "",
+             "shipping/flow.orbit": flow,
+             "shipping/deep/more.orbit": 'workflow more { step t { sleep 1s } }\n',
+             "loose.orbit": 'workflow loose { step u { sleep 1s } }\n'}
+    with Workspace(files) as w:
+        pay = w.open("payments/flow.orbit")
+        eq(codes(w.client.wait_diagnostics(pay)), ["W0007"],
+           "each root is a program: `checkout` is not defined twice; payments warns W0007")
+        ship = w.open("shipping/flow.orbit")
+        eq(codes(w.client.wait_diagnostics(ship, 1)), [], "shipping has the default levels")
+        # references and rename stay inside the program
+        refs = w.client.request("textDocument/references", {
+            "textDocument": {"uri": pay}, "position": pos(0, 10),
+            "context": {"includeDeclaration": True}})
+        eq([r["uri"] for r in refs], [pay], "the other `checkout` is another program's")
+        found = w.client.request("workspace/symbol", {"query": "checkout"})
+        eq(sorted(s["location"]["uri"] for s in found), sorted([pay, ship]), "both programs")
+        # a mistake in a program's configuration is published for orbit.program
+        w.write("payments/orbit.program", "program payments {\n  lints {\n    W0007: loud\n  }\n}\n")
+        w.client.notify("workspace/didChangeWatchedFiles",
+                        {"changes": [{"uri": w.file_uri("payments/orbit.program"), "type": 2}]})
+        config = w.client.wait_diagnostics(w.file_uri("payments/orbit.program"))
+        eq(codes(config), ["E0701"], "the configuration's mistake")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
 def open_buffer_overrides_disk_and_close_restores_it():
     with Workspace({"w.orbit": WORKER, "f.orbit": USES.replace("10", "\"ten\"")}) as w:
         uri = w.file_uri("f.orbit")
@@ -515,6 +546,25 @@ def document_outside_the_workspace():
             untitled = "untitled:Untitled-1"
             w.client.open(untitled, BAD)
             eq(codes(w.client.wait_diagnostics(untitled)), ["E0410"], "a document not on disk")
+        finally:
+            shutil.rmtree(other)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def document_outside_the_workspace_in_a_program():
+    with Workspace() as w:
+        other = tempfile.mkdtemp(prefix="orbitc-lsp-root-")
+        try:
+            for name, text in (("orbit.program", ""), ("decl/w.orbit",
+                               WORKER.replace("number", "string"))):
+                os.makedirs(os.path.dirname(os.path.join(other, name)), exist_ok=True)
+                with open(os.path.join(other, name), "w") as f:
+                    f.write(text)
+            uri = file_uri(os.path.join(other, "f.orbit"))
+            w.client.open(uri, USES)
+            eq(codes(w.client.wait_diagnostics(uri)), ["E0501"],
+               "its program root's files are checked with it")
         finally:
             shutil.rmtree(other)
         eq(w.client.stop(), 0, "exit status")

@@ -27,12 +27,13 @@ import subprocess
 import sys
 import tempfile
 
+from cli_harness import RESULTS, expect, test
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, 'golden', 'fmt')
 GEN = os.path.join(ROOT, 'tools', 'gen_corpus.py')
 ORBITC = FMT_PROPS = None
 UPDATE = False
-RESULTS = []
 
 # Generated programs: (name, gen_corpus.py arguments). `longexpr` of 2,000 terms is over
 # the nesting limit (E0009): it must be refused, not formatted.
@@ -63,16 +64,6 @@ def run(*args, stdin=None, input=None, cwd=None):
 
 def fmt_text(data):
     return run('fmt', '-', input=data)
-
-
-def test(fn):
-    RESULTS.append(fn)
-    return fn
-
-
-def expect(cond, what):
-    if not cond:
-        raise AssertionError(what)
 
 
 def read(path):

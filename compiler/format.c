@@ -75,7 +75,7 @@ typedef struct Printer {
     bool over;                  /* measuring: it does not fit on one line */
     bool failed;                /* the tree holds a part that failed to parse */
 
-    Trailing *trailing;         /* the line comments that follow code on their line */
+    Trailing *trailing;         /* the line comments that end members, to align */
     uint32_t trailing_count, trailing_cap;
 
     FormatDecls *decls;         /* where each declaration went, or NULL */

@@ -164,16 +164,15 @@ static bool newline_between(const Printer *p, uint32_t from, uint32_t to)
 /* Whether [from, to) holds a blank line: two line ends with only spaces between. */
 static bool blank_line_between(const Printer *p, uint32_t from, uint32_t to)
 {
-    bool line_end = false;
-    for (uint32_t i = from; i < to; i++) {
-        char c = p->src[i];
-        if (c == '\n') {
-            if (line_end)
-                return true;
-            line_end = true;
-        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') {
-            line_end = false;
-        }
+    const char *end = p->src + to;
+    const char *nl = memchr(p->src + from, '\n', to - from);
+    while (nl) {
+        const char *c = nl + 1;
+        while (c < end && *c != '\n' && is_space(*c))
+            c++;
+        if (c < end && *c == '\n')
+            return true;
+        nl = c < end ? memchr(c, '\n', (size_t)(end - c)) : NULL;
     }
     return false;
 }

@@ -245,6 +245,32 @@ static bool laid_out(Check *k, const char *text, size_t len)
     return true;
 }
 
+/* ---- range formatting ---- */
+
+/* Formatting the declarations that the middle third of the text touches, then the whole
+ * result, gives the whole text formatted. */
+static bool range_agrees(Check *k, const char *text, size_t len, const FormatText *whole)
+{
+    FormatEdit edit;
+    uint32_t start = (uint32_t)(len / 3), end = (uint32_t)(2 * len / 3);
+    if (!format_range(NULL, text, len, start, end, &edit))
+        return fail(k, "range formatting refuses a text that parses");
+    size_t removed = edit.end - edit.start, n = len - removed + edit.replacement.len;
+    char *edited = xmalloc(n + 1);
+    memcpy(edited, text, edit.start);
+    if (edit.replacement.len)
+        memcpy(edited + edit.start, edit.replacement.text, edit.replacement.len);
+    memcpy(edited + edit.start + edit.replacement.len, text + edit.end, len - edit.end);
+    FormatText again = { 0 };
+    bool same = format_text(NULL, edited, n, &again) && again.len == whole->len &&
+                memcmp(again.text, whole->text, whole->len) == 0;
+    format_text_free(&again);
+    format_text_free(&edit.replacement);
+    free(edited);
+    return same || fail(k, "range formatting of bytes %u-%u, then the whole, differs from the whole",
+                        start, end);
+}
+
 /* ---- all together ---- */
 
 static uint32_t add_copy(Check *k, const char *name, const char *text, size_t len)
@@ -276,8 +302,8 @@ FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t 
             const SourceAst *x = parse_source(&k.c, k.a), *y = parse_source(&k.c, k.b);
             if (!same_members(x->first, y->first))
                 fail(&k, "the syntax tree changed");
-            else
-                same_comments(&k, x, y);
+            else if (same_comments(&k, x, y))
+                range_agrees(&k, text, len, &once);
         }
         if (k.broken)
             verdict = FMT_BROKEN;

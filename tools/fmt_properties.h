@@ -20,7 +20,9 @@ typedef enum FmtVerdict {
  *   - it has the same comments in the same order (the same text, but for the spaces at
  *     the ends of their lines and the line ends);
  *   - it is laid out as the style says: no space at the end of a line, one style of line
- *     end, no two blank lines in a row nor one at the start, a line end at the end. */
+ *     end, no two blank lines in a row nor one at the start, a line end at the end;
+ *   - range formatting (format_range) of the middle third of the text, then formatting
+ *     the whole result, gives the same text as formatting the whole. */
 FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t why_size);
 
 #endif

@@ -12,7 +12,8 @@
               `check` reports the same diagnostics (code, severity, message) in the same order
   command     in place and atomically, only files that change, --check, --diff (applied
               with `patch -p0` it gives the formatted file), `-`, syntax errors, paths that
-              cannot be read or written, permissions, symbolic links, directories
+              cannot be read or written, permissions, symbolic links, directories; the
+              hooks of .pre-commit-hooks.yaml
 
     test_fmt.py --orbitc PATH --fmt-props PATH [--update]    ends with `N passed, N failed`
 """
@@ -370,6 +371,28 @@ def symbolic_links_are_followed():
         expect(status == 0, err)
         expect(os.path.islink(os.path.join(tmp, 'link.orbit')), 'the link was replaced')
         expect(read(os.path.join(tmp, 'real.orbit')) == TIDY, 'the target was not formatted')
+
+
+@test
+def pre_commit_hooks_run():
+    """Each hook of .pre-commit-hooks.yaml, run as pre-commit runs it: its entry, then the
+    staged file names that match its `files` pattern."""
+    text = read(os.path.join(ROOT, '.pre-commit-hooks.yaml')).decode()
+    hooks = re.findall(r'^- id: (\S+)\n(?:  .*\n)*?  entry: (.+)\n(?:  .*\n)*?  files: (.+)$',
+                       text, re.M)
+    expect(sorted(h[0] for h in hooks) == ['orbitc-fmt', 'orbitc-fmt-check'], repr(hooks))
+    for name, entry, pattern in hooks:
+        with tempfile.TemporaryDirectory() as tmp:
+            tree(tmp, {'a.orbit': MESSY, 'b.orbit': TIDY})
+            files = [f for f in ('a.orbit', 'b.orbit') if re.search(pattern, f)]
+            expect(files == ['a.orbit', 'b.orbit'], '%s: files %r' % (name, files))
+            status, out, _ = run(*entry.split()[1:], *files, cwd=tmp)
+            rewrites = name == 'orbitc-fmt'   # pre-commit fails it by the file it changed
+            expect(status == (0 if rewrites else 1), '%s: exit %d' % (name, status))
+            fixed = read(os.path.join(tmp, 'a.orbit')) == TIDY
+            expect(fixed == rewrites, '%s: a.orbit fixed: %s' % (name, fixed))
+            status, _, _ = run(*entry.split()[1:], 'b.orbit', cwd=tmp)
+            expect(status == 0, '%s: a formatted file fails' % name)
 
 
 @test

@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "dis_json.h"
 #include "driver.h"
+#include "fix_command.h"
 #include "format_command.h"
 #include "inputs.h"
 #include "lower.h"
@@ -35,7 +36,10 @@ typedef enum OptionId {
     OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_HELP, OPT_VERSION, OPT_COUNT
 } OptionId;
 
-enum { FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_FMT = 16, FOR_ALL = 31 };
+enum {
+    FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_FMT = 16, FOR_FIX = 32,
+    FOR_ALL = 63
+};
 
 typedef struct OptionSpec {
     const char *name;       /* the long form */
@@ -46,16 +50,17 @@ typedef struct OptionSpec {
 
 static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab or sarif",
-                     FOR_CHECK | FOR_BUILD | FOR_DIS },
-    [OPT_COLOR] = { "--color", "--colour", "auto, always or never", FOR_CHECK | FOR_BUILD | FOR_FMT },
-    [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD },
-    [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD },
-    [OPT_ALLOW] = { "--allow", NULL, "a warning code", FOR_CHECK | FOR_BUILD },
-    [OPT_MAX_DIAGNOSTICS] = { "--max-diagnostics", NULL, "a number", FOR_CHECK | FOR_BUILD },
+                     FOR_CHECK | FOR_BUILD | FOR_DIS | FOR_FIX },
+    [OPT_COLOR] = { "--color", "--colour", "auto, always or never",
+                    FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX },
+    [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
+    [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX },
+    [OPT_ALLOW] = { "--allow", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX },
+    [OPT_MAX_DIAGNOSTICS] = { "--max-diagnostics", NULL, "a number", FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_OUTPUT] = { "--output", "-o", "a file name", FOR_BUILD },
-    [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path", FOR_CHECK | FOR_BUILD },
+    [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path", FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_CHECK] = { "--check", NULL, NULL, FOR_FMT },
-    [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT },
+    [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT | FOR_FIX },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
 };
@@ -74,7 +79,7 @@ typedef struct Options {
     uint32_t max_diagnostics;
     const char *output;             /* build -o */
     const char *stdin_filename;     /* --stdin-filename */
-    FormatOptions fmt;              /* fmt --check, --diff */
+    FormatOptions fmt;              /* fmt --check, --diff; fix --diff */
     const char **paths;
     int path_count;
     LintSetting *lints;             /* --warn and --allow in command-line order */
@@ -91,13 +96,14 @@ static const char usage_text[] =
     "  orbitc explain [CODE]                    explain a diagnostic code (all codes: no CODE)\n"
     "  orbitc lsp                               a language server for editors (stdio)\n"
     "  orbitc fmt [--check|--diff] [PATH...]    format files in place (no PATH: `.`; `-`: stdin)\n"
+    "  orbitc fix [--diff] [PATH...]            apply every machine-applicable fix (no PATH: `.`)\n"
     "\n"
     "A PATH is an .orbit file, a directory (every *.orbit file below it, in sorted order)\n"
     "or `-` (standard input). All files together, with the standard library, form one\n"
     "program; a directory holding an orbit.program file is the root of a program of its\n"
     "own, checked apart (build then takes `-o DIR/`; docs/cli.md).\n"
     "\n"
-    "Options of check and build:\n"
+    "Options of check, build and fix:\n"
     "  --format human|json|github|gitlab|sarif\n"
     "                          diagnostics for people (stderr), as JSON lines (stdout) or\n"
     "                          for CI systems (stdout; docs/ci.md)\n"
@@ -118,6 +124,9 @@ static const char usage_text[] =
     "Options of dis:\n"
     "  --format human|json     the disassembly for people, or the decoded file as one JSON\n"
     "                          document (docs/bytecode.md)\n"
+    "\n"
+    "Options of fix (docs/cli.md):\n"
+    "  --diff                  print the changes the fixes would make; change nothing\n"
     "\n"
     "Options of fmt (docs/style.md):\n"
     "  --check                 list the files that are not formatted; change nothing\n"
@@ -542,6 +551,49 @@ static int command_fmt(const Options *opt)
     return format_command(opt->paths, opt->path_count, &options);
 }
 
+static void print_remaining(void *context, Compiler *c)
+{
+    print_diagnostics(context, c);
+}
+
+/* fix: check as `check` does, then apply the machine-applicable fixes (fix_command.c).
+ * With no path, the current directory. When the fixed text of standard input or a diff
+ * goes to standard output, the diagnostics must be the human ones, on standard error. */
+static int command_fix(const Options *opt)
+{
+    static const char *const here[] = { "." };
+    Options options = *opt;
+    if (options.path_count == 0) {
+        options.paths = (const char **)here;
+        options.path_count = 1;
+    }
+    bool to_stdout = opt->fmt.diff;
+    for (int i = 0; i < options.path_count; i++)
+        to_stdout |= strcmp(options.paths[i], "-") == 0;
+    if (to_stdout && opt->format != FORMAT_HUMAN)
+        return usage_error("`fix` writes %s to standard output: use the human format for "
+                           "the diagnostics", opt->fmt.diff ? "the diff" : "the fixed text");
+    Run run;
+    run_init(&run);
+    int status = load(&options, &run);
+    if (status == EXIT_OK && run.c.sources.count == 1) {
+        status = EXIT_USAGE;   /* nothing could be read; each path was reported */
+    } else if (status == EXIT_OK) {
+        for (uint32_t i = 0; i < run.programs.count; i++)
+            programs_check_unit(&run.programs, &run.c, i, run.overrides);
+        diag_finish(&run.c.diags);
+        const char *stdin_path = NULL;
+        for (size_t i = 0; i < run.inputs.count; i++)
+            if (run.inputs.items[i].from_stdin)
+                stdin_path = run.inputs.items[i].path;
+        FixCommand fix = { run.overrides, opt->fmt.diff, opt->deny_warnings,
+                           run.inputs.failures > 0, print_remaining, &options };
+        status = fix_command(&run.c, &run.programs, stdin_path, &fix);
+    }
+    run_free(&run);
+    return status;
+}
+
 static int command_help(const Options *opt)
 {
     fputs(usage_text, stdout);
@@ -568,6 +620,7 @@ static const CommandSpec command_specs[] = {
     { "dis", FOR_DIS, command_dis },
     { "explain", FOR_EXPLAIN, command_explain },
     { "fmt", FOR_FMT, command_fmt },
+    { "fix", FOR_FIX, command_fix },
     { "help", FOR_ALL, command_help },
     { "version", FOR_ALL, command_version },
 };
@@ -751,7 +804,7 @@ static int refuse_ignored_options(const Options *opt, const CommandSpec *command
  * --stdin-filename, build's output. */
 static int check_paths(const Options *opt, const CommandSpec *command)
 {
-    if (opt->path_count == 0)
+    if (opt->path_count == 0 && command->bit != FOR_FIX)
         return usage_error("%s needs at least one file or directory", command->name);
     int stdin_count = 0;
     for (int i = 0; i < opt->path_count; i++)
@@ -775,7 +828,9 @@ static int run_command(const Options *opt)
     if (!command)
         return unknown_command(opt->command);
     int status = refuse_ignored_options(opt, command);
-    if (status == EXIT_OK && (command->bit == FOR_CHECK || command->bit == FOR_BUILD))
+    bool takes_paths = command->bit == FOR_CHECK || command->bit == FOR_BUILD
+        || command->bit == FOR_FIX;
+    if (status == EXIT_OK && takes_paths)
         status = check_paths(opt, command);
     return status == EXIT_OK ? command->run(opt) : status;
 }

@@ -211,9 +211,13 @@ static void label_denied(Compiler *c, const ProgramUnit *unit, uint32_t first)
 
 void programs_configure(ProgramSet *set, Compiler *c)
 {
-    for (uint32_t i = 0; i < set->count; i++)
-        if (set->items[i].config_file)
-            program_config_read(c, &set->items[i]);
+    for (uint32_t i = 0; i < set->count; i++) {
+        ProgramUnit *unit = &set->items[i];
+        memset(unit->level, LINT_DEFAULT, sizeof unit->level);   /* read anew each time */
+        unit->name = unit->default_name;
+        if (unit->config_file)
+            program_config_read(c, unit);
+    }
 }
 
 bool programs_unit_failed(const ProgramSet *set, const Compiler *c, uint32_t index,

@@ -67,7 +67,8 @@ bool programs_have_roots(const ProgramSet *set);
  * and counted in *failures. */
 void programs_read_configs(ProgramSet *set, Compiler *c, unsigned *failures);
 
-/* After driver_parse: reads each unit's configuration, reporting its mistakes (E0701). */
+/* After driver_parse: reads each unit's configuration, reporting its mistakes (E0701).
+ * May be called again for another compiler holding the same sources (`orbitc fix`). */
 void programs_configure(ProgramSet *set, Compiler *c);
 
 /* Sets the lint levels of the unit in c->diags (its configuration's, overridden by

@@ -15,6 +15,10 @@ A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see tools/run
                output and compared exactly for a representative set
                (tools/golden_formats.py); every SARIF log is validated with the official
                schema and the SARIF Multitool
+  NAME.fixed, NAME.fix
+               for a case that offers a machine-applicable fix: the text after
+               `orbitc fix` and its report (tools/golden_fix.py, which also checks
+               that fixing is idempotent and introduces nothing)
   NAME.build.human, NAME.build.jsonl
                (optional, for programs that check clean but cannot be built: the
                limits of the bytecode format, E06xx) exact stderr of
@@ -41,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 
+import golden_fix
 import golden_formats
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -110,9 +115,9 @@ def case_args(case):
     return shlex.split(line[len(prefix):]) if line.startswith(prefix) else []
 
 
-def run(cmd, cwd):
-    p = subprocess.run(cmd, cwd=cwd, env=ENV, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=120)
+def run(cmd, cwd, stdin=None):
+    p = subprocess.run(cmd, cwd=cwd, env=ENV, input=stdin if stdin is not None else b'',
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
 
 
@@ -208,6 +213,17 @@ def run_case(case, orbitc, update, validator, sarif_validator, sarif_store):
         lambda path, actual: compare(path, actual, update, problems),
         sarif_validator, sarif_store)
 
+    if golden_fix.machine_fixable(parsed) or os.path.exists(stem + '.fixed'):
+        def run_fix(fix_args, fix_cwd, stdin=None):
+            status, out, err = run([orbitc] + fix_args, fix_cwd, stdin)
+            bad = sanitizer_problem(status, out, err)
+            if bad:
+                problems.append(bad + ':\n' + err[-4000:])
+            return status, out, err
+        problems += golden_fix.check_case(
+            case, stem, run_fix, args, target, parsed,
+            lambda path, actual: compare(path, actual, update, problems))
+
     if os.path.exists(stem + '.build.human'):
         problems += build_fails(orbitc, cwd, target, args, stem, update, validator)
     elif os.path.exists(stem + '.dis') or (update and '/build/' in case and want == 0):
@@ -297,6 +313,10 @@ def main():
                     print('  ' + p.replace('\n', '\n  ').rstrip())
             else:
                 passed += 1
+    if not opts.selectors:
+        for p in golden_fix.coverage_problems():
+            failed += 1
+            print('FAIL (fix coverage)\n  ' + p)
     if use_multitool and cases:
         failures, warnings = sarif_store.validate()
         for name, problems in sorted(failures.items()):

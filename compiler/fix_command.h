@@ -1,0 +1,37 @@
+/* The `fix` command of orbitc (docs/cli.md, "Fixing"). */
+#ifndef ORBIT_FIX_COMMAND_H
+#define ORBIT_FIX_COMMAND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "programs.h"
+
+enum {
+    /* Rounds of fixing and checking again before `fix` gives up (a fix that keeps
+     * making work for another would otherwise never end). */
+    FIX_MAX_ROUNDS = 10,
+};
+
+typedef struct FixCommand {
+    const uint8_t *overrides;   /* the command line's lint levels (programs_check_unit) */
+    bool diff;                  /* --diff: print a unified diff, write nothing */
+    bool deny_warnings;
+    bool unread;                /* some inputs could not be read: write nothing */
+    /* Prints the diagnostics that remain, in the format asked for. */
+    void (*print)(void *context, Compiler *c);
+    void *context;
+} FixCommand;
+
+/* Fixes the program(s) of `first`, already loaded, grouped into `programs`, checked and
+ * finished: applies every fix fix_select picks, checks again, and repeats until nothing
+ * changes or FIX_MAX_ROUNDS rounds; then writes each changed file atomically (the file
+ * named by standard input, `stdin_path`, goes to standard output whole), or prints the
+ * diff, reports on standard error what it fixed, and prints what remains. Returns the
+ * exit status: 0 no error remains, 1 errors remain, 2 a file could not be read or
+ * written. */
+int fix_command(Compiler *first, ProgramSet *programs, const char *stdin_path,
+                const FixCommand *options);
+
+#endif

@@ -2,10 +2,12 @@
  *
  *   ::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=E0410::message
  *
- * `::warning` for a warning. The message is the whole text of the diagnostic (labels,
+ * `::warning` for a warning. The file is relative to the current directory (the root
+ * of the repository), "." and ".." resolved, when it lies below it. The message is the whole text of the diagnostic (labels,
  * notes and help on further lines). GitHub's escaping: in the message `%`, CR and LF
  * become %25, %0D and %0A; in a property also `:` and `,` (%3A, %2C). Invalid UTF-8 and
  * other control characters are written as U+FFFD, as the human format does. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "render_machine.h"
@@ -35,11 +37,14 @@ static void write_escaped(FILE *out, const char *text, bool property)
     }
 }
 
-static void write_properties(FILE *out, const Place *place, const char *code)
+static void write_properties(FILE *out, const Place *place, const char *code, const char *root)
 {
     if (place->located) {
+        /* relative to the repository's root (the current directory), as GitHub wants */
+        char *relative = render_relative_path(root, place->file);
         fputs("file=", out);
-        write_escaped(out, place->file->path, true);
+        write_escaped(out, relative ? relative : place->file->path, true);
+        free(relative);
         fprintf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u,", place->line, place->column,
                 place->end_line, place->end_column);
     }
@@ -51,6 +56,7 @@ void render_github(FILE *out, const DiagSink *sink, const SourceMap *sources,
                    const RenderOptions *options)
 {
     (void)options;
+    char *root = render_source_root();
     ColumnCache cache;
     column_cache_init(&cache);
     TextBuffer message = { 0 };
@@ -58,7 +64,7 @@ void render_github(FILE *out, const DiagSink *sink, const SourceMap *sources,
         const Diagnostic *d = sink->items[i];
         Place place = render_place(&cache, sources, d->span);
         fputs(d->severity == SEV_ERROR ? "::error " : "::warning ", out);
-        write_properties(out, &place, diag_info(d->code)->code);
+        write_properties(out, &place, diag_info(d->code)->code, root);
         fputs("::", out);
         message.len = 0;
         render_full_message(&message, &cache, sources, d, true);
@@ -66,4 +72,5 @@ void render_github(FILE *out, const DiagSink *sink, const SourceMap *sources,
         fputc('\n', out);
     }
     text_free(&message);
+    free(root);
 }

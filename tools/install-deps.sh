@@ -11,6 +11,7 @@ packages=(
   check                               # unit tests
   libjansson-dev                      # JSON for the reference runtime's scenarios
   python3 python3-jsonschema          # golden harness, JSON Schema validation of output
+  python3-yaml pre-commit patch git   # tests/test_ci_doc.py: the jobs of docs/ci.md, the hooks
   neovim                              # a real editor for the language server's test
   scdoc                               # man pages (man/*.scd) to roff
   groff-base man-db                   # the man-page test renders them (groff -ww -z, man -l)

@@ -23,7 +23,11 @@ static json_t *position_json(LspPosition p)
 
 json_t *lsp_range_json(Server *s, Analysis *a, uint32_t file, uint32_t start, uint32_t end)
 {
-    LineIndex *lines = lsp_analysis_lines(a, file);
+    return lsp_line_range_json(s, lsp_analysis_lines(a, file), start, end);
+}
+
+json_t *lsp_line_range_json(Server *s, LineIndex *lines, uint32_t start, uint32_t end)
+{
     return json_pack("{s:o, s:o}",
                      "start", position_json(lsp_line_index_position(lines, start, s->encoding)),
                      "end", position_json(lsp_line_index_position(lines, end, s->encoding)));

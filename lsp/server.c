@@ -245,6 +245,8 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "codeActionProvider",
                         json_pack("{s:[s, s]}", "codeActionKinds", "quickfix",
                                   "source.fixAll.orbitc"));
+    json_object_set_new(caps, "documentFormattingProvider", json_true());
+    json_object_set_new(caps, "documentRangeFormattingProvider", json_true());
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -338,6 +340,8 @@ static const Method METHODS[] = {
     { "textDocument/documentSymbol", lsp_handle_document_symbol, true },
     { "workspace/symbol", lsp_handle_workspace_symbol, true },
     { "textDocument/completion", lsp_handle_completion, true },
+    { "textDocument/formatting", lsp_handle_formatting, true },
+    { "textDocument/rangeFormatting", lsp_handle_range_formatting, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

@@ -9,6 +9,7 @@
  *   hover.c        hover: resolved retry policies, settings, types and contracts
  *   navigate.c     definition, references, rename, document and workspace symbols
  *   complete.c     completion
+ *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
  *
  * One thread. Messages are read into a queue as they arrive; a program is re-checked
  * when no message is waiting, and its results are published only if no change to it
@@ -228,11 +229,13 @@ void lsp_publish_diagnostics(Server *s, Project *p);
 void lsp_publish_clear_all(Server *s, Project *p);
 /* An LSP range of a span (whose file is known). */
 json_t *lsp_range_json(Server *s, Analysis *a, uint32_t file, uint32_t start, uint32_t end);
+/* The same, of byte offsets in the text of a line index. */
+json_t *lsp_line_range_json(Server *s, LineIndex *lines, uint32_t start, uint32_t end);
 json_t *lsp_location_json(Server *s, Analysis *a, Span span);
 json_t *lsp_diagnostic_json(Server *s, Analysis *a, const Diagnostic *d);
 void lsp_published_free(Project *p);
 
-/* ---- Requests about documents: actions.c, hover.c, navigate.c, complete.c ---- */
+/* ---- Requests about documents: actions.c, hover.c, navigate.c, complete.c, formatting.c */
 
 /* An edit of a workspace: a replacement of bytes [start, end) of a file. */
 typedef struct Edit {
@@ -255,5 +258,7 @@ json_t *lsp_handle_rename(Server *s, json_t *params);
 json_t *lsp_handle_document_symbol(Server *s, json_t *params);
 json_t *lsp_handle_workspace_symbol(Server *s, json_t *params);
 json_t *lsp_handle_completion(Server *s, json_t *params);
+json_t *lsp_handle_formatting(Server *s, json_t *params);
+json_t *lsp_handle_range_formatting(Server *s, json_t *params);
 
 #endif

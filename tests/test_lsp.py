@@ -8,8 +8,10 @@ errors of the base protocol and the lifecycle.
 Each test starts its own server in its own temporary directory (the workspace folder).
 """
 import argparse
+import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -662,21 +664,27 @@ def at(text, needle, nth=0, delta=0):
     return pos(before.count("\n"), len(before) - (before.rfind("\n") + 1))
 
 
-def apply_edits(text, edits):
-    """Applies LSP TextEdits (UTF-16 positions) to text, last first."""
-    lines = text.split("\n")
+def apply_edits(text, edits, encoding="utf-16"):
+    """Applies LSP TextEdits to text, last first. Lines end at "\r\n", "\n" or "\r";
+    characters count in `encoding` ("utf-16" or "utf-8"). The edits must not overlap."""
+    starts = [0] + [m.end() for m in re.finditer("\r\n|\n|\r", text)]
 
     def offset(p):
-        before = sum(len(l) + 1 for l in lines[:p["line"]])
-        line = lines[p["line"]] if p["line"] < len(lines) else ""
+        if p["line"] >= len(starts):
+            return len(text)
+        begin = starts[p["line"]]
+        end = starts[p["line"] + 1] if p["line"] + 1 < len(starts) else len(text)
+        line = text[begin:end].rstrip("\r\n")
         units = 0
         for k, ch in enumerate(line):
             if units >= p["character"]:
-                return before + k
-            units += 2 if ord(ch) > 0xFFFF else 1
-        return before + len(line)
+                return begin + k
+            units += len(ch.encode("utf-16-le")) // 2 if encoding == "utf-16" else len(ch.encode())
+        return begin + len(line)
     spans = sorted(((offset(e["range"]["start"]), offset(e["range"]["end"]), e["newText"])
                     for e in edits), reverse=True)
+    for (start, end, _), (later, _, _) in zip(spans[1:], spans):
+        check(end <= later, "edits do not overlap", edits)
     for start, end, new in spans:
         text = text[:start] + new + text[end:]
     return text
@@ -1162,6 +1170,219 @@ def completion():
         eq([(i["label"], i["textEdit"]["newText"]) for i in items],
            [("payments.charge", "payments.charge"), ("payments.refund", "payments.refund")],
            "inside the quotes: the name alone")
+        eq(w.client.stop(), 0, "exit status")
+
+
+# ==== 8. Formatting =========================================================================
+
+
+def orbitc_fmt(text):
+    """`orbitc fmt -` of text (None when it has syntax errors)."""
+    p = subprocess.run([ORBITC, "fmt", "-"], input=text.encode(), capture_output=True)
+    return p.stdout.decode() if p.returncode == 0 else None
+
+
+def formatting(w, uri, options=None):
+    return w.client.request("textDocument/formatting", {
+        "textDocument": {"uri": uri},
+        "options": options or {"tabSize": 2, "insertSpaces": True}})
+
+
+def range_formatting(w, uri, r):
+    return w.client.request("textDocument/rangeFormatting", {
+        "textDocument": {"uri": uri}, "range": r,
+        "options": {"tabSize": 2, "insertSpaces": True}})
+
+
+def only_layout(edits):
+    """Whether every edit replaces white space and separators by white space and
+    separators (the formatter's edits are that small)."""
+    return all(re.fullmatch(r"[ \t\r\n,;]*", e["newText"]) for e in edits)
+
+
+# Badly laid out, with text outside ASCII before the edits of a line (an emoji is two
+# UTF-16 units and four UTF-8 bytes).
+UGLY = ('worker "pay.é" {input {amount:number}}\n'
+        'workflow checkout { timeout 1m\n'
+        '    step charge { worker "pay.é"; with {amount:10}; retry {attempts:3,backoff:exponential} }\n'
+        '  // the pause 😀\n'
+        '      step pause {sleep 10s}   \n'
+        '\n\n\n'
+        '}')
+
+
+@test
+def formatting_capabilities():
+    with Workspace() as w:
+        caps = w.init_result["capabilities"]
+        eq(caps.get("documentFormattingProvider"), True, "formatting")
+        eq(caps.get("documentRangeFormattingProvider"), True, "range formatting")
+        check("documentOnTypeFormattingProvider" not in caps, "no formatting as you type", caps)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def formatting_is_orbitc_fmt():
+    want = orbitc_fmt(UGLY)
+    check(want and want != UGLY, "the text needs formatting", want)
+    for encoding in ("utf-16", "utf-8"):
+        caps = {"general": {"positionEncodings": [encoding]}}
+        with Workspace(capabilities=caps) as w:
+            uri = w.open("ugly.orbit", UGLY)
+            # the options are not read: the layout is one for everybody
+            edits = formatting(w, uri, {"tabSize": 8, "insertSpaces": False})
+            eq(apply_edits(UGLY, edits, encoding), want, "the formatted text in " + encoding)
+            check(len(edits) > 10 and only_layout(edits), "small edits, not one of the whole "
+                  "text", edits)
+            line = UGLY.split("\n")[2]
+            after_emoji = [e for e in edits if e["range"]["start"]["line"] == 2]
+            check(after_emoji, "edits on the line with é", edits)
+            col = line.index("with") - 1       # the space before `with`: kept
+            units = len(line[:col].encode("utf-16-le")) // 2 if encoding == "utf-16" \
+                else len(line[:col].encode())
+            check(any(e["range"]["start"]["character"] > units for e in after_emoji),
+                  "positions after é counted in " + encoding, after_emoji)
+            w.client.change(uri, 2, [{"text": want}])
+            eq(formatting(w, uri), [], "a formatted document: no edits")
+            eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def formatting_every_golden_source():
+    """Every golden source, example and the standard library (LF and CRLF), formatted
+    through the server in both encodings: the edits give exactly what `orbitc fmt`
+    gives, and a source with syntax errors gets null."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    sources = sorted(glob.glob(os.path.join(root, "golden", "*", "*.orbit")) +
+                     glob.glob(os.path.join(root, "examples", "*.orbit")) +
+                     glob.glob(os.path.join(root, "stdlib", "*.orbit")))
+    cases = []
+    for path in sources:
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue                  # not UTF-8: no editor sends it (golden/lex)
+        for t in (text, text.replace("\r\n", "\n").replace("\n", "\r\n")):
+            cases.append((os.path.relpath(path, root), t, orbitc_fmt(t)))
+    formatted = sum(1 for c in cases if c[2] is not None)
+    check(formatted > 150 and len(cases) - formatted > 20, "sources with and without syntax "
+          "errors", formatted, len(cases))
+    for encoding in ("utf-16", "utf-8"):
+        caps = {"general": {"positionEncodings": [encoding]}}
+        with Workspace(capabilities=caps, argv=[ORBITC, "lsp", "--memory-only"]) as w:
+            for k, (name, text, want) in enumerate(cases):
+                uri = "untitled:t%d.orbit" % k
+                w.client.open(uri, text)
+                edits = w.client.request("textDocument/formatting",
+                                         {"textDocument": {"uri": uri}, "options": {}})
+                if want is None:
+                    eq(edits, None, name + ": syntax errors, not formatted")
+                else:
+                    eq(apply_edits(text, edits, encoding), want, name + " in " + encoding)
+                w.client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+            eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def formatting_many_changes_at_most_1000_edits():
+    # 3 changes a line: beyond 1,000, neighbouring changes are merged into one edit
+    text = "".join("type T%d {a:int}\n" % k for k in range(1200))
+    with Workspace(argv=[ORBITC, "lsp", "--memory-only"]) as w:
+        w.client.open("untitled:many.orbit", text)
+        edits = w.client.request("textDocument/formatting",
+                                 {"textDocument": {"uri": "untitled:many.orbit"}, "options": {}})
+        eq(len(edits), 900, "3,600 changes as 900 edits of 4")
+        eq(apply_edits(text, edits), orbitc_fmt(text), "the formatted text")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def formatting_crlf_documents():
+    # the first line's line end is kept for every line (docs/style.md): a mixed document
+    # becomes all CRLF or all LF, and no edit splits a "\r\n"
+    for text in ("type A {a:int}\r\ntype B {\r\n b:int }\r\n",
+                 "type A {a:int}\r\ntype B {\n b:int }\ntype C {c:int}\n",
+                 "type A {a:int}\ntype B {\r\n b:int }\r\ntype C { c: int }\r\n"):
+        want = orbitc_fmt(text)
+        crlf = text.split("\n")[0].endswith("\r")
+        eq(want.count("\r\n"), want.count("\n") if crlf else 0,
+           "orbitc fmt gives every line the first line's line end")
+        for encoding in ("utf-16", "utf-8"):
+            caps = {"general": {"positionEncodings": [encoding]}}
+            with Workspace(capabilities=caps) as w:
+                uri = w.open("crlf.orbit", text)
+                edits = formatting(w, uri)
+                eq(apply_edits(text, edits, encoding), want, "%r in %s" % (text, encoding))
+                check(only_layout(edits), "small edits", edits)
+                eq(w.client.stop(), 0, "exit status")
+
+
+THREE = ("type A {a:int}\n"
+         "\n"
+         "type B {b:int}   // b\n"
+         "  type C { c: int }\n")
+
+
+@test
+def range_formatting_formats_the_declarations_it_touches():
+    with Workspace() as w:
+        uri = w.open("three.orbit", THREE)
+        edits = range_formatting(w, uri, rng(2, 5, 2, 6))             # inside B
+        eq(apply_edits(THREE, edits),
+           "type A {a:int}\n\ntype B { b: int }   // b\n  type C { c: int }\n", "B alone")
+        check(all(e["range"]["start"]["line"] == 2 for e in edits), "edits on B's line", edits)
+        edits = range_formatting(w, uri, rng(0, 3, 3, 2))             # all three
+        eq(apply_edits(THREE, edits), orbitc_fmt(THREE), "all three, as orbitc fmt")
+        eq(range_formatting(w, uri, rng(1, 0, 1, 0)), [], "the blank line touches nothing")
+        edits = range_formatting(w, uri, rng(3, 9, 2, 5))             # end before start
+        eq(apply_edits(THREE, edits),
+           "type A {a:int}\n\ntype B { b: int } // b\ntype C { c: int }\n", "B and C")
+        w.client.change(uri, 2, [{"text": THREE + "type D {"}])
+        eq(range_formatting(w, uri, rng(0, 0, 0, 1)), None, "syntax errors: no edits")
+        m = w.client.request_full("textDocument/rangeFormatting",
+                                  {"textDocument": {"uri": uri}, "options": {}})
+        eq(m.get("error", {}).get("code"), -32602, "a range is needed")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def formatting_refused_for_syntax_errors():
+    broken = UGLY.replace("sleep 10s}", "sleep 10s")
+    with Workspace() as w:
+        uri = w.open("broken.orbit", broken)
+        eq(formatting(w, uri), None, "syntax errors: null, not an error or a broken edit")
+        # errors of the checker do not stop formatting (docs/style.md)
+        w.client.change(uri, 2, [{"text": BAD.replace("    with", "with")}])
+        eq(apply_edits(BAD.replace("    with", "with"), formatting(w, uri)), orbitc_fmt(BAD),
+           "a program with a mistake of the checker is formatted")
+        m = w.client.request_full("textDocument/formatting",
+                                  {"textDocument": {"uri": w.file_uri("closed.orbit")}})
+        eq(m.get("error", {}).get("code"), -32803, "a document that is not open")
+        m = w.client.request_full("textDocument/formatting", {"options": {}})
+        eq(m.get("error", {}).get("code"), -32602, "no textDocument")
+        eq(w.client.stop(), 0, "exit status")
+        check(any("syntax errors" in line for line in w.client.stderr_lines),
+              "a line on stderr for the document not formatted", w.client.stderr_lines)
+
+
+@test
+def formatting_answers_for_the_text_the_editor_had():
+    with Workspace() as w:
+        uri = w.open("v.orbit", GOOD)
+        # a change and the request sent together: the request sees the change
+        w.client.change(uri, 2, [{"text": UGLY}])
+        edits = formatting(w, uri)
+        eq(apply_edits(UGLY, edits), orbitc_fmt(UGLY), "formatted against version 2")
+        # the request, then a change before the answer: the answer is for the text the
+        # editor had when it asked, never for an older one
+        id = w.client.request_async("textDocument/formatting",
+                                    {"textDocument": {"uri": uri}, "options": {}})
+        w.client.change(uri, 3, [{"text": THREE}])
+        edits = w.client.response(id)["result"]
+        eq(apply_edits(UGLY, edits), orbitc_fmt(UGLY), "the answer is for version 2")
+        eq(apply_edits(THREE, formatting(w, uri)), orbitc_fmt(THREE), "then version 3")
         eq(w.client.stop(), 0, "exit status")
 
 

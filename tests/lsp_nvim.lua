@@ -7,12 +7,15 @@
 -- It opens ORBIT_FILE, waits for the diagnostics, requests the code actions at the first
 -- diagnostic that has a preferred quick fix, applies that fix with the client's own
 -- workspace-edit code (vim.lsp.util.apply_workspace_edit), waits for the diagnostics of
--- the edited buffer, and writes what it saw to RESULT, one fact per line:
+-- the edited buffer; then it opens each file of FORMAT_FILES (colon-separated) and
+-- writes it with format on save; and it writes what it saw to RESULT, one fact per line:
 --
 --   diagnostic LINE:COL CODE MESSAGE        (before the fix; the first line of the message)
 --   action TITLE
 --   line TEXT                               (the buffer after the fix)
 --   after LINE:COL CODE MESSAGE             (diagnostics after the fix)
+--   formatted NAME FILEFORMAT CHANGED       (each of FORMAT_FILES, formatted on save)
+--   fline TEXT                              (its buffer after the write)
 --   exit CODE                               (the server's exit status)
 --   error TEXT                              (something went wrong)
 
@@ -104,6 +107,30 @@ end
 if not vim.wait(20000, fixed, 20) then return fail('the diagnostic did not go away') end
 vim.wait(500, function() return false end, 50)   -- a later publication would show here
 dump('after', vim.diagnostic.get(bufnr))
+
+-- Format on save: each of FORMAT_FILES is opened, and written with a BufWritePre
+-- autocommand that formats the buffer through the server first (the set-up of
+-- docs/editors.md); the client's own code applies the edits.
+local function format_buffer()
+  if vim.lsp.buf.format then
+    vim.lsp.buf.format({ timeout_ms = 10000 })            -- Neovim 0.8 and later
+  else
+    vim.lsp.buf.formatting_sync(nil, 10000)               -- Neovim 0.7
+  end
+end
+for name in string.gmatch(os.getenv('FORMAT_FILES') or '', '[^:]+') do
+  vim.cmd('edit ' .. vim.fn.fnameescape(name))
+  local buf = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(buf, client_id)
+  vim.api.nvim_create_autocmd('BufWritePre', { buffer = buf, callback = format_buffer })
+  local tick = vim.api.nvim_buf_get_changedtick(buf)
+  vim.cmd('write')
+  say('formatted %s %s %s', vim.fn.fnamemodify(name, ':t'), vim.bo[buf].fileformat,
+      tostring(vim.api.nvim_buf_get_changedtick(buf) > tick))
+  for _, text in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    say('fline %s', text)
+  end
+end
 
 vim.lsp.stop_client(client_id)
 vim.wait(10000, function() return exit_code ~= nil end, 20)

@@ -6,7 +6,10 @@
 Neovim opens a program with mistakes, waits for the diagnostics, requests the code
 actions at a diagnostic, applies the preferred quick fix through its own workspace-edit
 code, and reports the buffer and the diagnostics after it. This test checks the buffer
-text and that the diagnostic went away. HOME and the XDG directories are temporary, so
+text and that the diagnostic went away. Then Neovim writes two badly laid out files (one
+with LF line ends and text outside ASCII, one with CRLF) with format on save
+(`vim.lsp.buf.format`, or `formatting_sync` in Neovim 0.7, from a BufWritePre
+autocommand): the buffers and the files written must be what `orbitc fmt` makes of them. HOME and the XDG directories are temporary, so
 nothing of the real home directory is read or written (Neovim's LSP log included).
 
 Without Neovim (the Debian package `neovim`, installed by tools/install-deps.sh) the
@@ -36,6 +39,21 @@ workflow checkout {
 }
 """
 
+# Formatted on save (names and contents).
+UGLY = {
+    "ugly.orbit": ('worker "pay.é" {input {amount:number}}\n'
+                   'workflow checkout { timeout 1m\n'
+                   '    step charge { worker "pay.é"; with {amount:10}; retry {attempts:3,backoff:exponential} }\n'
+                   '  // the pause 😀\n'
+                   '      step pause {sleep 10s}   \n'
+                   '\n\n\n'
+                   '}\n'),
+    "ugly_crlf.orbit": ('type Money {amount:number,currency:string}\r\n'
+                        'workflow refund {\r\n'
+                        '        step back {worker "pay.refund"\r\n'
+                        '  with {amount: 1}}}\r\n'),
+}
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -61,8 +79,14 @@ def main():
         with open(path, "w") as f:
             f.write(PROGRAM)
         result = os.path.join(tmp, "result.txt")
+        formatted = {}
+        for name, text in UGLY.items():
+            with open(os.path.join(project, name), "w", newline="") as f:
+                f.write(text)
+            formatted[name] = orbitc_fmt(args.orbitc, text)
         env = dict(os.environ, HOME=home, ORBITC=os.path.abspath(args.orbitc),
-                   ORBIT_FILE=path, RESULT=result)
+                   ORBIT_FILE=path, RESULT=result,
+                   FORMAT_FILES=":".join(os.path.join(project, name) for name in UGLY))
         for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"),
                          ("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"),
                          ("XDG_RUNTIME_DIR", "runtime")):
@@ -85,12 +109,37 @@ def main():
         with open(result) as f:
             lines = f.read().splitlines()
         print("\n".join(lines))
-        return check(lines)
+        on_disk = {}
+        for name in UGLY:
+            with open(os.path.join(project, name), newline="") as f:
+                on_disk[name] = f.read()
+        return check(lines, formatted, on_disk)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def check(lines):
+def orbitc_fmt(orbitc, text):
+    p = subprocess.run([orbitc, "fmt", "-"], input=text.encode(), capture_output=True,
+                       check=True)
+    return p.stdout.decode()
+
+
+def formatted_buffers(lines):
+    """{name: (fileformat, changed, [buffer lines])} from the `formatted` and `fline`
+    lines of the result."""
+    buffers = {}
+    current = None
+    for line in lines:
+        kind, _, rest = line.partition(" ")
+        if kind == "formatted":
+            name, fileformat, changed = rest.split(" ")
+            current = buffers[name] = (fileformat, changed, [])
+        elif kind == "fline" and current:
+            current[2].append(rest)
+    return buffers
+
+
+def check(lines, formatted, on_disk):
     failures = []
 
     def expect(cond, what):
@@ -115,10 +164,22 @@ def check(lines):
     after = kinds.get("after", [])
     expect(after == ["12:27 E0307 `retry` is not allowed on a sleep step"],
            "after the fix only E0307 is left: %r" % after)
+    buffers = formatted_buffers(lines)
+    for name, want in formatted.items():
+        expect(want != UGLY[name], "%s needs formatting" % name)
+        fileformat, changed, text = buffers.get(name, ("?", "?", []))
+        eol = "\r\n" if "\r\n" in UGLY[name] else "\n"
+        expect(fileformat == ("dos" if eol == "\r\n" else "unix"), "%s read as %s" % (name, fileformat))
+        expect(changed == "true", "%s: the buffer changed" % name)
+        expect(text == want.split(eol)[:-1], "%s: the buffer is what orbitc fmt makes of it:\n%s"
+               % (name, "\n".join(text)))
+        expect(on_disk[name] == want, "%s: the file written is what orbitc fmt makes of it: %r"
+               % (name, on_disk[name]))
     expect(kinds.get("exit") == ["0"], "the server exits with 0: %r" % kinds.get("exit"))
     for f in failures:
         print("FAIL: " + f)
-    print("FAILED" if failures else "ok: Neovim applied the quick fix and the diagnostic went away")
+    print("FAILED" if failures else "ok: Neovim applied the quick fix and the diagnostic went "
+          "away; format on save wrote what orbitc fmt writes")
     return 1 if failures else 0
 
 

@@ -7,9 +7,13 @@ them; the committed corpus tools/fuzz/corpus/fuzz_lsp grew from them).
 
 A session initializes (UTF-8 or UTF-16, with or without a workspace folder), opens one
 or two programs (examples/ and golden/), asks every request the server answers at
-positions spread over the text, edits them by ranges and whole (except one session in
-four: a check whose program has a change queued after it is not published, and the
-whole session is read at once), cancels, sends a few malformed messages, and shuts down.
+positions spread over the text, formats it (whole, by ranges, with options, laid out
+badly first, in CRLF), edits them by ranges and whole (except one session in four: a
+check whose program has a change queued after it is not published, and the whole
+session is read at once), formats the edited text (which may not parse), cancels,
+sends a few malformed messages, and shuts down. Shorter sessions (format-NNN, each at
+most 4 KB, for runs with -max_len=4096) open one small program of golden/fmt/, laid
+out badly or not, and format it whole and by ranges, before and after edits.
 """
 import argparse
 import glob
@@ -21,7 +25,7 @@ FOLDER = "file:///fuzz"
 
 
 def frame(message):
-    body = json.dumps(message, ensure_ascii=False).encode("utf-8")
+    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
@@ -55,6 +59,43 @@ def positions(text, count):
             if ch >= 0:
                 yield {"line": i, "character": ch + 1}
         yield {"line": i, "character": len(line) // 2}
+
+
+def badly_laid_out(text, variant):
+    """The text with its layout spoilt: lines indented by a varying amount, spaces around
+    braces and colons dropped or doubled, blank lines added; CRLF line ends in one
+    variant of three."""
+    lines = []
+    for k, line in enumerate(text.split("\n")):
+        line = " " * ((k * 3 + variant) % 7) + line.strip()
+        line = line.replace(": ", ":" if k % 2 else ":   ").replace("{ ", "{" if k % 3 else "{  ")
+        lines.append(line + ("   " if k % 5 == 0 else ""))
+        if k % 11 == 5:
+            lines.append("")
+    return ("\r\n" if variant % 3 == 2 else "\n").join(lines)
+
+
+def formatting(s, uri, text, variant):
+    """The document formatted whole and by ranges; then laid out badly and formatted
+    again (edits from one answer are not applied: the session does not read answers)."""
+    doc = {"uri": uri}
+    options = {"tabSize": 4, "insertSpaces": variant % 2 == 0, "trimTrailingWhitespace": True}
+    s.request("textDocument/formatting", {"textDocument": doc, "options": options})
+    lines = text.count("\n")
+    for first, last in ((0, 0), (lines // 3, lines // 2), (lines, lines + 5), (lines // 2, 1)):
+        s.request("textDocument/rangeFormatting", {
+            "textDocument": doc, "options": options,
+            "range": {"start": {"line": first, "character": 2},
+                      "end": {"line": last, "character": 0}}})
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 50},
+                                        "contentChanges": [{"text": badly_laid_out(text, variant)}]})
+    s.request("textDocument/formatting", {"textDocument": doc, "options": options})
+    s.request("textDocument/rangeFormatting", {
+        "textDocument": doc, "options": options,
+        "range": {"start": {"line": lines // 2, "character": 0},
+                  "end": {"line": lines // 2 + 3, "character": 1}}})
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 51},
+                                        "contentChanges": [{"text": text}]})
 
 
 def session(texts, utf8, folder, variant):
@@ -92,6 +133,7 @@ def session(texts, utf8, folder, variant):
                                               "context": {"diagnostics": []}})
     s.request("textDocument/documentSymbol", {"textDocument": doc})
     s.request("workspace/symbol", {"query": "a"})
+    formatting(s, uri, text, variant)
     if variant % 4 == 1:     # no change queued: the diagnostics are published
         s.request("shutdown", None)
         s.notify("exit", None)
@@ -112,7 +154,40 @@ def session(texts, utf8, folder, variant):
                                         "contentChanges": [{"text": text}]})
     s.request("textDocument/completion", {"textDocument": doc,
                                           "position": {"line": 2, "character": 4}})
+    s.request("textDocument/formatting", {"textDocument": doc, "options": {}})
     s.notify("textDocument/didClose", {"textDocument": doc})
+    s.request("shutdown", None)
+    s.notify("exit", None)
+    return s.bytes()
+
+
+def format_session(text, utf8, variant):
+    """A short session about formatting one small document."""
+    s = Session()
+    caps = {"general": {"positionEncodings": ["utf-8"]}} if utf8 else {}
+    s.request("initialize", {"processId": None, "capabilities": caps, "rootUri": None})
+    s.notify("initialized", {})
+    uri = "untitled:f.orbit"
+    doc = {"uri": uri}
+    if variant % 2:
+        text = badly_laid_out(text, variant)
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "orbit",
+                                                       "version": 1, "text": text}})
+    options = {"tabSize": 2, "insertSpaces": True}
+    s.request("textDocument/formatting", {"textDocument": doc, "options": options})
+    lines = text.count("\n")
+    s.request("textDocument/rangeFormatting", {
+        "textDocument": doc, "options": options,
+        "range": {"start": {"line": lines // 2, "character": 1},
+                  "end": {"line": lines // 2 + variant % 3, "character": 4}}})
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                        "contentChanges": [
+        {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
+         "text": "  \u00e9\U0001F600 " if variant % 4 == 0 else "\r\n   "}]})
+    s.request("textDocument/formatting", {"textDocument": doc, "options": options})
+    s.request("textDocument/rangeFormatting", {
+        "textDocument": doc, "options": options,
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}})
     s.request("shutdown", None)
     s.notify("exit", None)
     return s.bytes()
@@ -138,6 +213,16 @@ def main():
         data = session(pair, utf8=n % 2 == 1, folder=n % 4 != 3, variant=n)
         with open(os.path.join(args.out, "session-%03d" % n), "wb") as f:
             f.write(data)
+    n = 0
+    for f in sorted(glob.glob(os.path.join(ROOT, "golden", "fmt", "*.orbit"))):
+        with open(f, "rb") as fh:
+            text = fh.read().decode("utf-8", "replace")
+        for variant in range(4):
+            data = format_session(text, utf8=variant >= 2, variant=variant)
+            if len(data) <= 4096:
+                with open(os.path.join(args.out, "format-%03d" % n), "wb") as out:
+                    out.write(data)
+                n += 1
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ typedef struct Lexer {
     int prev;                    /* kind of the last token produced (0 at the start) */
     uint32_t prev_depth;         /* bracket depth before that token */
     Loc prev_loc;
-    YYSTYPE prev_value;
+    YYSTYPE *value_out;          /* where lexer_next put its value (the parser's lookahead) */
     int prev2;                   /* the token before it */
     Loc prev2_loc;
     int prev2_before;            /* and the one before that */
@@ -110,7 +110,8 @@ typedef struct Lexer {
     bool replay_pending;         /* then this token again */
     QueuedToken replay;
 
-    bool fatal;                  /* stop: hand out end of file from now on */
+    bool fatal;                  /* stop: hand out end of file from now on (lexer_stop) */
+    bool attention;              /* the next token needs the general path (lexer.re) */
     bool too_deep;               /* the nesting limit was hit (E0009) */
     uint32_t errors;             /* diagnostics reported for this file */
 
@@ -150,6 +151,9 @@ bool lexer_at_top_level(const Lexer *lx);
 /* Whether the last token handed out sits directly in a block of clauses (a workflow,
  * step, worker, retry or compensate body) rather than in an object or a schema. */
 bool lexer_in_clause_block(const Lexer *lx);
+
+/* Abandons the file: from now on the lexer hands out end of file. */
+void lexer_stop(Lexer *lx);
 
 /* Counts a front-end diagnostic; false once the file has too many (it is then fatal). */
 bool lexer_count_error(Lexer *lx);

@@ -19,8 +19,9 @@
  * loop stays small; each is called behind a cheap test of the common case. */
 #define RARE __attribute__((noinline, cold))
 
-/* Returned inside the scanner for a character that was reported and is skipped. */
-enum { SKIPPED = -1 };
+/* Returned inside the scanner for a character that was reported and is skipped; and
+ * what the token loop passes on when no token has been scanned yet. */
+enum { SKIPPED = -1, NOT_SCANNED = -2 };
 
 /*!re2c
     re2c:define:YYCTYPE = "unsigned char";
@@ -43,6 +44,12 @@ enum { SKIPPED = -1 };
 
 /* ---- reporting ---- */
 
+void lexer_stop(Lexer *lx)
+{
+    lx->fatal = true;
+    lx->attention = true;
+}
+
 bool lexer_count_error(Lexer *lx)
 {
     if (lx->fatal)
@@ -53,7 +60,7 @@ bool lexer_count_error(Lexer *lx)
     uint32_t at = (uint32_t)(lx->cur - lx->base);
     diag_report(&lx->c->diags, E0100, lexer_span(lx, at, at),
                 "too many errors in this file: stopped after %d", (int)LEXER_MAX_ERRORS);
-    lx->fatal = true;
+    lexer_stop(lx);
     return false;
 }
 
@@ -521,8 +528,9 @@ static int nul_byte(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigne
 
 /* ---- the scanner ---- */
 
-/* The next raw token: no newline rule, no bracket matching. */
-static int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
+/* The next raw token: no newline rule, no bracket matching. Inlined into the token
+ * loop's common path (lexer_next); the general path calls scan_token. */
+static inline __attribute__((always_inline)) int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
 {
     const unsigned char *cur = lx->cur;
     const unsigned char *mar;
@@ -884,6 +892,7 @@ static bool reads_indentation(const Lexer *lx)
 void lexer_read_indentation(Lexer *lx, uint32_t close_budget, uint32_t drop_budget)
 {
     lx->indentation_pass = close_budget > 0 || drop_budget > 0;
+    lx->attention = lx->indentation_pass;
     lx->close_budget = close_budget;
     lx->drop_budget = drop_budget;
 }
@@ -976,7 +985,7 @@ static bool open_bracket(Lexer *lx, int kind, Loc loc)
     if (lx->depth == AST_MAX_DEPTH) {
         diag_report(&lx->c->diags, E0009, lexer_span(lx, loc.start, loc.end),
                     "nesting too deep: more than %d levels of brackets", (int)AST_MAX_DEPTH);
-        lx->fatal = true;
+        lexer_stop(lx);
         lx->too_deep = true;
         return false;
     }
@@ -1049,11 +1058,20 @@ static bool newline_is_insignificant(const Lexer *lx)
     return continues_line(lx->prev);
 }
 
-/* The next token with brackets balanced and the newline rule applied; *pre_depth gets
- * the bracket depth before the token. */
-static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth)
+static __attribute__((noinline)) int scan_token(Lexer *lx, YYSTYPE *v, Loc *loc)
 {
-    for (;;) {
+    return scan(lx, v, loc);
+}
+
+/* The next token with brackets balanced and the newline rule applied; *pre_depth gets
+ * the bracket depth before the token. `scanned` is a token already scanned (the common
+ * path hands over those it does not handle itself), or NOT_SCANNED. */
+static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth, int scanned)
+{
+    for (;; scanned = NOT_SCANNED) {
+        int kind = scanned;
+        if (kind != NOT_SCANNED)
+            goto balance;
         if (lx->fatal) {
             loc->start = loc->end = lex_offset(lx, lx->lim);
             loc->bad = 0;
@@ -1072,7 +1090,8 @@ static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth)
                 lx->depth--;
             return q->kind;
         }
-        int kind = scan(lx, v, loc);
+        kind = scan_token(lx, v, loc);
+    balance:
         if (lx->stray_closers && kind != NEWLINE && !is_closer(kind))
             end_stray_closers(lx);
         if (kind == NEWLINE) {
@@ -1136,14 +1155,16 @@ void lexer_recover(Lexer *lx)
         }
     lx->skip_level = level;
     if (is_sync_point(lx, lx->prev, lx->prev_depth, false)) {
-        /* The parser drops the token it failed on; it comes back after RECOVERED. */
+        /* The parser drops the token it failed on; it comes back after RECOVERED. Its
+         * value is still in the parser's lookahead, where the last call left it. */
         lx->replay.kind = lx->prev;
-        lx->replay.value = lx->prev_value;
+        lx->replay.value = *lx->value_out;
         lx->replay.loc = lx->prev_loc;
         lx->recovered_pending = true;
     } else {
         lx->skipping = true;
     }
+    lx->attention = true;
 }
 
 bool lexer_at_top_level(const Lexer *lx)
@@ -1159,17 +1180,28 @@ bool lexer_in_clause_block(const Lexer *lx)
 
 /* ---- the token stream ---- */
 
-static void track_declaration_start(Lexer *lx, int kind, Loc loc, uint32_t pre_depth)
+/* Keeps what the syntax error messages and error recovery read about the token just
+ * handed out: its kind, span and bracket depth, the two tokens before it, and at top
+ * level the first token of the current item (for E0104). */
+static inline void remember(Lexer *lx, int kind, const Loc *loc, uint32_t pre_depth)
 {
-    if (pre_depth != 0)
-        return;
-    if (lx->item_start || is_declaration_keyword(kind)) {
-        lx->decl_kind = kind;
-        lx->decl_loc = loc;
-        lx->item_start = false;
-    }
-    if (is_separator(kind))
+    lx->prev2_before = lx->prev2;
+    lx->prev2 = lx->prev;
+    lx->prev2_loc = lx->prev_loc;
+    lx->prev = kind;
+    lx->prev_loc = *loc;
+    lx->prev_depth = pre_depth;
+    if (pre_depth == 0) {
+        if (lx->item_start || is_declaration_keyword(kind)) {
+            lx->decl_kind = kind;
+            lx->decl_loc = *loc;
+            lx->item_start = false;
+        }
+        if (is_separator(kind))
+            lx->item_start = true;
+    } else if (pre_depth == 1 && is_closer(kind)) {
         lx->item_start = true;
+    }
 }
 
 static bool unary_run_too_long(Lexer *lx, int kind, Loc loc)
@@ -1182,7 +1214,7 @@ static bool unary_run_too_long(Lexer *lx, int kind, Loc loc)
         return false;
     diag_report(&lx->c->diags, E0009, lexer_span(lx, loc.start, loc.end),
                 "nesting too deep: more than %d operators in a row", (int)AST_MAX_DEPTH);
-    lx->fatal = true;
+    lexer_stop(lx);
     lx->too_deep = true;
     return true;
 }
@@ -1251,7 +1283,19 @@ static int implied_separator(Lexer *lx, int kind, YYSTYPE *v, Loc *loc)
     return NEWLINE;
 }
 
-int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
+/* Whether the next token needs the general path: something is queued or pending,
+ * the file is abandoned, recovery is skipping, this is the indentation pass, or a run
+ * of stray closers is open. */
+static bool needs_attention(const Lexer *lx)
+{
+    return lx->fatal || lx->queue_len > 0 || lx->recovered_pending || lx->replay_pending ||
+           lx->skipping || lx->indentation_pass || lx->stray_closers;
+}
+
+/* The token loop for every case: replays, queued and invented tokens, recovery, the
+ * indentation pass, mistakes. `scanned` is a token the common path scanned and passed
+ * on, or NOT_SCANNED. */
+RARE static int next_general(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
 {
     if (lx->recovered_pending) {
         lx->recovered_pending = false;
@@ -1261,33 +1305,69 @@ int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
     }
     if (lx->replay_pending) {
         lx->replay_pending = false;
+        lx->attention = needs_attention(lx);
         *v = lx->replay.value;
         *loc = lx->replay.loc;
         return lx->replay.kind;
     }
-    for (;;) {
+    for (;; scanned = NOT_SCANNED) {
         uint32_t pre_depth;
-        int kind = next_balanced(lx, v, loc, &pre_depth);
+        int kind = next_balanced(lx, v, loc, &pre_depth, scanned);
         kind = implied_separator(lx, kind, v, loc);
         if (unary_run_too_long(lx, kind, *loc))
             continue;
         bool starts_line = lx->item_start;
-        lx->prev2_before = lx->prev2;
-        lx->prev2 = lx->prev;
-        lx->prev2_loc = lx->prev_loc;
-        lx->prev = kind;
-        lx->prev_loc = *loc;
-        lx->prev_value = *v;
-        lx->prev_depth = pre_depth;
-        track_declaration_start(lx, kind, *loc, pre_depth);
-        if (is_closer(kind) && pre_depth == 1)
-            lx->item_start = true;
+        remember(lx, kind, loc, pre_depth);
         if (lx->skipping) {
             if (!is_sync_point(lx, kind, pre_depth, starts_line))
                 continue;
             lx->skipping = false;
-            return recovered(lx, kind, v, *loc, loc);
+            kind = recovered(lx, kind, v, *loc, loc);
         }
+        lx->attention = needs_attention(lx);
+        return kind;
+    }
+}
+
+/* The common path: while nothing is pending, tokens that need no more than the newline
+ * rule, a bracket that opens or closes what is open, or nothing at all are handled
+ * here; every other token goes on to next_general as scanned. */
+int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
+{
+    lx->value_out = v;
+    for (;;) {
+        if (lx->attention)
+            return next_general(lx, v, loc, NOT_SCANNED);
+        int kind = scan(lx, v, loc);
+        uint32_t pre_depth = lx->depth;
+        switch (kind) {
+        case NEWLINE:
+            if (newline_is_insignificant(lx))
+                continue;
+            break;
+        case COMMA: case SEMI:
+            if (lx->depth > 0 && (lx->prev == COMMA || lx->prev == SEMI))
+                return next_general(lx, v, loc, kind);
+            break;
+        case LBRACE: case LBRACK: case LPAREN:
+            if (!open_bracket(lx, kind, *loc))
+                continue;
+            break;
+        case RBRACE: case RBRACK: case RPAREN:
+            if (lx->attention || lx->depth == 0 ||
+                lx->open_kind[lx->depth - 1] != opener_of(kind))
+                return next_general(lx, v, loc, kind);
+            lx->depth--;
+            break;
+        case BANG: case MINUS: case END:
+            return next_general(lx, v, loc, kind);
+        default:
+            if (is_word(kind) && (lx->prev == RBRACE || ends_operand(lx->prev)))
+                return next_general(lx, v, loc, kind);
+            break;
+        }
+        lx->unary_run = 0;
+        remember(lx, kind, loc, pre_depth);
         return kind;
     }
 }

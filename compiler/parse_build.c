@@ -228,7 +228,7 @@ static Expr *checked(Parser *p, Expr *e)
         diag_report(&p->c->diags, E0009, e->span,
                     "nesting too deep: expression has more than %d levels",
                     (int)PARSE_MAX_EXPR_DEPTH);
-        p->lx->fatal = true;
+        lexer_stop(p->lx);
         p->lx->too_deep = true;
         p->ast->fatal = true;
     }
@@ -415,6 +415,6 @@ void build_report_exhausted(Parser *p, Loc loc, const char *message)
         return;
     diag_report(&p->c->diags, E0009, build_span(p, loc),
                 "nesting too deep: the parser ran out of room (%s)", message);
-    p->lx->fatal = true;
+    lexer_stop(p->lx);
     p->ast->fatal = true;
 }

@@ -218,7 +218,7 @@ static bool yaml_workflow(Parser *p, const SyntaxError *e)
                                    "with its steps inside the braces");
     diag_add_help(&p->c->diags, d, "for example:\nworkflow %s {\n  step export { worker "
                                    "\"reports.export\" }\n}", name);
-    lx->fatal = true;
+    lexer_stop(lx);
     return true;
 }
 

@@ -98,6 +98,12 @@ typedef struct Lexer {
     Diagnostic *extra_separator;
     uint32_t extra_separator_end;
 
+    /* Literals reported as unreadable, by start offset in file order (lexer.re); set by
+     * a literal's decoder while it is read. */
+    uint32_t *bad_literals;
+    uint32_t bad_literal_count, bad_literal_cap;
+    bool literal_bad;
+
     /* Tokens to hand out before lexing more (invented closers). */
     QueuedToken queue[LEXER_QUEUE_SIZE];
     uint32_t queue_head, queue_len;
@@ -144,6 +150,17 @@ int lexer_next(Lexer *lx, YYSTYPE *value, Loc *loc);
 /* Called by the parser when it reports a syntax error on the last token handed out: from
  * now on, skip to the recovery point (see the top of this file). */
 void lexer_recover(Lexer *lx);
+
+/* Whether a syntax error on this token handed out is not to be reported: the lexer
+ * invented it (a closer, a newline, the end of skipped text: all of zero width) or
+ * already reported it (a stray character, a literal it could not read, a mismatched
+ * closer read as the expected one, `and`, `or`, `not` read as operators), or the file
+ * was abandoned. */
+bool lexer_token_is_quiet(const Lexer *lx, int kind, Loc loc);
+
+/* Whether the literal token starting at this offset could not be read (reported; it
+ * becomes EXPR_ERROR). */
+bool lexer_literal_is_bad(const Lexer *lx, uint32_t start);
 
 /* Whether the last token handed out sits at top level (outside every bracket). */
 bool lexer_at_top_level(const Lexer *lx);

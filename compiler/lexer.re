@@ -239,7 +239,6 @@ static int stray(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned c
                                "unexpected character `%.*s`", (int)(cur - tok), tok);
     }
     lx->stray_end = lex_offset(lx, cur);
-    loc->quiet = 1;
     return finish(lx, loc, tok, cur, STRAY);
 }
 
@@ -287,7 +286,6 @@ static int unicode_identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned ch
         uint32_t n = utf8_read(cur, &cp);
         if (n == 0) {
             lex_bad_utf8(lx, cur);
-            loc->quiet = 1;
             return finish(lx, loc, tok, cur + 1, STRAY);
         }
         if (is_foreign_space(cp)) {
@@ -405,7 +403,6 @@ RARE static int word_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), spelling,
                      FIX_MACHINE_APPLICABLE, "use `%s`", spelling);
     }
-    loc->quiet = 1;
     return unary ? BANG : *tok == 'a' ? ANDAND : OROR;
 }
 
@@ -490,10 +487,8 @@ static int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
         int kind = word_operator(lx, loc, tok, cur);
         if (kind)
             return finish(lx, loc, tok, cur, kind);
-        if (conditional_expression(lx, tok, cur)) {
-            loc->quiet = 1;
+        if (conditional_expression(lx, tok, cur))
             return finish(lx, loc, tok, cur, STRAY);
-        }
     }
     v->name = intern(&lx->c->names, (const char *)tok, len);
     return finish(lx, loc, tok, cur, IDENT);
@@ -507,6 +502,42 @@ static int keyword(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
     return finish(lx, loc, tok, cur, kind);
 }
 
+/* Literals the lexer reported as unreadable (they become EXPR_ERROR, and a syntax
+ * error on one is not reported again) are kept by their start offset, in file order. */
+RARE static void note_bad_literal(Lexer *lx, uint32_t start)
+{
+    if (lx->bad_literal_count == lx->bad_literal_cap) {
+        lx->bad_literal_cap = lx->bad_literal_cap ? lx->bad_literal_cap * 2 : 16;
+        lx->bad_literals = xrealloc(lx->bad_literals,
+                                    lx->bad_literal_cap * sizeof *lx->bad_literals);
+    }
+    lx->bad_literals[lx->bad_literal_count++] = start;
+}
+
+bool lexer_literal_is_bad(const Lexer *lx, uint32_t start)
+{
+    uint32_t low = 0, high = lx->bad_literal_count;
+    while (low < high) {
+        uint32_t middle = low + (high - low) / 2;
+        if (lx->bad_literals[middle] < start)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < lx->bad_literal_count && lx->bad_literals[low] == start;
+}
+
+/* A literal from tok to cur: its decoder set lx->literal_bad if it reported it. */
+static int finish_literal(Lexer *lx, Loc *loc, const unsigned char *tok,
+                          const unsigned char *cur, int kind)
+{
+    if (lx->literal_bad) {
+        lx->literal_bad = false;
+        note_bad_literal(lx, lex_offset(lx, tok));
+    }
+    return finish(lx, loc, tok, cur, kind);
+}
+
 /* An integer, or a duration written with a space (`2 min`, reported). */
 static int integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                    const unsigned char *cur)
@@ -514,8 +545,9 @@ static int integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
     const unsigned char *end;
     int kind = lex_spaced_duration(lx, v, loc, tok, cur, &end);
     if (kind)
-        return finish(lx, loc, tok, end, kind);
-    return finish(lx, loc, tok, cur, lex_integer(lx, v, loc, tok, cur));
+        return finish_literal(lx, loc, tok, end, kind);
+    kind = lex_integer(lx, v, loc, tok, cur);
+    return finish_literal(lx, loc, tok, cur, kind);
 }
 
 /* A NUL byte: the end of the file, or a stray character inside it. */
@@ -534,8 +566,6 @@ static inline __attribute__((always_inline)) int scan(Lexer *lx, YYSTYPE *v, Loc
 {
     const unsigned char *cur = lx->cur;
     const unsigned char *mar;
-    loc->bad = 0;
-    loc->quiet = 0;
     for (;;) {
         const unsigned char *tok = cur;
         bool newline;
@@ -583,10 +613,10 @@ static inline __attribute__((always_inline)) int scan(Lexer *lx, YYSTYPE *v, Loc
 
             "\""            {
                                 int kind = lex_string(lx, v, loc, tok, &cur);
-                                return finish(lx, loc, tok, cur, kind);
+                                return finish_literal(lx, loc, tok, cur, kind);
                             }
             "'" [^'\n\x00]* "'"
-                            { return finish(lx, loc, tok, cur, lex_single_quoted(lx, v, loc, tok, cur)); }
+                            { return finish_literal(lx, loc, tok, cur, lex_single_quoted(lx, v, loc, tok, cur)); }
 
             "workflow"      { return keyword(lx, v, loc, tok, cur, T_WORKFLOW); }
             "worker"        { return keyword(lx, v, loc, tok, cur, T_WORKER); }
@@ -616,10 +646,10 @@ static inline __attribute__((always_inline)) int scan(Lexer *lx, YYSTYPE *v, Loc
 
             dec             { return integer(lx, v, loc, tok, cur); }
             dec "." [0-9]+ ("_" [0-9]+)* exp? | dec exp
-                            { return finish(lx, loc, tok, cur, lex_number(lx, v, loc, tok, cur)); }
-            (dec unit)+     { return finish(lx, loc, tok, cur, lex_duration(lx, v, loc, tok, cur)); }
+                            { return finish_literal(lx, loc, tok, cur, lex_number(lx, v, loc, tok, cur)); }
+            (dec unit)+     { return finish_literal(lx, loc, tok, cur, lex_duration(lx, v, loc, tok, cur)); }
             [0-9] [0-9a-zA-Z_]* ("." [0-9a-zA-Z_]*)?
-                            { return finish(lx, loc, tok, cur, lex_malformed_number(lx, v, loc, tok, cur)); }
+                            { return finish_literal(lx, loc, tok, cur, lex_malformed_number(lx, v, loc, tok, cur)); }
 
             [\x80-\xff]     {
                                 int kind = unicode_identifier(lx, v, loc, tok, tok);
@@ -691,9 +721,10 @@ static void enqueue(Lexer *lx, int kind, Loc loc)
     q->loc = loc;
 }
 
+/* An invented token: of zero width, so quiet (lexer_token_is_quiet). */
 static Loc quiet_at(uint32_t offset)
 {
-    Loc loc = { offset, offset, 0, 1 };
+    Loc loc = { offset, offset };
     return loc;
 }
 
@@ -799,8 +830,7 @@ static void close_bracket(Lexer *lx, int kind, Loc loc)
                          FIX_MAYBE_INCORRECT, "use `%c` to close the `%c`",
                          replacement[0], bracket_char(top));
         }
-        loc.quiet = 1;
-        enqueue(lx, closer_of(top), loc);
+        enqueue(lx, closer_of(top), loc);    /* quiet: its text is another closer */
         return;
     }
     stray_closer(lx, kind, loc);
@@ -1074,8 +1104,6 @@ static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth, i
             goto balance;
         if (lx->fatal) {
             loc->start = loc->end = lex_offset(lx, lx->lim);
-            loc->bad = 0;
-            loc->quiet = 1;
             *pre_depth = lx->depth;
             return END;
         }
@@ -1165,6 +1193,20 @@ void lexer_recover(Lexer *lx)
         lx->skipping = true;
     }
     lx->attention = true;
+}
+
+bool lexer_token_is_quiet(const Lexer *lx, int kind, Loc loc)
+{
+    if (kind == END)
+        return lx->fatal;
+    if (kind == STRAY || kind == RECOVERED || loc.start == loc.end)
+        return true;
+    unsigned char first = lx->base[loc.start];
+    if (is_closer(kind))
+        return first != (unsigned char)bracket_char(kind);
+    if (kind == BANG || kind == ANDAND || kind == OROR)
+        return (first >= 'a' && first <= 'z');
+    return lexer_literal_is_bad(lx, loc.start);
 }
 
 bool lexer_at_top_level(const Lexer *lx)
@@ -1278,8 +1320,7 @@ static int implied_separator(Lexer *lx, int kind, YYSTYPE *v, Loc *loc)
     q->kind = kind;
     q->loc = *loc;
     q->value = *v;
-    loc->end = loc->start;
-    loc->quiet = 1;
+    loc->end = loc->start;    /* zero width: quiet */
     return NEWLINE;
 }
 
@@ -1402,5 +1443,8 @@ void lexer_free(Lexer *lx)
     lx->scratch_cap = 0;
     free(lx->comments);
     lx->comments = NULL;
+    free(lx->bad_literals);
+    lx->bad_literals = NULL;
+    lx->bad_literal_count = lx->bad_literal_cap = 0;
     lx->comment_count = lx->comment_cap = 0;
 }

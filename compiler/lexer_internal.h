@@ -21,8 +21,9 @@ static inline uint32_t lex_offset(const Lexer *lx, const unsigned char *p)
 void lex_bad_utf8(Lexer *lx, const unsigned char *p);
 void lex_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end);
 
-/* Literals from tok to cur (what the DFA matched): each sets the value, marks loc->bad
- * when it reported a problem, and returns the token kind. */
+/* Literals from tok to cur (what the DFA matched): each sets the value, sets
+ * lx->literal_bad when it reported the literal as unreadable, and returns the token
+ * kind. */
 int lex_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                 const unsigned char *cur);
 int lex_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,

@@ -97,7 +97,7 @@ static void too_large(Lexer *lx, Loc *loc, const unsigned char *tok, const unsig
                                "%s `%.*s` is out of range", what, (int)(cur - tok), tok);
     if (d)
         diag_add_help(&lx->c->diags, d, "%s", help);
-    loc->bad = 1;
+    lx->literal_bad = true;
 }
 
 int lex_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
@@ -369,7 +369,7 @@ static int misspelt_units(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *
                      FIX_MACHINE_APPLICABLE, "write it as `%s`", spelling);
     int64_t ms;
     if (!guess && exact_milliseconds(parts, count, &ms)) {
-        loc->bad = 0;
+        lx->literal_bad = false;
         v->integer = ms;
     }
     return DURATION;
@@ -405,7 +405,7 @@ int lex_spaced_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *to
     if (!part.unit)
         return 0;
     *end = p;
-    loc->bad = 1;
+    lx->literal_bad = true;
     v->integer = 0;
     return misspelt_units(lx, v, loc, tok, p, &part, 1, &cur, true);
 }
@@ -414,7 +414,7 @@ int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *t
                          const unsigned char *cur)
 {
     uint32_t start = lex_offset(lx, tok), end = lex_offset(lx, cur);
-    loc->bad = 1;
+    lx->literal_bad = true;
     v->integer = 0;
     const unsigned char *underscore = underscore_problem(tok, cur);
     if (underscore) {

@@ -145,7 +145,7 @@ static void check_length(Lexer *lx, Loc *loc, const unsigned char *tok, const un
                                (unsigned)(end - tok));
     if (d)
         diag_set_label(&lx->c->diags, d, "this string");
-    loc->bad = 1;
+    lx->literal_bad = true;
 }
 
 /* Where an unterminated string most likely ends: before the closing brackets, `,` and
@@ -223,7 +223,7 @@ static int slow_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok
         }
     }
     v->string = arena_string(lx, lx->scratch ? lx->scratch : "", len);
-    loc->bad = bad;
+    lx->literal_bad = bad;
     check_length(lx, loc, tok, p);
     *end = p;
     return STRING;
@@ -257,6 +257,6 @@ int lex_single_quoted(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
     }
     lex_check_utf8(lx, tok + 1, cur - 1);
     v->string = arena_string(lx, tok + 1, (uint32_t)(cur - tok - 2));
-    loc->bad = 1;
+    lx->literal_bad = true;
     return STRING;
 }

@@ -351,7 +351,9 @@ Expr *build_object(Parser *p, Block *block)
 /* A literal the lexer could not read (already reported) becomes EXPR_ERROR. */
 static Expr *literal(Parser *p, ExprKind kind, Loc loc)
 {
-    return new_expr(p, loc.bad ? EXPR_ERROR : kind, build_span(p, loc));
+    if (p->lx->bad_literal_count && lexer_literal_is_bad(p->lx, loc.start))
+        kind = EXPR_ERROR;
+    return new_expr(p, kind, build_span(p, loc));
 }
 
 Expr *build_int(Parser *p, ExprKind kind, int64_t value, Loc loc)

@@ -16,14 +16,12 @@
 #include <stdint.h>
 #include "ast.h"
 
-/* A location is a byte range of the file; `bad` marks a literal whose value could not be
- * read (already reported: it becomes EXPR_ERROR), `quiet` a token the lexer invented or
- * already reported (a syntax error on it is not reported again). */
+/* A location is a byte range of the file: two offsets, cheap to copy on the parser's
+ * stack. Whether a token was invented or already reported by the lexer (then a syntax
+ * error on it is not reported again) is asked of the lexer (lexer_token_is_quiet). */
 typedef struct Loc {
     uint32_t start;
     uint32_t end;
-    uint8_t bad;
-    uint8_t quiet;
 } Loc;
 
 typedef struct Parser Parser;
@@ -64,8 +62,6 @@ static void yyerror(Loc *loc, Parser *p, const char *message);
         } else {                                                 \
             (Cur).start = (Cur).end = YYRHSLOC(Rhs, 0).end;      \
         }                                                        \
-        (Cur).bad = 0;                                           \
-        (Cur).quiet = 0;                                         \
     } while (0)
 
 /* Deep enough for AST_MAX_DEPTH brackets, each holding a run of AST_MAX_DEPTH unary

@@ -187,7 +187,7 @@ static const char *message_for(Parser *p, const SyntaxError *e, const char *foun
 void report_missing_colon(Parser *p, Loc name_loc, int found, Loc found_loc)
 {
     Lexer *lx = p->lx;
-    if (lx->fatal || found_loc.quiet || found_loc.bad || !lexer_count_error(lx))
+    if (lx->fatal || lexer_token_is_quiet(lx, found, found_loc) || !lexer_count_error(lx))
         return;
     report(p, E0100, found_loc,
            arena_printf(&p->c->arena, "expected `:` after field name `%s`, found %s",
@@ -209,7 +209,7 @@ static bool yaml_workflow(Parser *p, const SyntaxError *e)
     if (next < lx->lim && *next == '{')
         return false;
     const char *name = token_text(p, lx->prev2_loc);
-    Loc whole = { lx->decl_loc.start, lx->prev2_loc.end, 0, 0 };
+    Loc whole = { lx->decl_loc.start, lx->prev2_loc.end };
     Diagnostic *d = report(p, E0103, whole,
                            arena_printf(&p->c->arena, "expected `workflow %s { … }`, found "
                                         "`workflow: %s`", name, name));
@@ -228,7 +228,7 @@ static bool yaml_workflow(Parser *p, const SyntaxError *e)
 void report_syntax_error(Parser *p, const SyntaxError *e)
 {
     Lexer *lx = p->lx;
-    if (lx->fatal || e->loc.quiet || e->loc.bad || !lexer_count_error(lx))
+    if (lx->fatal || lexer_token_is_quiet(lx, e->found, e->loc) || !lexer_count_error(lx))
         return;
     if (e->found == ASSIGN) {
         unexpected_assign(p, e);

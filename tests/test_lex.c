@@ -11,6 +11,8 @@ typedef struct Lexed {
     int kinds[MAX_TOKENS];
     YYSTYPE values[MAX_TOKENS];
     Loc locs[MAX_TOKENS];
+    bool bad[MAX_TOKENS];      /* a literal reported as unreadable */
+    bool quiet[MAX_TOKENS];    /* a syntax error on it would not be reported */
     int count;
 } Lexed;
 
@@ -37,6 +39,8 @@ static Lexed *lex_text(const char *text, size_t len)
         l->kinds[l->count] = kind;
         l->values[l->count] = v;
         l->locs[l->count] = loc;
+        l->bad[l->count] = lexer_literal_is_bad(lx, loc.start);
+        l->quiet[l->count] = lexer_token_is_quiet(lx, kind, loc);
         l->count++;
     }
     lexer_free(lx);
@@ -113,7 +117,7 @@ START_TEST(literals)
     ck_assert_int_eq(l->values[6].integer, 500);
     ck_assert_int_eq(l->values[7].integer, 5400000);
     for (int i = 0; i < 8; i++)
-        ck_assert_int_eq(l->locs[i].bad, 0);
+        ck_assert_int_eq(l->bad[i], 0);
     ck_assert_str_eq(diagnostics(l), "");
     lexed_free(l);
 }
@@ -141,7 +145,7 @@ START_TEST(duration_overflow)
     ck_assert_int_eq(l->count, 3);
     for (int i = 0; i < 3; i++) {
         ck_assert_int_eq(l->kinds[i], DURATION);
-        ck_assert_int_eq(l->locs[i].bad, 1);
+        ck_assert_int_eq(l->bad[i], 1);
     }
     ck_assert_str_eq(diagnostics(l),
                      "E0007@1:1 duration `106751991168d` is out of range\n"
@@ -155,10 +159,10 @@ START_TEST(integer_and_number_overflow)
 {
     Lexed *l = lex("9223372036854775807 9223372036854775808 1e308 1e309");
     ck_assert_int_eq(l->values[0].integer, INT64_MAX);
-    ck_assert_int_eq(l->locs[0].bad, 0);
-    ck_assert_int_eq(l->locs[1].bad, 1);
-    ck_assert_int_eq(l->locs[2].bad, 0);
-    ck_assert_int_eq(l->locs[3].bad, 1);
+    ck_assert_int_eq(l->bad[0], 0);
+    ck_assert_int_eq(l->bad[1], 1);
+    ck_assert_int_eq(l->bad[2], 0);
+    ck_assert_int_eq(l->bad[3], 1);
     ck_assert_str_eq(diagnostics(l),
                      "E0007@1:21 integer `9223372036854775808` is out of range\n"
                      "E0007@1:47 number `1e309` is out of range\n");
@@ -209,7 +213,7 @@ START_TEST(malformed_numbers)
                      "E0008@1:17 missing unit after `30` in duration `1h30`\n"
                      "E0008@1:22 expected digits after `.` in `1.`\n");
     for (int i = 0; i < 6; i++)
-        ck_assert_int_eq(l->locs[i].bad, 1);
+        ck_assert_int_eq(l->bad[i], 1);
     lexed_free(l);
 }
 END_TEST
@@ -242,7 +246,7 @@ START_TEST(units_written_another_way)
     ck_assert_int_eq(l->values[2].integer, 86400000);
     ck_assert_int_eq(l->values[3].integer, 120000);
     ck_assert_int_eq(l->values[4].integer, 5400000);
-    ck_assert_int_eq(l->locs[5].bad, 1);     /* `M` might be months: no value */
+    ck_assert_int_eq(l->bad[5], 1);     /* `M` might be months: no value */
     ck_assert_str_eq(diagnostics(l),
                      "E0008@1:1 unknown duration unit `sec` in `5sec`\n"
                      "E0008@1:6 unknown duration unit `MS` in `500MS`\n"
@@ -282,7 +286,7 @@ START_TEST(unexpected_characters)
                      "E0002@1:20 unexpected character U+0000\n");
     ck_assert_int_eq(l->f->c.diags.items[1]->span.end - origin_of(l), 8);   /* `$$` is one report */
     ck_assert_int_eq(l->kinds[1], STRAY);
-    ck_assert_int_eq(l->locs[1].quiet, 1);
+    ck_assert_int_eq(l->quiet[1], 1);
     ck_assert_int_eq(l->kinds[l->count - 1], IDENT);
     lexed_free(l);
 }
@@ -296,7 +300,7 @@ START_TEST(unterminated_strings)
                      "E0003@2:4 unterminated string literal\n");
     int kinds[] = { IDENT, COLON, STRING, NEWLINE, IDENT, COLON, STRING };
     expect_kinds(l, kinds, 7);
-    ck_assert_int_eq(l->locs[2].bad, 1);
+    ck_assert_int_eq(l->bad[2], 1);
     lexed_free(l);
 }
 END_TEST
@@ -313,7 +317,7 @@ START_TEST(bad_escapes)
                      "E0004@1:35 invalid unicode escape `\\u{1234567}`: more than 6 hex digits\n"
                      "E0004@1:47 unterminated unicode escape `\\u{41`: expected `}`\n");
     ck_assert_int_eq(l->count, 1);
-    ck_assert_int_eq(l->locs[0].bad, 1);
+    ck_assert_int_eq(l->bad[0], 1);
     lexed_free(l);
 }
 END_TEST
@@ -423,7 +427,7 @@ START_TEST(unclosed_and_stray_brackets)
      * reported once as a run. */
     int kinds[] = { LBRACE, LBRACK, LPAREN, RPAREN, RBRACK, RBRACE, NEWLINE };
     expect_kinds(l, kinds, sizeof kinds / sizeof kinds[0]);
-    ck_assert_int_eq(l->locs[4].quiet, 1);
+    ck_assert_int_eq(l->quiet[4], 1);
     ck_assert_str_eq(diagnostics(l),
                      "E0101@1:9 expected `]`, found `}`\n"
                      "E0102@2:1 2 unexpected closing delimiters\n");

@@ -47,15 +47,24 @@ static void grow(Interner *interner)
     interner->mask = new_size - 1;
 }
 
-/* Equal texts of one length `len`, compared 8 bytes at a time: names are short, and a
- * call to memcmp for each probe that matches (almost every probe) costs more than this. */
+/* Equal texts of one length `len`, compared 8 bytes at a time (4 below 8 bytes, with
+ * overlapping first and last words): names are short, and a call to memcmp for each
+ * probe that matches (almost every probe) costs more than this. */
 static inline bool same_text(const char *a, const char *b, size_t len)
 {
     if (len < 8) {
-        for (size_t i = 0; i < len; i++)
-            if (a[i] != b[i])
-                return false;
-        return true;
+        if (len < 4) {
+            for (size_t i = 0; i < len; i++)
+                if (a[i] != b[i])
+                    return false;
+            return true;
+        }
+        uint32_t x1, y1, x2, y2;
+        memcpy(&x1, a, 4);
+        memcpy(&y1, b, 4);
+        memcpy(&x2, a + len - 4, 4);
+        memcpy(&y2, b + len - 4, 4);
+        return ((x1 ^ y1) | (x2 ^ y2)) == 0;
     }
     uint64_t x, y;
     for (size_t i = 0; i + 8 <= len; i += 8) {

@@ -8,7 +8,8 @@
 -- diagnostic that has a preferred quick fix, applies that fix with the client's own
 -- workspace-edit code (vim.lsp.util.apply_workspace_edit), waits for the diagnostics of
 -- the edited buffer; then it opens each file of FORMAT_FILES (colon-separated) and
--- writes it with format on save; and it writes what it saw to RESULT, one fact per line:
+-- writes it with format on save; it formats the lines RANGE_FIRST to RANGE_LAST of
+-- RANGE_FILE; and it writes what it saw to RESULT, one fact per line:
 --
 --   diagnostic LINE:COL CODE MESSAGE        (before the fix; the first line of the message)
 --   action TITLE
@@ -16,6 +17,7 @@
 --   after LINE:COL CODE MESSAGE             (diagnostics after the fix)
 --   formatted NAME FILEFORMAT CHANGED       (each of FORMAT_FILES, formatted on save)
 --   fline TEXT                              (its buffer after the write)
+--   rline TEXT                              (RANGE_FILE after range formatting)
 --   exit CODE                               (the server's exit status)
 --   error TEXT                              (something went wrong)
 
@@ -129,6 +131,28 @@ for name in string.gmatch(os.getenv('FORMAT_FILES') or '', '[^:]+') do
       tostring(vim.api.nvim_buf_get_changedtick(buf) > tick))
   for _, text in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
     say('fline %s', text)
+  end
+end
+
+-- Range formatting: RANGE_FILE, lines RANGE_FIRST to RANGE_LAST (1-based) selected; the
+-- declarations they touch are formatted, the rest is left alone.
+local range_file = os.getenv('RANGE_FILE')
+if range_file then
+  vim.cmd('edit ' .. vim.fn.fnameescape(range_file))
+  local buf = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(buf, client_id)
+  local first, last = tonumber(os.getenv('RANGE_FIRST')), tonumber(os.getenv('RANGE_LAST'))
+  local tick = vim.api.nvim_buf_get_changedtick(buf)
+  if vim.fn.has('nvim-0.9') == 1 then
+    vim.lsp.buf.format({ range = { start = { first, 0 }, ['end'] = { last, 0 } } })
+  else
+    vim.lsp.buf.range_formatting({}, { first, 0 }, { last, 0 })   -- 0.7, 0.8: asynchronous
+  end
+  if not vim.wait(10000, function() return vim.api.nvim_buf_get_changedtick(buf) > tick end, 10) then
+    return fail('range formatting changed nothing')
+  end
+  for _, text in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    say('rline %s', text)
   end
 end
 

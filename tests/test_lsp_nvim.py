@@ -9,7 +9,10 @@ code, and reports the buffer and the diagnostics after it. This test checks the 
 text and that the diagnostic went away. Then Neovim writes two badly laid out files (one
 with LF line ends and text outside ASCII, one with CRLF) with format on save
 (`vim.lsp.buf.format`, or `formatting_sync` in Neovim 0.7, from a BufWritePre
-autocommand): the buffers and the files written must be what `orbitc fmt` makes of them. HOME and the XDG directories are temporary, so
+autocommand): the buffers and the files written must be what `orbitc fmt` makes of them.
+Last, Neovim formats a range (`vim.lsp.buf.format` with a range, or `range_formatting`)
+of a file of three declarations: the one the range touches is formatted, the others
+are left as they are. HOME and the XDG directories are temporary, so
 nothing of the real home directory is read or written (Neovim's LSP log included).
 
 Without Neovim (the Debian package `neovim`, installed by tools/install-deps.sh) the
@@ -54,6 +57,12 @@ UGLY = {
                         '  with {amount: 1}}}\r\n'),
 }
 
+# Range formatting: lines 2 and 3 of RANGE touch the workflow alone.
+RANGE_DECLS = ['type A {a:int}\n',
+               'workflow w {step s {sleep 1s}\n   step t {sleep 2s}}\n',
+               'type  B {b:int}\n']
+RANGE = "".join(RANGE_DECLS)
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -86,7 +95,13 @@ def main():
             formatted[name] = orbitc_fmt(args.orbitc, text)
         env = dict(os.environ, HOME=home, ORBITC=os.path.abspath(args.orbitc),
                    ORBIT_FILE=path, RESULT=result,
-                   FORMAT_FILES=":".join(os.path.join(project, name) for name in UGLY))
+                   FORMAT_FILES=":".join(os.path.join(project, name) for name in UGLY),
+                   RANGE_FILE=os.path.join(project, "range.orbit"), RANGE_FIRST="2",
+                   RANGE_LAST="3")
+        with open(env["RANGE_FILE"], "w") as f:
+            f.write(RANGE)
+        range_want = (RANGE_DECLS[0] + orbitc_fmt(args.orbitc, RANGE_DECLS[1]) +
+                      RANGE_DECLS[2])
         for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"),
                          ("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"),
                          ("XDG_RUNTIME_DIR", "runtime")):
@@ -113,7 +128,7 @@ def main():
         for name in UGLY:
             with open(os.path.join(project, name), newline="") as f:
                 on_disk[name] = f.read()
-        return check(lines, formatted, on_disk)
+        return check(lines, formatted, on_disk, range_want)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -139,7 +154,7 @@ def formatted_buffers(lines):
     return buffers
 
 
-def check(lines, formatted, on_disk):
+def check(lines, formatted, on_disk, range_want):
     failures = []
 
     def expect(cond, what):
@@ -175,11 +190,14 @@ def check(lines, formatted, on_disk):
                % (name, "\n".join(text)))
         expect(on_disk[name] == want, "%s: the file written is what orbitc fmt makes of it: %r"
                % (name, on_disk[name]))
+    expect(range_want != RANGE, "the workflow needs formatting")
+    expect(kinds.get("rline") == range_want.split("\n")[:-1],
+           "range formatting formats the workflow alone: %r" % kinds.get("rline"))
     expect(kinds.get("exit") == ["0"], "the server exits with 0: %r" % kinds.get("exit"))
     for f in failures:
         print("FAIL: " + f)
     print("FAILED" if failures else "ok: Neovim applied the quick fix and the diagnostic went "
-          "away; format on save wrote what orbitc fmt writes")
+          "away; format on save wrote what orbitc fmt writes; a range was formatted")
     return 1 if failures else 0
 
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "source.h"
 
 /* The bytes the formatter may change: white space (as the lexer skips it) and the
  * separators. */
@@ -162,12 +163,14 @@ static Document *document_to_format(Server *s, const json_t *params)
     return d && d->open ? d : NULL;
 }
 
-/* The edits, or null (said on stderr) when the document has syntax errors. */
+/* The edits, or null (said on stderr) when the document has syntax errors or is too
+ * large to be a source (format.h). */
 static json_t *answer(Server *s, const Document *d, bool formatted, Changes *changes)
 {
     json_t *result = formatted ? edits_json(s, changes) : json_null();
     if (!formatted)
-        lsp_log_message(s, "%s has syntax errors: it is not formatted", d->uri);
+        lsp_log_message(s, "%s %s: it is not formatted", d->uri,
+                        d->len > SOURCE_MAX_FILE_SIZE ? "is too large" : "has syntax errors");
     free(changes->items);
     return result;
 }

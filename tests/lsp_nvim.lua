@@ -148,7 +148,8 @@ if range_file then
   else
     vim.lsp.buf.range_formatting({}, { first, 0 }, { last, 0 })   -- 0.7, 0.8: asynchronous
   end
-  if not vim.wait(10000, function() return vim.api.nvim_buf_get_changedtick(buf) > tick end, 10) then
+  local function changed() return vim.api.nvim_buf_get_changedtick(buf) > tick end
+  if not vim.wait(10000, changed, 10) then
     return fail('range formatting changed nothing')
   end
   for _, text in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do

@@ -171,7 +171,23 @@ static void check_non_retryable(Checker *ck, Expr *v, RetryPolicy *policy)
 
 /* ---- The retry block ---------------------------------------------------------------- */
 
-static void unknown_setting(Checker *ck, Member *m, const char *word)
+/* The settings that the members of a retry block name, as bits (1 << index). */
+static uint32_t settings_given(Checker *ck, const Block *body)
+{
+    _Static_assert(RETRY_SETTING_COUNT <= 32, "a setting is a bit of a uint32_t");
+    uint32_t given = 0;
+    for (Member *m = body->first; m; m = m->next) {
+        bool named = m->kind == MEMBER_ATTR || (m->kind != MEMBER_ERROR && m->keyword == KW_NONE);
+        int i = named ? setting_index(check_member_name(ck, m)->text) : -1;
+        if (i >= 0)
+            given |= 1u << i;
+    }
+    return given;
+}
+
+/* A suggestion that the block already sets (`atempts: 4` beside `attempts: 3`) is not
+ * certain: applied, it would set it twice. `given`: settings_given of the block. */
+static void unknown_setting(Checker *ck, Member *m, const char *word, uint32_t given)
 {
     Diagnostic *d = diag_report(ck->diags, E0410, member_key_span(m), "unknown retry setting `%s`",
                                 word);
@@ -180,11 +196,16 @@ static void unknown_setting(Checker *ck, Member *m, const char *word)
     size_t len = strlen(word);
     bool in_ms = s && len > 2 && strcmp(word + len - 2, "Ms") == 0 && m->value &&
                  m->value->kind == EXPR_INT && m->value->integer >= 0;
+    bool set_already = s && (given & (1u << setting_index(s)));
+    Applicability certainty = set_already ? FIX_MAYBE_INCORRECT : FIX_MACHINE_APPLICABLE;
+    const char *why = set_already ? " (this block has one already)" : "";
     if (in_ms)      /* initialDelayMs: 500 -> initial_delay: 500ms */
         diag_add_fix(ck->diags, d, span_join(member_key_span(m), m->value->span),
                      arena_printf(ck->arena, "%s: %lldms", s, (long long)m->value->integer),
-                     FIX_MACHINE_APPLICABLE, "did you mean `%s: %lldms`?", s,
-                     (long long)m->value->integer);
+                     certainty, "did you mean `%s: %lldms`?%s", s,
+                     (long long)m->value->integer, why);
+    else if (set_already)
+        diag_add_fix(ck->diags, d, member_key_span(m), s, certainty, "did you mean `%s`?%s", s, why);
     else if (s)
         check_add_suggestion(ck, d, member_key_span(m), s);
     else if (strcmp(word, "timeout") == 0 || strcmp(word, "queue_timeout") == 0 ||
@@ -198,13 +219,13 @@ static void unknown_setting(Checker *ck, Member *m, const char *word)
 }
 
 /* Which setting a member of the retry block sets, or -1 after reporting it. */
-static int member_setting(Checker *ck, Member *m)
+static int member_setting(Checker *ck, Member *m, uint32_t given)
 {
     if (m->kind == MEMBER_ATTR) {
         const char *word = check_member_name(ck, m)->text;
         int i = setting_index(word);
         if (i < 0)
-            unknown_setting(ck, m, word);
+            unknown_setting(ck, m, word, given);
         return i;
     }
     /* A clause is named by its keyword (`step notify { … }` is the setting `step`). */
@@ -212,7 +233,7 @@ static int member_setting(Checker *ck, Member *m)
                                              : check_member_name(ck, m)->text;
     int i = m->keyword == KW_NONE ? setting_index(word) : -1;
     if (i < 0) {
-        unknown_setting(ck, m, word);
+        unknown_setting(ck, m, word, given);
         return -1;
     }
     Span key = member_key_span(m);
@@ -285,10 +306,11 @@ void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *
         return;
     }
     bool delay_ok[2] = { true, true };
+    uint32_t given = settings_given(ck, clause->body);
     for (Member *m = clause->body->first; m; m = m->next) {
         if (m->kind == MEMBER_ERROR)
             continue;
-        int i = member_setting(ck, m);
+        int i = member_setting(ck, m, given);
         if (i < 0)
             continue;
         if (syntax->setting[i]) {

@@ -97,8 +97,29 @@ static void report_placement(Checker *ck, Clause *cl, Place place)
 
 /* ---- Members seen as clauses --------------------------------------------------------- */
 
-/* Reports an unknown member; returns the suggested member name, or NULL. */
-static const char *unknown_member(Checker *ck, Member *m, Place place)
+static Keyword keyword_of(const char *text)
+{
+    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
+        if (strcmp(keyword_text((Keyword)kw), text) == 0)
+            return (Keyword)kw;
+    return KW_NONE;
+}
+
+/* The keywords that the members of `body` start with, as bits (1 << keyword). */
+static uint32_t keywords_given(const Block *body)
+{
+    _Static_assert(KW_COUNT <= 32, "a keyword is a bit of a uint32_t");
+    uint32_t given = 0;
+    for (const Member *m = body->first; m; m = m->next)
+        given |= 1u << m->keyword;
+    return given;
+}
+
+/* Reports an unknown member; returns the suggested member name, or NULL. A suggestion
+ * that its block already has (`timout 10s` beside `timeout 4m`) is not certain: applied,
+ * it would make a duplicate. `given`: keywords_given of a block whose members may each
+ * be given once (a step's, a compensate block's), else 0. */
+static const char *unknown_member(Checker *ck, Member *m, Place place, uint32_t given)
 {
     const char *word = check_member_name(ck, m)->text;
     const char *const *cands = STEP_MEMBERS;
@@ -117,10 +138,14 @@ static const char *unknown_member(Checker *ck, Member *m, Place place)
                                 where, word);
     diag_set_label(ck->diags, d, "unknown member");
     const char *s = check_suggest(ck, word, cands, n);
-    if (s) {
+    Keyword suggested = s ? keyword_of(s) : KW_NONE;
+    if (suggested != KW_NONE && (given & (1u << suggested)))
+        diag_add_fix(ck->diags, d, member_key_span(m), s, FIX_MAYBE_INCORRECT,
+                     "did you mean `%s`? (this block has one already)", s);
+    else if (s)
         check_add_suggestion(ck, d, member_key_span(m), s);
+    if (s)
         return s;
-    }
     const char *alias = check_peer_alias(word);
     for (uint32_t i = 0; i < RETRY_SETTING_COUNT && place != PLACE_WORKFLOW_BODY; i++)
         if (strcmp(word, RETRY_SETTING_NAMES[i]) == 0 ||
@@ -130,14 +155,6 @@ static const char *unknown_member(Checker *ck, Member *m, Place place)
             return NULL;
         }
     return NULL;
-}
-
-static Keyword keyword_of(const char *text)
-{
-    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
-        if (strcmp(keyword_text((Keyword)kw), text) == 0)
-            return (Keyword)kw;
-    return KW_NONE;
 }
 
 /* `worker: reports.export` (a YAML habit): a colon and no quotes. */
@@ -178,14 +195,15 @@ static void colon_error(Checker *ck, Member *m)
 
 /* Views `m` as a clause. Returns false for members to skip: parse errors, and unknown
  * words (reported here when `report`). */
-static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report)
+static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report,
+                 uint32_t given)
 {
     memset(out, 0, sizeof *out);
     out->member = m;
     if (m->kind == MEMBER_ERROR)
         return false;
     if (!keyword_is_member(m->keyword)) {
-        const char *s = report ? unknown_member(ck, m, place) : NULL;
+        const char *s = report ? unknown_member(ck, m, place, given) : NULL;
         /* A misspelt action (`wroker "x"`) still counts as the action, so that the step
          * is not also reported as having none. */
         Keyword kw = s ? keyword_of(s) : KW_NONE;
@@ -217,7 +235,7 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report)
 
 bool check_clause_view(Checker *ck, Member *m, Place place, Clause *out)
 {
-    return view(ck, m, place, out, true);
+    return view(ck, m, place, out, true, 0);
 }
 
 /* ---- Collecting the members of a block --------------------------------------------- */
@@ -273,10 +291,11 @@ static void collect_members(Checker *ck, Block *body, Place fixed_place, Members
     memset(out, 0, sizeof *out);
     uint32_t count = 0;
     Clause *list = clause_list(ck, body->count + 1);
+    uint32_t given = keywords_given(body);
     for (Member *m = body->first; m; m = m->next) {
         if (m->kind == MEMBER_ERROR)
             out->parse_error = true;
-        else if (view(ck, m, fixed_place, &list[count], true))
+        else if (view(ck, m, fixed_place, &list[count], true, given))
             count++;
     }
     out->place = fixed_place;
@@ -762,7 +781,7 @@ void check_workflow_signature(Checker *ck, uint32_t index)
     bool has_return = false;
     for (Member *m = decl->body->first; m; m = m->next) {
         Clause cl;
-        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, false))
+        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, false, 0))
             continue;
         Keyword kw = cl.keyword;
         if (kw == KW_RETURN)
@@ -871,7 +890,7 @@ static void check_body_members(Checker *ck, Member *decl)
 {
     for (Member *m = decl->body->first; m; m = m->next) {
         Clause cl;
-        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, true))
+        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, true, 0))
             continue;
         if (!place_allows(cl.keyword, PLACE_WORKFLOW_BODY) && cl.keyword != KW_TIMEOUT)
             report_placement(ck, &cl, PLACE_WORKFLOW_BODY);

@@ -284,18 +284,24 @@ static void try_edits(FixRun *run, Round *round, uint32_t lo, uint32_t hi)
     try_edits(run, round, mid, hi);
 }
 
+/* The fixes `c` offers that were not left out before (malloc'd; *count of them). */
+static FixEdit *fixes_to_try(const FixRun *run, const Compiler *c, uint32_t *count)
+{
+    uint32_t offered;
+    FixEdit *edits = fix_select(&c->diags, &c->sources, &offered);
+    *count = 0;
+    for (uint32_t i = 0; i < offered; i++)
+        if (!was_left(run, c, &edits[i]))
+            edits[(*count)++] = edits[i];
+    return edits;
+}
+
 /* One round over the fixes `current` offers: the check of the files with those that
  * were applied, or NULL when none was. */
 static Compiler *fix_round(FixRun *run, const Compiler *current)
 {
     Round round = { .current = current };
-    uint32_t offered;
-    FixEdit *all = fix_select(&current->diags, &current->sources, &offered);
-    round.edits = xmalloc((offered + 1) * sizeof *round.edits);
-    for (uint32_t i = 0; i < offered; i++)
-        if (!was_left(run, current, &all[i]))
-            round.edits[round.count++] = all[i];
-    free(all);
+    round.edits = fixes_to_try(run, current, &round.count);
     round.accepted = xcalloc(round.count + 1, sizeof *round.accepted);
     if (round.count > 0)
         try_edits(run, &round, 0, round.count);
@@ -350,8 +356,9 @@ static void report_fixed(const FixRun *run, bool diff)
     if (total == 0)
         fprintf(stderr, "orbitc: nothing to fix\n");
     if (run->gave_up)
-        fprintf(stderr, "orbitc: stopped after %u rounds of fixing and checking again; "
-                        "run `orbitc fix` again for the rest\n", run->rounds);
+        fprintf(stderr, "orbitc: stopped after %u %s of fixing and checking again; "
+                        "run `orbitc fix` again for the rest\n", run->rounds,
+                run->rounds == 1 ? "round" : "rounds");
 }
 
 /* Writes the changed files (or their diff), and standard input's text. */
@@ -381,7 +388,7 @@ int fix_command(Compiler *first, ProgramSet *programs, const char *stdin_path,
     FixRun run = { .programs = programs, .options = options };
     take_files(&run, first, stdin_path);
     Compiler *current = first;
-    while (run.rounds < FIX_MAX_ROUNDS) {
+    while (run.rounds < options->max_rounds) {
         Compiler *next = fix_round(&run, current);
         if (!next)
             break;
@@ -391,8 +398,8 @@ int fix_command(Compiler *first, ProgramSet *programs, const char *stdin_path,
         run.rounds++;
     }
     uint32_t offered;
-    free(fix_select(&current->diags, &current->sources, &offered));
-    run.gave_up = run.rounds == FIX_MAX_ROUNDS && offered > 0;
+    free(fixes_to_try(&run, current, &offered));
+    run.gave_up = run.rounds == options->max_rounds && offered > 0;
     report_fixed(&run, options->diff);
     options->print(options->context, current);
     int status = current->diags.errors > 0

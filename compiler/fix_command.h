@@ -10,12 +10,13 @@
 
 enum {
     /* Rounds of fixing and checking again before `fix` gives up (a fix that keeps
-     * making work for another would otherwise never end). */
+     * making work for another would otherwise never end), unless --max-rounds says. */
     FIX_MAX_ROUNDS = 10,
 };
 
 typedef struct FixCommand {
     const uint8_t *overrides;   /* the command line's lint levels (programs_check_unit) */
+    uint32_t max_rounds;        /* at least 1 */
     bool diff;                  /* --diff: print a unified diff, write nothing */
     bool deny_warnings;
     bool unread;                /* some inputs could not be read: write nothing */
@@ -26,7 +27,7 @@ typedef struct FixCommand {
 
 /* Fixes the program(s) of `first`, already loaded, grouped into `programs`, checked and
  * finished: applies every fix fix_select picks, checks again, and repeats until nothing
- * changes or FIX_MAX_ROUNDS rounds; then writes each changed file atomically (the file
+ * changes or max_rounds rounds; then writes each changed file atomically (the file
  * named by standard input, `stdin_path`, goes to standard output whole), or prints the
  * diff, reports on standard error what it fixed, and prints what remains. Returns the
  * exit status: 0 no error remains, 1 errors remain, 2 a file could not be read or

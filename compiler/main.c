@@ -33,7 +33,7 @@ typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 /* The options, each with the commands it applies to: any other command refuses it. */
 typedef enum OptionId {
     OPT_FORMAT, OPT_COLOR, OPT_DENY_WARNINGS, OPT_WARN, OPT_ALLOW, OPT_MAX_DIAGNOSTICS,
-    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_HELP, OPT_VERSION, OPT_COUNT
+    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_HELP, OPT_VERSION, OPT_COUNT
 } OptionId;
 
 enum {
@@ -61,6 +61,7 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path", FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_CHECK] = { "--check", NULL, NULL, FOR_FMT },
     [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT | FOR_FIX },
+    [OPT_MAX_ROUNDS] = { "--max-rounds", NULL, "a number", FOR_FIX },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
 };
@@ -80,6 +81,7 @@ typedef struct Options {
     const char *output;             /* build -o */
     const char *stdin_filename;     /* --stdin-filename */
     FormatOptions fmt;              /* fmt --check, --diff; fix --diff */
+    uint32_t max_rounds;            /* fix --max-rounds */
     const char **paths;
     int path_count;
     LintSetting *lints;             /* --warn and --allow in command-line order */
@@ -127,6 +129,7 @@ static const char usage_text[] =
     "\n"
     "Options of fix (docs/cli.md):\n"
     "  --diff                  print the changes the fixes would make; change nothing\n"
+    "  --max-rounds N          fix and check again at most N times (default 10)\n"
     "\n"
     "Options of fmt (docs/style.md):\n"
     "  --check                 list the files that are not formatted; change nothing\n"
@@ -586,7 +589,7 @@ static int command_fix(const Options *opt)
         for (size_t i = 0; i < run.inputs.count; i++)
             if (run.inputs.items[i].from_stdin)
                 stdin_path = run.inputs.items[i].path;
-        FixCommand fix = { run.overrides, opt->fmt.diff, opt->deny_warnings,
+        FixCommand fix = { run.overrides, opt->max_rounds, opt->fmt.diff, opt->deny_warnings,
                            run.inputs.failures > 0, print_remaining, &options };
         status = fix_command(&run.c, &run.programs, stdin_path, &fix);
     }
@@ -642,6 +645,21 @@ static int parse_choice(const char *option, const char *value, const char *const
     return EXIT_USAGE;
 }
 
+/* A whole number from `min` to 10^9, in decimal. */
+static int parse_count(const char *option, const char *value, unsigned long min, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(value, &end, 10);
+    if (*value == '\0' || *end != '\0' || errno || n < min || n > 1000000000ul || value[0] == '-') {
+        fprintf(stderr, "orbitc: error: invalid number `%s` for %s\n"
+                        "Try `orbitc --help` for usage.\n", value, option);
+        return EXIT_USAGE;
+    }
+    *out = (uint32_t)n;
+    return EXIT_OK;
+}
+
 /* The option `arg` spells ("--format", "--format=json", "-o"), or OPT_COUNT. */
 static OptionId find_option(const char *arg)
 {
@@ -688,15 +706,10 @@ static int set_option(Options *opt, OptionId id, const char *value)
     case OPT_ALLOW:
         opt->lints[opt->lint_count++] = (LintSetting){ value, id == OPT_WARN ? LINT_WARN : LINT_ALLOW };
         break;
-    case OPT_MAX_DIAGNOSTICS: {
-        char *end;
-        errno = 0;
-        unsigned long n = strtoul(value, &end, 10);
-        if (*value == '\0' || *end != '\0' || errno || n > 1000000000ul || value[0] == '-')
-            return usage_error("invalid number `%s` for --max-diagnostics", value);
-        opt->max_diagnostics = (uint32_t)n;
-        break;
-    }
+    case OPT_MAX_DIAGNOSTICS:
+        return parse_count("--max-diagnostics", value, 0, &opt->max_diagnostics);
+    case OPT_MAX_ROUNDS:
+        return parse_count("--max-rounds", value, 1, &opt->max_rounds);
     case OPT_OUTPUT:
         opt->output = value;
         break;
@@ -867,7 +880,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "lsp") == 0)
         return lsp_main(argc - 2, argv + 2);
 
-    Options opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS };
+    Options opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);
     opt.lints = xcalloc((size_t)argc + 1, sizeof *opt.lints);
     int status = parse_args(argc, argv, &opt);

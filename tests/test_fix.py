@@ -6,6 +6,7 @@ offered a machine-applicable fix but for those it reports it left out, and a sec
 changes nothing. The golden cases (tools/golden_fix.py) pin the exact results.
 
     test_fix.py --orbitc PATH
+    ORBIT_FIX_CORPUS_SCALE=25 test_fix.py --orbitc PATH    # a long corpus run, by hand
 """
 import collections
 import json
@@ -50,12 +51,18 @@ def fixes_in_place_and_touches_nothing_else():
         write(b, 'workflow clean { step s { sleep 1h } }\n')
         os.chmod(a, 0o640)
         os.utime(b, (1000000000, 1000000000))
+        a_before, b_before = os.stat(a), os.stat(b)
         status, out, err = run('fix', tmp)
         expect(status == 0 and out == '', 'status %d, stdout %r' % (status, out))
         expect('fixed %s: 2 fixes (E0410: 2)' % a in err, 'report: %s' % err)
         expect(read(a) == FIXED, 'a.orbit: %r' % read(a))
         expect(os.stat(a).st_mode & 0o777 == 0o640, 'the permissions changed')
-        expect(os.stat(b).st_mtime == 1000000000, 'b.orbit, unchanged, was written')
+        # written atomically: a new file renamed over the old one
+        expect(os.stat(a).st_ino != a_before.st_ino, 'a.orbit was rewritten in place')
+        b_after = os.stat(b)
+        expect((b_after.st_ino, b_after.st_mtime_ns, b_after.st_ctime_ns)
+               == (b_before.st_ino, b_before.st_mtime_ns, b_before.st_ctime_ns),
+               'b.orbit, unchanged, was written')
         expect(sorted(os.listdir(tmp)) == ['a.orbit', 'b.orbit'], 'left files: %s' % os.listdir(tmp))
         status, out, err = run('fix', tmp)
         expect(status == 0 and 'nothing to fix' in err and read(a) == FIXED, 'again: %s' % err)
@@ -115,6 +122,69 @@ def an_unreadable_path_writes_nothing():
 
 
 @test
+def a_syntax_error_without_a_fix_is_left_alone():
+    """The file with the syntax error is not written; the other file of the program is
+    fixed; the error remains, so the status is 1."""
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = os.path.join(tmp, 'a.orbit'), os.path.join(tmp, 'b.orbit')
+        broken = 'workflow broken {\n  step a { sleep 1h ) }\n}\n'
+        write(a, broken)
+        write(b, TYPOS)
+        before = os.stat(a)
+        status, out, err = run('fix', '--color=never', tmp)
+        after = os.stat(a)
+        expect(status == 1 and 'error[E0102]' in err and 'fixed %s: 2 fixes' % b in err,
+               '%d %s' % (status, err))
+        expect(read(a) == broken and (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns),
+               'a.orbit was touched')
+        expect(read(b) == FIXED, 'b.orbit: %r' % read(b))
+
+
+# `workflow nightly-report` for `nightly_reports`: the fix of the kebab-case name (E0100)
+# and the did-you-mean (E0202) replace the same text; the first is applied, and the
+# did-you-mean, offered again by the next check, in the second round.
+TWO_ROUNDS = ('workflow nightly_reports { step a { sleep 1h } }\n'
+              'workflow other { step b { workflow nightly-report } }\n')
+
+
+@test
+def overlapping_fixes_one_then_check_again():
+    with tempfile.TemporaryDirectory() as tmp:
+        a = os.path.join(tmp, 'a.orbit')
+        write(a, TWO_ROUNDS)
+        status, out, err = run('fix', '--format=json', a)
+        expect(out.splitlines() == [] and status == 0, '%d %s %s' % (status, out, err))
+        expect('fixed %s: 2 fixes (E0100: 1, E0202: 1)' % a in err, err)
+        expect(read(a) == TWO_ROUNDS.replace('nightly-report', 'nightly_reports'), read(a))
+        # same text, but the did-you-mean sorts first: it alone is applied, and the
+        # check after it finds nothing left to fix
+        write(a, TWO_ROUNDS.replace('nightly_reports', 'nightly_rep'))
+        status, out, err = run('fix', a)
+        expect(status == 0 and 'fixed %s: 1 fix (E0202: 1)' % a in err, '%d %s' % (status, err))
+        expect('workflow nightly_rep }' in read(a), read(a))
+
+
+@test
+def rounds_are_bounded():
+    with tempfile.TemporaryDirectory() as tmp:
+        a = os.path.join(tmp, 'a.orbit')
+        write(a, TWO_ROUNDS)
+        status, out, err = run('fix', '--max-rounds', '1', '--color=never', a)
+        expect(status == 1 and 'fixed %s: 1 fix (E0100: 1)' % a in err
+               and 'stopped after 1 round of fixing' in err
+               and 'error[E0202]: unknown workflow `nightly_report`' in err, '%d %s' % (status, err))
+        expect('workflow nightly_report }' in read(a), read(a))
+        status, out, err = run('fix', '--max-rounds=1', a)
+        expect(status == 0 and 'fixed %s: 1 fix (E0202: 1)' % a in err and 'stopped' not in err,
+               '%d %s' % (status, err))
+        for bad in ('0', '-1', 'x', ''):
+            status, out, err = run('fix', '--max-rounds', bad, a)
+            expect(status == 2 and 'invalid number' in err, '--max-rounds %r: %d %s' % (bad, status, err))
+        status, out, err = run('check', '--max-rounds', '3', a)
+        expect(status == 2 and 'takes no option' in err, err)
+
+
+@test
 def each_program_root_on_its_own():
     with tempfile.TemporaryDirectory() as tmp:
         for name in ('one', 'two'):
@@ -127,10 +197,34 @@ def each_program_root_on_its_own():
             expect(read(os.path.join(tmp, name, 'w.orbit')) == FIXED, name)
 
 
-def corpus_property(seed, size, errors, tmp):
+@test
+def each_program_root_with_its_lint_levels():
+    """An unused suppression is a warning (W0009) with a fix; a root that allows W0009
+    has no such warning, so its file is not touched."""
+    suppressed = ('workflow w {\n  // orbit:allow(W0004)\n  step a { sleep 1h }\n}\n')
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, config in (('quiet', 'program quiet { lints { W0009: allow } }\n'),
+                             ('loud', 'program loud {}\n')):
+            os.mkdir(os.path.join(tmp, name))
+            write(os.path.join(tmp, name, 'orbit.program'), config)
+            write(os.path.join(tmp, name, 'w.orbit'), suppressed)
+        quiet = os.path.join(tmp, 'quiet', 'w.orbit')
+        before = os.stat(quiet)
+        status, out, err = run('fix', tmp)
+        expect(status == 0 and 'loud/w.orbit: 1 fix (W0009: 1)' in err and 'quiet' not in err, err)
+        expect(read(os.path.join(tmp, 'loud', 'w.orbit'))
+               == 'workflow w {\n  step a { sleep 1h }\n}\n', read(os.path.join(tmp, 'loud', 'w.orbit')))
+        expect(read(quiet) == suppressed and os.stat(quiet).st_mtime_ns == before.st_mtime_ns,
+               'quiet/w.orbit was touched')
+
+
+def corpus_property(seed, size, errors, crlf, tmp, stats):
+    """None when `fix` keeps its promises on one generated program with mistakes, else
+    what went wrong. Adds to `stats` what it saw."""
     path = os.path.join(tmp, 'corpus_%d.orbit' % seed)
     subprocess.run([sys.executable, GEN, '--size', size, '--seed', str(seed), '--errors',
-                    str(errors), '-o', path], check=True)
+                    str(errors), '-o', path] + (['--crlf'] if crlf else []), check=True,
+                   stderr=subprocess.DEVNULL)
     _, before = diagnostics(path)
     offered = [d for d in before
                if any(f['applicability'] == 'machine-applicable' for f in d['fixes'])]
@@ -141,10 +235,11 @@ def corpus_property(seed, size, errors, tmp):
     introduced = counted(after) - counted(before)
     if introduced:
         return 'seed %d: fix introduced %s' % (seed, sorted(introduced))
+    # of each (code, message), no more may remain than had no fix, but for the fixes
+    # that fix reports it left out
     left_out = sum(line.startswith('orbitc: left ') for line in err.splitlines())
-    remaining = counted(after) & counted(offered)
     unfixable = counted(before) - counted(offered)
-    not_removed = sum((counted(after) - unfixable).values()) if remaining else 0
+    not_removed = sum((counted(after) - unfixable).values())
     if not_removed > left_out:
         return 'seed %d: %d fixable diagnostics remain, %d reported left out: %s' % (
             seed, not_removed, left_out, sorted(counted(after) - unfixable)[:5])
@@ -152,19 +247,34 @@ def corpus_property(seed, size, errors, tmp):
     status2, out2, err2 = run('fix', path)
     if read(path) != text or 'nothing to fix' not in err2:
         return 'seed %d: a second fix changed the file' % seed
+    stats['programs'] += 1
+    stats['diagnostics'] += len(before)
+    stats['offered'] += len(offered)
+    stats['left out'] += left_out
+    stats['remain'] += len(after)
     return None
+
+
+def corpus_runs(scale):
+    """(seed, size, mistakes, CRLF) of the corpus test; ORBIT_FIX_CORPUS_SCALE=N makes
+    it N times longer (a run by hand)."""
+    runs = [(seed, '20K', 12, seed % 4 == 0) for seed in range(1, 1 + 40 * scale)]
+    runs += [(seed, '200K', 80, seed % 2 == 0) for seed in range(1000, 1000 + 4 * scale)]
+    return runs
 
 
 @test
 def corpus_with_mistakes():
     problems = []
+    stats = collections.Counter()
+    scale = int(os.environ.get('ORBIT_FIX_CORPUS_SCALE', '1'))
     with tempfile.TemporaryDirectory() as tmp:
-        runs = [(seed, '20K', 12) for seed in range(1, 41)]
-        runs += [(seed, '200K', 80) for seed in range(100, 104)]
-        for seed, size, errors in runs:
-            problem = corpus_property(seed, size, errors, tmp)
+        for seed, size, errors, crlf in corpus_runs(scale):
+            problem = corpus_property(seed, size, errors, crlf, tmp, stats)
             if problem:
                 problems.append(problem)
+    print('corpus: %s' % ', '.join('%s %d' % kv for kv in sorted(stats.items())))
+    expect(stats['offered'] > 0, 'the corpus offered no fix: the test tests nothing')
     expect(not problems, '\n  '.join(problems))
 
 

@@ -14,8 +14,10 @@ Then, as properties of every such case:
     but for those whose fix `fix` reports it left out (it would have brought one);
   - `fix --diff` changes no file, and prints a diff exactly when something changes;
   - `fix -` (a single file) prints the same fixed text.
-And over all cases: every code that offers a machine-applicable fix in some golden
-output has been fixed in some case (FIX_CODES_SEEN, checked by golden.py at the end).
+And over all cases (checked by golden.py at the end): every code of FIX_CODES, the codes
+whose diagnostics offer a machine-applicable fix somewhere in the sources, has been fixed
+in some case, and no golden output offers such a fix for a code not in FIX_CODES (a new
+one must be added there, with a case).
 """
 import collections
 import json
@@ -23,6 +25,31 @@ import os
 import shutil
 import tempfile
 
+# The codes with a machine-applicable fix (FIX_MACHINE_APPLICABLE in diag_add_fix, and
+# check_add_suggestion, in compiler/), and where:
+FIX_CODES = {
+    'E0002': 'syntax_error.c, parse_build.c: `=` for `:`, `timeout = 10s`',
+    'E0006': 'lexer_literals.c: a duration with a fraction, `1.5s` is `1500ms`',
+    'E0008': 'lexer_literals.c: units as written elsewhere, `5sec` is `5s`',
+    'E0100': 'lexer.re: `and`/`or`/`not`, kebab-case names, a missing separator; '
+             'check_types.c: a field without its `:`',
+    'E0103': 'parse_build.c, check_steps.c: `:` after a keyword',
+    'E0202': 'check_steps.c: unknown workflow, did you mean',
+    'E0203': 'check_steps.c: unknown built-in task, did you mean',
+    'E0204': 'check_types.c: unknown type, did you mean',
+    'E0205': 'check_types.c: unknown name, did you mean',
+    'E0208': 'check_decls.c: unknown declaration, did you mean',
+    'E0209': 'check_types.c: unknown function, did you mean',
+    'E0303': 'check_steps.c, check_decls.c: unknown member, did you mean',
+    'E0306': 'check_steps.c: a target name with or without quotes',
+    'E0410': 'check_policy.c, check_steps.c: retry and timeout settings, values, `:`',
+    'E0503': 'check_types.c: unknown field in an object, did you mean',
+    'E0504': 'check_types.c: no such field, did you mean',
+    'E0701': 'program_config.c: orbit.program settings, codes and levels, did you mean',
+    'W0003': 'check_lints.c: a runtime error code, did you mean',
+    'W0008': 'suppress.c: unknown code or directive in a suppression, did you mean',
+    'W0009': 'suppress.c: an unused suppression, removed',
+}
 FIX_CODES_SEEN = set()       # codes named in some `fix` report
 FIX_CODES_OFFERED = set()    # codes with a machine-applicable fix in some golden output
 
@@ -137,8 +164,13 @@ def check_case(case, stem, run, args, target, diags, compare):
 
 
 def coverage_problems():
-    missing = sorted(FIX_CODES_OFFERED - FIX_CODES_SEEN)
+    problems = []
+    missing = sorted((FIX_CODES_OFFERED | set(FIX_CODES)) - FIX_CODES_SEEN)
     if missing:
-        return ['these codes offer a machine-applicable fix in a golden output, but no '
-                'golden `fix` applies one: %s' % ', '.join(missing)]
-    return []
+        problems.append('these codes offer a machine-applicable fix, but no golden `fix` '
+                        'applies one: %s' % ', '.join(missing))
+    unlisted = sorted(FIX_CODES_OFFERED - set(FIX_CODES))
+    if unlisted:
+        problems.append('these codes offer a machine-applicable fix in a golden output but '
+                        'are not in tools/golden_fix.py FIX_CODES: %s' % ', '.join(unlisted))
+    return problems

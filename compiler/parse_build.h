@@ -44,6 +44,13 @@ Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name
 const Name *build_string_name(Parser *p, String text);
 KeyName build_keyword_name(Parser *p, Keyword kw);
 
+/* An identifier as the key of an attribute. */
+static inline KeyName build_ident_name(const Name *name)
+{
+    KeyName key = { KW_NONE, name };
+    return key;
+}
+
 Block *build_block(Parser *p, Member *reversed, Loc loc);
 Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value, Loc loc);
 /* `name = value`: reported (E0002), then an attribute marked as written with `=`. */

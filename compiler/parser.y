@@ -166,8 +166,7 @@ static void yyerror(Loc *loc, Parser *p, const char *message);
 %type <block> block
 %type <expr> expr
 %type <list> args
-%type <key> attr_name
-%type <keyword> clause_keyword
+%type <key> attr_keyword
 
 %%
 
@@ -240,11 +239,20 @@ seps
     ;
 
 member
-    : attr_name COLON expr
+    /* An attribute keyed by an identifier, and each clause keyword with its value, are
+     * rules of their own rather than going through a rule for the name or the keyword:
+     * one reduction fewer per member. */
+    : IDENT COLON expr
+        { $$ = build_attr(p, build_ident_name($1), @1, @2, $3, @$); }
+    | IDENT ASSIGN expr
+        { $$ = build_assign_attr(p, build_ident_name($1), @1, @2, $3, @$); }
+    | attr_keyword COLON expr
         { $$ = build_attr(p, $1, @1, @2, $3, @$); }
-    | attr_name ASSIGN expr
+    | attr_keyword ASSIGN expr
         { $$ = build_assign_attr(p, $1, @1, @2, $3, @$); }
-    | T_STEP attr_name block
+    | T_STEP IDENT block
+        { $$ = build_named_clause(p, KW_STEP, @1, $2, @2, $3, @$); }
+    | T_STEP attr_keyword block
         /* A keyword is accepted as a name here so that the checker can say why it is
          * not allowed (E0207) instead of a bare syntax error. */
         { $$ = build_named_clause(p, KW_STEP, @1, $2.name, @2, $3, @$); }
@@ -254,8 +262,21 @@ member
         { $$ = build_block_clause(p, KW_RETRY, @1, $2, @$); }
     | T_COMPENSATE block
         { $$ = build_block_clause(p, KW_COMPENSATE, @1, $2, @$); }
-    | clause_keyword expr
-        { $$ = build_value_clause(p, $1, @1, $2, @$); }
+    | T_WORKFLOW expr       { $$ = build_value_clause(p, KW_WORKFLOW, @1, $2, @$); }
+    | T_WORKER expr         { $$ = build_value_clause(p, KW_WORKER, @1, $2, @$); }
+    | T_USING expr          { $$ = build_value_clause(p, KW_USING, @1, $2, @$); }
+    | T_SLEEP expr          { $$ = build_value_clause(p, KW_SLEEP, @1, $2, @$); }
+    | T_AWAIT expr          { $$ = build_value_clause(p, KW_AWAIT, @1, $2, @$); }
+    | T_COMPUTE expr        { $$ = build_value_clause(p, KW_COMPUTE, @1, $2, @$); }
+    | T_WITH expr           { $$ = build_value_clause(p, KW_WITH, @1, $2, @$); }
+    | T_WHEN expr           { $$ = build_value_clause(p, KW_WHEN, @1, $2, @$); }
+    | T_TIMEOUT expr        { $$ = build_value_clause(p, KW_TIMEOUT, @1, $2, @$); }
+    | T_QUEUE_TIMEOUT expr  { $$ = build_value_clause(p, KW_QUEUE_TIMEOUT, @1, $2, @$); }
+    | T_IDEMPOTENCY_KEY expr
+                            { $$ = build_value_clause(p, KW_IDEMPOTENCY_KEY, @1, $2, @$); }
+    | T_INPUT expr          { $$ = build_value_clause(p, KW_INPUT, @1, $2, @$); }
+    | T_OUTPUT expr         { $$ = build_value_clause(p, KW_OUTPUT, @1, $2, @$); }
+    | T_RETURN expr         { $$ = build_value_clause(p, KW_RETURN, @1, $2, @$); }
     | IDENT expr
         { $$ = build_unknown_clause(p, $1, @1, $2, @$); }
     | IDENT
@@ -269,27 +290,10 @@ member
         { yyerrok; $$ = build_error_member(p, @$); }
     ;
 
-clause_keyword
-    : T_WORKFLOW            { $$ = KW_WORKFLOW; }
-    | T_WORKER              { $$ = KW_WORKER; }
-    | T_USING               { $$ = KW_USING; }
-    | T_SLEEP               { $$ = KW_SLEEP; }
-    | T_AWAIT               { $$ = KW_AWAIT; }
-    | T_COMPUTE             { $$ = KW_COMPUTE; }
-    | T_WITH                { $$ = KW_WITH; }
-    | T_WHEN                { $$ = KW_WHEN; }
-    | T_TIMEOUT             { $$ = KW_TIMEOUT; }
-    | T_QUEUE_TIMEOUT       { $$ = KW_QUEUE_TIMEOUT; }
-    | T_IDEMPOTENCY_KEY     { $$ = KW_IDEMPOTENCY_KEY; }
-    | T_INPUT               { $$ = KW_INPUT; }
-    | T_OUTPUT              { $$ = KW_OUTPUT; }
-    | T_RETURN              { $$ = KW_RETURN; }
-    ;
-
-/* An attribute or field name: an identifier or any keyword (`{ type: "x" }`). */
-attr_name
-    : IDENT                 { $$.keyword = KW_NONE; $$.name = $1; }
-    | T_WORKFLOW            { $$ = build_keyword_name(p, KW_WORKFLOW); }
+/* A keyword as an attribute or field name (`{ type: "x" }`, `x.input`); identifiers
+ * are spelled out in the rules that take a name, one reduction fewer per name. */
+attr_keyword
+    : T_WORKFLOW            { $$ = build_keyword_name(p, KW_WORKFLOW); }
     | T_WORKER              { $$ = build_keyword_name(p, KW_WORKER); }
     | T_TYPE                { $$ = build_keyword_name(p, KW_TYPE); }
     | T_INPUT               { $$ = build_keyword_name(p, KW_INPUT); }
@@ -331,7 +335,8 @@ expr
     | expr PERCENT expr         { $$ = build_binary(p, OP_MOD, $1, $3); if (!$$) YYABORT; }
     | BANG expr                 { $$ = build_unary(p, OP_NOT, $2, @$); if (!$$) YYABORT; }
     | MINUS expr %prec UMINUS   { $$ = build_unary(p, OP_NEG, $2, @$); if (!$$) YYABORT; }
-    | expr DOT attr_name        { $$ = build_field(p, $1, $3.name, @3, @$); if (!$$) YYABORT; }
+    | expr DOT IDENT            { $$ = build_field(p, $1, $3, @3, @$); if (!$$) YYABORT; }
+    | expr DOT attr_keyword     { $$ = build_field(p, $1, $3.name, @3, @$); if (!$$) YYABORT; }
     | expr LBRACK expr RBRACK   { $$ = build_index(p, $1, $3, @$); if (!$$) YYABORT; }
     | expr LPAREN RPAREN        { $$ = build_call(p, $1, (ExprList){ 0, 0 }, @$); if (!$$) YYABORT; }
     | expr LPAREN args RPAREN   { $$ = build_call(p, $1, $3, @$); if (!$$) YYABORT; }

@@ -7,8 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include "arena.h"
 #include "namemap.h"
+#include "orbc.h"   /* orbc_hash */
 
 typedef struct Name {
     uint32_t len;
@@ -39,6 +42,64 @@ const Name *intern_cstr(Interner *interner, const char *text);
 
 /* The name if it has been interned already, else NULL (never inserts). */
 const Name *intern_lookup(const Interner *interner, const char *text, size_t len);
+
+/* Equal texts of one length `len`, compared 8 bytes at a time (4 below 8 bytes, with
+ * overlapping first and last words): names are short, and a call to memcmp for each
+ * probe that matches (almost every probe) costs more than this. */
+static inline bool intern_same_text(const char *a, const char *b, size_t len)
+{
+    if (len < 8) {
+        if (len < 4) {
+            for (size_t i = 0; i < len; i++)
+                if (a[i] != b[i])
+                    return false;
+            return true;
+        }
+        uint32_t x1, y1, x2, y2;
+        memcpy(&x1, a, 4);
+        memcpy(&y1, b, 4);
+        memcpy(&x2, a + len - 4, 4);
+        memcpy(&y2, b + len - 4, 4);
+        return ((x1 ^ y1) | (x2 ^ y2)) == 0;
+    }
+    uint64_t x, y;
+    for (size_t i = 0; i + 8 <= len; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return false;
+    }
+    memcpy(&x, a + len - 8, 8);   /* the last 8 bytes, overlapping the words above */
+    memcpy(&y, b + len - 8, 8);
+    return x == y;
+}
+
+static inline uint32_t intern_find_slot(const Interner *interner, const char *text, size_t len,
+                                 uint32_t hash)
+{
+    uint32_t i = hash & interner->mask;
+    for (;;) {
+        const InternSlot *slot = &interner->slots[i];
+        if (!slot->name || (slot->hash == hash && slot->len == len &&
+                            intern_same_text(slot->name->text, text, len)))
+            return i;
+        i = (i + 1) & interner->mask;
+    }
+}
+
+/* Inserts a name not found into the free slot i (intern_find_slot). */
+const Name *intern_add(Interner *interner, uint32_t i, const char *text, size_t len,
+                       uint32_t hash);
+
+/* intern(), inlined into the lexer, which interns every identifier. */
+static inline const Name *intern_inline(Interner *interner, const char *text, size_t len)
+{
+    uint32_t hash = orbc_hash(text, len);
+    uint32_t i = intern_find_slot(interner, text, len, hash);
+    if (interner->slots[i].name)
+        return interner->slots[i].name;
+    return intern_add(interner, i, text, len, hash);
+}
 
 /* Maps keyed by interned names (base/namemap.h): the name's own hash, and its text
  * pointer, which is unique, so a comparison is one pointer test. */

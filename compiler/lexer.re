@@ -493,7 +493,7 @@ static INLINE int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned cha
         if (conditional_expression(lx, tok, cur))
             return finish(lx, loc, tok, cur, STRAY);
     }
-    v->name = intern(&lx->c->names, (const char *)tok, len);
+    v->name = intern_inline(&lx->c->names, (const char *)tok, len);
     return finish(lx, loc, tok, cur, IDENT);
 }
 

@@ -221,9 +221,16 @@ member_list
     | seps members seps     { $$ = $2; }
     ;
 
+/* A member after a single separator, the common case, takes no reduction of `seps`:
+ * the separator is part of the rule. */
 members
     : member                { $$ = $1; }
-    | members seps member   { $3->next = $1; $$ = $3; }
+    | members NEWLINE member    { $3->next = $1; $$ = $3; }
+    | members COMMA member      { $3->next = $1; $$ = $3; }
+    | members SEMI member       { $3->next = $1; $$ = $3; }
+    | members seps NEWLINE member   { $4->next = $1; $$ = $4; }
+    | members seps COMMA member     { $4->next = $1; $$ = $4; }
+    | members seps SEMI member      { $4->next = $1; $$ = $4; }
     | members error RECOVERED   { yyerrok; $$ = $1; }
     ;
 

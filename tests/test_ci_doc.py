@@ -210,6 +210,19 @@ def every_command_of_the_document_is_run():
 
 
 @test
+def every_hook_is_documented():
+    """The hooks of .pre-commit-hooks.yaml are the rows of the document's table, each
+    with its entry."""
+    with open(os.path.join(ROOT, '.pre-commit-hooks.yaml'), encoding='utf-8') as f:
+        hooks = yaml.safe_load(f)
+    with open(DOC, encoding='utf-8') as f:
+        rows = re.findall(r'^\| `(orbitc-[a-z-]+)` \| `([^`]+)`', f.read(), re.M)
+    expect(sorted((h['id'], h['entry']) for h in hooks)
+           == sorted((name, entry.rstrip(':')) for name, entry in rows),
+           'hooks %s, documented %s' % ([(h['id'], h['entry']) for h in hooks], rows))
+
+
+@test
 def gitlab_job_on_examples_and_a_mistake():
     for mistake in (False, True):
         with tempfile.TemporaryDirectory() as tmp:

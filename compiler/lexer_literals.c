@@ -257,8 +257,11 @@ static const char *rounded(Lexer *lx, const Part *parts, int count)
     return spell_duration(lx, (int64_t)ms, &units[UNIT_COUNT - 1]);
 }
 
-static void fractional_duration(Lexer *lx, const unsigned char *tok, const unsigned char *cur,
-                                const Part *parts, int count)
+/* `1.5s`: E0006, with a fix writing it in whole units when it is a whole number of
+ * milliseconds; the literal then keeps that value, so that it is still checked (as
+ * misspelt_units does). */
+static void fractional_duration(Lexer *lx, YYSTYPE *v, const unsigned char *tok,
+                                const unsigned char *cur, const Part *parts, int count)
 {
     uint32_t start = lex_offset(lx, tok), end = lex_offset(lx, cur);
     Diagnostic *d = lex_report(lx, E0006, start, end, "duration `%.*s` has a fraction",
@@ -270,6 +273,8 @@ static void fractional_duration(Lexer *lx, const unsigned char *tok, const unsig
         const char *whole = spell_duration(lx, ms, parts[count - 1].unit);
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), whole,
                      FIX_MACHINE_APPLICABLE, "write it as `%s`", whole);
+        lx->literal_bad = false;
+        v->integer = ms;
     } else {
         diag_set_label(&lx->c->diags, d, "not a whole number of milliseconds");
         diag_add_help(&lx->c->diags, d, "durations are whole numbers of milliseconds: "
@@ -447,7 +452,7 @@ int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *t
         }
     }
     if (fraction)
-        fractional_duration(lx, tok, cur, parts, count);
+        fractional_duration(lx, v, tok, cur, parts, count);
     else if (alias && count < 16)
         return misspelt_units(lx, v, loc, tok, cur, parts, count, digits_end, false);
     else

@@ -385,6 +385,11 @@ void orbc_patch_jump(OrbcBuilder *b, uint32_t site);
  * ORBC_MAX_STACK (or a LIST, RECORD or CALL of more than ORBC_MAX_COUNT values) makes
  * orbc_builder_finish fail: the loader would reject the module. */
 uint32_t orbc_code_max_stack(const OrbcBuilder *b);
+/* Whether the current block, once ended with its RETURN, fits the format's limits on one
+ * block: at most ORBC_MAX_CODE_LEN bytes of code (and ORBC_MAX_LARGE positions). Sets
+ * *length to its length in bytes, RETURN included. A block that does not fit makes
+ * orbc_builder_finish fail. */
+bool orbc_code_fits(const OrbcBuilder *b, uint64_t *length);
 /* Ends the block with RETURN and returns its code index. */
 uint32_t orbc_code_end(OrbcBuilder *b);
 

@@ -489,6 +489,12 @@ uint32_t orbc_code_max_stack(const OrbcBuilder *b)
     return b->max_sp;
 }
 
+bool orbc_code_fits(const OrbcBuilder *b, uint64_t *length)
+{
+    *length = (uint64_t)b->code.len + 1;   /* the RETURN that ends it */
+    return *length <= ORBC_MAX_CODE_LEN && b->pos.count <= ORBC_MAX_LARGE;
+}
+
 void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
 {
     OrbcPos *last = b->pos.count ? (OrbcPos *)b->pos.items + b->pos.count - 1 : NULL;

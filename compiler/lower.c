@@ -772,6 +772,23 @@ static void emit_expr(Lowerer *l, const Expr *e)
     }
 }
 
+/* E0601 for an expression whose code block is longer than the format allows, over the
+ * whole expression, once the block is emitted. */
+static void check_code_length(Lowerer *l, const Expr *e)
+{
+    uint64_t length;
+    if (orbc_code_fits(l->b, &length))
+        return;
+    l->limit_errors++;
+    DiagSink *diags = &l->c->diags;
+    Diagnostic *d = diag_report(diags, E0601, e->span,
+                                "expression too large to build: its code takes %llu bytes, "
+                                "the limit is %u",
+                                (unsigned long long)length, (unsigned)ORBC_MAX_CODE_LEN);
+    diag_set_label(diags, d, "this expression");
+    diag_add_help(diags, d, "split it over several steps");
+}
+
 /* One expression as one code block; ORBC_NONE for an absent expression. */
 static uint32_t lower_code(Lowerer *l, const Expr *e)
 {
@@ -782,6 +799,7 @@ static uint32_t lower_code(Lowerer *l, const Expr *e)
     orbc_code_begin(l->b, l->file);
     l->stack_reported = false;
     emit_expr(l, e);
+    check_code_length(l, e);
     return orbc_code_end(l->b);
 }
 

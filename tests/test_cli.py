@@ -162,10 +162,15 @@ def build_refuses_what_the_format_cannot_hold_e0601():
     codes = ', '.join('"E%d"' % i for i in range(n))
     big_policy = ('workflow w {\n  step s {\n    worker "a.b"\n    idempotency_key "k"\n'
                   '    retry { attempts: 3, non_retryable: [%s] }\n  }\n}\n' % codes)
+    chain = 'a' + '.b' * 1000   # 2 bytes of source for each 5-byte FIELD instruction
+    big_code = ('workflow w {\n  step a { worker "a.b" }\n  step c {\n    compute [\n' +
+                ''.join('      %s,\n' % chain for _ in range(3400)) + '    ]\n  }\n}\n')
     cases = ((big_type, 'record type too large to build: 65536 fields, the limit is 65535',
               '1:6'),
              (big_policy, 'retry policy too large to build: 65536 `non_retryable` codes, the '
-                          'limit is 65535', '5:5'))
+                          'limit is 65535', '5:5'),
+             (big_code, 'expression too large to build: its code takes 17017006 bytes, the '
+                        'limit is 16777216', '4:13'))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, 'out.orbc')
         status, _, _ = run('build', EXAMPLE, '-o', out)

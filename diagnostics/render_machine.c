@@ -27,49 +27,6 @@ Place render_place(ColumnCache *cache, const SourceMap *sources, Span span)
     return place;
 }
 
-/* --- text buffers --- */
-
-void text_append(TextBuffer *buffer, const char *text, size_t len)
-{
-    if (buffer->len + len + 1 > buffer->cap) {
-        size_t cap = buffer->cap ? buffer->cap * 2 : 256;
-        while (cap < buffer->len + len + 1)
-            cap *= 2;
-        buffer->data = xrealloc(buffer->data, cap);
-        buffer->cap = cap;
-    }
-    memcpy(buffer->data + buffer->len, text, len);
-    buffer->len += len;
-    buffer->data[buffer->len] = '\0';
-}
-
-void text_append_str(TextBuffer *buffer, const char *text)
-{
-    text_append(buffer, text, strlen(text));
-}
-
-void text_printf(TextBuffer *buffer, const char *fmt, ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    int len = vsnprintf(NULL, 0, fmt, args);
-    va_end(args);
-    if (len <= 0)
-        return;
-    char *text = xmalloc((size_t)len + 1);
-    va_start(args, fmt);
-    vsnprintf(text, (size_t)len + 1, fmt, args);
-    va_end(args);
-    text_append(buffer, text, (size_t)len);
-    free(text);
-}
-
-void text_free(TextBuffer *buffer)
-{
-    free(buffer->data);
-    memset(buffer, 0, sizeof *buffer);
-}
-
 /* --- whole messages --- */
 
 static void append_texts(TextBuffer *out, const char *prefix, const DiagText *text)

@@ -12,6 +12,7 @@
 
 #include "columns.h"
 #include "diag.h"
+#include "textbuf.h"
 
 /* A span as lines and columns, all 1-based. Columns are given in two units: Unicode
  * scalar values (as in the human and JSON formats) and UTF-16 code units. The end is
@@ -26,18 +27,6 @@ typedef struct Place {
 } Place;
 
 Place render_place(ColumnCache *cache, const SourceMap *sources, Span span);
-
-/* A growable string; `data` is NUL-terminated once anything was appended. */
-typedef struct TextBuffer {
-    char *data;
-    size_t len;
-    size_t cap;
-} TextBuffer;
-
-void text_append(TextBuffer *buffer, const char *text, size_t len);
-void text_append_str(TextBuffer *buffer, const char *text);
-void text_printf(TextBuffer *buffer, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void text_free(TextBuffer *buffer);
 
 /* The message of a diagnostic as one text: its message, then one line for each secondary
  * label when `with_labels` ("path:line:column: label"), each note ("note: …"), each help

@@ -11,7 +11,7 @@
 typedef struct Check {
     const OrbcModule *m;
     Arena *a;
-    Buf path;
+    TextBuffer path;
     char *err;
     size_t errlen;
 } Check;
@@ -57,8 +57,8 @@ static bool mismatch(Check *c, const OrbcType *t, Value v)
 static void path_push_field(Check *c, const char *name)
 {
     if (c->path.len)
-        buf_add(&c->path, ".", 1);
-    buf_puts(&c->path, name);
+        text_append(&c->path, ".", 1);
+    text_append_str(&c->path, name);
 }
 
 static void path_pop(Check *c, size_t len)
@@ -84,7 +84,7 @@ static bool conform_list(Check *c, const OrbcType *t, Value v, Value *out)
     List *copy = NULL;
     for (uint32_t i = 0; i < v.list->count; i++) {
         size_t mark = c->path.len;
-        buf_printf(&c->path, "[%" PRIu32 "]", i);
+        text_printf(&c->path, "[%" PRIu32 "]", i);
         Value item;
         bool ok = conform(c, t->elem, v.list->items[i], &item);
         path_pop(c, mark);
@@ -182,7 +182,7 @@ bool contract_conform(const OrbcModule *m, Arena *a, uint32_t type, Value v, Val
 {
     Check c = {.m = m, .a = a, .err = err, .errlen = errlen};
     bool ok = conform(&c, type, v, out);
-    buf_free(&c.path);
+    text_free(&c.path);
     return ok;
 }
 

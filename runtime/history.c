@@ -14,32 +14,32 @@ void history_init(History *h, FILE *out, HistoryFormat format)
 
 void history_free(History *h)
 {
-    buf_free(&h->line);
+    text_free(&h->line);
 }
 
 /* Text form of a string: control characters escaped. */
-static void add_text(Buf *b, const char *text)
+static void add_text(TextBuffer *b, const char *text)
 {
     for (const char *p = text; *p; p++) {
         unsigned char c = (unsigned char)*p;
         if (c == '\n')
-            buf_add(b, "\\n", 2);
+            text_append(b, "\\n", 2);
         else if (c == '\r')
-            buf_add(b, "\\r", 2);
+            text_append(b, "\\r", 2);
         else if (c == '\t')
-            buf_add(b, "\\t", 2);
+            text_append(b, "\\t", 2);
         else if (c < 0x20 || c == 0x7f)
-            buf_printf(b, "\\x%02x", c);
+            text_printf(b, "\\x%02x", c);
         else
-            buf_add(b, p, 1);
+            text_append(b, p, 1);
     }
 }
 
 static void json_key(History *h, const char *key)
 {
-    buf_add(&h->line, ",", 1);
+    text_append(&h->line, ",", 1);
     value_json_quote(&h->line, key, strlen(key));
-    buf_add(&h->line, ":", 1);
+    text_append(&h->line, ":", 1);
 }
 
 void history_begin(History *h, int64_t time_ms, const char *event)
@@ -47,10 +47,10 @@ void history_begin(History *h, int64_t time_ms, const char *event)
     h->seq++;
     h->line.len = 0;
     if (h->format == HISTORY_JSON)
-        buf_printf(&h->line, "{\"time_ms\":%" PRId64 ",\"seq\":%" PRIu32 ",\"event\":\"%s\"",
-                   time_ms, h->seq, event);
+        text_printf(&h->line, "{\"time_ms\":%" PRId64 ",\"seq\":%" PRIu32 ",\"event\":\"%s\"",
+                    time_ms, h->seq, event);
     else
-        buf_printf(&h->line, "+ %" PRId64 "ms #%" PRIu32 " %s", time_ms, h->seq, event);
+        text_printf(&h->line, "+ %" PRId64 "ms #%" PRIu32 " %s", time_ms, h->seq, event);
 }
 
 void history_str(History *h, const char *key, const char *value)
@@ -60,7 +60,7 @@ void history_str(History *h, const char *key, const char *value)
         value_json_quote(&h->line, value, strlen(value));
         return;
     }
-    buf_printf(&h->line, " %s=", key);
+    text_printf(&h->line, " %s=", key);
     add_text(&h->line, value);
 }
 
@@ -69,8 +69,8 @@ void history_int(History *h, const char *key, int64_t value)
     if (h->format == HISTORY_JSON)
         json_key(h, key);
     else
-        buf_printf(&h->line, " %s=", key);
-    buf_printf(&h->line, "%" PRId64, value);
+        text_printf(&h->line, " %s=", key);
+    text_printf(&h->line, "%" PRId64, value);
 }
 
 void history_value(History *h, const char *key, Value value)
@@ -80,11 +80,11 @@ void history_value(History *h, const char *key, Value value)
         value_to_json(&h->line, value);
         return;
     }
-    Buf json = {0};
+    TextBuffer json = {0};
     value_to_json(&json, value);
-    buf_printf(&h->line, " %s=", key);
+    text_printf(&h->line, " %s=", key);
     add_text(&h->line, json.data ? json.data : "");
-    buf_free(&json);
+    text_free(&json);
 }
 
 void history_error(History *h, const char *code, const char *message)
@@ -96,7 +96,7 @@ void history_error(History *h, const char *code, const char *message)
     }
     history_str(h, "error", code);
     if (*message) {
-        buf_add(&h->line, " ", 1);
+        text_append(&h->line, " ", 1);
         add_text(&h->line, message);
     }
 }
@@ -107,15 +107,15 @@ void history_note(History *h, const char *message)
         history_str(h, "message", message);
         return;
     }
-    buf_add(&h->line, " ", 1);
+    text_append(&h->line, " ", 1);
     add_text(&h->line, message);
 }
 
 void history_end(History *h)
 {
     if (h->format == HISTORY_JSON)
-        buf_add(&h->line, "}", 1);
-    buf_add(&h->line, "\n", 1);
+        text_append(&h->line, "}", 1);
+    text_append(&h->line, "\n", 1);
     fwrite(h->line.data, 1, h->line.len, h->out);
 }
 
@@ -125,7 +125,7 @@ void history_final(History *h, const char *status, const Value *output, const ch
     if (h->format != HISTORY_JSON)
         return;
     h->line.len = 0;
-    buf_puts(&h->line, "{\"status\":");
+    text_append_str(&h->line, "{\"status\":");
     value_json_quote(&h->line, status, strlen(status));
     if (output) {
         json_key(h, "output");
@@ -135,6 +135,6 @@ void history_final(History *h, const char *status, const Value *output, const ch
         history_error(h, code, message ? message : "");
     if (step)
         history_str(h, "step", step);
-    buf_add(&h->line, "}\n", 2);
+    text_append(&h->line, "}\n", 2);
     fwrite(h->line.data, 1, h->line.len, h->out);
 }

@@ -19,7 +19,7 @@ typedef struct History {
     FILE *out;
     HistoryFormat format;
     uint32_t seq;          /* of the last event written */
-    Buf line;
+    TextBuffer line;
 } History;
 
 void history_init(History *h, FILE *out, HistoryFormat format);

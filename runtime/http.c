@@ -115,10 +115,10 @@ static bool valid_header_value(const Str *s)
 
 static const char *quoted(Arena *a, const Str *s)
 {
-    Buf b = { 0 };
+    TextBuffer b = { 0 };
     value_json_quote(&b, s->text, s->len);
     const char *text = arena_strndup(a, b.data, b.len);
-    buf_free(&b);
+    text_free(&b);
     return text;
 }
 

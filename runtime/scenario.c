@@ -621,14 +621,14 @@ static bool choose_workflow(Parser *p, const char *name, json_t *root)
             p->out->workflow = 0;
             return true;
         }
-        Buf names = {0};
+        TextBuffer names = {0};
         for (uint32_t w = 0; w < m->workflow_count && w < 10; w++)
-            buf_printf(&names, "%s`%s`", w ? ", " : "", mstring(m, m->workflows[w].name));
+            text_printf(&names, "%s`%s`", w ? ", " : "", mstring(m, m->workflows[w].name));
         if (m->workflow_count > 10)
-            buf_puts(&names, ", …");
+            text_append_str(&names, ", …");
         snprintf(p->err, p->errlen, "the program has %" PRIu32 " workflows; choose one with "
                  "--workflow NAME (%s)", m->workflow_count, names.data ? names.data : "");
-        buf_free(&names);
+        text_free(&names);
         return false;
     }
     const char **names = arena_alloc(p->a, sizeof(char *) * (m->workflow_count + 1));

@@ -11,56 +11,6 @@
 
 enum { SMALL_RECORD = 8 };
 
-/* ---- text buffer ---- */
-
-void buf_add(Buf *b, const char *text, size_t len)
-{
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + len + 1)
-            cap *= 2;
-        b->data = xrealloc(b->data, cap);
-        b->cap = cap;
-    }
-    if (len)
-        memcpy(b->data + b->len, text, len);
-    b->len += len;
-    b->data[b->len] = '\0';
-}
-
-void buf_puts(Buf *b, const char *text)
-{
-    buf_add(b, text, strlen(text));
-}
-
-void buf_printf(Buf *b, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        buf_add(b, small, (size_t)n);
-        return;
-    }
-    char *big = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    buf_add(b, big, (size_t)n);
-    free(big);
-}
-
-void buf_free(Buf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
-
 /* ---- strings, lists, records ---- */
 
 const Str *str_new(Arena *a, const char *text, size_t len)
@@ -251,70 +201,70 @@ const char *value_kind_name(Value v)
 
 /* ---- printing ---- */
 
-void value_json_quote(Buf *out, const char *text, size_t len)
+void value_json_quote(TextBuffer *out, const char *text, size_t len)
 {
-    buf_add(out, "\"", 1);
+    text_append(out, "\"", 1);
     size_t start = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)text[i];
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
-        buf_add(out, text + start, i - start);
+        text_append(out, text + start, i - start);
         start = i + 1;
         switch (c) {
-        case '"': buf_add(out, "\\\"", 2); break;
-        case '\\': buf_add(out, "\\\\", 2); break;
-        case '\n': buf_add(out, "\\n", 2); break;
-        case '\r': buf_add(out, "\\r", 2); break;
-        case '\t': buf_add(out, "\\t", 2); break;
-        default: buf_printf(out, "\\u%04x", c); break;
+        case '"': text_append(out, "\\\"", 2); break;
+        case '\\': text_append(out, "\\\\", 2); break;
+        case '\n': text_append(out, "\\n", 2); break;
+        case '\r': text_append(out, "\\r", 2); break;
+        case '\t': text_append(out, "\\t", 2); break;
+        default: text_printf(out, "\\u%04x", c); break;
         }
     }
-    buf_add(out, text + start, len - start);
-    buf_add(out, "\"", 1);
+    text_append(out, text + start, len - start);
+    text_append(out, "\"", 1);
 }
 
 /* null, bool, int, number: their JSON text is their `str` text. */
-static void scalar_to_json(Buf *out, Value v)
+static void scalar_to_json(TextBuffer *out, Value v)
 {
     char text[ORBC_SCALAR_TEXT_SIZE];
-    buf_add(out, text, orbc_scalar_text(text, value_to_orbc(v)));
+    text_append(out, text, orbc_scalar_text(text, value_to_orbc(v)));
 }
 
-void value_to_json(Buf *out, Value v)
+void value_to_json(TextBuffer *out, Value v)
 {
     switch (v.kind) {
     case V_STRING:
         value_json_quote(out, v.s->text, v.s->len);
         break;
     case V_DURATION:
-        buf_printf(out, "%" PRId64, v.i);
+        text_printf(out, "%" PRId64, v.i);
         break;
     case V_NUMBER:
         if (!isfinite(v.n))
-            buf_puts(out, "null");
+            text_append_str(out, "null");
         else
             scalar_to_json(out, v);
         break;
     case V_LIST:
-        buf_add(out, "[", 1);
+        text_append(out, "[", 1);
         for (uint32_t i = 0; i < v.list->count; i++) {
             if (i)
-                buf_add(out, ",", 1);
+                text_append(out, ",", 1);
             value_to_json(out, v.list->items[i]);
         }
-        buf_add(out, "]", 1);
+        text_append(out, "]", 1);
         break;
     case V_RECORD:
-        buf_add(out, "{", 1);
+        text_append(out, "{", 1);
         for (uint32_t i = 0; i < v.rec->count; i++) {
             if (i)
-                buf_add(out, ",", 1);
+                text_append(out, ",", 1);
             value_json_quote(out, v.rec->names[i]->text, v.rec->names[i]->len);
-            buf_add(out, ":", 1);
+            text_append(out, ":", 1);
             value_to_json(out, v.rec->values[i]);
         }
-        buf_add(out, "}", 1);
+        text_append(out, "}", 1);
         break;
     default:
         scalar_to_json(out, v);

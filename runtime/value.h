@@ -13,21 +13,10 @@
 #include <stdint.h>
 
 #include "arena.h"   /* base: values live in a run's arena */
+#include "textbuf.h"
 #include "orbc_value.h"
 
 enum { VALUE_MAX_DEPTH = 4096 };
-
-/* ---- growable text buffer (malloc'd) ---- */
-
-typedef struct Buf {
-    char *data;
-    size_t len, cap;
-} Buf;
-
-void buf_add(Buf *b, const char *text, size_t len);
-void buf_puts(Buf *b, const char *text);
-void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void buf_free(Buf *b);
 
 /* ---- values ---- */
 
@@ -116,8 +105,8 @@ const char *value_kind_name(Value v);
 
 /* JSON text of a value (compact; records keep their order; durations as milliseconds;
  * numbers as `str` writes them; non-finite numbers as null). */
-void value_to_json(Buf *out, Value v);
+void value_to_json(TextBuffer *out, Value v);
 /* A JSON string literal of `len` bytes (escapes quotes, backslashes, controls). */
-void value_json_quote(Buf *out, const char *text, size_t len);
+void value_json_quote(TextBuffer *out, const char *text, size_t len);
 
 #endif

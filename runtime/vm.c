@@ -267,10 +267,10 @@ static bool call_on_container(Frame *f, uint8_t func, const Value *args)
     case ORBC_FN_LEN:
         return push(f, value_int(a.kind == V_LIST ? a.list->count : a.rec->count));
     case ORBC_FN_STR: {
-        Buf json = {0};
+        TextBuffer json = {0};
         value_to_json(&json, a);
         Value v = value_string(f->vm->arena, json.data, json.len);
-        buf_free(&json);
+        text_free(&json);
         return push(f, v);
     }
     case ORBC_FN_CONTAINS:

@@ -304,11 +304,11 @@ static void describe(char *out, size_t size, bool ok, Value v, const char *err)
         snprintf(out, size, "error \"%s\"", err);
         return;
     }
-    Buf json = { 0 };
+    TextBuffer json = { 0 };
     value_to_json(&json, v);
     snprintf(out, size, "%s %.80s%s", value_kind_name(v), json.data,
              json.len > 80 ? "…" : "");
-    buf_free(&json);
+    text_free(&json);
 }
 
 /* The message of a VM error without its "fold.orbit:LINE:COL: " position. */

@@ -87,13 +87,23 @@ static void ptrmap_put(PtrMap *map, const void *key, uint32_t value)
 
 /* ---- state ---- */
 
-/* Per source file: the column marks of position_of, built on first use. */
+/* Per source file, built on first use: marks[k] = the scalars in text[0, k * 64). */
 typedef struct ColumnIndex {
-    bool built;
-    bool ascii;          /* no continuation byte: a column is a byte distance */
-    uint32_t *marks;     /* marks[k]: scalars in text[0, k * 64) */
+    uint32_t *marks;     /* NULL: not built yet */
     uint32_t mark_count;
+    bool ascii;          /* no byte above 0x7F: a column is a byte distance */
 } ColumnIndex;
+
+/* The line of the last position asked for: positions [start, next) are on it. */
+typedef struct LineCursor {
+    const SourceFile *file;   /* NULL before the first position */
+    const ColumnIndex *columns;
+    uint32_t line;            /* 0-based */
+    uint32_t start, next;
+    uint32_t start_scalars;   /* scalars in the file before the line's start */
+    bool ascii;               /* the line is in 64-byte blocks without non-ASCII text (a
+                                 column is a byte distance): known for short lines only */
+} LineCursor;
 
 /* A growable array of indices, reused: a step's arrays live until the step is written. */
 typedef struct Scratch {
@@ -125,14 +135,8 @@ typedef struct Lowerer {
     OrbcEval eval;       /* liborbc's evaluation, the runtime's own: strings in the arena */
     uint32_t const_count, const_cap;
     uint32_t file;       /* string index of the current workflow's file */
-    uint32_t file_index; /* its SourceMap index */
     ColumnIndex *columns;  /* per source file */
-    /* the line of the last position computed: [cur_start, cur_next) */
-    uint32_t cur_file, cur_line, cur_start, cur_next;
-    uint32_t cur_start_scalars;   /* scalars before cur_start (long lines) */
-    bool cur_short;               /* at most SHORT_LINE bytes: columns are counted from
-                                     the line's start, without the file's marks */
-    bool cur_ascii;               /* a short line that is ASCII: a column is a byte count */
+    LineCursor cursor;
     /* the arrays of the step being lowered, reused from step to step */
     Scratch deps, step_codes, compensate_codes;
     Scratch deps_read;     /* per entry of `deps`: 1 once its code reads that step */
@@ -176,15 +180,15 @@ static uint32_t name_string(Lowerer *l, const Name *name)
 
 /* ---- positions: 1-based line, 1-based column in Unicode scalars (as diagnostics) ----
  *
- * Columns count the bytes that start a UTF-8 sequence between the line's start and the
- * offset. The current line is cached to skip the search. On a short line (at most
- * SHORT_LINE bytes, nearly all of them) a column is counted from the line's start, or is
- * the byte distance when the line is ASCII. Code is emitted in post-order, so offsets
- * jump back and forth on a line; to stay linear on a long line, its file gets (on first
- * use) the number of such bytes before every 64-byte mark, and a column is two lookups
- * plus at most 2 x 63 bytes. An ASCII-only file needs no marks. */
+ * A column counts the bytes that start a UTF-8 sequence between the line's start and the
+ * position. Each file gets, on first use, the count of such bytes before every 64-byte
+ * mark (one pass over the file), so a column is two lookups and at most 63 bytes counted
+ * in a block that holds non-ASCII text, whatever the line's length: code is emitted in
+ * post-order, so positions jump back and forth on a line. The line of the last position
+ * is kept, and the next one is looked for among the lines around it: positions are
+ * asked for in nearly source order. */
 
-enum { COLUMN_MARK_SHIFT = 6, SHORT_LINE = 1024 };
+enum { COLUMN_MARK_SHIFT = 6, COLUMN_MARK = 1 << COLUMN_MARK_SHIFT };
 
 /* Bytes in text[from, to) that start a UTF-8 sequence (are not 10xxxxxx), eight at a
  * time: a continuation byte has bit 7 set and bit 6 clear. */
@@ -202,26 +206,37 @@ static uint32_t count_scalars(const char *text, uint32_t from, uint32_t to)
     return n;
 }
 
-static ColumnIndex *column_index(Lowerer *l, uint32_t file)
+/* Whether text[from, from + 64) is ASCII. */
+static bool ascii_block(const char *text, uint32_t from)
+{
+    uint64_t high = 0;
+    for (uint32_t i = 0; i < COLUMN_MARK; i += 8) {
+        uint64_t w;
+        memcpy(&w, text + from + i, 8);
+        high |= w;
+    }
+    return (high & 0x8080808080808080ULL) == 0;
+}
+
+static const ColumnIndex *column_index(Lowerer *l, uint32_t file)
 {
     ColumnIndex *ci = &l->columns[file];
-    if (ci->built)
+    if (ci->marks)
         return ci;
     const SourceFile *f = source_file(&l->c->sources, file);
     uint32_t marks = (f->len >> COLUMN_MARK_SHIFT) + 1;
-    ci->marks = arena_alloc(l->arena, marks * sizeof *ci->marks);
+    ci->marks = arena_alloc_raw(l->arena, marks * sizeof *ci->marks);
     ci->mark_count = marks;
     uint32_t n = 0;
-    for (uint32_t k = 0; k < marks; k++) {
+    for (uint32_t k = 0; k + 1 < marks; k++) {
         ci->marks[k] = n;
-        uint32_t from = k << COLUMN_MARK_SHIFT, to = from + (1u << COLUMN_MARK_SHIFT);
-        if (k + 1 < marks)
-            n += count_scalars(f->text, from, to < f->len ? to : f->len);
+        uint32_t from = k << COLUMN_MARK_SHIFT;
+        n += ascii_block(f->text, from) ? COLUMN_MARK
+                                        : count_scalars(f->text, from, from + COLUMN_MARK);
     }
-    ci->built = true;
-    ci->ascii = n + (f->len & ((1u << COLUMN_MARK_SHIFT) - 1)) == f->len &&
-                count_scalars(f->text, (marks - 1) << COLUMN_MARK_SHIFT, f->len) ==
-                    f->len - ((marks - 1) << COLUMN_MARK_SHIFT);
+    ci->marks[marks - 1] = n;
+    uint32_t tail = (marks - 1) << COLUMN_MARK_SHIFT;
+    ci->ascii = n == tail && count_scalars(f->text, tail, f->len) == f->len - tail;
     return ci;
 }
 
@@ -230,23 +245,19 @@ static ColumnIndex *column_index(Lowerer *l, uint32_t file)
 static uint32_t scalars_before(const ColumnIndex *ci, const char *text, uint32_t offset)
 {
     uint32_t mark = offset >> COLUMN_MARK_SHIFT, from = mark << COLUMN_MARK_SHIFT;
-    if (mark + 1 < ci->mark_count &&
-        ci->marks[mark + 1] - ci->marks[mark] == 1u << COLUMN_MARK_SHIFT)
+    if (mark + 1 < ci->mark_count && ci->marks[mark + 1] - ci->marks[mark] == COLUMN_MARK)
         return ci->marks[mark] + (offset - from);
     return ci->marks[mark] + count_scalars(text, from, offset);
 }
 
-/* The line of `offset`, looked for first among the few lines around `line` (positions are
- * asked for in nearly source order), then by binary search. */
-static uint32_t nearby_line(const SourceMap *map, uint32_t file, uint32_t line,
-                            uint32_t offset)
+/* The line of `offset`, looked for first among the few lines around `line`, then by
+ * binary search. */
+static uint32_t nearby_line(const SourceMap *map, uint32_t file, const SourceFile *f,
+                            uint32_t line, uint32_t offset)
 {
     enum { NEARBY = 16 };
-    const SourceFile *f = source_file(map, file);
     const uint32_t *starts = f->line_starts;
-    if (!starts || line >= f->line_count)
-        return source_line_of(map, file, offset);
-    for (uint32_t n = 0; n < NEARBY; n++) {
+    for (uint32_t n = 0; n < NEARBY && line < f->line_count; n++) {
         if (starts[line] > offset) {
             if (line == 0)
                 break;
@@ -260,53 +271,57 @@ static uint32_t nearby_line(const SourceMap *map, uint32_t file, uint32_t line,
     return source_line_of(map, file, offset);
 }
 
-static void position_of(Lowerer *l, uint32_t file, uint32_t offset, uint32_t *line,
-                        uint32_t *column)
+/* Whether text[start, next) lies in 64-byte blocks of ASCII text; false for a line of
+ * more than SHORT_LINE blocks, not looked at (the cursor may go back and forth between
+ * long lines). */
+static bool ascii_line(const ColumnIndex *ci, uint32_t start, uint32_t next)
 {
-    const SourceMap *map = &l->c->sources;
-    const SourceFile *f = source_file(map, file);
-    if (l->cur_file != file || offset < l->cur_start || offset >= l->cur_next) {
-        l->cur_line = l->cur_file == file ? nearby_line(map, file, l->cur_line, offset)
-                                          : source_line_of(map, file, offset);
-        l->cur_file = file;
-        l->cur_start = source_line_start(map, file, l->cur_line);
-        l->cur_next = l->cur_line + 1 < f->line_count
-            ? source_line_start(map, file, l->cur_line + 1) : UINT32_MAX;
-        if (l->cur_start > offset)   /* defensive: never cache a line that misses */
-            l->cur_next = 0;
-        uint32_t end = l->cur_next < f->len ? l->cur_next : f->len;
-        l->cur_short = end >= l->cur_start && end - l->cur_start <= SHORT_LINE;
-        l->cur_ascii = l->cur_short &&
-                       count_scalars(f->text, l->cur_start, end) == end - l->cur_start;
-        if (!l->cur_short) {
-            const ColumnIndex *ci = column_index(l, file);
-            l->cur_ascii = ci->ascii;
-            l->cur_start_scalars = ci->ascii ? 0 : scalars_before(ci, f->text, l->cur_start);
-        }
-    }
-    uint32_t col;
-    if (l->cur_ascii || offset <= l->cur_start)
-        col = offset > l->cur_start ? offset - l->cur_start : 0;
-    else if (l->cur_short)
-        col = count_scalars(f->text, l->cur_start, offset);
-    else
-        col = scalars_before(&l->columns[file], f->text, offset) - l->cur_start_scalars;
-    *line = l->cur_line + 1;
-    *column = col + 1;
+    enum { SHORT_LINE = 16 };
+    if (ci->ascii)
+        return true;
+    uint32_t first = start >> COLUMN_MARK_SHIFT, last = (next - 1) >> COLUMN_MARK_SHIFT;
+    if (next <= start || last - first >= SHORT_LINE || last + 1 >= ci->mark_count)
+        return false;
+    return ci->marks[last + 1] - ci->marks[first] == (last + 1 - first) << COLUMN_MARK_SHIFT;
 }
 
-/* The line and column of a position (source.h): in the current workflow's file, as a
- * rule, but any file works. */
-static void position_at(Lowerer *l, uint32_t pos, uint32_t *line, uint32_t *column)
+/* Moves the cursor to the line of `pos`. Not inlined: position_at, its only caller, is
+ * called for every instruction and stays small. */
+__attribute__((noinline)) static void move_cursor(Lowerer *l, uint32_t pos)
 {
     const SourceMap *map = &l->c->sources;
-    uint32_t file = l->file_index;
-    const SourceFile *f = source_file(map, file);
-    if (pos < f->origin || pos - f->origin > f->len) {
-        file = source_file_at(map, pos);
-        f = source_file(map, file);
+    LineCursor *cur = &l->cursor;
+    const SourceFile *f = cur->file;
+    uint32_t file = f && pos - f->origin <= f->len ? (uint32_t)(f - map->files)
+                                                   : source_file_at(map, pos);
+    uint32_t offset = pos - map->files[file].origin;
+    if (f == source_file(map, file)) {
+        cur->line = nearby_line(map, file, f, cur->line, offset);
+    } else {
+        cur->line = source_line_of(map, file, offset);   /* builds the line table */
+        cur->file = f = source_file(map, file);
+        cur->columns = column_index(l, file);
     }
-    position_of(l, file, pos - f->origin, line, column);
+    uint32_t start = f->line_starts[cur->line];
+    uint32_t next = cur->line + 1 < f->line_count ? f->line_starts[cur->line + 1] : f->len + 1;
+    cur->start = f->origin + start;
+    cur->next = f->origin + next;
+    cur->ascii = ascii_line(cur->columns, start, next);
+    cur->start_scalars = cur->ascii ? 0 : scalars_before(cur->columns, f->text, start);
+}
+
+/* The line and column of a position (source.h). */
+static void position_at(Lowerer *l, uint32_t pos, uint32_t *line, uint32_t *column)
+{
+    LineCursor *cur = &l->cursor;
+    if (pos - cur->start >= cur->next - cur->start)
+        move_cursor(l, pos);
+    uint32_t col = pos - cur->start;
+    if (!cur->ascii)
+        col = scalars_before(cur->columns, cur->file->text, pos - cur->file->origin) -
+              cur->start_scalars;
+    *line = cur->line + 1;
+    *column = col + 1;
 }
 
 static void code_pos(Lowerer *l, Span span)
@@ -928,8 +943,8 @@ static void lower_step(Lowerer *l, const Step *s, OrbcStep *out)
 
 static void lower_workflow(Lowerer *l, const Workflow *w)
 {
-    l->file_index = source_file_at(&l->c->sources, w->span.start);
-    const SourceFile *file = source_file(&l->c->sources, l->file_index);
+    const SourceFile *file = source_file(&l->c->sources,
+                                         source_file_at(&l->c->sources, w->span.start));
     l->file = orbc_add_string(l->b, file->path, strlen(file->path));
     OrbcWorkflow out = { 0 };
     out.name = name_string(l, w->name);
@@ -956,7 +971,7 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, 
     *len = 0;
     if (why_size)
         why[0] = '\0';
-    Lowerer l = { .c = c, .p = p, .arena = &c->arena, .cur_file = UINT32_MAX, .why = why,
+    Lowerer l = { .c = c, .p = p, .arena = &c->arena, .why = why,
                   .why_size = why_size };
     l.eval = (OrbcEval){ .alloc = alloc_in_arena, .context = l.arena };
     l.columns = arena_alloc(l.arena, (c->sources.count + 1) * sizeof *l.columns);

@@ -57,7 +57,8 @@ struct OrbcBuilder {
     bool streaming;
     OrbcChunks code_sec, workflow_sec;
     OrbcBuf record;
-    OrbcBuf entry_key;           /* the encoding of a constant or type being compared */
+    OrbcBuf type_key;            /* the encoding of the type being added */
+    OrbcBuf entry_key;           /* the encoding of a type being compared */
     uint32_t code_count, workflow_count;
     bool code_too_long, steps_too_many;
     bool failed;
@@ -122,6 +123,16 @@ static bool dedup_grow(Dedup *set)
     return true;
 }
 
+/* Every constant is encoded in 9 bytes (docs/bytecode.md): its kind and 8 bytes. */
+enum { CONST_BYTES = 9 };
+
+/* A buffer over `bytes` on the caller's stack, for the encoding of one constant: it
+ * never grows, since the encoding always fits. */
+static OrbcBuf const_buf(uint8_t bytes[CONST_BYTES])
+{
+    return (OrbcBuf){ .data = bytes, .len = 0, .cap = CONST_BYTES };
+}
+
 /* Whether entry `index` of `table` has the key `key`. */
 static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, const uint8_t *key,
                           size_t len)
@@ -134,12 +145,15 @@ static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, cons
         const OrbcString *s = (const OrbcString *)b->strings.items + index;
         return s->len == len && memcmp(s->text, key, len) == 0;
     }
+    if (table == DEDUP_CONSTS) {
+        uint8_t bytes[CONST_BYTES];
+        OrbcBuf buf = const_buf(bytes);
+        orbc_encode_const(&buf, (const OrbcConst *)b->consts.items + index);
+        return buf.len == len && memcmp(bytes, key, len) == 0;
+    }
     OrbcBuf *buf = &b->entry_key;
     buf->len = 0;
-    if (table == DEDUP_CONSTS)
-        orbc_encode_const(buf, (const OrbcConst *)b->consts.items + index);
-    else
-        orbc_encode_type(buf, (const OrbcType *)b->types.items + index);
+    orbc_encode_type(buf, (const OrbcType *)b->types.items + index);
     return !buf->failed && buf->len == len && memcmp(buf->data, key, len) == 0;
 }
 
@@ -214,6 +228,7 @@ void orbc_builder_free(OrbcBuilder *b)
     orbc_chunks_free(&b->code_sec);
     orbc_chunks_free(&b->workflow_sec);
     free(b->record.data);
+    free(b->type_key.data);
     free(b->entry_key.data);
     orbc_pool_free(&b->pool);
     free(b);
@@ -247,17 +262,12 @@ uint32_t orbc_add_cstring(OrbcBuilder *b, const char *text)
 
 uint32_t orbc_add_const(OrbcBuilder *b, OrbcConst value)
 {
-    OrbcBuf key = { 0 };
+    uint8_t bytes[CONST_BYTES];
+    OrbcBuf key = const_buf(bytes);
     orbc_encode_const(&key, &value);
     bool added;
-    uint32_t index = key.failed ? 0
-        : dedup_find(b, &b->const_set, DEDUP_CONSTS, key.data, key.len, b->consts.count,
-                     &added);
-    free(key.data);
-    if (key.failed) {
-        b->failed = true;
-        return 0;
-    }
+    uint32_t index = dedup_find(b, &b->const_set, DEDUP_CONSTS, bytes, key.len,
+                                b->consts.count, &added);
     if (added) {
         OrbcConst *c = vec_push(b, &b->consts, sizeof *c);
         if (c)
@@ -299,14 +309,14 @@ uint32_t orbc_const_null(OrbcBuilder *b)
 
 static uint32_t add_type(OrbcBuilder *b, const OrbcType *type)
 {
-    OrbcBuf key = { 0 };
-    orbc_encode_type(&key, type);
+    OrbcBuf *key = &b->type_key;
+    key->len = 0;
+    orbc_encode_type(key, type);
     bool added = false;
-    uint32_t index = key.failed ? 0
-        : dedup_find(b, &b->type_set, DEDUP_TYPES, key.data, key.len, b->types.count,
+    uint32_t index = key->failed ? 0
+        : dedup_find(b, &b->type_set, DEDUP_TYPES, key->data, key->len, b->types.count,
                      &added);
-    free(key.data);
-    if (key.failed)
+    if (key->failed)
         b->failed = true;
     if (!added)
         return index;

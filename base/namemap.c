@@ -26,6 +26,17 @@ void namemap_init_text(NameMap *map, Arena *arena, uint32_t expected)
     map->by_text = true;
 }
 
+void namemap_reset(NameMap *map, Arena *arena, uint32_t expected)
+{
+    uint32_t cap = capacity_for(expected);
+    if (!map->slots || map->mask + 1 < cap || map->mask + 1 > 8 * cap) {
+        namemap_init(map, arena, expected);
+        return;
+    }
+    memset(map->slots, 0, (size_t)(map->mask + 1) * sizeof *map->slots);
+    map->count = 0;
+}
+
 static void grow(NameMap *map, Arena *arena)
 {
     NameMap bigger;

@@ -36,6 +36,10 @@ typedef struct NameMap {
 void namemap_init(NameMap *map, Arena *arena, uint32_t expected);
 /* An empty map of NUL-terminated text. */
 void namemap_init_text(NameMap *map, Arena *arena, uint32_t expected);
+/* Empties a map of interned names for reuse, with room for `expected` without growing:
+ * its table is cleared when it is large enough and at most 8 times too large, else a new
+ * one is made. A map made again and again (one per workflow) then costs one table. */
+void namemap_reset(NameMap *map, Arena *arena, uint32_t expected);
 
 /* The slot of the key, or the empty slot where it would go (the table is not empty).
  * Inline, with namemap_get, because the checker looks a name up for nearly every

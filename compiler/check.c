@@ -168,5 +168,8 @@ Program *check_program(Compiler *c)
     for (uint32_t i = 0; i < ck->program->workflow_count; i++)
         check_workflow_body(ck, i);
     free(ck->clauses);
+    free(ck->step_decls);
+    free(ck->dep_mark);
+    free(ck->dep_buffer);
     return ck->program;
 }

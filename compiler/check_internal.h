@@ -50,10 +50,16 @@ typedef struct Checker {
     Member **worker_decls;
     Member **type_decls;
 
-    uint32_t *dep_mark;        /* per step of the current workflow: last stamp seen */
+    /* The current workflow's tables, reused from workflow to workflow (malloc'd, except
+     * the map's table): its steps by name, their declarations, and for dependencies the
+     * stamp of the last scope that used each step (stamps only grow, so the marks are
+     * never cleared) and the steps a scope used. */
+    NameMap steps;
+    Member **step_decls;
+    uint32_t *dep_mark;
     uint32_t dep_stamp;
     uint32_t *dep_buffer;
-    uint32_t dep_capacity;
+    uint32_t step_capacity;    /* entries of step_decls, dep_mark and dep_buffer */
 
     /* collect_members' list of the clauses of one block, reused (malloc'd) */
     struct Clause *clauses;

@@ -850,16 +850,32 @@ static bool is_step_decl(Checker *ck, const Member *m)
     return m->keyword == KW_NONE && m->key && check_suggest(ck, m->key->text, STEP, 1);
 }
 
-/* Registers the steps of a workflow (duplicates point at both). */
-static Member **collect_steps(Checker *ck, Workflow *wf, Member *decl, NameMap *steps)
+/* Room for the tables of a workflow of `n` steps (check_internal.h). */
+static void workflow_tables(Checker *ck, uint32_t n)
+{
+    namemap_reset(&ck->steps, ck->arena, n);
+    if (n <= ck->step_capacity)
+        return;
+    uint32_t old = ck->step_capacity, capacity = n > 2 * old ? n : 2 * old;
+    ck->step_decls = xrealloc(ck->step_decls, capacity * sizeof *ck->step_decls);
+    ck->dep_buffer = xrealloc(ck->dep_buffer, capacity * sizeof *ck->dep_buffer);
+    ck->dep_mark = xrealloc(ck->dep_mark, capacity * sizeof *ck->dep_mark);
+    memset(ck->dep_mark + old, 0, (capacity - old) * sizeof *ck->dep_mark);  /* no stamp */
+    ck->step_capacity = capacity;
+}
+
+/* Registers the steps of a workflow (duplicates point at both) in ck->steps and
+ * ck->step_decls. */
+static void collect_steps(Checker *ck, Workflow *wf, Member *decl)
 {
     uint32_t n = 0;
     for (Member *m = decl->body->first; m; m = m->next)
         if (is_step_decl(ck, m))
             n++;
-    Member **decls = arena_alloc(ck->arena, (n + 1) * sizeof *decls);
-    wf->steps = arena_alloc(ck->arena, (n + 1) * sizeof *wf->steps);
-    namemap_init(steps, ck->arena, n);
+    workflow_tables(ck, n);
+    Member **decls = ck->step_decls;
+    NameMap *steps = &ck->steps;
+    wf->steps = arena_alloc(ck->arena, n * sizeof *wf->steps);
     for (Member *m = decl->body->first; m; m = m->next) {
         if (!is_step_decl(ck, m))
             continue;
@@ -883,7 +899,6 @@ static Member **collect_steps(Checker *ck, Workflow *wf, Member *decl, NameMap *
         }
         names_put(steps, ck->arena, m->name, i);
     }
-    return decls;
 }
 
 static void check_body_members(Checker *ck, Member *decl)
@@ -932,13 +947,8 @@ void check_workflow_body(Checker *ck, uint32_t index)
     Workflow *wf = &ck->program->workflows[index];
     Member *decl = ck->workflow_decls[index];
     check_body_members(ck, decl);
-    NameMap steps;
-    Member **decls = collect_steps(ck, wf, decl, &steps);
-    uint32_t n = wf->step_count + 1;
-    ck->dep_mark = arena_alloc(ck->arena, n * sizeof *ck->dep_mark);
-    ck->dep_buffer = arena_alloc(ck->arena, n * sizeof *ck->dep_buffer);
-    ck->dep_stamp = 0;
+    collect_steps(ck, wf, decl);
     for (uint32_t i = 0; i < wf->step_count; i++)
-        check_step(ck, wf, &steps, decls[i], i);
-    check_return(ck, wf, decl, &steps);
+        check_step(ck, wf, &ck->steps, ck->step_decls[i], i);
+    check_return(ck, wf, decl, &ck->steps);
 }

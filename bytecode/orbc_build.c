@@ -507,13 +507,15 @@ bool orbc_code_fits(const OrbcBuilder *b, uint64_t *length)
 
 void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
 {
-    OrbcPos *last = b->pos.count ? (OrbcPos *)b->pos.items + b->pos.count - 1 : NULL;
-    if (last && last->line == line && last->column == column)
-        return;
-    if (last && last->offset == b->code.len) {
-        last->line = line;
-        last->column = column;
-        return;
+    if (b->pos.count) {
+        OrbcPos *last = (OrbcPos *)b->pos.items + b->pos.count - 1;
+        if (last->line == line && last->column == column)
+            return;
+        if (last->offset == b->code.len) {
+            last->line = line;
+            last->column = column;
+            return;
+        }
     }
     OrbcPos *p = vec_push(b, &b->pos, sizeof *p);
     if (p)

@@ -268,17 +268,42 @@ static void write_workflow(OrbcBuf *buf, const OrbcWorkflow *w)
         orbc_write_step(buf, &w->steps[i]);
 }
 
+/* The bytes of a code block's record: file, position count, positions, length, code. */
+static uint64_t code_size(const OrbcCode *code)
+{
+    return 12 + 12 * (uint64_t)code->pos_count + code->len;
+}
+
+/* Stores `value` little-endian at p; returns the byte after it. */
+static uint8_t *put_u32(uint8_t *p, uint32_t value)
+{
+    p[0] = (uint8_t)value;
+    p[1] = (uint8_t)(value >> 8);
+    p[2] = (uint8_t)(value >> 16);
+    p[3] = (uint8_t)(value >> 24);
+    return p + 4;
+}
+
+/* Room is made once for the whole record (a block has a position for nearly every
+ * instruction), then its fields are stored. */
 void orbc_write_code(OrbcBuf *buf, const OrbcCode *code)
 {
-    orbc_buf_u32(buf, code->file);
-    orbc_buf_u32(buf, code->pos_count);
-    for (uint32_t i = 0; i < code->pos_count; i++) {
-        orbc_buf_u32(buf, code->pos[i].offset);
-        orbc_buf_u32(buf, code->pos[i].line);
-        orbc_buf_u32(buf, code->pos[i].column);
+    uint64_t size = code_size(code);
+    if (size > (uint64_t)ORBC_MAX_FILE_SIZE * 2 || !orbc_buf_reserve(buf, (size_t)size)) {
+        buf->failed = true;
+        return;
     }
-    orbc_buf_u32(buf, code->len);
-    orbc_buf_bytes(buf, code->code, code->len);
+    uint8_t *p = put_u32(buf->data + buf->len, code->file);
+    p = put_u32(p, code->pos_count);
+    for (uint32_t i = 0; i < code->pos_count; i++) {
+        p = put_u32(p, code->pos[i].offset);
+        p = put_u32(p, code->pos[i].line);
+        p = put_u32(p, code->pos[i].column);
+    }
+    p = put_u32(p, code->len);
+    if (code->len)
+        memcpy(p, code->code, code->len);
+    buf->len += (size_t)size;
 }
 
 /* The limits of the format, in the order they are reported. A streamed module has no
@@ -363,7 +388,7 @@ static uint64_t module_size(const OrbcModule *m)
         size += type_size(&m->types[i]);
     size += 21 * (uint64_t)m->task_count;
     for (uint32_t i = 0; i < m->code_count; i++)
-        size += 12 + 12 * (uint64_t)m->codes[i].pos_count + m->codes[i].len;
+        size += code_size(&m->codes[i]);
     for (uint32_t i = 0; i < m->workflow_count; i++) {
         size += 40;
         for (uint32_t k = 0; k < m->workflows[i].step_count; k++)

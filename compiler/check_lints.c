@@ -5,9 +5,9 @@
 
 #include <string.h>
 
-static bool same_ignoring_case(const char *a, uint32_t alen, const char *b)
+static bool same_ignoring_case(const char *a, uint32_t alen, const char *b, uint32_t blen)
 {
-    if (alen != strlen(b))
+    if (alen != blen)
         return false;
     for (uint32_t i = 0; i < alen; i++) {
         char x = a[i], y = b[i];
@@ -21,10 +21,9 @@ static bool same_ignoring_case(const char *a, uint32_t alen, const char *b)
     return true;
 }
 
-/* W0003, W0005: a code against the runtime's codes. */
-static void lint_runtime_code(Checker *ck, Expr *x)
+/* W0003, W0005: a code (`code`, the interned text of `x`) against the runtime's codes. */
+static void lint_runtime_code(Checker *ck, Expr *x, const Name *code)
 {
-    const Name *code = intern(ck->names, x->text, x->len);
     uint32_t i;
     if (names_get(&ck->error_codes, code, &i)) {
         const ErrorCode *ec = &ck->program->error_codes[i];
@@ -38,8 +37,9 @@ static void lint_runtime_code(Checker *ck, Expr *x)
         return;
     }
     for (i = 0; i < ck->program->error_code_count; i++) {
-        const char *runtime = ck->program->error_codes[i].name->text;
-        if (!same_ignoring_case(x->text, x->len, runtime))
+        const Name *name = ck->program->error_codes[i].name;
+        const char *runtime = name->text;
+        if (!same_ignoring_case(x->text, x->len, runtime, name->len))
             continue;
         Diagnostic *d = diag_report(ck->diags, W0003, x->span,
                                     "`%s` differs from the runtime error code `%s` only in case",
@@ -105,7 +105,7 @@ static void lint_codes(Checker *ck, Expr *list)
         else
             codes[n] = code;
         firsts[n++] = x;
-        lint_runtime_code(ck, x);
+        lint_runtime_code(ck, x, code);
     }
 }
 

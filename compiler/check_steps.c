@@ -45,20 +45,19 @@ Place place_of_action(Keyword kw)
  * a step whose action is unknown, allows everything a step may hold). */
 bool place_allows(Keyword kw, Place place)
 {
-    static const struct { Keyword kw; bool yes[PLACE_COUNT]; } TABLE[] = {
-        /*                      task   wf     sleep  await  comp   compen body   unknown */
-        { KW_RETRY,           { true,  false, false, false, false, true,  false, true } },
-        { KW_TIMEOUT,         { true,  true,  false, true,  false, true,  true,  true } },
-        { KW_QUEUE_TIMEOUT,   { true,  false, false, false, false, true,  false, true } },
-        { KW_WITH,            { true,  true,  false, false, false, true,  false, true } },
-        { KW_WHEN,            { true,  true,  true,  true,  true,  false, false, true } },
-        { KW_FOR,             { true,  true,  false, false, true,  false, false, true } },
-        { KW_IDEMPOTENCY_KEY, { true,  false, false, false, false, true,  false, true } },
-        { KW_COMPENSATE,      { true,  false, false, false, false, false, false, true } },
+    static const struct { bool listed; bool yes[PLACE_COUNT]; } TABLE[KW_COUNT] = {
+        /*                           task   wf     sleep  await  comp   compen body   unknown */
+        [KW_RETRY] =           { 1, { true,  false, false, false, false, true,  false, true } },
+        [KW_TIMEOUT] =         { 1, { true,  true,  false, true,  false, true,  true,  true } },
+        [KW_QUEUE_TIMEOUT] =   { 1, { true,  false, false, false, false, true,  false, true } },
+        [KW_WITH] =            { 1, { true,  true,  false, false, false, true,  false, true } },
+        [KW_WHEN] =            { 1, { true,  true,  true,  true,  true,  false, false, true } },
+        [KW_FOR] =             { 1, { true,  true,  false, false, true,  false, false, true } },
+        [KW_IDEMPOTENCY_KEY] = { 1, { true,  false, false, false, false, true,  false, true } },
+        [KW_COMPENSATE] =      { 1, { true,  false, false, false, false, false, false, true } },
     };
-    for (uint32_t i = 0; i < COUNT_OF(TABLE); i++)
-        if (TABLE[i].kw == kw)
-            return TABLE[i].yes[place];
+    if (TABLE[kw].listed)
+        return TABLE[kw].yes[place];
     bool body_only = kw == KW_INPUT || kw == KW_OUTPUT || kw == KW_STEP || kw == KW_RETURN;
     if (place == PLACE_WORKFLOW_BODY)
         return body_only;

@@ -638,15 +638,21 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
 static const Field *record_field(const Type *record, const NameMap *index, const Name *name);
 
 /* A map from field name to position for record_field, for records too large for a
- * linear search (empty for the others). */
+ * linear search (empty for the others). The last one made is kept: a `with` and its
+ * contract are checked twice (check_expr_expecting, then check_contract), and one
+ * contract is often used by several steps in a row. */
 static NameMap record_index(Checker *ck, const Type *record)
 {
     NameMap index = { 0 };
-    if (record->field_count > SMALL_RECORD) {
-        namemap_init(&index, ck->arena, record->field_count);
-        for (uint32_t i = 0; i < record->field_count; i++)
-            names_put(&index, ck->arena, record->fields[i].name, i);
-    }
+    if (record->field_count <= SMALL_RECORD)
+        return index;
+    if (ck->indexed_record == record)
+        return ck->record_index;
+    namemap_init(&index, ck->arena, record->field_count);
+    for (uint32_t i = 0; i < record->field_count; i++)
+        names_put(&index, ck->arena, record->fields[i].name, i);
+    ck->indexed_record = record;
+    ck->record_index = index;
     return index;
 }
 
@@ -818,18 +824,20 @@ static void check_record_literal(Checker *ck, Expr *e, const Type *record, const
 {
     NameMap index = record_index(ck, record);
     bool *given = arena_alloc(ck->arena, record->field_count + 1);
+    bool any_unknown = false;
     /* First the known fields, so that an unknown one is matched against what is left. */
     for (Member *m = e->block->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
         const Field *f = record_field(record, &index, check_member_name(ck, m));
+        any_unknown |= !f;
         if (!f || given[f - record->fields])
             continue;
         given[f - record->fields] = true;
         What field = what_named(WHAT_FIELD, f->name);
         check_expect_type(ck, m->value, f->type, &field);
     }
-    for (Member *m = e->block->first; m; m = m->next)
+    for (Member *m = e->block->first; m && any_unknown; m = m->next)
         if (m->kind == MEMBER_ATTR && m->value &&
             !record_field(record, &index, check_member_name(ck, m)))
             unknown_field(ck, m, record, given, owner);

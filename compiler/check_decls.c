@@ -260,6 +260,7 @@ static void resolve_named_types(Checker *ck)
         Type *t = (Type *)p->types[i].type;
         t->fields = fields->fields;
         t->field_count = fields->field_count;
+        t->field_slots = fields->field_slots;
     }
 }
 

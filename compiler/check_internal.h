@@ -61,10 +61,6 @@ typedef struct Checker {
     uint32_t *dep_buffer;
     uint32_t step_capacity;    /* entries of step_decls, dep_mark and dep_buffer */
 
-    /* the field map of the last large record a literal was checked against (record_index) */
-    const Type *indexed_record;
-    NameMap record_index;
-
     /* collect_members' list of the clauses of one block, reused (malloc'd) */
     struct Clause *clauses;
     uint32_t clause_capacity;

@@ -6,12 +6,17 @@
 
 #include <string.h>
 
+#include "textbuf.h"
+
 enum {
     /* Did-you-mean over names in scope looks at most at this many earlier steps (the
-     * nearest ones), so that a program with many misspelt names stays linear. */
+     * nearest ones), so that a program with many misspelt names stays linear; over the
+     * fields of a record, at most at this many of those not given yet, among its first
+     * MAX_FIELDS_SEARCHED fields. */
     MAX_STEP_CANDIDATES = 256,
     MAX_TYPE_CANDIDATES = 256,
-    SMALL_RECORD = 16,
+    MAX_FIELD_CANDIDATES = 256,
+    MAX_FIELDS_SEARCHED = 4096,
 };
 
 static const char *const BUILTIN_TYPES[] = { "string", "int", "number", "bool", "duration",
@@ -112,7 +117,7 @@ typedef struct FieldIndex {
 static void field_index_init(Checker *ck, FieldIndex *index, uint32_t expected)
 {
     memset(index, 0, sizeof *index);
-    if (expected > SMALL_RECORD)
+    if (expected > TYPE_SMALL_RECORD)
         namemap_init(&index->map, ck->arena, expected);
 }
 
@@ -635,27 +640,6 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
 
 /* ---- Values against expected types and contracts ------------------------------------ */
 
-static const Field *record_field(const Type *record, const NameMap *index, const Name *name);
-
-/* A map from field name to position for record_field, for records too large for a
- * linear search (empty for the others). The last one made is kept: a `with` and its
- * contract are checked twice (check_expr_expecting, then check_contract), and one
- * contract is often used by several steps in a row. */
-static NameMap record_index(Checker *ck, const Type *record)
-{
-    NameMap index = { 0 };
-    if (record->field_count <= SMALL_RECORD)
-        return index;
-    if (ck->indexed_record == record)
-        return ck->record_index;
-    namemap_init(&index, ck->arena, record->field_count);
-    for (uint32_t i = 0; i < record->field_count; i++)
-        names_put(&index, ck->arena, record->fields[i].name, i);
-    ck->indexed_record = record;
-    ck->record_index = index;
-    return index;
-}
-
 /* The duplicate fields of an object literal checked against a record (E0201), without
  * building the literal's own record type: earlier members are searched by name, through
  * a map when the literal is large. */
@@ -663,7 +647,7 @@ static void report_duplicate_fields(Checker *ck, Block *b)
 {
     NameMap seen = { 0 };
     Member **by_index = NULL;
-    if (b->count > SMALL_RECORD) {
+    if (b->count > TYPE_SMALL_RECORD) {
         namemap_init(&seen, ck->arena, b->count);
         by_index = arena_alloc_raw(ck->arena, b->count * sizeof *by_index);
     }
@@ -704,12 +688,11 @@ const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type 
         want = want->elem;
     if (!e || e->kind != EXPR_OBJECT || !want || want->kind != TYPE_RECORD)
         return check_expr(ck, scope, e);
-    NameMap index = record_index(ck, want);
     read_object_fields(ck, e->block);
     for (Member *m = e->block->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
-        const Field *f = record_field(want, &index, check_member_name(ck, m));
+        const Field *f = type_field(want, check_member_name(ck, m));
         check_expr_expecting(ck, scope, m->value, f ? f->type : NULL);
     }
     report_duplicate_fields(ck, e->block);
@@ -762,37 +745,25 @@ void check_expect_type(Checker *ck, Expr *e, const Type *expected, const What *w
         mismatch(ck, e, expected, what);
 }
 
-/* The fields of `record` by name, for records too large for a linear search. */
-static const Field *record_field(const Type *record, const NameMap *index, const Name *name)
-{
-    if (!index->slots)
-        return type_field(record, name);
-    uint32_t i;
-    return names_get(index, name, &i) ? &record->fields[i] : NULL;
-}
-
 static void report_missing(Checker *ck, Span where, const Type *record, const bool *given,
                            const What *owner_what)
 {
     uint32_t missing = 0;
-    const char *first = NULL, *list = "";
+    TextBuffer list = { 0 };   /* appended to, not formatted again: linear in the fields */
     for (uint32_t i = 0; i < record->field_count; i++) {
         if (given[i] || record->fields[i].optional)
             continue;
-        const char *name = record->fields[i].name->text;
-        list = missing ? arena_printf(ck->arena, "%s, `%s`", list, name)
-                       : arena_printf(ck->arena, "`%s`", name);
-        if (!first)
-            first = name;
+        text_printf(&list, "%s`%s`", missing ? ", " : "", record->fields[i].name->text);
         missing++;
     }
     if (!missing)
         return;
     const char *owner = check_what_text(ck, owner_what);
     Diagnostic *d = diag_report(ck->diags, E0502, where, "missing field%s %s in %s",
-                                missing == 1 ? "" : "s", list, owner);
-    diag_set_label(ck->diags, d, "missing %s", list);
+                                missing == 1 ? "" : "s", list.data, owner);
+    diag_set_label(ck->diags, d, "missing %s", list.data);
     diag_add_note(ck->diags, d, "%s is `%s`", owner, tt(ck, record));
+    text_free(&list);
 }
 
 static void unknown_field(Checker *ck, Member *m, const Type *record, bool *given,
@@ -803,11 +774,16 @@ static void unknown_field(Checker *ck, Member *m, const Type *record, bool *give
     Diagnostic *d = diag_report(ck->diags, E0503, member_name_span(m), "unknown field `%s` in %s",
                                 name->text, owner);
     diag_set_label(ck->diags, d, "unknown field");
-    const char **cands = arena_alloc(ck->arena, (record->field_count + 1) * sizeof *cands);
+    const char *cands[MAX_FIELD_CANDIDATES];
+    uint32_t at[MAX_FIELD_CANDIDATES];   /* the field of each candidate */
     uint32_t n = 0;
-    for (uint32_t i = 0; i < record->field_count; i++)
-        if (!given[i])
+    uint32_t searched = record->field_count < MAX_FIELDS_SEARCHED ? record->field_count
+                                                                  : MAX_FIELDS_SEARCHED;
+    for (uint32_t i = 0; i < searched && n < MAX_FIELD_CANDIDATES; i++)
+        if (!given[i]) {
+            at[n] = i;
             cands[n++] = record->fields[i].name->text;
+        }
     const char *s = check_suggest(ck, name->text, cands, n);
     if (!s) {
         diag_add_note(ck->diags, d, "%s is `%s`", owner, tt(ck, record));
@@ -815,21 +791,20 @@ static void unknown_field(Checker *ck, Member *m, const Type *record, bool *give
     }
     check_add_suggestion(ck, d, member_name_span(m), s);
     /* The misspelt field stands for the suggested one: it is not also "missing". */
-    for (uint32_t i = 0; i < record->field_count; i++)
-        if (strcmp(record->fields[i].name->text, s) == 0)
-            given[i] = true;
+    for (uint32_t k = 0; k < n; k++)
+        if (strcmp(cands[k], s) == 0)
+            given[at[k]] = true;
 }
 
 static void check_record_literal(Checker *ck, Expr *e, const Type *record, const What *owner)
 {
-    NameMap index = record_index(ck, record);
     bool *given = arena_alloc(ck->arena, record->field_count + 1);
     bool any_unknown = false;
     /* First the known fields, so that an unknown one is matched against what is left. */
     for (Member *m = e->block->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
-        const Field *f = record_field(record, &index, check_member_name(ck, m));
+        const Field *f = type_field(record, check_member_name(ck, m));
         any_unknown |= !f;
         if (!f || given[f - record->fields])
             continue;
@@ -839,7 +814,7 @@ static void check_record_literal(Checker *ck, Expr *e, const Type *record, const
     }
     for (Member *m = e->block->first; m && any_unknown; m = m->next)
         if (m->kind == MEMBER_ATTR && m->value &&
-            !record_field(record, &index, check_member_name(ck, m)))
+            !type_field(record, check_member_name(ck, m)))
             unknown_field(ck, m, record, given, owner);
     report_missing(ck, e->span, record, given, owner);
 }

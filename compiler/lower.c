@@ -14,6 +14,7 @@
 
 #include "orbc.h"
 #include "orbc_value.h"
+#include "types.h"
 
 /* ---- a pointer -> index map (open addressing, malloc'd: growing frees the old table) ---- */
 
@@ -622,10 +623,8 @@ static bool field_may_be_absent(const Type *t, const Name *field)
         return true;
     if (t->kind != TYPE_RECORD)
         return false;
-    for (uint32_t i = 0; i < t->field_count; i++)
-        if (t->fields[i].name == field)
-            return t->fields[i].optional;
-    return false;
+    const Field *f = type_field(t, field);
+    return f && f->optional;
 }
 
 static void emit_expr(Lowerer *l, const Expr *e);

@@ -42,12 +42,15 @@ typedef struct Field {
     Span span;           /* where the field is declared (empty for built-in records) */
 } Field;
 
-/* 32 bytes: the kind and the field count share a word (one is made per object literal). */
+/* 40 bytes: the kind and the field count share a word (one is made per object literal). */
 struct Type {
     TypeKind kind;
     uint32_t field_count;
     const Type *elem;    /* TYPE_LIST, TYPE_OPTIONAL */
     Field *fields;       /* TYPE_RECORD */
+    const uint32_t *field_slots;  /* TYPE_RECORD of more than TYPE_SMALL_RECORD fields: the
+                                     fields by name (types.c), so that type_field stays
+                                     cheap on a record of thousands; else NULL */
     const Name *name;    /* TYPE_RECORD declared with `type NAME`: its name, else NULL */
 };
 

@@ -8,6 +8,10 @@
 #include "arena.h"
 #include "program.h"
 
+/* Records of more fields than this are given a table of their fields by name (types.c);
+ * smaller ones are searched field by field, and so are the records being built. */
+enum { TYPE_SMALL_RECORD = 16 };
+
 /* The names of the built-in types, as written in contracts. */
 enum { BUILTIN_TYPE_COUNT = 6 };
 extern const char *const BUILTIN_TYPE_NAMES[BUILTIN_TYPE_COUNT];

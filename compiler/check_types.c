@@ -107,46 +107,12 @@ const Type *type_from_syntax(Checker *ck, Expr *e)
     }
 }
 
-/* Fields seen so far while a record is read, for E0201: a small record is searched
- * linearly (no allocation, which matters as every object literal has one); a large one
- * gets a name map. */
-typedef struct FieldIndex {
-    NameMap map;         /* slots == NULL: search the fields linearly */
-} FieldIndex;
-
-static void field_index_init(Checker *ck, FieldIndex *index, uint32_t expected)
-{
-    memset(index, 0, sizeof *index);
-    if (expected > TYPE_SMALL_RECORD)
-        namemap_init(&index->map, ck->arena, expected);
-}
-
-/* The position of `name` among fields[0..count), if it is there. */
-static bool field_index_find(const FieldIndex *index, const Field *fields, uint32_t count,
-                             const Name *name, uint32_t *at)
-{
-    if (index->map.slots || !name)
-        return names_get(&index->map, name, at);
-    for (uint32_t i = 0; i < count; i++)
-        if (fields[i].name == name) {
-            *at = i;
-            return true;
-        }
-    return false;
-}
-
-static void field_index_add(Checker *ck, FieldIndex *index, const Name *name, uint32_t at)
-{
-    if (index->map.slots)
-        names_put(&index->map, ck->arena, name, at);
-}
-
+/* Fields seen so far while a record is read are found by name for E0201 (a small record
+ * is searched field by field, which matters as every object literal has one). */
 const Type *check_record_from_block(Checker *ck, Block *block)
 {
-    uint32_t count = 0;
-    Field *fields = arena_alloc_node(ck->arena, block->count * sizeof *fields);
-    FieldIndex seen;
-    field_index_init(ck, &seen, block->count);
+    RecordBuilder rb;
+    type_record_begin(&ck->types, &rb, block->count);
     for (Member *m = block->first; m; m = m->next) {
         if (m->kind == MEMBER_ERROR)
             continue;
@@ -158,22 +124,20 @@ const Type *check_record_from_block(Checker *ck, Block *block)
             continue;
         }
         const Name *name = check_member_name(ck, m);
-        uint32_t first;
-        if (field_index_find(&seen, fields, count, name, &first)) {
+        const Field *first = type_record_find(&rb, name);
+        if (first) {
             Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
                                         "duplicate field `%s`", name->text);
             diag_set_label(ck->diags, d, "defined again here");
-            diag_add_label(ck->diags, d, fields[first].span, "first defined here");
+            diag_add_label(ck->diags, d, first->span, "first defined here");
             continue;
         }
-        field_index_add(ck, &seen, name, count);
-        Field *f = &fields[count++];
-        f->name = name;
+        Field *f = type_record_add(&rb, name);
         f->span = member_name_span(m);
         f->type = type_from_syntax(ck, m->value);
         f->optional = f->type->kind == TYPE_OPTIONAL || m->value->kind == EXPR_OPTIONAL;
     }
-    return type_record(&ck->types, fields, count);
+    return type_record_end(&ck->types, &rb);
 }
 
 /* ---- Names in expressions ----------------------------------------------------------- */
@@ -457,30 +421,26 @@ static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
 {
     Block *b = e->block;
     read_object_fields(ck, b);
-    Field *fields = arena_alloc_node(ck->arena, b->count * sizeof *fields);
-    uint32_t count = 0;
-    FieldIndex seen;
-    field_index_init(ck, &seen, b->count);
+    RecordBuilder rb;
+    type_record_begin(&ck->types, &rb, b->count);
     for (Member *m = b->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
         const Name *name = check_member_name(ck, m);
         const Type *t = check_expr(ck, scope, m->value);
-        uint32_t first;
-        if (field_index_find(&seen, fields, count, name, &first)) {
+        const Field *first = type_record_find(&rb, name);
+        if (first) {
             Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
                                         "duplicate field `%s`", name->text);
             diag_set_label(ck->diags, d, "given again here");
-            diag_add_label(ck->diags, d, fields[first].span, "first given here");
+            diag_add_label(ck->diags, d, first->span, "first given here");
             continue;
         }
-        field_index_add(ck, &seen, name, count);
-        Field *f = &fields[count++];
-        f->name = name;
+        Field *f = type_record_add(&rb, name);
         f->span = member_name_span(m);
         f->type = t;
     }
-    return type_record(&ck->types, fields, count);
+    return type_record_end(&ck->types, &rb);
 }
 
 /* ---- Operators ---------------------------------------------------------------------- */

@@ -63,18 +63,36 @@ static uint32_t field_slot_count(uint32_t field_count)
     return cap;
 }
 
+/* The field named `name` in a table of `slot_count` slots over `fields`, or NULL. */
+static const Field *slot_find(const uint32_t *slots, uint32_t slot_count, const Field *fields,
+                              const Name *name)
+{
+    uint32_t mask = slot_count - 1;
+    for (uint32_t at = name->hash & mask; slots[at]; at = (at + 1) & mask) {
+        const Field *f = &fields[slots[at] - 1];
+        if (f->name == name)
+            return f;
+    }
+    return NULL;
+}
+
+/* Puts fields[i] in the table (its name is not there yet). */
+static void slot_add(uint32_t *slots, uint32_t slot_count, const Field *fields, uint32_t i)
+{
+    uint32_t mask = slot_count - 1, at = fields[i].name->hash & mask;
+    while (slots[at])
+        at = (at + 1) & mask;
+    slots[at] = i + 1;
+}
+
 static const uint32_t *index_fields(Types *types, const Field *fields, uint32_t count)
 {
     if (count <= TYPE_SMALL_RECORD)
         return NULL;
-    uint32_t mask = field_slot_count(count) - 1;
-    uint32_t *slots = arena_alloc(types->arena, (mask + 1) * sizeof *slots);
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t at = fields[i].name->hash & mask;
-        while (slots[at])
-            at = (at + 1) & mask;
-        slots[at] = i + 1;
-    }
+    uint32_t slot_count = field_slot_count(count);
+    uint32_t *slots = arena_alloc(types->arena, slot_count * sizeof *slots);
+    for (uint32_t i = 0; i < count; i++)
+        slot_add(slots, slot_count, fields, i);
     return slots;
 }
 
@@ -90,19 +108,57 @@ const Type *type_record(Types *types, Field *fields, uint32_t count)
 
 const Field *type_field(const Type *record, const Name *name)
 {
-    if (record->field_slots) {
-        uint32_t mask = field_slot_count(record->field_count) - 1;
-        for (uint32_t at = name->hash & mask; record->field_slots[at]; at = (at + 1) & mask) {
-            const Field *f = &record->fields[record->field_slots[at] - 1];
-            if (f->name == name)
-                return f;
-        }
-        return NULL;
-    }
+    if (record->field_slots)
+        return slot_find(record->field_slots, field_slot_count(record->field_count),
+                         record->fields, name);
     for (uint32_t i = 0; i < record->field_count; i++)
         if (record->fields[i].name == name)
             return &record->fields[i];
     return NULL;
+}
+
+void type_record_begin(Types *types, RecordBuilder *rb, uint32_t capacity)
+{
+    rb->fields = arena_alloc_node(types->arena, capacity * sizeof *rb->fields);
+    rb->count = 0;
+    rb->capacity = capacity;
+    rb->slots = capacity > TYPE_SMALL_RECORD
+        ? arena_alloc(types->arena, field_slot_count(capacity) * sizeof *rb->slots) : NULL;
+}
+
+const Field *type_record_find(const RecordBuilder *rb, const Name *name)
+{
+    if (rb->slots)
+        return slot_find(rb->slots, field_slot_count(rb->capacity), rb->fields, name);
+    for (uint32_t i = 0; i < rb->count; i++)
+        if (rb->fields[i].name == name)
+            return &rb->fields[i];
+    return NULL;
+}
+
+Field *type_record_add(RecordBuilder *rb, const Name *name)
+{
+    Field *f = &rb->fields[rb->count];
+    f->name = name;
+    if (rb->slots)
+        slot_add(rb->slots, field_slot_count(rb->capacity), rb->fields, rb->count);
+    rb->count++;
+    return f;
+}
+
+/* The table is the record's when it is sized as the record's own would be (fields left
+ * out as repeated or malformed can make it larger: then it is made again). */
+const Type *type_record_end(Types *types, RecordBuilder *rb)
+{
+    if (!rb->slots || rb->count <= TYPE_SMALL_RECORD ||
+        field_slot_count(rb->count) != field_slot_count(rb->capacity))
+        return type_record(types, rb->fields, rb->count);
+    Type *t = arena_alloc_node(types->arena, sizeof *t);
+    t->kind = TYPE_RECORD;
+    t->fields = rb->fields;
+    t->field_count = rb->count;
+    t->field_slots = rb->slots;
+    return t;
 }
 
 const Type *type_strip_optional(const Type *t)

@@ -32,7 +32,25 @@ const Type *type_optional(Types *types, const Type *elem);
 /* A record over `count` fields (the array is kept, not copied). */
 const Type *type_record(Types *types, Field *fields, uint32_t count);
 
-/* The field of a record with this name, or NULL. Linear in the number of fields. */
+/* A record built field by field (the checker's records of `type` declarations and object
+ * literals): its fields by name are kept as they come, so that a repeated name is found
+ * at once, and they become the record's table. */
+typedef struct RecordBuilder {
+    Field *fields;       /* room for `capacity` */
+    uint32_t count, capacity;
+    uint32_t *slots;     /* the table for `capacity` fields (types.c); NULL when small */
+} RecordBuilder;
+
+void type_record_begin(Types *types, RecordBuilder *rb, uint32_t capacity);
+/* The field already added with this name, or NULL. */
+const Field *type_record_find(const RecordBuilder *rb, const Name *name);
+/* Adds a field named `name` (not added yet, and fewer than `capacity`): the caller fills
+ * in the rest. */
+Field *type_record_add(RecordBuilder *rb, const Name *name);
+const Type *type_record_end(Types *types, RecordBuilder *rb);
+
+/* The field of a record with this name, or NULL: through the record's table of fields by
+ * name when it has more than TYPE_SMALL_RECORD. */
 const Field *type_field(const Type *record, const Name *name);
 
 /* T for T?, else the type itself. */

@@ -4,6 +4,7 @@
  * suppressions"); "fix all" applies every machine-applicable fix of the file at once
  * (kind source.fixAll, which editors can run on save). */
 #include "server.h"
+#include "fix.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,47 +170,18 @@ static json_t *suppress_here(Server *s, Analysis *a, const Diagnostic *d)
     return action;
 }
 
-static int compare_edits(const void *x, const void *y)
-{
-    const Edit *a = x, *b = y;
-    if (a->file != b->file)
-        return a->file < b->file ? -1 : 1;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    return a->end < b->end ? -1 : a->end > b->end;
-}
-
-/* Every machine-applicable fix of the diagnostics of `file`, sorted; of fixes that
- * overlap, the first is kept (the next check offers the others again). */
+/* Every fix `orbitc fix` would apply to `file` in its first round (fix_select: one
+ * machine-applicable fix per diagnostic; of fixes that overlap, the first; the next
+ * check offers the others again), as one action. */
 static json_t *fix_all(Server *s, Analysis *a, uint32_t file)
 {
-    const DiagSink *sink = &a->c.diags;
-    uint32_t count = 0, cap = 16;
-    Edit *edits = xmalloc(cap * sizeof *edits);
-    for (uint32_t i = 0; i < sink->count; i++) {
-        FileSpan at;
-        if (!diag_locate(&a->c.sources, sink->items[i]->span, &at) || at.file != file)
-            continue;
-        for (const DiagFix *f = sink->items[i]->fixes; f; f = f->next) {
-            Edit e;
-            if (f->applicability != FIX_MACHINE_APPLICABLE || !fix_edit(a, f, &e) ||
-                e.file != file)
-                continue;
-            if (count == cap)
-                edits = xrealloc(edits, (cap *= 2) * sizeof *edits);
-            edits[count++] = e;
-            break;                /* one fix per diagnostic */
-        }
-    }
-    if (count > 0)
-        qsort(edits, count, sizeof *edits, compare_edits);
+    uint32_t count = 0;
+    FixEdit *fixes = fix_select(&a->c.diags, &a->c.sources, &count);
+    Edit *edits = xmalloc((count + 1) * sizeof *edits);
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        bool overlaps = kept > 0 && (edits[i].start < edits[kept - 1].end ||
-                                     (edits[i].start == edits[kept - 1].start));
-        if (!overlaps)
-            edits[kept++] = edits[i];
-    }
+    for (uint32_t i = 0; i < count; i++)
+        if (fixes[i].file == file)
+            edits[kept++] = (Edit){ file, fixes[i].start, fixes[i].end, fixes[i].replacement };
     json_t *action = NULL;
     if (kept > 0) {
         char title[96];
@@ -220,6 +192,7 @@ static json_t *fix_all(Server *s, Analysis *a, uint32_t file)
                            "edit", lsp_workspace_edit_json(s, a, edits, kept));
     }
     free(edits);
+    free(fixes);
     return action;
 }
 

@@ -727,6 +727,8 @@ def quick_fixes():
         edits = all_[0]["edit"]["documentChanges"][0]["edits"]
         eq(len(edits), 2, "both machine-applicable fixes, not the uncertain one")
         fixed = apply_edits(FIXABLE, edits)
+        cli = subprocess.run([ORBITC, "fix", "-"], input=FIXABLE.encode(), capture_output=True)
+        eq(fixed, cli.stdout.decode(), "the text `orbitc fix -` writes")
         w.client.change(uri, 2, [{"text": fixed}])
         eq(codes(w.client.wait_diagnostics(uri, 2)), ["E0410"], "only the uncertain one is left")
         # context.only filters by kind

@@ -113,14 +113,18 @@ zpty z zsh -f -i
 zpty -w z "dump_buffer() { print -r -- \$BUFFER > $buffer_file }; zle -N dump_buffer; bindkey '^X^D' dump_buffer"
 # The marker is written RE''ADY so that the echo of this line does not contain it.
 zpty -w z "PS1='%% '; fpath=($fpath_dir \$fpath); autoload -U compinit; compinit -u -D; unsetopt list_beep list_ambiguous; zstyle ':completion:*' list-prompt ''; LISTMAX=10000; print RE''ADY"
-out= deadline=$(( SECONDS + 20 ))
+# The deadlines only matter when something is wrong: a loaded machine (the suites run beside
+# the sanitizer builds) has taken several seconds to start an interactive zsh.
+out= deadline=$(( SECONDS + 60 ))
 while (( SECONDS < deadline )) && [[ $out != *READY* ]]; do zpty -r -t z chunk && out+=$chunk || sleep 0.05; done
+[[ $out == *READY* ]] || print -u2 "the interactive zsh was not ready after 60 s"
 zpty -w -n z "$line"$'\t'$'\C-x\C-d'
 # Everything the TAB makes the terminal show, until it has been quiet for 0.5 s.
-out= quiet=0 deadline=$(( SECONDS + 20 ))
+out= quiet=0 deadline=$(( SECONDS + 60 ))
 while (( SECONDS < deadline )) && { (( quiet < 10 )) || [[ ! -s $buffer_file ]] }; do
     if zpty -r -t z chunk; then out+=$chunk; quiet=0; else sleep 0.05; (( quiet++ )); fi
 done
+[[ -s $buffer_file ]] || print -u2 "no answer to TAB after 60 s"
 zpty -d z
 print -r -- "$out"
 '''
@@ -134,7 +138,7 @@ def zsh_complete(fpath_dir, words, cwd):
         os.unlink(buffer_file)
     p = subprocess.run(['zsh', '-f', '-c', ZSH_DRIVER, 'zsh', fpath_dir, ' '.join(words),
                         buffer_file], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=60)
+                       timeout=180)
     screen = re.sub(r'\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|[\r\x07]|.\x08', '', p.stdout.decode())
     try:
         with open(buffer_file, encoding='utf-8') as f:
@@ -145,7 +149,7 @@ def zsh_complete(fpath_dir, words, cwd):
     for row in screen.split('\n')[1:]:          # rows below the prompt's line
         if not row.startswith(('%', '#')):
             listed |= set(row.split())
-    return line, listed
+    return line, listed, p.stderr.decode().strip()
 
 
 def run_zsh(script, all_cases, cwd):
@@ -155,7 +159,7 @@ def run_zsh(script, all_cases, cwd):
     p = subprocess.run(['zsh', '-n', script], stderr=subprocess.PIPE, timeout=60)
     check('zsh: the file parses', p.returncode == 0, p.stderr.decode())
     for words, expected in all_cases:
-        line, listed = zsh_complete(fpath_dir, words, cwd)
+        line, listed, trouble = zsh_complete(fpath_dir, words, cwd)
         typed = ' '.join(words)
         if len(expected) == 1:
             # one completion: zsh puts it on the line
@@ -166,8 +170,8 @@ def run_zsh(script, all_cases, cwd):
             # several: zsh lists them (directories with their slash)
             ok = expected <= listed
             found = sorted(listed)
-        check('zsh: %r offers %s' % (typed, sorted(expected)), ok, 'line %r, listed %s'
-              % (line, found))
+        check('zsh: %r offers %s' % (typed, sorted(expected)), ok, 'line %r, listed %s%s'
+              % (line, found, '; the driver: ' + trouble if trouble else ''))
 
 
 def main():

@@ -67,6 +67,13 @@ uint32_t source_line_start(const SourceMap *map, uint32_t file, uint32_t line);
 /* The line's text without its line end ("\n" or "\r\n"). */
 const char *source_line_text(const SourceMap *map, uint32_t file, uint32_t line, uint32_t *len);
 
+/* The white space the lexer skips between tokens (compiler/lexer.re): space, tab, CR,
+ * form feed, vertical tab, and the line feed, which it also counts. */
+static inline bool source_is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
 static inline Span span_make(uint32_t start, uint32_t end)
 {
     Span s = { start, end };

@@ -92,11 +92,6 @@ static uint32_t offset_of(const Printer *p, uint32_t pos)
     return pos - p->origin;
 }
 
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
 /* The first comment that starts at or after `offset` (comment_count when none). */
 static uint32_t comment_from(const Printer *p, uint32_t offset)
 {
@@ -132,7 +127,7 @@ static bool comment_inside(const Printer *p, uint32_t from, uint32_t to)
 static uint32_t next_token(const Printer *p, uint32_t offset)
 {
     for (;;) {
-        while (offset < p->src_len && is_space(p->src[offset]))
+        while (offset < p->src_len && source_is_space(p->src[offset]))
             offset++;
         if (p->src[offset] != '/' && p->src[offset] != '#')
             return offset;
@@ -147,7 +142,7 @@ static uint32_t next_token(const Printer *p, uint32_t offset)
 static uint32_t previous_token_end(const Printer *p, uint32_t offset)
 {
     for (;;) {
-        while (offset > 0 && is_space(p->src[offset - 1]))
+        while (offset > 0 && source_is_space(p->src[offset - 1]))
             offset--;
         uint32_t i = comment_from(p, offset);   /* comments end in start order */
         if (i == 0 || comment_end(p, i - 1) != offset)
@@ -168,7 +163,7 @@ static bool blank_line_between(const Printer *p, uint32_t from, uint32_t to)
     const char *nl = memchr(p->src + from, '\n', to - from);
     while (nl) {
         const char *c = nl + 1;
-        while (c < end && *c != '\n' && is_space(*c))
+        while (c < end && *c != '\n' && source_is_space(*c))
             c++;
         if (c < end && *c == '\n')
             return true;
@@ -340,7 +335,7 @@ static uint32_t leading_spaces(const char *line, size_t n)
 
 static size_t trim_end(const char *text, size_t n)
 {
-    while (n > 0 && is_space(text[n - 1]))
+    while (n > 0 && source_is_space(text[n - 1]))
         n--;
     return n;
 }
@@ -415,7 +410,7 @@ static void write_comment(Printer *p, uint32_t i)
     }
     p->prev_end = end;
     uint32_t next = end;
-    while (next < p->src_len && is_space(p->src[next]) && p->src[next] != '\n')
+    while (next < p->src_len && source_is_space(p->src[next]) && p->src[next] != '\n')
         next++;
     bool line_follows = !c->block || next == p->src_len || p->src[next] == '\n';
     if (!line_follows)

@@ -68,11 +68,6 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-static bool is_space(char c)
-{
-    return is_blank(c) || c == '\n';
-}
-
 static bool is_code_char(char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
@@ -346,12 +341,12 @@ static Layout lay_out(const Compiler *c, const SourceAst *ast, const SourceFile 
             }
         }
         for (uint32_t i = from; i < start && !before; i++)
-            before = !is_space(text[i]);
+            before = !source_is_space(text[i]);
         layout.code_before[k] = before;
     }
     for (uint32_t k = n; k-- > 0;) {
         uint32_t pos = ast->comments[k].span.end - file->origin;
-        while (pos < file->len && is_space(text[pos]))
+        while (pos < file->len && source_is_space(text[pos]))
             pos++;
         bool next_comment = k + 1 < n && pos == ast->comments[k + 1].span.start - file->origin;
         layout.next_code[k] = next_comment ? layout.next_code[k + 1] : pos;

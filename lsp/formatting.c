@@ -22,8 +22,7 @@
  * separators. */
 static bool is_layout(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v' ||
-           c == ',' || c == ';';
+    return source_is_space(c) || c == ',' || c == ';';
 }
 
 /* Whether an edit may not start or end at `at` of `text`: between the bytes of a "\r\n"

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 enum { HUGE_PAGE = 2 * 1024 * 1024 };
@@ -37,6 +38,19 @@ void *xrealloc(void *p, size_t size)
     if (!p)
         out_of_memory();
     return p;
+}
+
+char *xstrndup(const char *text, size_t len)
+{
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    return copy;
+}
+
+char *xstrdup(const char *text)
+{
+    return xstrndup(text, strlen(text));
 }
 
 void *big_buffer_alloc(size_t size)

@@ -17,6 +17,10 @@ _Noreturn void out_of_memory(void);
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t size);
+/* A malloc'd copy of the `len` bytes at `text`, with a NUL after them. */
+char *xstrndup(const char *text, size_t len);
+/* A malloc'd copy of the NUL-terminated `text`. */
+char *xstrdup(const char *text);
 
 /* `size` bytes for a large buffer filled at once (a source file's text): like malloc
  * (free it with free), but from 2 MiB up its whole 2 MiB pieces are transparent huge

@@ -61,14 +61,6 @@ typedef struct FixRun {
     const FixCommand *options;
 } FixRun;
 
-static char *copy_bytes(const char *text, uint32_t len)
-{
-    char *copy = xmalloc((size_t)len + 1);
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    return copy;
-}
-
 /* --- the baseline: what the program had before --- */
 
 static int compare_keys(const void *pa, const void *pb)
@@ -118,10 +110,10 @@ static void take_files(FixRun *run, const Compiler *c, const char *stdin_path)
     for (uint32_t i = 0; i < run->count; i++) {
         const SourceFile *source = source_file(&c->sources, i + 1);
         FixFile *f = &run->files[i];
-        f->path = copy_bytes(source->path, (uint32_t)strlen(source->path));
-        f->original = copy_bytes(source->text, source->len);
+        f->path = xstrdup(source->path);
+        f->original = xstrndup(source->text, source->len);
         f->original_len = source->len;
-        f->text = copy_bytes(source->text, source->len);
+        f->text = xstrndup(source->text, source->len);
         f->len = source->len;
         f->from_stdin = stdin_path && strcmp(stdin_path, source->path) == 0;
     }
@@ -161,7 +153,7 @@ static Compiler *check_texts(const FixRun *run, char **texts, const uint32_t *le
         const FixFile *f = &run->files[i];
         char *text = texts && texts[i] ? texts[i] : f->text;
         uint32_t len = texts && texts[i] ? lens[i] : f->len;
-        driver_add_source(c, f->path, copy_bytes(text, len), len);
+        driver_add_source(c, f->path, xstrndup(text, len), len);
     }
     driver_parse(c);
     programs_configure(run->programs, c);
@@ -183,7 +175,7 @@ static void free_compiler(Compiler *c)
 
 static char *edit_old_text(const Compiler *c, const FixEdit *e)
 {
-    return copy_bytes(source_file(&c->sources, e->file)->text + e->start, e->end - e->start);
+    return xstrndup(source_file(&c->sources, e->file)->text + e->start, e->end - e->start);
 }
 
 static bool was_left(const FixRun *run, const Compiler *c, const FixEdit *e)
@@ -207,7 +199,7 @@ static void leave_out(FixRun *run, const Compiler *c, const FixEdit *e, DiagCode
         run->left = xrealloc(run->left, run->left_cap * sizeof *run->left);
     }
     run->left[run->left_count++] = (LeftFix){ e->file, e->code, edit_old_text(c, e),
-                                              copy_bytes(e->replacement, (uint32_t)strlen(e->replacement)) };
+                                              xstrdup(e->replacement) };
     const SourceFile *file = source_file(&c->sources, e->file);
     uint32_t line = source_line_of(&c->sources, e->file, e->start);
     uint32_t column = 1;

@@ -942,10 +942,7 @@ static bool load_text(Compiler *c, const char *path, const char *text, size_t le
     driver_init(c);
     if (len > SOURCE_MAX_FILE_SIZE)
         return false;
-    char *copy = xmalloc(len + 1);
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    *file = driver_add_source(c, path ? path : "<text>", copy, (uint32_t)len);
+    *file = driver_add_source(c, path ? path : "<text>", xstrndup(text, len), (uint32_t)len);
     return true;
 }
 

@@ -22,14 +22,6 @@ static Input *push_input(InputList *list, char *path)
     return input;
 }
 
-static char *copy_string(const char *text)
-{
-    size_t len = strlen(text);
-    char *copy = xmalloc(len + 1);
-    memcpy(copy, text, len + 1);
-    return copy;
-}
-
 static char *join_path(const char *dir, const char *name)
 {
     size_t dlen = strlen(dir), nlen = strlen(name);
@@ -113,7 +105,7 @@ static bool list_dir(const char *dir, DirListing *listing)
             listing->cap = listing->cap ? listing->cap * 2 : 16;
             listing->items = xrealloc(listing->items, listing->cap * sizeof *listing->items);
         }
-        listing->items[listing->count++] = (DirEntry){ copy_string(entry->d_name), entry->d_type };
+        listing->items[listing->count++] = (DirEntry){ xstrdup(entry->d_name), entry->d_type };
     }
     int err = errno;
     closedir(d);
@@ -162,7 +154,7 @@ static void walk_dir(InputList *list, const char *dir)
 {
     DirListing listing = { 0 };
     if (!list_dir(dir, &listing))
-        push_unreadable(list, copy_string(dir), "cannot read directory ", strerror(errno));
+        push_unreadable(list, xstrdup(dir), "cannot read directory ", strerror(errno));
     for (size_t i = 0; i < listing.count; i++) {
         walk_entry(list, dir, &listing.items[i]);
         free(listing.items[i].name);
@@ -181,25 +173,25 @@ static int compare_paths(const void *a, const void *b)
 static void collect_path(InputList *list, const char *arg)
 {
     if (strcmp(arg, "-") == 0) {
-        push_input(list, copy_string(arg))->from_stdin = true;
+        push_input(list, xstrdup(arg))->from_stdin = true;
         return;
     }
     struct stat st;
     if (stat(arg, &st) != 0) {
         int err = errno;
         bool link = lstat(arg, &st) == 0 && S_ISLNK(st.st_mode);
-        push_unreadable(list, copy_string(arg), "cannot read ",
+        push_unreadable(list, xstrdup(arg), "cannot read ",
                         link ? link_problem(err) : strerror(err));
         return;
     }
     if (!S_ISDIR(st.st_mode)) {
-        set_identity(push_input(list, copy_string(arg)), &st);
+        set_identity(push_input(list, xstrdup(arg)), &st);
         return;
     }
     size_t before = list->count;
     walk_dir(list, arg);
     if (list->count == before)
-        push_problem(list, copy_string(arg), "no .orbit files in directory ", "");
+        push_problem(list, xstrdup(arg), "no .orbit files in directory ", "");
     qsort(list->items + before, list->count - before, sizeof *list->items, compare_paths);
 }
 
@@ -299,7 +291,7 @@ void inputs_name_stdin(InputList *list, const char *name)
                 continue;
             /* the editor's unsaved buffer of a file of the program: it takes its place */
             free(input->path);
-            input->path = copy_string(name);
+            input->path = xstrdup(name);
             input->from_stdin = true;
             input->found = false;
             input_free(stdin_input);
@@ -309,7 +301,7 @@ void inputs_name_stdin(InputList *list, const char *name)
         }
     }
     free(stdin_input->path);
-    stdin_input->path = copy_string(name ? name : "<stdin>");
+    stdin_input->path = xstrdup(name ? name : "<stdin>");
     if (fstat(STDIN_FILENO, &st) == 0)
         set_identity(stdin_input, &st);
 }

@@ -15,20 +15,12 @@
 
 enum { NO_UNIT = UINT32_MAX };
 
-static char *copy_text(const char *text, size_t len)
-{
-    char *copy = xmalloc(len + 1);
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    return copy;
-}
-
 void programs_init(ProgramSet *set)
 {
     memset(set, 0, sizeof *set);
     set->cwd = realpath(".", NULL);
     if (!set->cwd)
-        set->cwd = copy_text("/", 1);
+        set->cwd = xstrdup("/");
 }
 
 void programs_free(ProgramSet *set)
@@ -50,12 +42,12 @@ static char *shown_dir(const ProgramSet *set, const char *real)
 {
     size_t cwd_len = strlen(set->cwd);
     if (strcmp(real, set->cwd) == 0)
-        return copy_text(".", 1);
+        return xstrdup(".");
     bool below = strncmp(real, set->cwd, cwd_len) == 0
         && (real[cwd_len] == '/' || (cwd_len == 1 && set->cwd[0] == '/'));
     if (below)
-        return copy_text(real + cwd_len + (cwd_len > 1), strlen(real + cwd_len + (cwd_len > 1)));
-    return copy_text(real, strlen(real));
+        return xstrdup(real + cwd_len + (cwd_len > 1));
+    return xstrdup(real);
 }
 
 static uint32_t add_unit(ProgramSet *set, const char *real_root)
@@ -68,7 +60,7 @@ static uint32_t add_unit(ProgramSet *set, const char *real_root)
     memset(unit, 0, sizeof *unit);
     if (real_root) {
         const char *base = strrchr(real_root, '/');
-        unit->default_name = copy_text(base ? base + 1 : real_root, strlen(base ? base + 1 : real_root));
+        unit->default_name = xstrdup(base ? base + 1 : real_root);
         unit->name = unit->default_name;
         unit->root = shown_dir(set, real_root);
         bool here = strcmp(unit->root, ".") == 0;
@@ -110,7 +102,7 @@ static void cache(ProgramSet *set, Compiler *c, const char *dir, uint32_t value)
 static uint32_t root_unit(ProgramSet *set, Compiler *c, const char *real)
 {
     size_t len = strlen(real);
-    char *dir = copy_text(real, len);
+    char *dir = xstrndup(real, len);
     size_t *passed = xmalloc((len + 1) * sizeof *passed);   /* the ends of their prefixes */
     uint32_t passed_count = 0, value = 0;
     for (size_t end = len;;) {
@@ -150,12 +142,12 @@ static uint32_t rootless_unit(ProgramSet *set)
 uint32_t programs_unit_of(ProgramSet *set, Compiler *c, const char *path)
 {
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? copy_text(path, slash == path ? 1 : (size_t)(slash - path))
-                      : copy_text(".", 1);
+    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+                      : xstrdup(".");
     char *real = realpath(dir, NULL);
     free(dir);
     if (!real)
-        real = copy_text(set->cwd, strlen(set->cwd));
+        real = xstrdup(set->cwd);
     uint32_t unit = root_unit(set, c, real);
     free(real);
     return unit == NO_UNIT ? rootless_unit(set) : unit;

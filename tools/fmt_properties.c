@@ -275,10 +275,7 @@ static bool range_agrees(Check *k, const char *text, size_t len, const FormatTex
 
 static uint32_t add_copy(Check *k, const char *name, const char *text, size_t len)
 {
-    char *copy = xmalloc(len + 1);
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    return driver_add_source(&k->c, name, copy, (uint32_t)len);
+    return driver_add_source(&k->c, name, xstrndup(text, len), (uint32_t)len);
 }
 
 FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t why_size)

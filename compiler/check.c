@@ -138,6 +138,10 @@ static void init_names(Checker *ck)
     ck->n_workflow = check_intern_name(ck, "workflow");
     for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
         ck->n_keywords[kw] = check_intern_name(ck, keyword_text((Keyword)kw));
+    for (int i = 0; i < RETRY_SETTING_COUNT; i++)
+        ck->n_settings[i] = check_intern_name(ck, RETRY_SETTING_NAMES[i]);
+    for (int i = 0; i < BUILTIN_TYPE_COUNT; i++)
+        ck->n_builtin_types[i] = check_intern_name(ck, BUILTIN_TYPE_NAMES[i]);
     ck->n_builtin = check_intern_name(ck, "builtin");
     ck->n_error = check_intern_name(ck, "error");
     ck->n_function = check_intern_name(ck, "function");

@@ -17,10 +17,10 @@ static void report_duplicate(Checker *ck, const char *what, const char *shown, S
     diag_add_label(ck->diags, d, first, "first defined here");
 }
 
-static bool is_builtin_type_name(const char *text)
+static bool is_builtin_type_name(const Checker *ck, const Name *name)
 {
     for (size_t i = 0; i < BUILTIN_TYPE_COUNT; i++)
-        if (strcmp(BUILTIN_TYPE_NAMES[i], text) == 0)
+        if (ck->n_builtin_types[i] == name)
             return true;
     return false;
 }
@@ -64,7 +64,7 @@ static void add_worker(Checker *ck, Member *m)
 static void add_type(Checker *ck, Member *m)
 {
     Program *p = ck->program;
-    if (is_builtin_type_name(m->name->text)) {
+    if (is_builtin_type_name(ck, m->name)) {
         Diagnostic *d = diag_report(ck->diags, E0207, member_name_span(m),
                                     "`%s` is a built-in type and cannot be redefined",
                                     m->name->text);

@@ -69,6 +69,8 @@ typedef struct Checker {
     const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
         *n_yes, *n_no, *n_depends, *n_fixed, *n_exponential;
     const Name *n_keywords[KW_COUNT];  /* each keyword as a name; [KW_NONE] is NULL */
+    const Name *n_settings[RETRY_SETTING_COUNT];     /* RETRY_SETTING_NAMES as names */
+    const Name *n_builtin_types[BUILTIN_TYPE_COUNT]; /* BUILTIN_TYPE_NAMES as names */
 } Checker;
 
 /* A description of a place for messages ("field `amount`", "the input of worker

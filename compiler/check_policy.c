@@ -16,6 +16,15 @@ static int setting_index(const char *word)
     return -1;
 }
 
+/* setting_index of a name: names are interned, so they compare by pointer. */
+static int setting_of(const Checker *ck, const Name *name)
+{
+    for (int i = 0; i < RETRY_SETTING_COUNT; i++)
+        if (ck->n_settings[i] == name)
+            return i;
+    return -1;
+}
+
 /* ---- Values ------------------------------------------------------------------------ */
 
 /* An integer literal, also negative (`-1`), so that it gets the range message. */
@@ -178,7 +187,7 @@ static uint32_t settings_given(Checker *ck, const Block *body)
     uint32_t given = 0;
     for (Member *m = body->first; m; m = m->next) {
         bool named = m->kind == MEMBER_ATTR || (m->kind != MEMBER_ERROR && m->keyword == KW_NONE);
-        int i = named ? setting_index(check_member_name(ck, m)->text) : -1;
+        int i = named ? setting_of(ck, check_member_name(ck, m)) : -1;
         if (i >= 0)
             given |= 1u << i;
     }
@@ -222,16 +231,16 @@ static void unknown_setting(Checker *ck, Member *m, const char *word, uint32_t g
 static int member_setting(Checker *ck, Member *m, uint32_t given)
 {
     if (m->kind == MEMBER_ATTR) {
-        const char *word = check_member_name(ck, m)->text;
-        int i = setting_index(word);
+        const Name *name = check_member_name(ck, m);
+        int i = setting_of(ck, name);
         if (i < 0)
-            unknown_setting(ck, m, word, given);
+            unknown_setting(ck, m, name->text, given);
         return i;
     }
     /* A clause is named by its keyword (`step notify { … }` is the setting `step`). */
     const char *word = m->keyword != KW_NONE ? keyword_text(m->keyword)
                                              : check_member_name(ck, m)->text;
-    int i = m->keyword == KW_NONE ? setting_index(word) : -1;
+    int i = m->keyword == KW_NONE ? setting_of(ck, check_member_name(ck, m)) : -1;
     if (i < 0) {
         unknown_setting(ck, m, word, given);
         return -1;

@@ -19,9 +19,6 @@ enum {
     MAX_FIELDS_SEARCHED = 4096,
 };
 
-static const char *const BUILTIN_TYPES[] = { "string", "int", "number", "bool", "duration",
-                                             "any" };
-
 static const char *tt(Checker *ck, const Type *t)
 {
     return type_text(ck->arena, t);
@@ -42,15 +39,16 @@ static const char *source_text(Checker *ck, Span span)
 
 /* ---- Type syntax -------------------------------------------------------------------- */
 
-static const Type *builtin_type(Checker *ck, const char *text)
+/* The built-in type written as `name` (one of BUILTIN_TYPE_NAMES), or NULL. */
+static const Type *builtin_type(Checker *ck, const Name *name)
 {
     Types *t = &ck->types;
-    if (strcmp(text, "string") == 0) return t->string;
-    if (strcmp(text, "int") == 0) return t->integer;
-    if (strcmp(text, "number") == 0) return t->number;
-    if (strcmp(text, "bool") == 0) return t->boolean;
-    if (strcmp(text, "duration") == 0) return t->duration;
-    if (strcmp(text, "any") == 0) return t->any;
+    const Type *const types[BUILTIN_TYPE_COUNT] = {
+        t->string, t->integer, t->number, t->boolean, t->duration, t->any,
+    };
+    for (int i = 0; i < BUILTIN_TYPE_COUNT; i++)
+        if (ck->n_builtin_types[i] == name)
+            return types[i];
     return NULL;
 }
 
@@ -59,12 +57,13 @@ static const Type *unknown_type(Checker *ck, Expr *e)
     Diagnostic *d = diag_report(ck->diags, E0204, e->span, "unknown type `%s`", e->name->text);
     diag_set_label(ck->diags, d, "not a type");
     Program *p = ck->program;
-    uint32_t n = 6 + (p->type_count < MAX_TYPE_CANDIDATES ? p->type_count : MAX_TYPE_CANDIDATES);
+    uint32_t n = BUILTIN_TYPE_COUNT +
+                 (p->type_count < MAX_TYPE_CANDIDATES ? p->type_count : MAX_TYPE_CANDIDATES);
     const char **cands = arena_alloc(ck->arena, n * sizeof *cands);
-    for (uint32_t i = 0; i < 6; i++)
-        cands[i] = BUILTIN_TYPES[i];
-    for (uint32_t i = 6; i < n; i++)
-        cands[i] = p->types[i - 6].name->text;
+    for (uint32_t i = 0; i < BUILTIN_TYPE_COUNT; i++)
+        cands[i] = BUILTIN_TYPE_NAMES[i];
+    for (uint32_t i = BUILTIN_TYPE_COUNT; i < n; i++)
+        cands[i] = p->types[i - BUILTIN_TYPE_COUNT].name->text;
     const char *s = check_suggest(ck, e->name->text, cands, n);
     if (s)
         check_add_suggestion(ck, d, e->span, s);
@@ -86,7 +85,7 @@ const Type *type_from_syntax(Checker *ck, Expr *e)
     case EXPR_ERROR:
         return ck->types.error;
     case EXPR_NAME: {
-        const Type *t = builtin_type(ck, e->name->text);
+        const Type *t = builtin_type(ck, e->name);
         if (t)
             return t;
         if (names_get(&ck->named_types, e->name, &index))

@@ -141,18 +141,14 @@ void check_declarations(Checker *ck);
 const Type *type_from_syntax(Checker *ck, Expr *e);
 const Type *check_record_from_block(Checker *ck, Block *block);
 const Type *check_expr(Checker *ck, Scope *scope, Expr *e);
-/* check_expr for a value that check_expect_type will then check against `expected`. An object
- * literal where a record is expected takes that record as its type (its fields are
- * checked against the record's by check_expect_type), so that no record type of its own is
- * built: one per `with` was most of the checker's memory. */
-const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type *expected);
 /* Checks `e` (already typed by check_expr) against `expected`; `what` names the place
  * for messages ("field `amount` of `with`"). Object and list literals are checked
  * element by element. */
 void check_expect_type(Checker *ck, Expr *e, const Type *expected, const What *what);
-/* `with` / `return` against a contract: missing, unknown and mistyped fields. `value` may
- * be NULL (no `with`): then `where` is the span for a missing-field error. */
-void check_contract(Checker *ck, Expr *value, const Type *contract, Span where,
+/* `with` / `return`: checks the expressions of `value` (which may be NULL) and, when
+ * `contract` is not NULL, the value against it: missing, unknown and mistyped fields.
+ * Without a value, `where` is the span for a missing-field error. */
+void check_contract(Checker *ck, Scope *scope, Expr *value, const Type *contract, Span where,
                     const What *target);
 
 /* check_steps.c: workflow bodies, steps, compensate blocks */

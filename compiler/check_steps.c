@@ -574,12 +574,13 @@ static int64_t effective_timeout(Checker *ck, const Target *t, int64_t given)
 
 static void check_with(Checker *ck, Scope *scope, Clause *with, const Target *t, Span where)
 {
-    if (with->member && with->value)
-        check_expr_expecting(ck, scope, with->value, t->known ? t->input : NULL);
-    if (!t->known)
-        return;      /* unknown or undeclared target: `with` is unchecked */
+    if (!t->known) {   /* unknown or undeclared target: `with` is unchecked */
+        if (with->member && with->value)
+            check_expr(ck, scope, with->value);
+        return;
+    }
     What owner = what_of(WHAT_INPUT_OF, &t->what);
-    check_contract(ck, with->member ? with->value : NULL, t->input, where, &owner);
+    check_contract(ck, scope, with->member ? with->value : NULL, t->input, where, &owner);
 }
 
 /* ---- Compensate blocks --------------------------------------------------------------- */
@@ -934,11 +935,8 @@ static void check_return(Checker *ck, Workflow *wf, Member *decl, NameMap *steps
     scope.step_index = wf->step_count;
     begin_deps(ck, &scope);
     wf->ret = ret->value;
-    check_expr_expecting(ck, &scope, wf->ret, wf->output);
-    if (wf->output) {
-        What owner = what_named(WHAT_OUTPUT_OF, wf->name);
-        check_contract(ck, wf->ret, wf->output, member_key_span(ret), &owner);
-    }
+    What owner = what_named(WHAT_OUTPUT_OF, wf->name);
+    check_contract(ck, &scope, wf->ret, wf->output, member_key_span(ret), &owner);
 }
 
 void check_workflow_body(Checker *ck, uint32_t index)

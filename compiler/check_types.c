@@ -4,6 +4,7 @@
  * the error type, which never produces a further error. */
 #include "check_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "textbuf.h"
@@ -598,11 +599,45 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
 }
 
 /* ---- Values against expected types and contracts ------------------------------------ */
+/* Which fields of a record an object literal gives: for each field, the member that gave
+ * it first (NULL while not given). A small record's list is on the stack. */
+typedef struct Given {
+    const Member **of;
+    uint32_t count;      /* fields given */
+    const Member *small[TYPE_SMALL_RECORD];
+} Given;
+
+static void given_begin(Given *g, uint32_t field_count)
+{
+    g->count = 0;
+    if (field_count <= TYPE_SMALL_RECORD) {
+        g->of = g->small;
+        memset(g->small, 0, field_count * sizeof *g->small);
+    } else {
+        g->of = xcalloc(field_count, sizeof *g->of);
+    }
+}
+
+static void given_end(Given *g)
+{
+    if (g->of != g->small)
+        free(g->of);
+}
+
+static void report_duplicate(Checker *ck, const Member *m, const Name *name,
+                             const Member *first)
+{
+    Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
+                                "duplicate field `%s`", name->text);
+    diag_set_label(ck->diags, d, "given again here");
+    diag_add_label(ck->diags, d, member_name_span(first), "first given here");
+}
 
 /* The duplicate fields of an object literal checked against a record (E0201), without
  * building the literal's own record type: earlier members are searched by name, through
- * a map when the literal is large. */
-static void report_duplicate_fields(Checker *ck, Block *b)
+ * a map when the literal is large. With `skip` (the record), only names that are not
+ * fields of it are looked at: check_fields reports the others as it meets them. */
+static void report_duplicate_fields(Checker *ck, Block *b, const Type *skip)
 {
     NameMap seen = { 0 };
     Member **by_index = NULL;
@@ -615,6 +650,8 @@ static void report_duplicate_fields(Checker *ck, Block *b)
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
         const Name *name = check_member_name(ck, m);
+        if (skip && type_field(skip, name))
+            continue;
         const Member *first = NULL;
         if (by_index) {
             uint32_t at;
@@ -626,10 +663,7 @@ static void report_duplicate_fields(Checker *ck, Block *b)
                     first = x;
         }
         if (first) {
-            Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
-                                        "duplicate field `%s`", name->text);
-            diag_set_label(ck->diags, d, "given again here");
-            diag_add_label(ck->diags, d, member_name_span(first), "first given here");
+            report_duplicate(ck, m, name, first);
             continue;
         }
         if (by_index) {
@@ -640,7 +674,15 @@ static void report_duplicate_fields(Checker *ck, Block *b)
     }
 }
 
-const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type *expected)
+static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
+                         const What *owner);
+
+/* check_expr for a value that check_expect_type may then check against `expected`. An
+ * object literal where a record is expected takes that record as its type (its fields are
+ * checked against the record's by check_expect_type), so that no record type of its own
+ * is built: one per `with` was most of the checker's memory. */
+static const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e,
+                                        const Type *expected)
 {
     const Type *want = expected;
     if (want && want->kind == TYPE_OPTIONAL)
@@ -654,12 +696,30 @@ const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e, const Type 
         const Field *f = type_field(want, check_member_name(ck, m));
         check_expr_expecting(ck, scope, m->value, f ? f->type : NULL);
     }
-    report_duplicate_fields(ck, e->block);
+    report_duplicate_fields(ck, e->block, NULL);
     e->type = want;
     return want;
 }
 
-static void check_record_literal(Checker *ck, Expr *e, const Type *record, const What *owner);
+/* check_expr_expecting(e, expected), then check_expect_type(e, expected, what), in one
+ * walk: an object literal where a record is expected has its fields looked up once. The
+ * reports are those of the two calls; only their order differs where their places do
+ * (the diagnostics are sorted by place). */
+static void check_against(Checker *ck, Scope *scope, Expr *e, const Type *expected,
+                          const What *what)
+{
+    const Type *want = expected;
+    if (want && want->kind == TYPE_OPTIONAL)
+        want = want->elem;
+    if (!e || e->kind != EXPR_OBJECT || !want || want->kind != TYPE_RECORD) {
+        check_expr(ck, scope, e);
+        check_expect_type(ck, e, expected, what);
+        return;
+    }
+    read_object_fields(ck, e->block);
+    What record = want->name ? what_named(WHAT_RECORD, want->name) : *what;
+    check_fields(ck, scope, e, want, &record);
+}
 
 static void mismatch(Checker *ck, Expr *e, const Type *expected, const What *what)
 {
@@ -691,7 +751,7 @@ void check_expect_type(Checker *ck, Expr *e, const Type *expected, const What *w
         want = want->elem;
     if (e->kind == EXPR_OBJECT && want->kind == TYPE_RECORD) {
         What record = want->name ? what_named(WHAT_RECORD, want->name) : *what;
-        check_record_literal(ck, e, want, &record);
+        check_fields(ck, NULL, e, want, &record);
         return;
     }
     if (e->kind == EXPR_LIST && want->kind == TYPE_LIST) {
@@ -704,13 +764,15 @@ void check_expect_type(Checker *ck, Expr *e, const Type *expected, const What *w
         mismatch(ck, e, expected, what);
 }
 
-static void report_missing(Checker *ck, Span where, const Type *record, const bool *given,
+static void report_missing(Checker *ck, Span where, const Type *record, const Given *given,
                            const What *owner_what)
 {
+    if (given->count == record->field_count)
+        return;
     uint32_t missing = 0;
     TextBuffer list = { 0 };   /* appended to, not formatted again: linear in the fields */
     for (uint32_t i = 0; i < record->field_count; i++) {
-        if (given[i] || record->fields[i].optional)
+        if (given->of[i] || record->fields[i].optional)
             continue;
         text_printf(&list, "%s`%s`", missing ? ", " : "", record->fields[i].name->text);
         missing++;
@@ -725,7 +787,7 @@ static void report_missing(Checker *ck, Span where, const Type *record, const bo
     text_free(&list);
 }
 
-static void unknown_field(Checker *ck, Member *m, const Type *record, bool *given,
+static void unknown_field(Checker *ck, Member *m, const Type *record, Given *given,
                           const What *owner_what)
 {
     const char *owner = check_what_text(ck, owner_what);
@@ -739,7 +801,7 @@ static void unknown_field(Checker *ck, Member *m, const Type *record, bool *give
     uint32_t searched = record->field_count < MAX_FIELDS_SEARCHED ? record->field_count
                                                                   : MAX_FIELDS_SEARCHED;
     for (uint32_t i = 0; i < searched && n < MAX_FIELD_CANDIDATES; i++)
-        if (!given[i]) {
+        if (!given->of[i]) {
             at[n] = i;
             cands[n++] = record->fields[i].name->text;
         }
@@ -751,44 +813,81 @@ static void unknown_field(Checker *ck, Member *m, const Type *record, bool *give
     check_add_suggestion(ck, d, member_name_span(m), s);
     /* The misspelt field stands for the suggested one: it is not also "missing". */
     for (uint32_t k = 0; k < n; k++)
-        if (strcmp(cands[k], s) == 0)
-            given[at[k]] = true;
+        if (strcmp(cands[k], s) == 0 && !given->of[at[k]]) {
+            given->of[at[k]] = m;
+            given->count++;
+        }
 }
 
-static void check_record_literal(Checker *ck, Expr *e, const Type *record, const What *owner)
+/* The fields of the object literal `e` against `record`: each known field's value
+ * against the field's type (the first time the field is given), then the unknown
+ * fields, then the missing ones. With a scope the values are checked here too
+ * (check_against, which has read the literal's members as fields): a repeated field is
+ * reported as it is met, and the literal takes the record as its type; without one they
+ * were typed already. */
+static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
+                         const What *owner)
 {
-    bool *given = arena_alloc(ck->arena, record->field_count + 1);
+    Given given;
+    given_begin(&given, record->field_count);
     bool any_unknown = false;
     /* First the known fields, so that an unknown one is matched against what is left. */
     for (Member *m = e->block->first; m; m = m->next) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
-        const Field *f = type_field(record, check_member_name(ck, m));
-        any_unknown |= !f;
-        if (!f || given[f - record->fields])
+        const Name *name = check_member_name(ck, m);
+        const Field *f = type_field(record, name);
+        if (!f) {
+            any_unknown = true;
+            if (scope)
+                check_expr(ck, scope, m->value);
             continue;
-        given[f - record->fields] = true;
+        }
+        const Member **first = &given.of[f - record->fields];
+        if (*first) {
+            if (scope) {
+                report_duplicate(ck, m, name, *first);
+                check_expr_expecting(ck, scope, m->value, f->type);
+            }
+            continue;
+        }
+        *first = m;
+        given.count++;
         What field = what_named(WHAT_FIELD, f->name);
-        check_expect_type(ck, m->value, f->type, &field);
+        if (scope)
+            check_against(ck, scope, m->value, f->type, &field);
+        else
+            check_expect_type(ck, m->value, f->type, &field);
+    }
+    if (scope) {
+        if (any_unknown)
+            report_duplicate_fields(ck, e->block, record);
+        e->type = record;
     }
     for (Member *m = e->block->first; m && any_unknown; m = m->next)
         if (m->kind == MEMBER_ATTR && m->value &&
             !type_field(record, check_member_name(ck, m)))
-            unknown_field(ck, m, record, given, owner);
-    report_missing(ck, e->span, record, given, owner);
+            unknown_field(ck, m, record, &given, owner);
+    report_missing(ck, e->span, record, &given, owner);
+    given_end(&given);
 }
 
-void check_contract(Checker *ck, Expr *value, const Type *contract, Span where,
+void check_contract(Checker *ck, Scope *scope, Expr *value, const Type *contract, Span where,
                     const What *target)
 {
-    if (type_is_unchecked(contract))
+    if (!contract || type_is_unchecked(contract)) {
+        if (value)
+            check_expr_expecting(ck, scope, value, contract);
         return;
+    }
     if (value) {
-        check_expect_type(ck, value, contract, target);
+        check_against(ck, scope, value, contract, target);
         return;
     }
     if (contract->kind != TYPE_RECORD)
         return;
-    bool *given = arena_alloc(ck->arena, contract->field_count + 1);
-    report_missing(ck, where, contract, given, target);
+    Given given;
+    given_begin(&given, contract->field_count);
+    report_missing(ck, where, contract, &given, target);
+    given_end(&given);
 }

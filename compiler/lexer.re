@@ -615,8 +615,11 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
             "|"             { return single_operator(lx, loc, tok, cur, OROR); }
 
             "\""            {
-                                int kind = lex_string(lx, v, loc, tok, &cur);
-                                return finish_literal(lx, loc, tok, cur, kind);
+                                /* Not &cur: a scanner variable whose address is taken
+                                 * lives in memory, and every byte scanned stores it. */
+                                const unsigned char *end;
+                                int kind = lex_string(lx, v, loc, tok, &end);
+                                return finish_literal(lx, loc, tok, end, kind);
                             }
             "'" [^'\n\x00]* "'"
                             { return finish_literal(lx, loc, tok, cur, lex_single_quoted(lx, v, loc, tok, cur)); }

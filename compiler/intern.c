@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orbc.h"   /* orbc_hash */
 
 enum { INITIAL_SLOTS = 1024 };
 
@@ -49,7 +48,7 @@ static void grow(Interner *interner)
 
 const Name *intern_lookup(const Interner *interner, const char *text, size_t len)
 {
-    return interner->slots[intern_find_slot(interner, text, len, orbc_hash(text, len))].name;
+    return interner->slots[intern_find_slot(interner, text, len, intern_hash(text, len))].name;
 }
 
 /* A new name into the free slot i: kept out of intern() so that the path taken by nearly

@@ -11,7 +11,6 @@
 
 #include "arena.h"
 #include "namemap.h"
-#include "orbc.h"   /* orbc_hash */
 
 typedef struct Name {
     uint32_t len;
@@ -74,6 +73,37 @@ static inline bool intern_same_text(const char *a, const char *b, size_t len)
     return x == y;
 }
 
+/* The hash of a name, inline (no call in the lexer's identifier path): the first and the
+ * last 8 bytes, overlapping, and every 8 bytes between; names of 4 to 7 bytes as two
+ * overlapping 4-byte words; shorter ones byte by byte. */
+static inline uint32_t intern_hash(const char *text, size_t len)
+{
+    const uint64_t K = 0x9E3779B97F4A7C15ull;
+    uint64_t h = (uint64_t)len * K;
+    if (len >= 8) {
+        uint64_t word;
+        for (size_t i = 0; i + 8 < len; i += 8) {
+            memcpy(&word, text + i, 8);
+            h = (h ^ word) * K;
+            h ^= h >> 32;
+        }
+        memcpy(&word, text + len - 8, 8);
+        h ^= word;
+    } else if (len >= 4) {
+        uint32_t first, last;
+        memcpy(&first, text, 4);
+        memcpy(&last, text + len - 4, 4);
+        h ^= (uint64_t)first << 32 | last;
+    } else {
+        for (size_t i = 0; i < len; i++)
+            h ^= (uint64_t)(unsigned char)text[i] << (8 * i);
+    }
+    h *= K;
+    h ^= h >> 29;
+    h *= K;
+    return (uint32_t)(h >> 32);
+}
+
 static inline uint32_t intern_find_slot(const Interner *interner, const char *text, size_t len,
                                  uint32_t hash)
 {
@@ -94,7 +124,7 @@ const Name *intern_add(Interner *interner, uint32_t i, const char *text, size_t 
 /* intern(), inlined into the lexer, which interns every identifier. */
 static inline const Name *intern_inline(Interner *interner, const char *text, size_t len)
 {
-    uint32_t hash = orbc_hash(text, len);
+    uint32_t hash = intern_hash(text, len);
     uint32_t i = intern_find_slot(interner, text, len, hash);
     if (interner->slots[i].name)
         return interner->slots[i].name;

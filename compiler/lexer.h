@@ -67,13 +67,12 @@ typedef struct Lexer {
     uint32_t line_start, line_indent_end, line_indent;
 
     int prev;                    /* kind of the last token produced (0 at the start) */
-    uint32_t prev_depth;         /* bracket depth before that token */
     Loc prev_loc;
     YYSTYPE *value_out;          /* where lexer_next put its value (the parser's lookahead) */
     int prev2;                   /* the token before it */
     Loc prev2_loc;
     int prev2_before;            /* and the one before that */
-    uint32_t unary_run;          /* consecutive `!`/`-` tokens */
+    uint32_t unary_run;          /* consecutive `!`/`-` tokens, when prev is one of them */
 
     /* The first token of the current top-level item, for E0104. */
     bool item_start;             /* the next top-level token starts an item */

@@ -26,6 +26,12 @@
  * what the token loop passes on when no token has been scanned yet. */
 enum { SKIPPED = -1, NOT_SCANNED = -2 };
 
+/* What the scanner returns on the common path (lexer_next) for a token it does not read
+ * itself, so that the common path calls nothing it must come back from: LEAVE for one it
+ * left unread (the general path scans it again), and for a literal the DFA matched (loc
+ * spans it) the decoder that reads it (literal_token). */
+enum { LEAVE = -3, SCAN_STRING = -4, SCAN_INTEGER = -5, SCAN_NUMBER = -6, SCAN_DURATION = -7 };
+
 /*!re2c
     re2c:define:YYCTYPE = "unsigned char";
     re2c:define:YYCURSOR = cur;
@@ -206,6 +212,13 @@ static int finish(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned 
     loc->start = lex_offset(lx, tok);
     loc->end = lex_offset(lx, cur);
     return kind;
+}
+
+/* The token at tok is left to the general path, which scans it again. */
+static int leave(Lexer *lx, const unsigned char *tok)
+{
+    lx->cur = tok;
+    return LEAVE;
 }
 
 /* Spaces that are not ASCII (no-break, ideographic, zero-width...): reported, then
@@ -475,9 +488,16 @@ static bool may_be_foreign_word(const unsigned char *tok, size_t len)
            (len == 3 && (tok[0] == 'a' || tok[0] == 'n'));
 }
 
+/* An ASCII identifier; on the common path only a plain one is read (and interned by
+ * lexer_next once it is handed out). */
 static INLINE int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                             const unsigned char *cur)
+                             const unsigned char *cur, bool common)
 {
+    if (common) {
+        if (*cur >= 0x80 || *cur == '-' || may_be_foreign_word(tok, (size_t)(cur - tok)))
+            return leave(lx, tok);
+        return finish(lx, loc, tok, cur, IDENT);
+    }
     if (*cur >= 0x80)
         return unicode_identifier(lx, v, loc, tok, cur);
     if (*cur == '-') {
@@ -497,11 +517,11 @@ static INLINE int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned cha
     return finish(lx, loc, tok, cur, IDENT);
 }
 
-static int keyword(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                   const unsigned char *cur, int kind)
+static INLINE int keyword(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                          const unsigned char *cur, int kind, bool common)
 {
     if (*cur >= 0x80)
-        return unicode_identifier(lx, v, loc, tok, cur);
+        return common ? leave(lx, tok) : unicode_identifier(lx, v, loc, tok, cur);
     return finish(lx, loc, tok, cur, kind);
 }
 
@@ -564,8 +584,9 @@ static int nul_byte(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigne
 /* ---- the scanner ---- */
 
 /* The next raw token: no newline rule, no bracket matching. Inlined into the token
- * loop's common path (lexer_next); the general path calls scan_token. */
-static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
+ * loop's common path (lexer_next, `common`), which reads only what needs no call (words,
+ * punctuation, spaces); the general path calls scan_token, which reads everything. */
+static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
 {
     const unsigned char *cur = lx->cur;
     const unsigned char *mar;
@@ -575,9 +596,21 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
         /*!re2c
             [ \t\r\f\v]+    { continue; }
             "\n"            { return finish(lx, loc, tok, cur, NEWLINE); }
-            "//"            { cur = skip_line_comment(lx, tok, cur); continue; }
-            "#"             { cur = hash_comment(lx, tok, cur); continue; }
+            "//"            {
+                                if (common)
+                                    return leave(lx, tok);
+                                cur = skip_line_comment(lx, tok, cur);
+                                continue;
+                            }
+            "#"             {
+                                if (common)
+                                    return leave(lx, tok);
+                                cur = hash_comment(lx, tok, cur);
+                                continue;
+                            }
             "/*"            {
+                                if (common)
+                                    return leave(lx, tok);
                                 cur = skip_block_comment(lx, tok, cur, &newline);
                                 if (newline)
                                     return finish(lx, loc, tok, cur, NEWLINE);
@@ -611,53 +644,89 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
             "%"             { return finish(lx, loc, tok, cur, PERCENT); }
             "!"             { return finish(lx, loc, tok, cur, BANG); }
             "="             { return finish(lx, loc, tok, cur, ASSIGN); }
-            "&"             { return single_operator(lx, loc, tok, cur, ANDAND); }
-            "|"             { return single_operator(lx, loc, tok, cur, OROR); }
+            "&"             {
+                                if (common)
+                                    return leave(lx, tok);
+                                return single_operator(lx, loc, tok, cur, ANDAND);
+                            }
+            "|"             {
+                                if (common)
+                                    return leave(lx, tok);
+                                return single_operator(lx, loc, tok, cur, OROR);
+                            }
 
             "\""            {
                                 /* Not &cur: a scanner variable whose address is taken
                                  * lives in memory, and every byte scanned stores it. */
+                                if (common)
+                                    return finish(lx, loc, tok, cur, SCAN_STRING);
                                 const unsigned char *end;
                                 int kind = lex_string(lx, v, loc, tok, &end);
                                 return finish_literal(lx, loc, tok, end, kind);
                             }
             "'" [^'\n\x00]* "'"
-                            { return finish_literal(lx, loc, tok, cur, lex_single_quoted(lx, v, loc, tok, cur)); }
+                            {
+                                if (common)
+                                    return leave(lx, tok);
+                                return finish_literal(lx, loc, tok, cur,
+                                                      lex_single_quoted(lx, v, loc, tok, cur));
+                            }
 
-            "workflow"      { return keyword(lx, v, loc, tok, cur, T_WORKFLOW); }
-            "worker"        { return keyword(lx, v, loc, tok, cur, T_WORKER); }
-            "type"          { return keyword(lx, v, loc, tok, cur, T_TYPE); }
-            "input"         { return keyword(lx, v, loc, tok, cur, T_INPUT); }
-            "output"        { return keyword(lx, v, loc, tok, cur, T_OUTPUT); }
-            "timeout"       { return keyword(lx, v, loc, tok, cur, T_TIMEOUT); }
-            "step"          { return keyword(lx, v, loc, tok, cur, T_STEP); }
-            "return"        { return keyword(lx, v, loc, tok, cur, T_RETURN); }
-            "using"         { return keyword(lx, v, loc, tok, cur, T_USING); }
-            "sleep"         { return keyword(lx, v, loc, tok, cur, T_SLEEP); }
-            "await"         { return keyword(lx, v, loc, tok, cur, T_AWAIT); }
-            "compute"       { return keyword(lx, v, loc, tok, cur, T_COMPUTE); }
-            "with"          { return keyword(lx, v, loc, tok, cur, T_WITH); }
-            "when"          { return keyword(lx, v, loc, tok, cur, T_WHEN); }
-            "for"           { return keyword(lx, v, loc, tok, cur, T_FOR); }
-            "in"            { return keyword(lx, v, loc, tok, cur, T_IN); }
-            "idempotency_key" { return keyword(lx, v, loc, tok, cur, T_IDEMPOTENCY_KEY); }
-            "retry"         { return keyword(lx, v, loc, tok, cur, T_RETRY); }
-            "queue_timeout" { return keyword(lx, v, loc, tok, cur, T_QUEUE_TIMEOUT); }
-            "compensate"    { return keyword(lx, v, loc, tok, cur, T_COMPENSATE); }
-            "true"          { return keyword(lx, v, loc, tok, cur, T_TRUE); }
-            "false"         { return keyword(lx, v, loc, tok, cur, T_FALSE); }
-            "null"          { return keyword(lx, v, loc, tok, cur, T_NULL); }
+            "workflow"      { return keyword(lx, v, loc, tok, cur, T_WORKFLOW, common); }
+            "worker"        { return keyword(lx, v, loc, tok, cur, T_WORKER, common); }
+            "type"          { return keyword(lx, v, loc, tok, cur, T_TYPE, common); }
+            "input"         { return keyword(lx, v, loc, tok, cur, T_INPUT, common); }
+            "output"        { return keyword(lx, v, loc, tok, cur, T_OUTPUT, common); }
+            "timeout"       { return keyword(lx, v, loc, tok, cur, T_TIMEOUT, common); }
+            "step"          { return keyword(lx, v, loc, tok, cur, T_STEP, common); }
+            "return"        { return keyword(lx, v, loc, tok, cur, T_RETURN, common); }
+            "using"         { return keyword(lx, v, loc, tok, cur, T_USING, common); }
+            "sleep"         { return keyword(lx, v, loc, tok, cur, T_SLEEP, common); }
+            "await"         { return keyword(lx, v, loc, tok, cur, T_AWAIT, common); }
+            "compute"       { return keyword(lx, v, loc, tok, cur, T_COMPUTE, common); }
+            "with"          { return keyword(lx, v, loc, tok, cur, T_WITH, common); }
+            "when"          { return keyword(lx, v, loc, tok, cur, T_WHEN, common); }
+            "for"           { return keyword(lx, v, loc, tok, cur, T_FOR, common); }
+            "in"            { return keyword(lx, v, loc, tok, cur, T_IN, common); }
+            "idempotency_key" { return keyword(lx, v, loc, tok, cur, T_IDEMPOTENCY_KEY, common); }
+            "retry"         { return keyword(lx, v, loc, tok, cur, T_RETRY, common); }
+            "queue_timeout" { return keyword(lx, v, loc, tok, cur, T_QUEUE_TIMEOUT, common); }
+            "compensate"    { return keyword(lx, v, loc, tok, cur, T_COMPENSATE, common); }
+            "true"          { return keyword(lx, v, loc, tok, cur, T_TRUE, common); }
+            "false"         { return keyword(lx, v, loc, tok, cur, T_FALSE, common); }
+            "null"          { return keyword(lx, v, loc, tok, cur, T_NULL, common); }
             [a-zA-Z_] [a-zA-Z0-9_]*
-                            { return identifier(lx, v, loc, tok, cur); }
+                            { return identifier(lx, v, loc, tok, cur, common); }
 
-            dec             { return integer(lx, v, loc, tok, cur); }
+            dec             {
+                                if (common)
+                                    return finish(lx, loc, tok, cur, SCAN_INTEGER);
+                                return integer(lx, v, loc, tok, cur);
+                            }
             dec "." [0-9]+ ("_" [0-9]+)* exp? | dec exp
-                            { return finish_literal(lx, loc, tok, cur, lex_number(lx, v, loc, tok, cur)); }
-            (dec unit)+     { return finish_literal(lx, loc, tok, cur, lex_duration(lx, v, loc, tok, cur)); }
+                            {
+                                if (common)
+                                    return finish(lx, loc, tok, cur, SCAN_NUMBER);
+                                return finish_literal(lx, loc, tok, cur,
+                                                      lex_number(lx, v, loc, tok, cur));
+                            }
+            (dec unit)+     {
+                                if (common)
+                                    return finish(lx, loc, tok, cur, SCAN_DURATION);
+                                return finish_literal(lx, loc, tok, cur,
+                                                      lex_duration(lx, v, loc, tok, cur));
+                            }
             [0-9] [0-9a-zA-Z_]* ("." [0-9a-zA-Z_]*)?
-                            { return finish_literal(lx, loc, tok, cur, lex_malformed_number(lx, v, loc, tok, cur)); }
+                            {
+                                if (common)
+                                    return leave(lx, tok);
+                                return finish_literal(lx, loc, tok, cur,
+                                                      lex_malformed_number(lx, v, loc, tok, cur));
+                            }
 
             [\x80-\xff]     {
+                                if (common)
+                                    return leave(lx, tok);
                                 int kind = unicode_identifier(lx, v, loc, tok, tok);
                                 if (kind != SKIPPED)
                                     return kind;
@@ -665,8 +734,16 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc)
                                 cur = tok + utf8_read(tok, &cp);
                                 continue;
                             }
-            "\x00"          { return nul_byte(lx, loc, tok, cur); }
-            *               { return stray(lx, loc, tok, cur, *tok); }
+            "\x00"          {
+                                if (common)
+                                    return leave(lx, tok);
+                                return nul_byte(lx, loc, tok, cur);
+                            }
+            *               {
+                                if (common)
+                                    return leave(lx, tok);
+                                return stray(lx, loc, tok, cur, *tok);
+                            }
         */
     }
 }
@@ -1015,6 +1092,14 @@ static bool opens_clause_block(const Lexer *lx)
     return lx->prev == IDENT && lx->prev2 != T_TYPE;
 }
 
+/* An opening bracket, below the nesting limit, on the stack. */
+static INLINE void push_bracket(Lexer *lx, int kind, Loc loc)
+{
+    lx->open_kind[lx->depth] = kind;
+    lx->open_at[lx->depth] = loc.start;
+    lx->open_clauses[lx->depth] = kind == LBRACE && opens_clause_block(lx);
+}
+
 /* An opening bracket; false (after E0009, fatal) when it is one too deep. */
 static bool open_bracket(Lexer *lx, int kind, Loc loc)
 {
@@ -1025,9 +1110,7 @@ static bool open_bracket(Lexer *lx, int kind, Loc loc)
         lx->too_deep = true;
         return false;
     }
-    lx->open_kind[lx->depth] = kind;
-    lx->open_at[lx->depth] = loc.start;
-    lx->open_clauses[lx->depth] = kind == LBRACE && opens_clause_block(lx);
+    push_bracket(lx, kind, loc);
     if (reads_indentation(lx)) {
         track_line(lx, loc.start);
         lx->open_indent[lx->depth] = lx->line_indent;
@@ -1096,7 +1179,7 @@ static bool newline_is_insignificant(const Lexer *lx)
 
 static __attribute__((noinline)) int scan_token(Lexer *lx, YYSTYPE *v, Loc *loc)
 {
-    return scan(lx, v, loc);
+    return scan(lx, v, loc, false);
 }
 
 /* The next token with brackets balanced and the newline rule applied; *pre_depth gets
@@ -1179,16 +1262,28 @@ static int recovered(Lexer *lx, int kind, const YYSTYPE *v, Loc loc, Loc *out)
     return RECOVERED;
 }
 
+/* The bracket depth before the last token handed out: brackets change the depth as they
+ * are handed out, and nothing else does. */
+static uint32_t last_token_depth(const Lexer *lx)
+{
+    if (is_opener(lx->prev))
+        return lx->depth - 1;
+    if (is_closer(lx->prev))
+        return lx->depth + 1;
+    return lx->depth;
+}
+
 void lexer_recover(Lexer *lx)
 {
+    uint32_t prev_depth = last_token_depth(lx);
     uint32_t level = 0;
-    for (uint32_t i = lx->prev_depth; i > 0; i--)
+    for (uint32_t i = prev_depth; i > 0; i--)
         if (lx->open_kind[i - 1] == LBRACE) {
             level = i;
             break;
         }
     lx->skip_level = level;
-    if (is_sync_point(lx, lx->prev, lx->prev_depth, false)) {
+    if (is_sync_point(lx, lx->prev, prev_depth, false)) {
         /* The parser drops the token it failed on; it comes back after RECOVERED. Its
          * value is still in the parser's lookahead, where the last call left it. */
         lx->replay.kind = lx->prev;
@@ -1217,20 +1312,32 @@ bool lexer_token_is_quiet(const Lexer *lx, int kind, Loc loc)
 
 bool lexer_at_top_level(const Lexer *lx)
 {
-    return lx->prev_depth == 0;
+    return last_token_depth(lx) == 0;
 }
 
 bool lexer_in_clause_block(const Lexer *lx)
 {
-    uint32_t top = lx->prev_depth;
+    uint32_t top = last_token_depth(lx);
     return top > 0 && lx->open_kind[top - 1] == LBRACE && lx->open_clauses[top - 1];
 }
 
 /* ---- the token stream ---- */
 
+/* A token at top level: the first token of the current item (for E0104). */
+static void note_top_level(Lexer *lx, int kind, Loc loc)
+{
+    if (lx->item_start || is_declaration_keyword(kind)) {
+        lx->decl_kind = kind;
+        lx->decl_loc = loc;
+        lx->item_start = false;
+    }
+    if (is_separator(kind))
+        lx->item_start = true;
+}
+
 /* Keeps what the syntax error messages and error recovery read about the token just
- * handed out: its kind, span and bracket depth, the two tokens before it, and at top
- * level the first token of the current item (for E0104). */
+ * handed out (its bracket depth is derived: last_token_depth): its kind and span, the
+ * two tokens before it, and at top level the first token of the current item. */
 static inline void remember(Lexer *lx, int kind, const Loc *loc, uint32_t pre_depth)
 {
     lx->prev2_before = lx->prev2;
@@ -1238,27 +1345,20 @@ static inline void remember(Lexer *lx, int kind, const Loc *loc, uint32_t pre_de
     lx->prev2_loc = lx->prev_loc;
     lx->prev = kind;
     lx->prev_loc = *loc;
-    lx->prev_depth = pre_depth;
-    if (pre_depth == 0) {
-        if (lx->item_start || is_declaration_keyword(kind)) {
-            lx->decl_kind = kind;
-            lx->decl_loc = *loc;
-            lx->item_start = false;
-        }
-        if (is_separator(kind))
-            lx->item_start = true;
-    } else if (pre_depth == 1 && is_closer(kind)) {
+    if (pre_depth == 0)
+        note_top_level(lx, kind, *loc);
+    else if (pre_depth == 1 && is_closer(kind))
         lx->item_start = true;
-    }
 }
 
+/* Counts a run of `!` and `-` tokens (the last token remembered is the one before this
+ * one); E0009 past AST_MAX_DEPTH of them. */
 static bool unary_run_too_long(Lexer *lx, int kind, Loc loc)
 {
-    if (kind != BANG && kind != MINUS) {
-        lx->unary_run = 0;
+    if (kind != BANG && kind != MINUS)
         return false;
-    }
-    if (++lx->unary_run <= AST_MAX_DEPTH)
+    lx->unary_run = lx->prev == BANG || lx->prev == MINUS ? lx->unary_run + 1 : 1;
+    if (lx->unary_run <= AST_MAX_DEPTH)
         return false;
     diag_report(&lx->c->diags, E0009, lexer_span(lx, loc.start, loc.end),
                 "nesting too deep: more than %d operators in a row", (int)AST_MAX_DEPTH);
@@ -1376,18 +1476,83 @@ RARE static int next_general(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
     }
 }
 
+/* A literal the common path's scanner matched (SCAN_STRING…, loc spans it), read and
+ * handed out: called last, so that the common path keeps no register across a call. */
+RARE static int literal_token(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
+{
+    const unsigned char *tok = lx->base + loc->start;
+    const unsigned char *cur = lx->cur;
+    const unsigned char *end;
+    int kind;
+    switch (scanned) {
+    case SCAN_STRING:
+        kind = lex_string(lx, v, loc, tok, &end);
+        kind = finish_literal(lx, loc, tok, end, kind);
+        break;
+    case SCAN_INTEGER:
+        kind = integer(lx, v, loc, tok, cur);
+        break;
+    case SCAN_NUMBER:
+        kind = finish_literal(lx, loc, tok, cur, lex_number(lx, v, loc, tok, cur));
+        break;
+    default:
+        kind = finish_literal(lx, loc, tok, cur, lex_duration(lx, v, loc, tok, cur));
+        break;
+    }
+    remember(lx, kind, loc, lx->depth);
+    return kind;
+}
+
+/* A name met for the first time goes into the free slot the lookup found. */
+RARE static int new_name(Interner *names, YYSTYPE *v, uint32_t slot, const char *text,
+                         uint32_t len, uint32_t hash)
+{
+    v->name = intern_add(names, slot, text, len, hash);
+    return IDENT;
+}
+
+/* The value of the identifier just handed out (loc): its interned name. A new name is
+ * added by a call in tail position, so that the common path keeps no register across
+ * it. */
+static __attribute__((noinline)) int name_token(Lexer *lx, YYSTYPE *v, const Loc *loc)
+{
+    Interner *names = &lx->c->names;
+    const char *text = (const char *)lx->base + loc->start;
+    uint32_t len = loc->end - loc->start;
+    uint32_t hash = intern_hash(text, len);
+    uint32_t slot = intern_find_slot(names, text, len, hash);
+    if (!names->slots[slot].name)
+        return new_name(names, v, slot, text, len, hash);
+    v->name = names->slots[slot].name;
+    return IDENT;
+}
+
+/* An identifier right after an operand goes on to the general path (it may start a
+ * member whose separator is missing), with its value. */
+RARE static int identifier_after_operand(Lexer *lx, YYSTYPE *v, Loc *loc)
+{
+    name_token(lx, v, loc);
+    return next_general(lx, v, loc, IDENT);
+}
+
 /* The common path: while nothing is pending, tokens that need no more than the newline
  * rule, a bracket that opens or closes what is open, or nothing at all are handled
- * here; every other token goes on to next_general as scanned. */
+ * here; every other token goes on to next_general, as scanned or (LEAVE) to be scanned
+ * again. Nothing here calls a function it must come back from: the loop keeps no
+ * register across a call. */
 int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
 {
     lx->value_out = v;
+    if (lx->attention)
+        return next_general(lx, v, loc, NOT_SCANNED);
     for (;;) {
-        if (lx->attention)
-            return next_general(lx, v, loc, NOT_SCANNED);
-        int kind = scan(lx, v, loc);
+        int kind = scan(lx, v, loc, true);
         uint32_t pre_depth = lx->depth;
         switch (kind) {
+        case LEAVE:
+            return next_general(lx, v, loc, NOT_SCANNED);
+        case SCAN_STRING: case SCAN_INTEGER: case SCAN_NUMBER: case SCAN_DURATION:
+            return literal_token(lx, v, loc, kind);
         case NEWLINE:
             if (newline_is_insignificant(lx))
                 continue;
@@ -1397,23 +1562,28 @@ int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
                 return next_general(lx, v, loc, kind);
             break;
         case LBRACE: case LBRACK: case LPAREN:
-            if (!open_bracket(lx, kind, *loc))
-                continue;
+            if (lx->depth == AST_MAX_DEPTH)
+                return next_general(lx, v, loc, kind);
+            push_bracket(lx, kind, *loc);
+            lx->depth++;
             break;
         case RBRACE: case RBRACK: case RPAREN:
-            if (lx->attention || lx->depth == 0 ||
-                lx->open_kind[lx->depth - 1] != opener_of(kind))
+            if (lx->depth == 0 || lx->open_kind[lx->depth - 1] != opener_of(kind))
                 return next_general(lx, v, loc, kind);
             lx->depth--;
             break;
-        case BANG: case MINUS: case END:
+        case BANG: case MINUS:
             return next_general(lx, v, loc, kind);
+        case IDENT:
+            if (lx->prev == RBRACE || ends_operand(lx->prev))
+                return identifier_after_operand(lx, v, loc);
+            remember(lx, kind, loc, pre_depth);
+            return name_token(lx, v, loc);
         default:
             if (is_word(kind) && (lx->prev == RBRACE || ends_operand(lx->prev)))
                 return next_general(lx, v, loc, kind);
             break;
         }
-        lx->unary_run = 0;
         remember(lx, kind, loc, pre_depth);
         return kind;
     }

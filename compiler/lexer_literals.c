@@ -32,10 +32,20 @@ static const struct {
     { "day", "d" }, { "days", "d" },
 };
 
+/* Whether the unit's name is text[0, len): compared here, byte by byte, because units
+ * are one or two letters and calls of strlen and memcmp cost more than the comparison. */
+static bool is_unit(const Unit *unit, const unsigned char *text, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i++)
+        if ((unsigned char)unit->name[i] != text[i])
+            return false;
+    return unit->name[len] == '\0';
+}
+
 static const Unit *find_unit(const unsigned char *text, uint32_t len)
 {
     for (int i = 0; i < UNIT_COUNT; i++)
-        if (strlen(units[i].name) == len && memcmp(units[i].name, text, len) == 0)
+        if (is_unit(&units[i], text, len))
             return &units[i];
     return NULL;
 }

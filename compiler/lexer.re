@@ -30,7 +30,10 @@ enum { SKIPPED = -1, NOT_SCANNED = -2 };
  * itself, so that the common path calls nothing it must come back from: LEAVE for one it
  * left unread (the general path scans it again), and for a literal the DFA matched (loc
  * spans it) the decoder that reads it (literal_token). */
-enum { LEAVE = -3, SCAN_STRING = -4, SCAN_INTEGER = -5, SCAN_NUMBER = -6, SCAN_DURATION = -7 };
+enum {
+    LEAVE = -3, SCAN_STRING = -4, SCAN_PLAIN_STRING = -5, SCAN_INTEGER = -6, SCAN_NUMBER = -7,
+    SCAN_DURATION = -8,
+};
 
 /*!re2c
     re2c:define:YYCTYPE = "unsigned char";
@@ -42,6 +45,7 @@ enum { LEAVE = -3, SCAN_STRING = -4, SCAN_INTEGER = -5, SCAN_NUMBER = -6, SCAN_D
     dec = [0-9]+ ("_" [0-9]+)*;
     exp = [eE] [+-]? [0-9]+;
     unit = "ms" | "s" | "m" | "h" | "d";
+    plain = [\t\x20-\x21\x23-\x5b\x5d-\x7e];   /* in a string: copied as it is */
     utf8 = [\xc2-\xdf] [\x80-\xbf]
          | "\xe0" [\xa0-\xbf] [\x80-\xbf]
          | [\xe1-\xec\xee\xef] [\x80-\xbf] [\x80-\xbf]
@@ -663,6 +667,13 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
                                 const unsigned char *end;
                                 int kind = lex_string(lx, v, loc, tok, &end);
                                 return finish_literal(lx, loc, tok, end, kind);
+                            }
+            "\"" plain* "\""
+                            {
+                                if (common)
+                                    return finish(lx, loc, tok, cur, SCAN_PLAIN_STRING);
+                                return finish_literal(lx, loc, tok, cur,
+                                                      lex_plain_string(lx, v, loc, tok, cur));
                             }
             "'" [^'\n\x00]* "'"
                             {
@@ -1485,6 +1496,9 @@ RARE static int literal_token(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
     const unsigned char *end;
     int kind;
     switch (scanned) {
+    case SCAN_PLAIN_STRING:
+        kind = finish_literal(lx, loc, tok, cur, lex_plain_string(lx, v, loc, tok, cur));
+        break;
     case SCAN_STRING:
         kind = lex_string(lx, v, loc, tok, &end);
         kind = finish_literal(lx, loc, tok, end, kind);
@@ -1551,7 +1565,8 @@ int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
         switch (kind) {
         case LEAVE:
             return next_general(lx, v, loc, NOT_SCANNED);
-        case SCAN_STRING: case SCAN_INTEGER: case SCAN_NUMBER: case SCAN_DURATION:
+        case SCAN_STRING: case SCAN_PLAIN_STRING: case SCAN_INTEGER: case SCAN_NUMBER:
+        case SCAN_DURATION:
             return literal_token(lx, v, loc, kind);
         case NEWLINE:
             if (newline_is_insignificant(lx))

@@ -40,6 +40,10 @@ int lex_spaced_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *to
 /* A string from its opening quote at tok; *end gets the first byte after it. */
 int lex_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                const unsigned char **end);
+/* A string the DFA matched whole from tok to cur, quotes included: no escape, nothing
+ * but printable ASCII and tabs (what lex_string would copy as it is). */
+int lex_plain_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                     const unsigned char *cur);
 /* 'text': reported, then read as a string. */
 int lex_single_quoted(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                       const unsigned char *cur);

@@ -243,6 +243,14 @@ int lex_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
     return STRING;
 }
 
+int lex_plain_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                     const unsigned char *cur)
+{
+    v->string = arena_string(lx, tok + 1, (uint32_t)(cur - tok - 2));
+    check_length(lx, loc, tok, cur);
+    return STRING;
+}
+
 int lex_single_quoted(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                       const unsigned char *cur)
 {

@@ -1347,15 +1347,21 @@ static void note_top_level(Lexer *lx, int kind, Loc loc)
 }
 
 /* Keeps what the syntax error messages and error recovery read about the token just
- * handed out (its bracket depth is derived: last_token_depth): its kind and span, the
- * two tokens before it, and at top level the first token of the current item. */
-static inline void remember(Lexer *lx, int kind, const Loc *loc, uint32_t pre_depth)
+ * handed out (its bracket depth is derived: last_token_depth): its kind and span and
+ * the two tokens before it. */
+static inline void remember(Lexer *lx, int kind, const Loc *loc)
 {
     lx->prev2_before = lx->prev2;
     lx->prev2 = lx->prev;
     lx->prev2_loc = lx->prev_loc;
     lx->prev = kind;
     lx->prev_loc = *loc;
+}
+
+/* And where the current top-level item starts: a token at top level, or a closer that
+ * returns there (pre_depth: the depth before the token). */
+static inline void note_item(Lexer *lx, int kind, const Loc *loc, uint32_t pre_depth)
+{
     if (pre_depth == 0)
         note_top_level(lx, kind, *loc);
     else if (pre_depth == 1 && is_closer(kind))
@@ -1475,7 +1481,8 @@ RARE static int next_general(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
         if (unary_run_too_long(lx, kind, *loc))
             continue;
         bool starts_line = lx->item_start;
-        remember(lx, kind, loc, pre_depth);
+        remember(lx, kind, loc);
+        note_item(lx, kind, loc, pre_depth);
         if (lx->skipping) {
             if (!is_sync_point(lx, kind, pre_depth, starts_line))
                 continue;
@@ -1513,7 +1520,9 @@ RARE static int literal_token(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
         kind = finish_literal(lx, loc, tok, cur, lex_duration(lx, v, loc, tok, cur));
         break;
     }
-    remember(lx, kind, loc, lx->depth);
+    remember(lx, kind, loc);
+    if (lx->depth == 0)
+        note_top_level(lx, kind, *loc);
     return kind;
 }
 
@@ -1586,20 +1595,27 @@ int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
             if (lx->depth == 0 || lx->open_kind[lx->depth - 1] != opener_of(kind))
                 return next_general(lx, v, loc, kind);
             lx->depth--;
-            break;
+            remember(lx, kind, loc);
+            if (lx->depth == 0)
+                lx->item_start = true;
+            return kind;
         case BANG: case MINUS:
             return next_general(lx, v, loc, kind);
         case IDENT:
             if (lx->prev == RBRACE || ends_operand(lx->prev))
                 return identifier_after_operand(lx, v, loc);
-            remember(lx, kind, loc, pre_depth);
+            remember(lx, kind, loc);
+            if (pre_depth == 0)
+                note_top_level(lx, kind, *loc);
             return name_token(lx, v, loc);
         default:
             if (is_word(kind) && (lx->prev == RBRACE || ends_operand(lx->prev)))
                 return next_general(lx, v, loc, kind);
             break;
         }
-        remember(lx, kind, loc, pre_depth);
+        remember(lx, kind, loc);
+        if (pre_depth == 0)
+            note_top_level(lx, kind, *loc);
         return kind;
     }
 }

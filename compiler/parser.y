@@ -71,6 +71,7 @@ static void yyerror(Loc *loc, Parser *p, const char *message);
 }
 
 %define api.pure full
+%define api.token.raw
 %define api.location.type {Loc}
 %define parse.error custom
 %define lr.default-reduction consistent

@@ -27,20 +27,21 @@ void build_add_decl(Parser *p, Member *decl)
     p->ast->count++;
 }
 
-static Member *new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc, Loc loc)
+/* A member from its key (which starts it) to `end`. */
+static Member *new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc, uint32_t end)
 {
     Member *m = arena_alloc_node(arena_of(p), sizeof *m);
     m->kind = kind;
     m->keyword = kw;
     m->key_end = build_pos(p, kw_loc.end);
-    m->span = build_span(p, loc);
+    m->span = build_span_to(p, kw_loc, end);
     return m;
 }
 
 Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
-                   Block *body, Loc loc)
+                   Block *body, uint32_t end)
 {
-    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, loc);
+    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, end);
     m->name = name;
     m->name_start = build_pos(p, name_loc.start);
     m->name_end = build_pos(p, name_loc.end);
@@ -74,10 +75,10 @@ static uint32_t member_depth(const Member *m)
     return depth;
 }
 
-Block *build_block(Parser *p, Member *reversed, Loc loc)
+Block *build_block(Parser *p, Member *reversed, Loc open, Loc close)
 {
     Block *b = arena_alloc_node(arena_of(p), sizeof *b);
-    b->span = build_span(p, loc);
+    b->span = build_span_to(p, open, build_pos(p, close.end));
     Member *ordered = NULL;
     uint32_t depth = 0;
     while (reversed) {
@@ -93,9 +94,9 @@ Block *build_block(Parser *p, Member *reversed, Loc loc)
     return b;
 }
 
-Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value, Loc loc)
+Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value)
 {
-    Member *m = new_member(p, MEMBER_ATTR, key.keyword, key_loc, loc);
+    Member *m = new_member(p, MEMBER_ATTR, key.keyword, key_loc, value->span.end);
     m->name = key.name;
     m->name_start = build_pos(p, key_loc.start);
     m->name_end = build_pos(p, key_loc.end);
@@ -107,10 +108,9 @@ Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *val
 
 /* In a block of clauses, `timeout = 10s` means the clause `timeout 10s`: the fix removes
  * the `=` (with a colon it would still be wrong, E0410). Elsewhere `=` stands for `:`. */
-Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value,
-                          Loc loc)
+Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value)
 {
-    Member *m = build_attr(p, key, key_loc, assign_loc, value, loc);
+    Member *m = build_attr(p, key, key_loc, assign_loc, value);
     m->assign = true;
     if (!lexer_count_error(p->lx))
         return m;
@@ -130,14 +130,14 @@ Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, E
 }
 
 Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
-                           Loc name_loc, Block *body, Loc loc)
+                           Loc name_loc, Block *body)
 {
-    return build_decl(p, kw, kw_loc, name, name_loc, body, loc);
+    return build_decl(p, kw, kw_loc, name, name_loc, body, body->span.end);
 }
 
-Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter, Loc loc)
+Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter)
 {
-    Member *m = new_member(p, MEMBER_CLAUSE, KW_FOR, kw_loc, loc);
+    Member *m = new_member(p, MEMBER_CLAUSE, KW_FOR, kw_loc, iter->span.end);
     m->name = var;
     m->name_start = build_pos(p, var_loc.start);
     m->name_end = build_pos(p, var_loc.end);
@@ -145,25 +145,25 @@ Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *ite
     return m;
 }
 
-Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body, Loc loc)
+Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body)
 {
-    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, loc);
+    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, body->span.end);
     m->body = body;
     return m;
 }
 
-Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value, Loc loc)
+Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value)
 {
-    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, loc);
+    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, value->span.end);
     m->value = value;
     return m;
 }
 
 /* `retries { attempts: 3 }` is a word with a block; `timout 10s` a word with a value. An
  * object written in parentheses stays a value. */
-Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value, Loc loc)
+Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value)
 {
-    Member *m = new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, loc);
+    Member *m = new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, value->span.end);
     m->key = word;
     if (value->kind == EXPR_OBJECT && p->lx->base[value->span.start - p->origin] == '{')
         m->body = value->block;
@@ -178,7 +178,7 @@ Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *va
 Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc)
 {
     if (lexer_in_clause_block(p->lx)) {
-        Member *m = new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, word_loc);
+        Member *m = new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, build_pos(p, word_loc.end));
         m->key = word;
         return m;
     }
@@ -189,16 +189,16 @@ Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc
 /* `WORD NAME { … }` with an unknown WORD, at top level (`workfow checkout { … }`) or in
  * a block (`stp charge { … }`): the checker reports the word with a did-you-mean. */
 Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
-                            Loc name_loc, Block *body, Loc loc)
+                            Loc name_loc, Block *body)
 {
-    Member *m = build_decl(p, KW_NONE, word_loc, name, name_loc, body, loc);
+    Member *m = build_decl(p, KW_NONE, word_loc, name, name_loc, body, body->span.end);
     m->key = word;
     return m;
 }
 
 Member *build_error_member(Parser *p, Loc loc)
 {
-    return new_member(p, MEMBER_ERROR, KW_NONE, loc, loc);
+    return new_member(p, MEMBER_ERROR, KW_NONE, loc, build_pos(p, loc.end));
 }
 
 /* ---- expressions ---- */
@@ -245,18 +245,18 @@ Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right)
     return checked(p, e);
 }
 
-Expr *build_unary(Parser *p, Op op, Expr *operand, Loc loc)
+Expr *build_unary(Parser *p, Op op, Loc op_loc, Expr *operand)
 {
-    Expr *e = new_expr(p, EXPR_UNARY, build_span(p, loc));
+    Expr *e = new_expr(p, EXPR_UNARY, build_span_to(p, op_loc, operand->span.end));
     e->op = op;
     e->left = operand;
     set_height(e, operand->depth + 1);
     return checked(p, e);
 }
 
-Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc, Loc loc)
+Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc)
 {
-    Expr *e = new_expr(p, EXPR_FIELD, build_span(p, loc));
+    Expr *e = new_expr(p, EXPR_FIELD, span_make(object->span.start, build_pos(p, field_loc.end)));
     e->left = object;
     e->field = field;
     e->field_start = build_pos(p, field_loc.start);   /* the field name ends the expression */
@@ -264,9 +264,9 @@ Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc, Loc
     return checked(p, e);
 }
 
-Expr *build_index(Parser *p, Expr *object, Expr *index, Loc loc)
+Expr *build_index(Parser *p, Expr *object, Expr *index, Loc close)
 {
-    Expr *e = new_expr(p, EXPR_INDEX, build_span(p, loc));
+    Expr *e = new_expr(p, EXPR_INDEX, span_make(object->span.start, build_pos(p, close.end)));
     e->left = object;
     e->right = index;
     set_height(e, max_u32(object->depth, index->depth) + 1);
@@ -317,25 +317,25 @@ static uint32_t take_list(Parser *p, Expr *e, ExprList list)
     return depth;
 }
 
-Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc loc)
+Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc close)
 {
-    Expr *e = new_expr(p, EXPR_CALL, build_span(p, loc));
+    Expr *e = new_expr(p, EXPR_CALL, span_make(callee->span.start, build_pos(p, close.end)));
     e->left = callee;
     set_height(e, max_u32(callee->depth, take_list(p, e, args)) + 1);
     return checked(p, e);
 }
 
-Expr *build_optional(Parser *p, Expr *type, Loc loc)
+Expr *build_optional(Parser *p, Expr *type, Loc mark)
 {
-    Expr *e = new_expr(p, EXPR_OPTIONAL, build_span(p, loc));
+    Expr *e = new_expr(p, EXPR_OPTIONAL, span_make(type->span.start, build_pos(p, mark.end)));
     e->left = type;
     set_height(e, type->depth + 1);
     return checked(p, e);
 }
 
-Expr *build_list(Parser *p, ExprList elems, Loc loc)
+Expr *build_list(Parser *p, ExprList elems, Loc open, Loc close)
 {
-    Expr *e = new_expr(p, EXPR_LIST, build_span(p, loc));
+    Expr *e = new_expr(p, EXPR_LIST, build_span_to(p, open, build_pos(p, close.end)));
     set_height(e, take_list(p, e, elems) + 1);
     return checked(p, e);
 }

@@ -18,6 +18,7 @@ struct Parser {
     SourceAst *ast;
     Member *last;        /* last top-level declaration, for appending */
     Expr **args;         /* elements of the lists being parsed (parse_build.c) */
+    YYSTYPE *lookahead;  /* where yylex puts the token it reads (parser.y) */
     uint32_t args_top, args_cap;
 };
 
@@ -38,9 +39,16 @@ static inline Span build_span(Parser *p, Loc loc)
     return span_make(p->origin + loc.start, p->origin + loc.end);
 }
 
+/* From where a symbol starts to a position: a rule that ends with a node. */
+static inline Span build_span_to(Parser *p, Loc first, uint32_t end)
+{
+    return span_make(p->origin + first.start, end);
+}
+
 void build_add_decl(Parser *p, Member *decl);
+/* A declaration ends at `end`: its block's end, or its name's when it has no block. */
 Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
-                   Block *body, Loc loc);
+                   Block *body, uint32_t end);
 const Name *build_string_name(Parser *p, String text);
 KeyName build_keyword_name(Parser *p, Keyword kw);
 
@@ -51,19 +59,20 @@ static inline KeyName build_ident_name(const Name *name)
     return key;
 }
 
-Block *build_block(Parser *p, Member *reversed, Loc loc);
-Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value, Loc loc);
+/* Members and nodes end where their last symbol ends: a token's place, or the end of the
+ * node (block, expression) that ends them. */
+Block *build_block(Parser *p, Member *reversed, Loc open, Loc close);
+Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value);
 /* `name = value`: reported (E0002), then an attribute marked as written with `=`. */
-Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value,
-                          Loc loc);
+Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value);
 Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
-                           Loc name_loc, Block *body, Loc loc);
-Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter, Loc loc);
-Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body, Loc loc);
-Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value, Loc loc);
-Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value, Loc loc);
+                           Loc name_loc, Block *body);
+Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter);
+Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body);
+Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value);
+Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value);
 Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
-                            Loc name_loc, Block *body, Loc loc);
+                            Loc name_loc, Block *body);
 Member *build_error_member(Parser *p, Loc loc);
 /* A word alone as a member; `next` is the token after it (a separator or `}`). */
 Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc);
@@ -71,14 +80,14 @@ Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc
 /* Expression constructors return NULL when the tree gets too deep (reported; the parse
  * then stops). */
 Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right);
-Expr *build_unary(Parser *p, Op op, Expr *operand, Loc loc);
-Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc, Loc loc);
-Expr *build_index(Parser *p, Expr *object, Expr *index, Loc loc);
+Expr *build_unary(Parser *p, Op op, Loc op_loc, Expr *operand);
+Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc);
+Expr *build_index(Parser *p, Expr *object, Expr *index, Loc close);
 ExprList build_args_first(Parser *p, Expr *e);
 ExprList build_args_add(Parser *p, ExprList list, Expr *e);
-Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc loc);
-Expr *build_optional(Parser *p, Expr *type, Loc loc);
-Expr *build_list(Parser *p, ExprList elems, Loc loc);
+Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc close);
+Expr *build_optional(Parser *p, Expr *type, Loc mark);
+Expr *build_list(Parser *p, ExprList elems, Loc open, Loc close);
 Expr *build_object(Parser *p, Block *block);
 Expr *build_int(Parser *p, ExprKind kind, int64_t value, Loc loc);
 Expr *build_number(Parser *p, double value, Loc loc);

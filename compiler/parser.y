@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include "ast.h"
 
-/* A location is a byte range of the file: two offsets, cheap to copy on the parser's
- * stack. Whether a token was invented or already reported by the lexer (then a syntax
- * error on it is not reported again) is asked of the lexer (lexer_token_is_quiet). */
+/* A location is a byte range of the file: two offsets. Whether a token was invented or
+ * already reported by the lexer (then a syntax error on it is not reported again) is
+ * asked of the lexer (lexer_token_is_quiet). */
 typedef struct Loc {
     uint32_t start;
     uint32_t end;
@@ -26,12 +26,32 @@ typedef struct Loc {
 
 typedef struct Parser Parser;
 
-/* A step of a member list under construction: members are pushed in reverse and put in
- * order when the block closes. */
+/* An attribute's key: an identifier, or a keyword used as a name. */
 typedef struct KeyName {
     Keyword keyword;
     const Name *name;
 } KeyName;
+
+/* A semantic value: where its symbol starts and ends, and what it holds. The parser keeps
+ * no stack of locations (no `%locations`): a token's place is set by yylex, and bison
+ * copies $1 into $$ before every action, so a nonterminal starts where its first symbol
+ * does (error recovery reads that, see the %destructor below). A rule that needs where a
+ * nonterminal ends reads it from the node the nonterminal built: every node's span is
+ * the text of its rule. */
+typedef struct Value {
+    Loc loc;
+    union {
+        int64_t integer;
+        double number;
+        String string;
+        const Name *name;
+        KeyName key;
+        Expr *expr;
+        Member *member;
+        Block *block;
+        ExprList list;
+    };
+} Value;
 }
 
 %code provides {
@@ -47,22 +67,25 @@ int parser_parse(Parser *p);
 #include "lexer.h"
 #include "parse_build.h"
 
-static int yylex(YYSTYPE *value, Loc *loc, Parser *p)
+static int yylex(YYSTYPE *value, Parser *p)
 {
-    return lexer_next(p->lx, value, loc);
+    Loc loc;
+    int kind = lexer_next(p->lx, value, &loc);
+    value->loc = loc;
+    p->lookahead = value;
+    return kind;
 }
 
-static void yyerror(Loc *loc, Parser *p, const char *message);
+static void yyerror(Parser *p, const char *message);
 
-#define YYLLOC_DEFAULT(Cur, Rhs, N)                              \
-    do {                                                         \
-        if (N) {                                                 \
-            (Cur).start = YYRHSLOC(Rhs, 1).start;                \
-            (Cur).end = YYRHSLOC(Rhs, N).end;                    \
-        } else {                                                 \
-            (Cur).start = (Cur).end = YYRHSLOC(Rhs, 0).end;      \
-        }                                                        \
-    } while (0)
+/* Bison's token `error` takes its place from what error recovery popped (as
+ * `%locations` would): the value it shifts is the lookahead's, whose start this moves
+ * back to the start of each symbol popped, the last (lowest) of them winning. */
+static void popped(Parser *p, Loc loc)
+{
+    if (p->lookahead)
+        p->lookahead->loc.start = loc.start;
+}
 
 /* Deep enough for AST_MAX_DEPTH brackets, each holding a run of AST_MAX_DEPTH unary
  * operators and a full ladder of pending binary operators. */
@@ -72,26 +95,19 @@ static void yyerror(Loc *loc, Parser *p, const char *message);
 
 %define api.pure full
 %define api.token.raw
-%define api.location.type {Loc}
+%define api.value.type {Value}
 %define parse.error custom
 %define lr.default-reduction consistent
 
-%locations
 %param {Parser *p}
 %expect 0
 
-%union {
-    int64_t integer;
-    double number;
-    String string;
-    const Name *name;
-    KeyName key;
-    Keyword keyword;
-    Expr *expr;
-    Member *member;
-    Block *block;
-    ExprList list;
-}
+/* What error recovery can pop at the bottom of what it pops (the symbols that begin a
+ * member or a declaration), and the `error` token itself. */
+%destructor { popped(p, $<loc>$); } error IDENT attr_keyword
+    T_WORKFLOW T_WORKER T_TYPE T_INPUT T_OUTPUT T_TIMEOUT T_STEP T_RETURN T_USING T_SLEEP
+    T_AWAIT T_COMPUTE T_WITH T_WHEN T_FOR T_IDEMPOTENCY_KEY T_RETRY T_QUEUE_TIMEOUT
+    T_COMPENSATE
 
 %token END 0 "end of file"
 %token <integer> INT "integer"
@@ -168,6 +184,7 @@ static void yyerror(Loc *loc, Parser *p, const char *message);
 %type <expr> expr
 %type <list> args
 %type <key> attr_keyword
+%type <loc> skipped
 
 %%
 
@@ -181,35 +198,38 @@ top
     | top NEWLINE
     | top COMMA
     | top SEMI
-    | top error RECOVERED   { yyerrok; }
+    | top skipped
     ;
 
 decl
     : T_WORKFLOW IDENT block
-        { $$ = build_decl(p, KW_WORKFLOW, @1, $2, @2, $3, @$); }
+        { $$ = build_decl(p, KW_WORKFLOW, $<loc>1, $2, $<loc>2, $3, $3->span.end); }
     | T_TYPE IDENT block
-        { $$ = build_decl(p, KW_TYPE, @1, $2, @2, $3, @$); }
+        { $$ = build_decl(p, KW_TYPE, $<loc>1, $2, $<loc>2, $3, $3->span.end); }
     | T_WORKER STRING
-        { $$ = build_decl(p, KW_WORKER, @1, build_string_name(p, $2), @2, NULL, @$); }
+        { $$ = build_decl(p, KW_WORKER, $<loc>1, build_string_name(p, $2), $<loc>2, NULL,
+                          build_pos(p, $<loc>2.end)); }
     | T_WORKER STRING block
-        { $$ = build_decl(p, KW_WORKER, @1, build_string_name(p, $2), @2, $3, @$); }
+        { $$ = build_decl(p, KW_WORKER, $<loc>1, build_string_name(p, $2), $<loc>2, $3,
+                          $3->span.end); }
     | IDENT IDENT block
-        { $$ = build_unknown_named(p, $1, @1, $2, @2, $3, @$); }
+        { $$ = build_unknown_named(p, $1, $<loc>1, $2, $<loc>2, $3); }
     | IDENT STRING block
-        { $$ = build_unknown_named(p, $1, @1, build_string_name(p, $2), @2, $3, @$); }
+        { $$ = build_unknown_named(p, $1, $<loc>1, build_string_name(p, $2), $<loc>2, $3); }
     | T_WORKFLOW COLON IDENT block
-        { build_colon_after_keyword(p, KW_WORKFLOW, @2);
-          $$ = build_decl(p, KW_WORKFLOW, @1, $3, @3, $4, @$); }
+        { build_colon_after_keyword(p, KW_WORKFLOW, $<loc>2);
+          $$ = build_decl(p, KW_WORKFLOW, $<loc>1, $3, $<loc>3, $4, $4->span.end); }
     | T_TYPE COLON IDENT block
-        { build_colon_after_keyword(p, KW_TYPE, @2);
-          $$ = build_decl(p, KW_TYPE, @1, $3, @3, $4, @$); }
+        { build_colon_after_keyword(p, KW_TYPE, $<loc>2);
+          $$ = build_decl(p, KW_TYPE, $<loc>1, $3, $<loc>3, $4, $4->span.end); }
     | T_WORKER COLON STRING block
-        { build_colon_after_keyword(p, KW_WORKER, @2);
-          $$ = build_decl(p, KW_WORKER, @1, build_string_name(p, $3), @3, $4, @$); }
+        { build_colon_after_keyword(p, KW_WORKER, $<loc>2);
+          $$ = build_decl(p, KW_WORKER, $<loc>1, build_string_name(p, $3), $<loc>3, $4,
+                          $4->span.end); }
     ;
 
 block
-    : LBRACE member_list RBRACE     { $$ = build_block(p, $2, @$); }
+    : LBRACE member_list RBRACE     { $$ = build_block(p, $2, $<loc>1, $<loc>3); }
     ;
 
 /* Members come out of these rules in reverse order; build_block puts them right. */
@@ -232,7 +252,7 @@ members
     | members seps NEWLINE member   { $4->next = $1; $$ = $4; }
     | members seps COMMA member     { $4->next = $1; $$ = $4; }
     | members seps SEMI member      { $4->next = $1; $$ = $4; }
-    | members error RECOVERED   { yyerrok; $$ = $1; }
+    | members skipped       { $$ = $1; }
     ;
 
 /* Separators are spelled out rather than going through a `sep` rule: one reduction
@@ -251,79 +271,86 @@ member
      * rules of their own rather than going through a rule for the name or the keyword:
      * one reduction fewer per member. */
     : IDENT COLON expr
-        { $$ = build_attr(p, build_ident_name($1), @1, @2, $3, @$); }
+        { $$ = build_attr(p, build_ident_name($1), $<loc>1, $<loc>2, $3); }
     | IDENT ASSIGN expr
-        { $$ = build_assign_attr(p, build_ident_name($1), @1, @2, $3, @$); }
+        { $$ = build_assign_attr(p, build_ident_name($1), $<loc>1, $<loc>2, $3); }
     | attr_keyword COLON expr
-        { $$ = build_attr(p, $1, @1, @2, $3, @$); }
+        { $$ = build_attr(p, $1, $<loc>1, $<loc>2, $3); }
     | attr_keyword ASSIGN expr
-        { $$ = build_assign_attr(p, $1, @1, @2, $3, @$); }
+        { $$ = build_assign_attr(p, $1, $<loc>1, $<loc>2, $3); }
     | T_STEP IDENT block
-        { $$ = build_named_clause(p, KW_STEP, @1, $2, @2, $3, @$); }
+        { $$ = build_named_clause(p, KW_STEP, $<loc>1, $2, $<loc>2, $3); }
     | T_STEP attr_keyword block
         /* A keyword is accepted as a name here so that the checker can say why it is
          * not allowed (E0207) instead of a bare syntax error. */
-        { $$ = build_named_clause(p, KW_STEP, @1, $2.name, @2, $3, @$); }
+        { $$ = build_named_clause(p, KW_STEP, $<loc>1, $2.name, $<loc>2, $3); }
     | T_FOR IDENT T_IN expr
-        { $$ = build_for(p, @1, $2, @2, $4, @$); }
+        { $$ = build_for(p, $<loc>1, $2, $<loc>2, $4); }
     | T_RETRY block
-        { $$ = build_block_clause(p, KW_RETRY, @1, $2, @$); }
+        { $$ = build_block_clause(p, KW_RETRY, $<loc>1, $2); }
     | T_COMPENSATE block
-        { $$ = build_block_clause(p, KW_COMPENSATE, @1, $2, @$); }
-    | T_WORKFLOW expr       { $$ = build_value_clause(p, KW_WORKFLOW, @1, $2, @$); }
-    | T_WORKER expr         { $$ = build_value_clause(p, KW_WORKER, @1, $2, @$); }
-    | T_USING expr          { $$ = build_value_clause(p, KW_USING, @1, $2, @$); }
-    | T_SLEEP expr          { $$ = build_value_clause(p, KW_SLEEP, @1, $2, @$); }
-    | T_AWAIT expr          { $$ = build_value_clause(p, KW_AWAIT, @1, $2, @$); }
-    | T_COMPUTE expr        { $$ = build_value_clause(p, KW_COMPUTE, @1, $2, @$); }
-    | T_WITH expr           { $$ = build_value_clause(p, KW_WITH, @1, $2, @$); }
-    | T_WHEN expr           { $$ = build_value_clause(p, KW_WHEN, @1, $2, @$); }
-    | T_TIMEOUT expr        { $$ = build_value_clause(p, KW_TIMEOUT, @1, $2, @$); }
-    | T_QUEUE_TIMEOUT expr  { $$ = build_value_clause(p, KW_QUEUE_TIMEOUT, @1, $2, @$); }
+        { $$ = build_block_clause(p, KW_COMPENSATE, $<loc>1, $2); }
+    | T_WORKFLOW expr       { $$ = build_value_clause(p, KW_WORKFLOW, $<loc>1, $2); }
+    | T_WORKER expr         { $$ = build_value_clause(p, KW_WORKER, $<loc>1, $2); }
+    | T_USING expr          { $$ = build_value_clause(p, KW_USING, $<loc>1, $2); }
+    | T_SLEEP expr          { $$ = build_value_clause(p, KW_SLEEP, $<loc>1, $2); }
+    | T_AWAIT expr          { $$ = build_value_clause(p, KW_AWAIT, $<loc>1, $2); }
+    | T_COMPUTE expr        { $$ = build_value_clause(p, KW_COMPUTE, $<loc>1, $2); }
+    | T_WITH expr           { $$ = build_value_clause(p, KW_WITH, $<loc>1, $2); }
+    | T_WHEN expr           { $$ = build_value_clause(p, KW_WHEN, $<loc>1, $2); }
+    | T_TIMEOUT expr        { $$ = build_value_clause(p, KW_TIMEOUT, $<loc>1, $2); }
+    | T_QUEUE_TIMEOUT expr  { $$ = build_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>1, $2); }
     | T_IDEMPOTENCY_KEY expr
-                            { $$ = build_value_clause(p, KW_IDEMPOTENCY_KEY, @1, $2, @$); }
-    | T_INPUT expr          { $$ = build_value_clause(p, KW_INPUT, @1, $2, @$); }
-    | T_OUTPUT expr         { $$ = build_value_clause(p, KW_OUTPUT, @1, $2, @$); }
-    | T_RETURN expr         { $$ = build_value_clause(p, KW_RETURN, @1, $2, @$); }
+                            { $$ = build_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>1, $2); }
+    | T_INPUT expr          { $$ = build_value_clause(p, KW_INPUT, $<loc>1, $2); }
+    | T_OUTPUT expr         { $$ = build_value_clause(p, KW_OUTPUT, $<loc>1, $2); }
+    | T_RETURN expr         { $$ = build_value_clause(p, KW_RETURN, $<loc>1, $2); }
     | IDENT expr
-        { $$ = build_unknown_clause(p, $1, @1, $2, @$); }
+        { $$ = build_unknown_clause(p, $1, $<loc>1, $2); }
     | IDENT
-        /* Read before the separator or `}` after it (yychar, yylloc). */
-        { $$ = build_bare_word(p, $1, @1, yychar, yylloc); }
+        /* Read before the separator or `}` after it (yychar, the lookahead). */
+        { $$ = build_bare_word(p, $1, $<loc>1, yychar, yylval.loc); }
     | IDENT IDENT block
-        { $$ = build_unknown_named(p, $1, @1, $2, @2, $3, @$); }
+        { $$ = build_unknown_named(p, $1, $<loc>1, $2, $<loc>2, $3); }
     | IDENT STRING block
-        { $$ = build_unknown_named(p, $1, @1, build_string_name(p, $2), @2, $3, @$); }
-    | error RECOVERED
-        { yyerrok; $$ = build_error_member(p, @$); }
+        { $$ = build_unknown_named(p, $1, $<loc>1, build_string_name(p, $2), $<loc>2, $3); }
+    | skipped               { $$ = build_error_member(p, $1); }
+    ;
+
+/* What error recovery skipped: from where the failed member or declaration started (or
+ * the token that failed, see popped()) to the lexer's RECOVERED token. */
+skipped
+    : error RECOVERED       { yyerrok; $$ = (Loc){ $<loc>1.start, $<loc>2.end }; }
     ;
 
 /* A keyword as an attribute or field name (`{ type: "x" }`, `x.input`); identifiers
- * are spelled out in the rules that take a name, one reduction fewer per name. */
+ * are spelled out in the rules that take a name, one reduction fewer per name. (Bison
+ * copies the keyword's place into $$ already; saying so names the token's value, which
+ * bison wants used since the token has a destructor.) */
 attr_keyword
-    : T_WORKFLOW            { $$ = build_keyword_name(p, KW_WORKFLOW); }
-    | T_WORKER              { $$ = build_keyword_name(p, KW_WORKER); }
-    | T_TYPE                { $$ = build_keyword_name(p, KW_TYPE); }
-    | T_INPUT               { $$ = build_keyword_name(p, KW_INPUT); }
-    | T_OUTPUT              { $$ = build_keyword_name(p, KW_OUTPUT); }
-    | T_TIMEOUT             { $$ = build_keyword_name(p, KW_TIMEOUT); }
-    | T_STEP                { $$ = build_keyword_name(p, KW_STEP); }
-    | T_RETURN              { $$ = build_keyword_name(p, KW_RETURN); }
-    | T_USING               { $$ = build_keyword_name(p, KW_USING); }
-    | T_SLEEP               { $$ = build_keyword_name(p, KW_SLEEP); }
-    | T_AWAIT               { $$ = build_keyword_name(p, KW_AWAIT); }
-    | T_COMPUTE             { $$ = build_keyword_name(p, KW_COMPUTE); }
-    | T_WITH                { $$ = build_keyword_name(p, KW_WITH); }
-    | T_WHEN                { $$ = build_keyword_name(p, KW_WHEN); }
-    | T_FOR                 { $$ = build_keyword_name(p, KW_FOR); }
-    | T_IN                  { $$ = build_keyword_name(p, KW_IN); }
-    | T_IDEMPOTENCY_KEY     { $$ = build_keyword_name(p, KW_IDEMPOTENCY_KEY); }
-    | T_RETRY               { $$ = build_keyword_name(p, KW_RETRY); }
-    | T_QUEUE_TIMEOUT       { $$ = build_keyword_name(p, KW_QUEUE_TIMEOUT); }
-    | T_COMPENSATE          { $$ = build_keyword_name(p, KW_COMPENSATE); }
-    | T_TRUE                { $$ = build_keyword_name(p, KW_TRUE); }
-    | T_FALSE               { $$ = build_keyword_name(p, KW_FALSE); }
-    | T_NULL                { $$ = build_keyword_name(p, KW_NULL); }
+    : T_WORKFLOW            { $$ = build_keyword_name(p, KW_WORKFLOW); $<loc>$ = $<loc>1; }
+    | T_WORKER              { $$ = build_keyword_name(p, KW_WORKER); $<loc>$ = $<loc>1; }
+    | T_TYPE                { $$ = build_keyword_name(p, KW_TYPE); $<loc>$ = $<loc>1; }
+    | T_INPUT               { $$ = build_keyword_name(p, KW_INPUT); $<loc>$ = $<loc>1; }
+    | T_OUTPUT              { $$ = build_keyword_name(p, KW_OUTPUT); $<loc>$ = $<loc>1; }
+    | T_TIMEOUT             { $$ = build_keyword_name(p, KW_TIMEOUT); $<loc>$ = $<loc>1; }
+    | T_STEP                { $$ = build_keyword_name(p, KW_STEP); $<loc>$ = $<loc>1; }
+    | T_RETURN              { $$ = build_keyword_name(p, KW_RETURN); $<loc>$ = $<loc>1; }
+    | T_USING               { $$ = build_keyword_name(p, KW_USING); $<loc>$ = $<loc>1; }
+    | T_SLEEP               { $$ = build_keyword_name(p, KW_SLEEP); $<loc>$ = $<loc>1; }
+    | T_AWAIT               { $$ = build_keyword_name(p, KW_AWAIT); $<loc>$ = $<loc>1; }
+    | T_COMPUTE             { $$ = build_keyword_name(p, KW_COMPUTE); $<loc>$ = $<loc>1; }
+    | T_WITH                { $$ = build_keyword_name(p, KW_WITH); $<loc>$ = $<loc>1; }
+    | T_WHEN                { $$ = build_keyword_name(p, KW_WHEN); $<loc>$ = $<loc>1; }
+    | T_FOR                 { $$ = build_keyword_name(p, KW_FOR); $<loc>$ = $<loc>1; }
+    | T_IN                  { $$ = build_keyword_name(p, KW_IN); $<loc>$ = $<loc>1; }
+    | T_IDEMPOTENCY_KEY     { $$ = build_keyword_name(p, KW_IDEMPOTENCY_KEY); $<loc>$ = $<loc>1; }
+    | T_RETRY               { $$ = build_keyword_name(p, KW_RETRY); $<loc>$ = $<loc>1; }
+    | T_QUEUE_TIMEOUT       { $$ = build_keyword_name(p, KW_QUEUE_TIMEOUT); $<loc>$ = $<loc>1; }
+    | T_COMPENSATE          { $$ = build_keyword_name(p, KW_COMPENSATE); $<loc>$ = $<loc>1; }
+    | T_TRUE                { $$ = build_keyword_name(p, KW_TRUE); $<loc>$ = $<loc>1; }
+    | T_FALSE               { $$ = build_keyword_name(p, KW_FALSE); $<loc>$ = $<loc>1; }
+    | T_NULL                { $$ = build_keyword_name(p, KW_NULL); $<loc>$ = $<loc>1; }
     ;
 
 expr
@@ -341,31 +368,31 @@ expr
     | expr STAR expr            { $$ = build_binary(p, OP_MUL, $1, $3); if (!$$) YYABORT; }
     | expr SLASH expr           { $$ = build_binary(p, OP_DIV, $1, $3); if (!$$) YYABORT; }
     | expr PERCENT expr         { $$ = build_binary(p, OP_MOD, $1, $3); if (!$$) YYABORT; }
-    | BANG expr                 { $$ = build_unary(p, OP_NOT, $2, @$); if (!$$) YYABORT; }
-    | MINUS expr %prec UMINUS   { $$ = build_unary(p, OP_NEG, $2, @$); if (!$$) YYABORT; }
-    | expr DOT IDENT            { $$ = build_field(p, $1, $3, @3, @$); if (!$$) YYABORT; }
-    | expr DOT attr_keyword     { $$ = build_field(p, $1, $3.name, @3, @$); if (!$$) YYABORT; }
-    | expr LBRACK expr RBRACK   { $$ = build_index(p, $1, $3, @$); if (!$$) YYABORT; }
-    | expr LPAREN RPAREN        { $$ = build_call(p, $1, (ExprList){ 0, 0 }, @$); if (!$$) YYABORT; }
-    | expr LPAREN args RPAREN   { $$ = build_call(p, $1, $3, @$); if (!$$) YYABORT; }
+    | BANG expr                 { $$ = build_unary(p, OP_NOT, $<loc>1, $2); if (!$$) YYABORT; }
+    | MINUS expr %prec UMINUS   { $$ = build_unary(p, OP_NEG, $<loc>1, $2); if (!$$) YYABORT; }
+    | expr DOT IDENT            { $$ = build_field(p, $1, $3, $<loc>3); if (!$$) YYABORT; }
+    | expr DOT attr_keyword     { $$ = build_field(p, $1, $3.name, $<loc>3); if (!$$) YYABORT; }
+    | expr LBRACK expr RBRACK   { $$ = build_index(p, $1, $3, $<loc>4); if (!$$) YYABORT; }
+    | expr LPAREN RPAREN        { $$ = build_call(p, $1, (ExprList){ 0, 0 }, $<loc>3); if (!$$) YYABORT; }
+    | expr LPAREN args RPAREN   { $$ = build_call(p, $1, $3, $<loc>4); if (!$$) YYABORT; }
     | expr LPAREN args COMMA RPAREN
-                                { $$ = build_call(p, $1, $3, @$); if (!$$) YYABORT; }
-    | expr QUESTION             { $$ = build_optional(p, $1, @$); if (!$$) YYABORT; }
+                                { $$ = build_call(p, $1, $3, $<loc>5); if (!$$) YYABORT; }
+    | expr QUESTION             { $$ = build_optional(p, $1, $<loc>2); if (!$$) YYABORT; }
     /* Operands are alternatives of `expr` itself (no `primary` rule): one reduction fewer
      * per operand. */
-    | INT                       { $$ = build_int(p, EXPR_INT, $1, @1); }
-    | DURATION                  { $$ = build_int(p, EXPR_DURATION, $1, @1); }
-    | NUMBER                    { $$ = build_number(p, $1, @1); }
-    | STRING                    { $$ = build_string(p, $1, @1); }
-    | T_TRUE                    { $$ = build_bool(p, true, @1); }
-    | T_FALSE                   { $$ = build_bool(p, false, @1); }
-    | T_NULL                    { $$ = build_null(p, @1); }
-    | IDENT                     { $$ = build_name(p, $1, @1); }
-    | T_INPUT                   { $$ = build_name(p, build_keyword_name(p, KW_INPUT).name, @1); }
-    | LPAREN expr RPAREN        { $$ = $2; $$->span = build_span(p, @$); }
-    | LBRACK RBRACK             { $$ = build_list(p, (ExprList){ 0, 0 }, @$); }
-    | LBRACK args RBRACK        { $$ = build_list(p, $2, @$); if (!$$) YYABORT; }
-    | LBRACK args COMMA RBRACK  { $$ = build_list(p, $2, @$); if (!$$) YYABORT; }
+    | INT                       { $$ = build_int(p, EXPR_INT, $1, $<loc>1); }
+    | DURATION                  { $$ = build_int(p, EXPR_DURATION, $1, $<loc>1); }
+    | NUMBER                    { $$ = build_number(p, $1, $<loc>1); }
+    | STRING                    { $$ = build_string(p, $1, $<loc>1); }
+    | T_TRUE                    { $$ = build_bool(p, true, $<loc>1); }
+    | T_FALSE                   { $$ = build_bool(p, false, $<loc>1); }
+    | T_NULL                    { $$ = build_null(p, $<loc>1); }
+    | IDENT                     { $$ = build_name(p, $1, $<loc>1); }
+    | T_INPUT                   { $$ = build_name(p, build_keyword_name(p, KW_INPUT).name, $<loc>1); }
+    | LPAREN expr RPAREN        { $$ = $2; $$->span = build_span(p, (Loc){ $<loc>1.start, $<loc>3.end }); }
+    | LBRACK RBRACK             { $$ = build_list(p, (ExprList){ 0, 0 }, $<loc>1, $<loc>2); }
+    | LBRACK args RBRACK        { $$ = build_list(p, $2, $<loc>1, $<loc>3); if (!$$) YYABORT; }
+    | LBRACK args COMMA RBRACK  { $$ = build_list(p, $2, $<loc>1, $<loc>4); if (!$$) YYABORT; }
     | block                     { $$ = build_object(p, $1); if (!$$) YYABORT; }
     ;
 
@@ -378,10 +405,10 @@ args
 
 %%
 
-static void yyerror(Loc *loc, Parser *p, const char *message)
+static void yyerror(Parser *p, const char *message)
 {
     /* Only "memory exhausted" reaches here (syntax errors go to yyreport_syntax_error). */
-    build_report_exhausted(p, *loc, message);
+    build_report_exhausted(p, p->lookahead ? p->lookahead->loc : (Loc){ 0, 0 }, message);
 }
 
 /* The token kind (parser.h) of a grammar symbol, for the messages of syntax_error.c. */
@@ -414,7 +441,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p)
     }
     SyntaxError error = {
         .found = token_of_symbol(yypcontext_token(ctx)),
-        .loc = *yypcontext_location(ctx),
+        .loc = p->lookahead->loc,
         .want = want,
     };
     report_syntax_error(p, &error);

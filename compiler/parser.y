@@ -72,7 +72,6 @@ static int yylex(YYSTYPE *value, Parser *p)
     Loc loc;
     int kind = lexer_next(p->lx, value, &loc);
     value->loc = loc;
-    p->lookahead = value;
     return kind;
 }
 
@@ -100,6 +99,8 @@ static void popped(Parser *p, Loc loc)
 %define lr.default-reduction consistent
 
 %param {Parser *p}
+/* The lookahead token's value (yylex writes there), for what reads it after a call. */
+%initial-action { $$ = (YYSTYPE){ .loc = { 0, 0 } }; p->lookahead = &$$; }
 %expect 0
 
 /* What error recovery can pop at the bottom of what it pops (the symbols that begin a

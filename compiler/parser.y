@@ -180,7 +180,7 @@ static void popped(Parser *p, Loc loc)
 %precedence BANG UMINUS
 %precedence DOT LBRACK LPAREN QUESTION
 
-%type <member> decl member members member_list
+%type <member> decl member members
 %type <block> block
 %type <expr> expr
 %type <list> args
@@ -229,18 +229,26 @@ decl
                           $4->span.end); }
     ;
 
+/* Members come out of these rules in reverse order; build_block puts them right. The
+ * separators around them are spelled out here rather than gathered in a list rule: one
+ * reduction fewer per block, and one fewer for the separator that ends its last member. */
 block
-    : LBRACE member_list RBRACE     { $$ = build_block(p, $2, $<loc>1, $<loc>3); }
-    ;
-
-/* Members come out of these rules in reverse order; build_block puts them right. */
-member_list
-    : %empty                { $$ = NULL; }
-    | seps                  { $$ = NULL; }
-    | members               { $$ = $1; }
-    | members seps          { $$ = $1; }
-    | seps members          { $$ = $2; }
-    | seps members seps     { $$ = $2; }
+    : LBRACE RBRACE                         { $$ = build_block(p, NULL, $<loc>1, $<loc>2); }
+    | LBRACE seps RBRACE                    { $$ = build_block(p, NULL, $<loc>1, $<loc>3); }
+    | LBRACE members RBRACE                 { $$ = build_block(p, $2, $<loc>1, $<loc>3); }
+    | LBRACE members NEWLINE RBRACE         { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
+    | LBRACE members COMMA RBRACE           { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
+    | LBRACE members SEMI RBRACE            { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
+    | LBRACE members seps NEWLINE RBRACE    { $$ = build_block(p, $2, $<loc>1, $<loc>5); }
+    | LBRACE members seps COMMA RBRACE      { $$ = build_block(p, $2, $<loc>1, $<loc>5); }
+    | LBRACE members seps SEMI RBRACE       { $$ = build_block(p, $2, $<loc>1, $<loc>5); }
+    | LBRACE seps members RBRACE            { $$ = build_block(p, $3, $<loc>1, $<loc>4); }
+    | LBRACE seps members NEWLINE RBRACE    { $$ = build_block(p, $3, $<loc>1, $<loc>5); }
+    | LBRACE seps members COMMA RBRACE      { $$ = build_block(p, $3, $<loc>1, $<loc>5); }
+    | LBRACE seps members SEMI RBRACE       { $$ = build_block(p, $3, $<loc>1, $<loc>5); }
+    | LBRACE seps members seps NEWLINE RBRACE   { $$ = build_block(p, $3, $<loc>1, $<loc>6); }
+    | LBRACE seps members seps COMMA RBRACE     { $$ = build_block(p, $3, $<loc>1, $<loc>6); }
+    | LBRACE seps members seps SEMI RBRACE      { $$ = build_block(p, $3, $<loc>1, $<loc>6); }
     ;
 
 /* A member after a single separator, the common case, takes no reduction of `seps`:

@@ -49,9 +49,9 @@ Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name
     return m;
 }
 
-const Name *build_string_name(Parser *p, String text)
+const Name *build_string_name(Parser *p, const Expr *string)
 {
-    return intern(&p->c->names, text.text, text.len);
+    return intern(&p->c->names, string->text, string->len);
 }
 
 KeyName build_keyword_name(Parser *p, Keyword kw)

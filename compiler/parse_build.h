@@ -19,6 +19,7 @@ struct Parser {
     Member *last;        /* last top-level declaration, for appending */
     Expr **args;         /* elements of the lists being parsed (parse_build.c) */
     YYSTYPE *lookahead;  /* where yylex puts the token it reads (parser.y) */
+    YYSTYPE token;       /* where the lexer puts it (parser.y) */
     uint32_t args_top, args_cap;
 };
 
@@ -49,7 +50,8 @@ void build_add_decl(Parser *p, Member *decl);
 /* A declaration ends at `end`: its block's end, or its name's when it has no block. */
 Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
                    Block *body, uint32_t end);
-const Name *build_string_name(Parser *p, String text);
+/* A string literal (EXPR_STRING, as yylex makes it) as a name: `worker "a.b" { … }`. */
+const Name *build_string_name(Parser *p, const Expr *string);
 KeyName build_keyword_name(Parser *p, Keyword kw);
 
 /* An identifier as the key of an attribute. */

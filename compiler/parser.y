@@ -32,26 +32,35 @@ typedef struct KeyName {
     const Name *name;
 } KeyName;
 
-/* A semantic value: where its symbol starts and ends, and what it holds. The parser keeps
- * no stack of locations (no `%locations`): a token's place is set by yylex, and bison
- * copies $1 into $$ before every action, so a nonterminal starts where its first symbol
- * does (error recovery reads that, see the %destructor below). A rule that needs where a
- * nonterminal ends reads it from the node the nonterminal built: every node's span is
- * the text of its rule. */
+/* A semantic value, 16 bytes: where its symbol starts and ends, and what it holds. The
+ * parser keeps no stack of locations (no `%locations`): a token's place is set by yylex,
+ * and bison copies $1 into $$ before every action, so a nonterminal starts where its
+ * first symbol does (error recovery reads that, see the %destructor below). A rule that
+ * needs where a nonterminal ends reads it from the node the nonterminal built: every
+ * node's span is the text of its rule.
+ *
+ * The lexer writes its tokens into a value of the same type kept in the Parser, where a
+ * string's text and length (`string`, 16 bytes) overlay the place: yylex hands the parser
+ * the place and an 8-byte payload, a string already made its node. */
 typedef struct Value {
-    Loc loc;
     union {
-        int64_t integer;
-        double number;
+        struct {
+            Loc loc;
+            union {
+                int64_t integer;
+                double number;
+                const Name *name;
+                Keyword keyword;
+                Expr *expr;
+                Member *member;
+                Block *block;
+                ExprList list;
+            };
+        };
         String string;
-        const Name *name;
-        KeyName key;
-        Expr *expr;
-        Member *member;
-        Block *block;
-        ExprList list;
     };
 } Value;
+_Static_assert(sizeof(Value) == 16, "a semantic value is copied on every shift and reduction");
 }
 
 %code provides {
@@ -70,8 +79,12 @@ int parser_parse(Parser *p);
 static int yylex(YYSTYPE *value, Parser *p)
 {
     Loc loc;
-    int kind = lexer_next(p->lx, value, &loc);
+    int kind = lexer_next(p->lx, &p->token, &loc);
     value->loc = loc;
+    if (kind == STRING)
+        value->expr = build_string(p, p->token.string, loc);
+    else
+        value->integer = p->token.integer;   /* whichever 8-byte payload the lexer set */
     return kind;
 }
 
@@ -113,7 +126,7 @@ static void popped(Parser *p, Loc loc)
 %token END 0 "end of file"
 %token <integer> INT "integer"
 %token <number> NUMBER "number"
-%token <string> STRING "string"
+%token <expr> STRING "string"
 %token <integer> DURATION "duration"
 %token <name> IDENT "identifier"
 %token NEWLINE "a newline"
@@ -184,7 +197,7 @@ static void popped(Parser *p, Loc loc)
 %type <block> block
 %type <expr> expr
 %type <list> args
-%type <key> attr_keyword
+%type <keyword> attr_keyword
 %type <loc> skipped
 
 %%
@@ -284,15 +297,15 @@ member
     | IDENT ASSIGN expr
         { $$ = build_assign_attr(p, build_ident_name($1), $<loc>1, $<loc>2, $3); }
     | attr_keyword COLON expr
-        { $$ = build_attr(p, $1, $<loc>1, $<loc>2, $3); }
+        { $$ = build_attr(p, build_keyword_name(p, $1), $<loc>1, $<loc>2, $3); }
     | attr_keyword ASSIGN expr
-        { $$ = build_assign_attr(p, $1, $<loc>1, $<loc>2, $3); }
+        { $$ = build_assign_attr(p, build_keyword_name(p, $1), $<loc>1, $<loc>2, $3); }
     | T_STEP IDENT block
         { $$ = build_named_clause(p, KW_STEP, $<loc>1, $2, $<loc>2, $3); }
     | T_STEP attr_keyword block
         /* A keyword is accepted as a name here so that the checker can say why it is
          * not allowed (E0207) instead of a bare syntax error. */
-        { $$ = build_named_clause(p, KW_STEP, $<loc>1, $2.name, $<loc>2, $3); }
+        { $$ = build_named_clause(p, KW_STEP, $<loc>1, build_keyword_name(p, $2).name, $<loc>2, $3); }
     | T_FOR IDENT T_IN expr
         { $$ = build_for(p, $<loc>1, $2, $<loc>2, $4); }
     | T_RETRY block
@@ -337,29 +350,29 @@ skipped
  * copies the keyword's place into $$ already; saying so names the token's value, which
  * bison wants used since the token has a destructor.) */
 attr_keyword
-    : T_WORKFLOW            { $$ = build_keyword_name(p, KW_WORKFLOW); $<loc>$ = $<loc>1; }
-    | T_WORKER              { $$ = build_keyword_name(p, KW_WORKER); $<loc>$ = $<loc>1; }
-    | T_TYPE                { $$ = build_keyword_name(p, KW_TYPE); $<loc>$ = $<loc>1; }
-    | T_INPUT               { $$ = build_keyword_name(p, KW_INPUT); $<loc>$ = $<loc>1; }
-    | T_OUTPUT              { $$ = build_keyword_name(p, KW_OUTPUT); $<loc>$ = $<loc>1; }
-    | T_TIMEOUT             { $$ = build_keyword_name(p, KW_TIMEOUT); $<loc>$ = $<loc>1; }
-    | T_STEP                { $$ = build_keyword_name(p, KW_STEP); $<loc>$ = $<loc>1; }
-    | T_RETURN              { $$ = build_keyword_name(p, KW_RETURN); $<loc>$ = $<loc>1; }
-    | T_USING               { $$ = build_keyword_name(p, KW_USING); $<loc>$ = $<loc>1; }
-    | T_SLEEP               { $$ = build_keyword_name(p, KW_SLEEP); $<loc>$ = $<loc>1; }
-    | T_AWAIT               { $$ = build_keyword_name(p, KW_AWAIT); $<loc>$ = $<loc>1; }
-    | T_COMPUTE             { $$ = build_keyword_name(p, KW_COMPUTE); $<loc>$ = $<loc>1; }
-    | T_WITH                { $$ = build_keyword_name(p, KW_WITH); $<loc>$ = $<loc>1; }
-    | T_WHEN                { $$ = build_keyword_name(p, KW_WHEN); $<loc>$ = $<loc>1; }
-    | T_FOR                 { $$ = build_keyword_name(p, KW_FOR); $<loc>$ = $<loc>1; }
-    | T_IN                  { $$ = build_keyword_name(p, KW_IN); $<loc>$ = $<loc>1; }
-    | T_IDEMPOTENCY_KEY     { $$ = build_keyword_name(p, KW_IDEMPOTENCY_KEY); $<loc>$ = $<loc>1; }
-    | T_RETRY               { $$ = build_keyword_name(p, KW_RETRY); $<loc>$ = $<loc>1; }
-    | T_QUEUE_TIMEOUT       { $$ = build_keyword_name(p, KW_QUEUE_TIMEOUT); $<loc>$ = $<loc>1; }
-    | T_COMPENSATE          { $$ = build_keyword_name(p, KW_COMPENSATE); $<loc>$ = $<loc>1; }
-    | T_TRUE                { $$ = build_keyword_name(p, KW_TRUE); $<loc>$ = $<loc>1; }
-    | T_FALSE               { $$ = build_keyword_name(p, KW_FALSE); $<loc>$ = $<loc>1; }
-    | T_NULL                { $$ = build_keyword_name(p, KW_NULL); $<loc>$ = $<loc>1; }
+    : T_WORKFLOW            { $$ = KW_WORKFLOW; $<loc>$ = $<loc>1; }
+    | T_WORKER              { $$ = KW_WORKER; $<loc>$ = $<loc>1; }
+    | T_TYPE                { $$ = KW_TYPE; $<loc>$ = $<loc>1; }
+    | T_INPUT               { $$ = KW_INPUT; $<loc>$ = $<loc>1; }
+    | T_OUTPUT              { $$ = KW_OUTPUT; $<loc>$ = $<loc>1; }
+    | T_TIMEOUT             { $$ = KW_TIMEOUT; $<loc>$ = $<loc>1; }
+    | T_STEP                { $$ = KW_STEP; $<loc>$ = $<loc>1; }
+    | T_RETURN              { $$ = KW_RETURN; $<loc>$ = $<loc>1; }
+    | T_USING               { $$ = KW_USING; $<loc>$ = $<loc>1; }
+    | T_SLEEP               { $$ = KW_SLEEP; $<loc>$ = $<loc>1; }
+    | T_AWAIT               { $$ = KW_AWAIT; $<loc>$ = $<loc>1; }
+    | T_COMPUTE             { $$ = KW_COMPUTE; $<loc>$ = $<loc>1; }
+    | T_WITH                { $$ = KW_WITH; $<loc>$ = $<loc>1; }
+    | T_WHEN                { $$ = KW_WHEN; $<loc>$ = $<loc>1; }
+    | T_FOR                 { $$ = KW_FOR; $<loc>$ = $<loc>1; }
+    | T_IN                  { $$ = KW_IN; $<loc>$ = $<loc>1; }
+    | T_IDEMPOTENCY_KEY     { $$ = KW_IDEMPOTENCY_KEY; $<loc>$ = $<loc>1; }
+    | T_RETRY               { $$ = KW_RETRY; $<loc>$ = $<loc>1; }
+    | T_QUEUE_TIMEOUT       { $$ = KW_QUEUE_TIMEOUT; $<loc>$ = $<loc>1; }
+    | T_COMPENSATE          { $$ = KW_COMPENSATE; $<loc>$ = $<loc>1; }
+    | T_TRUE                { $$ = KW_TRUE; $<loc>$ = $<loc>1; }
+    | T_FALSE               { $$ = KW_FALSE; $<loc>$ = $<loc>1; }
+    | T_NULL                { $$ = KW_NULL; $<loc>$ = $<loc>1; }
     ;
 
 expr
@@ -380,7 +393,7 @@ expr
     | BANG expr                 { $$ = build_unary(p, OP_NOT, $<loc>1, $2); if (!$$) YYABORT; }
     | MINUS expr %prec UMINUS   { $$ = build_unary(p, OP_NEG, $<loc>1, $2); if (!$$) YYABORT; }
     | expr DOT IDENT            { $$ = build_field(p, $1, $3, $<loc>3); if (!$$) YYABORT; }
-    | expr DOT attr_keyword     { $$ = build_field(p, $1, $3.name, $<loc>3); if (!$$) YYABORT; }
+    | expr DOT attr_keyword     { $$ = build_field(p, $1, build_keyword_name(p, $3).name, $<loc>3); if (!$$) YYABORT; }
     | expr LBRACK expr RBRACK   { $$ = build_index(p, $1, $3, $<loc>4); if (!$$) YYABORT; }
     | expr LPAREN RPAREN        { $$ = build_call(p, $1, (ExprList){ 0, 0 }, $<loc>3); if (!$$) YYABORT; }
     | expr LPAREN args RPAREN   { $$ = build_call(p, $1, $3, $<loc>4); if (!$$) YYABORT; }
@@ -392,7 +405,7 @@ expr
     | INT                       { $$ = build_int(p, EXPR_INT, $1, $<loc>1); }
     | DURATION                  { $$ = build_int(p, EXPR_DURATION, $1, $<loc>1); }
     | NUMBER                    { $$ = build_number(p, $1, $<loc>1); }
-    | STRING                    { $$ = build_string(p, $1, $<loc>1); }
+    | STRING                    /* made its node by yylex */
     | T_TRUE                    { $$ = build_bool(p, true, $<loc>1); }
     | T_FALSE                   { $$ = build_bool(p, false, $<loc>1); }
     | T_NULL                    { $$ = build_null(p, $<loc>1); }

@@ -78,11 +78,9 @@ int parser_parse(Parser *p);
 
 static int yylex(YYSTYPE *value, Parser *p)
 {
-    Loc loc;
-    int kind = lexer_next(p->lx, &p->token, &loc);
-    value->loc = loc;
+    int kind = lexer_next(p->lx, &p->token, &value->loc);
     if (kind == STRING)
-        value->expr = build_string(p, p->token.string, loc);
+        value->expr = build_string(p, p->token.string, value->loc);
     else
         value->integer = p->token.integer;   /* whichever 8-byte payload the lexer set */
     return kind;

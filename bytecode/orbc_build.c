@@ -42,7 +42,8 @@ struct OrbcBuilder {
     OrbcPool pool;       /* copies of strings, fields, steps, code */
     /* the code block being emitted */
     OrbcBuf code;
-    Vec pos;
+    OrbcPos *pos;                /* its positions, pos_count of pos_cap */
+    uint32_t pos_count, pos_cap;
     uint32_t code_file;
     uint32_t sp, max_sp;         /* its operand stack depth after the last instruction, and
                                     the deepest so far (jumps are only forward and
@@ -218,13 +219,14 @@ void orbc_builder_free(OrbcBuilder *b)
     if (!b)
         return;
     Vec *vecs[] = { &b->strings, &b->consts, &b->types, &b->tasks, &b->codes,
-                    &b->workflows, &b->pos };
+                    &b->workflows };
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         free(vecs[i]->items);
     free(b->string_set.slots);
     free(b->const_set.slots);
     free(b->type_set.slots);
     free(b->code.data);
+    free(b->pos);
     orbc_chunks_free(&b->code_sec);
     orbc_chunks_free(&b->workflow_sec);
     free(b->record.data);
@@ -468,30 +470,40 @@ OrbcWorkflow *orbc_builder_workflow(OrbcBuilder *b, uint32_t index)
 void orbc_code_begin(OrbcBuilder *b, uint32_t file)
 {
     b->code.len = 0;
-    b->pos.count = 0;
+    b->pos_count = 0;
     b->code_file = file;
     b->sp = b->max_sp = 0;
 }
 
-/* The stack effect of one instruction (ops.def; `operand` is the count of a list, record
+/* The stack effect of each opcode (ops.def): the values it pops (a BRANCH: when it falls
+ * through; ORBC_POPS_COUNT: as many as its count operand says) and pushes. */
+enum { POPS_0 = 0, POPS_1 = 1, POPS_2 = 2, POPS_COUNT = ORBC_POPS_COUNT };
+
+static const struct {
+    uint8_t pops, pushes;
+} stack_effect[256] = {
+#define ORBC_OP(name, code, mnemonic, operands, pops, pushes, flow, symbol)                 \
+    [code] = { POPS_##pops, pushes },
+#include "ops.def"
+};
+
+/* Tracks the stack depth over one instruction (`operand` is the count of a list, record
  * or call). Emission order is the fallthrough path, where a conditional jump pops its
  * value. */
 static void track_stack(OrbcBuilder *b, OrbcOp op, uint32_t operand)
 {
-    const OrbcOpInfo *info = orbc_op_info((uint8_t)op);
-    if (!info)
-        return;
-    uint32_t pops = info->pops;
+    uint32_t pops = stack_effect[(uint8_t)op].pops;
     if (pops == ORBC_POPS_COUNT) {
         pops = operand;
         if (operand > ORBC_MAX_COUNT)
             over_limit(b, "a list, record or call of more than 65535 values");
     }
-    b->sp = (b->sp > pops ? b->sp - pops : 0) + info->pushes;
-    if (b->sp > b->max_sp)
+    b->sp = (b->sp > pops ? b->sp - pops : 0) + stack_effect[(uint8_t)op].pushes;
+    if (b->sp > b->max_sp) {
         b->max_sp = b->sp;
-    if (b->max_sp > ORBC_MAX_STACK)
-        over_limit(b, "an expression needs more than 4096 values on the operand stack");
+        if (b->max_sp > ORBC_MAX_STACK)
+            over_limit(b, "an expression needs more than 4096 values on the operand stack");
+    }
 }
 
 uint32_t orbc_code_max_stack(const OrbcBuilder *b)
@@ -502,24 +514,38 @@ uint32_t orbc_code_max_stack(const OrbcBuilder *b)
 bool orbc_code_fits(const OrbcBuilder *b, uint64_t *length)
 {
     *length = (uint64_t)b->code.len + 1;   /* the RETURN that ends it */
-    return *length <= ORBC_MAX_CODE_LEN && b->pos.count <= ORBC_MAX_LARGE;
+    return *length <= ORBC_MAX_CODE_LEN && b->pos_count <= ORBC_MAX_LARGE;
+}
+
+static bool grow_positions(OrbcBuilder *b)
+{
+    uint32_t cap = b->pos_cap ? b->pos_cap * 2 : 64;
+    OrbcPos *pos = cap > b->pos_cap ? realloc(b->pos, cap * sizeof *pos) : NULL;
+    if (!pos) {
+        b->failed = true;
+        return false;
+    }
+    b->pos = pos;
+    b->pos_cap = cap;
+    return true;
 }
 
 void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
 {
-    if (b->pos.count) {
-        OrbcPos *last = (OrbcPos *)b->pos.items + b->pos.count - 1;
+    uint32_t offset = (uint32_t)b->code.len;
+    if (b->pos_count) {
+        OrbcPos *last = &b->pos[b->pos_count - 1];
         if (last->line == line && last->column == column)
             return;
-        if (last->offset == b->code.len) {
+        if (last->offset == offset) {
             last->line = line;
             last->column = column;
             return;
         }
     }
-    OrbcPos *p = vec_push(b, &b->pos, sizeof *p);
-    if (p)
-        *p = (OrbcPos){ (uint32_t)b->code.len, line, column };
+    if (b->pos_count == b->pos_cap && !grow_positions(b))
+        return;
+    b->pos[b->pos_count++] = (OrbcPos){ offset, line, column };
 }
 
 void orbc_emit(OrbcBuilder *b, OrbcOp op)
@@ -546,6 +572,8 @@ void orbc_emit_call(OrbcBuilder *b, OrbcFunc func, uint8_t argc)
 void orbc_emit_record(OrbcBuilder *b, uint32_t count, const uint32_t *names)
 {
     orbc_emit_u32(b, ORBC_OP_RECORD, count);
+    if (!orbc_buf_reserve(&b->code, (size_t)count * 4))
+        return;
     for (uint32_t i = 0; i < count; i++)
         orbc_buf_u32(&b->code, names[i]);
 }
@@ -564,14 +592,14 @@ void orbc_patch_jump(OrbcBuilder *b, uint32_t site)
 uint32_t orbc_code_end(OrbcBuilder *b)
 {
     orbc_emit(b, ORBC_OP_RETURN);
-    if (b->pos.count == 0)
+    if (b->pos_count == 0)
         orbc_code_pos(b, 1, 1);
     if (b->code.failed)
         b->failed = true;
-    OrbcPos *pos = b->pos.items;
+    OrbcPos *pos = b->pos_count ? b->pos : NULL;
     if (pos && pos[0].offset != 0)   /* the first position also covers earlier code */
         pos[0].offset = 0;
-    OrbcCode view = { .file = b->code_file, .pos_count = b->pos.count, .pos = pos,
+    OrbcCode view = { .file = b->code_file, .pos_count = b->pos_count, .pos = pos,
                       .len = (uint32_t)b->code.len, .code = b->code.data,
                       .max_step = ORBC_NONE };
     if (b->streaming) {
@@ -588,7 +616,7 @@ uint32_t orbc_code_end(OrbcBuilder *b)
     if (!c)
         return 0;
     *c = view;
-    c->pos = pool_copy(b, b->pos.items, b->pos.count * sizeof(OrbcPos));
+    c->pos = pool_copy(b, pos, view.pos_count * sizeof(OrbcPos));
     c->code = pool_copy(b, b->code.data, b->code.len);
     return b->codes.count - 1;
 }

@@ -284,6 +284,25 @@ static uint8_t *put_u32(uint8_t *p, uint32_t value)
     return p + 4;
 }
 
+/* Stores positions as the file holds them (three u32 each); returns the byte after them.
+ * On a little-endian machine an OrbcPos is already those 12 bytes. */
+static uint8_t *put_positions(uint8_t *p, const OrbcPos *pos, uint32_t count)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    _Static_assert(sizeof(OrbcPos) == 12, "OrbcPos is three u32 without padding");
+    if (count)
+        memcpy(p, pos, (size_t)count * sizeof *pos);
+    return p + (size_t)count * sizeof *pos;
+#else
+    for (uint32_t i = 0; i < count; i++) {
+        p = put_u32(p, pos[i].offset);
+        p = put_u32(p, pos[i].line);
+        p = put_u32(p, pos[i].column);
+    }
+    return p;
+#endif
+}
+
 /* Room is made once for the whole record (a block has a position for nearly every
  * instruction), then its fields are stored. */
 void orbc_write_code(OrbcBuf *buf, const OrbcCode *code)
@@ -295,11 +314,7 @@ void orbc_write_code(OrbcBuf *buf, const OrbcCode *code)
     }
     uint8_t *p = put_u32(buf->data + buf->len, code->file);
     p = put_u32(p, code->pos_count);
-    for (uint32_t i = 0; i < code->pos_count; i++) {
-        p = put_u32(p, code->pos[i].offset);
-        p = put_u32(p, code->pos[i].line);
-        p = put_u32(p, code->pos[i].column);
-    }
+    p = put_positions(p, code->pos, code->pos_count);
     p = put_u32(p, code->len);
     if (code->len)
         memcpy(p, code->code, code->len);

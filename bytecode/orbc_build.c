@@ -58,8 +58,6 @@ struct OrbcBuilder {
     bool streaming;
     OrbcChunks code_sec, workflow_sec;
     OrbcBuf record;
-    OrbcBuf type_key;            /* the encoding of the type being added */
-    OrbcBuf entry_key;           /* the encoding of a type being compared */
     uint32_t code_count, workflow_count;
     bool code_too_long, steps_too_many;
     bool failed;
@@ -105,7 +103,7 @@ static void *pool_copy(OrbcBuilder *b, const void *data, size_t size)
 static bool dedup_grow(Dedup *set)
 {
     uint32_t cap = set->slots ? (set->mask + 1) * 2 : 64;
-    DedupSlot *slots = malloc(cap * sizeof *slots);
+    DedupSlot *slots = cap ? malloc(cap * sizeof *slots) : NULL;
     if (!slots)
         return false;
     for (uint32_t i = 0; i < cap; i++)
@@ -124,19 +122,77 @@ static bool dedup_grow(Dedup *set)
     return true;
 }
 
-/* Every constant is encoded in 9 bytes (docs/bytecode.md): its kind and 8 bytes. */
-enum { CONST_BYTES = 9 };
+/* Hashing a key word by word (constants and types are hashed from their fields, as
+ * they are compared, without encoding them first). */
+static const uint64_t hash_k = 0x9E3779B97F4A7C15ull;
 
-/* A buffer over `bytes` on the caller's stack, for the encoding of one constant: it
- * never grows, since the encoding always fits. */
-static OrbcBuf const_buf(uint8_t bytes[CONST_BYTES])
+static uint64_t hash_word(uint64_t h, uint64_t word)
 {
-    return (OrbcBuf){ .data = bytes, .len = 0, .cap = CONST_BYTES };
+    h = (h ^ word) * hash_k;
+    return h ^ (h >> 32);
 }
 
-/* Whether entry `index` of `table` has the key `key`. */
-static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, const uint8_t *key,
-                          size_t len)
+static uint32_t hash_end(uint64_t h)
+{
+    return (uint32_t)((h * hash_k) >> 32);
+}
+
+static uint32_t const_hash(const OrbcConst *c)
+{
+    return hash_end(hash_word(hash_word(0, c->kind), orbc_const_payload(c)));
+}
+
+/* Constants are equal when their encodings are (docs/bytecode.md 3.2). */
+static bool same_const(const OrbcConst *a, const OrbcConst *b)
+{
+    return a->kind == b->kind && orbc_const_payload(a) == orbc_const_payload(b);
+}
+
+static uint32_t type_hash(const OrbcType *t)
+{
+    uint64_t h = hash_word(0, t->kind);
+    if (t->kind == ORBC_TYPE_LIST || t->kind == ORBC_TYPE_OPTIONAL)
+        return hash_end(hash_word(h, t->elem));
+    if (t->kind != ORBC_TYPE_RECORD)
+        return hash_end(h);
+    h = hash_word(h, (uint64_t)t->name << 32 | t->field_count);
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        const OrbcField *f = &t->fields[i];
+        h = hash_word(h, (uint64_t)f->name << 32 | f->type);
+        h = hash_word(h, f->optional);
+    }
+    return hash_end(h);
+}
+
+/* Types are equal when their encodings are (docs/bytecode.md 3.3). */
+static bool same_type(const OrbcType *a, const OrbcType *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    if (a->kind == ORBC_TYPE_LIST || a->kind == ORBC_TYPE_OPTIONAL)
+        return a->elem == b->elem;
+    if (a->kind != ORBC_TYPE_RECORD)
+        return true;
+    if (a->name != b->name || a->field_count != b->field_count)
+        return false;
+    for (uint32_t i = 0; i < a->field_count; i++) {
+        const OrbcField *x = &a->fields[i], *y = &b->fields[i];
+        if (x->name != y->name || x->type != y->type || !x->optional != !y->optional)
+            return false;
+    }
+    return true;
+}
+
+/* A key being looked for: a string's text, a constant or a type. */
+typedef struct DedupKey {
+    const char *text;
+    size_t len;
+    const OrbcConst *value;
+    const OrbcType *type;
+} DedupKey;
+
+/* Whether entry `index` of `table` equals the key. */
+static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, const DedupKey *key)
 {
     Vec *entries = table == DEDUP_STRINGS ? &b->strings
                    : table == DEDUP_CONSTS ? &b->consts : &b->types;
@@ -144,35 +200,27 @@ static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, cons
         return false;
     if (table == DEDUP_STRINGS) {
         const OrbcString *s = (const OrbcString *)b->strings.items + index;
-        return s->len == len && memcmp(s->text, key, len) == 0;
+        return s->len == key->len && memcmp(s->text, key->text, key->len) == 0;
     }
-    if (table == DEDUP_CONSTS) {
-        uint8_t bytes[CONST_BYTES];
-        OrbcBuf buf = const_buf(bytes);
-        orbc_encode_const(&buf, (const OrbcConst *)b->consts.items + index);
-        return buf.len == len && memcmp(bytes, key, len) == 0;
-    }
-    OrbcBuf *buf = &b->entry_key;
-    buf->len = 0;
-    orbc_encode_type(buf, (const OrbcType *)b->types.items + index);
-    return !buf->failed && buf->len == len && memcmp(buf->data, key, len) == 0;
+    if (table == DEDUP_CONSTS)
+        return same_const((const OrbcConst *)b->consts.items + index, key->value);
+    return same_type((const OrbcType *)b->types.items + index, key->type);
 }
 
-/* Finds the key; when absent, inserts it with index `next` (the caller then appends the
- * entry) and sets *added. */
-static uint32_t dedup_find(OrbcBuilder *b, Dedup *set, DedupTable table, const uint8_t *key,
-                           size_t len, uint32_t next, bool *added)
+/* Finds the key, whose hash is `h`; when absent, inserts it with index `next` (the
+ * caller then appends the entry) and sets *added. A set is kept at most half full. */
+static uint32_t dedup_find(OrbcBuilder *b, Dedup *set, DedupTable table, const DedupKey *key,
+                           uint32_t h, uint32_t next, bool *added)
 {
     *added = false;
-    if ((!set->slots || (set->count + 1) * 4 > (set->mask + 1) * 3) && !dedup_grow(set)) {
+    if ((!set->slots || (set->count + 1) * 2 > set->mask + 1) && !dedup_grow(set)) {
         b->failed = true;
         return 0;
     }
-    uint32_t h = orbc_hash(key, len);
     uint32_t i = h & set->mask;
     while (set->slots[i].index != ORBC_NONE) {
         DedupSlot *s = &set->slots[i];
-        if (s->hash == h && entry_has_key(b, table, s->index, key, len))
+        if (s->hash == h && entry_has_key(b, table, s->index, key))
             return s->index;
         i = (i + 1) & set->mask;
     }
@@ -230,8 +278,6 @@ void orbc_builder_free(OrbcBuilder *b)
     orbc_chunks_free(&b->code_sec);
     orbc_chunks_free(&b->workflow_sec);
     free(b->record.data);
-    free(b->type_key.data);
-    free(b->entry_key.data);
     orbc_pool_free(&b->pool);
     free(b);
 }
@@ -241,7 +287,8 @@ void orbc_builder_free(OrbcBuilder *b)
 uint32_t orbc_add_string(OrbcBuilder *b, const char *text, size_t len)
 {
     bool added;
-    uint32_t index = dedup_find(b, &b->string_set, DEDUP_STRINGS, (const uint8_t *)text, len,
+    DedupKey key = { .text = text, .len = len };
+    uint32_t index = dedup_find(b, &b->string_set, DEDUP_STRINGS, &key, orbc_hash(text, len),
                                 b->strings.count, &added);
     if (!added)
         return index;
@@ -264,11 +311,9 @@ uint32_t orbc_add_cstring(OrbcBuilder *b, const char *text)
 
 uint32_t orbc_add_const(OrbcBuilder *b, OrbcConst value)
 {
-    uint8_t bytes[CONST_BYTES];
-    OrbcBuf key = const_buf(bytes);
-    orbc_encode_const(&key, &value);
     bool added;
-    uint32_t index = dedup_find(b, &b->const_set, DEDUP_CONSTS, bytes, key.len,
+    DedupKey key = { .value = &value };
+    uint32_t index = dedup_find(b, &b->const_set, DEDUP_CONSTS, &key, const_hash(&value),
                                 b->consts.count, &added);
     if (added) {
         OrbcConst *c = vec_push(b, &b->consts, sizeof *c);
@@ -311,15 +356,10 @@ uint32_t orbc_const_null(OrbcBuilder *b)
 
 static uint32_t add_type(OrbcBuilder *b, const OrbcType *type)
 {
-    OrbcBuf *key = &b->type_key;
-    key->len = 0;
-    orbc_encode_type(key, type);
-    bool added = false;
-    uint32_t index = key->failed ? 0
-        : dedup_find(b, &b->type_set, DEDUP_TYPES, key->data, key->len, b->types.count,
-                     &added);
-    if (key->failed)
-        b->failed = true;
+    bool added;
+    DedupKey key = { .type = type };
+    uint32_t index = dedup_find(b, &b->type_set, DEDUP_TYPES, &key, type_hash(type),
+                                b->types.count, &added);
     if (!added)
         return index;
     OrbcType *t = vec_push(b, &b->types, sizeof *t);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "orbc.h"
 
@@ -58,10 +59,28 @@ typedef struct OrbcPool {
 void *orbc_pool_alloc(OrbcPool *pool, size_t size);   /* NULL when out of memory */
 void orbc_pool_free(OrbcPool *pool);
 
-/* Writes the binary encoding of one type or constant (shared by the builder's dedup and
- * the serializer, so both agree byte for byte). */
+/* Writes the binary encoding of one type or constant. The builder's dedup compares
+ * constants and types field by field, by what these write: two are the same entry
+ * exactly when their encodings are equal. */
 void orbc_encode_type(OrbcBuf *buf, const OrbcType *type);
 void orbc_encode_const(OrbcBuf *buf, const OrbcConst *value);
+/* The 8 bytes that follow a constant's kind, as a number (docs/bytecode.md 3.2). */
+static inline uint64_t orbc_const_payload(const OrbcConst *value)
+{
+    switch ((OrbcConstKind)value->kind) {
+    case ORBC_CONST_BOOL: return value->boolean ? 1 : 0;
+    case ORBC_CONST_INT:
+    case ORBC_CONST_DURATION: return (uint64_t)value->integer;
+    case ORBC_CONST_NUMBER: {
+        uint64_t bits;
+        memcpy(&bits, &value->number, 8);
+        return bits;
+    }
+    case ORBC_CONST_STRING: return value->string;
+    case ORBC_CONST_NULL: break;
+    }
+    return 0;
+}
 
 /* Bytes in a list of fixed-size chunks (orbc_chunks.c): appending never copies what is
  * there, and draining frees each chunk once copied. */

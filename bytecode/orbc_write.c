@@ -134,27 +134,7 @@ void orbc_pool_free(OrbcPool *pool)
 void orbc_encode_const(OrbcBuf *buf, const OrbcConst *value)
 {
     orbc_buf_u8(buf, value->kind);
-    switch ((OrbcConstKind)value->kind) {
-    case ORBC_CONST_BOOL:
-        orbc_buf_i64(buf, value->boolean ? 1 : 0);
-        return;
-    case ORBC_CONST_INT:
-    case ORBC_CONST_DURATION:
-        orbc_buf_i64(buf, value->integer);
-        return;
-    case ORBC_CONST_NUMBER: {
-        int64_t bits;
-        memcpy(&bits, &value->number, 8);
-        orbc_buf_i64(buf, bits);
-        return;
-    }
-    case ORBC_CONST_STRING:
-        orbc_buf_i64(buf, value->string);
-        return;
-    case ORBC_CONST_NULL:
-        break;
-    }
-    orbc_buf_i64(buf, 0);
+    orbc_buf_i64(buf, (int64_t)orbc_const_payload(value));
 }
 
 void orbc_encode_type(OrbcBuf *buf, const OrbcType *type)

@@ -557,7 +557,7 @@ bool orbc_code_fits(const OrbcBuilder *b, uint64_t *length)
     return *length <= ORBC_MAX_CODE_LEN && b->pos_count <= ORBC_MAX_LARGE;
 }
 
-static bool grow_positions(OrbcBuilder *b)
+__attribute__((noinline)) static bool grow_positions(OrbcBuilder *b)
 {
     uint32_t cap = b->pos_cap ? b->pos_cap * 2 : 64;
     OrbcPos *pos = cap > b->pos_cap ? realloc(b->pos, cap * sizeof *pos) : NULL;
@@ -588,34 +588,64 @@ void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
     b->pos[b->pos_count++] = (OrbcPos){ offset, line, column };
 }
 
+/* Grows the code block for `more` bytes; NULL when it cannot. Out of line: the emitters,
+ * called for every instruction, stay small. */
+__attribute__((noinline)) static uint8_t *grow_code(OrbcBuilder *b, size_t more)
+{
+    return orbc_buf_reserve(&b->code, more) ? b->code.data + b->code.len : NULL;
+}
+
+/* Where the next `more` bytes of the code block go (the caller adds them to its length);
+ * NULL when there is no room (the builder then fails). */
+static uint8_t *code_room(OrbcBuilder *b, size_t more)
+{
+    if (b->code.cap - b->code.len >= more)
+        return b->code.data + b->code.len;
+    return grow_code(b, more);
+}
+
 void orbc_emit(OrbcBuilder *b, OrbcOp op)
 {
     track_stack(b, op, 0);
-    orbc_buf_u8(&b->code, (uint8_t)op);
+    uint8_t *p = code_room(b, 1);
+    if (!p)
+        return;
+    p[0] = (uint8_t)op;
+    b->code.len += 1;
 }
 
 void orbc_emit_u32(OrbcBuilder *b, OrbcOp op, uint32_t operand)
 {
     track_stack(b, op, operand);
-    orbc_buf_u8(&b->code, (uint8_t)op);
-    orbc_buf_u32(&b->code, operand);
+    uint8_t *p = code_room(b, 5);
+    if (!p)
+        return;
+    p[0] = (uint8_t)op;
+    orbc_put_u32(p + 1, operand);
+    b->code.len += 5;
 }
 
 void orbc_emit_call(OrbcBuilder *b, OrbcFunc func, uint8_t argc)
 {
     track_stack(b, ORBC_OP_CALL, argc);
-    orbc_buf_u8(&b->code, ORBC_OP_CALL);
-    orbc_buf_u8(&b->code, (uint8_t)func);
-    orbc_buf_u8(&b->code, argc);
+    uint8_t *p = code_room(b, 3);
+    if (!p)
+        return;
+    p[0] = ORBC_OP_CALL;
+    p[1] = (uint8_t)func;
+    p[2] = argc;
+    b->code.len += 3;
 }
 
 void orbc_emit_record(OrbcBuilder *b, uint32_t count, const uint32_t *names)
 {
     orbc_emit_u32(b, ORBC_OP_RECORD, count);
-    if (!orbc_buf_reserve(&b->code, (size_t)count * 4))
+    uint8_t *p = code_room(b, (size_t)count * 4);
+    if (!p)
         return;
     for (uint32_t i = 0; i < count; i++)
-        orbc_buf_u32(&b->code, names[i]);
+        p = orbc_put_u32(p, names[i]);
+    b->code.len += (size_t)count * 4;
 }
 
 uint32_t orbc_emit_jump(OrbcBuilder *b, OrbcOp op)

@@ -22,6 +22,16 @@ void orbc_buf_bytes(OrbcBuf *buf, const void *bytes, size_t len);
 /* Makes room for `more` bytes; false (and buf->failed) when it cannot. */
 bool orbc_buf_reserve(OrbcBuf *buf, size_t more);
 
+/* Stores `value` little-endian at p; returns the byte after it. */
+static inline uint8_t *orbc_put_u32(uint8_t *p, uint32_t value)
+{
+    p[0] = (uint8_t)value;
+    p[1] = (uint8_t)(value >> 8);
+    p[2] = (uint8_t)(value >> 16);
+    p[3] = (uint8_t)(value >> 24);
+    return p + 4;
+}
+
 /* The writes of every field: inline, with the room check as the only branch. */
 static inline void orbc_buf_u8(OrbcBuf *buf, uint8_t value)
 {
@@ -34,11 +44,7 @@ static inline void orbc_buf_u32(OrbcBuf *buf, uint32_t value)
 {
     if (buf->cap - buf->len < 4 && !orbc_buf_reserve(buf, 4))
         return;
-    uint8_t *p = buf->data + buf->len;
-    p[0] = (uint8_t)value;
-    p[1] = (uint8_t)(value >> 8);
-    p[2] = (uint8_t)(value >> 16);
-    p[3] = (uint8_t)(value >> 24);
+    orbc_put_u32(buf->data + buf->len, value);
     buf->len += 4;
 }
 

@@ -254,16 +254,6 @@ static uint64_t code_size(const OrbcCode *code)
     return 12 + 12 * (uint64_t)code->pos_count + code->len;
 }
 
-/* Stores `value` little-endian at p; returns the byte after it. */
-static uint8_t *put_u32(uint8_t *p, uint32_t value)
-{
-    p[0] = (uint8_t)value;
-    p[1] = (uint8_t)(value >> 8);
-    p[2] = (uint8_t)(value >> 16);
-    p[3] = (uint8_t)(value >> 24);
-    return p + 4;
-}
-
 /* Stores positions as the file holds them (three u32 each); returns the byte after them.
  * On a little-endian machine an OrbcPos is already those 12 bytes. */
 static uint8_t *put_positions(uint8_t *p, const OrbcPos *pos, uint32_t count)
@@ -275,9 +265,9 @@ static uint8_t *put_positions(uint8_t *p, const OrbcPos *pos, uint32_t count)
     return p + (size_t)count * sizeof *pos;
 #else
     for (uint32_t i = 0; i < count; i++) {
-        p = put_u32(p, pos[i].offset);
-        p = put_u32(p, pos[i].line);
-        p = put_u32(p, pos[i].column);
+        p = orbc_put_u32(p, pos[i].offset);
+        p = orbc_put_u32(p, pos[i].line);
+        p = orbc_put_u32(p, pos[i].column);
     }
     return p;
 #endif
@@ -292,10 +282,10 @@ void orbc_write_code(OrbcBuf *buf, const OrbcCode *code)
         buf->failed = true;
         return;
     }
-    uint8_t *p = put_u32(buf->data + buf->len, code->file);
-    p = put_u32(p, code->pos_count);
+    uint8_t *p = orbc_put_u32(buf->data + buf->len, code->file);
+    p = orbc_put_u32(p, code->pos_count);
     p = put_positions(p, code->pos, code->pos_count);
-    p = put_u32(p, code->len);
+    p = orbc_put_u32(p, code->len);
     if (code->len)
         memcpy(p, code->code, code->len);
     buf->len += (size_t)size;

@@ -16,74 +16,70 @@
 #include "orbc_value.h"
 #include "types.h"
 
-/* ---- a pointer -> index map (open addressing, malloc'd: growing frees the old table) ---- */
+/* ---- a pointer -> index map (open addressing, malloc'd: growing frees the old table) ----
+ *
+ * A key's slot is found by Fibonacci hashing (the high bits of the pointer times 2^64 /
+ * the golden ratio), so the low bits that arena pointers share do not crowd the table. */
+
+typedef struct PtrSlot {
+    const void *key;     /* NULL: empty */
+    uint32_t value;
+} PtrSlot;
 
 typedef struct PtrMap {
-    const void **keys;
-    uint32_t *values;
+    PtrSlot *slots;
     uint32_t mask;
     uint32_t count;
+    unsigned shift;      /* 64 - log2(capacity) */
 } PtrMap;
 
-static uint32_t ptr_hash(const void *p)
+static PtrSlot *ptrmap_slot(const PtrMap *map, const void *key)
 {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
-
-static uint32_t ptrmap_slot(const PtrMap *map, const void *key)
-{
-    uint32_t i = ptr_hash(key) & map->mask;
-    while (map->keys[i] && map->keys[i] != key)
+    uint32_t i = (uint32_t)(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> map->shift);
+    while (map->slots[i].key && map->slots[i].key != key)
         i = (i + 1) & map->mask;
-    return i;
+    return &map->slots[i];
 }
 
 static bool ptrmap_get(const PtrMap *map, const void *key, uint32_t *value)
 {
-    if (!map->keys)
+    if (!map->slots)
         return false;
-    uint32_t i = ptrmap_slot(map, key);
-    if (!map->keys[i])
+    const PtrSlot *slot = ptrmap_slot(map, key);
+    if (!slot->key)
         return false;
-    *value = map->values[i];
+    *value = slot->value;
     return true;
 }
 
-
 static void ptrmap_free(PtrMap *map)
 {
-    free(map->keys);
-    free(map->values);
+    free(map->slots);
     *map = (PtrMap){ 0 };
+}
+
+/* Room for one more key: the table is kept at most half full. */
+static void ptrmap_room(PtrMap *map)
+{
+    if (map->slots && (map->count + 1) * 2 <= map->mask + 1)
+        return;
+    uint32_t cap = map->slots ? (map->mask + 1) * 2 : 256;
+    PtrMap bigger = { xcalloc(cap, sizeof *bigger.slots), cap - 1, map->count,
+                      64 - (unsigned)__builtin_ctz(cap) };
+    for (uint32_t i = 0; map->slots && i <= map->mask; i++)
+        if (map->slots[i].key)
+            *ptrmap_slot(&bigger, map->slots[i].key) = map->slots[i];
+    ptrmap_free(map);
+    *map = bigger;
 }
 
 static void ptrmap_put(PtrMap *map, const void *key, uint32_t value)
 {
-    if (!map->keys || (map->count + 1) * 2 > map->mask + 1) {
-        PtrMap bigger = { 0 };
-        uint32_t cap = map->keys ? (map->mask + 1) * 2 : 64;
-        bigger.keys = xcalloc(cap, sizeof *bigger.keys);
-        bigger.values = xcalloc(cap, sizeof *bigger.values);
-        bigger.mask = cap - 1;
-        for (uint32_t i = 0; map->keys && i <= map->mask; i++)
-            if (map->keys[i]) {
-                uint32_t j = ptrmap_slot(&bigger, map->keys[i]);
-                bigger.keys[j] = map->keys[i];
-                bigger.values[j] = map->values[i];
-                bigger.count++;
-            }
-        ptrmap_free(map);
-        *map = bigger;
-    }
-    uint32_t i = ptrmap_slot(map, key);
-    if (!map->keys[i])
+    ptrmap_room(map);
+    PtrSlot *slot = ptrmap_slot(map, key);
+    if (!slot->key)
         map->count++;
-    map->keys[i] = key;
-    map->values[i] = value;
+    *slot = (PtrSlot){ key, value };
 }
 
 /* ---- state ---- */

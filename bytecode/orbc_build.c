@@ -415,13 +415,29 @@ static void copy_policy(OrbcBuilder *b, OrbcPolicy *p)
                                  p->non_retryable_count * sizeof *p->non_retryable);
 }
 
-/* Streamed: moves the record just written to the end of its section. */
-static void append_record(OrbcBuilder *b, OrbcChunks *section)
+/* Streamed: where a record of `size` bytes is stored, at the end of `section`: in the
+ * section itself when its current chunk holds it (*in_place), else in b->record, from
+ * where end_record appends it. NULL when memory runs out. */
+static uint8_t *record_room(OrbcBuilder *b, OrbcChunks *section, uint64_t size, bool *in_place)
 {
-    if (b->record.failed)
-        b->failed = true;
+    uint8_t *p = size <= ORBC_MAX_FILE_SIZE ? orbc_chunks_room(section, (size_t)size) : NULL;
+    *in_place = p != NULL;
+    if (p)
+        return p;
+    b->record.len = 0;
+    if (size <= ORBC_MAX_FILE_SIZE && orbc_buf_reserve(&b->record, (size_t)size))
+        return b->record.data;
+    b->failed = true;
+    return NULL;
+}
+
+/* Streamed: the record stored where record_room said now ends its section. */
+static void end_record(OrbcBuilder *b, OrbcChunks *section, uint64_t size, bool in_place)
+{
+    if (in_place)
+        orbc_chunks_added(section, (size_t)size);
     else
-        orbc_chunks_append(section, b->record.data, b->record.len);
+        orbc_chunks_append(section, b->record.data, (size_t)size);
 }
 
 /* The offset of return_code in a workflow record (docs/bytecode.md). */
@@ -435,9 +451,12 @@ uint32_t orbc_workflow_begin(OrbcBuilder *b, const OrbcWorkflow *header)
         if (header->step_count > ORBC_MAX_LARGE)
             b->steps_too_many = true;
         b->workflow_at = b->workflow_sec.len;
-        b->record.len = 0;
-        orbc_write_workflow_header(&b->record, header);
-        append_record(b, &b->workflow_sec);
+        bool in_place;
+        uint8_t *p = record_room(b, &b->workflow_sec, ORBC_WORKFLOW_HEADER_SIZE, &in_place);
+        if (p) {
+            orbc_put_workflow_header(p, header);
+            end_record(b, &b->workflow_sec, ORBC_WORKFLOW_HEADER_SIZE, in_place);
+        }
         return b->workflow_count++;
     }
     OrbcWorkflow *w = vec_push(b, &b->workflows, sizeof *w);
@@ -461,9 +480,13 @@ void orbc_workflow_step(OrbcBuilder *b, const OrbcStep *step)
         (step->has_compensate && step->compensate.policy.non_retryable_count > ORBC_MAX_COUNT))
         over_limit(b, "a retry policy of more than 65535 non_retryable codes");
     if (b->streaming) {
-        b->record.len = 0;
-        orbc_write_step(&b->record, step);
-        append_record(b, &b->workflow_sec);
+        uint64_t size = orbc_step_size(step);
+        bool in_place;
+        uint8_t *p = record_room(b, &b->workflow_sec, size, &in_place);
+        if (p) {
+            orbc_put_step(p, step);
+            end_record(b, &b->workflow_sec, size, in_place);
+        }
         return;
     }
     OrbcWorkflow *w = (OrbcWorkflow *)b->workflows.items + b->workflows.count - 1;
@@ -676,9 +699,13 @@ uint32_t orbc_code_end(OrbcBuilder *b)
         if (view.len > ORBC_MAX_CODE_LEN || view.pos_count > ORBC_MAX_LARGE)
             b->code_too_long = true;
         else {
-            b->record.len = 0;
-            orbc_write_code(&b->record, &view);
-            append_record(b, &b->code_sec);
+            uint64_t size = orbc_code_size(&view);
+            bool in_place;
+            uint8_t *p = record_room(b, &b->code_sec, size, &in_place);
+            if (p) {
+                orbc_put_code(p, &view);
+                end_record(b, &b->code_sec, size, in_place);
+            }
         }
         return b->code_count++;
     }

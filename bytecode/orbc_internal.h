@@ -65,11 +65,6 @@ typedef struct OrbcPool {
 void *orbc_pool_alloc(OrbcPool *pool, size_t size);   /* NULL when out of memory */
 void orbc_pool_free(OrbcPool *pool);
 
-/* Writes the binary encoding of one type or constant. The builder's dedup compares
- * constants and types field by field, by what these write: two are the same entry
- * exactly when their encodings are equal. */
-void orbc_encode_type(OrbcBuf *buf, const OrbcType *type);
-void orbc_encode_const(OrbcBuf *buf, const OrbcConst *value);
 /* The 8 bytes that follow a constant's kind, as a number (docs/bytecode.md 3.2). */
 static inline uint64_t orbc_const_payload(const OrbcConst *value)
 {
@@ -98,16 +93,25 @@ typedef struct OrbcChunks {
 } OrbcChunks;
 
 void orbc_chunks_append(OrbcChunks *chunks, const void *bytes, size_t len);
+/* Room for `len` contiguous bytes at the end, in the current chunk (or a new one when it
+ * is full), to be stored in place and then counted with orbc_chunks_added; NULL when they
+ * do not fit there (append them instead). */
+uint8_t *orbc_chunks_room(OrbcChunks *chunks, size_t len);
+void orbc_chunks_added(OrbcChunks *chunks, size_t len);
 void orbc_chunks_put_u32(OrbcChunks *chunks, size_t at, uint32_t value);   /* overwrite */
 /* Appends every byte to `out` and frees the chunks (left empty). */
 void orbc_chunks_drain(OrbcChunks *chunks, OrbcBuf *out);
 void orbc_chunks_free(OrbcChunks *chunks);
 
 /* The records of the CODE and WORKFLOWS sections (a workflow's header is followed by
- * its steps), for the builder that writes them as they are produced. */
-void orbc_write_code(OrbcBuf *buf, const OrbcCode *code);
-void orbc_write_workflow_header(OrbcBuf *buf, const OrbcWorkflow *workflow);
-void orbc_write_step(OrbcBuf *buf, const OrbcStep *step);
+ * its steps), for the builder that writes them as they are produced: each is stored at
+ * `p`, where room has been made for its size, and the byte after it is returned. */
+enum { ORBC_WORKFLOW_HEADER_SIZE = 40 };
+uint64_t orbc_code_size(const OrbcCode *code);
+uint64_t orbc_step_size(const OrbcStep *step);
+uint8_t *orbc_put_code(uint8_t *p, const OrbcCode *code);
+uint8_t *orbc_put_workflow_header(uint8_t *p, const OrbcWorkflow *workflow);
+uint8_t *orbc_put_step(uint8_t *p, const OrbcStep *step);
 
 /* Serializes a module whose CODE and WORKFLOWS payloads are already written: `tables`
  * gives the strings, constants, types and tasks; the two limit flags say what the builder

@@ -580,7 +580,11 @@ bool orbc_code_fits(const OrbcBuilder *b, uint64_t *length)
     return *length <= ORBC_MAX_CODE_LEN && b->pos_count <= ORBC_MAX_LARGE;
 }
 
-__attribute__((noinline)) static bool grow_positions(OrbcBuilder *b)
+/* The emitters below are called for every instruction and position: their fast path
+ * makes no call, and when the block must grow they hand over, as their last act, to an
+ * out-of-line function that grows it and calls them again. */
+
+static bool grow_positions(OrbcBuilder *b)
 {
     uint32_t cap = b->pos_cap ? b->pos_cap * 2 : 64;
     OrbcPos *pos = cap > b->pos_cap ? realloc(b->pos, cap * sizeof *pos) : NULL;
@@ -591,6 +595,13 @@ __attribute__((noinline)) static bool grow_positions(OrbcBuilder *b)
     b->pos = pos;
     b->pos_cap = cap;
     return true;
+}
+
+__attribute__((noinline)) static void grow_then_pos(OrbcBuilder *b, uint32_t line,
+                                                    uint32_t column)
+{
+    if (grow_positions(b))
+        orbc_code_pos(b, line, column);
 }
 
 void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
@@ -606,43 +617,58 @@ void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
             return;
         }
     }
-    if (b->pos_count == b->pos_cap && !grow_positions(b))
+    if (b->pos_count == b->pos_cap) {
+        grow_then_pos(b, line, column);
         return;
+    }
     b->pos[b->pos_count++] = (OrbcPos){ offset, line, column };
 }
 
-/* Grows the code block for `more` bytes; NULL when it cannot. Out of line: the emitters,
- * called for every instruction, stay small. */
-__attribute__((noinline)) static uint8_t *grow_code(OrbcBuilder *b, size_t more)
+static bool code_has_room(const OrbcBuilder *b, size_t more)
 {
-    return orbc_buf_reserve(&b->code, more) ? b->code.data + b->code.len : NULL;
+    return b->code.cap - b->code.len >= more;
 }
 
 /* Where the next `more` bytes of the code block go (the caller adds them to its length);
  * NULL when there is no room (the builder then fails). */
 static uint8_t *code_room(OrbcBuilder *b, size_t more)
 {
-    if (b->code.cap - b->code.len >= more)
+    if (code_has_room(b, more) || orbc_buf_reserve(&b->code, more))
         return b->code.data + b->code.len;
-    return grow_code(b, more);
+    return NULL;
+}
+
+__attribute__((noinline)) static void grow_then_emit(OrbcBuilder *b, OrbcOp op)
+{
+    if (code_room(b, 1))
+        orbc_emit(b, op);
+}
+
+__attribute__((noinline)) static void grow_then_emit_u32(OrbcBuilder *b, OrbcOp op,
+                                                         uint32_t operand)
+{
+    if (code_room(b, 5))
+        orbc_emit_u32(b, op, operand);
 }
 
 void orbc_emit(OrbcBuilder *b, OrbcOp op)
 {
-    track_stack(b, op, 0);
-    uint8_t *p = code_room(b, 1);
-    if (!p)
+    if (!code_has_room(b, 1)) {
+        grow_then_emit(b, op);
         return;
-    p[0] = (uint8_t)op;
-    b->code.len += 1;
+    }
+    track_stack(b, op, 0);
+    b->code.data[b->code.len++] = (uint8_t)op;
 }
 
 void orbc_emit_u32(OrbcBuilder *b, OrbcOp op, uint32_t operand)
 {
-    track_stack(b, op, operand);
-    uint8_t *p = code_room(b, 5);
-    if (!p)
+    if (!code_has_room(b, 5)) {
+        grow_then_emit_u32(b, op, operand);
         return;
+    }
+    track_stack(b, op, operand);
+    uint8_t *p = b->code.data + b->code.len;
     p[0] = (uint8_t)op;
     orbc_put_u32(p + 1, operand);
     b->code.len += 5;

@@ -89,10 +89,11 @@ typedef struct String {
  * call's reference index is kept on its callee, the EXPR_NAME in .left. Lists and
  * argument lists are arrays, so a node needs no link to a next element. */
 struct Expr {
-    ExprKind kind : 5;
+    ExprKind kind : 8;   /* a whole byte, and the height two: read and written without
+                            masking */
     Op op : 5;
     unsigned ref : 3;    /* checker: EXPR_NAME, EXPR_CALL: what the name refers to (ExprRef) */
-    unsigned depth : 11; /* parser: height of this expression tree, at most
+    unsigned depth : 16; /* parser: height of this expression tree, at most
                             PARSE_MAX_EXPR_DEPTH + 1 (see parse_build.c) */
     Span span;           /* the whole expression */
     union {

@@ -669,7 +669,7 @@ static void emit_object(Lowerer *l, const Expr *e)
     uint32_t count = e->block ? e->block->count : 0;
     uint32_t *names = arena_alloc(l->arena, (count + 1) * sizeof *names);
     uint32_t n = 0;
-    for (const Member *m = e->block ? e->block->first : NULL; m; m = m->next) {
+    for (const Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
         if (m->kind != MEMBER_ATTR || !m->name || n == count) {
             lower_error(l, "malformed record expression");
             return;

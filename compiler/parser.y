@@ -26,8 +26,7 @@ typedef struct Loc {
 
 typedef struct Parser Parser;
 
-/* A step of a member list under construction: members are pushed in reverse and put in
- * order when the block closes. */
+/* The key of an attribute: its keyword, if it is one, and its name. */
 typedef struct KeyName {
     Keyword keyword;
     const Name *name;
@@ -90,6 +89,7 @@ static void yyerror(Loc *loc, Parser *p, const char *message);
     Member *member;
     Block *block;
     ExprList list;
+    PendingMembers members;
 }
 
 %token END 0 "end of file"
@@ -162,7 +162,8 @@ static void yyerror(Loc *loc, Parser *p, const char *message);
 %precedence BANG UMINUS
 %precedence DOT LBRACK LPAREN QUESTION
 
-%type <member> decl member members member_list
+%type <member> decl member
+%type <members> members member_list
 %type <block> block
 %type <expr> expr
 %type <list> args
@@ -211,10 +212,9 @@ block
     : LBRACE member_list RBRACE     { $$ = build_block(p, $2, @$); }
     ;
 
-/* Members come out of these rules in reverse order; build_block puts them right. */
 member_list
-    : %empty                { $$ = NULL; }
-    | seps                  { $$ = NULL; }
+    : %empty                { $$ = (PendingMembers){ 0, 0 }; }
+    | seps                  { $$ = (PendingMembers){ 0, 0 }; }
     | members               { $$ = $1; }
     | members seps          { $$ = $1; }
     | seps members          { $$ = $2; }
@@ -224,13 +224,13 @@ member_list
 /* A member after a single separator, the common case, takes no reduction of `seps`:
  * the separator is part of the rule. */
 members
-    : member                { $$ = $1; }
-    | members NEWLINE member    { $3->next = $1; $$ = $3; }
-    | members COMMA member      { $3->next = $1; $$ = $3; }
-    | members SEMI member       { $3->next = $1; $$ = $3; }
-    | members seps NEWLINE member   { $4->next = $1; $$ = $4; }
-    | members seps COMMA member     { $4->next = $1; $$ = $4; }
-    | members seps SEMI member      { $4->next = $1; $$ = $4; }
+    : member                { $$ = build_members_first(p, $1); }
+    | members NEWLINE member    { $$ = build_members_add(p, $1, $3); }
+    | members COMMA member      { $$ = build_members_add(p, $1, $3); }
+    | members SEMI member       { $$ = build_members_add(p, $1, $3); }
+    | members seps NEWLINE member   { $$ = build_members_add(p, $1, $4); }
+    | members seps COMMA member     { $$ = build_members_add(p, $1, $4); }
+    | members seps SEMI member      { $$ = build_members_add(p, $1, $4); }
     | members error RECOVERED   { yyerrok; $$ = $1; }
     ;
 

@@ -30,7 +30,11 @@ void *arena_alloc_chunk(Arena *arena, size_t size);
  * a few stores instead of a call to memset. `align` is 8 or 16. */
 static inline void *arena_bump(Arena *arena, size_t size, size_t align)
 {
-    uintptr_t at = ((uintptr_t)arena->next + (align - 1)) & ~(uintptr_t)(align - 1);
+    /* `next` is always a multiple of 8, since every allocation rounds its size up to its
+     * alignment: only an alignment of 16 needs rounding. */
+    uintptr_t at = (uintptr_t)arena->next;
+    if (align > 8)
+        at = (at + (align - 1)) & ~(uintptr_t)(align - 1);
     size_t rounded = size ? (size + align - 1) & ~(size_t)(align - 1) : align;
     if (size <= 4096 && at + rounded <= (uintptr_t)arena->end) {
         arena->next = (char *)at + rounded;

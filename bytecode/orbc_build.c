@@ -42,7 +42,8 @@ struct OrbcBuilder {
     OrbcPool pool;       /* copies of strings, fields, steps, code */
     /* the code block being emitted */
     OrbcBuf code;
-    Vec pos;
+    OrbcPos *pos;                /* its positions, pos_count of pos_cap */
+    uint32_t pos_count, pos_cap;
     uint32_t code_file;
     uint32_t sp, max_sp;         /* its operand stack depth after the last instruction, and
                                     the deepest so far (jumps are only forward and
@@ -57,8 +58,6 @@ struct OrbcBuilder {
     bool streaming;
     OrbcChunks code_sec, workflow_sec;
     OrbcBuf record;
-    OrbcBuf type_key;            /* the encoding of the type being added */
-    OrbcBuf entry_key;           /* the encoding of a type being compared */
     uint32_t code_count, workflow_count;
     bool code_too_long, steps_too_many;
     bool failed;
@@ -104,7 +103,7 @@ static void *pool_copy(OrbcBuilder *b, const void *data, size_t size)
 static bool dedup_grow(Dedup *set)
 {
     uint32_t cap = set->slots ? (set->mask + 1) * 2 : 64;
-    DedupSlot *slots = malloc(cap * sizeof *slots);
+    DedupSlot *slots = cap ? malloc(cap * sizeof *slots) : NULL;
     if (!slots)
         return false;
     for (uint32_t i = 0; i < cap; i++)
@@ -123,19 +122,77 @@ static bool dedup_grow(Dedup *set)
     return true;
 }
 
-/* Every constant is encoded in 9 bytes (docs/bytecode.md): its kind and 8 bytes. */
-enum { CONST_BYTES = 9 };
+/* Hashing a key word by word (constants and types are hashed from their fields, as
+ * they are compared, without encoding them first). */
+static const uint64_t hash_k = 0x9E3779B97F4A7C15ull;
 
-/* A buffer over `bytes` on the caller's stack, for the encoding of one constant: it
- * never grows, since the encoding always fits. */
-static OrbcBuf const_buf(uint8_t bytes[CONST_BYTES])
+static uint64_t hash_word(uint64_t h, uint64_t word)
 {
-    return (OrbcBuf){ .data = bytes, .len = 0, .cap = CONST_BYTES };
+    h = (h ^ word) * hash_k;
+    return h ^ (h >> 32);
 }
 
-/* Whether entry `index` of `table` has the key `key`. */
-static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, const uint8_t *key,
-                          size_t len)
+static uint32_t hash_end(uint64_t h)
+{
+    return (uint32_t)((h * hash_k) >> 32);
+}
+
+static uint32_t const_hash(const OrbcConst *c)
+{
+    return hash_end(hash_word(hash_word(0, c->kind), orbc_const_payload(c)));
+}
+
+/* Constants are equal when their encodings are (docs/bytecode.md 3.2). */
+static bool same_const(const OrbcConst *a, const OrbcConst *b)
+{
+    return a->kind == b->kind && orbc_const_payload(a) == orbc_const_payload(b);
+}
+
+static uint32_t type_hash(const OrbcType *t)
+{
+    uint64_t h = hash_word(0, t->kind);
+    if (t->kind == ORBC_TYPE_LIST || t->kind == ORBC_TYPE_OPTIONAL)
+        return hash_end(hash_word(h, t->elem));
+    if (t->kind != ORBC_TYPE_RECORD)
+        return hash_end(h);
+    h = hash_word(h, (uint64_t)t->name << 32 | t->field_count);
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        const OrbcField *f = &t->fields[i];
+        h = hash_word(h, (uint64_t)f->name << 32 | f->type);
+        h = hash_word(h, f->optional);
+    }
+    return hash_end(h);
+}
+
+/* Types are equal when their encodings are (docs/bytecode.md 3.3). */
+static bool same_type(const OrbcType *a, const OrbcType *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    if (a->kind == ORBC_TYPE_LIST || a->kind == ORBC_TYPE_OPTIONAL)
+        return a->elem == b->elem;
+    if (a->kind != ORBC_TYPE_RECORD)
+        return true;
+    if (a->name != b->name || a->field_count != b->field_count)
+        return false;
+    for (uint32_t i = 0; i < a->field_count; i++) {
+        const OrbcField *x = &a->fields[i], *y = &b->fields[i];
+        if (x->name != y->name || x->type != y->type || !x->optional != !y->optional)
+            return false;
+    }
+    return true;
+}
+
+/* A key being looked for: a string's text, a constant or a type. */
+typedef struct DedupKey {
+    const char *text;
+    size_t len;
+    const OrbcConst *value;
+    const OrbcType *type;
+} DedupKey;
+
+/* Whether entry `index` of `table` equals the key. */
+static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, const DedupKey *key)
 {
     Vec *entries = table == DEDUP_STRINGS ? &b->strings
                    : table == DEDUP_CONSTS ? &b->consts : &b->types;
@@ -143,35 +200,27 @@ static bool entry_has_key(OrbcBuilder *b, DedupTable table, uint32_t index, cons
         return false;
     if (table == DEDUP_STRINGS) {
         const OrbcString *s = (const OrbcString *)b->strings.items + index;
-        return s->len == len && memcmp(s->text, key, len) == 0;
+        return s->len == key->len && memcmp(s->text, key->text, key->len) == 0;
     }
-    if (table == DEDUP_CONSTS) {
-        uint8_t bytes[CONST_BYTES];
-        OrbcBuf buf = const_buf(bytes);
-        orbc_encode_const(&buf, (const OrbcConst *)b->consts.items + index);
-        return buf.len == len && memcmp(bytes, key, len) == 0;
-    }
-    OrbcBuf *buf = &b->entry_key;
-    buf->len = 0;
-    orbc_encode_type(buf, (const OrbcType *)b->types.items + index);
-    return !buf->failed && buf->len == len && memcmp(buf->data, key, len) == 0;
+    if (table == DEDUP_CONSTS)
+        return same_const((const OrbcConst *)b->consts.items + index, key->value);
+    return same_type((const OrbcType *)b->types.items + index, key->type);
 }
 
-/* Finds the key; when absent, inserts it with index `next` (the caller then appends the
- * entry) and sets *added. */
-static uint32_t dedup_find(OrbcBuilder *b, Dedup *set, DedupTable table, const uint8_t *key,
-                           size_t len, uint32_t next, bool *added)
+/* Finds the key, whose hash is `h`; when absent, inserts it with index `next` (the
+ * caller then appends the entry) and sets *added. A set is kept at most half full. */
+static uint32_t dedup_find(OrbcBuilder *b, Dedup *set, DedupTable table, const DedupKey *key,
+                           uint32_t h, uint32_t next, bool *added)
 {
     *added = false;
-    if ((!set->slots || (set->count + 1) * 4 > (set->mask + 1) * 3) && !dedup_grow(set)) {
+    if ((!set->slots || (set->count + 1) * 2 > set->mask + 1) && !dedup_grow(set)) {
         b->failed = true;
         return 0;
     }
-    uint32_t h = orbc_hash(key, len);
     uint32_t i = h & set->mask;
     while (set->slots[i].index != ORBC_NONE) {
         DedupSlot *s = &set->slots[i];
-        if (s->hash == h && entry_has_key(b, table, s->index, key, len))
+        if (s->hash == h && entry_has_key(b, table, s->index, key))
             return s->index;
         i = (i + 1) & set->mask;
     }
@@ -218,18 +267,17 @@ void orbc_builder_free(OrbcBuilder *b)
     if (!b)
         return;
     Vec *vecs[] = { &b->strings, &b->consts, &b->types, &b->tasks, &b->codes,
-                    &b->workflows, &b->pos };
+                    &b->workflows };
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         free(vecs[i]->items);
     free(b->string_set.slots);
     free(b->const_set.slots);
     free(b->type_set.slots);
     free(b->code.data);
+    free(b->pos);
     orbc_chunks_free(&b->code_sec);
     orbc_chunks_free(&b->workflow_sec);
     free(b->record.data);
-    free(b->type_key.data);
-    free(b->entry_key.data);
     orbc_pool_free(&b->pool);
     free(b);
 }
@@ -239,7 +287,8 @@ void orbc_builder_free(OrbcBuilder *b)
 uint32_t orbc_add_string(OrbcBuilder *b, const char *text, size_t len)
 {
     bool added;
-    uint32_t index = dedup_find(b, &b->string_set, DEDUP_STRINGS, (const uint8_t *)text, len,
+    DedupKey key = { .text = text, .len = len };
+    uint32_t index = dedup_find(b, &b->string_set, DEDUP_STRINGS, &key, orbc_hash(text, len),
                                 b->strings.count, &added);
     if (!added)
         return index;
@@ -262,11 +311,9 @@ uint32_t orbc_add_cstring(OrbcBuilder *b, const char *text)
 
 uint32_t orbc_add_const(OrbcBuilder *b, OrbcConst value)
 {
-    uint8_t bytes[CONST_BYTES];
-    OrbcBuf key = const_buf(bytes);
-    orbc_encode_const(&key, &value);
     bool added;
-    uint32_t index = dedup_find(b, &b->const_set, DEDUP_CONSTS, bytes, key.len,
+    DedupKey key = { .value = &value };
+    uint32_t index = dedup_find(b, &b->const_set, DEDUP_CONSTS, &key, const_hash(&value),
                                 b->consts.count, &added);
     if (added) {
         OrbcConst *c = vec_push(b, &b->consts, sizeof *c);
@@ -309,15 +356,10 @@ uint32_t orbc_const_null(OrbcBuilder *b)
 
 static uint32_t add_type(OrbcBuilder *b, const OrbcType *type)
 {
-    OrbcBuf *key = &b->type_key;
-    key->len = 0;
-    orbc_encode_type(key, type);
-    bool added = false;
-    uint32_t index = key->failed ? 0
-        : dedup_find(b, &b->type_set, DEDUP_TYPES, key->data, key->len, b->types.count,
-                     &added);
-    if (key->failed)
-        b->failed = true;
+    bool added;
+    DedupKey key = { .type = type };
+    uint32_t index = dedup_find(b, &b->type_set, DEDUP_TYPES, &key, type_hash(type),
+                                b->types.count, &added);
     if (!added)
         return index;
     OrbcType *t = vec_push(b, &b->types, sizeof *t);
@@ -373,13 +415,29 @@ static void copy_policy(OrbcBuilder *b, OrbcPolicy *p)
                                  p->non_retryable_count * sizeof *p->non_retryable);
 }
 
-/* Streamed: moves the record just written to the end of its section. */
-static void append_record(OrbcBuilder *b, OrbcChunks *section)
+/* Streamed: where a record of `size` bytes is stored, at the end of `section`: in the
+ * section itself when its current chunk holds it (*in_place), else in b->record, from
+ * where end_record appends it. NULL when memory runs out. */
+static uint8_t *record_room(OrbcBuilder *b, OrbcChunks *section, uint64_t size, bool *in_place)
 {
-    if (b->record.failed)
-        b->failed = true;
+    uint8_t *p = size <= ORBC_MAX_FILE_SIZE ? orbc_chunks_room(section, (size_t)size) : NULL;
+    *in_place = p != NULL;
+    if (p)
+        return p;
+    b->record.len = 0;
+    if (size <= ORBC_MAX_FILE_SIZE && orbc_buf_reserve(&b->record, (size_t)size))
+        return b->record.data;
+    b->failed = true;
+    return NULL;
+}
+
+/* Streamed: the record stored where record_room said now ends its section. */
+static void end_record(OrbcBuilder *b, OrbcChunks *section, uint64_t size, bool in_place)
+{
+    if (in_place)
+        orbc_chunks_added(section, (size_t)size);
     else
-        orbc_chunks_append(section, b->record.data, b->record.len);
+        orbc_chunks_append(section, b->record.data, (size_t)size);
 }
 
 /* The offset of return_code in a workflow record (docs/bytecode.md). */
@@ -393,9 +451,12 @@ uint32_t orbc_workflow_begin(OrbcBuilder *b, const OrbcWorkflow *header)
         if (header->step_count > ORBC_MAX_LARGE)
             b->steps_too_many = true;
         b->workflow_at = b->workflow_sec.len;
-        b->record.len = 0;
-        orbc_write_workflow_header(&b->record, header);
-        append_record(b, &b->workflow_sec);
+        bool in_place;
+        uint8_t *p = record_room(b, &b->workflow_sec, ORBC_WORKFLOW_HEADER_SIZE, &in_place);
+        if (p) {
+            orbc_put_workflow_header(p, header);
+            end_record(b, &b->workflow_sec, ORBC_WORKFLOW_HEADER_SIZE, in_place);
+        }
         return b->workflow_count++;
     }
     OrbcWorkflow *w = vec_push(b, &b->workflows, sizeof *w);
@@ -419,9 +480,13 @@ void orbc_workflow_step(OrbcBuilder *b, const OrbcStep *step)
         (step->has_compensate && step->compensate.policy.non_retryable_count > ORBC_MAX_COUNT))
         over_limit(b, "a retry policy of more than 65535 non_retryable codes");
     if (b->streaming) {
-        b->record.len = 0;
-        orbc_write_step(&b->record, step);
-        append_record(b, &b->workflow_sec);
+        uint64_t size = orbc_step_size(step);
+        bool in_place;
+        uint8_t *p = record_room(b, &b->workflow_sec, size, &in_place);
+        if (p) {
+            orbc_put_step(p, step);
+            end_record(b, &b->workflow_sec, size, in_place);
+        }
         return;
     }
     OrbcWorkflow *w = (OrbcWorkflow *)b->workflows.items + b->workflows.count - 1;
@@ -468,30 +533,40 @@ OrbcWorkflow *orbc_builder_workflow(OrbcBuilder *b, uint32_t index)
 void orbc_code_begin(OrbcBuilder *b, uint32_t file)
 {
     b->code.len = 0;
-    b->pos.count = 0;
+    b->pos_count = 0;
     b->code_file = file;
     b->sp = b->max_sp = 0;
 }
 
-/* The stack effect of one instruction (ops.def; `operand` is the count of a list, record
+/* The stack effect of each opcode (ops.def): the values it pops (a BRANCH: when it falls
+ * through; ORBC_POPS_COUNT: as many as its count operand says) and pushes. */
+enum { POPS_0 = 0, POPS_1 = 1, POPS_2 = 2, POPS_COUNT = ORBC_POPS_COUNT };
+
+static const struct {
+    uint8_t pops, pushes;
+} stack_effect[256] = {
+#define ORBC_OP(name, code, mnemonic, operands, pops, pushes, flow, symbol)                 \
+    [code] = { POPS_##pops, pushes },
+#include "ops.def"
+};
+
+/* Tracks the stack depth over one instruction (`operand` is the count of a list, record
  * or call). Emission order is the fallthrough path, where a conditional jump pops its
  * value. */
 static void track_stack(OrbcBuilder *b, OrbcOp op, uint32_t operand)
 {
-    const OrbcOpInfo *info = orbc_op_info((uint8_t)op);
-    if (!info)
-        return;
-    uint32_t pops = info->pops;
+    uint32_t pops = stack_effect[(uint8_t)op].pops;
     if (pops == ORBC_POPS_COUNT) {
         pops = operand;
         if (operand > ORBC_MAX_COUNT)
             over_limit(b, "a list, record or call of more than 65535 values");
     }
-    b->sp = (b->sp > pops ? b->sp - pops : 0) + info->pushes;
-    if (b->sp > b->max_sp)
+    b->sp = (b->sp > pops ? b->sp - pops : 0) + stack_effect[(uint8_t)op].pushes;
+    if (b->sp > b->max_sp) {
         b->max_sp = b->sp;
-    if (b->max_sp > ORBC_MAX_STACK)
-        over_limit(b, "an expression needs more than 4096 values on the operand stack");
+        if (b->max_sp > ORBC_MAX_STACK)
+            over_limit(b, "an expression needs more than 4096 values on the operand stack");
+    }
 }
 
 uint32_t orbc_code_max_stack(const OrbcBuilder *b)
@@ -502,52 +577,124 @@ uint32_t orbc_code_max_stack(const OrbcBuilder *b)
 bool orbc_code_fits(const OrbcBuilder *b, uint64_t *length)
 {
     *length = (uint64_t)b->code.len + 1;   /* the RETURN that ends it */
-    return *length <= ORBC_MAX_CODE_LEN && b->pos.count <= ORBC_MAX_LARGE;
+    return *length <= ORBC_MAX_CODE_LEN && b->pos_count <= ORBC_MAX_LARGE;
+}
+
+/* The emitters below are called for every instruction and position: their fast path
+ * makes no call, and when the block must grow they hand over, as their last act, to an
+ * out-of-line function that grows it and calls them again. */
+
+static bool grow_positions(OrbcBuilder *b)
+{
+    uint32_t cap = b->pos_cap ? b->pos_cap * 2 : 64;
+    OrbcPos *pos = cap > b->pos_cap ? realloc(b->pos, cap * sizeof *pos) : NULL;
+    if (!pos) {
+        b->failed = true;
+        return false;
+    }
+    b->pos = pos;
+    b->pos_cap = cap;
+    return true;
+}
+
+__attribute__((noinline)) static void grow_then_pos(OrbcBuilder *b, uint32_t line,
+                                                    uint32_t column)
+{
+    if (grow_positions(b))
+        orbc_code_pos(b, line, column);
 }
 
 void orbc_code_pos(OrbcBuilder *b, uint32_t line, uint32_t column)
 {
-    if (b->pos.count) {
-        OrbcPos *last = (OrbcPos *)b->pos.items + b->pos.count - 1;
+    uint32_t offset = (uint32_t)b->code.len;
+    if (b->pos_count) {
+        OrbcPos *last = &b->pos[b->pos_count - 1];
         if (last->line == line && last->column == column)
             return;
-        if (last->offset == b->code.len) {
+        if (last->offset == offset) {
             last->line = line;
             last->column = column;
             return;
         }
     }
-    OrbcPos *p = vec_push(b, &b->pos, sizeof *p);
-    if (p)
-        *p = (OrbcPos){ (uint32_t)b->code.len, line, column };
+    if (b->pos_count == b->pos_cap) {
+        grow_then_pos(b, line, column);
+        return;
+    }
+    b->pos[b->pos_count++] = (OrbcPos){ offset, line, column };
+}
+
+static bool code_has_room(const OrbcBuilder *b, size_t more)
+{
+    return b->code.cap - b->code.len >= more;
+}
+
+/* Where the next `more` bytes of the code block go (the caller adds them to its length);
+ * NULL when there is no room (the builder then fails). */
+static uint8_t *code_room(OrbcBuilder *b, size_t more)
+{
+    if (code_has_room(b, more) || orbc_buf_reserve(&b->code, more))
+        return b->code.data + b->code.len;
+    return NULL;
+}
+
+__attribute__((noinline)) static void grow_then_emit(OrbcBuilder *b, OrbcOp op)
+{
+    if (code_room(b, 1))
+        orbc_emit(b, op);
+}
+
+__attribute__((noinline)) static void grow_then_emit_u32(OrbcBuilder *b, OrbcOp op,
+                                                         uint32_t operand)
+{
+    if (code_room(b, 5))
+        orbc_emit_u32(b, op, operand);
 }
 
 void orbc_emit(OrbcBuilder *b, OrbcOp op)
 {
+    if (!code_has_room(b, 1)) {
+        grow_then_emit(b, op);
+        return;
+    }
     track_stack(b, op, 0);
-    orbc_buf_u8(&b->code, (uint8_t)op);
+    b->code.data[b->code.len++] = (uint8_t)op;
 }
 
 void orbc_emit_u32(OrbcBuilder *b, OrbcOp op, uint32_t operand)
 {
+    if (!code_has_room(b, 5)) {
+        grow_then_emit_u32(b, op, operand);
+        return;
+    }
     track_stack(b, op, operand);
-    orbc_buf_u8(&b->code, (uint8_t)op);
-    orbc_buf_u32(&b->code, operand);
+    uint8_t *p = b->code.data + b->code.len;
+    p[0] = (uint8_t)op;
+    orbc_put_u32(p + 1, operand);
+    b->code.len += 5;
 }
 
 void orbc_emit_call(OrbcBuilder *b, OrbcFunc func, uint8_t argc)
 {
     track_stack(b, ORBC_OP_CALL, argc);
-    orbc_buf_u8(&b->code, ORBC_OP_CALL);
-    orbc_buf_u8(&b->code, (uint8_t)func);
-    orbc_buf_u8(&b->code, argc);
+    uint8_t *p = code_room(b, 3);
+    if (!p)
+        return;
+    p[0] = ORBC_OP_CALL;
+    p[1] = (uint8_t)func;
+    p[2] = argc;
+    b->code.len += 3;
 }
 
 void orbc_emit_record(OrbcBuilder *b, uint32_t count, const uint32_t *names)
 {
     orbc_emit_u32(b, ORBC_OP_RECORD, count);
+    uint8_t *p = code_room(b, (size_t)count * 4);
+    if (!p)
+        return;
     for (uint32_t i = 0; i < count; i++)
-        orbc_buf_u32(&b->code, names[i]);
+        p = orbc_put_u32(p, names[i]);
+    b->code.len += (size_t)count * 4;
 }
 
 uint32_t orbc_emit_jump(OrbcBuilder *b, OrbcOp op)
@@ -564,23 +711,27 @@ void orbc_patch_jump(OrbcBuilder *b, uint32_t site)
 uint32_t orbc_code_end(OrbcBuilder *b)
 {
     orbc_emit(b, ORBC_OP_RETURN);
-    if (b->pos.count == 0)
+    if (b->pos_count == 0)
         orbc_code_pos(b, 1, 1);
     if (b->code.failed)
         b->failed = true;
-    OrbcPos *pos = b->pos.items;
+    OrbcPos *pos = b->pos_count ? b->pos : NULL;
     if (pos && pos[0].offset != 0)   /* the first position also covers earlier code */
         pos[0].offset = 0;
-    OrbcCode view = { .file = b->code_file, .pos_count = b->pos.count, .pos = pos,
+    OrbcCode view = { .file = b->code_file, .pos_count = b->pos_count, .pos = pos,
                       .len = (uint32_t)b->code.len, .code = b->code.data,
                       .max_step = ORBC_NONE };
     if (b->streaming) {
         if (view.len > ORBC_MAX_CODE_LEN || view.pos_count > ORBC_MAX_LARGE)
             b->code_too_long = true;
         else {
-            b->record.len = 0;
-            orbc_write_code(&b->record, &view);
-            append_record(b, &b->code_sec);
+            uint64_t size = orbc_code_size(&view);
+            bool in_place;
+            uint8_t *p = record_room(b, &b->code_sec, size, &in_place);
+            if (p) {
+                orbc_put_code(p, &view);
+                end_record(b, &b->code_sec, size, in_place);
+            }
         }
         return b->code_count++;
     }
@@ -588,7 +739,7 @@ uint32_t orbc_code_end(OrbcBuilder *b)
     if (!c)
         return 0;
     *c = view;
-    c->pos = pool_copy(b, b->pos.items, b->pos.count * sizeof(OrbcPos));
+    c->pos = pool_copy(b, pos, view.pos_count * sizeof(OrbcPos));
     c->code = pool_copy(b, b->code.data, b->code.len);
     return b->codes.count - 1;
 }

@@ -52,6 +52,21 @@ void orbc_chunks_append(OrbcChunks *c, const void *bytes, size_t len)
     }
 }
 
+uint8_t *orbc_chunks_room(OrbcChunks *c, size_t len)
+{
+    if (c->failed || len > CHUNK_SIZE || len > (size_t)ORBC_MAX_FILE_SIZE * 2 - c->len)
+        return NULL;
+    size_t at = c->len & (CHUNK_SIZE - 1);
+    if (at == 0 && (c->len >> CHUNK_SHIFT) == c->count && !chunks_add(c))
+        return NULL;
+    return CHUNK_SIZE - at >= len ? c->list[c->len >> CHUNK_SHIFT] + at : NULL;
+}
+
+void orbc_chunks_added(OrbcChunks *c, size_t len)
+{
+    c->len += len;
+}
+
 void orbc_chunks_put_u32(OrbcChunks *c, size_t at, uint32_t value)
 {
     if (c->failed || at + 4 > c->len)

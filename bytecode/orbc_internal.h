@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "orbc.h"
 
@@ -21,6 +22,16 @@ void orbc_buf_bytes(OrbcBuf *buf, const void *bytes, size_t len);
 /* Makes room for `more` bytes; false (and buf->failed) when it cannot. */
 bool orbc_buf_reserve(OrbcBuf *buf, size_t more);
 
+/* Stores `value` little-endian at p; returns the byte after it. */
+static inline uint8_t *orbc_put_u32(uint8_t *p, uint32_t value)
+{
+    p[0] = (uint8_t)value;
+    p[1] = (uint8_t)(value >> 8);
+    p[2] = (uint8_t)(value >> 16);
+    p[3] = (uint8_t)(value >> 24);
+    return p + 4;
+}
+
 /* The writes of every field: inline, with the room check as the only branch. */
 static inline void orbc_buf_u8(OrbcBuf *buf, uint8_t value)
 {
@@ -33,11 +44,7 @@ static inline void orbc_buf_u32(OrbcBuf *buf, uint32_t value)
 {
     if (buf->cap - buf->len < 4 && !orbc_buf_reserve(buf, 4))
         return;
-    uint8_t *p = buf->data + buf->len;
-    p[0] = (uint8_t)value;
-    p[1] = (uint8_t)(value >> 8);
-    p[2] = (uint8_t)(value >> 16);
-    p[3] = (uint8_t)(value >> 24);
+    orbc_put_u32(buf->data + buf->len, value);
     buf->len += 4;
 }
 
@@ -58,10 +65,23 @@ typedef struct OrbcPool {
 void *orbc_pool_alloc(OrbcPool *pool, size_t size);   /* NULL when out of memory */
 void orbc_pool_free(OrbcPool *pool);
 
-/* Writes the binary encoding of one type or constant (shared by the builder's dedup and
- * the serializer, so both agree byte for byte). */
-void orbc_encode_type(OrbcBuf *buf, const OrbcType *type);
-void orbc_encode_const(OrbcBuf *buf, const OrbcConst *value);
+/* The 8 bytes that follow a constant's kind, as a number (docs/bytecode.md 3.2). */
+static inline uint64_t orbc_const_payload(const OrbcConst *value)
+{
+    switch ((OrbcConstKind)value->kind) {
+    case ORBC_CONST_BOOL: return value->boolean ? 1 : 0;
+    case ORBC_CONST_INT:
+    case ORBC_CONST_DURATION: return (uint64_t)value->integer;
+    case ORBC_CONST_NUMBER: {
+        uint64_t bits;
+        memcpy(&bits, &value->number, 8);
+        return bits;
+    }
+    case ORBC_CONST_STRING: return value->string;
+    case ORBC_CONST_NULL: break;
+    }
+    return 0;
+}
 
 /* Bytes in a list of fixed-size chunks (orbc_chunks.c): appending never copies what is
  * there, and draining frees each chunk once copied. */
@@ -73,16 +93,25 @@ typedef struct OrbcChunks {
 } OrbcChunks;
 
 void orbc_chunks_append(OrbcChunks *chunks, const void *bytes, size_t len);
+/* Room for `len` contiguous bytes at the end, in the current chunk (or a new one when it
+ * is full), to be stored in place and then counted with orbc_chunks_added; NULL when they
+ * do not fit there (append them instead). */
+uint8_t *orbc_chunks_room(OrbcChunks *chunks, size_t len);
+void orbc_chunks_added(OrbcChunks *chunks, size_t len);
 void orbc_chunks_put_u32(OrbcChunks *chunks, size_t at, uint32_t value);   /* overwrite */
 /* Appends every byte to `out` and frees the chunks (left empty). */
 void orbc_chunks_drain(OrbcChunks *chunks, OrbcBuf *out);
 void orbc_chunks_free(OrbcChunks *chunks);
 
 /* The records of the CODE and WORKFLOWS sections (a workflow's header is followed by
- * its steps), for the builder that writes them as they are produced. */
-void orbc_write_code(OrbcBuf *buf, const OrbcCode *code);
-void orbc_write_workflow_header(OrbcBuf *buf, const OrbcWorkflow *workflow);
-void orbc_write_step(OrbcBuf *buf, const OrbcStep *step);
+ * its steps), for the builder that writes them as they are produced: each is stored at
+ * `p`, where room has been made for its size, and the byte after it is returned. */
+enum { ORBC_WORKFLOW_HEADER_SIZE = 40 };
+uint64_t orbc_code_size(const OrbcCode *code);
+uint64_t orbc_step_size(const OrbcStep *step);
+uint8_t *orbc_put_code(uint8_t *p, const OrbcCode *code);
+uint8_t *orbc_put_workflow_header(uint8_t *p, const OrbcWorkflow *workflow);
+uint8_t *orbc_put_step(uint8_t *p, const OrbcStep *step);
 
 /* Serializes a module whose CODE and WORKFLOWS payloads are already written: `tables`
  * gives the strings, constants, types and tasks; the two limit flags say what the builder

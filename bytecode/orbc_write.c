@@ -45,12 +45,6 @@ void orbc_buf_bytes(OrbcBuf *buf, const void *bytes, size_t len)
     buf->len += len;
 }
 
-static void buf_u16(OrbcBuf *buf, uint16_t value)
-{
-    uint8_t b[2] = { (uint8_t)value, (uint8_t)(value >> 8) };
-    orbc_buf_bytes(buf, b, 2);
-}
-
 void orbc_buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value)
 {
     if (buf->failed || at + 4 > buf->len)
@@ -129,181 +123,226 @@ void orbc_pool_free(OrbcPool *pool)
     }
 }
 
-/* ---- encoders ---- */
+/* ---- records stored at a pointer ----
+ *
+ * Each put_ function stores one part of the file at `p`, where the caller has made room
+ * for exactly its size (the _size functions below), and returns the byte after it. */
 
-void orbc_encode_const(OrbcBuf *buf, const OrbcConst *value)
+static uint8_t *put_u8(uint8_t *p, uint8_t value)
 {
-    orbc_buf_u8(buf, value->kind);
-    switch ((OrbcConstKind)value->kind) {
-    case ORBC_CONST_BOOL:
-        orbc_buf_i64(buf, value->boolean ? 1 : 0);
-        return;
-    case ORBC_CONST_INT:
-    case ORBC_CONST_DURATION:
-        orbc_buf_i64(buf, value->integer);
-        return;
-    case ORBC_CONST_NUMBER: {
-        int64_t bits;
-        memcpy(&bits, &value->number, 8);
-        orbc_buf_i64(buf, bits);
-        return;
+    *p = value;
+    return p + 1;
+}
+
+static uint8_t *put_i64(uint8_t *p, int64_t value)
+{
+    uint64_t u = (uint64_t)value;
+    p = orbc_put_u32(p, (uint32_t)u);
+    return orbc_put_u32(p, (uint32_t)(u >> 32));
+}
+
+static uint8_t *put_u32s(uint8_t *p, const uint32_t *values, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        p = orbc_put_u32(p, values[i]);
+    return p;
+}
+
+static uint8_t *put_const(uint8_t *p, const OrbcConst *value)
+{
+    p = put_u8(p, value->kind);
+    return put_i64(p, (int64_t)orbc_const_payload(value));
+}
+
+static uint8_t *put_type(uint8_t *p, const OrbcType *type)
+{
+    p = put_u8(p, type->kind);
+    if (type->kind == ORBC_TYPE_LIST || type->kind == ORBC_TYPE_OPTIONAL)
+        return orbc_put_u32(p, type->elem);
+    if (type->kind != ORBC_TYPE_RECORD)
+        return p;
+    p = orbc_put_u32(p, type->name);
+    p = orbc_put_u32(p, type->field_count);
+    for (uint32_t i = 0; i < type->field_count; i++) {
+        p = orbc_put_u32(p, type->fields[i].name);
+        p = orbc_put_u32(p, type->fields[i].type);
+        p = put_u8(p, type->fields[i].optional ? 1 : 0);
     }
-    case ORBC_CONST_STRING:
-        orbc_buf_i64(buf, value->string);
-        return;
-    case ORBC_CONST_NULL:
-        break;
+    return p;
+}
+
+static uint8_t *put_task(uint8_t *p, const OrbcTask *t)
+{
+    p = orbc_put_u32(p, t->name);
+    p = put_u8(p, t->kind);
+    p = orbc_put_u32(p, t->input_type);
+    p = orbc_put_u32(p, t->output_type);
+    return put_i64(p, t->default_timeout_ms);
+}
+
+static uint8_t *put_policy(uint8_t *p, const OrbcPolicy *policy)
+{
+    p = orbc_put_u32(p, policy->attempts);
+    p = put_u8(p, policy->backoff);
+    p = put_i64(p, policy->initial_delay_ms);
+    p = put_i64(p, policy->max_delay_ms);
+    p = orbc_put_u32(p, policy->non_retryable_count);
+    return put_u32s(p, policy->non_retryable, policy->non_retryable_count);
+}
+
+static uint8_t *put_compensate(uint8_t *p, const OrbcCompensate *c)
+{
+    p = orbc_put_u32(p, c->task);
+    p = orbc_put_u32(p, c->line);
+    p = orbc_put_u32(p, c->column);
+    p = orbc_put_u32(p, c->with_code);
+    p = orbc_put_u32(p, c->key_code);
+    p = put_policy(p, &c->policy);
+    p = put_i64(p, c->timeout_ms);
+    return put_i64(p, c->queue_timeout_ms);
+}
+
+uint8_t *orbc_put_step(uint8_t *p, const OrbcStep *s)
+{
+    p = orbc_put_u32(p, s->name);
+    p = put_u8(p, s->kind);
+    p = orbc_put_u32(p, s->line);
+    p = orbc_put_u32(p, s->column);
+    p = orbc_put_u32(p, s->target);
+    p = orbc_put_u32(p, s->for_var);
+    p = orbc_put_u32(p, s->for_code);
+    p = orbc_put_u32(p, s->when_code);
+    p = orbc_put_u32(p, s->with_code);
+    p = orbc_put_u32(p, s->key_code);
+    p = orbc_put_u32(p, s->value_code);
+    p = put_policy(p, &s->policy);
+    p = put_i64(p, s->timeout_ms);
+    p = put_i64(p, s->queue_timeout_ms);
+    p = orbc_put_u32(p, s->dep_count);
+    p = put_u32s(p, s->deps, s->dep_count);
+    p = put_u8(p, s->has_compensate ? 1 : 0);
+    return s->has_compensate ? put_compensate(p, &s->compensate) : p;
+}
+
+uint8_t *orbc_put_workflow_header(uint8_t *p, const OrbcWorkflow *w)
+{
+    p = orbc_put_u32(p, w->name);
+    p = orbc_put_u32(p, w->file);
+    p = orbc_put_u32(p, w->line);
+    p = orbc_put_u32(p, w->column);
+    p = orbc_put_u32(p, w->input_type);
+    p = orbc_put_u32(p, w->output_type);
+    p = put_i64(p, w->timeout_ms);
+    p = orbc_put_u32(p, w->return_code);
+    return orbc_put_u32(p, w->step_count);
+}
+
+/* Stores positions as the file holds them (three u32 each). On a little-endian machine
+ * an OrbcPos is already those 12 bytes. */
+static uint8_t *put_positions(uint8_t *p, const OrbcPos *pos, uint32_t count)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    _Static_assert(sizeof(OrbcPos) == 12, "OrbcPos is three u32 without padding");
+    if (count)
+        memcpy(p, pos, (size_t)count * sizeof *pos);
+    return p + (size_t)count * sizeof *pos;
+#else
+    for (uint32_t i = 0; i < count; i++) {
+        p = orbc_put_u32(p, pos[i].offset);
+        p = orbc_put_u32(p, pos[i].line);
+        p = orbc_put_u32(p, pos[i].column);
     }
-    orbc_buf_i64(buf, 0);
+    return p;
+#endif
 }
 
-void orbc_encode_type(OrbcBuf *buf, const OrbcType *type)
+uint8_t *orbc_put_code(uint8_t *p, const OrbcCode *code)
 {
-    orbc_buf_u8(buf, type->kind);
-    if (type->kind == ORBC_TYPE_LIST || type->kind == ORBC_TYPE_OPTIONAL) {
-        orbc_buf_u32(buf, type->elem);
-    } else if (type->kind == ORBC_TYPE_RECORD) {
-        orbc_buf_u32(buf, type->name);
-        orbc_buf_u32(buf, type->field_count);
-        for (uint32_t i = 0; i < type->field_count; i++) {
-            orbc_buf_u32(buf, type->fields[i].name);
-            orbc_buf_u32(buf, type->fields[i].type);
-            orbc_buf_u8(buf, type->fields[i].optional ? 1 : 0);
-        }
-    }
+    p = orbc_put_u32(p, code->file);
+    p = orbc_put_u32(p, code->pos_count);
+    p = put_positions(p, code->pos, code->pos_count);
+    p = orbc_put_u32(p, code->len);
+    if (code->len)
+        memcpy(p, code->code, code->len);
+    return p + code->len;
 }
 
-/* ---- serializer ---- */
+/* ---- the sizes of the parts, so that room is made once ---- */
 
-static void set_error(OrbcError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_error(OrbcError *err, const char *fmt, ...)
+static uint64_t policy_size(const OrbcPolicy *p)
 {
-    if (!err)
-        return;
-    err->offset = 0;
-    int n = snprintf(err->text, sizeof err->text, "orbc: ");
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(err->text + n, sizeof err->text - (size_t)n, fmt, args);
-    va_end(args);
+    return 25 + 4 * (uint64_t)p->non_retryable_count;
 }
 
-static size_t section_begin(OrbcBuf *buf, OrbcSectionId id)
+uint64_t orbc_step_size(const OrbcStep *s)
 {
-    orbc_buf_u32(buf, id);
-    orbc_buf_u32(buf, 0);
-    return buf->len;
-}
-
-static void section_end(OrbcBuf *buf, size_t payload_start)
-{
-    orbc_buf_put_u32(buf, payload_start - 4, (uint32_t)(buf->len - payload_start));
-}
-
-static void write_policy(OrbcBuf *buf, const OrbcPolicy *p)
-{
-    orbc_buf_u32(buf, p->attempts);
-    orbc_buf_u8(buf, p->backoff);
-    orbc_buf_i64(buf, p->initial_delay_ms);
-    orbc_buf_i64(buf, p->max_delay_ms);
-    orbc_buf_u32(buf, p->non_retryable_count);
-    for (uint32_t i = 0; i < p->non_retryable_count; i++)
-        orbc_buf_u32(buf, p->non_retryable[i]);
-}
-
-static void write_compensate(OrbcBuf *buf, const OrbcCompensate *c)
-{
-    orbc_buf_u32(buf, c->task);
-    orbc_buf_u32(buf, c->line);
-    orbc_buf_u32(buf, c->column);
-    orbc_buf_u32(buf, c->with_code);
-    orbc_buf_u32(buf, c->key_code);
-    write_policy(buf, &c->policy);
-    orbc_buf_i64(buf, c->timeout_ms);
-    orbc_buf_i64(buf, c->queue_timeout_ms);
-}
-
-void orbc_write_step(OrbcBuf *buf, const OrbcStep *s)
-{
-    orbc_buf_u32(buf, s->name);
-    orbc_buf_u8(buf, s->kind);
-    orbc_buf_u32(buf, s->line);
-    orbc_buf_u32(buf, s->column);
-    orbc_buf_u32(buf, s->target);
-    orbc_buf_u32(buf, s->for_var);
-    orbc_buf_u32(buf, s->for_code);
-    orbc_buf_u32(buf, s->when_code);
-    orbc_buf_u32(buf, s->with_code);
-    orbc_buf_u32(buf, s->key_code);
-    orbc_buf_u32(buf, s->value_code);
-    write_policy(buf, &s->policy);
-    orbc_buf_i64(buf, s->timeout_ms);
-    orbc_buf_i64(buf, s->queue_timeout_ms);
-    orbc_buf_u32(buf, s->dep_count);
-    for (uint32_t i = 0; i < s->dep_count; i++)
-        orbc_buf_u32(buf, s->deps[i]);
-    orbc_buf_u8(buf, s->has_compensate ? 1 : 0);
+    uint64_t size = 41 + policy_size(&s->policy) + 16 + 4 + 4 * (uint64_t)s->dep_count + 1;
     if (s->has_compensate)
-        write_compensate(buf, &s->compensate);
+        size += 20 + policy_size(&s->compensate.policy) + 16;
+    return size;
 }
 
-void orbc_write_workflow_header(OrbcBuf *buf, const OrbcWorkflow *w)
-{
-    orbc_buf_u32(buf, w->name);
-    orbc_buf_u32(buf, w->file);
-    orbc_buf_u32(buf, w->line);
-    orbc_buf_u32(buf, w->column);
-    orbc_buf_u32(buf, w->input_type);
-    orbc_buf_u32(buf, w->output_type);
-    orbc_buf_i64(buf, w->timeout_ms);
-    orbc_buf_u32(buf, w->return_code);
-    orbc_buf_u32(buf, w->step_count);
-}
-
-static void write_workflow(OrbcBuf *buf, const OrbcWorkflow *w)
-{
-    orbc_write_workflow_header(buf, w);
-    for (uint32_t i = 0; i < w->step_count; i++)
-        orbc_write_step(buf, &w->steps[i]);
-}
-
-/* The bytes of a code block's record: file, position count, positions, length, code. */
-static uint64_t code_size(const OrbcCode *code)
+uint64_t orbc_code_size(const OrbcCode *code)
 {
     return 12 + 12 * (uint64_t)code->pos_count + code->len;
 }
 
-/* Stores `value` little-endian at p; returns the byte after it. */
-static uint8_t *put_u32(uint8_t *p, uint32_t value)
+static uint64_t type_size(const OrbcType *t)
 {
-    p[0] = (uint8_t)value;
-    p[1] = (uint8_t)(value >> 8);
-    p[2] = (uint8_t)(value >> 16);
-    p[3] = (uint8_t)(value >> 24);
-    return p + 4;
+    if (t->kind == ORBC_TYPE_LIST || t->kind == ORBC_TYPE_OPTIONAL)
+        return 5;
+    if (t->kind == ORBC_TYPE_RECORD)
+        return 9 + 9 * (uint64_t)t->field_count;
+    return 1;
 }
 
-/* Room is made once for the whole record (a block has a position for nearly every
- * instruction), then its fields are stored. */
-void orbc_write_code(OrbcBuf *buf, const OrbcCode *code)
+enum { CONST_SIZE = 9, TASK_SIZE = 21, SECTION_HEADER_SIZE = 8 };
+
+static uint64_t strings_size(const OrbcModule *m)
 {
-    uint64_t size = code_size(code);
-    if (size > (uint64_t)ORBC_MAX_FILE_SIZE * 2 || !orbc_buf_reserve(buf, (size_t)size)) {
-        buf->failed = true;
-        return;
-    }
-    uint8_t *p = put_u32(buf->data + buf->len, code->file);
-    p = put_u32(p, code->pos_count);
-    for (uint32_t i = 0; i < code->pos_count; i++) {
-        p = put_u32(p, code->pos[i].offset);
-        p = put_u32(p, code->pos[i].line);
-        p = put_u32(p, code->pos[i].column);
-    }
-    p = put_u32(p, code->len);
-    if (code->len)
-        memcpy(p, code->code, code->len);
-    buf->len += (size_t)size;
+    uint64_t size = 4;
+    for (uint32_t i = 0; i < m->string_count; i++)
+        size += 4 + (uint64_t)m->strings[i].len;
+    return size;
+}
+
+static uint64_t types_size(const OrbcModule *m)
+{
+    uint64_t size = 4;
+    for (uint32_t i = 0; i < m->type_count; i++)
+        size += type_size(&m->types[i]);
+    return size;
+}
+
+static uint64_t workflow_size(const OrbcWorkflow *w)
+{
+    uint64_t size = ORBC_WORKFLOW_HEADER_SIZE;
+    for (uint32_t k = 0; k < w->step_count; k++)
+        size += orbc_step_size(&w->steps[k]);
+    return size;
+}
+
+/* The payload sizes of the six sections, in order. */
+static void section_sizes(const OrbcModule *m, uint64_t sizes[6])
+{
+    sizes[0] = strings_size(m);
+    sizes[1] = 4 + CONST_SIZE * (uint64_t)m->const_count;
+    sizes[2] = types_size(m);
+    sizes[3] = 4 + TASK_SIZE * (uint64_t)m->task_count;
+    sizes[4] = 4;
+    for (uint32_t i = 0; i < m->code_count; i++)
+        sizes[4] += orbc_code_size(&m->codes[i]);
+    sizes[5] = 4;
+    for (uint32_t i = 0; i < m->workflow_count; i++)
+        sizes[5] += workflow_size(&m->workflows[i]);
+}
+
+static uint64_t file_size(const uint64_t sizes[6])
+{
+    uint64_t size = ORBC_HEADER_SIZE;
+    for (int i = 0; i < 6; i++)
+        size += SECTION_HEADER_SIZE + sizes[i];
+    return size;
 }
 
 /* The limits of the format, in the order they are reported. A streamed module has no
@@ -354,89 +393,55 @@ static const char *check_limits(const OrbcModule *m)
     return check_limits_of(m, false, false);
 }
 
-/* ---- the exact size of the file, so the serializer allocates once ---- */
+/* ---- the file ---- */
 
-static uint64_t policy_size(const OrbcPolicy *p)
+static void set_error(OrbcError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_error(OrbcError *err, const char *fmt, ...)
 {
-    return 25 + 4 * (uint64_t)p->non_retryable_count;
+    if (!err)
+        return;
+    err->offset = 0;
+    int n = snprintf(err->text, sizeof err->text, "orbc: ");
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(err->text + n, sizeof err->text - (size_t)n, fmt, args);
+    va_end(args);
 }
 
-static uint64_t step_size(const OrbcStep *s)
+/* A section's header and the count its payload starts with. */
+static uint8_t *put_section(uint8_t *p, OrbcSectionId id, uint64_t size, uint32_t count)
 {
-    uint64_t size = 41 + policy_size(&s->policy) + 16 + 4 + 4 * (uint64_t)s->dep_count + 1;
-    if (s->has_compensate)
-        size += 20 + policy_size(&s->compensate.policy) + 16;
-    return size;
+    p = orbc_put_u32(p, id);
+    p = orbc_put_u32(p, (uint32_t)size);
+    return orbc_put_u32(p, count);
 }
 
-static uint64_t type_size(const OrbcType *t)
+/* The header (checksum and length left 0) and the sections before CODE (strings,
+ * constants, types, tasks), whose payloads take sizes[0..3] bytes. */
+static uint8_t *put_tables(uint8_t *p, const OrbcModule *m, const uint64_t sizes[6])
 {
-    if (t->kind == ORBC_TYPE_LIST || t->kind == ORBC_TYPE_OPTIONAL)
-        return 5;
-    if (t->kind == ORBC_TYPE_RECORD)
-        return 9 + 9 * (uint64_t)t->field_count;
-    return 1;
-}
-
-static uint64_t module_size(const OrbcModule *m)
-{
-    uint64_t size = ORBC_HEADER_SIZE + 6 * (8 + 4);
-    for (uint32_t i = 0; i < m->string_count; i++)
-        size += 4 + (uint64_t)m->strings[i].len;
-    size += 9 * (uint64_t)m->const_count;
-    for (uint32_t i = 0; i < m->type_count; i++)
-        size += type_size(&m->types[i]);
-    size += 21 * (uint64_t)m->task_count;
-    for (uint32_t i = 0; i < m->code_count; i++)
-        size += code_size(&m->codes[i]);
-    for (uint32_t i = 0; i < m->workflow_count; i++) {
-        size += 40;
-        for (uint32_t k = 0; k < m->workflows[i].step_count; k++)
-            size += step_size(&m->workflows[i].steps[k]);
-    }
-    return size;
-}
-
-/* The header and the sections before CODE (strings, constants, types, tasks). */
-static void write_tables(OrbcBuf *buf, const OrbcModule *m)
-{
-    orbc_buf_bytes(buf, "ORBC", 4);
-    buf_u16(buf, ORBC_MAJOR);
-    buf_u16(buf, ORBC_MINOR);
-    orbc_buf_u32(buf, 0);   /* checksum */
-    orbc_buf_u32(buf, 0);   /* file_length */
-
-    size_t at = section_begin(buf, ORBC_SEC_STRINGS);
-    orbc_buf_u32(buf, m->string_count);
+    memcpy(p, "ORBC", 4);
+    p = orbc_put_u32(p + 4, (uint32_t)ORBC_MAJOR | (uint32_t)ORBC_MINOR << 16);
+    p = orbc_put_u32(p, 0);   /* checksum */
+    p = orbc_put_u32(p, 0);   /* file_length */
+    p = put_section(p, ORBC_SEC_STRINGS, sizes[0], m->string_count);
     for (uint32_t i = 0; i < m->string_count; i++) {
-        orbc_buf_u32(buf, m->strings[i].len);
-        orbc_buf_bytes(buf, m->strings[i].text, m->strings[i].len);
+        p = orbc_put_u32(p, m->strings[i].len);
+        if (m->strings[i].len)
+            memcpy(p, m->strings[i].text, m->strings[i].len);
+        p += m->strings[i].len;
     }
-    section_end(buf, at);
-
-    at = section_begin(buf, ORBC_SEC_CONSTS);
-    orbc_buf_u32(buf, m->const_count);
+    p = put_section(p, ORBC_SEC_CONSTS, sizes[1], m->const_count);
     for (uint32_t i = 0; i < m->const_count; i++)
-        orbc_encode_const(buf, &m->consts[i]);
-    section_end(buf, at);
-
-    at = section_begin(buf, ORBC_SEC_TYPES);
-    orbc_buf_u32(buf, m->type_count);
+        p = put_const(p, &m->consts[i]);
+    p = put_section(p, ORBC_SEC_TYPES, sizes[2], m->type_count);
     for (uint32_t i = 0; i < m->type_count; i++)
-        orbc_encode_type(buf, &m->types[i]);
-    section_end(buf, at);
-
-    at = section_begin(buf, ORBC_SEC_TASKS);
-    orbc_buf_u32(buf, m->task_count);
-    for (uint32_t i = 0; i < m->task_count; i++) {
-        const OrbcTask *t = &m->tasks[i];
-        orbc_buf_u32(buf, t->name);
-        orbc_buf_u8(buf, t->kind);
-        orbc_buf_u32(buf, t->input_type);
-        orbc_buf_u32(buf, t->output_type);
-        orbc_buf_i64(buf, t->default_timeout_ms);
-    }
-    section_end(buf, at);
+        p = put_type(p, &m->types[i]);
+    p = put_section(p, ORBC_SEC_TASKS, sizes[3], m->task_count);
+    for (uint32_t i = 0; i < m->task_count; i++)
+        p = put_task(p, &m->tasks[i]);
+    return p;
 }
 
 /* Checks that `buf` holds exactly `size` bytes, then stores the length and checksum and
@@ -470,26 +475,27 @@ bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError
         set_error(err, "%s", problem);
         return false;
     }
-    uint64_t size = module_size(m);
+    uint64_t sizes[6];
+    section_sizes(m, sizes);
+    uint64_t size = file_size(sizes);
     if (size > ORBC_MAX_FILE_SIZE) {
         set_error(err, "module too large");
         return false;
     }
     OrbcBuf buf = { 0 };
-    orbc_buf_reserve(&buf, (size_t)size);
-    write_tables(&buf, m);
-
-    size_t at = section_begin(&buf, ORBC_SEC_CODE);
-    orbc_buf_u32(&buf, m->code_count);
+    if (!orbc_buf_reserve(&buf, (size_t)size))
+        return seal_file(&buf, size, bytes, len, err);
+    uint8_t *p = put_tables(buf.data, m, sizes);
+    p = put_section(p, ORBC_SEC_CODE, sizes[4], m->code_count);
     for (uint32_t i = 0; i < m->code_count; i++)
-        orbc_write_code(&buf, &m->codes[i]);
-    section_end(&buf, at);
-
-    at = section_begin(&buf, ORBC_SEC_WORKFLOWS);
-    orbc_buf_u32(&buf, m->workflow_count);
-    for (uint32_t i = 0; i < m->workflow_count; i++)
-        write_workflow(&buf, &m->workflows[i]);
-    section_end(&buf, at);
+        p = orbc_put_code(p, &m->codes[i]);
+    p = put_section(p, ORBC_SEC_WORKFLOWS, sizes[5], m->workflow_count);
+    for (uint32_t i = 0; i < m->workflow_count; i++) {
+        p = orbc_put_workflow_header(p, &m->workflows[i]);
+        for (uint32_t k = 0; k < m->workflows[i].step_count; k++)
+            p = orbc_put_step(p, &m->workflows[i].steps[k]);
+    }
+    buf.len = (size_t)(p - buf.data);
     return seal_file(&buf, size, bytes, len, err);
 }
 
@@ -509,7 +515,11 @@ bool orbc_serialize_streamed(const OrbcModule *tables, bool code_too_long, bool 
     m.workflows = NULL;
     const char *problem = check_limits_of(&m, code_too_long, steps_too_many);
     m.code_count = m.workflow_count = 0;
-    uint64_t size = module_size(&m) + code->len + workflows->len;
+    uint64_t sizes[6];
+    section_sizes(&m, sizes);
+    sizes[4] += code->len;
+    sizes[5] += workflows->len;
+    uint64_t size = file_size(sizes);
     bool failed = code->failed || workflows->failed;
     OrbcBuf buf = { 0 };
     if (problem || size > ORBC_MAX_FILE_SIZE || failed || !orbc_buf_reserve(&buf, (size_t)size)) {
@@ -521,16 +531,12 @@ bool orbc_serialize_streamed(const OrbcModule *tables, bool code_too_long, bool 
         free(buf.data);
         return false;
     }
-    m.code_count = code_count;
-    m.workflow_count = workflow_count;
-    write_tables(&buf, &m);
-    size_t at = section_begin(&buf, ORBC_SEC_CODE);
-    orbc_buf_u32(&buf, code_count);
+    uint8_t *p = put_tables(buf.data, &m, sizes);
+    p = put_section(p, ORBC_SEC_CODE, sizes[4], code_count);
+    buf.len = (size_t)(p - buf.data);
     orbc_chunks_drain(code, &buf);
-    section_end(&buf, at);
-    at = section_begin(&buf, ORBC_SEC_WORKFLOWS);
-    orbc_buf_u32(&buf, workflow_count);
+    p = put_section(buf.data + buf.len, ORBC_SEC_WORKFLOWS, sizes[5], workflow_count);
+    buf.len = (size_t)(p - buf.data);
     orbc_chunks_drain(workflows, &buf);
-    section_end(&buf, at);
     return seal_file(&buf, size, bytes, len, err);
 }

@@ -76,6 +76,13 @@ typedef struct ExprList {
     uint32_t count;
 } ExprList;
 
+/* The same for the members of a block under construction: Parser.members[base, base +
+ * count) (parse_build.h). */
+typedef struct PendingMembers {
+    uint32_t base;
+    uint32_t count;
+} PendingMembers;
+
 typedef struct String {
     const char *text;  /* NUL-terminated, but may also contain NUL */
     uint32_t len;
@@ -89,10 +96,11 @@ typedef struct String {
  * call's reference index is kept on its callee, the EXPR_NAME in .left. Lists and
  * argument lists are arrays, so a node needs no link to a next element. */
 struct Expr {
-    ExprKind kind : 5;
+    ExprKind kind : 8;   /* a whole byte, and the height two: read and written without
+                            masking */
     Op op : 5;
     unsigned ref : 3;    /* checker: EXPR_NAME, EXPR_CALL: what the name refers to (ExprRef) */
-    unsigned depth : 11; /* parser: height of this expression tree, at most
+    unsigned depth : 16; /* parser: height of this expression tree, at most
                             PARSE_MAX_EXPR_DEPTH + 1 (see parse_build.c) */
     Span span;           /* the whole expression */
     union {
@@ -167,9 +175,10 @@ typedef enum MemberKind {
  *       library's own declarations (`builtin "orbit.http.request" { … }`). The parser
  *       accepts them; the checker reports unknown words with a did-you-mean.
  */
-/* 64 bytes: the spans inside a member are kept as positions (member_key_span() and
+/* 56 bytes: the spans inside a member are kept as positions (member_key_span() and
  * friends rebuild them; the key starts the member), and the colon of an attribute shares
- * room with the unknown word of a clause. */
+ * room with the unknown word of a clause. A block's members are an array (Block), so a
+ * member needs no link to the next one. */
 struct Member {
     MemberKind kind : 8;
     Keyword keyword : 8; /* the clause keyword, or the attribute's name if it is a keyword */
@@ -189,7 +198,6 @@ struct Member {
     const Name *name;    /* attribute name; declared name; step name; for variable */
     Expr *value;
     Block *body;
-    Member *next;        /* next member of the block */
 };
 
 static inline Span member_key_span(const Member *m)
@@ -210,10 +218,23 @@ static inline Span member_colon_span(const Member *m)
 /* 24 bytes. */
 struct Block {
     Span span;           /* from '{' to '}' inclusive */
-    Member *first;
+    Member *members;     /* .count members in source order; NULL when there are none */
     uint32_t count;
     uint32_t depth;      /* parser: height of the tree below this block */
 };
+
+/* A block's members, walked as
+ *     for (Member *m = block_first(b), *end = block_end(b); m != end; m++)
+ * A NULL block has none. */
+static inline Member *block_first(const Block *b)
+{
+    return b ? b->members : NULL;
+}
+
+static inline Member *block_end(const Block *b)
+{
+    return b && b->count ? b->members + b->count : block_first(b);
+}
 
 /* A comment of the source, as written: a line comment from its `//` up to the end of its
  * line (the line end, LF or CRLF, is not part of it; a `#` comment, reported as an error,
@@ -231,13 +252,26 @@ typedef struct Comment {
  * KW_TYPE (anything else at top level is reported by the parser and dropped). */
 typedef struct SourceAst {
     uint32_t file;
-    Member *first;
+    Member *decls;       /* .count declarations in source order */
     uint32_t count;
     Comment *comments;   /* every comment of the file, in source order */
     uint32_t comment_count;
     bool fatal;          /* parsing stopped early (nesting limit, file limits); the tree
                             holds what was read before that */
 } SourceAst;
+
+/* A file's declarations, walked as
+ *     for (Member *m = ast_first(ast), *end = ast_end(ast); m != end; m++)
+ * A NULL tree has none. */
+static inline Member *ast_first(const SourceAst *ast)
+{
+    return ast ? ast->decls : NULL;
+}
+
+static inline Member *ast_end(const SourceAst *ast)
+{
+    return ast && ast->count ? ast->decls + ast->count : ast_first(ast);
+}
 
 enum {
     /* Deepest nesting of brackets and blocks; deeper input is rejected with a diagnostic,

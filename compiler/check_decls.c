@@ -91,7 +91,7 @@ static void add_type(Checker *ck, Member *m)
 
 static Member *find_clause(Block *body, Keyword kw)
 {
-    for (Member *m = body ? body->first : NULL; m; m = m->next)
+    for (Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->kind == MEMBER_CLAUSE && m->keyword == kw)
             return m;
     return NULL;
@@ -99,7 +99,7 @@ static Member *find_clause(Block *body, Keyword kw)
 
 static Member *find_attr(Block *body, const Name *name)
 {
-    for (Member *m = body ? body->first : NULL; m; m = m->next)
+    for (Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->kind == MEMBER_ATTR && m->name == name)
             return m;
     return NULL;
@@ -204,7 +204,7 @@ static void unknown_declaration(Checker *ck, Member *m)
 static void collect(Checker *ck, SourceAst *ast)
 {
     bool stdlib = ast->file == 0;
-    for (Member *m = ast->first; m; m = m->next) {
+    for (Member *m = ast_first(ast), *end = ast_end(ast); m != end; m++) {
         if (m->kind != MEMBER_CLAUSE)
             continue;
         if (m->keyword == KW_NONE && m->key) {
@@ -226,7 +226,8 @@ static void allocate(Checker *ck)
     uint32_t count[KW_COUNT] = { 0 };
     for (uint32_t i = 0; i < ck->c->ast_count; i++)
         if (ck->c->asts[i])
-            for (Member *m = ck->c->asts[i]->first; m; m = m->next)
+            for (Member *m = ast_first(ck->c->asts[i]), *end = ast_end(ck->c->asts[i]);
+                 m != end; m++)
                 count[m->keyword]++;
     Program *p = ck->program;
     Arena *a = ck->arena;
@@ -270,7 +271,8 @@ static void resolve_worker(Checker *ck, uint32_t index)
     static const char *const MEMBERS[] = { "input", "output" };
     Worker *w = &ck->program->workers[index];
     Member *seen[2] = { NULL, NULL };
-    for (Member *m = ck->worker_decls[index]->body->first; m; m = m->next) {
+    Block *body = ck->worker_decls[index]->body;
+    for (Member *m = block_first(body), *end = block_end(body); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
         int slot = m->keyword == KW_INPUT ? 0 : m->keyword == KW_OUTPUT ? 1 : -1;

@@ -185,7 +185,7 @@ static uint32_t settings_given(Checker *ck, const Block *body)
 {
     _Static_assert(RETRY_SETTING_COUNT <= 32, "a setting is a bit of a uint32_t");
     uint32_t given = 0;
-    for (Member *m = body->first; m; m = m->next) {
+    for (Member *m = block_first(body), *end = block_end(body); m != end; m++) {
         bool named = m->kind == MEMBER_ATTR || (m->kind != MEMBER_ERROR && m->keyword == KW_NONE);
         int i = named ? setting_of(ck, check_member_name(ck, m)) : -1;
         if (i >= 0)
@@ -316,7 +316,7 @@ void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *
     }
     bool delay_ok[2] = { true, true };
     uint32_t given = settings_given(ck, clause->body);
-    for (Member *m = clause->body->first; m; m = m->next) {
+    for (Member *m = block_first(clause->body), *end = block_end(clause->body); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
         int i = member_setting(ck, m, given);

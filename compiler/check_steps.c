@@ -109,7 +109,7 @@ static uint32_t keywords_given(const Block *body)
 {
     _Static_assert(KW_COUNT <= 32, "a keyword is a bit of a uint32_t");
     uint32_t given = 0;
-    for (const Member *m = body->first; m; m = m->next)
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
         given |= 1u << m->keyword;
     return given;
 }
@@ -291,7 +291,7 @@ static void collect_members(Checker *ck, Block *body, Place fixed_place, Members
     uint32_t count = 0;
     Clause *list = clause_list(ck, body->count + 1);
     uint32_t given = keywords_given(body);
-    for (Member *m = body->first; m; m = m->next) {
+    for (Member *m = block_first(body), *end = block_end(body); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             out->parse_error = true;
         else if (view(ck, m, fixed_place, &list[count], true, given))
@@ -779,7 +779,7 @@ void check_workflow_signature(Checker *ck, uint32_t index)
     memset(seen, 0, sizeof seen);
     wf->input = ck->types.empty_record;
     bool has_return = false;
-    for (Member *m = decl->body->first; m; m = m->next) {
+    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
         Clause cl;
         if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, false, 0))
             continue;
@@ -869,14 +869,14 @@ static void workflow_tables(Checker *ck, uint32_t n)
 static void collect_steps(Checker *ck, Workflow *wf, Member *decl)
 {
     uint32_t n = 0;
-    for (Member *m = decl->body->first; m; m = m->next)
+    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++)
         if (is_step_decl(ck, m))
             n++;
     workflow_tables(ck, n);
     Member **decls = ck->step_decls;
     NameMap *steps = &ck->steps;
     wf->steps = arena_alloc(ck->arena, n * sizeof *wf->steps);
-    for (Member *m = decl->body->first; m; m = m->next) {
+    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
         if (!is_step_decl(ck, m))
             continue;
         uint32_t i = wf->step_count++, first;
@@ -903,7 +903,7 @@ static void collect_steps(Checker *ck, Workflow *wf, Member *decl)
 
 static void check_body_members(Checker *ck, Member *decl)
 {
-    for (Member *m = decl->body->first; m; m = m->next) {
+    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
         Clause cl;
         if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, true, 0))
             continue;
@@ -915,7 +915,7 @@ static void check_body_members(Checker *ck, Member *decl)
 static void check_return(Checker *ck, Workflow *wf, Member *decl, NameMap *steps)
 {
     Member *ret = NULL;
-    for (Member *m = decl->body->first; m; m = m->next) {
+    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
         if (m->kind == MEMBER_ERROR || m->keyword != KW_RETURN)
             continue;
         if (ret) {

@@ -113,7 +113,7 @@ const Type *check_record_from_block(Checker *ck, Block *block)
 {
     RecordBuilder rb;
     type_record_begin(&ck->types, &rb, block->count);
-    for (Member *m = block->first; m; m = m->next) {
+    for (Member *m = block_first(block), *end = block_end(block); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
         if (m->kind != MEMBER_ATTR || !m->value) {
@@ -407,7 +407,7 @@ static void not_a_field(Checker *ck, Member *m)
 
 static void read_object_fields(Checker *ck, Block *b)
 {
-    for (Member *m = b->first; m; m = m->next) {
+    for (Member *m = block_first(b), *end = block_end(b); m != end; m++) {
         if (m->kind != MEMBER_CLAUSE)
             continue;
         if (!m->name && (m->value || m->body))
@@ -423,7 +423,7 @@ static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
     read_object_fields(ck, b);
     RecordBuilder rb;
     type_record_begin(&ck->types, &rb, b->count);
-    for (Member *m = b->first; m; m = m->next) {
+    for (Member *m = block_first(b), *end = block_end(b); m != end; m++) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
         const Name *name = check_member_name(ck, m);
@@ -646,7 +646,7 @@ static void report_duplicate_fields(Checker *ck, Block *b, const Type *skip)
         by_index = arena_alloc_raw(ck->arena, b->count * sizeof *by_index);
     }
     uint32_t n = 0;
-    for (Member *m = b->first; m; m = m->next) {
+    for (Member *m = block_first(b), *end = block_end(b); m != end; m++) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
         const Name *name = check_member_name(ck, m);
@@ -658,7 +658,7 @@ static void report_duplicate_fields(Checker *ck, Block *b, const Type *skip)
             if (names_get(&seen, name, &at))
                 first = by_index[at];
         } else {
-            for (const Member *x = b->first; x != m && !first; x = x->next)
+            for (const Member *x = b->members; x != m && !first; x++)
                 if (x->kind == MEMBER_ATTR && x->value && check_member_name(ck, x) == name)
                     first = x;
         }
@@ -690,7 +690,7 @@ static const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e,
     if (!e || e->kind != EXPR_OBJECT || !want || want->kind != TYPE_RECORD)
         return check_expr(ck, scope, e);
     read_object_fields(ck, e->block);
-    for (Member *m = e->block->first; m; m = m->next) {
+    for (Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
         const Field *f = type_field(want, check_member_name(ck, m));
@@ -832,7 +832,7 @@ static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
     given_begin(&given, record->field_count);
     bool any_unknown = false;
     /* First the known fields, so that an unknown one is matched against what is left. */
-    for (Member *m = e->block->first; m; m = m->next) {
+    for (Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
         const Name *name = check_member_name(ck, m);
@@ -864,7 +864,8 @@ static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
             report_duplicate_fields(ck, e->block, record);
         e->type = record;
     }
-    for (Member *m = e->block->first; m && any_unknown; m = m->next)
+    for (Member *m = block_first(e->block), *end = block_end(e->block);
+         m != end && any_unknown; m++)
         if (m->kind == MEMBER_ATTR && m->value &&
             !type_field(record, check_member_name(ck, m)))
             unknown_field(ck, m, record, &given, owner);

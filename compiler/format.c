@@ -703,7 +703,7 @@ static void print_member(Printer *p, const Member *m, bool declaration)
 
 static bool has_clause(const Block *b)
 {
-    for (const Member *m = b->first; m; m = m->next)
+    for (const Member *m = block_first(b), *end = block_end(b); m != end; m++)
         if (m->kind != MEMBER_ATTR)
             return true;
     return false;
@@ -713,8 +713,8 @@ static void print_block_flat(Printer *p, const Block *b, uint32_t open, uint32_t
 {
     const char *separator = has_clause(b) ? ";" : ",";
     token(p, open, open + 1);
-    for (const Member *m = b->first; m && !p->over; m = m->next) {
-        if (m != b->first)
+    for (const Member *m = block_first(b), *end = block_end(b); m != end && !p->over; m++) {
+        if (m != b->members)
             punctuation(p, separator);
         want_space(p);
         print_member(p, m, false);
@@ -729,11 +729,11 @@ static void print_block_broken(Printer *p, const Block *b, uint32_t open, uint32
     token(p, open, open + 1);
     uint32_t saved = p->indent, outer = p->line_indent;
     p->indent = outer + FORMAT_INDENT;
-    for (const Member *m = b->first; m && !p->failed; m = m->next) {
-        want_line(p, m == b->first ? GAP_OPEN : GAP_MEMBERS);
+    for (const Member *m = block_first(b), *end = block_end(b); m != end && !p->failed; m++) {
+        want_line(p, m == b->members ? GAP_OPEN : GAP_MEMBERS);
         print_member(p, m, false);
     }
-    want_line(p, b->first ? GAP_MEMBERS : GAP_OPEN);
+    want_line(p, b->count ? GAP_MEMBERS : GAP_OPEN);
     flush_comments(p, close);
     p->indent = outer;
     want_line(p, GAP_TIGHT);
@@ -751,7 +751,7 @@ static bool may_be_flat(const Printer *p, const Block *b, bool declaration,
         return false;
     if (!has_clause(b))
         return true;
-    return !newline_between(p, open, offset_of(p, b->first->span.start));
+    return !newline_between(p, open, offset_of(p, b->members[0].span.start));
 }
 
 static void print_block(Printer *p, const Block *b, bool declaration)
@@ -759,7 +759,7 @@ static void print_block(Printer *p, const Block *b, bool declaration)
     if (p->over)
         return;
     uint32_t open = offset_of(p, b->span.start), close = offset_of(p, b->span.end) - 1;
-    if (!b->first && !comment_inside(p, open, close)) {
+    if (!b->count && !comment_inside(p, open, close)) {
         token(p, open, open + 1);
         token(p, close, close + 1);
         return;
@@ -848,7 +848,7 @@ static void print_file(Printer *p, const SourceAst *ast)
         append(p, p->src, 3);          /* a byte order mark stays */
         p->prev_end = 3;
     }
-    for (const Member *m = ast->first; m && !p->failed; m = m->next) {
+    for (const Member *m = ast_first(ast), *end = ast_end(ast); m != end && !p->failed; m++) {
         want_line(p, GAP_MEMBERS);
         if (p->decls) {
             p->decls->items[p->decls->count].source_start = offset_of(p, m->span.start);

@@ -2,10 +2,10 @@
  *
  * Tables fill in a fixed traversal order (declared workers, then workflows in source
  * order, steps in order, each step's code in the order when/for/with/key/value), so the
- * builder's first-use numbering makes the output deterministic. Expressions are folded
- * first (a post-order pass that records which subexpressions are constants with a value
- * certain at compile time, computed by liborbc's evaluation, the runtime's own), then
- * emitted for the stack machine. */
+ * builder's first-use numbering makes the output deterministic. Each tree of unary and
+ * binary operators is folded before it is emitted (a post-order pass that finds the
+ * operators with a value certain at compile time, computed by liborbc's evaluation, the
+ * runtime's own), then emitted for the stack machine. */
 #include "lower.h"
 
 #include <stdio.h>
@@ -16,74 +16,70 @@
 #include "orbc_value.h"
 #include "types.h"
 
-/* ---- a pointer -> index map (open addressing, malloc'd: growing frees the old table) ---- */
+/* ---- a pointer -> index map (open addressing, malloc'd: growing frees the old table) ----
+ *
+ * A key's slot is found by Fibonacci hashing (the high bits of the pointer times 2^64 /
+ * the golden ratio), so the low bits that arena pointers share do not crowd the table. */
+
+typedef struct PtrSlot {
+    const void *key;     /* NULL: empty */
+    uint32_t value;
+} PtrSlot;
 
 typedef struct PtrMap {
-    const void **keys;
-    uint32_t *values;
+    PtrSlot *slots;
     uint32_t mask;
     uint32_t count;
+    unsigned shift;      /* 64 - log2(capacity) */
 } PtrMap;
 
-static uint32_t ptr_hash(const void *p)
+static PtrSlot *ptrmap_slot(const PtrMap *map, const void *key)
 {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
-
-static uint32_t ptrmap_slot(const PtrMap *map, const void *key)
-{
-    uint32_t i = ptr_hash(key) & map->mask;
-    while (map->keys[i] && map->keys[i] != key)
+    uint32_t i = (uint32_t)(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> map->shift);
+    while (map->slots[i].key && map->slots[i].key != key)
         i = (i + 1) & map->mask;
-    return i;
+    return &map->slots[i];
 }
 
 static bool ptrmap_get(const PtrMap *map, const void *key, uint32_t *value)
 {
-    if (!map->keys)
+    if (!map->slots)
         return false;
-    uint32_t i = ptrmap_slot(map, key);
-    if (!map->keys[i])
+    const PtrSlot *slot = ptrmap_slot(map, key);
+    if (!slot->key)
         return false;
-    *value = map->values[i];
+    *value = slot->value;
     return true;
 }
 
-
 static void ptrmap_free(PtrMap *map)
 {
-    free(map->keys);
-    free(map->values);
+    free(map->slots);
     *map = (PtrMap){ 0 };
+}
+
+/* Room for one more key: the table is kept at most half full. */
+static void ptrmap_room(PtrMap *map)
+{
+    if (map->slots && (map->count + 1) * 2 <= map->mask + 1)
+        return;
+    uint32_t cap = map->slots ? (map->mask + 1) * 2 : 256;
+    PtrMap bigger = { xcalloc(cap, sizeof *bigger.slots), cap - 1, map->count,
+                      64 - (unsigned)__builtin_ctz(cap) };
+    for (uint32_t i = 0; map->slots && i <= map->mask; i++)
+        if (map->slots[i].key)
+            *ptrmap_slot(&bigger, map->slots[i].key) = map->slots[i];
+    ptrmap_free(map);
+    *map = bigger;
 }
 
 static void ptrmap_put(PtrMap *map, const void *key, uint32_t value)
 {
-    if (!map->keys || (map->count + 1) * 2 > map->mask + 1) {
-        PtrMap bigger = { 0 };
-        uint32_t cap = map->keys ? (map->mask + 1) * 2 : 64;
-        bigger.keys = xcalloc(cap, sizeof *bigger.keys);
-        bigger.values = xcalloc(cap, sizeof *bigger.values);
-        bigger.mask = cap - 1;
-        for (uint32_t i = 0; map->keys && i <= map->mask; i++)
-            if (map->keys[i]) {
-                uint32_t j = ptrmap_slot(&bigger, map->keys[i]);
-                bigger.keys[j] = map->keys[i];
-                bigger.values[j] = map->values[i];
-                bigger.count++;
-            }
-        ptrmap_free(map);
-        *map = bigger;
-    }
-    uint32_t i = ptrmap_slot(map, key);
-    if (!map->keys[i])
+    ptrmap_room(map);
+    PtrSlot *slot = ptrmap_slot(map, key);
+    if (!slot->key)
         map->count++;
-    map->keys[i] = key;
-    map->values[i] = value;
+    *slot = (PtrSlot){ key, value };
 }
 
 /* ---- state ---- */
@@ -123,6 +119,12 @@ static uint32_t *scratch_room(Scratch *s, uint32_t count)
     return s->items;
 }
 
+/* An operator whose value constant folding found, in the order emission meets it. */
+typedef struct Fold {
+    const Expr *expr;
+    OrbcValue value;
+} Fold;
+
 typedef struct Lowerer {
     Compiler *c;
     const Program *p;
@@ -130,11 +132,11 @@ typedef struct Lowerer {
     Arena *arena;
     PtrMap types;        /* const Type * -> type index; ORBC_NONE while in progress */
     PtrMap tasks;        /* worker or built-in Name * -> task index */
-    PtrMap folds;        /* Expr * -> index into consts */
     PtrMap names;        /* Name * -> string index */
-    OrbcValue *consts;   /* the values of folded operators */
+    Fold *folds;         /* the operator trees being emitted: their folded operators */
+    uint32_t fold_count, fold_cap;
+    uint32_t fold_next;  /* the next of `folds` that emission meets */
     OrbcEval eval;       /* liborbc's evaluation, the runtime's own: strings in the arena */
-    uint32_t const_count, const_cap;
     uint32_t file;       /* string index of the current workflow's file */
     ColumnIndex *columns;  /* per source file */
     LineCursor cursor;
@@ -153,7 +155,7 @@ static void lowerer_free(Lowerer *l)
 {
     ptrmap_free(&l->types);
     ptrmap_free(&l->tasks);
-    ptrmap_free(&l->folds);
+    free(l->folds);
     ptrmap_free(&l->names);
     free(l->deps.items);
     free(l->deps_read.items);
@@ -433,27 +435,24 @@ static uint32_t task_for(Lowerer *l, StepKind kind, const Name *name, uint32_t i
 
 /* ---- constant folding ---- */
 
-/* The value of a folded operator (literals are folded where they are emitted). */
+/* The value of `e` when it is the next folded operator (literals are folded where they
+ * are emitted). */
 static const OrbcValue *folded(Lowerer *l, const Expr *e)
 {
-    uint32_t index;
-    if (l->folds.count == 0 || (e->kind != EXPR_UNARY && e->kind != EXPR_BINARY))
+    if (l->fold_next == l->fold_count || l->folds[l->fold_next].expr != e)
         return NULL;
-    return ptrmap_get(&l->folds, e, &index) ? &l->consts[index] : NULL;
+    return &l->folds[l->fold_next++].value;
 }
 
-static void record_fold(Lowerer *l, const Expr *e, OrbcValue v)
+/* `e` folds to `v`: it replaces the folds of its operands, from `mark` on. */
+static void record_fold(Lowerer *l, uint32_t mark, const Expr *e, OrbcValue v)
 {
-    if (l->const_count == l->const_cap) {
-        uint32_t cap = l->const_cap ? l->const_cap * 2 : 64;
-        OrbcValue *bigger = arena_alloc(l->arena, cap * sizeof *bigger);
-        if (l->const_count)
-            memcpy(bigger, l->consts, l->const_count * sizeof *bigger);
-        l->consts = bigger;
-        l->const_cap = cap;
+    l->fold_count = mark;
+    if (l->fold_count == l->fold_cap) {
+        l->fold_cap = l->fold_cap ? l->fold_cap * 2 : 16;
+        l->folds = xrealloc(l->folds, l->fold_cap * sizeof *l->folds);
     }
-    l->consts[l->const_count] = v;
-    ptrmap_put(&l->folds, e, l->const_count++);
+    l->folds[l->fold_count++] = (Fold){ e, v };
 }
 
 /* liborbc's allocator for folded strings. */
@@ -538,49 +537,32 @@ static bool fold_literal(const Expr *e, OrbcValue *v)
     }
 }
 
-/* Post-order over the whole expression: finds the subexpressions whose value is certain
- * at compile time. Literals are not recorded (emit_expr folds them itself), so the map
- * stays small: only operators with constant results go in. Returns the expression's
- * value in *v when it is constant. Recursion depth is bounded by AST_MAX_DEPTH. */
+/* Post-order over an operator tree (unary and binary operators, down to operands of
+ * other kinds): finds the operators whose value is certain at compile time and records
+ * the outermost ones, in the order emission meets them. Returns the expression's value
+ * in *v when it is constant. Recursion depth is bounded by AST_MAX_DEPTH. */
 static bool fold_expr(Lowerer *l, const Expr *e, OrbcValue *v)
 {
-    if (!e)
-        return false;
     if (fold_literal(e, v))
         return true;
     OrbcValue a, b;
-    bool a_const, b_const;
+    uint32_t mark = l->fold_count;
     switch (e->kind) {
-    case EXPR_LIST:
-    case EXPR_CALL:
-        for (uint32_t k = 0; k < e->count; k++)
-            fold_expr(l, e->elems[k], &a);
-        return false;
-    case EXPR_OBJECT:
-        for (const Member *m = e->block ? e->block->first : NULL; m; m = m->next)
-            fold_expr(l, m->value, &a);
-        return false;
     case EXPR_UNARY:
         if (!fold_expr(l, e->left, &a) || !fold_unary(l, e->op, &a, v))
             return false;
-        record_fold(l, e, *v);
+        record_fold(l, mark, e, *v);
         return true;
-    case EXPR_BINARY:
-        a_const = fold_expr(l, e->left, &a);
-        b_const = fold_expr(l, e->right, &b);
+    case EXPR_BINARY: {
+        bool a_const = fold_expr(l, e->left, &a);
+        bool b_const = fold_expr(l, e->right, &b);
         if (!a_const || !fold_binary(l, e->op, &a, b_const ? &b : NULL, v))
             return false;
-        record_fold(l, e, *v);
+        record_fold(l, mark, e, *v);
         return true;
-    case EXPR_FIELD:
-        fold_expr(l, e->left, &a);
-        return false;
-    case EXPR_INDEX:
-        fold_expr(l, e->left, &a);
-        fold_expr(l, e->right, &b);
-        return false;
+    }
     default:
-        return false;
+        return false;   /* lists, records, names, fields, indexing and calls: not constant */
     }
 }
 
@@ -628,6 +610,7 @@ static bool field_may_be_absent(const Type *t, const Name *field)
 }
 
 static void emit_expr(Lowerer *l, const Expr *e);
+static void emit_operand(Lowerer *l, const Expr *e);
 
 /* The step being lowered reads step `step` (a candidate of merge_deps, or its own). */
 static void mark_dep_read(Lowerer *l, uint32_t step)
@@ -686,7 +669,7 @@ static void emit_object(Lowerer *l, const Expr *e)
     uint32_t count = e->block ? e->block->count : 0;
     uint32_t *names = arena_alloc(l->arena, (count + 1) * sizeof *names);
     uint32_t n = 0;
-    for (const Member *m = e->block ? e->block->first : NULL; m; m = m->next) {
+    for (const Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
         if (m->kind != MEMBER_ATTR || !m->name || n == count) {
             lower_error(l, "malformed record expression");
             return;
@@ -701,10 +684,10 @@ static void emit_object(Lowerer *l, const Expr *e)
 
 static void emit_short_circuit(Lowerer *l, const Expr *e, OrbcOp jump)
 {
-    emit_expr(l, e->left);
+    emit_operand(l, e->left);
     code_pos(l, e->span);
     uint32_t site = orbc_emit_jump(l->b, jump);
-    emit_expr(l, e->right);
+    emit_operand(l, e->right);
     orbc_patch_jump(l->b, site);
 }
 
@@ -720,13 +703,14 @@ static void emit_binary(Lowerer *l, const Expr *e)
         lower_error(l, "unknown binary operator");
         return;
     }
-    emit_expr(l, e->left);
-    emit_expr(l, e->right);
+    emit_operand(l, e->left);
+    emit_operand(l, e->right);
     code_pos(l, e->span);
     orbc_emit(l->b, op);
 }
 
-static void emit_expr(Lowerer *l, const Expr *e)
+/* An expression whose operators were folded with those around it (fold_expr). */
+static void emit_operand(Lowerer *l, const Expr *e)
 {
     OrbcValue literal;
     const OrbcValue *v = fold_literal(e, &literal) ? &literal : folded(l, e);
@@ -752,7 +736,7 @@ static void emit_expr(Lowerer *l, const Expr *e)
         emit_object(l, e);
         return;
     case EXPR_UNARY:
-        emit_expr(l, e->left);
+        emit_operand(l, e->left);
         code_pos(l, e->span);
         orbc_emit(l->b, e->op == OP_NOT ? ORBC_OP_NOT : ORBC_OP_NEG);
         return;
@@ -786,6 +770,24 @@ static void emit_expr(Lowerer *l, const Expr *e)
     }
 }
 
+/* An expression whose operators, if it is an operator, are folded first. The folds of
+ * an operator tree that holds this one (`[a + 1] == 2 * 3` holds `a + 1`) wait, and
+ * are met again once it is emitted. */
+static void emit_expr(Lowerer *l, const Expr *e)
+{
+    if (e->kind != EXPR_UNARY && e->kind != EXPR_BINARY) {
+        emit_operand(l, e);
+        return;
+    }
+    uint32_t outer_next = l->fold_next, outer_count = l->fold_count;
+    OrbcValue value;
+    l->fold_next = l->fold_count;
+    fold_expr(l, e, &value);
+    emit_operand(l, e);
+    l->fold_next = outer_next;
+    l->fold_count = outer_count;
+}
+
 /* E0601 for an expression whose code block is longer than the format allows, over the
  * whole expression, once the block is emitted. */
 static void check_code_length(Lowerer *l, const Expr *e)
@@ -808,8 +810,6 @@ static uint32_t lower_code(Lowerer *l, const Expr *e)
 {
     if (!e)
         return ORBC_NONE;
-    OrbcValue value;
-    fold_expr(l, e, &value);
     orbc_code_begin(l->b, l->file);
     l->stack_reported = false;
     emit_expr(l, e);

@@ -121,7 +121,7 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32
     lexer_read_indentation(lx, close_budget, drop_budget);
     uint32_t first_report = c->diags.count;
     Parser parser = { .c = c, .file = file, .origin = source->origin, .lx = lx,
-                      .ast = pass.ast, .last = NULL };
+                      .ast = pass.ast };
     parser_parse(&parser);
     if (lx->fatal)
         pass.ast->fatal = true;
@@ -133,7 +133,7 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32
         pass.stray_closers = lx->stray_closer_total;
     }
     pass.bracket_reports = lx->bracket_reports;
-    free(parser.args);
+    build_finish(&parser);
     lexer_free(lx);
     free(lx);
     return pass;

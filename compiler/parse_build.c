@@ -4,6 +4,7 @@
  * reported once (E0009) and stops the parse of the file. */
 #include "parse_build.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "lexer.h"
@@ -15,22 +16,38 @@ static Arena *arena_of(Parser *p)
 
 /* ---- declarations and members ---- */
 
+/* Members wait on Parser.members until their block closes (parse_build.h). */
+static Member *members_copy(Parser *p, uint32_t base, uint32_t count)
+{
+    if (!count)
+        return NULL;
+    Member *copy = arena_bump(arena_of(p), count * sizeof *copy, 8);
+    memcpy(copy, p->members + base, count * sizeof *copy);
+    return copy;
+}
+
 void build_add_decl(Parser *p, Member *decl)
 {
     p->args_top = 0;   /* no list is open between declarations */
-    decl->next = NULL;
-    if (p->last)
-        p->last->next = decl;
-    else
-        p->ast->first = decl;
-    p->last = decl;
-    p->ast->count++;
+    build_members_store(p, p->ast->count++, decl);
+}
+
+void build_finish(Parser *p)
+{
+    p->ast->decls = members_copy(p, 0, p->ast->count);
+    free(p->members);
+    free(p->args);
 }
 
 /* A member from its key (which starts it) to `end`. */
 static Member *new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc, uint32_t end)
 {
-    Member *m = arena_alloc_node(arena_of(p), sizeof *m);
+    if (p->members_top >= p->members_cap) {
+        p->members_cap = p->members_cap ? p->members_cap * 2 : 64;
+        p->members = xrealloc(p->members, p->members_cap * sizeof *p->members);
+    }
+    Member *m = &p->members[p->members_top];
+    memset(m, 0, sizeof *m);
     m->kind = kind;
     m->keyword = kw;
     m->key_end = build_pos(p, kw_loc.end);
@@ -75,21 +92,17 @@ static uint32_t member_depth(const Member *m)
     return depth;
 }
 
-Block *build_block(Parser *p, Member *reversed, Loc open, Loc close)
+Block *build_block(Parser *p, PendingMembers members, Loc open, Loc close)
 {
     Block *b = arena_alloc_node(arena_of(p), sizeof *b);
     b->span = build_span_to(p, open, build_pos(p, close.end));
-    Member *ordered = NULL;
+    b->members = members_copy(p, members.base, members.count);
+    b->count = members.count;
+    if (members.count)
+        p->members_top = members.base;
     uint32_t depth = 0;
-    while (reversed) {
-        Member *next = reversed->next;
-        reversed->next = ordered;
-        ordered = reversed;
-        reversed = next;
-        b->count++;
-        depth = max_u32(depth, member_depth(ordered));
-    }
-    b->first = ordered;
+    for (uint32_t i = 0; i < b->count; i++)
+        depth = max_u32(depth, member_depth(&b->members[i]));
     b->depth = depth + 1;
     return b;
 }

@@ -16,11 +16,13 @@ struct Parser {
     uint32_t origin;     /* the position of the file's byte 0 (source.h) */
     Lexer *lx;
     SourceAst *ast;
-    Member *last;        /* last top-level declaration, for appending */
     Expr **args;         /* elements of the lists being parsed (parse_build.c) */
     YYSTYPE *lookahead;  /* where yylex puts the token it reads (parser.y) */
     YYSTYPE token;       /* where the lexer puts it (parser.y) */
     uint32_t args_top, args_cap;
+    Member *members;     /* members of the blocks being parsed, and the file's
+                            declarations (parse_build.c) */
+    uint32_t members_top, members_cap;
 };
 
 enum {
@@ -47,6 +49,8 @@ static inline Span build_span_to(Parser *p, Loc first, uint32_t end)
 }
 
 void build_add_decl(Parser *p, Member *decl);
+/* After the parse: the declarations move to the tree, and the parser's lists are freed. */
+void build_finish(Parser *p);
 /* A declaration ends at `end`: its block's end, or its name's when it has no block. */
 Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
                    Block *body, uint32_t end);
@@ -61,9 +65,37 @@ static inline KeyName build_ident_name(const Name *name)
     return key;
 }
 
+/* Members wait on Parser.members until their block closes, as list elements wait on
+ * Parser.args: a block's members are contiguous there, each stored right after the one
+ * before (over whatever an abandoned inner block left behind), and a closed block takes
+ * its members off into an array of its own (build_block). The file's declarations stay
+ * at the bottom until the end (build_finish). A member is built in the free slot above
+ * the lists, and the grammar hands it to its list at once, before another member can be
+ * built, so it is rarely moved. Inline: the parser calls these for every member. */
+static inline void build_members_store(Parser *p, uint32_t at, Member *m)
+{
+    if (at != p->members_top)   /* m is built at the top */
+        p->members[at] = *m;
+    p->members_top = at + 1;
+}
+
+static inline PendingMembers build_members_first(Parser *p, Member *m)
+{
+    PendingMembers list = { p->members_top, 1 };
+    build_members_store(p, list.base, m);
+    return list;
+}
+
+static inline PendingMembers build_members_add(Parser *p, PendingMembers list, Member *m)
+{
+    build_members_store(p, list.base + list.count, m);
+    list.count++;
+    return list;
+}
+
 /* Members and nodes end where their last symbol ends: a token's place, or the end of the
  * node (block, expression) that ends them. */
-Block *build_block(Parser *p, Member *reversed, Loc open, Loc close);
+Block *build_block(Parser *p, PendingMembers members, Loc open, Loc close);
 Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value);
 /* `name = value`: reported (E0002), then an attribute marked as written with `=`. */
 Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value);

@@ -26,7 +26,7 @@ typedef struct Loc {
 
 typedef struct Parser Parser;
 
-/* An attribute's key: an identifier, or a keyword used as a name. */
+/* The key of an attribute: its keyword, if it is one, and its name. */
 typedef struct KeyName {
     Keyword keyword;
     const Name *name;
@@ -55,6 +55,7 @@ typedef struct Value {
                 Member *member;
                 Block *block;
                 ExprList list;
+                PendingMembers members;
             };
         };
         String string;
@@ -191,7 +192,8 @@ static void popped(Parser *p, Loc loc)
 %precedence BANG UMINUS
 %precedence DOT LBRACK LPAREN QUESTION
 
-%type <member> decl member members
+%type <member> decl member
+%type <members> members
 %type <block> block
 %type <expr> expr
 %type <list> args
@@ -240,12 +242,12 @@ decl
                           $4->span.end); }
     ;
 
-/* Members come out of these rules in reverse order; build_block puts them right. The
+/* A block's members wait on the parser's list until it closes (parse_build.h). The
  * separators around them are spelled out here rather than gathered in a list rule: one
  * reduction fewer per block, and one fewer for the separator that ends its last member. */
 block
-    : LBRACE RBRACE                         { $$ = build_block(p, NULL, $<loc>1, $<loc>2); }
-    | LBRACE seps RBRACE                    { $$ = build_block(p, NULL, $<loc>1, $<loc>3); }
+    : LBRACE RBRACE                         { $$ = build_block(p, (PendingMembers){ 0, 0 }, $<loc>1, $<loc>2); }
+    | LBRACE seps RBRACE                    { $$ = build_block(p, (PendingMembers){ 0, 0 }, $<loc>1, $<loc>3); }
     | LBRACE members RBRACE                 { $$ = build_block(p, $2, $<loc>1, $<loc>3); }
     | LBRACE members NEWLINE RBRACE         { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
     | LBRACE members COMMA RBRACE           { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
@@ -267,27 +269,27 @@ block
  * common member, is spelled out here rather than reduced to `member` first: one
  * reduction fewer per attribute. */
 members
-    : member                { $$ = $1; }
+    : member                { $$ = build_members_first(p, $1); }
     | IDENT COLON expr
-        { $$ = build_attr(p, build_ident_name($1), $<loc>1, $<loc>2, $3); }
-    | members NEWLINE member    { $3->next = $1; $$ = $3; }
-    | members COMMA member      { $3->next = $1; $$ = $3; }
-    | members SEMI member       { $3->next = $1; $$ = $3; }
-    | members seps NEWLINE member   { $4->next = $1; $$ = $4; }
-    | members seps COMMA member     { $4->next = $1; $$ = $4; }
-    | members seps SEMI member      { $4->next = $1; $$ = $4; }
+        { $$ = build_members_first(p, build_attr(p, build_ident_name($1), $<loc>1, $<loc>2, $3)); }
+    | members NEWLINE member    { $$ = build_members_add(p, $1, $3); }
+    | members COMMA member      { $$ = build_members_add(p, $1, $3); }
+    | members SEMI member       { $$ = build_members_add(p, $1, $3); }
+    | members seps NEWLINE member   { $$ = build_members_add(p, $1, $4); }
+    | members seps COMMA member     { $$ = build_members_add(p, $1, $4); }
+    | members seps SEMI member      { $$ = build_members_add(p, $1, $4); }
     | members NEWLINE IDENT COLON expr
-        { $$ = build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5); $$->next = $1; }
+        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
     | members COMMA IDENT COLON expr
-        { $$ = build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5); $$->next = $1; }
+        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
     | members SEMI IDENT COLON expr
-        { $$ = build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5); $$->next = $1; }
+        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
     | members seps NEWLINE IDENT COLON expr
-        { $$ = build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6); $$->next = $1; }
+        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6)); }
     | members seps COMMA IDENT COLON expr
-        { $$ = build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6); $$->next = $1; }
+        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6)); }
     | members seps SEMI IDENT COLON expr
-        { $$ = build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6); $$->next = $1; }
+        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6)); }
     | members skipped       { $$ = $1; }
     ;
 

@@ -112,7 +112,8 @@ static void read_lint(Compiler *c, ProgramUnit *unit, const Member *m)
 static void read_program(Compiler *c, ProgramUnit *unit, const Member *program)
 {
     const Member *lints = NULL;
-    for (const Member *m = program->body ? program->body->first : NULL; m; m = m->next) {
+    for (const Member *m = block_first(program->body), *end = block_end(program->body);
+         m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
         const Name *word = member_word(m);
@@ -122,7 +123,7 @@ static void read_program(Compiler *c, ProgramUnit *unit, const Member *program)
                 continue;
             }
             lints = m;
-            for (const Member *l = m->body->first; l; l = l->next)
+            for (const Member *l = block_first(m->body), *last = block_end(m->body); l != last; l++)
                 read_lint(c, unit, l);
             continue;
         }
@@ -145,7 +146,7 @@ void program_config_read(Compiler *c, ProgramUnit *unit)
 {
     const SourceAst *ast = unit->config_file < c->ast_count ? c->asts[unit->config_file] : NULL;
     const Member *program = NULL;
-    for (const Member *m = ast ? ast->first : NULL; m; m = m->next) {
+    for (const Member *m = ast_first(ast), *end = ast_end(ast); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
         if (is_clause(m, "program") && m->name && m->body) {

@@ -84,7 +84,7 @@ static void collect_expr(MemberList *list, const Expr *e);
 
 static void collect_block(MemberList *list, const Block *block)
 {
-    for (const Member *m = block ? block->first : NULL; m; m = m->next) {
+    for (const Member *m = block_first(block), *end = block_end(block); m != end; m++) {
         if (list->count == list->cap) {
             list->cap = list->cap ? list->cap * 2 : 64;
             list->items = xrealloc(list->items, list->cap * sizeof *list->items);
@@ -430,7 +430,7 @@ static void gather_file(Suppressions *s, const SourceAst *ast)
     if (file->is_stdlib || !has_directive(ast))
         return;
     MemberList members = { 0 };
-    collect_block(&members, &(Block){ .first = ast->first });
+    collect_block(&members, &(Block){ .members = ast->decls, .count = ast->count });
     if (members.count > 1)   /* qsort wants a non-null array, even of no elements */
         qsort(members.items, members.count, sizeof *members.items, compare_members);
     Layout layout = lay_out(c, ast, file);

@@ -92,8 +92,8 @@ static bool starts_line(const SourceFile *f, uint32_t offset)
     return offset == 0 || f->text[offset - 1] == '\n';
 }
 
-static const Member *covering_member(const Member *first, const SourceFile *f, uint32_t pos,
-                                     const Member *best);
+static const Member *covering_member(const Member *members, uint32_t count,
+                                     const SourceFile *f, uint32_t pos, const Member *best);
 
 static const Member *covering_in_expr(const Expr *e, const SourceFile *f, uint32_t pos,
                                       const Member *best)
@@ -102,7 +102,7 @@ static const Member *covering_in_expr(const Expr *e, const SourceFile *f, uint32
         return best;
     switch (e->kind) {
     case EXPR_OBJECT:
-        return covering_member(e->block->first, f, pos, best);
+        return covering_member(e->block->members, e->block->count, f, pos, best);
     case EXPR_LIST:
     case EXPR_CALL:
         best = e->kind == EXPR_CALL ? covering_in_expr(e->left, f, pos, best) : best;
@@ -123,16 +123,16 @@ static const Member *covering_in_expr(const Expr *e, const SourceFile *f, uint32
 
 /* The innermost member around `pos` that starts its line: a suppression comment on the
  * line before it covers the warnings inside it. */
-static const Member *covering_member(const Member *first, const SourceFile *f, uint32_t pos,
-                                     const Member *best)
+static const Member *covering_member(const Member *members, uint32_t count,
+                                     const SourceFile *f, uint32_t pos, const Member *best)
 {
-    for (const Member *m = first; m; m = m->next) {
+    for (const Member *m = members; m != members + count; m++) {
         if (pos < m->span.start || pos >= m->span.end)
             continue;
         if (starts_line(f, m->span.start - f->origin))
             best = m;
         if (m->body)
-            best = covering_member(m->body->first, f, pos, best);
+            best = covering_member(m->body->members, m->body->count, f, pos, best);
         best = covering_in_expr(m->value, f, pos, best);
     }
     return best;
@@ -148,7 +148,8 @@ static json_t *suppress_here(Server *s, Analysis *a, const Diagnostic *d)
         return NULL;
     const SourceFile *f = source_file(&a->c.sources, at.file);
     const SourceAst *ast = a->c.asts[at.file];
-    const Member *m = ast ? covering_member(ast->first, f, d->span.start, NULL) : NULL;
+    const Member *m = ast ? covering_member(ast->decls, ast->count, f, d->span.start, NULL)
+                          : NULL;
     if (!m)
         return NULL;
     uint32_t start = m->span.start - f->origin, line = start;

@@ -131,7 +131,7 @@ static void write_delays(Hover *h, const RetryPolicy *p)
 /* The settings the retry block of a step (or compensate block) writes. */
 static bool setting_written(const Block *retry, RetrySetting setting)
 {
-    for (const Member *m = retry ? retry->first : NULL; m; m = m->next)
+    for (const Member *m = block_first(retry), *end = block_end(retry); m != end; m++)
         if (m->name && strcmp(m->name->text, RETRY_SETTING_NAMES[setting]) == 0)
             return true;
     return false;
@@ -209,7 +209,7 @@ static void write_worst_case(Hover *h, const RetryPolicy *p, int64_t timeout_ms,
 /* The retry block written in a step's (or compensate block's) members, or NULL. */
 static const Block *retry_block(const Block *body)
 {
-    for (const Member *m = body ? body->first : NULL; m; m = m->next)
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->keyword == KW_RETRY && m->kind != MEMBER_ERROR)
             return m->body ? m->body : m->value && m->value->kind == EXPR_OBJECT
                                             ? m->value->block : NULL;
@@ -218,7 +218,7 @@ static const Block *retry_block(const Block *body)
 
 static const Block *compensate_block(const Block *body)
 {
-    for (const Member *m = body ? body->first : NULL; m; m = m->next)
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->keyword == KW_COMPENSATE && m->kind != MEMBER_ERROR)
             return m->body;
     return NULL;
@@ -228,7 +228,8 @@ static const Block *compensate_block(const Block *body)
 static const Block *step_body(Hover *h, const Workflow *wf, const Step *s)
 {
     const Member *decl = lsp_query_declaration_member(h->a, wf->span);
-    for (const Member *m = decl && decl->body ? decl->body->first : NULL; m; m = m->next)
+    const Block *body = decl ? decl->body : NULL;
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->span.start == s->span.start)
             return m->body;
     return NULL;

@@ -298,7 +298,8 @@ static json_t *type_symbol(Server *s, Analysis *a, const NamedType *t)
 {
     const Member *decl = NULL;
     uint32_t file = source_file_at(&a->c.sources, t->span.start);
-    for (const Member *m = a->c.asts[file] ? a->c.asts[file]->first : NULL; m; m = m->next)
+    for (const Member *m = ast_first(a->c.asts[file]), *end = ast_end(a->c.asts[file]);
+         m != end; m++)
         if (m->keyword == KW_TYPE && member_name_span(m).start == t->span.start)
             decl = m;
     json_t *symbol = document_symbol(s, a, t->name->text, LSP_STRUCT, "type",
@@ -331,7 +332,7 @@ json_t *lsp_handle_document_symbol(Server *s, json_t *params)
     const SourceAst *ast = a->c.asts[file];
     json_t *out = json_array();
     uint32_t w = 0, k = 0;
-    for (const Member *m = ast ? ast->first : NULL; m; m = m->next) {
+    for (const Member *m = ast_first(ast), *end = ast_end(ast); m != end; m++) {
         if (m->kind != MEMBER_CLAUSE)
             continue;
         while (w < p->workflow_count && p->workflows[w].span.start < m->span.start)

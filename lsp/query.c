@@ -61,7 +61,7 @@ const Member *lsp_query_declaration_member(Analysis *a, Span span)
 {
     uint32_t file = source_file_at(&a->c.sources, span.start);
     const SourceAst *ast = file < a->c.ast_count ? a->c.asts[file] : NULL;
-    for (const Member *m = ast ? ast->first : NULL; m; m = m->next)
+    for (const Member *m = ast_first(ast), *end = ast_end(ast); m != end; m++)
         if (m->span.start == span.start)
             return m;
     return NULL;
@@ -135,7 +135,8 @@ static void walk_type(Walk *w, const Expr *e, const Type *t);
  * record the checker made of it (NULL when unknown). */
 static void walk_record(Walk *w, const Block *block, const Type *record)
 {
-    for (const Member *m = block ? block->first : NULL; m && !w->stopped; m = m->next) {
+    for (const Member *m = block_first(block), *end = block_end(block);
+         m != end && !w->stopped; m++) {
         if (m->kind != MEMBER_ATTR || !m->name)
             continue;
         const Field *f = record ? type_field(record, m->name) : NULL;
@@ -182,7 +183,7 @@ static void walk_fields_of_object(Walk *w, const Expr *e)
     const Type *record = e->type ? type_strip_optional(e->type) : NULL;
     if (record && record->kind != TYPE_RECORD)
         record = NULL;
-    for (const Member *m = e->block->first; m; m = m->next) {
+    for (const Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
         if (m->kind != MEMBER_ATTR)
             continue;
         const Field *f = record && m->name ? type_field(record, m->name) : NULL;
@@ -268,7 +269,8 @@ static const Block *member_block(const Member *m)
 
 static void walk_retry(Walk *w, const Block *body)
 {
-    for (const Member *m = body ? body->first : NULL; m && !w->stopped; m = m->next) {
+    for (const Member *m = block_first(body), *end = block_end(body);
+         m != end && !w->stopped; m++) {
         if (m->kind == MEMBER_ERROR || !m->name)
             continue;
         for (uint32_t i = 0; i < RETRY_SETTING_COUNT; i++)
@@ -313,7 +315,8 @@ static Keyword action_keyword(SymbolKind kind)
 static void walk_step_members(Walk *w, const Block *body, const Step *step,
                               const Compensation *comp)
 {
-    for (const Member *m = body ? body->first : NULL; m && !w->stopped; m = m->next) {
+    for (const Member *m = block_first(body), *end = block_end(body);
+         m != end && !w->stopped; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
         switch (m->keyword) {
@@ -367,7 +370,9 @@ static void walk_workflow(Walk *w, const Member *decl)
     const Workflow *wf = &p->workflows[index];
     w->context = (Context){ index, NO_INDEX, false };
     emit(w, member_name_span(decl), symbol(SYM_WORKFLOW, NO_INDEX, index), true, NULL);
-    for (const Member *m = decl->body->first; m && !w->stopped; m = m->next) {
+    const Block *body = decl->body;
+    for (const Member *m = block_first(body), *end = block_end(body);
+         m != end && !w->stopped; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
         uint32_t s = m->body && m->name
@@ -398,7 +403,7 @@ static void walk_worker(Walk *w, const Member *decl)
     Symbol s = symbol(SYM_WORKER, NO_INDEX, index);
     s.name = p->workers[index].name;
     emit(w, member_name_span(decl), s, true, NULL);
-    for (const Member *m = decl->body ? decl->body->first : NULL; m; m = m->next)
+    for (const Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++)
         if (m->kind == MEMBER_CLAUSE && (m->keyword == KW_INPUT || m->keyword == KW_OUTPUT))
             walk_type(w, m->value, m->keyword == KW_INPUT ? p->workers[index].input
                                                           : p->workers[index].output);
@@ -418,7 +423,8 @@ void lsp_query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, vo
     if (!a->program || file >= a->c.ast_count || !a->c.asts[file] || file == 0)
         return;
     Walk w = { a, a->program, visit, user, false, { NO_INDEX, NO_INDEX, false } };
-    for (const Member *m = a->c.asts[file]->first; m && !w.stopped; m = m->next) {
+    const SourceAst *ast = a->c.asts[file];
+    for (const Member *m = ast_first(ast), *end = ast_end(ast); m != end && !w.stopped; m++) {
         if (m->kind != MEMBER_CLAUSE)
             continue;
         if (m->keyword == KW_WORKFLOW && m->name)
@@ -493,7 +499,7 @@ bool lsp_symbol_same(const Symbol *x, const Symbol *y)
 static const Member *stdlib_member(Analysis *a, const char *word, const Name *name)
 {
     const SourceAst *ast = a->c.ast_count > 0 ? a->c.asts[0] : NULL;
-    for (const Member *m = ast ? ast->first : NULL; m; m = m->next)
+    for (const Member *m = ast_first(ast), *end = ast_end(ast); m != end; m++)
         if (m->kind == MEMBER_CLAUSE && m->key && strcmp(m->key->text, word) == 0 &&
             m->name == name)
             return m;
@@ -504,7 +510,8 @@ static const Member *stdlib_member(Analysis *a, const char *word, const Name *na
 static const Member *input_member(Analysis *a, const Workflow *wf)
 {
     const Member *decl = lsp_query_declaration_member(a, wf->span);
-    for (const Member *m = decl && decl->body ? decl->body->first : NULL; m; m = m->next)
+    const Block *body = decl ? decl->body : NULL;
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->kind == MEMBER_CLAUSE && m->keyword == KW_INPUT)
             return m;
     return NULL;

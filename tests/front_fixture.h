@@ -126,9 +126,9 @@ static inline void dump_member(Fixture *f, const Member *m)
 static inline void dump_block(Fixture *f, const Block *b)
 {
     out(f, "{");
-    for (const Member *m = b->first; m; m = m->next) {
+    for (const Member *m = block_first(b), *end = block_end(b); m != end; m++) {
         dump_member(f, m);
-        if (m->next)
+        if (m + 1 != block_end(b))
             out(f, " ");
     }
     out(f, "}");
@@ -192,7 +192,7 @@ static inline const char *fixture_parse(Fixture *f, SourceAst **ast_out)
         *ast_out = ast;
     f->used = 0;
     f->out[0] = '\0';
-    for (const Member *m = ast->first; m; m = m->next) {
+    for (const Member *m = ast_first(ast), *end = ast_end(ast); m != end; m++) {
         dump_member(f, m);
         out(f, "\n");
     }

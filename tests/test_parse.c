@@ -107,16 +107,16 @@ START_TEST(spans)
     SourceAst *ast;
     fixture_parse(f, &ast);
     uint32_t o = source_file(&f->c.sources, f->file)->origin;   /* spans are positions */
-    const Member *w = ast->first;
+    const Member *w = &ast->decls[0];
     ck_assert_int_eq(w->span.start - o, 0);
     ck_assert_int_eq(w->span.end - o, 38);
     ck_assert_int_eq(member_name_span(w).start - o, 9);
     ck_assert_int_eq(w->body->span.start - o, 11);
-    const Member *s = w->body->first;
+    const Member *s = &w->body->members[0];
     ck_assert_int_eq(s->span.start - o, 15);
     ck_assert_int_eq(s->span.end - o, 36);
     ck_assert_int_eq(member_key_span(s).end - o, 19);
-    const Member *x = s->body->first;
+    const Member *x = &s->body->members[0];
     ck_assert_int_eq(member_key_span(x).start - o, 24);
     ck_assert_int_eq(member_colon_span(x).start - o, 25);
     ck_assert_int_eq(x->value->span.start - o, 27);

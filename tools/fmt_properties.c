@@ -148,17 +148,17 @@ static bool same_member(const Member *x, const Member *y)
     return same_block(x->body, y->body);
 }
 
-static bool same_members(const Member *x, const Member *y)
+static bool same_members(const Member *x, const Member *y, uint32_t count)
 {
-    for (; x && y; x = x->next, y = y->next)
-        if (!same_member(x, y))
+    for (uint32_t i = 0; i < count; i++)
+        if (!same_member(&x[i], &y[i]))
             return false;
-    return x == y;
+    return true;
 }
 
 static bool same_block(const Block *x, const Block *y)
 {
-    return x->count == y->count && same_members(x->first, y->first);
+    return x->count == y->count && same_members(x->members, y->members, x->count);
 }
 
 /* ---- the same comments ---- */
@@ -297,7 +297,7 @@ FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t 
             fail(&k, "formatting the formatted text changes it (not idempotent)");
         else if (laid_out(&k, once.text, once.len) && same_tokens(&k)) {
             const SourceAst *x = parse_source(&k.c, k.a), *y = parse_source(&k.c, k.b);
-            if (!same_members(x->first, y->first))
+            if (x->count != y->count || !same_members(x->decls, y->decls, x->count))
                 fail(&k, "the syntax tree changed");
             else if (same_comments(&k, x, y))
                 range_agrees(&k, text, len, &once);

@@ -485,20 +485,14 @@ RARE static const unsigned char *kebab_name(Lexer *lx, YYSTYPE *v, const unsigne
     return end;
 }
 
-/* A quick filter for `and`, `or`, `not` and `if`, run on every identifier. */
-static bool may_be_foreign_word(const unsigned char *tok, size_t len)
-{
-    return (len == 2 && (tok[0] == 'o' || tok[0] == 'i')) ||
-           (len == 3 && (tok[0] == 'a' || tok[0] == 'n'));
-}
-
-/* An ASCII identifier; on the common path only a plain one is read (and interned by
- * lexer_next once it is handed out). */
+/* An ASCII identifier; `foreign` when it is `and`, `or`, `not` or `if` (the DFA tells
+ * them apart). On the common path only a plain one is read (and interned by lexer_next
+ * once it is handed out). */
 static INLINE int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                             const unsigned char *cur, bool common)
+                             const unsigned char *cur, bool foreign, bool common)
 {
     if (common) {
-        if (*cur >= 0x80 || *cur == '-' || may_be_foreign_word(tok, (size_t)(cur - tok)))
+        if (*cur >= 0x80 || *cur == '-' || foreign)
             return leave(lx, tok);
         return finish(lx, loc, tok, cur, IDENT);
     }
@@ -510,7 +504,7 @@ static INLINE int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned cha
             return finish(lx, loc, tok, kebab_end, IDENT);
     }
     size_t len = (size_t)(cur - tok);
-    if (may_be_foreign_word(tok, len)) {
+    if (foreign) {
         int kind = word_operator(lx, loc, tok, cur);
         if (kind)
             return finish(lx, loc, tok, cur, kind);
@@ -706,8 +700,10 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
             "true"          { return keyword(lx, v, loc, tok, cur, T_TRUE, common); }
             "false"         { return keyword(lx, v, loc, tok, cur, T_FALSE, common); }
             "null"          { return keyword(lx, v, loc, tok, cur, T_NULL, common); }
+            "and" | "or" | "not" | "if"
+                            { return identifier(lx, v, loc, tok, cur, true, common); }
             [a-zA-Z_] [a-zA-Z0-9_]*
-                            { return identifier(lx, v, loc, tok, cur, common); }
+                            { return identifier(lx, v, loc, tok, cur, false, common); }
 
             dec             {
                                 if (common)

@@ -335,16 +335,17 @@ static int unicode_identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned ch
 
 /* ---- words from other languages: `and`, `or`, `not`, `if … then … else` ---- */
 
+/* Tokens that end an operand: a table, because the common path asks it of the token
+ * before every word. */
+static const bool ends_operand_kind[PARSER_TOKEN_LIMIT] = {
+    [IDENT] = true, [INT] = true, [NUMBER] = true, [STRING] = true, [DURATION] = true,
+    [T_TRUE] = true, [T_FALSE] = true, [T_NULL] = true, [T_INPUT] = true,
+    [RPAREN] = true, [RBRACK] = true, [QUESTION] = true,
+};
+
 static bool ends_operand(int kind)
 {
-    switch (kind) {
-    case IDENT: case INT: case NUMBER: case STRING: case DURATION:
-    case T_TRUE: case T_FALSE: case T_NULL: case T_INPUT:
-    case RPAREN: case RBRACK: case QUESTION:
-        return true;
-    default:
-        return false;
-    }
+    return ends_operand_kind[kind];
 }
 
 /* Whether the last token handed out ends an operand inside an expression, so that a
@@ -1157,21 +1158,21 @@ RARE static bool extra_separator(Lexer *lx, int kind, Loc loc)
     return true;
 }
 
+/* Tokens after which a newline continues the line (0: the start of the file). */
+static const bool continues_line_kind[PARSER_TOKEN_LIMIT] = {
+    [0] = true,
+    [NEWLINE] = true, [COMMA] = true, [SEMI] = true, [COLON] = true, [DOT] = true,
+    [LBRACE] = true, [LBRACK] = true, [LPAREN] = true,
+    [QQ] = true, [OROR] = true, [ANDAND] = true, [EQ] = true, [NE] = true,
+    [LT] = true, [LE] = true, [GT] = true, [GE] = true,
+    [PLUS] = true, [MINUS] = true, [STAR] = true, [SLASH] = true, [PERCENT] = true,
+    [BANG] = true, [ASSIGN] = true,
+};
+
 /* Whether a newline after a token of this kind continues the line. */
 static bool continues_line(int kind)
 {
-    switch (kind) {
-    case 0:
-    case NEWLINE: case COMMA: case SEMI: case COLON: case DOT:
-    case LBRACE: case LBRACK: case LPAREN:
-    case QQ: case OROR: case ANDAND: case EQ: case NE:
-    case LT: case LE: case GT: case GE:
-    case PLUS: case MINUS: case STAR: case SLASH: case PERCENT:
-    case BANG: case ASSIGN:
-        return true;
-    default:
-        return false;
-    }
+    return continues_line_kind[kind];
 }
 
 static bool newline_is_insignificant(const Lexer *lx)

@@ -85,7 +85,6 @@ static inline uint32_t intern_hash(const char *text, size_t len)
         for (size_t i = 0; i + 8 < len; i += 8) {
             memcpy(&word, text + i, 8);
             h = (h ^ word) * K;
-            h ^= h >> 32;
         }
         memcpy(&word, text + len - 8, 8);
         h ^= word;

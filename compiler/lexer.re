@@ -335,16 +335,17 @@ static int unicode_identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned ch
 
 /* ---- words from other languages: `and`, `or`, `not`, `if … then … else` ---- */
 
+/* Tokens that end an operand: a table, because the common path asks it of the token
+ * before every word. */
+static const bool ends_operand_kind[PARSER_TOKEN_LIMIT] = {
+    [IDENT] = true, [INT] = true, [NUMBER] = true, [STRING] = true, [DURATION] = true,
+    [T_TRUE] = true, [T_FALSE] = true, [T_NULL] = true, [T_INPUT] = true,
+    [RPAREN] = true, [RBRACK] = true, [QUESTION] = true,
+};
+
 static bool ends_operand(int kind)
 {
-    switch (kind) {
-    case IDENT: case INT: case NUMBER: case STRING: case DURATION:
-    case T_TRUE: case T_FALSE: case T_NULL: case T_INPUT:
-    case RPAREN: case RBRACK: case QUESTION:
-        return true;
-    default:
-        return false;
-    }
+    return ends_operand_kind[kind];
 }
 
 /* Whether the last token handed out ends an operand inside an expression, so that a
@@ -485,20 +486,14 @@ RARE static const unsigned char *kebab_name(Lexer *lx, YYSTYPE *v, const unsigne
     return end;
 }
 
-/* A quick filter for `and`, `or`, `not` and `if`, run on every identifier. */
-static bool may_be_foreign_word(const unsigned char *tok, size_t len)
-{
-    return (len == 2 && (tok[0] == 'o' || tok[0] == 'i')) ||
-           (len == 3 && (tok[0] == 'a' || tok[0] == 'n'));
-}
-
-/* An ASCII identifier; on the common path only a plain one is read (and interned by
- * lexer_next once it is handed out). */
+/* An ASCII identifier; `foreign` when it is `and`, `or`, `not` or `if` (the DFA tells
+ * them apart). On the common path only a plain one is read (and interned by lexer_next
+ * once it is handed out). */
 static INLINE int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                             const unsigned char *cur, bool common)
+                             const unsigned char *cur, bool foreign, bool common)
 {
     if (common) {
-        if (*cur >= 0x80 || *cur == '-' || may_be_foreign_word(tok, (size_t)(cur - tok)))
+        if (*cur >= 0x80 || *cur == '-' || foreign)
             return leave(lx, tok);
         return finish(lx, loc, tok, cur, IDENT);
     }
@@ -510,7 +505,7 @@ static INLINE int identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned cha
             return finish(lx, loc, tok, kebab_end, IDENT);
     }
     size_t len = (size_t)(cur - tok);
-    if (may_be_foreign_word(tok, len)) {
+    if (foreign) {
         int kind = word_operator(lx, loc, tok, cur);
         if (kind)
             return finish(lx, loc, tok, cur, kind);
@@ -706,8 +701,10 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
             "true"          { return keyword(lx, v, loc, tok, cur, T_TRUE, common); }
             "false"         { return keyword(lx, v, loc, tok, cur, T_FALSE, common); }
             "null"          { return keyword(lx, v, loc, tok, cur, T_NULL, common); }
+            "and" | "or" | "not" | "if"
+                            { return identifier(lx, v, loc, tok, cur, true, common); }
             [a-zA-Z_] [a-zA-Z0-9_]*
-                            { return identifier(lx, v, loc, tok, cur, common); }
+                            { return identifier(lx, v, loc, tok, cur, false, common); }
 
             dec             {
                                 if (common)
@@ -1161,21 +1158,21 @@ RARE static bool extra_separator(Lexer *lx, int kind, Loc loc)
     return true;
 }
 
+/* Tokens after which a newline continues the line (0: the start of the file). */
+static const bool continues_line_kind[PARSER_TOKEN_LIMIT] = {
+    [0] = true,
+    [NEWLINE] = true, [COMMA] = true, [SEMI] = true, [COLON] = true, [DOT] = true,
+    [LBRACE] = true, [LBRACK] = true, [LPAREN] = true,
+    [QQ] = true, [OROR] = true, [ANDAND] = true, [EQ] = true, [NE] = true,
+    [LT] = true, [LE] = true, [GT] = true, [GE] = true,
+    [PLUS] = true, [MINUS] = true, [STAR] = true, [SLASH] = true, [PERCENT] = true,
+    [BANG] = true, [ASSIGN] = true,
+};
+
 /* Whether a newline after a token of this kind continues the line. */
 static bool continues_line(int kind)
 {
-    switch (kind) {
-    case 0:
-    case NEWLINE: case COMMA: case SEMI: case COLON: case DOT:
-    case LBRACE: case LBRACK: case LPAREN:
-    case QQ: case OROR: case ANDAND: case EQ: case NE:
-    case LT: case LE: case GT: case GE:
-    case PLUS: case MINUS: case STAR: case SLASH: case PERCENT:
-    case BANG: case ASSIGN:
-        return true;
-    default:
-        return false;
-    }
+    return continues_line_kind[kind];
 }
 
 static bool newline_is_insignificant(const Lexer *lx)

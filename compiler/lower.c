@@ -58,6 +58,16 @@ static void ptrmap_free(PtrMap *map)
     *map = (PtrMap){ 0 };
 }
 
+/* An empty map with room for `expected` keys without growing. */
+static void ptrmap_init(PtrMap *map, uint32_t expected)
+{
+    uint32_t cap = 256;
+    while (cap < expected * 2 && cap < (1u << 30))
+        cap *= 2;
+    *map = (PtrMap){ xcalloc(cap, sizeof *map->slots), cap - 1, 0,
+                     64 - (unsigned)__builtin_ctz(cap) };
+}
+
 /* Room for one more key: the table is kept at most half full. */
 static void ptrmap_room(PtrMap *map)
 {
@@ -974,6 +984,7 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, 
                   .why_size = why_size };
     l.eval = (OrbcEval){ .alloc = alloc_in_arena, .context = l.arena };
     l.columns = arena_alloc(l.arena, (c->sources.count + 1) * sizeof *l.columns);
+    ptrmap_init(&l.names, c->names.count);   /* every interned name may be used */
     l.b = orbc_builder_new_streaming();
     if (!l.b) {
         fprintf(stderr, "orbitc: out of memory\n");

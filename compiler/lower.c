@@ -305,14 +305,13 @@ __attribute__((noinline)) static void move_cursor(Lowerer *l, uint32_t pos)
     const SourceMap *map = &l->c->sources;
     LineCursor *cur = &l->cursor;
     const SourceFile *f = cur->file;
-    uint32_t file = f && pos - f->origin <= f->len ? (uint32_t)(f - map->files)
-                                                   : source_file_at(map, pos);
-    uint32_t offset = pos - map->files[file].origin;
-    if (f == source_file(map, file)) {
-        cur->line = nearby_line(map, file, f, cur->line, offset);
+    if (f && pos - f->origin <= f->len) {
+        uint32_t file = (uint32_t)(f - map->files);
+        cur->line = nearby_line(map, file, f, cur->line, pos - f->origin);
     } else {
-        cur->line = source_line_of(map, file, offset);   /* builds the line table */
+        uint32_t file = source_file_at(map, pos);
         cur->file = f = source_file(map, file);
+        cur->line = source_line_of(map, file, pos - f->origin);   /* builds the line table */
         cur->columns = column_index(l, file);
     }
     uint32_t start = f->line_starts[cur->line];

@@ -55,8 +55,10 @@ void orbc_buf_put_u32(OrbcBuf *buf, size_t at, uint32_t value)
 
 /* ---- pool ----
  *
- * A bump allocator over zeroed chunks of 64 KiB; a larger request gets a chunk of its
- * own. One malloc per chunk instead of one per string or code block. */
+ * A bump allocator over chunks of 64 KiB, each allocation zeroed as it is handed out (a
+ * chunk zeroed whole would cost its 64 KiB even when little of it is used); a larger
+ * request gets a zeroed chunk of its own. One malloc per chunk instead of one per string
+ * or code block. */
 
 enum { POOL_CHUNK = 64 * 1024 };
 
@@ -72,14 +74,18 @@ static size_t align_up(size_t size)
     return (size + a - 1) / a * a;
 }
 
-static OrbcPoolBlock *pool_new_block(OrbcPool *pool, size_t size)
+/* A block of `size` bytes, zeroed when asked (a big allocation's own block); a chunk is
+ * not: each small allocation is zeroed as it is handed out. */
+static OrbcPoolBlock *pool_new_block(OrbcPool *pool, size_t size, bool zeroed)
 {
     if (size > SIZE_MAX - sizeof(OrbcPoolBlock))
         return NULL;
-    OrbcPoolBlock *block = calloc(1, sizeof *block + size);
+    OrbcPoolBlock *block = zeroed ? calloc(1, sizeof *block + size)
+                                  : malloc(sizeof *block + size);
     if (!block)
         return NULL;
     block->size = size;
+    block->used = 0;
     block->next = pool->blocks;
     pool->blocks = block;
     return block;
@@ -94,7 +100,7 @@ void *orbc_pool_alloc(OrbcPool *pool, size_t size)
     if (!block || block->size - block->used < need) {
         if (need > POOL_CHUNK / 4) {
             /* big: its own block, behind the current one so that it stays in use */
-            OrbcPoolBlock *big = pool_new_block(pool, need);
+            OrbcPoolBlock *big = pool_new_block(pool, need, true);
             if (!big)
                 return NULL;
             if (block) {
@@ -105,13 +111,13 @@ void *orbc_pool_alloc(OrbcPool *pool, size_t size)
             big->used = need;
             return big->data;
         }
-        block = pool_new_block(pool, POOL_CHUNK);
+        block = pool_new_block(pool, POOL_CHUNK, false);
         if (!block)
             return NULL;
     }
     void *p = (char *)block->data + block->used;
     block->used += need;
-    return p;
+    return memset(p, 0, need);
 }
 
 void orbc_pool_free(OrbcPool *pool)

@@ -58,6 +58,16 @@ static void ptrmap_free(PtrMap *map)
     *map = (PtrMap){ 0 };
 }
 
+/* An empty map with room for `expected` keys without growing. */
+static void ptrmap_init(PtrMap *map, uint32_t expected)
+{
+    uint32_t cap = 256;
+    while (cap < expected * 2 && cap < (1u << 30))
+        cap *= 2;
+    *map = (PtrMap){ xcalloc(cap, sizeof *map->slots), cap - 1, 0,
+                     64 - (unsigned)__builtin_ctz(cap) };
+}
+
 /* Room for one more key: the table is kept at most half full. */
 static void ptrmap_room(PtrMap *map)
 {
@@ -295,14 +305,13 @@ __attribute__((noinline)) static void move_cursor(Lowerer *l, uint32_t pos)
     const SourceMap *map = &l->c->sources;
     LineCursor *cur = &l->cursor;
     const SourceFile *f = cur->file;
-    uint32_t file = f && pos - f->origin <= f->len ? (uint32_t)(f - map->files)
-                                                   : source_file_at(map, pos);
-    uint32_t offset = pos - map->files[file].origin;
-    if (f == source_file(map, file)) {
-        cur->line = nearby_line(map, file, f, cur->line, offset);
+    if (f && pos - f->origin <= f->len) {
+        uint32_t file = (uint32_t)(f - map->files);
+        cur->line = nearby_line(map, file, f, cur->line, pos - f->origin);
     } else {
-        cur->line = source_line_of(map, file, offset);   /* builds the line table */
+        uint32_t file = source_file_at(map, pos);
         cur->file = f = source_file(map, file);
+        cur->line = source_line_of(map, file, pos - f->origin);   /* builds the line table */
         cur->columns = column_index(l, file);
     }
     uint32_t start = f->line_starts[cur->line];
@@ -974,6 +983,7 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, 
                   .why_size = why_size };
     l.eval = (OrbcEval){ .alloc = alloc_in_arena, .context = l.arena };
     l.columns = arena_alloc(l.arena, (c->sources.count + 1) * sizeof *l.columns);
+    ptrmap_init(&l.names, c->names.count);   /* every interned name may be used */
     l.b = orbc_builder_new_streaming();
     if (!l.b) {
         fprintf(stderr, "orbitc: out of memory\n");

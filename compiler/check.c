@@ -165,6 +165,10 @@ Program *check_program(Compiler *c)
     ck->program = arena_alloc(ck->arena, sizeof *ck->program);
     types_init(&ck->types, ck->arena);
     init_names(ck);
+    for (int place = 0; place < PLACE_COUNT; place++)
+        for (int kw = 0; kw < KW_COUNT; kw++)
+            if (place_allows((Keyword)kw, (Place)place))
+                ck->allowed[place] |= 1u << kw;
 
     check_declarations(ck);
     for (uint32_t i = 0; i < ck->program->workflow_count; i++)

@@ -65,6 +65,9 @@ typedef struct Checker {
     struct Clause *clauses;
     uint32_t clause_capacity;
 
+    /* place_allows as bits: allowed[place] has 1 << kw for each keyword allowed there */
+    uint32_t allowed[PLACE_COUNT];
+
     /* well-known names */
     const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
         *n_yes, *n_no, *n_depends, *n_fixed, *n_exponential;
@@ -152,7 +155,6 @@ void check_contract(Checker *ck, Scope *scope, Expr *value, const Type *contract
                     const What *target);
 
 /* check_steps.c: workflow bodies, steps, compensate blocks */
-bool check_clause_view(Checker *ck, Member *m, Place place, Clause *out);
 void check_workflow_signature(Checker *ck, uint32_t index);
 void check_workflow_body(Checker *ck, uint32_t index);
 

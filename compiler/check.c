@@ -136,8 +136,10 @@ static void init_names(Checker *ck)
 {
     ck->n_input = check_intern_name(ck, "input");
     ck->n_workflow = check_intern_name(ck, "workflow");
-    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
+    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++) {
         ck->n_keywords[kw] = check_intern_name(ck, keyword_text((Keyword)kw));
+        names_put(&ck->keyword_names, ck->arena, ck->n_keywords[kw], (uint32_t)kw);
+    }
     for (int i = 0; i < RETRY_SETTING_COUNT; i++)
         ck->n_settings[i] = check_intern_name(ck, RETRY_SETTING_NAMES[i]);
     for (int i = 0; i < BUILTIN_TYPE_COUNT; i++)
@@ -165,10 +167,13 @@ Program *check_program(Compiler *c)
     ck->program = arena_alloc(ck->arena, sizeof *ck->program);
     types_init(&ck->types, ck->arena);
     init_names(ck);
-    for (int place = 0; place < PLACE_COUNT; place++)
-        for (int kw = 0; kw < KW_COUNT; kw++)
+    for (int kw = 0; kw < KW_COUNT; kw++) {
+        for (int place = 0; place < PLACE_COUNT; place++)
             if (place_allows((Keyword)kw, (Place)place))
                 ck->allowed[place] |= 1u << kw;
+        if (keyword_is_member((Keyword)kw))
+            ck->member_keywords |= 1u << kw;
+    }
 
     check_declarations(ck);
     for (uint32_t i = 0; i < ck->program->workflow_count; i++)

@@ -46,6 +46,7 @@ typedef struct Checker {
     Types types;
 
     NameMap workflows, workers, builtins, named_types, functions, error_codes;
+    NameMap keyword_names;     /* n_keywords -> keyword */
     Member **workflow_decls;   /* parallel to program->workflows */
     Member **worker_decls;
     Member **type_decls;
@@ -67,6 +68,7 @@ typedef struct Checker {
 
     /* place_allows as bits: allowed[place] has 1 << kw for each keyword allowed there */
     uint32_t allowed[PLACE_COUNT];
+    uint32_t member_keywords;  /* keyword_is_member as bits */
 
     /* well-known names */
     const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,

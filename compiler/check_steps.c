@@ -213,7 +213,7 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report,
     out->body = NULL;
     if (m->kind == MEMBER_ERROR)
         return false;
-    if (!keyword_is_member(m->keyword)) {
+    if (!((ck->member_keywords >> m->keyword) & 1u)) {   /* keyword_is_member */
         const char *s = report ? unknown_member(ck, m, place,
                                                 block ? keywords_given(block) : 0) : NULL;
         /* A misspelt action (`wroker "x"`) still counts as the action, so that the step
@@ -534,6 +534,8 @@ static void expect_at(Checker *ck, Expr *e, const Type *expected, const char *pl
 
 /* ---- Dependencies ----------------------------------------------------------------- */
 
+enum { SMALL_DEPS = 16 };   /* dependency lists up to this long are sorted by insertion */
+
 static int compare_index(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -552,9 +554,19 @@ static uint32_t *end_deps(Checker *ck, Scope *scope, uint32_t *count)
     *count = scope->dep_count;
     if (!scope->dep_count)
         return NULL;
-    uint32_t *deps = arena_alloc(ck->arena, scope->dep_count * sizeof *deps);
-    memcpy(deps, scope->deps, scope->dep_count * sizeof *deps);
-    qsort(deps, scope->dep_count, sizeof *deps, compare_index);
+    uint32_t n = scope->dep_count;
+    uint32_t *deps = arena_alloc_raw(ck->arena, n * sizeof *deps);
+    memcpy(deps, scope->deps, n * sizeof *deps);
+    if (n > SMALL_DEPS) {
+        qsort(deps, n, sizeof *deps, compare_index);
+        return deps;
+    }
+    for (uint32_t i = 1; i < n; i++) {    /* a step uses a few: insertion sort */
+        uint32_t d = deps[i], j = i;
+        for (; j > 0 && deps[j - 1] > d; j--)
+            deps[j] = deps[j - 1];
+        deps[j] = d;
+    }
     return deps;
 }
 
@@ -840,10 +852,8 @@ void check_workflow_signature(Checker *ck, uint32_t index)
 
 static bool is_keyword_name(const Checker *ck, const Name *name)
 {
-    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
-        if (ck->n_keywords[kw] == name)
-            return true;
-    return false;
+    uint32_t kw;
+    return names_get(&ck->keyword_names, name, &kw);
 }
 
 /* `input`, `workflow` and every other keyword: a step's name is used in expressions,

@@ -19,17 +19,6 @@ const Name *check_intern_name(Checker *ck, const char *text)
     return intern_cstr(ck->names, text);
 }
 
-const Name *check_member_name(Checker *ck, const Member *m)
-{
-    if (m->kind == MEMBER_CLAUSE && m->key)
-        return m->key;
-    if (m->name)
-        return m->name;
-    if (m->keyword != KW_NONE)
-        return ck->n_keywords[m->keyword];   /* interned once by init_names */
-    return check_intern_name(ck, "");
-}
-
 /* Names that users bring from peer systems, mapped to Orbit's (design section 6). */
 static const char *const PEER_ALIASES[][2] = {
     { "retries", "retry" },

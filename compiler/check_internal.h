@@ -122,8 +122,18 @@ const char *check_what_text(Checker *ck, const What *what);
 
 /* check.c */
 const Name *check_intern_name(Checker *ck, const char *text);
-/* The attribute's name (`attempts` in `attempts: 3`), also for keywords used as names. */
-const Name *check_member_name(Checker *ck, const Member *m);
+/* The attribute's name (`attempts` in `attempts: 3`), also for keywords used as names.
+ * Inline: the checker asks it of every field. */
+static inline const Name *check_member_name(Checker *ck, const Member *m)
+{
+    if (m->kind == MEMBER_CLAUSE && m->key)
+        return m->key;
+    if (m->name)
+        return m->name;
+    if (m->keyword != KW_NONE)
+        return ck->n_keywords[m->keyword];   /* interned once by init_names */
+    return check_intern_name(ck, "");
+}
 /* Did-you-mean over `count` candidate strings: reports nothing, returns the suggestion or
  * NULL. The peer-system aliases are looked up first when `aliases` is true. */
 const char *check_suggest(Checker *ck, const char *word, const char *const *candidates,

@@ -49,18 +49,47 @@ const Field *type_record_find(const RecordBuilder *rb, const Name *name);
 Field *type_record_add(RecordBuilder *rb, const Name *name);
 const Type *type_record_end(Types *types, RecordBuilder *rb);
 
+/* type_field of a record that has a table of its fields by name. */
+const Field *type_field_by_slot(const Type *record, const Name *name);
+
 /* The field of a record with this name, or NULL: through the record's table of fields by
- * name when it has more than TYPE_SMALL_RECORD. */
-const Field *type_field(const Type *record, const Name *name);
+ * name when it has more than TYPE_SMALL_RECORD. Inline, with the small helpers below,
+ * since the checker asks for every field it reads or is given. */
+static inline const Field *type_field(const Type *record, const Name *name)
+{
+    if (record->field_slots)
+        return type_field_by_slot(record, name);
+    for (uint32_t i = 0; i < record->field_count; i++)
+        if (record->fields[i].name == name)
+            return &record->fields[i];
+    return NULL;
+}
 
 /* T for T?, else the type itself. */
-const Type *type_strip_optional(const Type *t);
-/* error or any: a type that never causes an error. */
-bool type_is_unchecked(const Type *t);
-bool type_is_numeric(const Type *t);    /* int or number */
+static inline const Type *type_strip_optional(const Type *t)
+{
+    return t->kind == TYPE_OPTIONAL ? t->elem : t;
+}
 
-/* Whether a value of type `from` is accepted where `to` is expected. */
-bool type_accepts(const Type *to, const Type *from);
+/* error or any: a type that never causes an error. */
+static inline bool type_is_unchecked(const Type *t)
+{
+    return t->kind == TYPE_ERROR || t->kind == TYPE_ANY;
+}
+
+static inline bool type_is_numeric(const Type *t)    /* int or number */
+{
+    return t->kind == TYPE_INT || t->kind == TYPE_NUMBER;
+}
+
+bool type_accepts_slow(const Type *to, const Type *from);
+
+/* Whether a value of type `from` is accepted where `to` is expected (a type accepts
+ * itself: the shared simple types make that the common case). */
+static inline bool type_accepts(const Type *to, const Type *from)
+{
+    return to == from || type_accepts_slow(to, from);
+}
 
 /* The type as a user writes it: `string`, `[int]`, `Money`, `{ a: int, b: string? }`. */
 const char *type_text(Arena *arena, const Type *t);

@@ -14,6 +14,11 @@
 #include "types.h"
 
 
+/* A function that only reports a problem (or handles a rare shape): kept out of line and
+ * out of the way, so that its caller's common path stays small (it saves fewer registers,
+ * which on the checker's many small calls costs more than the work). */
+#define COLD __attribute__((noinline, cold))
+
 /* A member seen as the clause it stands for: `retry: {…}` (an attribute written with a
  * colon) is viewed as the clause `retry {…}`. */
 typedef struct Clause {

@@ -92,7 +92,7 @@ static const char *placement_help(Keyword kw, Place place)
     return NULL;
 }
 
-static void report_placement(Checker *ck, Clause *cl, Place place)
+static COLD void report_placement(Checker *ck, Clause *cl, Place place)
 {
     Diagnostic *d = diag_report(ck->diags, E0307, member_key_span(cl->member),
                                 "`%s` is not allowed %s", keyword_text(cl->keyword),
@@ -185,7 +185,7 @@ static void unquoted_worker_error(Checker *ck, Member *m)
                  "remove the `:` and put the name in quotes: `worker \"%s\"`", name);
 }
 
-static void colon_error(Checker *ck, Member *m)
+static COLD void colon_error(Checker *ck, Member *m)
 {
     if (unquoted_worker_after_colon(ck, m)) {
         unquoted_worker_error(ck, m);
@@ -201,6 +201,31 @@ static void colon_error(Checker *ck, Member *m)
                                 : "remove the `:`");
 }
 
+/* The clause of an unknown word (view): reported when `report`; a misspelt action
+ * (`wroker "x"`) still counts as the action, so that the step is not also reported as
+ * having none. Out of line: a correct program has none. */
+static COLD bool view_unknown(Checker *ck, Member *m, Place place, Clause *out, bool report,
+                              const Block *block)
+{
+    const char *s = report ? unknown_member(ck, m, place, block ? keywords_given(block) : 0)
+                           : NULL;
+    Keyword kw = s ? keyword_of(s) : KW_NONE;
+    if (m->kind != MEMBER_CLAUSE || !is_action(kw) || !m->value)
+        return false;
+    out->keyword = kw;
+    return true;
+}
+
+/* `with { … }` written as a clause with a block: its value, an object literal. */
+static COLD Expr *with_object(Checker *ck, Block *body)
+{
+    Expr *e = arena_alloc(ck->arena, sizeof *e);
+    e->kind = EXPR_OBJECT;
+    e->span = body->span;
+    e->block = body;
+    return e;
+}
+
 /* Views `m` as a clause. Returns false for members to skip: parse errors, and unknown
  * words (reported here when `report`; `block` is the block of `m` when its members may
  * each be given once, for unknown_member, else NULL). */
@@ -213,17 +238,8 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report,
     out->body = NULL;
     if (m->kind == MEMBER_ERROR)
         return false;
-    if (!((ck->member_keywords >> m->keyword) & 1u)) {   /* keyword_is_member */
-        const char *s = report ? unknown_member(ck, m, place,
-                                                block ? keywords_given(block) : 0) : NULL;
-        /* A misspelt action (`wroker "x"`) still counts as the action, so that the step
-         * is not also reported as having none. */
-        Keyword kw = s ? keyword_of(s) : KW_NONE;
-        if (m->kind != MEMBER_CLAUSE || !is_action(kw) || !m->value)
-            return false;
-        out->keyword = kw;
-        return true;
-    }
+    if (!((ck->member_keywords >> m->keyword) & 1u))   /* keyword_is_member */
+        return view_unknown(ck, m, place, out, report, block);
     /* `retry: 3` gets one diagnostic: the block it needs (check_retry, compensate). */
     bool has_block = m->value && m->value->kind == EXPR_OBJECT;
     if (m->kind == MEMBER_ATTR) {
@@ -235,13 +251,8 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report,
     }
     if (!out->body && has_block)
         out->body = m->value->block;
-    if (!out->value && out->body && m->keyword == KW_WITH) {
-        Expr *e = arena_alloc(ck->arena, sizeof *e);
-        e->kind = EXPR_OBJECT;
-        e->span = out->body->span;
-        e->block = out->body;
-        out->value = e;
-    }
+    if (!out->value && out->body && m->keyword == KW_WITH)
+        out->value = with_object(ck, out->body);
     return true;
 }
 
@@ -263,7 +274,7 @@ static Clause *given(Members *ms, Keyword kw)
     return ms->present & (1u << kw) ? &ms->slot[kw] : NULL;
 }
 
-static void duplicate_member(Checker *ck, Clause *first, Clause *again)
+static COLD void duplicate_member(Checker *ck, Clause *first, Clause *again)
 {
     Keyword kw = again->keyword;
     if (kw == KW_RETRY || kw == KW_TIMEOUT || kw == KW_QUEUE_TIMEOUT) {
@@ -276,7 +287,7 @@ static void duplicate_member(Checker *ck, Clause *first, Clause *again)
     diag_add_label(ck->diags, d, member_key_span(first->member), "first given here");
 }
 
-static void second_action(Checker *ck, Clause *first, Clause *again, const char *what)
+static COLD void second_action(Checker *ck, Clause *first, Clause *again, const char *what)
 {
     Diagnostic *d = diag_report(ck->diags, E0302, member_key_span(again->member),
                                 "%s has more than one action", what);

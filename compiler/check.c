@@ -131,8 +131,14 @@ static void init_names(Checker *ck)
     }
     for (int i = 0; i < RETRY_SETTING_COUNT; i++)
         ck->n_settings[i] = check_intern_name(ck, RETRY_SETTING_NAMES[i]);
-    for (int i = 0; i < BUILTIN_TYPE_COUNT; i++)
+    Types *t = &ck->types;
+    const Type *const types[BUILTIN_TYPE_COUNT] = {   /* in BUILTIN_TYPE_NAMES order */
+        t->string, t->integer, t->number, t->boolean, t->duration, t->any,
+    };
+    for (int i = 0; i < BUILTIN_TYPE_COUNT; i++) {
         ck->n_builtin_types[i] = check_intern_name(ck, BUILTIN_TYPE_NAMES[i]);
+        ck->builtin_types[i] = types[i];
+    }
     ck->n_builtin = check_intern_name(ck, "builtin");
     ck->n_error = check_intern_name(ck, "error");
     ck->n_function = check_intern_name(ck, "function");

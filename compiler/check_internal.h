@@ -81,6 +81,7 @@ typedef struct Checker {
     const Name *n_keywords[KW_COUNT];  /* each keyword as a name; [KW_NONE] is NULL */
     const Name *n_settings[RETRY_SETTING_COUNT];     /* RETRY_SETTING_NAMES as names */
     const Name *n_builtin_types[BUILTIN_TYPE_COUNT]; /* BUILTIN_TYPE_NAMES as names */
+    const Type *builtin_types[BUILTIN_TYPE_COUNT];   /* and the types they name */
 } Checker;
 
 /* A description of a place for messages ("field `amount`", "the input of worker

@@ -23,15 +23,6 @@ static const char *const PLACE_TEXT[PLACE_COUNT] = {
     "on a compute step", "in a compensate block", "in a workflow body", "on a step",
 };
 
-bool is_action(Keyword kw)
-{
-    enum {
-        ACTIONS = 1u << KW_WORKER | 1u << KW_USING | 1u << KW_WORKFLOW | 1u << KW_SLEEP |
-                  1u << KW_AWAIT | 1u << KW_COMPUTE,
-    };
-    return (ACTIONS >> kw) & 1u;
-}
-
 Place place_of_action(Keyword kw)
 {
     switch (kw) {

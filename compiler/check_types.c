@@ -43,13 +43,9 @@ static const char *source_text(Checker *ck, Span span)
 /* The built-in type written as `name` (one of BUILTIN_TYPE_NAMES), or NULL. */
 static const Type *builtin_type(Checker *ck, const Name *name)
 {
-    Types *t = &ck->types;
-    const Type *const types[BUILTIN_TYPE_COUNT] = {
-        t->string, t->integer, t->number, t->boolean, t->duration, t->any,
-    };
     for (int i = 0; i < BUILTIN_TYPE_COUNT; i++)
         if (ck->n_builtin_types[i] == name)
-            return types[i];
+            return ck->builtin_types[i];
     return NULL;
 }
 
@@ -179,6 +175,13 @@ static COLD void unknown_name(Checker *ck, Scope *scope, Expr *e)
         check_add_suggestion(ck, d, e->span, s);
 }
 
+/* Gives `e` its type `t` (the error type for none) and returns it. */
+static const Type *typed(Checker *ck, Expr *e, const Type *t)
+{
+    e->type = t ? t : ck->types.error;
+    return e->type;
+}
+
 /* E0206: a step's own result used inside it (`own`), or a later step's. */
 static COLD const Type *step_too_late(Checker *ck, Expr *e, const Step *step, bool own)
 {
@@ -275,7 +278,9 @@ static COLD const Type *field_error(Checker *ck, Expr *e, const Type *left)
 
 static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
 {
-    const Type *left = check_expr(ck, scope, e->left);
+    Expr *x = e->left;   /* `input.a`, `step.a`: the name is checked here, directly */
+    const Type *left = x && x->kind == EXPR_NAME ? typed(ck, x, check_name(ck, scope, x))
+                                                 : check_expr(ck, scope, x);
     if (type_is_unchecked(left))
         return left;
     if (left->kind == TYPE_RECORD) {
@@ -610,10 +615,7 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
 {
     if (!e)
         return ck->types.error;
-    e->type = infer(ck, scope, e);
-    if (!e->type)
-        e->type = ck->types.error;
-    return e->type;
+    return typed(ck, e, infer(ck, scope, e));
 }
 
 /* ---- Values against expected types and contracts ------------------------------------ */
@@ -719,6 +721,15 @@ static const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e,
     return want;
 }
 
+/* check_against of an object literal where the record `want` is expected. */
+static void check_object_against(Checker *ck, Scope *scope, Expr *e, const Type *want,
+                                 const What *what)
+{
+    read_object_fields(ck, e->block);
+    What record = want->name ? what_named(WHAT_RECORD, want->name) : *what;
+    check_fields(ck, scope, e, want, &record);
+}
+
 /* check_expr_expecting(e, expected), then check_expect_type(e, expected, what), in one
  * walk: an object literal where a record is expected has its fields looked up once. The
  * reports are those of the two calls; only their order differs where their places do
@@ -730,13 +741,11 @@ static void check_against(Checker *ck, Scope *scope, Expr *e, const Type *expect
     if (want && want->kind == TYPE_OPTIONAL)
         want = want->elem;
     if (!e || e->kind != EXPR_OBJECT || !want || want->kind != TYPE_RECORD) {
-        check_expr(ck, scope, e);
-        check_expect_type(ck, e, expected, what);
+        if (check_expr(ck, scope, e) != expected)   /* else accepted: the common case */
+            check_expect_type(ck, e, expected, what);
         return;
     }
-    read_object_fields(ck, e->block);
-    What record = want->name ? what_named(WHAT_RECORD, want->name) : *what;
-    check_fields(ck, scope, e, want, &record);
+    check_object_against(ck, scope, e, want, what);
 }
 
 static COLD void mismatch(Checker *ck, Expr *e, const Type *expected, const What *what)

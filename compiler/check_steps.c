@@ -814,7 +814,8 @@ void check_workflow_signature(Checker *ck, uint32_t index)
 {
     Workflow *wf = &ck->program->workflows[index];
     Member *decl = ck->workflow_decls[index];
-    Clause seen[KW_COUNT];
+    Clause seen[KW_TIMEOUT + 1];   /* [KW_INPUT], [KW_OUTPUT], [KW_TIMEOUT] */
+    _Static_assert(KW_INPUT < KW_TIMEOUT && KW_OUTPUT < KW_TIMEOUT, "seen has room");
     memset(seen, 0, sizeof seen);
     wf->input = ck->types.empty_record;
     bool has_return = false;

@@ -201,7 +201,7 @@ static COLD const Type *step_too_late(Checker *ck, Expr *e, const Step *step, bo
     return ck->types.error;
 }
 
-static const Type *check_name(Checker *ck, Scope *scope, Expr *e)
+static inline const Type *check_name(Checker *ck, Scope *scope, Expr *e)
 {
     Workflow *wf = scope->workflow;
     uint32_t index;

@@ -121,24 +121,14 @@ void type_record_begin(Types *types, RecordBuilder *rb, uint32_t capacity)
         ? arena_alloc(types->arena, field_slot_count(capacity) * sizeof *rb->slots) : NULL;
 }
 
-const Field *type_record_find(const RecordBuilder *rb, const Name *name)
+const Field *type_record_find_by_slot(const RecordBuilder *rb, const Name *name)
 {
-    if (rb->slots)
-        return slot_find(rb->slots, field_slot_count(rb->capacity), rb->fields, name);
-    for (uint32_t i = 0; i < rb->count; i++)
-        if (rb->fields[i].name == name)
-            return &rb->fields[i];
-    return NULL;
+    return slot_find(rb->slots, field_slot_count(rb->capacity), rb->fields, name);
 }
 
-Field *type_record_add(RecordBuilder *rb, const Name *name)
+void type_record_add_slot(RecordBuilder *rb)
 {
-    Field *f = &rb->fields[rb->count];
-    f->name = name;
-    if (rb->slots)
-        slot_add(rb->slots, field_slot_count(rb->capacity), rb->fields, rb->count);
-    rb->count++;
-    return f;
+    slot_add(rb->slots, field_slot_count(rb->capacity), rb->fields, rb->count);
 }
 
 /* The table is the record's when it is sized as the record's own would be (fields left

@@ -42,11 +42,32 @@ typedef struct RecordBuilder {
 } RecordBuilder;
 
 void type_record_begin(Types *types, RecordBuilder *rb, uint32_t capacity);
+/* type_record_find and type_record_add of a builder with a table (`slots`). */
+const Field *type_record_find_by_slot(const RecordBuilder *rb, const Name *name);
+void type_record_add_slot(RecordBuilder *rb);
+
 /* The field already added with this name, or NULL. */
-const Field *type_record_find(const RecordBuilder *rb, const Name *name);
+static inline const Field *type_record_find(const RecordBuilder *rb, const Name *name)
+{
+    if (rb->slots)
+        return type_record_find_by_slot(rb, name);
+    for (uint32_t i = 0; i < rb->count; i++)
+        if (rb->fields[i].name == name)
+            return &rb->fields[i];
+    return NULL;
+}
+
 /* Adds a field named `name` (not added yet, and fewer than `capacity`): the caller fills
  * in the rest. */
-Field *type_record_add(RecordBuilder *rb, const Name *name);
+static inline Field *type_record_add(RecordBuilder *rb, const Name *name)
+{
+    Field *f = &rb->fields[rb->count];
+    f->name = name;
+    if (rb->slots)
+        type_record_add_slot(rb);
+    rb->count++;
+    return f;
+}
 const Type *type_record_end(Types *types, RecordBuilder *rb);
 
 /* type_field of a record that has a table of its fields by name. */

@@ -41,6 +41,17 @@ typedef struct RecordBuilder {
     uint32_t *slots;     /* the table for `capacity` fields (types.c); NULL when small */
 } RecordBuilder;
 
+/* The field named `name` among `count` fields, looked at one by one, or NULL: how a
+ * record of at most TYPE_SMALL_RECORD fields (and one being built) is searched. */
+static inline const Field *type_fields_find(const Field *fields, uint32_t count,
+                                            const Name *name)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (fields[i].name == name)
+            return &fields[i];
+    return NULL;
+}
+
 void type_record_begin(Types *types, RecordBuilder *rb, uint32_t capacity);
 /* type_record_find and type_record_add of a builder with a table (`slots`). */
 const Field *type_record_find_by_slot(const RecordBuilder *rb, const Name *name);
@@ -51,10 +62,7 @@ static inline const Field *type_record_find(const RecordBuilder *rb, const Name 
 {
     if (rb->slots)
         return type_record_find_by_slot(rb, name);
-    for (uint32_t i = 0; i < rb->count; i++)
-        if (rb->fields[i].name == name)
-            return &rb->fields[i];
-    return NULL;
+    return type_fields_find(rb->fields, rb->count, name);
 }
 
 /* Adds a field named `name` (not added yet, and fewer than `capacity`): the caller fills
@@ -68,6 +76,7 @@ static inline Field *type_record_add(RecordBuilder *rb, const Name *name)
     rb->count++;
     return f;
 }
+
 const Type *type_record_end(Types *types, RecordBuilder *rb);
 
 /* type_field of a record that has a table of its fields by name. */
@@ -80,10 +89,7 @@ static inline const Field *type_field(const Type *record, const Name *name)
 {
     if (record->field_slots)
         return type_field_by_slot(record, name);
-    for (uint32_t i = 0; i < record->field_count; i++)
-        if (record->fields[i].name == name)
-            return &record->fields[i];
-    return NULL;
+    return type_fields_find(record->fields, record->field_count, name);
 }
 
 /* T for T?, else the type itself. */

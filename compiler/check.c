@@ -19,17 +19,6 @@ const Name *check_intern_name(Checker *ck, const char *text)
     return intern_cstr(ck->names, text);
 }
 
-const Name *check_member_name(Checker *ck, const Member *m)
-{
-    if (m->kind == MEMBER_CLAUSE && m->key)
-        return m->key;
-    if (m->name)
-        return m->name;
-    if (m->keyword != KW_NONE)
-        return ck->n_keywords[m->keyword];   /* interned once by init_names */
-    return check_intern_name(ck, "");
-}
-
 /* Names that users bring from peer systems, mapped to Orbit's (design section 6). */
 static const char *const PEER_ALIASES[][2] = {
     { "retries", "retry" },
@@ -136,12 +125,20 @@ static void init_names(Checker *ck)
 {
     ck->n_input = check_intern_name(ck, "input");
     ck->n_workflow = check_intern_name(ck, "workflow");
-    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
+    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++) {
         ck->n_keywords[kw] = check_intern_name(ck, keyword_text((Keyword)kw));
+        names_put(&ck->keyword_names, ck->arena, ck->n_keywords[kw], (uint32_t)kw);
+    }
     for (int i = 0; i < RETRY_SETTING_COUNT; i++)
         ck->n_settings[i] = check_intern_name(ck, RETRY_SETTING_NAMES[i]);
-    for (int i = 0; i < BUILTIN_TYPE_COUNT; i++)
+    Types *t = &ck->types;
+    const Type *const types[BUILTIN_TYPE_COUNT] = {   /* in BUILTIN_TYPE_NAMES order */
+        t->string, t->integer, t->number, t->boolean, t->duration, t->any,
+    };
+    for (int i = 0; i < BUILTIN_TYPE_COUNT; i++) {
         ck->n_builtin_types[i] = check_intern_name(ck, BUILTIN_TYPE_NAMES[i]);
+        ck->builtin_types[i] = types[i];
+    }
     ck->n_builtin = check_intern_name(ck, "builtin");
     ck->n_error = check_intern_name(ck, "error");
     ck->n_function = check_intern_name(ck, "function");
@@ -165,6 +162,13 @@ Program *check_program(Compiler *c)
     ck->program = arena_alloc(ck->arena, sizeof *ck->program);
     types_init(&ck->types, ck->arena);
     init_names(ck);
+    for (int kw = 0; kw < KW_COUNT; kw++) {
+        for (int place = 0; place < PLACE_COUNT; place++)
+            if (place_allows((Keyword)kw, (Place)place))
+                ck->allowed[place] |= 1u << kw;
+        if (keyword_is_member((Keyword)kw))
+            ck->member_keywords |= 1u << kw;
+    }
 
     check_declarations(ck);
     for (uint32_t i = 0; i < ck->program->workflow_count; i++)

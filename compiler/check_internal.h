@@ -14,6 +14,11 @@
 #include "types.h"
 
 
+/* A function that only reports a problem (or handles a rare shape): kept out of line and
+ * out of the way, so that its caller's common path stays small (it saves fewer registers,
+ * which on the checker's many small calls costs more than the work). */
+#define COLD __attribute__((noinline, cold))
+
 /* A member seen as the clause it stands for: `retry: {…}` (an attribute written with a
  * colon) is viewed as the clause `retry {…}`. */
 typedef struct Clause {
@@ -46,6 +51,7 @@ typedef struct Checker {
     Types types;
 
     NameMap workflows, workers, builtins, named_types, functions, error_codes;
+    NameMap keyword_names;     /* n_keywords -> keyword */
     Member **workflow_decls;   /* parallel to program->workflows */
     Member **worker_decls;
     Member **type_decls;
@@ -65,12 +71,17 @@ typedef struct Checker {
     struct Clause *clauses;
     uint32_t clause_capacity;
 
+    /* place_allows as bits: allowed[place] has 1 << kw for each keyword allowed there */
+    uint32_t allowed[PLACE_COUNT];
+    uint32_t member_keywords;  /* keyword_is_member as bits */
+
     /* well-known names */
     const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
         *n_yes, *n_no, *n_depends, *n_fixed, *n_exponential;
     const Name *n_keywords[KW_COUNT];  /* each keyword as a name; [KW_NONE] is NULL */
     const Name *n_settings[RETRY_SETTING_COUNT];     /* RETRY_SETTING_NAMES as names */
     const Name *n_builtin_types[BUILTIN_TYPE_COUNT]; /* BUILTIN_TYPE_NAMES as names */
+    const Type *builtin_types[BUILTIN_TYPE_COUNT];   /* and the types they name */
 } Checker;
 
 /* A description of a place for messages ("field `amount`", "the input of worker
@@ -117,8 +128,18 @@ const char *check_what_text(Checker *ck, const What *what);
 
 /* check.c */
 const Name *check_intern_name(Checker *ck, const char *text);
-/* The attribute's name (`attempts` in `attempts: 3`), also for keywords used as names. */
-const Name *check_member_name(Checker *ck, const Member *m);
+/* The attribute's name (`attempts` in `attempts: 3`), also for keywords used as names.
+ * Inline: the checker asks it of every field. */
+static inline const Name *check_member_name(Checker *ck, const Member *m)
+{
+    if (m->kind == MEMBER_CLAUSE && m->key)
+        return m->key;
+    if (m->name)
+        return m->name;
+    if (m->keyword != KW_NONE)
+        return ck->n_keywords[m->keyword];   /* interned once by init_names */
+    return check_intern_name(ck, "");
+}
 /* Did-you-mean over `count` candidate strings: reports nothing, returns the suggestion or
  * NULL. The peer-system aliases are looked up first when `aliases` is true. */
 const char *check_suggest(Checker *ck, const char *word, const char *const *candidates,
@@ -152,7 +173,6 @@ void check_contract(Checker *ck, Scope *scope, Expr *value, const Type *contract
                     const What *target);
 
 /* check_steps.c: workflow bodies, steps, compensate blocks */
-bool check_clause_view(Checker *ck, Member *m, Place place, Clause *out);
 void check_workflow_signature(Checker *ck, uint32_t index);
 void check_workflow_body(Checker *ck, uint32_t index);
 

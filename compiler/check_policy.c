@@ -195,8 +195,8 @@ static uint32_t settings_given(Checker *ck, const Block *body)
 }
 
 /* A suggestion that the block already sets (`atempts: 4` beside `attempts: 3`) is not
- * certain: applied, it would set it twice. `given`: settings_given of the block. */
-static void unknown_setting(Checker *ck, Member *m, const char *word, uint32_t given)
+ * certain: applied, it would set it twice. `block`: the retry block of `m`. */
+static COLD void unknown_setting(Checker *ck, Member *m, const char *word, const Block *block)
 {
     Diagnostic *d = diag_report(ck->diags, E0410, member_key_span(m), "unknown retry setting `%s`",
                                 word);
@@ -205,7 +205,7 @@ static void unknown_setting(Checker *ck, Member *m, const char *word, uint32_t g
     size_t len = strlen(word);
     bool in_ms = s && len > 2 && strcmp(word + len - 2, "Ms") == 0 && m->value &&
                  m->value->kind == EXPR_INT && m->value->integer >= 0;
-    bool set_already = s && (given & (1u << setting_index(s)));
+    bool set_already = s && (settings_given(ck, block) & (1u << setting_index(s)));
     Applicability certainty = set_already ? FIX_MAYBE_INCORRECT : FIX_MACHINE_APPLICABLE;
     const char *why = set_already ? " (this block has one already)" : "";
     if (in_ms)      /* initialDelayMs: 500 -> initial_delay: 500ms */
@@ -228,13 +228,13 @@ static void unknown_setting(Checker *ck, Member *m, const char *word, uint32_t g
 }
 
 /* Which setting a member of the retry block sets, or -1 after reporting it. */
-static int member_setting(Checker *ck, Member *m, uint32_t given)
+static int member_setting(Checker *ck, Member *m, const Block *block)
 {
     if (m->kind == MEMBER_ATTR) {
         const Name *name = check_member_name(ck, m);
         int i = setting_of(ck, name);
         if (i < 0)
-            unknown_setting(ck, m, name->text, given);
+            unknown_setting(ck, m, name->text, block);
         return i;
     }
     /* A clause is named by its keyword (`step notify { … }` is the setting `step`). */
@@ -242,7 +242,7 @@ static int member_setting(Checker *ck, Member *m, uint32_t given)
                                              : check_member_name(ck, m)->text;
     int i = m->keyword == KW_NONE ? setting_of(ck, check_member_name(ck, m)) : -1;
     if (i < 0) {
-        unknown_setting(ck, m, word, given);
+        unknown_setting(ck, m, word, block);
         return -1;
     }
     Span key = member_key_span(m);
@@ -315,11 +315,10 @@ void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *
         return;
     }
     bool delay_ok[2] = { true, true };
-    uint32_t given = settings_given(ck, clause->body);
     for (Member *m = block_first(clause->body), *end = block_end(clause->body); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
-        int i = member_setting(ck, m, given);
+        int i = member_setting(ck, m, clause->body);
         if (i < 0)
             continue;
         if (syntax->setting[i]) {

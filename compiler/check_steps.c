@@ -23,12 +23,6 @@ static const char *const PLACE_TEXT[PLACE_COUNT] = {
     "on a compute step", "in a compensate block", "in a workflow body", "on a step",
 };
 
-bool is_action(Keyword kw)
-{
-    return kw == KW_WORKER || kw == KW_USING || kw == KW_WORKFLOW || kw == KW_SLEEP ||
-           kw == KW_AWAIT || kw == KW_COMPUTE;
-}
-
 Place place_of_action(Keyword kw)
 {
     switch (kw) {
@@ -66,6 +60,12 @@ bool place_allows(Keyword kw, Place place)
     return is_action(kw);
 }
 
+/* place_allows, from the checker's table of it. */
+static bool allows(const Checker *ck, Keyword kw, Place place)
+{
+    return (ck->allowed[place] >> kw) & 1u;
+}
+
 static const char *placement_help(Keyword kw, Place place)
 {
     bool policy = kw == KW_RETRY || kw == KW_TIMEOUT || kw == KW_QUEUE_TIMEOUT;
@@ -83,7 +83,7 @@ static const char *placement_help(Keyword kw, Place place)
     return NULL;
 }
 
-static void report_placement(Checker *ck, Clause *cl, Place place)
+static COLD void report_placement(Checker *ck, Clause *cl, Place place)
 {
     Diagnostic *d = diag_report(ck->diags, E0307, member_key_span(cl->member),
                                 "`%s` is not allowed %s", keyword_text(cl->keyword),
@@ -176,7 +176,7 @@ static void unquoted_worker_error(Checker *ck, Member *m)
                  "remove the `:` and put the name in quotes: `worker \"%s\"`", name);
 }
 
-static void colon_error(Checker *ck, Member *m)
+static COLD void colon_error(Checker *ck, Member *m)
 {
     if (unquoted_worker_after_colon(ck, m)) {
         unquoted_worker_error(ck, m);
@@ -192,62 +192,80 @@ static void colon_error(Checker *ck, Member *m)
                                 : "remove the `:`");
 }
 
-/* Views `m` as a clause. Returns false for members to skip: parse errors, and unknown
- * words (reported here when `report`). */
-static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report,
-                 uint32_t given)
+/* The clause of an unknown word (view): reported when `report`; a misspelt action
+ * (`wroker "x"`) still counts as the action, so that the step is not also reported as
+ * having none. Out of line: a correct program has none. */
+static COLD bool view_unknown(Checker *ck, Member *m, Place place, Clause *out, bool report,
+                              const Block *block)
 {
-    memset(out, 0, sizeof *out);
-    out->member = m;
-    if (m->kind == MEMBER_ERROR)
+    const char *s = report ? unknown_member(ck, m, place, block ? keywords_given(block) : 0)
+                           : NULL;
+    Keyword kw = s ? keyword_of(s) : KW_NONE;
+    if (m->kind != MEMBER_CLAUSE || !is_action(kw) || !m->value)
         return false;
-    if (!keyword_is_member(m->keyword)) {
-        const char *s = report ? unknown_member(ck, m, place, given) : NULL;
-        /* A misspelt action (`wroker "x"`) still counts as the action, so that the step
-         * is not also reported as having none. */
-        Keyword kw = s ? keyword_of(s) : KW_NONE;
-        if (m->kind != MEMBER_CLAUSE || !is_action(kw) || !m->value)
-            return false;
-        out->keyword = kw;
-        out->value = m->value;
-        return true;
-    }
-    /* `retry: 3` gets one diagnostic: the block it needs (check_retry, compensate). */
-    bool needs_block = m->keyword == KW_RETRY || m->keyword == KW_COMPENSATE;
-    bool has_block = m->value && m->value->kind == EXPR_OBJECT;
-    if (m->kind == MEMBER_ATTR && !m->assign && report && (has_block || !needs_block))
-        colon_error(ck, m);
-    out->keyword = m->keyword;
-    out->value = m->value;
-    out->body = m->kind == MEMBER_CLAUSE ? m->body : NULL;
-    if (!out->body && m->value && m->value->kind == EXPR_OBJECT)
-        out->body = m->value->block;
-    if (!out->value && out->body && m->keyword == KW_WITH) {
-        Expr *e = arena_alloc(ck->arena, sizeof *e);
-        e->kind = EXPR_OBJECT;
-        e->span = out->body->span;
-        e->block = out->body;
-        out->value = e;
-    }
+    out->keyword = kw;
     return true;
 }
 
-bool check_clause_view(Checker *ck, Member *m, Place place, Clause *out)
+/* `with { … }` written as a clause with a block: its value, an object literal. */
+static COLD Expr *with_object(Checker *ck, Block *body)
 {
-    return view(ck, m, place, out, true, 0);
+    Expr *e = arena_alloc(ck->arena, sizeof *e);
+    e->kind = EXPR_OBJECT;
+    e->span = body->span;
+    e->block = body;
+    return e;
+}
+
+/* Views `m` as a clause. Returns false for members to skip: parse errors, and unknown
+ * words (reported here when `report`; `block` is the block of `m` when its members may
+ * each be given once, for unknown_member, else NULL). */
+static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report,
+                 const Block *block)
+{
+    out->member = m;
+    out->keyword = m->keyword;
+    out->value = m->value;
+    out->body = NULL;
+    if (m->kind == MEMBER_ERROR)
+        return false;
+    if (!((ck->member_keywords >> m->keyword) & 1u))   /* keyword_is_member */
+        return view_unknown(ck, m, place, out, report, block);
+    /* `retry: 3` gets one diagnostic: the block it needs (check_retry, compensate). */
+    bool has_block = m->value && m->value->kind == EXPR_OBJECT;
+    if (m->kind == MEMBER_ATTR) {
+        bool needs_block = m->keyword == KW_RETRY || m->keyword == KW_COMPENSATE;
+        if (!m->assign && report && (has_block || !needs_block))
+            colon_error(ck, m);
+    } else {
+        out->body = m->body;
+    }
+    if (!out->body && has_block)
+        out->body = m->value->block;
+    if (!out->value && out->body && m->keyword == KW_WITH)
+        out->value = with_object(ck, out->body);
+    return true;
 }
 
 /* ---- Collecting the members of a block --------------------------------------------- */
 
 typedef struct Members {
-    Clause slot[KW_COUNT];    /* the first of each keyword that is allowed here */
-    Clause action;            /* the first action */
+    uint32_t present;         /* the keywords that have a slot, as bits (1 << keyword) */
+    Clause slot[KW_COUNT];    /* the first of each keyword that is allowed here; only
+                                 those in `present` are set (read them through given) */
+    Clause action;            /* the first action (all NULL when none) */
     Place place;
     bool parse_error;         /* a member failed to parse (already reported): it may
                                  have been the action, so a missing one is not reported */
 } Members;
 
-static void duplicate_member(Checker *ck, Clause *first, Clause *again)
+/* The member given for keyword `kw`, as a clause, or NULL. */
+static Clause *given(Members *ms, Keyword kw)
+{
+    return ms->present & (1u << kw) ? &ms->slot[kw] : NULL;
+}
+
+static COLD void duplicate_member(Checker *ck, Clause *first, Clause *again)
 {
     Keyword kw = again->keyword;
     if (kw == KW_RETRY || kw == KW_TIMEOUT || kw == KW_QUEUE_TIMEOUT) {
@@ -260,7 +278,7 @@ static void duplicate_member(Checker *ck, Clause *first, Clause *again)
     diag_add_label(ck->diags, d, member_key_span(first->member), "first given here");
 }
 
-static void second_action(Checker *ck, Clause *first, Clause *again, const char *what)
+static COLD void second_action(Checker *ck, Clause *first, Clause *again, const char *what)
 {
     Diagnostic *d = diag_report(ck->diags, E0302, member_key_span(again->member),
                                 "%s has more than one action", what);
@@ -287,43 +305,48 @@ static Clause *clause_list(Checker *ck, uint32_t n)
  * places every other member. `fixed_place` is PLACE_COMPENSATE or PLACE_UNKNOWN_STEP. */
 static void collect_members(Checker *ck, Block *body, Place fixed_place, Members *out)
 {
-    memset(out, 0, sizeof *out);
+    out->present = 0;
+    memset(&out->action, 0, sizeof out->action);
+    out->place = fixed_place;
+    out->parse_error = false;
     uint32_t count = 0;
     Clause *list = clause_list(ck, body->count + 1);
-    uint32_t given = keywords_given(body);
     for (Member *m = block_first(body), *end = block_end(body); m != end; m++) {
-        if (m->kind == MEMBER_ERROR)
+        if (m->kind == MEMBER_ERROR) {
             out->parse_error = true;
-        else if (view(ck, m, fixed_place, &list[count], true, given))
-            count++;
-    }
-    out->place = fixed_place;
-    for (uint32_t i = 0; i < count; i++) {
-        Keyword kw = list[i].keyword;
-        if (!is_action(kw) || !place_allows(kw, fixed_place))
             continue;
-        if (!out->action.member) {
-            out->action = list[i];
-            if (fixed_place == PLACE_UNKNOWN_STEP)
-                out->place = place_of_action(kw);
-        } else {
-            second_action(ck, &out->action, &list[i],
+        }
+        Clause *cl = &list[count];
+        if (!view(ck, m, fixed_place, cl, true, body))
+            continue;
+        count++;
+        if (!is_action(cl->keyword) || !allows(ck, cl->keyword, fixed_place))
+            continue;
+        if (!out->action.member)
+            out->action = *cl;
+        else
+            second_action(ck, &out->action, cl,
                           fixed_place == PLACE_COMPENSATE ? "this compensate block"
                                                           : "this step");
-        }
+        cl->keyword = KW_NONE;   /* placed */
     }
+    if (out->action.member && fixed_place == PLACE_UNKNOWN_STEP)
+        out->place = place_of_action(out->action.keyword);
     for (uint32_t i = 0; i < count; i++) {
         Clause *cl = &list[i];
-        if (is_action(cl->keyword) && place_allows(cl->keyword, fixed_place))
+        Keyword kw = cl->keyword;
+        if (kw == KW_NONE)
             continue;
-        if (!place_allows(cl->keyword, out->place)) {
+        if (!allows(ck, kw, out->place)) {
             report_placement(ck, cl, out->place);
             continue;
         }
-        if (out->slot[cl->keyword].member)
-            duplicate_member(ck, &out->slot[cl->keyword], cl);
-        else
-            out->slot[cl->keyword] = *cl;
+        if (out->present & (1u << kw)) {
+            duplicate_member(ck, &out->slot[kw], cl);
+            continue;
+        }
+        out->present |= 1u << kw;
+        out->slot[kw] = *cl;
     }
 }
 
@@ -513,6 +536,8 @@ static void expect_at(Checker *ck, Expr *e, const Type *expected, const char *pl
 
 /* ---- Dependencies ----------------------------------------------------------------- */
 
+enum { SMALL_DEPS = 16 };   /* dependency lists up to this long are sorted by insertion */
+
 static int compare_index(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -531,9 +556,19 @@ static uint32_t *end_deps(Checker *ck, Scope *scope, uint32_t *count)
     *count = scope->dep_count;
     if (!scope->dep_count)
         return NULL;
-    uint32_t *deps = arena_alloc(ck->arena, scope->dep_count * sizeof *deps);
-    memcpy(deps, scope->deps, scope->dep_count * sizeof *deps);
-    qsort(deps, scope->dep_count, sizeof *deps, compare_index);
+    uint32_t n = scope->dep_count;
+    uint32_t *deps = arena_alloc_raw(ck->arena, n * sizeof *deps);
+    memcpy(deps, scope->deps, n * sizeof *deps);
+    if (n > SMALL_DEPS) {
+        qsort(deps, n, sizeof *deps, compare_index);
+        return deps;
+    }
+    for (uint32_t i = 1; i < n; i++) {    /* a step uses a few: insertion sort */
+        uint32_t d = deps[i], j = i;
+        for (; j > 0 && deps[j - 1] > d; j--)
+            deps[j] = deps[j - 1];
+        deps[j] = d;
+    }
     return deps;
 }
 
@@ -552,14 +587,14 @@ static void check_policies(Checker *ck, Members *ms, Policies *out)
     memset(&out->syntax, 0, sizeof out->syntax);
     out->timeout_ms = out->queue_timeout_ms = 0;
     uint32_t reported = ck->diags->count;
-    if (ms->slot[KW_RETRY].member)
-        check_retry(ck, &ms->slot[KW_RETRY], &out->retry, &out->syntax);
+    if (given(ms, KW_RETRY))
+        check_retry(ck, given(ms, KW_RETRY), &out->retry, &out->syntax);
     /* A block with errors gets no lints: they would follow from the errors. */
     bool retry_clean = ck->diags->count == reported;
-    if (ms->slot[KW_TIMEOUT].member)
-        out->timeout_ms = check_duration_setting(ck, &ms->slot[KW_TIMEOUT], "timeout");
-    if (ms->slot[KW_QUEUE_TIMEOUT].member)
-        out->queue_timeout_ms = check_duration_setting(ck, &ms->slot[KW_QUEUE_TIMEOUT],
+    if (given(ms, KW_TIMEOUT))
+        out->timeout_ms = check_duration_setting(ck, given(ms, KW_TIMEOUT), "timeout");
+    if (given(ms, KW_QUEUE_TIMEOUT))
+        out->queue_timeout_ms = check_duration_setting(ck, given(ms, KW_QUEUE_TIMEOUT),
                                                        "queue_timeout");
     if (out->retry.given && retry_clean)
         lint_retry(ck, &out->retry, &out->syntax);
@@ -572,15 +607,17 @@ static int64_t effective_timeout(Checker *ck, const Target *t, int64_t given)
     return ck->program->builtins[t->index].default_timeout_ms;
 }
 
+/* `with` (NULL when not given) against the target's input. */
 static void check_with(Checker *ck, Scope *scope, Clause *with, const Target *t, Span where)
 {
+    Expr *value = with ? with->value : NULL;
     if (!t->known) {   /* unknown or undeclared target: `with` is unchecked */
-        if (with->member && with->value)
-            check_expr(ck, scope, with->value);
+        if (value)
+            check_expr(ck, scope, value);
         return;
     }
     What owner = what_of(WHAT_INPUT_OF, &t->what);
-    check_contract(ck, scope, with->member ? with->value : NULL, t->input, where, &owner);
+    check_contract(ck, scope, value, t->input, where, &owner);
 }
 
 /* ---- Compensate blocks --------------------------------------------------------------- */
@@ -619,10 +656,11 @@ static void check_compensate(Checker *ck, Workflow *wf, Step *step, Scope *outer
     scope.for_var = NULL;
     scope.self_visible = true;
     begin_deps(ck, &scope);
-    check_with(ck, &scope, &ms.slot[KW_WITH], &t, member_key_span(cl->member));
-    c->with = ms.slot[KW_WITH].value;
-    if (ms.slot[KW_IDEMPOTENCY_KEY].member) {
-        c->idempotency_key = ms.slot[KW_IDEMPOTENCY_KEY].value;
+    Clause *with = given(&ms, KW_WITH);
+    check_with(ck, &scope, with, &t, member_key_span(cl->member));
+    c->with = with ? with->value : NULL;
+    if (given(&ms, KW_IDEMPOTENCY_KEY)) {
+        c->idempotency_key = given(&ms, KW_IDEMPOTENCY_KEY)->value;
         check_expr(ck, &scope, c->idempotency_key);
         expect_at(ck, c->idempotency_key, ck->types.string, "`idempotency_key`");
     }
@@ -682,15 +720,15 @@ static void check_for(Checker *ck, Scope *scope, Step *s, Clause *cl)
 static void check_step_exprs(Checker *ck, Scope *scope, Step *s, Members *ms, Target *t)
 {
     /* `when` and the iterable do not see the `for` variable. */
-    Clause *for_clause = &ms->slot[KW_FOR];
-    scope->hidden_for_var = for_clause->member ? for_clause->member->name : NULL;
-    if (ms->slot[KW_WHEN].member && ms->slot[KW_WHEN].value) {
-        s->when = ms->slot[KW_WHEN].value;
+    Clause *for_clause = given(ms, KW_FOR), *when = given(ms, KW_WHEN);
+    scope->hidden_for_var = for_clause ? for_clause->member->name : NULL;
+    if (when && when->value) {
+        s->when = when->value;
         check_expr(ck, scope, s->when);
         expect_at(ck, s->when, ck->types.boolean, "`when`");
     }
-    if (ms->slot[KW_FOR].member)
-        check_for(ck, scope, s, &ms->slot[KW_FOR]);
+    if (for_clause)
+        check_for(ck, scope, s, for_clause);
     scope->hidden_for_var = NULL;
     if (s->for_var)
         scope->for_var = s->for_var;
@@ -708,11 +746,12 @@ static void check_step_exprs(Checker *ck, Scope *scope, Step *s, Members *ms, Ta
     }
     bool takes_with = s->kind == STEP_TASK_WORKER || s->kind == STEP_TASK_BUILTIN ||
                       s->kind == STEP_WORKFLOW;
-    if (takes_with || ms->slot[KW_WITH].member)
-        check_with(ck, scope, &ms->slot[KW_WITH], t, s->name_span);
-    s->with = ms->slot[KW_WITH].value;
-    if (ms->slot[KW_IDEMPOTENCY_KEY].member && ms->slot[KW_IDEMPOTENCY_KEY].value) {
-        s->idempotency_key = ms->slot[KW_IDEMPOTENCY_KEY].value;
+    Clause *with = given(ms, KW_WITH), *key = given(ms, KW_IDEMPOTENCY_KEY);
+    if (takes_with || with)
+        check_with(ck, scope, with, t, s->name_span);
+    s->with = with ? with->value : NULL;
+    if (key && key->value) {
+        s->idempotency_key = key->value;
         check_expr(ck, scope, s->idempotency_key);
         expect_at(ck, s->idempotency_key, ck->types.string, "`idempotency_key`");
     }
@@ -763,8 +802,8 @@ static void check_step(Checker *ck, Workflow *wf, NameMap *steps, Member *decl, 
                          false);
         lint_retry_budget(ck, wf, s, &s->retry, s->timeout_ms, member_name_span(decl));
     }
-    if (ms.slot[KW_COMPENSATE].member)
-        check_compensate(ck, wf, s, &scope, &ms.slot[KW_COMPENSATE]);
+    if (given(&ms, KW_COMPENSATE))
+        check_compensate(ck, wf, s, &scope, given(&ms, KW_COMPENSATE));
 }
 
 /* ---- Workflows ------------------------------------------------------------------------ */
@@ -775,13 +814,14 @@ void check_workflow_signature(Checker *ck, uint32_t index)
 {
     Workflow *wf = &ck->program->workflows[index];
     Member *decl = ck->workflow_decls[index];
-    Clause seen[KW_COUNT];
+    Clause seen[KW_TIMEOUT + 1];   /* [KW_INPUT], [KW_OUTPUT], [KW_TIMEOUT] */
+    _Static_assert(KW_INPUT < KW_TIMEOUT && KW_OUTPUT < KW_TIMEOUT, "seen has room");
     memset(seen, 0, sizeof seen);
     wf->input = ck->types.empty_record;
     bool has_return = false;
     for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
         Clause cl;
-        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, false, 0))
+        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, false, NULL))
             continue;
         Keyword kw = cl.keyword;
         if (kw == KW_RETURN)
@@ -815,10 +855,8 @@ void check_workflow_signature(Checker *ck, uint32_t index)
 
 static bool is_keyword_name(const Checker *ck, const Name *name)
 {
-    for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++)
-        if (ck->n_keywords[kw] == name)
-            return true;
-    return false;
+    uint32_t kw;
+    return names_get(&ck->keyword_names, name, &kw);
 }
 
 /* `input`, `workflow` and every other keyword: a step's name is used in expressions,
@@ -905,9 +943,9 @@ static void check_body_members(Checker *ck, Member *decl)
 {
     for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
         Clause cl;
-        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, true, 0))
+        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, true, NULL))
             continue;
-        if (!place_allows(cl.keyword, PLACE_WORKFLOW_BODY) && cl.keyword != KW_TIMEOUT)
+        if (!allows(ck, cl.keyword, PLACE_WORKFLOW_BODY) && cl.keyword != KW_TIMEOUT)
             report_placement(ck, &cl, PLACE_WORKFLOW_BODY);
     }
 }

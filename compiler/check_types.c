@@ -43,13 +43,9 @@ static const char *source_text(Checker *ck, Span span)
 /* The built-in type written as `name` (one of BUILTIN_TYPE_NAMES), or NULL. */
 static const Type *builtin_type(Checker *ck, const Name *name)
 {
-    Types *t = &ck->types;
-    const Type *const types[BUILTIN_TYPE_COUNT] = {
-        t->string, t->integer, t->number, t->boolean, t->duration, t->any,
-    };
     for (int i = 0; i < BUILTIN_TYPE_COUNT; i++)
         if (ck->n_builtin_types[i] == name)
-            return types[i];
+            return ck->builtin_types[i];
     return NULL;
 }
 
@@ -151,7 +147,7 @@ static void add_dep(Checker *ck, Scope *scope, uint32_t step)
         scope->deps[scope->dep_count++] = step;
 }
 
-static void unknown_name(Checker *ck, Scope *scope, Expr *e)
+static COLD void unknown_name(Checker *ck, Scope *scope, Expr *e)
 {
     Diagnostic *d = diag_report(ck->diags, E0205, e->span, "unknown name `%s`", e->name->text);
     diag_set_label(ck->diags, d, "not found in this scope");
@@ -179,7 +175,33 @@ static void unknown_name(Checker *ck, Scope *scope, Expr *e)
         check_add_suggestion(ck, d, e->span, s);
 }
 
-static const Type *check_name(Checker *ck, Scope *scope, Expr *e)
+/* Gives `e` its type `t` (the error type for none) and returns it. */
+static const Type *typed(Checker *ck, Expr *e, const Type *t)
+{
+    e->type = t ? t : ck->types.error;
+    return e->type;
+}
+
+/* E0206: a step's own result used inside it (`own`), or a later step's. */
+static COLD const Type *step_too_late(Checker *ck, Expr *e, const Step *step, bool own)
+{
+    if (own) {
+        Diagnostic *d = diag_report(ck->diags, E0206, e->span,
+                                    "step `%s` cannot use its own result", e->name->text);
+        diag_set_label(ck->diags, d, "used inside its own step");
+        diag_add_help(ck->diags, d, "a step can use `input` and the steps written above it");
+        return ck->types.error;
+    }
+    Diagnostic *d = diag_report(ck->diags, E0206, e->span,
+                                "step `%s` is used before it runs", e->name->text);
+    diag_set_label(ck->diags, d, "used here");
+    diag_add_label(ck->diags, d, step->name_span, "`%s` runs later", e->name->text);
+    diag_add_help(ck->diags, d, "steps run in the order written: move `%s` above the "
+                                "step that uses it", e->name->text);
+    return ck->types.error;
+}
+
+static inline const Type *check_name(Checker *ck, Scope *scope, Expr *e)
 {
     Workflow *wf = scope->workflow;
     uint32_t index;
@@ -196,26 +218,13 @@ static const Type *check_name(Checker *ck, Scope *scope, Expr *e)
         return ck->types.error;
     }
     Step *step = &wf->steps[index];
-    if (scope->in_step && index == scope->step_index) {
-        if (scope->self_visible) {
+    if (scope->in_step && index >= scope->step_index) {
+        if (index == scope->step_index && scope->self_visible) {
             e->ref = REF_SELF;
             e->ref_index = index;
             return step->ran_result ? step->ran_result : ck->types.error;
         }
-        Diagnostic *d = diag_report(ck->diags, E0206, e->span,
-                                    "step `%s` cannot use its own result", e->name->text);
-        diag_set_label(ck->diags, d, "used inside its own step");
-        diag_add_help(ck->diags, d, "a step can use `input` and the steps written above it");
-        return ck->types.error;
-    }
-    if (scope->in_step && index > scope->step_index) {
-        Diagnostic *d = diag_report(ck->diags, E0206, e->span,
-                                    "step `%s` is used before it runs", e->name->text);
-        diag_set_label(ck->diags, d, "used here");
-        diag_add_label(ck->diags, d, step->name_span, "`%s` runs later", e->name->text);
-        diag_add_help(ck->diags, d, "steps run in the order written: move `%s` above the "
-                                    "step that uses it", e->name->text);
-        return ck->types.error;
+        return step_too_late(ck, e, step, index == scope->step_index);
     }
     e->ref = REF_STEP;
     e->ref_index = index;
@@ -225,11 +234,9 @@ static const Type *check_name(Checker *ck, Scope *scope, Expr *e)
 
 /* ---- Field access, index, call ---------------------------------------------------- */
 
-static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
+/* E0504, E0505: the field `e` of a value of type `left` (not unchecked) does not exist. */
+static COLD const Type *field_error(Checker *ck, Expr *e, const Type *left)
 {
-    const Type *left = check_expr(ck, scope, e->left);
-    if (type_is_unchecked(left))
-        return left;
     if (left->kind == TYPE_OPTIONAL) {
         Diagnostic *d = diag_report(ck->diags, E0505, expr_field_span(e),
                                     "cannot read field `%s` of a value that may be null",
@@ -250,9 +257,6 @@ static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
         diag_add_label(ck->diags, d, e->left->span, "this is `%s`", tt(ck, left));
         return ck->types.error;
     }
-    const Field *f = type_field(left, e->field);
-    if (f)
-        return f->type;
     const char *shown = left->name ? NULL : source_text(ck, e->left->span);
     Diagnostic *d = shown
         ? diag_report(ck->diags, E0504, expr_field_span(e), "no field `%s` on `%s`",
@@ -270,6 +274,21 @@ static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
         diag_add_note(ck->diags, d, "`%s` is `%s`", shown ? shown : tt(ck, left),
                       tt(ck, left));
     return ck->types.error;
+}
+
+static const Type *check_field(Checker *ck, Scope *scope, Expr *e)
+{
+    Expr *x = e->left;   /* `input.a`, `step.a`: the name is checked here, directly */
+    const Type *left = x && x->kind == EXPR_NAME ? typed(ck, x, check_name(ck, scope, x))
+                                                 : check_expr(ck, scope, x);
+    if (type_is_unchecked(left))
+        return left;
+    if (left->kind == TYPE_RECORD) {
+        const Field *f = type_field(left, e->field);
+        if (f)
+            return f->type;
+    }
+    return field_error(ck, e, left);
 }
 
 static const Type *check_index(Checker *ck, Scope *scope, Expr *e)
@@ -445,7 +464,7 @@ static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
 
 /* ---- Operators ---------------------------------------------------------------------- */
 
-static const Type *bad_operands(Checker *ck, Expr *e, const Type *l, const Type *r)
+static COLD const Type *bad_operands(Checker *ck, Expr *e, const Type *l, const Type *r)
 {
     Diagnostic *d;
     if (r)
@@ -558,6 +577,16 @@ static const Type *check_unary(Checker *ck, Scope *scope, Expr *e)
     return bad_operands(ck, e, l, NULL);
 }
 
+/* E0508: `T?` is type syntax. */
+static COLD const Type *optional_in_expression(Checker *ck, Scope *scope, Expr *e)
+{
+    check_expr(ck, scope, e->left);
+    Diagnostic *d = diag_report(ck->diags, E0508, e->span,
+                                "`?` marks an optional type and is not an operator");
+    diag_add_help(ck->diags, d, "to give a default for a null value, use `??`");
+    return ck->types.error;
+}
+
 static const Type *infer(Checker *ck, Scope *scope, Expr *e)
 {
     Types *t = &ck->types;
@@ -577,13 +606,7 @@ static const Type *infer(Checker *ck, Scope *scope, Expr *e)
     case EXPR_FIELD: return check_field(ck, scope, e);
     case EXPR_INDEX: return check_index(ck, scope, e);
     case EXPR_CALL: return check_call(ck, scope, e);
-    case EXPR_OPTIONAL: {
-        check_expr(ck, scope, e->left);
-        Diagnostic *d = diag_report(ck->diags, E0508, e->span,
-                                    "`?` marks an optional type and is not an operator");
-        diag_add_help(ck->diags, d, "to give a default for a null value, use `??`");
-        return t->error;
-    }
+    case EXPR_OPTIONAL: return optional_in_expression(ck, scope, e);
     }
     return t->error;
 }
@@ -592,10 +615,7 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
 {
     if (!e)
         return ck->types.error;
-    e->type = infer(ck, scope, e);
-    if (!e->type)
-        e->type = ck->types.error;
-    return e->type;
+    return typed(ck, e, infer(ck, scope, e));
 }
 
 /* ---- Values against expected types and contracts ------------------------------------ */
@@ -701,6 +721,15 @@ static const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e,
     return want;
 }
 
+/* check_against of an object literal where the record `want` is expected. */
+static void check_object_against(Checker *ck, Scope *scope, Expr *e, const Type *want,
+                                 const What *what)
+{
+    read_object_fields(ck, e->block);
+    What record = want->name ? what_named(WHAT_RECORD, want->name) : *what;
+    check_fields(ck, scope, e, want, &record);
+}
+
 /* check_expr_expecting(e, expected), then check_expect_type(e, expected, what), in one
  * walk: an object literal where a record is expected has its fields looked up once. The
  * reports are those of the two calls; only their order differs where their places do
@@ -712,16 +741,14 @@ static void check_against(Checker *ck, Scope *scope, Expr *e, const Type *expect
     if (want && want->kind == TYPE_OPTIONAL)
         want = want->elem;
     if (!e || e->kind != EXPR_OBJECT || !want || want->kind != TYPE_RECORD) {
-        check_expr(ck, scope, e);
-        check_expect_type(ck, e, expected, what);
+        if (check_expr(ck, scope, e) != expected)   /* else accepted: the common case */
+            check_expect_type(ck, e, expected, what);
         return;
     }
-    read_object_fields(ck, e->block);
-    What record = want->name ? what_named(WHAT_RECORD, want->name) : *what;
-    check_fields(ck, scope, e, want, &record);
+    check_object_against(ck, scope, e, want, what);
 }
 
-static void mismatch(Checker *ck, Expr *e, const Type *expected, const What *what)
+static COLD void mismatch(Checker *ck, Expr *e, const Type *expected, const What *what)
 {
     const Type *found = e->type;
     Diagnostic *d = diag_report(ck->diags, E0501, e->span, "expected `%s` for %s, found `%s`",
@@ -787,7 +814,7 @@ static void report_missing(Checker *ck, Span where, const Type *record, const Gi
     text_free(&list);
 }
 
-static void unknown_field(Checker *ck, Member *m, const Type *record, Given *given,
+static COLD void unknown_field(Checker *ck, Member *m, const Type *record, Given *given,
                           const What *owner_what)
 {
     const char *owner = check_what_text(ck, owner_what);

@@ -15,7 +15,14 @@ typedef enum Place {
 } Place;
 
 /* Whether the keyword is a step's action: worker, using, workflow, sleep, await, compute. */
-bool is_action(Keyword kw);
+static inline bool is_action(Keyword kw)
+{
+    enum {
+        ACTIONS = 1u << KW_WORKER | 1u << KW_USING | 1u << KW_WORKFLOW | 1u << KW_SLEEP |
+                  1u << KW_AWAIT | 1u << KW_COMPUTE,
+    };
+    return (ACTIONS >> kw) & 1u;
+}
 
 /* The place a step's members are in, from its action (PLACE_UNKNOWN_STEP for none). */
 Place place_of_action(Keyword action);

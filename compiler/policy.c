@@ -84,8 +84,14 @@ RetryBudget policy_retry_budget(const RetryPolicy *policy, int64_t timeout_ms,
                          int64_t workflow_timeout_ms)
 {
     RetryBudget b = { timeout_ms, 0, 0 };
+    /* policy_retry_delay(policy, n), step by step: the delay doubles (exponential) until
+     * it reaches max_delay_ms. */
+    bool doubling = policy->backoff == BACKOFF_EXPONENTIAL;
+    int64_t raw = policy->initial_delay_ms;
     for (uint32_t n = 2; n <= policy->attempts; n++) {
-        int64_t d = policy_retry_delay(policy, n);
+        if (doubling && n > 2 && raw < policy->max_delay_ms)
+            raw = raw > INT64_MAX / 2 ? INT64_MAX : raw * 2;
+        int64_t d = doubling && raw > policy->max_delay_ms ? policy->max_delay_ms : raw;
         b.delays_ms = add_saturating(b.delays_ms, d);
         b.total_ms = add_saturating(b.total_ms, d);
         if (!b.first_late && workflow_timeout_ms > 0 && b.total_ms >= workflow_timeout_ms)

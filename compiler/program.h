@@ -143,8 +143,8 @@ typedef enum StepKind {
 typedef struct Compensation {
     Span span;
     StepKind kind;               /* STEP_TASK_WORKER or STEP_TASK_BUILTIN */
-    const Name *target_name;
     uint32_t target_index;
+    const Name *target_name;
     Expr *with;                  /* EXPR_OBJECT or any expression; NULL if absent */
     Expr *idempotency_key;       /* string; NULL if absent */
     RetryPolicy retry;
@@ -160,8 +160,9 @@ typedef struct Step {
     Span name_span;
     uint32_t index;              /* position in its workflow */
     StepKind kind;
-    const Name *target_name;     /* worker, built-in task, child workflow or signal name */
     uint32_t target_index;       /* see StepKind; PROGRAM_NONE when not applicable */
+    uint32_t dep_count;          /* of deps, below */
+    const Name *target_name;     /* worker, built-in task, child workflow or signal name */
 
     /* Expressions, each annotated with types and refs; NULL when absent. `when` is
      * evaluated once, before any `for` iteration, and does not see the `for`
@@ -182,7 +183,6 @@ typedef struct Step {
     Compensation *compensate;    /* NULL when absent */
 
     uint32_t *deps;              /* earlier steps this step's expressions use, ascending */
-    uint32_t dep_count;
 
     const Type *result;          /* the step's value for later steps: the task's output,
                                     child's result, compute value, signal payload (any);

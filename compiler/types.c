@@ -106,15 +106,10 @@ const Type *type_record(Types *types, Field *fields, uint32_t count)
     return t;
 }
 
-const Field *type_field(const Type *record, const Name *name)
+const Field *type_field_by_slot(const Type *record, const Name *name)
 {
-    if (record->field_slots)
-        return slot_find(record->field_slots, field_slot_count(record->field_count),
-                         record->fields, name);
-    for (uint32_t i = 0; i < record->field_count; i++)
-        if (record->fields[i].name == name)
-            return &record->fields[i];
-    return NULL;
+    return slot_find(record->field_slots, field_slot_count(record->field_count),
+                     record->fields, name);
 }
 
 void type_record_begin(Types *types, RecordBuilder *rb, uint32_t capacity)
@@ -126,24 +121,14 @@ void type_record_begin(Types *types, RecordBuilder *rb, uint32_t capacity)
         ? arena_alloc(types->arena, field_slot_count(capacity) * sizeof *rb->slots) : NULL;
 }
 
-const Field *type_record_find(const RecordBuilder *rb, const Name *name)
+const Field *type_record_find_by_slot(const RecordBuilder *rb, const Name *name)
 {
-    if (rb->slots)
-        return slot_find(rb->slots, field_slot_count(rb->capacity), rb->fields, name);
-    for (uint32_t i = 0; i < rb->count; i++)
-        if (rb->fields[i].name == name)
-            return &rb->fields[i];
-    return NULL;
+    return slot_find(rb->slots, field_slot_count(rb->capacity), rb->fields, name);
 }
 
-Field *type_record_add(RecordBuilder *rb, const Name *name)
+void type_record_add_slot(RecordBuilder *rb)
 {
-    Field *f = &rb->fields[rb->count];
-    f->name = name;
-    if (rb->slots)
-        slot_add(rb->slots, field_slot_count(rb->capacity), rb->fields, rb->count);
-    rb->count++;
-    return f;
+    slot_add(rb->slots, field_slot_count(rb->capacity), rb->fields, rb->count);
 }
 
 /* The table is the record's when it is sized as the record's own would be (fields left
@@ -159,21 +144,6 @@ const Type *type_record_end(Types *types, RecordBuilder *rb)
     t->field_count = rb->count;
     t->field_slots = rb->slots;
     return t;
-}
-
-const Type *type_strip_optional(const Type *t)
-{
-    return t->kind == TYPE_OPTIONAL ? t->elem : t;
-}
-
-bool type_is_unchecked(const Type *t)
-{
-    return t->kind == TYPE_ERROR || t->kind == TYPE_ANY;
-}
-
-bool type_is_numeric(const Type *t)
-{
-    return t->kind == TYPE_INT || t->kind == TYPE_NUMBER;
 }
 
 enum { MAX_COMPARE_DEPTH = 64 };   /* recursive named types: assume equal beyond this */
@@ -222,7 +192,7 @@ static bool accepts(const Type *to, const Type *from, int depth)
     return true;
 }
 
-bool type_accepts(const Type *to, const Type *from)
+bool type_accepts_slow(const Type *to, const Type *from)
 {
     return accepts(to, from, 0);
 }

@@ -41,26 +41,82 @@ typedef struct RecordBuilder {
     uint32_t *slots;     /* the table for `capacity` fields (types.c); NULL when small */
 } RecordBuilder;
 
+/* The field named `name` among `count` fields, looked at one by one, or NULL: how a
+ * record of at most TYPE_SMALL_RECORD fields (and one being built) is searched. */
+static inline const Field *type_fields_find(const Field *fields, uint32_t count,
+                                            const Name *name)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (fields[i].name == name)
+            return &fields[i];
+    return NULL;
+}
+
 void type_record_begin(Types *types, RecordBuilder *rb, uint32_t capacity);
+/* type_record_find and type_record_add of a builder with a table (`slots`). */
+const Field *type_record_find_by_slot(const RecordBuilder *rb, const Name *name);
+void type_record_add_slot(RecordBuilder *rb);
+
 /* The field already added with this name, or NULL. */
-const Field *type_record_find(const RecordBuilder *rb, const Name *name);
+static inline const Field *type_record_find(const RecordBuilder *rb, const Name *name)
+{
+    if (rb->slots)
+        return type_record_find_by_slot(rb, name);
+    return type_fields_find(rb->fields, rb->count, name);
+}
+
 /* Adds a field named `name` (not added yet, and fewer than `capacity`): the caller fills
  * in the rest. */
-Field *type_record_add(RecordBuilder *rb, const Name *name);
+static inline Field *type_record_add(RecordBuilder *rb, const Name *name)
+{
+    Field *f = &rb->fields[rb->count];
+    f->name = name;
+    if (rb->slots)
+        type_record_add_slot(rb);
+    rb->count++;
+    return f;
+}
+
 const Type *type_record_end(Types *types, RecordBuilder *rb);
 
+/* type_field of a record that has a table of its fields by name. */
+const Field *type_field_by_slot(const Type *record, const Name *name);
+
 /* The field of a record with this name, or NULL: through the record's table of fields by
- * name when it has more than TYPE_SMALL_RECORD. */
-const Field *type_field(const Type *record, const Name *name);
+ * name when it has more than TYPE_SMALL_RECORD. Inline, with the small helpers below,
+ * since the checker asks for every field it reads or is given. */
+static inline const Field *type_field(const Type *record, const Name *name)
+{
+    if (record->field_slots)
+        return type_field_by_slot(record, name);
+    return type_fields_find(record->fields, record->field_count, name);
+}
 
 /* T for T?, else the type itself. */
-const Type *type_strip_optional(const Type *t);
-/* error or any: a type that never causes an error. */
-bool type_is_unchecked(const Type *t);
-bool type_is_numeric(const Type *t);    /* int or number */
+static inline const Type *type_strip_optional(const Type *t)
+{
+    return t->kind == TYPE_OPTIONAL ? t->elem : t;
+}
 
-/* Whether a value of type `from` is accepted where `to` is expected. */
-bool type_accepts(const Type *to, const Type *from);
+/* error or any: a type that never causes an error. */
+static inline bool type_is_unchecked(const Type *t)
+{
+    return t->kind == TYPE_ERROR || t->kind == TYPE_ANY;
+}
+
+static inline bool type_is_numeric(const Type *t)    /* int or number */
+{
+    return t->kind == TYPE_INT || t->kind == TYPE_NUMBER;
+}
+
+bool type_accepts_slow(const Type *to, const Type *from);
+
+/* Whether a value of type `from` is accepted where `to` is expected (a type accepts
+ * itself: the shared simple types make that the common case). */
+static inline bool type_accepts(const Type *to, const Type *from)
+{
+    return to == from || type_accepts_slow(to, from);
+}
 
 /* The type as a user writes it: `string`, `[int]`, `Money`, `{ a: int, b: string? }`. */
 const char *type_text(Arena *arena, const Type *t);

@@ -118,7 +118,7 @@ void *arena_alloc_chunk(Arena *arena, size_t size)
 
 char *arena_strndup(Arena *arena, const char *text, size_t len)
 {
-    char *copy = arena_alloc_raw(arena, len + 1);
+    char *copy = arena_bump(arena, len + 1, 8);   /* text needs no 16-byte alignment */
     memcpy(copy, text, len);
     copy[len] = '\0';
     return copy;

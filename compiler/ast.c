@@ -35,12 +35,6 @@ const char *keyword_text(Keyword kw)
     return keyword_spellings[kw];
 }
 
-bool keyword_is_member(Keyword kw)
-{
-    return kw != KW_NONE && kw != KW_TRUE && kw != KW_FALSE && kw != KW_NULL && kw != KW_IN &&
-           kw != KW_TYPE;
-}
-
 const char *ast_op_text(Op op)
 {
     switch (op) {

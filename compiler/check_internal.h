@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "attributes.h"
 #include "checker.h"
 #include "compiler.h"
 #include "placement.h"
@@ -14,10 +15,9 @@
 #include "types.h"
 
 
-/* A function that only reports a problem (or handles a rare shape): kept out of line and
- * out of the way, so that its caller's common path stays small (it saves fewer registers,
- * which on the checker's many small calls costs more than the work). */
-#define COLD __attribute__((noinline, cold))
+/* A function that only reports a problem (or handles a rare shape) is COLD
+ * (attributes.h): on the checker's many small calls, the registers a common path saves
+ * cost more than the work. */
 
 /* A member seen as the clause it stands for: `retry: {…}` (an attribute written with a
  * colon) is viewed as the clause `retry {…}`. */

@@ -10,16 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attributes.h"
 #include "lexer_internal.h"
 #include "utf8.h"
 
 #include <utf8proc.h>
 
-/* Rare paths (mistakes, the second pass) are kept out of the token loop, so that the
- * loop stays small; each is called behind a cheap test of the common case. */
-#define RARE __attribute__((noinline, cold))
-/* And the scanner and the identifier path are inlined into the token loop, even where
- * the compiler would not: the call cost about 38 instructions an identifier. */
+/* Rare paths (mistakes, the second pass) are COLD (attributes.h), kept out of the token
+ * loop so that the loop stays small. The scanner and the identifier path are inlined
+ * into the token loop, even where the compiler would not: the call cost about 38
+ * instructions an identifier. */
 #define INLINE inline __attribute__((always_inline))
 
 /* Returned inside the scanner for a character that was reported and is skipped; and
@@ -403,7 +403,7 @@ static bool word_is(const unsigned char *tok, const unsigned char *cur, const ch
 
 /* `a and b`, `a or b`, `not a`: reported with a fix, then read as `&&`, `||`, `!` so
  * that the expression is still checked. Returns the token kind, or 0 for a plain word. */
-RARE static int word_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
+COLD static int word_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
                          const unsigned char *cur)
 {
     const unsigned char *next;
@@ -429,7 +429,7 @@ RARE static int word_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
 
 /* `if c then a else b` where an operand is expected: reported once; the parser gets a
  * quiet stray token, so that it skips the rest of the member without a second report. */
-RARE static bool conditional_expression(Lexer *lx, const unsigned char *tok,
+COLD static bool conditional_expression(Lexer *lx, const unsigned char *tok,
                                    const unsigned char *cur)
 {
     const unsigned char *next;
@@ -457,7 +457,7 @@ static bool is_ascii_word_char(unsigned char ch)
 /* `step send-email`: a name after `step`, `workflow` or `type` written with `-` (kebab
  * case, as in YAML files). Reported with a fix using `_`, and read as that identifier so
  * that the declaration is kept. Returns the end of the name, or NULL. */
-RARE static const unsigned char *kebab_name(Lexer *lx, YYSTYPE *v, const unsigned char *tok,
+COLD static const unsigned char *kebab_name(Lexer *lx, YYSTYPE *v, const unsigned char *tok,
                                        const unsigned char *cur)
 {
     const char *what = lx->prev == T_STEP ? "step" : lx->prev == T_WORKFLOW ? "workflow"
@@ -526,7 +526,7 @@ static INLINE int keyword(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *
 
 /* Literals the lexer reported as unreadable (they become EXPR_ERROR, and a syntax
  * error on one is not reported again) are kept by their start offset, in file order. */
-RARE static void note_bad_literal(Lexer *lx, uint32_t start)
+COLD static void note_bad_literal(Lexer *lx, uint32_t start)
 {
     if (lx->bad_literal_count == lx->bad_literal_cap) {
         lx->bad_literal_cap = lx->bad_literal_cap ? lx->bad_literal_cap * 2 : 16;
@@ -835,7 +835,7 @@ static bool only_spaces(const unsigned char *p, const unsigned char *end)
 }
 
 /* Gives the run of stray closers that just ended its final message. */
-RARE static void end_stray_closers(Lexer *lx)
+COLD static void end_stray_closers(Lexer *lx)
 {
     Diagnostic *d = lx->stray_closers;
     lx->stray_closers = NULL;
@@ -857,7 +857,7 @@ RARE static void end_stray_closers(Lexer *lx)
 
 /* A closing bracket with nothing open for it: one E0102 for a run of them separated
  * only by spaces and line ends (10,000 `}` are one mistake). */
-RARE static void stray_closer(Lexer *lx, int kind, Loc loc)
+COLD static void stray_closer(Lexer *lx, int kind, Loc loc)
 {
     lx->stray_closer_total++;
     if (lx->stray_closers && lx->stray_closers_end <= loc.start &&
@@ -1029,7 +1029,7 @@ static void note_line_end(Lexer *lx)
 /* Second pass only (drop_budget > 0): `step a { worker "x" } }`. A `}` that would close a
  * block laid out on lines of its own (its `{` ends a line above), on a line indented more
  * than the `{`'s line, closes nothing: reported (E0102) and dropped. */
-RARE static bool drop_by_indentation(Lexer *lx, int kind, Loc loc)
+COLD static bool drop_by_indentation(Lexer *lx, int kind, Loc loc)
 {
     if (lx->drop_budget == 0 || lx->depth == 0)
         return false;
@@ -1058,7 +1058,7 @@ RARE static bool drop_by_indentation(Lexer *lx, int kind, Loc loc)
  * a more indented line), as rustc guesses: a `}` closes the bracket whose line is
  * indented like it, a word belongs to the innermost bracket whose line is indented less.
  * Queues the invented closers and the token; false when the indentation agrees. */
-RARE static bool close_by_indentation(Lexer *lx, int kind, const YYSTYPE *v, Loc loc)
+COLD static bool close_by_indentation(Lexer *lx, int kind, const YYSTYPE *v, Loc loc)
 {
     bool closer = is_closer(kind);
     if (lx->close_budget == 0 || lx->depth == 0 || (!closer && !is_word(kind)))
@@ -1132,7 +1132,7 @@ static bool open_bracket(Lexer *lx, int kind, Loc loc)
 /* `{ a: 1,, b: 2 }`: a `,` or `;` right after another one in a block leaves an empty
  * member, an error as in JSON. Reported once per run, with a fix removing the extra
  * separators; the parser never sees them. Returns whether the token is dropped. */
-RARE static bool extra_separator(Lexer *lx, int kind, Loc loc)
+COLD static bool extra_separator(Lexer *lx, int kind, Loc loc)
 {
     bool after_separator = lx->prev == COMMA || lx->prev == SEMI;
     if ((kind != COMMA && kind != SEMI) || !after_separator || lx->skipping ||
@@ -1395,7 +1395,7 @@ static int next_char(const Lexer *lx, uint32_t end)
  * expression continues with a member keyword or with `name:`, so the separator is
  * certainly missing: reported (E0100) with a fix adding `,` before an attribute or `;`
  * before a clause. Returns the separator to insert, or 0. */
-RARE static char missing_separator(Lexer *lx, int kind, const Loc *loc)
+COLD static char missing_separator(Lexer *lx, int kind, const Loc *loc)
 {
     bool in_block = lx->depth > 0 && lx->open_kind[lx->depth - 1] == LBRACE;
     if (!in_block || lx->skipping)
@@ -1456,7 +1456,7 @@ static bool needs_attention(const Lexer *lx)
 /* The token loop for every case: replays, queued and invented tokens, recovery, the
  * indentation pass, mistakes. `scanned` is a token the common path scanned and passed
  * on, or NOT_SCANNED. */
-RARE static int next_general(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
+COLD static int next_general(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
 {
     if (lx->recovered_pending) {
         lx->recovered_pending = false;
@@ -1493,7 +1493,7 @@ RARE static int next_general(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
 
 /* A literal the common path's scanner matched (SCAN_STRING…, loc spans it), read and
  * handed out: called last, so that the common path keeps no register across a call. */
-RARE static int literal_token(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
+COLD static int literal_token(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
 {
     const unsigned char *tok = lx->base + loc->start;
     const unsigned char *cur = lx->cur;
@@ -1524,7 +1524,7 @@ RARE static int literal_token(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
 }
 
 /* A name met for the first time goes into the free slot the lookup found. */
-RARE static int new_name(Interner *names, YYSTYPE *v, uint32_t slot, const char *text,
+COLD static int new_name(Interner *names, YYSTYPE *v, uint32_t slot, const char *text,
                          uint32_t len, uint32_t hash)
 {
     v->name = intern_add(names, slot, text, len, hash);
@@ -1549,7 +1549,7 @@ static __attribute__((noinline)) int name_token(Lexer *lx, YYSTYPE *v, const Loc
 
 /* An identifier right after an operand goes on to the general path (it may start a
  * member whose separator is missing), with its value. */
-RARE static int identifier_after_operand(Lexer *lx, YYSTYPE *v, Loc *loc)
+COLD static int identifier_after_operand(Lexer *lx, YYSTYPE *v, Loc *loc)
 {
     name_token(lx, v, loc);
     return next_general(lx, v, loc, IDENT);

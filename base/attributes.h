@@ -1,0 +1,10 @@
+/* Function attributes shared by the compiler's hot loops. */
+#ifndef ORBIT_ATTRIBUTES_H
+#define ORBIT_ATTRIBUTES_H
+
+/* A path taken rarely (a mistake being reported, a rare shape of input): kept out of line
+ * and out of the way, so that its caller's common path stays small and saves fewer
+ * registers; each is called behind a cheap test of the common case. */
+#define COLD __attribute__((noinline, cold))
+
+#endif

@@ -177,6 +177,7 @@ Program *check_program(Compiler *c)
         check_workflow_body(ck, i);
     free(ck->clauses);
     free(ck->step_decls);
+    free(ck->step_buffer);
     free(ck->dep_mark);
     free(ck->dep_buffer);
     return ck->program;

@@ -62,10 +62,13 @@ typedef struct Checker {
      * never cleared) and the steps a scope used. */
     NameMap steps;
     Member **step_decls;
+    Step *step_buffer;         /* check_only (compiler.h): the steps of the current
+                                  workflow, reused; step_capacity entries */
     uint32_t *dep_mark;
     uint32_t dep_stamp;
     uint32_t *dep_buffer;
-    uint32_t step_capacity;    /* entries of step_decls, dep_mark and dep_buffer */
+    uint32_t step_capacity;    /* entries of step_decls, dep_mark, dep_buffer and
+                                  step_buffer */
 
     /* collect_members' list of the clauses of one block, reused (malloc'd) */
     struct Clause *clauses;

@@ -898,6 +898,10 @@ static void workflow_tables(Checker *ck, uint32_t n)
     ck->step_decls = xrealloc(ck->step_decls, capacity * sizeof *ck->step_decls);
     ck->dep_buffer = xrealloc(ck->dep_buffer, capacity * sizeof *ck->dep_buffer);
     ck->dep_mark = xrealloc(ck->dep_mark, capacity * sizeof *ck->dep_mark);
+    if (ck->c->check_only) {
+        free(ck->step_buffer);   /* nothing in it is kept: no copy */
+        ck->step_buffer = xmalloc(capacity * sizeof *ck->step_buffer);
+    }
     memset(ck->dep_mark + old, 0, (capacity - old) * sizeof *ck->dep_mark);  /* no stamp */
     ck->step_capacity = capacity;
 }
@@ -913,7 +917,13 @@ static void collect_steps(Checker *ck, Workflow *wf, Member *decl)
     workflow_tables(ck, n);
     Member **decls = ck->step_decls;
     NameMap *steps = &ck->steps;
-    wf->steps = arena_alloc(ck->arena, n * sizeof *wf->steps);
+    if (ck->c->check_only) {
+        wf->steps = ck->step_buffer;
+        if (n)
+            memset(wf->steps, 0, n * sizeof *wf->steps);
+    } else {
+        wf->steps = arena_alloc(ck->arena, n * sizeof *wf->steps);
+    }
     for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
         if (!is_step_decl(ck, m))
             continue;
@@ -986,4 +996,8 @@ void check_workflow_body(Checker *ck, uint32_t index)
     for (uint32_t i = 0; i < wf->step_count; i++)
         check_step(ck, wf, &ck->steps, ck->step_decls[i], i);
     check_return(ck, wf, decl, &ck->steps);
+    if (ck->c->check_only) {   /* the next workflow reuses the buffer (compiler.h) */
+        wf->steps = NULL;
+        wf->step_count = 0;
+    }
 }

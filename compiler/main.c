@@ -333,6 +333,7 @@ static int command_check(const Options *opt)
 {
     Run run;
     run_init(&run);
+    run.c.check_only = true;   /* only the diagnostics are read */
     int status = load(opt, &run);
     if (status == EXIT_OK) {
         for (uint32_t i = 0; i < run.programs.count; i++)

@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     Compiler c;
     driver_init(&c);
+    c.check_only = true;   /* as `orbitc check` runs it */
     driver_add_source(&c, "fuzz.orbit", text, (uint32_t)size);
     driver_check(&c);
     render_all(&c);

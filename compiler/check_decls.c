@@ -243,10 +243,12 @@ static void allocate(Checker *ck)
     ck->workflow_decls = arena_alloc(a, workflows * sizeof *ck->workflow_decls);
     ck->worker_decls = arena_alloc(a, workers * sizeof *ck->worker_decls);
     ck->type_decls = arena_alloc(a, types * sizeof *ck->type_decls);
-    namemap_init(&ck->workflows, a, 16);
-    namemap_init(&ck->workers, a, 16);
+    /* Sized for what is declared, so that no table grows (the words, which may be
+     * anything, are left to grow). */
+    namemap_init(&ck->workflows, a, count[KW_WORKFLOW]);
+    namemap_init(&ck->workers, a, count[KW_WORKER]);
     namemap_init(&ck->builtins, a, 16);
-    namemap_init(&ck->named_types, a, 16);
+    namemap_init(&ck->named_types, a, count[KW_TYPE]);
     namemap_init(&ck->functions, a, 16);
     namemap_init(&ck->error_codes, a, 16);
 }

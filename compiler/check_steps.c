@@ -917,23 +917,21 @@ static void collect_steps(Checker *ck, Workflow *wf, Member *decl)
     workflow_tables(ck, n);
     Member **decls = ck->step_decls;
     NameMap *steps = &ck->steps;
-    if (ck->c->check_only) {
-        wf->steps = ck->step_buffer;
-        if (n)
-            memset(wf->steps, 0, n * sizeof *wf->steps);
-    } else {
-        wf->steps = arena_alloc(ck->arena, n * sizeof *wf->steps);
-    }
+    /* Not zeroed (no memset of the whole array): each step is written whole below. */
+    wf->steps = ck->c->check_only ? ck->step_buffer
+                                  : arena_alloc_raw(ck->arena, n * sizeof *wf->steps);
     for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
         if (!is_step_decl(ck, m))
             continue;
         uint32_t i = wf->step_count++, first;
         Step *s = &wf->steps[i];
-        s->name = m->name;
-        s->span = m->span;
-        s->name_span = member_name_span(m);
-        s->index = i;
-        s->target_index = PROGRAM_NONE;
+        *s = (Step){
+            .name = m->name,
+            .span = m->span,
+            .name_span = member_name_span(m),
+            .index = i,
+            .target_index = PROGRAM_NONE,
+        };
         policy_default_retry(&s->retry);
         decls[i] = m;
         if (reserved_step_name(ck, m))

@@ -301,10 +301,59 @@ static Clause *clause_list(Checker *ck, uint32_t n)
     return ck->clauses;
 }
 
+/* collect_members of a block without a problem, in one pass and without the list of
+ * clauses: every member a clause of a member keyword (no attribute, error or unknown
+ * word), one action allowed at `fixed_place`, every other keyword once and allowed where
+ * the action puts the step. Returns false, having reported nothing, for any other block:
+ * collect_members then reads it again and reports what is wrong. */
+static bool collect_correct_members(Checker *ck, Block *body, Place fixed_place,
+                                    Members *out)
+{
+    uint32_t present = 0;
+    Member *action = NULL;
+    for (Member *m = block_first(body), *end = block_end(body); m != end; m++) {
+        Keyword kw = m->keyword;
+        uint32_t bit = 1u << kw;
+        if (m->kind != MEMBER_CLAUSE || !(ck->member_keywords & bit) ||
+            (!m->value && kw == KW_WITH))
+            return false;
+        Clause *cl = &out->slot[kw];
+        if (is_action(kw)) {
+            if (action || !allows(ck, kw, fixed_place))
+                return false;
+            action = m;
+            cl = &out->action;
+        } else if (present & bit) {
+            return false;
+        }
+        present |= bit;
+        cl->keyword = kw;
+        cl->member = m;
+        cl->value = m->value;
+        cl->body = m->body ? m->body
+                 : m->value && m->value->kind == EXPR_OBJECT ? m->value->block : NULL;
+    }
+    Place place = fixed_place;
+    if (action && fixed_place == PLACE_UNKNOWN_STEP)
+        place = place_of_action(action->keyword);
+    if (action)
+        present &= ~(1u << action->keyword);
+    if (present & ~ck->allowed[place])
+        return false;
+    if (!action)
+        memset(&out->action, 0, sizeof out->action);
+    out->present = present;
+    out->place = place;
+    out->parse_error = false;
+    return true;
+}
+
 /* Reads a step or compensate block: finds the action (which decides the place), then
  * places every other member. `fixed_place` is PLACE_COMPENSATE or PLACE_UNKNOWN_STEP. */
 static void collect_members(Checker *ck, Block *body, Place fixed_place, Members *out)
 {
+    if (collect_correct_members(ck, body, fixed_place, out))
+        return;
     out->present = 0;
     memset(&out->action, 0, sizeof out->action);
     out->place = fixed_place;

@@ -734,18 +734,31 @@ static void check_object_against(Checker *ck, Scope *scope, Expr *e, const Type 
  * walk: an object literal where a record is expected has its fields looked up once. The
  * reports are those of the two calls; only their order differs where their places do
  * (the diagnostics are sorted by place). */
-static void check_against(Checker *ck, Scope *scope, Expr *e, const Type *expected,
-                          const What *what)
+static void check_against_object(Checker *ck, Scope *scope, Expr *e, const Type *expected,
+                                 const What *what)
 {
     const Type *want = expected;
     if (want && want->kind == TYPE_OPTIONAL)
         want = want->elem;
-    if (!e || e->kind != EXPR_OBJECT || !want || want->kind != TYPE_RECORD) {
-        if (check_expr(ck, scope, e) != expected)   /* else accepted: the common case */
+    if (!want || want->kind != TYPE_RECORD) {
+        if (check_expr(ck, scope, e) != expected)
             check_expect_type(ck, e, expected, what);
         return;
     }
     check_object_against(ck, scope, e, want, what);
+}
+
+/* Inline: called for every field of every `with`, and nearly always for a value that is
+ * not an object literal (check_against_object above). */
+static inline void check_against(Checker *ck, Scope *scope, Expr *e, const Type *expected,
+                                 const What *what)
+{
+    if (e && e->kind == EXPR_OBJECT) {
+        check_against_object(ck, scope, e, expected, what);
+        return;
+    }
+    if (check_expr(ck, scope, e) != expected)   /* else accepted: the common case */
+        check_expect_type(ck, e, expected, what);
 }
 
 static COLD void mismatch(Checker *ck, Expr *e, const Type *expected, const What *what)

@@ -7,4 +7,8 @@
  * registers; each is called behind a cheap test of the common case. */
 #define COLD __attribute__((noinline, cold))
 
+/* A function kept out of line so that its caller's common path stays small (the caller
+ * then saves no registers for what the function needs). */
+#define NOINLINE __attribute__((noinline))
+
 #endif

@@ -611,11 +611,28 @@ static const Type *infer(Checker *ck, Scope *scope, Expr *e)
     return t->error;
 }
 
+/* check_expr of an expression that is not a literal. Out of line: it saves the registers
+ * that its cases need, which a literal does not. */
+static NOINLINE const Type *check_compound(Checker *ck, Scope *scope, Expr *e)
+{
+    return typed(ck, e, infer(ck, scope, e));
+}
+
+/* Literals, about half of the expressions of a program, are typed here at once. */
 const Type *check_expr(Checker *ck, Scope *scope, Expr *e)
 {
     if (!e)
         return ck->types.error;
-    return typed(ck, e, infer(ck, scope, e));
+    const Types *t = &ck->types;
+    switch (e->kind) {
+    case EXPR_INT: return e->type = t->integer;
+    case EXPR_NUMBER: return e->type = t->number;
+    case EXPR_STRING: return e->type = t->string;
+    case EXPR_DURATION: return e->type = t->duration;
+    case EXPR_BOOL: return e->type = t->boolean;
+    case EXPR_NULL: return e->type = t->null;
+    default: return check_compound(ck, scope, e);
+    }
 }
 
 /* ---- Values against expected types and contracts ------------------------------------ */

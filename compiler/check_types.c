@@ -424,16 +424,21 @@ static void not_a_field(Checker *ck, Member *m)
                                 "as `{ order_id: input.order_id }`");
 }
 
+/* A member of an object literal that is not `name: value` (a clause): reported, and
+ * made the field it stands for when it is one without its `:`. */
+static void read_object_member(Checker *ck, Member *m)
+{
+    if (!m->name && (m->value || m->body))
+        field_without_colon(ck, m);
+    else
+        not_a_field(ck, m);
+}
+
 static void read_object_fields(Checker *ck, Block *b)
 {
-    for (Member *m = block_first(b), *end = block_end(b); m != end; m++) {
-        if (m->kind != MEMBER_CLAUSE)
-            continue;
-        if (!m->name && (m->value || m->body))
-            field_without_colon(ck, m);
-        else
-            not_a_field(ck, m);
-    }
+    for (Member *m = block_first(b), *end = block_end(b); m != end; m++)
+        if (m->kind == MEMBER_CLAUSE)
+            read_object_member(ck, m);
 }
 
 static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
@@ -742,7 +747,6 @@ static const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e,
 static void check_object_against(Checker *ck, Scope *scope, Expr *e, const Type *want,
                                  const What *what)
 {
-    read_object_fields(ck, e->block);
     What record = want->name ? what_named(WHAT_RECORD, want->name) : *what;
     check_fields(ck, scope, e, want, &record);
 }
@@ -888,19 +892,26 @@ static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
     Given given;
     given_begin(&given, record->field_count);
     bool any_unknown = false;
-    /* First the known fields, so that an unknown one is matched against what is left. */
+    uint32_t next = 0;   /* the field after the last one found: literals are usually
+                            written in the order of their contract */
+    /* First the known fields, so that an unknown one is matched against what is left.
+     * With a scope, the literal's members are read here (read_object_fields). */
     for (Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
+        if (m->kind == MEMBER_CLAUSE && scope)
+            read_object_member(ck, m);
         if (m->kind != MEMBER_ATTR || !m->value)
             continue;
         const Name *name = check_member_name(ck, m);
-        const Field *f = type_field(record, name);
+        const Field *f = next < record->field_count && record->fields[next].name == name
+                       ? &record->fields[next] : type_field(record, name);
         if (!f) {
             any_unknown = true;
             if (scope)
                 check_expr(ck, scope, m->value);
             continue;
         }
-        const Member **first = &given.of[f - record->fields];
+        next = (uint32_t)(f - record->fields) + 1;
+        const Member **first = &given.of[next - 1];
         if (*first) {
             if (scope) {
                 report_duplicate(ck, m, name, *first);
@@ -926,7 +937,8 @@ static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
         if (m->kind == MEMBER_ATTR && m->value &&
             !type_field(record, check_member_name(ck, m)))
             unknown_field(ck, m, record, &given, owner);
-    report_missing(ck, e->span, record, &given, owner);
+    if (given.count != record->field_count)
+        report_missing(ck, e->span, record, &given, owner);
     given_end(&given);
 }
 

@@ -117,6 +117,7 @@ void type_record_begin(Types *types, RecordBuilder *rb, uint32_t capacity)
     rb->fields = arena_alloc_node(types->arena, capacity * sizeof *rb->fields);
     rb->count = 0;
     rb->capacity = capacity;
+    rb->hashes = 0;
     rb->slots = capacity > TYPE_SMALL_RECORD
         ? arena_alloc(types->arena, field_slot_count(capacity) * sizeof *rb->slots) : NULL;
 }

@@ -39,6 +39,8 @@ typedef struct RecordBuilder {
     Field *fields;       /* room for `capacity` */
     uint32_t count, capacity;
     uint32_t *slots;     /* the table for `capacity` fields (types.c); NULL when small */
+    uint64_t hashes;     /* bit (hash % 64) of each name added: a name whose bit is not
+                            set is not there, and a small record is not searched */
 } RecordBuilder;
 
 /* The field named `name` among `count` fields, looked at one by one, or NULL: how a
@@ -60,6 +62,8 @@ void type_record_add_slot(RecordBuilder *rb);
 /* The field already added with this name, or NULL. */
 static inline const Field *type_record_find(const RecordBuilder *rb, const Name *name)
 {
+    if (!(rb->hashes >> (name->hash & 63) & 1))
+        return NULL;
     if (rb->slots)
         return type_record_find_by_slot(rb, name);
     return type_fields_find(rb->fields, rb->count, name);
@@ -71,6 +75,7 @@ static inline Field *type_record_add(RecordBuilder *rb, const Name *name)
 {
     Field *f = &rb->fields[rb->count];
     f->name = name;
+    rb->hashes |= (uint64_t)1 << (name->hash & 63);
     if (rb->slots)
         type_record_add_slot(rb);
     rb->count++;

@@ -7,44 +7,55 @@ const char *const BUILTIN_TYPE_NAMES[BUILTIN_TYPE_COUNT] = {
     "string", "int", "number", "bool", "duration", "any",
 };
 
-static const Type *simple(Arena *arena, TypeKind kind)
+static const Type *simple(Types *types, TypeKind kind)
 {
-    Type *t = arena_alloc_node(arena, sizeof *t);
+    Type *t = arena_alloc_node(types->arena, sizeof *t);
     t->kind = kind;
+    types->simple_of[kind] = t;
     return t;
 }
 
 void types_init(Types *types, Arena *arena)
 {
+    memset(types, 0, sizeof *types);
     types->arena = arena;
-    types->error = simple(arena, TYPE_ERROR);
-    types->any = simple(arena, TYPE_ANY);
-    types->null = simple(arena, TYPE_NULL);
-    types->string = simple(arena, TYPE_STRING);
-    types->integer = simple(arena, TYPE_INT);
-    types->number = simple(arena, TYPE_NUMBER);
-    types->boolean = simple(arena, TYPE_BOOL);
-    types->duration = simple(arena, TYPE_DURATION);
+    types->error = simple(types, TYPE_ERROR);
+    types->any = simple(types, TYPE_ANY);
+    types->null = simple(types, TYPE_NULL);
+    types->string = simple(types, TYPE_STRING);
+    types->integer = simple(types, TYPE_INT);
+    types->number = simple(types, TYPE_NUMBER);
+    types->boolean = simple(types, TYPE_BOOL);
+    types->duration = simple(types, TYPE_DURATION);
     types->empty_record = type_record(types, NULL, 0);
     types->any_list = type_list(types, types->any);
 }
 
+/* A list or optional type over `elem` (`kind`), shared when `elem` is a simple type. */
+static const Type *wrapper(Types *types, TypeKind kind, const Type *elem,
+                           const Type **shared)
+{
+    bool simple_elem = elem->kind <= TYPE_DURATION && types->simple_of[elem->kind] == elem;
+    if (simple_elem && shared[elem->kind])
+        return shared[elem->kind];
+    Type *t = arena_alloc_node(types->arena, sizeof *t);
+    t->kind = kind;
+    t->elem = elem;
+    if (simple_elem)
+        shared[elem->kind] = t;
+    return t;
+}
+
 const Type *type_list(Types *types, const Type *elem)
 {
-    Type *t = arena_alloc_node(types->arena, sizeof *t);
-    t->kind = TYPE_LIST;
-    t->elem = elem;
-    return t;
+    return wrapper(types, TYPE_LIST, elem, types->list_of);
 }
 
 const Type *type_optional(Types *types, const Type *elem)
 {
     if (elem->kind == TYPE_OPTIONAL || elem->kind == TYPE_NULL || type_is_unchecked(elem))
         return elem;
-    Type *t = arena_alloc_node(types->arena, sizeof *t);
-    t->kind = TYPE_OPTIONAL;
-    t->elem = elem;
-    return t;
+    return wrapper(types, TYPE_OPTIONAL, elem, types->optional_of);
 }
 
 /* ---- Records: fields by name ----

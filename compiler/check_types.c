@@ -49,7 +49,7 @@ static const Type *builtin_type(Checker *ck, const Name *name)
     return NULL;
 }
 
-static const Type *unknown_type(Checker *ck, Expr *e)
+static COLD const Type *unknown_type(Checker *ck, Expr *e)
 {
     Diagnostic *d = diag_report(ck->diags, E0204, e->span, "unknown type `%s`", e->name->text);
     diag_set_label(ck->diags, d, "not a type");
@@ -75,20 +75,26 @@ static const Type *bad_type(Checker *ck, Expr *e, const char *help)
     return ck->types.error;
 }
 
-const Type *type_from_syntax(Checker *ck, Expr *e)
+/* The type named by `e` (an EXPR_NAME): inline, since most fields of a contract have
+ * one. */
+static inline const Type *type_of_name(Checker *ck, Expr *e)
 {
     uint32_t index;
+    const Type *t = builtin_type(ck, e->name);
+    if (t)
+        return t;
+    if (names_get(&ck->named_types, e->name, &index))
+        return ck->program->types[index].type;
+    return unknown_type(ck, e);
+}
+
+const Type *type_from_syntax(Checker *ck, Expr *e)
+{
     switch (e->kind) {
     case EXPR_ERROR:
         return ck->types.error;
-    case EXPR_NAME: {
-        const Type *t = builtin_type(ck, e->name);
-        if (t)
-            return t;
-        if (names_get(&ck->named_types, e->name, &index))
-            return ck->program->types[index].type;
-        return unknown_type(ck, e);
-    }
+    case EXPR_NAME:
+        return type_of_name(ck, e);
     case EXPR_LIST:
         if (e->count != 1)
             return bad_type(ck, e, "a list type names one element type, such as `[string]`");
@@ -130,7 +136,8 @@ const Type *check_record_from_block(Checker *ck, Block *block)
         }
         Field *f = type_record_add(&rb, name);
         f->span = member_name_span(m);
-        f->type = type_from_syntax(ck, m->value);
+        f->type = m->value->kind == EXPR_NAME ? type_of_name(ck, m->value)
+                                              : type_from_syntax(ck, m->value);
         f->optional = f->type->kind == TYPE_OPTIONAL || m->value->kind == EXPR_OPTIONAL;
     }
     return type_record_end(&ck->types, &rb);

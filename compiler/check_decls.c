@@ -133,6 +133,7 @@ static void add_error_code(Checker *ck, Member *m)
     names_put(&ck->error_codes, ck->arena, m->name, p->error_code_count);
     ErrorCode *e = &p->error_codes[p->error_code_count++];
     e->name = m->name;
+    ck->code_lengths |= (uint64_t)1 << (m->name->len < 63 ? m->name->len : 63);
     e->retryable = RETRYABLE_NO;
     Member *r = find_attr(m->body, ck->n_retryable);
     if (r && r->value && r->value->kind == EXPR_NAME) {

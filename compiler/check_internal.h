@@ -77,6 +77,7 @@ typedef struct Checker {
     /* place_allows as bits: allowed[place] has 1 << kw for each keyword allowed there */
     uint32_t allowed[PLACE_COUNT];
     uint32_t member_keywords;  /* keyword_is_member as bits */
+    uint64_t code_lengths;     /* bit min(len, 63) of each runtime error code's length */
 
     /* well-known names */
     const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,

@@ -607,13 +607,13 @@ static uint32_t *end_deps(Checker *ck, Scope *scope, uint32_t *count)
         return NULL;
     uint32_t n = scope->dep_count;
     uint32_t *deps = arena_alloc_raw(ck->arena, n * sizeof *deps);
-    memcpy(deps, scope->deps, n * sizeof *deps);
     if (n > SMALL_DEPS) {
+        memcpy(deps, scope->deps, n * sizeof *deps);
         qsort(deps, n, sizeof *deps, compare_index);
         return deps;
     }
-    for (uint32_t i = 1; i < n; i++) {    /* a step uses a few: insertion sort */
-        uint32_t d = deps[i], j = i;
+    for (uint32_t i = 0; i < n; i++) {    /* a step uses a few: insertion sort */
+        uint32_t d = scope->deps[i], j = i;
         for (; j > 0 && deps[j - 1] > d; j--)
             deps[j] = deps[j - 1];
         deps[j] = d;

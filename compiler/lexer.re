@@ -560,12 +560,22 @@ static int finish_literal(Lexer *lx, Loc *loc, const unsigned char *tok,
     return finish(lx, loc, tok, cur, kind);
 }
 
+/* Whether a letter follows p after spaces and tabs: only then can an integer be a
+ * duration written with a space, which most integers are not (tested here, before the
+ * call that would find out). The text ends with a NUL. */
+static bool letter_follows(const unsigned char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+}
+
 /* An integer, or a duration written with a space (`2 min`, reported). */
 static int integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                    const unsigned char *cur)
 {
     const unsigned char *end;
-    int kind = lex_spaced_duration(lx, v, loc, tok, cur, &end);
+    int kind = letter_follows(cur) ? lex_spaced_duration(lx, v, loc, tok, cur, &end) : 0;
     if (kind)
         return finish_literal(lx, loc, tok, end, kind);
     kind = lex_integer(lx, v, loc, tok, cur);

@@ -110,9 +110,27 @@ static void too_large(Lexer *lx, Loc *loc, const unsigned char *tok, const unsig
     lx->literal_bad = true;
 }
 
+/* Up to this many digits and `_` a value cannot overflow 64 bits: the common literal is
+ * read by a loop without the overflow test of read_digits. */
+enum { SAFE_DIGITS = 18 };
+
+/* Digits and `_` from p to end, at most SAFE_DIGITS of them (the DFA matched them). */
+static uint64_t short_decimal(const unsigned char *p, const unsigned char *end)
+{
+    uint64_t value = 0;
+    for (; p < end; p++)
+        if (*p != '_')
+            value = value * 10 + (uint64_t)(*p - '0');
+    return value;
+}
+
 int lex_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                 const unsigned char *cur)
 {
+    if (cur - tok <= SAFE_DIGITS) {
+        v->integer = (int64_t)short_decimal(tok, cur);
+        return INT;
+    }
     uint64_t value;
     const unsigned char *p = tok;
     if (!read_digits(&p, cur, &value) || value > INT64_MAX) {
@@ -124,9 +142,63 @@ int lex_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
     return INT;
 }
 
+/* The powers of ten that a double holds exactly. */
+static const double exact_powers_of_ten[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+enum { MAX_EXACT_POWER = 22 };
+
+/* The value of a number the DFA matched (`12.5`, `2e3`, `1_000.25e-2`) when it can be
+ * computed exactly without strtod: its digits as an integer below 2^53 and a power of ten
+ * a double holds exactly; one multiplication or division of two exact doubles is then
+ * correctly rounded, as strtod's result is (Clinger's fast path). False otherwise. */
+static bool exact_number(const unsigned char *p, const unsigned char *end, double *out)
+{
+    uint64_t digits = 0;
+    int scale = 0;              /* digits after the point */
+    uint32_t count = 0;         /* significant digits read (a bound for `digits`) */
+    bool point = false;
+    for (; p < end && *p != 'e' && *p != 'E'; p++) {
+        if (*p == '_')
+            continue;
+        if (*p == '.') {
+            point = true;
+            continue;
+        }
+        if (digits != 0 || *p != '0')
+            count++;
+        digits = digits * 10 + (uint64_t)(*p - '0');
+        scale += point;
+        if (count > 15)         /* 10^16 > 2^53: leave it to strtod */
+            return false;
+    }
+    int exponent = 0;
+    if (p < end) {
+        bool negative = *++p == '-';
+        if (*p == '-' || *p == '+')
+            p++;
+        for (; p < end; p++) {
+            exponent = exponent * 10 + (*p - '0');
+            if (exponent > 2 * MAX_EXACT_POWER)
+                return false;
+        }
+        if (negative)
+            exponent = -exponent;
+    }
+    exponent -= scale;
+    if (exponent < -MAX_EXACT_POWER || exponent > MAX_EXACT_POWER)
+        return false;
+    *out = exponent < 0 ? (double)digits / exact_powers_of_ten[-exponent]
+                        : (double)digits * exact_powers_of_ten[exponent];
+    return true;
+}
+
 int lex_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                const unsigned char *cur)
 {
+    if (exact_number(tok, cur, &v->number))
+        return NUMBER;
     char small[128];
     size_t len = (size_t)(cur - tok);
     char *clean = len < sizeof small ? small : xmalloc(len + 1);
@@ -153,9 +225,22 @@ static void duration_too_long(Lexer *lx, Loc *loc, const unsigned char *tok,
               "the longest duration is 9223372036854775807ms, about 292 million years");
 }
 
+/* The common duration, one count and one unit (`30s`, `500ms`), in milliseconds; false
+ * for anything else (several parts, a long count, an overflow). */
+static bool simple_duration(const unsigned char *tok, const unsigned char *cur, int64_t *ms)
+{
+    const unsigned char *p = tok;
+    while (is_digit(*p) || *p == '_')
+        p++;
+    const Unit *unit = p - tok <= SAFE_DIGITS ? find_unit(p, (uint32_t)(cur - p)) : NULL;
+    return unit && !__builtin_mul_overflow((int64_t)short_decimal(tok, p), unit->ms, ms);
+}
+
 int lex_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                  const unsigned char *cur)
 {
+    if (simple_duration(tok, cur, &v->integer))
+        return DURATION;
     int64_t total = 0;
     const unsigned char *p = tok;
     v->integer = 0;

@@ -123,6 +123,41 @@ START_TEST(literals)
 }
 END_TEST
 
+/* Numbers whose value is computed without strtod (an exact mantissa and power of ten)
+ * and numbers left to it: every one is the double strtod gives, bit for bit. */
+START_TEST(numbers_are_correctly_rounded)
+{
+    static const char *const numbers[] = {
+        "0.1", "0.3", "2.675", "998.67", "1.0", "0.000001", "1_000.000_5", "00012.50",
+        "123456789012345.6", "999999999999999.9", "9007199254740993.0", "1e22", "1e23",
+        "12345e-22", "1.5e-3", "3E+5", "7e0000000000000000001", "4.9e-324",
+        "1.7976931348623157e308", "0.0", "0e5", "123456789012345678901234567890.0",
+    };
+    enum { COUNT = sizeof numbers / sizeof numbers[0] };
+    char text[1024] = "";
+    for (int i = 0; i < COUNT; i++) {
+        strcat(text, numbers[i]);
+        strcat(text, " ");
+    }
+    Lexed *l = lex(text);
+    ck_assert_int_eq(l->count, COUNT);
+    for (int i = 0; i < COUNT; i++) {
+        char clean[64];
+        size_t n = 0;
+        for (const char *p = numbers[i]; *p; p++)
+            if (*p != '_')
+                clean[n++] = *p;
+        clean[n] = 0;
+        double expected = strtod(clean, NULL);
+        ck_assert_int_eq(l->kinds[i], NUMBER);
+        ck_assert_msg(memcmp(&l->values[i].number, &expected, sizeof expected) == 0,
+                      "%s: %.17g, expected %.17g", numbers[i], l->values[i].number, expected);
+    }
+    ck_assert_str_eq(diagnostics(l), "");
+    lexed_free(l);
+}
+END_TEST
+
 START_TEST(durations)
 {
     Lexed *l = lex("1ms 10s 2m 1h 7d 1h30m 1d1h1m1s1ms 1_000ms 0s "
@@ -487,6 +522,7 @@ static Suite *lexer_suite(void)
     tcase_add_test(tc, literals);
     tcase_add_test(tc, durations);
     tcase_add_test(tc, duration_overflow);
+    tcase_add_test(tc, numbers_are_correctly_rounded);
     tcase_add_test(tc, integer_and_number_overflow);
     tcase_add_test(tc, fractional_durations);
     tcase_add_test(tc, malformed_numbers);

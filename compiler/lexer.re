@@ -1501,9 +1501,9 @@ COLD static int next_general(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
     }
 }
 
-/* A literal the common path's scanner matched (SCAN_STRING…, loc spans it), read and
- * handed out: called last, so that the common path keeps no register across a call. */
-COLD static int literal_token(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
+/* A literal the common path's scanner matched (SCAN_STRING…, loc spans it), read by
+ * its decoder and handed out. */
+COLD static int decoded_literal(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
 {
     const unsigned char *tok = lx->base + loc->start;
     const unsigned char *cur = lx->cur;
@@ -1530,6 +1530,44 @@ COLD static int literal_token(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
     remember(lx, kind, loc);
     if (lx->depth == 0)
         note_top_level(lx, kind, *loc);
+    return kind;
+}
+
+/* A literal the common path's scanner matched (SCAN_STRING…, loc spans it), handed out.
+ * The common ones, a short integer, a duration of one unit and a plain string that is
+ * not too long, are read here with no call to come back from (the string's copy into
+ * the arena is a call in tail position); the others by decoded_literal. */
+static __attribute__((noinline)) int literal_token(Lexer *lx, YYSTYPE *v, Loc *loc,
+                                                   int scanned)
+{
+    const unsigned char *tok = lx->base + loc->start;
+    const unsigned char *cur = lx->cur;
+    int kind;
+    switch (scanned) {
+    case SCAN_INTEGER:
+        if (cur - tok > LEX_SAFE_DIGITS || letter_follows(cur))
+            return decoded_literal(lx, v, loc, scanned);
+        v->integer = (int64_t)lex_short_decimal(tok, cur);
+        kind = INT;
+        break;
+    case SCAN_DURATION:
+        if (!lex_simple_duration(tok, cur, &v->integer))
+            return decoded_literal(lx, v, loc, scanned);
+        kind = DURATION;
+        break;
+    case SCAN_PLAIN_STRING:
+        if (cur - tok > LEX_MAX_STRING)
+            return decoded_literal(lx, v, loc, scanned);
+        kind = STRING;
+        break;
+    default:
+        return decoded_literal(lx, v, loc, scanned);
+    }
+    remember(lx, kind, loc);
+    if (lx->depth == 0)
+        note_top_level(lx, kind, *loc);
+    if (kind == STRING)
+        return lex_plain_string(lx, v, loc, tok, cur);   /* short enough: nothing to report */
     return kind;
 }
 

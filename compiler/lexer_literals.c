@@ -8,7 +8,6 @@
 #include <strings.h>
 
 #include "lexer_internal.h"
-#include "orbc_value.h"
 
 /* The units are liborbc's (orbc_duration_units: name and milliseconds, largest first). */
 typedef OrbcDurationUnit Unit;
@@ -32,24 +31,6 @@ static const struct {
     { "day", "d" }, { "days", "d" },
 };
 
-/* Whether the unit's name is text[0, len): compared here, byte by byte, because units
- * are one or two letters and calls of strlen and memcmp cost more than the comparison. */
-static bool is_unit(const Unit *unit, const unsigned char *text, uint32_t len)
-{
-    for (uint32_t i = 0; i < len; i++)
-        if ((unsigned char)unit->name[i] != text[i])
-            return false;
-    return unit->name[len] == '\0';
-}
-
-static const Unit *find_unit(const unsigned char *text, uint32_t len)
-{
-    for (int i = 0; i < UNIT_COUNT; i++)
-        if (is_unit(&units[i], text, len))
-            return &units[i];
-    return NULL;
-}
-
 static bool same_letters(const unsigned char *text, uint32_t len, const char *word)
 {
     return strlen(word) == len && strncasecmp((const char *)text, word, len) == 0;
@@ -65,7 +46,7 @@ static const Unit *unit_alias(const unsigned char *text, uint32_t len, bool *gue
             return &units[i];
     for (size_t i = 0; i < sizeof unit_words / sizeof unit_words[0]; i++)
         if (same_letters(text, len, unit_words[i].word))
-            return find_unit((const unsigned char *)unit_words[i].unit,
+            return lex_find_unit((const unsigned char *)unit_words[i].unit,
                              (uint32_t)strlen(unit_words[i].unit));
     return NULL;
 }
@@ -110,25 +91,11 @@ static void too_large(Lexer *lx, Loc *loc, const unsigned char *tok, const unsig
     lx->literal_bad = true;
 }
 
-/* Up to this many digits and `_` a value cannot overflow 64 bits: the common literal is
- * read by a loop without the overflow test of read_digits. */
-enum { SAFE_DIGITS = 18 };
-
-/* Digits and `_` from p to end, at most SAFE_DIGITS of them (the DFA matched them). */
-static uint64_t short_decimal(const unsigned char *p, const unsigned char *end)
-{
-    uint64_t value = 0;
-    for (; p < end; p++)
-        if (*p != '_')
-            value = value * 10 + (uint64_t)(*p - '0');
-    return value;
-}
-
 int lex_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                 const unsigned char *cur)
 {
-    if (cur - tok <= SAFE_DIGITS) {
-        v->integer = (int64_t)short_decimal(tok, cur);
+    if (cur - tok <= LEX_SAFE_DIGITS) {
+        v->integer = (int64_t)lex_short_decimal(tok, cur);
         return INT;
     }
     uint64_t value;
@@ -225,21 +192,10 @@ static void duration_too_long(Lexer *lx, Loc *loc, const unsigned char *tok,
               "the longest duration is 9223372036854775807ms, about 292 million years");
 }
 
-/* The common duration, one count and one unit (`30s`, `500ms`), in milliseconds; false
- * for anything else (several parts, a long count, an overflow). */
-static bool simple_duration(const unsigned char *tok, const unsigned char *cur, int64_t *ms)
-{
-    const unsigned char *p = tok;
-    while (is_digit(*p) || *p == '_')
-        p++;
-    const Unit *unit = p - tok <= SAFE_DIGITS ? find_unit(p, (uint32_t)(cur - p)) : NULL;
-    return unit && !__builtin_mul_overflow((int64_t)short_decimal(tok, p), unit->ms, ms);
-}
-
 int lex_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                  const unsigned char *cur)
 {
-    if (simple_duration(tok, cur, &v->integer))
+    if (lex_simple_duration(tok, cur, &v->integer))
         return DURATION;
     int64_t total = 0;
     const unsigned char *p = tok;
@@ -250,7 +206,7 @@ int lex_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
         const unsigned char *unit_start = p;
         while (p < cur && is_letter(*p))
             p++;
-        const Unit *unit = find_unit(unit_start, (uint32_t)(p - unit_start));
+        const Unit *unit = lex_find_unit(unit_start, (uint32_t)(p - unit_start));
         int64_t part;
         if (!ok || !unit || count > (uint64_t)INT64_MAX
             || __builtin_mul_overflow((int64_t)count, unit->ms, &part)
@@ -414,7 +370,7 @@ static const char *read_part(Lexer *lx, const unsigned char **p, const unsigned 
     uint32_t unit_len = (uint32_t)(*p - unit_start);
     part->unit_start = unit_start;
     part->end = *p;
-    part->unit = find_unit(unit_start, unit_len);
+    part->unit = lex_find_unit(unit_start, unit_len);
     if (!part->unit) {
         part->unit = unit_alias(unit_start, unit_len, &part->guess);
         part->alias = true;
@@ -499,7 +455,7 @@ int lex_spaced_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *to
     part.overflow = !read_digits(&digits, cur, &part.whole);
     part.unit_start = word;
     part.end = p;
-    part.unit = find_unit(word, (uint32_t)(p - word));
+    part.unit = lex_find_unit(word, (uint32_t)(p - word));
     if (!part.unit)
         part.unit = unit_alias(word, (uint32_t)(p - word), &part.guess);
     if (!part.unit)

@@ -182,10 +182,26 @@ static const char *delay_list(Checker *ck, const RetryPolicy *policy)
     return list;
 }
 
+/* Whether the retries surely fit in `limit`: every delay is at most `max_delay`
+ * (exponential) or `initial_delay` (fixed), so the worst case is at most attempts ×
+ * (timeout + that delay). False when that bound does not fit (or overflows): then
+ * policy_retry_budget decides. */
+static bool surely_fits(const RetryPolicy *policy, int64_t timeout_ms, int64_t limit)
+{
+    int64_t delay = policy->backoff == BACKOFF_EXPONENTIAL ? policy->max_delay_ms
+                                                           : policy->initial_delay_ms;
+    int64_t per_attempt, bound;
+    return delay >= 0 && timeout_ms >= 0 &&
+           !__builtin_add_overflow(timeout_ms, delay, &per_attempt) &&
+           !__builtin_mul_overflow(per_attempt, (int64_t)policy->attempts, &bound) &&
+           bound <= limit;
+}
+
 void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
                        const RetryPolicy *policy, int64_t timeout_ms, Span where)
 {
-    if (wf->timeout_ms <= 0 || policy->attempts <= 1 || !diag_enabled(ck->diags, W0006))
+    if (wf->timeout_ms <= 0 || policy->attempts <= 1 ||
+        surely_fits(policy, timeout_ms, wf->timeout_ms) || !diag_enabled(ck->diags, W0006))
         return;
     RetryBudget budget = policy_retry_budget(policy, timeout_ms, wf->timeout_ms);
     int64_t total = budget.total_ms, delays = budget.delays_ms;

@@ -128,6 +128,8 @@ static void init_names(Checker *ck)
     for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++) {
         ck->n_keywords[kw] = check_intern_name(ck, keyword_text((Keyword)kw));
         names_put(&ck->keyword_names, ck->arena, ck->n_keywords[kw], (uint32_t)kw);
+        uint32_t h = ck->n_keywords[kw]->hash & 255;
+        ck->keyword_hashes[h >> 6] |= (uint64_t)1 << (h & 63);
     }
     for (int i = 0; i < RETRY_SETTING_COUNT; i++)
         ck->n_settings[i] = check_intern_name(ck, RETRY_SETTING_NAMES[i]);

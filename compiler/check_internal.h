@@ -52,6 +52,8 @@ typedef struct Checker {
 
     NameMap workflows, workers, builtins, named_types, functions, error_codes;
     NameMap keyword_names;     /* n_keywords -> keyword */
+    uint64_t keyword_hashes[4];  /* bit (hash % 256) of each keyword name: a name whose
+                                    bit is clear is no keyword (check_steps.c) */
     Member **workflow_decls;   /* parallel to program->workflows */
     Member **worker_decls;
     Member **type_decls;

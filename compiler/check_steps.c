@@ -904,7 +904,9 @@ void check_workflow_signature(Checker *ck, uint32_t index)
 
 static bool is_keyword_name(const Checker *ck, const Name *name)
 {
-    uint32_t kw;
+    uint32_t kw, h = name->hash & 255;
+    if (!(ck->keyword_hashes[h >> 6] >> (h & 63) & 1))
+        return false;   /* asked of every step's name: most are not looked up */
     return names_get(&ck->keyword_names, name, &kw);
 }
 

@@ -82,13 +82,44 @@ static bool append_dotted(char *buf, size_t cap, size_t *len, const Expr *e)
     return true;
 }
 
+/* The names of a dotted name of at most DOTTED_CACHE_PARTS parts, last first; false for
+ * another shape. */
+static bool dotted_parts(const Expr *e, const Name **parts, uint32_t *count)
+{
+    uint32_t n = 0;
+    for (; e && e->kind == EXPR_FIELD && e->left && e->field; e = e->left) {
+        if (n == DOTTED_CACHE_PARTS - 1)
+            return false;
+        parts[n++] = e->field;
+    }
+    if (!e || e->kind != EXPR_NAME)
+        return false;
+    parts[n++] = e->name;
+    *count = n;
+    return true;
+}
+
+/* The last dotted name made is kept by its parts: a program names the same built-in
+ * task (`using orbit.http.request`) again and again. */
 const Name *check_dotted_name(Checker *ck, const Expr *e)
 {
+    const Name *parts[DOTTED_CACHE_PARTS];
+    uint32_t n = 0;
+    bool cacheable = dotted_parts(e, parts, &n);
+    if (cacheable && ck->dotted_count == n &&
+        memcmp(parts, ck->dotted_parts, n * sizeof *parts) == 0)
+        return ck->dotted;
     char buf[512];
     size_t len = 0;
     if (!e || !append_dotted(buf, sizeof buf, &len, e))
         return NULL;
-    return intern(ck->names, buf, len);
+    const Name *name = intern(ck->names, buf, len);
+    if (cacheable) {
+        memcpy(ck->dotted_parts, parts, n * sizeof *parts);
+        ck->dotted_count = n;
+        ck->dotted = name;
+    }
+    return name;
 }
 
 const char *check_what_text(Checker *ck, const What *w)

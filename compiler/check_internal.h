@@ -42,6 +42,8 @@ typedef struct Scope {
     uint32_t dep_count;
 } Scope;
 
+enum { DOTTED_CACHE_PARTS = 4 };   /* see Checker.dotted_parts */
+
 typedef struct Checker {
     Compiler *c;
     DiagSink *diags;
@@ -75,6 +77,11 @@ typedef struct Checker {
     /* collect_members' list of the clauses of one block, reused (malloc'd) */
     struct Clause *clauses;
     uint32_t clause_capacity;
+
+    /* check_dotted_name's last name, by its parts (last first; dotted_count 0: none) */
+    const Name *dotted_parts[DOTTED_CACHE_PARTS];
+    uint32_t dotted_count;
+    const Name *dotted;
 
     /* place_allows as bits: allowed[place] has 1 << kw for each keyword allowed there */
     uint32_t allowed[PLACE_COUNT];

@@ -625,19 +625,19 @@ static uint32_t *end_deps(Checker *ck, Scope *scope, uint32_t *count)
 
 typedef struct Policies {
     RetryPolicy retry;
-    RetrySyntax syntax;
+    RetrySyntax syntax;   /* set when a retry block is given */
     int64_t timeout_ms;
     int64_t queue_timeout_ms;
 } Policies;
 
 static void check_policies(Checker *ck, Members *ms, Policies *out)
 {
-    policy_default_retry(&out->retry);
-    memset(&out->syntax, 0, sizeof out->syntax);
     out->timeout_ms = out->queue_timeout_ms = 0;
     uint32_t reported = ck->diags->count;
-    if (given(ms, KW_RETRY))
+    if (given(ms, KW_RETRY))   /* check_retry starts from the default policy */
         check_retry(ck, given(ms, KW_RETRY), &out->retry, &out->syntax);
+    else
+        policy_default_retry(&out->retry);
     /* A block with errors gets no lints: they would follow from the errors. */
     bool retry_clean = ck->diags->count == reported;
     if (given(ms, KW_TIMEOUT))

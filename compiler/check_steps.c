@@ -548,13 +548,19 @@ static void target_signal(Checker *ck, Expr *v, Target *t)
                    "such as `await \"manager_approved\"`");
 }
 
-/* Resolves the action of a step or compensate block. */
-static void resolve_target(Checker *ck, Clause *action, Target *t)
+/* No target: unknown, its contracts `any`. */
+static void target_none(Checker *ck, Target *t)
 {
     memset(t, 0, sizeof *t);
     t->index = PROGRAM_NONE;
     t->input = ck->types.any;
     t->output = ck->types.any;
+}
+
+/* Resolves the action of a step or compensate block. */
+static void resolve_target(Checker *ck, Clause *action, Target *t)
+{
+    target_none(ck, t);
     Expr *v = action->value;
     switch (action->keyword) {
     case KW_WORKER: t->kind = STEP_TASK_WORKER; break;
@@ -685,9 +691,8 @@ static void check_compensate(Checker *ck, Workflow *wf, Step *step, Scope *outer
     step->compensate = c;
     c->span = cl->member->span;
     c->target_index = PROGRAM_NONE;
-    Target t = { 0 };
-    t.index = PROGRAM_NONE;
-    t.input = t.output = ck->types.any;
+    Target t;
+    target_none(ck, &t);
     if (!ms.action.member && !ms.parse_error) {
         Diagnostic *d = diag_report(ck->diags, E0301, member_key_span(cl->member),
                                     "compensate block has no task");
@@ -811,12 +816,11 @@ static void check_step(Checker *ck, Workflow *wf, NameMap *steps, Member *decl, 
     Step *s = &wf->steps[index];
     Members ms;
     collect_members(ck, decl->body, PLACE_UNKNOWN_STEP, &ms);
-    Target t = { 0 };
-    t.index = PROGRAM_NONE;
-    t.input = t.output = ck->types.any;
+    Target t;
     if (ms.action.member) {
         resolve_target(ck, &ms.action, &t);
     } else {
+        target_none(ck, &t);
         if (!ms.parse_error) {
             Diagnostic *d = diag_report(ck->diags, E0301, member_name_span(decl),
                                         "step `%s` has no action", s->name->text);

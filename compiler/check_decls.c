@@ -36,10 +36,9 @@ static void add_workflow(Checker *ck, Member *m)
                          p->workflows[first].name_span);
     else
         names_put(&ck->workflows, ck->arena, m->name, p->workflow_count);
-    Workflow *wf = &p->workflows[p->workflow_count];
-    wf->name = m->name;
-    wf->span = m->span;
-    wf->name_span = member_name_span(m);
+    p->workflows[p->workflow_count] = (Workflow){
+        .name = m->name, .span = m->span, .name_span = member_name_span(m),
+    };
     ck->workflow_decls[p->workflow_count++] = m;
 }
 
@@ -53,11 +52,9 @@ static void add_worker(Checker *ck, Member *m)
         return;
     }
     names_put(&ck->workers, ck->arena, m->name, p->worker_count);
-    Worker *w = &p->workers[p->worker_count];
-    w->name = m->name;
-    w->span = m->span;
-    w->input = ck->types.any;
-    w->output = ck->types.any;
+    p->workers[p->worker_count] = (Worker){
+        .name = m->name, .span = m->span, .input = ck->types.any, .output = ck->types.any,
+    };
     ck->worker_decls[p->worker_count++] = m;
 }
 
@@ -80,10 +77,9 @@ static void add_type(Checker *ck, Member *m)
     Type *t = arena_alloc(ck->arena, sizeof *t);
     t->kind = TYPE_RECORD;
     t->name = m->name;
-    NamedType *nt = &p->types[p->type_count];
-    nt->name = m->name;
-    nt->span = member_name_span(m);
-    nt->type = t;
+    p->types[p->type_count] = (NamedType){
+        .name = m->name, .span = member_name_span(m), .type = t,
+    };
     ck->type_decls[p->type_count++] = m;
 }
 
@@ -118,8 +114,7 @@ static void add_builtin(Checker *ck, Member *m)
     Program *p = ck->program;
     names_put(&ck->builtins, ck->arena, m->name, p->builtin_count);
     Builtin *b = &p->builtins[p->builtin_count++];
-    b->name = m->name;
-    b->span = m->span;
+    *b = (Builtin){ .name = m->name, .span = m->span };
     b->input = contract_of(ck, m->body, KW_INPUT);
     b->output = contract_of(ck, m->body, KW_OUTPUT);
     Member *timeout = find_clause(m->body, KW_TIMEOUT);
@@ -132,9 +127,8 @@ static void add_error_code(Checker *ck, Member *m)
     Program *p = ck->program;
     names_put(&ck->error_codes, ck->arena, m->name, p->error_code_count);
     ErrorCode *e = &p->error_codes[p->error_code_count++];
-    e->name = m->name;
+    *e = (ErrorCode){ .name = m->name, .retryable = RETRYABLE_NO };
     ck->code_lengths |= (uint64_t)1 << (m->name->len < 63 ? m->name->len : 63);
-    e->retryable = RETRYABLE_NO;
     Member *r = find_attr(m->body, ck->n_retryable);
     if (r && r->value && r->value->kind == EXPR_NAME) {
         if (r->value->name == ck->n_yes)
@@ -149,7 +143,7 @@ static void add_function(Checker *ck, Member *m)
     Program *p = ck->program;
     names_put(&ck->functions, ck->arena, m->name, p->function_count);
     Function *f = &p->functions[p->function_count++];
-    f->name = m->name;
+    *f = (Function){ .name = m->name };
     const Type *params = contract_of(ck, m->body, KW_INPUT);
     if (params->kind == TYPE_RECORD) {
         f->param_count = params->field_count;
@@ -235,15 +229,16 @@ static void allocate(Checker *ck)
     uint32_t words = count[KW_NONE] + 1;
     uint32_t workflows = count[KW_WORKFLOW] + words, workers = count[KW_WORKER] + words;
     uint32_t types = count[KW_TYPE] + words;
-    p->workflows = arena_alloc(a, workflows * sizeof *p->workflows);
-    p->workers = arena_alloc(a, workers * sizeof *p->workers);
-    p->builtins = arena_alloc(a, words * sizeof *p->builtins);
-    p->error_codes = arena_alloc(a, words * sizeof *p->error_codes);
-    p->functions = arena_alloc(a, words * sizeof *p->functions);
-    p->types = arena_alloc(a, types * sizeof *p->types);
-    ck->workflow_decls = arena_alloc(a, workflows * sizeof *ck->workflow_decls);
-    ck->worker_decls = arena_alloc(a, workers * sizeof *ck->worker_decls);
-    ck->type_decls = arena_alloc(a, types * sizeof *ck->type_decls);
+    /* Not zeroed: each entry is written whole when its declaration is added. */
+    p->workflows = arena_alloc_raw(a, workflows * sizeof *p->workflows);
+    p->workers = arena_alloc_raw(a, workers * sizeof *p->workers);
+    p->builtins = arena_alloc_raw(a, words * sizeof *p->builtins);
+    p->error_codes = arena_alloc_raw(a, words * sizeof *p->error_codes);
+    p->functions = arena_alloc_raw(a, words * sizeof *p->functions);
+    p->types = arena_alloc_raw(a, types * sizeof *p->types);
+    ck->workflow_decls = arena_alloc_raw(a, workflows * sizeof *ck->workflow_decls);
+    ck->worker_decls = arena_alloc_raw(a, workers * sizeof *ck->worker_decls);
+    ck->type_decls = arena_alloc_raw(a, types * sizeof *ck->type_decls);
     /* Sized for what is declared, so that no table grows (the words, which may be
      * anything, are left to grow). */
     namemap_init(&ck->workflows, a, count[KW_WORKFLOW]);

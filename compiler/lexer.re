@@ -335,17 +335,39 @@ static int unicode_identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned ch
 
 /* ---- words from other languages: `and`, `or`, `not`, `if … then … else` ---- */
 
-/* Tokens that end an operand: a table, because the common path asks it of the token
- * before every word. */
-static const bool ends_operand_kind[PARSER_TOKEN_LIMIT] = {
-    [IDENT] = true, [INT] = true, [NUMBER] = true, [STRING] = true, [DURATION] = true,
-    [T_TRUE] = true, [T_FALSE] = true, [T_NULL] = true, [T_INPUT] = true,
-    [RPAREN] = true, [RBRACK] = true, [QUESTION] = true,
+/* What the token stream asks of the kind of the last token, as bits of one table,
+ * because the common path asks it before every word and every newline: whether the
+ * token ends an operand, is the `}` that ends a block (a word after either may start a
+ * member whose separator is missing: implied_separator), or lets a newline after it
+ * continue the line (0: the start of the file). */
+enum { ENDS_OPERAND = 1, ENDS_BLOCK = 2, CONTINUES_LINE = 4 };
+
+static const unsigned char kind_traits[PARSER_TOKEN_LIMIT] = {
+    [IDENT] = ENDS_OPERAND, [INT] = ENDS_OPERAND, [NUMBER] = ENDS_OPERAND,
+    [STRING] = ENDS_OPERAND, [DURATION] = ENDS_OPERAND, [T_TRUE] = ENDS_OPERAND,
+    [T_FALSE] = ENDS_OPERAND, [T_NULL] = ENDS_OPERAND, [T_INPUT] = ENDS_OPERAND,
+    [RPAREN] = ENDS_OPERAND, [RBRACK] = ENDS_OPERAND, [QUESTION] = ENDS_OPERAND,
+    [RBRACE] = ENDS_BLOCK,
+    [0] = CONTINUES_LINE,
+    [NEWLINE] = CONTINUES_LINE, [COMMA] = CONTINUES_LINE, [SEMI] = CONTINUES_LINE,
+    [COLON] = CONTINUES_LINE, [DOT] = CONTINUES_LINE, [LBRACE] = CONTINUES_LINE,
+    [LBRACK] = CONTINUES_LINE, [LPAREN] = CONTINUES_LINE, [QQ] = CONTINUES_LINE,
+    [OROR] = CONTINUES_LINE, [ANDAND] = CONTINUES_LINE, [EQ] = CONTINUES_LINE,
+    [NE] = CONTINUES_LINE, [LT] = CONTINUES_LINE, [LE] = CONTINUES_LINE,
+    [GT] = CONTINUES_LINE, [GE] = CONTINUES_LINE, [PLUS] = CONTINUES_LINE,
+    [MINUS] = CONTINUES_LINE, [STAR] = CONTINUES_LINE, [SLASH] = CONTINUES_LINE,
+    [PERCENT] = CONTINUES_LINE, [BANG] = CONTINUES_LINE, [ASSIGN] = CONTINUES_LINE,
 };
 
 static bool ends_operand(int kind)
 {
-    return ends_operand_kind[kind];
+    return kind_traits[kind] & ENDS_OPERAND;
+}
+
+/* Whether a word after a token of this kind may start a member (implied_separator). */
+static bool ends_operand_or_block(int kind)
+{
+    return kind_traits[kind] & (ENDS_OPERAND | ENDS_BLOCK);
 }
 
 /* Whether the last token handed out ends an operand inside an expression, so that a
@@ -1168,21 +1190,10 @@ COLD static bool extra_separator(Lexer *lx, int kind, Loc loc)
     return true;
 }
 
-/* Tokens after which a newline continues the line (0: the start of the file). */
-static const bool continues_line_kind[PARSER_TOKEN_LIMIT] = {
-    [0] = true,
-    [NEWLINE] = true, [COMMA] = true, [SEMI] = true, [COLON] = true, [DOT] = true,
-    [LBRACE] = true, [LBRACK] = true, [LPAREN] = true,
-    [QQ] = true, [OROR] = true, [ANDAND] = true, [EQ] = true, [NE] = true,
-    [LT] = true, [LE] = true, [GT] = true, [GE] = true,
-    [PLUS] = true, [MINUS] = true, [STAR] = true, [SLASH] = true, [PERCENT] = true,
-    [BANG] = true, [ASSIGN] = true,
-};
-
 /* Whether a newline after a token of this kind continues the line. */
 static bool continues_line(int kind)
 {
-    return continues_line_kind[kind];
+    return kind_traits[kind] & CONTINUES_LINE;
 }
 
 static bool newline_is_insignificant(const Lexer *lx)
@@ -1647,14 +1658,14 @@ int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
         case BANG: case MINUS:
             return next_general(lx, v, loc, kind);
         case IDENT:
-            if (lx->prev == RBRACE || ends_operand(lx->prev))
+            if (ends_operand_or_block(lx->prev))
                 return identifier_after_operand(lx, v, loc);
             remember(lx, kind, loc);
             if (pre_depth == 0)
                 note_top_level(lx, kind, *loc);
             return name_token(lx, v, loc);
         default:
-            if (is_word(kind) && (lx->prev == RBRACE || ends_operand(lx->prev)))
+            if (is_word(kind) && ends_operand_or_block(lx->prev))
                 return next_general(lx, v, loc, kind);
             break;
         }

@@ -68,7 +68,9 @@ typedef struct Lexer {
 
     int prev;                    /* kind of the last token produced (0 at the start) */
     Loc prev_loc;
-    YYSTYPE *value_out;          /* where lexer_next put its value (the parser's lookahead) */
+    YYSTYPE *value_out;          /* where lexer_next puts its values (the parser's
+                                    lookahead): the same place on every call, noted by
+                                    the general path, which hands out the first token */
     int prev2;                   /* the token before it */
     Loc prev2_loc;
     int prev2_before;            /* and the one before that */
@@ -143,7 +145,8 @@ void lexer_free(Lexer *lx);
  * `close_budget` brackets and drop up to `drop_budget` closers by indentation. */
 void lexer_read_indentation(Lexer *lx, uint32_t close_budget, uint32_t drop_budget);
 
-/* The next token for the parser (a parser.h token kind; END at the end). */
+/* The next token for the parser (a parser.h token kind; END at the end). `value` is the
+ * same place on every call (lexer_recover reads the last value there). */
 int lexer_next(Lexer *lx, YYSTYPE *value, Loc *loc);
 
 /* Called by the parser when it reports a syntax error on the last token handed out: from

@@ -1045,7 +1045,8 @@ static bool reads_indentation(const Lexer *lx)
 void lexer_read_indentation(Lexer *lx, uint32_t close_budget, uint32_t drop_budget)
 {
     lx->indentation_pass = close_budget > 0 || drop_budget > 0;
-    lx->attention = lx->indentation_pass;
+    if (lx->indentation_pass)
+        lx->attention = true;
     lx->close_budget = close_budget;
     lx->drop_budget = drop_budget;
 }
@@ -1479,6 +1480,7 @@ static bool needs_attention(const Lexer *lx)
  * on, or NOT_SCANNED. */
 COLD static int next_general(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
 {
+    lx->value_out = v;
     if (lx->recovered_pending) {
         lx->recovered_pending = false;
         lx->replay_pending = true;
@@ -1621,7 +1623,6 @@ COLD static int identifier_after_operand(Lexer *lx, YYSTYPE *v, Loc *loc)
  * register across a call. */
 int lexer_next(Lexer *lx, YYSTYPE *v, Loc *loc)
 {
-    lx->value_out = v;
     if (lx->attention)
         return next_general(lx, v, loc, NOT_SCANNED);
     for (;;) {
@@ -1691,6 +1692,7 @@ void lexer_init(Lexer *lx, Compiler *c, uint32_t file)
     if (source->len >= 3 && memcmp(lx->base, "\xEF\xBB\xBF", 3) == 0)
         lx->cur += 3;
     lx->item_start = true;
+    lx->attention = true;     /* the first token takes the general path: lx->value_out */
     set_line(lx, 0);
     for (int kw = 0; kw < KW_COUNT; kw++)
         lx->keyword_names[kw] = intern_cstr(&c->names, keyword_text((Keyword)kw));

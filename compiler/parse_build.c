@@ -9,11 +9,6 @@
 
 #include "lexer.h"
 
-static Arena *arena_of(Parser *p)
-{
-    return &p->c->arena;
-}
-
 /* ---- declarations and members ---- */
 
 /* Members wait on Parser.members until their block closes (parse_build.h). */
@@ -21,7 +16,7 @@ static Member *members_copy(Parser *p, uint32_t base, uint32_t count)
 {
     if (!count)
         return NULL;
-    Member *copy = arena_bump(arena_of(p), count * sizeof *copy, 8);
+    Member *copy = arena_bump(p->arena, count * sizeof *copy, 8);
     memcpy(copy, p->members + base, count * sizeof *copy);
     return copy;
 }
@@ -39,26 +34,16 @@ void build_finish(Parser *p)
     free(p->args);
 }
 
-/* A member from its key (which starts it) to `end`. */
-static Member *new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc, uint32_t end)
+void build_members_grow(Parser *p)
 {
-    if (p->members_top >= p->members_cap) {
-        p->members_cap = p->members_cap ? p->members_cap * 2 : 64;
-        p->members = xrealloc(p->members, p->members_cap * sizeof *p->members);
-    }
-    Member *m = &p->members[p->members_top];
-    memset(m, 0, sizeof *m);
-    m->kind = kind;
-    m->keyword = kw;
-    m->key_end = build_pos(p, kw_loc.end);
-    m->span = build_span_to(p, kw_loc, end);
-    return m;
+    p->members_cap = p->members_cap ? p->members_cap * 2 : 64;
+    p->members = xrealloc(p->members, p->members_cap * sizeof *p->members);
 }
 
 Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
                    Block *body, uint32_t end)
 {
-    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, end);
+    Member *m = build_new_member(p, MEMBER_CLAUSE, kw, kw_loc, end);
     m->name = name;
     m->name_start = build_pos(p, name_loc.start);
     m->name_end = build_pos(p, name_loc.end);
@@ -94,7 +79,7 @@ static uint32_t member_depth(const Member *m)
 
 Block *build_block(Parser *p, PendingMembers members, Loc open, Loc close)
 {
-    Block *b = arena_alloc_node(arena_of(p), sizeof *b);
+    Block *b = arena_alloc_node(p->arena, sizeof *b);
     b->span = build_span_to(p, open, build_pos(p, close.end));
     b->members = members_copy(p, members.base, members.count);
     b->count = members.count;
@@ -107,17 +92,6 @@ Block *build_block(Parser *p, PendingMembers members, Loc open, Loc close)
     return b;
 }
 
-Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value)
-{
-    Member *m = new_member(p, MEMBER_ATTR, key.keyword, key_loc, value->span.end);
-    m->name = key.name;
-    m->name_start = build_pos(p, key_loc.start);
-    m->name_end = build_pos(p, key_loc.end);
-    m->colon_start = build_pos(p, colon_loc.start);
-    m->colon_end = build_pos(p, colon_loc.end);
-    m->value = value;
-    return m;
-}
 
 /* In a block of clauses, `timeout = 10s` means the clause `timeout 10s`: the fix removes
  * the `=` (with a colon it would still be wrong, E0410). Elsewhere `=` stands for `:`. */
@@ -150,7 +124,7 @@ Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
 
 Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter)
 {
-    Member *m = new_member(p, MEMBER_CLAUSE, KW_FOR, kw_loc, iter->span.end);
+    Member *m = build_new_member(p, MEMBER_CLAUSE, KW_FOR, kw_loc, iter->span.end);
     m->name = var;
     m->name_start = build_pos(p, var_loc.start);
     m->name_end = build_pos(p, var_loc.end);
@@ -160,23 +134,17 @@ Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *ite
 
 Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body)
 {
-    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, body->span.end);
+    Member *m = build_new_member(p, MEMBER_CLAUSE, kw, kw_loc, body->span.end);
     m->body = body;
     return m;
 }
 
-Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value)
-{
-    Member *m = new_member(p, MEMBER_CLAUSE, kw, kw_loc, value->span.end);
-    m->value = value;
-    return m;
-}
 
 /* `retries { attempts: 3 }` is a word with a block; `timout 10s` a word with a value. An
  * object written in parentheses stays a value. */
 Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value)
 {
-    Member *m = new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, value->span.end);
+    Member *m = build_new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, value->span.end);
     m->key = word;
     if (value->kind == EXPR_OBJECT && p->lx->base[value->span.start - p->origin] == '{')
         m->body = value->block;
@@ -191,7 +159,7 @@ Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *va
 Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc)
 {
     if (lexer_in_clause_block(p->lx)) {
-        Member *m = new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, build_pos(p, word_loc.end));
+        Member *m = build_new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, build_pos(p, word_loc.end));
         m->key = word;
         return m;
     }
@@ -211,32 +179,15 @@ Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Nam
 
 Member *build_error_member(Parser *p, Loc loc)
 {
-    return new_member(p, MEMBER_ERROR, KW_NONE, loc, build_pos(p, loc.end));
+    return build_new_member(p, MEMBER_ERROR, KW_NONE, loc, build_pos(p, loc.end));
 }
 
 /* ---- expressions ---- */
 
-static Expr *new_expr(Parser *p, ExprKind kind, Span span)
+/* A node above the limit keeps the limit + 1 as its height (the field is narrow). */
+Expr *build_too_deep(Parser *p, Expr *e)
 {
-    Expr *e = arena_alloc_node(arena_of(p), sizeof *e);
-    e->kind = kind;
-    e->span = span;
-    e->depth = 1;
-    return e;
-}
-
-/* Sets a node's height; anything above the limit is stored as limit + 1 (the field is
- * narrow), which checked() then reports. */
-static void set_height(Expr *e, uint32_t height)
-{
-    e->depth = height > PARSE_MAX_EXPR_DEPTH ? PARSE_MAX_EXPR_DEPTH + 1 : height;
-}
-
-/* Checks the height of a finished node; NULL (after one E0009) when it is too deep. */
-static Expr *checked(Parser *p, Expr *e)
-{
-    if (e->depth <= PARSE_MAX_EXPR_DEPTH)
-        return e;
+    e->depth = PARSE_MAX_EXPR_DEPTH + 1;
     if (!p->lx->fatal) {
         diag_report(&p->c->diags, E0009, e->span,
                     "nesting too deep: expression has more than %d levels",
@@ -250,40 +201,28 @@ static Expr *checked(Parser *p, Expr *e)
 
 Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right)
 {
-    Expr *e = new_expr(p, EXPR_BINARY, span_join(left->span, right->span));
+    Expr *e = build_new_expr(p, EXPR_BINARY, span_join(left->span, right->span), 1);
     e->op = op;
     e->left = left;
     e->right = right;
-    set_height(e, max_u32(left->depth, right->depth) + 1);
-    return checked(p, e);
+    return build_checked(p, e, max_u32(left->depth, right->depth) + 1);
 }
 
 Expr *build_unary(Parser *p, Op op, Loc op_loc, Expr *operand)
 {
-    Expr *e = new_expr(p, EXPR_UNARY, build_span_to(p, op_loc, operand->span.end));
+    Expr *e = build_new_expr(p, EXPR_UNARY, build_span_to(p, op_loc, operand->span.end), 1);
     e->op = op;
     e->left = operand;
-    set_height(e, operand->depth + 1);
-    return checked(p, e);
-}
-
-Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc)
-{
-    Expr *e = new_expr(p, EXPR_FIELD, span_make(object->span.start, build_pos(p, field_loc.end)));
-    e->left = object;
-    e->field = field;
-    e->field_start = build_pos(p, field_loc.start);   /* the field name ends the expression */
-    set_height(e, object->depth + 1);
-    return checked(p, e);
+    return build_checked(p, e, operand->depth + 1u);
 }
 
 Expr *build_index(Parser *p, Expr *object, Expr *index, Loc close)
 {
-    Expr *e = new_expr(p, EXPR_INDEX, span_make(object->span.start, build_pos(p, close.end)));
+    Span span = span_make(object->span.start, build_pos(p, close.end));
+    Expr *e = build_new_expr(p, EXPR_INDEX, span, 1);
     e->left = object;
     e->right = index;
-    set_height(e, max_u32(object->depth, index->depth) + 1);
-    return checked(p, e);
+    return build_checked(p, e, max_u32(object->depth, index->depth) + 1);
 }
 
 /* Elements of lists and arguments of calls wait on Parser.args until their list closes.
@@ -321,7 +260,7 @@ static uint32_t take_list(Parser *p, Expr *e, ExprList list)
     e->count = list.count;
     e->elems = NULL;
     if (list.count) {
-        e->elems = arena_alloc_raw(arena_of(p), list.count * sizeof *e->elems);
+        e->elems = arena_alloc_raw(p->arena, list.count * sizeof *e->elems);
         memcpy(e->elems, p->args + list.base, list.count * sizeof *e->elems);
         p->args_top = list.base;
     }
@@ -332,81 +271,44 @@ static uint32_t take_list(Parser *p, Expr *e, ExprList list)
 
 Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc close)
 {
-    Expr *e = new_expr(p, EXPR_CALL, span_make(callee->span.start, build_pos(p, close.end)));
+    Span span = span_make(callee->span.start, build_pos(p, close.end));
+    Expr *e = build_new_expr(p, EXPR_CALL, span, 1);
     e->left = callee;
-    set_height(e, max_u32(callee->depth, take_list(p, e, args)) + 1);
-    return checked(p, e);
+    return build_checked(p, e, max_u32(callee->depth, take_list(p, e, args)) + 1);
 }
 
 Expr *build_optional(Parser *p, Expr *type, Loc mark)
 {
-    Expr *e = new_expr(p, EXPR_OPTIONAL, span_make(type->span.start, build_pos(p, mark.end)));
+    Span span = span_make(type->span.start, build_pos(p, mark.end));
+    Expr *e = build_new_expr(p, EXPR_OPTIONAL, span, 1);
     e->left = type;
-    set_height(e, type->depth + 1);
-    return checked(p, e);
+    return build_checked(p, e, type->depth + 1u);
 }
 
 Expr *build_list(Parser *p, ExprList elems, Loc open, Loc close)
 {
-    Expr *e = new_expr(p, EXPR_LIST, build_span_to(p, open, build_pos(p, close.end)));
-    set_height(e, take_list(p, e, elems) + 1);
-    return checked(p, e);
+    Span span = build_span_to(p, open, build_pos(p, close.end));
+    Expr *e = build_new_expr(p, EXPR_LIST, span, 1);
+    return build_checked(p, e, take_list(p, e, elems) + 1);
 }
 
 Expr *build_object(Parser *p, Block *block)
 {
-    Expr *e = new_expr(p, EXPR_OBJECT, block->span);
+    Expr *e = build_new_expr(p, EXPR_OBJECT, block->span, 1);
     e->block = block;
-    set_height(e, block->depth + 1);
-    return checked(p, e);
+    return build_checked(p, e, block->depth + 1);
 }
 
-/* A literal the lexer could not read (already reported) becomes EXPR_ERROR. */
-static Expr *literal(Parser *p, ExprKind kind, Loc loc)
+/* Only integers, numbers, durations and strings can be unreadable (lexer_literals.c). */
+bool build_literal_is_bad(Parser *p, Loc loc)
 {
-    if (p->lx->bad_literal_count && lexer_literal_is_bad(p->lx, loc.start))
-        kind = EXPR_ERROR;
-    return new_expr(p, kind, build_span(p, loc));
-}
-
-Expr *build_int(Parser *p, ExprKind kind, int64_t value, Loc loc)
-{
-    Expr *e = literal(p, kind, loc);
-    e->integer = value;
-    return e;
+    return lexer_literal_is_bad(p->lx, loc.start);
 }
 
 Expr *build_number(Parser *p, double value, Loc loc)
 {
-    Expr *e = literal(p, EXPR_NUMBER, loc);
+    Expr *e = build_new_expr(p, build_literal_kind(p, EXPR_NUMBER, loc), build_span(p, loc), 1);
     e->number = value;
-    return e;
-}
-
-Expr *build_string(Parser *p, String value, Loc loc)
-{
-    Expr *e = literal(p, EXPR_STRING, loc);
-    e->text = value.text;
-    e->len = value.len;
-    return e;
-}
-
-Expr *build_bool(Parser *p, bool value, Loc loc)
-{
-    Expr *e = literal(p, EXPR_BOOL, loc);
-    e->boolean = value;
-    return e;
-}
-
-Expr *build_null(Parser *p, Loc loc)
-{
-    return literal(p, EXPR_NULL, loc);
-}
-
-Expr *build_name(Parser *p, const Name *name, Loc loc)
-{
-    Expr *e = literal(p, EXPR_NAME, loc);
-    e->name = name;
     return e;
 }
 

@@ -12,9 +12,11 @@ typedef struct Lexer Lexer;
 
 struct Parser {
     Compiler *c;
+    Arena *arena;        /* &c->arena, where the nodes go */
     uint32_t file;
     uint32_t origin;     /* the position of the file's byte 0 (source.h) */
     Lexer *lx;
+    const uint32_t *bad_literal_count;   /* the lexer's count of unreadable literals */
     SourceAst *ast;
     Expr **args;         /* elements of the lists being parsed (parse_build.c) */
     YYSTYPE *lookahead;  /* where yylex puts the token it reads (parser.y) */
@@ -96,14 +98,50 @@ static inline PendingMembers build_members_add(Parser *p, PendingMembers list, M
 /* Members and nodes end where their last symbol ends: a token's place, or the end of the
  * node (block, expression) that ends them. */
 Block *build_block(Parser *p, PendingMembers members, Loc open, Loc close);
-Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc, Expr *value);
+
+/* The slow path of build_new_member: more room for pending members. */
+void build_members_grow(Parser *p);
+
+/* A member from its key (which starts it) to `end`, built in the free slot above the
+ * pending members. Inline, with the two constructors of most members: a call costs more
+ * than the stores of a member. */
+static inline Member *build_new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc,
+                                       uint32_t end)
+{
+    if (p->members_top >= p->members_cap)
+        build_members_grow(p);
+    Member *m = &p->members[p->members_top];
+    *m = (Member){ .kind = kind, .keyword = kw, .key_end = build_pos(p, kw_loc.end),
+                   .span = build_span_to(p, kw_loc, end) };
+    return m;
+}
+
+static inline Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc,
+                                 Expr *value)
+{
+    Member *m = build_new_member(p, MEMBER_ATTR, key.keyword, key_loc, value->span.end);
+    m->name = key.name;
+    m->name_start = build_pos(p, key_loc.start);
+    m->name_end = build_pos(p, key_loc.end);
+    m->colon_start = build_pos(p, colon_loc.start);
+    m->colon_end = build_pos(p, colon_loc.end);
+    m->value = value;
+    return m;
+}
+
+static inline Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value)
+{
+    Member *m = build_new_member(p, MEMBER_CLAUSE, kw, kw_loc, value->span.end);
+    m->value = value;
+    return m;
+}
+
 /* `name = value`: reported (E0002), then an attribute marked as written with `=`. */
 Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value);
 Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
                            Loc name_loc, Block *body);
 Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter);
 Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body);
-Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value);
 Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value);
 Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
                             Loc name_loc, Block *body);
@@ -111,11 +149,88 @@ Member *build_error_member(Parser *p, Loc loc);
 /* A word alone as a member; `next` is the token after it (a separator or `}`). */
 Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc);
 
-/* Expression constructors return NULL when the tree gets too deep (reported; the parse
- * then stops). */
+/* ---- expressions ----
+ * Expression constructors return NULL when the tree gets too deep (reported; the parse
+ * then stops). The ones the parser calls for most tokens are inline: a call costs more
+ * than the few stores of a node. */
+
+/* A node of `kind` over `span`, of height `height`; the caller sets its payload. */
+static inline Expr *build_new_expr(Parser *p, ExprKind kind, Span span, uint32_t height)
+{
+    Expr *e = arena_bump(p->arena, sizeof *e, 8);
+    *e = (Expr){ .kind = kind, .depth = height, .span = span };
+    return e;
+}
+
+/* The slow path of build_checked: reports E0009 once and returns NULL. */
+Expr *build_too_deep(Parser *p, Expr *e);
+
+/* Sets the height of a finished node; NULL (after one E0009) when it is too deep. */
+static inline Expr *build_checked(Parser *p, Expr *e, uint32_t height)
+{
+    if (height > PARSE_MAX_EXPR_DEPTH)
+        return build_too_deep(p, e);
+    e->depth = height;
+    return e;
+}
+
+static inline Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc)
+{
+    Span span = span_make(object->span.start, build_pos(p, field_loc.end));
+    Expr *e = build_new_expr(p, EXPR_FIELD, span, 1);
+    e->left = object;
+    e->field = field;
+    e->field_start = build_pos(p, field_loc.start);   /* the field name ends the expression */
+    return build_checked(p, e, object->depth + 1u);
+}
+
+/* Names, `true`, `false` and `null` are never literals the lexer found unreadable. */
+static inline Expr *build_name(Parser *p, const Name *name, Loc loc)
+{
+    Expr *e = build_new_expr(p, EXPR_NAME, build_span(p, loc), 1);
+    e->name = name;
+    return e;
+}
+
+static inline Expr *build_bool(Parser *p, bool value, Loc loc)
+{
+    Expr *e = build_new_expr(p, EXPR_BOOL, build_span(p, loc), 1);
+    e->boolean = value;
+    return e;
+}
+
+static inline Expr *build_null(Parser *p, Loc loc)
+{
+    return build_new_expr(p, EXPR_NULL, build_span(p, loc), 1);
+}
+
+bool build_literal_is_bad(Parser *p, Loc loc);
+
+/* A literal the lexer could not read (already reported) becomes EXPR_ERROR. */
+static inline ExprKind build_literal_kind(Parser *p, ExprKind kind, Loc loc)
+{
+    if (*p->bad_literal_count && build_literal_is_bad(p, loc))
+        return EXPR_ERROR;
+    return kind;
+}
+
+static inline Expr *build_int(Parser *p, ExprKind kind, int64_t value, Loc loc)
+{
+    Expr *e = build_new_expr(p, build_literal_kind(p, kind, loc), build_span(p, loc), 1);
+    e->integer = value;
+    return e;
+}
+
+static inline Expr *build_string(Parser *p, String value, Loc loc)
+{
+    Expr *e = build_new_expr(p, build_literal_kind(p, EXPR_STRING, loc), build_span(p, loc), 1);
+    e->text = value.text;
+    e->len = value.len;
+    return e;
+}
+
 Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right);
 Expr *build_unary(Parser *p, Op op, Loc op_loc, Expr *operand);
-Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc);
 Expr *build_index(Parser *p, Expr *object, Expr *index, Loc close);
 ExprList build_args_first(Parser *p, Expr *e);
 ExprList build_args_add(Parser *p, ExprList list, Expr *e);
@@ -123,12 +238,7 @@ Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc close);
 Expr *build_optional(Parser *p, Expr *type, Loc mark);
 Expr *build_list(Parser *p, ExprList elems, Loc open, Loc close);
 Expr *build_object(Parser *p, Block *block);
-Expr *build_int(Parser *p, ExprKind kind, int64_t value, Loc loc);
 Expr *build_number(Parser *p, double value, Loc loc);
-Expr *build_string(Parser *p, String value, Loc loc);
-Expr *build_bool(Parser *p, bool value, Loc loc);
-Expr *build_null(Parser *p, Loc loc);
-Expr *build_name(Parser *p, const Name *name, Loc loc);
 
 /* Errors found by grammar rules rather than by the parser's tables. */
 void build_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc);

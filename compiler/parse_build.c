@@ -67,31 +67,20 @@ static uint32_t max_u32(uint32_t a, uint32_t b)
     return a > b ? a : b;
 }
 
-static uint32_t member_depth(const Member *m)
+/* One allocation for the block and its members, which follow it. */
+Block *build_block(Parser *p, MemberList members, Loc open, Loc close)
 {
-    uint32_t depth = 0;
-    if (m->value)
-        depth = m->value->depth;
-    if (m->body)
-        depth = max_u32(depth, m->body->depth);
-    return depth;
-}
-
-Block *build_block(Parser *p, PendingMembers members, Loc open, Loc close)
-{
-    Block *b = arena_alloc_node(p->arena, sizeof *b);
-    b->span = build_span_to(p, open, build_pos(p, close.end));
-    b->members = members_copy(p, members.base, members.count);
-    b->count = members.count;
-    if (members.count)
-        p->members_top = members.base;
-    uint32_t depth = 0;
-    for (uint32_t i = 0; i < b->count; i++)
-        depth = max_u32(depth, member_depth(&b->members[i]));
-    b->depth = depth + 1;
+    uint32_t count = members.pending.count;
+    Block *b = arena_bump(p->arena, sizeof *b + count * sizeof(Member), 8);
+    *b = (Block){ .span = build_span_to(p, open, build_pos(p, close.end)), .count = count,
+                  .depth = members.height + 1 };
+    if (count) {
+        b->members = (Member *)(b + 1);
+        memcpy(b->members, p->members + members.pending.base, count * sizeof(Member));
+        p->members_top = members.pending.base;
+    }
     return b;
 }
-
 
 /* In a block of clauses, `timeout = 10s` means the clause `timeout 10s`: the fix removes
  * the `=` (with a colon it would still be wrong, E0410). Elsewhere `=` stands for `:`. */

@@ -81,23 +81,35 @@ static inline void build_members_store(Parser *p, uint32_t at, Member *m)
     p->members_top = at + 1;
 }
 
-static inline PendingMembers build_members_first(Parser *p, Member *m)
+/* The height of what a member holds: its value's or its body's, 0 when it has neither. */
+static inline uint32_t build_member_height(const Member *m)
 {
-    PendingMembers list = { p->members_top, 1 };
-    build_members_store(p, list.base, m);
+    uint32_t height = m->value ? m->value->depth : 0;
+    if (m->body && m->body->depth > height)
+        height = m->body->depth;
+    return height;
+}
+
+static inline MemberList build_members_first(Parser *p, Member *m)
+{
+    MemberList list = { build_member_height(m), { p->members_top, 1 } };
+    build_members_store(p, list.pending.base, m);
     return list;
 }
 
-static inline PendingMembers build_members_add(Parser *p, PendingMembers list, Member *m)
+static inline MemberList build_members_add(Parser *p, MemberList list, Member *m)
 {
-    build_members_store(p, list.base + list.count, m);
-    list.count++;
+    uint32_t height = build_member_height(m);
+    if (height > list.height)
+        list.height = height;
+    build_members_store(p, list.pending.base + list.pending.count, m);
+    list.pending.count++;
     return list;
 }
 
 /* Members and nodes end where their last symbol ends: a token's place, or the end of the
  * node (block, expression) that ends them. */
-Block *build_block(Parser *p, PendingMembers members, Loc open, Loc close);
+Block *build_block(Parser *p, MemberList members, Loc open, Loc close);
 
 /* The slow path of build_new_member: more room for pending members. */
 void build_members_grow(Parser *p);

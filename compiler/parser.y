@@ -32,6 +32,13 @@ typedef struct KeyName {
     const Name *name;
 } KeyName;
 
+/* The members of a block being parsed: where they wait (parse_build.h) and the height of
+ * the tallest value or body among them, which becomes the block's. */
+typedef struct MemberList {
+    uint32_t height;
+    PendingMembers pending;
+} MemberList;
+
 /* A semantic value, 16 bytes: where its symbol starts and ends, and what it holds. The
  * parser keeps no stack of locations (no `%locations`): a token's place is set by yylex,
  * and bison copies $1 into $$ before every action, so a nonterminal starts where its
@@ -41,7 +48,8 @@ typedef struct KeyName {
  *
  * The lexer writes its tokens into a value of the same type kept in the Parser, where a
  * string's text and length (`string`, 16 bytes) overlay the place: yylex hands the parser
- * the place and an 8-byte payload, a string already made its node. */
+ * the place and an 8-byte payload, a string already made its node. A list of members
+ * needs no place (nothing reads where `members` starts), so it overlays it too. */
 typedef struct Value {
     union {
         struct {
@@ -55,10 +63,10 @@ typedef struct Value {
                 Member *member;
                 Block *block;
                 ExprList list;
-                PendingMembers members;
             };
         };
         String string;
+        MemberList members;
     };
 } Value;
 _Static_assert(sizeof(Value) == 16, "a semantic value is copied on every shift and reduction");
@@ -246,8 +254,8 @@ decl
  * separators around them are spelled out here rather than gathered in a list rule: one
  * reduction fewer per block, and one fewer for the separator that ends its last member. */
 block
-    : LBRACE RBRACE                         { $$ = build_block(p, (PendingMembers){ 0, 0 }, $<loc>1, $<loc>2); }
-    | LBRACE seps RBRACE                    { $$ = build_block(p, (PendingMembers){ 0, 0 }, $<loc>1, $<loc>3); }
+    : LBRACE RBRACE                         { $$ = build_block(p, (MemberList){ 0, { 0, 0 } }, $<loc>1, $<loc>2); }
+    | LBRACE seps RBRACE                    { $$ = build_block(p, (MemberList){ 0, { 0, 0 } }, $<loc>1, $<loc>3); }
     | LBRACE members RBRACE                 { $$ = build_block(p, $2, $<loc>1, $<loc>3); }
     | LBRACE members NEWLINE RBRACE         { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
     | LBRACE members COMMA RBRACE           { $$ = build_block(p, $2, $<loc>1, $<loc>4); }

@@ -200,7 +200,7 @@ static void popped(Parser *p, Loc loc)
 %precedence BANG UMINUS
 %precedence DOT LBRACK LPAREN QUESTION
 
-%type <member> decl member
+%type <member> decl member clause
 %type <members> members
 %type <block> block
 %type <expr> expr
@@ -275,27 +275,107 @@ block
 /* A member after a single separator, the common case, takes no reduction of `seps`:
  * the separator is part of the rule. An attribute keyed by an identifier, the most
  * common member, is spelled out here rather than reduced to `member` first: one
- * reduction fewer per attribute. */
+ * reduction fewer per attribute. So are the clauses (`clause`) where they are usually
+ * written, first in their block or after a newline; after another separator they are
+ * reduced to `clause` first. (A clause cannot be both spelled out and reached through
+ * `clause` after the same separator: the two reductions would conflict.) */
 members
     : member                { $$ = build_members_first(p, $1); }
     | IDENT COLON expr
         { $$ = build_members_first(p, build_attr(p, build_ident_name($1), $<loc>1, $<loc>2, $3)); }
+    | T_STEP IDENT block
+        { $$ = build_members_first(p, build_named_clause(p, KW_STEP, $<loc>1, $2, $<loc>2, $3)); }
+    | T_FOR IDENT T_IN expr
+        { $$ = build_members_first(p, build_for(p, $<loc>1, $2, $<loc>2, $4)); }
+    | T_RETRY block
+        { $$ = build_members_first(p, build_block_clause(p, KW_RETRY, $<loc>1, $2)); }
+    | T_COMPENSATE block
+        { $$ = build_members_first(p, build_block_clause(p, KW_COMPENSATE, $<loc>1, $2)); }
+    | T_WORKFLOW expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_WORKFLOW, $<loc>1, $2)); }
+    | T_WORKER expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_WORKER, $<loc>1, $2)); }
+    | T_USING expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_USING, $<loc>1, $2)); }
+    | T_SLEEP expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_SLEEP, $<loc>1, $2)); }
+    | T_AWAIT expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_AWAIT, $<loc>1, $2)); }
+    | T_COMPUTE expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_COMPUTE, $<loc>1, $2)); }
+    | T_WITH expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_WITH, $<loc>1, $2)); }
+    | T_WHEN expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_WHEN, $<loc>1, $2)); }
+    | T_TIMEOUT expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_TIMEOUT, $<loc>1, $2)); }
+    | T_QUEUE_TIMEOUT expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>1, $2)); }
+    | T_IDEMPOTENCY_KEY expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>1, $2)); }
+    | T_INPUT expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_INPUT, $<loc>1, $2)); }
+    | T_OUTPUT expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_OUTPUT, $<loc>1, $2)); }
+    | T_RETURN expr
+        { $$ = build_members_first(p, build_value_clause(p, KW_RETURN, $<loc>1, $2)); }
     | members NEWLINE member    { $$ = build_members_add(p, $1, $3); }
-    | members COMMA member      { $$ = build_members_add(p, $1, $3); }
-    | members SEMI member       { $$ = build_members_add(p, $1, $3); }
-    | members seps NEWLINE member   { $$ = build_members_add(p, $1, $4); }
-    | members seps COMMA member     { $$ = build_members_add(p, $1, $4); }
-    | members seps SEMI member      { $$ = build_members_add(p, $1, $4); }
     | members NEWLINE IDENT COLON expr
         { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
+    | members NEWLINE T_STEP IDENT block
+        { $$ = build_members_add(p, $1, build_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4, $5)); }
+    | members NEWLINE T_FOR IDENT T_IN expr
+        { $$ = build_members_add(p, $1, build_for(p, $<loc>3, $4, $<loc>4, $6)); }
+    | members NEWLINE T_RETRY block
+        { $$ = build_members_add(p, $1, build_block_clause(p, KW_RETRY, $<loc>3, $4)); }
+    | members NEWLINE T_COMPENSATE block
+        { $$ = build_members_add(p, $1, build_block_clause(p, KW_COMPENSATE, $<loc>3, $4)); }
+    | members NEWLINE T_WORKFLOW expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_WORKFLOW, $<loc>3, $4)); }
+    | members NEWLINE T_WORKER expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_WORKER, $<loc>3, $4)); }
+    | members NEWLINE T_USING expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_USING, $<loc>3, $4)); }
+    | members NEWLINE T_SLEEP expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_SLEEP, $<loc>3, $4)); }
+    | members NEWLINE T_AWAIT expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_AWAIT, $<loc>3, $4)); }
+    | members NEWLINE T_COMPUTE expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_COMPUTE, $<loc>3, $4)); }
+    | members NEWLINE T_WITH expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_WITH, $<loc>3, $4)); }
+    | members NEWLINE T_WHEN expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_WHEN, $<loc>3, $4)); }
+    | members NEWLINE T_TIMEOUT expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_TIMEOUT, $<loc>3, $4)); }
+    | members NEWLINE T_QUEUE_TIMEOUT expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>3, $4)); }
+    | members NEWLINE T_IDEMPOTENCY_KEY expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>3, $4)); }
+    | members NEWLINE T_INPUT expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_INPUT, $<loc>3, $4)); }
+    | members NEWLINE T_OUTPUT expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_OUTPUT, $<loc>3, $4)); }
+    | members NEWLINE T_RETURN expr
+        { $$ = build_members_add(p, $1, build_value_clause(p, KW_RETURN, $<loc>3, $4)); }
+    | members COMMA member      { $$ = build_members_add(p, $1, $3); }
+    | members COMMA clause      { $$ = build_members_add(p, $1, $3); }
     | members COMMA IDENT COLON expr
         { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
+    | members SEMI member      { $$ = build_members_add(p, $1, $3); }
+    | members SEMI clause      { $$ = build_members_add(p, $1, $3); }
     | members SEMI IDENT COLON expr
         { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
+    | members seps NEWLINE member   { $$ = build_members_add(p, $1, $4); }
+    | members seps NEWLINE clause   { $$ = build_members_add(p, $1, $4); }
     | members seps NEWLINE IDENT COLON expr
         { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6)); }
+    | members seps COMMA member   { $$ = build_members_add(p, $1, $4); }
+    | members seps COMMA clause   { $$ = build_members_add(p, $1, $4); }
     | members seps COMMA IDENT COLON expr
         { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6)); }
+    | members seps SEMI member   { $$ = build_members_add(p, $1, $4); }
+    | members seps SEMI clause   { $$ = build_members_add(p, $1, $4); }
     | members seps SEMI IDENT COLON expr
         { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6)); }
     | members skipped       { $$ = $1; }
@@ -312,43 +392,19 @@ seps
     | seps SEMI
     ;
 
+/* The members that are not spelled out in `members`: attributes keyed or written
+ * otherwise, unknown words, and what error recovery skipped. */
 member
-    /* Each clause keyword with its value is a rule of its own rather than going through
-     * a rule for the keyword: one reduction fewer per member. (`name: value` is in
-     * `members`.) */
     : IDENT ASSIGN expr
         { $$ = build_assign_attr(p, build_ident_name($1), $<loc>1, $<loc>2, $3); }
     | attr_keyword COLON expr
         { $$ = build_attr(p, build_keyword_name(p, $1), $<loc>1, $<loc>2, $3); }
     | attr_keyword ASSIGN expr
         { $$ = build_assign_attr(p, build_keyword_name(p, $1), $<loc>1, $<loc>2, $3); }
-    | T_STEP IDENT block
-        { $$ = build_named_clause(p, KW_STEP, $<loc>1, $2, $<loc>2, $3); }
     | T_STEP attr_keyword block
         /* A keyword is accepted as a name here so that the checker can say why it is
          * not allowed (E0207) instead of a bare syntax error. */
         { $$ = build_named_clause(p, KW_STEP, $<loc>1, build_keyword_name(p, $2).name, $<loc>2, $3); }
-    | T_FOR IDENT T_IN expr
-        { $$ = build_for(p, $<loc>1, $2, $<loc>2, $4); }
-    | T_RETRY block
-        { $$ = build_block_clause(p, KW_RETRY, $<loc>1, $2); }
-    | T_COMPENSATE block
-        { $$ = build_block_clause(p, KW_COMPENSATE, $<loc>1, $2); }
-    | T_WORKFLOW expr       { $$ = build_value_clause(p, KW_WORKFLOW, $<loc>1, $2); }
-    | T_WORKER expr         { $$ = build_value_clause(p, KW_WORKER, $<loc>1, $2); }
-    | T_USING expr          { $$ = build_value_clause(p, KW_USING, $<loc>1, $2); }
-    | T_SLEEP expr          { $$ = build_value_clause(p, KW_SLEEP, $<loc>1, $2); }
-    | T_AWAIT expr          { $$ = build_value_clause(p, KW_AWAIT, $<loc>1, $2); }
-    | T_COMPUTE expr        { $$ = build_value_clause(p, KW_COMPUTE, $<loc>1, $2); }
-    | T_WITH expr           { $$ = build_value_clause(p, KW_WITH, $<loc>1, $2); }
-    | T_WHEN expr           { $$ = build_value_clause(p, KW_WHEN, $<loc>1, $2); }
-    | T_TIMEOUT expr        { $$ = build_value_clause(p, KW_TIMEOUT, $<loc>1, $2); }
-    | T_QUEUE_TIMEOUT expr  { $$ = build_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>1, $2); }
-    | T_IDEMPOTENCY_KEY expr
-                            { $$ = build_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>1, $2); }
-    | T_INPUT expr          { $$ = build_value_clause(p, KW_INPUT, $<loc>1, $2); }
-    | T_OUTPUT expr         { $$ = build_value_clause(p, KW_OUTPUT, $<loc>1, $2); }
-    | T_RETURN expr         { $$ = build_value_clause(p, KW_RETURN, $<loc>1, $2); }
     | IDENT expr
         { $$ = build_unknown_clause(p, $1, $<loc>1, $2); }
     | IDENT
@@ -359,6 +415,34 @@ member
     | IDENT STRING block
         { $$ = build_unknown_named(p, $1, $<loc>1, build_string_name(p, $2), $<loc>2, $3); }
     | skipped               { $$ = build_error_member(p, $1); }
+    ;
+
+/* Each clause keyword with its value is a rule of its own rather than going through a
+ * rule for the keyword: one reduction fewer per clause. The same rules are spelled out
+ * in `members`. */
+clause
+    : T_STEP IDENT block
+        { $$ = build_named_clause(p, KW_STEP, $<loc>1, $2, $<loc>2, $3); }
+    | T_FOR IDENT T_IN expr
+        { $$ = build_for(p, $<loc>1, $2, $<loc>2, $4); }
+    | T_RETRY block
+        { $$ = build_block_clause(p, KW_RETRY, $<loc>1, $2); }
+    | T_COMPENSATE block
+        { $$ = build_block_clause(p, KW_COMPENSATE, $<loc>1, $2); }
+    | T_WORKFLOW expr        { $$ = build_value_clause(p, KW_WORKFLOW, $<loc>1, $2); }
+    | T_WORKER expr          { $$ = build_value_clause(p, KW_WORKER, $<loc>1, $2); }
+    | T_USING expr           { $$ = build_value_clause(p, KW_USING, $<loc>1, $2); }
+    | T_SLEEP expr           { $$ = build_value_clause(p, KW_SLEEP, $<loc>1, $2); }
+    | T_AWAIT expr           { $$ = build_value_clause(p, KW_AWAIT, $<loc>1, $2); }
+    | T_COMPUTE expr         { $$ = build_value_clause(p, KW_COMPUTE, $<loc>1, $2); }
+    | T_WITH expr            { $$ = build_value_clause(p, KW_WITH, $<loc>1, $2); }
+    | T_WHEN expr            { $$ = build_value_clause(p, KW_WHEN, $<loc>1, $2); }
+    | T_TIMEOUT expr         { $$ = build_value_clause(p, KW_TIMEOUT, $<loc>1, $2); }
+    | T_QUEUE_TIMEOUT expr   { $$ = build_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>1, $2); }
+    | T_IDEMPOTENCY_KEY expr { $$ = build_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>1, $2); }
+    | T_INPUT expr           { $$ = build_value_clause(p, KW_INPUT, $<loc>1, $2); }
+    | T_OUTPUT expr          { $$ = build_value_clause(p, KW_OUTPUT, $<loc>1, $2); }
+    | T_RETURN expr          { $$ = build_value_clause(p, KW_RETURN, $<loc>1, $2); }
     ;
 
 /* What error recovery skipped: from where the failed member or declaration started (or

@@ -281,13 +281,6 @@ Expr *build_list(Parser *p, ExprList elems, Loc open, Loc close)
     return build_checked(p, e, take_list(p, e, elems) + 1);
 }
 
-Expr *build_object(Parser *p, Block *block)
-{
-    Expr *e = build_new_expr(p, EXPR_OBJECT, block->span, 1);
-    e->block = block;
-    return build_checked(p, e, block->depth + 1);
-}
-
 /* Only integers, numbers, durations and strings can be unreadable (lexer_literals.c). */
 bool build_literal_is_bad(Parser *p, Loc loc)
 {

@@ -196,6 +196,13 @@ static inline Expr *build_field(Parser *p, Expr *object, const Name *field, Loc 
     return build_checked(p, e, object->depth + 1u);
 }
 
+static inline Expr *build_object(Parser *p, Block *block)
+{
+    Expr *e = build_new_expr(p, EXPR_OBJECT, block->span, 1);
+    e->block = block;
+    return build_checked(p, e, block->depth + 1);
+}
+
 /* Names, `true`, `false` and `null` are never literals the lexer found unreadable. */
 static inline Expr *build_name(Parser *p, const Name *name, Loc loc)
 {
@@ -249,7 +256,6 @@ ExprList build_args_add(Parser *p, ExprList list, Expr *e);
 Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc close);
 Expr *build_optional(Parser *p, Expr *type, Loc mark);
 Expr *build_list(Parser *p, ExprList elems, Loc open, Loc close);
-Expr *build_object(Parser *p, Block *block);
 Expr *build_number(Parser *p, double value, Loc loc);
 
 /* Errors found by grammar rules rather than by the parser's tables. */

@@ -202,7 +202,7 @@ static void popped(Parser *p, Loc loc)
 
 %type <member> decl member clause
 %type <members> members
-%type <block> block
+%type <block> block other_block
 %type <expr> expr
 %type <list> args
 %type <keyword> attr_keyword
@@ -252,12 +252,18 @@ decl
 
 /* A block's members wait on the parser's list until it closes (parse_build.h). The
  * separators around them are spelled out here rather than gathered in a list rule: one
- * reduction fewer per block, and one fewer for the separator that ends its last member. */
+ * reduction fewer per block, and one fewer for the separator that ends its last member.
+ * The two usual shapes are spelled out in `expr` too (an object), one reduction fewer
+ * per object; the others (`other_block`) are reduced to a block or an object. */
 block
+    : LBRACE members RBRACE                 { $$ = build_block(p, $2, $<loc>1, $<loc>3); }
+    | LBRACE members NEWLINE RBRACE         { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
+    | other_block
+    ;
+
+other_block
     : LBRACE RBRACE                         { $$ = build_block(p, (MemberList){ 0, { 0, 0 } }, $<loc>1, $<loc>2); }
     | LBRACE seps RBRACE                    { $$ = build_block(p, (MemberList){ 0, { 0, 0 } }, $<loc>1, $<loc>3); }
-    | LBRACE members RBRACE                 { $$ = build_block(p, $2, $<loc>1, $<loc>3); }
-    | LBRACE members NEWLINE RBRACE         { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
     | LBRACE members COMMA RBRACE           { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
     | LBRACE members SEMI RBRACE            { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
     | LBRACE members seps NEWLINE RBRACE    { $$ = build_block(p, $2, $<loc>1, $<loc>5); }
@@ -521,7 +527,11 @@ expr
     | LBRACK RBRACK             { $$ = build_list(p, (ExprList){ 0, 0 }, $<loc>1, $<loc>2); }
     | LBRACK args RBRACK        { $$ = build_list(p, $2, $<loc>1, $<loc>3); if (!$$) YYABORT; }
     | LBRACK args COMMA RBRACK  { $$ = build_list(p, $2, $<loc>1, $<loc>4); if (!$$) YYABORT; }
-    | block                     { $$ = build_object(p, $1); if (!$$) YYABORT; }
+    | LBRACE members RBRACE
+        { $$ = build_object(p, build_block(p, $2, $<loc>1, $<loc>3)); if (!$$) YYABORT; }
+    | LBRACE members NEWLINE RBRACE
+        { $$ = build_object(p, build_block(p, $2, $<loc>1, $<loc>4)); if (!$$) YYABORT; }
+    | other_block               { $$ = build_object(p, $1); if (!$$) YYABORT; }
     ;
 
 /* Arguments and list elements, gathered on the parser's stack of elements until their

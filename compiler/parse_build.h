@@ -114,30 +114,38 @@ Block *build_block(Parser *p, MemberList members, Loc open, Loc close);
 /* The slow path of build_new_member: more room for pending members. */
 void build_members_grow(Parser *p);
 
-/* A member from its key (which starts it) to `end`, built in the free slot above the
- * pending members. Inline, with the two constructors of most members: a call costs more
- * than the stores of a member. */
-static inline Member *build_new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc,
-                                       uint32_t end)
+/* The free slot above the pending members, where a member is built. Inline, with the
+ * constructors of most members: a call costs more than the stores of a member. */
+static inline Member *build_member_slot(Parser *p)
 {
     if (p->members_top >= p->members_cap)
         build_members_grow(p);
-    Member *m = &p->members[p->members_top];
-    *m = (Member){ .kind = kind, .keyword = kw, .key_end = build_pos(p, kw_loc.end),
-                   .span = build_span_to(p, kw_loc, end) };
+    return &p->members[p->members_top];
+}
+
+/* A member from its key (which starts it) to `end`. (The positions are computed from a
+ * copy of the origin: a store into the member could be a store into the parser.) */
+static inline Member *build_new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc,
+                                       uint32_t end)
+{
+    uint32_t origin = p->origin;
+    Member *m = build_member_slot(p);
+    *m = (Member){ .kind = kind, .keyword = kw, .span = span_make(origin + kw_loc.start, end),
+                   .key_end = origin + kw_loc.end };
     return m;
 }
 
 static inline Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc,
                                  Expr *value)
 {
-    Member *m = build_new_member(p, MEMBER_ATTR, key.keyword, key_loc, value->span.end);
-    m->name = key.name;
-    m->name_start = build_pos(p, key_loc.start);
-    m->name_end = build_pos(p, key_loc.end);
-    m->colon_start = build_pos(p, colon_loc.start);
-    m->colon_end = build_pos(p, colon_loc.end);
-    m->value = value;
+    uint32_t origin = p->origin;
+    Member *m = build_member_slot(p);
+    *m = (Member){ .kind = MEMBER_ATTR, .keyword = key.keyword,
+                   .span = span_make(origin + key_loc.start, value->span.end),
+                   .key_end = origin + key_loc.end,
+                   .name_start = origin + key_loc.start, .name_end = origin + key_loc.end,
+                   .colon_start = origin + colon_loc.start, .colon_end = origin + colon_loc.end,
+                   .name = key.name, .value = value };
     return m;
 }
 

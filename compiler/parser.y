@@ -328,12 +328,24 @@ members
     | members NEWLINE member    { $$ = build_members_add(p, $1, $3); }
     | members NEWLINE IDENT COLON expr
         { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
-    | members NEWLINE T_STEP IDENT block
+    | members NEWLINE T_STEP IDENT other_block
         { $$ = build_members_add(p, $1, build_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4, $5)); }
+    | members NEWLINE T_STEP IDENT LBRACE members RBRACE
+        { $$ = build_members_add(p, $1, build_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4,
+                                                           build_block(p, $6, $<loc>5, $<loc>7))); }
+    | members NEWLINE T_STEP IDENT LBRACE members NEWLINE RBRACE
+        { $$ = build_members_add(p, $1, build_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4,
+                                                           build_block(p, $6, $<loc>5, $<loc>8))); }
     | members NEWLINE T_FOR IDENT T_IN expr
         { $$ = build_members_add(p, $1, build_for(p, $<loc>3, $4, $<loc>4, $6)); }
-    | members NEWLINE T_RETRY block
+    | members NEWLINE T_RETRY other_block
         { $$ = build_members_add(p, $1, build_block_clause(p, KW_RETRY, $<loc>3, $4)); }
+    | members NEWLINE T_RETRY LBRACE members RBRACE
+        { $$ = build_members_add(p, $1, build_block_clause(p, KW_RETRY, $<loc>3,
+                                                           build_block(p, $5, $<loc>4, $<loc>6))); }
+    | members NEWLINE T_RETRY LBRACE members NEWLINE RBRACE
+        { $$ = build_members_add(p, $1, build_block_clause(p, KW_RETRY, $<loc>3,
+                                                           build_block(p, $5, $<loc>4, $<loc>7))); }
     | members NEWLINE T_COMPENSATE block
         { $$ = build_members_add(p, $1, build_block_clause(p, KW_COMPENSATE, $<loc>3, $4)); }
     | members NEWLINE T_WORKFLOW expr

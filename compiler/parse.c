@@ -121,7 +121,8 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32
     lexer_read_indentation(lx, close_budget, drop_budget);
     uint32_t first_report = c->diags.count;
     Parser parser = { .c = c, .arena = &c->arena, .file = file, .origin = source->origin,
-                      .lx = lx, .bad_literal_count = &lx->bad_literal_count, .ast = pass.ast };
+                      .lx = lx, .bad_literal_count = &lx->bad_literal_count,
+                      .keyword_names = lx->keyword_names, .ast = pass.ast };
     parser_parse(&parser);
     if (lx->fatal)
         pass.ast->fatal = true;

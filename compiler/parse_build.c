@@ -56,12 +56,6 @@ const Name *build_string_name(Parser *p, const Expr *string)
     return intern(&p->c->names, string->text, string->len);
 }
 
-KeyName build_keyword_name(Parser *p, Keyword kw)
-{
-    KeyName key = { kw, p->lx->keyword_names[kw] };
-    return key;
-}
-
 static uint32_t max_u32(uint32_t a, uint32_t b)
 {
     return a > b ? a : b;

@@ -17,6 +17,7 @@ struct Parser {
     uint32_t origin;     /* the position of the file's byte 0 (source.h) */
     Lexer *lx;
     const uint32_t *bad_literal_count;   /* the lexer's count of unreadable literals */
+    const Name *const *keyword_names;    /* the lexer's names of the keywords */
     SourceAst *ast;
     Expr **args;         /* elements of the lists being parsed (parse_build.c) */
     YYSTYPE *lookahead;  /* where yylex puts the token it reads (parser.y) */
@@ -58,7 +59,11 @@ Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name
                    Block *body, uint32_t end);
 /* A string literal (EXPR_STRING, as yylex makes it) as a name: `worker "a.b" { … }`. */
 const Name *build_string_name(Parser *p, const Expr *string);
-KeyName build_keyword_name(Parser *p, Keyword kw);
+static inline KeyName build_keyword_name(Parser *p, Keyword kw)
+{
+    KeyName key = { kw, p->keyword_names[kw] };
+    return key;
+}
 
 /* An identifier as the key of an attribute. */
 static inline KeyName build_ident_name(const Name *name)

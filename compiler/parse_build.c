@@ -236,7 +236,8 @@ ExprList build_args_add(Parser *p, ExprList list, Expr *e)
     return list;
 }
 
-/* Moves a closed list's elements into the node; returns the height of the tallest. */
+/* Moves a closed list's elements into the node; returns the height of the tallest. (One
+ * loop copies them and finds it: most lists are too short for a call of memcpy.) */
 static uint32_t take_list(Parser *p, Expr *e, ExprList list)
 {
     uint32_t depth = 0;
@@ -244,11 +245,13 @@ static uint32_t take_list(Parser *p, Expr *e, ExprList list)
     e->elems = NULL;
     if (list.count) {
         e->elems = arena_alloc_raw(p->arena, list.count * sizeof *e->elems);
-        memcpy(e->elems, p->args + list.base, list.count * sizeof *e->elems);
+        for (uint32_t i = 0; i < list.count; i++) {
+            Expr *elem = p->args[list.base + i];
+            e->elems[i] = elem;
+            depth = max_u32(depth, elem->depth);
+        }
         p->args_top = list.base;
     }
-    for (uint32_t i = 0; i < list.count; i++)
-        depth = max_u32(depth, e->elems[i]->depth);
     return depth;
 }
 

@@ -200,7 +200,7 @@ static void popped(Parser *p, Loc loc)
 %precedence BANG UMINUS
 %precedence DOT LBRACK LPAREN QUESTION
 
-%type <member> decl member clause
+%type <member> member clause
 %type <members> members
 %type <block> block other_block
 %type <expr> expr
@@ -214,40 +214,39 @@ file
     : top
     ;
 
+/* The declarations are spelled out here rather than reduced to a nonterminal of their
+ * own first: one reduction fewer per declaration. */
 top
     : %empty
-    | top decl          { build_add_decl(p, $2); }
+    | top T_WORKFLOW IDENT block
+        { build_add_decl(p, build_decl(p, KW_WORKFLOW, $<loc>2, $3, $<loc>3, $4, $4->span.end)); }
+    | top T_TYPE IDENT block
+        { build_add_decl(p, build_decl(p, KW_TYPE, $<loc>2, $3, $<loc>3, $4, $4->span.end)); }
+    | top T_WORKER STRING
+        { build_add_decl(p, build_decl(p, KW_WORKER, $<loc>2, build_string_name(p, $3), $<loc>3,
+                                       NULL, build_pos(p, $<loc>3.end))); }
+    | top T_WORKER STRING block
+        { build_add_decl(p, build_decl(p, KW_WORKER, $<loc>2, build_string_name(p, $3), $<loc>3,
+                                       $4, $4->span.end)); }
+    | top IDENT IDENT block
+        { build_add_decl(p, build_unknown_named(p, $2, $<loc>2, $3, $<loc>3, $4)); }
+    | top IDENT STRING block
+        { build_add_decl(p, build_unknown_named(p, $2, $<loc>2, build_string_name(p, $3), $<loc>3,
+                                                $4)); }
+    | top T_WORKFLOW COLON IDENT block
+        { build_colon_after_keyword(p, KW_WORKFLOW, $<loc>3);
+          build_add_decl(p, build_decl(p, KW_WORKFLOW, $<loc>2, $4, $<loc>4, $5, $5->span.end)); }
+    | top T_TYPE COLON IDENT block
+        { build_colon_after_keyword(p, KW_TYPE, $<loc>3);
+          build_add_decl(p, build_decl(p, KW_TYPE, $<loc>2, $4, $<loc>4, $5, $5->span.end)); }
+    | top T_WORKER COLON STRING block
+        { build_colon_after_keyword(p, KW_WORKER, $<loc>3);
+          build_add_decl(p, build_decl(p, KW_WORKER, $<loc>2, build_string_name(p, $4), $<loc>4,
+                                       $5, $5->span.end)); }
     | top NEWLINE
     | top COMMA
     | top SEMI
     | top skipped
-    ;
-
-decl
-    : T_WORKFLOW IDENT block
-        { $$ = build_decl(p, KW_WORKFLOW, $<loc>1, $2, $<loc>2, $3, $3->span.end); }
-    | T_TYPE IDENT block
-        { $$ = build_decl(p, KW_TYPE, $<loc>1, $2, $<loc>2, $3, $3->span.end); }
-    | T_WORKER STRING
-        { $$ = build_decl(p, KW_WORKER, $<loc>1, build_string_name(p, $2), $<loc>2, NULL,
-                          build_pos(p, $<loc>2.end)); }
-    | T_WORKER STRING block
-        { $$ = build_decl(p, KW_WORKER, $<loc>1, build_string_name(p, $2), $<loc>2, $3,
-                          $3->span.end); }
-    | IDENT IDENT block
-        { $$ = build_unknown_named(p, $1, $<loc>1, $2, $<loc>2, $3); }
-    | IDENT STRING block
-        { $$ = build_unknown_named(p, $1, $<loc>1, build_string_name(p, $2), $<loc>2, $3); }
-    | T_WORKFLOW COLON IDENT block
-        { build_colon_after_keyword(p, KW_WORKFLOW, $<loc>2);
-          $$ = build_decl(p, KW_WORKFLOW, $<loc>1, $3, $<loc>3, $4, $4->span.end); }
-    | T_TYPE COLON IDENT block
-        { build_colon_after_keyword(p, KW_TYPE, $<loc>2);
-          $$ = build_decl(p, KW_TYPE, $<loc>1, $3, $<loc>3, $4, $4->span.end); }
-    | T_WORKER COLON STRING block
-        { build_colon_after_keyword(p, KW_WORKER, $<loc>2);
-          $$ = build_decl(p, KW_WORKER, $<loc>1, build_string_name(p, $3), $<loc>3, $4,
-                          $4->span.end); }
     ;
 
 /* A block's members wait on the parser's list until it closes (parse_build.h). The

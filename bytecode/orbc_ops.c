@@ -179,13 +179,26 @@ static uint32_t crc_by_table(uint32_t crc, const uint8_t *p, size_t len)
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The little-endian word at p. */
+static inline uint64_t crc_word(const uint8_t *p)
+{
+    return (uint64_t)orbc_u32(p) | (uint64_t)orbc_u32(p + 4) << 32;
+}
+
 __attribute__((target("sse4.2")))
 static uint32_t crc_by_instruction(uint32_t crc, const uint8_t *p, size_t len)
 {
     uint64_t c = crc;
+    while (len >= 32) {   /* four words an iteration: a quarter of the loop's own work */
+        c = __builtin_ia32_crc32di(c, crc_word(p));
+        c = __builtin_ia32_crc32di(c, crc_word(p + 8));
+        c = __builtin_ia32_crc32di(c, crc_word(p + 16));
+        c = __builtin_ia32_crc32di(c, crc_word(p + 24));
+        p += 32;
+        len -= 32;
+    }
     while (len >= 8) {
-        uint64_t word = (uint64_t)orbc_u32(p) | (uint64_t)orbc_u32(p + 4) << 32;
-        c = __builtin_ia32_crc32di(c, word);
+        c = __builtin_ia32_crc32di(c, crc_word(p));
         p += 8;
         len -= 8;
     }

@@ -190,6 +190,31 @@ START_TEST(source_lines)
 }
 END_TEST
 
+/* The line table agrees with a byte-by-byte scan: newlines at every offset of the
+ * blocks the scan takes at once, runs of them (a whole block of newlines makes the table
+ * grow), and a tail shorter than a block. */
+START_TEST(source_lines_match_a_plain_scan)
+{
+    enum { LEN = 1000 };
+    char text[LEN + 1];
+    for (uint32_t i = 0; i < LEN; i++)
+        text[i] = i >= 300 && i < 500 ? '\n' : (i * 7919u) % 13 == 0 ? '\n' : 'x';
+    text[LEN] = '\0';
+    SourceMap map;
+    source_map_init(&map);
+    uint32_t f = add_text(&map, text);
+    uint32_t line = 0;
+    for (uint32_t i = 0; i <= LEN; i++) {
+        ck_assert_uint_eq(source_line_of(&map, f, i), line);
+        if (i < LEN && text[i] == '\n') {
+            line++;
+            ck_assert_uint_eq(source_line_start(&map, f, line), i + 1);
+        }
+    }
+    source_map_free(&map);
+}
+END_TEST
+
 START_TEST(source_empty_file)
 {
     SourceMap map;
@@ -247,6 +272,7 @@ int main(void)
     tcase_add_test(tc, namemap_interned_keys);
     tcase_add_test(tc, utf8_decoder);
     tcase_add_test(tc, source_lines);
+    tcase_add_test(tc, source_lines_match_a_plain_scan);
     tcase_add_test(tc, source_empty_file);
     tcase_add_test(tc, source_positions_one_range_per_file);
     tcase_add_test(tc, span_join_covers_both);

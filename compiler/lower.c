@@ -983,7 +983,11 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, 
                   .why_size = why_size };
     l.eval = (OrbcEval){ .alloc = alloc_in_arena, .context = l.arena };
     l.columns = arena_alloc(l.arena, (c->sources.count + 1) * sizeof *l.columns);
+    /* Sized up front: growing rehashes and clears each larger table. A large table comes
+     * zeroed from the system, so room to spare costs nothing until it is used. */
     ptrmap_init(&l.names, c->names.count);   /* every interned name may be used */
+    ptrmap_init(&l.types, c->names.count);   /* about as many types as names */
+    ptrmap_init(&l.tasks, p->worker_count + p->builtin_count);
     l.b = orbc_builder_new_streaming();
     if (!l.b) {
         fprintf(stderr, "orbitc: out of memory\n");

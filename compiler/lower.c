@@ -263,23 +263,20 @@ static uint32_t scalars_before(const ColumnIndex *ci, const char *text, uint32_t
     return ci->marks[mark] + count_scalars(text, from, offset);
 }
 
-/* The line of `offset`, looked for first among the few lines around `line`, then by
- * binary search. */
+/* The line of `offset`, looked for first among the few lines after `line` (positions
+ * are asked for in nearly source order: the next is almost always a few lines on), then
+ * by binary search. */
 static uint32_t nearby_line(const SourceMap *map, uint32_t file, const SourceFile *f,
                             uint32_t line, uint32_t offset)
 {
     enum { NEARBY = 16 };
     const uint32_t *starts = f->line_starts;
-    for (uint32_t n = 0; n < NEARBY && line < f->line_count; n++) {
-        if (starts[line] > offset) {
-            if (line == 0)
-                break;
-            line--;
-        } else if (line + 1 < f->line_count && starts[line + 1] <= offset) {
+    if (line < f->line_count && starts[line] <= offset) {
+        uint32_t last = f->line_count - line > NEARBY ? line + NEARBY : f->line_count - 1;
+        while (line < last && starts[line + 1] <= offset)
             line++;
-        } else {
+        if (line < last)
             return line;
-        }
     }
     return source_line_of(map, file, offset);
 }

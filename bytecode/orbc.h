@@ -397,6 +397,20 @@ uint32_t orbc_code_end(OrbcBuilder *b);
 const OrbcModule *orbc_builder_module(OrbcBuilder *b);
 bool orbc_builder_finish(OrbcBuilder *b, uint8_t **bytes, size_t *len, OrbcError *err);
 
+/* The bytes of a file kept in the pieces a streaming builder wrote them in (liborbc 1.1):
+ * writing them copies nothing, where orbc_builder_finish's one buffer costs a copy of
+ * the code and workflows, and their memory a second time. */
+typedef struct OrbcOutput OrbcOutput;
+
+/* As orbc_builder_finish (the same bytes, the same failures), the bytes left in pieces:
+ * *out is the caller's to free with orbc_output_free, or NULL on failure. */
+bool orbc_builder_finish_output(OrbcBuilder *b, OrbcOutput **out, OrbcError *err);
+/* The length of the file in bytes. */
+size_t orbc_output_len(const OrbcOutput *out);
+/* Writes the file as orbc_write_file writes bytes (atomically, the same failures). */
+bool orbc_output_write_file(const OrbcOutput *out, const char *path, OrbcError *err);
+void orbc_output_free(OrbcOutput *out);
+
 /* Writes a file. A regular file (or none yet) is replaced atomically: a temporary file in
  * the same directory, fsync, rename; the file replaced keeps its permissions. A symbolic
  * link is followed to its final target, which is replaced the same way in its own

@@ -750,29 +750,54 @@ const OrbcModule *orbc_builder_module(OrbcBuilder *b)
     return &b->module;
 }
 
+/* Why the module cannot be finished (the builder's own failures), or NULL. */
+static bool builder_failed(const OrbcBuilder *b, OrbcError *err)
+{
+    if (!b->failed && !b->over_limit)
+        return false;
+    if (err) {
+        err->offset = 0;
+        if (b->failed)
+            snprintf(err->text, sizeof err->text, "orbc: out of memory while building");
+        else
+            snprintf(err->text, sizeof err->text, "orbc: %s", b->over_limit);
+    }
+    return true;
+}
+
 bool orbc_builder_finish(OrbcBuilder *b, uint8_t **bytes, size_t *len, OrbcError *err)
 {
-    if (b->failed) {
-        *bytes = NULL;
-        *len = 0;
-        if (err) {
+    *bytes = NULL;
+    *len = 0;
+    if (!b->streaming)
+        return !builder_failed(b, err)
+               && orbc_serialize(orbc_builder_module(b), bytes, len, err);
+    OrbcOutput *out;
+    return orbc_builder_finish_output(b, &out, err) && orbc_output_take_bytes(out, bytes, len, err);
+}
+
+bool orbc_builder_finish_output(OrbcBuilder *b, OrbcOutput **out, OrbcError *err)
+{
+    *out = NULL;
+    if (builder_failed(b, err))
+        return false;
+    if (b->streaming)
+        return orbc_serialize_streamed(orbc_builder_module(b), b->code_too_long,
+                                       b->steps_too_many, &b->code_sec, b->code_count,
+                                       &b->workflow_sec, b->workflow_count, out, err);
+    uint8_t *bytes;
+    size_t len;
+    OrbcOutput *o = calloc(1, sizeof *o);
+    if (!o || !orbc_serialize(orbc_builder_module(b), &bytes, &len, err)) {
+        if (!o && err) {
             err->offset = 0;
             snprintf(err->text, sizeof err->text, "orbc: out of memory while building");
         }
+        free(o);
         return false;
     }
-    if (b->over_limit) {
-        *bytes = NULL;
-        *len = 0;
-        if (err) {
-            err->offset = 0;
-            snprintf(err->text, sizeof err->text, "orbc: %s", b->over_limit);
-        }
-        return false;
-    }
-    if (!b->streaming)
-        return orbc_serialize(orbc_builder_module(b), bytes, len, err);
-    return orbc_serialize_streamed(orbc_builder_module(b), b->code_too_long, b->steps_too_many,
-                                   &b->code_sec, b->code_count, &b->workflow_sec,
-                                   b->workflow_count, bytes, len, err);
+    o->head = o->owned = bytes;
+    o->head_len = len;
+    *out = o;
+    return true;
 }

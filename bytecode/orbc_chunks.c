@@ -87,6 +87,16 @@ void orbc_chunks_drain(OrbcChunks *c, OrbcBuf *out)
     orbc_chunks_free(c);
 }
 
+bool orbc_chunks_each(const OrbcChunks *c, OrbcPieceFn *piece, void *context)
+{
+    for (uint32_t i = 0; i < c->count; i++) {
+        size_t left = c->len - ((size_t)i << CHUNK_SHIFT);
+        if (left && !piece(context, c->list[i], left < CHUNK_SIZE ? left : CHUNK_SIZE))
+            return false;
+    }
+    return true;
+}
+
 void orbc_chunks_free(OrbcChunks *c)
 {
     for (uint32_t i = 0; c->list && i < c->count; i++)

@@ -1,8 +1,8 @@
-/* orbc_write_file: where the bytes of a .orbc file go. A regular file (or one that does
- * not exist yet) is replaced atomically: a temporary file in the same directory, fsync,
- * rename. Anything else that already exists is never replaced: a symbolic link is
- * followed to its final target, a character device, FIFO or socket is written to
- * directly, a directory is refused. */
+/* orbc_write_file and orbc_output_write_file: where the bytes of a .orbc file go. A
+ * regular file (or one that does not exist yet) is replaced atomically: a temporary file
+ * in the same directory, fsync, rename. Anything else that already exists is never
+ * replaced: a symbolic link is followed to its final target, a character device, FIFO or
+ * socket is written to directly, a directory is refused. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "orbc.h"
+#include "orbc_internal.h"
 
 enum { MAX_LINKS = 40 };   /* as the kernel's limit of links followed in one path */
 
@@ -88,10 +88,10 @@ static char *resolve_links(const char *path)
     return NULL;
 }
 
-static bool write_all(int fd, const uint8_t *bytes, size_t len)
+static bool write_all(void *fd, const uint8_t *bytes, size_t len)
 {
     while (len > 0) {
-        ssize_t n = write(fd, bytes, len);
+        ssize_t n = write(*(int *)fd, bytes, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n == 0)
@@ -102,6 +102,12 @@ static bool write_all(int fd, const uint8_t *bytes, size_t len)
         len -= (size_t)n;
     }
     return true;
+}
+
+/* Every piece of `out` written to `fd`, in order. */
+static bool write_output(int fd, const OrbcOutput *out)
+{
+    return orbc_output_each(out, write_all, &fd);
 }
 
 /* A stream connection to the Unix socket at `path`, or -1 with errno set. */
@@ -125,14 +131,14 @@ static int connect_socket(const char *path)
 
 /* A character device, FIFO or socket: written to, never replaced. Opening a FIFO waits
  * for its reader, as a shell's `>` does. */
-static bool write_in_place(const char *target, mode_t mode, const uint8_t *bytes, size_t len,
+static bool write_in_place(const char *target, mode_t mode, const OrbcOutput *out,
                            OrbcError *err)
 {
     int fd = S_ISSOCK(mode) ? connect_socket(target)
                             : open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return fail(err, strerror(errno));
-    bool ok = write_all(fd, bytes, len);
+    bool ok = write_output(fd, out);
     int saved = errno;
     if (close(fd) != 0 && ok) {
         ok = false;
@@ -178,8 +184,8 @@ static void sync_parent_dir(const char *path)
 
 /* A regular file, or none yet: the new bytes replace it at once or not at all. The file
  * replaced keeps its permissions. */
-static bool replace_atomically(const char *target, const struct stat *old, const uint8_t *bytes,
-                               size_t len, OrbcError *err)
+static bool replace_atomically(const char *target, const struct stat *old,
+                               const OrbcOutput *out, OrbcError *err)
 {
     char *temp = NULL;
     int fd = create_temp(target, &temp);
@@ -188,7 +194,7 @@ static bool replace_atomically(const char *target, const struct stat *old, const
         free(temp);
         return fail(err, strerror(saved));
     }
-    bool ok = write_all(fd, bytes, len)
+    bool ok = write_output(fd, out)
               && (!old || fchmod(fd, old->st_mode & 07777) == 0)
               && fsync(fd) == 0;
     int saved = errno;
@@ -209,7 +215,7 @@ static bool replace_atomically(const char *target, const struct stat *old, const
     return true;
 }
 
-bool orbc_write_file(const char *path, const uint8_t *bytes, size_t len, OrbcError *err)
+bool orbc_output_write_file(const OrbcOutput *out, const char *path, OrbcError *err)
 {
     char *target = resolve_links(path);
     if (!target)
@@ -220,9 +226,15 @@ bool orbc_write_file(const char *path, const uint8_t *bytes, size_t len, OrbcErr
     if (exists && S_ISDIR(st.st_mode))
         ok = fail(err, "is a directory");
     else if (exists && !S_ISREG(st.st_mode))
-        ok = write_in_place(target, st.st_mode, bytes, len, err);
+        ok = write_in_place(target, st.st_mode, out, err);
     else
-        ok = replace_atomically(target, exists ? &st : NULL, bytes, len, err);
+        ok = replace_atomically(target, exists ? &st : NULL, out, err);
     free(target);
     return ok;
+}
+
+bool orbc_write_file(const char *path, const uint8_t *bytes, size_t len, OrbcError *err)
+{
+    OrbcOutput whole = { .head = bytes, .head_len = len };
+    return orbc_output_write_file(&whole, path, err);
 }

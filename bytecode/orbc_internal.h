@@ -103,6 +103,31 @@ void orbc_chunks_put_u32(OrbcChunks *chunks, size_t at, uint32_t value);   /* ov
 void orbc_chunks_drain(OrbcChunks *chunks, OrbcBuf *out);
 void orbc_chunks_free(OrbcChunks *chunks);
 
+/* A visitor of the pieces of a file, in order; returns false to stop. */
+typedef bool OrbcPieceFn(void *context, const uint8_t *bytes, size_t len);
+/* Hands each chunk's bytes to `piece`; false when it stopped. */
+bool orbc_chunks_each(const OrbcChunks *chunks, OrbcPieceFn *piece, void *context);
+
+/* The bytes of a file in pieces (orbc.h): the head (the header, the tables before CODE
+ * and CODE's section header), CODE's payload, WORKFLOWS' section header, WORKFLOWS'
+ * payload. A module serialized whole has its bytes in the head alone. */
+struct OrbcOutput {
+    const uint8_t *head;
+    size_t head_len;
+    uint8_t *owned;              /* the head's malloc'd buffer, freed with the output */
+    OrbcChunks code;
+    uint8_t middle[12];          /* a section's header: id, size, count */
+    size_t middle_len;
+    OrbcChunks workflows;
+};
+
+/* Hands every piece of `out` to `piece`, in file order; false when it stopped. */
+bool orbc_output_each(const OrbcOutput *out, OrbcPieceFn *piece, void *context);
+
+/* CRC-32C carried over pieces: start with 0xFFFFFFFF, extend with each piece in turn,
+ * and the checksum is the result xor 0xFFFFFFFF (orbc_crc32c in one call). */
+uint32_t orbc_crc32c_extend(uint32_t crc, const uint8_t *bytes, size_t len);
+
 /* The records of the CODE and WORKFLOWS sections (a workflow's header is followed by
  * its steps), for the builder that writes them as they are produced: each is stored at
  * `p`, where room has been made for its size, and the byte after it is returned. */
@@ -115,10 +140,14 @@ uint8_t *orbc_put_step(uint8_t *p, const OrbcStep *step);
 
 /* Serializes a module whose CODE and WORKFLOWS payloads are already written: `tables`
  * gives the strings, constants, types and tasks; the two limit flags say what the builder
- * found while writing. Frees both payloads (left empty). */
+ * found while writing. Both payloads move into *out (or are freed on failure) and are
+ * left empty. */
 bool orbc_serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps_too_many,
                              OrbcChunks *code, uint32_t code_count, OrbcChunks *workflows,
-                             uint32_t workflow_count, uint8_t **bytes, size_t *len, OrbcError *err);
+                             uint32_t workflow_count, OrbcOutput **out, OrbcError *err);
+/* The bytes of `out` in one malloc'd buffer; frees `out`, each chunk as soon as it is
+ * copied (the module is then never held twice). False when memory runs out. */
+bool orbc_output_take_bytes(OrbcOutput *out, uint8_t **bytes, size_t *len, OrbcError *err);
 
 /* ---- reading (orbc_read.c, orbc_verify.c) ---- */
 

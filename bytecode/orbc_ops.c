@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "orbc.h"
+#include "orbc_internal.h"
 
 /* POPS in ops.def: a number, or COUNT (ORBC_POPS_COUNT). */
 enum { ORBC_POPS_0 = 0, ORBC_POPS_1 = 1, ORBC_POPS_2 = 2 };
@@ -224,12 +224,15 @@ static bool has_crc_instruction(void)
 }
 #endif
 
+uint32_t orbc_crc32c_extend(uint32_t crc, const uint8_t *bytes, size_t len)
+{
+    return has_crc_instruction() ? crc_by_instruction(crc, bytes, len)
+                                 : crc_by_table(crc, bytes, len);
+}
+
 uint32_t orbc_crc32c(const uint8_t *bytes, size_t len)
 {
-    uint32_t crc = 0xFFFFFFFFu;
-    crc = has_crc_instruction() ? crc_by_instruction(crc, bytes, len)
-                                : crc_by_table(crc, bytes, len);
-    return crc ^ 0xFFFFFFFFu;
+    return orbc_crc32c_extend(0xFFFFFFFFu, bytes, len) ^ 0xFFFFFFFFu;
 }
 
 /* The portable path, for tests that compare it with the instruction. */

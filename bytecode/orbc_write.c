@@ -505,15 +505,16 @@ bool orbc_serialize(const OrbcModule *m, uint8_t **bytes, size_t *len, OrbcError
     return seal_file(&buf, size, bytes, len, err);
 }
 
+static bool crc_piece(void *crc, const uint8_t *bytes, size_t len);
+
 /* A module whose CODE and WORKFLOWS payloads were written as they were produced: the
- * file is allocated once, and each chunk of the payloads is freed as soon as it is copied
- * in, so the module is never held twice. */
+ * payloads stay where they are, and only the head (the header and the tables) and the
+ * header of WORKFLOWS are written; the length and checksum cover every piece. */
 bool orbc_serialize_streamed(const OrbcModule *tables, bool code_too_long, bool steps_too_many,
                              OrbcChunks *code, uint32_t code_count, OrbcChunks *workflows,
-                             uint32_t workflow_count, uint8_t **bytes, size_t *len, OrbcError *err)
+                             uint32_t workflow_count, OrbcOutput **out, OrbcError *err)
 {
-    *bytes = NULL;
-    *len = 0;
+    *out = NULL;
     OrbcModule m = *tables;
     m.code_count = code_count;
     m.workflow_count = workflow_count;
@@ -523,26 +524,101 @@ bool orbc_serialize_streamed(const OrbcModule *tables, bool code_too_long, bool 
     m.code_count = m.workflow_count = 0;
     uint64_t sizes[6];
     section_sizes(&m, sizes);
+    uint64_t head_size = file_size(sizes) - (SECTION_HEADER_SIZE + sizes[5]);   /* less WORKFLOWS */
     sizes[4] += code->len;
     sizes[5] += workflows->len;
     uint64_t size = file_size(sizes);
     bool failed = code->failed || workflows->failed;
-    OrbcBuf buf = { 0 };
-    if (problem || size > ORBC_MAX_FILE_SIZE || failed || !orbc_buf_reserve(&buf, (size_t)size)) {
+    OrbcOutput *o = NULL;
+    uint8_t *head = NULL;
+    if (!problem && size <= ORBC_MAX_FILE_SIZE && !failed) {
+        o = calloc(1, sizeof *o);
+        head = malloc((size_t)head_size);
+    }
+    if (!o || !head) {
         set_error(err, "%s", problem ? problem
                              : size > ORBC_MAX_FILE_SIZE ? "module too large"
                                                          : "out of memory or module too large");
         orbc_chunks_free(code);
         orbc_chunks_free(workflows);
-        free(buf.data);
+        free(o);
+        free(head);
         return false;
     }
-    uint8_t *p = put_tables(buf.data, &m, sizes);
+    uint8_t *p = put_tables(head, &m, sizes);
     p = put_section(p, ORBC_SEC_CODE, sizes[4], code_count);
-    buf.len = (size_t)(p - buf.data);
-    orbc_chunks_drain(code, &buf);
-    p = put_section(buf.data + buf.len, ORBC_SEC_WORKFLOWS, sizes[5], workflow_count);
-    buf.len = (size_t)(p - buf.data);
-    orbc_chunks_drain(workflows, &buf);
-    return seal_file(&buf, size, bytes, len, err);
+    o->head = o->owned = head;
+    o->head_len = (size_t)(p - head);
+    o->code = *code;
+    put_section(o->middle, ORBC_SEC_WORKFLOWS, sizes[5], workflow_count);
+    o->middle_len = sizeof o->middle;
+    o->workflows = *workflows;
+    *code = *workflows = (OrbcChunks){ 0 };
+    if (orbc_output_len(o) != size) {   /* the sizes and the writers disagree */
+        set_error(err, "internal error: serialized %zu bytes, expected %llu", orbc_output_len(o),
+                  (unsigned long long)size);
+        orbc_output_free(o);
+        return false;
+    }
+    orbc_put_u32(head + 12, (uint32_t)size);
+    uint32_t crc = orbc_crc32c_extend(0xFFFFFFFFu, head + 12, o->head_len - 12);
+    orbc_chunks_each(&o->code, crc_piece, &crc);
+    crc = orbc_crc32c_extend(crc, o->middle, o->middle_len);
+    orbc_chunks_each(&o->workflows, crc_piece, &crc);
+    orbc_put_u32(head + 8, crc ^ 0xFFFFFFFFu);
+    *out = o;
+    return true;
+}
+
+/* ---- a file in pieces ---- */
+
+static bool crc_piece(void *crc, const uint8_t *bytes, size_t len)
+{
+    *(uint32_t *)crc = orbc_crc32c_extend(*(uint32_t *)crc, bytes, len);
+    return true;
+}
+
+bool orbc_output_each(const OrbcOutput *out, OrbcPieceFn *piece, void *context)
+{
+    return piece(context, out->head, out->head_len)
+           && orbc_chunks_each(&out->code, piece, context)
+           && (!out->middle_len || piece(context, out->middle, out->middle_len))
+           && orbc_chunks_each(&out->workflows, piece, context);
+}
+
+size_t orbc_output_len(const OrbcOutput *out)
+{
+    return out->head_len + out->code.len + out->middle_len + out->workflows.len;
+}
+
+void orbc_output_free(OrbcOutput *out)
+{
+    if (!out)
+        return;
+    orbc_chunks_free(&out->code);
+    orbc_chunks_free(&out->workflows);
+    free(out->owned);
+    free(out);
+}
+
+bool orbc_output_take_bytes(OrbcOutput *out, uint8_t **bytes, size_t *len, OrbcError *err)
+{
+    OrbcBuf buf = { 0 };
+    if (orbc_buf_reserve(&buf, orbc_output_len(out))) {
+        orbc_buf_bytes(&buf, out->head, out->head_len);
+        orbc_chunks_drain(&out->code, &buf);
+        orbc_buf_bytes(&buf, out->middle, out->middle_len);
+        orbc_chunks_drain(&out->workflows, &buf);
+    }
+    orbc_output_free(out);
+    if (buf.failed) {
+        free(buf.data);
+        *bytes = NULL;
+        *len = 0;
+        set_error(err, "out of memory or module too large");
+        return false;
+    }
+    *bytes = buf.data;
+    *len = buf.len;
+    return true;
 }

@@ -969,14 +969,19 @@ static void lower_workflow(Lowerer *l, const Workflow *w)
     orbc_workflow_end(l->b, lower_code(l, w->ret));
 }
 
-bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, char *why,
-                   size_t why_size)
+/* Lowers `p` and finishes the file: into one buffer (*bytes) when `bytes` is given, else
+ * in pieces (*out). */
+static bool lower(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, OrbcOutput **out,
+                  char *why, size_t why_size)
 {
-    *bytes = NULL;
-    *len = 0;
     if (why_size)
         why[0] = '\0';
-    Lowerer l = { .c = c, .p = p, .arena = &c->arena, .why = why,
+    OrbcBuilder *b = orbc_builder_new_streaming();
+    if (!b) {
+        fprintf(stderr, "orbitc: out of memory\n");
+        return false;
+    }
+    Lowerer l = { .c = c, .p = p, .b = b, .arena = &c->arena, .why = why,
                   .why_size = why_size };
     l.eval = (OrbcEval){ .alloc = alloc_in_arena, .context = l.arena };
     l.columns = arena_alloc(l.arena, (c->sources.count + 1) * sizeof *l.columns);
@@ -985,21 +990,33 @@ bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, 
     ptrmap_init(&l.names, c->names.count);   /* every interned name may be used */
     ptrmap_init(&l.types, c->names.count);   /* about as many types as names */
     ptrmap_init(&l.tasks, p->worker_count + p->builtin_count);
-    l.b = orbc_builder_new_streaming();
-    if (!l.b) {
-        fprintf(stderr, "orbitc: out of memory\n");
-        return false;
-    }
     for (uint32_t i = 0; i < p->worker_count; i++)
         add_task(&l, p->workers[i].name, ORBC_TASK_WORKER, p->workers[i].input,
                  p->workers[i].output, 0);
     for (uint32_t i = 0; i < p->workflow_count && !l.failed; i++)
         lower_workflow(&l, &p->workflows[i]);
     OrbcError err;
-    bool ok = !l.failed && l.limit_errors == 0 && orbc_builder_finish(l.b, bytes, len, &err);
+    bool ok = !l.failed && l.limit_errors == 0
+              && (bytes ? orbc_builder_finish(b, bytes, len, &err)
+                        : orbc_builder_finish_output(b, out, &err));
     if (!ok && !l.failed && l.limit_errors == 0)
         snprintf(why, why_size, "cannot build: %s", err.text);
-    orbc_builder_free(l.b);
+    orbc_builder_free(b);
     lowerer_free(&l);
     return ok;
+}
+
+bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, char *why,
+                   size_t why_size)
+{
+    *bytes = NULL;
+    *len = 0;
+    return lower(c, p, bytes, len, NULL, why, why_size);
+}
+
+bool lower_program_output(Compiler *c, const Program *p, OrbcOutput **out, char *why,
+                          size_t why_size)
+{
+    *out = NULL;
+    return lower(c, p, NULL, NULL, out, why, why_size);
 }

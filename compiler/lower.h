@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "orbc.h"
 #include "program.h"
 
 /* Lowers `p` (which must have checked without errors). On success stores a malloc'd
@@ -19,5 +20,10 @@
  * after the diagnostics, such as "cannot build: too many strings"). */
 bool lower_program(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, char *why,
                    size_t why_size);
+/* The same, the file's bytes left in the pieces the builder wrote them in (*out, to free
+ * with orbc_output_free): `orbitc build` writes them with orbc_output_write_file, without
+ * copying the file into one buffer. */
+bool lower_program_output(Compiler *c, const Program *p, OrbcOutput **out, char *why,
+                          size_t why_size);
 
 #endif

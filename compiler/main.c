@@ -353,8 +353,7 @@ static int command_check(const Options *opt)
 /* The bytecode of each program of a build, and where it goes. */
 typedef struct Output {
     char *path;
-    uint8_t *bytes;
-    size_t len;
+    OrbcOutput *file;    /* the bytes to write, in pieces */
 } Output;
 
 /* Whether -o names a directory: an existing one, or a path that ends with `/` (made). */
@@ -412,7 +411,7 @@ static int build_programs(const Options *opt, Run *run)
     for (uint32_t i = 0; i < programs->count; i++) {
         Program *program = programs_check_unit(programs, c, i, run->overrides);
         if (!program || programs_unit_failed(programs, c, i, opt->deny_warnings)
-            || !lower_program(c, program, &outputs[i].bytes, &outputs[i].len, why, sizeof why))
+            || !lower_program_output(c, program, &outputs[i].file, why, sizeof why))
             all_lowered = false;
         size_t len = strlen(opt->output) + strlen(programs->items[i].name) + 8;
         outputs[i].path = xmalloc(len);
@@ -431,12 +430,11 @@ static int build_programs(const Options *opt, Run *run)
     }
     for (uint32_t i = 0; i < programs->count; i++) {
         OrbcError err;
-        if (status == EXIT_OK && !orbc_write_file(outputs[i].path, outputs[i].bytes,
-                                                  outputs[i].len, &err)) {
+        if (status == EXIT_OK && !orbc_output_write_file(outputs[i].file, outputs[i].path, &err)) {
             fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", outputs[i].path, err.text);
             status = EXIT_USAGE;
         }
-        free(outputs[i].bytes);
+        orbc_output_free(outputs[i].file);
         free(outputs[i].path);
     }
     free(outputs);
@@ -463,12 +461,11 @@ static int command_build(const Options *opt)
     Program *program = run.programs.count ? programs_check_unit(&run.programs, c, 0, run.overrides)
                                           : NULL;
     diag_finish(&c->diags);
-    uint8_t *bytes = NULL;
-    size_t len = 0;
+    OrbcOutput *file = NULL;
     bool lowered = false;
     char why[256] = "";
     if (run.inputs.failures == 0 && program && diagnostics_status(opt, c) == EXIT_OK) {
-        lowered = lower_program(c, program, &bytes, &len, why, sizeof why);
+        lowered = lower_program_output(c, program, &file, why, sizeof why);
         diag_finish(&c->diags);   /* lowering may have reported E0601 */
     }
     print_diagnostics(opt, c);
@@ -482,11 +479,11 @@ static int command_build(const Options *opt)
         status = EXIT_ERRORS;
     }
     OrbcError err;
-    if (status == EXIT_OK && !orbc_write_file(opt->output, bytes, len, &err)) {
+    if (status == EXIT_OK && !orbc_output_write_file(file, opt->output, &err)) {
         fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", opt->output, err.text);
         status = EXIT_USAGE;
     }
-    free(bytes);
+    orbc_output_free(file);
     run_free(&run);
     return status;
 }

@@ -296,12 +296,13 @@ uint32_t orbc_add_string(OrbcBuilder *b, const char *text, size_t len)
     if (!added)
         return index;
     OrbcString *s = vec_push(b, &b->strings, sizeof *s);
-    char *copy = orbc_pool_alloc(&b->pool, len + 1);   /* zeroed: the NUL is there */
+    char *copy = orbc_pool_alloc_raw(&b->pool, len + 1);
     if (!s || !copy) {
         b->failed = true;
         return 0;
     }
     memcpy(copy, text, len);
+    copy[len] = '\0';
     s->text = copy;
     s->len = (uint32_t)len;
     return index;

@@ -63,6 +63,7 @@ typedef struct OrbcPool {
 } OrbcPool;
 
 void *orbc_pool_alloc(OrbcPool *pool, size_t size);   /* NULL when out of memory */
+void *orbc_pool_alloc_raw(OrbcPool *pool, size_t size);   /* the same, not zeroed */
 void orbc_pool_free(OrbcPool *pool);
 
 /* The 8 bytes that follow a constant's kind, as a number (docs/bytecode.md 3.2). */

@@ -75,7 +75,7 @@ static size_t align_up(size_t size)
 }
 
 /* A block of `size` bytes, zeroed when asked (a big allocation's own block); a chunk is
- * not: each small allocation is zeroed as it is handed out. */
+ * not: each small allocation is zeroed as it is handed out, when it is to be. */
 static OrbcPoolBlock *pool_new_block(OrbcPool *pool, size_t size, bool zeroed)
 {
     if (size > SIZE_MAX - sizeof(OrbcPoolBlock))
@@ -91,7 +91,7 @@ static OrbcPoolBlock *pool_new_block(OrbcPool *pool, size_t size, bool zeroed)
     return block;
 }
 
-void *orbc_pool_alloc(OrbcPool *pool, size_t size)
+static void *pool_alloc(OrbcPool *pool, size_t size, bool zeroed)
 {
     size_t need = align_up(size ? size : 1);
     if (need < size)
@@ -100,7 +100,7 @@ void *orbc_pool_alloc(OrbcPool *pool, size_t size)
     if (!block || block->size - block->used < need) {
         if (need > POOL_CHUNK / 4) {
             /* big: its own block, behind the current one so that it stays in use */
-            OrbcPoolBlock *big = pool_new_block(pool, need, true);
+            OrbcPoolBlock *big = pool_new_block(pool, need, zeroed);
             if (!big)
                 return NULL;
             if (block) {
@@ -117,7 +117,17 @@ void *orbc_pool_alloc(OrbcPool *pool, size_t size)
     }
     void *p = (char *)block->data + block->used;
     block->used += need;
-    return memset(p, 0, need);
+    return zeroed ? memset(p, 0, need) : p;
+}
+
+void *orbc_pool_alloc(OrbcPool *pool, size_t size)
+{
+    return pool_alloc(pool, size, true);
+}
+
+void *orbc_pool_alloc_raw(OrbcPool *pool, size_t size)
+{
+    return pool_alloc(pool, size, false);
 }
 
 void orbc_pool_free(OrbcPool *pool)

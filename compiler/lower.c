@@ -670,7 +670,7 @@ static void check_stack(Lowerer *l, const Expr *e, const char *what, uint32_t co
                   (unsigned)ORBC_MAX_STACK);
 }
 
-static void emit_object(Lowerer *l, const Expr *e)
+__attribute__((noinline)) static void emit_object(Lowerer *l, const Expr *e)
 {
     uint32_t count = e->block ? e->block->count : 0;
     uint32_t *names = arena_alloc(l->arena, (count + 1) * sizeof *names);
@@ -715,17 +715,35 @@ static void emit_binary(Lowerer *l, const Expr *e)
     orbc_emit(l->b, op);
 }
 
-/* An expression whose operators were folded with those around it (fold_expr). */
-static void emit_operand(Lowerer *l, const Expr *e)
+/* A constant: a literal, or an operator that folded to `v`. */
+static void emit_const(Lowerer *l, const Expr *e, const OrbcValue *v)
+{
+    code_pos(l, e->span);
+    orbc_emit_u32(l->b, ORBC_OP_CONST, const_index(l, v));
+}
+
+/* Out of line, so that emit_operand keeps no value on its stack. */
+__attribute__((noinline)) static void emit_literal(Lowerer *l, const Expr *e)
 {
     OrbcValue literal;
-    const OrbcValue *v = fold_literal(e, &literal) ? &literal : folded(l, e);
-    if (v) {
-        code_pos(l, e->span);
-        orbc_emit_u32(l->b, ORBC_OP_CONST, const_index(l, v));
-        return;
-    }
+    if (fold_literal(e, &literal))
+        emit_const(l, e, &literal);
+}
+
+/* An expression whose operators were folded with those around it (fold_expr): an
+ * operator is constant when it is the next fold, another kind when it is a literal. */
+static void emit_operand(Lowerer *l, const Expr *e)
+{
+    const OrbcValue *v;
     switch (e->kind) {
+    case EXPR_INT:
+    case EXPR_DURATION:
+    case EXPR_NUMBER:
+    case EXPR_STRING:
+    case EXPR_BOOL:
+    case EXPR_NULL:
+        emit_literal(l, e);
+        return;
     case EXPR_NAME:
         code_pos(l, e->span);
         emit_name(l, e);
@@ -742,11 +760,19 @@ static void emit_operand(Lowerer *l, const Expr *e)
         emit_object(l, e);
         return;
     case EXPR_UNARY:
+        if ((v = folded(l, e)) != NULL) {
+            emit_const(l, e, v);
+            return;
+        }
         emit_operand(l, e->left);
         code_pos(l, e->span);
         orbc_emit(l->b, e->op == OP_NOT ? ORBC_OP_NOT : ORBC_OP_NEG);
         return;
     case EXPR_BINARY:
+        if ((v = folded(l, e)) != NULL) {
+            emit_const(l, e, v);
+            return;
+        }
         emit_binary(l, e);
         return;
     case EXPR_FIELD:
@@ -776,15 +802,11 @@ static void emit_operand(Lowerer *l, const Expr *e)
     }
 }
 
-/* An expression whose operators, if it is an operator, are folded first. The folds of
- * an operator tree that holds this one (`[a + 1] == 2 * 3` holds `a + 1`) wait, and
- * are met again once it is emitted. */
-static void emit_expr(Lowerer *l, const Expr *e)
+/* A tree of operators, folded first. The folds of an operator tree that holds this one
+ * (`[a + 1] == 2 * 3` holds `a + 1`) wait, and are met again once it is emitted. Out of
+ * line: its folding state would make every emit_operand keep a larger frame. */
+__attribute__((noinline)) static void emit_operator_tree(Lowerer *l, const Expr *e)
 {
-    if (e->kind != EXPR_UNARY && e->kind != EXPR_BINARY) {
-        emit_operand(l, e);
-        return;
-    }
     uint32_t outer_next = l->fold_next, outer_count = l->fold_count;
     OrbcValue value;
     l->fold_next = l->fold_count;
@@ -792,6 +814,15 @@ static void emit_expr(Lowerer *l, const Expr *e)
     emit_operand(l, e);
     l->fold_next = outer_next;
     l->fold_count = outer_count;
+}
+
+/* An expression whose operators, if it is an operator, are folded first. */
+static void emit_expr(Lowerer *l, const Expr *e)
+{
+    if (e->kind == EXPR_UNARY || e->kind == EXPR_BINARY)
+        emit_operator_tree(l, e);
+    else
+        emit_operand(l, e);
 }
 
 /* E0601 for an expression whose code block is longer than the format allows, over the

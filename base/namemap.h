@@ -69,6 +69,24 @@ static inline bool namemap_get(const NameMap *map, const char *text, uint32_t ha
     return true;
 }
 
+/* namemap_get of a map of interned names (not namemap_init_text), whose keys compare by
+ * pointer only: the probe has no byte comparison to make room for. */
+static inline bool namemap_get_interned(const NameMap *map, const char *text, uint32_t hash,
+                                        uint32_t *value)
+{
+    if (!map->slots)
+        return false;
+    for (uint32_t i = hash & map->mask;; i = (i + 1) & map->mask) {
+        const NameMapSlot *slot = &map->slots[i];
+        if (slot->text == text) {
+            *value = slot->value;
+            return true;
+        }
+        if (!slot->text)
+            return false;
+    }
+}
+
 /* Inserts the key, or replaces the value of an equal key. */
 void namemap_put(NameMap *map, Arena *arena, const char *text, uint32_t hash, uint32_t value);
 

@@ -30,12 +30,10 @@ static bool is_builtin_type_name(const Checker *ck, const Name *name)
 static void add_workflow(Checker *ck, Member *m)
 {
     Program *p = ck->program;
-    uint32_t first;
-    if (names_get(&ck->workflows, m->name, &first))
+    uint32_t first = 0;
+    if (!check_register(ck, &ck->workflows, m->name, p->workflow_count, &first))
         report_duplicate(ck, "workflow", m->name->text, member_name_span(m),
                          p->workflows[first].name_span);
-    else
-        names_put(&ck->workflows, ck->arena, m->name, p->workflow_count);
     p->workflows[p->workflow_count] = (Workflow){
         .name = m->name, .span = m->span, .name_span = member_name_span(m),
     };
@@ -45,13 +43,12 @@ static void add_workflow(Checker *ck, Member *m)
 static void add_worker(Checker *ck, Member *m)
 {
     Program *p = ck->program;
-    uint32_t first;
-    if (names_get(&ck->workers, m->name, &first)) {
+    uint32_t first = 0;
+    if (!check_register(ck, &ck->workers, m->name, p->worker_count, &first)) {
         report_duplicate(ck, "worker", m->name->text, member_name_span(m),
                          member_name_span(ck->worker_decls[first]));
         return;
     }
-    names_put(&ck->workers, ck->arena, m->name, p->worker_count);
     p->workers[p->worker_count] = (Worker){
         .name = m->name, .span = m->span, .input = ck->types.any, .output = ck->types.any,
     };
@@ -68,12 +65,11 @@ static void add_type(Checker *ck, Member *m)
         diag_set_label(ck->diags, d, "reserved name");
         return;
     }
-    uint32_t first;
-    if (names_get(&ck->named_types, m->name, &first)) {
+    uint32_t first = 0;
+    if (!check_register(ck, &ck->named_types, m->name, p->type_count, &first)) {
         report_duplicate(ck, "type", m->name->text, member_name_span(m), p->types[first].span);
         return;
     }
-    names_put(&ck->named_types, ck->arena, m->name, p->type_count);
     Type *t = arena_alloc(ck->arena, sizeof *t);
     t->kind = TYPE_RECORD;
     t->name = m->name;

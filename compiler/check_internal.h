@@ -136,6 +136,24 @@ static inline What what_of(WhatKind kind, const What *inner)
     return (What){ kind, 0, NULL, inner };
 }
 
+/* names_get for the checker's maps, which are all of interned names. */
+static inline bool check_lookup(const NameMap *map, const Name *name, uint32_t *value)
+{
+    return name && namemap_get_interned(map, name->text, name->hash, value);
+}
+
+/* Adds `name` -> `value` to `map` and returns true, or, when the name is there already,
+ * leaves the map as it is, sets *first to its value and returns false: one probe for a
+ * new name. */
+static inline bool check_register(Checker *ck, NameMap *map, const Name *name, uint32_t value,
+                                  uint32_t *first)
+{
+    if (namemap_add(map, ck->arena, name->text, name->hash, value))
+        return true;
+    check_lookup(map, name, first);
+    return false;
+}
+
 /* The description as text (allocated in the arena). */
 const char *check_what_text(Checker *ck, const What *what);
 
@@ -178,7 +196,20 @@ const Type *check_expr(Checker *ck, Scope *scope, Expr *e);
 /* Checks `e` (already typed by check_expr) against `expected`; `what` names the place
  * for messages ("field `amount` of `with`"). Object and list literals are checked
  * element by element. */
-void check_expect_type(Checker *ck, Expr *e, const Type *expected, const What *what);
+void check_expect_type_slow(Checker *ck, Expr *e, const Type *expected, const What *what);
+/* Inline: most values checked are of the very type expected (the simple types and
+ * lists and optionals of them are shared, types.h), or of its optional, or an int where a
+ * number is expected; an object or list literal is checked element by element. */
+static inline void check_expect_type(Checker *ck, Expr *e, const Type *expected,
+                                     const What *what)
+{
+    if (e && e->kind != EXPR_OBJECT && e->kind != EXPR_LIST && e->type &&
+        (e->type == expected ||
+         (expected->kind == TYPE_OPTIONAL && expected->elem == e->type) ||
+         (expected->kind == TYPE_NUMBER && e->type->kind == TYPE_INT)))
+        return;
+    check_expect_type_slow(ck, e, expected, what);
+}
 /* `with` / `return`: checks the expressions of `value` (which may be NULL) and, when
  * `contract` is not NULL, the value against it: missing, unknown and mistyped fields.
  * Without a value, `where` is the span for a missing-field error. */

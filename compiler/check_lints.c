@@ -25,7 +25,7 @@ static bool same_ignoring_case(const char *a, uint32_t alen, const char *b, uint
 static void lint_runtime_code(Checker *ck, Expr *x, const Name *code)
 {
     uint32_t i;
-    if (names_get(&ck->error_codes, code, &i)) {
+    if (check_lookup(&ck->error_codes, code, &i)) {
         const ErrorCode *ec = &ck->program->error_codes[i];
         if (ec->retryable != RETRYABLE_NO)
             return;
@@ -66,7 +66,7 @@ static bool find_code(const NameMap *seen, const Name *const *codes, uint32_t n,
                       const Name *code, uint32_t *at)
 {
     if (seen->slots)
-        return names_get(seen, code, at);
+        return check_lookup(seen, code, at);
     for (uint32_t i = 0; i < n; i++)
         if (codes[i] == code) {
             *at = i;
@@ -93,6 +93,8 @@ static void lint_codes(Checker *ck, Expr *list)
         Expr *x = list->elems[k];
         if (x->kind != EXPR_STRING)
             continue;
+        if (total == 1 && !(ck->code_lengths >> (x->len < 63 ? x->len : 63) & 1))
+            continue;   /* alone, and no runtime code has its length: nothing to find */
         const Name *code = intern(ck->names, x->text, x->len);
         uint32_t first;
         if (find_code(&seen, codes, n, code, &first)) {

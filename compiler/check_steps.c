@@ -440,7 +440,7 @@ static void target_worker(Checker *ck, const Member *m, Expr *v, Target *t)
     }
     t->what = what_named(WHAT_WORKER, t->name);
     t->known = true;
-    if (names_get(&ck->workers, t->name, &t->index)) {
+    if (check_lookup(&ck->workers, t->name, &t->index)) {
         t->input = ck->program->workers[t->index].input;
         t->output = ck->program->workers[t->index].output;
     }
@@ -472,7 +472,7 @@ static void target_builtin(Checker *ck, Expr *v, Target *t)
         bad_target(ck, v, "the built-in task name is written without quotes", name->text,
                    "remove the quotes");
     }
-    if (names_get(&ck->builtins, name, &t->index)) {
+    if (check_lookup(&ck->builtins, name, &t->index)) {
         known_builtin(ck, name, t);
         return;
     }
@@ -483,7 +483,7 @@ static void target_builtin(Checker *ck, Expr *v, Target *t)
     diag_set_label(ck->diags, d, "not a built-in task");
     /* `using http.request`: the built-in tasks live under `orbit.`; checked as meant. */
     const Name *full = intern_cstr(ck->names, arena_printf(ck->arena, "orbit.%s", name->text));
-    if (names_get(&ck->builtins, full, &t->index)) {
+    if (check_lookup(&ck->builtins, full, &t->index)) {
         check_add_suggestion(ck, d, v->span, full->text);
         known_builtin(ck, full, t);
         return;
@@ -512,7 +512,7 @@ static void target_workflow(Checker *ck, Expr *v, Target *t)
                        "such as `workflow pack_items`");
         return;
     }
-    if (names_get(&ck->workflows, v->name, &t->index)) {
+    if (check_lookup(&ck->workflows, v->name, &t->index)) {
         const Workflow *wf = &ck->program->workflows[t->index];
         t->name = v->name;
         t->input = wf->input;
@@ -725,8 +725,9 @@ static void check_compensate(Checker *ck, Workflow *wf, Step *step, Scope *outer
     c->retry = pol.retry;
     c->timeout_ms = effective_timeout(ck, &t, pol.timeout_ms);
     c->queue_timeout_ms = pol.queue_timeout_ms;
-    lint_idempotency(ck, &c->retry, c->idempotency_key != NULL, member_key_span(cl->member),
-                     true);
+    if (c->retry.attempts > 1)
+        lint_idempotency(ck, &c->retry, c->idempotency_key != NULL,
+                         member_key_span(cl->member), true);
     (void)wf;
 }
 
@@ -850,7 +851,8 @@ static void check_step(Checker *ck, Workflow *wf, NameMap *steps, Member *decl, 
     s->retry = pol.retry;
     s->timeout_ms = effective_timeout(ck, &t, pol.timeout_ms);
     s->queue_timeout_ms = pol.queue_timeout_ms;
-    if (s->kind == STEP_TASK_WORKER || s->kind == STEP_TASK_BUILTIN) {
+    /* Both lints are about retries: a task tried once needs neither. */
+    if ((s->kind == STEP_TASK_WORKER || s->kind == STEP_TASK_BUILTIN) && s->retry.attempts > 1) {
         lint_idempotency(ck, &s->retry, s->idempotency_key != NULL, member_name_span(decl),
                          false);
         lint_retry_budget(ck, wf, s, &s->retry, s->timeout_ms, member_name_span(decl));
@@ -911,7 +913,7 @@ static bool is_keyword_name(const Checker *ck, const Name *name)
     uint32_t kw, h = name->hash & 255;
     if (!(ck->keyword_hashes[h >> 6] >> (h & 63) & 1))
         return false;   /* asked of every step's name: most are not looked up */
-    return names_get(&ck->keyword_names, name, &kw);
+    return check_lookup(&ck->keyword_names, name, &kw);
 }
 
 /* `input`, `workflow` and every other keyword: a step's name is used in expressions,
@@ -963,12 +965,8 @@ static void workflow_tables(Checker *ck, uint32_t n)
 
 /* Registers the steps of a workflow (duplicates point at both) in ck->steps and
  * ck->step_decls. */
-static void collect_steps(Checker *ck, Workflow *wf, Member *decl)
+static void collect_steps(Checker *ck, Workflow *wf, Member *decl, uint32_t n)
 {
-    uint32_t n = 0;
-    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++)
-        if (is_step_decl(ck, m))
-            n++;
     workflow_tables(ck, n);
     Member **decls = ck->step_decls;
     NameMap *steps = &ck->steps;
@@ -978,7 +976,7 @@ static void collect_steps(Checker *ck, Workflow *wf, Member *decl)
     for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
         if (!is_step_decl(ck, m))
             continue;
-        uint32_t i = wf->step_count++, first;
+        uint32_t i = wf->step_count++, first = 0;
         Step *s = &wf->steps[i];
         *s = (Step){
             .name = m->name,
@@ -991,33 +989,31 @@ static void collect_steps(Checker *ck, Workflow *wf, Member *decl)
         decls[i] = m;
         if (reserved_step_name(ck, m))
             continue;
-        if (names_get(steps, m->name, &first)) {
-            Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
-                                        "duplicate step `%s`", m->name->text);
-            diag_set_label(ck->diags, d, "defined again here");
-            diag_add_label(ck->diags, d, wf->steps[first].name_span, "first defined here");
+        if (check_register(ck, steps, m->name, i, &first))
             continue;
-        }
-        names_put(steps, ck->arena, m->name, i);
+        Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
+                                    "duplicate step `%s`", m->name->text);
+        diag_set_label(ck->diags, d, "defined again here");
+        diag_add_label(ck->diags, d, wf->steps[first].name_span, "first defined here");
     }
 }
 
-static void check_body_members(Checker *ck, Member *decl)
-{
-    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
-        Clause cl;
-        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, true, NULL))
-            continue;
-        if (!allows(ck, cl.keyword, PLACE_WORKFLOW_BODY) && cl.keyword != KW_TIMEOUT)
-            report_placement(ck, &cl, PLACE_WORKFLOW_BODY);
-    }
-}
-
-static void check_return(Checker *ck, Workflow *wf, Member *decl, NameMap *steps)
+/* The members of a workflow body, gone over once: each is viewed (unknown and misplaced
+ * members are reported), the steps are counted, and the `return` is found (a second one
+ * is reported). Returns the `return`, or NULL. */
+static Member *check_body_members(Checker *ck, Member *decl, uint32_t *step_count)
 {
     Member *ret = NULL;
+    uint32_t n = 0;
     for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
-        if (m->kind == MEMBER_ERROR || m->keyword != KW_RETURN)
+        if (is_step_decl(ck, m))
+            n++;
+        Clause cl;
+        if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, true, NULL))
+            continue;   /* a parse error, or an unknown word: not `return` */
+        if (!allows(ck, cl.keyword, PLACE_WORKFLOW_BODY) && cl.keyword != KW_TIMEOUT)
+            report_placement(ck, &cl, PLACE_WORKFLOW_BODY);
+        if (m->keyword != KW_RETURN)
             continue;
         if (ret) {
             Diagnostic *d = diag_report(ck->diags, E0304, member_key_span(m),
@@ -1028,6 +1024,12 @@ static void check_return(Checker *ck, Workflow *wf, Member *decl, NameMap *steps
         }
         ret = m;
     }
+    *step_count = n;
+    return ret;
+}
+
+static void check_return(Checker *ck, Workflow *wf, Member *ret, NameMap *steps)
+{
     if (!ret || !ret->value)
         return;
     Scope scope = { 0 };
@@ -1044,11 +1046,12 @@ void check_workflow_body(Checker *ck, uint32_t index)
 {
     Workflow *wf = &ck->program->workflows[index];
     Member *decl = ck->workflow_decls[index];
-    check_body_members(ck, decl);
-    collect_steps(ck, wf, decl);
+    uint32_t step_count;
+    Member *ret = check_body_members(ck, decl, &step_count);
+    collect_steps(ck, wf, decl, step_count);
     for (uint32_t i = 0; i < wf->step_count; i++)
         check_step(ck, wf, &ck->steps, ck->step_decls[i], i);
-    check_return(ck, wf, decl, &ck->steps);
+    check_return(ck, wf, ret, &ck->steps);
     if (ck->c->check_only) {   /* the next workflow reuses the buffer (compiler.h) */
         wf->steps = NULL;
         wf->step_count = 0;

@@ -83,7 +83,7 @@ static inline const Type *type_of_name(Checker *ck, Expr *e)
     const Type *t = builtin_type(ck, e->name);
     if (t)
         return t;
-    if (names_get(&ck->named_types, e->name, &index))
+    if (check_lookup(&ck->named_types, e->name, &index))
         return ck->program->types[index].type;
     return unknown_type(ck, e);
 }
@@ -220,7 +220,7 @@ static inline const Type *check_name(Checker *ck, Scope *scope, Expr *e)
         e->ref = REF_INPUT;
         return wf->input;
     }
-    if (!names_get(scope->steps, e->name, &index)) {
+    if (!check_lookup(scope->steps, e->name, &index)) {
         unknown_name(ck, scope, e);
         return ck->types.error;
     }
@@ -332,7 +332,7 @@ static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
         return ck->types.error;
     }
     uint32_t index;
-    if (!names_get(&ck->functions, callee->name, &index)) {
+    if (!check_lookup(&ck->functions, callee->name, &index)) {
         Diagnostic *d = diag_report(ck->diags, E0209, callee->span, "unknown function `%s`",
                                     callee->name->text);
         diag_set_label(ck->diags, d, "not a function");
@@ -722,7 +722,7 @@ static void report_duplicate_fields(Checker *ck, Block *b, const Type *skip)
         const Member *first = NULL;
         if (by_index) {
             uint32_t at;
-            if (names_get(&seen, name, &at))
+            if (check_lookup(&seen, name, &at))
                 first = by_index[at];
         } else {
             for (const Member *x = b->members; x != m && !first; x++)
@@ -828,7 +828,7 @@ static COLD void mismatch(Checker *ck, Expr *e, const Type *expected, const What
         diag_add_help(ck->diags, d, "convert it with `str(…)`");
 }
 
-void check_expect_type(Checker *ck, Expr *e, const Type *expected, const What *what)
+void check_expect_type_slow(Checker *ck, Expr *e, const Type *expected, const What *what)
 {
     if (!e || !e->type || type_is_unchecked(expected) || type_is_unchecked(e->type))
         return;

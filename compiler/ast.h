@@ -182,14 +182,17 @@ typedef enum MemberKind {
  *       library's own declarations (`builtin "orbit.http.request" { … }`). The parser
  *       accepts them; the checker reports unknown words with a did-you-mean.
  */
-/* 56 bytes: the spans inside a member are kept as positions (member_key_span() and
- * friends rebuild them; the key starts the member), and the colon of an attribute shares
- * room with the unknown word of a clause. A block's members are an array (Block), so a
- * member needs no link to the next one. */
+/* 48 bytes: the spans inside a member are kept as positions (member_key_span() and
+ * friends rebuild them; the key starts the member), the colon of an attribute shares
+ * room with the unknown word of a clause, and the value and the body share one slot,
+ * since no member has both (the table above): they are read with member_value() and
+ * member_body(), written with member_set_value() and member_set_body(). A block's
+ * members are an array (Block), so a member needs no link to the next one. */
 struct Member {
     MemberKind kind : 8;
     Keyword keyword : 8; /* the clause keyword, or the attribute's name if it is a keyword */
     bool assign : 1;     /* MEMBER_ATTR written `name = value` (already reported, E0002) */
+    bool has_body : 1;   /* .held is a body, else a value (or nothing) */
     Span span;           /* the whole member */
     uint32_t key_end;    /* the keyword, or the attribute name, starts the member and
                             ends here */
@@ -203,9 +206,37 @@ struct Member {
                                         the key span); NULL otherwise */
     };
     const Name *name;    /* attribute name; declared name; step name; for variable */
-    Expr *value;
-    Block *body;
+    union {
+        Expr *value;     /* an attribute's value, a clause's expression */
+        Block *body;     /* a clause's block: when .has_body */
+    } held;
 };
+
+/* The member's value, or NULL (a member with a body has none). */
+static inline Expr *member_value(const Member *m)
+{
+    return m->has_body ? NULL : m->held.value;
+}
+
+/* The member's body, or NULL (a member with a value has none). */
+static inline Block *member_body(const Member *m)
+{
+    return m->has_body ? m->held.body : NULL;
+}
+
+/* Gives the member the value `value` (NULL: none) in place of its value or body. */
+static inline void member_set_value(Member *m, Expr *value)
+{
+    m->has_body = false;
+    m->held.value = value;
+}
+
+/* Gives the member the body `body` (NULL: none) in place of its value or body. */
+static inline void member_set_body(Member *m, Block *body)
+{
+    m->has_body = body != NULL;
+    m->held.body = body;
+}
 
 static inline Span member_key_span(const Member *m)
 {

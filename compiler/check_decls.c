@@ -100,9 +100,9 @@ static Member *find_attr(Block *body, const Name *name)
 static const Type *contract_of(Checker *ck, Block *body, Keyword kw)
 {
     Member *m = find_clause(body, kw);
-    if (!m || !m->value)
+    if (!m || !member_value(m))
         return ck->types.any;
-    return type_from_syntax(ck, m->value);
+    return type_from_syntax(ck, member_value(m));
 }
 
 static void add_builtin(Checker *ck, Member *m)
@@ -111,11 +111,11 @@ static void add_builtin(Checker *ck, Member *m)
     names_put(&ck->builtins, ck->arena, m->name, p->builtin_count);
     Builtin *b = &p->builtins[p->builtin_count++];
     *b = (Builtin){ .name = m->name, .span = m->span };
-    b->input = contract_of(ck, m->body, KW_INPUT);
-    b->output = contract_of(ck, m->body, KW_OUTPUT);
-    Member *timeout = find_clause(m->body, KW_TIMEOUT);
-    if (timeout && timeout->value && timeout->value->kind == EXPR_DURATION)
-        b->default_timeout_ms = timeout->value->integer;
+    b->input = contract_of(ck, member_body(m), KW_INPUT);
+    b->output = contract_of(ck, member_body(m), KW_OUTPUT);
+    Member *timeout = find_clause(member_body(m), KW_TIMEOUT);
+    if (timeout && member_value(timeout) && member_value(timeout)->kind == EXPR_DURATION)
+        b->default_timeout_ms = member_value(timeout)->integer;
 }
 
 static void add_error_code(Checker *ck, Member *m)
@@ -125,11 +125,11 @@ static void add_error_code(Checker *ck, Member *m)
     ErrorCode *e = &p->error_codes[p->error_code_count++];
     *e = (ErrorCode){ .name = m->name, .retryable = RETRYABLE_NO };
     ck->code_lengths |= (uint64_t)1 << (m->name->len < 63 ? m->name->len : 63);
-    Member *r = find_attr(m->body, ck->n_retryable);
-    if (r && r->value && r->value->kind == EXPR_NAME) {
-        if (r->value->name == ck->n_yes)
+    Member *r = find_attr(member_body(m), ck->n_retryable);
+    if (r && member_value(r) && member_value(r)->kind == EXPR_NAME) {
+        if (member_value(r)->name == ck->n_yes)
             e->retryable = RETRYABLE_YES;
-        else if (r->value->name == ck->n_depends)
+        else if (member_value(r)->name == ck->n_depends)
             e->retryable = RETRYABLE_DEPENDS;
     }
 }
@@ -140,21 +140,21 @@ static void add_function(Checker *ck, Member *m)
     names_put(&ck->functions, ck->arena, m->name, p->function_count);
     Function *f = &p->functions[p->function_count++];
     *f = (Function){ .name = m->name };
-    const Type *params = contract_of(ck, m->body, KW_INPUT);
+    const Type *params = contract_of(ck, member_body(m), KW_INPUT);
     if (params->kind == TYPE_RECORD) {
         f->param_count = params->field_count;
         f->params = arena_alloc(ck->arena, (params->field_count + 1) * sizeof *f->params);
         for (uint32_t i = 0; i < params->field_count; i++)
             f->params[i] = params->fields[i].type;
     }
-    f->result = contract_of(ck, m->body, KW_OUTPUT);
+    f->result = contract_of(ck, member_body(m), KW_OUTPUT);
 }
 
 /* ---- Top-level members ------------------------------------------------------------ */
 
 static void add_stdlib_declaration(Checker *ck, Member *m)
 {
-    if (!m->name || !m->body)
+    if (!m->name || !member_body(m))
         return;
     if (m->key == ck->n_builtin)
         add_builtin(ck, m);
@@ -166,7 +166,7 @@ static void add_stdlib_declaration(Checker *ck, Member *m)
 
 static void add_declaration(Checker *ck, Member *m, Keyword kw)
 {
-    if (!m->name || !m->body)
+    if (!m->name || !member_body(m))
         return;     /* malformed: the parser reported it */
     if (kw == KW_WORKFLOW)
         add_workflow(ck, m);
@@ -251,7 +251,7 @@ static void resolve_named_types(Checker *ck)
 {
     Program *p = ck->program;
     for (uint32_t i = 0; i < p->type_count; i++) {
-        const Type *fields = check_record_from_block(ck, ck->type_decls[i]->body);
+        const Type *fields = check_record_from_block(ck, member_body(ck->type_decls[i]));
         Type *t = (Type *)p->types[i].type;
         t->fields = fields->fields;
         t->field_count = fields->field_count;
@@ -265,7 +265,7 @@ static void resolve_worker(Checker *ck, uint32_t index)
     static const char *const MEMBERS[] = { "input", "output" };
     Worker *w = &ck->program->workers[index];
     Member *seen[2] = { NULL, NULL };
-    Block *body = ck->worker_decls[index]->body;
+    Block *body = member_body(ck->worker_decls[index]);
     for (Member *m = block_first(body), *end = block_end(body); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
@@ -288,7 +288,7 @@ static void resolve_worker(Checker *ck, uint32_t index)
             continue;
         }
         seen[slot] = m;
-        const Type *t = m->value ? type_from_syntax(ck, m->value) : ck->types.any;
+        const Type *t = member_value(m) ? type_from_syntax(ck, member_value(m)) : ck->types.any;
         if (slot == 0)
             w->input = t;
         else

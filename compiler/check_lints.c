@@ -118,15 +118,15 @@ static bool attempts_is_one(const Member *attempts)
 {
     if (!attempts)
         return true;
-    return attempts->value && attempts->value->kind == EXPR_INT &&
-           attempts->value->integer == 1;
+    return member_value(attempts) && member_value(attempts)->kind == EXPR_INT &&
+           member_value(attempts)->integer == 1;
 }
 
 void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *syntax)
 {
     Member *codes = syntax->setting[SET_NON_RETRYABLE];
-    if (codes && codes->value && codes->value->kind == EXPR_LIST) {
-        if (policy->attempts == 1 && codes->value->count > 0 &&
+    if (codes && member_value(codes) && member_value(codes)->kind == EXPR_LIST) {
+        if (policy->attempts == 1 && member_value(codes)->count > 0 &&
             attempts_is_one(syntax->setting[SET_ATTEMPTS])) {
             Diagnostic *d = diag_report(ck->diags, W0001, member_key_span(codes),
                                         "`non_retryable` has no effect with `attempts: 1`");
@@ -134,14 +134,14 @@ void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *synta
             diag_add_note(ck->diags, d, "with one attempt the step is never retried%s",
                           syntax->setting[SET_ATTEMPTS] ? "" : " (`attempts` defaults to 1)");
         }
-        lint_codes(ck, codes->value);
+        lint_codes(ck, member_value(codes));
     }
     Member *max = syntax->setting[SET_MAX_DELAY];
-    if (max && max->value && max->value->kind == EXPR_DURATION &&
+    if (max && member_value(max) && member_value(max)->kind == EXPR_DURATION &&
         policy->backoff == BACKOFF_FIXED &&
         (!syntax->setting[SET_BACKOFF] ||
-         (syntax->setting[SET_BACKOFF]->value &&
-          syntax->setting[SET_BACKOFF]->value->kind == EXPR_NAME))) {
+         (member_value(syntax->setting[SET_BACKOFF]) &&
+          member_value(syntax->setting[SET_BACKOFF])->kind == EXPR_NAME))) {
         Diagnostic *d = diag_report(ck->diags, W0002, member_key_span(max),
                                     "`max_delay` has no effect with `fixed` backoff");
         diag_set_label(ck->diags, d, "no effect");

@@ -203,16 +203,16 @@ static COLD void unknown_setting(Checker *ck, Member *m, const char *word, const
     diag_set_label(ck->diags, d, "unknown setting");
     const char *s = check_suggest(ck, word, RETRY_SETTING_NAMES, RETRY_SETTING_COUNT);
     size_t len = strlen(word);
-    bool in_ms = s && len > 2 && strcmp(word + len - 2, "Ms") == 0 && m->value &&
-                 m->value->kind == EXPR_INT && m->value->integer >= 0;
+    bool in_ms = s && len > 2 && strcmp(word + len - 2, "Ms") == 0 && member_value(m) &&
+                 member_value(m)->kind == EXPR_INT && member_value(m)->integer >= 0;
     bool set_already = s && (settings_given(ck, block) & (1u << setting_index(s)));
     Applicability certainty = set_already ? FIX_MAYBE_INCORRECT : FIX_MACHINE_APPLICABLE;
     const char *why = set_already ? " (this block has one already)" : "";
     if (in_ms)      /* initialDelayMs: 500 -> initial_delay: 500ms */
-        diag_add_fix(ck->diags, d, span_join(member_key_span(m), m->value->span),
-                     arena_printf(ck->arena, "%s: %lldms", s, (long long)m->value->integer),
+        diag_add_fix(ck->diags, d, span_join(member_key_span(m), member_value(m)->span),
+                     arena_printf(ck->arena, "%s: %lldms", s, (long long)member_value(m)->integer),
                      certainty, "did you mean `%s: %lldms`?%s", s,
-                     (long long)m->value->integer, why);
+                     (long long)member_value(m)->integer, why);
     else if (set_already)
         diag_add_fix(ck->diags, d, member_key_span(m), s, certainty, "did you mean `%s`?%s", s, why);
     else if (s)
@@ -281,16 +281,16 @@ static void check_max_delay(Checker *ck, RetryPolicy *policy, const RetrySyntax 
             policy->max_delay_ms = policy->initial_delay_ms;
         return;
     }
-    if (!max->value || !delay_ok[1] || (initial && (!initial->value || !delay_ok[0])))
+    if (!member_value(max) || !delay_ok[1] || (initial && (!member_value(initial) || !delay_ok[0])))
         return;
     if (policy->max_delay_ms >= policy->initial_delay_ms)
         return;
-    Diagnostic *d = diag_report(ck->diags, E0410, max->value->span,
+    Diagnostic *d = diag_report(ck->diags, E0410, member_value(max)->span,
                                 "`max_delay` must be at least `initial_delay`");
     diag_set_label(ck->diags, d, "`max_delay` is %s",
                    check_duration_text(ck, policy->max_delay_ms));
     if (initial)
-        diag_add_label(ck->diags, d, initial->value->span, "`initial_delay` is %s",
+        diag_add_label(ck->diags, d, member_value(initial)->span, "`initial_delay` is %s",
                        check_duration_text(ck, policy->initial_delay_ms));
     else
         diag_add_note(ck->diags, d, "`initial_delay` is not set, so it is 1s (the default)");
@@ -329,8 +329,8 @@ void check_retry(Checker *ck, Clause *clause, RetryPolicy *policy, RetrySyntax *
             continue;
         }
         syntax->setting[i] = m;
-        if (m->value)
-            check_setting(ck, i, m->value, policy, delay_ok);
+        if (member_value(m))
+            check_setting(ck, i, member_value(m), policy, delay_ok);
     }
     check_max_delay(ck, policy, syntax, delay_ok);
 }

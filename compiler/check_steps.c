@@ -159,15 +159,15 @@ static const char *unknown_member(Checker *ck, Member *m, Place place, uint32_t 
 /* `worker: reports.export` (a YAML habit): a colon and no quotes. */
 static bool unquoted_worker_after_colon(Checker *ck, const Member *m)
 {
-    return m->keyword == KW_WORKER && m->kind == MEMBER_ATTR && !m->assign && m->value &&
-           m->value->kind != EXPR_STRING && m->value->kind != EXPR_ERROR &&
-           check_dotted_name(ck, m->value);
+    return m->keyword == KW_WORKER && m->kind == MEMBER_ATTR && !m->assign && member_value(m) &&
+           member_value(m)->kind != EXPR_STRING && member_value(m)->kind != EXPR_ERROR &&
+           check_dotted_name(ck, member_value(m));
 }
 
 /* ... reported once, with one fix for both. */
 static void unquoted_worker_error(Checker *ck, Member *m)
 {
-    Expr *v = m->value;
+    Expr *v = member_value(m);
     const char *name = check_dotted_name(ck, v)->text;
     Diagnostic *d = diag_report(ck->diags, E0306, v->span,
                                 "the worker name must be a string literal");
@@ -201,7 +201,7 @@ static COLD bool view_unknown(Checker *ck, Member *m, Place place, Clause *out, 
     const char *s = report ? unknown_member(ck, m, place, block ? keywords_given(block) : 0)
                            : NULL;
     Keyword kw = s ? keyword_of(s) : KW_NONE;
-    if (m->kind != MEMBER_CLAUSE || !is_action(kw) || !m->value)
+    if (m->kind != MEMBER_CLAUSE || !is_action(kw) || !member_value(m))
         return false;
     out->keyword = kw;
     return true;
@@ -225,23 +225,23 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report,
 {
     out->member = m;
     out->keyword = m->keyword;
-    out->value = m->value;
+    out->value = member_value(m);
     out->body = NULL;
     if (m->kind == MEMBER_ERROR)
         return false;
     if (!((ck->member_keywords >> m->keyword) & 1u))   /* keyword_is_member */
         return view_unknown(ck, m, place, out, report, block);
     /* `retry: 3` gets one diagnostic: the block it needs (check_retry, compensate). */
-    bool has_block = m->value && m->value->kind == EXPR_OBJECT;
+    bool has_block = member_value(m) && member_value(m)->kind == EXPR_OBJECT;
     if (m->kind == MEMBER_ATTR) {
         bool needs_block = m->keyword == KW_RETRY || m->keyword == KW_COMPENSATE;
         if (!m->assign && report && (has_block || !needs_block))
             colon_error(ck, m);
     } else {
-        out->body = m->body;
+        out->body = member_body(m);
     }
     if (!out->body && has_block)
-        out->body = m->value->block;
+        out->body = member_value(m)->block;
     if (!out->value && out->body && m->keyword == KW_WITH)
         out->value = with_object(ck, out->body);
     return true;
@@ -315,7 +315,7 @@ static bool collect_correct_members(Checker *ck, Block *body, Place fixed_place,
         Keyword kw = m->keyword;
         uint32_t bit = 1u << kw;
         if (m->kind != MEMBER_CLAUSE || !(ck->member_keywords & bit) ||
-            (!m->value && kw == KW_WITH))
+            (!member_value(m) && kw == KW_WITH))
             return false;
         Clause *cl = &out->slot[kw];
         if (is_action(kw)) {
@@ -329,9 +329,9 @@ static bool collect_correct_members(Checker *ck, Block *body, Place fixed_place,
         present |= bit;
         cl->keyword = kw;
         cl->member = m;
-        cl->value = m->value;
-        cl->body = m->body ? m->body
-                 : m->value && m->value->kind == EXPR_OBJECT ? m->value->block : NULL;
+        cl->value = member_value(m);
+        cl->body = member_body(m) ? member_body(m)
+                 : member_value(m) && member_value(m)->kind == EXPR_OBJECT ? member_value(m)->block : NULL;
     }
     Place place = fixed_place;
     if (action && fixed_place == PLACE_UNKNOWN_STEP)
@@ -816,7 +816,7 @@ static void check_step(Checker *ck, Workflow *wf, NameMap *steps, Member *decl, 
 {
     Step *s = &wf->steps[index];
     Members ms;
-    collect_members(ck, decl->body, PLACE_UNKNOWN_STEP, &ms);
+    collect_members(ck, member_body(decl), PLACE_UNKNOWN_STEP, &ms);
     Target t;
     if (ms.action.member) {
         resolve_target(ck, &ms.action, &t);
@@ -874,7 +874,7 @@ void check_workflow_signature(Checker *ck, uint32_t index)
     memset(seen, 0, sizeof seen);
     wf->input = ck->types.empty_record;
     bool has_return = false;
-    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
+    for (Member *m = block_first(member_body(decl)), *end = block_end(member_body(decl)); m != end; m++) {
         Clause cl;
         if (!view(ck, m, PLACE_WORKFLOW_BODY, &cl, false, NULL))
             continue;
@@ -938,7 +938,7 @@ static bool reserved_step_name(Checker *ck, Member *m)
 static bool is_step_decl(Checker *ck, const Member *m)
 {
     static const char *const STEP[] = { "step" };
-    if (m->kind != MEMBER_CLAUSE || !m->name || !m->body)
+    if (m->kind != MEMBER_CLAUSE || !m->name || !member_body(m))
         return false;
     if (m->keyword == KW_STEP)
         return true;
@@ -973,7 +973,7 @@ static void collect_steps(Checker *ck, Workflow *wf, Member *decl, uint32_t n)
     /* Not zeroed (no memset of the whole array): each step is written whole below. */
     wf->steps = ck->c->check_only ? ck->step_buffer
                                   : arena_alloc_raw(ck->arena, n * sizeof *wf->steps);
-    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
+    for (Member *m = block_first(member_body(decl)), *end = block_end(member_body(decl)); m != end; m++) {
         if (!is_step_decl(ck, m))
             continue;
         uint32_t i = wf->step_count++, first = 0;
@@ -1005,7 +1005,7 @@ static Member *check_body_members(Checker *ck, Member *decl, uint32_t *step_coun
 {
     Member *ret = NULL;
     uint32_t n = 0;
-    for (Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++) {
+    for (Member *m = block_first(member_body(decl)), *end = block_end(member_body(decl)); m != end; m++) {
         if (is_step_decl(ck, m))
             n++;
         Clause cl;
@@ -1030,14 +1030,14 @@ static Member *check_body_members(Checker *ck, Member *decl, uint32_t *step_coun
 
 static void check_return(Checker *ck, Workflow *wf, Member *ret, NameMap *steps)
 {
-    if (!ret || !ret->value)
+    if (!ret || !member_value(ret))
         return;
     Scope scope = { 0 };
     scope.workflow = wf;
     scope.steps = steps;
     scope.step_index = wf->step_count;
     begin_deps(ck, &scope);
-    wf->ret = ret->value;
+    wf->ret = member_value(ret);
     What owner = what_named(WHAT_OUTPUT_OF, wf->name);
     check_contract(ck, &scope, wf->ret, wf->output, member_key_span(ret), &owner);
 }

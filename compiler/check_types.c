@@ -118,7 +118,7 @@ const Type *check_record_from_block(Checker *ck, Block *block)
     for (Member *m = block_first(block), *end = block_end(block); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
-        if (m->kind != MEMBER_ATTR || !m->value) {
+        if (m->kind != MEMBER_ATTR || !member_value(m)) {
             Diagnostic *d = diag_report(ck->diags, E0508, m->span, "expected a field");
             diag_set_label(ck->diags, d, "not a field");
             diag_add_help(ck->diags, d, "a field is written `name: type`, such as "
@@ -136,9 +136,9 @@ const Type *check_record_from_block(Checker *ck, Block *block)
         }
         Field *f = type_record_add(&rb, name);
         f->span = member_name_span(m);
-        f->type = m->value->kind == EXPR_NAME ? type_of_name(ck, m->value)
-                                              : type_from_syntax(ck, m->value);
-        f->optional = f->type->kind == TYPE_OPTIONAL || m->value->kind == EXPR_OPTIONAL;
+        Expr *v = member_value(m);
+        f->type = v->kind == EXPR_NAME ? type_of_name(ck, v) : type_from_syntax(ck, v);
+        f->optional = f->type->kind == TYPE_OPTIONAL || v->kind == EXPR_OPTIONAL;
     }
     return type_record_end(&ck->types, &rb);
 }
@@ -402,23 +402,22 @@ static void field_without_colon(Checker *ck, Member *m)
     Diagnostic *d = diag_report(ck->diags, E0100, key,
                                 "expected `:` after field name `%s`", name->text);
     diag_set_label(ck->diags, d, "missing `:`");
-    Span value = m->value ? m->value->span : m->body->span;
+    Span value = member_value(m) ? member_value(m)->span : member_body(m)->span;
     const char *value_text = source_text(ck, value);
     diag_add_fix(ck->diags, d, span_make(key.end, key.end), ":", FIX_MACHINE_APPLICABLE,
                  "write `%s: %s`", name->text, value_text ? value_text : "…");
-    if (!m->value) {
+    if (!member_value(m)) {
         Expr *object = arena_alloc(ck->arena, sizeof *object);
         object->kind = EXPR_OBJECT;
-        object->span = m->body->span;
-        object->block = m->body;
-        m->value = object;
+        object->span = member_body(m)->span;
+        object->block = member_body(m);
+        member_set_value(m, object);   /* in place of the body */
     }
     m->kind = MEMBER_ATTR;
     m->name = name;
     m->name_start = key.start;
     m->name_end = key.end;
     m->colon_start = m->colon_end = key.end;
-    m->body = NULL;
 }
 
 static void not_a_field(Checker *ck, Member *m)
@@ -435,7 +434,7 @@ static void not_a_field(Checker *ck, Member *m)
  * made the field it stands for when it is one without its `:`. */
 static void read_object_member(Checker *ck, Member *m)
 {
-    if (!m->name && (m->value || m->body))
+    if (!m->name && (member_value(m) || member_body(m)))
         field_without_colon(ck, m);
     else
         not_a_field(ck, m);
@@ -455,10 +454,10 @@ static const Type *check_object(Checker *ck, Scope *scope, Expr *e)
     RecordBuilder rb;
     type_record_begin(&ck->types, &rb, b->count);
     for (Member *m = block_first(b), *end = block_end(b); m != end; m++) {
-        if (m->kind != MEMBER_ATTR || !m->value)
+        if (m->kind != MEMBER_ATTR || !member_value(m))
             continue;
         const Name *name = check_member_name(ck, m);
-        const Type *t = check_expr(ck, scope, m->value);
+        const Type *t = check_expr(ck, scope, member_value(m));
         const Field *first = type_record_find(&rb, name);
         if (first) {
             Diagnostic *d = diag_report(ck->diags, E0201, member_name_span(m),
@@ -714,7 +713,7 @@ static void report_duplicate_fields(Checker *ck, Block *b, const Type *skip)
     }
     uint32_t n = 0;
     for (Member *m = block_first(b), *end = block_end(b); m != end; m++) {
-        if (m->kind != MEMBER_ATTR || !m->value)
+        if (m->kind != MEMBER_ATTR || !member_value(m))
             continue;
         const Name *name = check_member_name(ck, m);
         if (skip && type_field(skip, name))
@@ -726,7 +725,7 @@ static void report_duplicate_fields(Checker *ck, Block *b, const Type *skip)
                 first = by_index[at];
         } else {
             for (const Member *x = b->members; x != m && !first; x++)
-                if (x->kind == MEMBER_ATTR && x->value && check_member_name(ck, x) == name)
+                if (x->kind == MEMBER_ATTR && member_value(x) && check_member_name(ck, x) == name)
                     first = x;
         }
         if (first) {
@@ -758,10 +757,10 @@ static const Type *check_expr_expecting(Checker *ck, Scope *scope, Expr *e,
         return check_expr(ck, scope, e);
     read_object_fields(ck, e->block);
     for (Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
-        if (m->kind != MEMBER_ATTR || !m->value)
+        if (m->kind != MEMBER_ATTR || !member_value(m))
             continue;
         const Field *f = type_field(want, check_member_name(ck, m));
-        check_expr_expecting(ck, scope, m->value, f ? f->type : NULL);
+        check_expr_expecting(ck, scope, member_value(m), f ? f->type : NULL);
     }
     report_duplicate_fields(ck, e->block, NULL);
     e->type = want;
@@ -924,7 +923,7 @@ static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
     for (Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
         if (m->kind == MEMBER_CLAUSE && scope)
             read_object_member(ck, m);
-        if (m->kind != MEMBER_ATTR || !m->value)
+        if (m->kind != MEMBER_ATTR || !member_value(m))
             continue;
         const Name *name = check_member_name(ck, m);
         const Field *f = next < record->field_count && record->fields[next].name == name
@@ -932,7 +931,7 @@ static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
         if (!f) {
             any_unknown = true;
             if (scope)
-                check_expr(ck, scope, m->value);
+                check_expr(ck, scope, member_value(m));
             continue;
         }
         next = (uint32_t)(f - record->fields) + 1;
@@ -940,7 +939,7 @@ static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
         if (*first) {
             if (scope) {
                 report_duplicate(ck, m, name, *first);
-                check_expr_expecting(ck, scope, m->value, f->type);
+                check_expr_expecting(ck, scope, member_value(m), f->type);
             }
             continue;
         }
@@ -948,9 +947,9 @@ static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
         given.count++;
         What field = what_named(WHAT_FIELD, f->name);
         if (scope)
-            check_against(ck, scope, m->value, f->type, &field);
+            check_against(ck, scope, member_value(m), f->type, &field);
         else
-            check_expect_type(ck, m->value, f->type, &field);
+            check_expect_type(ck, member_value(m), f->type, &field);
     }
     if (scope) {
         if (any_unknown)
@@ -959,7 +958,7 @@ static void check_fields(Checker *ck, Scope *scope, Expr *e, const Type *record,
     }
     for (Member *m = block_first(e->block), *end = block_end(e->block);
          m != end && any_unknown; m++)
-        if (m->kind == MEMBER_ATTR && m->value &&
+        if (m->kind == MEMBER_ATTR && member_value(m) &&
             !type_field(record, check_member_name(ck, m)))
             unknown_field(ck, m, record, &given, owner);
     if (given.count != record->field_count)

@@ -677,7 +677,7 @@ static void print_member(Printer *p, const Member *m, bool declaration)
     if (m->kind == MEMBER_ATTR) {
         span_token(p, member_colon_span(m));
         want_space(p);
-        print_expr(p, m->value);
+        print_expr(p, member_value(m));
         p->indent = base;
         return;
     }
@@ -690,13 +690,13 @@ static void print_member(Printer *p, const Member *m, bool declaration)
         want_space(p);
         token(p, in, in + 2);
     }
-    if (m->value) {
+    if (member_value(m)) {
         want_space(p);
-        print_expr(p, m->value);
+        print_expr(p, member_value(m));
     }
-    if (m->body) {
+    if (member_body(m)) {
         want_space(p);
-        print_block(p, m->body, declaration);
+        print_block(p, member_body(m), declaration);
     }
     p->indent = base;
 }

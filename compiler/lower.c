@@ -680,7 +680,7 @@ __attribute__((noinline)) static void emit_object(Lowerer *l, const Expr *e)
             lower_error(l, "malformed record expression");
             return;
         }
-        emit_expr(l, m->value);
+        emit_expr(l, member_value(m));
         names[n++] = name_string(l, m->name);
     }
     check_stack(l, e, "record literal", n);

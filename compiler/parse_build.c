@@ -47,7 +47,7 @@ Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name
     m->name = name;
     m->name_start = build_pos(p, name_loc.start);
     m->name_end = build_pos(p, name_loc.end);
-    m->body = body;
+    member_set_body(m, body);
     return m;
 }
 
@@ -111,14 +111,14 @@ Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *ite
     m->name = var;
     m->name_start = build_pos(p, var_loc.start);
     m->name_end = build_pos(p, var_loc.end);
-    m->value = iter;
+    member_set_value(m, iter);
     return m;
 }
 
 Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body)
 {
     Member *m = build_new_member(p, MEMBER_CLAUSE, kw, kw_loc, body->span.end);
-    m->body = body;
+    member_set_body(m, body);
     return m;
 }
 
@@ -130,9 +130,9 @@ Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *va
     Member *m = build_new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, value->span.end);
     m->key = word;
     if (value->kind == EXPR_OBJECT && p->lx->base[value->span.start - p->origin] == '{')
-        m->body = value->block;
+        member_set_body(m, value->block);
     else
-        m->value = value;
+        member_set_value(m, value);
     return m;
 }
 

@@ -89,9 +89,9 @@ static inline void build_members_store(Parser *p, uint32_t at, Member *m)
 /* The height of what a member holds: its value's or its body's, 0 when it has neither. */
 static inline uint32_t build_member_height(const Member *m)
 {
-    uint32_t height = m->value ? m->value->depth : 0;
-    if (m->body && m->body->depth > height)
-        height = m->body->depth;
+    uint32_t height = member_value(m) ? member_value(m)->depth : 0;
+    if (member_body(m) && member_body(m)->depth > height)
+        height = member_body(m)->depth;
     return height;
 }
 
@@ -150,14 +150,14 @@ static inline Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_
                    .key_end = origin + key_loc.end,
                    .name_start = origin + key_loc.start, .name_end = origin + key_loc.end,
                    .colon_start = origin + colon_loc.start, .colon_end = origin + colon_loc.end,
-                   .name = key.name, .value = value };
+                   .name = key.name, .held.value = value };
     return m;
 }
 
 static inline Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value)
 {
     Member *m = build_new_member(p, MEMBER_CLAUSE, kw, kw_loc, value->span.end);
-    m->value = value;
+    member_set_value(m, value);
     return m;
 }
 

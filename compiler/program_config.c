@@ -81,7 +81,7 @@ static void read_lint(Compiler *c, ProgramUnit *unit, const Member *m)
         suggest(c, d, name_span, m->name->text, m->name->len, warning_codes, warning_count);
         return;
     }
-    const Expr *value = m->value;
+    const Expr *value = member_value(m);
     int level = -1;
     for (int i = 0; value && value->kind == EXPR_NAME && i < LEVEL_COUNT; i++)
         if (strcmp(value->name->text, levels[i]) == 0)
@@ -112,18 +112,19 @@ static void read_lint(Compiler *c, ProgramUnit *unit, const Member *m)
 static void read_program(Compiler *c, ProgramUnit *unit, const Member *program)
 {
     const Member *lints = NULL;
-    for (const Member *m = block_first(program->body), *end = block_end(program->body);
-         m != end; m++) {
+    const Block *body = member_body(program);
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
         const Name *word = member_word(m);
-        if (is_clause(m, "lints") && m->body && !m->name && !m->value) {
+        if (is_clause(m, "lints") && member_body(m) && !m->name && !member_value(m)) {
             if (lints) {
                 report_twice(c, m, lints);
                 continue;
             }
             lints = m;
-            for (const Member *l = block_first(m->body), *last = block_end(m->body); l != last; l++)
+            const Block *list = member_body(m);
+            for (const Member *l = block_first(list), *last = block_end(list); l != last; l++)
                 read_lint(c, unit, l);
             continue;
         }
@@ -149,7 +150,7 @@ void program_config_read(Compiler *c, ProgramUnit *unit)
     for (const Member *m = ast_first(ast), *end = ast_end(ast); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
-        if (is_clause(m, "program") && m->name && m->body) {
+        if (is_clause(m, "program") && m->name && member_body(m)) {
             if (program) {
                 report_twice(c, m, program);
                 continue;

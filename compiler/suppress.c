@@ -93,8 +93,8 @@ static void collect_block(MemberList *list, const Block *block)
         if (head_end < m->span.start || head_end > m->span.end)
             head_end = m->key_end;
         list->items[list->count++] = (MemberSpan){ m->span, span_make(m->span.start, head_end) };
-        collect_block(list, m->body);
-        collect_expr(list, m->value);
+        collect_block(list, member_body(m));
+        collect_expr(list, member_value(m));
     }
 }
 

@@ -131,9 +131,9 @@ static const Member *covering_member(const Member *members, uint32_t count,
             continue;
         if (starts_line(f, m->span.start - f->origin))
             best = m;
-        if (m->body)
-            best = covering_member(m->body->members, m->body->count, f, pos, best);
-        best = covering_in_expr(m->value, f, pos, best);
+        if (member_body(m))
+            best = covering_member(member_body(m)->members, member_body(m)->count, f, pos, best);
+        best = covering_in_expr(member_value(m), f, pos, best);
     }
     return best;
 }

@@ -210,9 +210,10 @@ static void write_worst_case(Hover *h, const RetryPolicy *p, int64_t timeout_ms,
 static const Block *retry_block(const Block *body)
 {
     for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
-        if (m->keyword == KW_RETRY && m->kind != MEMBER_ERROR)
-            return m->body ? m->body : m->value && m->value->kind == EXPR_OBJECT
-                                            ? m->value->block : NULL;
+        if (m->keyword == KW_RETRY && m->kind != MEMBER_ERROR) {
+            const Expr *v = member_value(m);
+            return member_body(m) ? member_body(m) : v && v->kind == EXPR_OBJECT ? v->block : NULL;
+        }
     return NULL;
 }
 
@@ -220,7 +221,7 @@ static const Block *compensate_block(const Block *body)
 {
     for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->keyword == KW_COMPENSATE && m->kind != MEMBER_ERROR)
-            return m->body;
+            return member_body(m);
     return NULL;
 }
 
@@ -228,10 +229,10 @@ static const Block *compensate_block(const Block *body)
 static const Block *step_body(Hover *h, const Workflow *wf, const Step *s)
 {
     const Member *decl = lsp_query_declaration_member(h->a, wf->span);
-    const Block *body = decl ? decl->body : NULL;
+    const Block *body = decl ? member_body(decl) : NULL;
     for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->span.start == s->span.start)
-            return m->body;
+            return member_body(m);
     return NULL;
 }
 

@@ -142,7 +142,7 @@ static void walk_record(Walk *w, const Block *block, const Type *record)
         const Field *f = record ? type_field(record, m->name) : NULL;
         if (f)
             emit_field(w, member_name_span(m), f, record, true, NULL);
-        walk_type(w, m->value, f ? f->type : NULL);
+        walk_type(w, member_value(m), f ? f->type : NULL);
     }
 }
 
@@ -188,8 +188,8 @@ static void walk_fields_of_object(Walk *w, const Expr *e)
             continue;
         const Field *f = record && m->name ? type_field(record, m->name) : NULL;
         if (f)
-            emit_field(w, member_name_span(m), f, record, false, m->value);
-        walk_expr(w, m->value);
+            emit_field(w, member_name_span(m), f, record, false, member_value(m));
+        walk_expr(w, member_value(m));
     }
 }
 
@@ -262,9 +262,9 @@ static void walk_expr(Walk *w, const Expr *e)
 /* The block of `retry { … }` / `compensate { … }`, also written with a colon. */
 static const Block *member_block(const Member *m)
 {
-    if (m->body)
-        return m->body;
-    return m->value && m->value->kind == EXPR_OBJECT ? m->value->block : NULL;
+    if (member_body(m))
+        return member_body(m);
+    return member_value(m) && member_value(m)->kind == EXPR_OBJECT ? member_value(m)->block : NULL;
 }
 
 static void walk_retry(Walk *w, const Block *body)
@@ -276,11 +276,12 @@ static void walk_retry(Walk *w, const Block *body)
         for (uint32_t i = 0; i < RETRY_SETTING_COUNT; i++)
             if (strcmp(m->name->text, RETRY_SETTING_NAMES[i]) == 0)
                 emit(w, member_key_span(m), symbol(SYM_SETTING, NO_INDEX, i), false, NULL);
-        if (strcmp(m->name->text, RETRY_SETTING_NAMES[SET_NON_RETRYABLE]) != 0 || !m->value ||
-            m->value->kind != EXPR_LIST)
+        const Expr *v = member_value(m);
+        if (strcmp(m->name->text, RETRY_SETTING_NAMES[SET_NON_RETRYABLE]) != 0 || !v ||
+            v->kind != EXPR_LIST)
             continue;
-        for (uint32_t k = 0; k < m->value->count; k++) {
-            const Expr *x = m->value->elems[k];
+        for (uint32_t k = 0; k < v->count; k++) {
+            const Expr *x = v->elems[k];
             uint32_t code = x->kind == EXPR_STRING ? error_code_of(w->a, x) : NO_INDEX;
             if (code != NO_INDEX)
                 emit(w, x->span, symbol(SYM_ERROR_CODE, NO_INDEX, code), false, x);
@@ -328,15 +329,15 @@ static void walk_step_members(Walk *w, const Block *body, const Step *step,
                           : step ? action_target(step->kind, step->target_index,
                                                  step->target_name)
                                  : symbol(SYM_NONE, NO_INDEX, 0);
-            if (m->value && action_keyword(target.kind) == m->keyword)
-                emit(w, m->value->span, target, false, NULL);
+            if (member_value(m) && action_keyword(target.kind) == m->keyword)
+                emit(w, member_value(m)->span, target, false, NULL);
             break;
         }
         case KW_FOR:
             if (m->name)
                 emit(w, member_name_span(m), symbol(SYM_FOR_VAR, w->context.workflow,
                                                     w->context.step), true, NULL);
-            walk_expr(w, m->value);
+            walk_expr(w, member_value(m));
             break;
         case KW_RETRY:
             emit(w, member_key_span(m), symbol(SYM_KEYWORD, NO_INDEX, KW_RETRY), false, NULL);
@@ -355,7 +356,7 @@ static void walk_step_members(Walk *w, const Block *body, const Step *step,
             break;
         }
         default:
-            walk_expr(w, m->value);
+            walk_expr(w, member_value(m));
             break;
         }
     }
@@ -365,30 +366,30 @@ static void walk_workflow(Walk *w, const Member *decl)
 {
     const Program *p = w->p;
     uint32_t index = FIND(p->workflows, p->workflow_count, Workflow, decl->span.start);
-    if (index == NO_INDEX || !decl->body)
+    if (index == NO_INDEX || !member_body(decl))
         return;
     const Workflow *wf = &p->workflows[index];
     w->context = (Context){ index, NO_INDEX, false };
     emit(w, member_name_span(decl), symbol(SYM_WORKFLOW, NO_INDEX, index), true, NULL);
-    const Block *body = decl->body;
+    const Block *body = member_body(decl);
     for (const Member *m = block_first(body), *end = block_end(body);
          m != end && !w->stopped; m++) {
         if (m->kind == MEMBER_ERROR)
             continue;
-        uint32_t s = m->body && m->name
+        uint32_t s = member_body(m) && m->name
             ? FIND(wf->steps, wf->step_count, Step, m->span.start) : NO_INDEX;
         if (s != NO_INDEX) {
             w->context.step = s;
             emit(w, member_name_span(m), symbol(SYM_STEP, index, s), true, NULL);
-            walk_step_members(w, m->body, &wf->steps[s], NULL);
+            walk_step_members(w, member_body(m), &wf->steps[s], NULL);
             w->context.step = NO_INDEX;
         } else if (m->keyword == KW_INPUT || m->keyword == KW_OUTPUT) {
-            walk_type(w, m->value, m->keyword == KW_INPUT ? wf->input : wf->output);
+            walk_type(w, member_value(m), m->keyword == KW_INPUT ? wf->input : wf->output);
         } else if (m->keyword == KW_TIMEOUT) {
             emit(w, member_key_span(m), symbol(SYM_KEYWORD, NO_INDEX, KW_TIMEOUT), false,
                  NULL);
         } else if (m->keyword == KW_RETURN) {
-            walk_expr(w, m->value);
+            walk_expr(w, member_value(m));
         }
     }
     w->context = (Context){ NO_INDEX, NO_INDEX, false };
@@ -403,10 +404,11 @@ static void walk_worker(Walk *w, const Member *decl)
     Symbol s = symbol(SYM_WORKER, NO_INDEX, index);
     s.name = p->workers[index].name;
     emit(w, member_name_span(decl), s, true, NULL);
-    for (const Member *m = block_first(decl->body), *end = block_end(decl->body); m != end; m++)
+    const Block *body = member_body(decl);
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->kind == MEMBER_CLAUSE && (m->keyword == KW_INPUT || m->keyword == KW_OUTPUT))
-            walk_type(w, m->value, m->keyword == KW_INPUT ? p->workers[index].input
-                                                          : p->workers[index].output);
+            walk_type(w, member_value(m), m->keyword == KW_INPUT ? p->workers[index].input
+                                                                 : p->workers[index].output);
 }
 
 static void walk_type_declaration(Walk *w, const Member *decl)
@@ -415,7 +417,7 @@ static void walk_type_declaration(Walk *w, const Member *decl)
     if (index == NO_INDEX || w->p->types[index].span.start != member_name_span(decl).start)
         return;
     emit(w, member_name_span(decl), symbol(SYM_TYPE, NO_INDEX, index), true, NULL);
-    walk_record(w, decl->body, w->p->types[index].type);
+    walk_record(w, member_body(decl), w->p->types[index].type);
 }
 
 void lsp_query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, void *user)
@@ -510,7 +512,7 @@ static const Member *stdlib_member(Analysis *a, const char *word, const Name *na
 static const Member *input_member(Analysis *a, const Workflow *wf)
 {
     const Member *decl = lsp_query_declaration_member(a, wf->span);
-    const Block *body = decl ? decl->body : NULL;
+    const Block *body = decl ? member_body(decl) : NULL;
     for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
         if (m->kind == MEMBER_CLAUSE && m->keyword == KW_INPUT)
             return m;

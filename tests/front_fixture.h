@@ -103,20 +103,20 @@ static inline void dump_member(Fixture *f, const Member *m)
         return;
     case MEMBER_ATTR:
         out(f, "(%s: ", m->name->text);
-        dump_expr(f, m->value);
+        dump_expr(f, member_value(m));
         out(f, ")");
         return;
     case MEMBER_CLAUSE:
         out(f, "(%s", m->keyword != KW_NONE ? keyword_text(m->keyword) : m->key->text);
         if (m->name)
             out(f, " %s", m->name->text);
-        if (m->value) {
+        if (member_value(m)) {
             out(f, " ");
-            dump_expr(f, m->value);
+            dump_expr(f, member_value(m));
         }
-        if (m->body) {
+        if (member_body(m)) {
             out(f, " ");
-            dump_block(f, m->body);
+            dump_block(f, member_body(m));
         }
         out(f, ")");
         return;

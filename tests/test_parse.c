@@ -111,18 +111,18 @@ START_TEST(spans)
     ck_assert_int_eq(w->span.start - o, 0);
     ck_assert_int_eq(w->span.end - o, 38);
     ck_assert_int_eq(member_name_span(w).start - o, 9);
-    ck_assert_int_eq(w->body->span.start - o, 11);
-    const Member *s = &w->body->members[0];
+    ck_assert_int_eq(member_body(w)->span.start - o, 11);
+    const Member *s = &member_body(w)->members[0];
     ck_assert_int_eq(s->span.start - o, 15);
     ck_assert_int_eq(s->span.end - o, 36);
     ck_assert_int_eq(member_key_span(s).end - o, 19);
-    const Member *x = &s->body->members[0];
+    const Member *x = &member_body(s)->members[0];
     ck_assert_int_eq(member_key_span(x).start - o, 24);
     ck_assert_int_eq(member_colon_span(x).start - o, 25);
-    ck_assert_int_eq(x->value->span.start - o, 27);
-    ck_assert_int_eq(x->value->span.end - o, 34);
-    ck_assert_int_eq(expr_field_span(x->value->right).start - o, 33);
-    ck_assert_int_eq(source_file_at(&f->c.sources, x->value->span.start), f->file);
+    ck_assert_int_eq(member_value(x)->span.start - o, 27);
+    ck_assert_int_eq(member_value(x)->span.end - o, 34);
+    ck_assert_int_eq(expr_field_span(member_value(x)->right).start - o, 33);
+    ck_assert_int_eq(source_file_at(&f->c.sources, member_value(x)->span.start), f->file);
     fixture_close(f);
     free(f);
 }

@@ -139,13 +139,13 @@ static bool same_expr(const Expr *x, const Expr *y)
 static bool same_member(const Member *x, const Member *y)
 {
     if (x->kind != y->kind || x->keyword != y->keyword || x->assign != y->assign ||
-        x->name != y->name || !same_expr(x->value, y->value))
+        x->name != y->name || !same_expr(member_value(x), member_value(y)))
         return false;
     if (x->kind == MEMBER_CLAUSE && x->keyword == KW_NONE && x->key != y->key)
         return false;
-    if (!x->body || !y->body)
-        return x->body == y->body;
-    return same_block(x->body, y->body);
+    if (!member_body(x) || !member_body(y))
+        return member_body(x) == member_body(y);
+    return same_block(member_body(x), member_body(y));
 }
 
 static bool same_members(const Member *x, const Member *y, uint32_t count)

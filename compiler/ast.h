@@ -8,6 +8,7 @@
 #define ORBIT_AST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "intern.h"
@@ -95,13 +96,18 @@ typedef struct String {
     uint32_t len;
 } String;
 
-/* 40 bytes: the kind, operator, reference and height share one word; the payloads of
- * the kinds share a pointer-sized union (`right` included: only EXPR_BINARY and
- * EXPR_INDEX have a second operand) and a 32-bit one (a string's length, a list's count,
- * a name's reference index, a field name's start). A field access ends where its field
- * name ends, so only the name's start is kept (expr_field_span() rebuilds the span). A
- * call's reference index is kept on its callee, the EXPR_NAME in .left. Lists and
- * argument lists are arrays, so a node needs no link to a next element. */
+/* 40 bytes, 32 for a leaf: the kind, operator, reference and height share one word; the
+ * payloads of the kinds share a pointer-sized union (`right` included: only EXPR_BINARY
+ * and EXPR_INDEX have a second operand) and a 32-bit one (a string's length, a list's
+ * count, a name's reference index, a field name's start). A field access ends where its
+ * field name ends, so only the name's start is kept (expr_field_span() rebuilds the
+ * span). A call's reference index is kept on its callee, the EXPR_NAME in .left. Lists
+ * and argument lists are arrays, so a node needs no link to a next element.
+ *
+ * The operand, .left, comes last, and a node of a kind without one (expr_has_left()
+ * false: literals, names, lists, objects) is made without it, EXPR_LEAF_SIZE bytes: two
+ * nodes in three are such leaves. Never read .left of a leaf; a walker tests the kind
+ * first (the sanitizer build makes the missing field unreadable, parse_build.c). */
 struct Expr {
     ExprKind kind : 8;   /* a whole byte, and the height two: read and written without
                             masking */
@@ -129,11 +135,21 @@ struct Expr {
         const Name *name;          /* EXPR_NAME */
         const Name *field;         /* EXPR_FIELD */
     };
-    Expr *left;          /* operand, object, list, callee */
-
     /* Filled in by the checker (program.h defines the meanings): */
     const struct Type *type;   /* static type; NULL until checked */
+
+    Expr *left;          /* operand, object, callee: only when expr_has_left(kind) */
 };
+
+/* The size of a node without .left. */
+#define EXPR_LEAF_SIZE offsetof(Expr, left)
+
+/* Whether nodes of `kind` have an operand, .left (and are sizeof(Expr) bytes). */
+static inline bool expr_has_left(ExprKind kind)
+{
+    return kind == EXPR_UNARY || kind == EXPR_BINARY || kind == EXPR_FIELD ||
+           kind == EXPR_INDEX || kind == EXPR_CALL || kind == EXPR_OPTIONAL;
+}
 
 /* EXPR_STRING: the decoded value. */
 static inline String expr_string(const Expr *e)

@@ -563,7 +563,7 @@ static bool is_number(ExprKind kind)
 /* The expression without its parentheses, src[start, end). */
 static void print_core(Printer *p, const Expr *e, uint32_t start, uint32_t end)
 {
-    const Expr *left = e->left;
+    const Expr *left = expr_has_left(e->kind) ? e->left : NULL;
     uint32_t left_end = left ? offset_of(p, left->span.end) : 0;
     switch (e->kind) {
     case EXPR_ERROR:

@@ -4,6 +4,10 @@
 #define ORBIT_PARSE_BUILD_H
 
 #include <stdbool.h>
+#include <string.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "compiler.h"
 #include "parser.h"
@@ -179,11 +183,27 @@ Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc
  * then stops). The ones the parser calls for most tokens are inline: a call costs more
  * than the few stores of a node. */
 
-/* A node of `kind` over `span`, of height `height`; the caller sets its payload. */
+/* A node of `kind` over `span`, of height `height`; the caller sets its payload. A leaf
+ * is made without .left (ast.h); in the sanitizer build it has the field, but
+ * unreadable, so that a walker that reads it is caught. */
 static inline Expr *build_new_expr(Parser *p, ExprKind kind, Span span, uint32_t height)
 {
-    Expr *e = arena_bump(p->arena, sizeof *e, 8);
-    *e = (Expr){ .kind = kind, .depth = height, .span = span };
+    Expr *e;
+    if (expr_has_left(kind)) {
+        e = arena_bump(p->arena, sizeof *e, 8);
+        *e = (Expr){ .kind = kind, .depth = height, .span = span };
+        return e;
+    }
+#ifdef __SANITIZE_ADDRESS__
+    e = arena_bump(p->arena, sizeof *e, 8);
+    ASAN_POISON_MEMORY_REGION(&e->left, sizeof e->left);
+#else
+    e = arena_bump(p->arena, EXPR_LEAF_SIZE, 8);
+#endif
+    memset(e, 0, EXPR_LEAF_SIZE);
+    e->kind = kind;
+    e->depth = height;
+    e->span = span;
     return e;
 }
 

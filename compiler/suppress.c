@@ -110,7 +110,8 @@ static void collect_expr(MemberList *list, const Expr *e)
     case EXPR_CALL:
         for (uint32_t i = 0; i < e->count; i++)
             collect_expr(list, e->elems[i]);
-        collect_expr(list, e->left);
+        if (e->kind == EXPR_CALL)
+            collect_expr(list, e->left);
         return;
     case EXPR_BINARY:
     case EXPR_INDEX:

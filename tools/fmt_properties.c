@@ -118,7 +118,7 @@ static bool same_expr(const Expr *x, const Expr *y)
     case EXPR_NAME:
         return x->name == y->name;
     case EXPR_LIST: case EXPR_CALL:
-        if (x->count != y->count || !same_expr(x->left, y->left))
+        if (x->count != y->count || (x->kind == EXPR_CALL && !same_expr(x->left, y->left)))
             return false;
         for (uint32_t i = 0; i < x->count; i++)
             if (!same_expr(x->elems[i], y->elems[i]))

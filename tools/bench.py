@@ -219,7 +219,7 @@ def bench_command(orbitc, command, inputs, runs, tmp, results, timeout,
             scaling = "%.1fx/%.0fx" % (time_ratio, size_ratio)
         if name.startswith("realistic"):
             previous = (name, size, best)
-        row = "  %-27s%9s %8.3fs %9.1f %12s %10s %7.1fx %9s" % (
+        row = "  %-27s%9s %8.3fs %9.1f %12s %10s %7.2fx %9s" % (
             name, human_size(size), best, mbs,
             "%.0f" % (steps / best) if steps else "-", human_size(peak), ratio, scaling)
         misses = []

@@ -135,8 +135,14 @@ smoke() {  # smoke SECONDS
         else
             failed=1
             echo "smoke: $target FAILED:" >&2
-            grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$tmp/$target.log" | head -20 >&2
+            # fuzz_fmt aborts with its own line ("fuzz_fmt: a guarantee ... fails: why").
+            grep -E "ERROR|SUMMARY|runtime error|Test unit written|^fuzz_[a-z]+: " \
+                "$tmp/$target.log" | head -20 >&2
             ls "$tmp/$target/artifacts" >&2
+            # Keep the inputs and the log: the temporary directory goes below.
+            mkdir -p "$out/smoke/$target"
+            cp "$tmp/$target/artifacts"/* "$tmp/$target.log" "$out/smoke/$target/" 2>/dev/null || true
+            echo "smoke: kept in $out/smoke/$target/" >&2
         fi
     done
     rm -rf "$tmp"

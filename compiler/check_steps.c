@@ -159,9 +159,9 @@ static const char *unknown_member(Checker *ck, Member *m, Place place, uint32_t 
 /* `worker: reports.export` (a YAML habit): a colon and no quotes. */
 static bool unquoted_worker_after_colon(Checker *ck, const Member *m)
 {
-    return m->keyword == KW_WORKER && m->kind == MEMBER_ATTR && !m->assign && member_value(m) &&
-           member_value(m)->kind != EXPR_STRING && member_value(m)->kind != EXPR_ERROR &&
-           check_dotted_name(ck, member_value(m));
+    const Expr *v = member_value(m);
+    return m->keyword == KW_WORKER && m->kind == MEMBER_ATTR && !m->assign && v &&
+           v->kind != EXPR_STRING && v->kind != EXPR_ERROR && check_dotted_name(ck, v);
 }
 
 /* ... reported once, with one fix for both. */
@@ -232,7 +232,7 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report,
     if (!((ck->member_keywords >> m->keyword) & 1u))   /* keyword_is_member */
         return view_unknown(ck, m, place, out, report, block);
     /* `retry: 3` gets one diagnostic: the block it needs (check_retry, compensate). */
-    bool has_block = member_value(m) && member_value(m)->kind == EXPR_OBJECT;
+    bool has_block = out->value && out->value->kind == EXPR_OBJECT;
     if (m->kind == MEMBER_ATTR) {
         bool needs_block = m->keyword == KW_RETRY || m->keyword == KW_COMPENSATE;
         if (!m->assign && report && (has_block || !needs_block))
@@ -241,7 +241,7 @@ static bool view(Checker *ck, Member *m, Place place, Clause *out, bool report,
         out->body = member_body(m);
     }
     if (!out->body && has_block)
-        out->body = member_value(m)->block;
+        out->body = out->value->block;
     if (!out->value && out->body && m->keyword == KW_WITH)
         out->value = with_object(ck, out->body);
     return true;
@@ -331,7 +331,7 @@ static bool collect_correct_members(Checker *ck, Block *body, Place fixed_place,
         cl->member = m;
         cl->value = member_value(m);
         cl->body = member_body(m) ? member_body(m)
-                 : member_value(m) && member_value(m)->kind == EXPR_OBJECT ? member_value(m)->block : NULL;
+                 : cl->value && cl->value->kind == EXPR_OBJECT ? cl->value->block : NULL;
     }
     Place place = fixed_place;
     if (action && fixed_place == PLACE_UNKNOWN_STEP)

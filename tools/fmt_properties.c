@@ -213,15 +213,35 @@ static bool same_comments(Check *k, const SourceAst *x, const SourceAst *y)
 
 /* ---- the layout ---- */
 
-static bool laid_out(Check *k, const char *text, size_t len)
+/* Whether the line starting at byte `line` of `text` lies inside one of the file's block
+ * comments, after its first line: its text is the comment's, which the formatter keeps
+ * (blank lines included). `*next` walks the comments, which are in source order, as the
+ * lines do. */
+static bool inside_block_comment(const SourceAst *ast, const char *text, size_t line,
+                                 uint32_t *next)
 {
+    while (*next < ast->comment_count) {
+        const Comment *c = &ast->comments[*next];
+        size_t start = (size_t)(c->text - text), end = start + (c->span.end - c->span.start);
+        if (end > line)
+            return c->block && start < line;
+        (*next)++;
+    }
+    return false;
+}
+
+static bool laid_out(Check *k, const SourceAst *ast)
+{
+    const SourceFile *file = file_of(k, k->b);
+    const char *text = file->text;
+    size_t len = file->len;
     size_t start = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     if (len == start)
         return true;
     if (text[len - 1] != '\n')
         return fail(k, "the formatted text does not end with a line end");
     int crlf = -1;
-    uint32_t line = 1;
+    uint32_t line = 1, comment = 0;
     bool previous_blank = true;      /* no blank line at the start */
     for (size_t i = start; i < len; line++) {
         const char *nl = memchr(text + i, '\n', len - i);
@@ -234,7 +254,8 @@ static bool laid_out(Check *k, const char *text, size_t len)
             return fail(k, "line %u: line ends of two styles", line);
         if (content > i && blank_char(text[content - 1]))
             return fail(k, "line %u ends with a space", line);
-        bool blank = content == i;
+        /* A blank line inside a block comment is the comment's text, not layout. */
+        bool blank = content == i && !inside_block_comment(ast, text, i, &comment);
         if (blank && previous_blank)
             return fail(k, "line %u: a blank line %s", line, line == 1 ? "at the start" : "after another");
         previous_blank = blank;
@@ -295,11 +316,12 @@ FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t 
             fail(&k, "the formatted text does not parse");
         else if (twice.len != once.len || memcmp(twice.text, once.text, once.len) != 0)
             fail(&k, "formatting the formatted text changes it (not idempotent)");
-        else if (laid_out(&k, once.text, once.len) && same_tokens(&k)) {
+        else if (same_tokens(&k)) {
             const SourceAst *x = parse_source(&k.c, k.a), *y = parse_source(&k.c, k.b);
-            if (x->count != y->count || !same_members(x->decls, y->decls, x->count))
+            bool same_tree = x->count == y->count && same_members(x->decls, y->decls, x->count);
+            if (!same_tree)
                 fail(&k, "the syntax tree changed");
-            else if (same_comments(&k, x, y))
+            else if (laid_out(&k, y) && same_comments(&k, x, y))
                 range_agrees(&k, text, len, &once);
         }
         if (k.broken)

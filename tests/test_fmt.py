@@ -6,7 +6,8 @@
   properties  tools/fmt_props on every golden source, example, the standard library (LF
               and CRLF), programs of every shape of tools/gen_corpus.py (also CRLF, also
               with mistakes) and every fuzz-corpus input: idempotent, the same tokens, tree
-              and comments, the layout's rules (tools/fmt_properties.h)
+              and comments, the layout's rules (tools/fmt_properties.h); and on 2,000
+              layout mutations of the programs that parse (tools/fuzz/mutate_fmt.py)
   meaning     for each of those that checks clean, the program built from the formatted
               text disassembles exactly as the original's, positions aside; for the others,
               `check` reports the same diagnostics (code, severity, message) in the same order
@@ -151,6 +152,23 @@ def golden_before_after():
 def properties_of_repository_sources():
     failures = props(sources(), '--crlf')
     expect(not failures, '\n  '.join(failures))
+
+
+@test
+def properties_of_layout_mutations():
+    """2,000 layout mutations of the programs that parse (tools/fuzz/mutate_fmt.py, seed
+    1: the same ones on every run)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(ROOT, 'tools', 'fuzz', 'mutate_fmt.py')
+        p = subprocess.run([sys.executable, script, '--fmt-props', FMT_PROPS, '--seed', '1',
+                            '--count', '2000', '--keep', tmp],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
+        out = p.stdout.decode('utf-8', 'replace')
+        expect(p.returncode == 0, 'a guarantee fails (run tools/fuzz/mutate_fmt.py --seed 1 '
+               '--count 2000 to keep the inputs):\n' + out[-3000:])
+        formatted = re.search(r'(\d+) formatted with every guarantee', out)
+        expect(formatted and int(formatted.group(1)) >= 500,
+               'too few mutations parse to test anything: ' + out[-500:])
 
 
 @test

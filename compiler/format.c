@@ -955,6 +955,33 @@ bool format_text(const char *path, const char *text, size_t len, FormatText *out
     return ok;
 }
 
+/* A text's first line end sets the style of all of them (docs/style.md). When an edit
+ * covers it and its replacement has none, the first line end after the edit would set
+ * the style of the edited text instead, and formatting it would not agree with
+ * formatting the original (a mixed file, or a CRLF one without a final line end). The
+ * edit then reaches over the rest of that line and ends it in the text's style. */
+static void keep_line_end_style(const char *text, size_t len, FormatEdit *edit)
+{
+    const char *first = memchr(text, '\n', len);
+    if (!first || (size_t)(first - text) < edit->start || (size_t)(first - text) >= edit->end ||
+        memchr(edit->replacement.text, '\n', edit->replacement.len))
+        return;
+    const char *eol = line_end_style(text, (uint32_t)len);
+    size_t eol_len = strlen(eol);
+    const char *nl = memchr(text + edit->end, '\n', len - edit->end);
+    size_t rest_end = nl ? (size_t)(nl - text) : len;
+    size_t rest = rest_end - edit->end;
+    if (rest > 0 && text[rest_end - 1] == '\r')
+        rest--;
+    FormatText *r = &edit->replacement;
+    r->text = xrealloc(r->text, r->len + rest + eol_len + 1);
+    memcpy(r->text + r->len, text + edit->end, rest);
+    memcpy(r->text + r->len + rest, eol, eol_len);
+    r->len += rest + eol_len;
+    r->text[r->len] = '\0';
+    edit->end = (uint32_t)(nl ? rest_end + 1 : len);
+}
+
 /* Range formatting: the declarations [first, last] that the range touches, replaced by
  * their formatted text. */
 bool format_range(const char *path, const char *text, size_t len, uint32_t start,
@@ -993,6 +1020,7 @@ bool format_range(const char *path, const char *text, size_t len, uint32_t start
             edit->replacement.text = xmalloc(edit->replacement.len + 1);
             memcpy(edit->replacement.text, formatted.text + out_from, edit->replacement.len);
             edit->replacement.text[edit->replacement.len] = '\0';
+            keep_line_end_style(text, len, edit);
         }
     }
     format_text_free(&formatted);

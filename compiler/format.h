@@ -60,9 +60,10 @@ typedef struct FormatEdit {
 /* Range formatting for editors: formats every top-level declaration that the bytes
  * [start, end) touch (a declaration is always formatted whole) and leaves the rest of
  * the text as it is. *edit replaces the touched declarations, from the start of the
- * line of the first one to the end of the last one; when the range touches none, or
- * they are formatted already, it is empty (start == end, no text). False on lexical or
- * syntax errors. */
+ * line of the first one to the end of the last one (through the end of its line, when
+ * the edit would otherwise remove the text's first line end, which sets the style of
+ * all of them); when the range touches none, or they are formatted already, it is
+ * empty (start == end, no text). False on lexical or syntax errors. */
 bool format_range(const char *path, const char *text, size_t len, uint32_t start,
                   uint32_t end, FormatEdit *edit);
 

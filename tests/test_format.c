@@ -94,6 +94,36 @@ START_TEST(range_already_formatted_is_no_edit)
 }
 END_TEST
 
+/* The first line end sets the style of all of them: an edit that joins the first line
+ * keeps it, whatever the line ends after the edit are. */
+START_TEST(range_keeps_the_line_end_style)
+{
+    const char *crlf = "workflow w {\r\n}";            /* CRLF, no final line end */
+    FormatEdit edit;
+    ck_assert(format_range(NULL, crlf, strlen(crlf), 0, 3, &edit));
+    ck_assert_uint_eq(edit.start, 0);
+    ck_assert_uint_eq(edit.end, strlen(crlf));
+    ck_assert_str_eq(edit.replacement.text, "workflow w {}\r\n");
+    format_text_free(&edit.replacement);
+
+    const char *mixed = "workflow w {\r\n} // end\n\ntype A {a:int}\n";
+    char *out = range(mixed, 0, 3);
+    ck_assert_str_eq(out, "workflow w {} // end\r\n\ntype A {a:int}\n");
+    FormatText again = { 0 }, whole = { 0 };
+    ck_assert(format_text(NULL, out, strlen(out), &again));
+    ck_assert(format_text(NULL, mixed, strlen(mixed), &whole));
+    ck_assert_str_eq(again.text, whole.text);
+    format_text_free(&again);
+    format_text_free(&whole);
+    free(out);
+
+    const char *lf = "workflow w {\n}\r\n";            /* LF first: the CRLF becomes LF */
+    out = range(lf, 0, 3);
+    ck_assert_str_eq(out, "workflow w {}\n");
+    free(out);
+}
+END_TEST
+
 static char *diff(const char *old, const char *new_text)
 {
     char *buffer = NULL;
@@ -154,6 +184,7 @@ static Suite *format_suite(void)
     tcase_add_test(tc, buffer_to_buffer);
     tcase_add_test(tc, range_formats_the_declarations_it_touches);
     tcase_add_test(tc, range_already_formatted_is_no_edit);
+    tcase_add_test(tc, range_keeps_the_line_end_style);
     tcase_add_test(tc, unified_diff);
     tcase_add_test(tc, diff_without_anchors);
     suite_add_tcase(s, tc);

@@ -138,14 +138,16 @@ static uint32_t next_token(const Printer *p, uint32_t offset)
     }
 }
 
-/* Where the token before `offset` ends, past spaces and comments. */
+/* Where the token before `offset` ends, past spaces and comments. A line comment's span
+ * takes in the spaces at the end of its line, so going back over spaces can stop inside
+ * it: that counts as reaching it. */
 static uint32_t previous_token_end(const Printer *p, uint32_t offset)
 {
     for (;;) {
         while (offset > 0 && source_is_space(p->src[offset - 1]))
             offset--;
         uint32_t i = comment_from(p, offset);   /* comments end in start order */
-        if (i == 0 || comment_end(p, i - 1) != offset)
+        if (i == 0 || comment_end(p, i - 1) < offset)
             return offset;
         offset = comment_start(p, i - 1);
     }

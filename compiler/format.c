@@ -411,8 +411,11 @@ static void write_comment(Printer *p, uint32_t i)
         put(p, p->src + start, trim_end(p->src + start, end - start));
     }
     p->prev_end = end;
+    /* What follows on the comment's line, past spaces and separators (the formatter
+     * writes separators itself, so a `,` or `;` after a comment ends nothing). */
     uint32_t next = end;
-    while (next < p->src_len && source_is_space(p->src[next]) && p->src[next] != '\n')
+    while (next < p->src_len && p->src[next] != '\n' &&
+           (source_is_space(p->src[next]) || p->src[next] == ',' || p->src[next] == ';'))
         next++;
     bool line_follows = !c->block || next == p->src_len || p->src[next] == '\n';
     if (!line_follows)

@@ -968,7 +968,7 @@ bool format_text(const char *path, const char *text, size_t len, FormatText *out
 static void keep_line_end_style(const char *text, size_t len, FormatEdit *edit)
 {
     const char *first = memchr(text, '\n', len);
-    if (!first || (size_t)(first - text) < edit->start || (size_t)(first - text) >= edit->end ||
+    if (!first || first < text + edit->start || first >= text + edit->end ||
         memchr(edit->replacement.text, '\n', edit->replacement.len))
         return;
     const char *eol = line_end_style(text, (uint32_t)len);

@@ -164,8 +164,8 @@ def properties_of_layout_mutations():
                             '--count', '2000', '--keep', tmp],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
         out = p.stdout.decode('utf-8', 'replace')
-        expect(p.returncode == 0, 'a guarantee fails (run tools/fuzz/mutate_fmt.py --seed 1 '
-               '--count 2000 to keep the inputs):\n' + out[-3000:])
+        expect(p.returncode == 0, 'a guarantee fails (tools/fuzz/mutate_fmt.py --fmt-props '
+               'FMT_PROPS --seed 1 --count 2000 keeps the inputs):\n' + out[-3000:])
         formatted = re.search(r'(\d+) formatted with every guarantee', out)
         expect(formatted and int(formatted.group(1)) >= 500,
                'too few mutations parse to test anything: ' + out[-500:])

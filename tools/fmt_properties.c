@@ -318,8 +318,7 @@ FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t 
             fail(&k, "formatting the formatted text changes it (not idempotent)");
         else if (same_tokens(&k)) {
             const SourceAst *x = parse_source(&k.c, k.a), *y = parse_source(&k.c, k.b);
-            bool same_tree = x->count == y->count && same_members(x->decls, y->decls, x->count);
-            if (!same_tree)
+            if (x->count != y->count || !same_members(x->decls, y->decls, x->count))
                 fail(&k, "the syntax tree changed");
             else if (laid_out(&k, y) && same_comments(&k, x, y))
                 range_agrees(&k, text, len, &once);

@@ -526,7 +526,6 @@ static void silence(Suppressions *s, uint32_t applying, uint32_t first, uint32_t
         if (i >= first && i < checked && diag_info(d->code)->severity == SEV_WARNING
             && silenced(s, applying, d))
             continue;
-        d->seq = kept;   /* report order, renumbered so that later reports stay last */
         sink->items[kept++] = d;
     }
     sink->count = kept;

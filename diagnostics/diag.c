@@ -68,7 +68,7 @@ static void push(DiagSink *sink, Diagnostic *d)
         sink->cap = sink->cap ? sink->cap * 2 : 64;
         sink->items = xrealloc(sink->items, sink->cap * sizeof *sink->items);
     }
-    d->seq = sink->count;
+    d->seq = sink->next_seq++;
     sink->items[sink->count++] = d;
 }
 

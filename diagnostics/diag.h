@@ -81,7 +81,7 @@ typedef struct Diagnostic {
     DiagText *notes;
     DiagText *helps;
     DiagFix *fixes;
-    uint32_t seq;             /* report order, breaks sorting ties */
+    uint32_t seq;             /* report order, unique in its sink: breaks sorting ties */
     /* Private to diag.c: the last node of each list, so that adding is O(1). */
     DiagLabel *last_label;
     DiagText *last_note;
@@ -101,6 +101,8 @@ typedef struct DiagSink {
     Diagnostic **items;
     uint32_t count;
     uint32_t cap;
+    uint32_t next_seq;        /* the seq of the next report: never reused, even after
+                                 reports are dropped, so that no two tie in diag_finish */
     uint32_t errors;          /* after diag_finish: counts of what is left */
     uint32_t warnings;
 } DiagSink;

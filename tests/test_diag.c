@@ -488,6 +488,25 @@ START_TEST(sort_and_dedup)
 }
 END_TEST
 
+/* Reports at the same place stay in the order they were made, even after reports before
+ * them were dropped (the parse pass that is not kept): a report made afterwards must not
+ * take the sequence number of one that is still there, or their order is qsort's. */
+START_TEST(ties_keep_report_order_after_drops)
+{
+    diag_report(&fx.sink, E0101, find("retry", 0), "dropped");
+    diag_report(&fx.sink, E0100, find("retry", 0), "z: kept, made first");
+    diag_drop_range(&fx.sink, 0, 1);
+    diag_report(&fx.sink, E0100, find("retry", 0), "a: made second");
+    diag_drop_since(&fx.sink, fx.sink.count, diag_is_lexical);
+    diag_report(&fx.sink, E0100, find("retry", 0), "m: made third");
+    diag_finish(&fx.sink);
+    const char *order[] = { "z: kept, made first", "a: made second", "m: made third" };
+    ck_assert_uint_eq(fx.sink.count, 3);
+    for (uint32_t i = 0; i < fx.sink.count; i++)
+        ck_assert_str_eq(fx.sink.items[i]->message, order[i]);
+}
+END_TEST
+
 START_TEST(lists_keep_order)
 {
     Diagnostic *d = diag_report(&fx.sink, E0410, find("retry", 0), "m");
@@ -629,6 +648,7 @@ static Suite *diag_suite(void)
     tcase_add_test(tc, json_design_example);
     tcase_add_test(tc, json_labels_notes_escapes);
     tcase_add_test(tc, sort_and_dedup);
+    tcase_add_test(tc, ties_keep_report_order_after_drops);
     tcase_add_test(tc, lists_keep_order);
     tcase_add_test(tc, lint_levels);
     tcase_add_test(tc, registry);

@@ -67,7 +67,7 @@ uint32_t source_line_start(const SourceMap *map, uint32_t file, uint32_t line);
 /* The line's text without its line end ("\n" or "\r\n"). */
 const char *source_line_text(const SourceMap *map, uint32_t file, uint32_t line, uint32_t *len);
 
-/* The white space the lexer skips between tokens (compiler/lexer.re): space, tab, CR,
+/* The white space the lexer skips between tokens (compiler/syntax/lexer.re): space, tab, CR,
  * form feed, vertical tab, and the line feed, which it also counts. */
 static inline bool source_is_space(char c)
 {

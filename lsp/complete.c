@@ -3,7 +3,7 @@
  * `step charge {`, `retry {`, …) and the member being written, because the text being
  * typed rarely parses; the checked program then says what the names mean:
  *
- *   at the start of a member    the members that place allows (compiler/placement.h),
+ *   at the start of a member    the members that place allows (compiler/check/placement.h),
  *                               each once; one action per step
  *   in a retry block            the settings not given yet; after `backoff:` the
  *                               strategies

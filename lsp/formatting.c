@@ -1,5 +1,5 @@
 /* Formatting (docs/editors.md, "Formatting"): textDocument/formatting and
- * textDocument/rangeFormatting with the formatter of `orbitc fmt` (compiler/format.h).
+ * textDocument/rangeFormatting with the formatter of `orbitc fmt` (format/format.h).
  *
  * The answer is small edits that turn the open document into its formatted text, not
  * one edit of the whole document, so that the editor keeps its cursor, marks and folds

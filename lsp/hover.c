@@ -1,7 +1,7 @@
 /* Hover (docs/editors.md, "Hover"): what a retry policy will actually do. On a step:
  * its resolved policy, every delay, the timeouts and the worst case measured against
  * the workflow timeout (the same figure as W0006); on a retry setting: its type,
- * default and meaning (compiler/policy.h, the documentation page's table); on a name:
+ * default and meaning (compiler/check/policy.h, the documentation page's table); on a name:
  * its type; on a worker, built-in task, workflow or type: its contract. */
 #include "query.h"
 

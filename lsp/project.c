@@ -14,9 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "inputs.h"
-#include "parse.h"
-#include "programs.h"
 #include "uri.h"
 #include "version.h"
 
@@ -60,7 +57,7 @@ static void analysis_free(Analysis *a)
     free(a->unit_of);
     if (a->indexed)
         arena_free(&a->index_arena);
-    driver_free(&a->c);
+    compiler_free(&a->c);
     free(a);
 }
 
@@ -211,8 +208,14 @@ void lsp_projects_free(Server *s)
 
 /* ---- The files of a folder ------------------------------------------------------- */
 
+/* A path of a folder that cannot be used, as the workspace reports it: in the log. */
+static void log_problem(void *context, const char *path, const char *message)
+{
+    lsp_log_message(context, "%s", message);
+}
+
 /* The .orbit files below the folder, found as `orbitc check DIR` finds them
- * (compiler/inputs.h: sorted, hidden entries skipped, each file once); not those of a
+ * (workspace/inputs.h: sorted, hidden entries skipped, each file once); not those of a
  * workspace folder inside it (a program of its own), nor the standard library's copy. */
 static void rescan(Server *s, uint32_t project)
 {
@@ -221,10 +224,9 @@ static void rescan(Server *s, uint32_t project)
     p->rescan = false;
     if (s->options.memory_only)
         return;
-    InputList list = { 0 };
+    InputList list = { .report = log_problem, .report_context = s };
     const char *root = p->root;
     inputs_collect(&list, &root, 1);
-    fflush(stderr);
     p->disk_files = xmalloc((list.count + 1) * sizeof *p->disk_files);
     for (size_t i = 0; i < list.count; i++) {
         const char *path = list.items[i].path;
@@ -365,24 +367,6 @@ static Source *project_sources(Server *s, uint32_t project, uint32_t *count)
     return all;
 }
 
-/* Adds a document's text as a source, as driver_add_file adds a file. */
-static void add_document(Analysis *a, const Document *d, const char *path)
-{
-    Compiler *c = &a->c;
-    if (d->len > SOURCE_MAX_FILE_SIZE || d->len >= source_room(&c->sources)) {
-        uint32_t file = driver_add_source(c, path, xcalloc(1, 1), 0);
-        if (d->len > SOURCE_MAX_FILE_SIZE)
-            parse_report_file_too_large(c, file, d->len);
-        else
-            parse_report_sources_too_large(c, file, d->len);
-        return;
-    }
-    char *text = xmalloc((size_t)d->len + 1);
-    memcpy(text, d->text, d->len);
-    text[d->len] = '\0';
-    driver_add_source(c, path, text, d->len);
-}
-
 /* The URI of a source that was not a document: its file's, made absolute (a program's
  * configuration is named relative to the current directory when below it). */
 static char *file_uri(const char *path)
@@ -400,74 +384,57 @@ static char *file_uri(const char *path)
     return uri;
 }
 
-/* Checks the files of a folder as the programs their roots make of them (orbitc check
- * does the same, compiler/programs.h): each program on its own, with its configuration's
- * lint levels under the client's. A document that is not a file, and every source in
- * memory-only mode, is one program. */
-static void check_programs(Server *s, Analysis *a, bool roots, const char **paths,
-                           uint32_t count)
+/* Notes each file's program (unit_of) and takes the checked programs. */
+static void take_programs(Analysis *a, Workspace *w)
 {
     Compiler *c = &a->c;
     a->unit_of = xmalloc((c->sources.count + 1) * sizeof *a->unit_of);
-    a->programs = xcalloc(count + 1, sizeof *a->programs);
     for (uint32_t f = 0; f < c->sources.count; f++)
-        a->unit_of[f] = f > 0 ? 0 : NO_INDEX;
-    if (!roots) {
-        memcpy(c->diags.level, s->lint_level, sizeof s->lint_level);
-        a->programs[0] = driver_check(c);
-        a->unit_count = 1;
-        return;
-    }
-    ProgramSet set;
-    programs_init(&set);
-    for (uint32_t f = 1; f <= count; f++)
-        programs_add_file(&set, programs_unit_of(&set, c, paths[f]), f);
-    unsigned failures = 0;
-    programs_read_configs(&set, c, &failures);   /* they are sources from here on */
-    a->unit_of = xrealloc(a->unit_of, (c->sources.count + 1) * sizeof *a->unit_of);
-    a->programs = xrealloc(a->programs, (set.count + 1) * sizeof *a->programs);
-    for (uint32_t f = 1; f < c->sources.count; f++)
         a->unit_of[f] = NO_INDEX;
-    driver_parse(c);
-    programs_configure(&set, c);
-    for (uint32_t u = 0; u < set.count; u++) {
-        const ProgramUnit *unit = &set.items[u];
-        a->programs[u] = programs_check_unit(&set, c, u, s->lint_level);
+    for (uint32_t u = 0; u < w->programs.count; u++) {
+        const ProgramUnit *unit = &w->programs.items[u];
         for (uint32_t k = 0; k < unit->file_count; k++)
             a->unit_of[unit->files[k]] = u;
     }
-    a->unit_count = set.count;
-    diag_finish(&c->diags);
-    fflush(stderr);
-    programs_free(&set);
+    a->programs = w->checked;
+    a->unit_count = w->programs.count;
+    w->checked = NULL;
 }
 
 static Analysis *analyse(Server *s, uint32_t project)
 {
     Project *p = &s->projects[project];
     Analysis *a = xcalloc(1, sizeof *a);
-    driver_init(&a->c);
+    compiler_init(&a->c);
     if (!s->stdlib_tried)
         write_stdlib_copy(s, source_file(&a->c.sources, 0));
     if (p->rescan)
         rescan(s, project);
+    /* The files of a folder form the programs their roots make of them (orbitc check
+     * does the same, workspace/roots.h), each checked with its configuration's lint
+     * levels under the client's. A document that is not a file, and every source in
+     * memory-only mode, is one program. */
+    Workspace w;
+    workspace_init(&w, &a->c, p->is_folder && !s->options.memory_only);
+    w.report = log_problem;
+    w.report_context = s;
+    memcpy(w.overrides, s->lint_level, sizeof w.overrides);
     uint32_t count;
     Source *sources = project_sources(s, project, &count);
-    const char **paths = xcalloc(count + 1, sizeof *paths);   /* by file index */
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t at = a->c.sources.count;
-        const char *error = NULL;
         if (sources[i].document != NO_INDEX) {
-            add_document(a, &s->documents[sources[i].document], sources[i].path);
-        } else if (!driver_add_found_file(&a->c, sources[i].path, &error)) {
-            lsp_log_message(s, "cannot read %s: %s", sources[i].path, error);
-            continue;
+            const Document *d = &s->documents[sources[i].document];
+            char *text = compiler_fits(&a->c, d->len) ? xstrndup(d->text, d->len) : NULL;
+            workspace_add_text(&w, sources[i].path, text, d->len);
+        } else {
+            Input input = { .path = (char *)sources[i].path, .found = true };
+            workspace_read_input(&w, &input);
         }
-        paths[at] = sources[i].path;
     }
     uint32_t added = a->c.sources.count - 1;
-    check_programs(s, a, p->is_folder && !s->options.memory_only, paths, added);
-    free(paths);
+    workspace_check(&w);
+    take_programs(a, &w);
+    workspace_free(&w);
     /* every source now, the programs' configurations included */
     a->files = xcalloc(a->c.sources.count, sizeof *a->files);
     a->files[0] = (AnalysisFile){ NULL, NO_INDEX, 0, { 0 } };

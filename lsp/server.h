@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "driver.h"
+#include "workspace.h"
 #include "lsp.h"
 #include "namemap.h"
 #include "program.h"
@@ -70,7 +70,7 @@ typedef struct AnalysisFile {
 typedef struct Analysis {
     Compiler c;
     /* The files of a workspace folder may form several programs (program roots,
-     * compiler/programs.h): each is checked on its own. */
+     * workspace/roots.h): each is checked on its own. */
     Program **programs;        /* [unit_count]; NULL for a unit without files */
     uint32_t unit_count;
     uint32_t *unit_of;         /* [c.sources.count]: each file's unit, or NO_INDEX */

@@ -1,7 +1,7 @@
 -- Neovim's built-in LSP client (Neovim 0.7: vim.lsp.start_client, buf_attach_client)
 -- driving `orbitc lsp`, run by tests/test_lsp_nvim.py:
 --
---   ORBITC=build/compiler/orbitc ORBIT_FILE=/tmp/x/checkout.orbit RESULT=/tmp/x/result.txt \
+--   ORBITC=build/cli/orbitc ORBIT_FILE=/tmp/x/checkout.orbit RESULT=/tmp/x/result.txt \
 --     nvim --headless --clean -n -i NONE -u NONE -c 'luafile tests/lsp_nvim.lua'
 --
 -- It opens ORBIT_FILE, waits for the diagnostics, requests the code actions at the first

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "driver.h"
+#include "workspace.h"
 #include "intern.h"
 #include "types.h"
 
@@ -129,10 +129,10 @@ START_TEST(sources_too_large_together_is_e0010)
     ck_assert_int_eq(write(fd, "workflow w {}\n", 14), 14);
     close(fd);
     Compiler c;
-    driver_init(&c);
+    compiler_init(&c);
     c.sources.next_origin = SOURCE_MAX_TOTAL_SIZE - 10;   /* as if 3 GiB were read */
     const char *error = NULL;
-    ck_assert(driver_add_file(&c, path, &error));
+    ck_assert(workspace_add_file(&c, path, &error));
     unlink(path);
     ck_assert_uint_eq(c.diags.count, 1);
     ck_assert_str_eq(diag_info(c.diags.items[0]->code)->code, "E0010");
@@ -140,7 +140,7 @@ START_TEST(sources_too_large_together_is_e0010)
                      "source files are too large together: this one (14 bytes) would take "
                      "them over 3072 MiB");
     ck_assert_uint_eq(source_file(&c.sources, c.sources.count - 1)->len, 0);
-    driver_free(&c);
+    compiler_free(&c);
 }
 END_TEST
 

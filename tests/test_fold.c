@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "workspace.h"
 #include "lower.h"
 #include "orbc.h"
 #include "orbc_value.h"
@@ -257,8 +257,12 @@ static uint32_t check_program(Compiler *c, const Program **program, Combo *combo
 {
     size_t len;
     char *text = program_text(combos, count, &len);
-    uint32_t file = driver_add_source(c, "fold.orbit", text, (uint32_t)len);
-    *program = driver_check(c);
+    Workspace w;
+    workspace_init(&w, c, false);
+    uint32_t file = workspace_add_text(&w, "fold.orbit", text, len);
+    workspace_check(&w);
+    *program = w.checked[0];
+    workspace_free(&w);
     uint32_t origin = source_file(&c->sources, file)->origin;
     uint32_t lines = combos[count - 1].r_line + 2;
     uint32_t *combo_of_line = calloc(lines + 1, sizeof *combo_of_line);
@@ -408,16 +412,16 @@ START_TEST(folding_agrees_with_the_runtime)
     /* first pass: find what the checker rejects; second: build the rest */
     Compiler c;
     const Program *program;
-    driver_init(&c);
+    compiler_init(&c);
     check_program(&c, &program, combos, count);
-    driver_free(&c);
-    driver_init(&c);
+    compiler_free(&c);
+    compiler_init(&c);
     ck_assert_uint_eq(check_program(&c, &program, combos, count), 0);
     uint8_t *bytes;
     size_t len;
     char why[256];
     ck_assert_msg(lower_program(&c, program, &bytes, &len, why, sizeof why), "%s", why);
-    driver_free(&c);
+    compiler_free(&c);
 
     OrbcModule m;
     OrbcError err;

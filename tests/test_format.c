@@ -1,4 +1,4 @@
-/* Unit tests of the formatter's interface for editors (compiler/format.h): a buffer to a
+/* Unit tests of the formatter's interface for editors (format/format.h): a buffer to a
  * buffer, range formatting, and the unified diff of `orbitc fmt --diff`. The layout itself
  * is tested by golden/fmt and tests/test_fmt.py. */
 #include <check.h>

@@ -1,4 +1,4 @@
-/* Unit tests of interned names (compiler/intern.c). */
+/* Unit tests of interned names (compiler/syntax/intern.c). */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>

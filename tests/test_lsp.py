@@ -3,7 +3,7 @@
 library only): every request and notification the server implements, and the protocol
 errors of the base protocol and the lifecycle.
 
-    test_lsp.py --orbitc build/compiler/orbitc [-k NAME]
+    test_lsp.py --orbitc build/cli/orbitc [-k NAME]
 
 Each test starts its own server in its own temporary directory (the workspace folder).
 """

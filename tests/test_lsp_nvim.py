@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`orbitc lsp` in a real editor: Neovim's built-in LSP client, headless (tests/lsp_nvim.lua).
 
-    test_lsp_nvim.py --orbitc build/compiler/orbitc [--nvim nvim]
+    test_lsp_nvim.py --orbitc build/cli/orbitc [--nvim nvim]
 
 Neovim opens a program with mistakes, waits for the diagnostics, requests the code
 actions at a diagnostic, applies the preferred quick fix through its own workspace-edit

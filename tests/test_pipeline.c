@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "workspace.h"
 #include "lower.h"
 #include "test_runtime_fixture.h"
 
@@ -39,14 +39,18 @@ static char *read_golden(const char *name, const char *ext, size_t *len)
 static uint8_t *compile(const char *path, char *source, size_t source_len, size_t *len)
 {
     Compiler c;
-    driver_init(&c);
-    driver_add_source(&c, path, source, (uint32_t)source_len);
-    Program *p = driver_check(&c);
+    compiler_init(&c);
+    Workspace w;
+    workspace_init(&w, &c, false);
+    workspace_add_text(&w, path, source, source_len);
+    workspace_check(&w);
+    Program *p = w.checked[0];
+    workspace_free(&w);
     ck_assert_uint_eq(c.diags.errors, 0);
     uint8_t *bytes = NULL;
     char why[256] = "";
     ck_assert_msg(lower_program(&c, p, &bytes, len, why, sizeof why), "lowering: %s", why);
-    driver_free(&c);
+    compiler_free(&c);
     return bytes;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmarks orbitc on generated programs and prints the figures beside their targets.
 
-    tools/bench.py [--orbitc build/compiler/orbitc] [--sizes 1M,10M,100M] [--quick]
+    tools/bench.py [--orbitc build/cli/orbitc] [--sizes 1M,10M,100M] [--quick]
                    [--no-instructions]
 
 For `orbitc check`, `orbitc build` and `orbitc fmt` (standard input to standard output), on

@@ -9,6 +9,6 @@ if [ -f build/build.ninja ]; then meson setup --reconfigure build >/dev/null; el
 ninja -C build >/dev/null
 
 set -x
-build/compiler/orbitc check examples/
-build/compiler/orbitc build examples/ -o build/checkout.orbc
-build/compiler/orbitc dis build/checkout.orbc
+build/cli/orbitc check examples/
+build/cli/orbitc build examples/ -o build/checkout.orbc
+build/cli/orbitc dis build/checkout.orbc

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "compiler.h"
 #include "format.h"
 #include "lexer.h"
 #include "memory.h"
@@ -296,7 +296,7 @@ static bool range_agrees(Check *k, const char *text, size_t len, const FormatTex
 
 static uint32_t add_copy(Check *k, const char *name, const char *text, size_t len)
 {
-    return driver_add_source(&k->c, name, xstrndup(text, len), (uint32_t)len);
+    return compiler_add_source(&k->c, name, xstrndup(text, len), (uint32_t)len);
 }
 
 FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t why_size)
@@ -304,7 +304,7 @@ FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t 
     if (len > SOURCE_MAX_FILE_SIZE)
         return FMT_NOT_PARSED;
     Check k = { .why = why, .why_size = why_size };
-    driver_init(&k.c);
+    compiler_init(&k.c);
     k.a = add_copy(&k, "original.orbit", text, len);
     FormatText once = { 0 }, twice = { 0 };
     FmtVerdict verdict = FMT_HOLDS;
@@ -328,6 +328,6 @@ FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t 
     }
     format_text_free(&once);
     format_text_free(&twice);
-    driver_free(&k.c);
+    compiler_free(&k.c);
     return verdict;
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "driver.h"
+#include "workspace.h"
 #include "lexer.h"
 #include "parse.h"
 
@@ -35,11 +35,11 @@ static void report(const char *what, const char *path, uint32_t bytes, unsigned 
 static int bench_file(const char *path, bool parse)
 {
     Compiler c;
-    driver_init(&c);
+    compiler_init(&c);
     const char *error = NULL;
-    if (!driver_add_file(&c, path, &error)) {
+    if (!workspace_add_file(&c, path, &error)) {
         fprintf(stderr, "lexbench: cannot read `%s`: %s\n", path, error);
-        driver_free(&c);
+        compiler_free(&c);
         return 2;
     }
     uint32_t file = c.sources.count - 1;
@@ -47,7 +47,7 @@ static int bench_file(const char *path, bool parse)
 
     Lexer *lx = malloc(sizeof *lx);
     if (!lx) {
-        driver_free(&c);
+        compiler_free(&c);
         return 2;
     }
     double t0 = now();
@@ -68,7 +68,7 @@ static int bench_file(const char *path, bool parse)
         t1 = now();
         report("parse", path, bytes, 0, t1 - t0);
     }
-    driver_free(&c);
+    compiler_free(&c);
     return 0;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark of `orbitc lsp` (docs/performance.md, "Language server"); not a test.
 
-    tools/lsp_bench.py [--orbitc build/compiler/orbitc] [--edits 200] [--rss-edits 10000]
+    tools/lsp_bench.py [--orbitc build/cli/orbitc] [--edits 200] [--rss-edits 10000]
                        [--big-size 1M] [--big-rss-edits 1000]
 
 For each program (examples/ as a workspace folder, and a generated program of

@@ -3,7 +3,7 @@
 clean (exit 0, no diagnostic at all), the same seed must give the same bytes, and a
 program with injected mistakes must fail with at least one error per mistake.
 
-    test_gen_corpus.py --orbitc build/compiler/orbitc
+    test_gen_corpus.py --orbitc build/cli/orbitc
 """
 import argparse
 import json

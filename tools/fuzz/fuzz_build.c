@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "workspace.h"
 #include "lower.h"
 #include "orbc.h"
 
@@ -58,11 +58,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = '\0';
 
     Compiler c;
-    driver_init(&c);
-    driver_add_source(&c, "fuzz.orbit", text, (uint32_t)size);
-    Program *program = driver_check(&c);
+    compiler_init(&c);
+    Workspace w;
+    workspace_init(&w, &c, false);
+    workspace_add_text(&w, "fuzz.orbit", text, size);
+    workspace_check(&w);
+    Program *program = w.checked[0];
     if (c.diags.errors == 0 && program)
         build_and_load(&c, program);
-    driver_free(&c);
+    workspace_free(&w);
+    compiler_free(&c);
     return 0;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "workspace.h"
 
 static void render_all(const Compiler *c)
 {
@@ -37,11 +37,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = '\0';
 
     Compiler c;
-    driver_init(&c);
+    compiler_init(&c);
     c.check_only = true;   /* as `orbitc check` runs it */
-    driver_add_source(&c, "fuzz.orbit", text, (uint32_t)size);
-    driver_check(&c);
+    Workspace w;
+    workspace_init(&w, &c, false);
+    workspace_add_text(&w, "fuzz.orbit", text, size);
+    workspace_check(&w);
     render_all(&c);
-    driver_free(&c);
+    workspace_free(&w);
+    compiler_free(&c);
     return 0;
 }

@@ -3,7 +3,7 @@
 fuzz target) and the committed fuzz corpora tools/fuzz/corpus/ through orbitc, and fails
 if any of them crashes it. With nothing to replay it exits 77 (meson's "skipped").
 
-    replay.py --orbitc build/compiler/orbitc [--timeout 10]
+    replay.py --orbitc build/cli/orbitc [--timeout 10]
 
 regressions/check/*.orbit   `orbitc check` must exit 0 or 1: never 2, a signal or a hang
 regressions/build/*.orbit   the same, and when the check is clean, `orbitc build` must

@@ -25,7 +25,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 out="$here/out"
 bin="${FUZZ_BUILD:-$root/build-fuzz}/tools/fuzz"
-orbitc="${ORBITC:-$root/build/compiler/orbitc}"
+orbitc="${ORBITC:-$root/build/cli/orbitc}"
 
 minimize() {  # minimize TARGET FILE [NAME]   (TARGET: check, build, loader or fuzz_...)
     local target=${1#fuzz_} file=$2 name=${3:-}

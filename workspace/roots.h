@@ -14,13 +14,14 @@
  *     }
  *
  * An empty `orbit.program` marks a root with the default settings. */
-#ifndef ORBIT_PROGRAMS_H
-#define ORBIT_PROGRAMS_H
+#ifndef ORBIT_ROOTS_H
+#define ORBIT_ROOTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "compiler.h"
+#include "inputs.h"
 #include "namemap.h"
 
 #define PROGRAM_MARKER "orbit.program"
@@ -56,6 +57,9 @@ void programs_free(ProgramSet *set);
  * resolved). Finds the roots on the way, each directory looked at once. */
 uint32_t programs_unit_of(ProgramSet *set, Compiler *c, const char *path);
 
+/* The unit of the files below no root: with no roots looked for, the only program. */
+uint32_t programs_single_unit(ProgramSet *set);
+
 /* Records that source `file` belongs to `unit`. */
 void programs_add_file(ProgramSet *set, uint32_t unit, uint32_t file);
 
@@ -63,11 +67,12 @@ void programs_add_file(ProgramSet *set, uint32_t unit, uint32_t file);
 bool programs_have_roots(const ProgramSet *set);
 
 /* Reads every root's orbit.program into the compiler as a source (to be parsed with the
- * others, never checked as a program). A file that cannot be read is reported on stderr
- * and counted in *failures. */
-void programs_read_configs(ProgramSet *set, Compiler *c, unsigned *failures);
+ * others, never checked as a program). A file that cannot be read is reported and
+ * counted in *failures. */
+void programs_read_configs(ProgramSet *set, Compiler *c, InputReport report, void *context,
+                           unsigned *failures);
 
-/* After driver_parse: reads each unit's configuration, reporting its mistakes (E0701).
+/* After compiler_parse: reads each unit's configuration, reporting its mistakes (E0701).
  * May be called again for another compiler holding the same sources (`orbitc fix`). */
 void programs_configure(ProgramSet *set, Compiler *c);
 

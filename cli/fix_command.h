@@ -5,8 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "compiler.h"
-#include "programs.h"
+#include "workspace.h"
 
 enum {
     /* Rounds of fixing and checking again before `fix` gives up (a fix that keeps
@@ -15,7 +14,6 @@ enum {
 };
 
 typedef struct FixCommand {
-    const uint8_t *overrides;   /* the command line's lint levels (programs_check_unit) */
     uint32_t max_rounds;        /* at least 1 */
     bool diff;                  /* --diff: print a unified diff, write nothing */
     bool deny_warnings;
@@ -25,14 +23,13 @@ typedef struct FixCommand {
     void *context;
 } FixCommand;
 
-/* Fixes the program(s) of `first`, already loaded, grouped into `programs`, checked and
- * finished: applies every fix fix_select picks, checks again, and repeats until nothing
- * changes or max_rounds rounds; then writes each changed file atomically (the file
+/* Fixes the program(s) of the workspace, already loaded and checked (workspace_check):
+ * applies every fix fix_select picks, checks again, and repeats until nothing changes or
+ * max_rounds rounds; then writes each changed file atomically (the file
  * named by standard input, `stdin_path`, goes to standard output whole), or prints the
  * diff, reports on standard error what it fixed, and prints what remains. Returns the
  * exit status: 0 no error remains, 1 errors remain, 2 a file could not be read or
  * written. */
-int fix_command(Compiler *first, ProgramSet *programs, const char *stdin_path,
-                const FixCommand *options);
+int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *options);
 
 #endif

@@ -1,8 +1,8 @@
 /* The input files of one run of the command line: the paths it was given, directories
  * walked, each file once, standard input where `-` stands (docs/cli.md). A path that
  * cannot be used (missing, a dangling symbolic link, a directory that cannot be listed,
- * a path longer than PATH_MAX) is reported as an `orbitc: error: …` line and counted;
- * everything else goes on. */
+ * a path longer than PATH_MAX) is reported to the list's `report` callback (the command
+ * line prints it as an `orbitc: error: …` line) and counted; everything else goes on. */
 #ifndef ORBIT_INPUTS_H
 #define ORBIT_INPUTS_H
 
@@ -20,16 +20,22 @@ typedef struct Input {
     ino_t ino;
 } Input;
 
+/* A path that cannot be used: `path` as the user gave it (`-` for standard input) and
+ * `message`, the whole sentence ("cannot read `a.orbit`: Permission denied"). */
+typedef void (*InputReport)(void *context, const char *path, const char *message);
+
 typedef struct InputList {
     Input *items;
     size_t count, cap;
     unsigned failures;   /* paths reported as unusable */
+    InputReport report;  /* set before inputs_collect; NULL: only counted */
+    void *report_context;
 } InputList;
 
 /* Expands `paths` in order: a file as given, a directory into every *.orbit file below it
  * (hidden entries skipped, symbolic links to regular files followed, links to directories
- * not), sorted by path; "-" stands for standard input. Prints a line on stderr for each
- * path that cannot be used. */
+ * not), sorted by path; "-" stands for standard input. Reports each path that cannot
+ * be used. */
 void inputs_collect(InputList *list, const char *const *paths, int count);
 
 /* Reads standard input under `name` (`--stdin-filename`; NULL: "<stdin>"). When `name`
@@ -41,5 +47,9 @@ void inputs_name_stdin(InputList *list, const char *name);
 const Input *inputs_same_file(const InputList *list, const char *path);
 
 void inputs_free(InputList *list);
+
+/* Reports that `path` cannot be read because of `why`: "cannot read `PATH`: WHY". */
+void inputs_report_unreadable(InputReport report, void *context, const char *path,
+                              const char *why);
 
 #endif

@@ -2,7 +2,7 @@
  * Orbit source, then read here (programs.h shows the form). Each mistake is an E0701 at
  * its place in the file, with a did-you-mean where one is close; the settings that are
  * right still apply. */
-#include "programs.h"
+#include "roots.h"
 
 #include <string.h>
 

@@ -20,7 +20,6 @@
 
 #include <utf8proc.h>
 
-#include "driver.h"
 #include "memory.h"
 #include "parse.h"
 #include "utf8.h"
@@ -944,10 +943,10 @@ bool format_file(Compiler *c, uint32_t file, FormatText *out, FormatDecls *decls
 static bool load_text(Compiler *c, const char *path, const char *text, size_t len,
                       uint32_t *file)
 {
-    driver_init(c);
+    compiler_init(c);
     if (len > SOURCE_MAX_FILE_SIZE)
         return false;
-    *file = driver_add_source(c, path ? path : "<text>", xstrndup(text, len), (uint32_t)len);
+    *file = compiler_add_source(c, path ? path : "<text>", xstrndup(text, len), (uint32_t)len);
     return true;
 }
 
@@ -956,7 +955,7 @@ bool format_text(const char *path, const char *text, size_t len, FormatText *out
     Compiler c;
     uint32_t file;
     bool ok = load_text(&c, path, text, len, &file) && format_file(&c, file, out, NULL);
-    driver_free(&c);
+    compiler_free(&c);
     return ok;
 }
 
@@ -998,7 +997,7 @@ bool format_range(const char *path, const char *text, size_t len, uint32_t start
     FormatText formatted = { 0 };
     FormatDecls decls = { 0 };
     bool ok = load_text(&c, path, text, len, &file) && format_file(&c, file, &formatted, &decls);
-    driver_free(&c);
+    compiler_free(&c);
     if (!ok)
         return false;
     uint32_t first = decls.count, last = 0;

@@ -10,26 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "diag.h"
-#include "driver.h"
 #include "format.h"
-#include "inputs.h"
 #include "orbc.h"
+#include "workspace.h"
 
 enum { FMT_OK = 0, FMT_ERRORS = 1, FMT_FAILED = 2 };
 
 static int worse(int a, int b)
 {
     return a > b ? a : b;
-}
-
-static bool read_input(Compiler *c, const Input *input, const char **error)
-{
-    if (input->from_stdin)
-        return driver_add_fd(c, STDIN_FILENO, input->path, error);
-    if (input->found)
-        return driver_add_found_file(c, input->path, error);
-    return driver_add_file(c, input->path, error);
 }
 
 static void print_errors(Compiler *c, const FormatOptions *options)
@@ -63,15 +54,16 @@ static int act_on_change(const Input *input, const SourceFile *source, const For
 static int format_one(const Input *input, const FormatOptions *options)
 {
     Compiler c;
-    driver_init(&c);
-    const char *error = NULL;
-    if (!read_input(&c, input, &error)) {
-        fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n",
-                input->from_stdin ? "-" : input->path, error);
-        driver_free(&c);
+    compiler_init(&c);
+    Workspace w;
+    workspace_init(&w, &c, false);
+    w.report = cli_print_problem;
+    uint32_t file = workspace_read_input(&w, input);
+    workspace_free(&w);
+    if (file == UINT32_MAX) {
+        compiler_free(&c);
         return FMT_FAILED;
     }
-    uint32_t file = c.sources.count - 1;
     const SourceFile *source = source_file(&c.sources, file);
     FormatText text = { 0 };
     int status = FMT_OK;
@@ -84,7 +76,7 @@ static int format_one(const Input *input, const FormatOptions *options)
         status = act_on_change(input, source, &text, options);
     }
     format_text_free(&text);
-    driver_free(&c);
+    compiler_free(&c);
     return status;
 }
 
@@ -95,7 +87,7 @@ int format_command(const char *const *paths, int count, const FormatOptions *opt
         paths = here;
         count = 1;
     }
-    InputList inputs = { 0 };
+    InputList inputs = { .report = cli_print_problem };
     inputs_collect(&inputs, paths, count);
     inputs_name_stdin(&inputs, NULL);
     int status = inputs.failures ? FMT_FAILED : FMT_OK;

@@ -1,5 +1,5 @@
-/* orbitc: the command line. Parses arguments, collects source files (inputs.c), runs the
- * pipeline (driver.c) and prints diagnostics. Exit status: 0 no errors, 1 errors found,
+/* orbitc: the command line. Parses arguments, loads and checks the sources through the
+ * workspace's pipeline (workspace/workspace.h) and prints diagnostics. Exit status: 0 no errors, 1 errors found,
  * 2 the command itself could not run (docs/cli.md). */
 #include <ctype.h>
 #include <errno.h>
@@ -9,19 +9,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "diag.h"
 #include "dis_json.h"
-#include "driver.h"
 #include "fix_command.h"
 #include "format_command.h"
-#include "inputs.h"
 #include "lower.h"
 #include "lsp.h"
 #include "memory.h"
 #include "orbc.h"
-#include "programs.h"
 #include "suggest.h"
 #include "version.h"
+#include "workspace.h"
 
 
 enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
@@ -242,70 +241,46 @@ static int refuse_output_that_is_input(const Options *opt, const InputList *inpu
     return EXIT_USAGE;
 }
 
-/* One run of check or build: the compiler, the inputs, and the programs they form. */
-typedef struct Run {
-    Compiler c;
-    InputList inputs;
-    ProgramSet programs;
-    uint8_t overrides[DIAG_CODE_COUNT];   /* the command line's lint levels */
-} Run;
-
-/* Reads every input into the compiler, each into the program of its nearest root; one
- * that cannot be read is reported and counted in inputs->failures. */
-static void read_inputs(Compiler *c, InputList *inputs, ProgramSet *programs)
+void cli_print_problem(void *context, const char *path, const char *message)
 {
-    for (size_t i = 0; i < inputs->count; i++) {
-        const Input *input = &inputs->items[i];
-        const char *error = NULL;
-        uint32_t file = c->sources.count;
-        bool ok = input->from_stdin ? driver_add_fd(c, STDIN_FILENO, input->path, &error)
-                  : input->found    ? driver_add_found_file(c, input->path, &error)
-                                    : driver_add_file(c, input->path, &error);
-        if (!ok) {
-            fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n",
-                    input->from_stdin ? "-" : input->path, error);
-            inputs->failures++;
-            continue;
-        }
-        programs_add_file(programs, programs_unit_of(programs, c, input->path), file);
-    }
+    fprintf(stderr, "orbitc: error: %s\n", message);
 }
 
+/* One run of check, build or fix: the compiler and the workspace of its sources. */
+typedef struct Run {
+    Compiler c;
+    Workspace w;
+} Run;
+
 /* Collects and reads the sources, groups them into programs by their roots, reads the
- * programs' configurations and parses everything; nothing is checked yet. Returns
- * EXIT_USAGE when an option is wrong or the output is an input; else EXIT_OK, with
- * inputs.failures the paths that could not be read (each reported). */
+ * programs' configurations and parses everything (workspace_prepare); nothing is
+ * checked yet. Returns EXIT_USAGE when an option is wrong or the output is an input;
+ * else EXIT_OK, with w.failures the paths that could not be read (each reported). */
 static int load(const Options *opt, Run *run)
 {
-    Compiler *c = &run->c;
-    int status = lint_overrides(opt, run->overrides);
+    Workspace *w = &run->w;
+    int status = lint_overrides(opt, w->overrides);
     if (status != EXIT_OK)
         return status;
-    inputs_collect(&run->inputs, opt->paths, opt->path_count);
-    inputs_name_stdin(&run->inputs, opt->stdin_filename);
-    if ((status = refuse_output_that_is_input(opt, &run->inputs)) != EXIT_OK)
+    workspace_collect(w, opt->paths, opt->path_count, opt->stdin_filename);
+    if ((status = refuse_output_that_is_input(opt, &w->inputs)) != EXIT_OK)
         return status;
-    read_inputs(c, &run->inputs, &run->programs);
-    programs_read_configs(&run->programs, c, &run->inputs.failures);
-    if (c->sources.count > 1) {
-        driver_parse(c);
-        programs_configure(&run->programs, c);
-    }
+    workspace_read_inputs(w);
+    workspace_prepare(w);
     return EXIT_OK;
 }
 
 static void run_init(Run *run)
 {
-    memset(run, 0, sizeof *run);
-    driver_init(&run->c);
-    programs_init(&run->programs);
+    compiler_init(&run->c);
+    workspace_init(&run->w, &run->c, true);
+    run->w.report = cli_print_problem;
 }
 
 static void run_free(Run *run)
 {
-    programs_free(&run->programs);
-    inputs_free(&run->inputs);
-    driver_free(&run->c);
+    workspace_free(&run->w);
+    compiler_free(&run->c);
 }
 
 /* The exit status the diagnostics deserve. */
@@ -320,11 +295,11 @@ static int diagnostics_status(const Options *opt, const Compiler *c)
 
 /* After the diagnostics of the files that were read: the paths that could not be, once
  * more, so that they are not lost above a long report. */
-static void report_unread(const Compiler *c, const InputList *inputs, const char *consequence)
+static void report_unread(const Run *run, const char *consequence)
 {
-    if (c->sources.count > 1)
-        fprintf(stderr, "orbitc: error: %u %s could not be read; %s\n", inputs->failures,
-                inputs->failures == 1 ? "path" : "paths", consequence);
+    if (run->c.sources.count > 1)
+        fprintf(stderr, "orbitc: error: %u %s could not be read; %s\n", run->w.failures,
+                run->w.failures == 1 ? "path" : "paths", consequence);
 }
 
 /* check: each program on its own, with its own lint levels; the diagnostics of all of
@@ -336,13 +311,11 @@ static int command_check(const Options *opt)
     run.c.check_only = true;   /* only the diagnostics are read */
     int status = load(opt, &run);
     if (status == EXIT_OK) {
-        for (uint32_t i = 0; i < run.programs.count; i++)
-            programs_check_unit(&run.programs, &run.c, i, run.overrides);
-        diag_finish(&run.c.diags);
+        workspace_check(&run.w);
         print_diagnostics(opt, &run.c);
         status = diagnostics_status(opt, &run.c);
-        if (run.inputs.failures > 0) {
-            report_unread(&run.c, &run.inputs, "the program was checked without them");
+        if (run.w.failures > 0) {
+            report_unread(&run, "the program was checked without them");
             status = EXIT_USAGE;
         }
     }
@@ -401,16 +374,17 @@ static int refuse_outputs(const Options *opt, const ProgramSet *programs)
 static int build_programs(const Options *opt, Run *run)
 {
     Compiler *c = &run->c;
-    ProgramSet *programs = &run->programs;
+    ProgramSet *programs = &run->w.programs;
     int status = refuse_outputs(opt, programs);
     if (status != EXIT_OK)
         return status;
     Output *outputs = xcalloc(programs->count, sizeof *outputs);
-    bool all_lowered = run->inputs.failures == 0;
+    bool all_lowered = run->w.failures == 0;
     char why[256] = "";
+    workspace_check(&run->w);
     for (uint32_t i = 0; i < programs->count; i++) {
-        Program *program = programs_check_unit(programs, c, i, run->overrides);
-        if (!program || programs_unit_failed(programs, c, i, opt->deny_warnings)
+        Program *program = run->w.checked[i];
+        if (!program || workspace_program_failed(&run->w, i, opt->deny_warnings)
             || !lower_program_output(c, program, &outputs[i].file, why, sizeof why))
             all_lowered = false;
         size_t len = strlen(opt->output) + strlen(programs->items[i].name) + 8;
@@ -418,11 +392,11 @@ static int build_programs(const Options *opt, Run *run)
         snprintf(outputs[i].path, len, "%s%s%s.orbc", opt->output,
                  opt->output[strlen(opt->output) - 1] == '/' ? "" : "/", programs->items[i].name);
     }
-    diag_finish(&c->diags);
+    diag_finish(&c->diags);   /* lowering may have reported E0601 */
     print_diagnostics(opt, c);
     status = diagnostics_status(opt, c);
-    if (run->inputs.failures > 0) {
-        report_unread(c, &run->inputs, "nothing was written");
+    if (run->w.failures > 0) {
+        report_unread(run, "nothing was written");
         status = EXIT_USAGE;
     } else if (status == EXIT_OK && !all_lowered) {
         fprintf(stderr, "orbitc: %s\n", why[0] ? why : "cannot build");
@@ -451,27 +425,26 @@ static int command_build(const Options *opt)
     Run run;
     run_init(&run);
     int status = load(opt, &run);
-    if (status != EXIT_OK || run.programs.count > 1) {
+    if (status != EXIT_OK || run.w.programs.count > 1) {
         if (status == EXIT_OK)
             status = build_programs(opt, &run);
         run_free(&run);
         return status;
     }
     Compiler *c = &run.c;
-    Program *program = run.programs.count ? programs_check_unit(&run.programs, c, 0, run.overrides)
-                                          : NULL;
-    diag_finish(&c->diags);
+    workspace_check(&run.w);
+    Program *program = run.w.programs.count ? run.w.checked[0] : NULL;
     OrbcOutput *file = NULL;
     bool lowered = false;
     char why[256] = "";
-    if (run.inputs.failures == 0 && program && diagnostics_status(opt, c) == EXIT_OK) {
+    if (run.w.failures == 0 && program && diagnostics_status(opt, c) == EXIT_OK) {
         lowered = lower_program_output(c, program, &file, why, sizeof why);
         diag_finish(&c->diags);   /* lowering may have reported E0601 */
     }
     print_diagnostics(opt, c);
     status = diagnostics_status(opt, c);
-    if (run.inputs.failures > 0) {
-        report_unread(c, &run.inputs, "nothing was written");
+    if (run.w.failures > 0) {
+        report_unread(&run, "nothing was written");
         status = EXIT_USAGE;
     } else if (status == EXIT_OK && !lowered) {
         /* a limit found while the file was assembled, without a source position */
@@ -498,7 +471,7 @@ static int command_dis(const Options *opt)
     const char *path = opt->paths[0];
     const char *error = NULL;
     size_t len = 0;
-    uint8_t *bytes = driver_read_binary(path, ORBC_MAX_FILE_SIZE, &len, &error);
+    uint8_t *bytes = workspace_read_binary(path, ORBC_MAX_FILE_SIZE, &len, &error);
     if (!bytes) {
         fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n", path, error);
         return EXIT_USAGE;
@@ -580,16 +553,14 @@ static int command_fix(const Options *opt)
     if (status == EXIT_OK && run.c.sources.count == 1) {
         status = EXIT_USAGE;   /* nothing could be read; each path was reported */
     } else if (status == EXIT_OK) {
-        for (uint32_t i = 0; i < run.programs.count; i++)
-            programs_check_unit(&run.programs, &run.c, i, run.overrides);
-        diag_finish(&run.c.diags);
+        workspace_check(&run.w);
         const char *stdin_path = NULL;
-        for (size_t i = 0; i < run.inputs.count; i++)
-            if (run.inputs.items[i].from_stdin)
-                stdin_path = run.inputs.items[i].path;
-        FixCommand fix = { run.overrides, opt->max_rounds, opt->fmt.diff, opt->deny_warnings,
-                           run.inputs.failures > 0, print_remaining, &options };
-        status = fix_command(&run.c, &run.programs, stdin_path, &fix);
+        for (size_t i = 0; i < run.w.inputs.count; i++)
+            if (run.w.inputs.items[i].from_stdin)
+                stdin_path = run.w.inputs.items[i].path;
+        FixCommand fix = { opt->max_rounds, opt->fmt.diff, opt->deny_warnings,
+                           run.w.failures > 0, print_remaining, &options };
+        status = fix_command(&run.w, stdin_path, &fix);
     }
     run_free(&run);
     return status;

@@ -1,7 +1,7 @@
 /* Program roots: finding the nearest orbit.program of each file, and checking each
- * program on its own (programs.h). */
+ * program on its own (roots.h). */
 #define _GNU_SOURCE   /* memrchr */
-#include "programs.h"
+#include "roots.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,8 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "driver.h"
+#include "checker.h"
 #include "memory.h"
+#include "workspace.h"
 
 enum { NO_UNIT = UINT32_MAX };
 
@@ -131,7 +132,7 @@ static uint32_t root_unit(ProgramSet *set, Compiler *c, const char *real)
     return value ? value - 1 : NO_UNIT;
 }
 
-static uint32_t rootless_unit(ProgramSet *set)
+uint32_t programs_single_unit(ProgramSet *set)
 {
     for (uint32_t i = 0; i < set->count; i++)
         if (!set->items[i].root)
@@ -150,7 +151,7 @@ uint32_t programs_unit_of(ProgramSet *set, Compiler *c, const char *path)
         real = xstrdup(set->cwd);
     uint32_t unit = root_unit(set, c, real);
     free(real);
-    return unit == NO_UNIT ? rootless_unit(set) : unit;
+    return unit == NO_UNIT ? programs_single_unit(set) : unit;
 }
 
 void programs_add_file(ProgramSet *set, uint32_t unit, uint32_t file)
@@ -171,7 +172,8 @@ bool programs_have_roots(const ProgramSet *set)
     return false;
 }
 
-void programs_read_configs(ProgramSet *set, Compiler *c, unsigned *failures)
+void programs_read_configs(ProgramSet *set, Compiler *c, InputReport report, void *context,
+                           unsigned *failures)
 {
     for (uint32_t i = 0; i < set->count; i++) {
         ProgramUnit *unit = &set->items[i];
@@ -179,10 +181,10 @@ void programs_read_configs(ProgramSet *set, Compiler *c, unsigned *failures)
             continue;
         const char *error = NULL;
         uint32_t file = c->sources.count;
-        if (driver_add_found_file(c, unit->config_path, &error)) {
+        if (workspace_add_found_file(c, unit->config_path, &error)) {
             unit->config_file = file;
         } else {
-            fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n", unit->config_path, error);
+            inputs_report_unreadable(report, context, unit->config_path, error);
             ++*failures;
         }
     }
@@ -239,7 +241,7 @@ Program *programs_check_unit(ProgramSet *set, Compiler *c, uint32_t index,
     if (unit->file_count == 0)
         return NULL;
     uint32_t first = c->diags.count;
-    Program *program = driver_check_files(c, unit->files, unit->file_count);
+    Program *program = check_files(c, unit->files, unit->file_count);
     label_denied(c, unit, first);
     return program;
 }

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
 #include "fix.h"
 #include "format.h"
 #include "memory.h"
 #include "orbc.h"
+#include "workspace.h"
 
 enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
 
@@ -57,7 +57,7 @@ typedef struct FixRun {
     uint32_t baseline_count;
     LeftFix *left;
     uint32_t left_count, left_cap;
-    ProgramSet *programs;
+    Workspace *workspace;     /* the programs and their configurations */
     const FixCommand *options;
 } FixRun;
 
@@ -148,25 +148,21 @@ static bool changed(const FixFile *f)
 static Compiler *check_texts(const FixRun *run, char **texts, const uint32_t *lens)
 {
     Compiler *c = xmalloc(sizeof *c);
-    driver_init(c);
+    compiler_init(c);
     for (uint32_t i = 0; i < run->count; i++) {
         const FixFile *f = &run->files[i];
         char *text = texts && texts[i] ? texts[i] : f->text;
         uint32_t len = texts && texts[i] ? lens[i] : f->len;
-        driver_add_source(c, f->path, xstrndup(text, len), len);
+        compiler_add_source(c, f->path, xstrndup(text, len), len);
     }
-    driver_parse(c);
-    programs_configure(run->programs, c);
-    for (uint32_t i = 0; i < run->programs->count; i++)
-        programs_check_unit(run->programs, c, i, run->options->overrides);
-    diag_finish(&c->diags);
+    free(workspace_check_again(run->workspace, c));
     return c;
 }
 
 static void free_compiler(Compiler *c)
 {
     if (c) {
-        driver_free(c);
+        compiler_free(c);
         free(c);
     }
 }
@@ -374,10 +370,10 @@ static int write_files(const FixRun *run, const FixCommand *options)
     return status;
 }
 
-int fix_command(Compiler *first, ProgramSet *programs, const char *stdin_path,
-                const FixCommand *options)
+int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *options)
 {
-    FixRun run = { .programs = programs, .options = options };
+    Compiler *first = workspace->c;
+    FixRun run = { .workspace = workspace, .options = options };
     take_files(&run, first, stdin_path);
     Compiler *current = first;
     while (run.rounds < options->max_rounds) {

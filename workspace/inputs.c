@@ -201,14 +201,16 @@ static void input_free(Input *input)
     free(input->problem);
 }
 
-/* Prints every problem found while collecting, in list order, and removes those entries. */
+/* Reports every problem found while collecting, in list order, and removes those
+ * entries. */
 static void report_problems(InputList *list)
 {
     size_t kept = 0;
     for (size_t i = 0; i < list->count; i++) {
         Input *input = &list->items[i];
         if (input->problem) {
-            fprintf(stderr, "orbitc: error: %s\n", input->problem);
+            if (list->report)
+                list->report(list->report_context, input->path, input->problem);
             list->failures++;
             input_free(input);
         } else {
@@ -324,4 +326,16 @@ void inputs_free(InputList *list)
         input_free(&list->items[i]);
     free(list->items);
     memset(list, 0, sizeof *list);
+}
+
+void inputs_report_unreadable(InputReport report, void *context, const char *path,
+                              const char *why)
+{
+    if (!report)
+        return;
+    size_t len = strlen(path) + strlen(why) + 20;
+    char *message = xmalloc(len);
+    snprintf(message, len, "cannot read `%s`: %s", path, why);
+    report(context, path, message);
+    free(message);
 }

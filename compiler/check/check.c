@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory.h"
 #include "orbc_value.h"   /* ORBC_DURATION_TEXT_SIZE */
 #include "suggest.h"
+#include "suppress.h"
 
 /* ---- Small helpers ---------------------------------------------------------------- */
 
@@ -214,4 +216,23 @@ Program *check_program(Compiler *c)
     free(ck->dep_mark);
     free(ck->dep_buffer);
     return ck->program;
+}
+
+Program *check_files(Compiler *c, const uint32_t *files, uint32_t count)
+{
+    SourceAst **all = c->asts;
+    uint32_t all_count = c->ast_count;
+    SourceAst **program = xmalloc((count + 1) * sizeof *program);
+    program[0] = all[0];
+    for (uint32_t i = 0; i < count; i++)
+        program[i + 1] = all[files[i]];
+    c->asts = program;   /* the checker and the suppressions see these files only */
+    c->ast_count = count + 1;
+    uint32_t first = c->diags.count;
+    Program *checked = check_program(c);
+    suppress_apply(c, first);
+    c->asts = all;
+    c->ast_count = all_count;
+    free(program);
+    return checked;
 }

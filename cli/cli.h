@@ -1,0 +1,9 @@
+/* What the commands of orbitc share (cli/). */
+#ifndef ORBIT_CLI_H
+#define ORBIT_CLI_H
+
+/* Prints a path that cannot be used, as the workspace reports it (InputReport):
+ * "orbitc: error: MESSAGE" on standard error. */
+void cli_print_problem(void *context, const char *path, const char *message);
+
+#endif

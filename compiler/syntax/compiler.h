@@ -1,0 +1,51 @@
+/* The state of one compiler run, shared by every pass, and its life: compiler_init and
+ * compiler_free set it up and tear it down, sources are added from memory and parsed
+ * here (compiler.c). Reading files and grouping them into programs is the workspace's
+ * (workspace/workspace.h); checking is the checker's (check/checker.h). */
+#ifndef ORBIT_COMPILER_H
+#define ORBIT_COMPILER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "ast.h"
+#include "diag.h"
+#include "intern.h"
+#include "source.h"
+
+typedef struct Compiler {
+    Arena arena;          /* the tree, names, diagnostics: freed together */
+    Interner names;
+    SourceMap sources;    /* file 0 is the standard library */
+    DiagSink diags;
+    SourceAst **asts;     /* one per source file, same index as sources.files */
+    uint32_t ast_count;
+    bool check_only;      /* the checked Program is not read after the check (`orbitc
+                             check`): the checker keeps a workflow's steps only while it
+                             checks that workflow, so Workflow.steps is NULL and
+                             step_count 0 afterwards. Lowering and the LSP read every step:
+                             they leave it false (compiler_init). */
+} Compiler;
+
+/* Initialises `c` and adds the embedded standard library as file 0. */
+void compiler_init(Compiler *c);
+void compiler_free(Compiler *c);
+
+/* Adds a source buffer. `text` must be malloc'd with a NUL at text[len]; the compiler owns
+ * it from now on. Returns the file index. The caller has checked compiler_fits. */
+uint32_t compiler_add_source(Compiler *c, const char *path, char *text, uint32_t len);
+
+/* Whether a source of `size` bytes may be added: within SOURCE_MAX_FILE_SIZE and the room
+ * left beside the sources before it. */
+bool compiler_fits(const Compiler *c, uint64_t size);
+
+/* Adds `path` empty, with E0010 saying why its `size` bytes were not taken: a file over
+ * the limit, a file with no room left beside the others, or (`stream`) a stream that
+ * went on past the limit. Returns the file index. */
+uint32_t compiler_add_too_large(Compiler *c, const char *path, uint64_t size, bool stream);
+
+/* Parses every source not parsed yet (c->asts grows to c->sources.count). */
+void compiler_parse(Compiler *c);
+
+#endif

@@ -1,0 +1,281 @@
+#include "workspace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checker.h"
+#include "memory.h"
+
+void workspace_init(Workspace *w, Compiler *c, bool by_roots)
+{
+    memset(w, 0, sizeof *w);
+    w->c = c;
+    w->by_roots = by_roots;
+    programs_init(&w->programs);
+    memset(w->overrides, LINT_DEFAULT, sizeof w->overrides);
+}
+
+void workspace_free(Workspace *w)
+{
+    free(w->checked);
+    programs_free(&w->programs);
+    inputs_free(&w->inputs);
+}
+
+/* --- loading --- */
+
+void workspace_collect(Workspace *w, const char *const *paths, int count,
+                       const char *stdin_name)
+{
+    w->inputs.report = w->report;
+    w->inputs.report_context = w->report_context;
+    inputs_collect(&w->inputs, paths, count);
+    inputs_name_stdin(&w->inputs, stdin_name);
+    w->failures += w->inputs.failures;
+}
+
+/* The program a file at `path` belongs to: its root's, or the only one. */
+static uint32_t program_of(Workspace *w, const char *path)
+{
+    return w->by_roots ? programs_unit_of(&w->programs, w->c, path)
+                       : programs_single_unit(&w->programs);
+}
+
+uint32_t workspace_read_input(Workspace *w, const Input *input)
+{
+    Compiler *c = w->c;
+    const char *error = NULL;
+    uint32_t file = c->sources.count;
+    bool ok = input->from_stdin ? workspace_add_fd(c, STDIN_FILENO, input->path, &error)
+              : input->found    ? workspace_add_found_file(c, input->path, &error)
+                                : workspace_add_file(c, input->path, &error);
+    if (!ok) {
+        inputs_report_unreadable(w->report, w->report_context,
+                                 input->from_stdin ? "-" : input->path, error);
+        w->failures++;
+        return UINT32_MAX;
+    }
+    programs_add_file(&w->programs, program_of(w, input->path), file);
+    return file;
+}
+
+void workspace_read_inputs(Workspace *w)
+{
+    for (size_t i = 0; i < w->inputs.count; i++)
+        workspace_read_input(w, &w->inputs.items[i]);
+}
+
+uint32_t workspace_add_text(Workspace *w, const char *path, char *text, size_t len)
+{
+    Compiler *c = w->c;
+    uint32_t file;
+    if (compiler_fits(c, len)) {
+        file = compiler_add_source(c, path, text, (uint32_t)len);
+    } else {
+        free(text);
+        file = compiler_add_too_large(c, path, len, false);
+    }
+    programs_add_file(&w->programs, program_of(w, path), file);
+    return file;
+}
+
+/* --- the pipeline --- */
+
+/* Parses what is not parsed yet and configures the programs (their names and lint
+ * levels, reporting the configurations' mistakes). */
+static void prepare(Workspace *w, Compiler *c)
+{
+    if (c->sources.count > 1) {
+        compiler_parse(c);
+        programs_configure(&w->programs, c);
+    }
+}
+
+/* Checks each program with its lint levels and finishes the diagnostics. */
+static void check_each(Workspace *w, Compiler *c, Program **checked)
+{
+    for (uint32_t i = 0; i < w->programs.count; i++)
+        checked[i] = programs_check_unit(&w->programs, c, i, w->overrides);
+    diag_finish(&c->diags);
+}
+
+void workspace_prepare(Workspace *w)
+{
+    if (w->prepared)
+        return;
+    w->prepared = true;
+    programs_read_configs(&w->programs, w->c, w->report, w->report_context, &w->failures);
+    prepare(w, w->c);
+}
+
+void workspace_check(Workspace *w)
+{
+    workspace_prepare(w);
+    free(w->checked);
+    w->checked = xcalloc(w->programs.count + 1, sizeof *w->checked);
+    check_each(w, w->c, w->checked);
+}
+
+Program **workspace_check_again(Workspace *w, Compiler *other)
+{
+    Program **checked = xcalloc(w->programs.count + 1, sizeof *checked);
+    prepare(w, other);
+    check_each(w, other, checked);
+    return checked;
+}
+
+bool workspace_program_failed(const Workspace *w, uint32_t unit, bool deny_warnings)
+{
+    return programs_unit_failed(&w->programs, w->c, unit, deny_warnings);
+}
+
+/* --- reading --- */
+
+/* Waits until `fd` (a non-blocking stream, e.g. an inherited standard input) has data. */
+static void wait_readable(int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    while (poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+}
+
+/* Reads `fd` from where it stands to its end, or to `limit` + 1 bytes, whichever comes
+ * first (so that a caller sees that a stream goes on past its limit without reading it
+ * all: /dev/zero ends too). `size_hint` is the size of a regular file, 0 for a stream.
+ * The buffer is malloc'd with a NUL after the *len bytes. NULL with *error set when a
+ * read fails or memory runs out. */
+static char *read_up_to(int fd, size_t size_hint, size_t limit, size_t *len,
+                        const char **error)
+{
+    size_t cap = size_hint < limit ? size_hint + 1 : limit + 1;
+    if (size_hint == 0 && cap > (1u << 16))
+        cap = 1u << 16;
+    char *text = big_buffer_alloc(cap + 1);
+    size_t used = 0;
+    while (text && used <= limit) {
+        if (used == cap) {
+            cap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+            char *grown = realloc(text, cap + 1);
+            if (!grown)
+                break;
+            text = grown;
+        }
+        ssize_t got = read(fd, text + used, cap - used);
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            wait_readable(fd);
+            continue;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            *error = strerror(errno);
+            free(text);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        used += (size_t)got;
+    }
+    if (!text || (used == cap && used <= limit)) {  /* memory ran out */
+        free(text);
+        *error = "out of memory";
+        return NULL;
+    }
+    text[used] = '\0';
+    *len = used;
+    return text;
+}
+
+/* Reads the open file `fd` and adds it as `name`. A regular file larger than the limits
+ * is added empty with E0010 without being read; a stream (pipe, character device) is read
+ * up to the limit. */
+static bool add_open_file(Compiler *c, int fd, const char *name, bool regular_only,
+                          const char **error)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        *error = strerror(errno);
+        return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        *error = "is a directory";
+        return false;
+    }
+    bool regular = S_ISREG(st.st_mode);
+    if (!regular && regular_only) {
+        *error = "not a regular file";
+        return false;
+    }
+    if (regular && !compiler_fits(c, (uint64_t)st.st_size)) {
+        compiler_add_too_large(c, name, (uint64_t)st.st_size, false);
+        return true;
+    }
+    size_t len = 0;
+    char *text = read_up_to(fd, regular ? (size_t)st.st_size : 0, SOURCE_MAX_FILE_SIZE, &len,
+                            error);
+    if (!text)
+        return false;
+    if (!compiler_fits(c, len)) {
+        free(text);
+        compiler_add_too_large(c, name, len, len > SOURCE_MAX_FILE_SIZE);
+        return true;
+    }
+    compiler_add_source(c, name, text, (uint32_t)len);  /* a file that changed while read is
+                                                         taken as it was read */
+    return true;
+}
+
+static bool add_path(Compiler *c, const char *path, bool regular_only, const char **error)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular_only ? O_NONBLOCK : 0));
+    if (fd < 0) {
+        *error = strerror(errno);
+        return false;
+    }
+    bool ok = add_open_file(c, fd, path, regular_only, error);
+    close(fd);
+    return ok;
+}
+
+bool workspace_add_file(Compiler *c, const char *path, const char **error)
+{
+    return add_path(c, path, false, error);
+}
+
+bool workspace_add_found_file(Compiler *c, const char *path, const char **error)
+{
+    return add_path(c, path, true, error);
+}
+
+bool workspace_add_fd(Compiler *c, int fd, const char *name, const char **error)
+{
+    return add_open_file(c, fd, name, false, error);
+}
+
+uint8_t *workspace_read_binary(const char *path, size_t limit, size_t *len, const char **error)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *error = strerror(errno);
+        if (fd >= 0 && !is_stdin)
+            close(fd);
+        return NULL;
+    }
+    char *bytes = NULL;
+    if (S_ISDIR(st.st_mode))
+        *error = "is a directory";
+    else
+        bytes = read_up_to(fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, limit, len, error);
+    if (!is_stdin)
+        close(fd);
+    return (uint8_t *)bytes;
+}
+

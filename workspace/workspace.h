@@ -1,0 +1,116 @@
+/* The workspace: the one pipeline of every front end of orbitc. The command line
+ * (cli/), `fix`, `fmt`, the language server (lsp/), the fuzz targets and the tests all
+ * load sources through it and check them with workspace_check; none writes the sequence
+ * out again. It reads paths and files (inputs.h), finds the programs they form by their
+ * roots and reads their configuration (roots.h), and runs
+ *
+ *     load -> parse -> configure -> check each program -> finish the diagnostics
+ *
+ * leaving diagnostics in the compiler's sink and the checked programs in `checked`;
+ * lowering them is the caller's (lower/lower.h). It never prints: a path that cannot be
+ * used goes to the `report` callback, and is counted in `failures`. */
+#ifndef ORBIT_WORKSPACE_H
+#define ORBIT_WORKSPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "inputs.h"
+#include "roots.h"
+
+typedef struct Program Program;
+
+/* A path that cannot be used: `path` as the user gave it (`-` for standard input) and
+ * `message`, the whole sentence ("cannot read `a.orbit`: Permission denied"). */
+typedef void (*WorkspaceReport)(void *context, const char *path, const char *message);
+
+typedef struct Workspace {
+    Compiler *c;              /* the sources and their diagnostics (not owned) */
+    bool by_roots;            /* files form programs by their roots (orbit.program);
+                                 false: every file is one program */
+    InputList inputs;         /* the paths given, expanded (workspace_collect) */
+    ProgramSet programs;      /* the programs the files form, each a unit */
+    uint8_t overrides[DIAG_CODE_COUNT];   /* LintLevel per code over every program's
+                                             configuration; LINT_DEFAULT: no say */
+    Program **checked;        /* after workspace_check: [programs.count], NULL for a unit
+                                 without files */
+    unsigned failures;        /* paths that could not be used, each reported */
+    bool prepared;            /* workspace_prepare has run */
+    WorkspaceReport report;   /* NULL: failures are only counted */
+    void *report_context;
+} Workspace;
+
+/* Sets up a workspace over `c` (compiler_init'ed) with no overrides. */
+void workspace_init(Workspace *w, Compiler *c, bool by_roots);
+void workspace_free(Workspace *w);
+
+/* --- loading --- */
+
+/* Expands the paths the user gave into w->inputs (inputs.h); "-" is standard input,
+ * named `stdin_name` (NULL: "<stdin>"). Each path that cannot be used is reported. */
+void workspace_collect(Workspace *w, const char *const *paths, int count,
+                       const char *stdin_name);
+
+/* Reads every collected input into the compiler, each into the program of its nearest
+ * root; one that cannot be read is reported. */
+void workspace_read_inputs(Workspace *w);
+
+/* Reads one input and adds it to the program of its root (or the only program). Returns
+ * the file index, or UINT32_MAX when it could not be read (reported). */
+uint32_t workspace_read_input(Workspace *w, const Input *input);
+
+/* Adds a source held in memory (an editor's document, a fuzz input, a text `fix` made)
+ * under `path`, to the program of its root: `text` is malloc'd with a NUL at text[len]
+ * and owned by the compiler from now on; a text over the limits is added empty with
+ * E0010. Returns the file index. */
+uint32_t workspace_add_text(Workspace *w, const char *path, char *text, size_t len);
+
+/* --- the pipeline --- */
+
+/* The first half, for a caller that needs the programs' names before anything is
+ * checked (`build` of several programs): reads each program's configuration
+ * (orbit.program), parses every source and configures the programs. Runs once;
+ * workspace_check calls it when the caller has not. */
+void workspace_prepare(Workspace *w);
+
+/* Prepares, then checks each program with its lint levels (its configuration's under
+ * w->overrides) and finishes the diagnostics (sorted, deduplicated, counted). Call once,
+ * after loading. */
+void workspace_check(Workspace *w);
+
+/* The same pipeline for `other`, a new compiler holding w's sources with other texts, in
+ * the same order (`fix` checking what its fixes made): the programs and configurations
+ * of `w` are used again, nothing is read from disk. Returns the checked programs
+ * ([w->programs.count], malloc'd). */
+Program **workspace_check_again(Workspace *w, Compiler *other);
+
+/* Whether an error (or, with deny_warnings, a warning) lies in a file of program `unit`
+ * or in its configuration. */
+bool workspace_program_failed(const Workspace *w, uint32_t unit, bool deny_warnings);
+
+/* --- files --- */
+
+/* Reads a file the user named and adds it: a regular file, a pipe or a character device
+ * (`orbitc check <(cat f)`, /dev/stdin); opening a FIFO waits for its writer, as `cat`
+ * does. A file larger than SOURCE_MAX_FILE_SIZE is added empty with an E0010 diagnostic
+ * (a regular file without being read; a stream is read up to the limit). Returns false
+ * (and sets *error to a static or strerror text) only when the file cannot be read at
+ * all (a directory among them); nothing is added then. */
+bool workspace_add_file(Compiler *c, const char *path, const char **error);
+
+/* The same for a file found by a directory walk: only a regular file is read, and a FIFO
+ * or device met there is refused ("not a regular file") without ever blocking. */
+bool workspace_add_found_file(Compiler *c, const char *path, const char **error);
+
+/* The same for an open descriptor (standard input), read from where it stands, and added
+ * under `name`. The descriptor stays open. */
+bool workspace_add_fd(Compiler *c, int fd, const char *name, const char **error);
+
+/* Reads a whole binary file ("-": standard input): at most `limit` + 1 bytes, so that an
+ * oversized file reaches its loader, which names the limit. malloc'd; NULL with *error
+ * set (a directory: "is a directory"). */
+uint8_t *workspace_read_binary(const char *path, size_t limit, size_t *len, const char **error);
+
+#endif

@@ -3,6 +3,7 @@
 #include "memory.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,17 @@ enum { HUGE_PAGE = 2 * 1024 * 1024 };
 _Noreturn void out_of_memory(void)
 {
     fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
+    exit(2);
+}
+
+_Noreturn void fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", program_invocation_short_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
     exit(2);
 }
 

@@ -12,6 +12,10 @@
 /* Prints the message and exits with status 2. */
 _Noreturn void out_of_memory(void);
 
+/* The same for another limit the program cannot go past ("PROGRAM: MESSAGE"): the one
+ * other place outside the command lines that prints. */
+_Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* malloc, calloc and realloc that never return NULL (a zero size still gives a valid,
  * distinct pointer). */
 void *xmalloc(size_t size);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "memory.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -36,9 +37,8 @@ uint64_t source_room(const SourceMap *map)
 uint32_t source_map_add(SourceMap *map, const char *path, char *text, uint32_t len, bool is_stdlib)
 {
     if (len > source_room(map)) {
-        fprintf(stderr, "orbitc: too much source (more than %u MiB in all)\n",
-                (unsigned)(SOURCE_MAX_TOTAL_SIZE >> 20));
-        exit(2);
+        fatal("too much source (more than %u MiB in all)",
+              (unsigned)(SOURCE_MAX_TOTAL_SIZE >> 20));
     }
     if (map->count == map->cap) {
         map->cap = map->cap ? map->cap * 2 : 8;

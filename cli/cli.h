@@ -6,4 +6,7 @@
  * "orbitc: error: MESSAGE" on standard error. */
 void cli_print_problem(void *context, const char *path, const char *message);
 
+/* `orbitc lsp`: argv holds the arguments after `lsp` (lsp_command.c). */
+int lsp_command(int argc, char **argv);
+
 #endif

@@ -15,7 +15,6 @@
 #include "fix_command.h"
 #include "format_command.h"
 #include "lower.h"
-#include "lsp.h"
 #include "memory.h"
 #include "orbc.h"
 #include "suggest.h"
@@ -847,7 +846,7 @@ int main(int argc, char **argv)
 
     /* `orbitc lsp` has its own options (lsp/lsp.h) */
     if (argc >= 2 && strcmp(argv[1], "lsp") == 0)
-        return lsp_main(argc - 2, argv + 2);
+        return lsp_command(argc - 2, argv + 2);
 
     Options opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);

@@ -1,6 +1,6 @@
-/* `orbitc lsp`: a Language Server Protocol 3.17 server over standard input and output
- * (docs/editors.md). The layer above the compiler: it sees base/, diagnostics/ and
- * compiler/ headers, and nothing below includes it. */
+/* The Language Server Protocol 3.17 server of `orbitc lsp` (docs/editors.md; its command
+ * line is cli/lsp_command.c). The layer above the workspace and the formatter: nothing
+ * below includes it. */
 #ifndef ORBIT_LSP_H
 #define ORBIT_LSP_H
 
@@ -18,8 +18,5 @@ typedef struct LspOptions {
  * after `shutdown` then `exit` (or the end of the stream after `shutdown`), else 1. */
 int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
               const LspOptions *options);
-
-/* `orbitc lsp [--stdio] [--memory-only]`: argv holds the arguments after `lsp`. */
-int lsp_main(int argc, char **argv);
 
 #endif

@@ -168,10 +168,7 @@ void lsp_log_message(Server *s, const char *fmt, ...)
     (void)s;
     va_list ap;
     va_start(ap, fmt);
-    fputs("orbitc lsp: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    fflush(stderr);
+    lsp_log_vprintf(fmt, ap);
     va_end(ap);
 }
 
@@ -609,37 +606,5 @@ int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
     lsp_projects_free(s);
     lsp_documents_free(s);
     free(s);
-    return status;
-}
-
-static const char LSP_USAGE[] =
-    "Usage: orbitc lsp [--stdio] [--memory-only]\n"
-    "\n"
-    "A Language Server Protocol 3.17 server on standard input and output, for editors\n"
-    "(docs/editors.md). --stdio is accepted for clients that pass it. --memory-only\n"
-    "never reads a file: a program is the open documents alone.\n";
-
-int lsp_main(int argc, char **argv)
-{
-    LspOptions options = { 0 };
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--stdio") == 0) {
-            continue;
-        } else if (strcmp(argv[i], "--memory-only") == 0) {
-            options.memory_only = true;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(LSP_USAGE, stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "orbitc lsp: unknown option `%s`\n%s", argv[i], LSP_USAGE);
-            return 2;
-        }
-    }
-    signal(SIGPIPE, SIG_IGN);   /* a client that went away is seen as a failed write */
-    LspReader reader;
-    lsp_reader_init_fd(&reader, STDIN_FILENO);
-    int out = STDOUT_FILENO;
-    int status = lsp_serve(&reader, lsp_write_fd, &out, &options);
-    lsp_reader_free(&reader);
     return status;
 }

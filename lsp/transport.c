@@ -218,3 +218,11 @@ bool lsp_write_fd(void *context, const char *bytes, size_t len)
     }
     return true;
 }
+
+void lsp_log_vprintf(const char *fmt, va_list ap)
+{
+    fputs("orbitc lsp: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}

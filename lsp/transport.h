@@ -7,6 +7,7 @@
 #ifndef ORBIT_LSP_TRANSPORT_H
 #define ORBIT_LSP_TRANSPORT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -55,5 +56,9 @@ bool lsp_write_frame(LspWrite write, void *context, const char *body, size_t len
 
 /* An LspWrite to a file descriptor (stdout); context is a pointer to the int. */
 bool lsp_write_fd(void *context, const char *bytes, size_t len);
+
+/* The server's log: "orbitc lsp: MESSAGE" on standard error, flushed (the protocol owns
+ * standard output). The one place of the server that prints. */
+void lsp_log_vprintf(const char *fmt, va_list ap);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory.h"
 #include "orbc.h"
 #include "orbc_value.h"
 #include "types.h"
@@ -1008,10 +1009,8 @@ static bool lower(Compiler *c, const Program *p, uint8_t **bytes, size_t *len, O
     if (why_size)
         why[0] = '\0';
     OrbcBuilder *b = orbc_builder_new_streaming();
-    if (!b) {
-        fprintf(stderr, "orbitc: out of memory\n");
-        return false;
-    }
+    if (!b)
+        out_of_memory();
     Lowerer l = { .c = c, .p = p, .b = b, .arena = &c->arena, .why = why,
                   .why_size = why_size };
     l.eval = (OrbcEval){ .alloc = alloc_in_arena, .context = l.arena };

@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fix.h"
 #include "format.h"
 #include "memory.h"
 #include "orbc.h"
+#include "replace_file.h"
 #include "workspace.h"
 
 enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
@@ -321,8 +323,10 @@ static Compiler *fix_round(FixRun *run, const Compiler *current)
 
 /* --- the end --- */
 
-/* "fixed checkout.orbit: 3 fixes (E0410: 2, W0009: 1)" for each file fixed. */
-static void report_fixed(const FixRun *run, bool diff)
+/* "fixed checkout.orbit: 3 fixes (E0410: 2, W0009: 1)" for each file whose fixed text
+ * was written (written[i]; to standard output for standard input's), "would fix" for
+ * each other file that changed. */
+static void report_fixed(const FixRun *run, const bool *written)
 {
     uint32_t total = 0;
     for (uint32_t i = 0; i < run->count; i++) {
@@ -330,7 +334,7 @@ static void report_fixed(const FixRun *run, bool diff)
         if (f->fixed == 0 || !changed(f))
             continue;
         total += f->fixed;
-        fprintf(stderr, "orbitc: %s %s: %u %s (", diff ? "would fix" : "fixed", f->path,
+        fprintf(stderr, "orbitc: %s %s: %u %s (", written[i] ? "fixed" : "would fix", f->path,
                 f->fixed, f->fixed == 1 ? "fix" : "fixes");
         const char *sep = "";
         for (int code = 0; code < DIAG_CODE_COUNT; code++) {
@@ -349,25 +353,88 @@ static void report_fixed(const FixRun *run, bool diff)
                 run->rounds == 1 ? "round" : "rounds");
 }
 
-/* Writes the changed files (or their diff), and standard input's text. */
-static int write_files(const FixRun *run, const FixCommand *options)
+/* How many changed files on disk replace_file refuses, each reported: one that changed
+ * since it was read, is not a regular file, is read-only, is in a read-only directory,
+ * or whose owner cannot be kept. Their identities as read go to as_read. */
+static uint32_t refused_files(const FixRun *run, struct stat *as_read)
 {
-    int status = EXIT_OK;
+    uint32_t refused = 0;
+    for (uint32_t i = 0; i < run->count; i++) {
+        const FixFile *f = &run->files[i];
+        ReplaceWhy why;
+        if (f->from_stdin || !changed(f)
+            || (replace_file_unchanged(f->path, f->original, f->original_len, &as_read[i], &why)
+                && replace_file_allowed(f->path, &as_read[i], &why)))
+            continue;
+        fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", f->path, why.text);
+        refused++;
+    }
+    return refused;
+}
+
+/* Writes the changed files, and standard input's text (to standard output), or the
+ * diff of every change; written[i] says which file's fixed text reached its place. The
+ * fixes were checked together, so the files are written all or none: each is checked
+ * first, and one refused writes nothing. With standard input among the paths, its text
+ * is the only one written: the other files are an editor's context, never rewritten
+ * behind it. */
+static int write_files(const FixRun *run, const FixCommand *options, bool *written)
+{
+    bool to_stdout = false;
     for (uint32_t i = 0; i < run->count; i++) {
         const FixFile *f = &run->files[i];
         if (options->diff) {
             format_write_diff(stdout, f->path, f->original, f->original_len, f->text, f->len);
         } else if (f->from_stdin) {
             fwrite(f->text, 1, f->len, stdout);
-        } else if (changed(f)) {
-            OrbcError err;
-            if (!orbc_write_file(f->path, (const uint8_t *)f->text, f->len, &err)) {
-                fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", f->path, err.text);
-                status = EXIT_USAGE;
-            }
+            written[i] = to_stdout = true;
         }
     }
+    if (options->diff || to_stdout)
+        return EXIT_OK;
+    struct stat *as_read = xcalloc(run->count + 1, sizeof *as_read);
+    int status = refused_files(run, as_read) > 0 ? EXIT_USAGE : EXIT_OK;
+    for (uint32_t i = 0; i < run->count && status == EXIT_OK; i++) {
+        const FixFile *f = &run->files[i];
+        ReplaceWhy why;
+        if (!changed(f))
+            continue;
+        written[i] = replace_file(f->path, &as_read[i], f->text, f->len, &why);
+        if (!written[i]) {
+            fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", f->path, why.text);
+            status = EXIT_USAGE;
+        }
+    }
+    free(as_read);
     return status;
+}
+
+/* The line that says why the files that changed were not written, if any was not. */
+static void explain_not_written(const FixRun *run, const FixCommand *options,
+                                const bool *written, int write_status)
+{
+    uint32_t left = 0, done = 0;
+    for (uint32_t i = 0; i < run->count; i++) {
+        if (run->files[i].fixed == 0 || !changed(&run->files[i]))
+            continue;
+        if (written[i])
+            done++;
+        else
+            left++;
+    }
+    if (options->unread)
+        fprintf(stderr, "orbitc: error: some paths could not be read; nothing was written\n");
+    else if (options->diff || left == 0)
+        return;
+    else if (write_status != EXIT_OK && done == 0)
+        fprintf(stderr, "orbitc: error: nothing was written (the fixes were checked "
+                        "together: the files are written all or none)\n");
+    else if (write_status != EXIT_OK)
+        fprintf(stderr, "orbitc: error: %u of the %u files fixed %s written, the others "
+                        "not\n", done, done + left, done == 1 ? "was" : "were");
+    else
+        fprintf(stderr, "orbitc: standard input is among the paths: only its fixed text is "
+                        "written, to standard output; no file was written\n");
 }
 
 int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *options)
@@ -388,18 +455,16 @@ int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *
     uint32_t offered;
     free(fixes_to_try(&run, current, &offered));
     run.gave_up = run.rounds == options->max_rounds && offered > 0;
-    report_fixed(&run, options->diff);
+    bool *written = xcalloc(run.count + 1, sizeof *written);
+    int write_status = options->unread ? EXIT_USAGE : write_files(&run, options, written);
+    report_fixed(&run, written);
     options->print(options->context, current);
     int status = current->diags.errors > 0
         || (options->deny_warnings && current->diags.warnings > 0) ? EXIT_ERRORS : EXIT_OK;
-    if (options->unread) {
-        fprintf(stderr, "orbitc: error: some paths could not be read; nothing was written\n");
-        status = EXIT_USAGE;
-    } else {
-        int written = write_files(&run, options);
-        if (written != EXIT_OK)
-            status = written;
-    }
+    explain_not_written(&run, options, written, write_status);
+    if (write_status != EXIT_OK)
+        status = write_status;
+    free(written);
     if (current != first)
         free_compiler(current);
     free_run(&run);

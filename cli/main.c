@@ -17,6 +17,7 @@
 #include "lower.h"
 #include "memory.h"
 #include "orbc.h"
+#include "replace_file.h"
 #include "suggest.h"
 #include "version.h"
 #include "workspace.h"
@@ -546,6 +547,13 @@ static int command_fix(const Options *opt)
     if (to_stdout && opt->format != FORMAT_HUMAN)
         return usage_error("`fix` writes %s to standard output: use the human format for "
                            "the diagnostics", opt->fmt.diff ? "the diff" : "the fixed text");
+    ReplaceWhy why;   /* a FIFO or `<(…)` is refused before it is read (replace_file.h) */
+    for (int i = 0; i < options.path_count && !opt->fmt.diff; i++) {
+        if (strcmp(options.paths[i], "-") != 0 && !replace_file_kind_allowed(options.paths[i], &why)) {
+            fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", options.paths[i], why.text);
+            return EXIT_USAGE;
+        }
+    }
     Run run;
     run_init(&run);
     int status = load(&options, &run);

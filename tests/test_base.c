@@ -1,12 +1,18 @@
-/* Unit tests of the base layer: arena, memory, source map positions. */
+/* Unit tests of the base layer: arena, memory, source map positions, the in-place
+ * writer of source files. */
 #include <check.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "namemap.h"
+#include "replace_file.h"
 #include "source.h"
 #include "utf8.h"
 
@@ -260,6 +266,196 @@ START_TEST(span_join_covers_both)
 }
 END_TEST
 
+/* --- replace_file: the in-place writer of fmt and fix --- */
+
+static char replace_dir[64];
+static char replace_path[128];
+
+/* A fresh directory holding f.orbit with `text`; replace_path names the file. */
+static void replace_setup(const char *text)
+{
+    snprintf(replace_dir, sizeof replace_dir, "/tmp/orbit-replace-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(replace_dir));
+    snprintf(replace_path, sizeof replace_path, "%s/f.orbit", replace_dir);
+    FILE *f = fopen(replace_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_text(const char *path)
+{
+    static char text[256];
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+static int entries(const char *dir)
+{
+    char command[160];
+    snprintf(command, sizeof command, "test $(ls -A %s | wc -l) -eq 1", dir);
+    return system(command) == 0 ? 1 : 0;
+}
+
+static void replace_teardown(void)
+{
+    char command[160];
+    snprintf(command, sizeof command, "chmod -R u+w %s; rm -rf %s", replace_dir, replace_dir);
+    ck_assert_int_eq(system(command), 0);
+}
+
+/* Reads the file as fmt does: its identity when read. */
+static void read_identity(struct stat *as_read)
+{
+    ReplaceWhy why;
+    int fd = replace_file_open(replace_path, as_read, &why);
+    ck_assert_msg(fd >= 0, "%s", why.text);
+    close(fd);
+}
+
+START_TEST(replace_file_replaces_and_keeps_the_identity)
+{
+    replace_setup("old text\n");
+    ck_assert_int_eq(chmod(replace_path, 0600), 0);
+    ck_assert_int_eq(setxattr(replace_path, "user.orbit", "v", 1, 0), 0);
+    bool root = geteuid() == 0;
+    if (root)
+        ck_assert_int_eq(chown(replace_path, 1234, 5678), 0);
+    struct stat as_read, after;
+    read_identity(&as_read);
+    ReplaceWhy why;
+    ck_assert_msg(replace_file(replace_path, &as_read, "new\n", 4, &why), "%s", why.text);
+    ck_assert_str_eq(read_text(replace_path), "new\n");
+    ck_assert_int_eq(stat(replace_path, &after), 0);
+    ck_assert(after.st_ino != as_read.st_ino);   /* a new file, renamed over it */
+    ck_assert_uint_eq(after.st_mode & 07777, 0600);
+    if (root) {
+        ck_assert_uint_eq(after.st_uid, 1234);
+        ck_assert_uint_eq(after.st_gid, 5678);
+    }
+    char value[8];
+    ck_assert_int_eq(getxattr(replace_path, "user.orbit", value, sizeof value), 1);
+    ck_assert(entries(replace_dir));   /* no temporary file left */
+    replace_teardown();
+}
+END_TEST
+
+/* Item 7 of issue 27: the file changes between its read and the rewrite. */
+START_TEST(replace_file_leaves_a_file_changed_since_it_was_read)
+{
+    replace_setup("as read\n");
+    struct stat as_read;
+    read_identity(&as_read);
+    FILE *f = fopen(replace_path, "a");   /* someone else appends a line */
+    fputs("appended\n", f);
+    fclose(f);
+    ReplaceWhy why;
+    ck_assert(!replace_file(replace_path, &as_read, "formatted\n", 10, &why));
+    ck_assert(why.refused);
+    ck_assert_str_eq(why.text, "it changed since it was read; it was left as it is (run the "
+                               "command again)");
+    ck_assert_str_eq(read_text(replace_path), "as read\nappended\n");
+    ck_assert(entries(replace_dir));
+
+    /* Replaced by another file of the same size (an editor's save): another inode. */
+    read_identity(&as_read);
+    char other[160];
+    snprintf(other, sizeof other, "%s/g", replace_dir);
+    f = fopen(other, "w");
+    fputs("AS READ\nAPPENDED\n", f);
+    fclose(f);
+    ck_assert_int_eq(rename(other, replace_path), 0);
+    ck_assert(!replace_file(replace_path, &as_read, "formatted\n", 10, &why));
+    ck_assert_str_eq(read_text(replace_path), "AS READ\nAPPENDED\n");
+
+    /* The same size, rewritten in place: the content tells (replace_file_unchanged). */
+    ck_assert(!replace_file_unchanged(replace_path, "as read\nappended\n", 17, &as_read, &why));
+    ck_assert(why.refused);
+    ck_assert(replace_file_unchanged(replace_path, "AS READ\nAPPENDED\n", 17, &as_read, &why));
+    ck_assert(!replace_file_unchanged(replace_path, "AS READ\n", 8, &as_read, &why));
+    replace_teardown();
+}
+END_TEST
+
+START_TEST(replace_file_refuses_read_only_files_and_directories)
+{
+    replace_setup("text\n");
+    struct stat as_read;
+    read_identity(&as_read);
+    ck_assert_int_eq(chmod(replace_path, 0444), 0);
+    read_identity(&as_read);
+    ReplaceWhy why;
+    ck_assert(!replace_file_allowed(replace_path, &as_read, &why));
+    ck_assert(!replace_file(replace_path, &as_read, "x\n", 2, &why));
+    ck_assert_str_eq(why.text, "the file is read-only (mode 0444)");
+    ck_assert_str_eq(read_text(replace_path), "text\n");
+
+    ck_assert_int_eq(chmod(replace_path, 0644), 0);
+    ck_assert_int_eq(chmod(replace_dir, 0555), 0);
+    read_identity(&as_read);
+    ck_assert(!replace_file(replace_path, &as_read, "x\n", 2, &why));
+    char expected[160];
+    snprintf(expected, sizeof expected, "the directory `%s` is read-only (mode 0555)", replace_dir);
+    ck_assert_str_eq(why.text, expected);
+    ck_assert_str_eq(read_text(replace_path), "text\n");
+    ck_assert_int_eq(chmod(replace_dir, 0700), 0);
+    replace_teardown();
+}
+END_TEST
+
+START_TEST(replace_file_writes_through_hard_links)
+{
+    replace_setup("linked text\n");
+    char other[160];
+    snprintf(other, sizeof other, "%s/g.orbit", replace_dir);
+    ck_assert_int_eq(link(replace_path, other), 0);
+    struct stat as_read, after;
+    read_identity(&as_read);
+    ReplaceWhy why;
+    ck_assert_msg(replace_file(replace_path, &as_read, "short\n", 6, &why), "%s", why.text);
+    ck_assert_str_eq(read_text(replace_path), "short\n");
+    ck_assert_str_eq(read_text(other), "short\n");
+    ck_assert_int_eq(stat(replace_path, &after), 0);
+    ck_assert_uint_eq(after.st_ino, as_read.st_ino);
+    ck_assert_uint_eq(after.st_nlink, 2);
+    /* a change is seen there too */
+    read_identity(&as_read);
+    FILE *f = fopen(other, "a");
+    fputs("more\n", f);
+    fclose(f);
+    ck_assert(!replace_file(replace_path, &as_read, "x\n", 2, &why));
+    ck_assert_str_eq(read_text(other), "short\nmore\n");
+    replace_teardown();
+}
+END_TEST
+
+START_TEST(replace_file_refuses_a_fifo_without_blocking)
+{
+    replace_setup("");
+    char fifo[160];
+    snprintf(fifo, sizeof fifo, "%s/p.orbit", replace_dir);
+    ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+    ReplaceWhy why;
+    struct stat as_read;
+    ck_assert(!replace_file_kind_allowed(fifo, &why));
+    ck_assert(why.refused);
+    ck_assert_int_eq(replace_file_open(fifo, &as_read, &why), -1);   /* no writer: no wait */
+    ck_assert(why.refused);
+    ck_assert_str_eq(why.text, "it is a FIFO, not a regular file: only a regular file is "
+                               "rewritten in place (give a stream as standard input, `-`)");
+    ck_assert(replace_file_kind_allowed(replace_path, &why));
+    ck_assert(replace_file_kind_allowed(replace_dir, &why));
+    ck_assert_int_eq(replace_file_open("/nonexistent/f.orbit", &as_read, &why), -1);
+    ck_assert(!why.refused);
+    unlink(fifo);
+    replace_teardown();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("base");
@@ -276,6 +472,11 @@ int main(void)
     tcase_add_test(tc, source_empty_file);
     tcase_add_test(tc, source_positions_one_range_per_file);
     tcase_add_test(tc, span_join_covers_both);
+    tcase_add_test(tc, replace_file_replaces_and_keeps_the_identity);
+    tcase_add_test(tc, replace_file_leaves_a_file_changed_since_it_was_read);
+    tcase_add_test(tc, replace_file_refuses_read_only_files_and_directories);
+    tcase_add_test(tc, replace_file_writes_through_hard_links);
+    tcase_add_test(tc, replace_file_refuses_a_fifo_without_blocking);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -9,6 +9,7 @@ larger than the limit). Files, devices, FIFOs and lost output: test_cli_files.py
 import json
 import os
 import re
+import resource
 import tempfile
 
 from cli_harness import EXAMPLE, expect, main, run, test, write
@@ -215,6 +216,29 @@ def large_records_stay_linear():
             status, _, err = run('check', '--color=never', src, timeout=60)
             expect(status == (1 if first_error else 0) and first_error in err,
                    'check: %d %r' % (status, err[:300]))
+
+
+@test
+def a_chain_of_record_types_builds():
+    """Issue 27, item 14: `type Ti { v: int, next: Ti+1? }` for 200,000 types, used by a
+    workflow. Lowering a type lowered its parts by recursion, one C stack frame per type:
+    build died of a stack overflow (signal 11) under an 8 MiB stack."""
+    n = 200000
+    text = ''.join('type T%d { v: int, next: T%d? }\n' % (i, i + 1) for i in range(n - 1))
+    text += ('type T%d { v: int }\nworkflow w {\n  input { t: T0 }\n'
+             '  step s { compute input.t.v }\n}\n' % (n - 1))
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    limit = 8 << 20 if hard == resource.RLIM_INFINITY else min(8 << 20, hard)
+    resource.setrlimit(resource.RLIMIT_STACK, (limit, hard))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            src, out = os.path.join(tmp, 'chain.orbit'), os.path.join(tmp, 'chain.orbc')
+            write(src, text)
+            status, _, err = run('build', src, '-o', out, timeout=120)
+            expect(status == 0 and err == '' and os.path.getsize(out) > 0,
+                   'build: %d %r' % (status, err[:300]))
+    finally:
+        resource.setrlimit(resource.RLIMIT_STACK, (soft, hard))
 
 
 @test

@@ -242,6 +242,27 @@ def a_chain_of_record_types_builds():
 
 
 @test
+def named_types_sharing_parts_compare_in_linear_time():
+    """Issue 27, item 14 (the audit): `type T0 { a: T1, b: T1 }`, … 40 deep, given where a
+    copy of it, U0, is expected. Each pair of types was compared once per path to it,
+    2^40 times: check never finished. A difference at the bottom is still found."""
+    n = 40
+    def chain(prefix, last):
+        return ''.join('type %s%d { a: %s, b: %s }\n' % ((prefix, i) + (
+            '%s%d' % (prefix, i + 1) if i + 1 < n else last,) * 2) for i in range(n))
+    use = ('worker "x.y" { input T0 }\nworkflow w {\n  input { u: U0 }\n'
+           '  step s { worker "x.y"; with input.u }\n}\n')
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'pairs.orbit')
+        for last, want in (('int', 0), ('string', 1)):
+            write(src, chain('T', 'int') + chain('U', last) + use)
+            status, _, err = run('check', '--color=never', src, timeout=20)
+            expect(status == want and (want == 0 or
+                   'expected `T0` for the input of worker `x.y`, found `U0`' in err),
+                   'U%d ends in %s: %d %r' % (n - 1, last, status, err[:300]))
+
+
+@test
 def dis_rejects_bad_files():
     with tempfile.TemporaryDirectory() as tmp:
         junk = os.path.join(tmp, 'junk.orbc')

@@ -640,6 +640,79 @@ static bool fold_literal(const Expr *e, OrbcValue *v)
     }
 }
 
+static bool fold_expr(Lowerer *l, const Expr *e, OrbcValue *v);
+
+static bool is_add(const Expr *e)
+{
+    return e->kind == EXPR_BINARY && e->op == OP_ADD;
+}
+
+/* The strings of `pieces` joined, in the arena: a string constant's value is its bytes. */
+static OrbcValue joined(Lowerer *l, const OrbcValue *pieces, uint32_t count, size_t len)
+{
+    char *text = arena_alloc_raw(l->arena, len + 1);
+    size_t at = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (pieces[i].string.len)
+            memcpy(text + at, pieces[i].string.text, pieces[i].string.len);
+        at += pieces[i].string.len;
+    }
+    text[len] = '\0';
+    return (OrbcValue){ .kind = ORBC_KIND_STRING, .string = { text, len } };
+}
+
+/* A left-deep chain `x0 + r1 + r2 + …` (e and its left operands are `+`), folded as
+ * fold_expr folds it node by node, except that while its folded part is strings, they
+ * are kept as pieces and joined once, when the folding stops: joining them at each `+`
+ * copied the whole string so far, quadratic in time and memory. Every node of the chain
+ * starts where x0 does, so each one folded replaces the record of the one below it. */
+static bool fold_add_chain(Lowerer *l, const Expr *e, OrbcValue *v)
+{
+    uint32_t count = 0;
+    for (const Expr *n = e; is_add(n); n = n->left)
+        count++;
+    const Expr **nodes = xmalloc(count * sizeof *nodes);   /* bottom up */
+    OrbcValue *pieces = xmalloc((count + 1) * sizeof *pieces);
+    uint32_t i = count, piece_count = 0, mark = l->fold_count;
+    for (const Expr *n = e; is_add(n); n = n->left)
+        nodes[--i] = n;
+    OrbcValue acc, b;
+    bool a_const = fold_expr(l, nodes[0]->left, &acc);
+    bool joining = a_const && acc.kind == ORBC_KIND_STRING;   /* acc is the pieces */
+    size_t len = joining ? acc.string.len : 0;
+    if (joining)
+        pieces[piece_count++] = acc;
+    for (i = 0; i < count; i++) {
+        bool b_const = fold_expr(l, nodes[i]->right, &b);
+        if (!a_const)
+            continue;
+        if (joining && b_const && b.kind == ORBC_KIND_STRING &&
+            b.string.len <= ORBC_MAX_STRING_LEN - len) {
+            pieces[piece_count++] = b;
+            len += b.string.len;
+            record_fold(l, mark, nodes[i], (OrbcValue){ .kind = ORBC_KIND_STRING });
+            continue;
+        }
+        if (joining) {   /* the string so far meets something else: liborbc decides */
+            acc = joined(l, pieces, piece_count, len);
+            if (piece_count > 1)
+                l->folds[mark].value = acc;
+            joining = false;
+        }
+        a_const = fold_binary(l, nodes[i]->op, &acc, b_const ? &b : NULL, &acc);
+        if (a_const)
+            record_fold(l, mark, nodes[i], acc);
+    }
+    if (joining && piece_count > 1) {
+        acc = joined(l, pieces, piece_count, len);
+        l->folds[mark].value = acc;
+    }
+    free(nodes);
+    free(pieces);
+    *v = acc;
+    return a_const;
+}
+
 /* Post-order over an operator tree (unary and binary operators, down to operands of
  * other kinds): finds the operators whose value is certain at compile time and records
  * the outermost ones, in the order emission meets them. Returns the expression's value
@@ -657,6 +730,8 @@ static bool fold_expr(Lowerer *l, const Expr *e, OrbcValue *v)
         record_fold(l, mark, e, *v);
         return true;
     case EXPR_BINARY: {
+        if (is_add(e) && is_add(e->left))
+            return fold_add_chain(l, e, v);
         bool a_const = fold_expr(l, e->left, &a);
         bool b_const = fold_expr(l, e->right, &b);
         if (!a_const || !fold_binary(l, e->op, &a, b_const ? &b : NULL, v))

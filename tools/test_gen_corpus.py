@@ -3,7 +3,8 @@
 clean (exit 0, no diagnostic at all), the same seed must give the same bytes, and a
 program with injected mistakes must fail with at least one error per mistake. And the
 shapes of issue 27 (a chain of record types, a long string concatenation) scale: 10x the input takes at most
-11x the instructions (callgrind, when valgrind is installed) and 11x the peak memory.
+11x the instructions (callgrind, when valgrind is installed) and 11x the peak memory;
+`dis --format json` of a large module takes memory of the order of the file.
 
     test_gen_corpus.py --orbitc build/compiler/orbitc
 """
@@ -77,6 +78,23 @@ def scaling(orbitc, tmp):
     return failures
 
 
+def dis_json_memory(orbitc, tmp):
+    """`dis --format json` writes its document piece by piece: its peak memory is the
+    loaded module's, a few times the file, not the whole JSON tree's (58x the file)."""
+    src, orbc = os.path.join(tmp, "dis.orbit"), os.path.join(tmp, "dis.orbc")
+    generate(src, "--shape", "chain", "--steps", "30000")
+    subprocess.run([orbitc, "build", src, "-o", orbc], check=True)
+    rss_file = os.path.join(tmp, "rss")
+    subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, orbitc, "dis", "--format",
+                    "json", orbc], stdout=subprocess.DEVNULL, check=True, timeout=300)
+    rss = int(open(rss_file).read().split()[-1]) * 1024
+    size = os.path.getsize(orbc)
+    print("dis --format json: peak RSS %.1f MB for a %.1f MB file" % (rss / 1e6, size / 1e6))
+    if rss > 8 * size + (16 << 20):
+        return ["dis --format json: peak RSS %.0fx the file" % (rss / size)]
+    return []
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--orbitc", required=True)
@@ -125,6 +143,7 @@ def main():
                             % (status, len(injected), missed))
         if os.access("/usr/bin/time", os.X_OK):
             failures += scaling(args.orbitc, tmp)
+            failures += dis_json_memory(args.orbitc, tmp)
     for f in failures:
         print("FAIL " + f)
     print("%d failures" % len(failures))

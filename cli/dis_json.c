@@ -1,13 +1,14 @@
 /* `orbitc dis --format json`: a loaded module as one JSON document (docs/bytecode.md,
  * "The JSON dump"; schema: docs/orbc.schema.json). Every field of the file is there, as
  * the file has it: references stay indices into the tables, ORBC_NONE is null, kinds are
- * their names in the specification. Written with jansson; keys always in the order of the
- * schema's "required" lists. */
+ * their names in the specification. Written with jansson, piece by piece; keys always in
+ * the order of the schema's "required" lists. */
 #include "dis_json.h"
 
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "orbc_value.h"
@@ -253,61 +254,149 @@ static json_t *step(const OrbcStep *s)
     return o;
 }
 
-static json_t *workflow(const OrbcWorkflow *w)
+/* ---- the document, written piece by piece ---- */
+
+/* The document is written as json_dumpf(doc, JSON_INDENT(2)) would write it, but each
+ * table entry, code block and step is made, written and freed in turn: the whole tree of
+ * a large module took gigabytes. */
+typedef struct Writer {
+    FILE *out;
+    int depth;       /* of the array or object being written */
+    bool first;      /* nothing written in it yet */
+    bool failed;
+} Writer;
+
+static void newline_and_indent(Writer *w, int depth)
 {
-    json_t *steps = json_array();
+    fputc('\n', w->out);
+    for (int i = 0; i < depth; i++)
+        fputs("  ", w->out);
+}
+
+/* A value made on its own, at the current depth: its lines after the first take the
+ * depth's indentation (a line end in the dump is always layout: strings escape theirs). */
+static void write_value(Writer *w, json_t *v)
+{
+    char *text = v ? json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY) : NULL;
+    json_decref(v);
+    if (!text) {
+        w->failed = true;
+        return;
+    }
+    const char *line = text;
+    for (const char *end; (end = strchr(line, '\n')); line = end + 1) {
+        fwrite(line, 1, (size_t)(end - line), w->out);
+        newline_and_indent(w, w->depth);
+    }
+    fputs(line, w->out);
+    free(text);
+}
+
+/* Before the next element of an array or member of an object: the separator. */
+static void next_item(Writer *w)
+{
+    if (!w->first)
+        fputc(',', w->out);
+    w->first = false;
+    newline_and_indent(w, w->depth);
+}
+
+static void begin(Writer *w, char open)
+{
+    fputc(open, w->out);
+    w->depth++;
+    w->first = true;
+}
+
+static void end(Writer *w, char close)
+{
+    w->depth--;
+    if (!w->first)
+        newline_and_indent(w, w->depth);
+    fputc(close, w->out);
+    w->first = false;
+}
+
+static void key(Writer *w, const char *name)
+{
+    next_item(w);
+    fprintf(w->out, "\"%s\": ", name);
+}
+
+static void member(Writer *w, const char *name, json_t *v)
+{
+    key(w, name);
+    write_value(w, v);
+}
+
+static void element(Writer *w, json_t *v)
+{
+    if (!v)
+        return;   /* as json_array_append_new of NULL: nothing */
+    next_item(w);
+    write_value(w, v);
+}
+
+static void workflow(Writer *wr, const OrbcWorkflow *w)
+{
+    begin(wr, '{');
+    member(wr, "name", json_integer(w->name));
+    member(wr, "file", json_integer(w->file));
+    member(wr, "line", json_integer(w->line));
+    member(wr, "column", json_integer(w->column));
+    member(wr, "input", json_integer(w->input_type));
+    member(wr, "output", json_integer(w->output_type));
+    member(wr, "timeout_ms", json_integer(w->timeout_ms));
+    member(wr, "return", index_or_null(w->return_code));
+    key(wr, "steps");
+    begin(wr, '[');
     for (uint32_t i = 0; i < w->step_count; i++)
-        json_array_append_new(steps, step(&w->steps[i]));
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_integer(w->name));
-    json_object_set_new(o, "file", json_integer(w->file));
-    json_object_set_new(o, "line", json_integer(w->line));
-    json_object_set_new(o, "column", json_integer(w->column));
-    json_object_set_new(o, "input", json_integer(w->input_type));
-    json_object_set_new(o, "output", json_integer(w->output_type));
-    json_object_set_new(o, "timeout_ms", json_integer(w->timeout_ms));
-    json_object_set_new(o, "return", index_or_null(w->return_code));
-    json_object_set_new(o, "steps", steps);
-    return o;
+        element(wr, step(&w->steps[i]));
+    end(wr, ']');
+    end(wr, '}');
 }
 
-/* ---- the document ---- */
-
-static json_t *document(const OrbcModule *m, const uint8_t *bytes, size_t len)
+bool dis_json_write(const OrbcModule *m, const uint8_t *bytes, size_t len, FILE *out)
 {
-    json_t *strings = json_array(), *consts = json_array(), *types = json_array();
-    json_t *tasks = json_array(), *codes = json_array(), *workflows = json_array();
+    Writer w = { out, 0, true, false };
+    begin(&w, '{');
+    member(&w, "major", json_integer(m->major));
+    member(&w, "minor", json_integer(m->minor));
+    member(&w, "checksum", json_integer(orbc_u32(bytes + 8)));
+    member(&w, "file_length", json_integer((json_int_t)len));
+    member(&w, "sections", sections(bytes, len));
+    key(&w, "strings");
+    begin(&w, '[');
     for (uint32_t i = 0; i < m->string_count; i++)
-        json_array_append_new(strings, json_stringn(m->strings[i].text, m->strings[i].len));
+        element(&w, json_stringn(m->strings[i].text, m->strings[i].len));
+    end(&w, ']');
+    key(&w, "constants");
+    begin(&w, '[');
     for (uint32_t i = 0; i < m->const_count; i++)
-        json_array_append_new(consts, constant(&m->consts[i]));
+        element(&w, constant(&m->consts[i]));
+    end(&w, ']');
+    key(&w, "types");
+    begin(&w, '[');
     for (uint32_t i = 0; i < m->type_count; i++)
-        json_array_append_new(types, type(&m->types[i]));
+        element(&w, type(&m->types[i]));
+    end(&w, ']');
+    key(&w, "tasks");
+    begin(&w, '[');
     for (uint32_t i = 0; i < m->task_count; i++)
-        json_array_append_new(tasks, task(&m->tasks[i]));
+        element(&w, task(&m->tasks[i]));
+    end(&w, ']');
+    key(&w, "code");
+    begin(&w, '[');
     for (uint32_t i = 0; i < m->code_count; i++)
-        json_array_append_new(codes, code_block(&m->codes[i]));
-    for (uint32_t i = 0; i < m->workflow_count; i++)
-        json_array_append_new(workflows, workflow(&m->workflows[i]));
-    json_t *doc = json_object();
-    json_object_set_new(doc, "major", json_integer(m->major));
-    json_object_set_new(doc, "minor", json_integer(m->minor));
-    json_object_set_new(doc, "checksum", json_integer(orbc_u32(bytes + 8)));
-    json_object_set_new(doc, "file_length", json_integer((json_int_t)len));
-    json_object_set_new(doc, "sections", sections(bytes, len));
-    json_object_set_new(doc, "strings", strings);
-    json_object_set_new(doc, "constants", consts);
-    json_object_set_new(doc, "types", types);
-    json_object_set_new(doc, "tasks", tasks);
-    json_object_set_new(doc, "code", codes);
-    json_object_set_new(doc, "workflows", workflows);
-    return doc;
-}
-
-bool dis_json_write(const OrbcModule *module, const uint8_t *bytes, size_t len, FILE *out)
-{
-    json_t *doc = document(module, bytes, len);
-    int failed = json_dumpf(doc, out, JSON_INDENT(2));
-    json_decref(doc);
-    return failed == 0 && fputc('\n', out) != EOF;
+        element(&w, code_block(&m->codes[i]));
+    end(&w, ']');
+    key(&w, "workflows");
+    begin(&w, '[');
+    for (uint32_t i = 0; i < m->workflow_count; i++) {
+        next_item(&w);
+        workflow(&w, &m->workflows[i]);
+    }
+    end(&w, ']');
+    end(&w, '}');
+    return !w.failed && fputc('\n', out) != EOF && !ferror(out);
 }

@@ -9,6 +9,7 @@ larger than the limit). Files, devices, FIFOs and lost output: test_cli_files.py
 import json
 import os
 import re
+import resource
 import tempfile
 
 from cli_harness import EXAMPLE, expect, main, run, test, write
@@ -215,6 +216,50 @@ def large_records_stay_linear():
             status, _, err = run('check', '--color=never', src, timeout=60)
             expect(status == (1 if first_error else 0) and first_error in err,
                    'check: %d %r' % (status, err[:300]))
+
+
+@test
+def a_chain_of_record_types_builds():
+    """Issue 27, item 14: `type Ti { v: int, next: Ti+1? }` for 200,000 types, used by a
+    workflow. Lowering a type lowered its parts by recursion, one C stack frame per type:
+    build died of a stack overflow (signal 11) under an 8 MiB stack."""
+    n = 200000
+    text = ''.join('type T%d { v: int, next: T%d? }\n' % (i, i + 1) for i in range(n - 1))
+    text += ('type T%d { v: int }\nworkflow w {\n  input { t: T0 }\n'
+             '  step s { compute input.t.v }\n}\n' % (n - 1))
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    limit = 8 << 20 if hard == resource.RLIM_INFINITY else min(8 << 20, hard)
+    resource.setrlimit(resource.RLIMIT_STACK, (limit, hard))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            src, out = os.path.join(tmp, 'chain.orbit'), os.path.join(tmp, 'chain.orbc')
+            write(src, text)
+            status, _, err = run('build', src, '-o', out, timeout=120)
+            expect(status == 0 and err == '' and os.path.getsize(out) > 0,
+                   'build: %d %r' % (status, err[:300]))
+    finally:
+        resource.setrlimit(resource.RLIMIT_STACK, (soft, hard))
+
+
+@test
+def named_types_sharing_parts_compare_in_linear_time():
+    """Issue 27, item 14 (the audit): `type T0 { a: T1, b: T1 }`, … 40 deep, given where a
+    copy of it, U0, is expected. Each pair of types was compared once per path to it,
+    2^40 times: check never finished. A difference at the bottom is still found."""
+    n = 40
+    def chain(prefix, last):
+        return ''.join('type %s%d { a: %s, b: %s }\n' % ((prefix, i) + (
+            '%s%d' % (prefix, i + 1) if i + 1 < n else last,) * 2) for i in range(n))
+    use = ('worker "x.y" { input T0 }\nworkflow w {\n  input { u: U0 }\n'
+           '  step s { worker "x.y"; with input.u }\n}\n')
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'pairs.orbit')
+        for last, want in (('int', 0), ('string', 1)):
+            write(src, chain('T', 'int') + chain('U', last) + use)
+            status, _, err = run('check', '--color=never', src, timeout=20)
+            expect(status == want and (want == 0 or
+                   'expected `T0` for the input of worker `x.y`, found `U0`' in err),
+                   'U%d ends in %s: %d %r' % (n - 1, last, status, err[:300]))
 
 
 @test

@@ -4,7 +4,8 @@ size that check clean, the same with N typical mistakes, and adversarial shapes.
 
     gen_corpus.py --size 10M --seed 1 -o big.orbit
     gen_corpus.py --size 100K --errors 20 > broken.orbit
-    gen_corpus.py --shape chain|longline|deep|wide|longexpr -o shape.orbit
+    gen_corpus.py --shape chain|longline|deep|wide|longexpr|badfields|typechain|strconcat \
+        -o shape.orbit
 
 The output is a pure function of the arguments (same seed, same bytes).
 """
@@ -742,6 +743,52 @@ def shape_longexpr(out, terms):
     out.flush()
 
 
+def shape_badfields(out, fields):
+    """A record type of `fields` fields and as many steps, each reading a misspelt field
+    of it (E0504 with a did-you-mean each): the suggestion's search over a wide type."""
+    out.line("// %d unknown fields of a type with %d fields" % (fields, fields))
+    out.line("type Wide {")
+    for k in range(fields):
+        out.line("  field_%d: int" % k)
+        if k % 4096 == 4095:
+            out.flush()
+    out.line("}")
+    out.line("workflow badfields {")
+    out.line("  input { w: Wide }")
+    for k in range(fields):
+        out.line("  step s%d { compute input.w.feild_%d }" % (k, k))
+        if k % 4096 == 4095:
+            out.flush()
+    out.line("}")
+    out.flush()
+
+
+def shape_typechain(out, types):
+    """`type T0 { v: int, next: T1? }`, … each record type naming the next, `types` of
+    them, and a workflow taking T0: build lowers the whole chain."""
+    out.line("// a chain of %d record types, each naming the next" % types)
+    for k in range(types - 1):
+        out.line("type T%d { v: int, next: T%d? }" % (k, k + 1))
+        if k % 4096 == 4095:
+            out.flush()
+    out.line("type T%d { v: int }" % (types - 1))
+    out.line("workflow typechain {")
+    out.line("  input { t: T0 }")
+    out.line("  step first { compute input.t.v }")
+    out.line("}")
+    out.flush()
+
+
+def shape_strconcat(out, terms):
+    """One `compute` joining `terms` string literals of 1,000 bytes with `+` (at most
+    about 1020: the expression height limit): build folds them into one constant."""
+    out.line("workflow strconcat {")
+    out.line("  step joined { compute %s }" % " + ".join(
+        '"%s"' % (chr(ord("a") + k % 26) * 1000) for k in range(terms)))
+    out.line("}")
+    out.flush()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", default="100K", help="target size, e.g. 10K, 1M, 100M")
@@ -750,12 +797,15 @@ def main():
                    help="inject N typical mistakes (realistic and longline shapes)")
     p.add_argument("--crlf", action="store_true", help="CRLF line ends")
     p.add_argument("--shape", choices=("realistic", "chain", "longline", "deep", "wide",
-                                        "longexpr"), default="realistic")
+                                        "longexpr", "badfields", "typechain", "strconcat"),
+                   default="realistic")
     p.add_argument("--steps", type=int, default=100000, help="chain: number of steps")
     p.add_argument("--depth", type=int, default=250, help="deep: bracket depth of each "
                    "expression (the enclosing workflow and step add 2)")
-    p.add_argument("--fields", type=int, default=1000000, help="wide: number of fields")
-    p.add_argument("--terms", type=int, default=100000, help="longexpr: operands")
+    p.add_argument("--fields", type=int, default=1000000, help="wide, badfields: number of fields")
+    p.add_argument("--terms", type=int, default=100000,
+                   help="longexpr: operands; strconcat: string literals")
+    p.add_argument("--types", type=int, default=100000, help="typechain: record types")
     p.add_argument("-o", "--output", help="output file (default stdout)")
     p.add_argument("--stats", action="store_true", help="print what was generated to stderr")
     args = p.parse_args()
@@ -787,6 +837,12 @@ def write_program(args, size, stream):
         shape_wide(out, args.fields)
     elif args.shape == "longexpr":
         shape_longexpr(out, args.terms)
+    elif args.shape == "badfields":
+        shape_badfields(out, args.fields)
+    elif args.shape == "typechain":
+        shape_typechain(out, args.types)
+    elif args.shape == "strconcat":
+        shape_strconcat(out, args.terms)
     if args.stats:
         print("%d bytes, %d steps" % (out.written, gen.steps_written), file=sys.stderr)
 

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Test of the corpus generator against the real checker: generated programs must check
 clean (exit 0, no diagnostic at all), the same seed must give the same bytes, and a
-program with injected mistakes must fail with at least one error per mistake.
+program with injected mistakes must fail with at least one error per mistake. And the
+shapes of issue 27 (a chain of record types, a long string concatenation) scale: 10x the input takes at most
+11x the instructions (callgrind, when valgrind is installed) and 11x the peak memory;
+`dis --format json` of a large module takes memory of the order of the file.
 
     test_gen_corpus.py --orbitc build/cli/orbitc
 """
 import argparse
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +33,68 @@ def check(orbitc, path):
     return p.returncode, diags
 
 
+# name, the command's words (FILE: the generated program; ORBC: it built), the generator's
+# arguments for the small input, the same for ten times that input.
+SCALING = [
+    ("a chain of record types", ["build", "FILE", "-o", "ORBC"],
+     ["--shape", "typechain", "--types", "3000"], ["--shape", "typechain", "--types", "30000"]),
+    ("a long string concatenation", ["build", "FILE", "-o", "ORBC"],
+     ["--shape", "strconcat", "--terms", "100"], ["--shape", "strconcat", "--terms", "1000"]),
+]
+SLACK = 11.0
+
+
+def measure(orbitc, words, gen_args, tmp):
+    """(instructions or None, peak RSS in KiB) of one run on a generated program."""
+    src, orbc = os.path.join(tmp, "scale.orbit"), os.path.join(tmp, "scale.orbc")
+    generate(src, *gen_args)
+    if "dis" in words:
+        subprocess.run([orbitc, "build", src, "-o", orbc], check=True)
+    cmd = [orbitc] + [src if w == "FILE" else orbc if w == "ORBC" else w for w in words]
+    rss_file = os.path.join(tmp, "rss")
+    subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file] + cmd,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    rss = int(open(rss_file).read().split()[-1])
+    instructions = None
+    if shutil.which("valgrind"):
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+                           + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=600)
+        m = re.search(r"Collected : (\d+)", p.stderr.decode())
+        instructions = int(m.group(1)) if m else None
+    return instructions, rss
+
+
+def scaling(orbitc, tmp):
+    failures = []
+    for name, words, small, big in SCALING:
+        (i1, r1), (i10, r10) = (measure(orbitc, words, small, tmp),
+                                measure(orbitc, words, big, tmp))
+        print("%s: instructions %s -> %s, peak RSS %d -> %d KiB" % (name, i1, i10, r1, r10))
+        if i1 and i10 and i10 > SLACK * i1:
+            failures.append("%s: 10x the input takes %.1fx the instructions" % (name, i10 / i1))
+        if r10 > SLACK * r1:
+            failures.append("%s: 10x the input takes %.1fx the peak memory" % (name, r10 / r1))
+    return failures
+
+
+def dis_json_memory(orbitc, tmp):
+    """`dis --format json` writes its document piece by piece: its peak memory is the
+    loaded module's, a few times the file, not the whole JSON tree's (58x the file)."""
+    src, orbc = os.path.join(tmp, "dis.orbit"), os.path.join(tmp, "dis.orbc")
+    generate(src, "--shape", "chain", "--steps", "30000")
+    subprocess.run([orbitc, "build", src, "-o", orbc], check=True)
+    rss_file = os.path.join(tmp, "rss")
+    subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, orbitc, "dis", "--format",
+                    "json", orbc], stdout=subprocess.DEVNULL, check=True, timeout=300)
+    rss = int(open(rss_file).read().split()[-1]) * 1024
+    size = os.path.getsize(orbc)
+    print("dis --format json: peak RSS %.1f MB for a %.1f MB file" % (rss / 1e6, size / 1e6))
+    if rss > 8 * size + (16 << 20):
+        return ["dis --format json: peak RSS %.0fx the file" % (rss / size)]
+    return []
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--orbitc", required=True)
@@ -42,6 +109,8 @@ def main():
             ("deep", ["--shape", "deep", "--size", "20K"]),
             ("wide", ["--shape", "wide", "--fields", "5000"]),
             ("longexpr", ["--shape", "longexpr", "--terms", "1000"]),
+            ("typechain", ["--shape", "typechain", "--types", "2000"]),
+            ("strconcat", ["--shape", "strconcat", "--terms", "1000"]),
         ]
         for name, gen_args in clean:
             path = os.path.join(tmp, "clean.orbit")
@@ -72,6 +141,9 @@ def main():
         if status != 1 or len(injected) != 20 or missed:
             failures.append("--errors 20: exit %d, %d mistakes injected, no error on lines %s"
                             % (status, len(injected), missed))
+        if os.access("/usr/bin/time", os.X_OK):
+            failures += scaling(args.orbitc, tmp)
+            failures += dis_json_memory(args.orbitc, tmp)
     for f in failures:
         print("FAIL " + f)
     print("%d failures" % len(failures))

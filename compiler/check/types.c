@@ -1,7 +1,11 @@
 /* Static types: the shared simple types, constructors, assignability and printing. */
 #include "types.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "memory.h"
 
 const char *const BUILTIN_TYPE_NAMES[BUILTIN_TYPE_COUNT] = {
     "string", "int", "number", "bool", "duration", "any",
@@ -158,19 +162,82 @@ const Type *type_record_end(Types *types, RecordBuilder *rb)
     return t;
 }
 
-enum { MAX_COMPARE_DEPTH = 64 };   /* recursive named types: assume equal beyond this */
+enum {
+    MAX_COMPARE_DEPTH = 64,   /* recursive named types: assume equal beyond this */
+    /* Record pairs compared in one call before they are remembered: named types share
+     * their parts, so without it `type T0 { a: T1, b: T1 }`, … compared with a copy of
+     * itself takes 2^depth comparisons. */
+    PAIRS_BEFORE_MEMO = 64,
+};
 
-static bool accepts(const Type *to, const Type *from, int depth);
+/* The record pairs compared so far in one call of type_accepts_slow, with the smallest
+ * depth each was compared at. The comparison is a conjunction: the first pair that does
+ * not accept ends the whole call, so a pair seen before (done or still being compared)
+ * either accepts or is being found out; it needs comparing again only from a smaller
+ * depth, where the depth limit leaves it more to look at. The result is the one of the
+ * plain walk, in time linear in the pairs. */
+typedef struct PairSeen {
+    const Type *to, *from;
+    int depth;
+} PairSeen;
 
-static bool record_accepts(const Type *to, const Type *from, int depth)
+typedef struct Compare {
+    uint32_t pairs;          /* record pairs compared */
+    PairSeen *seen;          /* open addressing, NULL until PAIRS_BEFORE_MEMO */
+    uint32_t mask, used;
+} Compare;
+
+static PairSeen *seen_slot(const Compare *cmp, const Type *to, const Type *from)
 {
+    uintptr_t h = ((uintptr_t)to * 0x9E3779B97F4A7C15u) ^ ((uintptr_t)from >> 4);
+    uint32_t i = (uint32_t)(h ^ h >> 29) & cmp->mask;
+    while (cmp->seen[i].to && (cmp->seen[i].to != to || cmp->seen[i].from != from))
+        i = (i + 1) & cmp->mask;
+    return &cmp->seen[i];
+}
+
+static void seen_grow(Compare *cmp)
+{
+    PairSeen *old = cmp->seen;
+    uint32_t old_size = old ? cmp->mask + 1 : 0;
+    cmp->mask = old ? 2 * cmp->mask + 1 : 255;
+    cmp->seen = xcalloc((size_t)cmp->mask + 1, sizeof *cmp->seen);
+    for (uint32_t i = 0; i < old_size; i++)
+        if (old[i].to)
+            *seen_slot(cmp, old[i].to, old[i].from) = old[i];
+    free(old);
+}
+
+/* Whether the pair must be compared at this depth (it was not, from this depth or a
+ * smaller one), remembering that it is. */
+static bool compare_pair(Compare *cmp, const Type *to, const Type *from, int depth)
+{
+    if (++cmp->pairs <= PAIRS_BEFORE_MEMO)
+        return true;
+    if (!cmp->seen || 2 * (cmp->used + 1) > cmp->mask + 1)
+        seen_grow(cmp);
+    PairSeen *slot = seen_slot(cmp, to, from);
+    if (slot->to && slot->depth <= depth)
+        return false;
+    if (!slot->to)
+        cmp->used++;
+    *slot = (PairSeen){ to, from, depth };
+    return true;
+}
+
+static bool accepts(Compare *cmp, const Type *to, const Type *from, int depth);
+
+static bool record_accepts(Compare *cmp, const Type *to, const Type *from, int depth)
+{
+    if (!compare_pair(cmp, to, from, depth))
+        return true;
     for (uint32_t i = 0; i < to->field_count; i++) {
         const Field *want = &to->fields[i];
         const Field *have = type_field(from, want->name);
         if (!have) {
             if (!want->optional)
                 return false;
-        } else if (!accepts(want->type, have->type, depth + 1)) {
+        } else if (!accepts(cmp, want->type, have->type, depth + 1)) {
             return false;
         }
     }
@@ -180,7 +247,7 @@ static bool record_accepts(const Type *to, const Type *from, int depth)
     return true;
 }
 
-static bool accepts(const Type *to, const Type *from, int depth)
+static bool accepts(Compare *cmp, const Type *to, const Type *from, int depth)
 {
     if (to == from || depth > MAX_COMPARE_DEPTH)
         return true;
@@ -189,7 +256,7 @@ static bool accepts(const Type *to, const Type *from, int depth)
     if (to->kind == TYPE_OPTIONAL) {
         if (from->kind == TYPE_NULL)
             return true;
-        return accepts(to->elem, type_strip_optional(from), depth + 1);
+        return accepts(cmp, to->elem, type_strip_optional(from), depth + 1);
     }
     if (from->kind == TYPE_OPTIONAL || from->kind == TYPE_NULL)
         return false;
@@ -198,15 +265,18 @@ static bool accepts(const Type *to, const Type *from, int depth)
     if (to->kind != from->kind)
         return false;
     if (to->kind == TYPE_LIST)
-        return accepts(to->elem, from->elem, depth + 1);
+        return accepts(cmp, to->elem, from->elem, depth + 1);
     if (to->kind == TYPE_RECORD)
-        return record_accepts(to, from, depth);
+        return record_accepts(cmp, to, from, depth);
     return true;
 }
 
 bool type_accepts_slow(const Type *to, const Type *from)
 {
-    return accepts(to, from, 0);
+    Compare cmp = { 0 };
+    bool ok = accepts(&cmp, to, from, 0);
+    free(cmp.seen);
+    return ok;
 }
 
 /* A growing text buffer in the arena. */

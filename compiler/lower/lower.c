@@ -130,6 +130,14 @@ static uint32_t *scratch_room(Scratch *s, uint32_t count)
     return s->items;
 }
 
+/* A list, optional or record type being lowered: lower_type's work stack. */
+typedef struct TypeWork {
+    const Type *t;
+    OrbcField *fields;   /* a record's, filled in field by field */
+    uint32_t next;       /* parts begun: fields of a record, 1 for an element */
+    uint32_t elem;       /* a list's or optional's element, once lowered */
+} TypeWork;
+
 /* An operator whose value constant folding found, in the order emission meets it. */
 typedef struct Fold {
     const Expr *expr;
@@ -142,6 +150,8 @@ typedef struct Lowerer {
     OrbcBuilder *b;
     Arena *arena;
     PtrMap types;        /* const Type * -> type index; ORBC_NONE while in progress */
+    TypeWork *type_work; /* lower_type's stack */
+    uint32_t type_work_count, type_work_cap;
     PtrMap tasks;        /* worker or built-in Name * -> task index */
     PtrMap names;        /* Name * -> string index */
     Fold *folds;         /* the operator trees being emitted: their folded operators */
@@ -165,6 +175,7 @@ typedef struct Lowerer {
 static void lowerer_free(Lowerer *l)
 {
     ptrmap_free(&l->types);
+    free(l->type_work);
     ptrmap_free(&l->tasks);
     free(l->folds);
     ptrmap_free(&l->names);
@@ -343,8 +354,6 @@ static void code_pos(Lowerer *l, Span span)
 
 /* ---- types ---- */
 
-static uint32_t lower_type(Lowerer *l, const Type *t);
-
 /* E0601 for a record type the format cannot hold: at its name when it is declared with
  * `type`, else at the first field past the limit. */
 static void record_too_large(Lowerer *l, const Type *t)
@@ -366,43 +375,131 @@ static void record_too_large(Lowerer *l, const Type *t)
                   (unsigned)ORBC_MAX_COUNT);
 }
 
-static uint32_t lower_record(Lowerer *l, const Type *t)
+/* The index of a type lowered already (or of `any` for no type, and for a type still
+ * being lowered: a cycle becomes `any`), or false. */
+static bool type_lowered(Lowerer *l, const Type *t, uint32_t *index)
 {
-    if (t->field_count > ORBC_MAX_COUNT)
-        record_too_large(l, t);
-    OrbcField *fields = arena_alloc(l->arena, (t->field_count + 1) * sizeof *fields);
-    for (uint32_t i = 0; i < t->field_count; i++) {
-        fields[i].name = name_string(l, t->fields[i].name);
-        fields[i].type = lower_type(l, t->fields[i].type);
-        fields[i].optional = t->fields[i].optional;
+    if (!t) {
+        *index = orbc_type_simple(l->b, ORBC_TYPE_ANY);
+        return true;
     }
-    uint32_t name = t->name ? name_string(l, t->name) : ORBC_NONE;
-    return orbc_type_record(l->b, name, t->field_count, fields);
+    if (!ptrmap_get(&l->types, t, index))
+        return false;
+    if (*index == ORBC_NONE)
+        *index = orbc_type_simple(l->b, ORBC_TYPE_ANY);
+    return true;
 }
 
-static uint32_t lower_type(Lowerer *l, const Type *t)
+/* The index of a type without parts, or ORBC_NONE for a list, optional or record. */
+static uint32_t simple_type(Lowerer *l, const Type *t)
 {
-    if (!t)
-        return orbc_type_simple(l->b, ORBC_TYPE_ANY);
-    uint32_t index = 0;
-    if (ptrmap_get(&l->types, t, &index))
-        return index != ORBC_NONE ? index : orbc_type_simple(l->b, ORBC_TYPE_ANY);
-    ptrmap_put(&l->types, t, ORBC_NONE);   /* a cycle becomes `any` */
     switch (t->kind) {
     case TYPE_ERROR:
-    case TYPE_ANY: index = orbc_type_simple(l->b, ORBC_TYPE_ANY); break;
-    case TYPE_NULL: index = orbc_type_simple(l->b, ORBC_TYPE_NULL); break;
-    case TYPE_STRING: index = orbc_type_simple(l->b, ORBC_TYPE_STRING); break;
-    case TYPE_INT: index = orbc_type_simple(l->b, ORBC_TYPE_INT); break;
-    case TYPE_NUMBER: index = orbc_type_simple(l->b, ORBC_TYPE_NUMBER); break;
-    case TYPE_BOOL: index = orbc_type_simple(l->b, ORBC_TYPE_BOOL); break;
-    case TYPE_DURATION: index = orbc_type_simple(l->b, ORBC_TYPE_DURATION); break;
-    case TYPE_LIST: index = orbc_type_list(l->b, lower_type(l, t->elem)); break;
-    case TYPE_OPTIONAL: index = orbc_type_optional(l->b, lower_type(l, t->elem)); break;
-    case TYPE_RECORD: index = lower_record(l, t); break;
+    case TYPE_ANY: return orbc_type_simple(l->b, ORBC_TYPE_ANY);
+    case TYPE_NULL: return orbc_type_simple(l->b, ORBC_TYPE_NULL);
+    case TYPE_STRING: return orbc_type_simple(l->b, ORBC_TYPE_STRING);
+    case TYPE_INT: return orbc_type_simple(l->b, ORBC_TYPE_INT);
+    case TYPE_NUMBER: return orbc_type_simple(l->b, ORBC_TYPE_NUMBER);
+    case TYPE_BOOL: return orbc_type_simple(l->b, ORBC_TYPE_BOOL);
+    case TYPE_DURATION: return orbc_type_simple(l->b, ORBC_TYPE_DURATION);
+    case TYPE_LIST:
+    case TYPE_OPTIONAL:
+    case TYPE_RECORD: break;
     }
-    ptrmap_put(&l->types, t, index);
-    return index;
+    return ORBC_NONE;
+}
+
+/* Starts lowering a list, optional or record type: it goes on the work stack. */
+static void push_type(Lowerer *l, const Type *t)
+{
+    ptrmap_put(&l->types, t, ORBC_NONE);
+    if (l->type_work_count == l->type_work_cap) {
+        l->type_work_cap = l->type_work_cap ? 2 * l->type_work_cap : 16;
+        l->type_work = xrealloc(l->type_work, l->type_work_cap * sizeof *l->type_work);
+    }
+    TypeWork *w = &l->type_work[l->type_work_count++];
+    *w = (TypeWork){ .t = t };
+    if (t->kind == TYPE_RECORD) {
+        if (t->field_count > ORBC_MAX_COUNT)
+            record_too_large(l, t);
+        w->fields = arena_alloc(l->arena, (t->field_count + 1) * sizeof *w->fields);
+    }
+}
+
+/* The next part of `w` to lower (a record's next field, with its name's string made
+ * first, or a list's or optional's element), or false when all of them are lowered. */
+static bool next_part(Lowerer *l, TypeWork *w, const Type **part)
+{
+    const Type *t = w->t;
+    if (t->kind != TYPE_RECORD) {
+        *part = t->elem;
+        return w->next++ == 0;
+    }
+    if (w->next == t->field_count)
+        return false;
+    const Field *f = &t->fields[w->next];
+    w->fields[w->next].name = name_string(l, f->name);
+    w->fields[w->next].optional = f->optional;
+    w->next++;
+    *part = f->type;
+    return true;
+}
+
+/* The index of `w`'s type, all its parts lowered. */
+static uint32_t finish_type(Lowerer *l, const TypeWork *w)
+{
+    const Type *t = w->t;
+    if (t->kind == TYPE_LIST)
+        return orbc_type_list(l->b, w->elem);
+    if (t->kind == TYPE_OPTIONAL)
+        return orbc_type_optional(l->b, w->elem);
+    uint32_t name = t->name ? name_string(l, t->name) : ORBC_NONE;
+    return orbc_type_record(l->b, name, t->field_count, w->fields);
+}
+
+/* The lowered index of a part of the type on top of the stack. */
+static void set_part(TypeWork *w, uint32_t index)
+{
+    if (w->t->kind == TYPE_RECORD)
+        w->fields[w->next - 1].type = index;
+    else
+        w->elem = index;
+}
+
+/* Types are lowered parts first, in the order of a depth-first walk, but with a stack of
+ * their own: a chain of record types each naming the next is as deep as the program is
+ * long, and would overflow the C stack. */
+static uint32_t lower_type(Lowerer *l, const Type *t)
+{
+    uint32_t index;
+    if (type_lowered(l, t, &index))
+        return index;
+    if ((index = simple_type(l, t)) != ORBC_NONE) {
+        ptrmap_put(&l->types, t, index);
+        return index;
+    }
+    uint32_t bottom = l->type_work_count;
+    push_type(l, t);
+    for (;;) {
+        TypeWork *w = &l->type_work[l->type_work_count - 1];
+        const Type *part;
+        if (next_part(l, w, &part)) {
+            if (type_lowered(l, part, &index)) {
+                set_part(w, index);
+            } else if ((index = simple_type(l, part)) != ORBC_NONE) {
+                ptrmap_put(&l->types, part, index);
+                set_part(w, index);
+            } else {
+                push_type(l, part);
+            }
+            continue;
+        }
+        index = finish_type(l, w);
+        ptrmap_put(&l->types, w->t, index);
+        if (--l->type_work_count == bottom)
+            return index;
+        set_part(&l->type_work[l->type_work_count - 1], index);
+    }
 }
 
 /* ---- tasks ---- */
@@ -544,6 +641,79 @@ static bool fold_literal(const Expr *e, OrbcValue *v)
     }
 }
 
+static bool fold_expr(Lowerer *l, const Expr *e, OrbcValue *v);
+
+static bool is_add(const Expr *e)
+{
+    return e->kind == EXPR_BINARY && e->op == OP_ADD;
+}
+
+/* The strings of `pieces` joined, in the arena: a string constant's value is its bytes. */
+static OrbcValue joined(Lowerer *l, const OrbcValue *pieces, uint32_t count, size_t len)
+{
+    char *text = arena_alloc_raw(l->arena, len + 1);
+    size_t at = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (pieces[i].string.len)
+            memcpy(text + at, pieces[i].string.text, pieces[i].string.len);
+        at += pieces[i].string.len;
+    }
+    text[len] = '\0';
+    return (OrbcValue){ .kind = ORBC_KIND_STRING, .string = { text, len } };
+}
+
+/* A left-deep chain `x0 + r1 + r2 + …` (e and its left operands are `+`), folded as
+ * fold_expr folds it node by node, except that while its folded part is strings, they
+ * are kept as pieces and joined once, when the folding stops: joining them at each `+`
+ * copied the whole string so far, quadratic in time and memory. Every node of the chain
+ * starts where x0 does, so each one folded replaces the record of the one below it. */
+static bool fold_add_chain(Lowerer *l, const Expr *e, OrbcValue *v)
+{
+    uint32_t count = 0;
+    for (const Expr *n = e; is_add(n); n = n->left)
+        count++;
+    const Expr **nodes = xmalloc(count * sizeof *nodes);   /* bottom up */
+    OrbcValue *pieces = xmalloc((count + 1) * sizeof *pieces);
+    uint32_t i = count, piece_count = 0, mark = l->fold_count;
+    for (const Expr *n = e; is_add(n); n = n->left)
+        nodes[--i] = n;
+    OrbcValue acc, b;
+    bool a_const = fold_expr(l, nodes[0]->left, &acc);
+    bool joining = a_const && acc.kind == ORBC_KIND_STRING;   /* acc is the pieces */
+    size_t len = joining ? acc.string.len : 0;
+    if (joining)
+        pieces[piece_count++] = acc;
+    for (i = 0; i < count; i++) {
+        bool b_const = fold_expr(l, nodes[i]->right, &b);
+        if (!a_const)
+            continue;
+        if (joining && b_const && b.kind == ORBC_KIND_STRING &&
+            b.string.len <= ORBC_MAX_STRING_LEN - len) {
+            pieces[piece_count++] = b;
+            len += b.string.len;
+            record_fold(l, mark, nodes[i], (OrbcValue){ .kind = ORBC_KIND_STRING });
+            continue;
+        }
+        if (joining) {   /* the string so far meets something else: liborbc decides */
+            acc = joined(l, pieces, piece_count, len);
+            if (piece_count > 1)
+                l->folds[mark].value = acc;
+            joining = false;
+        }
+        a_const = fold_binary(l, nodes[i]->op, &acc, b_const ? &b : NULL, &acc);
+        if (a_const)
+            record_fold(l, mark, nodes[i], acc);
+    }
+    if (joining && piece_count > 1) {
+        acc = joined(l, pieces, piece_count, len);
+        l->folds[mark].value = acc;
+    }
+    free(nodes);
+    free(pieces);
+    *v = acc;
+    return a_const;
+}
+
 /* Post-order over an operator tree (unary and binary operators, down to operands of
  * other kinds): finds the operators whose value is certain at compile time and records
  * the outermost ones, in the order emission meets them. Returns the expression's value
@@ -561,6 +731,8 @@ static bool fold_expr(Lowerer *l, const Expr *e, OrbcValue *v)
         record_fold(l, mark, e, *v);
         return true;
     case EXPR_BINARY: {
+        if (is_add(e) && is_add(e->left))
+            return fold_add_chain(l, e, v);
         bool a_const = fold_expr(l, e->left, &a);
         bool b_const = fold_expr(l, e->right, &b);
         if (!a_const || !fold_binary(l, e->op, &a, b_const ? &b : NULL, v))

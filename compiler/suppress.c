@@ -318,6 +318,13 @@ typedef struct Layout {
                                 nor in a comment (file offsets) */
 } Layout;
 
+/* Blanks and separators: `,` and `;` are layout, which the formatter removes and writes
+ * itself, so they tell nothing about where a comment stands (docs/style.md). */
+static bool is_layout(char c)
+{
+    return source_is_space(c) || c == ',' || c == ';';
+}
+
 static uint32_t line_start_of(const Compiler *c, uint32_t file, uint32_t offset)
 {
     return source_line_start(&c->sources, file, source_line_of(&c->sources, file, offset));
@@ -342,12 +349,12 @@ static Layout lay_out(const Compiler *c, const SourceAst *ast, const SourceFile 
             }
         }
         for (uint32_t i = from; i < start && !before; i++)
-            before = !source_is_space(text[i]);
+            before = !is_layout(text[i]);
         layout.code_before[k] = before;
     }
     for (uint32_t k = n; k-- > 0;) {
         uint32_t pos = ast->comments[k].span.end - file->origin;
-        while (pos < file->len && source_is_space(text[pos]))
+        while (pos < file->len && is_layout(text[pos]))
             pos++;
         bool next_comment = k + 1 < n && pos == ast->comments[k + 1].span.start - file->origin;
         layout.next_code[k] = next_comment ? layout.next_code[k + 1] : pos;

@@ -1005,6 +1005,24 @@ static const char *line_end_style(const char *text, uint32_t len)
     return nl && nl > text && nl[-1] == '\r' ? "\r\n" : "\n";
 }
 
+/* Formatting takes out space, so a text just under the share of control bytes that makes
+ * it binary (E0012) can come out over it, and would then no longer be read as source: it
+ * is left alone instead. */
+static void report_binary_result(Compiler *c, uint32_t file, size_t binary, size_t sample)
+{
+    const SourceFile *source = source_file(&c->sources, file);
+    size_t before, first, source_sample;
+    parse_text_is_binary(source->text, source->len, &before, &first, &source_sample);
+    Diagnostic *d = diag_report(&c->diags, E0012, source_span(&c->sources, file, (uint32_t)first,
+                                                              (uint32_t)first + 1),
+                                "this file is too near to binary to be formatted");
+    diag_set_label(&c->diags, d, "not text");
+    diag_add_note(&c->diags, d, "%zu of the first %zu bytes of its formatted text would be NUL "
+                                "bytes, other control characters or invalid UTF-8, and it would "
+                                "be taken for binary", binary, sample);
+    diag_add_help(&c->diags, d, "remove the control characters (in comments or strings)");
+}
+
 bool format_file(Compiler *c, uint32_t file, FormatText *out, FormatDecls *decls)
 {
     uint32_t first = c->diags.count;
@@ -1031,6 +1049,17 @@ bool format_file(Compiler *c, uint32_t file, FormatText *out, FormatDecls *decls
     }
     print_file(&p, ast);
     if (p.failed) {   /* a tree without errors has no error nodes: never happens */
+        free(p.out);
+        if (decls) {
+            free(decls->items);
+            decls->items = NULL;
+            decls->count = 0;
+        }
+        return false;
+    }
+    size_t binary, first_binary, sample;
+    if (parse_text_is_binary(p.out, p.len, &binary, &first_binary, &sample)) {
+        report_binary_result(c, file, binary, sample);
         free(p.out);
         if (decls) {
             free(decls->items);

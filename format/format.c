@@ -13,6 +13,7 @@
  * needed (a comment, a block that must be broken) or the column passes FORMAT_WIDTH.
  * Each measure stops after at most FORMAT_WIDTH columns of tokens, so formatting stays
  * linear in the size of the source. */
+#define _GNU_SOURCE   /* memmem, memrchr */
 #include "format.h"
 
 #include <stdlib.h>
@@ -39,6 +40,17 @@ typedef struct Trailing {
     size_t at;
     uint32_t indent;
 } Trailing;
+
+/* The line of a suppression comment that follows code (`retry { attempts: 3 //
+ * orbit:allow(W0002)`): from its first token (`first`, separators aside) to the comment.
+ * The comment covers the first member that starts on its line (compiler/suppress.c), so
+ * the formatter keeps that line as it is: a line break before `first`, none after it up
+ * to the comment (docs/style.md, "Suppressions"). */
+typedef struct Pin {
+    uint32_t first, comment;    /* source offsets */
+} Pin;
+
+typedef enum PinPlace { PIN_NONE, PIN_FIRST, PIN_INSIDE } PinPlace;
 
 typedef struct Printer {
     const char *src;            /* the file's text */
@@ -76,6 +88,9 @@ typedef struct Printer {
 
     Trailing *trailing;         /* the line comments that end members, to align */
     uint32_t trailing_count, trailing_cap;
+
+    Pin *pins;                  /* the suppressions' lines, in source order */
+    uint32_t pin_count;
 
     FormatDecls *decls;         /* where each declaration went, or NULL */
     bool mark_decl;             /* the next token starts a declaration */
@@ -171,6 +186,66 @@ static bool blank_line_between(const Printer *p, uint32_t from, uint32_t to)
         nl = c < end ? memchr(c, '\n', (size_t)(end - c)) : NULL;
     }
     return false;
+}
+
+/* ---- the lines of suppressions ---- */
+
+static bool is_pin_skipped(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == ',' || c == ';';
+}
+
+/* The pins of the file's comments that hold `orbit:` and follow code on their line. One
+ * pass: a line's start is searched for back to the previous pinned comment only. */
+static void find_pins(Printer *p)
+{
+    uint32_t cap = 0, floor = 0, line = 0;
+    for (uint32_t i = 0; i < p->comment_count; i++) {
+        const Comment *c = &p->comments[i];
+        uint32_t start = comment_start(p, i);
+        if (!memmem(c->text, c->span.end - c->span.start, "orbit:", 6))
+            continue;
+        const char *nl = start > floor ? memrchr(p->src + floor, '\n', start - floor) : NULL;
+        if (nl)
+            line = (uint32_t)(nl - p->src) + 1;
+        floor = start;
+        uint32_t first = line;
+        while (first < start && is_pin_skipped(p->src[first]))
+            first++;
+        if (first == start)
+            continue;   /* alone on its line: it covers the member after it, wherever it goes */
+        if (p->pin_count > 0 && p->pins[p->pin_count - 1].first == first) {
+            p->pins[p->pin_count - 1].comment = start;   /* the line's last one holds the others */
+            continue;
+        }
+        if (p->pin_count == cap) {
+            cap = cap ? cap * 2 : 16;
+            p->pins = xrealloc(p->pins, cap * sizeof *p->pins);
+        }
+        p->pins[p->pin_count++] = (Pin){ first, start };
+    }
+}
+
+/* Where source offset `offset` is with respect to the suppressions' lines. */
+static PinPlace pin_place(const Printer *p, uint32_t offset)
+{
+    uint32_t lo = 0, hi = p->pin_count;   /* the first pin whose line starts after offset */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->pins[mid].first <= offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return PIN_NONE;
+    const Pin *pin = &p->pins[lo - 1];
+    return offset == pin->first ? PIN_FIRST : offset < pin->comment ? PIN_INSIDE : PIN_NONE;
+}
+
+static bool on_pinned_line(const Printer *p, uint32_t offset)
+{
+    return pin_place(p, offset) == PIN_INSIDE;
 }
 
 /* ---- writing ---- */
@@ -299,9 +374,17 @@ static void want_space(Printer *p)
     p->owe_space = true;
 }
 
-/* Pays the whitespace owed before something that starts at source offset `next`. */
+/* Pays the whitespace owed before something that starts at source offset `next`. On a
+ * suppression's line, a line break is owed before its first token and none after it. */
 static void pay_whitespace(Printer *p, uint32_t next)
 {
+    PinPlace place = pin_place(p, next);
+    if (place == PIN_FIRST && !p->owe_line)
+        owe_line(p, p->indent, GAP_TIGHT);   /* measuring: it does not fit on one line */
+    else if (place == PIN_INSIDE && p->owe_line) {
+        p->owe_line = false;
+        p->owe_space = true;
+    }
     if (p->owe_line) {
         bool blank = p->owed_gap == GAP_MEMBERS && blank_line_between(p, p->prev_end, next);
         start_line(p, p->owed_indent, blank);
@@ -522,18 +605,25 @@ static void print_sequence_broken(Printer *p, const Sequence *s)
     token(p, s->open, s->open + 1);
     uint32_t saved = p->indent, outer = p->line_indent;
     p->indent = outer + FORMAT_INDENT;
+    bool close_pinned = on_pinned_line(p, s->close);
     for (uint32_t i = 0; i < s->count; i++) {
-        want_line(p, i == 0 ? GAP_OPEN : GAP_MEMBERS);
+        if (!on_pinned_line(p, offset_of(p, s->elems[i]->span.start)))
+            want_line(p, i == 0 ? GAP_OPEN : GAP_MEMBERS);
+        else if (i > 0)
+            want_space(p);             /* on a suppression's line: kept on it */
         uint32_t element = p->indent;
         p->indent = element + FORMAT_CONTINUATION;
         print_expr(p, s->elems[i]);
         p->indent = element;
-        punctuation(p, ",");
+        if (i + 1 < s->count || !close_pinned)
+            punctuation(p, ",");
     }
-    want_line(p, s->count ? GAP_MEMBERS : GAP_OPEN);
+    if (!close_pinned)
+        want_line(p, s->count ? GAP_MEMBERS : GAP_OPEN);
     flush_comments(p, s->close);
     p->indent = outer;
-    want_line(p, GAP_TIGHT);
+    if (!close_pinned)
+        want_line(p, GAP_TIGHT);
     token(p, s->close, s->close + 1);
     p->indent = saved;
 }
@@ -666,6 +756,14 @@ static void print_expr(Printer *p, const Expr *e)
 
 /* ---- members and blocks ---- */
 
+static bool has_clause(const Block *b)
+{
+    for (const Member *m = block_first(b), *end = block_end(b); m != end; m++)
+        if (m->kind != MEMBER_ATTR)
+            return true;
+    return false;
+}
+
 /* A member; `declaration`: a workflow or worker declaration, whose body is always
  * broken over lines. */
 static void print_member(Printer *p, const Member *m, bool declaration)
@@ -705,13 +803,6 @@ static void print_member(Printer *p, const Member *m, bool declaration)
     p->indent = base;
 }
 
-static bool has_clause(const Block *b)
-{
-    for (const Member *m = block_first(b), *end = block_end(b); m != end; m++)
-        if (m->kind != MEMBER_ATTR)
-            return true;
-    return false;
-}
 
 static void print_block_flat(Printer *p, const Block *b, uint32_t open, uint32_t close)
 {
@@ -727,20 +818,33 @@ static void print_block_flat(Printer *p, const Block *b, uint32_t open, uint32_t
     token(p, close, close + 1);
 }
 
-/* One member per line, indented one level more than the line of the `{`. */
+/* One member per line, indented one level more than the line of the `{`; but the members
+ * on a suppression's line stay on it, separated as on one line, and so does a `}`. */
 static void print_block_broken(Printer *p, const Block *b, uint32_t open, uint32_t close)
 {
+    const char *separator = has_clause(b) ? ";" : ",";
     token(p, open, open + 1);
     uint32_t saved = p->indent, outer = p->line_indent;
     p->indent = outer + FORMAT_INDENT;
     for (const Member *m = block_first(b), *end = block_end(b); m != end && !p->failed; m++) {
-        want_line(p, m == b->members ? GAP_OPEN : GAP_MEMBERS);
+        if (on_pinned_line(p, offset_of(p, m->span.start))) {
+            if (m != b->members)
+                punctuation(p, separator);
+            want_space(p);
+        } else {
+            want_line(p, m == b->members ? GAP_OPEN : GAP_MEMBERS);
+        }
         print_member(p, m, false);
     }
-    want_line(p, b->count ? GAP_MEMBERS : GAP_OPEN);
+    bool close_pinned = on_pinned_line(p, close);
+    if (!close_pinned)
+        want_line(p, b->count ? GAP_MEMBERS : GAP_OPEN);
     flush_comments(p, close);
     p->indent = outer;
-    want_line(p, GAP_TIGHT);
+    if (close_pinned)
+        want_space(p);
+    else
+        want_line(p, GAP_TIGHT);
     token(p, close, close + 1);
     p->indent = saved;
 }
@@ -869,6 +973,7 @@ static void print_file(Printer *p, const SourceAst *ast)
         append(p, p->eol, p->eol_len);
     align_trailing_comments(p);
     free(p->trailing);
+    free(p->pins);
 }
 
 /* Whether the file could not be read whole (E0010, reported when it was added) or its
@@ -899,6 +1004,24 @@ static const char *line_end_style(const char *text, uint32_t len)
     return nl && nl > text && nl[-1] == '\r' ? "\r\n" : "\n";
 }
 
+/* Formatting takes out space, so a text just under the share of control bytes that makes
+ * it binary (E0012) can come out over it, and would then no longer be read as source: it
+ * is left alone instead. */
+static void report_binary_result(Compiler *c, uint32_t file, size_t binary, size_t sample)
+{
+    const SourceFile *source = source_file(&c->sources, file);
+    size_t before, first, source_sample;
+    parse_text_is_binary(source->text, source->len, &before, &first, &source_sample);
+    Diagnostic *d = diag_report(&c->diags, E0012, source_span(&c->sources, file, (uint32_t)first,
+                                                              (uint32_t)first + 1),
+                                "this file is too near to binary to be formatted");
+    diag_set_label(&c->diags, d, "not text");
+    diag_add_note(&c->diags, d, "%zu of the first %zu bytes of its formatted text would be NUL "
+                                "bytes, other control characters or invalid UTF-8, and it would "
+                                "be taken for binary", binary, sample);
+    diag_add_help(&c->diags, d, "remove the control characters (in comments or strings)");
+}
+
 bool format_file(Compiler *c, uint32_t file, FormatText *out, FormatDecls *decls)
 {
     uint32_t first = c->diags.count;
@@ -917,6 +1040,7 @@ bool format_file(Compiler *c, uint32_t file, FormatText *out, FormatDecls *decls
         .decls = decls,
     };
     p.eol_len = (uint32_t)strlen(p.eol);
+    find_pins(&p);
     grow(&p, source->len + source->len / 8 + 64);
     if (decls) {
         decls->count = 0;
@@ -924,6 +1048,17 @@ bool format_file(Compiler *c, uint32_t file, FormatText *out, FormatDecls *decls
     }
     print_file(&p, ast);
     if (p.failed) {   /* a tree without errors has no error nodes: never happens */
+        free(p.out);
+        if (decls) {
+            free(decls->items);
+            decls->items = NULL;
+            decls->count = 0;
+        }
+        return false;
+    }
+    size_t binary, first_binary, sample;
+    if (parse_text_is_binary(p.out, p.len, &binary, &first_binary, &sample)) {
+        report_binary_result(c, file, binary, sample);
         free(p.out);
         if (decls) {
             free(decls->items);

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checker.h"
 #include "compiler.h"
 #include "format.h"
 #include "lexer.h"
 #include "memory.h"
 #include "parse.h"
+#include "suppress.h"
 
 typedef struct Check {
     Compiler c;
@@ -292,6 +294,108 @@ static bool range_agrees(Check *k, const char *text, size_t len, const FormatTex
                         start, end);
 }
 
+/* ---- the same diagnostics ---- */
+
+/* What `check` reports, positions aside: each diagnostic's code and message, before the
+ * inline suppressions and after them (so which ones are silenced, and the problems of
+ * the suppressions themselves), each list sorted so that positions do not order it. */
+typedef struct Reports {
+    char **before, **after;
+    uint32_t before_count, after_count;
+} Reports;
+
+static int compare_texts(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **report_texts(const DiagSink *sink, uint32_t *count)
+{
+    char **texts = xmalloc((sink->count + 1) * sizeof *texts);
+    for (uint32_t i = 0; i < sink->count; i++) {
+        const Diagnostic *d = sink->items[i];
+        const char *code = diag_info(d->code)->code;
+        size_t n = strlen(code) + strlen(d->message) + 3;
+        texts[i] = xmalloc(n);
+        snprintf(texts[i], n, "%s: %s", code, d->message);
+    }
+    *count = sink->count;
+    if (*count > 1)
+        qsort(texts, *count, sizeof *texts, compare_texts);
+    return texts;
+}
+
+/* Checks the text alone as a program (with the standard library), as `orbitc check`
+ * does, under one file name whatever the text. */
+static Reports check_reports(const char *text, size_t len)
+{
+    Compiler c;
+    compiler_init(&c);
+    compiler_add_source(&c, "input.orbit", xstrndup(text, len), (uint32_t)len);
+    compiler_parse(&c);
+    Reports r = { 0 };
+    uint32_t first = c.diags.count;
+    check_program(&c);
+    r.before = report_texts(&c.diags, &r.before_count);
+    suppress_apply(&c, first);
+    diag_finish(&c.diags);
+    r.after = report_texts(&c.diags, &r.after_count);
+    compiler_free(&c);
+    return r;
+}
+
+static void free_texts(char **texts, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        free(texts[i]);
+    free(texts);
+}
+
+/* The first text of one list that the other lacks, or NULL when they are the same. */
+static const char *first_difference(char **x, uint32_t nx, char **y, uint32_t ny,
+                                    const char **gained)
+{
+    uint32_t i = 0, j = 0;
+    *gained = NULL;
+    while (i < nx || j < ny) {
+        int order = i == nx ? 1 : j == ny ? -1 : strcmp(x[i], y[j]);
+        if (order == 0) {
+            i++;
+            j++;
+        } else if (order < 0) {
+            return x[i];
+        } else {
+            *gained = y[j];
+            return y[j];
+        }
+    }
+    return NULL;
+}
+
+static bool same_list(Check *k, const char *when, char **x, uint32_t nx, char **y, uint32_t ny)
+{
+    const char *gained;
+    const char *text = first_difference(x, nx, y, ny, &gained);
+    if (!text)
+        return true;
+    return fail(k, "the diagnostics %s differ: formatting %s `%s`", when,
+                gained ? "brings" : "loses", text);
+}
+
+static bool same_diagnostics(Check *k, const char *text, size_t len, const FormatText *formatted)
+{
+    Reports x = check_reports(text, len), y = check_reports(formatted->text, formatted->len);
+    bool same = same_list(k, "before the suppressions", x.before, x.before_count, y.before,
+                          y.before_count) &&
+                same_list(k, "after the suppressions", x.after, x.after_count, y.after,
+                          y.after_count);
+    free_texts(x.before, x.before_count);
+    free_texts(x.after, x.after_count);
+    free_texts(y.before, y.before_count);
+    free_texts(y.after, y.after_count);
+    return same;
+}
+
 /* ---- all together ---- */
 
 static uint32_t add_copy(Check *k, const char *name, const char *text, size_t len)
@@ -320,8 +424,9 @@ FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t 
             const SourceAst *x = parse_source(&k.c, k.a), *y = parse_source(&k.c, k.b);
             if (x->count != y->count || !same_members(x->decls, y->decls, x->count))
                 fail(&k, "the syntax tree changed");
-            else if (laid_out(&k, y) && same_comments(&k, x, y))
-                range_agrees(&k, text, len, &once);
+            else if (laid_out(&k, y) && same_comments(&k, x, y) &&
+                     range_agrees(&k, text, len, &once))
+                same_diagnostics(&k, text, len, &once);
         }
         if (k.broken)
             verdict = FMT_BROKEN;

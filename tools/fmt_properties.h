@@ -22,7 +22,10 @@ typedef enum FmtVerdict {
  *   - it is laid out as the style says: no space at the end of a line, one style of line
  *     end, no two blank lines in a row nor one at the start, a line end at the end;
  *   - range formatting (format_range) of the middle third of the text, then formatting
- *     the whole result, gives the same text as formatting the whole. */
+ *     the whole result, gives the same text as formatting the whole;
+ *   - `check` of the text alone and of its formatted text report the same diagnostics
+ *     (codes and messages; positions aside), before the inline suppressions and after
+ *     them: formatting changes neither what is reported nor what is silenced. */
 FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t why_size);
 
 #endif

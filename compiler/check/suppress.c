@@ -12,11 +12,12 @@
  *   4. report each listed code that silenced nothing (W0009), when that warning is on.
  *
  * Everything is O((comments + members + diagnostics) log) per run. */
-#define _GNU_SOURCE   /* memmem */
+#define _GNU_SOURCE   /* strncasecmp, whatever the C standard of the build */
 #include "suppress.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>   /* strncasecmp */
 
 #include "memory.h"
 #include "suggest.h"
@@ -50,6 +51,7 @@ typedef struct Suppressions {
     uint32_t count, cap;
     Allowed *allowed;
     uint32_t allowed_count, allowed_cap;
+    uint32_t listed[DIAG_CODE_COUNT];   /* per code: 1 + its last index in allowed */
 } Suppressions;
 
 /* A member of a file: its whole span and its first words. */
@@ -188,8 +190,19 @@ static Diagnostic *report_malformed(Reader *r, uint32_t at, const char *expected
     return d;
 }
 
-/* One code of the list at [start, r->pos): kept when it names a warning, else reported. */
-static bool read_code(Reader *r, uint32_t start, Suppression *sup)
+/* Whether `code` is listed already in the comment being read. A malformed comment's codes
+ * are dropped (allowed_count goes back), so an index in `listed` may be stale: it counts
+ * only while it holds that code, in this comment. */
+static bool listed_before(const Suppressions *s, const Suppression *sup, DiagCode code)
+{
+    uint32_t at = s->listed[code];
+    return at > sup->first && at <= s->allowed_count && s->allowed[at - 1].code == code;
+}
+
+/* One code of the list at [start, r->pos), after a code that ends at `previous_end` (0
+ * for the first): kept when it names a warning that may be suppressed and is not listed
+ * already, else reported. */
+static bool read_code(Reader *r, uint32_t start, uint32_t previous_end, Suppression *sup)
 {
     Suppressions *s = r->s;
     DiagSink *sink = &s->c->diags;
@@ -202,6 +215,26 @@ static bool read_code(Reader *r, uint32_t start, Suppression *sup)
                                                        "be suppressed", diag_info((DiagCode)code)->code);
         diag_set_label(sink, d, "an error");
         diag_add_note(sink, d, "only warnings (`W` codes) can be allowed; fix the error instead");
+        return false;
+    }
+    if (code == W0008 || code == W0009) {
+        Diagnostic *d = diag_report(sink, W0008, span, "`%s` cannot be suppressed",
+                                    diag_info((DiagCode)code)->code);
+        diag_set_label(sink, d, "reported about suppressions themselves");
+        diag_add_note(sink, d, "W0008 and W0009 are reported after the suppressions are "
+                               "applied, about the suppression comments themselves");
+        diag_add_help(sink, d, "fix the suppression, or turn the warning off for the "
+                               "program: `--allow %s`", diag_info((DiagCode)code)->code);
+        return false;
+    }
+    if (code >= 0 && listed_before(s, sup, (DiagCode)code)) {
+        const Allowed *before = &s->allowed[s->listed[code] - 1];
+        Diagnostic *d = diag_report(sink, W0008, span, "`%s` is listed twice in this "
+                                    "suppression", diag_info((DiagCode)code)->code);
+        diag_set_label(sink, d, "listed again");
+        diag_add_label(sink, d, before->span, "listed here first");
+        diag_add_fix(sink, d, reader_span(r, previous_end, r->pos), "", FIX_MACHINE_APPLICABLE,
+                     "remove the second `%s`", diag_info((DiagCode)code)->code);
         return false;
     }
     if (code < 0) {
@@ -222,6 +255,7 @@ static bool read_code(Reader *r, uint32_t start, Suppression *sup)
         s->allowed = xrealloc(s->allowed, s->allowed_cap * sizeof *s->allowed);
     }
     s->allowed[s->allowed_count++] = (Allowed){ (DiagCode)code, span, false };
+    s->listed[code] = s->allowed_count;
     sup->count++;
     return true;
 }
@@ -230,7 +264,7 @@ static bool read_code(Reader *r, uint32_t start, Suppression *sup)
  * (reported). */
 static bool read_list(Reader *r, Suppression *sup)
 {
-    for (;;) {
+    for (uint32_t previous_end = 0;;) {
         skip_blanks(r);
         uint32_t start = r->pos;
         while (r->pos < r->end && is_code_char(r->text[r->pos]))
@@ -239,8 +273,9 @@ static bool read_list(Reader *r, Suppression *sup)
             report_malformed(r, start, "a warning code such as `W0006`");
             return false;
         }
-        if (!read_code(r, start, sup))
+        if (!read_code(r, start, previous_end, sup))
             sup->had_problem = true;
+        previous_end = r->pos;
         skip_blanks(r);
         if (r->pos < r->end && r->text[r->pos] == ',') {
             r->pos++;
@@ -255,6 +290,22 @@ static bool read_list(Reader *r, Suppression *sup)
     }
 }
 
+/* `// ORBIT:ALLOW(W0002)`: a directive in the wrong letter case silences nothing, as an
+ * unknown one does, and is reported with the spelling as its fix (the codes may be in
+ * any case; the directive is a keyword). Returns false. */
+static bool report_letter_case(Reader *r, uint32_t directive_start)
+{
+    DiagSink *sink = &r->s->c->diags;
+    Span span = reader_span(r, directive_start, r->pos);
+    uint32_t len = r->pos - directive_start;
+    Diagnostic *d = diag_report(sink, W0008, span, "the directive `%.*s` is written `orbit:allow`",
+                                (int)len, r->text + directive_start);
+    diag_set_label(sink, d, "in lower case");
+    diag_add_note(sink, d, "a directive in another letter case silences nothing");
+    diag_add_fix(sink, d, span, "orbit:allow", FIX_MACHINE_APPLICABLE, "write `orbit:allow`");
+    return false;
+}
+
 /* Reads the directive in comment `cm`, if it holds one, into *sup. Returns false when the
  * comment is not a directive or the directive is not usable (reported). */
 static bool read_directive(Suppressions *s, const SourceFile *file, const Comment *cm,
@@ -267,7 +318,7 @@ static bool read_directive(Suppressions *s, const SourceFile *file, const Commen
         r.end -= 2;
     skip_blanks(&r);
     size_t prefix = sizeof directive_prefix - 1;
-    if (r.end - r.pos < prefix || memcmp(r.text + r.pos, directive_prefix, prefix) != 0)
+    if (r.end - r.pos < prefix || strncasecmp(r.text + r.pos, directive_prefix, prefix) != 0)
         return false;
     uint32_t directive_start = r.pos;
     r.pos += (uint32_t)prefix;
@@ -275,7 +326,14 @@ static bool read_directive(Suppressions *s, const SourceFile *file, const Commen
     while (r.pos < r.end && is_word_char(r.text[r.pos]))
         r.pos++;
     uint32_t word_len = r.pos - word;
-    bool is_allow = word_len == sizeof allow_word - 1 && memcmp(r.text + word, allow_word, word_len) == 0;
+    bool allow_in_any_case = word_len == sizeof allow_word - 1 &&
+                             strncasecmp(r.text + word, allow_word, word_len) == 0;
+    if (allow_in_any_case && memcmp(r.text + directive_start, "orbit:allow", r.pos - directive_start))
+        return report_letter_case(&r, directive_start);
+    bool lower_prefix = memcmp(r.text + directive_start, directive_prefix, prefix) == 0;
+    if (!lower_prefix)
+        return false;   /* `// Orbit: a remark` is an ordinary comment */
+    bool is_allow = allow_in_any_case;
     bool paren = r.pos < r.end && r.text[r.pos] == '(';
     if (word_len == 0 || (!is_allow && !paren))
         return false;   /* `// orbit: a remark` is an ordinary comment */
@@ -318,6 +376,13 @@ typedef struct Layout {
                                 nor in a comment (file offsets) */
 } Layout;
 
+/* Blanks and separators: `,` and `;` are layout, which the formatter removes and writes
+ * itself, so they tell nothing about where a comment stands (docs/style.md). */
+static bool is_layout(char c)
+{
+    return source_is_space(c) || c == ',' || c == ';';
+}
+
 static uint32_t line_start_of(const Compiler *c, uint32_t file, uint32_t offset)
 {
     return source_line_start(&c->sources, file, source_line_of(&c->sources, file, offset));
@@ -342,12 +407,12 @@ static Layout lay_out(const Compiler *c, const SourceAst *ast, const SourceFile 
             }
         }
         for (uint32_t i = from; i < start && !before; i++)
-            before = !source_is_space(text[i]);
+            before = !is_layout(text[i]);
         layout.code_before[k] = before;
     }
     for (uint32_t k = n; k-- > 0;) {
         uint32_t pos = ast->comments[k].span.end - file->origin;
-        while (pos < file->len && source_is_space(text[pos]))
+        while (pos < file->len && is_layout(text[pos]))
             pos++;
         bool next_comment = k + 1 < n && pos == ast->comments[k + 1].span.start - file->origin;
         layout.next_code[k] = next_comment ? layout.next_code[k + 1] : pos;
@@ -411,14 +476,24 @@ static void find_scope(const Compiler *c, const SourceAst *ast, const SourceFile
 
 /* --- gathering every suppression of the program --- */
 
+/* Whether text holds `orbit:`, in any letter case. */
+static bool holds_prefix(const char *text, size_t len)
+{
+    size_t n = sizeof directive_prefix - 1;
+    for (const char *colon = text; (colon = memchr(colon, ':', len - (size_t)(colon - text)));
+         colon++)
+        if ((size_t)(colon - text) >= n - 1 && strncasecmp(colon - (n - 1), directive_prefix, n) == 0)
+            return true;
+    return false;
+}
+
 /* Whether a comment of the file may hold a directive: only the comments are searched,
  * not the whole text (where `orbit.` is common, which made memmem slow). */
 static bool has_directive(const SourceAst *ast)
 {
     for (uint32_t k = 0; k < ast->comment_count; k++) {
         const Comment *cm = &ast->comments[k];
-        if (memmem(cm->text, cm->span.end - cm->span.start, directive_prefix,
-                   sizeof directive_prefix - 1))
+        if (holds_prefix(cm->text, cm->span.end - cm->span.start))
             return true;
     }
     return false;

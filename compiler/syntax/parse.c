@@ -42,6 +42,22 @@ static bool binary_char(const unsigned char *p, size_t len, uint32_t *n)
     return (cp < 0x20 && !space) || cp == 0x7F;
 }
 
+bool parse_text_is_binary(const char *text, size_t len, size_t *binary, size_t *first,
+                          size_t *sample)
+{
+    const unsigned char *bytes = (const unsigned char *)text;
+    *sample = len < BINARY_SAMPLE ? len : BINARY_SAMPLE;
+    *binary = 0;
+    *first = 0;
+    for (size_t i = 0; i < *sample;) {
+        uint32_t n;
+        if (binary_char(bytes + i, len - i, &n) && (*binary)++ == 0)
+            *first = i;
+        i += n;
+    }
+    return *binary > 0 && *binary * 4 >= *sample * BINARY_QUARTERS;
+}
+
 static Diagnostic *report_not_source(Compiler *c, uint32_t file, uint32_t start, uint32_t end,
                                      const char *message)
 {
@@ -71,15 +87,8 @@ static bool report_binary(Compiler *c, uint32_t file, const SourceFile *source)
         diag_add_help(&c->diags, d, "save it as UTF-8 (for example `iconv -f UTF-16 -t UTF-8`)");
         return true;
     }
-    size_t sample = len < BINARY_SAMPLE ? len : BINARY_SAMPLE;
-    size_t binary = 0, first = 0;
-    for (size_t i = 0; i < sample;) {
-        uint32_t n;
-        if (binary_char(text + i, len - i, &n) && binary++ == 0)
-            first = i;
-        i += n;
-    }
-    if (binary == 0 || binary * 4 < sample * BINARY_QUARTERS)
+    size_t binary, first, sample;
+    if (!parse_text_is_binary(source->text, len, &binary, &first, &sample))
         return false;
     Diagnostic *d = report_not_source(c, file, (uint32_t)first, (uint32_t)first + 1,
                                       "this file is binary, not Orbit source");

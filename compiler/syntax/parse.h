@@ -14,4 +14,10 @@ void parse_report_file_too_large(Compiler *c, uint32_t file, uint64_t size);
  * (SOURCE_MAX_TOTAL_SIZE in all). */
 void parse_report_sources_too_large(Compiler *c, uint32_t file, uint64_t size);
 
+/* Whether a text is taken for binary (E0012): at least a quarter of its first 8 KiB are
+ * NUL bytes, other control characters or invalid UTF-8; *binary of the *sample bytes
+ * looked at are, the first at *first. */
+bool parse_text_is_binary(const char *text, size_t len, size_t *binary, size_t *first,
+                          size_t *sample);
+
 #endif

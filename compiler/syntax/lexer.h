@@ -178,6 +178,6 @@ void lexer_stop(Lexer *lx);
 bool lexer_count_error(Lexer *lx);
 
 /* The keyword spelled by text[0..len), or KW_NONE. */
-Keyword keyword_lookup(const char *text, uint32_t len);
+Keyword lexer_keyword_lookup(const char *text, uint32_t len);
 
 #endif

@@ -77,8 +77,8 @@ bool lexer_count_error(Lexer *lx)
     return false;
 }
 
-Diagnostic *lex_report(Lexer *lx, DiagCode code, uint32_t start, uint32_t end,
-                       const char *fmt, ...)
+Diagnostic *lexer_report(Lexer *lx, DiagCode code, uint32_t start, uint32_t end,
+                         const char *fmt, ...)
 {
     if (!lexer_count_error(lx))
         return NULL;
@@ -104,24 +104,24 @@ static void end_bad_utf8_run(Lexer *lx)
 }
 
 /* Invalid UTF-8 at p: one E0001 per run of adjacent bad bytes. */
-void lex_bad_utf8(Lexer *lx, const unsigned char *p)
+void lexer_bad_utf8(Lexer *lx, const unsigned char *p)
 {
-    uint32_t at = lex_offset(lx, p);
+    uint32_t at = lexer_offset(lx, p);
     if (lx->bad_utf8 && lx->bad_utf8_end == at) {
         lx->bad_utf8->span.end = lx->origin + at + 1;
         lx->bad_utf8_end = at + 1;
         return;
     }
     end_bad_utf8_run(lx);
-    lx->bad_utf8 = lex_report(lx, E0001, at, at + 1, "invalid UTF-8 byte 0x%02x at offset %u",
-                              *p, at);
+    lx->bad_utf8 = lexer_report(lx, E0001, at, at + 1, "invalid UTF-8 byte 0x%02x at offset %u",
+                                *p, at);
     lx->bad_utf8_end = at + 1;
     if (lx->bad_utf8)
         diag_set_label(&lx->c->diags, lx->bad_utf8, "not UTF-8");
 }
 
 /* Checks that text[start, end) is valid UTF-8, reporting what is not. */
-void lex_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end)
+void lexer_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end)
 {
     while (p < end) {
         if (*p < 0x80) {
@@ -131,7 +131,7 @@ void lex_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end)
         int32_t cp;
         uint32_t n = utf8_read(p, &cp);
         if (n == 0 || p + n > end) {
-            lex_bad_utf8(lx, p);
+            lexer_bad_utf8(lx, p);
             p++;
         } else {
             p += n;
@@ -158,7 +158,7 @@ static void record_comment(Lexer *lx, const unsigned char *tok, const unsigned c
         lx->comments = xrealloc(lx->comments, lx->comment_cap * sizeof *lx->comments);
     }
     Comment *comment = &lx->comments[lx->comment_count++];
-    comment->span = lexer_span(lx, lex_offset(lx, tok), lex_offset(lx, end));
+    comment->span = lexer_span(lx, lexer_offset(lx, tok), lexer_offset(lx, end));
     comment->text = (const char *)tok;
     comment->block = block;
 }
@@ -172,7 +172,7 @@ static const unsigned char *skip_line_comment(Lexer *lx, const unsigned char *to
     if (!end)
         end = lx->lim;
     if (has_high_byte(cur, end))
-        lex_check_utf8(lx, cur, end);
+        lexer_check_utf8(lx, cur, end);
     record_comment(lx, tok, end > cur && end[-1] == '\r' ? end - 1 : end, false);
     return end;
 }
@@ -180,8 +180,8 @@ static const unsigned char *skip_line_comment(Lexer *lx, const unsigned char *to
 static const unsigned char *hash_comment(Lexer *lx, const unsigned char *tok,
                                          const unsigned char *cur)
 {
-    Diagnostic *d = lex_report(lx, E0002, lex_offset(lx, tok), lex_offset(lx, cur),
-                               "unexpected character `#`");
+    Diagnostic *d = lexer_report(lx, E0002, lexer_offset(lx, tok), lexer_offset(lx, cur),
+                                 "unexpected character `#`");
     if (d)
         diag_add_help(&lx->c->diags, d, "comments start with `//`");
     return skip_line_comment(lx, tok, cur);
@@ -195,14 +195,14 @@ static const unsigned char *skip_block_comment(Lexer *lx, const unsigned char *t
     const unsigned char *after = end ? end + 2 : lx->lim;
     if (!end) {
         end = lx->lim;
-        Diagnostic *d = lex_report(lx, E0005, lex_offset(lx, tok), lex_offset(lx, tok) + 2,
-                                   "unterminated block comment");
+        Diagnostic *d = lexer_report(lx, E0005, lexer_offset(lx, tok), lexer_offset(lx, tok) + 2,
+                                     "unterminated block comment");
         if (d)
             diag_set_label(&lx->c->diags, d, "this comment is never closed with `*/`");
     }
     *newline = memchr(cur, '\n', (size_t)(end - cur)) != NULL;
     if (has_high_byte(cur, end))
-        lex_check_utf8(lx, cur, end);
+        lexer_check_utf8(lx, cur, end);
     record_comment(lx, tok, after, true);
     return after;
 }
@@ -213,8 +213,8 @@ static int finish(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned 
                   int kind)
 {
     lx->cur = cur;
-    loc->start = lex_offset(lx, tok);
-    loc->end = lex_offset(lx, cur);
+    loc->start = lexer_offset(lx, tok);
+    loc->end = lexer_offset(lx, cur);
     return kind;
 }
 
@@ -240,25 +240,25 @@ static bool is_foreign_space(int32_t cp)
 static int stray(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned char *cur,
                  int32_t cp)
 {
-    uint32_t at = lex_offset(lx, tok);
+    uint32_t at = lexer_offset(lx, tok);
     if (lx->stray && lx->stray_end == at) {
-        lx->stray->span.end = lx->origin + lex_offset(lx, cur);
+        lx->stray->span.end = lx->origin + lexer_offset(lx, cur);
     } else if (cp == 0x201C || cp == 0x201D) {
-        lx->stray = lex_report(lx, E0002, at, lex_offset(lx, cur),
-                               "unexpected character `%.*s`", (int)(cur - tok), tok);
+        lx->stray = lexer_report(lx, E0002, at, lexer_offset(lx, cur),
+                                 "unexpected character `%.*s`", (int)(cur - tok), tok);
         if (lx->stray)
             diag_add_help(&lx->c->diags, lx->stray, "strings are written in straight quotes `\"`");
     } else if (cp < 0x80 && cp > 0x20 && cp != 0x7F) {
-        lx->stray = lex_report(lx, E0002, at, lex_offset(lx, cur),
-                               "unexpected character `%c`", (char)cp);
+        lx->stray = lexer_report(lx, E0002, at, lexer_offset(lx, cur),
+                                 "unexpected character `%c`", (char)cp);
     } else if (cp < 0x80 || utf8_is_invisible(cp)) {
-        lx->stray = lex_report(lx, E0002, at, lex_offset(lx, cur),
-                               "unexpected character U+%04X", (unsigned)cp);
+        lx->stray = lexer_report(lx, E0002, at, lexer_offset(lx, cur),
+                                 "unexpected character U+%04X", (unsigned)cp);
     } else {
-        lx->stray = lex_report(lx, E0002, at, lex_offset(lx, cur),
-                               "unexpected character `%.*s`", (int)(cur - tok), tok);
+        lx->stray = lexer_report(lx, E0002, at, lexer_offset(lx, cur),
+                                 "unexpected character `%.*s`", (int)(cur - tok), tok);
     }
-    lx->stray_end = lex_offset(lx, cur);
+    lx->stray_end = lexer_offset(lx, cur);
     return finish(lx, loc, tok, cur, STRAY);
 }
 
@@ -266,9 +266,9 @@ static int stray(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned c
 static int single_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
                            const unsigned char *cur, int kind)
 {
-    uint32_t at = lex_offset(lx, tok);
+    uint32_t at = lexer_offset(lx, tok);
     const char *twice = kind == ANDAND ? "&&" : "||";
-    Diagnostic *d = lex_report(lx, E0002, at, at + 1, "unexpected character `%c`", *tok);
+    Diagnostic *d = lexer_report(lx, E0002, at, at + 1, "unexpected character `%c`", *tok);
     if (d)
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, at, at + 1), twice,
                      FIX_MAYBE_INCORRECT, "did you mean `%s`?", twice);
@@ -286,7 +286,7 @@ static const int keyword_tokens[KW_COUNT] = {
     [KW_TRUE] = T_TRUE, [KW_FALSE] = T_FALSE, [KW_NULL] = T_NULL,
 };
 
-Keyword keyword_lookup(const char *text, uint32_t len)
+Keyword lexer_keyword_lookup(const char *text, uint32_t len)
 {
     for (int kw = KW_NONE + 1; kw < KW_COUNT; kw++) {
         const char *spelling = keyword_text((Keyword)kw);
@@ -305,12 +305,12 @@ static int unicode_identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned ch
         int32_t cp;
         uint32_t n = utf8_read(cur, &cp);
         if (n == 0) {
-            lex_bad_utf8(lx, cur);
+            lexer_bad_utf8(lx, cur);
             return finish(lx, loc, tok, cur + 1, STRAY);
         }
         if (is_foreign_space(cp)) {
-            lex_report(lx, E0002, lex_offset(lx, tok), lex_offset(lx, cur + n),
-                       "unexpected character U+%04X", (unsigned)cp);
+            lexer_report(lx, E0002, lexer_offset(lx, tok), lexer_offset(lx, cur + n),
+                         "unexpected character U+%04X", (unsigned)cp);
             return SKIPPED;
         }
         if (!utf8_is_id_start(cp))
@@ -326,7 +326,7 @@ static int unicode_identifier(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned ch
     }
     uint32_t len;
     const char *nfc = utf8_nfc(&lx->c->arena, (const char *)tok, (uint32_t)(cur - tok), &len);
-    Keyword kw = keyword_lookup(nfc, len);
+    Keyword kw = lexer_keyword_lookup(nfc, len);
     if (kw != KW_NONE)
         return finish(lx, loc, tok, cur, keyword_tokens[kw]);
     v->name = intern(&lx->c->names, nfc, len);
@@ -436,11 +436,11 @@ COLD static int word_operator(Lexer *lx, Loc *loc, const unsigned char *tok,
     if (!operand_follows(lx, cur, &next))
         return 0;
     const char *spelling = unary ? "!" : *tok == 'a' ? "&&" : "||";
-    uint32_t start = lex_offset(lx, tok);
+    uint32_t start = lexer_offset(lx, tok);
     /* `not x` becomes `!x`: the fix also takes the spaces after the word. */
-    uint32_t end = lex_offset(lx, unary ? next : cur);
-    Diagnostic *d = lex_report(lx, E0100, start, lex_offset(lx, cur),
-                               "`%.*s` is not an operator in Orbit", (int)(cur - tok), tok);
+    uint32_t end = lexer_offset(lx, unary ? next : cur);
+    Diagnostic *d = lexer_report(lx, E0100, start, lexer_offset(lx, cur),
+                                 "`%.*s` is not an operator in Orbit", (int)(cur - tok), tok);
     if (d) {
         diag_set_label(&lx->c->diags, d, "not an operator");
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), spelling,
@@ -457,8 +457,8 @@ COLD static bool conditional_expression(Lexer *lx, const unsigned char *tok,
     const unsigned char *next;
     if (!word_is(tok, cur, "if") || !before_operand(lx) || !operand_follows(lx, cur, &next))
         return false;
-    Diagnostic *d = lex_report(lx, E0100, lex_offset(lx, tok), lex_offset(lx, cur),
-                               "Orbit has no `if … then … else` expression");
+    Diagnostic *d = lexer_report(lx, E0100, lexer_offset(lx, tok), lexer_offset(lx, cur),
+                                 "Orbit has no `if … then … else` expression");
     if (d) {
         diag_set_label(&lx->c->diags, d, "not an expression");
         diag_add_help(&lx->c->diags, d, "to run a step only when a condition holds, give it "
@@ -497,9 +497,9 @@ COLD static const unsigned char *kebab_name(Lexer *lx, YYSTYPE *v, const unsigne
     for (char *p = name; *p; p++)
         if (*p == '-')
             *p = '_';
-    uint32_t start = lex_offset(lx, tok);
-    Diagnostic *d = lex_report(lx, E0100, start, start + len, "%s names cannot contain `-`",
-                               what);
+    uint32_t start = lexer_offset(lx, tok);
+    Diagnostic *d = lexer_report(lx, E0100, start, start + len, "%s names cannot contain `-`",
+                                 what);
     if (d)
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, start + len), name,
                      FIX_MACHINE_APPLICABLE, "names are identifiers (letters, digits and `_`): "
@@ -577,7 +577,7 @@ static int finish_literal(Lexer *lx, Loc *loc, const unsigned char *tok,
 {
     if (lx->literal_bad) {
         lx->literal_bad = false;
-        note_bad_literal(lx, lex_offset(lx, tok));
+        note_bad_literal(lx, lexer_offset(lx, tok));
     }
     return finish(lx, loc, tok, cur, kind);
 }
@@ -597,10 +597,10 @@ static int integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
                    const unsigned char *cur)
 {
     const unsigned char *end;
-    int kind = letter_follows(cur) ? lex_spaced_duration(lx, v, loc, tok, cur, &end) : 0;
+    int kind = letter_follows(cur) ? lexer_spaced_duration(lx, v, loc, tok, cur, &end) : 0;
     if (kind)
         return finish_literal(lx, loc, tok, end, kind);
-    kind = lex_integer(lx, v, loc, tok, cur);
+    kind = lexer_integer(lx, v, loc, tok, cur);
     return finish_literal(lx, loc, tok, cur, kind);
 }
 
@@ -692,7 +692,7 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
                                 if (common)
                                     return finish(lx, loc, tok, cur, SCAN_STRING);
                                 const unsigned char *end;
-                                int kind = lex_string(lx, v, loc, tok, &end);
+                                int kind = lexer_string(lx, v, loc, tok, &end);
                                 return finish_literal(lx, loc, tok, end, kind);
                             }
             "\"" plain* "\""
@@ -700,14 +700,14 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
                                 if (common)
                                     return finish(lx, loc, tok, cur, SCAN_PLAIN_STRING);
                                 return finish_literal(lx, loc, tok, cur,
-                                                      lex_plain_string(lx, v, loc, tok, cur));
+                                                      lexer_plain_string(lx, v, loc, tok, cur));
                             }
             "'" [^'\n\x00]* "'"
                             {
                                 if (common)
                                     return leave(lx, tok);
                                 return finish_literal(lx, loc, tok, cur,
-                                                      lex_single_quoted(lx, v, loc, tok, cur));
+                                                      lexer_single_quoted(lx, v, loc, tok, cur));
                             }
 
             "workflow"      { return keyword(lx, v, loc, tok, cur, T_WORKFLOW, common); }
@@ -748,20 +748,20 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
                                 if (common)
                                     return finish(lx, loc, tok, cur, SCAN_NUMBER);
                                 return finish_literal(lx, loc, tok, cur,
-                                                      lex_number(lx, v, loc, tok, cur));
+                                                      lexer_number(lx, v, loc, tok, cur));
                             }
             (dec unit)+     {
                                 if (common)
                                     return finish(lx, loc, tok, cur, SCAN_DURATION);
                                 return finish_literal(lx, loc, tok, cur,
-                                                      lex_duration(lx, v, loc, tok, cur));
+                                                      lexer_duration(lx, v, loc, tok, cur));
                             }
             [0-9] [0-9a-zA-Z_]* ("." [0-9a-zA-Z_]*)?
                             {
                                 if (common)
                                     return leave(lx, tok);
                                 return finish_literal(lx, loc, tok, cur,
-                                                      lex_malformed_number(lx, v, loc, tok, cur));
+                                                      lexer_malformed_number(lx, v, loc, tok, cur));
                             }
 
             [\x80-\xff]     {
@@ -903,8 +903,8 @@ COLD static void stray_closer(Lexer *lx, int kind, Loc loc)
     }
     end_stray_closers(lx);
     lx->bracket_reports++;
-    Diagnostic *d = lex_report(lx, E0102, loc.start, loc.end,
-                               "unexpected closing delimiter `%c`", bracket_char(kind));
+    Diagnostic *d = lexer_report(lx, E0102, loc.start, loc.end,
+                                 "unexpected closing delimiter `%c`", bracket_char(kind));
     if (!d)
         return;
     diag_set_label(&lx->c->diags, d, "no `%c` is open here", bracket_char(opener_of(kind)));
@@ -930,8 +930,8 @@ static void close_bracket(Lexer *lx, int kind, Loc loc)
             break;
         }
     if (match >= 0) {
-        Diagnostic *d = lex_report(lx, E0101, loc.start, loc.end, "expected `%c`, found `%c`",
-                                   bracket_char(closer_of(top)), bracket_char(kind));
+        Diagnostic *d = lexer_report(lx, E0101, loc.start, loc.end, "expected `%c`, found `%c`",
+                                     bracket_char(closer_of(top)), bracket_char(kind));
         if (d) {
             diag_set_label(&lx->c->diags, d, "`%c` expected before this",
                            bracket_char(closer_of(top)));
@@ -943,8 +943,8 @@ static void close_bracket(Lexer *lx, int kind, Loc loc)
         return;
     }
     if (top == LPAREN || top == LBRACK) {
-        Diagnostic *d = lex_report(lx, E0102, loc.start, loc.end,
-                                   "mismatched closing delimiter `%c`", bracket_char(kind));
+        Diagnostic *d = lexer_report(lx, E0102, loc.start, loc.end,
+                                     "mismatched closing delimiter `%c`", bracket_char(kind));
         if (d) {
             diag_set_label(&lx->c->diags, d, "expected `%c`", bracket_char(closer_of(top)));
             label_unclosed(lx, d, lx->depth - 1, lx->depth);
@@ -966,8 +966,9 @@ static void end_of_file(Lexer *lx, Loc loc)
     if (lx->depth > 0) {
         lx->bracket_reports++;
         int top = lx->open_kind[lx->depth - 1];
-        Diagnostic *d = lex_report(lx, E0101, loc.start, loc.end,
-                                   "expected `%c`, found end of file", bracket_char(closer_of(top)));
+        Diagnostic *d = lexer_report(lx, E0101, loc.start, loc.end,
+                                     "expected `%c`, found end of file",
+                                     bracket_char(closer_of(top)));
         if (d) {
             diag_set_label(&lx->c->diags, d, "the file ends here");
             label_unclosed(lx, d, 0, lx->depth);
@@ -988,7 +989,7 @@ static void set_line(Lexer *lx, uint32_t start)
     for (; p < lx->lim && (*p == ' ' || *p == '\t'); p++)
         width = *p == '\t' ? (width / 4 + 1) * 4 : width + 1;
     lx->line_start = start;
-    lx->line_indent_end = lex_offset(lx, p);
+    lx->line_indent_end = lexer_offset(lx, p);
     lx->line_indent = width;
 }
 
@@ -1002,7 +1003,7 @@ static void track_line(Lexer *lx, uint32_t offset)
     const unsigned char *nl = memrchr(from, '\n', offset - lx->line_scanned);
     lx->line_scanned = offset;
     if (nl)
-        set_line(lx, lex_offset(lx, nl) + 1);
+        set_line(lx, lexer_offset(lx, nl) + 1);
 }
 
 /* `}` and `{` closed by indentation: the innermost bracket left open, the others closed
@@ -1012,8 +1013,8 @@ static void report_unclosed(Lexer *lx, uint32_t keep, Loc at, bool closer)
 {
     uint32_t top = lx->depth - 1;
     char bracket = bracket_char(lx->open_kind[top]);
-    Diagnostic *d = lex_report(lx, E0101, lx->open_at[top], lx->open_at[top] + 1,
-                               "unclosed `%c`", bracket);
+    Diagnostic *d = lexer_report(lx, E0101, lx->open_at[top], lx->open_at[top] + 1,
+                                 "unclosed `%c`", bracket);
     if (!d)
         return;
     DiagSink *diags = &lx->c->diags;
@@ -1074,8 +1075,8 @@ COLD static bool drop_by_indentation(Lexer *lx, int kind, Loc loc)
         return false;
     lx->drop_budget--;
     lx->bracket_reports++;
-    Diagnostic *d = lex_report(lx, E0102, loc.start, loc.end,
-                               "unexpected closing delimiter `%c`", bracket_char(kind));
+    Diagnostic *d = lexer_report(lx, E0102, loc.start, loc.end,
+                                 "unexpected closing delimiter `%c`", bracket_char(kind));
     if (d) {
         diag_set_label(&lx->c->diags, d, "going by its indentation, this closes nothing");
         diag_add_label(&lx->c->diags, d, lexer_span(lx, lx->open_at[top], lx->open_at[top] + 1),
@@ -1179,8 +1180,8 @@ COLD static bool extra_separator(Lexer *lx, int kind, Loc loc)
         lx->extra_separator_end = loc.end;
         return true;
     }
-    d = lex_report(lx, E0100, loc.start, loc.end, "expected a member, found `%c`",
-                   kind == COMMA ? ',' : ';');
+    d = lexer_report(lx, E0100, loc.start, loc.end, "expected a member, found `%c`",
+                     kind == COMMA ? ',' : ';');
     lx->extra_separator = d;
     lx->extra_separator_end = loc.end;
     if (d) {
@@ -1222,7 +1223,7 @@ static int next_balanced(Lexer *lx, YYSTYPE *v, Loc *loc, uint32_t *pre_depth, i
         if (kind != NOT_SCANNED)
             goto balance;
         if (lx->fatal) {
-            loc->start = loc->end = lex_offset(lx, lx->lim);
+            loc->start = loc->end = lexer_offset(lx, lx->lim);
             *pre_depth = lx->depth;
             return END;
         }
@@ -1433,8 +1434,8 @@ COLD static char missing_separator(Lexer *lx, int kind, const Loc *loc)
         return 0;
     char separator = attribute ? ',' : ';';
     uint32_t at = lx->prev_loc.end;
-    Diagnostic *d = lex_report(lx, E0100, loc->start, loc->end, "missing `%c` before `%.*s`",
-                               separator, (int)(loc->end - loc->start), lx->base + loc->start);
+    Diagnostic *d = lexer_report(lx, E0100, loc->start, loc->end, "missing `%c` before `%.*s`",
+                                 separator, (int)(loc->end - loc->start), lx->base + loc->start);
     if (d) {
         diag_set_label(&lx->c->diags, d, "a new member starts here");
         char text[2] = { separator, 0 };
@@ -1524,20 +1525,20 @@ COLD static int decoded_literal(Lexer *lx, YYSTYPE *v, Loc *loc, int scanned)
     int kind;
     switch (scanned) {
     case SCAN_PLAIN_STRING:
-        kind = finish_literal(lx, loc, tok, cur, lex_plain_string(lx, v, loc, tok, cur));
+        kind = finish_literal(lx, loc, tok, cur, lexer_plain_string(lx, v, loc, tok, cur));
         break;
     case SCAN_STRING:
-        kind = lex_string(lx, v, loc, tok, &end);
+        kind = lexer_string(lx, v, loc, tok, &end);
         kind = finish_literal(lx, loc, tok, end, kind);
         break;
     case SCAN_INTEGER:
         kind = integer(lx, v, loc, tok, cur);
         break;
     case SCAN_NUMBER:
-        kind = finish_literal(lx, loc, tok, cur, lex_number(lx, v, loc, tok, cur));
+        kind = finish_literal(lx, loc, tok, cur, lexer_number(lx, v, loc, tok, cur));
         break;
     default:
-        kind = finish_literal(lx, loc, tok, cur, lex_duration(lx, v, loc, tok, cur));
+        kind = finish_literal(lx, loc, tok, cur, lexer_duration(lx, v, loc, tok, cur));
         break;
     }
     remember(lx, kind, loc);
@@ -1558,18 +1559,18 @@ static __attribute__((noinline)) int literal_token(Lexer *lx, YYSTYPE *v, Loc *l
     int kind;
     switch (scanned) {
     case SCAN_INTEGER:
-        if (cur - tok > LEX_SAFE_DIGITS || letter_follows(cur))
+        if (cur - tok > LEXER_SAFE_DIGITS || letter_follows(cur))
             return decoded_literal(lx, v, loc, scanned);
-        v->integer = (int64_t)lex_short_decimal(tok, cur);
+        v->integer = (int64_t)lexer_short_decimal(tok, cur);
         kind = INT;
         break;
     case SCAN_DURATION:
-        if (!lex_simple_duration(tok, cur, &v->integer))
+        if (!lexer_simple_duration(tok, cur, &v->integer))
             return decoded_literal(lx, v, loc, scanned);
         kind = DURATION;
         break;
     case SCAN_PLAIN_STRING:
-        if (cur - tok > LEX_MAX_STRING)
+        if (cur - tok > LEXER_MAX_STRING)
             return decoded_literal(lx, v, loc, scanned);
         kind = STRING;
         break;
@@ -1580,7 +1581,7 @@ static __attribute__((noinline)) int literal_token(Lexer *lx, YYSTYPE *v, Loc *l
     if (lx->depth == 0)
         note_top_level(lx, kind, *loc);
     if (kind == STRING)
-        return lex_plain_string(lx, v, loc, tok, cur);   /* short enough: nothing to report */
+        return lexer_plain_string(lx, v, loc, tok, cur);   /* short enough: nothing to report */
     return kind;
 }
 

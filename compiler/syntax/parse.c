@@ -134,7 +134,7 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32
         pass.stray_closers = lx->stray_closer_total;
     }
     pass.bracket_reports = lx->bracket_reports;
-    build_finish(&parser);
+    ast_finish(&parser);
     lexer_free(lx);
     free(lx);
     return pass;

@@ -97,13 +97,13 @@ static const char *alternatives(Parser *p, const bool *want)
 
 static Diagnostic *report(Parser *p, DiagCode code, Loc loc, const char *message)
 {
-    return diag_report(&p->c->diags, code, build_span(p, loc), "%s", message);
+    return diag_report(&p->c->diags, code, ast_span(p, loc), "%s", message);
 }
 
 static void unexpected_assign(Parser *p, const SyntaxError *e)
 {
     Diagnostic *d = report(p, E0002, e->loc, "unexpected character `=`");
-    Span span = build_span(p, e->loc);
+    Span span = ast_span(p, e->loc);
     if (e->want[COLON])
         diag_add_fix(&p->c->diags, d, span, ":", FIX_MACHINE_APPLICABLE, "use `:` to set a value");
     else if (e->want[EQ])

@@ -47,7 +47,7 @@ static const Unit *unit_alias(const unsigned char *text, uint32_t len, bool *gue
     for (size_t i = 0; i < sizeof unit_words / sizeof unit_words[0]; i++)
         if (same_letters(text, len, unit_words[i].word))
             return lexer_find_unit((const unsigned char *)unit_words[i].unit,
-                             (uint32_t)strlen(unit_words[i].unit));
+                                   (uint32_t)strlen(unit_words[i].unit));
     return NULL;
 }
 
@@ -88,7 +88,7 @@ static void too_large(Lexer *lx, Loc *loc, const unsigned char *tok, const unsig
                                  "%s `%.*s` is out of range", what, (int)(cur - tok), tok);
     if (d)
         diag_add_help(&lx->c->diags, d, "%s", help);
-    lx->literal_bad = true;
+    lx->scan.literal_bad = true;
 }
 
 int lexer_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
@@ -324,7 +324,7 @@ static void fractional_duration(Lexer *lx, YYSTYPE *v, const unsigned char *tok,
         const char *whole = spell_duration(lx, ms, parts[count - 1].unit);
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), whole,
                      FIX_MACHINE_APPLICABLE, "write it as `%s`", whole);
-        lx->literal_bad = false;
+        lx->scan.literal_bad = false;
         v->integer = ms;
     } else {
         diag_set_label(&lx->c->diags, d, "not a whole number of milliseconds");
@@ -425,7 +425,7 @@ static int misspelt_units(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *
                      FIX_MACHINE_APPLICABLE, "write it as `%s`", spelling);
     int64_t ms;
     if (!guess && exact_milliseconds(parts, count, &ms)) {
-        lx->literal_bad = false;
+        lx->scan.literal_bad = false;
         v->integer = ms;
     }
     return DURATION;
@@ -461,7 +461,7 @@ int lexer_spaced_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *
     if (!part.unit)
         return 0;
     *end = p;
-    lx->literal_bad = true;
+    lx->scan.literal_bad = true;
     v->integer = 0;
     return misspelt_units(lx, v, loc, tok, p, &part, 1, &cur, true);
 }
@@ -470,7 +470,7 @@ int lexer_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char 
                            const unsigned char *cur)
 {
     uint32_t start = lexer_offset(lx, tok), end = lexer_offset(lx, cur);
-    lx->literal_bad = true;
+    lx->scan.literal_bad = true;
     v->integer = 0;
     const unsigned char *underscore = underscore_problem(tok, cur);
     if (underscore) {

@@ -17,19 +17,19 @@ static bool is_plain(unsigned char c)
 
 static void reserve(Lexer *lx, uint32_t len, uint32_t more)
 {
-    if (len + more <= lx->scratch_cap)
+    if (len + more <= lx->scan.scratch_cap)
         return;
-    uint32_t cap = lx->scratch_cap ? lx->scratch_cap : 256;
+    uint32_t cap = lx->scan.scratch_cap ? lx->scan.scratch_cap : 256;
     while (cap < len + more)
         cap *= 2;
-    lx->scratch = xrealloc(lx->scratch, cap);
-    lx->scratch_cap = cap;
+    lx->scan.scratch = xrealloc(lx->scan.scratch, cap);
+    lx->scan.scratch_cap = cap;
 }
 
 static void append(Lexer *lx, uint32_t *len, const void *bytes, uint32_t count)
 {
     reserve(lx, *len, count);
-    memcpy(lx->scratch + *len, bytes, count);
+    memcpy(lx->scan.scratch + *len, bytes, count);
     *len += count;
 }
 
@@ -145,7 +145,7 @@ static void check_length(Lexer *lx, Loc *loc, const unsigned char *tok, const un
                                  (unsigned)(end - tok));
     if (d)
         diag_set_label(&lx->c->diags, d, "this string");
-    lx->literal_bad = true;
+    lx->scan.literal_bad = true;
 }
 
 /* Where an unterminated string most likely ends: before the closing brackets, `,` and
@@ -222,8 +222,8 @@ static int slow_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok
             p += n;
         }
     }
-    v->string = arena_string(lx, lx->scratch ? lx->scratch : "", len);
-    lx->literal_bad = bad;
+    v->string = arena_string(lx, lx->scan.scratch ? lx->scan.scratch : "", len);
+    lx->scan.literal_bad = bad;
     check_length(lx, loc, tok, p);
     *end = p;
     return STRING;
@@ -265,6 +265,6 @@ int lexer_single_quoted(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *to
     }
     lexer_check_utf8(lx, tok + 1, cur - 1);
     v->string = arena_string(lx, tok + 1, (uint32_t)(cur - tok - 2));
-    lx->literal_bad = true;
+    lx->scan.literal_bad = true;
     return STRING;
 }

@@ -31,6 +31,9 @@ typedef struct QueuedToken {
     YYSTYPE value;
 } QueuedToken;
 
+/* The state of one file's lexing, grouped by the job that owns it (as Lua's LexState):
+ * the text and the cursor at the top, then the scanner, the bracket stack, the second
+ * pass's indentation, the token stream and error recovery. */
 typedef struct Lexer {
     Compiler *c;
     uint32_t file;
@@ -39,97 +42,114 @@ typedef struct Lexer {
     const unsigned char *cur;
     const unsigned char *lim;    /* base + len */
 
-    /* Open brackets, innermost last: the bracket token kind and its offset. */
-    int open_kind[AST_MAX_DEPTH];
-    uint32_t open_at[AST_MAX_DEPTH];
-    bool open_clauses[AST_MAX_DEPTH];   /* a `{` whose members are clauses: the body of
-                                           a workflow, step, worker, retry or compensate */
-    uint32_t depth;
-    uint32_t unclosed_at_end;    /* brackets still open when the file ended */
-    uint32_t stray_closer_total; /* closing brackets with nothing open for them */
-    uint32_t bracket_reports;    /* reports of brackets never closed (E0101 at the end
-                                    of the file or by indentation) or closing nothing
-                                    (E0102) */
-
-    /* The second pass over a file whose brackets do not balance (parse.c) reads the
-     * indentation: how many brackets the first pass left open (to close) and how many
-     * closers it found with nothing open (to drop), the indentation of each open
-     * bracket's line, where that line starts and whether the bracket ends it, and the
-     * line of the last token looked at (its start, where its indentation ends, and its
-     * width). */
-    bool indentation_pass;       /* this is that second pass */
-    uint32_t close_budget;
-    uint32_t drop_budget;
-    uint32_t open_indent[AST_MAX_DEPTH];
-    uint32_t open_line[AST_MAX_DEPTH];
-    bool open_ends_line[AST_MAX_DEPTH];
-    uint32_t line_scanned;
-    uint32_t line_start, line_indent_end, line_indent;
-
-    int prev;                    /* kind of the last token produced (0 at the start) */
-    Loc prev_loc;
-    YYSTYPE *value_out;          /* where lexer_next puts its values (the parser's
-                                    lookahead): the same place on every call, noted by
-                                    the general path, which hands out the first token */
-    int prev2;                   /* the token before it */
-    Loc prev2_loc;
-    int prev2_before;            /* and the one before that */
-    uint32_t unary_run;          /* consecutive `!`/`-` tokens, when prev is one of them */
-
-    /* The first token of the current top-level item, for E0104. */
-    bool item_start;             /* the next top-level token starts an item */
-    int decl_kind;
-    Loc decl_loc;
-
-    /* The last E0002 and E0001 reported, extended over runs of bad characters. */
-    Diagnostic *stray;
-    uint32_t stray_end;
-    Diagnostic *bad_utf8;
-    uint32_t bad_utf8_end;
-
-    /* The last run of closing brackets with nothing open for them (E0102), reported
-     * once: the diagnostic, where the run ends, how many and whether of one kind. */
-    Diagnostic *stray_closers;
-    uint32_t stray_closers_end;
-    uint32_t stray_closer_count;
-    int stray_closer_kind;          /* 0 once the run mixes kinds */
-
-    /* The last separator that followed another one (an empty member, E0100), extended
-     * over a run of them. */
-    Diagnostic *extra_separator;
-    uint32_t extra_separator_end;
-
-    /* Literals reported as unreadable, by start offset in file order (lexer.re); set by
-     * a literal's decoder while it is read. */
-    uint32_t *bad_literals;
-    uint32_t bad_literal_count, bad_literal_cap;
-    bool literal_bad;
-
-    /* Tokens to hand out before lexing more (invented closers). */
-    QueuedToken queue[LEXER_QUEUE_SIZE];
-    uint32_t queue_head, queue_len;
-
-    /* Error recovery: skip tokens until a separator at `skip_level`, the closer that
-     * leaves it, or (level 0) a declaration keyword. */
-    bool skipping;
-    uint32_t skip_level;
-    bool recovered_pending;      /* hand out RECOVERED next */
-    bool replay_pending;         /* then this token again */
-    QueuedToken replay;
-
     bool fatal;                  /* stop: hand out end of file from now on (lexer_stop) */
     bool attention;              /* the next token needs the general path (lexer.re) */
     bool too_deep;               /* the nesting limit was hit (E0009) */
     uint32_t errors;             /* diagnostics reported for this file */
-
-    /* The comments met so far, in order (parse.c moves them to the syntax tree). Only
-     * a comment costs anything here: the scanner records it where it skips it. */
-    Comment *comments;
-    uint32_t comment_count, comment_cap;
-
-    char *scratch;               /* reusable buffer for decoding strings */
-    uint32_t scratch_cap;
     const Name *keyword_names[KW_COUNT];
+
+    /* The scanner (lexer.re, lexer_literals.c, lexer_strings.c): what it records and the
+     * runs of mistakes it reports once. */
+    struct {
+        /* The last E0002 and E0001 reported, extended over runs of bad characters. */
+        Diagnostic *stray;
+        uint32_t stray_end;
+        Diagnostic *bad_utf8;
+        uint32_t bad_utf8_end;
+
+        /* Literals reported as unreadable, by start offset in file order (lexer.re); set
+         * by a literal's decoder while it is read. */
+        uint32_t *bad_literals;
+        uint32_t bad_literal_count, bad_literal_cap;
+        bool literal_bad;
+
+        /* The comments met so far, in order (parse.c moves them to the syntax tree).
+         * Only a comment costs anything here: the scanner records it where it skips
+         * it. */
+        Comment *comments;
+        uint32_t comment_count, comment_cap;
+
+        char *scratch;           /* reusable buffer for decoding strings */
+        uint32_t scratch_cap;
+    } scan;
+
+    /* Bracket matching (lexer_brackets.c): the open brackets, innermost last, and the
+     * reports of those that do not balance. */
+    struct {
+        int open_kind[AST_MAX_DEPTH];        /* the bracket token kind */
+        uint32_t open_at[AST_MAX_DEPTH];     /* its offset */
+        bool open_clauses[AST_MAX_DEPTH];    /* a `{` whose members are clauses: the body
+                                                of a workflow, step, worker, retry or
+                                                compensate */
+        uint32_t depth;
+        uint32_t unclosed_at_end;    /* brackets still open when the file ended */
+        uint32_t stray_closer_total; /* closing brackets with nothing open for them */
+        uint32_t bracket_reports;    /* reports of brackets never closed (E0101 at the end
+                                        of the file or by indentation) or closing nothing
+                                        (E0102) */
+
+        /* The last run of closing brackets with nothing open for them (E0102), reported
+         * once: the diagnostic, where the run ends, how many and whether of one kind. */
+        Diagnostic *stray_closers;
+        uint32_t stray_closers_end;
+        uint32_t stray_closer_count;
+        int stray_closer_kind;       /* 0 once the run mixes kinds */
+
+        /* The last separator that followed another one (an empty member, E0100),
+         * extended over a run of them. */
+        Diagnostic *extra_separator;
+        uint32_t extra_separator_end;
+    } brackets;
+
+    /* Closing by indentation (lexer_brackets.c): the second pass over a file whose
+     * brackets do not balance (parse.c) reads the indentation: how many brackets the
+     * first pass left open (to close) and how many closers it found with nothing open
+     * (to drop), the indentation of each open bracket's line, where that line starts and
+     * whether the bracket ends it, and the line of the last token looked at (its start,
+     * where its indentation ends, and its width). */
+    struct {
+        bool pass;               /* this is that second pass */
+        uint32_t close_budget;
+        uint32_t drop_budget;
+        uint32_t open_indent[AST_MAX_DEPTH];
+        uint32_t open_line[AST_MAX_DEPTH];
+        bool open_ends_line[AST_MAX_DEPTH];
+        uint32_t line_scanned;
+        uint32_t line_start, line_indent_end, line_indent;
+    } indent;
+
+    /* The token stream (lexer.re): the last tokens handed out, where the current
+     * top-level item starts, and the tokens queued to hand out before lexing more. */
+    struct {
+        int prev;                /* kind of the last token produced (0 at the start) */
+        Loc prev_loc;
+        YYSTYPE *value_out;      /* where lexer_next puts its values (the parser's
+                                    lookahead): the same place on every call, noted by
+                                    the general path, which hands out the first token */
+        int prev2;               /* the token before it */
+        Loc prev2_loc;
+        int prev2_before;        /* and the one before that */
+        uint32_t unary_run;      /* consecutive `!`/`-` tokens, when prev is one of them */
+
+        /* The first token of the current top-level item, for E0104. */
+        bool item_start;         /* the next top-level token starts an item */
+        int decl_kind;
+        Loc decl_loc;
+
+        /* Tokens to hand out before lexing more (invented closers). */
+        QueuedToken queue[LEXER_QUEUE_SIZE];
+        uint32_t queue_head, queue_len;
+    } stream;
+
+    /* Error recovery (lexer_recovery.c): skip tokens until a separator at `skip_level`,
+     * the closer that leaves it, or (level 0) a declaration keyword. */
+    struct {
+        bool skipping;
+        uint32_t skip_level;
+        bool recovered_pending;  /* hand out RECOVERED next */
+        bool replay_pending;     /* then this token again */
+        QueuedToken replay;
+    } recovery;
 } Lexer;
 
 /* The span of the file's bytes [start, end). */
@@ -178,6 +198,6 @@ void lexer_stop(Lexer *lx);
 bool lexer_count_error(Lexer *lx);
 
 /* The keyword spelled by text[0..len), or KW_NONE. */
-Keyword keyword_lookup(const char *text, uint32_t len);
+Keyword lexer_keyword_lookup(const char *text, uint32_t len);
 
 #endif

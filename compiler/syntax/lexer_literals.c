@@ -46,8 +46,8 @@ static const Unit *unit_alias(const unsigned char *text, uint32_t len, bool *gue
             return &units[i];
     for (size_t i = 0; i < sizeof unit_words / sizeof unit_words[0]; i++)
         if (same_letters(text, len, unit_words[i].word))
-            return lex_find_unit((const unsigned char *)unit_words[i].unit,
-                             (uint32_t)strlen(unit_words[i].unit));
+            return lexer_find_unit((const unsigned char *)unit_words[i].unit,
+                                   (uint32_t)strlen(unit_words[i].unit));
     return NULL;
 }
 
@@ -84,18 +84,18 @@ static bool read_digits(const unsigned char **p, const unsigned char *end, uint6
 static void too_large(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned char *cur,
                       const char *what, const char *help)
 {
-    Diagnostic *d = lex_report(lx, E0007, lex_offset(lx, tok), lex_offset(lx, cur),
-                               "%s `%.*s` is out of range", what, (int)(cur - tok), tok);
+    Diagnostic *d = lexer_report(lx, E0007, lexer_offset(lx, tok), lexer_offset(lx, cur),
+                                 "%s `%.*s` is out of range", what, (int)(cur - tok), tok);
     if (d)
         diag_add_help(&lx->c->diags, d, "%s", help);
-    lx->literal_bad = true;
+    lx->scan.literal_bad = true;
 }
 
-int lex_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                const unsigned char *cur)
+int lexer_integer(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                  const unsigned char *cur)
 {
-    if (cur - tok <= LEX_SAFE_DIGITS) {
-        v->integer = (int64_t)lex_short_decimal(tok, cur);
+    if (cur - tok <= LEXER_SAFE_DIGITS) {
+        v->integer = (int64_t)lexer_short_decimal(tok, cur);
         return INT;
     }
     uint64_t value;
@@ -161,8 +161,8 @@ static bool exact_number(const unsigned char *p, const unsigned char *end, doubl
     return true;
 }
 
-int lex_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-               const unsigned char *cur)
+int lexer_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                 const unsigned char *cur)
 {
     if (exact_number(tok, cur, &v->number))
         return NUMBER;
@@ -192,10 +192,10 @@ static void duration_too_long(Lexer *lx, Loc *loc, const unsigned char *tok,
               "the longest duration is 9223372036854775807ms, about 292 million years");
 }
 
-int lex_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                 const unsigned char *cur)
+int lexer_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                   const unsigned char *cur)
 {
-    if (lex_simple_duration(tok, cur, &v->integer))
+    if (lexer_simple_duration(tok, cur, &v->integer))
         return DURATION;
     int64_t total = 0;
     const unsigned char *p = tok;
@@ -206,7 +206,7 @@ int lex_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
         const unsigned char *unit_start = p;
         while (p < cur && is_letter(*p))
             p++;
-        const Unit *unit = lex_find_unit(unit_start, (uint32_t)(p - unit_start));
+        const Unit *unit = lexer_find_unit(unit_start, (uint32_t)(p - unit_start));
         int64_t part;
         if (!ok || !unit || count > (uint64_t)INT64_MAX
             || __builtin_mul_overflow((int64_t)count, unit->ms, &part)
@@ -314,9 +314,9 @@ static const char *rounded(Lexer *lx, const Part *parts, int count)
 static void fractional_duration(Lexer *lx, YYSTYPE *v, const unsigned char *tok,
                                 const unsigned char *cur, const Part *parts, int count)
 {
-    uint32_t start = lex_offset(lx, tok), end = lex_offset(lx, cur);
-    Diagnostic *d = lex_report(lx, E0006, start, end, "duration `%.*s` has a fraction",
-                               (int)(cur - tok), tok);
+    uint32_t start = lexer_offset(lx, tok), end = lexer_offset(lx, cur);
+    Diagnostic *d = lexer_report(lx, E0006, start, end, "duration `%.*s` has a fraction",
+                                 (int)(cur - tok), tok);
     if (!d)
         return;
     int64_t ms;
@@ -324,7 +324,7 @@ static void fractional_duration(Lexer *lx, YYSTYPE *v, const unsigned char *tok,
         const char *whole = spell_duration(lx, ms, parts[count - 1].unit);
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), whole,
                      FIX_MACHINE_APPLICABLE, "write it as `%s`", whole);
-        lx->literal_bad = false;
+        lx->scan.literal_bad = false;
         v->integer = ms;
     } else {
         diag_set_label(&lx->c->diags, d, "not a whole number of milliseconds");
@@ -370,7 +370,7 @@ static const char *read_part(Lexer *lx, const unsigned char **p, const unsigned 
     uint32_t unit_len = (uint32_t)(*p - unit_start);
     part->unit_start = unit_start;
     part->end = *p;
-    part->unit = lex_find_unit(unit_start, unit_len);
+    part->unit = lexer_find_unit(unit_start, unit_len);
     if (!part->unit) {
         part->unit = unit_alias(unit_start, unit_len, &part->guess);
         part->alias = true;
@@ -403,7 +403,7 @@ static int misspelt_units(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *
                           const unsigned char *cur, const Part *parts, int count,
                           const unsigned char **digits_end, bool spaced)
 {
-    uint32_t start = lex_offset(lx, tok), end = lex_offset(lx, cur);
+    uint32_t start = lexer_offset(lx, tok), end = lexer_offset(lx, cur);
     const Part *first = parts;
     bool guess = false;
     for (int i = count - 1; i >= 0; i--) {
@@ -413,10 +413,10 @@ static int misspelt_units(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *
     }
     const char *spelling = respelt(lx, tok, parts, count, digits_end);
     Diagnostic *d = spaced
-        ? lex_report(lx, E0008, start, end, "space inside duration `%.*s`", (int)(cur - tok), tok)
-        : lex_report(lx, E0008, start, end, "unknown duration unit `%.*s` in `%.*s`",
-                     (int)(first->end - first->unit_start), first->unit_start,
-                     (int)(cur - tok), tok);
+        ? lexer_report(lx, E0008, start, end, "space inside duration `%.*s`", (int)(cur - tok), tok)
+        : lexer_report(lx, E0008, start, end, "unknown duration unit `%.*s` in `%.*s`",
+                       (int)(first->end - first->unit_start), first->unit_start,
+                       (int)(cur - tok), tok);
     if (d && guess)
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), spelling,
                      FIX_MAYBE_INCORRECT, "if `M` means minutes, write it as `%s`", spelling);
@@ -425,7 +425,7 @@ static int misspelt_units(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *
                      FIX_MACHINE_APPLICABLE, "write it as `%s`", spelling);
     int64_t ms;
     if (!guess && exact_milliseconds(parts, count, &ms)) {
-        lx->literal_bad = false;
+        lx->scan.literal_bad = false;
         v->integer = ms;
     }
     return DURATION;
@@ -434,8 +434,8 @@ static int misspelt_units(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *
 /* `2 min`, `5 s`: an integer, spaces, then a unit (or a unit written another way) as a
  * whole word that is not followed by `:`, `.`, `(` or `[` (then it is a name). Reported
  * as one duration token with a fix; returns DURATION and sets *end, or 0. */
-int lex_spaced_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                        const unsigned char *cur, const unsigned char **end)
+int lexer_spaced_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                          const unsigned char *cur, const unsigned char **end)
 {
     const unsigned char *p = cur;
     while (p < lx->lim && (*p == ' ' || *p == '\t'))
@@ -455,27 +455,28 @@ int lex_spaced_duration(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *to
     part.overflow = !read_digits(&digits, cur, &part.whole);
     part.unit_start = word;
     part.end = p;
-    part.unit = lex_find_unit(word, (uint32_t)(p - word));
+    part.unit = lexer_find_unit(word, (uint32_t)(p - word));
     if (!part.unit)
         part.unit = unit_alias(word, (uint32_t)(p - word), &part.guess);
     if (!part.unit)
         return 0;
     *end = p;
-    lx->literal_bad = true;
+    lx->scan.literal_bad = true;
     v->integer = 0;
     return misspelt_units(lx, v, loc, tok, p, &part, 1, &cur, true);
 }
 
-int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                         const unsigned char *cur)
+int lexer_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                           const unsigned char *cur)
 {
-    uint32_t start = lex_offset(lx, tok), end = lex_offset(lx, cur);
-    lx->literal_bad = true;
+    uint32_t start = lexer_offset(lx, tok), end = lexer_offset(lx, cur);
+    lx->scan.literal_bad = true;
     v->integer = 0;
     const unsigned char *underscore = underscore_problem(tok, cur);
     if (underscore) {
-        Diagnostic *d = lex_report(lx, E0008, start, end,
-                                   "misplaced `_` in number literal `%.*s`", (int)(cur - tok), tok);
+        Diagnostic *d = lexer_report(lx, E0008, start, end,
+                                     "misplaced `_` in number literal `%.*s`",
+                                     (int)(cur - tok), tok);
         if (d)
             diag_add_help(&lx->c->diags, d, "`_` may only separate two digits, as in `1_000`");
         return INT;
@@ -491,7 +492,7 @@ int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *t
         Part part;
         const char *problem = read_part(lx, &p, cur, tok, &part);
         if (problem) {
-            Diagnostic *d = lex_report(lx, E0008, start, end, "%s", problem);
+            Diagnostic *d = lexer_report(lx, E0008, start, end, "%s", problem);
             if (d && strstr(problem, "unit"))
                 diag_add_help(&lx->c->diags, d, "%s", valid_units);
             return DURATION;
@@ -507,6 +508,6 @@ int lex_malformed_number(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *t
     else if (alias && count < 16)
         return misspelt_units(lx, v, loc, tok, cur, parts, count, digits_end, false);
     else
-        lex_report(lx, E0008, start, end, "malformed duration `%.*s`", (int)(cur - tok), tok);
+        lexer_report(lx, E0008, start, end, "malformed duration `%.*s`", (int)(cur - tok), tok);
     return DURATION;
 }

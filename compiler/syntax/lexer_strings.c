@@ -17,19 +17,19 @@ static bool is_plain(unsigned char c)
 
 static void reserve(Lexer *lx, uint32_t len, uint32_t more)
 {
-    if (len + more <= lx->scratch_cap)
+    if (len + more <= lx->scan.scratch_cap)
         return;
-    uint32_t cap = lx->scratch_cap ? lx->scratch_cap : 256;
+    uint32_t cap = lx->scan.scratch_cap ? lx->scan.scratch_cap : 256;
     while (cap < len + more)
         cap *= 2;
-    lx->scratch = xrealloc(lx->scratch, cap);
-    lx->scratch_cap = cap;
+    lx->scan.scratch = xrealloc(lx->scan.scratch, cap);
+    lx->scan.scratch_cap = cap;
 }
 
 static void append(Lexer *lx, uint32_t *len, const void *bytes, uint32_t count)
 {
     reserve(lx, *len, count);
-    memcpy(lx->scratch + *len, bytes, count);
+    memcpy(lx->scan.scratch + *len, bytes, count);
     *len += count;
 }
 
@@ -42,8 +42,8 @@ static String arena_string(Lexer *lx, const void *bytes, uint32_t len)
 static void report_escape(Lexer *lx, const unsigned char *start, const unsigned char *end,
                           const char *message, const char *help)
 {
-    Diagnostic *d = lex_report(lx, E0004, lex_offset(lx, start), lex_offset(lx, end),
-                               message, (int)(end - start), start);
+    Diagnostic *d = lexer_report(lx, E0004, lexer_offset(lx, start), lexer_offset(lx, end),
+                                 message, (int)(end - start), start);
     if (d && help)
         diag_add_help(&lx->c->diags, d, "%s", help);
 }
@@ -138,14 +138,14 @@ static const unsigned char *escape(Lexer *lx, const unsigned char *p, uint32_t *
 
 static void check_length(Lexer *lx, Loc *loc, const unsigned char *tok, const unsigned char *end)
 {
-    if (end - tok <= LEX_MAX_STRING)
+    if (end - tok <= LEXER_MAX_STRING)
         return;
-    Diagnostic *d = lex_report(lx, E0011, lex_offset(lx, tok), lex_offset(lx, tok) + 1,
-                               "string literal too long: %u bytes, the limit is 1 MiB",
-                               (unsigned)(end - tok));
+    Diagnostic *d = lexer_report(lx, E0011, lexer_offset(lx, tok), lexer_offset(lx, tok) + 1,
+                                 "string literal too long: %u bytes, the limit is 1 MiB",
+                                 (unsigned)(end - tok));
     if (d)
         diag_set_label(&lx->c->diags, d, "this string");
-    lx->literal_bad = true;
+    lx->scan.literal_bad = true;
 }
 
 /* Where an unterminated string most likely ends: before the closing brackets, `,` and
@@ -165,13 +165,13 @@ static const unsigned char *likely_end(const unsigned char *content, const unsig
 static const unsigned char *unterminated(Lexer *lx, const unsigned char *tok,
                                          const unsigned char *p)
 {
-    uint32_t at = lex_offset(lx, tok);
+    uint32_t at = lexer_offset(lx, tok);
     const unsigned char *end = likely_end(tok + 1, p);
-    Diagnostic *d = lex_report(lx, E0003, at, at + 1, "unterminated string literal");
+    Diagnostic *d = lexer_report(lx, E0003, at, at + 1, "unterminated string literal");
     if (!d)
         return end;
     if (end != p) {
-        uint32_t quote_at = lex_offset(lx, end);
+        uint32_t quote_at = lexer_offset(lx, end);
         while (quote_at > at + 1 && lx->base[quote_at - 1] == ' ')
             quote_at--;
         diag_set_label(&lx->c->diags, d, "this string is not closed before the end of the line");
@@ -214,7 +214,7 @@ static int slow_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok
             int32_t cp;
             uint32_t n = utf8_read(p, &cp);
             if (n == 0) {
-                lex_bad_utf8(lx, p);
+                lexer_bad_utf8(lx, p);
                 n = 1;
             } else {
                 append(lx, &len, p, n);
@@ -222,15 +222,15 @@ static int slow_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok
             p += n;
         }
     }
-    v->string = arena_string(lx, lx->scratch ? lx->scratch : "", len);
-    lx->literal_bad = bad;
+    v->string = arena_string(lx, lx->scan.scratch ? lx->scan.scratch : "", len);
+    lx->scan.literal_bad = bad;
     check_length(lx, loc, tok, p);
     *end = p;
     return STRING;
 }
 
-int lex_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-               const unsigned char **end)
+int lexer_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                 const unsigned char **end)
 {
     const unsigned char *p = tok + 1;
     while (is_plain(*p))
@@ -243,28 +243,28 @@ int lex_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
     return STRING;
 }
 
-int lex_plain_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                     const unsigned char *cur)
+int lexer_plain_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                       const unsigned char *cur)
 {
     v->string = arena_string(lx, tok + 1, (uint32_t)(cur - tok - 2));
     check_length(lx, loc, tok, cur);
     return STRING;
 }
 
-int lex_single_quoted(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
-                      const unsigned char *cur)
+int lexer_single_quoted(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok,
+                        const unsigned char *cur)
 {
-    uint32_t start = lex_offset(lx, tok);
-    uint32_t end = lex_offset(lx, cur);
-    Diagnostic *d = lex_report(lx, E0002, start, start + 1, "unexpected character `'`");
+    uint32_t start = lexer_offset(lx, tok);
+    uint32_t end = lexer_offset(lx, cur);
+    Diagnostic *d = lexer_report(lx, E0002, start, start + 1, "unexpected character `'`");
     if (d) {
         uint32_t len = end - start - 2;
         const char *text = arena_printf(&lx->c->arena, "\"%.*s\"", (int)len, (const char *)tok + 1);
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), text,
                      FIX_MAYBE_INCORRECT, "strings are written in double quotes: `%s`", text);
     }
-    lex_check_utf8(lx, tok + 1, cur - 1);
+    lexer_check_utf8(lx, tok + 1, cur - 1);
     v->string = arena_string(lx, tok + 1, (uint32_t)(cur - tok - 2));
-    lx->literal_bad = true;
+    lx->scan.literal_bad = true;
     return STRING;
 }

@@ -113,11 +113,11 @@ typedef struct Pass {
 /* The lexer's comments, moved to the tree's arena. */
 static void keep_comments(Compiler *c, SourceAst *ast, const Lexer *lx)
 {
-    size_t size = (size_t)lx->comment_count * sizeof *lx->comments;
-    ast->comment_count = lx->comment_count;
+    size_t size = (size_t)lx->scan.comment_count * sizeof *lx->scan.comments;
+    ast->comment_count = lx->scan.comment_count;
     ast->comments = size ? arena_alloc(&c->arena, size) : NULL;
     if (size)
-        memcpy(ast->comments, lx->comments, size);
+        memcpy(ast->comments, lx->scan.comments, size);
 }
 
 static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32_t drop_budget)
@@ -130,7 +130,7 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32
     lexer_read_indentation(lx, close_budget, drop_budget);
     uint32_t first_report = c->diags.count;
     Parser parser = { .c = c, .arena = &c->arena, .file = file, .origin = source->origin,
-                      .lx = lx, .bad_literal_count = &lx->bad_literal_count,
+                      .lx = lx, .bad_literal_count = &lx->scan.bad_literal_count,
                       .keyword_names = lx->keyword_names, .ast = pass.ast };
     parser_parse(&parser);
     if (lx->fatal)
@@ -139,11 +139,11 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32
         diag_drop_since(&c->diags, first_report, diag_is_lexical);
     keep_comments(c, pass.ast, lx);
     if (!lx->fatal) {
-        pass.unclosed = lx->unclosed_at_end;
-        pass.stray_closers = lx->stray_closer_total;
+        pass.unclosed = lx->brackets.unclosed_at_end;
+        pass.stray_closers = lx->brackets.stray_closer_total;
     }
-    pass.bracket_reports = lx->bracket_reports;
-    build_finish(&parser);
+    pass.bracket_reports = lx->brackets.bracket_reports;
+    ast_finish(&parser);
     lexer_free(lx);
     free(lx);
     return pass;

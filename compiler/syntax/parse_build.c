@@ -21,37 +21,37 @@ static Member *members_copy(Parser *p, uint32_t base, uint32_t count)
     return copy;
 }
 
-void build_add_decl(Parser *p, Member *decl)
+void ast_add_decl(Parser *p, Member *decl)
 {
     p->args_top = 0;   /* no list is open between declarations */
-    build_members_store(p, p->ast->count++, decl);
+    ast_members_store(p, p->ast->count++, decl);
 }
 
-void build_finish(Parser *p)
+void ast_finish(Parser *p)
 {
     p->ast->decls = members_copy(p, 0, p->ast->count);
     free(p->members);
     free(p->args);
 }
 
-void build_members_grow(Parser *p)
+void ast_members_grow(Parser *p)
 {
     p->members_cap = p->members_cap ? p->members_cap * 2 : 64;
     p->members = xrealloc(p->members, p->members_cap * sizeof *p->members);
 }
 
-Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
-                   Block *body, uint32_t end)
+Member *ast_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
+                 Block *body, uint32_t end)
 {
-    Member *m = build_new_member(p, MEMBER_CLAUSE, kw, kw_loc, end);
+    Member *m = ast_new_member(p, MEMBER_CLAUSE, kw, kw_loc, end);
     m->name = name;
-    m->name_start = build_pos(p, name_loc.start);
-    m->name_end = build_pos(p, name_loc.end);
+    m->name_start = ast_pos(p, name_loc.start);
+    m->name_end = ast_pos(p, name_loc.end);
     member_set_body(m, body);
     return m;
 }
 
-const Name *build_string_name(Parser *p, const Expr *string)
+const Name *ast_string_name(Parser *p, const Expr *string)
 {
     return intern(&p->c->names, string->text, string->len);
 }
@@ -62,11 +62,11 @@ static uint32_t max_u32(uint32_t a, uint32_t b)
 }
 
 /* One allocation for the block and its members, which follow it. */
-Block *build_block(Parser *p, MemberList members, Loc open, Loc close)
+Block *ast_block(Parser *p, MemberList members, Loc open, Loc close)
 {
     uint32_t count = members.pending.count;
     Block *b = arena_bump(p->arena, sizeof *b + count * sizeof(Member), 8);
-    *b = (Block){ .span = build_span_to(p, open, build_pos(p, close.end)), .count = count,
+    *b = (Block){ .span = ast_span_to(p, open, ast_pos(p, close.end)), .count = count,
                   .depth = members.height + 1 };
     if (count) {
         b->members = (Member *)(b + 1);
@@ -78,13 +78,13 @@ Block *build_block(Parser *p, MemberList members, Loc open, Loc close)
 
 /* In a block of clauses, `timeout = 10s` means the clause `timeout 10s`: the fix removes
  * the `=` (with a colon it would still be wrong, E0410). Elsewhere `=` stands for `:`. */
-Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value)
+Member *ast_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value)
 {
-    Member *m = build_attr(p, key, key_loc, assign_loc, value);
+    Member *m = ast_attr(p, key, key_loc, assign_loc, value);
     m->assign = true;
     if (!lexer_count_error(p->lx))
         return m;
-    Span span = build_span(p, assign_loc);
+    Span span = ast_span(p, assign_loc);
     Diagnostic *d = diag_report(&p->c->diags, E0002, span, "unexpected character `=`");
     if (keyword_is_member(key.keyword) && lexer_in_clause_block(p->lx)) {
         Span up_to_value = span_make(span.start, value->span.start);
@@ -99,25 +99,25 @@ Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, E
     return m;
 }
 
-Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
-                           Loc name_loc, Block *body)
+Member *ast_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
+                         Loc name_loc, Block *body)
 {
-    return build_decl(p, kw, kw_loc, name, name_loc, body, body->span.end);
+    return ast_decl(p, kw, kw_loc, name, name_loc, body, body->span.end);
 }
 
-Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter)
+Member *ast_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter)
 {
-    Member *m = build_new_member(p, MEMBER_CLAUSE, KW_FOR, kw_loc, iter->span.end);
+    Member *m = ast_new_member(p, MEMBER_CLAUSE, KW_FOR, kw_loc, iter->span.end);
     m->name = var;
-    m->name_start = build_pos(p, var_loc.start);
-    m->name_end = build_pos(p, var_loc.end);
+    m->name_start = ast_pos(p, var_loc.start);
+    m->name_end = ast_pos(p, var_loc.end);
     member_set_value(m, iter);
     return m;
 }
 
-Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body)
+Member *ast_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body)
 {
-    Member *m = build_new_member(p, MEMBER_CLAUSE, kw, kw_loc, body->span.end);
+    Member *m = ast_new_member(p, MEMBER_CLAUSE, kw, kw_loc, body->span.end);
     member_set_body(m, body);
     return m;
 }
@@ -125,9 +125,9 @@ Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body)
 
 /* `retries { attempts: 3 }` is a word with a block; `timout 10s` a word with a value. An
  * object written in parentheses stays a value. */
-Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value)
+Member *ast_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value)
 {
-    Member *m = build_new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, value->span.end);
+    Member *m = ast_new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, value->span.end);
     m->key = word;
     if (value->kind == EXPR_OBJECT && p->lx->base[value->span.start - p->origin] == '{')
         member_set_body(m, value->block);
@@ -139,36 +139,36 @@ Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *va
 /* A word alone as a member (`workflow w { bogus }`). In a block of clauses it is an
  * unknown clause without a value, which the checker reports like `bogus: 1` (E0303, with
  * a did-you-mean); in an object or a type it is a field missing its `:` and value. */
-Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc)
+Member *ast_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc)
 {
     if (lexer_in_clause_block(p->lx)) {
-        Member *m = build_new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, build_pos(p, word_loc.end));
+        Member *m = ast_new_member(p, MEMBER_CLAUSE, KW_NONE, word_loc, ast_pos(p, word_loc.end));
         m->key = word;
         return m;
     }
     report_missing_colon(p, word_loc, next, next_loc);
-    return build_error_member(p, word_loc);
+    return ast_error_member(p, word_loc);
 }
 
 /* `WORD NAME { … }` with an unknown WORD, at top level (`workfow checkout { … }`) or in
  * a block (`stp charge { … }`): the checker reports the word with a did-you-mean. */
-Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
-                            Loc name_loc, Block *body)
+Member *ast_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
+                          Loc name_loc, Block *body)
 {
-    Member *m = build_decl(p, KW_NONE, word_loc, name, name_loc, body, body->span.end);
+    Member *m = ast_decl(p, KW_NONE, word_loc, name, name_loc, body, body->span.end);
     m->key = word;
     return m;
 }
 
-Member *build_error_member(Parser *p, Loc loc)
+Member *ast_error_member(Parser *p, Loc loc)
 {
-    return build_new_member(p, MEMBER_ERROR, KW_NONE, loc, build_pos(p, loc.end));
+    return ast_new_member(p, MEMBER_ERROR, KW_NONE, loc, ast_pos(p, loc.end));
 }
 
 /* ---- expressions ---- */
 
 /* A node above the limit keeps the limit + 1 as its height (the field is narrow). */
-Expr *build_too_deep(Parser *p, Expr *e)
+Expr *ast_too_deep(Parser *p, Expr *e)
 {
     e->depth = PARSE_MAX_EXPR_DEPTH + 1;
     if (!p->lx->fatal) {
@@ -182,30 +182,30 @@ Expr *build_too_deep(Parser *p, Expr *e)
     return NULL;
 }
 
-Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right)
+Expr *ast_binary(Parser *p, Op op, Expr *left, Expr *right)
 {
-    Expr *e = build_new_expr(p, EXPR_BINARY, span_join(left->span, right->span), 1);
+    Expr *e = ast_new_expr(p, EXPR_BINARY, span_join(left->span, right->span), 1);
     e->op = op;
     e->left = left;
     e->right = right;
-    return build_checked(p, e, max_u32(left->depth, right->depth) + 1);
+    return ast_checked(p, e, max_u32(left->depth, right->depth) + 1);
 }
 
-Expr *build_unary(Parser *p, Op op, Loc op_loc, Expr *operand)
+Expr *ast_unary(Parser *p, Op op, Loc op_loc, Expr *operand)
 {
-    Expr *e = build_new_expr(p, EXPR_UNARY, build_span_to(p, op_loc, operand->span.end), 1);
+    Expr *e = ast_new_expr(p, EXPR_UNARY, ast_span_to(p, op_loc, operand->span.end), 1);
     e->op = op;
     e->left = operand;
-    return build_checked(p, e, operand->depth + 1u);
+    return ast_checked(p, e, operand->depth + 1u);
 }
 
-Expr *build_index(Parser *p, Expr *object, Expr *index, Loc close)
+Expr *ast_index(Parser *p, Expr *object, Expr *index, Loc close)
 {
-    Span span = span_make(object->span.start, build_pos(p, close.end));
-    Expr *e = build_new_expr(p, EXPR_INDEX, span, 1);
+    Span span = span_make(object->span.start, ast_pos(p, close.end));
+    Expr *e = ast_new_expr(p, EXPR_INDEX, span, 1);
     e->left = object;
     e->right = index;
-    return build_checked(p, e, max_u32(object->depth, index->depth) + 1);
+    return ast_checked(p, e, max_u32(object->depth, index->depth) + 1);
 }
 
 /* Elements of lists and arguments of calls wait on Parser.args until their list closes.
@@ -222,14 +222,14 @@ static void args_store(Parser *p, uint32_t at, Expr *e)
     p->args_top = at + 1;
 }
 
-ExprList build_args_first(Parser *p, Expr *e)
+ExprList ast_args_first(Parser *p, Expr *e)
 {
     ExprList list = { p->args_top, 1 };
     args_store(p, list.base, e);
     return list;
 }
 
-ExprList build_args_add(Parser *p, ExprList list, Expr *e)
+ExprList ast_args_add(Parser *p, ExprList list, Expr *e)
 {
     args_store(p, list.base + list.count, e);
     list.count++;
@@ -255,49 +255,49 @@ static uint32_t take_list(Parser *p, Expr *e, ExprList list)
     return depth;
 }
 
-Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc close)
+Expr *ast_call(Parser *p, Expr *callee, ExprList args, Loc close)
 {
-    Span span = span_make(callee->span.start, build_pos(p, close.end));
-    Expr *e = build_new_expr(p, EXPR_CALL, span, 1);
+    Span span = span_make(callee->span.start, ast_pos(p, close.end));
+    Expr *e = ast_new_expr(p, EXPR_CALL, span, 1);
     e->left = callee;
-    return build_checked(p, e, max_u32(callee->depth, take_list(p, e, args)) + 1);
+    return ast_checked(p, e, max_u32(callee->depth, take_list(p, e, args)) + 1);
 }
 
-Expr *build_optional(Parser *p, Expr *type, Loc mark)
+Expr *ast_optional(Parser *p, Expr *type, Loc mark)
 {
-    Span span = span_make(type->span.start, build_pos(p, mark.end));
-    Expr *e = build_new_expr(p, EXPR_OPTIONAL, span, 1);
+    Span span = span_make(type->span.start, ast_pos(p, mark.end));
+    Expr *e = ast_new_expr(p, EXPR_OPTIONAL, span, 1);
     e->left = type;
-    return build_checked(p, e, type->depth + 1u);
+    return ast_checked(p, e, type->depth + 1u);
 }
 
-Expr *build_list(Parser *p, ExprList elems, Loc open, Loc close)
+Expr *ast_list(Parser *p, ExprList elems, Loc open, Loc close)
 {
-    Span span = build_span_to(p, open, build_pos(p, close.end));
-    Expr *e = build_new_expr(p, EXPR_LIST, span, 1);
-    return build_checked(p, e, take_list(p, e, elems) + 1);
+    Span span = ast_span_to(p, open, ast_pos(p, close.end));
+    Expr *e = ast_new_expr(p, EXPR_LIST, span, 1);
+    return ast_checked(p, e, take_list(p, e, elems) + 1);
 }
 
 /* Only integers, numbers, durations and strings can be unreadable (lexer_literals.c). */
-bool build_literal_is_bad(Parser *p, Loc loc)
+bool ast_literal_is_bad(Parser *p, Loc loc)
 {
     return lexer_literal_is_bad(p->lx, loc.start);
 }
 
-Expr *build_number(Parser *p, double value, Loc loc)
+Expr *ast_number(Parser *p, double value, Loc loc)
 {
-    Expr *e = build_new_expr(p, build_literal_kind(p, EXPR_NUMBER, loc), build_span(p, loc), 1);
+    Expr *e = ast_new_expr(p, ast_literal_kind(p, EXPR_NUMBER, loc), ast_span(p, loc), 1);
     e->number = value;
     return e;
 }
 
 /* ---- errors found by grammar rules ---- */
 
-void build_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc)
+void ast_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc)
 {
     if (!lexer_count_error(p->lx))
         return;
-    Span span = build_span(p, colon_loc);
+    Span span = ast_span(p, colon_loc);
     Diagnostic *d = diag_report(&p->c->diags, E0103, span,
                                 "unexpected `:` after keyword `%s`", keyword_text(kw));
     diag_set_label(&p->c->diags, d, "`%s` is followed by its name, not a colon",
@@ -305,11 +305,11 @@ void build_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc)
     diag_add_fix(&p->c->diags, d, span, "", FIX_MACHINE_APPLICABLE, "remove the `:`");
 }
 
-void build_report_exhausted(Parser *p, Loc loc, const char *message)
+void ast_report_exhausted(Parser *p, Loc loc, const char *message)
 {
     if (p->lx->fatal)
         return;
-    diag_report(&p->c->diags, E0009, build_span(p, loc),
+    diag_report(&p->c->diags, E0009, ast_span(p, loc),
                 "nesting too deep: the parser ran out of room (%s)", message);
     lexer_stop(p->lx);
     p->ast->fatal = true;

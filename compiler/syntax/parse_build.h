@@ -39,38 +39,38 @@ enum {
 };
 
 /* A parser location is a byte range of the file; nodes hold positions (source.h). */
-static inline uint32_t build_pos(Parser *p, uint32_t offset)
+static inline uint32_t ast_pos(Parser *p, uint32_t offset)
 {
     return p->origin + offset;
 }
 
-static inline Span build_span(Parser *p, Loc loc)
+static inline Span ast_span(Parser *p, Loc loc)
 {
     return span_make(p->origin + loc.start, p->origin + loc.end);
 }
 
 /* From where a symbol starts to a position: a rule that ends with a node. */
-static inline Span build_span_to(Parser *p, Loc first, uint32_t end)
+static inline Span ast_span_to(Parser *p, Loc first, uint32_t end)
 {
     return span_make(p->origin + first.start, end);
 }
 
-void build_add_decl(Parser *p, Member *decl);
+void ast_add_decl(Parser *p, Member *decl);
 /* After the parse: the declarations move to the tree, and the parser's lists are freed. */
-void build_finish(Parser *p);
+void ast_finish(Parser *p);
 /* A declaration ends at `end`: its block's end, or its name's when it has no block. */
-Member *build_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
-                   Block *body, uint32_t end);
+Member *ast_decl(Parser *p, Keyword kw, Loc kw_loc, const Name *name, Loc name_loc,
+                 Block *body, uint32_t end);
 /* A string literal (EXPR_STRING, as yylex makes it) as a name: `worker "a.b" { … }`. */
-const Name *build_string_name(Parser *p, const Expr *string);
-static inline KeyName build_keyword_name(Parser *p, Keyword kw)
+const Name *ast_string_name(Parser *p, const Expr *string);
+static inline KeyName ast_keyword_name(Parser *p, Keyword kw)
 {
     KeyName key = { kw, p->keyword_names[kw] };
     return key;
 }
 
 /* An identifier as the key of an attribute. */
-static inline KeyName build_ident_name(const Name *name)
+static inline KeyName ast_ident_name(const Name *name)
 {
     KeyName key = { KW_NONE, name };
     return key;
@@ -79,11 +79,11 @@ static inline KeyName build_ident_name(const Name *name)
 /* Members wait on Parser.members until their block closes, as list elements wait on
  * Parser.args: a block's members are contiguous there, each stored right after the one
  * before (over whatever an abandoned inner block left behind), and a closed block takes
- * its members off into an array of its own (build_block). The file's declarations stay
- * at the bottom until the end (build_finish). A member is built in the free slot above
+ * its members off into an array of its own (ast_block). The file's declarations stay
+ * at the bottom until the end (ast_finish). A member is built in the free slot above
  * the lists, and the grammar hands it to its list at once, before another member can be
  * built, so it is rarely moved. Inline: the parser calls these for every member. */
-static inline void build_members_store(Parser *p, uint32_t at, Member *m)
+static inline void ast_members_store(Parser *p, uint32_t at, Member *m)
 {
     if (at != p->members_top)   /* m is built at the top */
         p->members[at] = *m;
@@ -91,7 +91,7 @@ static inline void build_members_store(Parser *p, uint32_t at, Member *m)
 }
 
 /* The height of what a member holds: its value's or its body's, 0 when it has neither. */
-static inline uint32_t build_member_height(const Member *m)
+static inline uint32_t ast_member_height(const Member *m)
 {
     uint32_t height = member_value(m) ? member_value(m)->depth : 0;
     if (member_body(m) && member_body(m)->depth > height)
@@ -99,56 +99,56 @@ static inline uint32_t build_member_height(const Member *m)
     return height;
 }
 
-static inline MemberList build_members_first(Parser *p, Member *m)
+static inline MemberList ast_members_first(Parser *p, Member *m)
 {
-    MemberList list = { build_member_height(m), { p->members_top, 1 } };
-    build_members_store(p, list.pending.base, m);
+    MemberList list = { ast_member_height(m), { p->members_top, 1 } };
+    ast_members_store(p, list.pending.base, m);
     return list;
 }
 
-static inline MemberList build_members_add(Parser *p, MemberList list, Member *m)
+static inline MemberList ast_members_add(Parser *p, MemberList list, Member *m)
 {
-    uint32_t height = build_member_height(m);
+    uint32_t height = ast_member_height(m);
     if (height > list.height)
         list.height = height;
-    build_members_store(p, list.pending.base + list.pending.count, m);
+    ast_members_store(p, list.pending.base + list.pending.count, m);
     list.pending.count++;
     return list;
 }
 
 /* Members and nodes end where their last symbol ends: a token's place, or the end of the
  * node (block, expression) that ends them. */
-Block *build_block(Parser *p, MemberList members, Loc open, Loc close);
+Block *ast_block(Parser *p, MemberList members, Loc open, Loc close);
 
-/* The slow path of build_new_member: more room for pending members. */
-void build_members_grow(Parser *p);
+/* The slow path of ast_new_member: more room for pending members. */
+void ast_members_grow(Parser *p);
 
 /* The free slot above the pending members, where a member is built. Inline, with the
  * constructors of most members: a call costs more than the stores of a member. */
-static inline Member *build_member_slot(Parser *p)
+static inline Member *ast_member_slot(Parser *p)
 {
     if (p->members_top >= p->members_cap)
-        build_members_grow(p);
+        ast_members_grow(p);
     return &p->members[p->members_top];
 }
 
 /* A member from its key (which starts it) to `end`. (The positions are computed from a
  * copy of the origin: a store into the member could be a store into the parser.) */
-static inline Member *build_new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc,
-                                       uint32_t end)
+static inline Member *ast_new_member(Parser *p, MemberKind kind, Keyword kw, Loc kw_loc,
+                                     uint32_t end)
 {
     uint32_t origin = p->origin;
-    Member *m = build_member_slot(p);
+    Member *m = ast_member_slot(p);
     *m = (Member){ .kind = kind, .keyword = kw, .span = span_make(origin + kw_loc.start, end),
                    .key_end = origin + kw_loc.end };
     return m;
 }
 
-static inline Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc,
-                                 Expr *value)
+static inline Member *ast_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_loc,
+                               Expr *value)
 {
     uint32_t origin = p->origin;
-    Member *m = build_member_slot(p);
+    Member *m = ast_member_slot(p);
     *m = (Member){ .kind = MEMBER_ATTR, .keyword = key.keyword,
                    .span = span_make(origin + key_loc.start, value->span.end),
                    .key_end = origin + key_loc.end,
@@ -158,25 +158,25 @@ static inline Member *build_attr(Parser *p, KeyName key, Loc key_loc, Loc colon_
     return m;
 }
 
-static inline Member *build_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value)
+static inline Member *ast_value_clause(Parser *p, Keyword kw, Loc kw_loc, Expr *value)
 {
-    Member *m = build_new_member(p, MEMBER_CLAUSE, kw, kw_loc, value->span.end);
+    Member *m = ast_new_member(p, MEMBER_CLAUSE, kw, kw_loc, value->span.end);
     member_set_value(m, value);
     return m;
 }
 
 /* `name = value`: reported (E0002), then an attribute marked as written with `=`. */
-Member *build_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value);
-Member *build_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
-                           Loc name_loc, Block *body);
-Member *build_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter);
-Member *build_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body);
-Member *build_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value);
-Member *build_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
-                            Loc name_loc, Block *body);
-Member *build_error_member(Parser *p, Loc loc);
+Member *ast_assign_attr(Parser *p, KeyName key, Loc key_loc, Loc assign_loc, Expr *value);
+Member *ast_named_clause(Parser *p, Keyword kw, Loc kw_loc, const Name *name,
+                         Loc name_loc, Block *body);
+Member *ast_for(Parser *p, Loc kw_loc, const Name *var, Loc var_loc, Expr *iter);
+Member *ast_block_clause(Parser *p, Keyword kw, Loc kw_loc, Block *body);
+Member *ast_unknown_clause(Parser *p, const Name *word, Loc word_loc, Expr *value);
+Member *ast_unknown_named(Parser *p, const Name *word, Loc word_loc, const Name *name,
+                          Loc name_loc, Block *body);
+Member *ast_error_member(Parser *p, Loc loc);
 /* A word alone as a member; `next` is the token after it (a separator or `}`). */
-Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc);
+Member *ast_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc next_loc);
 
 /* ---- expressions ----
  * Expression constructors return NULL when the tree gets too deep (reported; the parse
@@ -186,7 +186,7 @@ Member *build_bare_word(Parser *p, const Name *word, Loc word_loc, int next, Loc
 /* A node of `kind` over `span`, of height `height`; the caller sets its payload. A leaf
  * is made without .left (ast.h); in the sanitizer build it has the field, but
  * unreadable, so that a walker that reads it is caught. */
-static inline Expr *build_new_expr(Parser *p, ExprKind kind, Span span, uint32_t height)
+static inline Expr *ast_new_expr(Parser *p, ExprKind kind, Span span, uint32_t height)
 {
     Expr *e;
     if (expr_has_left(kind)) {
@@ -207,93 +207,93 @@ static inline Expr *build_new_expr(Parser *p, ExprKind kind, Span span, uint32_t
     return e;
 }
 
-/* The slow path of build_checked: reports E0009 once and returns NULL. */
-Expr *build_too_deep(Parser *p, Expr *e);
+/* The slow path of ast_checked: reports E0009 once and returns NULL. */
+Expr *ast_too_deep(Parser *p, Expr *e);
 
 /* Sets the height of a finished node; NULL (after one E0009) when it is too deep. */
-static inline Expr *build_checked(Parser *p, Expr *e, uint32_t height)
+static inline Expr *ast_checked(Parser *p, Expr *e, uint32_t height)
 {
     if (height > PARSE_MAX_EXPR_DEPTH)
-        return build_too_deep(p, e);
+        return ast_too_deep(p, e);
     e->depth = height;
     return e;
 }
 
-static inline Expr *build_field(Parser *p, Expr *object, const Name *field, Loc field_loc)
+static inline Expr *ast_field(Parser *p, Expr *object, const Name *field, Loc field_loc)
 {
-    Span span = span_make(object->span.start, build_pos(p, field_loc.end));
-    Expr *e = build_new_expr(p, EXPR_FIELD, span, 1);
+    Span span = span_make(object->span.start, ast_pos(p, field_loc.end));
+    Expr *e = ast_new_expr(p, EXPR_FIELD, span, 1);
     e->left = object;
     e->field = field;
-    e->field_start = build_pos(p, field_loc.start);   /* the field name ends the expression */
-    return build_checked(p, e, object->depth + 1u);
+    e->field_start = ast_pos(p, field_loc.start);   /* the field name ends the expression */
+    return ast_checked(p, e, object->depth + 1u);
 }
 
-static inline Expr *build_object(Parser *p, Block *block)
+static inline Expr *ast_object(Parser *p, Block *block)
 {
-    Expr *e = build_new_expr(p, EXPR_OBJECT, block->span, 1);
+    Expr *e = ast_new_expr(p, EXPR_OBJECT, block->span, 1);
     e->block = block;
-    return build_checked(p, e, block->depth + 1);
+    return ast_checked(p, e, block->depth + 1);
 }
 
 /* Names, `true`, `false` and `null` are never literals the lexer found unreadable. */
-static inline Expr *build_name(Parser *p, const Name *name, Loc loc)
+static inline Expr *ast_name(Parser *p, const Name *name, Loc loc)
 {
-    Expr *e = build_new_expr(p, EXPR_NAME, build_span(p, loc), 1);
+    Expr *e = ast_new_expr(p, EXPR_NAME, ast_span(p, loc), 1);
     e->name = name;
     return e;
 }
 
-static inline Expr *build_bool(Parser *p, bool value, Loc loc)
+static inline Expr *ast_bool(Parser *p, bool value, Loc loc)
 {
-    Expr *e = build_new_expr(p, EXPR_BOOL, build_span(p, loc), 1);
+    Expr *e = ast_new_expr(p, EXPR_BOOL, ast_span(p, loc), 1);
     e->boolean = value;
     return e;
 }
 
-static inline Expr *build_null(Parser *p, Loc loc)
+static inline Expr *ast_null(Parser *p, Loc loc)
 {
-    return build_new_expr(p, EXPR_NULL, build_span(p, loc), 1);
+    return ast_new_expr(p, EXPR_NULL, ast_span(p, loc), 1);
 }
 
-bool build_literal_is_bad(Parser *p, Loc loc);
+bool ast_literal_is_bad(Parser *p, Loc loc);
 
 /* A literal the lexer could not read (already reported) becomes EXPR_ERROR. */
-static inline ExprKind build_literal_kind(Parser *p, ExprKind kind, Loc loc)
+static inline ExprKind ast_literal_kind(Parser *p, ExprKind kind, Loc loc)
 {
-    if (*p->bad_literal_count && build_literal_is_bad(p, loc))
+    if (*p->bad_literal_count && ast_literal_is_bad(p, loc))
         return EXPR_ERROR;
     return kind;
 }
 
-static inline Expr *build_int(Parser *p, ExprKind kind, int64_t value, Loc loc)
+static inline Expr *ast_int(Parser *p, ExprKind kind, int64_t value, Loc loc)
 {
-    Expr *e = build_new_expr(p, build_literal_kind(p, kind, loc), build_span(p, loc), 1);
+    Expr *e = ast_new_expr(p, ast_literal_kind(p, kind, loc), ast_span(p, loc), 1);
     e->integer = value;
     return e;
 }
 
-static inline Expr *build_string(Parser *p, String value, Loc loc)
+static inline Expr *ast_string(Parser *p, String value, Loc loc)
 {
-    Expr *e = build_new_expr(p, build_literal_kind(p, EXPR_STRING, loc), build_span(p, loc), 1);
+    Expr *e = ast_new_expr(p, ast_literal_kind(p, EXPR_STRING, loc), ast_span(p, loc), 1);
     e->text = value.text;
     e->len = value.len;
     return e;
 }
 
-Expr *build_binary(Parser *p, Op op, Expr *left, Expr *right);
-Expr *build_unary(Parser *p, Op op, Loc op_loc, Expr *operand);
-Expr *build_index(Parser *p, Expr *object, Expr *index, Loc close);
-ExprList build_args_first(Parser *p, Expr *e);
-ExprList build_args_add(Parser *p, ExprList list, Expr *e);
-Expr *build_call(Parser *p, Expr *callee, ExprList args, Loc close);
-Expr *build_optional(Parser *p, Expr *type, Loc mark);
-Expr *build_list(Parser *p, ExprList elems, Loc open, Loc close);
-Expr *build_number(Parser *p, double value, Loc loc);
+Expr *ast_binary(Parser *p, Op op, Expr *left, Expr *right);
+Expr *ast_unary(Parser *p, Op op, Loc op_loc, Expr *operand);
+Expr *ast_index(Parser *p, Expr *object, Expr *index, Loc close);
+ExprList ast_args_first(Parser *p, Expr *e);
+ExprList ast_args_add(Parser *p, ExprList list, Expr *e);
+Expr *ast_call(Parser *p, Expr *callee, ExprList args, Loc close);
+Expr *ast_optional(Parser *p, Expr *type, Loc mark);
+Expr *ast_list(Parser *p, ExprList elems, Loc open, Loc close);
+Expr *ast_number(Parser *p, double value, Loc loc);
 
 /* Errors found by grammar rules rather than by the parser's tables. */
-void build_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc);
-void build_report_exhausted(Parser *p, Loc loc, const char *message);
+void ast_colon_after_keyword(Parser *p, Keyword kw, Loc colon_loc);
+void ast_report_exhausted(Parser *p, Loc loc, const char *message);
 
 /* A syntax error as the parser sees it: the token found, and the token kinds (indexes
  * below PARSER_TOKEN_LIMIT) that would have been accepted in its place. */

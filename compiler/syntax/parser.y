@@ -89,7 +89,7 @@ static int yylex(YYSTYPE *value, Parser *p)
 {
     int kind = lexer_next(p->lx, &p->token, &value->loc);
     if (kind == STRING)
-        value->expr = build_string(p, p->token.string, value->loc);
+        value->expr = ast_string(p, p->token.string, value->loc);
     else
         value->integer = p->token.integer;   /* whichever 8-byte payload the lexer set */
     return kind;
@@ -219,30 +219,30 @@ file
 top
     : %empty
     | top T_WORKFLOW IDENT block
-        { build_add_decl(p, build_decl(p, KW_WORKFLOW, $<loc>2, $3, $<loc>3, $4, $4->span.end)); }
+        { ast_add_decl(p, ast_decl(p, KW_WORKFLOW, $<loc>2, $3, $<loc>3, $4, $4->span.end)); }
     | top T_TYPE IDENT block
-        { build_add_decl(p, build_decl(p, KW_TYPE, $<loc>2, $3, $<loc>3, $4, $4->span.end)); }
+        { ast_add_decl(p, ast_decl(p, KW_TYPE, $<loc>2, $3, $<loc>3, $4, $4->span.end)); }
     | top T_WORKER STRING
-        { build_add_decl(p, build_decl(p, KW_WORKER, $<loc>2, build_string_name(p, $3), $<loc>3,
-                                       NULL, build_pos(p, $<loc>3.end))); }
+        { ast_add_decl(p, ast_decl(p, KW_WORKER, $<loc>2, ast_string_name(p, $3), $<loc>3,
+                                   NULL, ast_pos(p, $<loc>3.end))); }
     | top T_WORKER STRING block
-        { build_add_decl(p, build_decl(p, KW_WORKER, $<loc>2, build_string_name(p, $3), $<loc>3,
-                                       $4, $4->span.end)); }
+        { ast_add_decl(p, ast_decl(p, KW_WORKER, $<loc>2, ast_string_name(p, $3), $<loc>3,
+                                   $4, $4->span.end)); }
     | top IDENT IDENT block
-        { build_add_decl(p, build_unknown_named(p, $2, $<loc>2, $3, $<loc>3, $4)); }
+        { ast_add_decl(p, ast_unknown_named(p, $2, $<loc>2, $3, $<loc>3, $4)); }
     | top IDENT STRING block
-        { build_add_decl(p, build_unknown_named(p, $2, $<loc>2, build_string_name(p, $3), $<loc>3,
-                                                $4)); }
+        { ast_add_decl(p, ast_unknown_named(p, $2, $<loc>2, ast_string_name(p, $3), $<loc>3,
+                                            $4)); }
     | top T_WORKFLOW COLON IDENT block
-        { build_colon_after_keyword(p, KW_WORKFLOW, $<loc>3);
-          build_add_decl(p, build_decl(p, KW_WORKFLOW, $<loc>2, $4, $<loc>4, $5, $5->span.end)); }
+        { ast_colon_after_keyword(p, KW_WORKFLOW, $<loc>3);
+          ast_add_decl(p, ast_decl(p, KW_WORKFLOW, $<loc>2, $4, $<loc>4, $5, $5->span.end)); }
     | top T_TYPE COLON IDENT block
-        { build_colon_after_keyword(p, KW_TYPE, $<loc>3);
-          build_add_decl(p, build_decl(p, KW_TYPE, $<loc>2, $4, $<loc>4, $5, $5->span.end)); }
+        { ast_colon_after_keyword(p, KW_TYPE, $<loc>3);
+          ast_add_decl(p, ast_decl(p, KW_TYPE, $<loc>2, $4, $<loc>4, $5, $5->span.end)); }
     | top T_WORKER COLON STRING block
-        { build_colon_after_keyword(p, KW_WORKER, $<loc>3);
-          build_add_decl(p, build_decl(p, KW_WORKER, $<loc>2, build_string_name(p, $4), $<loc>4,
-                                       $5, $5->span.end)); }
+        { ast_colon_after_keyword(p, KW_WORKER, $<loc>3);
+          ast_add_decl(p, ast_decl(p, KW_WORKER, $<loc>2, ast_string_name(p, $4), $<loc>4,
+                                   $5, $5->span.end)); }
     | top NEWLINE
     | top COMMA
     | top SEMI
@@ -255,26 +255,26 @@ top
  * The two usual shapes are spelled out in `expr` too (an object), one reduction fewer
  * per object; the others (`other_block`) are reduced to a block or an object. */
 block
-    : LBRACE members RBRACE                 { $$ = build_block(p, $2, $<loc>1, $<loc>3); }
-    | LBRACE members NEWLINE RBRACE         { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
+    : LBRACE members RBRACE                 { $$ = ast_block(p, $2, $<loc>1, $<loc>3); }
+    | LBRACE members NEWLINE RBRACE         { $$ = ast_block(p, $2, $<loc>1, $<loc>4); }
     | other_block
     ;
 
 other_block
-    : LBRACE RBRACE                         { $$ = build_block(p, (MemberList){ 0, { 0, 0 } }, $<loc>1, $<loc>2); }
-    | LBRACE seps RBRACE                    { $$ = build_block(p, (MemberList){ 0, { 0, 0 } }, $<loc>1, $<loc>3); }
-    | LBRACE members COMMA RBRACE           { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
-    | LBRACE members SEMI RBRACE            { $$ = build_block(p, $2, $<loc>1, $<loc>4); }
-    | LBRACE members seps NEWLINE RBRACE    { $$ = build_block(p, $2, $<loc>1, $<loc>5); }
-    | LBRACE members seps COMMA RBRACE      { $$ = build_block(p, $2, $<loc>1, $<loc>5); }
-    | LBRACE members seps SEMI RBRACE       { $$ = build_block(p, $2, $<loc>1, $<loc>5); }
-    | LBRACE seps members RBRACE            { $$ = build_block(p, $3, $<loc>1, $<loc>4); }
-    | LBRACE seps members NEWLINE RBRACE    { $$ = build_block(p, $3, $<loc>1, $<loc>5); }
-    | LBRACE seps members COMMA RBRACE      { $$ = build_block(p, $3, $<loc>1, $<loc>5); }
-    | LBRACE seps members SEMI RBRACE       { $$ = build_block(p, $3, $<loc>1, $<loc>5); }
-    | LBRACE seps members seps NEWLINE RBRACE   { $$ = build_block(p, $3, $<loc>1, $<loc>6); }
-    | LBRACE seps members seps COMMA RBRACE     { $$ = build_block(p, $3, $<loc>1, $<loc>6); }
-    | LBRACE seps members seps SEMI RBRACE      { $$ = build_block(p, $3, $<loc>1, $<loc>6); }
+    : LBRACE RBRACE                         { $$ = ast_block(p, (MemberList){ 0, { 0, 0 } }, $<loc>1, $<loc>2); }
+    | LBRACE seps RBRACE                    { $$ = ast_block(p, (MemberList){ 0, { 0, 0 } }, $<loc>1, $<loc>3); }
+    | LBRACE members COMMA RBRACE           { $$ = ast_block(p, $2, $<loc>1, $<loc>4); }
+    | LBRACE members SEMI RBRACE            { $$ = ast_block(p, $2, $<loc>1, $<loc>4); }
+    | LBRACE members seps NEWLINE RBRACE    { $$ = ast_block(p, $2, $<loc>1, $<loc>5); }
+    | LBRACE members seps COMMA RBRACE      { $$ = ast_block(p, $2, $<loc>1, $<loc>5); }
+    | LBRACE members seps SEMI RBRACE       { $$ = ast_block(p, $2, $<loc>1, $<loc>5); }
+    | LBRACE seps members RBRACE            { $$ = ast_block(p, $3, $<loc>1, $<loc>4); }
+    | LBRACE seps members NEWLINE RBRACE    { $$ = ast_block(p, $3, $<loc>1, $<loc>5); }
+    | LBRACE seps members COMMA RBRACE      { $$ = ast_block(p, $3, $<loc>1, $<loc>5); }
+    | LBRACE seps members SEMI RBRACE       { $$ = ast_block(p, $3, $<loc>1, $<loc>5); }
+    | LBRACE seps members seps NEWLINE RBRACE   { $$ = ast_block(p, $3, $<loc>1, $<loc>6); }
+    | LBRACE seps members seps COMMA RBRACE     { $$ = ast_block(p, $3, $<loc>1, $<loc>6); }
+    | LBRACE seps members seps SEMI RBRACE      { $$ = ast_block(p, $3, $<loc>1, $<loc>6); }
     ;
 
 /* A member after a single separator, the common case, takes no reduction of `seps`:
@@ -285,116 +285,116 @@ other_block
  * reduced to `clause` first. (A clause cannot be both spelled out and reached through
  * `clause` after the same separator: the two reductions would conflict.) */
 members
-    : member                { $$ = build_members_first(p, $1); }
+    : member                { $$ = ast_members_first(p, $1); }
     | IDENT COLON expr
-        { $$ = build_members_first(p, build_attr(p, build_ident_name($1), $<loc>1, $<loc>2, $3)); }
+        { $$ = ast_members_first(p, ast_attr(p, ast_ident_name($1), $<loc>1, $<loc>2, $3)); }
     | T_STEP IDENT block
-        { $$ = build_members_first(p, build_named_clause(p, KW_STEP, $<loc>1, $2, $<loc>2, $3)); }
+        { $$ = ast_members_first(p, ast_named_clause(p, KW_STEP, $<loc>1, $2, $<loc>2, $3)); }
     | T_FOR IDENT T_IN expr
-        { $$ = build_members_first(p, build_for(p, $<loc>1, $2, $<loc>2, $4)); }
+        { $$ = ast_members_first(p, ast_for(p, $<loc>1, $2, $<loc>2, $4)); }
     | T_RETRY block
-        { $$ = build_members_first(p, build_block_clause(p, KW_RETRY, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_block_clause(p, KW_RETRY, $<loc>1, $2)); }
     | T_COMPENSATE block
-        { $$ = build_members_first(p, build_block_clause(p, KW_COMPENSATE, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_block_clause(p, KW_COMPENSATE, $<loc>1, $2)); }
     | T_WORKFLOW expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_WORKFLOW, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_WORKFLOW, $<loc>1, $2)); }
     | T_WORKER expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_WORKER, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_WORKER, $<loc>1, $2)); }
     | T_USING expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_USING, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_USING, $<loc>1, $2)); }
     | T_SLEEP expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_SLEEP, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_SLEEP, $<loc>1, $2)); }
     | T_AWAIT expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_AWAIT, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_AWAIT, $<loc>1, $2)); }
     | T_COMPUTE expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_COMPUTE, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_COMPUTE, $<loc>1, $2)); }
     | T_WITH expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_WITH, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_WITH, $<loc>1, $2)); }
     | T_WHEN expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_WHEN, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_WHEN, $<loc>1, $2)); }
     | T_TIMEOUT expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_TIMEOUT, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_TIMEOUT, $<loc>1, $2)); }
     | T_QUEUE_TIMEOUT expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>1, $2)); }
     | T_IDEMPOTENCY_KEY expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>1, $2)); }
     | T_INPUT expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_INPUT, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_INPUT, $<loc>1, $2)); }
     | T_OUTPUT expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_OUTPUT, $<loc>1, $2)); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_OUTPUT, $<loc>1, $2)); }
     | T_RETURN expr
-        { $$ = build_members_first(p, build_value_clause(p, KW_RETURN, $<loc>1, $2)); }
-    | members NEWLINE member    { $$ = build_members_add(p, $1, $3); }
+        { $$ = ast_members_first(p, ast_value_clause(p, KW_RETURN, $<loc>1, $2)); }
+    | members NEWLINE member    { $$ = ast_members_add(p, $1, $3); }
     | members NEWLINE IDENT COLON expr
-        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
+        { $$ = ast_members_add(p, $1, ast_attr(p, ast_ident_name($3), $<loc>3, $<loc>4, $5)); }
     | members NEWLINE T_STEP IDENT other_block
-        { $$ = build_members_add(p, $1, build_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4, $5)); }
+        { $$ = ast_members_add(p, $1, ast_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4, $5)); }
     | members NEWLINE T_STEP IDENT LBRACE members RBRACE
-        { $$ = build_members_add(p, $1, build_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4,
-                                                           build_block(p, $6, $<loc>5, $<loc>7))); }
+        { $$ = ast_members_add(p, $1, ast_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4,
+                                                       ast_block(p, $6, $<loc>5, $<loc>7))); }
     | members NEWLINE T_STEP IDENT LBRACE members NEWLINE RBRACE
-        { $$ = build_members_add(p, $1, build_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4,
-                                                           build_block(p, $6, $<loc>5, $<loc>8))); }
+        { $$ = ast_members_add(p, $1, ast_named_clause(p, KW_STEP, $<loc>3, $4, $<loc>4,
+                                                       ast_block(p, $6, $<loc>5, $<loc>8))); }
     | members NEWLINE T_FOR IDENT T_IN expr
-        { $$ = build_members_add(p, $1, build_for(p, $<loc>3, $4, $<loc>4, $6)); }
+        { $$ = ast_members_add(p, $1, ast_for(p, $<loc>3, $4, $<loc>4, $6)); }
     | members NEWLINE T_RETRY other_block
-        { $$ = build_members_add(p, $1, build_block_clause(p, KW_RETRY, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_block_clause(p, KW_RETRY, $<loc>3, $4)); }
     | members NEWLINE T_RETRY LBRACE members RBRACE
-        { $$ = build_members_add(p, $1, build_block_clause(p, KW_RETRY, $<loc>3,
-                                                           build_block(p, $5, $<loc>4, $<loc>6))); }
+        { $$ = ast_members_add(p, $1, ast_block_clause(p, KW_RETRY, $<loc>3,
+                                                       ast_block(p, $5, $<loc>4, $<loc>6))); }
     | members NEWLINE T_RETRY LBRACE members NEWLINE RBRACE
-        { $$ = build_members_add(p, $1, build_block_clause(p, KW_RETRY, $<loc>3,
-                                                           build_block(p, $5, $<loc>4, $<loc>7))); }
+        { $$ = ast_members_add(p, $1, ast_block_clause(p, KW_RETRY, $<loc>3,
+                                                       ast_block(p, $5, $<loc>4, $<loc>7))); }
     | members NEWLINE T_COMPENSATE block
-        { $$ = build_members_add(p, $1, build_block_clause(p, KW_COMPENSATE, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_block_clause(p, KW_COMPENSATE, $<loc>3, $4)); }
     | members NEWLINE T_WORKFLOW expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_WORKFLOW, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_WORKFLOW, $<loc>3, $4)); }
     | members NEWLINE T_WORKER expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_WORKER, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_WORKER, $<loc>3, $4)); }
     | members NEWLINE T_USING expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_USING, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_USING, $<loc>3, $4)); }
     | members NEWLINE T_SLEEP expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_SLEEP, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_SLEEP, $<loc>3, $4)); }
     | members NEWLINE T_AWAIT expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_AWAIT, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_AWAIT, $<loc>3, $4)); }
     | members NEWLINE T_COMPUTE expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_COMPUTE, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_COMPUTE, $<loc>3, $4)); }
     | members NEWLINE T_WITH expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_WITH, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_WITH, $<loc>3, $4)); }
     | members NEWLINE T_WHEN expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_WHEN, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_WHEN, $<loc>3, $4)); }
     | members NEWLINE T_TIMEOUT expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_TIMEOUT, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_TIMEOUT, $<loc>3, $4)); }
     | members NEWLINE T_QUEUE_TIMEOUT expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>3, $4)); }
     | members NEWLINE T_IDEMPOTENCY_KEY expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>3, $4)); }
     | members NEWLINE T_INPUT expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_INPUT, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_INPUT, $<loc>3, $4)); }
     | members NEWLINE T_OUTPUT expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_OUTPUT, $<loc>3, $4)); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_OUTPUT, $<loc>3, $4)); }
     | members NEWLINE T_RETURN expr
-        { $$ = build_members_add(p, $1, build_value_clause(p, KW_RETURN, $<loc>3, $4)); }
-    | members COMMA member      { $$ = build_members_add(p, $1, $3); }
-    | members COMMA clause      { $$ = build_members_add(p, $1, $3); }
+        { $$ = ast_members_add(p, $1, ast_value_clause(p, KW_RETURN, $<loc>3, $4)); }
+    | members COMMA member      { $$ = ast_members_add(p, $1, $3); }
+    | members COMMA clause      { $$ = ast_members_add(p, $1, $3); }
     | members COMMA IDENT COLON expr
-        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
-    | members SEMI member      { $$ = build_members_add(p, $1, $3); }
-    | members SEMI clause      { $$ = build_members_add(p, $1, $3); }
+        { $$ = ast_members_add(p, $1, ast_attr(p, ast_ident_name($3), $<loc>3, $<loc>4, $5)); }
+    | members SEMI member      { $$ = ast_members_add(p, $1, $3); }
+    | members SEMI clause      { $$ = ast_members_add(p, $1, $3); }
     | members SEMI IDENT COLON expr
-        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($3), $<loc>3, $<loc>4, $5)); }
-    | members seps NEWLINE member   { $$ = build_members_add(p, $1, $4); }
-    | members seps NEWLINE clause   { $$ = build_members_add(p, $1, $4); }
+        { $$ = ast_members_add(p, $1, ast_attr(p, ast_ident_name($3), $<loc>3, $<loc>4, $5)); }
+    | members seps NEWLINE member   { $$ = ast_members_add(p, $1, $4); }
+    | members seps NEWLINE clause   { $$ = ast_members_add(p, $1, $4); }
     | members seps NEWLINE IDENT COLON expr
-        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6)); }
-    | members seps COMMA member   { $$ = build_members_add(p, $1, $4); }
-    | members seps COMMA clause   { $$ = build_members_add(p, $1, $4); }
+        { $$ = ast_members_add(p, $1, ast_attr(p, ast_ident_name($4), $<loc>4, $<loc>5, $6)); }
+    | members seps COMMA member   { $$ = ast_members_add(p, $1, $4); }
+    | members seps COMMA clause   { $$ = ast_members_add(p, $1, $4); }
     | members seps COMMA IDENT COLON expr
-        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6)); }
-    | members seps SEMI member   { $$ = build_members_add(p, $1, $4); }
-    | members seps SEMI clause   { $$ = build_members_add(p, $1, $4); }
+        { $$ = ast_members_add(p, $1, ast_attr(p, ast_ident_name($4), $<loc>4, $<loc>5, $6)); }
+    | members seps SEMI member   { $$ = ast_members_add(p, $1, $4); }
+    | members seps SEMI clause   { $$ = ast_members_add(p, $1, $4); }
     | members seps SEMI IDENT COLON expr
-        { $$ = build_members_add(p, $1, build_attr(p, build_ident_name($4), $<loc>4, $<loc>5, $6)); }
+        { $$ = ast_members_add(p, $1, ast_attr(p, ast_ident_name($4), $<loc>4, $<loc>5, $6)); }
     | members skipped       { $$ = $1; }
     ;
 
@@ -413,25 +413,25 @@ seps
  * otherwise, unknown words, and what error recovery skipped. */
 member
     : IDENT ASSIGN expr
-        { $$ = build_assign_attr(p, build_ident_name($1), $<loc>1, $<loc>2, $3); }
+        { $$ = ast_assign_attr(p, ast_ident_name($1), $<loc>1, $<loc>2, $3); }
     | attr_keyword COLON expr
-        { $$ = build_attr(p, build_keyword_name(p, $1), $<loc>1, $<loc>2, $3); }
+        { $$ = ast_attr(p, ast_keyword_name(p, $1), $<loc>1, $<loc>2, $3); }
     | attr_keyword ASSIGN expr
-        { $$ = build_assign_attr(p, build_keyword_name(p, $1), $<loc>1, $<loc>2, $3); }
+        { $$ = ast_assign_attr(p, ast_keyword_name(p, $1), $<loc>1, $<loc>2, $3); }
     | T_STEP attr_keyword block
         /* A keyword is accepted as a name here so that the checker can say why it is
          * not allowed (E0207) instead of a bare syntax error. */
-        { $$ = build_named_clause(p, KW_STEP, $<loc>1, build_keyword_name(p, $2).name, $<loc>2, $3); }
+        { $$ = ast_named_clause(p, KW_STEP, $<loc>1, ast_keyword_name(p, $2).name, $<loc>2, $3); }
     | IDENT expr
-        { $$ = build_unknown_clause(p, $1, $<loc>1, $2); }
+        { $$ = ast_unknown_clause(p, $1, $<loc>1, $2); }
     | IDENT
         /* Read before the separator or `}` after it (yychar, the lookahead). */
-        { $$ = build_bare_word(p, $1, $<loc>1, yychar, yylval.loc); }
+        { $$ = ast_bare_word(p, $1, $<loc>1, yychar, yylval.loc); }
     | IDENT IDENT block
-        { $$ = build_unknown_named(p, $1, $<loc>1, $2, $<loc>2, $3); }
+        { $$ = ast_unknown_named(p, $1, $<loc>1, $2, $<loc>2, $3); }
     | IDENT STRING block
-        { $$ = build_unknown_named(p, $1, $<loc>1, build_string_name(p, $2), $<loc>2, $3); }
-    | skipped               { $$ = build_error_member(p, $1); }
+        { $$ = ast_unknown_named(p, $1, $<loc>1, ast_string_name(p, $2), $<loc>2, $3); }
+    | skipped               { $$ = ast_error_member(p, $1); }
     ;
 
 /* Each clause keyword with its value is a rule of its own rather than going through a
@@ -439,27 +439,27 @@ member
  * in `members`. */
 clause
     : T_STEP IDENT block
-        { $$ = build_named_clause(p, KW_STEP, $<loc>1, $2, $<loc>2, $3); }
+        { $$ = ast_named_clause(p, KW_STEP, $<loc>1, $2, $<loc>2, $3); }
     | T_FOR IDENT T_IN expr
-        { $$ = build_for(p, $<loc>1, $2, $<loc>2, $4); }
+        { $$ = ast_for(p, $<loc>1, $2, $<loc>2, $4); }
     | T_RETRY block
-        { $$ = build_block_clause(p, KW_RETRY, $<loc>1, $2); }
+        { $$ = ast_block_clause(p, KW_RETRY, $<loc>1, $2); }
     | T_COMPENSATE block
-        { $$ = build_block_clause(p, KW_COMPENSATE, $<loc>1, $2); }
-    | T_WORKFLOW expr        { $$ = build_value_clause(p, KW_WORKFLOW, $<loc>1, $2); }
-    | T_WORKER expr          { $$ = build_value_clause(p, KW_WORKER, $<loc>1, $2); }
-    | T_USING expr           { $$ = build_value_clause(p, KW_USING, $<loc>1, $2); }
-    | T_SLEEP expr           { $$ = build_value_clause(p, KW_SLEEP, $<loc>1, $2); }
-    | T_AWAIT expr           { $$ = build_value_clause(p, KW_AWAIT, $<loc>1, $2); }
-    | T_COMPUTE expr         { $$ = build_value_clause(p, KW_COMPUTE, $<loc>1, $2); }
-    | T_WITH expr            { $$ = build_value_clause(p, KW_WITH, $<loc>1, $2); }
-    | T_WHEN expr            { $$ = build_value_clause(p, KW_WHEN, $<loc>1, $2); }
-    | T_TIMEOUT expr         { $$ = build_value_clause(p, KW_TIMEOUT, $<loc>1, $2); }
-    | T_QUEUE_TIMEOUT expr   { $$ = build_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>1, $2); }
-    | T_IDEMPOTENCY_KEY expr { $$ = build_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>1, $2); }
-    | T_INPUT expr           { $$ = build_value_clause(p, KW_INPUT, $<loc>1, $2); }
-    | T_OUTPUT expr          { $$ = build_value_clause(p, KW_OUTPUT, $<loc>1, $2); }
-    | T_RETURN expr          { $$ = build_value_clause(p, KW_RETURN, $<loc>1, $2); }
+        { $$ = ast_block_clause(p, KW_COMPENSATE, $<loc>1, $2); }
+    | T_WORKFLOW expr        { $$ = ast_value_clause(p, KW_WORKFLOW, $<loc>1, $2); }
+    | T_WORKER expr          { $$ = ast_value_clause(p, KW_WORKER, $<loc>1, $2); }
+    | T_USING expr           { $$ = ast_value_clause(p, KW_USING, $<loc>1, $2); }
+    | T_SLEEP expr           { $$ = ast_value_clause(p, KW_SLEEP, $<loc>1, $2); }
+    | T_AWAIT expr           { $$ = ast_value_clause(p, KW_AWAIT, $<loc>1, $2); }
+    | T_COMPUTE expr         { $$ = ast_value_clause(p, KW_COMPUTE, $<loc>1, $2); }
+    | T_WITH expr            { $$ = ast_value_clause(p, KW_WITH, $<loc>1, $2); }
+    | T_WHEN expr            { $$ = ast_value_clause(p, KW_WHEN, $<loc>1, $2); }
+    | T_TIMEOUT expr         { $$ = ast_value_clause(p, KW_TIMEOUT, $<loc>1, $2); }
+    | T_QUEUE_TIMEOUT expr   { $$ = ast_value_clause(p, KW_QUEUE_TIMEOUT, $<loc>1, $2); }
+    | T_IDEMPOTENCY_KEY expr { $$ = ast_value_clause(p, KW_IDEMPOTENCY_KEY, $<loc>1, $2); }
+    | T_INPUT expr           { $$ = ast_value_clause(p, KW_INPUT, $<loc>1, $2); }
+    | T_OUTPUT expr          { $$ = ast_value_clause(p, KW_OUTPUT, $<loc>1, $2); }
+    | T_RETURN expr          { $$ = ast_value_clause(p, KW_RETURN, $<loc>1, $2); }
     ;
 
 /* What error recovery skipped: from where the failed member or declaration started (or
@@ -499,57 +499,57 @@ attr_keyword
     ;
 
 expr
-    : expr QQ expr              { $$ = build_binary(p, OP_COALESCE, $1, $3); if (!$$) YYABORT; }
-    | expr OROR expr            { $$ = build_binary(p, OP_OR, $1, $3); if (!$$) YYABORT; }
-    | expr ANDAND expr          { $$ = build_binary(p, OP_AND, $1, $3); if (!$$) YYABORT; }
-    | expr EQ expr              { $$ = build_binary(p, OP_EQ, $1, $3); if (!$$) YYABORT; }
-    | expr NE expr              { $$ = build_binary(p, OP_NE, $1, $3); if (!$$) YYABORT; }
-    | expr LT expr              { $$ = build_binary(p, OP_LT, $1, $3); if (!$$) YYABORT; }
-    | expr LE expr              { $$ = build_binary(p, OP_LE, $1, $3); if (!$$) YYABORT; }
-    | expr GT expr              { $$ = build_binary(p, OP_GT, $1, $3); if (!$$) YYABORT; }
-    | expr GE expr              { $$ = build_binary(p, OP_GE, $1, $3); if (!$$) YYABORT; }
-    | expr PLUS expr            { $$ = build_binary(p, OP_ADD, $1, $3); if (!$$) YYABORT; }
-    | expr MINUS expr           { $$ = build_binary(p, OP_SUB, $1, $3); if (!$$) YYABORT; }
-    | expr STAR expr            { $$ = build_binary(p, OP_MUL, $1, $3); if (!$$) YYABORT; }
-    | expr SLASH expr           { $$ = build_binary(p, OP_DIV, $1, $3); if (!$$) YYABORT; }
-    | expr PERCENT expr         { $$ = build_binary(p, OP_MOD, $1, $3); if (!$$) YYABORT; }
-    | BANG expr                 { $$ = build_unary(p, OP_NOT, $<loc>1, $2); if (!$$) YYABORT; }
-    | MINUS expr %prec UMINUS   { $$ = build_unary(p, OP_NEG, $<loc>1, $2); if (!$$) YYABORT; }
-    | expr DOT IDENT            { $$ = build_field(p, $1, $3, $<loc>3); if (!$$) YYABORT; }
-    | expr DOT attr_keyword     { $$ = build_field(p, $1, build_keyword_name(p, $3).name, $<loc>3); if (!$$) YYABORT; }
-    | expr LBRACK expr RBRACK   { $$ = build_index(p, $1, $3, $<loc>4); if (!$$) YYABORT; }
-    | expr LPAREN RPAREN        { $$ = build_call(p, $1, (ExprList){ 0, 0 }, $<loc>3); if (!$$) YYABORT; }
-    | expr LPAREN args RPAREN   { $$ = build_call(p, $1, $3, $<loc>4); if (!$$) YYABORT; }
+    : expr QQ expr              { $$ = ast_binary(p, OP_COALESCE, $1, $3); if (!$$) YYABORT; }
+    | expr OROR expr            { $$ = ast_binary(p, OP_OR, $1, $3); if (!$$) YYABORT; }
+    | expr ANDAND expr          { $$ = ast_binary(p, OP_AND, $1, $3); if (!$$) YYABORT; }
+    | expr EQ expr              { $$ = ast_binary(p, OP_EQ, $1, $3); if (!$$) YYABORT; }
+    | expr NE expr              { $$ = ast_binary(p, OP_NE, $1, $3); if (!$$) YYABORT; }
+    | expr LT expr              { $$ = ast_binary(p, OP_LT, $1, $3); if (!$$) YYABORT; }
+    | expr LE expr              { $$ = ast_binary(p, OP_LE, $1, $3); if (!$$) YYABORT; }
+    | expr GT expr              { $$ = ast_binary(p, OP_GT, $1, $3); if (!$$) YYABORT; }
+    | expr GE expr              { $$ = ast_binary(p, OP_GE, $1, $3); if (!$$) YYABORT; }
+    | expr PLUS expr            { $$ = ast_binary(p, OP_ADD, $1, $3); if (!$$) YYABORT; }
+    | expr MINUS expr           { $$ = ast_binary(p, OP_SUB, $1, $3); if (!$$) YYABORT; }
+    | expr STAR expr            { $$ = ast_binary(p, OP_MUL, $1, $3); if (!$$) YYABORT; }
+    | expr SLASH expr           { $$ = ast_binary(p, OP_DIV, $1, $3); if (!$$) YYABORT; }
+    | expr PERCENT expr         { $$ = ast_binary(p, OP_MOD, $1, $3); if (!$$) YYABORT; }
+    | BANG expr                 { $$ = ast_unary(p, OP_NOT, $<loc>1, $2); if (!$$) YYABORT; }
+    | MINUS expr %prec UMINUS   { $$ = ast_unary(p, OP_NEG, $<loc>1, $2); if (!$$) YYABORT; }
+    | expr DOT IDENT            { $$ = ast_field(p, $1, $3, $<loc>3); if (!$$) YYABORT; }
+    | expr DOT attr_keyword     { $$ = ast_field(p, $1, ast_keyword_name(p, $3).name, $<loc>3); if (!$$) YYABORT; }
+    | expr LBRACK expr RBRACK   { $$ = ast_index(p, $1, $3, $<loc>4); if (!$$) YYABORT; }
+    | expr LPAREN RPAREN        { $$ = ast_call(p, $1, (ExprList){ 0, 0 }, $<loc>3); if (!$$) YYABORT; }
+    | expr LPAREN args RPAREN   { $$ = ast_call(p, $1, $3, $<loc>4); if (!$$) YYABORT; }
     | expr LPAREN args COMMA RPAREN
-                                { $$ = build_call(p, $1, $3, $<loc>5); if (!$$) YYABORT; }
-    | expr QUESTION             { $$ = build_optional(p, $1, $<loc>2); if (!$$) YYABORT; }
+                                { $$ = ast_call(p, $1, $3, $<loc>5); if (!$$) YYABORT; }
+    | expr QUESTION             { $$ = ast_optional(p, $1, $<loc>2); if (!$$) YYABORT; }
     /* Operands are alternatives of `expr` itself (no `primary` rule): one reduction fewer
      * per operand. */
-    | INT                       { $$ = build_int(p, EXPR_INT, $1, $<loc>1); }
-    | DURATION                  { $$ = build_int(p, EXPR_DURATION, $1, $<loc>1); }
-    | NUMBER                    { $$ = build_number(p, $1, $<loc>1); }
+    | INT                       { $$ = ast_int(p, EXPR_INT, $1, $<loc>1); }
+    | DURATION                  { $$ = ast_int(p, EXPR_DURATION, $1, $<loc>1); }
+    | NUMBER                    { $$ = ast_number(p, $1, $<loc>1); }
     | STRING                    /* made its node by yylex */
-    | T_TRUE                    { $$ = build_bool(p, true, $<loc>1); }
-    | T_FALSE                   { $$ = build_bool(p, false, $<loc>1); }
-    | T_NULL                    { $$ = build_null(p, $<loc>1); }
-    | IDENT                     { $$ = build_name(p, $1, $<loc>1); }
-    | T_INPUT                   { $$ = build_name(p, build_keyword_name(p, KW_INPUT).name, $<loc>1); }
-    | LPAREN expr RPAREN        { $$ = $2; $$->span = build_span(p, (Loc){ $<loc>1.start, $<loc>3.end }); }
-    | LBRACK RBRACK             { $$ = build_list(p, (ExprList){ 0, 0 }, $<loc>1, $<loc>2); }
-    | LBRACK args RBRACK        { $$ = build_list(p, $2, $<loc>1, $<loc>3); if (!$$) YYABORT; }
-    | LBRACK args COMMA RBRACK  { $$ = build_list(p, $2, $<loc>1, $<loc>4); if (!$$) YYABORT; }
+    | T_TRUE                    { $$ = ast_bool(p, true, $<loc>1); }
+    | T_FALSE                   { $$ = ast_bool(p, false, $<loc>1); }
+    | T_NULL                    { $$ = ast_null(p, $<loc>1); }
+    | IDENT                     { $$ = ast_name(p, $1, $<loc>1); }
+    | T_INPUT                   { $$ = ast_name(p, ast_keyword_name(p, KW_INPUT).name, $<loc>1); }
+    | LPAREN expr RPAREN        { $$ = $2; $$->span = ast_span(p, (Loc){ $<loc>1.start, $<loc>3.end }); }
+    | LBRACK RBRACK             { $$ = ast_list(p, (ExprList){ 0, 0 }, $<loc>1, $<loc>2); }
+    | LBRACK args RBRACK        { $$ = ast_list(p, $2, $<loc>1, $<loc>3); if (!$$) YYABORT; }
+    | LBRACK args COMMA RBRACK  { $$ = ast_list(p, $2, $<loc>1, $<loc>4); if (!$$) YYABORT; }
     | LBRACE members RBRACE
-        { $$ = build_object(p, build_block(p, $2, $<loc>1, $<loc>3)); if (!$$) YYABORT; }
+        { $$ = ast_object(p, ast_block(p, $2, $<loc>1, $<loc>3)); if (!$$) YYABORT; }
     | LBRACE members NEWLINE RBRACE
-        { $$ = build_object(p, build_block(p, $2, $<loc>1, $<loc>4)); if (!$$) YYABORT; }
-    | other_block               { $$ = build_object(p, $1); if (!$$) YYABORT; }
+        { $$ = ast_object(p, ast_block(p, $2, $<loc>1, $<loc>4)); if (!$$) YYABORT; }
+    | other_block               { $$ = ast_object(p, $1); if (!$$) YYABORT; }
     ;
 
 /* Arguments and list elements, gathered on the parser's stack of elements until their
  * list closes (parse_build.c). */
 args
-    : expr                      { $$ = build_args_first(p, $1); }
-    | args COMMA expr           { $$ = build_args_add(p, $1, $3); }
+    : expr                      { $$ = ast_args_first(p, $1); }
+    | args COMMA expr           { $$ = ast_args_add(p, $1, $3); }
     ;
 
 %%
@@ -557,7 +557,7 @@ args
 static void yyerror(Parser *p, const char *message)
 {
     /* Only "memory exhausted" reaches here (syntax errors go to yyreport_syntax_error). */
-    build_report_exhausted(p, p->lookahead ? p->lookahead->loc : (Loc){ 0, 0 }, message);
+    ast_report_exhausted(p, p->lookahead ? p->lookahead->loc : (Loc){ 0, 0 }, message);
 }
 
 /* The token kind (parser.h) of a grammar symbol, for the messages of syntax_error.c. */

@@ -97,13 +97,13 @@ static const char *alternatives(Parser *p, const bool *want)
 
 static Diagnostic *report(Parser *p, DiagCode code, Loc loc, const char *message)
 {
-    return diag_report(&p->c->diags, code, build_span(p, loc), "%s", message);
+    return diag_report(&p->c->diags, code, ast_span(p, loc), "%s", message);
 }
 
 static void unexpected_assign(Parser *p, const SyntaxError *e)
 {
     Diagnostic *d = report(p, E0002, e->loc, "unexpected character `=`");
-    Span span = build_span(p, e->loc);
+    Span span = ast_span(p, e->loc);
     if (e->want[COLON])
         diag_add_fix(&p->c->diags, d, span, ":", FIX_MACHINE_APPLICABLE, "use `:` to set a value");
     else if (e->want[EQ])
@@ -142,26 +142,26 @@ static const char *message_for(Parser *p, const SyntaxError *e, const char *foun
 {
     const bool *w = e->want;
     Lexer *lx = p->lx;
-    int before = lx->prev2;
+    int before = lx->stream.prev2;
     Arena *a = &p->c->arena;
 
     const char *name = name_after(before, w);
     if (name)
         return arena_printf(a, "expected %s after `%s`, found %s", name,
-                            token_text(p, lx->prev2_loc), found);
+                            token_text(p, lx->stream.prev2_loc), found);
     if (before == T_WORKER && w[STRING] && !w[INT])
         return arena_printf(a, "expected the worker's name in quotes after `worker`, found %s",
                             found);
     if (w[T_STEP])
         return arena_printf(a, "expected a member name, found %s", found);
-    if (w[T_IN] && lx->prev2_before == T_FOR)
+    if (w[T_IN] && lx->stream.prev2_before == T_FOR)
         return arena_printf(a, "expected `in` after the variable name, found %s", found);
-    if (w[COLON] && before == IDENT && at_member_start(lx->prev2_before))
+    if (w[COLON] && before == IDENT && at_member_start(lx->stream.prev2_before))
         return arena_printf(a, "expected `:` after field name `%s`, found %s",
-                            token_text(p, lx->prev2_loc), found);
+                            token_text(p, lx->stream.prev2_loc), found);
     if ((before == T_RETRY || before == T_COMPENSATE) && w[LBRACE])
         return arena_printf(a, "expected `{` after `%s`, found %s",
-                            token_text(p, lx->prev2_loc), found);
+                            token_text(p, lx->stream.prev2_loc), found);
     if (w[LBRACE] && !w[INT] && !w[NEWLINE])
         return arena_printf(a, "expected `{`, found %s", found);
     if (w[RBRACE] && w[NEWLINE] && !w[IDENT])
@@ -170,7 +170,7 @@ static const char *message_for(Parser *p, const SyntaxError *e, const char *foun
     if (w[INT]) {
         if (is_keyword_token(before))
             return arena_printf(a, "expected an expression after `%s`, found %s",
-                                token_text(p, lx->prev2_loc), found);
+                                token_text(p, lx->stream.prev2_loc), found);
         return arena_printf(a, "expected an expression, found %s", found);
     }
     if (w[COMMA] && w[RBRACK])
@@ -201,15 +201,16 @@ static bool yaml_workflow(Parser *p, const SyntaxError *e)
 {
     Lexer *lx = p->lx;
     if ((e->found != NEWLINE && e->found != END) || !e->want[LBRACE] ||
-        lx->decl_kind != T_WORKFLOW || lx->prev2 != IDENT || lx->prev2_before != COLON)
+        lx->stream.decl_kind != T_WORKFLOW || lx->stream.prev2 != IDENT ||
+        lx->stream.prev2_before != COLON)
         return false;
     const unsigned char *next = lx->base + e->loc.end;
     while (next < lx->lim && (*next == ' ' || *next == '\t' || *next == '\r' || *next == '\n'))
         next++;
     if (next < lx->lim && *next == '{')
         return false;
-    const char *name = token_text(p, lx->prev2_loc);
-    Loc whole = { lx->decl_loc.start, lx->prev2_loc.end };
+    const char *name = token_text(p, lx->stream.prev2_loc);
+    Loc whole = { lx->stream.decl_loc.start, lx->stream.prev2_loc.end };
     Diagnostic *d = report(p, E0103, whole,
                            arena_printf(&p->c->arena, "expected `workflow %s { … }`, found "
                                         "`workflow: %s`", name, name));
@@ -237,8 +238,8 @@ void report_syntax_error(Parser *p, const SyntaxError *e)
     if (lexer_at_top_level(lx)) {
         if (yaml_workflow(p, e))
             return;
-        if (!is_declaration_keyword(lx->decl_kind)) {
-            not_a_declaration(p, lx->decl_kind, lx->decl_loc);
+        if (!is_declaration_keyword(lx->stream.decl_kind)) {
+            not_a_declaration(p, lx->stream.decl_kind, lx->stream.decl_loc);
             return;
         }
         if (e->want[END]) {

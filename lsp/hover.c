@@ -378,7 +378,7 @@ static void write_keyword(Hover *h, const Occurrence *o)
     const TimeoutText *t = s->kind == STEP_WORKFLOW ? &CHILD_TIMEOUT
                          : s->kind == STEP_AWAIT ? &AWAIT_TIMEOUT : &STEP_TIMEOUT;
     write_timeout_text(h, "timeout", t, timeout, true);
-    if (s->kind == STEP_TASK_BUILTIN && s->target_index != PROGRAM_NONE &&
+    if (s->kind == STEP_TASK_BUILTIN && s->target_index != NO_INDEX &&
         !o->context.in_compensate) {
         const Builtin *b = &h->a->program->builtins[s->target_index];
         char d[32];

@@ -25,12 +25,12 @@
 #include "workspace.h"
 #include "lsp.h"
 #include "namemap.h"
+#include "no_index.h"
 #include "program.h"
 #include "text.h"
 #include "transport.h"
 
 enum {
-    NO_INDEX = UINT32_MAX,
     /* Messages read ahead into the queue at most (a cancellation searches it). */
     QUEUE_MAX = 1024,
 };

@@ -22,6 +22,8 @@ CHECKS = [
     ('the compiler\'s "no index"', r'\bNO_INDEX\s*=|define\s+NO_INDEX\b',
      {'base/no_index.h'}),
     ('the old name of "no index"', r'\bPROGRAM_NONE\b', None),
+    ('a growable text buffer', r'typedef struct \w*Buffer\s*{', {'base/textbuf.h'}),
+    ('the server\'s old text buffer', r'\blsp_buffer_\w+', None),
 ]
 
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "memory.h"
 #include "render_machine.h"
 
@@ -111,24 +112,12 @@ char *render_relative_path(const char *root, const SourceFile *file)
 
 /* --- fingerprints --- */
 
-/* FNV-1a, 64 bits: enough to tell diagnostics apart; the occurrence number separates
- * the rare equal ones. */
-enum { FNV_PRIME_HIGH = 0x100, FNV_PRIME_LOW = 0x1b3 };
-
-static uint64_t hash_bytes(uint64_t hash, const char *bytes, size_t len)
-{
-    const uint64_t prime = ((uint64_t)FNV_PRIME_HIGH << 32) | FNV_PRIME_LOW;
-    for (size_t i = 0; i < len; i++) {
-        hash ^= (unsigned char)bytes[i];
-        hash *= prime;
-    }
-    return hash;
-}
-
-/* Each part followed by a NUL, so that ("ab", "c") and ("a", "bc") differ. */
+/* Each part followed by a NUL, so that ("ab", "c") and ("a", "bc") differ. FNV-1a's 64
+ * bits are enough to tell diagnostics apart; the occurrence number separates the rare
+ * equal ones. */
 static uint64_t hash_part(uint64_t hash, const char *text, size_t len)
 {
-    return hash_bytes(hash_bytes(hash, text, len), "", 1);
+    return hash_fnv1a(hash_fnv1a(hash, text, len), "", 1);
 }
 
 static bool is_blank(char c)
@@ -139,7 +128,7 @@ static bool is_blank(char c)
 static uint64_t diagnostic_hash(ColumnCache *cache, const SourceMap *sources, const char *root,
                                 const Diagnostic *d)
 {
-    uint64_t hash = 0xcbf29ce484222325u;
+    uint64_t hash = HASH_FNV1A_START;
     const DiagInfo *info = diag_info(d->code);
     hash = hash_part(hash, info->code, strlen(info->code));
     hash = hash_part(hash, d->message, strlen(d->message));

@@ -566,7 +566,7 @@ static void with_field_items(Completion *c)
         kind = step->compensate->kind;
         target = step->compensate->target_index;
     }
-    if (target == PROGRAM_NONE)
+    if (target == NO_INDEX)
         return;
     if (kind == STEP_TASK_WORKER)
         input = p->workers[target].input;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "textbuf.h"
 #include "types.h"
 
 enum {
@@ -18,7 +19,7 @@ enum {
 typedef struct Hover {
     Analysis *a;
     Arena *arena;      /* for type_text */
-    Buffer out;
+    TextBuffer out;
 } Hover;
 
 static const char *duration(int64_t ms, char *buf)
@@ -84,7 +85,7 @@ static const ErrorCode *error_code(Analysis *a, const char *name)
 /* "the attempt fails with `TIMEOUT` (retryable)": the code's class from the stdlib. */
 static void write_expiry(Hover *h, const char *expiry)
 {
-    lsp_buffer_printf(&h->out, "On expiry: %s", expiry);
+    text_printf(&h->out, "On expiry: %s", expiry);
     const char *tick = strchr(expiry, '`');
     const char *end = tick ? strchr(tick + 1, '`') : NULL;
     char code[64];
@@ -93,21 +94,21 @@ static void write_expiry(Hover *h, const char *expiry)
         code[end - tick - 1] = '\0';
         const ErrorCode *e = error_code(h->a, code);
         if (e)
-            lsp_buffer_printf(&h->out, ", which is %s", retryable_text(e->retryable));
+            text_printf(&h->out, ", which is %s", retryable_text(e->retryable));
     }
-    lsp_buffer_printf(&h->out, ".\n");
+    text_printf(&h->out, ".\n");
 }
 
 static void write_timeout_text(Hover *h, const char *what, const TimeoutText *t,
                                int64_t effective_ms, bool effective_known)
 {
     char d[32];
-    lsp_buffer_printf(&h->out, "**`%s`** limits %s.\n\n", what, t->limits);
-    lsp_buffer_printf(&h->out, "Default: %s.  \n", t->unset);
+    text_printf(&h->out, "**`%s`** limits %s.\n\n", what, t->limits);
+    text_printf(&h->out, "Default: %s.  \n", t->unset);
     write_expiry(h, t->expiry);
     if (effective_known)
-        lsp_buffer_printf(&h->out, "\nHere: %s.\n", effective_ms > 0 ? duration(effective_ms, d)
-                                                                    : "no limit");
+        text_printf(&h->out, "\nHere: %s.\n", effective_ms > 0 ? duration(effective_ms, d)
+                                                              : "no limit");
 }
 
 /* ---- Policies --------------------------------------------------------------------- */
@@ -119,12 +120,12 @@ static void write_delays(Hover *h, const RetryPolicy *p)
     uint32_t retries = p->attempts - 1;
     for (uint32_t n = 2; n <= p->attempts; n++) {
         if (retries > DELAYS_SHOWN && n == DELAYS_SHOWN - 1) {
-            lsp_buffer_printf(&h->out, ", … (%u delays in all), ", retries);
+            text_printf(&h->out, ", … (%u delays in all), ", retries);
             n = p->attempts;
         } else if (n > 2) {
-            lsp_buffer_printf(&h->out, ", ");
+            text_printf(&h->out, ", ");
         }
-        lsp_buffer_printf(&h->out, "%s", duration(policy_retry_delay(p, n), d));
+        text_printf(&h->out, "%s", duration(policy_retry_delay(p, n), d));
     }
 }
 
@@ -141,26 +142,26 @@ static void write_policy(Hover *h, const RetryPolicy *p, const Block *retry)
 {
     char d1[32], d2[32];
     const char *def = " (default)";
-    lsp_buffer_printf(&h->out, "- `attempts`: %u%s%s\n", p->attempts,
-                      setting_written(retry, SET_ATTEMPTS) ? "" : def,
-                      p->attempts == 1 ? ": no retries" : "");
+    text_printf(&h->out, "- `attempts`: %u%s%s\n", p->attempts,
+                setting_written(retry, SET_ATTEMPTS) ? "" : def,
+                p->attempts == 1 ? ": no retries" : "");
     if (p->attempts < 2)
         return;
-    lsp_buffer_printf(&h->out, "- `backoff`: %s%s, `initial_delay` %s%s",
-                      BACKOFF_NAMES[p->backoff], setting_written(retry, SET_BACKOFF) ? "" : def,
-                      duration(p->initial_delay_ms, d1),
-                      setting_written(retry, SET_INITIAL_DELAY) ? "" : def);
+    text_printf(&h->out, "- `backoff`: %s%s, `initial_delay` %s%s",
+                BACKOFF_NAMES[p->backoff], setting_written(retry, SET_BACKOFF) ? "" : def,
+                duration(p->initial_delay_ms, d1),
+                setting_written(retry, SET_INITIAL_DELAY) ? "" : def);
     if (p->backoff == BACKOFF_EXPONENTIAL)
-        lsp_buffer_printf(&h->out, ", `max_delay` %s%s", duration(p->max_delay_ms, d2),
-                          setting_written(retry, SET_MAX_DELAY) ? "" : def);
-    lsp_buffer_printf(&h->out, "\n- delays before attempts 2–%u: ", p->attempts);
+        text_printf(&h->out, ", `max_delay` %s%s", duration(p->max_delay_ms, d2),
+                    setting_written(retry, SET_MAX_DELAY) ? "" : def);
+    text_printf(&h->out, "\n- delays before attempts 2–%u: ", p->attempts);
     write_delays(h, p);
-    lsp_buffer_printf(&h->out, "\n");
+    text_printf(&h->out, "\n");
     if (p->non_retryable_count > 0) {
-        lsp_buffer_printf(&h->out, "- `non_retryable`: ");
+        text_printf(&h->out, "- `non_retryable`: ");
         for (uint32_t i = 0; i < p->non_retryable_count; i++)
-            lsp_buffer_printf(&h->out, "%s\"%s\"", i ? ", " : "", p->non_retryable[i].text);
-        lsp_buffer_printf(&h->out, "\n");
+            text_printf(&h->out, "%s\"%s\"", i ? ", " : "", p->non_retryable[i].text);
+        text_printf(&h->out, "\n");
     }
 }
 
@@ -171,38 +172,38 @@ static void write_worst_case(Hover *h, const RetryPolicy *p, int64_t timeout_ms,
     char d1[32], d2[32], d3[32];
     RetryBudget b = policy_retry_budget(p, timeout_ms, wf ? wf->timeout_ms : 0);
     if (timeout_ms <= 0) {
-        lsp_buffer_printf(&h->out, "- worst case: no limit: without a `timeout` an attempt may "
-                                   "run forever");
+        text_printf(&h->out, "- worst case: no limit: without a `timeout` an attempt may "
+                             "run forever");
         if (p->attempts > 1)
-            lsp_buffer_printf(&h->out, " (the delays alone add up to %s)",
-                              duration(b.delays_ms, d1));
-        lsp_buffer_printf(&h->out, "\n");
+            text_printf(&h->out, " (the delays alone add up to %s)",
+                        duration(b.delays_ms, d1));
+        text_printf(&h->out, "\n");
     } else if (p->attempts > 1) {
-        lsp_buffer_printf(&h->out, "- worst case: %u attempts × %s + %s of delays = **%s**\n",
-                          p->attempts, duration(timeout_ms, d1), duration(b.delays_ms, d2),
-                          duration(b.total_ms, d3));
+        text_printf(&h->out, "- worst case: %u attempts × %s + %s of delays = **%s**\n",
+                    p->attempts, duration(timeout_ms, d1), duration(b.delays_ms, d2),
+                    duration(b.total_ms, d3));
     } else {
-        lsp_buffer_printf(&h->out, "- worst case: **%s**\n", duration(b.total_ms, d1));
+        text_printf(&h->out, "- worst case: **%s**\n", duration(b.total_ms, d1));
     }
     if (queue_timeout_ms > 0)
-        lsp_buffer_printf(&h->out, "- each attempt may also wait up to %s for a worker "
-                                   "(`queue_timeout`, not counted above)\n",
-                          duration(queue_timeout_ms, d1));
+        text_printf(&h->out, "- each attempt may also wait up to %s for a worker "
+                             "(`queue_timeout`, not counted above)\n",
+                    duration(queue_timeout_ms, d1));
     if (!wf)
         return;
     if (wf->timeout_ms <= 0)
-        lsp_buffer_printf(&h->out, "- workflow `%s` has no timeout\n", wf->name->text);
+        text_printf(&h->out, "- workflow `%s` has no timeout\n", wf->name->text);
     else if (timeout_ms > 0 && b.total_ms <= wf->timeout_ms)
-        lsp_buffer_printf(&h->out, "- fits in the workflow timeout of %s\n",
-                          duration(wf->timeout_ms, d1));
+        text_printf(&h->out, "- fits in the workflow timeout of %s\n",
+                    duration(wf->timeout_ms, d1));
     else if (b.first_late || (timeout_ms > 0 && b.total_ms > wf->timeout_ms)) {
-        lsp_buffer_printf(&h->out, "- ⚠ does not fit in the workflow timeout of %s",
-                          duration(wf->timeout_ms, d1));
+        text_printf(&h->out, "- ⚠ does not fit in the workflow timeout of %s",
+                    duration(wf->timeout_ms, d1));
         if (b.first_late)
-            lsp_buffer_printf(&h->out, ": attempt %u and later can never run", b.first_late);
-        lsp_buffer_printf(&h->out, "\n");
+            text_printf(&h->out, ": attempt %u and later can never run", b.first_late);
+        text_printf(&h->out, "\n");
     } else {
-        lsp_buffer_printf(&h->out, "- the workflow timeout is %s\n", duration(wf->timeout_ms, d1));
+        text_printf(&h->out, "- the workflow timeout is %s\n", duration(wf->timeout_ms, d1));
     }
 }
 
@@ -252,13 +253,13 @@ static void write_target(Hover *h, StepKind kind, const Name *target)
     if (!target)
         return;
     if (kind == STEP_TASK_WORKER)
-        lsp_buffer_printf(&h->out, ", worker `\"%s\"`", target->text);
+        text_printf(&h->out, ", worker `\"%s\"`", target->text);
     else if (kind == STEP_TASK_BUILTIN)
-        lsp_buffer_printf(&h->out, ", `using %s`", target->text);
+        text_printf(&h->out, ", `using %s`", target->text);
     else if (kind == STEP_WORKFLOW)
-        lsp_buffer_printf(&h->out, ", child workflow `%s`", target->text);
+        text_printf(&h->out, ", child workflow `%s`", target->text);
     else if (kind == STEP_AWAIT)
-        lsp_buffer_printf(&h->out, ", signal `\"%s\"`", target->text);
+        text_printf(&h->out, ", signal `\"%s\"`", target->text);
 }
 
 static void write_step(Hover *h, uint32_t workflow, uint32_t index)
@@ -266,38 +267,38 @@ static void write_step(Hover *h, uint32_t workflow, uint32_t index)
     const Workflow *wf = &h->a->program->workflows[workflow];
     const Step *s = &wf->steps[index];
     char d[32];
-    lsp_buffer_printf(&h->out, "**step `%s`** — %s", s->name->text, STEP_KIND_TEXT[s->kind]);
+    text_printf(&h->out, "**step `%s`** — %s", s->name->text, STEP_KIND_TEXT[s->kind]);
     write_target(h, s->kind, s->target_name);
-    lsp_buffer_printf(&h->out, "\n\nResult: `%s`\n", type_of(h, s->result));
+    text_printf(&h->out, "\n\nResult: `%s`\n", type_of(h, s->result));
     const Block *body = step_body(h, wf, s);
     if (can_retry(s->kind)) {
-        lsp_buffer_printf(&h->out, "\n**Retry policy**\n");
+        text_printf(&h->out, "\n**Retry policy**\n");
         write_policy(h, &s->retry, retry_block(body));
     }
     if (s->kind == STEP_SLEEP || s->kind == STEP_COMPUTE) {
         if (s->kind == STEP_SLEEP && s->sleep && s->sleep->kind == EXPR_DURATION)
-            lsp_buffer_printf(&h->out, "\nSleeps %s (a durable timer).\n",
-                              duration(s->sleep->integer, d));
+            text_printf(&h->out, "\nSleeps %s (a durable timer).\n",
+                        duration(s->sleep->integer, d));
         return;
     }
     if (!can_retry(s->kind)) {
-        lsp_buffer_printf(&h->out, "\n- `timeout`: %s\n",
-                          s->timeout_ms > 0 ? duration(s->timeout_ms, d) : "no limit");
+        text_printf(&h->out, "\n- `timeout`: %s\n",
+                    s->timeout_ms > 0 ? duration(s->timeout_ms, d) : "no limit");
         return;
     }
-    lsp_buffer_printf(&h->out, "- `timeout`: %s per attempt\n",
-                      s->timeout_ms > 0 ? duration(s->timeout_ms, d) : "no limit");
+    text_printf(&h->out, "- `timeout`: %s per attempt\n",
+                s->timeout_ms > 0 ? duration(s->timeout_ms, d) : "no limit");
     if (s->queue_timeout_ms > 0)
-        lsp_buffer_printf(&h->out, "- `queue_timeout`: %s\n", duration(s->queue_timeout_ms, d));
+        text_printf(&h->out, "- `queue_timeout`: %s\n", duration(s->queue_timeout_ms, d));
     write_worst_case(h, &s->retry, s->timeout_ms, s->queue_timeout_ms, wf);
     const Compensation *c = s->compensate;
     if (c) {
-        lsp_buffer_printf(&h->out, "\n**Compensate**");
+        text_printf(&h->out, "\n**Compensate**");
         write_target(h, c->kind, c->target_name);
-        lsp_buffer_printf(&h->out, "\n");
+        text_printf(&h->out, "\n");
         write_policy(h, &c->retry, retry_block(compensate_block(body)));
-        lsp_buffer_printf(&h->out, "- `timeout`: %s per attempt\n",
-                          c->timeout_ms > 0 ? duration(c->timeout_ms, d) : "no limit");
+        text_printf(&h->out, "- `timeout`: %s per attempt\n",
+                    c->timeout_ms > 0 ? duration(c->timeout_ms, d) : "no limit");
     }
 }
 
@@ -325,25 +326,25 @@ static void write_setting(Hover *h, const Occurrence *o)
 {
     RetrySetting i = (RetrySetting)o->symbol.index;
     char def[96], d[32];
-    lsp_buffer_printf(&h->out, "**`%s`** — retry setting\n\n%s\n\nType: %s  \nDefault: %s\n",
-                      RETRY_SETTING_NAMES[i], RETRY_SETTING_MEANINGS[i], RETRY_SETTING_TYPES[i],
-                      policy_setting_default(i, def, sizeof def));
+    text_printf(&h->out, "**`%s`** — retry setting\n\n%s\n\nType: %s  \nDefault: %s\n",
+                RETRY_SETTING_NAMES[i], RETRY_SETTING_MEANINGS[i], RETRY_SETTING_TYPES[i],
+                policy_setting_default(i, def, sizeof def));
     int64_t timeout = 0, queue = 0;
     const Block *retry = NULL;
     const RetryPolicy *p = policy_here(h, o, &timeout, &queue, &retry);
     if (!p)
         return;
-    lsp_buffer_printf(&h->out, "\nHere: ");
+    text_printf(&h->out, "\nHere: ");
     switch (i) {
-    case SET_ATTEMPTS: lsp_buffer_printf(&h->out, "%u\n", p->attempts); break;
-    case SET_BACKOFF: lsp_buffer_printf(&h->out, "%s\n", BACKOFF_NAMES[p->backoff]); break;
+    case SET_ATTEMPTS: text_printf(&h->out, "%u\n", p->attempts); break;
+    case SET_BACKOFF: text_printf(&h->out, "%s\n", BACKOFF_NAMES[p->backoff]); break;
     case SET_INITIAL_DELAY:
-        lsp_buffer_printf(&h->out, "%s\n", duration(p->initial_delay_ms, d));
+        text_printf(&h->out, "%s\n", duration(p->initial_delay_ms, d));
         break;
-    case SET_MAX_DELAY: lsp_buffer_printf(&h->out, "%s\n", duration(p->max_delay_ms, d)); break;
+    case SET_MAX_DELAY: text_printf(&h->out, "%s\n", duration(p->max_delay_ms, d)); break;
     default:
-        lsp_buffer_printf(&h->out, "%u code%s\n", p->non_retryable_count,
-                          p->non_retryable_count == 1 ? "" : "s");
+        text_printf(&h->out, "%u code%s\n", p->non_retryable_count,
+                    p->non_retryable_count == 1 ? "" : "s");
         break;
     }
 }
@@ -356,8 +357,8 @@ static void write_keyword(Hover *h, const Occurrence *o)
     const Block *retry = NULL;
     const RetryPolicy *p = policy_here(h, o, &timeout, &queue, &retry);
     if (kw == KW_RETRY) {
-        lsp_buffer_printf(&h->out, "**`retry`** — the retry policy of this %s\n\n",
-                          o->context.in_compensate ? "compensate block" : "step");
+        text_printf(&h->out, "**`retry`** — the retry policy of this %s\n\n",
+                    o->context.in_compensate ? "compensate block" : "step");
         if (p) {
             write_policy(h, p, retry);
             write_worst_case(h, p, timeout, queue, o->context.in_compensate ? NULL
@@ -378,13 +379,13 @@ static void write_keyword(Hover *h, const Occurrence *o)
     const TimeoutText *t = s->kind == STEP_WORKFLOW ? &CHILD_TIMEOUT
                          : s->kind == STEP_AWAIT ? &AWAIT_TIMEOUT : &STEP_TIMEOUT;
     write_timeout_text(h, "timeout", t, timeout, true);
-    if (s->kind == STEP_TASK_BUILTIN && s->target_index != PROGRAM_NONE &&
+    if (s->kind == STEP_TASK_BUILTIN && s->target_index != NO_INDEX &&
         !o->context.in_compensate) {
         const Builtin *b = &h->a->program->builtins[s->target_index];
         char d[32];
         if (b->default_timeout_ms > 0)
-            lsp_buffer_printf(&h->out, "\n`%s` uses %s when no timeout is set.\n", b->name->text,
-                              duration(b->default_timeout_ms, d));
+            text_printf(&h->out, "\n`%s` uses %s when no timeout is set.\n", b->name->text,
+                        duration(b->default_timeout_ms, d));
     }
 }
 
@@ -393,26 +394,26 @@ static void write_keyword(Hover *h, const Occurrence *o)
 static void write_record_fields(Hover *h, const Type *t)
 {
     if (!t || t->kind != TYPE_RECORD) {
-        lsp_buffer_printf(&h->out, "`%s`", type_of(h, t));
+        text_printf(&h->out, "`%s`", type_of(h, t));
         return;
     }
-    lsp_buffer_printf(&h->out, "`{ ");
+    text_printf(&h->out, "`{ ");
     for (uint32_t i = 0; i < t->field_count; i++)
-        lsp_buffer_printf(&h->out, "%s%s: %s", i ? ", " : "", t->fields[i].name->text,
-                          type_of(h, t->fields[i].type));
-    lsp_buffer_printf(&h->out, t->field_count ? " }`" : "}`");
+        text_printf(&h->out, "%s%s: %s", i ? ", " : "", t->fields[i].name->text,
+                    type_of(h, t->fields[i].type));
+    text_printf(&h->out, t->field_count ? " }`" : "}`");
 }
 
 static void write_contract(Hover *h, const Type *input, const Type *output)
 {
-    lsp_buffer_printf(&h->out, "\n\ninput: ");
+    text_printf(&h->out, "\n\ninput: ");
     write_record_fields(h, input);
-    lsp_buffer_printf(&h->out, "  \noutput: ");
+    text_printf(&h->out, "  \noutput: ");
     if (output)
         write_record_fields(h, output);
     else
-        lsp_buffer_printf(&h->out, "none");
-    lsp_buffer_printf(&h->out, "\n");
+        text_printf(&h->out, "none");
+    text_printf(&h->out, "\n");
 }
 
 /* The comment after a standard library declaration, on its line ("// length of …"). */
@@ -430,7 +431,7 @@ static void write_stdlib_comment(Hover *h, const Symbol *sym)
             const char *c = f->text + i + 2;
             while (*c == ' ')
                 c++;
-            lsp_buffer_printf(&h->out, "\n\n%.*s\n", (int)(f->text + end - c), c);
+            text_printf(&h->out, "\n\n%.*s\n", (int)(f->text + end - c), c);
             return;
         }
 }
@@ -438,10 +439,10 @@ static void write_stdlib_comment(Hover *h, const Symbol *sym)
 static void write_function(Hover *h, const Occurrence *o)
 {
     const Function *f = &h->a->program->functions[o->symbol.index];
-    lsp_buffer_printf(&h->out, "```orbit\nfunction %s(", f->name->text);
+    text_printf(&h->out, "```orbit\nfunction %s(", f->name->text);
     for (uint32_t i = 0; i < f->param_count; i++)
-        lsp_buffer_printf(&h->out, "%s%s", i ? ", " : "", type_of(h, f->params[i]));
-    lsp_buffer_printf(&h->out, ") -> %s\n```", type_of(h, f->result));
+        text_printf(&h->out, "%s%s", i ? ", " : "", type_of(h, f->params[i]));
+    text_printf(&h->out, ") -> %s\n```", type_of(h, f->result));
     write_stdlib_comment(h, &o->symbol);
 }
 
@@ -462,48 +463,48 @@ static void write_symbol(Hover *h, const Occurrence *o)
         break;
     case SYM_WORKFLOW: {
         const Workflow *wf = &p->workflows[sym->index];
-        lsp_buffer_printf(&h->out, "**workflow `%s`** — %u step%s, timeout %s", wf->name->text,
-                          wf->step_count, wf->step_count == 1 ? "" : "s",
-                          wf->timeout_ms > 0 ? duration(wf->timeout_ms, d) : "none");
+        text_printf(&h->out, "**workflow `%s`** — %u step%s, timeout %s", wf->name->text,
+                    wf->step_count, wf->step_count == 1 ? "" : "s",
+                    wf->timeout_ms > 0 ? duration(wf->timeout_ms, d) : "none");
         write_contract(h, wf->input, wf->output);
         break;
     }
     case SYM_WORKER:
-        lsp_buffer_printf(&h->out, "**worker `\"%s\"`**", sym->name ? sym->name->text : "");
+        text_printf(&h->out, "**worker `\"%s\"`**", sym->name ? sym->name->text : "");
         if (sym->index == NO_INDEX)
-            lsp_buffer_printf(&h->out, "\n\nNot declared: its input and output are "
-                              "`any`. Declare it with `worker \"%s\" { input … output … }`.\n",
-                              sym->name ? sym->name->text : "");
+            text_printf(&h->out, "\n\nNot declared: its input and output are "
+                        "`any`. Declare it with `worker \"%s\" { input … output … }`.\n",
+                        sym->name ? sym->name->text : "");
         else
             write_contract(h, p->workers[sym->index].input, p->workers[sym->index].output);
         break;
     case SYM_BUILTIN: {
         const Builtin *b = &p->builtins[sym->index];
-        lsp_buffer_printf(&h->out, "**built-in task `%s`** — run by the runtime itself",
-                          b->name->text);
+        text_printf(&h->out, "**built-in task `%s`** — run by the runtime itself",
+                    b->name->text);
         write_contract(h, b->input, b->output);
         if (b->default_timeout_ms > 0)
-            lsp_buffer_printf(&h->out, "\nDefault timeout: %s\n",
-                              duration(b->default_timeout_ms, d));
+            text_printf(&h->out, "\nDefault timeout: %s\n",
+                        duration(b->default_timeout_ms, d));
         break;
     }
     case SYM_TYPE:
-        lsp_buffer_printf(&h->out, "**type `%s`**\n\n", p->types[sym->index].name->text);
+        text_printf(&h->out, "**type `%s`**\n\n", p->types[sym->index].name->text);
         write_record_fields(h, p->types[sym->index].type);
-        lsp_buffer_printf(&h->out, "\n");
+        text_printf(&h->out, "\n");
         break;
     case SYM_FIELD:
-        lsp_buffer_printf(&h->out, "**field `%s`**: `%s`%s", sym->field->name->text,
-                          type_of(h, sym->field->type), sym->field->optional ? " (optional)" : "");
+        text_printf(&h->out, "**field `%s`**: `%s`%s", sym->field->name->text,
+                    type_of(h, sym->field->type), sym->field->optional ? " (optional)" : "");
         if (sym->record && sym->record->name)
-            lsp_buffer_printf(&h->out, " of `%s`", sym->record->name->text);
-        lsp_buffer_printf(&h->out, "\n");
+            text_printf(&h->out, " of `%s`", sym->record->name->text);
+        text_printf(&h->out, "\n");
         break;
     case SYM_INPUT:
-        lsp_buffer_printf(&h->out, "**`input`** — the input of workflow `%s`\n\n",
-                          p->workflows[sym->workflow].name->text);
+        text_printf(&h->out, "**`input`** — the input of workflow `%s`\n\n",
+                    p->workflows[sym->workflow].name->text);
         write_record_fields(h, p->workflows[sym->workflow].input);
-        lsp_buffer_printf(&h->out, "\n");
+        text_printf(&h->out, "\n");
         break;
     case SYM_FOR_VAR: {
         const Step *s = lsp_query_step(h->a, sym->workflow, sym->index);
@@ -511,8 +512,8 @@ static void write_symbol(Hover *h, const Occurrence *o)
         if (!t && s && s->for_iterable && s->for_iterable->type &&
             s->for_iterable->type->kind == TYPE_LIST)
             t = s->for_iterable->type->elem;
-        lsp_buffer_printf(&h->out, "**`%s`**: `%s` — each element of the `for` of step `%s`\n",
-                          lsp_symbol_name(h->a, sym), type_of(h, t), s ? s->name->text : "?");
+        text_printf(&h->out, "**`%s`**: `%s` — each element of the `for` of step `%s`\n",
+                    lsp_symbol_name(h->a, sym), type_of(h, t), s ? s->name->text : "?");
         break;
     }
     case SYM_FUNCTION:
@@ -520,10 +521,10 @@ static void write_symbol(Hover *h, const Occurrence *o)
         break;
     case SYM_ERROR_CODE: {
         const ErrorCode *e = &p->error_codes[sym->index];
-        lsp_buffer_printf(&h->out, "**`%s`** — runtime error code, %s", e->name->text,
-                          retryable_text(e->retryable));
+        text_printf(&h->out, "**`%s`** — runtime error code, %s", e->name->text,
+                    retryable_text(e->retryable));
         write_stdlib_comment(h, sym);
-        lsp_buffer_printf(&h->out, "\n");
+        text_printf(&h->out, "\n");
         break;
     }
     default:
@@ -551,7 +552,7 @@ json_t *lsp_handle_hover(Server *s, json_t *params)
                            "value", lsp_json_text(h.out.data, h.out.len),
                            "range", lsp_range_json(s, a, file, at.start, at.end));
     }
-    lsp_buffer_free(&h.out);
+    text_free(&h.out);
     arena_free(&arena);
     return result;
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 /* Warnings about something that has no effect (a setting, a listed code, an unused
  * suppression): shown faded (DiagnosticTag.Unnecessary). */
 static bool is_unnecessary(DiagCode code)
@@ -95,14 +97,6 @@ json_t *lsp_diagnostic_json(Server *s, Analysis *a, const Diagnostic *d)
 
 /* ---- What was published ------------------------------------------------------------- */
 
-static uint64_t hash_bytes(const char *text, size_t len)
-{
-    uint64_t h = 14695981039346656037u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)text[i]) * 1099511628211u;
-    return h;
-}
-
 static Published *published_find(Project *p, const char *uri, bool make)
 {
     json_t *index = json_object_get(p->published_by_uri, uri);
@@ -142,7 +136,7 @@ static void publish_file(Server *s, Project *p, AnalysisFile *f, json_t *list)
     }
     e->stamp = p->stamp;
     char *text = json_dumps(list, JSON_COMPACT);
-    uint64_t hash = text ? hash_bytes(text, strlen(text)) : 0;
+    uint64_t hash = text ? hash_fnv1a(HASH_FNV1A_START, text, strlen(text)) : 0;
     free(text);
     if (hash == e->hash && empty == e->empty && (!open || f->version == e->version)) {
         json_decref(list);

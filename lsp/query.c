@@ -296,12 +296,12 @@ static Symbol action_target(StepKind kind, uint32_t index, const Name *name)
     if (kind == STEP_TASK_WORKER) {
         s.kind = SYM_WORKER;
         s.name = name;
-    } else if (kind == STEP_TASK_BUILTIN && index != PROGRAM_NONE) {
+    } else if (kind == STEP_TASK_BUILTIN && index != NO_INDEX) {
         s.kind = SYM_BUILTIN;
-    } else if (kind == STEP_WORKFLOW && index != PROGRAM_NONE) {
+    } else if (kind == STEP_WORKFLOW && index != NO_INDEX) {
         s.kind = SYM_WORKFLOW;
     }
-    if (s.index == PROGRAM_NONE)
+    if (s.index == NO_INDEX)
         s.index = NO_INDEX;
     return s;
 }

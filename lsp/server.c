@@ -74,33 +74,6 @@ bool lsp_json_integer_member(const json_t *object, const char *key, int64_t *out
     return true;
 }
 
-void lsp_buffer_printf(Buffer *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        b->data = xrealloc(b->data, cap);
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-void lsp_buffer_free(Buffer *b)
-{
-    free(b->data);
-    memset(b, 0, sizeof *b);
-}
-
 /* ---- Sending ------------------------------------------------------------------------ */
 
 static void send_message(Server *s, json_t *message)

@@ -25,12 +25,12 @@
 #include "workspace.h"
 #include "lsp.h"
 #include "namemap.h"
+#include "no_index.h"
 #include "program.h"
 #include "text.h"
 #include "transport.h"
 
 enum {
-    NO_INDEX = UINT32_MAX,
     /* Messages read ahead into the queue at most (a cancellation searches it). */
     QUEUE_MAX = 1024,
 };
@@ -171,14 +171,6 @@ json_t *lsp_json_text0(const char *text);
 json_t *lsp_json_object_member(const json_t *object, const char *key);
 const char *lsp_json_string_member(const json_t *object, const char *key);
 bool lsp_json_integer_member(const json_t *object, const char *key, int64_t *out);
-
-/* Text built piece by piece (hover contents). */
-typedef struct Buffer {
-    char *data;                /* malloc'd, NUL-terminated once anything was added */
-    size_t len, cap;
-} Buffer;
-void lsp_buffer_printf(Buffer *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void lsp_buffer_free(Buffer *b);
 
 /* ---- documents.c ---- */
 Document *lsp_document_find(Server *s, const char *uri);

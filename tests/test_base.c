@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "hash.h"
 #include "namemap.h"
 #include "replace_file.h"
 #include "source.h"
@@ -456,6 +457,20 @@ START_TEST(replace_file_refuses_a_fifo_without_blocking)
 }
 END_TEST
 
+/* The published FNV-1a test vectors; a hash continued over two parts is the hash of both
+ * (fingerprints hash a diagnostic part by part). */
+START_TEST(hash_fnv1a_vectors)
+{
+    ck_assert_uint_eq(hash_fnv1a(HASH_FNV1A_START, "", 0), UINT64_C(0xcbf29ce484222325));
+    ck_assert_uint_eq(hash_fnv1a(HASH_FNV1A_START, "a", 1), UINT64_C(0xaf63dc4c8601ec8c));
+    ck_assert_uint_eq(hash_fnv1a(HASH_FNV1A_START, "foobar", 6), UINT64_C(0x85944171f73967e8));
+    ck_assert_uint_eq(hash_fnv1a(hash_fnv1a(HASH_FNV1A_START, "foo", 3), "bar", 3),
+                      UINT64_C(0x85944171f73967e8));
+    /* bytes above 0x7f are unsigned: no sign extension into the hash */
+    ck_assert_uint_eq(hash_fnv1a(HASH_FNV1A_START, "\xff", 1), UINT64_C(0xaf64724c8602eb6e));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("base");
@@ -477,6 +492,7 @@ int main(void)
     tcase_add_test(tc, replace_file_refuses_read_only_files_and_directories);
     tcase_add_test(tc, replace_file_writes_through_hard_links);
     tcase_add_test(tc, replace_file_refuses_a_fifo_without_blocking);
+    tcase_add_test(tc, hash_fnv1a_vectors);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

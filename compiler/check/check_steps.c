@@ -552,7 +552,7 @@ static void target_signal(Checker *ck, Expr *v, Target *t)
 static void target_none(Checker *ck, Target *t)
 {
     memset(t, 0, sizeof *t);
-    t->index = PROGRAM_NONE;
+    t->index = NO_INDEX;
     t->input = ck->types.any;
     t->output = ck->types.any;
 }
@@ -657,7 +657,7 @@ static void check_policies(Checker *ck, Members *ms, Policies *out)
 
 static int64_t effective_timeout(Checker *ck, const Target *t, int64_t given)
 {
-    if (given || t->kind != STEP_TASK_BUILTIN || t->index == PROGRAM_NONE)
+    if (given || t->kind != STEP_TASK_BUILTIN || t->index == NO_INDEX)
         return given;
     return ck->program->builtins[t->index].default_timeout_ms;
 }
@@ -690,7 +690,7 @@ static void check_compensate(Checker *ck, Workflow *wf, Step *step, Scope *outer
     Compensation *c = arena_alloc(ck->arena, sizeof *c);
     step->compensate = c;
     c->span = cl->member->span;
-    c->target_index = PROGRAM_NONE;
+    c->target_index = NO_INDEX;
     Target t;
     target_none(ck, &t);
     if (!ms.action.member && !ms.parse_error) {
@@ -983,7 +983,7 @@ static void collect_steps(Checker *ck, Workflow *wf, Member *decl, uint32_t n)
             .span = m->span,
             .name_span = member_name_span(m),
             .index = i,
-            .target_index = PROGRAM_NONE,
+            .target_index = NO_INDEX,
         };
         policy_default_retry(&s->retry);
         decls[i] = m;

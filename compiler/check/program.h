@@ -12,10 +12,7 @@
 #include <stdint.h>
 
 #include "ast.h"
-
-enum {
-    PROGRAM_NONE = UINT32_MAX,   /* "no index": an undeclared worker, a missing part */
-};
+#include "no_index.h"
 
 /* ---- Types ---------------------------------------------------------------------- */
 
@@ -129,7 +126,7 @@ typedef struct RetryPolicy {
 
 typedef enum StepKind {
     STEP_TASK_WORKER,    /* worker "name": target_name = the worker's name,
-                            target_index = Program.workers or PROGRAM_NONE (undeclared
+                            target_index = Program.workers or NO_INDEX (undeclared
                             worker: contracts are `any`) */
     STEP_TASK_BUILTIN,   /* using orbit.http.request: target_index = Program.builtins */
     STEP_WORKFLOW,       /* workflow NAME: target_index = Program.workflows */
@@ -160,7 +157,7 @@ typedef struct Step {
     Span name_span;
     uint32_t index;              /* position in its workflow */
     StepKind kind;
-    uint32_t target_index;       /* see StepKind; PROGRAM_NONE when not applicable */
+    uint32_t target_index;       /* see StepKind; NO_INDEX when not applicable */
     uint32_t dep_count;          /* of deps, below */
     const Name *target_name;     /* worker, built-in task, child workflow or signal name */
 

@@ -530,7 +530,7 @@ static uint32_t task_for(Lowerer *l, StepKind kind, const Name *name, uint32_t i
         return add_task(l, bi->name, ORBC_TASK_BUILTIN, bi->input, bi->output,
                         bi->default_timeout_ms);
     }
-    if (index != PROGRAM_NONE && index < l->p->worker_count) {
+    if (index != NO_INDEX && index < l->p->worker_count) {
         const Worker *w = &l->p->workers[index];
         return add_task(l, w->name, ORBC_TASK_WORKER, w->input, w->output, 0);
     }

@@ -184,6 +184,48 @@ def rounds_are_bounded():
         expect(status == 2 and 'takes no option' in err, err)
 
 
+PARTLY_READ_USE = ('workflow main {\n  step a { workflow refund_order }\n}\n'
+                   'workflow refund_orders {\n  step t { sleep 1s }\n}\n')
+PARTLY_READ_NOISY = ('workflow noisy {\n'
+                     + ''.join('  step s%d { sleep 1x }\n' % i for i in range(501))
+                     + '}\nworkflow refund_order {\n  step t { sleep 2s }\n}\n')
+PARTLY_READ_DEEP = ('workflow refund_orders {\n  step t { sleep 1s }\n}\n'
+                    'workflow main {\n  step a { workflow refund_order }\n}\n'
+                    'workflow deep {\n  step b { compute ' + '(' * 300 + '1' + ')' * 300
+                    + ' }\n}\n'
+                    'workflow refund_order {\n  step t { sleep 2s }\n}\n')
+
+
+@test
+def no_name_is_guessed_while_part_of_the_program_is_unread():
+    """issue 27, 1: after the 500-error cap (E0100) or the nesting limit (E0009) the rest
+    of a file is not read, and may declare the name a did-you-mean would replace: the
+    fix is maybe-incorrect (JSON, the server), `fix` leaves it and the note says why."""
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = os.path.join(tmp, 'a.orbit'), os.path.join(tmp, 'b.orbit')
+        write(a, PARTLY_READ_USE)
+        write(b, PARTLY_READ_NOISY)
+        status, out, err = run('fix', tmp)
+        expect(read(a) == PARTLY_READ_USE, 'a.orbit was rewritten: %r' % read(a))
+        expect('E0202' not in err.split('error[')[0] and 'was not read to its end' in err,
+               'the report: %s' % err[:600])
+        status, diags = diagnostics(tmp)
+        unknown = [d for d in diags if d['code'] == 'E0202']
+        expect(len(unknown) == 1 and unknown[0]['fixes']
+               and all(f['applicability'] == 'maybe-incorrect' for f in unknown[0]['fixes']),
+               'E0202: %s' % unknown)
+        os.remove(b)
+        deep = os.path.join(tmp, 'deep.orbit')
+        write(a, PARTLY_READ_USE.replace('refund_orders', 'refund_ordrs'))
+        write(deep, PARTLY_READ_DEEP)
+        status, out, err = run('fix', deep)
+        expect(read(deep) == PARTLY_READ_DEEP and 'E0009' in err and 'nothing to fix' in err,
+               'one file, nesting: %d %s' % (status, err[:600]))
+        # the same mistake in a program read whole is fixed as before
+        status, out, err = run('fix', a)
+        expect(status == 0 and 'fixed %s: 1 fix (E0202: 1)' % a in err, err)
+
+
 @test
 def each_program_root_on_its_own():
     with tempfile.TemporaryDirectory() as tmp:

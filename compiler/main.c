@@ -588,7 +588,8 @@ static int command_fix(const Options *opt)
             if (run.inputs.items[i].from_stdin)
                 stdin_path = run.inputs.items[i].path;
         FixCommand fix = { run.overrides, opt->max_rounds, opt->fmt.diff, opt->deny_warnings,
-                           run.inputs.failures > 0, print_remaining, &options };
+                           run.inputs.failures > 0, print_remaining, &options,
+                           opt->max_diagnostics };
         status = fix_command(&run.c, &run.programs, stdin_path, &fix);
     }
     run_free(&run);

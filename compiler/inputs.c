@@ -210,7 +210,9 @@ static void report_problems(InputList *list)
         if (input->problem) {
             fprintf(stderr, "orbitc: error: %s\n", input->problem);
             list->failures++;
-            input_free(input);
+            list->unusable = xrealloc(list->unusable,
+                                      (list->unusable_count + 1) * sizeof *list->unusable);
+            list->unusable[list->unusable_count++] = *input;   /* for the CI reports */
         } else {
             list->items[kept++] = *input;
         }
@@ -322,6 +324,9 @@ void inputs_free(InputList *list)
 {
     for (size_t i = 0; i < list->count; i++)
         input_free(&list->items[i]);
+    for (size_t i = 0; i < list->unusable_count; i++)
+        input_free(&list->unusable[i]);
     free(list->items);
+    free(list->unusable);
     memset(list, 0, sizeof *list);
 }

@@ -24,6 +24,8 @@ typedef struct InputList {
     Input *items;
     size_t count, cap;
     unsigned failures;   /* paths reported as unusable */
+    Input *unusable;     /* those found by inputs_collect, with their problem, in order */
+    size_t unusable_count;
 } InputList;
 
 /* Expands `paths` in order: a file as given, a directory into every *.orbit file below it

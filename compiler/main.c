@@ -210,6 +210,19 @@ static int lint_overrides(const Options *opt, uint8_t *levels)
     return EXIT_OK;
 }
 
+/* The paths the run could not read, for the CI formats' reports (RenderOptions). */
+static RenderUnread *unread_paths;
+static uint32_t unread_count;
+
+static void note_unread(const char *path, const char *reason)
+{
+    size_t len = strlen(path) + strlen(reason) + sizeof "cannot read ``: ";
+    char *message = xmalloc(len);
+    snprintf(message, len, "cannot read `%s`: %s", path, reason);
+    unread_paths = xrealloc(unread_paths, (unread_count + 1) * sizeof *unread_paths);
+    unread_paths[unread_count++] = (RenderUnread){ xstrdup(path), message };
+}
+
 static void print_diagnostics(const Options *opt, Compiler *c)
 {
     RenderOptions render = {
@@ -217,6 +230,8 @@ static void print_diagnostics(const Options *opt, Compiler *c)
         .max_shown = opt->max_diagnostics,
         .summary = true,
         .warnings_denied = opt->deny_warnings,
+        .unread = unread_paths,
+        .unread_count = unread_count,
     };
     if (opt->format == FORMAT_JSON)
         render_json(stdout, &c->diags, &c->sources, &render);
@@ -264,6 +279,7 @@ static void read_inputs(Compiler *c, InputList *inputs, ProgramSet *programs)
         if (!ok) {
             fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n",
                     input->from_stdin ? "-" : input->path, error);
+            note_unread(input->from_stdin ? "-" : input->path, error);
             inputs->failures++;
             continue;
         }
@@ -282,11 +298,19 @@ static int load(const Options *opt, Run *run)
     if (status != EXIT_OK)
         return status;
     inputs_collect(&run->inputs, opt->paths, opt->path_count);
+    for (size_t i = 0; i < run->inputs.unusable_count; i++) {
+        const Input *input = &run->inputs.unusable[i];
+        unread_paths = xrealloc(unread_paths, (unread_count + 1) * sizeof *unread_paths);
+        unread_paths[unread_count++] = (RenderUnread){ input->path, input->problem };
+    }
     inputs_name_stdin(&run->inputs, opt->stdin_filename);
     if ((status = refuse_output_that_is_input(opt, &run->inputs)) != EXIT_OK)
         return status;
     read_inputs(c, &run->inputs, &run->programs);
     programs_read_configs(&run->programs, c, &run->inputs.failures);
+    for (uint32_t i = 0; i < run->programs.count; i++)
+        if (run->programs.items[i].config_error)
+            note_unread(run->programs.items[i].config_path, run->programs.items[i].config_error);
     if (c->sources.count > 1) {
         driver_parse(c);
         programs_configure(&run->programs, c);

@@ -29,6 +29,7 @@ void programs_free(ProgramSet *set)
         free(set->items[i].root);
         free(set->items[i].default_name);
         free(set->items[i].config_path);
+        free(set->items[i].config_error);
         free(set->items[i].files);
     }
     free(set->items);
@@ -186,6 +187,7 @@ void programs_read_configs(ProgramSet *set, Compiler *c, unsigned *failures)
             unit->config_file = file;
         } else {
             fprintf(stderr, "orbitc: error: cannot read `%s`: %s\n", unit->config_path, error);
+            unit->config_error = xstrdup(error);
             ++*failures;
         }
     }

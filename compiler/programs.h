@@ -32,6 +32,7 @@ typedef struct ProgramUnit {
                                 directory when below it; NULL for the files below no root */
     char *config_path;       /* its orbit.program as shown; NULL without a root */
     uint32_t config_file;    /* the source index of orbit.program once read, else 0 */
+    char *config_error;      /* why it could not be read (programs_read_configs), or NULL */
     const char *name;        /* the name its configuration gives, else the root
                                 directory's own name; NULL without a root */
     char *default_name;

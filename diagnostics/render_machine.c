@@ -36,14 +36,17 @@ static void append_texts(TextBuffer *out, const char *prefix, const DiagText *te
 }
 
 void render_full_message(TextBuffer *out, ColumnCache *cache, const SourceMap *sources,
-                         const Diagnostic *d, bool with_labels)
+                         const Diagnostic *d, const char *labels_root)
 {
     text_append_str(out, d->message ? d->message : "");
-    for (const DiagLabel *l = with_labels ? d->labels : NULL; l; l = l->next) {
+    for (const DiagLabel *l = labels_root ? d->labels : NULL; l; l = l->next) {
         Place place = render_place(cache, sources, l->span);
-        if (place.located)
-            text_printf(out, "\n%s:%u:%u: %s", place.file->path, place.line, place.column,
-                        l->message ? l->message : "");
+        if (!place.located)
+            continue;
+        char *relative = render_relative_path(labels_root, place.file);
+        text_printf(out, "\n%s:%u:%u: %s", relative ? relative : place.file->path, place.line,
+                    place.column, l->message ? l->message : "");
+        free(relative);
     }
     append_texts(out, "note", d->notes);
     append_texts(out, "help", d->helps);
@@ -123,6 +126,11 @@ static uint64_t hash_bytes(uint64_t hash, const char *bytes, size_t len)
         hash *= prime;
     }
     return hash;
+}
+
+uint64_t render_hash_text(const char *text)
+{
+    return hash_bytes(0xcbf29ce484222325u, text, strlen(text));
 }
 
 /* Each part followed by a NUL, so that ("ab", "c") and ("a", "bc") differ. */

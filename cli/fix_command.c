@@ -3,11 +3,19 @@
  *
  * A round takes the fixes that the last check offers (fix_select) and applies them, and
  * the result is checked again. A fix never brings a diagnostic that the program did not
- * have before `fix` started (counted by code and message): when the fixes of a round do,
- * they are tried in halves, recursively, each half on top of the fixes accepted so far,
- * until each fix that brings one is found alone and left out ("left" in the report, and
- * not tried again). A round with k such fixes among n costs about 2k log2(n) checks
- * more; a round without any, none. */
+ * have before `fix` started (counted by code and message): only a set of fixes whose
+ * check brings nothing new is accepted. When the fixes of a round do bring something,
+ * each new diagnostic that lies on the text of exactly one of them blames that fix,
+ * which is left out of the round, and the others are checked again; a check whose new diagnostics blame no fix (they lie elsewhere, or on
+ * several fixes) tries the fixes in halves, recursively, each half on top of the fixes
+ * accepted so far, until each fix that brings one is found alone. A round costs a few
+ * checks when what its fixes bring lies on them, whatever their number; at most about
+ * 2k log2(n) checks for k fixes among n that bring something elsewhere; with none, one.
+ * A new diagnostic on a fix's text that another fix caused leaves that fix out with it:
+ * fewer fixes, never a wrong one. A fix left out is tried again by the next round, on
+ * the text the fixes accepted made (with them it may bring nothing; without that, a
+ * second `fix` would apply it); the last round applies nothing, so every fix the last
+ * check offers was tried on its text, and those left are reported ("left"). */
 #include "fix_command.h"
 
 #include <stdio.h>
@@ -40,13 +48,17 @@ typedef struct FixFile {
 typedef struct Key {
     DiagCode code;
     const char *message;
+    const Diagnostic *diag;    /* the one counted */
 } Key;
 
-/* A fix left out, remembered so that no later round tries it again. */
+/* A fix left out of a round, remembered for the report: "left" at the end where the
+ * last check still offers it. */
 typedef struct LeftFix {
     uint32_t file;
     DiagCode code;
-    char *old_text;
+    DiagCode brought;          /* the code of the diagnostic it would bring */
+    const char *old_text;      /* the text it replaces (old_len bytes); malloc'd */
+    uint32_t old_len;
     char *replacement;
 } LeftFix;
 
@@ -57,9 +69,9 @@ typedef struct FixRun {
     bool gave_up;              /* fixes were left after the last round */
     Key *baseline;             /* the diagnostics before any fix, sorted */
     uint32_t baseline_count;
-    LeftFix *left;
-    uint32_t left_count, left_cap;
-    Workspace *workspace;     /* the programs and their configurations */
+    LeftFix *left;             /* sorted (compare_left) up to left_sorted */
+    uint32_t left_count, left_cap, left_sorted;
+    Workspace *workspace;      /* the programs and their configurations */
     const FixCommand *options;
 } FixRun;
 
@@ -77,30 +89,36 @@ static Key *keys_of(const DiagSink *sink)
 {
     Key *keys = xmalloc((sink->count + 1) * sizeof *keys);
     for (uint32_t i = 0; i < sink->count; i++)
-        keys[i] = (Key){ sink->items[i]->code, sink->items[i]->message };
+        keys[i] = (Key){ sink->items[i]->code, sink->items[i]->message, sink->items[i] };
     qsort(keys, sink->count, sizeof *keys, compare_keys);
     return keys;
 }
 
-/* Whether `c` has a diagnostic more often than the baseline (one the fixes brought);
- * *brought gets its code. Both lists are sorted: one merge. */
-static bool brings_new(const FixRun *run, const Compiler *c, DiagCode *brought)
+/* The diagnostics of `c` that the fixes brought: of each code and message that `c` has
+ * more often than the baseline, every occurrence (which of them is the new one cannot
+ * be told). malloc'd; *count of them, in the order of their keys. Both lists are
+ * sorted: one merge. */
+static const Diagnostic **brings_new(const FixRun *run, const Compiler *c, uint32_t *count)
 {
     Key *keys = keys_of(&c->diags);
-    uint32_t b = 0;
-    bool found = false;
-    for (uint32_t i = 0; i < c->diags.count && !found; i++) {
+    const Diagnostic **brought = xmalloc((c->diags.count + 1) * sizeof *brought);
+    uint32_t n = 0, b = 0;
+    for (uint32_t i = 0, next; i < c->diags.count; i = next) {
+        next = i + 1;
+        while (next < c->diags.count && compare_keys(&keys[i], &keys[next]) == 0)
+            next++;
         while (b < run->baseline_count && compare_keys(&run->baseline[b], &keys[i]) < 0)
             b++;
-        if (b < run->baseline_count && compare_keys(&run->baseline[b], &keys[i]) == 0)
-            b++;   /* matched one occurrence */
-        else {
-            found = true;
-            *brought = keys[i].code;
-        }
+        uint32_t before = 0;
+        for (; b < run->baseline_count && compare_keys(&run->baseline[b], &keys[i]) == 0; b++)
+            before++;
+        if (next - i > before)
+            for (uint32_t k = i; k < next; k++)
+                brought[n++] = keys[k].diag;
     }
     free(keys);
-    return found;
+    *count = n;
+    return brought;
 }
 
 /* --- the files --- */
@@ -132,7 +150,7 @@ static void free_run(FixRun *run)
     }
     free(run->files);
     for (uint32_t i = 0; i < run->left_count; i++) {
-        free(run->left[i].old_text);
+        free((char *)run->left[i].old_text);
         free(run->left[i].replacement);
     }
     free(run->left);
@@ -171,33 +189,56 @@ static void free_compiler(Compiler *c)
 
 /* --- fixes left out --- */
 
-static char *edit_old_text(const Compiler *c, const FixEdit *e)
+static int compare_left(const void *pa, const void *pb)
 {
-    return xstrndup(source_file(&c->sources, e->file)->text + e->start, e->end - e->start);
+    const LeftFix *a = pa, *b = pb;
+    if (a->file != b->file)
+        return a->file < b->file ? -1 : 1;
+    if (a->code != b->code)
+        return a->code < b->code ? -1 : 1;
+    if (a->old_len != b->old_len)
+        return a->old_len < b->old_len ? -1 : 1;
+    int by_text = memcmp(a->old_text, b->old_text, a->old_len);
+    return by_text ? by_text : strcmp(a->replacement, b->replacement);
 }
 
-static bool was_left(const FixRun *run, const Compiler *c, const FixEdit *e)
+/* Sorts the fixes left out since the last lookup (once a round, before was_left). */
+static void sort_left(FixRun *run)
 {
-    const char *old = source_file(&c->sources, e->file)->text + e->start;
-    uint32_t old_len = e->end - e->start;
-    for (uint32_t i = 0; i < run->left_count; i++) {
-        const LeftFix *l = &run->left[i];
-        if (l->file == e->file && l->code == e->code && strlen(l->old_text) == old_len
-            && memcmp(l->old_text, old, old_len) == 0 && strcmp(l->replacement, e->replacement) == 0)
-            return true;
-    }
-    return false;
+    if (run->left_sorted != run->left_count)
+        qsort(run->left, run->left_count, sizeof *run->left, compare_left);
+    run->left_sorted = run->left_count;
 }
 
-/* "orbitc: left checkout.orbit:7:7: the fix of E0410 would bring E0410" */
+/* The fix left out that `e` (of `c`) repeats, or NULL. The same edit of the same
+ * diagnostic's code is the same fix, wherever earlier fixes moved it. */
+static const LeftFix *was_left(const FixRun *run, const Compiler *c, const FixEdit *e)
+{
+    if (run->left_sorted == 0)
+        return NULL;   /* bsearch wants an array */
+    LeftFix probe = { e->file, e->code, e->code,
+                      source_file(&c->sources, e->file)->text + e->start, e->end - e->start,
+                      (char *)e->replacement };
+    return bsearch(&probe, run->left, run->left_sorted, sizeof *run->left, compare_left);
+}
+
+/* Remembers that `e` (of `c`) brings a new diagnostic of code `brought`. */
 static void leave_out(FixRun *run, const Compiler *c, const FixEdit *e, DiagCode brought)
 {
     if (run->left_count == run->left_cap) {
         run->left_cap = run->left_cap ? run->left_cap * 2 : 8;
         run->left = xrealloc(run->left, run->left_cap * sizeof *run->left);
     }
-    run->left[run->left_count++] = (LeftFix){ e->file, e->code, edit_old_text(c, e),
-                                              xstrdup(e->replacement) };
+    const char *old = source_file(&c->sources, e->file)->text + e->start;
+    run->left[run->left_count++] = (LeftFix){ e->file, e->code, brought,
+                                              xstrndup(old, e->end - e->start),
+                                              e->end - e->start, xstrdup(e->replacement) };
+}
+
+/* "orbitc: left checkout.orbit:7:7: the fix of E0410 would bring a new E0410", at the
+ * fix's place in the text the last check read (the one its diagnostics are shown in). */
+static void print_left(const Compiler *c, const FixEdit *e, DiagCode brought)
+{
     const SourceFile *file = source_file(&c->sources, e->file);
     uint32_t line = source_line_of(&c->sources, e->file, e->start);
     uint32_t column = 1;
@@ -205,6 +246,30 @@ static void leave_out(FixRun *run, const Compiler *c, const FixEdit *e, DiagCode
         column += ((unsigned char)file->text[at] & 0xC0) != 0x80;   /* characters */
     fprintf(stderr, "orbitc: left %s:%u:%u: the fix of %s would bring a new %s\n", file->path,
             line + 1, column, diag_info(e->code)->code, diag_info(brought)->code);
+}
+
+/* Reports the fixes that `last` still offers but were left out, at most `max_shown` of
+ * them (0: all) and then how many more; returns how many fixes it offers. */
+static uint32_t report_left(FixRun *run, const Compiler *last, uint32_t max_shown)
+{
+    sort_left(run);
+    uint32_t offered, shown = 0, hidden = 0;
+    FixEdit *edits = fix_select(&last->diags, &last->sources, &offered);
+    for (uint32_t i = 0; i < offered; i++) {
+        const LeftFix *left = was_left(run, last, &edits[i]);
+        if (!left)
+            continue;
+        if (max_shown == 0 || shown < max_shown) {
+            print_left(last, &edits[i], left->brought);
+            shown++;
+        } else
+            hidden++;
+    }
+    if (hidden)
+        fprintf(stderr, "orbitc: ... and %u more %s left\n", hidden,
+                hidden == 1 ? "fix" : "fixes");
+    free(edits);
+    return offered;
 }
 
 /* --- a round --- */
@@ -217,19 +282,40 @@ typedef struct Round {
     Compiler *good;            /* the check of the accepted fixes, when any */
 } Round;
 
-/* The texts of the files with the accepted edits (and [lo, hi) too) applied; NULL for a
- * file without any. */
-static char **texts_with(const FixRun *run, const Round *round, uint32_t lo, uint32_t hi,
-                         uint32_t *lens)
+/* Where the replacement of a tried edit lies in the text of its trial. */
+typedef struct Placed {
+    uint32_t file;
+    uint32_t start, end;       /* bytes of the fixed text */
+    uint32_t tried;            /* its place in the list of edits tried */
+} Placed;
+
+/* The texts of the files with the accepted edits and the `n` edits `tried` (indexes into
+ * round->edits, increasing) applied; NULL for a file without any. *placed gets where the
+ * replacement of each tried edit lies (malloc'd, n of them, sorted by file and place). */
+static char **texts_with(const FixRun *run, const Round *round, const uint32_t *tried,
+                         uint32_t n, uint32_t *lens, Placed **placed)
 {
     char **texts = xcalloc(run->count, sizeof *texts);
     FixEdit *chosen = xmalloc((round->count + 1) * sizeof *chosen);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < round->count; i++)
-        if (round->accepted[i] || (i >= lo && i < hi))
-            chosen[n++] = round->edits[i];
-    for (uint32_t i = 0, first = 0; i < n; i++) {
-        if (i + 1 < n && chosen[i + 1].file == chosen[i].file)
+    *placed = xmalloc((n + 1) * sizeof **placed);
+    uint32_t count = 0, k = 0, shift = 0;
+    for (uint32_t i = 0; i < round->count; i++) {
+        bool is_tried = k < n && tried[k] == i;
+        if (!round->accepted[i] && !is_tried)
+            continue;
+        const FixEdit *e = &round->edits[i];
+        if (count > 0 && chosen[count - 1].file != e->file)
+            shift = 0;   /* a new file */
+        uint32_t replacement = (uint32_t)strlen(e->replacement);
+        if (is_tried) {
+            (*placed)[k] = (Placed){ e->file, e->start + shift, e->start + shift + replacement, k };
+            k++;
+        }
+        shift += replacement - (e->end - e->start);   /* unsigned: wraps back as it should */
+        chosen[count++] = *e;
+    }
+    for (uint32_t i = 0, first = 0; i < count; i++) {
+        if (i + 1 < count && chosen[i + 1].file == chosen[i].file)
             continue;   /* the last edit of its file: apply them all */
         uint32_t f = chosen[i].file - 1;
         texts[f] = fix_apply(&round->current->sources, chosen[i].file, chosen + first,
@@ -247,43 +333,88 @@ static void free_texts(const FixRun *run, char **texts)
     free(texts);
 }
 
-/* Accepts the edits [lo, hi) when, with those accepted before, they bring nothing new;
- * else tries each half. */
-static void try_edits(FixRun *run, Round *round, uint32_t lo, uint32_t hi)
+/* The tried edit that new diagnostic `d` lies on (touching counts: a removal leaves no
+ * text), when it lies on exactly one; else n. */
+static uint32_t blamed_edit(const Compiler *trial, const Placed *placed, uint32_t n,
+                            const Diagnostic *d)
 {
-    uint32_t *lens = xcalloc(run->count + 1, sizeof *lens);
-    char **texts = texts_with(run, round, lo, hi, lens);
-    Compiler *trial = check_texts(run, texts, lens);
-    free_texts(run, texts);
-    free(lens);
-    DiagCode brought;
-    if (!brings_new(run, trial, &brought)) {
-        for (uint32_t i = lo; i < hi; i++)
-            round->accepted[i] = true;
-        free_compiler(round->good);
-        round->good = trial;   /* the accepted set only grows: the last good is the result */
-        return;
+    if (d->span.end < d->span.start || trial->sources.count == 0)
+        return n;
+    uint32_t file = source_file_at(&trial->sources, d->span.start);
+    uint32_t origin = source_file(&trial->sources, file)->origin;
+    uint32_t start = d->span.start - origin, end = d->span.end - origin;
+    /* the first placed edit after the diagnostic: by file, then place */
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (placed[mid].file < file || (placed[mid].file == file && placed[mid].start <= end))
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    free_compiler(trial);
-    if (hi - lo == 1) {
-        leave_out(run, round->current, &round->edits[lo], brought);
-        return;
+    /* Going back, the edits end earlier and earlier (they do not overlap). */
+    uint32_t found = n, touching = 0;
+    for (uint32_t i = lo; i > 0 && touching < 2; i--) {
+        const Placed *p = &placed[i - 1];
+        if (p->file != file || p->end < start)
+            break;
+        found = p->tried;
+        touching++;
     }
-    uint32_t mid = lo + (hi - lo) / 2;
-    try_edits(run, round, lo, mid);
-    try_edits(run, round, mid, hi);
+    return touching == 1 ? found : n;
 }
 
-/* The fixes `c` offers that were not left out before (malloc'd; *count of them). */
-static FixEdit *fixes_to_try(const FixRun *run, const Compiler *c, uint32_t *count)
+/* Accepts the `n` edits `tried` when, with those accepted before, they bring nothing
+ * new. Else each edit that a new diagnostic lies on is left out and the others are
+ * tried again; when no new diagnostic points at one, each half is tried alone. */
+static void try_edits(FixRun *run, Round *round, uint32_t *tried, uint32_t n)
 {
-    uint32_t offered;
-    FixEdit *edits = fix_select(&c->diags, &c->sources, &offered);
-    *count = 0;
-    for (uint32_t i = 0; i < offered; i++)
-        if (!was_left(run, c, &edits[i]))
-            edits[(*count)++] = edits[i];
-    return edits;
+    while (n > 0) {
+        uint32_t *lens = xcalloc(run->count + 1, sizeof *lens);
+        Placed *placed;
+        char **texts = texts_with(run, round, tried, n, lens, &placed);
+        Compiler *trial = check_texts(run, texts, lens);
+        free_texts(run, texts);
+        free(lens);
+        uint32_t new_count;
+        const Diagnostic **brought = brings_new(run, trial, &new_count);
+        if (new_count == 0) {
+            for (uint32_t i = 0; i < n; i++)
+                round->accepted[tried[i]] = true;
+            free_compiler(round->good);
+            round->good = trial;   /* the accepted set only grows: the last good is the result */
+            free(brought);
+            free(placed);
+            return;
+        }
+        /* blame[i]: the code of the new diagnostic on tried[i], or DIAG_CODE_COUNT */
+        DiagCode *blame = xmalloc((n + 1) * sizeof *blame);
+        for (uint32_t i = 0; i < n; i++)
+            blame[i] = n == 1 ? brought[0]->code : DIAG_CODE_COUNT;
+        for (uint32_t i = 0; i < new_count && n > 1; i++) {
+            uint32_t at = blamed_edit(trial, placed, n, brought[i]);
+            if (at < n && blame[at] == DIAG_CODE_COUNT)
+                blame[at] = brought[i]->code;
+        }
+        free(brought);
+        free(placed);
+        free_compiler(trial);
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (blame[i] == DIAG_CODE_COUNT)
+                tried[kept++] = tried[i];
+            else
+                leave_out(run, round->current, &round->edits[tried[i]], blame[i]);
+        }
+        free(blame);
+        if (kept == n) {   /* nothing to blame: halve */
+            uint32_t half = n / 2;
+            try_edits(run, round, tried, half);
+            try_edits(run, round, tried + half, n - half);
+            return;
+        }
+        n = kept;
+    }
 }
 
 /* One round over the fixes `current` offers: the check of the files with those that
@@ -291,13 +422,19 @@ static FixEdit *fixes_to_try(const FixRun *run, const Compiler *c, uint32_t *cou
 static Compiler *fix_round(FixRun *run, const Compiler *current)
 {
     Round round = { .current = current };
-    round.edits = fixes_to_try(run, current, &round.count);
+    round.edits = fix_select(&current->diags, &current->sources, &round.count);
     round.accepted = xcalloc(round.count + 1, sizeof *round.accepted);
+    uint32_t *tried = xmalloc((round.count + 1) * sizeof *tried);
+    for (uint32_t i = 0; i < round.count; i++)
+        tried[i] = i;
     if (round.count > 0)
-        try_edits(run, &round, 0, round.count);
+        try_edits(run, &round, tried, round.count);
+    free(tried);
     if (round.good) {
         uint32_t *lens = xcalloc(run->count + 1, sizeof *lens);
-        char **texts = texts_with(run, &round, 0, 0, lens);
+        Placed *placed;
+        char **texts = texts_with(run, &round, NULL, 0, lens, &placed);
+        free(placed);
         for (uint32_t i = 0; i < round.count; i++) {
             if (!round.accepted[i])
                 continue;
@@ -319,6 +456,41 @@ static Compiler *fix_round(FixRun *run, const Compiler *current)
     free(round.accepted);
     free(round.edits);
     return round.good;
+}
+
+/* Rounds until one applies nothing or max_rounds: the last check (`first` when no fix
+ * was applied). Prints nothing. */
+static Compiler *fix_rounds(FixRun *run, Compiler *first)
+{
+    Compiler *current = first;
+    while (run->rounds < run->options->max_rounds) {
+        Compiler *next = fix_round(run, current);
+        if (!next)
+            break;
+        if (current != first)
+            free_compiler(current);
+        current = next;
+        run->rounds++;
+    }
+    return current;
+}
+
+Compiler *fix_in_memory(Workspace *workspace, const FixCommand *options, bool *unfinished)
+{
+    Compiler *first = workspace->c;
+    FixRun run = { .workspace = workspace, .options = options };
+    take_files(&run, first, NULL);
+    Compiler *last = fix_rounds(&run, first);
+    uint32_t offered;
+    free(fix_select(&last->diags, &last->sources, &offered));
+    *unfinished = run.rounds == options->max_rounds && offered > 0;
+    free_run(&run);
+    return last;
+}
+
+void fix_free_check(Compiler *c)
+{
+    free_compiler(c);
 }
 
 /* --- the end --- */
@@ -442,18 +614,8 @@ int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *
     Compiler *first = workspace->c;
     FixRun run = { .workspace = workspace, .options = options };
     take_files(&run, first, stdin_path);
-    Compiler *current = first;
-    while (run.rounds < options->max_rounds) {
-        Compiler *next = fix_round(&run, current);
-        if (!next)
-            break;
-        if (current != first)
-            free_compiler(current);
-        current = next;
-        run.rounds++;
-    }
-    uint32_t offered;
-    free(fixes_to_try(&run, current, &offered));
+    Compiler *current = fix_rounds(&run, first);
+    uint32_t offered = report_left(&run, current, options->max_left);
     run.gave_up = run.rounds == options->max_rounds && offered > 0;
     bool *written = xcalloc(run.count + 1, sizeof *written);
     int write_status = options->unread ? EXIT_USAGE : write_files(&run, options, written);

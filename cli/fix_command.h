@@ -21,6 +21,7 @@ typedef struct FixCommand {
     /* Prints the diagnostics that remain, in the format asked for. */
     void (*print)(void *context, Compiler *c);
     void *context;
+    uint32_t max_left;          /* --max-diagnostics: "left" lines shown (0: all) */
 } FixCommand;
 
 /* Fixes the program(s) of the workspace, already loaded and checked (workspace_check):
@@ -31,5 +32,12 @@ typedef struct FixCommand {
  * exit status: 0 no error remains, 1 errors remain, 2 a file could not be read or
  * written. */
 int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *options);
+
+/* The rounds of fix_command alone, in memory (the fuzz target): nothing is printed or
+ * written. Returns the check of the fixed files, whose sources hold their texts, or
+ * `first` when no fix was applied; free another with fix_free_check. *unfinished: fixes
+ * were still untried when max_rounds ran out. */
+Compiler *fix_in_memory(Workspace *workspace, const FixCommand *options, bool *unfinished);
+void fix_free_check(Compiler *c);
 
 #endif

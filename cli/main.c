@@ -209,6 +209,11 @@ static int lint_overrides(const Options *opt, uint8_t *levels)
     return EXIT_OK;
 }
 
+/* The paths the run could not read, for the CI formats' reports (RenderOptions). */
+static RenderUnread *unread_paths;
+static uint32_t unread_count;
+
+
 static void print_diagnostics(const Options *opt, Compiler *c)
 {
     RenderOptions render = {
@@ -216,6 +221,8 @@ static void print_diagnostics(const Options *opt, Compiler *c)
         .max_shown = opt->max_diagnostics,
         .summary = true,
         .warnings_denied = opt->deny_warnings,
+        .unread = unread_paths,
+        .unread_count = unread_count,
     };
     if (opt->format == FORMAT_JSON)
         render_json(stdout, &c->diags, &c->sources, &render);
@@ -244,6 +251,8 @@ static int refuse_output_that_is_input(const Options *opt, const InputList *inpu
 void cli_print_problem(void *context, const char *path, const char *message)
 {
     fprintf(stderr, "orbitc: error: %s\n", message);
+    unread_paths = xrealloc(unread_paths, (unread_count + 1) * sizeof *unread_paths);
+    unread_paths[unread_count++] = (RenderUnread){ xstrdup(path), xstrdup(message) };
 }
 
 /* One run of check, build or fix: the compiler and the workspace of its sources. */
@@ -566,7 +575,8 @@ static int command_fix(const Options *opt)
             if (run.w.inputs.items[i].from_stdin)
                 stdin_path = run.w.inputs.items[i].path;
         FixCommand fix = { opt->max_rounds, opt->fmt.diff, opt->deny_warnings,
-                           run.w.failures > 0, print_remaining, &options };
+                           run.w.failures > 0, print_remaining, &options,
+                           opt->max_diagnostics };
         status = fix_command(&run.w, stdin_path, &fix);
     }
     run_free(&run);

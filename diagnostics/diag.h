@@ -149,11 +149,21 @@ void diag_add_fix(DiagSink *sink, Diagnostic *d, Span span, const char *replacem
  * span and message); counts errors and warnings. Call once, before rendering. */
 void diag_finish(DiagSink *sink);
 
+/* A path the run could not read (exit 2), and the error line said about it: the CI
+ * reports say the run is not complete (SARIF: a failed invocation with a notification
+ * each; GitLab: an issue each), since the file's results are missing from them. */
+typedef struct RenderUnread {
+    const char *path;
+    const char *message;      /* "cannot read `x.orbit`: Permission denied" */
+} RenderUnread;
+
 typedef struct RenderOptions {
     bool color;               /* ANSI colors (human output only) */
     uint32_t max_shown;       /* 0 = no limit; else print this many, then "N more" */
     bool summary;             /* print the closing "error: N errors, M warnings emitted" */
     bool warnings_denied;     /* --deny-warnings: the summary says the warnings fail the run */
+    const RenderUnread *unread;   /* the paths that could not be read (SARIF, GitLab) */
+    uint32_t unread_count;
 } RenderOptions;
 
 /* Human output, rustc style. Tabs are expanded, carets placed by display width. */

@@ -67,7 +67,7 @@ void render_github(FILE *out, const DiagSink *sink, const SourceMap *sources,
         write_properties(out, &place, diag_info(d->code)->code, root);
         fputs("::", out);
         message.len = 0;
-        render_full_message(&message, &cache, sources, d, true);
+        render_full_message(&message, &cache, sources, d, root);
         write_escaped(out, message.data, false);
         fputc('\n', out);
     }

@@ -93,13 +93,15 @@ static void write_lines(FILE *out, const char *text, uint32_t indent)
 static void write_header(const Painter *painter, const Diagnostic *d)
 {
     const DiagInfo *info = diag_info(d->code);
+    const char *severity = d->severity == SEV_ERROR ? "error" : "warning";
+    const char *code = info ? info->code : "?";
     human_paint(painter, human_severity_color(d->severity));
-    fprintf(painter->out, "%s[%s]", d->severity == SEV_ERROR ? "error" : "warning",
-            info ? info->code : "?");
+    fprintf(painter->out, "%s[%s]", severity, code);
     human_paint(painter, COLOR_RESET);
     human_paint(painter, COLOR_BOLD);
     fputs(": ", painter->out);
-    write_lines(painter->out, d->message, 0);
+    /* later lines (a newline in a quoted error code) go under the message's first */
+    write_lines(painter->out, d->message, (uint32_t)(strlen(severity) + strlen(code) + 4));
     human_paint(painter, COLOR_RESET);
     fputc('\n', painter->out);
 }

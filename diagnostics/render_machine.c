@@ -37,14 +37,17 @@ static void append_texts(TextBuffer *out, const char *prefix, const DiagText *te
 }
 
 void render_full_message(TextBuffer *out, ColumnCache *cache, const SourceMap *sources,
-                         const Diagnostic *d, bool with_labels)
+                         const Diagnostic *d, const char *labels_root)
 {
     text_append_str(out, d->message ? d->message : "");
-    for (const DiagLabel *l = with_labels ? d->labels : NULL; l; l = l->next) {
+    for (const DiagLabel *l = labels_root ? d->labels : NULL; l; l = l->next) {
         Place place = render_place(cache, sources, l->span);
-        if (place.located)
-            text_printf(out, "\n%s:%u:%u: %s", place.file->path, place.line, place.column,
-                        l->message ? l->message : "");
+        if (!place.located)
+            continue;
+        char *relative = render_relative_path(labels_root, place.file);
+        text_printf(out, "\n%s:%u:%u: %s", relative ? relative : place.file->path, place.line,
+                    place.column, l->message ? l->message : "");
+        free(relative);
     }
     append_texts(out, "note", d->notes);
     append_texts(out, "help", d->helps);
@@ -111,6 +114,11 @@ char *render_relative_path(const char *root, const SourceFile *file)
 }
 
 /* --- fingerprints --- */
+
+uint64_t render_hash_text(const char *text)
+{
+    return hash_fnv1a(HASH_FNV1A_START, text, strlen(text));
+}
 
 /* Each part followed by a NUL, so that ("ab", "c") and ("a", "bc") differ. FNV-1a's 64
  * bits are enough to tell diagnostics apart; the occurrence number separates the rare

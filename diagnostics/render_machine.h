@@ -29,11 +29,12 @@ typedef struct Place {
 Place render_place(ColumnCache *cache, const SourceMap *sources, Span span);
 
 /* The message of a diagnostic as one text: its message, then one line for each secondary
- * label when `with_labels` ("path:line:column: label"), each note ("note: …"), each help
+ * label when `labels_root` is not NULL ("path:line:column: label", the path relative
+ * to that root when below it, as the reports' own paths are), each note ("note: …"), each help
  * ("help: …") and each fix ("help: …", its message), in that order, as the human format
  * shows them. */
 void render_full_message(TextBuffer *out, ColumnCache *cache, const SourceMap *sources,
-                         const Diagnostic *d, bool with_labels);
+                         const Diagnostic *d, const char *labels_root);
 
 /* The directory that paths in the output are relative to: the current directory.
  * Malloc'd, without a trailing slash (except "/"). */
@@ -51,6 +52,9 @@ char *render_relative_path(const char *root, const SourceFile *file);
  * render_fingerprints_free. */
 char **render_fingerprints(const DiagSink *sink, const SourceMap *sources, const char *root);
 void render_fingerprints_free(char **fingerprints, uint32_t count);
+
+/* The fingerprints' hash (FNV-1a, 64 bits) of a text, for what is not a diagnostic. */
+uint64_t render_hash_text(const char *text);
 
 /* A JSON string of `text` with every invalid UTF-8 byte replaced by U+FFFD (jansson
  * accepts only valid UTF-8). Never NULL. */

@@ -1,7 +1,8 @@
 /* SARIF 2.1.0: one log for the run, for GitHub code scanning and other SARIF viewers
  * (docs/diagnostics.md). Written with jansson.
  *
- * - tool.driver: name, version, informationUri, and one rule per registered code (id, a
+ * - tool.driver: name, version, informationUri (only when the build sets meson's
+ *   `homepage` option), and one rule per registered code (id, a
  *   Pascal-case name made from its title, the title as short description, the explanation's first
  *   paragraph as full description, the whole explanation as help in text and Markdown,
  *   the default level, and `enabled: false` for a lint that is off by default).
@@ -19,7 +20,7 @@
 #include "version.h"
 
 #ifndef ORBIT_HOMEPAGE
-#define ORBIT_HOMEPAGE "https://orbit.invalid/orbitc"
+#define ORBIT_HOMEPAGE ""   /* meson's `homepage` option: none by default */
 #endif
 
 static const char sarif_schema[] =
@@ -122,7 +123,38 @@ static json_t *rule_name(const char *title)
     return string;
 }
 
-/* The first paragraph after the explanation's heading, its lines joined by spaces. */
+/* Markdown's code spans in double backticks (``use `:` here``: a span holding a
+ * backtick) as plain text: the span in double quotes, "use `:` here"; a viewer shows
+ * `text` as it is, so the doubled backticks showed. Single-backtick spans stay, as in
+ * the messages. */
+static json_t *plain_of_markdown(const char *markdown)
+{
+    TextBuffer text = { 0 };
+    text_append(&text, "", 0);
+    for (const char *p = markdown; *p;) {
+        const char *close = strncmp(p, "``", 2) == 0 ? strstr(p + 2, "``") : NULL;
+        if (!close) {
+            text_append(&text, p, 1);
+            p++;
+            continue;
+        }
+        const char *start = p + 2, *end = close;
+        if (*start == ' ' && end > start + 1)   /* the padding beside a backtick */
+            start++;
+        if (end > start && end[-1] == ' ')
+            end--;
+        text_append(&text, "\"", 1);
+        text_append(&text, start, (size_t)(end - start));
+        text_append(&text, "\"", 1);
+        p = close + 2;
+    }
+    json_t *string = json_text(text.data);
+    text_free(&text);
+    return string;
+}
+
+/* The first paragraph after the explanation's heading, its lines joined by spaces, as
+ * SARIF's fullDescription: plain `text` and the `markdown` it was written in. */
 static json_t *first_paragraph(const char *explanation, const char *fallback)
 {
     const char *p = explanation ? explanation : "";
@@ -141,9 +173,12 @@ static json_t *first_paragraph(const char *explanation, const char *fallback)
         if (*p == '\n')
             p++;
     }
-    json_t *string = json_text(text.len > 0 ? text.data : fallback);
+    const char *markdown = text.len > 0 ? text.data : fallback;
+    json_t *description = json_object();
+    json_object_set_new(description, "text", plain_of_markdown(markdown));
+    json_object_set_new(description, "markdown", json_text(markdown));
     text_free(&text);
-    return string;
+    return description;
 }
 
 static json_t *sarif_rule(DiagCode code)
@@ -154,9 +189,7 @@ static json_t *sarif_rule(DiagCode code)
     json_object_set_new(rule, "id", json_string(info->code));
     json_object_set_new(rule, "name", rule_name(info->title));
     json_object_set_new(rule, "shortDescription", message_of(info->title));
-    json_t *full = json_object();
-    json_object_set_new(full, "text", first_paragraph(explanation, info->title));
-    json_object_set_new(rule, "fullDescription", full);
+    json_object_set_new(rule, "fullDescription", first_paragraph(explanation, info->title));
     json_t *help = json_object();
     json_object_set_new(help, "text", json_text(explanation));
     json_object_set_new(help, "markdown", json_text(explanation));
@@ -176,7 +209,8 @@ static json_t *sarif_driver(void)
     json_object_set_new(driver, "name", json_string("orbitc"));
     json_object_set_new(driver, "version", json_string(ORBIT_VERSION));
     json_object_set_new(driver, "semanticVersion", json_string(ORBIT_VERSION));
-    json_object_set_new(driver, "informationUri", json_string(ORBIT_HOMEPAGE));
+    if (ORBIT_HOMEPAGE[0] != '\0')   /* a made-up address would send users nowhere */
+        json_object_set_new(driver, "informationUri", json_string(ORBIT_HOMEPAGE));
     json_t *rules = json_array();
     for (int code = 0; code < DIAG_CODE_COUNT; code++)
         json_array_append_new(rules, sarif_rule((DiagCode)code));
@@ -258,7 +292,7 @@ static json_t *sarif_fix(SarifContext *context, const DiagFix *fix)
 static json_t *sarif_result(SarifContext *context, const Diagnostic *d, const char *fingerprint)
 {
     TextBuffer message = { 0 };
-    render_full_message(&message, &context->cache, context->sources, d, false);
+    render_full_message(&message, &context->cache, context->sources, d, NULL);
     json_t *result = json_object();
     json_object_set_new(result, "ruleId", json_string(diag_info(d->code)->code));
     json_object_set_new(result, "ruleIndex", json_integer((json_int_t)d->code));
@@ -285,10 +319,38 @@ static json_t *sarif_result(SarifContext *context, const Diagnostic *d, const ch
     return result;
 }
 
+/* The artifact location of a path that was never read into the source map. */
+static json_t *sarif_path_location(const SarifContext *context, const char *path)
+{
+    SourceFile file = { .path = (char *)path };
+    return artifact_location(&file, context->root);
+}
+
+/* The run's invocation: successful unless a path could not be read; a notification
+ * for each such path (its results are missing from the log). */
+static json_t *sarif_invocation(const SarifContext *context, const RenderOptions *options)
+{
+    json_t *invocation = json_object();
+    json_object_set_new(invocation, "executionSuccessful",
+                        json_boolean(options->unread_count == 0));
+    if (options->unread_count == 0)
+        return json_pack("[o]", invocation);
+    json_t *notifications = json_array();
+    for (uint32_t i = 0; i < options->unread_count; i++) {
+        const RenderUnread *u = &options->unread[i];
+        json_t *location = json_pack("{s:{s:o}}", "physicalLocation", "artifactLocation",
+                                     sarif_path_location(context, u->path));
+        json_array_append_new(notifications,
+                              json_pack("{s:s, s:{s:o}, s:[o]}", "level", "error", "message",
+                                        "text", json_text(u->message), "locations", location));
+    }
+    json_object_set_new(invocation, "toolExecutionNotifications", notifications);
+    return json_pack("[o]", invocation);
+}
+
 void render_sarif(FILE *out, const DiagSink *sink, const SourceMap *sources,
                   const RenderOptions *options)
 {
-    (void)options;
     char *root = render_source_root();
     char **fingerprints = render_fingerprints(sink, sources, root);
     SarifContext context = { .sources = sources, .root = root };
@@ -299,7 +361,7 @@ void render_sarif(FILE *out, const DiagSink *sink, const SourceMap *sources,
 
     json_t *run = json_object();
     json_object_set_new(run, "tool", sarif_driver());
-    json_object_set_new(run, "invocations", json_pack("[{s:b}]", "executionSuccessful", 1));
+    json_object_set_new(run, "invocations", sarif_invocation(&context, options));
     json_object_set_new(run, "originalUriBaseIds", root_base(root));
     json_object_set_new(run, "columnKind", json_string("utf16CodeUnits"));
     json_object_set_new(run, "results", results);

@@ -418,5 +418,63 @@ def colour_from_the_environment():
         expect('\x1b[' not in err, '--color=never wins over FORCE_COLOR')
 
 
+
+@test
+def ci_reports_of_a_run_that_could_not_read_a_path():
+    """issue 27, 3: a path that cannot be read (exit 2) left SARIF saying
+    `executionSuccessful: true` and the GitLab report looking complete; code scanning
+    would close that file's alerts. The SARIF log must still match the official schema."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    'tools'))
+    import golden_formats
+    with tempfile.TemporaryDirectory() as tmp:
+        write(os.path.join(tmp, 'ok.orbit'), 'workflow w { step s { sleep 1h } }\n')
+        status, out, err = run('check', '--format=sarif', 'ok.orbit', 'gone.orbit', cwd=tmp)
+        expect(status == 2, 'exit %d' % status)
+        log = json.loads(out)
+        invocation = log['runs'][0]['invocations'][0]
+        expect(invocation['executionSuccessful'] is False, invocation)
+        notes = invocation.get('toolExecutionNotifications', [])
+        expect(len(notes) == 1 and notes[0]['level'] == 'error'
+               and notes[0]['message']['text'].startswith('cannot read `gone.orbit`: ')
+               and notes[0]['locations'][0]['physicalLocation']['artifactLocation']['uri']
+               == 'gone.orbit', notes)
+        validator = golden_formats.load_sarif_validator()
+        if validator is not None:
+            errors = [e.message for e in validator.iter_errors(log)]
+            expect(not errors, 'schema: %s' % errors[:3])
+        status, out, err = run('check', '--format=sarif', 'ok.orbit', cwd=tmp)
+        expect(json.loads(out)['runs'][0]['invocations'] == [{'executionSuccessful': True}],
+               out[:300])
+        status, out, err = run('check', '--format=gitlab', 'ok.orbit', 'gone.orbit', cwd=tmp)
+        issues = json.loads(out)
+        expect(status == 2 and len(issues) == 1 and issues[0]['check_name'] == 'orbitc-unread'
+               and issues[0]['severity'] == 'blocker'
+               and issues[0]['location']['path'] == 'gone.orbit', issues)
+
+
+@test
+def messages_of_issue_27_item_19():
+    """issue 27, 19: a message's later lines are indented under its first; SARIF's
+    fullDescription is plain text (no doubled backticks) and names no made-up
+    informationUri; GitHub's secondary-label paths are normalised like `file=`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write(os.path.join(tmp, 'w.orbit'),
+              'workflow w {\n  step s { worker "x"; retry { attempts: 3, '
+              'non_retryable: ["A\\nB", "A\\nB"] } }\n}\n')
+        status, out, err = run('check', '--color=never', 'w.orbit', cwd=tmp)
+        expect('warning[W0004]: error code `A\n                B` is listed twice' in err, err)
+        status, out, err = run('check', '--format=sarif', 'w.orbit', cwd=tmp)
+        driver = json.loads(out)['runs'][0]['tool']['driver']
+        expect('informationUri' not in driver or 'orbit.invalid' not in driver['informationUri'],
+               driver.get('informationUri'))
+        texts = [r['fullDescription']['text'] for r in driver['rules']]
+        expect(not [t for t in texts if '``' in t], [t for t in texts if '``' in t][:1])
+        write(os.path.join(tmp, 'a.orbit'), 'workflow d { step a { sleep 1s } }\n')
+        write(os.path.join(tmp, 'b.orbit'), 'workflow d { step b { sleep 1s } }\n')
+        status, out, err = run('check', '--format=github', './a.orbit', './b.orbit', cwd=tmp)
+        expect('file=b.orbit,' in out and '%0Aa.orbit:1:10: first defined here' in out, out)
+
 if __name__ == '__main__':
     main()

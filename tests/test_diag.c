@@ -89,7 +89,7 @@ static char *render(bool json, RenderOptions options)
     return text;
 }
 
-static const RenderOptions PLAIN = { false, 0, false, false };
+static const RenderOptions PLAIN = { false, 0, false, false, NULL, 0 };
 
 static void expect_human(RenderOptions options, const char *expected)
 {
@@ -312,7 +312,7 @@ END_TEST
 START_TEST(human_color)
 {
     report_backof();
-    RenderOptions color = { true, 0, true, false };
+    RenderOptions color = { true, 0, true, false, NULL, 0 };
     expect_human(color,
         "\x1b[1;31merror[E0410]\x1b[0m\x1b[1m: unknown retry setting `backof`\x1b[0m\n"
         "  \x1b[1;34m-->\x1b[0m checkout.orbit:7:7\n"
@@ -333,7 +333,7 @@ START_TEST(human_summary_and_max_shown)
     report_backof();
     diag_report(&fx.sink, E0307, find("retry", 0), "second");
     diag_report(&fx.sink, E0307, find("worker", 0), "first");
-    RenderOptions options = { false, 1, true, false };
+    RenderOptions options = { false, 1, true, false, NULL, 0 };
     expect_human(options,
         "error[E0307]: first\n"
         "  --> checkout.orbit:3:5\n"
@@ -352,7 +352,7 @@ END_TEST
 
 START_TEST(human_nothing_to_say)
 {
-    RenderOptions options = { false, 0, true, false };
+    RenderOptions options = { false, 0, true, false, NULL, 0 };
     expect_human(options, "");
 }
 END_TEST
@@ -622,7 +622,7 @@ START_TEST(many_diagnostics)
     clock_t begin = clock();
     diag_finish(&fx.sink);
     FILE *null = fopen("/dev/null", "w");
-    RenderOptions options = { false, 0, true, false };
+    RenderOptions options = { false, 0, true, false, NULL, 0 };
     render_human(null, &fx.sink, &fx.map, &options);
     render_json(null, &fx.sink, &fx.map, &options);
     fclose(null);

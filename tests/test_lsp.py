@@ -739,6 +739,28 @@ def quick_fixes():
 
 
 @test
+def no_preferred_guess_while_part_of_the_program_is_unread():
+    """issue 27, 1: past the nesting limit the rest of the file is not read, and may
+    declare the name a did-you-mean would replace: the quick fix is offered, not
+    preferred, and fix-all leaves it."""
+    text = ('workflow refund_orders {\n  step t { sleep 1s }\n}\n'
+            'workflow main {\n  step a { workflow refund_order }\n}\n'
+            'workflow deep {\n  step b { compute ' + '(' * 300 + '1' + ')' * 300 + ' }\n}\n'
+            'workflow refund_order {\n  step t { sleep 2s }\n}\n')
+    with Workspace() as w:
+        uri = w.open("f.orbit", text)
+        w.client.wait_diagnostics(uri)
+        actions = w.client.request("textDocument/codeAction",
+                                   action_request(uri, at(text, "refund_order }", delta=2)))
+        quick = [a for a in actions if a["kind"] == "quickfix"]
+        eq([a["title"] for a in quick], ["did you mean `refund_orders`?"], "the guess")
+        check("isPreferred" not in quick[0], "not preferred", quick[0])
+        check(not [a for a in actions if a["kind"] == "source.fixAll.orbitc"],
+              "no fix-all of a guess", actions)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
 def quick_fix_without_document_changes():
     with Workspace() as w:
         uri = w.open("f.orbit", FIXABLE)

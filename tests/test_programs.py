@@ -133,5 +133,32 @@ def an_unreadable_configuration_is_reported():
         expect(status == 2 and 'payments/orbit.program' in err, 'got %d %s' % (status, err))
 
 
+
+@test
+def a_configuration_that_is_no_readable_file_is_an_error():
+    """issue 27, 16: a dangling or looping symbolic link, or a directory, named
+    orbit.program made no root, so the root's deny levels were silently not applied
+    (exit 0); like a FIFO or an unreadable file it is an error naming it (exit 2)."""
+    makers = {
+        'dangling': lambda config: os.symlink('missing.program', config),
+        'looping': lambda config: os.symlink('orbit.program', config),
+        'directory': lambda config: os.mkdir(config),
+    }
+    for kind, make in makers.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            case = copy_case('monorepo', tmp)
+            config = os.path.join(case, 'payments', 'orbit.program')
+            os.remove(config)
+            make(config)
+            status, out, err = run('check', case)
+            expect(status == 2 and 'cannot read' in err and 'payments/orbit.program' in err,
+                   '%s: got %d %s' % (kind, status, err))
+    with tempfile.TemporaryDirectory() as tmp:   # a link to a file is read as that file
+        case = copy_case('monorepo', tmp)
+        config = os.path.join(case, 'payments', 'orbit.program')
+        os.rename(config, config + '.real')
+        os.symlink('orbit.program.real', config)
+        expect(run('check', case)[0] == 0, 'a symbolic link to a configuration')
+
 if __name__ == '__main__':
     cli_harness.main()

@@ -78,8 +78,11 @@ static bool has_marker(const char *dir)
     size_t len = strlen(dir) + sizeof PROGRAM_MARKER + 1;
     char *path = xmalloc(len);
     snprintf(path, len, "%s/" PROGRAM_MARKER, strcmp(dir, "/") == 0 ? "" : dir);
+    /* Whatever the name is (a dangling or looping symbolic link, a directory, a FIFO)
+     * marks a root: programs_read_configs then reads it as a file or says why it cannot,
+     * so that a configuration is never silently ignored. */
     struct stat st;
-    bool found = stat(path, &st) == 0 && !S_ISDIR(st.st_mode);   /* read later, or refused */
+    bool found = lstat(path, &st) == 0;
     free(path);
     return found;
 }

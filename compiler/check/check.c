@@ -61,6 +61,30 @@ void check_add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *rep
                  "did you mean `%s`?", replacement);
 }
 
+void check_add_name_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement)
+{
+    if (!ck->partly_read) {
+        check_add_suggestion(ck, d, span, replacement);
+        return;
+    }
+    diag_add_fix(ck->diags, d, span, replacement, FIX_MAYBE_INCORRECT,
+                 "did you mean `%s`?", replacement);
+    diag_add_note(ck->diags, d, "`%s` was not read to its end: the name may be declared "
+                                "in the part not read, so `orbitc fix` does not apply "
+                                "this suggestion",
+                  source_file(&ck->c->sources, ck->partly_read)->path);
+}
+
+/* The first file of the program (c->asts, the files being checked) whose parse stopped
+ * early, else 0. */
+static uint32_t first_partly_read(const Compiler *c)
+{
+    for (uint32_t i = 1; i < c->ast_count; i++)
+        if (c->asts[i] && c->asts[i]->fatal)
+            return c->asts[i]->file;
+    return 0;
+}
+
 static bool append_dotted(char *buf, size_t cap, size_t *len, const Expr *e)
 {
     if (e->kind == EXPR_NAME) {
@@ -195,6 +219,7 @@ Program *check_program(Compiler *c)
     ck->arena = &c->arena;
     ck->names = &c->names;
     ck->program = arena_alloc(ck->arena, sizeof *ck->program);
+    ck->partly_read = first_partly_read(c);
     types_init(&ck->types, ck->arena);
     init_names(ck);
     for (int kw = 0; kw < KW_COUNT; kw++) {

@@ -51,6 +51,10 @@ typedef struct Checker {
     Interner *names;
     Program *program;
     Types types;
+    /* The first file of the program whose parse stopped early (ast.h, `fatal`: E0009,
+     * E0100, E0010, E0012), else 0: it may declare names nobody saw, so a did-you-mean
+     * for a name of the program is only a guess (check_add_name_suggestion). */
+    uint32_t partly_read;
 
     NameMap workflows, workers, builtins, named_types, functions, error_codes;
     NameMap keyword_names;     /* n_keywords -> keyword */
@@ -177,6 +181,11 @@ const char *check_suggest(Checker *ck, const char *word, const char *const *cand
                     uint32_t count);
 /* Adds "did you mean `X`?" as a machine-applicable fix replacing `span`. */
 void check_add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement);
+/* The same for a name the program declares (a workflow, type, function, field, step):
+ * while part of the program was not read (Checker.partly_read) the fix is only
+ * maybe-incorrect, with a note saying why, so that neither `orbitc fix` nor an editor
+ * applies it unasked. */
+void check_add_name_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement);
 /* The peer-system alias of a setting or member name (`retries` -> `retry`), or NULL. */
 const char *check_peer_alias(const char *word);
 /* A dotted name (`orbit.http.request`) written as names and fields, as a Name; NULL when

@@ -530,7 +530,7 @@ static void target_workflow(Checker *ck, Expr *v, Target *t)
         cands[i] = p->workflows[i].name->text;
     const char *s = check_suggest(ck, v->name->text, cands, p->workflow_count);
     if (s)
-        check_add_suggestion(ck, d, v->span, s);
+        check_add_name_suggestion(ck, d, v->span, s);
 }
 
 static void target_signal(Checker *ck, Expr *v, Target *t)

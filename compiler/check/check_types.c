@@ -63,7 +63,7 @@ static COLD const Type *unknown_type(Checker *ck, Expr *e)
         cands[i] = p->types[i - BUILTIN_TYPE_COUNT].name->text;
     const char *s = check_suggest(ck, e->name->text, cands, n);
     if (s)
-        check_add_suggestion(ck, d, e->span, s);
+        check_add_name_suggestion(ck, d, e->span, s);
     return ck->types.error;
 }
 
@@ -179,7 +179,7 @@ static COLD void unknown_name(Checker *ck, Scope *scope, Expr *e)
         cands[n++] = scope->workflow->steps[i - 1].name->text;
     const char *s = check_suggest(ck, e->name->text, cands, n);
     if (s)
-        check_add_suggestion(ck, d, e->span, s);
+        check_add_name_suggestion(ck, d, e->span, s);
 }
 
 /* Gives `e` its type `t` (the error type for none) and returns it. */
@@ -276,7 +276,7 @@ static COLD const Type *field_error(Checker *ck, Expr *e, const Type *left)
         cands[i] = left->fields[i].name->text;
     const char *s = check_suggest(ck, e->field->text, cands, left->field_count);
     if (s)
-        check_add_suggestion(ck, d, expr_field_span(e), s);
+        check_add_name_suggestion(ck, d, expr_field_span(e), s);
     else
         diag_add_note(ck->diags, d, "`%s` is `%s`", shown ? shown : tt(ck, left),
                       tt(ck, left));
@@ -342,7 +342,7 @@ static const Type *check_call(Checker *ck, Scope *scope, Expr *e)
             cands[i] = p->functions[i].name->text;
         const char *s = check_suggest(ck, callee->name->text, cands, p->function_count);
         if (s)
-            check_add_suggestion(ck, d, callee->span, s);
+            check_add_name_suggestion(ck, d, callee->span, s);
         return ck->types.error;
     }
     const Function *f = &ck->program->functions[index];
@@ -895,7 +895,7 @@ static COLD void unknown_field(Checker *ck, Member *m, const Type *record, Given
         diag_add_note(ck->diags, d, "%s is `%s`", owner, tt(ck, record));
         return;
     }
-    check_add_suggestion(ck, d, member_name_span(m), s);
+    check_add_name_suggestion(ck, d, member_name_span(m), s);
     /* The misspelt field stands for the suggested one: it is not also "missing". */
     for (uint32_t k = 0; k < n; k++)
         if (strcmp(cands[k], s) == 0 && !given->of[at[k]]) {

@@ -13,5 +13,5 @@ else
     CC=clang meson setup "$dir" "$root" "${options[@]}" >/dev/null
 fi
 ninja -C "$dir" tools/fuzz/fuzz_check tools/fuzz/fuzz_build tools/fuzz/fuzz_loader \
-    tools/fuzz/fuzz_scenario tools/fuzz/fuzz_lsp tools/fuzz/fuzz_fmt >/dev/null
+    tools/fuzz/fuzz_scenario tools/fuzz/fuzz_lsp tools/fuzz/fuzz_fmt tools/fuzz/fuzz_fix >/dev/null
 echo "built the fuzz targets in $dir/tools/fuzz/"

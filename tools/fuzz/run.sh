@@ -68,6 +68,14 @@ seed_corpus() {  # seed_corpus TARGET DIR
     find "$root/golden" "$root/examples" -name '*.orbit' | while read -r f; do
         cp "$f" "$dir/$(echo "$f" | sed "s|$root/||; s|/|_|g")"
     done
+    if [ "$target" = fuzz_fix ]; then   # programs of several files, split at `%%` lines
+        local previous="" f
+        for f in "$root"/golden/fix/*.orbit "$root"/golden/names/*.orbit; do
+            [ -n "$previous" ] && { cat "$previous"; echo '%%'; cat "$f"; } \
+                >"$dir/pair-$(basename "$previous" .orbit)-$(basename "$f")"
+            previous=$f
+        done
+    fi
     local seed
     for seed in 1 2 3 4 5 6 7 8; do
         python3 "$root/tools/gen_corpus.py" --size 3K --seed "$seed" -o "$dir/gen-$seed.orbit"
@@ -86,7 +94,7 @@ fuzz() {  # fuzz TARGET SECONDS
     before_files=$(ls "$corpus" | wc -l)
     before_artifacts=$(ls "$artifacts" | sort)
     local dict=()
-    case $target in fuzz_check|fuzz_build|fuzz_fmt) dict=(-dict="$here/orbit.dict") ;; esac
+    case $target in fuzz_check|fuzz_build|fuzz_fmt|fuzz_fix) dict=(-dict="$here/orbit.dict") ;; esac
     # Fork mode keeps fuzzing after a crash, timeout or OOM, so one bug does not end the run.
     "$bin/$target" "$corpus" "${dict[@]}" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
         -ignore_ooms=1 -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
@@ -115,7 +123,7 @@ fuzz() {  # fuzz TARGET SECONDS
     echo "   log: $log"
 }
 
-all_targets=(fuzz_check fuzz_build fuzz_loader fuzz_scenario fuzz_lsp fuzz_fmt)
+all_targets=(fuzz_check fuzz_build fuzz_loader fuzz_scenario fuzz_lsp fuzz_fmt fuzz_fix)
 
 # CI: replay the committed corpus and fuzz briefly, on throw-away copies; any new
 # artifact (crash, timeout, leak, OOM) fails the run.
@@ -127,7 +135,7 @@ smoke() {  # smoke SECONDS
         mkdir -p "$tmp/$target/corpus" "$tmp/$target/artifacts"
         seed_corpus "$target" "$tmp/$target/corpus"
         local dict=()
-        case $target in fuzz_check|fuzz_build|fuzz_fmt) dict=(-dict="$here/orbit.dict") ;; esac
+        case $target in fuzz_check|fuzz_build|fuzz_fmt|fuzz_fix) dict=(-dict="$here/orbit.dict") ;; esac
         if "$bin/$target" "$tmp/$target/corpus" "${dict[@]}" -max_len=65536 -timeout=10 \
                -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
                -artifact_prefix="$tmp/$target/artifacts/" >"$tmp/$target.log" 2>&1; then

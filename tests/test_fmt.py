@@ -7,7 +7,7 @@
               and CRLF), programs of every shape of tools/gen_corpus.py (also CRLF, also
               with mistakes) and every fuzz-corpus input: idempotent, the same tokens, tree
               and comments, the layout's rules (tools/fmt_properties.h); and on 2,000
-              layout mutations of the programs that parse (tools/fuzz/mutate_fmt.py)
+              layout mutations of the programs that parse (fuzz/mutate_fmt.py)
   meaning     for each of those that checks clean, the program built from the formatted
               text disassembles exactly as the original's, positions aside; for the others,
               `check` reports the same diagnostics (code, severity, message) in the same order
@@ -100,7 +100,7 @@ def fuzz_inputs():
     found = []
     for pattern in ('corpus/fuzz_check/*', 'corpus/fuzz_build/*', 'corpus/fuzz_fmt/*',
                     'regressions/*/*.orbit'):
-        found += sorted(glob.glob(os.path.join(ROOT, 'tools', 'fuzz', pattern)))
+        found += sorted(glob.glob(os.path.join(ROOT, 'fuzz', pattern)))
     return found
 
 
@@ -156,15 +156,15 @@ def properties_of_repository_sources():
 
 @test
 def properties_of_layout_mutations():
-    """2,000 layout mutations of the programs that parse (tools/fuzz/mutate_fmt.py, seed
+    """2,000 layout mutations of the programs that parse (fuzz/mutate_fmt.py, seed
     1: the same ones on every run)."""
     with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(ROOT, 'tools', 'fuzz', 'mutate_fmt.py')
+        script = os.path.join(ROOT, 'fuzz', 'mutate_fmt.py')
         p = subprocess.run([sys.executable, script, '--fmt-props', FMT_PROPS, '--seed', '1',
                             '--count', '2000', '--keep', tmp],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
         out = p.stdout.decode('utf-8', 'replace')
-        expect(p.returncode == 0, 'a guarantee fails (tools/fuzz/mutate_fmt.py --fmt-props '
+        expect(p.returncode == 0, 'a guarantee fails (fuzz/mutate_fmt.py --fmt-props '
                'FMT_PROPS --seed 1 --count 2000 keeps the inputs):\n' + out[-3000:])
         formatted = re.search(r'(\d+) formatted with every guarantee', out)
         expect(formatted and int(formatted.group(1)) >= 500,

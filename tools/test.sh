@@ -46,7 +46,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 
 echo "== fuzz smoke (libFuzzer, ASan + UBSan): committed corpora replayed, then 20 s per target"
 fuzz_passed=0 fuzz_failed=0
-if command -v clang >/dev/null && tools/fuzz/build.sh && ORBITC="$PWD/build/compiler/orbitc" tools/fuzz/run.sh smoke 20; then
+if command -v clang >/dev/null && fuzz/build.sh && ORBITC="$PWD/build/compiler/orbitc" fuzz/run.sh smoke 20; then
     fuzz_passed=1
 else
     fuzz_failed=1

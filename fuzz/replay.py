@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Replays every input under tools/fuzz/regressions/ (inputs that once crashed or hung a
-fuzz target) and the committed fuzz corpora tools/fuzz/corpus/ through orbitc, and fails
+"""Replays every input under fuzz/regressions/ (inputs that once crashed or hung a
+fuzz target) and the committed fuzz corpora fuzz/corpus/ through orbitc, and fails
 if any of them crashes it. With nothing to replay it exits 77 (meson's "skipped").
 
     replay.py --orbitc build/compiler/orbitc [--timeout 10]
@@ -19,7 +19,7 @@ regressions/lsp/*.session   a language server session on the standard input of
 corpus/fuzz_lsp/*           `orbitc lsp --memory-only`: it must exit 0 or 1 (a broken
                             stream ends it), never by a signal, a hang or a sanitizer
                             report
-(corpus/fuzz_scenario is replayed by `tools/fuzz/run.sh smoke` through its fuzz target.)
+(corpus/fuzz_scenario is replayed by `fuzz/run.sh smoke` through its fuzz target.)
 """
 import argparse
 import os

@@ -5,9 +5,11 @@
               formatted is itself (--update rewrites the .fmt files: read the diff)
   properties  tools/fmt_props on every golden source, example, the standard library (LF
               and CRLF), programs of every shape of tools/gen_corpus.py (also CRLF, also
-              with mistakes) and every fuzz-corpus input: idempotent, the same tokens, tree
-              and comments, the layout's rules (tools/fmt_properties.h); and on 2,000
-              layout mutations of the programs that parse (fuzz/mutate_fmt.py)
+              with mistakes) and every fuzz regression input: idempotent, the same tokens,
+              tree and comments, the layout's rules (tools/fmt_properties.h); and on 2,000
+              layout mutations of the programs that parse (fuzz/mutate_fmt.py); the
+              committed fuzz corpora are checked so by the opt-in suite `fuzz`
+              (fuzz/replay.py --corpora --fmt-props)
   meaning     for each of those that checks clean, the program built from the formatted
               text disassembles exactly as the original's, positions aside; for the others,
               `check` reports the same diagnostics (code, severity, message) in the same order
@@ -96,12 +98,9 @@ def generate(tmp, cases):
     return paths
 
 
-def fuzz_inputs():
-    found = []
-    for pattern in ('corpus/fuzz_check/*', 'corpus/fuzz_build/*', 'corpus/fuzz_fmt/*',
-                    'regressions/*/*.orbit'):
-        found += sorted(glob.glob(os.path.join(ROOT, 'fuzz', pattern)))
-    return found
+def fuzz_regressions():
+    """The fuzz regression inputs that are sources (the corpora: fuzz/replay.py --corpora)."""
+    return sorted(glob.glob(os.path.join(ROOT, 'fuzz', 'regressions', '*', '*.orbit')))
 
 
 def props(paths, *flags):
@@ -193,9 +192,9 @@ def properties_of_generated_programs():
 
 
 @test
-def properties_of_fuzz_inputs():
-    inputs = fuzz_inputs()
-    expect(inputs, 'no fuzz corpus found')
+def properties_of_fuzz_regressions():
+    inputs = fuzz_regressions()
+    expect(inputs, 'no fuzz regression found')
     failures = props(inputs, '--crlf')
     expect(not failures, '\n  '.join(failures))
 

@@ -1,8 +1,6 @@
 #!/usr/bin/env python3
 """`orbitc fmt` (docs/style.md): the layout, its guarantees, and the command.
 
-  golden      golden/fmt/NAME.orbit formatted is exactly golden/fmt/NAME.fmt, and NAME.fmt
-              formatted is itself (--update rewrites the .fmt files: read the diff)
   properties  tools/fmt_props on every golden source, example, the standard library (LF
               and CRLF), programs of every shape of tools/gen_corpus.py (also CRLF, also
               with mistakes) and every fuzz regression input: idempotent, the same tokens,
@@ -18,7 +16,9 @@
               cannot be read or written, permissions, symbolic links, directories; the
               hooks of .pre-commit-hooks.yaml
 
-    test_fmt.py --orbitc PATH --fmt-props PATH [--update]    ends with `N passed, N failed`
+The golden cases of golden/fmt/ (before and after) are golden/golden.py's.
+
+    test_fmt.py --orbitc PATH --fmt-props PATH [TEST...]    ends with `N passed, N failed`
 """
 import argparse
 import glob
@@ -34,10 +34,8 @@ import tempfile
 from cli_harness import RESULTS, expect, test
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GOLDEN = os.path.join(ROOT, 'golden', 'fmt')
 GEN = os.path.join(ROOT, 'tools', 'gen_corpus.py')
 ORBITC = FMT_PROPS = None
-UPDATE = False
 
 # Generated programs: (name, gen_corpus.py arguments). `longexpr` of 2,000 terms is over
 # the nesting limit (E0009): it must be refused, not formatted.
@@ -114,35 +112,6 @@ def props(paths, *flags):
         if p.returncode not in (0, 1):
             failures.append('fmt_props exited %d: %s' % (p.returncode, out[-2000:]))
     return failures
-
-
-# ---- golden before/after ----
-
-@test
-def golden_before_after():
-    cases = sorted(glob.glob(os.path.join(GOLDEN, '*.orbit')))
-    expect(len(cases) >= 10, 'golden/fmt holds %d cases' % len(cases))
-    problems = []
-    for case in cases:
-        expected_path = case[:-len('.orbit')] + '.fmt'
-        status, out, err = fmt_text(read(case))
-        if status != 0:
-            problems.append('%s: exit %d: %s' % (case, status, err[-1000:]))
-            continue
-        if UPDATE:
-            if not os.path.exists(expected_path) or read(expected_path) != out:
-                write(expected_path, out)
-            continue
-        if not os.path.exists(expected_path):
-            problems.append('%s: no expected file (run with --update, then read it)' % expected_path)
-            continue
-        if out != read(expected_path):
-            problems.append('%s: formatted text differs from %s' % (case, expected_path))
-            continue
-        status, again, _ = fmt_text(out)
-        if status != 0 or again != out:
-            problems.append('%s: the expected text does not format to itself' % expected_path)
-    expect(not problems, '\n  '.join(problems))
 
 
 # ---- the guarantees ----
@@ -422,15 +391,13 @@ def options_of_other_commands_are_refused():
 
 
 def main():
-    global ORBITC, FMT_PROPS, UPDATE
+    global ORBITC, FMT_PROPS
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--orbitc', required=True)
     ap.add_argument('--fmt-props', required=True)
-    ap.add_argument('--update', action='store_true')
     ap.add_argument('tests', nargs='*', help='run only these tests')
     args = ap.parse_args()
-    ORBITC, FMT_PROPS, UPDATE = (os.path.abspath(args.orbitc), os.path.abspath(args.fmt_props),
-                                 args.update)
+    ORBITC, FMT_PROPS = os.path.abspath(args.orbitc), os.path.abspath(args.fmt_props)
     passed = failed = 0
     for fn in RESULTS:
         if args.tests and fn.__name__ not in args.tests:
@@ -441,8 +408,6 @@ def main():
         except AssertionError as e:
             failed += 1
             print('FAIL %s: %s' % (fn.__name__, e))
-    if UPDATE:
-        print('golden/fmt: expected files updated: read `git diff golden/fmt` before committing')
     print('%d passed, %d failed' % (passed, failed))
     sys.exit(1 if failed else 0)
 

@@ -2,7 +2,9 @@
 """Golden tests of the reference runtime: program + scenario in, exact history out (run by
 golden/golden.py).
 
-A case is golden/run/NAME.orbit with, beside it:
+A case is golden/run/NAME.orbit with, beside it (for the runs of the conformance kit,
+every case but `scenario_*`, these are symbolic links to conformance/runtime/NAME.*, the
+one copy, tools/conformance.py):
 
   NAME.scenario.json   the scenario (docs/runtime.md)
   NAME.history         exact stdout of `orbit-run NAME.orbc --scenario NAME.scenario.json`

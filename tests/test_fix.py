@@ -3,7 +3,7 @@
 generated corpus with mistakes (tools/gen_corpus.py --errors N): fix never brings a
 diagnostic (by code and message, counted) that was not there, removes every one that
 offered a machine-applicable fix but for those it reports it left out, and a second fix
-changes nothing. The golden cases (tools/golden_fix.py) pin the exact results.
+changes nothing. The golden cases (golden/harness/fix.py) pin the exact results.
 
     test_fix.py --orbitc PATH
     ORBIT_FIX_CORPUS_SCALE=25 test_fix.py --orbitc PATH    # a long corpus run, by hand
@@ -268,10 +268,10 @@ def a_left_fix_is_placed_in_the_text_its_diagnostics_are_shown_in():
 
 @test
 def a_second_fix_changes_nothing_after_fixes_were_left():
-    """fuzz_fix (tools/fuzz/regressions/fix/): a fix left out in one round was never
+    """fuzz_fix (fuzz/regressions/fix/): a fix left out in one round was never
     tried again, though with the round's other fixes applied it brought nothing new; a
     second `fix` then applied it."""
-    regressions = os.path.join(cli_harness.ROOT, 'tools', 'fuzz', 'regressions', 'fix')
+    regressions = os.path.join(cli_harness.ROOT, 'fuzz', 'regressions', 'fix')
     for name in sorted(os.listdir(regressions)):
         with tempfile.TemporaryDirectory() as tmp:
             a = os.path.join(tmp, 'a.orbit')

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """`orbitc fmt` (docs/style.md): the layout, its guarantees, and the command.
 
-  golden      golden/fmt/NAME.orbit formatted is exactly golden/fmt/NAME.fmt, and NAME.fmt
-              formatted is itself (--update rewrites the .fmt files: read the diff)
   properties  tools/fmt_props on every golden source, example, the standard library (LF
               and CRLF), programs of every shape of tools/gen_corpus.py (also CRLF, also
-              with mistakes) and every fuzz-corpus input: idempotent, the same tokens, tree
-              and comments, the layout's rules (tools/fmt_properties.h); and on 2,000
-              layout mutations of the programs that parse (tools/fuzz/mutate_fmt.py)
+              with mistakes) and every fuzz regression input: idempotent, the same tokens,
+              tree and comments, the layout's rules (tools/fmt_properties.h); and on 2,000
+              layout mutations of the programs that parse (fuzz/mutate_fmt.py); the
+              committed fuzz corpora are checked so by the opt-in suite `fuzz`
+              (fuzz/replay.py --corpora --fmt-props)
   meaning     for each of those that checks clean, the program built from the formatted
               text disassembles exactly as the original's, positions aside; for the others,
               `check` reports the same diagnostics (code, severity, message) in the same order
@@ -16,7 +16,9 @@
               cannot be read or written, permissions, symbolic links, directories; the
               hooks of .pre-commit-hooks.yaml
 
-    test_fmt.py --orbitc PATH --fmt-props PATH [--update]    ends with `N passed, N failed`
+The golden cases of golden/fmt/ (before and after) are golden/golden.py's.
+
+    test_fmt.py --orbitc PATH --fmt-props PATH [TEST...]    ends with `N passed, N failed`
 """
 import argparse
 import glob
@@ -32,10 +34,8 @@ import tempfile
 from cli_harness import RESULTS, expect, test
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GOLDEN = os.path.join(ROOT, 'golden', 'fmt')
 GEN = os.path.join(ROOT, 'tools', 'gen_corpus.py')
 ORBITC = FMT_PROPS = None
-UPDATE = False
 
 # Generated programs: (name, gen_corpus.py arguments). `longexpr` of 2,000 terms is over
 # the nesting limit (E0009): it must be refused, not formatted.
@@ -96,12 +96,9 @@ def generate(tmp, cases):
     return paths
 
 
-def fuzz_inputs():
-    found = []
-    for pattern in ('corpus/fuzz_check/*', 'corpus/fuzz_build/*', 'corpus/fuzz_fmt/*',
-                    'regressions/*/*.orbit'):
-        found += sorted(glob.glob(os.path.join(ROOT, 'tools', 'fuzz', pattern)))
-    return found
+def fuzz_regressions():
+    """The fuzz regression inputs that are sources (the corpora: fuzz/replay.py --corpora)."""
+    return sorted(glob.glob(os.path.join(ROOT, 'fuzz', 'regressions', '*', '*.orbit')))
 
 
 def props(paths, *flags):
@@ -117,35 +114,6 @@ def props(paths, *flags):
     return failures
 
 
-# ---- golden before/after ----
-
-@test
-def golden_before_after():
-    cases = sorted(glob.glob(os.path.join(GOLDEN, '*.orbit')))
-    expect(len(cases) >= 10, 'golden/fmt holds %d cases' % len(cases))
-    problems = []
-    for case in cases:
-        expected_path = case[:-len('.orbit')] + '.fmt'
-        status, out, err = fmt_text(read(case))
-        if status != 0:
-            problems.append('%s: exit %d: %s' % (case, status, err[-1000:]))
-            continue
-        if UPDATE:
-            if not os.path.exists(expected_path) or read(expected_path) != out:
-                write(expected_path, out)
-            continue
-        if not os.path.exists(expected_path):
-            problems.append('%s: no expected file (run with --update, then read it)' % expected_path)
-            continue
-        if out != read(expected_path):
-            problems.append('%s: formatted text differs from %s' % (case, expected_path))
-            continue
-        status, again, _ = fmt_text(out)
-        if status != 0 or again != out:
-            problems.append('%s: the expected text does not format to itself' % expected_path)
-    expect(not problems, '\n  '.join(problems))
-
-
 # ---- the guarantees ----
 
 @test
@@ -156,15 +124,15 @@ def properties_of_repository_sources():
 
 @test
 def properties_of_layout_mutations():
-    """2,000 layout mutations of the programs that parse (tools/fuzz/mutate_fmt.py, seed
+    """2,000 layout mutations of the programs that parse (fuzz/mutate_fmt.py, seed
     1: the same ones on every run)."""
     with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(ROOT, 'tools', 'fuzz', 'mutate_fmt.py')
+        script = os.path.join(ROOT, 'fuzz', 'mutate_fmt.py')
         p = subprocess.run([sys.executable, script, '--fmt-props', FMT_PROPS, '--seed', '1',
                             '--count', '2000', '--keep', tmp],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
         out = p.stdout.decode('utf-8', 'replace')
-        expect(p.returncode == 0, 'a guarantee fails (tools/fuzz/mutate_fmt.py --fmt-props '
+        expect(p.returncode == 0, 'a guarantee fails (fuzz/mutate_fmt.py --fmt-props '
                'FMT_PROPS --seed 1 --count 2000 keeps the inputs):\n' + out[-3000:])
         formatted = re.search(r'(\d+) formatted with every guarantee', out)
         expect(formatted and int(formatted.group(1)) >= 500,
@@ -193,9 +161,9 @@ def properties_of_generated_programs():
 
 
 @test
-def properties_of_fuzz_inputs():
-    inputs = fuzz_inputs()
-    expect(inputs, 'no fuzz corpus found')
+def properties_of_fuzz_regressions():
+    inputs = fuzz_regressions()
+    expect(inputs, 'no fuzz regression found')
     failures = props(inputs, '--crlf')
     expect(not failures, '\n  '.join(failures))
 
@@ -423,15 +391,13 @@ def options_of_other_commands_are_refused():
 
 
 def main():
-    global ORBITC, FMT_PROPS, UPDATE
+    global ORBITC, FMT_PROPS
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--orbitc', required=True)
     ap.add_argument('--fmt-props', required=True)
-    ap.add_argument('--update', action='store_true')
     ap.add_argument('tests', nargs='*', help='run only these tests')
     args = ap.parse_args()
-    ORBITC, FMT_PROPS, UPDATE = (os.path.abspath(args.orbitc), os.path.abspath(args.fmt_props),
-                                 args.update)
+    ORBITC, FMT_PROPS = os.path.abspath(args.orbitc), os.path.abspath(args.fmt_props)
     passed = failed = 0
     for fn in RESULTS:
         if args.tests and fn.__name__ not in args.tests:
@@ -442,8 +408,6 @@ def main():
         except AssertionError as e:
             failed += 1
             print('FAIL %s: %s' % (fn.__name__, e))
-    if UPDATE:
-        print('golden/fmt: expected files updated: read `git diff golden/fmt` before committing')
     print('%d passed, %d failed' % (passed, failed))
     sys.exit(1 if failed else 0)
 

@@ -17,10 +17,15 @@ The kit:
   malformed/NAME.orbc   a valid file broken in one place (MALFORMED below);
                         malformed/cases.json names, for each, the section of
                         docs/bytecode.md it breaks and the reference loader's message
-  runtime/NAME.*        the golden runtime cases of golden/run (RUNTIME_EXCLUDED aside):
-                        .orbit, .scenario.json, .args, the .orbc built from the source
-                        and the exact .history of `orbit-run NAME.orbc --scenario
-                        NAME.scenario.json ARGS`
+  runtime/NAME.*        the runs of the reference runtime: .orbit, .scenario.json, .args
+                        (kept by hand), the .orbc built from the source and the exact
+                        .history of `orbit-run NAME.orbc --scenario NAME.scenario.json
+                        ARGS`. They are golden runtime cases too: golden/run/NAME.orbit,
+                        .scenario.json, .args and .history are symbolic links to these
+                        files, the one copy (the kit must ship them; golden/run holds as
+                        real files only the cases of RUNTIME_EXCLUDED). --check fails on a
+                        copy in golden/run; --update moves a new golden/run case here and
+                        leaves the links.
 
 Besides, for every valid file: its dump validates against docs/orbc.schema.json, and
 encoding the dump again (tools/orbc_json.py, a second writer of the format made from the
@@ -48,8 +53,11 @@ GOLDEN_RUN = os.path.join(ROOT, 'golden', 'run')
 SCHEMA = os.path.join(ROOT, 'docs', 'orbc.schema.json')
 
 # golden/run cases that test orbit-run's own command line (a malformed scenario, an
-# input that does not match the contract), not the semantics of a file.
+# input that does not match the contract), not the semantics of a file: not in the kit.
 RUNTIME_EXCLUDED = ('scenario_',)
+# The files of a runtime case that golden/run and the kit share (golden/run links to the
+# kit's); the kit adds NAME.orbc.
+RUNTIME_SHARED = ('.orbit', '.scenario.json', '.args', '.history')
 
 
 # ---- helpers for the cases below ----
@@ -548,11 +556,12 @@ class Kit:
         self.expect('malformed/cases.json', json.dumps(cases, indent=2, ensure_ascii=False) + '\n')
 
     def runtime(self):
-        for entry in sorted(os.listdir(GOLDEN_RUN)):
-            if not entry.endswith('.orbit') or entry.startswith(RUNTIME_EXCLUDED):
+        folder = os.path.join(KIT, 'runtime')
+        for entry in sorted(os.listdir(folder)):
+            if not entry.endswith('.orbit'):
                 continue
             name = entry[:-len('.orbit')]
-            base = os.path.join(GOLDEN_RUN, name)
+            base = os.path.join(folder, name)
             data = self.build(base + '.orbit', name)
             if data is None:
                 continue
@@ -565,13 +574,45 @@ class Kit:
             if os.path.exists(base + '.args'):
                 extra = shlex.split(read_bytes(base + '.args').decode())
             p = self.run([self.args.orbit_run, orbc, '--scenario', name + '.scenario.json']
-                         + extra, cwd=GOLDEN_RUN)
+                         + extra, cwd=folder)
             if p.returncode not in (0, 1):
                 self.problems.append('orbit-run %s: exit status %d:\n%s'
                                      % (name, p.returncode, p.stderr.decode()))
                 continue
             self.expect('runtime/%s.orbc' % name, data)
             self.expect('runtime/%s.history' % name, p.stdout)
+            self.check_golden_links(name)
+
+    def check_golden_links(self, name):
+        """golden/run/NAME.* of a kit case are links to the kit's files, not copies."""
+        for suffix in RUNTIME_SHARED:
+            kit_file = os.path.join(KIT, 'runtime', name + suffix)
+            link = os.path.join(GOLDEN_RUN, name + suffix)
+            if not os.path.exists(kit_file) and not os.path.lexists(link):
+                continue
+            if not (os.path.islink(link) and os.readlink(link) == golden_link(name + suffix)):
+                self.problems.append('golden/run/%s is not a symbolic link to %s (the kit '
+                                     'holds the one copy)' % (name + suffix, golden_link(name + suffix)))
+
+    def adopt_golden_cases(self, move):
+        """A runtime case added to golden/run as files belongs to the kit: with `move`, its
+        files go to conformance/runtime/ and golden/run keeps links; else it is a problem."""
+        for entry in sorted(os.listdir(GOLDEN_RUN)):
+            path = os.path.join(GOLDEN_RUN, entry)
+            if (not entry.endswith('.orbit') or entry.startswith(RUNTIME_EXCLUDED)
+                    or os.path.islink(path)):
+                continue
+            name = entry[:-len('.orbit')]
+            if not move:
+                self.problems.append('golden/run/%s is a runtime case of the kit: '
+                                     '--update moves it to conformance/runtime/' % entry)
+                continue
+            for suffix in RUNTIME_SHARED:
+                source = os.path.join(GOLDEN_RUN, name + suffix)
+                if os.path.exists(source) and not os.path.islink(source):
+                    shutil.move(source, os.path.join(KIT, 'runtime', name + suffix))
+                    os.symlink(golden_link(name + suffix), source)
+            print('conformance/: moved golden/run/%s.* into the kit, links left' % name)
 
     # ---- comparing with the kit ----
 
@@ -614,6 +655,11 @@ class Kit:
               'before committing' % (written, removed))
 
 
+def golden_link(filename):
+    """What golden/run/FILENAME holds: a relative link to the kit's file."""
+    return os.path.join('..', '..', 'conformance', 'runtime', filename)
+
+
 def read_bytes(path):
     with open(path, 'rb') as f:
         return f.read()
@@ -643,6 +689,7 @@ def main():
         kit = Kit(args, tmp)
         docs = kit.valid()
         kit.malformed(docs)
+        kit.adopt_golden_cases(move=args.update)
         kit.runtime()
         if kit.problems:
             for p in kit.problems:

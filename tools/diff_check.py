@@ -25,8 +25,8 @@ import subprocess
 import sys
 import tempfile
 
-INPUTS = ["tools/fuzz/corpus/fuzz_check/*", "tools/fuzz/corpus/fuzz_build/*",
-          "tools/fuzz/corpus/fuzz_fmt/*", "tools/fuzz/regressions/*/*.orbit",
+INPUTS = ["fuzz/corpus/fuzz_check/*", "fuzz/corpus/fuzz_build/*",
+          "fuzz/corpus/fuzz_fmt/*", "fuzz/regressions/*/*.orbit",
           "golden/**/*.orbit", "examples/**/*.orbit", "conformance/**/*.orbit"]
 
 PIECES = [b"{", b"}", b"(", b")", b"[", b"]", b",", b";", b":", b"\n", b"=", b".", b"-",

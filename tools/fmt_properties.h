@@ -1,5 +1,5 @@
 /* The guarantees of the formatter (docs/style.md), checked on one source text: used by
- * the fuzz target tools/fuzz/fuzz_fmt.c and by tools/fmt_props.c, which the test suite
+ * the fuzz target fuzz/fuzz_fmt.c and by tools/fmt_props.c, which the test suite
  * runs over every golden source, example, the standard library, generated programs and
  * the fuzz corpora. */
 #ifndef ORBIT_FMT_PROPERTIES_H

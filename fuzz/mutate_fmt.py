@@ -15,7 +15,7 @@ mutations still do, and fmt_props counts and skips the others.
 --count N checks N mutations (default 1000) and is deterministic for a seed: the test
 suite runs it so (tests/test_fmt.py). --minutes M instead runs for M minutes, batch after
 batch, for fuzzing on demand. A failing batch is kept in --keep DIR (default
-tools/fuzz/out/mutate_fmt/); exit 1 when a guarantee fails.
+fuzz/out/mutate_fmt/); exit 1 when a guarantee fails.
 """
 import argparse
 import glob
@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(ROOT, 'tools', 'gen_corpus.py')
 BATCH = 200
 
@@ -164,7 +164,7 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--count', type=int, default=1000)
     ap.add_argument('--minutes', type=float)
-    ap.add_argument('--keep', default=os.path.join(ROOT, 'tools', 'fuzz', 'out', 'mutate_fmt'))
+    ap.add_argument('--keep', default=os.path.join(ROOT, 'fuzz', 'out', 'mutate_fmt'))
     args = ap.parse_args()
     rng = random.Random(args.seed)
     deadline = time.monotonic() + args.minutes * 60 if args.minutes else None

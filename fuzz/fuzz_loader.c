@@ -5,7 +5,7 @@
  * the code verifier. A module that loads is disassembled to /dev/null, serialized again,
  * and the result must load too. Any crash, sanitizer report, leak or abort is a bug.
  *
- * Built by meson with -Dfuzz=true (tools/fuzz/build.sh); run with tools/fuzz/run.sh,
+ * Built by meson with -Dfuzz=true (fuzz/build.sh); run with fuzz/run.sh,
  * which seeds the corpus with the .orbc files of the golden programs.
  */
 #include <stdint.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seed sessions for the fuzz_lsp target: each file is one language server session, a
-sequence of framed JSON-RPC messages (tools/fuzz/run.sh seeds the working corpus with
-them; the committed corpus tools/fuzz/corpus/fuzz_lsp grew from them).
+sequence of framed JSON-RPC messages (fuzz/run.sh seeds the working corpus with
+them; the committed corpus fuzz/corpus/fuzz_lsp grew from them).
 
     lsp_seeds.py --out DIR [--count N]
 
@@ -20,7 +20,7 @@ import glob
 import json
 import os
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 FOLDER = "file:///fuzz"
 
 

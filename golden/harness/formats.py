@@ -1,4 +1,4 @@
-"""The formats for CI systems in the golden tests (used by tools/golden.py).
+"""The formats for CI systems in the golden tests (used by cases.py).
 
 For every golden case, `orbitc check --format=github|gitlab|sarif` must agree with
 `--format=json`: the same diagnostics, in the same order, with the same code, severity
@@ -26,8 +26,8 @@ import re
 import subprocess
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GOLDEN = os.path.join(ROOT, 'golden')
+GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(GOLDEN)
 SARIF_DIR = os.path.join(ROOT, 'build-tools', 'sarif', 'node_modules', '@microsoft',
                          'sarif-multitool-linux')
 SARIF_SCHEMA = os.path.join(SARIF_DIR, 'sarif-2.1.0.json')

@@ -4,7 +4,7 @@
  * aborts with its reason; a crash, hang, sanitizer report or leak is a bug as usual.
  *
  * Byte mutations seldom keep a program parseable while moving its layout, so a custom
- * mutator does, three times in four, what tools/fuzz/mutate_fmt.py does: it puts a
+ * mutator does, three times in four, what fuzz/mutate_fmt.py does: it puts a
  * comment, blank lines or spaces where space already is, or joins two lines. */
 #include <stdint.h>
 #include <stdio.h>

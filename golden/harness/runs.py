@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Golden tests of the reference runtime: program + scenario in, exact history out.
+"""Golden tests of the reference runtime: program + scenario in, exact history out (run by
+golden/golden.py).
 
-A case is golden/run/NAME.orbit with, beside it:
+A case is golden/run/NAME.orbit with, beside it (for the runs of the conformance kit,
+every case but `scenario_*`, these are symbolic links to conformance/runtime/NAME.*, the
+one copy, tools/conformance.py):
 
   NAME.scenario.json   the scenario (docs/runtime.md)
   NAME.history         exact stdout of `orbit-run NAME.orbc --scenario NAME.scenario.json`
@@ -14,12 +17,9 @@ The program is built with `orbitc build NAME.orbit -o TMP.orbc`; commands run wi
 golden/run as the working directory. The file's `orbitc dis --format json` must match
 docs/orbc.schema.json and encode back to the same bytes (tools/orbc_json.py).
 
-  run_golden.py --orbitc PATH --orbit-run PATH [--update] [NAME...]
-
 --update rewrites .history (and an existing .stderr) from the actual output: read every
-written file before committing it. Ends with the line `N passed, N failed`.
+written file before committing it.
 """
-import argparse
 import difflib
 import os
 import shlex
@@ -27,10 +27,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CASES = os.path.join(ROOT, 'golden', 'run')
+GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(GOLDEN)
+CASES = os.path.join(GOLDEN, 'run')
 SANITIZER_EXIT = 86
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import orbc_json  # noqa: E402
 ORBC_SCHEMA = orbc_json.load_schema()
 
@@ -97,32 +98,31 @@ def run_case(name, args):
     return problems
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--orbitc', required=True)
-    ap.add_argument('--orbit-run', required=True)
-    ap.add_argument('--update', action='store_true')
-    ap.add_argument('names', nargs='*')
-    args = ap.parse_args()
-    args.orbitc = os.path.abspath(args.orbitc)
-    args.orbit_run = os.path.abspath(args.orbit_run)
+def run_all(orbitc, orbit_run, update, selected):
+    """Runs the cases (all, or those named in `selected`); prints each failure, returns
+    (passed, failed)."""
+    args = Options(orbitc, orbit_run, update)
     names = sorted(f[:-len('.orbit')] for f in os.listdir(CASES) if f.endswith('.orbit'))
-    if args.names:
-        wanted = {os.path.basename(n).split('.')[0] for n in args.names}
+    if selected:
+        wanted = {os.path.basename(n).split('.')[0] for n in selected}
         names = [n for n in names if n in wanted]
     passed = failed = 0
     for name in names:
         problems = run_case(name, args)
         if problems:
             failed += 1
-            print('FAIL %s' % name)
+            print('FAIL run/%s' % name)
             for p in problems:
                 print('  ' + p.replace('\n', '\n  '))
         else:
             passed += 1
-    print('%d passed, %d failed' % (passed, failed))
-    return 1 if failed or not names else 0
+    if not names:
+        failed += 1
+        print('FAIL no runtime case found')
+    return passed, failed
 
 
-if __name__ == '__main__':
-    sys.exit(main())
+class Options:
+    """What run_case reads: the two programs and whether to rewrite expected files."""
+    def __init__(self, orbitc, orbit_run, update):
+        self.orbitc, self.orbit_run, self.update = orbitc, orbit_run, update

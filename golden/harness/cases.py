@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Golden ("UI") tests: source in, exact output out.
+"""Golden ("UI") tests of `orbitc check` and `build`: source in, exact output out (run by
+golden/golden.py).
 
-A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see tools/run_golden.py; golden/fmt/ the formatter's, see tests/test_fmt.py) (or a directory golden/AREA/NAME.case/ holding several
-.orbit files, checked together). Beside it:
+A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see runs.py;
+golden/fmt/ the formatter's, see fmt.py) (or a directory golden/AREA/NAME.case/ holding
+several .orbit files, checked together). Beside it:
 
   NAME.human   exact stderr of `orbitc check --color=never NAME.orbit`
   NAME.jsonl   exact stdout of `orbitc check --format=json NAME.orbit`
@@ -13,11 +15,11 @@ A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see tools/run
   NAME.github, NAME.gitlab.json, NAME.sarif-results.json
                the formats for CI systems, checked for every case against the JSON
                output and compared exactly for a representative set
-               (tools/golden_formats.py); every SARIF log is validated with the official
+               (formats.py); every SARIF log is validated with the official
                schema and the SARIF Multitool
   NAME.fixed, NAME.fix
                for a case that offers a machine-applicable fix: the text after
-               `orbitc fix` and its report (tools/golden_fix.py, which also checks
+               `orbitc fix` and its report (fix.py, which also checks
                that fixing is idempotent and introduces nothing)
   NAME.build.human, NAME.build.jsonl
                (optional, for programs that check clean but cannot be built: the
@@ -29,13 +31,9 @@ Commands run with golden/AREA as the working directory. A first line
 `// golden-args: ARGS` adds arguments to check and build. The exit status must be 1 when
 there are errors (or warnings under --deny-warnings) and 0 otherwise; JSON lines must
 validate against docs/diagnostics.schema.json; nothing may mention a sanitizer.
-
-  golden.py --orbitc PATH [--update] [AREA_OR_CASE...]
-
 --update rewrites the expected files from the actual output: read the diff before
-committing it. Ends with the line `N passed, N failed`.
+committing it.
 """
-import argparse
 import concurrent.futures
 import difflib
 import json
@@ -45,14 +43,14 @@ import subprocess
 import sys
 import tempfile
 
-import golden_fix
-import golden_formats
+from harness import fix as golden_fix
+from harness import formats as golden_formats
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GOLDEN = os.path.join(ROOT, 'golden')
+GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(GOLDEN)
 SCHEMA = os.path.join(ROOT, 'docs', 'diagnostics.schema.json')
 SANITIZER_EXIT = 86
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import orbc_json  # noqa: E402
 ORBC_SCHEMA = orbc_json.load_schema()
 
@@ -79,9 +77,9 @@ def find_cases(selectors):
     cases = []
     for dirpath, dirnames, filenames in os.walk(GOLDEN):
         if dirpath == GOLDEN and 'run' in dirnames:
-            dirnames.remove('run')  # runtime cases: tools/run_golden.py
+            dirnames.remove('run')  # runtime cases: runs.py
         if dirpath == GOLDEN and 'fmt' in dirnames:
-            dirnames.remove('fmt')  # formatter cases: tests/test_fmt.py
+            dirnames.remove('fmt')  # formatter cases: fmt.py
         dirnames.sort()
         for d in list(dirnames):
             if d.endswith('.case'):
@@ -274,14 +272,9 @@ def build_and_dis(orbitc, cwd, target, args, stem, update):
     return problems
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--orbitc', required=True)
-    ap.add_argument('--update', action='store_true')
-    ap.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 2)
-    ap.add_argument('selectors', nargs='*')
-    opts = ap.parse_args()
-    orbitc = os.path.abspath(opts.orbitc)
+def run_all(orbitc, update, jobs, selectors):
+    """Runs the cases (all, or those the selectors name); prints each failure, returns
+    (passed, failed)."""
     validator = load_validator()
     if validator is None:
         print('golden: note: JSON Schema validation skipped (python3-jsonschema or schema missing)')
@@ -295,10 +288,10 @@ def main():
         print('golden: note: SARIF schema and Multitool checks skipped (run tools/install-sarif.sh)')
     sarif_store = golden_formats.SarifStore()
 
-    cases = find_cases(opts.selectors)
+    cases = find_cases(selectors)
     passed = failed = 0
-    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        futures = [(c, pool.submit(run_case, c, orbitc, opts.update, validator,
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [(c, pool.submit(run_case, c, orbitc, update, validator,
                                    sarif_validator, sarif_store)) for c in cases]
         for case, fut in futures:
             try:
@@ -313,7 +306,7 @@ def main():
                     print('  ' + p.replace('\n', '\n  ').rstrip())
             else:
                 passed += 1
-    if not opts.selectors:
+    if not selectors:
         for p in golden_fix.coverage_problems():
             failed += 1
             print('FAIL (fix coverage)\n  ' + p)
@@ -326,11 +319,7 @@ def main():
                 print('  ' + p.replace('\n', '\n  ').rstrip())
         print('golden: Sarif.Multitool validate: %d logs, %d error-level results, %d warnings'
               % (len(sarif_store.cases), sum(len(p) for p in failures.values()), warnings))
-    if opts.update:
-        print('golden: expected files updated: read `git diff golden/` before committing')
-    print('%d passed, %d failed' % (passed, failed))
-    sys.exit(1 if failed or not cases else 0)
-
-
-if __name__ == '__main__':
-    main()
+    if not cases:
+        failed += 1
+        print('FAIL no golden case found')
+    return passed, failed

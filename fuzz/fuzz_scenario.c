@@ -3,7 +3,7 @@
  * discarded stream). The module is built once with liborbc's builder: a worker with
  * contracts, the built-in HTTP task, a signal, a child workflow, a `for`, a compensation.
  *
- * Built by meson with -Dfuzz=true (tools/fuzz/build.sh); run with tools/fuzz/run.sh. */
+ * Built by meson with -Dfuzz=true (fuzz/build.sh); run with fuzz/run.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

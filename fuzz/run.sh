@@ -2,29 +2,29 @@
 # Runs every fuzz target built by build.sh (in build-fuzz/, or $FUZZ_BUILD), and reports
 # what each found.
 #
-#   tools/fuzz/run.sh MINUTES [TARGET...] fuzz each target (all by default) for MINUTES,
-#                                        one after another
-#   tools/fuzz/run.sh smoke [SECONDS]    CI: every target replays its committed corpus,
-#                                        then fuzzes SECONDS (default 30); exit 1 if any
-#                                        crash, timeout or leak is found
-#   tools/fuzz/run.sh merge              minimise each working corpus into the committed
-#                                        one, tools/fuzz/corpus/TARGET/
-#   tools/fuzz/run.sh minimize TARGET FILE [NAME]
-#                                        minimise a crashing input and store it as
-#                                        tools/fuzz/regressions/TARGET/NAME (replayed by
-#                                        the test suite from then on)
+#   fuzz/run.sh MINUTES [TARGET...]   fuzz each target (all by default) for MINUTES,
+#                                     one after another
+#   fuzz/run.sh smoke [SECONDS]       CI: every target replays its committed corpus,
+#                                     then fuzzes SECONDS (default 30); exit 1 if any
+#                                     crash, timeout or leak is found
+#   fuzz/run.sh merge                 minimise each working corpus into the committed
+#                                     one, fuzz/corpus/TARGET/
+#   fuzz/run.sh minimize TARGET FILE [NAME]
+#                                     minimise a crashing input and store it as
+#                                     fuzz/regressions/TARGET/NAME (replayed by
+#                                     the test suite from then on)
 #
-# Working corpora live in tools/fuzz/out/corpus/TARGET (kept between runs, git-ignored),
-# seeded from the committed corpus tools/fuzz/corpus/TARGET, golden/**/*.orbit, examples/
+# Working corpora live in fuzz/out/corpus/TARGET (kept between runs, git-ignored),
+# seeded from the committed corpus fuzz/corpus/TARGET, golden/**/*.orbit, examples/
 # and small generated programs; the loader's from the .orbc files that `orbitc build`
 # makes of the golden programs; the scenario target's from golden/run/*.scenario.json;
 # the language server's from sessions over the golden programs (lsp_seeds.py).
-# Crashes, timeouts and out-of-memory inputs go to tools/fuzz/out/artifacts/TARGET/.
+# Crashes, timeouts and out-of-memory inputs go to fuzz/out/artifacts/TARGET/.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 out="$here/out"
-bin="${FUZZ_BUILD:-$root/build-fuzz}/tools/fuzz"
+bin="${FUZZ_BUILD:-$root/build-fuzz}/fuzz"
 orbitc="${ORBITC:-$root/build/cli/orbitc}"
 
 minimize() {  # minimize TARGET FILE [NAME]   (TARGET: check, build, loader or fuzz_...)
@@ -116,7 +116,7 @@ fuzz() {  # fuzz TARGET SECONDS
     if [ -n "$new" ]; then
         echo "   crashes / timeouts / OOMs:"
         echo "$new" | sed "s|^|     $artifacts/|"
-        echo "   store each with: tools/fuzz/run.sh minimize $target FILE NAME"
+        echo "   store each with: fuzz/run.sh minimize $target FILE NAME"
     else
         echo "   crashes: none"
     fi
@@ -197,4 +197,4 @@ for target in "${targets[@]}"; do
     found=1
     fuzz "$target" $((minutes * 60))
 done
-[ $found = 1 ] || { echo "no fuzz targets in $bin: run tools/fuzz/build.sh first" >&2; exit 2; }
+[ $found = 1 ] || { echo "no fuzz targets in $bin: run fuzz/build.sh first" >&2; exit 2; }

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Replays every input under tools/fuzz/regressions/ (inputs that once crashed or hung a
-fuzz target) and the committed fuzz corpora tools/fuzz/corpus/ through orbitc, and fails
-if any of them crashes it. With nothing to replay it exits 77 (meson's "skipped").
+"""Replays the inputs that once crashed or hung a fuzz target (fuzz/regressions/), or with
+--corpora the committed fuzz corpora (fuzz/corpus/), through orbitc, and fails if any of
+them crashes it. With nothing to replay it exits 77 (meson's "skipped").
 
     replay.py --orbitc build/cli/orbitc [--timeout 10]
+    replay.py --orbitc build/cli/orbitc --corpora --fmt-props build/tools/fmt_props
+
+The default test suite replays the regressions (test `fuzz-regressions`); the corpora,
+thousands of inputs, are the opt-in suite `fuzz` (`meson test -C build --suite fuzz`,
+test `fuzz-corpus`), which tools/test.sh runs once.
 
 regressions/check/*.orbit   `orbitc check` must exit 0 or 1: never 2, a signal or a hang
 regressions/build/*.orbit   the same, and when the check is clean, `orbitc build` must
@@ -12,14 +17,22 @@ regressions/build/*.orbit   the same, and when the check is clean, `orbitc build
                             bytecode format, docs/limits.md)
 regressions/loader/*.orbc   `orbitc dis` must exit 0, 1 or 2 (a clear error): never a
                             signal or a hang (once the command exists)
+regressions/lsp/*.session   a language server session on the standard input of
+                            `orbitc lsp --memory-only`: it must exit 0 or 1 (a broken
+                            stream ends it), never by a signal, a hang or a sanitizer
+                            report
+(regressions/fmt/*.orbit are checked with tools/fmt_props by tests/test_fmt.py.)
+
+With --corpora:
 corpus/fuzz_check/*         as regressions/check
 corpus/fuzz_build/*         as regressions/build
 corpus/fuzz_loader/*        as regressions/loader
-regressions/lsp/*.session   a language server session on the standard input of
-corpus/fuzz_lsp/*           `orbitc lsp --memory-only`: it must exit 0 or 1 (a broken
-                            stream ends it), never by a signal, a hang or a sanitizer
-                            report
-(corpus/fuzz_scenario is replayed by `tools/fuzz/run.sh smoke` through its fuzz target.)
+corpus/fuzz_lsp/*           as regressions/lsp
+corpus/fuzz_check/*, corpus/fuzz_build/*, corpus/fuzz_fmt/*
+                            with --fmt-props, the formatter's guarantees
+                            (tools/fmt_properties.h) on each, its line ends also made
+                            CRLF: `fmt_props --crlf`
+(corpus/fuzz_scenario is replayed by `fuzz/run.sh smoke` through its fuzz target.)
 """
 import argparse
 import os
@@ -127,25 +140,61 @@ def listing(folder, ext=""):
                   if f.endswith(ext) and not f.startswith("."))
 
 
+def replay_fmt_props(fmt_props, files, timeout):
+    """fmt_props --crlf over the files, in batches; its FAIL lines are the failures."""
+    failures = []
+    for i in range(0, len(files), 500):
+        batch = files[i:i + 500]
+        status, out = run_output([fmt_props, "--crlf"] + batch, timeout * len(batch))
+        for line in out.splitlines():
+            if line.startswith("FAIL "):   # "FAIL PATH[ (crlf)]: why"
+                where, _, why = line[len("FAIL "):].partition(": ")
+                failures.append((where, "fmt_props: " + why, ""))
+        if status not in (0, 1):
+            failures.append((batch[0], "fmt_props: " + describe(status), out[-2000:]))
+    return failures
+
+
+def run_output(cmd, timeout):
+    """(exit status or None on timeout, stdout and stderr together)."""
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %ss" % timeout
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--orbitc", required=True)
+    p.add_argument("--corpora", action="store_true",
+                   help="replay the committed corpora instead of the regressions")
+    p.add_argument("--fmt-props", help="with --corpora: check the formatter's guarantees too")
     p.add_argument("--timeout", type=float, default=10)
     args = p.parse_args()
 
-    check = listing("regressions/check", ".orbit") + listing("corpus/fuzz_check")
-    build = listing("regressions/build", ".orbit") + listing("corpus/fuzz_build")
-    loader = listing("regressions/loader", ".orbc") + listing("corpus/fuzz_loader")
-    sessions = listing("regressions/lsp", ".session") + listing("corpus/fuzz_lsp")
+    if args.corpora:
+        check, build = listing("corpus/fuzz_check"), listing("corpus/fuzz_build")
+        loader, sessions = listing("corpus/fuzz_loader"), listing("corpus/fuzz_lsp")
+    else:
+        check = listing("regressions/check", ".orbit")
+        build = listing("regressions/build", ".orbit")
+        loader = listing("regressions/loader", ".orbc")
+        sessions = listing("regressions/lsp", ".session")
     failures = replay_sources(args.orbitc, check, args.timeout, False)
     failures += replay_sources(args.orbitc, build, args.timeout, True)
     failures += replay_bytecode(args.orbitc, loader, args.timeout)
     failures += replay_sessions(args.orbitc, sessions, args.timeout)
+    total = len(check) + len(build) + len(loader) + len(sessions)
+    if args.corpora and args.fmt_props:
+        sources = check + build + listing("corpus/fuzz_fmt")
+        failures += replay_fmt_props(args.fmt_props, sources, args.timeout)
+        total += len(sources)
     for path, what, err in failures:
         print("FAIL %s: %s" % (os.path.relpath(path, HERE), what))
         if err.strip():
             print("  " + err.strip().replace("\n", "\n  "))
-    total = len(check) + len(build) + len(loader) + len(sessions)
     if total == 0:
         print("nothing to replay: no regression inputs and no committed corpus")
         return 77

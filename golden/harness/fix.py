@@ -1,4 +1,4 @@
-"""`orbitc fix` in the golden tests (used by tools/golden.py).
+"""`orbitc fix` in the golden tests (used by cases.py).
 
 Every golden case whose JSON output offers a machine-applicable fix is also a case of
 `fix`: it is copied into a temporary directory and fixed there, and
@@ -14,7 +14,7 @@ Then, as properties of every such case:
     but for those whose fix `fix` reports it left out (it would have brought one);
   - `fix --diff` changes no file, and prints a diff exactly when something changes;
   - `fix -` (a single file) prints the same fixed text.
-And over all cases (checked by golden.py at the end): every code of FIX_CODES, the codes
+And over all cases (checked by cases.py at the end): every code of FIX_CODES, the codes
 whose diagnostics offer a machine-applicable fix somewhere in the sources, has been fixed
 in some case, and no golden output offers such a fix for a code not in FIX_CODES (a new
 one must be added there, with a case).
@@ -172,5 +172,5 @@ def coverage_problems():
     unlisted = sorted(FIX_CODES_OFFERED - set(FIX_CODES))
     if unlisted:
         problems.append('these codes offer a machine-applicable fix in a golden output but '
-                        'are not in tools/golden_fix.py FIX_CODES: %s' % ', '.join(unlisted))
+                        'are not in golden/harness/fix.py FIX_CODES: %s' % ', '.join(unlisted))
     return problems

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The golden tests, every kind, through one entry point: source in, exact output out.
+
+  golden/AREA/...  `orbitc check` and `build`: diagnostics (human, JSON and the CI
+                   formats), `fix`, disassembly (golden/harness/cases.py, with fix.py
+                   and formats.py)
+  golden/run/      `orbitc build`, then `orbit-run` on a scenario: the exact history
+                   (golden/harness/runs.py; needs --orbit-run)
+  golden/fmt/      `orbitc fmt`: the exact formatted text (golden/harness/fmt.py)
+
+    golden/golden.py --orbitc PATH [--orbit-run PATH] [--update] [SELECTOR...]
+
+A SELECTOR is a path, or a path relative to golden/: an area (`e0410`, `run`, `fmt`) or
+one case (`e0410/x.orbit`, `run/retries`, `fmt/steps`). Without one, every case runs
+(golden/run/ only with --orbit-run). --update rewrites the expected files from the
+actual output: read `git diff golden/` before committing it. Ends with the line
+`N passed, N failed`.
+"""
+import argparse
+import os
+import sys
+
+from harness import cases, fmt, runs
+
+GOLDEN = os.path.dirname(os.path.abspath(__file__))
+
+
+def part_of(selector):
+    """'run', 'fmt' or 'cases': which harness a selector belongs to."""
+    here = os.path.abspath(selector)
+    path = here if os.path.exists(here) else os.path.join(GOLDEN, selector)
+    first = os.path.relpath(path, GOLDEN).split(os.sep)[0]
+    return first if first in ('run', 'fmt') else 'cases'
+
+
+def single_cases(selectors, area):
+    """The selectors that name one case; none when one names the whole area."""
+    if any(os.path.basename(s.rstrip('/')) == area for s in selectors):
+        return []
+    return selectors
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--orbitc', required=True)
+    ap.add_argument('--orbit-run')
+    ap.add_argument('--update', action='store_true')
+    ap.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 2)
+    ap.add_argument('selectors', nargs='*')
+    opts = ap.parse_args()
+    orbitc = os.path.abspath(opts.orbitc)
+    selected = {'cases': [], 'run': [], 'fmt': []}
+    for selector in opts.selectors:
+        selected[part_of(selector)].append(selector)
+    everything = not opts.selectors
+
+    passed = failed = 0
+    if everything or selected['cases']:
+        p, f = cases.run_all(orbitc, opts.update, opts.jobs, selected['cases'])
+        passed, failed = passed + p, failed + f
+    if (everything and opts.orbit_run) or selected['run']:
+        if not opts.orbit_run:
+            ap.error('golden/run needs --orbit-run')
+        p, f = runs.run_all(orbitc, os.path.abspath(opts.orbit_run), opts.update,
+                            single_cases(selected['run'], 'run'))
+        passed, failed = passed + p, failed + f
+    if everything or selected['fmt']:
+        p, f = fmt.run_all(orbitc, opts.update, single_cases(selected['fmt'], 'fmt'))
+        passed, failed = passed + p, failed + f
+    if opts.update:
+        print('golden: expected files updated: read `git diff golden/` before committing')
+    print('%d passed, %d failed' % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == '__main__':
+    main()

@@ -1022,6 +1022,18 @@ static void report_binary_result(Compiler *c, uint32_t file, size_t binary, size
     diag_add_help(&c->diags, d, "remove the control characters (in comments or strings)");
 }
 
+/* A formatting that gives no text: what was made so far is dropped. Returns false. */
+static bool drop_output(Printer *p, FormatDecls *decls)
+{
+    free(p->out);
+    if (decls) {
+        free(decls->items);
+        decls->items = NULL;
+        decls->count = 0;
+    }
+    return false;
+}
+
 bool format_file(Compiler *c, uint32_t file, FormatText *out, FormatDecls *decls)
 {
     uint32_t first = c->diags.count;
@@ -1048,24 +1060,12 @@ bool format_file(Compiler *c, uint32_t file, FormatText *out, FormatDecls *decls
     }
     print_file(&p, ast);
     if (p.failed) {   /* a tree without errors has no error nodes: never happens */
-        free(p.out);
-        if (decls) {
-            free(decls->items);
-            decls->items = NULL;
-            decls->count = 0;
-        }
-        return false;
+        return drop_output(&p, decls);
     }
     size_t binary, first_binary, sample;
     if (parse_text_is_binary(p.out, p.len, &binary, &first_binary, &sample)) {
         report_binary_result(c, file, binary, sample);
-        free(p.out);
-        if (decls) {
-            free(decls->items);
-            decls->items = NULL;
-            decls->count = 0;
-        }
-        return false;
+        return drop_output(&p, decls);
     }
     grow(&p, 1);
     p.out[p.len] = '\0';

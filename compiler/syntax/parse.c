@@ -50,6 +50,10 @@ bool parse_text_is_binary(const char *text, size_t len, size_t *binary, size_t *
     *binary = 0;
     *first = 0;
     for (size_t i = 0; i < *sample;) {
+        if (bytes[i] >= 0x20 && bytes[i] < 0x7F) {  /* printable ASCII, most of any text */
+            i++;
+            continue;
+        }
         uint32_t n;
         if (binary_char(bytes + i, len - i, &n) && (*binary)++ == 0)
             *first = i;

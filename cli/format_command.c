@@ -127,3 +127,11 @@ int format_command(const char *const *paths, int count, const FormatOptions *opt
     inputs_free(&inputs);
     return status;
 }
+
+/* `orbitc fmt`: the options main.c parsed. */
+int cli_fmt(const CliOptions *opt)
+{
+    FormatOptions options = opt->fmt;
+    options.color = cli_want_color(opt->color);
+    return format_command(opt->paths, opt->path_count, &options);
+}

@@ -33,6 +33,7 @@ typedef struct OptionSpec {
     const char *alias;      /* a short form or another spelling, or NULL */
     const char *value;      /* what its value is ("a number"), or NULL: a flag */
     unsigned commands;      /* FOR_* */
+    bool repeats;           /* each value counts (--warn, --allow); else one value only */
 } OptionSpec;
 
 static const OptionSpec option_specs[OPT_COUNT] = {
@@ -41,8 +42,8 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_COLOR] = { "--color", "--colour", "auto, always or never",
                     FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX },
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
-    [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX },
-    [OPT_ALLOW] = { "--allow", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX },
+    [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_ALLOW] = { "--allow", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_MAX_DIAGNOSTICS] = { "--max-diagnostics", NULL, "a number", FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_OUTPUT] = { "--output", "-o", "a file name", FOR_BUILD },
     [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path", FOR_CHECK | FOR_BUILD | FOR_FIX },
@@ -257,9 +258,23 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
     return EXIT_OK;
 }
 
+/* An option of one value given again must say the same thing (`--format json --format
+ * json`); two different values are refused rather than one silently dropped (docs/cli.md,
+ * "Options"). */
+static int refuse_second_value(const OptionSpec *spec, const char *first, const char *second)
+{
+    if (spec->repeats || !spec->value || strcmp(first, second) == 0)
+        return EXIT_OK;
+    fprintf(stderr, "orbitc: error: %s%s%s is given twice, as `%s` and as `%s`: give it once\n"
+                    "Try `orbitc --help` for usage.\n", spec->name, spec->alias ? "/" : "",
+            spec->alias ? spec->alias : "", first, second);
+    return EXIT_USAGE;
+}
+
 /* Reads the arguments into *opt; given[id] is option id as first spelt, or NULL. */
 static int parse_args(int argc, char **argv, CliOptions *opt, const char **given)
 {
+    const char *values[OPT_COUNT] = { 0 };   /* each option's first value */
     bool only_paths = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -289,10 +304,14 @@ static int parse_args(int argc, char **argv, CliOptions *opt, const char **given
             }
             value = argv[++i];
         }
-        if (!given[id])
-            given[id] = arg;
         if (set_option(opt, id, value) != EXIT_OK)
             return EXIT_USAGE;
+        if (given[id] && refuse_second_value(spec, values[id], value) != EXIT_OK)
+            return EXIT_USAGE;
+        if (!given[id]) {
+            given[id] = arg;
+            values[id] = value;
+        }
     }
     return EXIT_OK;
 }

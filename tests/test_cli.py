@@ -476,5 +476,37 @@ def messages_of_issue_27_item_19():
         status, out, err = run('check', '--format=github', './a.orbit', './b.orbit', cwd=tmp)
         expect('file=b.orbit,' in out and '%0Aa.orbit:1:10: first defined here' in out, out)
 
+
+@test
+def an_option_of_one_value_given_twice():
+    """issue 27, 19: two different values of an option that keeps one are refused (exit 2,
+    naming the option and both values); the same value twice is accepted (docs/cli.md)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write(os.path.join(tmp, 'w.orbit'), 'workflow w { step s { sleep 1s } }\n')
+        for args, needle in (
+                (['build', 'w.orbit', '-o', 'a.orbc', '-o', 'b.orbc'],
+                 '--output/-o is given twice, as `a.orbc` and as `b.orbc`'),
+                (['build', 'w.orbit', '--output=a.orbc', '-o', 'b.orbc'],
+                 '--output/-o is given twice, as `a.orbc` and as `b.orbc`'),
+                (['check', '--format', 'json', '--format=human', 'w.orbit'],
+                 '--format is given twice, as `json` and as `human`'),
+                (['check', '--color', 'never', '--colour', 'always', 'w.orbit'],
+                 '--color/--colour is given twice, as `never` and as `always`'),
+                (['check', '--max-diagnostics', '10', '--max-diagnostics', '010', 'w.orbit'],
+                 '--max-diagnostics is given twice'),
+                (['fix', '--max-rounds', '1', '--max-rounds', '2', 'w.orbit'],
+                 '--max-rounds is given twice'),
+                (['check', '-', '--stdin-filename', 'a', '--stdin-filename', 'b'],
+                 '--stdin-filename is given twice')):
+            status, out, err = run(*args, cwd=tmp)
+            expect(status == 2 and needle in err, '%s: %d %r' % (args, status, err))
+            expect(not os.path.exists(os.path.join(tmp, 'a.orbc'))
+                   and not os.path.exists(os.path.join(tmp, 'b.orbc')), '%s wrote' % args)
+        status, out, err = run('build', 'w.orbit', '-o', 'a.orbc', '--output=a.orbc',
+                               '--format', 'json', '--format=json', '--warn', 'W0007',
+                               '--allow', 'W0007', '--deny-warnings', '--deny-warnings', cwd=tmp)
+        expect(status == 0 and os.path.exists(os.path.join(tmp, 'a.orbc')),
+               'the same value twice: %d %r' % (status, err))
+
 if __name__ == '__main__':
     main()

@@ -78,6 +78,12 @@ int cli_diagnostics_status(const CliOptions *opt, const Compiler *c);
  * more, with `consequence`. */
 void cli_report_unread(const CliRun *run, const char *consequence);
 
+/* The name of the file at `path` in the header of a diff (`--- NAME`, `+++ NAME`), so
+ * that `patch -p0` and `git apply -p0` apply it from the current directory: relative to
+ * it, without a leading `./`; a file outside it keeps `path` (docs/cli.md, "Diffs").
+ * Free it with free. */
+char *cli_diff_name(const char *path);
+
 /* --- the commands, each in NAME_command.c; each returns the exit status --- */
 
 int cli_check(const CliOptions *opt);

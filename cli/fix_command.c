@@ -555,7 +555,9 @@ static int write_files(const FixRun *run, const FixCommand *options, bool *writt
     for (uint32_t i = 0; i < run->count; i++) {
         const FixFile *f = &run->files[i];
         if (options->diff) {
-            format_write_diff(stdout, f->path, f->original, f->original_len, f->text, f->len);
+            char *name = cli_diff_name(f->path);
+            format_write_diff(stdout, name, f->original, f->original_len, f->text, f->len);
+            free(name);
         } else if (f->from_stdin) {
             fwrite(f->text, 1, f->len, stdout);
             written[i] = to_stdout = true;

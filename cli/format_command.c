@@ -68,7 +68,9 @@ static int act_on_change(const Input *input, const struct stat *as_read, const S
 {
     const char *name = input->path;
     if (options->diff) {
-        format_write_diff(stdout, name, source->text, source->len, text->text, text->len);
+        char *diff_name = cli_diff_name(name);
+        format_write_diff(stdout, diff_name, source->text, source->len, text->text, text->len);
+        free(diff_name);
         return FMT_ERRORS;
     }
     if (options->check) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -158,4 +159,54 @@ void cli_report_unread(const CliRun *run, const char *consequence)
     if (run->c.sources.count > 1)
         fprintf(stderr, "orbitc: error: %u %s could not be read; %s\n", run->w.failures,
                 run->w.failures == 1 ? "path" : "paths", consequence);
+}
+
+/* Whether `path` has a `..` component. */
+static bool climbs(const char *path)
+{
+    for (const char *p = path; *p; p += strcspn(p, "/"), p += *p == '/') {
+        if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+/* `path` relative to the current directory when the directory holding it is the current
+ * one or below it (symbolic links resolved), else NULL. */
+static char *below_current_directory(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return NULL;
+    size_t dir_len = slash == path ? 1 : (size_t)(slash - path);
+    char *dir = xmalloc(dir_len + 1);
+    memcpy(dir, path, dir_len);
+    dir[dir_len] = '\0';
+    char real_dir[PATH_MAX], cwd[PATH_MAX];
+    bool resolved = realpath(dir, real_dir) && getcwd(cwd, sizeof cwd);
+    free(dir);
+    if (!resolved)
+        return NULL;
+    size_t cwd_len = strcmp(cwd, "/") == 0 ? 0 : strlen(cwd);
+    const char *rest = real_dir + cwd_len;
+    if (strncmp(real_dir, cwd, cwd_len) != 0 || (rest[0] != '/' && rest[0] != '\0'))
+        return NULL;
+    rest += rest[0] == '/';
+    size_t len = strlen(rest) + strlen(slash) + 1;
+    char *name = xmalloc(len);
+    snprintf(name, len, "%s%s", rest, rest[0] ? slash : slash + 1);
+    return name;
+}
+
+char *cli_diff_name(const char *path)
+{
+    const char *p = path;
+    while (p[0] == '.' && p[1] == '/') {
+        for (p += 2; *p == '/'; p++) {
+        }
+    }
+    if (p[0] != '/' && p[0] != '\0' && !climbs(p))
+        return xstrdup(p);
+    char *name = below_current_directory(path);
+    return name ? name : xstrdup(path);
 }

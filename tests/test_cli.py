@@ -10,6 +10,8 @@ import json
 import os
 import re
 import resource
+import shutil
+import subprocess
 import tempfile
 
 from cli_harness import EXAMPLE, expect, main, run, test, write
@@ -507,6 +509,44 @@ def an_option_of_one_value_given_twice():
                                '--allow', 'W0007', '--deny-warnings', '--deny-warnings', cwd=tmp)
         expect(status == 0 and os.path.exists(os.path.join(tmp, 'a.orbc')),
                'the same value twice: %d %r' % (status, err))
+
+
+def applies(diff, cwd, tool):
+    """Whether `patch -p0 --dry-run` or `git apply -p0 --check` (in a git repository at
+    cwd) takes `diff` from cwd; returns (ok, what the tool said)."""
+    if tool == 'patch':
+        args = ['patch', '-p0', '--dry-run', '--batch']
+    else:
+        args = ['git', 'apply', '-p0', '--check']
+    p = subprocess.run(args, cwd=cwd, input=diff.encode(), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    return p.returncode == 0, p.stdout.decode('utf-8', 'replace')
+
+
+@test
+def diffs_apply_with_patch_and_git_from_the_current_directory():
+    """issue 27, 19: `fmt --diff` and `fix --diff` name a file relative to the current
+    directory, whether it was given relative, with `./` or absolute, so that `patch -p0`
+    and `git apply -p0` take the diff from there (docs/cli.md, "Diffs")."""
+    if not shutil.which('patch') or not shutil.which('git'):
+        raise AssertionError('patch and git are needed by this test')
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = os.path.realpath(tmp)
+        subprocess.run(['git', 'init', '-q', tmp], check=True)
+        os.makedirs(os.path.join(tmp, 'dir'))
+        path = os.path.join(tmp, 'dir', 'x.orbit')
+        write(path, 'workflow   w {\n  step s { worker "w"; retry { attemps: 3 } }\n}\n')
+        for command in (['fmt', '--diff'], ['fix', '--diff', '--color=never']):
+            for given in ('dir/x.orbit', './dir/x.orbit', path):
+                status, out, err = run(*command, given, cwd=tmp)
+                expect(out.startswith('--- dir/x.orbit\n+++ dir/x.orbit\n@@ '),
+                       '%s %s: %d %r %r' % (command, given, status, out[:200], err))
+                for tool in ('patch', 'git'):
+                    ok, said = applies(out, tmp, tool)
+                    expect(ok, '%s %s: %s refuses the diff: %s' % (command, given, tool, said))
+            # from the file's own directory, an absolute path is the file's name
+            status, out, err = run(*command, path, cwd=os.path.join(tmp, 'dir'))
+            expect(out.startswith('--- x.orbit\n+++ x.orbit\n'), '%s: %r' % (command, out[:100]))
 
 if __name__ == '__main__':
     main()

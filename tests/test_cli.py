@@ -548,5 +548,31 @@ def diffs_apply_with_patch_and_git_from_the_current_directory():
             status, out, err = run(*command, path, cwd=os.path.join(tmp, 'dir'))
             expect(out.startswith('--- x.orbit\n+++ x.orbit\n'), '%s: %r' % (command, out[:100]))
 
+
+@test
+def a_program_configuration_is_no_source_path():
+    """An orbit.program named as a path is refused by check, build, fix and fmt (exit 2,
+    saying it is a program configuration), as a walk of its directory never takes it;
+    the other paths go on (docs/cli.md, "Programs and their configuration")."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, 'app'))
+        config = 'program   app {}\n'
+        write(os.path.join(tmp, 'app', 'orbit.program'), config)
+        write(os.path.join(tmp, 'app', 'flow.orbit'), 'workflow w { step s { sleep 1s } }\n')
+        needle = ('`app/orbit.program` is a program configuration, not a source file: '
+                  'give its directory')
+        for command in (['check'], ['build', '-o', 'out.orbc'], ['fix'], ['fix', '--diff'],
+                        ['fmt'], ['fmt', '--check'], ['fmt', '--diff']):
+            status, out, err = run(*command, 'app/orbit.program', cwd=tmp)
+            expect(status == 2 and needle in err, '%s: %d %r %r' % (command, status, out, err))
+            expect(open(os.path.join(tmp, 'app', 'orbit.program')).read() == config,
+                   '%s changed the configuration' % command)
+            expect(not os.path.exists(os.path.join(tmp, 'out.orbc')), '%s wrote' % command)
+        status, out, err = run('fmt', '--check', 'app', cwd=tmp)
+        expect(status == 1 and out == 'app/flow.orbit\n' and err == '',
+               'fmt of the directory: %d %r %r' % (status, out, err))
+        status, out, err = run('check', 'app/orbit.program', 'app/flow.orbit', cwd=tmp)
+        expect(status == 2 and needle in err, 'with a source: %d %r' % (status, err))
+
 if __name__ == '__main__':
     main()

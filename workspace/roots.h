@@ -24,8 +24,6 @@
 #include "inputs.h"
 #include "namemap.h"
 
-#define PROGRAM_MARKER "orbit.program"
-
 typedef struct Program Program;
 
 typedef struct ProgramUnit {

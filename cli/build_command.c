@@ -41,26 +41,26 @@ static bool output_is_directory(const char *output)
 
 /* Before anything is checked: several programs need `-o DIR` and a name each, and no two
  * may have the same name; files below no root cannot be built with them. */
-static int refuse_outputs(const CliOptions *opt, const ProgramSet *programs)
+static int refuse_outputs(const CliOptions *opt, const RootSet *roots)
 {
     if (!output_is_directory(opt->output)) {
         fprintf(stderr, "orbitc: error: %u programs need one output each: give a directory, "
-                        "`-o DIR/`, and each is written to DIR/NAME.orbc\n", programs->count);
+                        "`-o DIR/`, and each is written to DIR/NAME.orbc\n", roots->count);
         return EXIT_USAGE;
     }
-    for (uint32_t i = 0; i < programs->count; i++) {
-        const ProgramUnit *unit = &programs->items[i];
-        if (!unit->root) {
+    for (uint32_t i = 0; i < roots->count; i++) {
+        const Root *root = &roots->items[i];
+        if (!root->dir) {
             fprintf(stderr, "orbitc: error: some files are below no program root (no `%s` in "
                             "their directory or above): build them on their own\n",
                     PROGRAM_MARKER);
             return EXIT_USAGE;
         }
         for (uint32_t j = 0; j < i; j++) {
-            if (strcmp(programs->items[j].name, unit->name) == 0) {
+            if (strcmp(roots->items[j].name, root->name) == 0) {
                 fprintf(stderr, "orbitc: error: the programs `%s` and `%s` are both named `%s`: "
                                 "their outputs would be one file\n",
-                        programs->items[j].root, unit->root, unit->name);
+                        roots->items[j].dir, root->dir, root->name);
                 return EXIT_USAGE;
             }
         }
@@ -74,7 +74,7 @@ static void lower_one(const CliOptions *opt, CliRun *run, Build *b)
 {
     Compiler *c = &run->c;
     workspace_check(&run->w);
-    Program *program = run->w.programs.count ? run->w.checked[0] : NULL;
+    Program *program = run->w.roots.count ? run->w.checked[0] : NULL;
     b->count = 1;
     b->outputs = xcalloc(1, sizeof *b->outputs);
     b->outputs[0].path = xstrdup(opt->output);
@@ -89,23 +89,23 @@ static void lower_one(const CliOptions *opt, CliRun *run, Build *b)
 static int lower_programs(const CliOptions *opt, CliRun *run, Build *b)
 {
     Compiler *c = &run->c;
-    ProgramSet *programs = &run->w.programs;
-    int status = refuse_outputs(opt, programs);
+    RootSet *roots = &run->w.roots;
+    int status = refuse_outputs(opt, roots);
     if (status != EXIT_OK)
         return status;
-    b->count = programs->count;
-    b->outputs = xcalloc(programs->count, sizeof *b->outputs);
+    b->count = roots->count;
+    b->outputs = xcalloc(roots->count, sizeof *b->outputs);
     b->lowered = run->w.failures == 0;
     workspace_check(&run->w);
-    for (uint32_t i = 0; i < programs->count; i++) {
+    for (uint32_t i = 0; i < roots->count; i++) {
         Program *program = run->w.checked[i];
         if (!program || workspace_program_failed(&run->w, i, opt->deny_warnings)
             || !lower_program_output(c, program, &b->outputs[i].file, b->why, sizeof b->why))
             b->lowered = false;
-        size_t len = strlen(opt->output) + strlen(programs->items[i].name) + 8;
+        size_t len = strlen(opt->output) + strlen(roots->items[i].name) + 8;
         b->outputs[i].path = xmalloc(len);
         snprintf(b->outputs[i].path, len, "%s%s%s.orbc", opt->output,
-                 opt->output[strlen(opt->output) - 1] == '/' ? "" : "/", programs->items[i].name);
+                 opt->output[strlen(opt->output) - 1] == '/' ? "" : "/", roots->items[i].name);
     }
     diag_finish(&c->diags);   /* lowering may have reported E0601 */
     return EXIT_OK;
@@ -151,7 +151,7 @@ int cli_build(const CliOptions *opt)
     cli_run_init(&run);
     Build b = { 0 };
     int status = cli_load(opt, &run);
-    if (status == EXIT_OK && run.w.programs.count > 1)
+    if (status == EXIT_OK && run.w.roots.count > 1)
         status = lower_programs(opt, &run, &b);
     else if (status == EXIT_OK)
         lower_one(opt, &run, &b);

@@ -1,10 +1,97 @@
-/* What the commands of orbitc share (cli/). */
+/* What the commands of orbitc share (cli/): the options main.c parses, one run of
+ * check, build or fix through the workspace (run.c), and each command's entry. */
 #ifndef ORBIT_CLI_H
 #define ORBIT_CLI_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format_command.h"
+#include "workspace.h"
+
+/* The exit status of every command (docs/cli.md). */
+enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
+
+typedef enum Format { FORMAT_HUMAN, FORMAT_JSON, FORMAT_GITHUB, FORMAT_GITLAB, FORMAT_SARIF } Format;
+typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
+
+typedef struct LintSetting {
+    const char *code;       /* as given */
+    LintLevel level;
+} LintSetting;
+
+/* The command line, as main.c parsed it. */
+typedef struct CliOptions {
+    const char *command;
+    Format format;
+    ColorMode color;
+    bool deny_warnings;
+    uint32_t max_diagnostics;
+    const char *output;             /* build -o */
+    const char *stdin_filename;     /* --stdin-filename */
+    FormatOptions fmt;              /* fmt --check, --diff; fix --diff */
+    uint32_t max_rounds;            /* fix --max-rounds */
+    const char **paths;
+    int path_count;
+    LintSetting *lints;             /* --warn and --allow in command-line order */
+    int lint_count;
+} CliOptions;
+
+/* --- run.c --- */
+
+/* Prints "orbitc: error: " and `fmt` with `arg`, then where to find the usage; returns
+ * EXIT_USAGE. */
+int cli_usage_error(const char *fmt, const char *arg);
+
+/* Whether human output gets colour under `mode` (the environment decides under auto). */
+bool cli_want_color(ColorMode mode);
+
+/* The diagnostic code named by `arg`, in any case ("w0007" is W0007), or -1. */
+int cli_code_from_arg(const char *arg);
+
 /* Prints a path that cannot be used, as the workspace reports it (InputReport):
- * "orbitc: error: MESSAGE" on standard error. */
+ * "orbitc: error: MESSAGE" on standard error; the CI formats list it too. */
 void cli_print_problem(void *context, const char *path, const char *message);
+
+/* One run of check, build or fix: the compiler and the workspace of its sources. */
+typedef struct CliRun {
+    Compiler c;
+    Workspace w;
+} CliRun;
+
+void cli_run_init(CliRun *run);
+void cli_run_free(CliRun *run);
+
+/* Collects and reads the sources, groups them into programs by their roots, reads the
+ * programs' configurations and parses everything (workspace_prepare); nothing is
+ * checked yet. Returns EXIT_USAGE when an option is wrong or the output is an input;
+ * else EXIT_OK, with w.failures the paths that could not be read (each reported). */
+int cli_load(const CliOptions *opt, CliRun *run);
+
+/* Prints the diagnostics of `c` in the format of the options. */
+void cli_print_diagnostics(const CliOptions *opt, Compiler *c);
+
+/* The exit status the diagnostics deserve. */
+int cli_diagnostics_status(const CliOptions *opt, const Compiler *c);
+
+/* After the diagnostics of the files that were read: the paths that could not be, once
+ * more, with `consequence`. */
+void cli_report_unread(const CliRun *run, const char *consequence);
+
+/* The name of the file at `path` in the header of a diff (`--- NAME`, `+++ NAME`), so
+ * that `patch -p0` and `git apply -p0` apply it from the current directory: relative to
+ * it, without a leading `./`; a file outside it keeps `path` (docs/cli.md, "Diffs").
+ * Free it with free. */
+char *cli_diff_name(const char *path);
+
+/* --- the commands, each in NAME_command.c; each returns the exit status --- */
+
+int cli_check(const CliOptions *opt);
+int cli_build(const CliOptions *opt);
+int cli_dis(const CliOptions *opt);
+int cli_explain(const CliOptions *opt);
+int cli_fmt(const CliOptions *opt);
+int cli_fix(const CliOptions *opt);
 
 /* `orbitc lsp`: argv holds the arguments after `lsp` (lsp_command.c). */
 int lsp_command(int argc, char **argv);

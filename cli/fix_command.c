@@ -23,14 +23,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "fix.h"
 #include "format.h"
 #include "memory.h"
 #include "orbc.h"
 #include "replace_file.h"
 #include "workspace.h"
-
-enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
 
 /* A source file of the run (index i + 1 of every round's compiler). */
 typedef struct FixFile {
@@ -556,7 +555,9 @@ static int write_files(const FixRun *run, const FixCommand *options, bool *writt
     for (uint32_t i = 0; i < run->count; i++) {
         const FixFile *f = &run->files[i];
         if (options->diff) {
-            format_write_diff(stdout, f->path, f->original, f->original_len, f->text, f->len);
+            char *name = cli_diff_name(f->path);
+            format_write_diff(stdout, name, f->original, f->original_len, f->text, f->len);
+            free(name);
         } else if (f->from_stdin) {
             fwrite(f->text, 1, f->len, stdout);
             written[i] = to_stdout = true;
@@ -630,5 +631,57 @@ int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *
     if (current != first)
         free_compiler(current);
     free_run(&run);
+    return status;
+}
+
+/* --- the command line --- */
+
+static void print_remaining(void *context, Compiler *c)
+{
+    cli_print_diagnostics(context, c);
+}
+
+/* fix: check as `check` does, then apply the machine-applicable fixes (fix_command).
+ * With no path, the current directory. When the fixed text of standard input or a diff
+ * goes to standard output, the diagnostics must be the human ones, on standard error. */
+int cli_fix(const CliOptions *opt)
+{
+    static const char *const here[] = { "." };
+    CliOptions options = *opt;
+    if (options.path_count == 0) {
+        options.paths = (const char **)here;
+        options.path_count = 1;
+    }
+    bool to_stdout = opt->fmt.diff;
+    for (int i = 0; i < options.path_count; i++)
+        to_stdout |= strcmp(options.paths[i], "-") == 0;
+    if (to_stdout && opt->format != FORMAT_HUMAN)
+        return cli_usage_error("`fix` writes %s to standard output: use the human format "
+                               "for the diagnostics",
+                               opt->fmt.diff ? "the diff" : "the fixed text");
+    ReplaceWhy why;   /* a FIFO or `<(…)` is refused before it is read (replace_file.h) */
+    for (int i = 0; i < options.path_count && !opt->fmt.diff; i++) {
+        if (strcmp(options.paths[i], "-") != 0 && !replace_file_kind_allowed(options.paths[i], &why)) {
+            fprintf(stderr, "orbitc: error: cannot write `%s`: %s\n", options.paths[i], why.text);
+            return EXIT_USAGE;
+        }
+    }
+    CliRun run;
+    cli_run_init(&run);
+    int status = cli_load(&options, &run);
+    if (status == EXIT_OK && run.c.sources.count == 1) {
+        status = EXIT_USAGE;   /* nothing could be read; each path was reported */
+    } else if (status == EXIT_OK) {
+        workspace_check(&run.w);
+        const char *stdin_path = NULL;
+        for (size_t i = 0; i < run.w.inputs.count; i++)
+            if (run.w.inputs.items[i].from_stdin)
+                stdin_path = run.w.inputs.items[i].path;
+        FixCommand fix = { opt->max_rounds, opt->fmt.diff, opt->deny_warnings,
+                           run.w.failures > 0, print_remaining, &options,
+                           opt->max_diagnostics };
+        status = fix_command(&run.w, stdin_path, &fix);
+    }
+    cli_run_free(&run);
     return status;
 }

@@ -68,7 +68,9 @@ static int act_on_change(const Input *input, const struct stat *as_read, const S
 {
     const char *name = input->path;
     if (options->diff) {
-        format_write_diff(stdout, name, source->text, source->len, text->text, text->len);
+        char *diff_name = cli_diff_name(name);
+        format_write_diff(stdout, diff_name, source->text, source->len, text->text, text->len);
+        free(diff_name);
         return FMT_ERRORS;
     }
     if (options->check) {
@@ -126,4 +128,12 @@ int format_command(const char *const *paths, int count, const FormatOptions *opt
         status = worse(status, format_one(&inputs.items[i], options));
     inputs_free(&inputs);
     return status;
+}
+
+/* `orbitc fmt`: the options main.c parsed. */
+int cli_fmt(const CliOptions *opt)
+{
+    FormatOptions options = opt->fmt;
+    options.color = cli_want_color(opt->color);
+    return format_command(opt->paths, opt->path_count, &options);
 }

@@ -57,8 +57,8 @@ static Files split(const char *data, uint32_t size)
     return files;
 }
 
-/* A checked run of the files, as command_fix makes it; *program gets the first unit's
- * program when there is one unit (for lowering). */
+/* A checked run of the files, as cli_fix makes it; *program gets the first root's
+ * program when there is one root (for lowering). */
 typedef struct Run {
     Compiler c;
     Workspace w;
@@ -80,7 +80,7 @@ static void run_check(Run *run, const Files *files)
         workspace_add_text(&run->w, path, text, files->len[i]);
     }
     workspace_check(&run->w);
-    run->program = run->w.programs.count == 1 ? run->w.checked[0] : NULL;
+    run->program = run->w.roots.count == 1 ? run->w.checked[0] : NULL;
 }
 
 static void run_free(Run *run)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "inputs.h"
 #include "source.h"
 
 /* The bytes the formatter may change: white space (as the lexer skips it) and the
@@ -162,6 +163,16 @@ static Document *document_to_format(Server *s, const json_t *params)
     return d && d->open ? d : NULL;
 }
 
+/* Whether the document is a program's configuration (orbit.program): not a source, so
+ * never formatted, as `orbitc fmt` refuses it (workspace/inputs.h). */
+static bool is_configuration(Server *s, const Document *d)
+{
+    if (!d->path || !inputs_is_program_config(d->path))
+        return false;
+    lsp_log_message(s, "%s is a program configuration: it is not formatted", d->uri);
+    return true;
+}
+
 /* The edits, or null (said on stderr) when the document has syntax errors or is too
  * large to be a source (format.h). */
 static json_t *answer(Server *s, const Document *d, bool formatted, Changes *changes)
@@ -181,6 +192,8 @@ json_t *lsp_handle_formatting(Server *s, json_t *params)
     Document *d = document_to_format(s, params);
     if (!d)
         return NULL;
+    if (is_configuration(s, d))
+        return json_null();
     FormatText out = { 0 };
     bool ok = format_text(d->path, d->text, d->len, &out);
     Changes changes = { .text = d->text, .len = d->len, .formatted = out.text };
@@ -197,6 +210,8 @@ json_t *lsp_handle_range_formatting(Server *s, json_t *params)
     Document *d = document_to_format(s, params);
     if (!d)
         return NULL;
+    if (is_configuration(s, d))
+        return json_null();
     LspPosition from, to;
     if (!lsp_read_range(lsp_json_object_member(params, "range"), &from, &to))
         return lsp_request_error(s, RPC_INVALID_PARAMS, "rangeFormatting needs a range");

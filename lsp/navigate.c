@@ -418,9 +418,9 @@ json_t *lsp_handle_workspace_symbol(Server *s, json_t *params)
         if (!s->projects[i].live)
             continue;
         Analysis *a = lsp_project_analysis(s, i);
-        for (uint32_t u = 0; u < a->unit_count; u++)
-            if (a->programs[u])
-                program_symbols(s, a, a->programs[u], out, query);
+        for (uint32_t r = 0; r < a->root_count; r++)
+            if (a->programs[r])
+                program_symbols(s, a, a->programs[r], out, query);
     }
     return out;
 }

@@ -54,7 +54,7 @@ static void analysis_free(Analysis *a)
     }
     free(a->files);
     free(a->programs);
-    free(a->unit_of);
+    free(a->root_of);
     if (a->indexed)
         arena_free(&a->index_arena);
     compiler_free(&a->c);
@@ -384,20 +384,20 @@ static char *file_uri(const char *path)
     return uri;
 }
 
-/* Notes each file's program (unit_of) and takes the checked programs. */
+/* Notes each file's root (root_of) and takes the checked programs. */
 static void take_programs(Analysis *a, Workspace *w)
 {
     Compiler *c = &a->c;
-    a->unit_of = xmalloc((c->sources.count + 1) * sizeof *a->unit_of);
+    a->root_of = xmalloc((c->sources.count + 1) * sizeof *a->root_of);
     for (uint32_t f = 0; f < c->sources.count; f++)
-        a->unit_of[f] = NO_INDEX;
-    for (uint32_t u = 0; u < w->programs.count; u++) {
-        const ProgramUnit *unit = &w->programs.items[u];
-        for (uint32_t k = 0; k < unit->file_count; k++)
-            a->unit_of[unit->files[k]] = u;
+        a->root_of[f] = NO_INDEX;
+    for (uint32_t r = 0; r < w->roots.count; r++) {
+        const Root *root = &w->roots.items[r];
+        for (uint32_t k = 0; k < root->file_count; k++)
+            a->root_of[root->files[k]] = r;
     }
     a->programs = w->checked;
-    a->unit_count = w->programs.count;
+    a->root_count = w->roots.count;
     w->checked = NULL;
 }
 
@@ -451,7 +451,7 @@ static Analysis *analyse(Server *s, uint32_t project)
         a->files[f].uri = d ? strcpy(xmalloc(strlen(d->uri) + 1), d->uri) : file_uri(path);
     }
     free(sources);
-    a->program = a->unit_count ? a->programs[0] : NULL;
+    a->program = a->root_count ? a->programs[0] : NULL;
     return a;
 }
 
@@ -549,14 +549,14 @@ Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint3
 
 bool lsp_analysis_select(Analysis *a, uint32_t file)
 {
-    uint32_t unit = file < a->c.sources.count ? a->unit_of[file] : NO_INDEX;
-    a->program = unit != NO_INDEX ? a->programs[unit] : NULL;
+    uint32_t root = file < a->c.sources.count ? a->root_of[file] : NO_INDEX;
+    a->program = root != NO_INDEX ? a->programs[root] : NULL;
     return a->program != NULL;
 }
 
 bool lsp_analysis_same_program(const Analysis *a, uint32_t x, uint32_t y)
 {
-    return a->unit_of[x] != NO_INDEX && a->unit_of[x] == a->unit_of[y];
+    return a->root_of[x] != NO_INDEX && a->root_of[x] == a->root_of[y];
 }
 
 LineIndex *lsp_analysis_lines(Analysis *a, uint32_t file)

@@ -71,9 +71,9 @@ typedef struct Analysis {
     Compiler c;
     /* The files of a workspace folder may form several programs (program roots,
      * workspace/roots.h): each is checked on its own. */
-    Program **programs;        /* [unit_count]; NULL for a unit without files */
-    uint32_t unit_count;
-    uint32_t *unit_of;         /* [c.sources.count]: each file's unit, or NO_INDEX */
+    Program **programs;        /* [root_count]; NULL for a root without files */
+    uint32_t root_count;
+    uint32_t *root_of;         /* [c.sources.count]: each file's root, or NO_INDEX */
     Program *program;          /* the program of the file a request is about
                                   (lsp_analysis_select) */
     AnalysisFile *files;       /* [c.sources.count]; [0] is the standard library */

@@ -10,6 +10,8 @@ import json
 import os
 import re
 import resource
+import shutil
+import subprocess
 import tempfile
 
 from cli_harness import EXAMPLE, expect, main, run, test, write
@@ -475,6 +477,102 @@ def messages_of_issue_27_item_19():
         write(os.path.join(tmp, 'b.orbit'), 'workflow d { step b { sleep 1s } }\n')
         status, out, err = run('check', '--format=github', './a.orbit', './b.orbit', cwd=tmp)
         expect('file=b.orbit,' in out and '%0Aa.orbit:1:10: first defined here' in out, out)
+
+
+@test
+def an_option_of_one_value_given_twice():
+    """issue 27, 19: two different values of an option that keeps one are refused (exit 2,
+    naming the option and both values); the same value twice is accepted (docs/cli.md)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write(os.path.join(tmp, 'w.orbit'), 'workflow w { step s { sleep 1s } }\n')
+        for args, needle in (
+                (['build', 'w.orbit', '-o', 'a.orbc', '-o', 'b.orbc'],
+                 '--output/-o is given twice, as `a.orbc` and as `b.orbc`'),
+                (['build', 'w.orbit', '--output=a.orbc', '-o', 'b.orbc'],
+                 '--output/-o is given twice, as `a.orbc` and as `b.orbc`'),
+                (['check', '--format', 'json', '--format=human', 'w.orbit'],
+                 '--format is given twice, as `json` and as `human`'),
+                (['check', '--color', 'never', '--colour', 'always', 'w.orbit'],
+                 '--color/--colour is given twice, as `never` and as `always`'),
+                (['check', '--max-diagnostics', '10', '--max-diagnostics', '010', 'w.orbit'],
+                 '--max-diagnostics is given twice'),
+                (['fix', '--max-rounds', '1', '--max-rounds', '2', 'w.orbit'],
+                 '--max-rounds is given twice'),
+                (['check', '-', '--stdin-filename', 'a', '--stdin-filename', 'b'],
+                 '--stdin-filename is given twice')):
+            status, out, err = run(*args, cwd=tmp)
+            expect(status == 2 and needle in err, '%s: %d %r' % (args, status, err))
+            expect(not os.path.exists(os.path.join(tmp, 'a.orbc'))
+                   and not os.path.exists(os.path.join(tmp, 'b.orbc')), '%s wrote' % args)
+        status, out, err = run('build', 'w.orbit', '-o', 'a.orbc', '--output=a.orbc',
+                               '--format', 'json', '--format=json', '--warn', 'W0007',
+                               '--allow', 'W0007', '--deny-warnings', '--deny-warnings', cwd=tmp)
+        expect(status == 0 and os.path.exists(os.path.join(tmp, 'a.orbc')),
+               'the same value twice: %d %r' % (status, err))
+
+
+def applies(diff, cwd, tool):
+    """Whether `patch -p0 --dry-run` or `git apply -p0 --check` (in a git repository at
+    cwd) takes `diff` from cwd; returns (ok, what the tool said)."""
+    if tool == 'patch':
+        args = ['patch', '-p0', '--dry-run', '--batch']
+    else:
+        args = ['git', 'apply', '-p0', '--check']
+    p = subprocess.run(args, cwd=cwd, input=diff.encode(), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    return p.returncode == 0, p.stdout.decode('utf-8', 'replace')
+
+
+@test
+def diffs_apply_with_patch_and_git_from_the_current_directory():
+    """issue 27, 19: `fmt --diff` and `fix --diff` name a file relative to the current
+    directory, whether it was given relative, with `./` or absolute, so that `patch -p0`
+    and `git apply -p0` take the diff from there (docs/cli.md, "Diffs")."""
+    if not shutil.which('patch') or not shutil.which('git'):
+        raise AssertionError('patch and git are needed by this test')
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = os.path.realpath(tmp)
+        subprocess.run(['git', 'init', '-q', tmp], check=True)
+        os.makedirs(os.path.join(tmp, 'dir'))
+        path = os.path.join(tmp, 'dir', 'x.orbit')
+        write(path, 'workflow   w {\n  step s { worker "w"; retry { attemps: 3 } }\n}\n')
+        for command in (['fmt', '--diff'], ['fix', '--diff', '--color=never']):
+            for given in ('dir/x.orbit', './dir/x.orbit', path):
+                status, out, err = run(*command, given, cwd=tmp)
+                expect(out.startswith('--- dir/x.orbit\n+++ dir/x.orbit\n@@ '),
+                       '%s %s: %d %r %r' % (command, given, status, out[:200], err))
+                for tool in ('patch', 'git'):
+                    ok, said = applies(out, tmp, tool)
+                    expect(ok, '%s %s: %s refuses the diff: %s' % (command, given, tool, said))
+            # from the file's own directory, an absolute path is the file's name
+            status, out, err = run(*command, path, cwd=os.path.join(tmp, 'dir'))
+            expect(out.startswith('--- x.orbit\n+++ x.orbit\n'), '%s: %r' % (command, out[:100]))
+
+
+@test
+def a_program_configuration_is_no_source_path():
+    """An orbit.program named as a path is refused by check, build, fix and fmt (exit 2,
+    saying it is a program configuration), as a walk of its directory never takes it;
+    the other paths go on (docs/cli.md, "Programs and their configuration")."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, 'app'))
+        config = 'program   app {}\n'
+        write(os.path.join(tmp, 'app', 'orbit.program'), config)
+        write(os.path.join(tmp, 'app', 'flow.orbit'), 'workflow w { step s { sleep 1s } }\n')
+        needle = ('`app/orbit.program` is a program configuration, not a source file: '
+                  'give its directory')
+        for command in (['check'], ['build', '-o', 'out.orbc'], ['fix'], ['fix', '--diff'],
+                        ['fmt'], ['fmt', '--check'], ['fmt', '--diff']):
+            status, out, err = run(*command, 'app/orbit.program', cwd=tmp)
+            expect(status == 2 and needle in err, '%s: %d %r %r' % (command, status, out, err))
+            expect(open(os.path.join(tmp, 'app', 'orbit.program')).read() == config,
+                   '%s changed the configuration' % command)
+            expect(not os.path.exists(os.path.join(tmp, 'out.orbc')), '%s wrote' % command)
+        status, out, err = run('fmt', '--check', 'app', cwd=tmp)
+        expect(status == 1 and out == 'app/flow.orbit\n' and err == '',
+               'fmt of the directory: %d %r %r' % (status, out, err))
+        status, out, err = run('check', 'app/orbit.program', 'app/flow.orbit', cwd=tmp)
+        expect(status == 2 and needle in err, 'with a source: %d %r' % (status, err))
 
 if __name__ == '__main__':
     main()

@@ -1272,6 +1272,21 @@ def formatting_is_orbitc_fmt():
 
 
 @test
+def a_program_configuration_is_not_formatted():
+    """An orbit.program is a program's configuration, not a source: `orbitc fmt` refuses
+    it, and the server answers its formatting with null, as for a document it cannot
+    format; the program's sources are formatted as ever."""
+    config = "program   app {\n      lints { W0007: warn }\n}\n"
+    with Workspace(files={"app/orbit.program": config, "app/flow.orbit": UGLY}) as w:
+        uri = w.open("app/orbit.program")
+        eq(formatting(w, uri), None, "formatting of orbit.program")
+        eq(range_formatting(w, uri, rng(0, 0, 2, 1)), None, "range formatting of orbit.program")
+        flow = w.open("app/flow.orbit")
+        check(formatting(w, flow), "the program's source is formatted")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
 def formatting_every_golden_source():
     """Every golden source, example and the standard library (LF and CRLF), formatted
     through the server in both encodings: the edits give exactly what `orbitc fmt`

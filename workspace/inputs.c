@@ -184,6 +184,12 @@ static void collect_path(InputList *list, const char *arg)
                         link ? link_problem(err) : strerror(err));
         return;
     }
+    if (!S_ISDIR(st.st_mode) && inputs_is_program_config(arg)) {
+        push_problem(list, xstrdup(arg), "",
+                     " is a program configuration, not a source file: give its directory "
+                     "(docs/cli.md, \"Programs and their configuration\")");
+        return;
+    }
     if (!S_ISDIR(st.st_mode)) {
         set_identity(push_input(list, xstrdup(arg)), &st);
         return;
@@ -275,6 +281,12 @@ void inputs_collect(InputList *list, const char *const *paths, int count)
         collect_path(list, paths[i]);
     report_problems(list);
     drop_duplicates(list);
+}
+
+bool inputs_is_program_config(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return strcmp(slash ? slash + 1 : path, PROGRAM_MARKER) == 0;
 }
 
 void inputs_name_stdin(InputList *list, const char *name)

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The name of a program's configuration: the directory holding it is a program root
+ * (roots.h, docs/cli.md "Programs and their configuration"). */
+#define PROGRAM_MARKER "orbit.program"
+
 typedef struct Input {
     char *path;          /* as given, or directory + name; the name used in diagnostics */
     char *problem;       /* while collecting: why the path cannot be used (then reported) */
@@ -35,8 +39,13 @@ typedef struct InputList {
 /* Expands `paths` in order: a file as given, a directory into every *.orbit file below it
  * (hidden entries skipped, symbolic links to regular files followed, links to directories
  * not), sorted by path; "-" stands for standard input. Reports each path that cannot
- * be used. */
+ * be used, and each file named as a path that is a program's configuration
+ * (inputs_is_program_config: it is read with its root's program, never as a source). */
 void inputs_collect(InputList *list, const char *const *paths, int count);
+
+/* Whether `path` names a program's configuration (its last component is PROGRAM_MARKER):
+ * configuration, never a source file to check, build, fix or format. */
+bool inputs_is_program_config(const char *path);
 
 /* Reads standard input under `name` (`--stdin-filename`; NULL: "<stdin>"). When `name`
  * is one of the files collected (the same file on disk), standard input replaces that

@@ -55,7 +55,7 @@ static bool is_clause(const Member *m, const char *word)
 }
 
 /* `W0007: warn` in `lints { … }`. */
-static void read_lint(Compiler *c, ProgramUnit *unit, const Member *m)
+static void read_lint(Compiler *c, Root *root, const Member *m)
 {
     if (m->kind == MEMBER_ERROR)
         return;
@@ -99,17 +99,17 @@ static void read_lint(Compiler *c, ProgramUnit *unit, const Member *m)
             suggest(c, d, span, value->name->text, value->name->len, levels, LEVEL_COUNT);
         return;
     }
-    if (unit->level[code] != LINT_DEFAULT) {
+    if (root->level[code] != LINT_DEFAULT) {
         Diagnostic *d = report(c, name_span, "set again here", "`%s` is given a level twice",
                                diag_info((DiagCode)code)->code);
-        diag_add_label(&c->diags, d, unit->level_span[code], "first set here");
+        diag_add_label(&c->diags, d, root->level_span[code], "first set here");
         return;
     }
-    unit->level[code] = (uint8_t)level_values[level];
-    unit->level_span[code] = span_join(name_span, value->span);
+    root->level[code] = (uint8_t)level_values[level];
+    root->level_span[code] = span_join(name_span, value->span);
 }
 
-static void read_program(Compiler *c, ProgramUnit *unit, const Member *program)
+static void read_program(Compiler *c, Root *root, const Member *program)
 {
     const Member *lints = NULL;
     const Block *body = member_body(program);
@@ -125,7 +125,7 @@ static void read_program(Compiler *c, ProgramUnit *unit, const Member *program)
             lints = m;
             const Block *list = member_body(m);
             for (const Member *l = block_first(list), *last = block_end(list); l != last; l++)
-                read_lint(c, unit, l);
+                read_lint(c, root, l);
             continue;
         }
         if (word && strcmp(word->text, "lints") == 0) {
@@ -143,9 +143,9 @@ static void read_program(Compiler *c, ProgramUnit *unit, const Member *program)
     }
 }
 
-void program_config_read(Compiler *c, ProgramUnit *unit)
+void root_config_read(Compiler *c, Root *root)
 {
-    const SourceAst *ast = unit->config_file < c->ast_count ? c->asts[unit->config_file] : NULL;
+    const SourceAst *ast = root->config_file < c->ast_count ? c->asts[root->config_file] : NULL;
     const Member *program = NULL;
     for (const Member *m = ast_first(ast), *end = ast_end(ast); m != end; m++) {
         if (m->kind == MEMBER_ERROR)
@@ -156,8 +156,8 @@ void program_config_read(Compiler *c, ProgramUnit *unit)
                 continue;
             }
             program = m;
-            unit->name = m->name->text;
-            read_program(c, unit, m);
+            root->name = m->name->text;
+            read_program(c, root, m);
             continue;
         }
         Diagnostic *d = report(c, member_key_span(m), "not a setting",

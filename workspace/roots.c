@@ -14,9 +14,9 @@
 #include "memory.h"
 #include "workspace.h"
 
-enum { NO_UNIT = UINT32_MAX };
+enum { NO_ROOT = UINT32_MAX };
 
-void programs_init(ProgramSet *set)
+void roots_init(RootSet *set)
 {
     memset(set, 0, sizeof *set);
     set->cwd = realpath(".", NULL);
@@ -24,10 +24,10 @@ void programs_init(ProgramSet *set)
         set->cwd = xstrdup("/");
 }
 
-void programs_free(ProgramSet *set)
+void roots_free(RootSet *set)
 {
     for (uint32_t i = 0; i < set->count; i++) {
-        free(set->items[i].root);
+        free(set->items[i].dir);
         free(set->items[i].default_name);
         free(set->items[i].config_path);
         free(set->items[i].files);
@@ -39,7 +39,7 @@ void programs_free(ProgramSet *set)
 
 /* A real directory as shown: "." for the current directory, relative below it, else
  * absolute. */
-static char *shown_dir(const ProgramSet *set, const char *real)
+static char *shown_dir(const RootSet *set, const char *real)
 {
     size_t cwd_len = strlen(set->cwd);
     if (strcmp(real, set->cwd) == 0)
@@ -51,23 +51,23 @@ static char *shown_dir(const ProgramSet *set, const char *real)
     return xstrdup(real);
 }
 
-static uint32_t add_unit(ProgramSet *set, const char *real_root)
+static uint32_t add_root(RootSet *set, const char *real_root)
 {
     if (set->count == set->cap) {
         set->cap = set->cap ? set->cap * 2 : 4;
         set->items = xrealloc(set->items, set->cap * sizeof *set->items);
     }
-    ProgramUnit *unit = &set->items[set->count];
-    memset(unit, 0, sizeof *unit);
+    Root *root = &set->items[set->count];
+    memset(root, 0, sizeof *root);
     if (real_root) {
         const char *base = strrchr(real_root, '/');
-        unit->default_name = xstrdup(base ? base + 1 : real_root);
-        unit->name = unit->default_name;
-        unit->root = shown_dir(set, real_root);
-        bool here = strcmp(unit->root, ".") == 0;
-        size_t len = strlen(unit->root) + sizeof PROGRAM_MARKER + 1;
-        unit->config_path = xmalloc(len);
-        snprintf(unit->config_path, len, "%s%s" PROGRAM_MARKER, here ? "" : unit->root,
+        root->default_name = xstrdup(base ? base + 1 : real_root);
+        root->name = root->default_name;
+        root->dir = shown_dir(set, real_root);
+        bool here = strcmp(root->dir, ".") == 0;
+        size_t len = strlen(root->dir) + sizeof PROGRAM_MARKER + 1;
+        root->config_path = xmalloc(len);
+        snprintf(root->config_path, len, "%s%s" PROGRAM_MARKER, here ? "" : root->dir,
                  here ? "" : "/");
     }
     return set->count++;
@@ -79,7 +79,7 @@ static bool has_marker(const char *dir)
     char *path = xmalloc(len);
     snprintf(path, len, "%s/" PROGRAM_MARKER, strcmp(dir, "/") == 0 ? "" : dir);
     /* Whatever the name is (a dangling or looping symbolic link, a directory, a FIFO)
-     * marks a root: programs_read_configs then reads it as a file or says why it cannot,
+     * marks a root: roots_read_configs then reads it as a file or says why it cannot,
      * so that a configuration is never silently ignored. */
     struct stat st;
     bool found = lstat(path, &st) == 0;
@@ -87,23 +87,23 @@ static bool has_marker(const char *dir)
     return found;
 }
 
-/* The cached answer for a real directory: a unit index + 1, 0 below no root; false when
+/* The cached answer for a real directory: a root index + 1, 0 below no root; false when
  * the directory has not been looked at. */
-static bool cached(ProgramSet *set, Compiler *c, const char *dir, uint32_t *value)
+static bool cached(RootSet *set, Compiler *c, const char *dir, uint32_t *value)
 {
     const Name *name = intern_cstr(&c->names, dir);
     return names_get(&set->dirs, name, value);
 }
 
-static void cache(ProgramSet *set, Compiler *c, const char *dir, uint32_t value)
+static void cache(RootSet *set, Compiler *c, const char *dir, uint32_t value)
 {
     names_put(&set->dirs, &c->arena, intern_cstr(&c->names, dir), value);
 }
 
-/* The unit of the nearest root at or above the real directory `real`, or NO_UNIT. Climbs
+/* The index of the nearest root at or above the real directory `real`, or NO_ROOT. Climbs
  * until a directory already looked at, a root, or "/", then records the answer for every
  * directory passed: each directory is looked at once per run. */
-static uint32_t root_unit(ProgramSet *set, Compiler *c, const char *real)
+static uint32_t root_above(RootSet *set, Compiler *c, const char *real)
 {
     size_t len = strlen(real);
     char *dir = xstrndup(real, len);
@@ -115,7 +115,7 @@ static uint32_t root_unit(ProgramSet *set, Compiler *c, const char *real)
             break;
         passed[passed_count++] = end;
         if (has_marker(dir)) {
-            value = add_unit(set, dir) + 1;
+            value = add_root(set, dir) + 1;
             break;
         }
         const char *slash = memrchr(dir, '/', end);
@@ -132,18 +132,18 @@ static uint32_t root_unit(ProgramSet *set, Compiler *c, const char *real)
     }
     free(passed);
     free(dir);
-    return value ? value - 1 : NO_UNIT;
+    return value ? value - 1 : NO_ROOT;
 }
 
-uint32_t programs_single_unit(ProgramSet *set)
+uint32_t roots_unrooted(RootSet *set)
 {
     for (uint32_t i = 0; i < set->count; i++)
-        if (!set->items[i].root)
+        if (!set->items[i].dir)
             return i;
-    return add_unit(set, NULL);
+    return add_root(set, NULL);
 }
 
-uint32_t programs_unit_of(ProgramSet *set, Compiler *c, const char *path)
+uint32_t roots_find(RootSet *set, Compiler *c, const char *path)
 {
     const char *slash = strrchr(path, '/');
     char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
@@ -152,99 +152,97 @@ uint32_t programs_unit_of(ProgramSet *set, Compiler *c, const char *path)
     free(dir);
     if (!real)
         real = xstrdup(set->cwd);
-    uint32_t unit = root_unit(set, c, real);
+    uint32_t root = root_above(set, c, real);
     free(real);
-    return unit == NO_UNIT ? programs_single_unit(set) : unit;
+    return root == NO_ROOT ? roots_unrooted(set) : root;
 }
 
-void programs_add_file(ProgramSet *set, uint32_t unit, uint32_t file)
+void roots_add_file(RootSet *set, uint32_t root, uint32_t file)
 {
-    ProgramUnit *u = &set->items[unit];
-    if (u->file_count == u->file_cap) {
-        u->file_cap = u->file_cap ? u->file_cap * 2 : 16;
-        u->files = xrealloc(u->files, u->file_cap * sizeof *u->files);
+    Root *r = &set->items[root];
+    if (r->file_count == r->file_cap) {
+        r->file_cap = r->file_cap ? r->file_cap * 2 : 16;
+        r->files = xrealloc(r->files, r->file_cap * sizeof *r->files);
     }
-    u->files[u->file_count++] = file;
+    r->files[r->file_count++] = file;
 }
 
-bool programs_have_roots(const ProgramSet *set)
+bool roots_any(const RootSet *set)
 {
     for (uint32_t i = 0; i < set->count; i++)
-        if (set->items[i].root)
+        if (set->items[i].dir)
             return true;
     return false;
 }
 
-void programs_read_configs(ProgramSet *set, Compiler *c, InputReport report, void *context,
-                           unsigned *failures)
+void roots_read_configs(RootSet *set, Compiler *c, InputReport report, void *context,
+                        unsigned *failures)
 {
     for (uint32_t i = 0; i < set->count; i++) {
-        ProgramUnit *unit = &set->items[i];
-        if (!unit->config_path)
+        Root *root = &set->items[i];
+        if (!root->config_path)
             continue;
         const char *error = NULL;
         uint32_t file = c->sources.count;
-        if (workspace_add_found_file(c, unit->config_path, &error)) {
-            unit->config_file = file;
+        if (workspace_add_found_file(c, root->config_path, &error)) {
+            root->config_file = file;
         } else {
-            inputs_report_unreadable(report, context, unit->config_path, error);
+            inputs_report_unreadable(report, context, root->config_path, error);
             ++*failures;
         }
     }
 }
 
 /* A warning that the configuration denies is an error: a label shows where. */
-static void label_denied(Compiler *c, const ProgramUnit *unit, uint32_t first)
+static void label_denied(Compiler *c, const Root *root, uint32_t first)
 {
     DiagSink *sink = &c->diags;
     for (uint32_t i = first; i < sink->count; i++) {
         Diagnostic *d = sink->items[i];
         if (d->severity == SEV_ERROR && diag_info(d->code)->severity == SEV_WARNING
-            && sink->level[d->code] == LINT_DENY && unit->level[d->code] == LINT_DENY)
-            diag_add_label(sink, d, unit->level_span[d->code], "`%s` is denied here, so it "
+            && sink->level[d->code] == LINT_DENY && root->level[d->code] == LINT_DENY)
+            diag_add_label(sink, d, root->level_span[d->code], "`%s` is denied here, so it "
                            "is an error", diag_info(d->code)->code);
     }
 }
 
-void programs_configure(ProgramSet *set, Compiler *c)
+void roots_configure(RootSet *set, Compiler *c)
 {
     for (uint32_t i = 0; i < set->count; i++) {
-        ProgramUnit *unit = &set->items[i];
-        memset(unit->level, LINT_DEFAULT, sizeof unit->level);   /* read anew each time */
-        unit->name = unit->default_name;
-        if (unit->config_file)
-            program_config_read(c, unit);
+        Root *root = &set->items[i];
+        memset(root->level, LINT_DEFAULT, sizeof root->level);   /* read anew each time */
+        root->name = root->default_name;
+        if (root->config_file)
+            root_config_read(c, root);
     }
 }
 
-bool programs_unit_failed(const ProgramSet *set, const Compiler *c, uint32_t index,
-                          bool deny_warnings)
+bool roots_failed(const RootSet *set, const Compiler *c, uint32_t index, bool deny_warnings)
 {
-    const ProgramUnit *unit = &set->items[index];
+    const Root *root = &set->items[index];
     for (uint32_t i = 0; i < c->diags.count; i++) {
         const Diagnostic *d = c->diags.items[i];
         if (d->severity != SEV_ERROR && !deny_warnings)
             continue;
         uint32_t file = source_file_at(&c->sources, d->span.start);
-        if (file == unit->config_file && file != 0)
+        if (file == root->config_file && file != 0)
             return true;
-        for (uint32_t f = 0; f < unit->file_count; f++)
-            if (unit->files[f] == file)
+        for (uint32_t f = 0; f < root->file_count; f++)
+            if (root->files[f] == file)
                 return true;
     }
     return false;
 }
 
-Program *programs_check_unit(ProgramSet *set, Compiler *c, uint32_t index,
-                             const uint8_t *overrides)
+Program *roots_check(RootSet *set, Compiler *c, uint32_t index, const uint8_t *overrides)
 {
-    ProgramUnit *unit = &set->items[index];
+    Root *root = &set->items[index];
     for (int code = 0; code < DIAG_CODE_COUNT; code++)
-        c->diags.level[code] = overrides[code] != LINT_DEFAULT ? overrides[code] : unit->level[code];
-    if (unit->file_count == 0)
+        c->diags.level[code] = overrides[code] != LINT_DEFAULT ? overrides[code] : root->level[code];
+    if (root->file_count == 0)
         return NULL;
     uint32_t first = c->diags.count;
-    Program *program = check_files(c, unit->files, unit->file_count);
-    label_denied(c, unit, first);
+    Program *program = check_files(c, root->files, root->file_count);
+    label_denied(c, root, first);
     return program;
 }

@@ -5,7 +5,7 @@
  * of their own, as they always did: without any marker nothing changes.
  *
  * `orbit.program` is written in Orbit's own syntax, read by the front end, and holds the
- * program's name and its lint levels (program_config.c):
+ * program's name and its lint levels (root_config.c):
  *
  *     program payments {
  *       lints {
@@ -24,12 +24,12 @@
 #include "inputs.h"
 #include "namemap.h"
 
-#define PROGRAM_MARKER "orbit.program"
-
 typedef struct Program Program;
 
-typedef struct ProgramUnit {
-    char *root;              /* the root directory as shown: relative to the current
+/* A root and the files that belong to it, checked as one program; the files below no
+ * root are one more, without a directory. */
+typedef struct Root {
+    char *dir;               /* the root directory as shown: relative to the current
                                 directory when below it; NULL for the files below no root */
     char *config_path;       /* its orbit.program as shown; NULL without a root */
     uint32_t config_file;    /* the source index of orbit.program once read, else 0 */
@@ -40,54 +40,52 @@ typedef struct ProgramUnit {
     uint32_t file_count, file_cap;
     uint8_t level[DIAG_CODE_COUNT];   /* LintLevel per code from its configuration */
     Span level_span[DIAG_CODE_COUNT]; /* where each level is set (for notes) */
-} ProgramUnit;
+} Root;
 
-typedef struct ProgramSet {
-    ProgramUnit *items;
+typedef struct RootSet {
+    Root *items;
     uint32_t count, cap;
-    NameMap dirs;            /* real directory -> unit index + 1, or 0: below no root */
+    NameMap dirs;            /* real directory -> root index + 1, or 0: below no root */
     char *cwd;               /* the real current directory */
-} ProgramSet;
+} RootSet;
 
-void programs_init(ProgramSet *set);
-void programs_free(ProgramSet *set);
+void roots_init(RootSet *set);
+void roots_free(RootSet *set);
 
-/* The unit of the program that the file at `path` belongs to (a path as given; the file
+/* The index of the root that the file at `path` belongs to (a path as given; the file
  * need not exist: its directory decides, or the current directory when that cannot be
  * resolved). Finds the roots on the way, each directory looked at once. */
-uint32_t programs_unit_of(ProgramSet *set, Compiler *c, const char *path);
+uint32_t roots_find(RootSet *set, Compiler *c, const char *path);
 
-/* The unit of the files below no root: with no roots looked for, the only program. */
-uint32_t programs_single_unit(ProgramSet *set);
+/* The index of the files below no root: with no roots looked for, the only program. */
+uint32_t roots_unrooted(RootSet *set);
 
-/* Records that source `file` belongs to `unit`. */
-void programs_add_file(ProgramSet *set, uint32_t unit, uint32_t file);
+/* Records that source `file` belongs to root `root`. */
+void roots_add_file(RootSet *set, uint32_t root, uint32_t file);
 
 /* Whether the run has program roots (else it is one program, as without this module). */
-bool programs_have_roots(const ProgramSet *set);
+bool roots_any(const RootSet *set);
 
 /* Reads every root's orbit.program into the compiler as a source (to be parsed with the
  * others, never checked as a program). A file that cannot be read is reported and
  * counted in *failures. */
-void programs_read_configs(ProgramSet *set, Compiler *c, InputReport report, void *context,
-                           unsigned *failures);
+void roots_read_configs(RootSet *set, Compiler *c, InputReport report, void *context,
+                        unsigned *failures);
 
-/* After compiler_parse: reads each unit's configuration, reporting its mistakes (E0701).
+/* After compiler_parse: reads each root's configuration, reporting its mistakes (E0701).
  * May be called again for another compiler holding the same sources (`orbitc fix`). */
-void programs_configure(ProgramSet *set, Compiler *c);
+void roots_configure(RootSet *set, Compiler *c);
 
-/* Sets the lint levels of the unit in c->diags (its configuration's, overridden by
- * `overrides`, the command line's: LINT_DEFAULT where it says nothing) and checks it as
- * one program. NULL when the unit has no files. */
-Program *programs_check_unit(ProgramSet *set, Compiler *c, uint32_t unit,
-                             const uint8_t *overrides);
+/* Sets the lint levels of root `root` in c->diags (its configuration's, overridden by
+ * `overrides`, the command line's: LINT_DEFAULT where it says nothing) and checks its
+ * files as one program. NULL when it has no files. */
+Program *roots_check(RootSet *set, Compiler *c, uint32_t root, const uint8_t *overrides);
 
-/* Whether an error (or, with deny_warnings, a warning) lies in a file of the unit or in
- * its configuration. */
-bool programs_unit_failed(const ProgramSet *set, const Compiler *c, uint32_t unit,
-                          bool deny_warnings);
+/* Whether an error (or, with deny_warnings, a warning) lies in a file of root `root` or
+ * in its configuration. */
+bool roots_failed(const RootSet *set, const Compiler *c, uint32_t root, bool deny_warnings);
 
-/* Reads the configuration of a unit from its parsed orbit.program (program_config.c). */
-void program_config_read(Compiler *c, ProgramUnit *unit);
+/* Reads the configuration of a root from its parsed orbit.program (root_config.c). */
+void root_config_read(Compiler *c, Root *root);
 
 #endif

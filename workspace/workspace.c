@@ -17,14 +17,14 @@ void workspace_init(Workspace *w, Compiler *c, bool by_roots)
     memset(w, 0, sizeof *w);
     w->c = c;
     w->by_roots = by_roots;
-    programs_init(&w->programs);
+    roots_init(&w->roots);
     memset(w->overrides, LINT_DEFAULT, sizeof w->overrides);
 }
 
 void workspace_free(Workspace *w)
 {
     free(w->checked);
-    programs_free(&w->programs);
+    roots_free(&w->roots);
     inputs_free(&w->inputs);
 }
 
@@ -43,8 +43,8 @@ void workspace_collect(Workspace *w, const char *const *paths, int count,
 /* The program a file at `path` belongs to: its root's, or the only one. */
 static uint32_t program_of(Workspace *w, const char *path)
 {
-    return w->by_roots ? programs_unit_of(&w->programs, w->c, path)
-                       : programs_single_unit(&w->programs);
+    return w->by_roots ? roots_find(&w->roots, w->c, path)
+                       : roots_unrooted(&w->roots);
 }
 
 uint32_t workspace_read_input(Workspace *w, const Input *input)
@@ -61,7 +61,7 @@ uint32_t workspace_read_input(Workspace *w, const Input *input)
         w->failures++;
         return UINT32_MAX;
     }
-    programs_add_file(&w->programs, program_of(w, input->path), file);
+    roots_add_file(&w->roots, program_of(w, input->path), file);
     return file;
 }
 
@@ -81,7 +81,7 @@ uint32_t workspace_add_text(Workspace *w, const char *path, char *text, size_t l
         free(text);
         file = compiler_add_too_large(c, path, len, false);
     }
-    programs_add_file(&w->programs, program_of(w, path), file);
+    roots_add_file(&w->roots, program_of(w, path), file);
     return file;
 }
 
@@ -93,15 +93,15 @@ static void prepare(Workspace *w, Compiler *c)
 {
     if (c->sources.count > 1) {
         compiler_parse(c);
-        programs_configure(&w->programs, c);
+        roots_configure(&w->roots, c);
     }
 }
 
 /* Checks each program with its lint levels and finishes the diagnostics. */
 static void check_each(Workspace *w, Compiler *c, Program **checked)
 {
-    for (uint32_t i = 0; i < w->programs.count; i++)
-        checked[i] = programs_check_unit(&w->programs, c, i, w->overrides);
+    for (uint32_t i = 0; i < w->roots.count; i++)
+        checked[i] = roots_check(&w->roots, c, i, w->overrides);
     diag_finish(&c->diags);
 }
 
@@ -110,7 +110,7 @@ void workspace_prepare(Workspace *w)
     if (w->prepared)
         return;
     w->prepared = true;
-    programs_read_configs(&w->programs, w->c, w->report, w->report_context, &w->failures);
+    roots_read_configs(&w->roots, w->c, w->report, w->report_context, &w->failures);
     prepare(w, w->c);
 }
 
@@ -118,21 +118,21 @@ void workspace_check(Workspace *w)
 {
     workspace_prepare(w);
     free(w->checked);
-    w->checked = xcalloc(w->programs.count + 1, sizeof *w->checked);
+    w->checked = xcalloc(w->roots.count + 1, sizeof *w->checked);
     check_each(w, w->c, w->checked);
 }
 
 Program **workspace_check_again(Workspace *w, Compiler *other)
 {
-    Program **checked = xcalloc(w->programs.count + 1, sizeof *checked);
+    Program **checked = xcalloc(w->roots.count + 1, sizeof *checked);
     prepare(w, other);
     check_each(w, other, checked);
     return checked;
 }
 
-bool workspace_program_failed(const Workspace *w, uint32_t unit, bool deny_warnings)
+bool workspace_program_failed(const Workspace *w, uint32_t root, bool deny_warnings)
 {
-    return programs_unit_failed(&w->programs, w->c, unit, deny_warnings);
+    return roots_failed(&w->roots, w->c, root, deny_warnings);
 }
 
 /* --- reading --- */

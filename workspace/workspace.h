@@ -31,10 +31,10 @@ typedef struct Workspace {
     bool by_roots;            /* files form programs by their roots (orbit.program);
                                  false: every file is one program */
     InputList inputs;         /* the paths given, expanded (workspace_collect) */
-    ProgramSet programs;      /* the programs the files form, each a unit */
+    RootSet roots;            /* the programs the files form: one per root */
     uint8_t overrides[DIAG_CODE_COUNT];   /* LintLevel per code over every program's
                                              configuration; LINT_DEFAULT: no say */
-    Program **checked;        /* after workspace_check: [programs.count], NULL for a unit
+    Program **checked;        /* after workspace_check: [roots.count], NULL for a root
                                  without files */
     unsigned failures;        /* paths that could not be used, each reported */
     bool prepared;            /* workspace_prepare has run */
@@ -83,12 +83,12 @@ void workspace_check(Workspace *w);
 /* The same pipeline for `other`, a new compiler holding w's sources with other texts, in
  * the same order (`fix` checking what its fixes made): the programs and configurations
  * of `w` are used again, nothing is read from disk. Returns the checked programs
- * ([w->programs.count], malloc'd). */
+ * ([w->roots.count], malloc'd). */
 Program **workspace_check_again(Workspace *w, Compiler *other);
 
-/* Whether an error (or, with deny_warnings, a warning) lies in a file of program `unit`
- * or in its configuration. */
-bool workspace_program_failed(const Workspace *w, uint32_t unit, bool deny_warnings);
+/* Whether an error (or, with deny_warnings, a warning) lies in a file of the program of
+ * root `root` or in its configuration. */
+bool workspace_program_failed(const Workspace *w, uint32_t root, bool deny_warnings);
 
 /* --- files --- */
 

@@ -1,0 +1,24 @@
+/* `orbitc check [OPTIONS] PATH...` (docs/cli.md): loads and checks the sources through
+ * the workspace (run.c) and prints every diagnostic. */
+#include "cli.h"
+
+/* check: each program on its own, with its own lint levels; the diagnostics of all of
+ * them together, in source order. */
+int cli_check(const CliOptions *opt)
+{
+    CliRun run;
+    cli_run_init(&run);
+    run.c.check_only = true;   /* only the diagnostics are read */
+    int status = cli_load(opt, &run);
+    if (status == EXIT_OK) {
+        workspace_check(&run.w);
+        cli_print_diagnostics(opt, &run.c);
+        status = cli_diagnostics_status(opt, &run.c);
+        if (run.w.failures > 0) {
+            cli_report_unread(&run, "the program was checked without them");
+            status = EXIT_USAGE;
+        }
+    }
+    cli_run_free(&run);
+    return status;
+}

@@ -1,0 +1,212 @@
+/* What check, build and fix share (cli.h): the usage error, colour, the lint levels of
+ * --warn and --allow, one run through the workspace's pipeline (workspace/workspace.h),
+ * the printing of its diagnostics in the format asked for, and the exit status they
+ * deserve. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "diag.h"
+#include "memory.h"
+#include "workspace.h"
+
+int cli_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "orbitc: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry `orbitc --help` for usage.\n");
+    return EXIT_USAGE;
+}
+
+/* FORCE_COLOR and CLICOLOR_FORCE count when set to anything but "", "0" or "false". */
+static bool env_forces(const char *name)
+{
+    const char *value = getenv(name);
+    return value && value[0] && strcmp(value, "0") != 0 && strcmp(value, "false") != 0;
+}
+
+/* --color always|never decides; under auto, in this order: FORCE_COLOR or CLICOLOR_FORCE
+ * turn colour on, NO_COLOR or TERM=dumb turn it off, else colour on a terminal. */
+bool cli_want_color(ColorMode mode)
+{
+    if (mode != COLOR_AUTO)
+        return mode == COLOR_ALWAYS;
+    if (env_forces("FORCE_COLOR") || env_forces("CLICOLOR_FORCE"))
+        return true;
+    const char *no_color = getenv("NO_COLOR");
+    if (no_color && no_color[0])
+        return false;
+    const char *term = getenv("TERM");
+    if (term && strcmp(term, "dumb") == 0)
+        return false;
+    return isatty(STDERR_FILENO);
+}
+
+/* The code named by `arg`, in any case ("w0007" is W0007), or -1. */
+int cli_code_from_arg(const char *arg)
+{
+    return diag_code_from_text(arg, strlen(arg));
+}
+
+/* The levels --warn and --allow set, in command-line order, so the later of two wins;
+ * LINT_DEFAULT where they say nothing. They override a program's configuration. */
+static int lint_overrides(const CliOptions *opt, uint8_t *levels)
+{
+    memset(levels, LINT_DEFAULT, DIAG_CODE_COUNT);
+    for (int i = 0; i < opt->lint_count; i++) {
+        int code = cli_code_from_arg(opt->lints[i].code);
+        if (code < 0 || diag_info((DiagCode)code)->severity != SEV_WARNING)
+            return cli_usage_error("`%s` is not a warning code (see `orbitc explain`)",
+                                   opt->lints[i].code);
+        levels[code] = (uint8_t)opt->lints[i].level;
+    }
+    return EXIT_OK;
+}
+
+/* The paths the run could not read, for the CI formats' reports (RenderOptions). */
+static RenderUnread *unread_paths;
+static uint32_t unread_count;
+
+void cli_print_diagnostics(const CliOptions *opt, Compiler *c)
+{
+    RenderOptions render = {
+        .color = opt->format == FORMAT_HUMAN && cli_want_color(opt->color),
+        .max_shown = opt->max_diagnostics,
+        .summary = true,
+        .warnings_denied = opt->deny_warnings,
+        .unread = unread_paths,
+        .unread_count = unread_count,
+    };
+    if (opt->format == FORMAT_JSON)
+        render_json(stdout, &c->diags, &c->sources, &render);
+    else if (opt->format == FORMAT_GITHUB)
+        render_github(stdout, &c->diags, &c->sources, &render);
+    else if (opt->format == FORMAT_GITLAB)
+        render_gitlab(stdout, &c->diags, &c->sources, &render);
+    else if (opt->format == FORMAT_SARIF)
+        render_sarif(stdout, &c->diags, &c->sources, &render);
+    else
+        render_human(stderr, &c->diags, &c->sources, &render);
+}
+
+/* Refuses an output file that is one of the inputs (the same file on disk, however it is
+ * spelt): the build would overwrite its own source. */
+static int refuse_output_that_is_input(const CliOptions *opt, const InputList *inputs)
+{
+    const Input *input = opt->output ? inputs_same_file(inputs, opt->output) : NULL;
+    if (!input)
+        return EXIT_OK;
+    fprintf(stderr, "orbitc: error: the output `%s` is the input `%s`: refusing to overwrite it\n",
+            opt->output, input->path);
+    return EXIT_USAGE;
+}
+
+void cli_print_problem(void *context, const char *path, const char *message)
+{
+    fprintf(stderr, "orbitc: error: %s\n", message);
+    unread_paths = xrealloc(unread_paths, (unread_count + 1) * sizeof *unread_paths);
+    unread_paths[unread_count++] = (RenderUnread){ xstrdup(path), xstrdup(message) };
+}
+
+/* Collects and reads the sources, groups them into programs by their roots, reads the
+ * programs' configurations and parses everything (workspace_prepare); nothing is
+ * checked yet. Returns EXIT_USAGE when an option is wrong or the output is an input;
+ * else EXIT_OK, with w.failures the paths that could not be read (each reported). */
+int cli_load(const CliOptions *opt, CliRun *run)
+{
+    Workspace *w = &run->w;
+    int status = lint_overrides(opt, w->overrides);
+    if (status != EXIT_OK)
+        return status;
+    workspace_collect(w, opt->paths, opt->path_count, opt->stdin_filename);
+    if ((status = refuse_output_that_is_input(opt, &w->inputs)) != EXIT_OK)
+        return status;
+    workspace_read_inputs(w);
+    workspace_prepare(w);
+    return EXIT_OK;
+}
+
+void cli_run_init(CliRun *run)
+{
+    compiler_init(&run->c);
+    workspace_init(&run->w, &run->c, true);
+    run->w.report = cli_print_problem;
+}
+
+void cli_run_free(CliRun *run)
+{
+    workspace_free(&run->w);
+    compiler_free(&run->c);
+}
+
+/* The exit status the diagnostics deserve. */
+int cli_diagnostics_status(const CliOptions *opt, const Compiler *c)
+{
+    if (c->diags.errors > 0)
+        return EXIT_ERRORS;
+    if (opt->deny_warnings && c->diags.warnings > 0)
+        return EXIT_ERRORS;
+    return EXIT_OK;
+}
+
+/* After the diagnostics of the files that were read: the paths that could not be, once
+ * more, so that they are not lost above a long report. */
+void cli_report_unread(const CliRun *run, const char *consequence)
+{
+    if (run->c.sources.count > 1)
+        fprintf(stderr, "orbitc: error: %u %s could not be read; %s\n", run->w.failures,
+                run->w.failures == 1 ? "path" : "paths", consequence);
+}
+
+/* Whether `path` has a `..` component. */
+static bool climbs(const char *path)
+{
+    for (const char *p = path; *p; p += strcspn(p, "/"), p += *p == '/') {
+        if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+/* `path` relative to the current directory when the directory holding it is the current
+ * one or below it (symbolic links resolved), else NULL. */
+static char *below_current_directory(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return NULL;
+    size_t dir_len = slash == path ? 1 : (size_t)(slash - path);
+    char *dir = xmalloc(dir_len + 1);
+    memcpy(dir, path, dir_len);
+    dir[dir_len] = '\0';
+    char real_dir[PATH_MAX], cwd[PATH_MAX];
+    bool resolved = realpath(dir, real_dir) && getcwd(cwd, sizeof cwd);
+    free(dir);
+    if (!resolved)
+        return NULL;
+    size_t cwd_len = strcmp(cwd, "/") == 0 ? 0 : strlen(cwd);
+    const char *rest = real_dir + cwd_len;
+    if (strncmp(real_dir, cwd, cwd_len) != 0 || (rest[0] != '/' && rest[0] != '\0'))
+        return NULL;
+    rest += rest[0] == '/';
+    size_t len = strlen(rest) + strlen(slash) + 1;
+    char *name = xmalloc(len);
+    snprintf(name, len, "%s%s", rest, rest[0] ? slash : slash + 1);
+    return name;
+}
+
+char *cli_diff_name(const char *path)
+{
+    const char *p = path;
+    while (p[0] == '.' && p[1] == '/') {
+        for (p += 2; *p == '/'; p++) {
+        }
+    }
+    if (p[0] != '/' && p[0] != '\0' && !climbs(p))
+        return xstrdup(p);
+    char *name = below_current_directory(path);
+    return name ? name : xstrdup(path);
+}

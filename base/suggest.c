@@ -193,7 +193,7 @@ SuggestIndex *suggest_index_new(Arena *arena, const char *const *candidates, uin
 
 const char *suggest_index_exact(const SuggestIndex *ix, const char *word, size_t len)
 {
-    if (len > SUGGEST_MAX_LEN)
+    if (!ix || len > SUGGEST_MAX_LEN)
         return NULL;
     uint32_t node = 0;
     for (size_t i = 0; i < len; i++) {

@@ -36,7 +36,8 @@ typedef struct SuggestIndex SuggestIndex;
  * outlive it. NULL when `count` or the total length of the names is 2^32 or more. */
 SuggestIndex *suggest_index_new(Arena *arena, const char *const *candidates, uint32_t count);
 
-/* Exactly suggest_name(word, len, candidates, count) for the candidates of `index`. */
+/* Exactly suggest_name(word, len, candidates, count) for the candidates of `index`; NULL
+ * for a NULL index, as for the next. */
 const char *suggest_index_find(const SuggestIndex *index, const char *word, size_t len);
 
 /* The first candidate equal to `word` (len bytes, at most SUGGEST_MAX_LEN), or NULL. */

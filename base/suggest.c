@@ -1,6 +1,7 @@
 /* Did-you-mean: edit distance (optimal string alignment) and the choice of a suggestion. */
 #include "suggest.h"
 #include "memory.h"
+#include "no_index.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -124,12 +125,10 @@ const char *suggest_name(const char *word, size_t len, const char *const *candid
 
 /* ---- The index: a trie of the candidates ------------------------------------------- */
 
-enum { NO_NAME = UINT32_MAX };
-
 typedef struct SuggestNode {
     uint32_t child;     /* first child, 0 for none (node 0, the root, is nobody's child) */
     uint32_t sibling;   /* next child of the same parent, 0 for none */
-    uint32_t name;      /* the first candidate spelt by the path to here, or NO_NAME */
+    uint32_t name;      /* the first candidate spelt by the path to here, or NO_INDEX */
     uint32_t least;     /* the first candidate at or below this node */
     unsigned char byte; /* the byte on the edge from the parent */
 } SuggestNode;
@@ -157,12 +156,12 @@ static void index_add(SuggestIndex *ix, const char *name, size_t len, uint32_t i
         if (!c) {
             c = ix->node_count++;
             /* names come in order: the first to pass a node is its least */
-            ix->nodes[c] = (SuggestNode){ 0, ix->nodes[node].child, NO_NAME, index, byte };
+            ix->nodes[c] = (SuggestNode){ 0, ix->nodes[node].child, NO_INDEX, index, byte };
             ix->nodes[node].child = c;
         }
         node = c;
     }
-    if (ix->nodes[node].name == NO_NAME)
+    if (ix->nodes[node].name == NO_INDEX)
         ix->nodes[node].name = index;
 }
 
@@ -180,7 +179,7 @@ SuggestIndex *suggest_index_new(Arena *arena, const char *const *candidates, uin
         return NULL;
     SuggestIndex *ix = arena_alloc(arena, sizeof *ix);
     ix->nodes = arena_alloc_raw(arena, (size_t)total * sizeof *ix->nodes);
-    ix->nodes[0] = (SuggestNode){ 0, 0, NO_NAME, 0, 0 };
+    ix->nodes[0] = (SuggestNode){ 0, 0, NO_INDEX, 0, 0 };
     ix->node_count = 1;
     ix->names = candidates;
     for (uint32_t i = 0; i < count; i++) {
@@ -202,17 +201,17 @@ const char *suggest_index_exact(const SuggestIndex *ix, const char *word, size_t
             return NULL;
     }
     uint32_t name = ix->nodes[node].name;
-    return name == NO_NAME ? NULL : ix->names[name];
+    return name == NO_INDEX ? NULL : ix->names[name];
 }
 
 /* The first candidate below `node` (at `depth`) equal to `word` ignoring ASCII case, or
- * NO_NAME: at each byte the child of either case. */
+ * NO_INDEX: at each byte the child of either case. */
 static uint32_t find_ignoring_case(const SuggestIndex *ix, uint32_t node, const char *word,
                                    size_t len, size_t depth)
 {
     if (depth == len)
         return ix->nodes[node].name;
-    uint32_t found = NO_NAME;
+    uint32_t found = NO_INDEX;
     char want = ascii_lower(word[depth]);
     for (uint32_t c = ix->nodes[node].child; c; c = ix->nodes[c].sibling) {
         if (ascii_lower((char)ix->nodes[c].byte) != want || ix->nodes[c].least >= found)
@@ -273,7 +272,7 @@ static void walk_node(Walk *w, uint32_t node, size_t depth, unsigned char before
      * least is at most the one before's + 1. So no name at or below this node is closer. */
     if (!better(least, n->least, w->best_distance, w->best_index))
         return;
-    if (n->name != NO_NAME && better(cur[w->len], n->name, w->best_distance, w->best_index)) {
+    if (n->name != NO_INDEX && better(cur[w->len], n->name, w->best_distance, w->best_index)) {
         w->best_distance = cur[w->len];
         w->best_index = n->name;
     }
@@ -286,7 +285,7 @@ const char *suggest_index_find(const SuggestIndex *ix, const char *word, size_t 
     if (!ix || !word_wanted(word, len))
         return NULL;
     uint32_t same = find_ignoring_case(ix, 0, word, len, 0);
-    if (same != NO_NAME)
+    if (same != NO_INDEX)
         return ix->names[same];
     Walk w;
     w.ix = ix;
@@ -297,7 +296,7 @@ const char *suggest_index_find(const SuggestIndex *ix, const char *word, size_t 
     for (size_t j = 0; j <= len; j++)
         w.rows[0][j] = (uint8_t)j;
     uint32_t empty = ix->nodes[0].name;   /* the empty name, at distance len */
-    if (empty != NO_NAME && better(len, empty, w.best_distance, w.best_index)) {
+    if (empty != NO_INDEX && better(len, empty, w.best_distance, w.best_index)) {
         w.best_distance = len;
         w.best_index = empty;
     }

@@ -4,7 +4,7 @@ size that check clean, the same with N typical mistakes, and adversarial shapes.
 
     gen_corpus.py --size 10M --seed 1 -o big.orbit
     gen_corpus.py --size 100K --errors 20 > broken.orbit
-    gen_corpus.py --shape chain|longline|deep|wide|longexpr|badfields|typechain|strconcat \
+    gen_corpus.py --shape chain|longline|deep|wide|longexpr|badfields|badworkflows|typechain|strconcat \
         -o shape.orbit
 
 The output is a pure function of the arguments (same seed, same bytes).
@@ -763,6 +763,25 @@ def shape_badfields(out, fields):
     out.flush()
 
 
+def shape_badworkflows(out, workflows):
+    """`workflows` workflows and one more with as many steps, each running a misspelt one
+    of them (E0202 with a did-you-mean each): the suggestion's search over many names."""
+    out.line("// %d unknown workflows among %d workflows" % (workflows, workflows))
+    out.line("workflow badworkflows {")
+    for k in range(workflows):
+        out.line("  step s%d { workflow wrokflow_%d }" % (k, k))
+        if k % 4096 == 4095:
+            out.flush()
+    out.line("}")
+    for k in range(workflows):
+        out.line("workflow workflow_%d {" % k)
+        out.line("  input { }")
+        out.line("}")
+        if k % 4096 == 4095:
+            out.flush()
+    out.flush()
+
+
 def shape_typechain(out, types):
     """`type T0 { v: int, next: T1? }`, … each record type naming the next, `types` of
     them, and a workflow taking T0: build lowers the whole chain."""
@@ -797,7 +816,8 @@ def main():
                    help="inject N typical mistakes (realistic and longline shapes)")
     p.add_argument("--crlf", action="store_true", help="CRLF line ends")
     p.add_argument("--shape", choices=("realistic", "chain", "longline", "deep", "wide",
-                                        "longexpr", "badfields", "typechain", "strconcat"),
+                                        "longexpr", "badfields", "badworkflows", "typechain",
+                                        "strconcat"),
                    default="realistic")
     p.add_argument("--steps", type=int, default=100000, help="chain: number of steps")
     p.add_argument("--depth", type=int, default=250, help="deep: bracket depth of each "
@@ -806,6 +826,8 @@ def main():
     p.add_argument("--terms", type=int, default=100000,
                    help="longexpr: operands; strconcat: string literals")
     p.add_argument("--types", type=int, default=100000, help="typechain: record types")
+    p.add_argument("--workflows", type=int, default=10000,
+                   help="badworkflows: workflows (and misspelt references to them)")
     p.add_argument("-o", "--output", help="output file (default stdout)")
     p.add_argument("--stats", action="store_true", help="print what was generated to stderr")
     args = p.parse_args()
@@ -839,6 +861,8 @@ def write_program(args, size, stream):
         shape_longexpr(out, args.terms)
     elif args.shape == "badfields":
         shape_badfields(out, args.fields)
+    elif args.shape == "badworkflows":
+        shape_badworkflows(out, args.workflows)
     elif args.shape == "typechain":
         shape_typechain(out, args.types)
     elif args.shape == "strconcat":

@@ -2,7 +2,8 @@
 """Test of the corpus generator against the real checker: generated programs must check
 clean (exit 0, no diagnostic at all), the same seed must give the same bytes, and a
 program with injected mistakes must fail with at least one error per mistake. And the
-shapes of issue 27 (a chain of record types, a long string concatenation) scale: 10x the input takes at most
+shapes of issue 27 (a chain of record types, a long string concatenation, misspelt
+fields of a wide record type, misspelt workflows among many) scale: 10x the input takes at most
 11x the instructions (callgrind, when valgrind is installed) and 11x the peak memory;
 `dis --format json` of a large module takes memory of the order of the file.
 
@@ -40,6 +41,11 @@ SCALING = [
      ["--shape", "typechain", "--types", "3000"], ["--shape", "typechain", "--types", "30000"]),
     ("a long string concatenation", ["build", "FILE", "-o", "ORBC"],
      ["--shape", "strconcat", "--terms", "100"], ["--shape", "strconcat", "--terms", "1000"]),
+    ("misspelt fields of a wide type (a did-you-mean each)", ["check", "FILE"],
+     ["--shape", "badfields", "--fields", "300"], ["--shape", "badfields", "--fields", "3000"]),
+    ("misspelt workflows among many (a did-you-mean each)", ["check", "FILE"],
+     ["--shape", "badworkflows", "--workflows", "300"],
+     ["--shape", "badworkflows", "--workflows", "3000"]),
 ]
 SLACK = 11.0
 

@@ -55,6 +55,15 @@ const char *check_suggest(Checker *ck, const char *word, const char *const *cand
     return suggest_name(word, strlen(word), candidates, count);
 }
 
+const char *check_suggest_indexed(Checker *ck, const char *word, const SuggestIndex *index)
+{
+    (void)ck;
+    const char *alias = check_peer_alias(word);
+    if (alias && suggest_index_exact(index, alias, strlen(alias)))
+        return alias;
+    return suggest_index_find(index, word, strlen(word));
+}
+
 void check_add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement)
 {
     diag_add_fix(ck->diags, d, span, replacement, FIX_MACHINE_APPLICABLE,

@@ -12,6 +12,7 @@
 #include "placement.h"
 #include "policy.h"
 #include "program.h"
+#include "suggest.h"
 #include "types.h"
 
 
@@ -43,6 +44,12 @@ typedef struct Scope {
 } Scope;
 
 enum { DOTTED_CACHE_PARTS = 4 };   /* see Checker.dotted_parts */
+
+/* The did-you-mean index of one record type's fields (check_types.c, field_error). */
+typedef struct FieldIndex {
+    const Type *type;      /* NULL: a free slot */
+    SuggestIndex *index;
+} FieldIndex;
 
 typedef struct Checker {
     Compiler *c;
@@ -91,6 +98,15 @@ typedef struct Checker {
     uint32_t allowed[PLACE_COUNT];
     uint32_t member_keywords;  /* keyword_is_member as bits */
     uint64_t code_lengths;     /* bit min(len, 63) of each runtime error code's length */
+
+    /* Did-you-mean indexes (base/suggest.h), each built in the arena when the first
+     * unknown name of its list is reported, so that N unknown names cost N short
+     * searches, not N * the list: the fields of each record type, by the type's address
+     * (open addressing, a power of two of slots, at most half full), and the names of
+     * the workflows. */
+    FieldIndex *field_indexes;
+    uint32_t field_index_count, field_index_capacity;
+    SuggestIndex *workflow_index;
 
     /* well-known names */
     const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
@@ -179,6 +195,8 @@ static inline const Name *check_member_name(Checker *ck, const Member *m)
  * NULL. The peer-system aliases are looked up first when `aliases` is true. */
 const char *check_suggest(Checker *ck, const char *word, const char *const *candidates,
                     uint32_t count);
+/* The same over the candidates of `index` (suggest_index_new). */
+const char *check_suggest_indexed(Checker *ck, const char *word, const SuggestIndex *index);
 /* Adds "did you mean `X`?" as a machine-applicable fix replacing `span`. */
 void check_add_suggestion(Checker *ck, Diagnostic *d, Span span, const char *replacement);
 /* The same for a name the program declares (a workflow, type, function, field, step):

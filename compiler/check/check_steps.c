@@ -525,10 +525,13 @@ static void target_workflow(Checker *ck, Expr *v, Target *t)
                                 v->name->text);
     diag_set_label(ck->diags, d, "no workflow with this name");
     Program *p = ck->program;
-    const char **cands = arena_alloc(ck->arena, (p->workflow_count + 1) * sizeof *cands);
-    for (uint32_t i = 0; i < p->workflow_count; i++)
-        cands[i] = p->workflows[i].name->text;
-    const char *s = check_suggest(ck, v->name->text, cands, p->workflow_count);
+    if (!ck->workflow_index) {   /* built once: a program may name many unknown workflows */
+        const char **cands = arena_alloc(ck->arena, (p->workflow_count + 1) * sizeof *cands);
+        for (uint32_t i = 0; i < p->workflow_count; i++)
+            cands[i] = p->workflows[i].name->text;
+        ck->workflow_index = suggest_index_new(ck->arena, cands, p->workflow_count);
+    }
+    const char *s = check_suggest_indexed(ck, v->name->text, ck->workflow_index);
     if (s)
         check_add_name_suggestion(ck, d, v->span, s);
 }

@@ -241,6 +241,40 @@ static inline const Type *check_name(Checker *ck, Scope *scope, Expr *e)
 
 /* ---- Field access, index, call ---------------------------------------------------- */
 
+static uint32_t field_index_slot(const FieldIndex *slots, uint32_t capacity, const Type *t)
+{
+    uint32_t at = (uint32_t)(((uintptr_t)t >> 3) * 2654435761u) & (capacity - 1);
+    while (slots[at].type && slots[at].type != t)
+        at = (at + 1) & (capacity - 1);
+    return at;
+}
+
+/* The did-you-mean index of the fields of `record`, built the first time (Checker). */
+static SuggestIndex *field_index(Checker *ck, const Type *record)
+{
+    if (2 * (ck->field_index_count + 1) > ck->field_index_capacity) {
+        uint32_t capacity = ck->field_index_capacity ? 2 * ck->field_index_capacity : 16;
+        FieldIndex *slots = arena_alloc(ck->arena, capacity * sizeof *slots);
+        for (uint32_t i = 0; i < ck->field_index_capacity; i++)
+            if (ck->field_indexes[i].type)
+                slots[field_index_slot(slots, capacity, ck->field_indexes[i].type)] =
+                    ck->field_indexes[i];
+        ck->field_indexes = slots;
+        ck->field_index_capacity = capacity;
+    }
+    FieldIndex *slot = &ck->field_indexes[field_index_slot(ck->field_indexes,
+                                                           ck->field_index_capacity, record)];
+    if (!slot->type) {
+        const char **names = arena_alloc(ck->arena, (record->field_count + 1) * sizeof *names);
+        for (uint32_t i = 0; i < record->field_count; i++)
+            names[i] = record->fields[i].name->text;
+        slot->type = record;
+        slot->index = suggest_index_new(ck->arena, names, record->field_count);
+        ck->field_index_count++;
+    }
+    return slot->index;
+}
+
 /* E0504, E0505: the field `e` of a value of type `left` (not unchecked) does not exist. */
 static COLD const Type *field_error(Checker *ck, Expr *e, const Type *left)
 {
@@ -271,10 +305,7 @@ static COLD const Type *field_error(Checker *ck, Expr *e, const Type *left)
         : diag_report(ck->diags, E0504, expr_field_span(e), "no field `%s` on type `%s`",
                       e->field->text, tt(ck, left));
     diag_set_label(ck->diags, d, "unknown field");
-    const char **cands = arena_alloc(ck->arena, (left->field_count + 1) * sizeof *cands);
-    for (uint32_t i = 0; i < left->field_count; i++)
-        cands[i] = left->fields[i].name->text;
-    const char *s = check_suggest(ck, e->field->text, cands, left->field_count);
+    const char *s = check_suggest_indexed(ck, e->field->text, field_index(ck, left));
     if (s)
         check_add_name_suggestion(ck, d, expr_field_span(e), s);
     else

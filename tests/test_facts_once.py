@@ -29,6 +29,9 @@ CHECKS = [
     ('a list of the members a place holds', r'"worker",\s*"using"|"idempotency_key",\s*"retry"',
      None),
     ('the old member lists', r'\b(STEP|COMPENSATE|BODY)_MEMBERS\b', None),
+    ('the type Place (a place in a workflow)', r'typedef\s+(enum|struct)\s+Place\b',
+     {'compiler/check/placement.h'}),
+    ('the old name of a span\'s lines and columns', r'\brender_place\b', None),
 ]
 
 

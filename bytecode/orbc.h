@@ -55,6 +55,10 @@ typedef struct OrbcString {
     uint32_t len;
 } OrbcString;
 
+/* The tag byte of a constant in the CONSTS section (docs/bytecode.md, section 3.2): a
+ * fact of the file format, fixed by its version. Not the kinds of values (OrbcKind,
+ * orbc_value.h), which also has lists and records, that no constant is: the scalar
+ * kinds are given the same numbers, so that a constant's tag is its value's kind. */
 typedef enum OrbcConstKind {
     ORBC_CONST_NULL = 0,
     ORBC_CONST_BOOL = 1,

@@ -32,6 +32,8 @@ CHECKS = [
     ('the type Place (a place in a workflow)', r'typedef\s+(enum|struct)\s+Place\b',
      {'compiler/check/placement.h'}),
     ('the old name of a span\'s lines and columns', r'\brender_place\b', None),
+    ('the kinds of values (liborbc\'s ORBC_KIND_*)',
+     r'\bV_(NULL|BOOL|INT|NUMBER|STRING|DURATION|LIST|RECORD)\b|\bValueKind\b', None),
 ]
 
 

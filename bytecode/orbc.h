@@ -126,7 +126,8 @@ typedef struct OrbcCode {
 
 typedef enum OrbcBackoff { ORBC_BACKOFF_FIXED = 0, ORBC_BACKOFF_EXPONENTIAL = 1 } OrbcBackoff;
 
-/* The defaults of a retry policy (the documentation page: attempts 1, fixed, 1s, 60s).
+/* The defaults of a retry policy (docs/bytecode.md, section 3.6: attempts 1, fixed, 1s,
+ * 60s).
  * A step that cannot retry carries exactly the default policy. */
 enum {
     ORBC_DEFAULT_INITIAL_DELAY_MS = 1000,

@@ -28,7 +28,7 @@ typedef struct Clause {
     Block *body;         /* retry / compensate / with: the block */
 } Clause;
 
-/* What an expression may refer to (design section 5). */
+/* What an expression may refer to (the names in scope: diagnostics/explain/E0205.md). */
 typedef struct Scope {
     Workflow *workflow;
     NameMap *steps;            /* every step of the workflow -> index */

@@ -1,6 +1,7 @@
 /* Workflow bodies, steps and compensate blocks: which members a block may hold (E0303,
  * E0304, E0307), exactly one action per step (E0301, E0302), the action's target, and the
- * order in which each step's parts are checked against the scopes of design section 5. */
+ * order in which each step's parts are checked against the scopes of
+ * diagnostics/explain/E0205.md. */
 #include "check_internal.h"
 
 #include <stdio.h>

@@ -55,6 +55,10 @@ typedef struct OrbcString {
     uint32_t len;
 } OrbcString;
 
+/* The tag byte of a constant in the CONSTS section (docs/bytecode.md, section 3.2): a
+ * fact of the file format, fixed by its version. Not the kinds of values (OrbcKind,
+ * orbc_value.h), which also has lists and records, that no constant is: the scalar
+ * kinds are given the same numbers, so that a constant's tag is its value's kind. */
 typedef enum OrbcConstKind {
     ORBC_CONST_NULL = 0,
     ORBC_CONST_BOOL = 1,
@@ -122,7 +126,8 @@ typedef struct OrbcCode {
 
 typedef enum OrbcBackoff { ORBC_BACKOFF_FIXED = 0, ORBC_BACKOFF_EXPONENTIAL = 1 } OrbcBackoff;
 
-/* The defaults of a retry policy (the documentation page: attempts 1, fixed, 1s, 60s).
+/* The defaults of a retry policy (docs/bytecode.md, section 3.6: attempts 1, fixed, 1s,
+ * 60s).
  * A step that cannot retry carries exactly the default policy. */
 enum {
     ORBC_DEFAULT_INITIAL_DELAY_MS = 1000,

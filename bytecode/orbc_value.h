@@ -18,7 +18,10 @@
 
 #include "orbc.h"
 
-/* The kinds of values: the constants' kinds, then the two containers. */
+/* The kinds of values (docs/bytecode.md, section 4), the one list of them: the runtime's
+ * values (runtime/value.h) use it too. The scalar kinds are numbered as the constants'
+ * tags (OrbcConstKind, orbc.h: a fact of the file format, kept apart because it has no
+ * containers), then the two containers. */
 typedef enum OrbcKind {
     ORBC_KIND_NULL = ORBC_CONST_NULL,
     ORBC_KIND_BOOL = ORBC_CONST_BOOL,

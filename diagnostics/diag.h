@@ -35,8 +35,8 @@ typedef struct DiagInfo {
 } DiagInfo;
 
 const DiagInfo *diag_info(DiagCode code);
-/* Case-insensitive lookup of "E0410" or "e410"-style input is not needed: exact "E0410".
- * Returns the code, or -1 when no such code is registered. */
+/* The code spelt exactly as the registry spells it ("E0410"; not "e0410", see
+ * diag_code_from_text), or -1 when no such code is registered. */
 int diag_code_from_string(const char *text);
 /* The same for text[0..len) in any letter case ("w0007" is W0007), as users may write a
  * code on the command line, in a suppression or in a configuration. */
@@ -146,7 +146,10 @@ void diag_add_fix(DiagSink *sink, Diagnostic *d, Span span, const char *replacem
     __attribute__((format(printf, 6, 7)));
 
 /* Sorts by file, then start offset, then report order; drops exact duplicates (same code,
- * span and message); counts errors and warnings. Call once, before rendering. */
+ * span and message); counts errors and warnings. Call before rendering. It may be called
+ * again after more reports, and sorts and counts them all: `orbitc build` finishes the
+ * checker's diagnostics (workspace/workspace.c), then lowering may report E0601
+ * (compiler/lower/lower.h) and the build finishes the sink again. */
 void diag_finish(DiagSink *sink);
 
 /* A path the run could not read (exit 2), and the error line said about it: the CI

@@ -37,16 +37,17 @@ static void write_escaped(FILE *out, const char *text, bool property)
     }
 }
 
-static void write_properties(FILE *out, const Place *place, const char *code, const char *root)
+static void write_properties(FILE *out, const SpanPosition *pos, const char *code,
+                             const char *root)
 {
-    if (place->located) {
+    if (pos->located) {
         /* relative to the repository's root (the current directory), as GitHub wants */
-        char *relative = render_relative_path(root, place->file);
+        char *relative = render_relative_path(root, pos->file);
         fputs("file=", out);
-        write_escaped(out, relative ? relative : place->file->path, true);
+        write_escaped(out, relative ? relative : pos->file->path, true);
         free(relative);
-        fprintf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u,", place->line, place->column,
-                place->end_line, place->end_column);
+        fprintf(out, ",line=%u,col=%u,endLine=%u,endColumn=%u,", pos->line, pos->column,
+                pos->end_line, pos->end_column);
     }
     fputs("title=", out);
     write_escaped(out, code, true);
@@ -62,9 +63,9 @@ void render_github(FILE *out, const DiagSink *sink, const SourceMap *sources,
     TextBuffer message = { 0 };
     for (uint32_t i = 0; i < sink->count; i++) {
         const Diagnostic *d = sink->items[i];
-        Place place = render_place(&cache, sources, d->span);
+        SpanPosition pos = render_span_position(&cache, sources, d->span);
         fputs(d->severity == SEV_ERROR ? "::error " : "::warning ", out);
-        write_properties(out, &place, diag_info(d->code)->code, root);
+        write_properties(out, &pos, diag_info(d->code)->code, root);
         fputs("::", out);
         message.len = 0;
         render_full_message(&message, &cache, sources, d, root);

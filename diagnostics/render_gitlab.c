@@ -15,16 +15,16 @@
 
 #include "render_machine.h"
 
-static json_t *gitlab_location(const Place *place, const char *root)
+static json_t *gitlab_location(const SpanPosition *pos, const char *root)
 {
-    char *relative = place->located ? render_relative_path(root, place->file) : NULL;
+    char *relative = pos->located ? render_relative_path(root, pos->file) : NULL;
     json_t *location = json_object();
     json_object_set_new(location, "path",
-                        json_text(relative ? relative : place->located ? place->file->path : ""));
+                        json_text(relative ? relative : pos->located ? pos->file->path : ""));
     free(relative);
     json_t *lines = json_object();
-    json_object_set_new(lines, "begin", json_integer(place->located ? place->line : 1));
-    json_object_set_new(lines, "end", json_integer(place->located ? place->end_line : 1));
+    json_object_set_new(lines, "begin", json_integer(pos->located ? pos->line : 1));
+    json_object_set_new(lines, "end", json_integer(pos->located ? pos->end_line : 1));
     json_object_set_new(location, "lines", lines);
     return location;
 }
@@ -41,8 +41,8 @@ static json_t *gitlab_issue(ColumnCache *cache, const SourceMap *sources, const 
     json_object_set_new(issue, "categories", json_pack("[s]", "Bug Risk"));
     json_object_set_new(issue, "severity", json_string(d->severity == SEV_ERROR ? "major" : "minor"));
     json_object_set_new(issue, "fingerprint", json_string(fingerprint));
-    Place place = render_place(cache, sources, d->span);
-    json_object_set_new(issue, "location", gitlab_location(&place, root));
+    SpanPosition pos = render_span_position(cache, sources, d->span);
+    json_object_set_new(issue, "location", gitlab_location(&pos, root));
     text_free(&message);
     return issue;
 }
@@ -51,7 +51,7 @@ static json_t *gitlab_issue(ColumnCache *cache, const SourceMap *sources, const 
 static json_t *gitlab_unread(const char *root, const RenderUnread *u)
 {
     SourceFile file = { .path = (char *)u->path };
-    Place place = { .located = true, .file = &file, .line = 1, .end_line = 1 };
+    SpanPosition pos = { .located = true, .file = &file, .line = 1, .end_line = 1 };
     TextBuffer message = { 0 };
     text_printf(&message, "%s; its issues are missing from this report", u->message);
     TextBuffer fingerprint = { 0 };
@@ -63,7 +63,7 @@ static json_t *gitlab_unread(const char *root, const RenderUnread *u)
     json_object_set_new(issue, "categories", json_pack("[s]", "Bug Risk"));
     json_object_set_new(issue, "severity", json_string("blocker"));
     json_object_set_new(issue, "fingerprint", json_string(fingerprint.data));
-    json_object_set_new(issue, "location", gitlab_location(&place, root));
+    json_object_set_new(issue, "location", gitlab_location(&pos, root));
     text_free(&message);
     text_free(&fingerprint);
     return issue;

@@ -1,4 +1,4 @@
-/* Shared by the formats for CI systems: places, whole messages, relative paths,
+/* Shared by the formats for CI systems: span positions, whole messages, relative paths,
  * fingerprints and JSON-safe text (render_machine.h). */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,23 +9,23 @@
 #include "memory.h"
 #include "render_machine.h"
 
-Place render_place(ColumnCache *cache, const SourceMap *sources, Span span)
+SpanPosition render_span_position(ColumnCache *cache, const SourceMap *sources, Span span)
 {
-    Place place;
-    memset(&place, 0, sizeof place);
-    if (!diag_locate(sources, span, &place.where))
-        return place;
-    place.located = true;
-    place.file = source_file(sources, place.where.file);
-    Position start = diag_position_at(cache, sources, place.where.file, place.where.start);
-    place.line = start.line + 1;
-    place.column = start.at.scalars + 1;
-    place.utf16_column = start.at.utf16 + 1;
-    Position end = diag_position_at(cache, sources, place.where.file, place.where.end);
-    place.end_line = end.line + 1;
-    place.end_column = end.at.scalars + 1;
-    place.end_utf16_column = end.at.utf16 + 1;
-    return place;
+    SpanPosition pos;
+    memset(&pos, 0, sizeof pos);
+    if (!diag_locate(sources, span, &pos.where))
+        return pos;
+    pos.located = true;
+    pos.file = source_file(sources, pos.where.file);
+    Position start = diag_position_at(cache, sources, pos.where.file, pos.where.start);
+    pos.line = start.line + 1;
+    pos.column = start.at.scalars + 1;
+    pos.utf16_column = start.at.utf16 + 1;
+    Position end = diag_position_at(cache, sources, pos.where.file, pos.where.end);
+    pos.end_line = end.line + 1;
+    pos.end_column = end.at.scalars + 1;
+    pos.end_utf16_column = end.at.utf16 + 1;
+    return pos;
 }
 
 /* --- whole messages --- */
@@ -41,12 +41,12 @@ void render_full_message(TextBuffer *out, ColumnCache *cache, const SourceMap *s
 {
     text_append_str(out, d->message ? d->message : "");
     for (const DiagLabel *l = labels_root ? d->labels : NULL; l; l = l->next) {
-        Place place = render_place(cache, sources, l->span);
-        if (!place.located)
+        SpanPosition pos = render_span_position(cache, sources, l->span);
+        if (!pos.located)
             continue;
-        char *relative = render_relative_path(labels_root, place.file);
-        text_printf(out, "\n%s:%u:%u: %s", relative ? relative : place.file->path, place.line,
-                    place.column, l->message ? l->message : "");
+        char *relative = render_relative_path(labels_root, pos.file);
+        text_printf(out, "\n%s:%u:%u: %s", relative ? relative : pos.file->path, pos.line,
+                    pos.column, l->message ? l->message : "");
         free(relative);
     }
     append_texts(out, "note", d->notes);
@@ -140,15 +140,15 @@ static uint64_t diagnostic_hash(ColumnCache *cache, const SourceMap *sources, co
     const DiagInfo *info = diag_info(d->code);
     hash = hash_part(hash, info->code, strlen(info->code));
     hash = hash_part(hash, d->message, strlen(d->message));
-    Place place = render_place(cache, sources, d->span);
-    if (!place.located)
+    SpanPosition pos = render_span_position(cache, sources, d->span);
+    if (!pos.located)
         return hash;
-    char *relative = render_relative_path(root, place.file);
-    const char *path = relative ? relative : place.file->path;
+    char *relative = render_relative_path(root, pos.file);
+    const char *path = relative ? relative : pos.file->path;
     hash = hash_part(hash, path, strlen(path));
     free(relative);
     uint32_t len;
-    const char *line = source_line_text(sources, place.where.file, place.line - 1, &len);
+    const char *line = source_line_text(sources, pos.where.file, pos.line - 1, &len);
     while (len > 0 && is_blank(line[0])) {
         line++;
         len--;

@@ -1,7 +1,7 @@
 /* What the formats for CI systems (render_github.c, render_gitlab.c, render_sarif.c)
- * share: where a span is, the whole text of a diagnostic as one message, paths relative
- * to the source root, fingerprints that survive lines added above, and text made safe for
- * jansson. Internal to the diagnostics layer. */
+ * share: where a span is (SpanPosition), the whole text of a diagnostic as one message,
+ * paths relative to the source root, fingerprints that survive lines added above, and
+ * text made safe for jansson. Internal to the diagnostics layer. */
 #ifndef ORBIT_RENDER_MACHINE_H
 #define ORBIT_RENDER_MACHINE_H
 
@@ -17,16 +17,16 @@
 /* A span as lines and columns, all 1-based. Columns are given in two units: Unicode
  * scalar values (as in the human and JSON formats) and UTF-16 code units. The end is
  * exclusive: end_column is the column just past the last character. */
-typedef struct Place {
+typedef struct SpanPosition {
     bool located;             /* false when there are no sources: everything below is 0 */
     const SourceFile *file;
     FileSpan where;
     uint32_t line, end_line;
     uint32_t column, end_column;
     uint32_t utf16_column, end_utf16_column;
-} Place;
+} SpanPosition;
 
-Place render_place(ColumnCache *cache, const SourceMap *sources, Span span);
+SpanPosition render_span_position(ColumnCache *cache, const SourceMap *sources, Span span);
 
 /* The message of a diagnostic as one text: its message, then one line for each secondary
  * label when `labels_root` is not NULL ("path:line:column: label", the path relative

@@ -228,25 +228,25 @@ typedef struct SarifContext {
     const char *root;
 } SarifContext;
 
-static json_t *region_of(const Place *place)
+static json_t *region_of(const SpanPosition *pos)
 {
     json_t *region = json_object();
-    json_object_set_new(region, "startLine", json_integer(place->line));
-    json_object_set_new(region, "startColumn", json_integer(place->utf16_column));
-    json_object_set_new(region, "endLine", json_integer(place->end_line));
-    json_object_set_new(region, "endColumn", json_integer(place->end_utf16_column));
+    json_object_set_new(region, "startLine", json_integer(pos->line));
+    json_object_set_new(region, "startColumn", json_integer(pos->utf16_column));
+    json_object_set_new(region, "endLine", json_integer(pos->end_line));
+    json_object_set_new(region, "endColumn", json_integer(pos->end_utf16_column));
     return region;
 }
 
 /* A location, or NULL when there are no sources to point into. */
 static json_t *location_of(SarifContext *context, Span span, const char *message)
 {
-    Place place = render_place(&context->cache, context->sources, span);
-    if (!place.located)
+    SpanPosition pos = render_span_position(&context->cache, context->sources, span);
+    if (!pos.located)
         return NULL;
     json_t *physical = json_object();
-    json_object_set_new(physical, "artifactLocation", artifact_location(place.file, context->root));
-    json_object_set_new(physical, "region", region_of(&place));
+    json_object_set_new(physical, "artifactLocation", artifact_location(pos.file, context->root));
+    json_object_set_new(physical, "region", region_of(&pos));
     json_t *location = json_object();
     json_object_set_new(location, "physicalLocation", physical);
     if (message)
@@ -270,14 +270,14 @@ static json_t *related_locations(SarifContext *context, const Diagnostic *d)
 
 static json_t *sarif_fix(SarifContext *context, const DiagFix *fix)
 {
-    Place place = render_place(&context->cache, context->sources, fix->span);
+    SpanPosition pos = render_span_position(&context->cache, context->sources, fix->span);
     json_t *inserted = json_object();
     json_object_set_new(inserted, "text", json_text(fix->replacement));
     json_t *replacement = json_object();
-    json_object_set_new(replacement, "deletedRegion", region_of(&place));
+    json_object_set_new(replacement, "deletedRegion", region_of(&pos));
     json_object_set_new(replacement, "insertedContent", inserted);
     json_t *change = json_object();
-    json_object_set_new(change, "artifactLocation", artifact_location(place.file, context->root));
+    json_object_set_new(change, "artifactLocation", artifact_location(pos.file, context->root));
     json_object_set_new(change, "replacements", json_pack("[o]", replacement));
     json_t *result = json_object();
     json_object_set_new(result, "description", message_of(fix->message));

@@ -1,8 +1,8 @@
 /* Hover (docs/editors.md, "Hover"): what a retry policy will actually do. On a step:
  * its resolved policy, every delay, the timeouts and the worst case measured against
  * the workflow timeout (the same figure as W0006); on a retry setting: its type,
- * default and meaning (compiler/check/policy.h, the documentation page's table); on a name:
- * its type; on a worker, built-in task, workflow or type: its contract. */
+ * default and meaning (compiler/check/policy.h, the table of diagnostics/explain/E0410.md);
+ * on a name: its type; on a worker, built-in task, workflow or type: its contract. */
 #include "query.h"
 
 #include <string.h>
@@ -32,7 +32,7 @@ static const char *type_of(Hover *h, const Type *t)
     return t ? type_text(h->arena, t) : "?";
 }
 
-/* ---- The documentation page's words on the timeouts ----------------------------- */
+/* ---- The timeouts: what each limits (docs/runtime.md, "Semantics") ----------------- */
 
 typedef struct TimeoutText {
     const char *limits;       /* what it limits */

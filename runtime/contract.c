@@ -156,23 +156,24 @@ static bool conform(Check *c, uint32_t type, Value v, Value *out)
     *out = v;
     switch (t->kind) {
     case ORBC_TYPE_ANY: return true;
-    case ORBC_TYPE_NULL: return v.kind == V_NULL || mismatch(c, t, v);
-    case ORBC_TYPE_BOOL: return v.kind == V_BOOL || mismatch(c, t, v);
-    case ORBC_TYPE_INT: return v.kind == V_INT || mismatch(c, t, v);
-    case ORBC_TYPE_NUMBER: return v.kind == V_INT || v.kind == V_NUMBER || mismatch(c, t, v);
-    case ORBC_TYPE_STRING: return v.kind == V_STRING || mismatch(c, t, v);
+    case ORBC_TYPE_NULL: return v.kind == ORBC_KIND_NULL || mismatch(c, t, v);
+    case ORBC_TYPE_BOOL: return v.kind == ORBC_KIND_BOOL || mismatch(c, t, v);
+    case ORBC_TYPE_INT: return v.kind == ORBC_KIND_INT || mismatch(c, t, v);
+    case ORBC_TYPE_NUMBER:
+        return v.kind == ORBC_KIND_INT || v.kind == ORBC_KIND_NUMBER || mismatch(c, t, v);
+    case ORBC_TYPE_STRING: return v.kind == ORBC_KIND_STRING || mismatch(c, t, v);
     case ORBC_TYPE_DURATION:
-        if (v.kind == V_INT) {
+        if (v.kind == ORBC_KIND_INT) {
             *out = value_duration(v.i);
             return true;
         }
-        return v.kind == V_DURATION || mismatch(c, t, v);
+        return v.kind == ORBC_KIND_DURATION || mismatch(c, t, v);
     case ORBC_TYPE_OPTIONAL:
-        return v.kind == V_NULL || conform(c, t->elem, v, out);
+        return v.kind == ORBC_KIND_NULL || conform(c, t->elem, v, out);
     case ORBC_TYPE_LIST:
-        return v.kind == V_LIST ? conform_list(c, t, v, out) : mismatch(c, t, v);
+        return v.kind == ORBC_KIND_LIST ? conform_list(c, t, v, out) : mismatch(c, t, v);
     case ORBC_TYPE_RECORD:
-        return v.kind == V_RECORD ? conform_record(c, t, v, out) : mismatch(c, t, v);
+        return v.kind == ORBC_KIND_RECORD ? conform_record(c, t, v, out) : mismatch(c, t, v);
     default: return true;
     }
 }
@@ -200,7 +201,7 @@ static Value default_of(const OrbcModule *m, Arena *a, uint32_t type, int depth)
     case ORBC_TYPE_NULL:
     case ORBC_TYPE_OPTIONAL: return value_null();
     case ORBC_TYPE_LIST: {
-        Value v = {.kind = V_LIST, .list = list_new(a, 0)};
+        Value v = {.kind = ORBC_KIND_LIST, .list = list_new(a, 0)};
         list_seal(a, v.list);
         return v;
     }
@@ -219,11 +220,11 @@ static Value default_of(const OrbcModule *m, Arena *a, uint32_t type, int depth)
             r->values[at++] = default_of(m, a, t->fields[i].type, depth + 1);
         }
         record_seal(a, r);
-        Value v = {.kind = V_RECORD, .rec = r};
+        Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
         return v;
     }
     default: {
-        Value v = {.kind = V_RECORD, .rec = record_new(a, 0)};
+        Value v = {.kind = ORBC_KIND_RECORD, .rec = record_new(a, 0)};
         record_seal(a, v.rec);
         return v;
     }

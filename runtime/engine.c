@@ -165,7 +165,7 @@ static void step_complete(Exec *x)
         for (uint32_t i = 0; i < x->unit_count; i++)
             l->items[i] = x->units[i]->result;
         list_seal(e->arena, l);
-        result.kind = V_LIST;
+        result.kind = ORBC_KIND_LIST;
         result.list = l;
         event_step(e, "StepCompleted", arena_printf(e->arena, "%s%s", x->prefix, engine_string(e, s->name)));
         if (e->options.show_values)
@@ -257,7 +257,7 @@ static void sleep_start(Unit *u)
         engine_unit_failed(u, "EXPRESSION_ERROR", err);
         return;
     }
-    if ((d.kind != V_DURATION && d.kind != V_INT) || d.i < 0) {
+    if ((d.kind != ORBC_KIND_DURATION && d.kind != ORBC_KIND_INT) || d.i < 0) {
         engine_unit_failed(u, "EXPRESSION_ERROR",
                     engine_wrong_result(e, u->step->value_code, "sleep", "a duration that is not negative",
                                  d));
@@ -339,7 +339,7 @@ static void child_start(Unit *u)
     Engine *e = x->engine;
     uint32_t target = u->step->target;
     const char *err;
-    Value input = {.kind = V_RECORD, .rec = record_new(e->arena, 0)};
+    Value input = {.kind = ORBC_KIND_RECORD, .rec = record_new(e->arena, 0)};
     record_seal(e->arena, input.rec);
     if (u->step->with_code != ORBC_NONE &&
         !engine_eval_code(u, u->step->with_code, "with", &input, &err)) {
@@ -410,7 +410,7 @@ static void step_start(Exec *x, uint32_t index)
     if (s->when_code != ORBC_NONE) {
         if (!eval_step_code(x, s->when_code, "when", &v, &err))
             return step_fail_early(x, label, err);
-        if (v.kind != V_BOOL)
+        if (v.kind != ORBC_KIND_BOOL)
             return step_fail_early(x, label, engine_wrong_result(e, s->when_code, "when", "a bool", v));
         if (!v.b) {
             event_step(e, "StepSkipped", label);
@@ -424,7 +424,7 @@ static void step_start(Exec *x, uint32_t index)
     if (s->for_code != ORBC_NONE) {
         if (!eval_step_code(x, s->for_code, "for", &v, &err))
             return step_fail_early(x, label, err);
-        if (v.kind != V_LIST)
+        if (v.kind != ORBC_KIND_LIST)
             return step_fail_early(x, label, engine_wrong_result(e, s->for_code, "for", "a list", v));
         items = v.list;
         count = items->count;

@@ -1,5 +1,5 @@
-/* The history writer: one event per line, in the `orbit logs` format of
- * the Orbit documentation page *Retries and timeouts*:
+/* The history writer: one event per line, in the `orbit logs` format (docs/runtime.md,
+ * "History events"):
  *     + 203ms #11 StepAttemptFailed step=broken attempt=1 error=HTTP_ERROR request failed: …
  * or, with --format json, one JSON object per line with the same fields
  *     {"time_ms":203,"seq":11,"event":"StepAttemptFailed","step":"broken","attempt":1,

@@ -127,9 +127,9 @@ static const char *quoted(Arena *a, const Str *s)
 static const char *record_problem(Arena *a, const Record *req, const char *field, bool headers)
 {
     const Value *v = record_get(req, field);
-    if (!v || v->kind == V_NULL)
+    if (!v || v->kind == ORBC_KIND_NULL)
         return NULL;
-    if (v->kind != V_RECORD)
+    if (v->kind != ORBC_KIND_RECORD)
         return arena_printf(a, "invalid request: `%s` must be a record of strings, found %s",
                             field, value_kind_name(*v));
     for (uint32_t i = 0; i < v->rec->count; i++) {
@@ -138,7 +138,7 @@ static const char *record_problem(Arena *a, const Record *req, const char *field
         if (headers && !valid_token(name))
             return arena_printf(a, "invalid request: header name %s is not an HTTP token",
                                 quoted(a, name));
-        if (value.kind != V_STRING)
+        if (value.kind != ORBC_KIND_STRING)
             return arena_printf(a, "invalid request: `%s` %s must be a string, found %s", field,
                                 quoted(a, name), value_kind_name(value));
         if (headers && !valid_header_value(value.s))
@@ -150,20 +150,20 @@ static const char *record_problem(Arena *a, const Record *req, const char *field
 
 const char *http_request_problem(Arena *a, Value request)
 {
-    if (request.kind != V_RECORD)
+    if (request.kind != ORBC_KIND_RECORD)
         return "invalid request: the input is not a record";
     const Record *req = request.rec;
     const Value *url = record_get(req, "url");
-    if (!url || url->kind != V_STRING)
+    if (!url || url->kind != ORBC_KIND_STRING)
         return "invalid request: `url` must be a string";
     if (!valid_url(url->s->text, url->s->len))
         return arena_printf(a, "invalid request: url %s is not an absolute http or https URL",
                             quoted(a, url->s));
     const Value *method = record_get(req, "method");
-    if (method && method->kind == V_STRING && !valid_method(method->s))
+    if (method && method->kind == ORBC_KIND_STRING && !valid_method(method->s))
         return arena_printf(a, "invalid request: method %s is not one of GET, HEAD, POST, "
                             "PUT, PATCH, DELETE, OPTIONS", quoted(a, method->s));
-    if (method && method->kind != V_STRING && method->kind != V_NULL)
+    if (method && method->kind != ORBC_KIND_STRING && method->kind != ORBC_KIND_NULL)
         return arena_printf(a, "invalid request: `method` must be a string, found %s",
                             value_kind_name(*method));
     const char *problem = record_problem(a, req, "headers", true);

@@ -151,7 +151,7 @@ static Value to_value(Arena *a, json_t *json)
         for (size_t i = 0; i < json_array_size(json); i++)
             l->items[i] = to_value(a, json_array_get(json, i));
         list_seal(a, l);
-        Value v = {.kind = V_LIST, .list = l};
+        Value v = {.kind = ORBC_KIND_LIST, .list = l};
         return v;
     }
     case JSON_OBJECT: {
@@ -164,7 +164,7 @@ static Value to_value(Arena *a, json_t *json)
             r->values[i++] = to_value(a, item);
         }
         record_seal(a, r);
-        Value v = {.kind = V_RECORD, .rec = r};
+        Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
         return v;
     }
     default: return value_null();
@@ -234,14 +234,14 @@ static Value http_response(Parser *p, int64_t status, json_t *headers, json_t *b
     if (headers) {
         r->values[1] = to_value(p->a, headers);
     } else {
-        r->values[1].kind = V_RECORD;
+        r->values[1].kind = ORBC_KIND_RECORD;
         r->values[1].rec = record_new(p->a, 0);
         record_seal(p->a, r->values[1].rec);
     }
     r->names[2] = str_new(p->a, "body", 4);
     r->values[2] = body ? to_value(p->a, body) : value_null();
     record_seal(p->a, r);
-    Value v = {.kind = V_RECORD, .rec = r};
+    Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
     return v;
 }
 
@@ -664,7 +664,7 @@ static bool parse_root(Parser *p, json_t *root, const char *workflow)
     if (input) {
         out->input = to_value(p->a, input);
     } else {
-        out->input.kind = V_RECORD;
+        out->input.kind = ORBC_KIND_RECORD;
         out->input.rec = record_new(p->a, 0);
         record_seal(p->a, out->input.rec);
     }

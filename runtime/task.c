@@ -176,7 +176,7 @@ void task_start(Unit *u)
         u->timeout_ms = e->module->tasks[u->task].default_timeout_ms;   /* 30s for HTTP */
     u->queue_timeout_ms = u->compensation ? s->compensate.queue_timeout_ms : s->queue_timeout_ms;
     const char *err;
-    Value input = {.kind = V_RECORD, .rec = record_new(e->arena, 0)};
+    Value input = {.kind = ORBC_KIND_RECORD, .rec = record_new(e->arena, 0)};
     record_seal(e->arena, input.rec);
     if (with_code != ORBC_NONE && !engine_eval_code(u, with_code, "with", &input, &err)) {
         engine_unit_failed(u, "EXPRESSION_ERROR", err);
@@ -188,7 +188,7 @@ void task_start(Unit *u)
             engine_unit_failed(u, "EXPRESSION_ERROR", err);
             return;
         }
-        if (key.kind != V_STRING) {
+        if (key.kind != ORBC_KIND_STRING) {
             engine_unit_failed(u, "EXPRESSION_ERROR",
                         engine_wrong_result(e, key_code, "idempotency_key", "a string", key));
             return;
@@ -264,13 +264,13 @@ static Value default_output(Unit *u)
         r->names[0] = str_new(e->arena, "status", 6);
         r->values[0] = value_int(200);
         r->names[1] = str_new(e->arena, "headers", 7);
-        r->values[1].kind = V_RECORD;
+        r->values[1].kind = ORBC_KIND_RECORD;
         r->values[1].rec = record_new(e->arena, 0);
         record_seal(e->arena, r->values[1].rec);
         r->names[2] = str_new(e->arena, "body", 4);
         r->values[2] = value_null();
         record_seal(e->arena, r);
-        Value v = {.kind = V_RECORD, .rec = r};
+        Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
         return v;
     }
     uint32_t type = u->task < e->module->task_count ? e->module->tasks[u->task].output_type : ORBC_NONE;

@@ -23,7 +23,7 @@ const Str *str_new(Arena *a, const char *text, size_t len)
 
 Value value_string(Arena *a, const char *text, size_t len)
 {
-    Value v = {.kind = V_STRING, .s = str_new(a, text, len)};
+    Value v = {.kind = ORBC_KIND_STRING, .s = str_new(a, text, len)};
     return v;
 }
 
@@ -51,9 +51,9 @@ Record *record_new(Arena *a, uint32_t count)
 
 uint32_t value_depth(Value v)
 {
-    if (v.kind == V_LIST)
+    if (v.kind == ORBC_KIND_LIST)
         return v.list->depth;
-    if (v.kind == V_RECORD)
+    if (v.kind == ORBC_KIND_RECORD)
         return v.rec->depth;
     return 0;
 }
@@ -135,13 +135,13 @@ OrbcValue value_to_orbc(Value v)
 {
     OrbcValue o = { .kind = v.kind };
     switch (v.kind) {
-    case V_BOOL: o.boolean = v.b; break;
-    case V_INT:
-    case V_DURATION: o.integer = v.i; break;
-    case V_NUMBER: o.number = v.n; break;
-    case V_STRING: o.string.text = v.s->text; o.string.len = v.s->len; break;
-    case V_LIST: o.container = v.list; break;
-    case V_RECORD: o.container = v.rec; break;
+    case ORBC_KIND_BOOL: o.boolean = v.b; break;
+    case ORBC_KIND_INT:
+    case ORBC_KIND_DURATION: o.integer = v.i; break;
+    case ORBC_KIND_NUMBER: o.number = v.n; break;
+    case ORBC_KIND_STRING: o.string.text = v.s->text; o.string.len = v.s->len; break;
+    case ORBC_KIND_LIST: o.container = v.list; break;
+    case ORBC_KIND_RECORD: o.container = v.rec; break;
     default: break;
     }
     return o;
@@ -151,19 +151,19 @@ Value value_from_orbc(Arena *a, OrbcValue o)
 {
     Value v = { .kind = o.kind };
     switch (o.kind) {
-    case V_BOOL: v.b = o.boolean; break;
-    case V_INT:
-    case V_DURATION: v.i = o.integer; break;
-    case V_NUMBER: v.n = o.number; break;
-    case V_STRING: {
+    case ORBC_KIND_BOOL: v.b = o.boolean; break;
+    case ORBC_KIND_INT:
+    case ORBC_KIND_DURATION: v.i = o.integer; break;
+    case ORBC_KIND_NUMBER: v.n = o.number; break;
+    case ORBC_KIND_STRING: {
         Str *s = arena_alloc(a, sizeof *s);
         s->text = o.string.text;   /* NUL-terminated, in the arena (or a string of the run) */
         s->len = o.string.len;
         v.s = s;
         break;
     }
-    case V_LIST: v.list = (List *)o.container; break;
-    case V_RECORD: v.rec = (Record *)o.container; break;
+    case ORBC_KIND_LIST: v.list = (List *)o.container; break;
+    case ORBC_KIND_RECORD: v.rec = (Record *)o.container; break;
     default: break;
     }
     return v;
@@ -173,9 +173,9 @@ Value value_from_orbc(Arena *a, OrbcValue o)
 
 bool value_equal(Value a, Value b)
 {
-    if (a.kind != b.kind || (a.kind != V_LIST && a.kind != V_RECORD))
+    if (a.kind != b.kind || (a.kind != ORBC_KIND_LIST && a.kind != ORBC_KIND_RECORD))
         return orbc_values_equal(value_to_orbc(a), value_to_orbc(b));
-    if (a.kind == V_LIST) {
+    if (a.kind == ORBC_KIND_LIST) {
         if (a.list->count != b.list->count)
             return false;
         for (uint32_t i = 0; i < a.list->count; i++)
@@ -234,19 +234,19 @@ static void scalar_to_json(TextBuffer *out, Value v)
 void value_to_json(TextBuffer *out, Value v)
 {
     switch (v.kind) {
-    case V_STRING:
+    case ORBC_KIND_STRING:
         value_json_quote(out, v.s->text, v.s->len);
         break;
-    case V_DURATION:
+    case ORBC_KIND_DURATION:
         text_printf(out, "%" PRId64, v.i);
         break;
-    case V_NUMBER:
+    case ORBC_KIND_NUMBER:
         if (!isfinite(v.n))
             text_append_str(out, "null");
         else
             scalar_to_json(out, v);
         break;
-    case V_LIST:
+    case ORBC_KIND_LIST:
         text_append(out, "[", 1);
         for (uint32_t i = 0; i < v.list->count; i++) {
             if (i)
@@ -255,7 +255,7 @@ void value_to_json(TextBuffer *out, Value v)
         }
         text_append(out, "]", 1);
         break;
-    case V_RECORD:
+    case ORBC_KIND_RECORD:
         text_append(out, "{", 1);
         for (uint32_t i = 0; i < v.rec->count; i++) {
             if (i)

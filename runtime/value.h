@@ -20,18 +20,6 @@ enum { VALUE_MAX_DEPTH = 4096 };
 
 /* ---- values ---- */
 
-/* The kinds of liborbc's values (orbc_value.h), which says what they mean. */
-typedef enum ValueKind {
-    V_NULL = ORBC_KIND_NULL,
-    V_BOOL = ORBC_KIND_BOOL,
-    V_INT = ORBC_KIND_INT,
-    V_NUMBER = ORBC_KIND_NUMBER,
-    V_STRING = ORBC_KIND_STRING,
-    V_DURATION = ORBC_KIND_DURATION,
-    V_LIST = ORBC_KIND_LIST,
-    V_RECORD = ORBC_KIND_RECORD,
-} ValueKind;
-
 typedef struct Str {
     size_t len;
     const char *text;    /* NUL-terminated; may contain NUL */
@@ -41,7 +29,7 @@ typedef struct List List;
 typedef struct Record Record;
 
 typedef struct Value {
-    uint8_t kind;        /* ValueKind */
+    uint8_t kind;        /* OrbcKind: liborbc's kinds (orbc_value.h) */
     union {
         bool b;
         int64_t i;       /* INT; DURATION in milliseconds */
@@ -67,14 +55,16 @@ struct Record {
     uint32_t index_cap;
 };
 
-static inline Value value_null(void) { Value v = {.kind = V_NULL}; return v; }
-static inline Value value_bool(bool b) { Value v = {.kind = V_BOOL, .b = b}; return v; }
-static inline Value value_int(int64_t i) { Value v = {.kind = V_INT, .i = i}; return v; }
-static inline Value value_number(double n) { Value v = {.kind = V_NUMBER, .n = n}; return v; }
+static inline Value value_null(void) { return (Value){ .kind = ORBC_KIND_NULL }; }
+static inline Value value_bool(bool b) { return (Value){ .kind = ORBC_KIND_BOOL, .b = b }; }
+static inline Value value_int(int64_t i) { return (Value){ .kind = ORBC_KIND_INT, .i = i }; }
+static inline Value value_number(double n)
+{
+    return (Value){ .kind = ORBC_KIND_NUMBER, .n = n };
+}
 static inline Value value_duration(int64_t ms)
 {
-    Value v = {.kind = V_DURATION, .i = ms};
-    return v;
+    return (Value){ .kind = ORBC_KIND_DURATION, .i = ms };
 }
 
 const Str *str_new(Arena *a, const char *text, size_t len);

@@ -62,7 +62,7 @@ Vm *vm_new(const OrbcModule *module, Arena *arena)
         case ORBC_CONST_DURATION: v = value_duration(c->integer); break;
         case ORBC_CONST_STRING:
             if (c->string < module->string_count) {
-                v.kind = V_STRING;
+                v.kind = ORBC_KIND_STRING;
                 v.s = vm->strings[c->string];
             }
             break;
@@ -188,9 +188,9 @@ static bool field(Frame *f, uint32_t name, bool optional)
         return false;
     Value r = pop(f);
     const Str *s = vm_string(f->vm, name);
-    if (optional && r.kind == V_NULL)
+    if (optional && r.kind == ORBC_KIND_NULL)
         return push(f, value_null());
-    if (r.kind != V_RECORD)
+    if (r.kind != ORBC_KIND_RECORD)
         return fail(f, "cannot read field `%s` of %s", s->text, value_kind_name(r));
     int64_t i = record_find(r.rec, s->text, s->len);
     if (i >= 0)
@@ -205,13 +205,13 @@ static bool index_op(Frame *f)
     if (!need(f, 2))
         return false;
     Value i = pop(f), x = pop(f);
-    if (x.kind == V_LIST && i.kind == V_INT) {
+    if (x.kind == ORBC_KIND_LIST && i.kind == ORBC_KIND_INT) {
         if (i.i < 0 || (uint64_t)i.i >= x.list->count)
             return fail(f, "index %" PRId64 " is out of range for a list of %" PRIu32 " elements",
                         i.i, x.list->count);
         return push(f, x.list->items[i.i]);
     }
-    if (x.kind == V_RECORD && i.kind == V_STRING) {
+    if (x.kind == ORBC_KIND_RECORD && i.kind == ORBC_KIND_STRING) {
         int64_t at = record_find(x.rec, i.s->text, i.s->len);
         if (at < 0)
             return fail(f, "field `%s` is missing", i.s->text);
@@ -229,7 +229,7 @@ static bool make_list(Frame *f, uint32_t n)
     memcpy(l->items, &f->vm->stack[f->sp], sizeof(Value) * n);
     if (!list_seal(f->vm->arena, l))
         return too_deep(f);
-    Value v = {.kind = V_LIST, .list = l};
+    Value v = {.kind = ORBC_KIND_LIST, .list = l};
     return push(f, v);
 }
 
@@ -245,7 +245,7 @@ static bool make_record(Frame *f, uint32_t n, const uint8_t *names)
     }
     if (!record_seal(f->vm->arena, r))
         return too_deep(f);
-    Value v = {.kind = V_RECORD, .rec = r};
+    Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
     return push(f, v);
 }
 
@@ -265,7 +265,7 @@ static bool call_on_container(Frame *f, uint8_t func, const Value *args)
     Value a = args[0];
     switch (func) {
     case ORBC_FN_LEN:
-        return push(f, value_int(a.kind == V_LIST ? a.list->count : a.rec->count));
+        return push(f, value_int(a.kind == ORBC_KIND_LIST ? a.list->count : a.rec->count));
     case ORBC_FN_STR: {
         TextBuffer json = {0};
         value_to_json(&json, a);
@@ -274,7 +274,7 @@ static bool call_on_container(Frame *f, uint8_t func, const Value *args)
         return push(f, v);
     }
     case ORBC_FN_CONTAINS:
-        if (a.kind == V_LIST)
+        if (a.kind == ORBC_KIND_LIST)
             return push(f, value_bool(list_contains(a.list, args[1])));
         return push(f, value_bool(record_find(a.rec, args[1].s->text, args[1].s->len) >= 0));
     default:

@@ -24,6 +24,16 @@ CHECKS = [
     ('the old name of "no index"', r'\bPROGRAM_NONE\b', None),
     ('a growable text buffer', r'typedef struct \w*Buffer\s*{', {'base/textbuf.h'}),
     ('the server\'s old text buffer', r'\blsp_buffer_\w+', None),
+    ('where each member is allowed (a row of bools)',
+     r'KW_RETRY\b[^\n]*\b(true|false),\s*(true|false)\b', {'compiler/check/placement.c'}),
+    ('a list of the members a place holds', r'"worker",\s*"using"|"idempotency_key",\s*"retry"',
+     None),
+    ('the old member lists', r'\b(STEP|COMPENSATE|BODY)_MEMBERS\b', None),
+    ('the type Place (a place in a workflow)', r'typedef\s+(enum|struct)\s+Place\b',
+     {'compiler/check/placement.h'}),
+    ('the old name of a span\'s lines and columns', r'\brender_place\b', None),
+    ('the kinds of values (liborbc\'s ORBC_KIND_*)',
+     r'\bV_(NULL|BOOL|INT|NUMBER|STRING|DURATION|LIST|RECORD)\b|\bValueKind\b', None),
 ]
 
 

@@ -291,12 +291,13 @@ static bool same_value(Value x, Value y)
     if (x.kind != y.kind)
         return false;
     switch (x.kind) {
-    case V_NULL: return true;
-    case V_BOOL: return x.b == y.b;
-    case V_INT:
-    case V_DURATION: return x.i == y.i;
-    case V_NUMBER: return memcmp(&x.n, &y.n, sizeof x.n) == 0 || (isnan(x.n) && isnan(y.n));
-    case V_STRING:
+    case ORBC_KIND_NULL: return true;
+    case ORBC_KIND_BOOL: return x.b == y.b;
+    case ORBC_KIND_INT:
+    case ORBC_KIND_DURATION: return x.i == y.i;
+    case ORBC_KIND_NUMBER:
+        return memcmp(&x.n, &y.n, sizeof x.n) == 0 || (isnan(x.n) && isnan(y.n));
+    case ORBC_KIND_STRING:
         return x.s->len == y.s->len && memcmp(x.s->text, y.s->text, x.s->len) == 0;
     default: return false;
     }
@@ -365,7 +366,7 @@ static Value input_record(Arena *arena)
         r->values[i] = value_from_orbc(arena, samples[i].value);
     }
     ck_assert(record_seal(arena, r));
-    return (Value){ .kind = V_RECORD, .rec = r };
+    return (Value){ .kind = ORBC_KIND_RECORD, .rec = r };
 }
 
 typedef struct Tally {
@@ -392,7 +393,7 @@ static bool compare_combo(Run *run, const Combo *c, uint32_t n, Tally *tally, ch
     /* An operation that folds must have folded here: a value certain at build time,
      * within the format's limit on strings. */
     bool must_fold = operations[c->op].folds && rok &&
-                     !(rv.kind == V_STRING && rv.s->len > ORBC_MAX_STRING_LEN);
+                     !(rv.kind == ORBC_KIND_STRING && rv.s->len > ORBC_MAX_STRING_LEN);
     if (same && folded == must_fold)
         return true;
     char fd[200], rd[200];

@@ -15,7 +15,7 @@ import io
 import random
 import sys
 
-# Words the language reserves (design sections 3 and 4) and the standard library's
+# Words the language reserves (compiler/syntax/ast.h, Keyword) and the standard library's
 # functions: never used as generated names.
 RESERVED = {
     "workflow", "worker", "type", "input", "output", "timeout", "step", "return",

@@ -21,7 +21,8 @@ const Name *check_intern_name(Checker *ck, const char *text)
     return intern_cstr(ck->names, text);
 }
 
-/* Names that users bring from peer systems, mapped to Orbit's (design section 6). */
+/* Names that users bring from peer systems, mapped to Orbit's (docs/diagnostics.md,
+ * "Did-you-mean"). */
 static const char *const PEER_ALIASES[][2] = {
     { "retries", "retry" },
     { "retry_policy", "retry" },

@@ -1,5 +1,5 @@
 /* Shared state and helpers of the checker passes (check_*.c). Not used outside the
- * checker: the rest of the compiler sees check.h and program.h only. */
+ * checker: the rest of the compiler sees checker.h and program.h only. */
 #ifndef ORBIT_CHECK_INTERNAL_H
 #define ORBIT_CHECK_INTERNAL_H
 
@@ -29,7 +29,7 @@ typedef struct Clause {
     Block *body;         /* retry / compensate / with: the block */
 } Clause;
 
-/* What an expression may refer to (design section 5). */
+/* What an expression may refer to (the names in scope: diagnostics/explain/E0205.md). */
 typedef struct Scope {
     Workflow *workflow;
     NameMap *steps;            /* every step of the workflow -> index */
@@ -156,7 +156,8 @@ static inline What what_of(WhatKind kind, const What *inner)
     return (What){ kind, 0, NULL, inner };
 }
 
-/* names_get for the checker's maps, which are all of interned names. */
+/* names_get (compiler/syntax/intern.h) for the checker's maps, which are all of interned
+ * names: namemap_get_interned compares the keys' pointers only. */
 static inline bool check_lookup(const NameMap *map, const Name *name, uint32_t *value)
 {
     return name && namemap_get_interned(map, name->text, name->hash, value);
@@ -192,7 +193,8 @@ static inline const Name *check_member_name(Checker *ck, const Member *m)
     return check_intern_name(ck, "");
 }
 /* Did-you-mean over `count` candidate strings: reports nothing, returns the suggestion or
- * NULL. The peer-system aliases are looked up first when `aliases` is true. */
+ * NULL. A peer system's name (check_peer_alias: `retries` for `retry`) gives the name it
+ * stands for when that is a candidate; otherwise base/suggest.h's suggest_name decides. */
 const char *check_suggest(Checker *ck, const char *word, const char *const *candidates,
                     uint32_t count);
 /* The same over the candidates of `index` (suggest_index_new). */

@@ -1,7 +1,6 @@
-/* Retry blocks, timeouts and queue timeouts (E0410): every row of the table of
- * the Orbit documentation page *Retries and timeouts*, with
- * its message byte for byte, the defaults, and every problem in a block reported, not
- * only the first. Fills in the effective policy. */
+/* Retry blocks, timeouts and queue timeouts (E0410): every row of the tables of
+ * diagnostics/explain/E0410.md, with its message byte for byte, the defaults, and every
+ * problem in a block reported, not only the first. Fills in the effective policy. */
 #include "check_internal.h"
 
 #include <errno.h>

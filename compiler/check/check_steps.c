@@ -1,64 +1,17 @@
 /* Workflow bodies, steps and compensate blocks: which members a block may hold (E0303,
  * E0304, E0307), exactly one action per step (E0301, E0302), the action's target, and the
- * order in which each step's parts are checked against the scopes of design section 5. */
+ * order in which each step's parts are checked against the scopes of
+ * diagnostics/explain/E0205.md. */
 #include "check_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const STEP_MEMBERS[] = {
-    "worker", "using", "workflow", "sleep", "await", "compute", "with", "when", "for",
-    "idempotency_key", "retry", "timeout", "queue_timeout", "compensate",
-};
-static const char *const COMPENSATE_MEMBERS[] = {
-    "worker", "using", "with", "idempotency_key", "retry", "timeout", "queue_timeout",
-};
-static const char *const BODY_MEMBERS[] = { "input", "output", "timeout", "step", "return" };
-
-#define COUNT_OF(a) (uint32_t)(sizeof (a) / sizeof (a)[0])
-
 static const char *const PLACE_TEXT[PLACE_COUNT] = {
     "on a task step", "on a workflow step", "on a sleep step", "on an await step",
     "on a compute step", "in a compensate block", "in a workflow body", "on a step",
 };
-
-Place place_of_action(Keyword kw)
-{
-    switch (kw) {
-    case KW_WORKER: case KW_USING: return PLACE_TASK;
-    case KW_WORKFLOW: return PLACE_WORKFLOW_STEP;
-    case KW_SLEEP: return PLACE_SLEEP;
-    case KW_AWAIT: return PLACE_AWAIT;
-    case KW_COMPUTE: return PLACE_COMPUTE;
-    default: return PLACE_UNKNOWN_STEP;
-    }
-}
-
-/* Design section 4, "Where each member is allowed". Columns in Place order (the last,
- * a step whose action is unknown, allows everything a step may hold). */
-bool place_allows(Keyword kw, Place place)
-{
-    static const struct { bool listed; bool yes[PLACE_COUNT]; } TABLE[KW_COUNT] = {
-        /*                           task   wf     sleep  await  comp   compen body   unknown */
-        [KW_RETRY] =           { 1, { true,  false, false, false, false, true,  false, true } },
-        [KW_TIMEOUT] =         { 1, { true,  true,  false, true,  false, true,  true,  true } },
-        [KW_QUEUE_TIMEOUT] =   { 1, { true,  false, false, false, false, true,  false, true } },
-        [KW_WITH] =            { 1, { true,  true,  false, false, false, true,  false, true } },
-        [KW_WHEN] =            { 1, { true,  true,  true,  true,  true,  false, false, true } },
-        [KW_FOR] =             { 1, { true,  true,  false, false, true,  false, false, true } },
-        [KW_IDEMPOTENCY_KEY] = { 1, { true,  false, false, false, false, true,  false, true } },
-        [KW_COMPENSATE] =      { 1, { true,  false, false, false, false, false, false, true } },
-    };
-    if (TABLE[kw].listed)
-        return TABLE[kw].yes[place];
-    bool body_only = kw == KW_INPUT || kw == KW_OUTPUT || kw == KW_STEP || kw == KW_RETURN;
-    if (place == PLACE_WORKFLOW_BODY)
-        return body_only;
-    if (place == PLACE_COMPENSATE)
-        return kw == KW_WORKER || kw == KW_USING;
-    return is_action(kw);
-}
 
 /* place_allows, from the checker's table of it. */
 static bool allows(const Checker *ck, Keyword kw, Place place)
@@ -121,18 +74,13 @@ static uint32_t keywords_given(const Block *body)
 static const char *unknown_member(Checker *ck, Member *m, Place place, uint32_t given)
 {
     const char *word = check_member_name(ck, m)->text;
-    const char *const *cands = STEP_MEMBERS;
-    uint32_t n = COUNT_OF(STEP_MEMBERS);
-    const char *where = "step member";
-    if (place == PLACE_COMPENSATE) {
-        cands = COMPENSATE_MEMBERS;
-        n = COUNT_OF(COMPENSATE_MEMBERS);
-        where = "compensate member";
-    } else if (place == PLACE_WORKFLOW_BODY) {
-        cands = BODY_MEMBERS;
-        n = COUNT_OF(BODY_MEMBERS);
-        where = "workflow member";
-    }
+    const char *where = place == PLACE_COMPENSATE ? "compensate member"
+                      : place == PLACE_WORKFLOW_BODY ? "workflow member" : "step member";
+    /* Any step suggests from all that a step may hold: its action may be the typo. */
+    Place from = place == PLACE_COMPENSATE || place == PLACE_WORKFLOW_BODY
+               ? place : PLACE_UNKNOWN_STEP;
+    const char *cands[PLACE_MEMBERS_MAX];
+    uint32_t n = place_members(from, cands);
     Diagnostic *d = diag_report(ck->diags, E0303, member_key_span(m), "unknown %s `%s`",
                                 where, word);
     diag_set_label(ck->diags, d, "unknown member");

@@ -1,7 +1,7 @@
-/* Types and expressions (design section 5): type syntax in contracts, the static type of
- * every expression with what each name refers to, and values checked against contracts
- * (missing, unknown and mistyped fields). Unknown names are reported once and typed as
- * the error type, which never produces a further error. */
+/* Types and expressions (docs/language.md, "Types"): type syntax in contracts, the static
+ * type of every expression with what each name refers to, and values checked against
+ * contracts (missing, unknown and mistyped fields). Unknown names are reported once and
+ * typed as the error type, which never produces a further error. */
 #include "check_internal.h"
 
 #include <stdlib.h>

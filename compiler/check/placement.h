@@ -1,10 +1,11 @@
-/* Where a member is written, and which members each place may hold: design section 4,
- * "Where each member is allowed" (E0307 where not). The checker's table, also read by
+/* Where a member is written, and which members each place may hold (E0307 where not;
+ * diagnostics/explain/E0307.md). One table, in placement.c: read by the checker, and by
  * the language server's completion (only what is valid at the cursor is offered). */
 #ifndef ORBIT_PLACEMENT_H
 #define ORBIT_PLACEMENT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "ast.h"
 
@@ -29,5 +30,12 @@ Place place_of_action(Keyword action);
 
 /* Whether a member `kw` may be written in `place`. */
 bool place_allows(Keyword kw, Place place);
+
+/* The number of members of the table (every keyword that is a member somewhere). */
+#define PLACE_MEMBERS_MAX 18
+
+/* The names of the members `place` allows, in the order suggestions are tried for a
+ * misspelt one; returns how many. */
+uint32_t place_members(Place place, const char *names[PLACE_MEMBERS_MAX]);
 
 #endif

@@ -1,4 +1,4 @@
-/* Retry policies and timeouts: the facts of the documentation page, written once. */
+/* Retry policies and timeouts: the facts of diagnostics/explain/E0410.md, written once. */
 #include "policy.h"
 
 #include <stdio.h>

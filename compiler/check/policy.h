@@ -1,5 +1,5 @@
-/* Retry policies and timeouts as the documentation page *Retries and timeouts* defines
- * them: the retry settings with their types, defaults and meanings, the delay before
+/* Retry policies and timeouts as diagnostics/explain/E0410.md (`orbitc explain E0410`)
+ * gives them: the retry settings with their types, defaults and meanings, the delay before
  * each attempt, and the worst-case time of a step. Written once, for the checker (E0410,
  * W0006) and the language server (hover, completion). */
 #ifndef ORBIT_POLICY_H
@@ -11,7 +11,7 @@
 #include "orbc.h"
 #include "program.h"
 
-/* The settings of a retry block, in the order of the documentation page's table. */
+/* The settings of a retry block, in the order of diagnostics/explain/E0410.md's table. */
 typedef enum RetrySetting {
     SET_ATTEMPTS, SET_BACKOFF, SET_INITIAL_DELAY, SET_MAX_DELAY, SET_NON_RETRYABLE,
     RETRY_SETTING_COUNT

@@ -1,5 +1,6 @@
-/* Static types of Orbit values (design section 3): construction, printing, and the rule
- * of which type is accepted where another is expected. The Type struct is in program.h. */
+/* Static types of Orbit values (docs/language.md, "Types"): construction, printing, and
+ * the rule of which type is accepted where another is expected. The Type struct is in
+ * program.h. */
 #ifndef ORBIT_TYPES_H
 #define ORBIT_TYPES_H
 

@@ -18,8 +18,8 @@ typedef struct Expr Expr;
 typedef struct Member Member;
 typedef struct Block Block;
 
-/* Reserved words (design sections 3 and 4). Words such as `attempts`, `fixed` or
- * `exponential` are ordinary identifiers that the checker interprets. */
+/* Reserved words (docs/language.md, "Keywords as names"). Words such as `attempts`,
+ * `fixed` or `exponential` are ordinary identifiers that the checker interprets. */
 typedef enum Keyword {
     KW_NONE = 0,
     KW_WORKFLOW, KW_WORKER, KW_TYPE,

@@ -1,4 +1,5 @@
-/* The grammar of Orbit (design sections 3 to 5 and Appendix A), for bison.
+/* The grammar of Orbit, for bison (docs/architecture.md, "Parser"; what it decides where
+ * the language's design is silent: docs/language.md, "Source and tokens").
  *
  * Blocks are generic: a block is a list of members, and a member is an attribute
  * (`name: value`) or a clause (`keyword [name] [value] [block]`); the checker decides

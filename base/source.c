@@ -76,18 +76,26 @@ uint32_t source_file_at(const SourceMap *map, uint32_t pos)
 }
 
 /* The line table, in one pass over the file. Where SSE2 is available (every x86-64), 64
- * bytes are compared with '\n' at once and the newlines found are taken from the bit
- * mask: a call of memchr for every line costs more than the line's bytes. The table is
- * first sized for a line every 32 bytes: a large table comes from the system untouched,
- * and growing it past that copies nothing but page mappings. */
+ * bytes are compared with '\n' and '\r' at once and the line ends found are taken from
+ * the bit masks: a call of memchr for every line costs more than the line's bytes. A
+ * '\r' followed by '\n' is dropped from the mask: the '\n' ends that line
+ * (source_eol_len, source.h). The table is first sized for a line every 32 bytes: a
+ * large table comes from the system untouched, and growing it past that copies nothing
+ * but page mappings. */
 enum { LINE_BLOCK = 64 };
 
 #if defined(__SSE2__)
-/* Bit k set: text[k] is a newline, for k < 16. */
-static uint64_t newlines_of_16(const char *text)
+/* Bit k set: text[k] == c, for k < 16. */
+static uint64_t bytes_of_16(const char *text, char c)
 {
     __m128i bytes = _mm_loadu_si128((const __m128i *)text);
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('\n')));
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(c)));
+}
+
+static uint64_t bytes_of_64(const char *text, char c)
+{
+    return bytes_of_16(text, c) | bytes_of_16(text + 16, c) << 16 |
+           bytes_of_16(text + 32, c) << 32 | bytes_of_16(text + 48, c) << 48;
 }
 #endif
 
@@ -100,8 +108,10 @@ static void build_lines(SourceFile *f)
     starts[count++] = 0;
 #if defined(__SSE2__)
     for (; len - i >= LINE_BLOCK; i += LINE_BLOCK) {
-        uint64_t mask = newlines_of_16(text + i) | newlines_of_16(text + i + 16) << 16 |
-                        newlines_of_16(text + i + 32) << 32 | newlines_of_16(text + i + 48) << 48;
+        uint64_t lf = bytes_of_64(text + i, '\n'), cr = bytes_of_64(text + i, '\r');
+        /* text[len] is a NUL, so the byte after the block can always be read. */
+        uint64_t lf_next = lf >> 1 | (uint64_t)(text[i + LINE_BLOCK] == '\n') << 63;
+        uint64_t mask = lf | (cr & ~lf_next);
         if (!mask)
             continue;
         if (cap - count < LINE_BLOCK) {   /* room for every line the block may end */
@@ -117,8 +127,10 @@ static void build_lines(SourceFile *f)
     }
 #endif
     for (; i < len; i++) {
-        if (text[i] != '\n')
+        uint32_t eol = source_eol_len(text + i, text + len);
+        if (!eol)
             continue;
+        i += eol - 1;
         if (count == cap) {
             cap *= 2;
             starts = xrealloc(starts, cap * sizeof *starts);
@@ -165,7 +177,9 @@ const char *source_line_text(const SourceMap *map, uint32_t file, uint32_t line,
         return f->text + f->len;
     }
     uint32_t start = f->line_starts[line];
-    uint32_t end = line + 1 < f->line_count ? f->line_starts[line + 1] - 1 : f->len;
+    uint32_t end = line + 1 < f->line_count ? f->line_starts[line + 1] : f->len;
+    if (end > start && f->text[end - 1] == '\n')
+        end--;
     if (end > start && f->text[end - 1] == '\r')
         end--;
     *len = end - start;

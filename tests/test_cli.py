@@ -476,5 +476,27 @@ def messages_of_issue_27_item_19():
         status, out, err = run('check', '--format=github', './a.orbit', './b.orbit', cwd=tmp)
         expect('file=b.orbit,' in out and '%0Aa.orbit:1:10: first defined here' in out, out)
 
+
+@test
+def a_lone_cr_ends_a_line():
+    """issue 27, 17: LF, CRLF and a lone CR each end one line (base/source.h), in every
+    output: the JSON range is LSP's, line 1 character 19 here, as the server's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, 'cr.orbit'), 'wb') as f:
+            f.write(b'workflow w {\r  step s { compute bogus }\r}\r')
+        status, out, err = run('check', '--format=json', 'cr.orbit', cwd=tmp)
+        d = json.loads(out)
+        expect(d['range']['start'] == {'line': 1, 'character': 19}
+               and (d['line'], d['column']) == (2, 20), out)
+        status, out, err = run('check', '--color=never', 'cr.orbit', cwd=tmp)
+        expect('--> cr.orbit:2:20' in err, err)
+        status, out, err = run('check', '--format=github', 'cr.orbit', cwd=tmp)
+        expect('line=2,col=20' in out, out)
+        status, out, err = run('check', '--format=sarif', 'cr.orbit', cwd=tmp)
+        region = json.loads(out)['runs'][0]['results'][0]['locations'][0]['physicalLocation']['region']
+        expect((region['startLine'], region['startColumn']) == (2, 20), region)
+        status, out, err = run('check', '--format=gitlab', 'cr.orbit', cwd=tmp)
+        expect(json.loads(out)[0]['location']['lines']['begin'] == 2, out)
+
 if __name__ == '__main__':
     main()

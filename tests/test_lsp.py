@@ -1138,6 +1138,33 @@ def document_and_workspace_symbols():
 # ==== 7. Completion =========================================================================
 
 
+@test
+def lone_cr_in_actions_and_completion():
+    # issue 27, 17: a lone CR ends a line (base/source.h) for "Suppress here", which finds
+    # the member's line and ends the comment as the file does, and for completion, where
+    # a line comment ends at it
+    text = ('workflow w {\r  step s {\r    worker "x"\r'
+            '    retry { attempts: 3, max_delay: 5s }\r  }\r}\r')
+    with Workspace() as w:
+        uri = w.open("s.orbit", text)
+        d = w.client.wait_diagnostics(uri)
+        eq(codes(d), ["W0002"], "the warning")
+        actions = w.client.request("textDocument/codeAction", action_request(uri, d[0]["range"]["start"]))
+        suppress = [a for a in actions if a["title"] == "Suppress W0002 here"]
+        eq(len(suppress), 1, "a suppression")
+        fixed = apply_edits(text, suppress[0]["edit"]["changes"][uri])
+        eq(fixed.split("\r")[3], "    // orbit:allow(W0002)", "the comment, on its own line")
+        w.client.change(uri, 2, [{"text": fixed}])
+        eq(codes(w.client.wait_diagnostics(uri, 2)), [], "silenced")
+        body = "// a note\rworkflow w {\r  step s { sleep 1s }\r  \r}\r"
+        w.client.change(uri, 3, [{"text": body}])
+        r = w.client.request("textDocument/completion", {"textDocument": {"uri": uri},
+                                                          "position": pos(3, 2)})
+        labels = [i["label"] for i in r["items"]]
+        check("step" in labels, "completion after a comment ended by a lone CR", labels)
+        eq(w.client.stop(), 0, "exit status")
+
+
 def completion_labels(w, uri, text, marker="|", version=[100]):
     i = text.index(marker)
     body = text.replace(marker, "", 1)

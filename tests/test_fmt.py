@@ -118,7 +118,7 @@ def props(paths, *flags):
 
 @test
 def properties_of_repository_sources():
-    failures = props(sources(), '--crlf')
+    failures = props(sources(), '--crlf', '--cr')
     expect(not failures, '\n  '.join(failures))
 
 
@@ -164,7 +164,7 @@ def properties_of_generated_programs():
 def properties_of_fuzz_regressions():
     inputs = fuzz_regressions()
     expect(inputs, 'no fuzz regression found')
-    failures = props(inputs, '--crlf')
+    failures = props(inputs, '--crlf', '--cr')
     expect(not failures, '\n  '.join(failures))
 
 

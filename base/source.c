@@ -76,12 +76,14 @@ uint32_t source_file_at(const SourceMap *map, uint32_t pos)
 }
 
 /* The line table, in one pass over the file. Where SSE2 is available (every x86-64), 64
- * bytes are compared with '\n' and '\r' at once and the line ends found are taken from
- * the bit masks: a call of memchr for every line costs more than the line's bytes. A
- * '\r' followed by '\n' is dropped from the mask: the '\n' ends that line
- * (source_eol_len, source.h). The table is first sized for a line every 32 bytes: a
- * large table comes from the system untouched, and growing it past that copies nothing
- * but page mappings. */
+ * bytes are compared with '\n' at once and the line ends found are taken from the bit
+ * mask: a call of memchr for every line costs more than the line's bytes. In a file
+ * that holds a '\r' (one memchr finds out: most files have none, and comparing every
+ * block with '\r' too costs more), the block is compared with '\r' as well, and a '\r'
+ * followed by '\n' is dropped from the mask: the '\n' ends that line (source_eol_len,
+ * source.h). The table is first sized for a line every 32 bytes: a large table comes
+ * from the system untouched, and growing it past that copies nothing but page
+ * mappings. */
 enum { LINE_BLOCK = 64 };
 
 #if defined(__SSE2__)
@@ -99,46 +101,68 @@ static uint64_t bytes_of_64(const char *text, char c)
 }
 #endif
 
-static void build_lines(SourceFile *f)
-{
-    const char *text = f->text;
-    uint32_t len = f->len, i = 0;
-    uint32_t cap = len / 32 + LINE_BLOCK, count = 0;
-    uint32_t *starts = xrealloc(NULL, cap * sizeof *starts);
-    starts[count++] = 0;
+typedef struct LineTable {
+    uint32_t *starts;
+    uint32_t count, cap;
+} LineTable;
+
 #if defined(__SSE2__)
+/* The whole blocks of text[0, len): returns where they end. Inlined twice, for files
+ * with and without a '\r', so that a file of LF line ends pays for no '\r'. */
+static inline __attribute__((always_inline)) uint32_t
+block_lines(LineTable *t, const char *text, uint32_t len, bool has_cr)
+{
+    uint32_t i = 0;
     for (; len - i >= LINE_BLOCK; i += LINE_BLOCK) {
-        uint64_t lf = bytes_of_64(text + i, '\n'), cr = bytes_of_64(text + i, '\r');
-        /* text[len] is a NUL, so the byte after the block can always be read. */
-        uint64_t lf_next = lf >> 1 | (uint64_t)(text[i + LINE_BLOCK] == '\n') << 63;
-        uint64_t mask = lf | (cr & ~lf_next);
+        uint64_t mask = bytes_of_64(text + i, '\n');
+        if (has_cr) {
+            /* text[len] is a NUL, so the byte after the block can always be read. */
+            uint64_t lf_next = mask >> 1 | (uint64_t)(text[i + LINE_BLOCK] == '\n') << 63;
+            mask |= bytes_of_64(text + i, '\r') & ~lf_next;
+        }
         if (!mask)
             continue;
-        if (cap - count < LINE_BLOCK) {   /* room for every line the block may end */
-            cap *= 2;
-            starts = xrealloc(starts, cap * sizeof *starts);
+        if (t->cap - t->count < LINE_BLOCK) {   /* room for every line the block may end */
+            t->cap *= 2;
+            t->starts = xrealloc(t->starts, t->cap * sizeof *t->starts);
         }
-        uint32_t *next = starts + count;
+        uint32_t *next = t->starts + t->count;
         do {
             *next++ = i + (uint32_t)__builtin_ctzll(mask) + 1;
             mask &= mask - 1;
         } while (mask);
-        count = (uint32_t)(next - starts);
+        t->count = (uint32_t)(next - t->starts);
     }
+    return i;
+}
+#endif
+
+static void build_lines(SourceFile *f)
+{
+    const char *text = f->text;
+    uint32_t len = f->len, i = 0;
+    LineTable t = { NULL, 0, len / 32 + LINE_BLOCK };
+    t.starts = xrealloc(NULL, t.cap * sizeof *t.starts);
+    t.starts[t.count++] = 0;
+#if defined(__SSE2__)
+    if (memchr(text, '\r', len))
+        i = block_lines(&t, text, len, true);
+    else
+        i = block_lines(&t, text, len, false);
 #endif
     for (; i < len; i++) {
         uint32_t eol = source_eol_len(text + i, text + len);
         if (!eol)
             continue;
         i += eol - 1;
-        if (count == cap) {
-            cap *= 2;
-            starts = xrealloc(starts, cap * sizeof *starts);
+        if (t.count == t.cap) {
+            t.cap *= 2;
+            t.starts = xrealloc(t.starts, t.cap * sizeof *t.starts);
         }
-        starts[count++] = i + 1;
+        t.starts[t.count++] = i + 1;
     }
-    f->line_starts = starts;
-    f->line_count = count;
+    f->line_starts = t.starts;
+    f->line_count = t.count;
 }
 
 static SourceFile *file_with_lines(const SourceMap *map, uint32_t file)

@@ -629,7 +629,8 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
         bool newline;
         /*!re2c
             [ \t\f\v]+      { continue; }
-            "\n" | "\r\n" | "\r" { return finish(lx, loc, tok, cur, NEWLINE); }
+            "\n"            { return finish(lx, loc, tok, cur, NEWLINE); }
+            "\r" "\n"?      { return finish(lx, loc, tok, cur, NEWLINE); }
             "//"            {
                                 if (common)
                                     return leave(lx, tok);

@@ -706,7 +706,7 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
                                 return finish_literal(lx, loc, tok, cur,
                                                       lexer_plain_string(lx, v, loc, tok, cur));
                             }
-            "'" [^'\n\x00]* "'"
+            "'" [^'\n\r\x00]* "'"
                             {
                                 if (common)
                                     return leave(lx, tok);

@@ -497,6 +497,11 @@ def a_lone_cr_ends_a_line():
         expect((region['startLine'], region['startColumn']) == (2, 20), region)
         status, out, err = run('check', '--format=gitlab', 'cr.orbit', cwd=tmp)
         expect(json.loads(out)[0]['location']['lines']['begin'] == 2, out)
+        # the end of a file that ends with a lone CR is shown at the end of its last line
+        with open(os.path.join(tmp, 'eof.orbit'), 'wb') as f:
+            f.write(b'workflow w {\r  step s { sleep 1s }\r')
+        status, out, err = run('check', '--color=never', 'eof.orbit', cwd=tmp)
+        expect('--> eof.orbit:2:22' in err and ' 3 |' not in err, err)
 
 if __name__ == '__main__':
     main()

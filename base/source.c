@@ -76,18 +76,64 @@ uint32_t source_file_at(const SourceMap *map, uint32_t pos)
 }
 
 /* The line table, in one pass over the file. Where SSE2 is available (every x86-64), 64
- * bytes are compared with '\n' at once and the newlines found are taken from the bit
- * mask: a call of memchr for every line costs more than the line's bytes. The table is
- * first sized for a line every 32 bytes: a large table comes from the system untouched,
- * and growing it past that copies nothing but page mappings. */
+ * bytes are compared with '\n' at once and the line ends found are taken from the bit
+ * mask: a call of memchr for every line costs more than the line's bytes. In a file
+ * that holds a '\r' (one memchr finds out: most files have none, and comparing every
+ * block with '\r' too costs more), the block is compared with '\r' as well, and a '\r'
+ * followed by '\n' is dropped from the mask: the '\n' ends that line (source_eol_len,
+ * source.h). The table is first sized for a line every 32 bytes: a large table comes
+ * from the system untouched, and growing it past that copies nothing but page
+ * mappings. */
 enum { LINE_BLOCK = 64 };
 
 #if defined(__SSE2__)
-/* Bit k set: text[k] is a newline, for k < 16. */
-static uint64_t newlines_of_16(const char *text)
+/* Bit k set: text[k] == c, for k < 16. */
+static uint64_t bytes_of_16(const char *text, char c)
 {
     __m128i bytes = _mm_loadu_si128((const __m128i *)text);
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('\n')));
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(c)));
+}
+
+static uint64_t bytes_of_64(const char *text, char c)
+{
+    return bytes_of_16(text, c) | bytes_of_16(text + 16, c) << 16 |
+           bytes_of_16(text + 32, c) << 32 | bytes_of_16(text + 48, c) << 48;
+}
+#endif
+
+typedef struct LineTable {
+    uint32_t *starts;
+    uint32_t count, cap;
+} LineTable;
+
+#if defined(__SSE2__)
+/* The whole blocks of text[0, len): returns where they end. Inlined twice, for files
+ * with and without a '\r', so that a file of LF line ends pays for no '\r'. */
+static inline __attribute__((always_inline)) uint32_t
+block_lines(LineTable *t, const char *text, uint32_t len, bool has_cr)
+{
+    uint32_t i = 0;
+    for (; len - i >= LINE_BLOCK; i += LINE_BLOCK) {
+        uint64_t mask = bytes_of_64(text + i, '\n');
+        if (has_cr) {
+            /* text[len] is a NUL, so the byte after the block can always be read. */
+            uint64_t lf_next = mask >> 1 | (uint64_t)(text[i + LINE_BLOCK] == '\n') << 63;
+            mask |= bytes_of_64(text + i, '\r') & ~lf_next;
+        }
+        if (!mask)
+            continue;
+        if (t->cap - t->count < LINE_BLOCK) {   /* room for every line the block may end */
+            t->cap *= 2;
+            t->starts = xrealloc(t->starts, t->cap * sizeof *t->starts);
+        }
+        uint32_t *next = t->starts + t->count;
+        do {
+            *next++ = i + (uint32_t)__builtin_ctzll(mask) + 1;
+            mask &= mask - 1;
+        } while (mask);
+        t->count = (uint32_t)(next - t->starts);
+    }
+    return i;
 }
 #endif
 
@@ -95,38 +141,28 @@ static void build_lines(SourceFile *f)
 {
     const char *text = f->text;
     uint32_t len = f->len, i = 0;
-    uint32_t cap = len / 32 + LINE_BLOCK, count = 0;
-    uint32_t *starts = xrealloc(NULL, cap * sizeof *starts);
-    starts[count++] = 0;
+    LineTable t = { NULL, 0, len / 32 + LINE_BLOCK };
+    t.starts = xrealloc(NULL, t.cap * sizeof *t.starts);
+    t.starts[t.count++] = 0;
 #if defined(__SSE2__)
-    for (; len - i >= LINE_BLOCK; i += LINE_BLOCK) {
-        uint64_t mask = newlines_of_16(text + i) | newlines_of_16(text + i + 16) << 16 |
-                        newlines_of_16(text + i + 32) << 32 | newlines_of_16(text + i + 48) << 48;
-        if (!mask)
-            continue;
-        if (cap - count < LINE_BLOCK) {   /* room for every line the block may end */
-            cap *= 2;
-            starts = xrealloc(starts, cap * sizeof *starts);
-        }
-        uint32_t *next = starts + count;
-        do {
-            *next++ = i + (uint32_t)__builtin_ctzll(mask) + 1;
-            mask &= mask - 1;
-        } while (mask);
-        count = (uint32_t)(next - starts);
-    }
+    if (memchr(text, '\r', len))
+        i = block_lines(&t, text, len, true);
+    else
+        i = block_lines(&t, text, len, false);
 #endif
     for (; i < len; i++) {
-        if (text[i] != '\n')
+        uint32_t eol = source_eol_len(text + i, text + len);
+        if (!eol)
             continue;
-        if (count == cap) {
-            cap *= 2;
-            starts = xrealloc(starts, cap * sizeof *starts);
+        i += eol - 1;
+        if (t.count == t.cap) {
+            t.cap *= 2;
+            t.starts = xrealloc(t.starts, t.cap * sizeof *t.starts);
         }
-        starts[count++] = i + 1;
+        t.starts[t.count++] = i + 1;
     }
-    f->line_starts = starts;
-    f->line_count = count;
+    f->line_starts = t.starts;
+    f->line_count = t.count;
 }
 
 static SourceFile *file_with_lines(const SourceMap *map, uint32_t file)
@@ -165,7 +201,9 @@ const char *source_line_text(const SourceMap *map, uint32_t file, uint32_t line,
         return f->text + f->len;
     }
     uint32_t start = f->line_starts[line];
-    uint32_t end = line + 1 < f->line_count ? f->line_starts[line + 1] - 1 : f->len;
+    uint32_t end = line + 1 < f->line_count ? f->line_starts[line + 1] : f->len;
+    if (end > start && f->text[end - 1] == '\n')
+        end--;
     if (end > start && f->text[end - 1] == '\r')
         end--;
     *len = end - start;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct Span {
     uint32_t start;  /* position of the first byte */
@@ -60,15 +61,61 @@ uint32_t source_file_at(const SourceMap *map, uint32_t pos);
 /* The span of bytes [start, end) of file `file`. */
 static inline Span source_span(const SourceMap *map, uint32_t file, uint32_t start, uint32_t end);
 
-/* 0-based line of a byte offset, and the byte offset where that line starts.
- * Line ends are LF; a CR before the LF belongs to the line's end, not its text. */
+/* 0-based line of a byte offset, and the byte offset where that line starts. Lines end
+ * as source_eol_len says; an offset inside a "\r\n" belongs to the line it ends. */
 uint32_t source_line_of(const SourceMap *map, uint32_t file, uint32_t offset);
 uint32_t source_line_start(const SourceMap *map, uint32_t file, uint32_t line);
-/* The line's text without its line end ("\n" or "\r\n"). */
+/* The line's text without its line end. */
 const char *source_line_text(const SourceMap *map, uint32_t file, uint32_t line, uint32_t *len);
 
-/* The white space the lexer skips between tokens (compiler/syntax/lexer.re): space, tab, CR,
- * form feed, vertical tab, and the line feed, which it also counts. */
+/* Line ends, one rule for all of orbitc (positions, the lexer, the formatter, inline
+ * suppressions, the language server), the Language Server Protocol's: "\n", "\r\n" and a
+ * lone "\r" each end one line. The length of the line end at p, for p < end: 2 for
+ * "\r\n", 1 for "\n" or a lone "\r", 0 when no line ends at p. */
+static inline uint32_t source_eol_len(const char *p, const char *end)
+{
+    if (*p == '\n')
+        return 1;
+    if (*p != '\r')
+        return 0;
+    return p + 1 < end && p[1] == '\n' ? 2 : 1;
+}
+
+/* Whether c is a byte of a line end. */
+static inline bool source_is_eol(char c)
+{
+    return c == '\n' || c == '\r';
+}
+
+/* The first line end in [p, end), or end. */
+static inline const char *source_find_eol(const char *p, const char *end)
+{
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *limit = nl ? nl : end;
+    const char *cr = memchr(p, '\r', (size_t)(limit - p));
+    return cr ? cr : limit;
+}
+
+/* Whether byte `at` of text[0, len) starts a line: it is the first or follows a line end
+ * (the "\n" of a "\r\n" does not: it ends the line). at == len is allowed. */
+static inline bool source_starts_line(const char *text, uint32_t len, uint32_t at)
+{
+    if (at == 0)
+        return true;
+    char before = text[at - 1];
+    return before == '\n' || (before == '\r' && (at == len || text[at] != '\n'));
+}
+
+/* The start of the line that holds byte `at` of text[0, len). */
+static inline uint32_t source_line_begin(const char *text, uint32_t len, uint32_t at)
+{
+    while (!source_starts_line(text, len, at))
+        at--;
+    return at;
+}
+
+/* The white space the lexer skips between tokens (compiler/syntax/lexer.re): space, tab,
+ * form feed, vertical tab, and the line ends, which it also counts. */
 static inline bool source_is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';

@@ -160,9 +160,9 @@ static bool make_mark(Mark *m, ColumnCache *cache, const SourceMap *sources, Spa
         return false;
     const SourceFile *file = source_file(sources, where.file);
     if (where.start == file->len && where.end == file->len && file->len > 0
-        && file->text[file->len - 1] == '\n') {
-        /* At the end of a file that ends with a newline: show it after the last
-         * character of the last line, not on the empty line after it. */
+        && source_is_eol(file->text[file->len - 1])) {
+        /* At the end of a file that ends with a line end (base/source.h): show it after
+         * the last character of the last line, not on the empty line after it. */
         where.start = where.end = file->len - 1;
     }
     Position start = diag_position_at(cache, sources, where.file, where.start);

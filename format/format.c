@@ -59,7 +59,7 @@ typedef struct Printer {
     const Comment *comments;
     uint32_t comment_count;
     uint32_t next_comment;      /* the first comment not written yet */
-    const char *eol;            /* "\n", or "\r\n" for a file whose first line ends so */
+    const char *eol;            /* "\n", or "\r\n" or "\r" for a file whose first line ends so */
     uint32_t eol_len;
     uint32_t next_comment_start; /* where comment next_comment starts (UINT32_MAX: none) */
 
@@ -167,23 +167,24 @@ static uint32_t previous_token_end(const Printer *p, uint32_t offset)
     }
 }
 
+/* Line ends as base/source.h says: "\n", "\r\n" or a lone "\r". */
 static bool newline_between(const Printer *p, uint32_t from, uint32_t to)
 {
-    return to > from && memchr(p->src + from, '\n', to - from) != NULL;
+    return to > from && source_find_eol(p->src + from, p->src + to) != p->src + to;
 }
 
 /* Whether [from, to) holds a blank line: two line ends with only spaces between. */
 static bool blank_line_between(const Printer *p, uint32_t from, uint32_t to)
 {
     const char *end = p->src + to;
-    const char *nl = memchr(p->src + from, '\n', to - from);
-    while (nl) {
-        const char *c = nl + 1;
-        while (c < end && *c != '\n' && source_is_space(*c))
+    const char *c = to > from ? source_find_eol(p->src + from, end) : end;
+    while (c < end) {
+        c += source_eol_len(c, end);
+        while (c < end && !source_is_eol(*c) && source_is_space(*c))
             c++;
-        if (c < end && *c == '\n')
+        if (c < end && source_is_eol(*c))
             return true;
-        nl = c < end ? memchr(c, '\n', (size_t)(end - c)) : NULL;
+        c = source_find_eol(c, end);
     }
     return false;
 }
@@ -192,7 +193,7 @@ static bool blank_line_between(const Printer *p, uint32_t from, uint32_t to)
 
 static bool is_pin_skipped(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == ',' || c == ';';
+    return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == ',' || c == ';';
 }
 
 /* The pins of the file's comments that hold `orbit:` and follow code on their line. One
@@ -205,9 +206,12 @@ static void find_pins(Printer *p)
         uint32_t start = comment_start(p, i);
         if (!memmem(c->text, c->span.end - c->span.start, "orbit:", 6))
             continue;
-        const char *nl = start > floor ? memrchr(p->src + floor, '\n', start - floor) : NULL;
-        if (nl)
-            line = (uint32_t)(nl - p->src) + 1;
+        for (uint32_t at = start; at > floor; at--) {
+            if (source_starts_line(p->src, p->src_len, at)) {
+                line = at;
+                break;
+            }
+        }
         floor = start;
         uint32_t first = line;
         while (first < start && is_pin_skipped(p->src[first]))
@@ -404,7 +408,7 @@ static int32_t indentation_column(const Printer *p, uint32_t offset)
     uint32_t i = offset;
     while (i > 0 && p->src[i - 1] == ' ')
         i--;
-    if (i > 0 && p->src[i - 1] != '\n')
+    if (!source_starts_line(p->src, p->src_len, i))
         return -1;
     return (int32_t)(offset - i);
 }
@@ -432,17 +436,17 @@ static void put_block_comment(Printer *p, const char *text, size_t n, int32_t mo
     if (moved < 0) {
         for (size_t i = 0; i < n;) {
             const char *line = text + i;
-            const char *nl = memchr(line, '\n', n - i);
-            size_t len = nl ? (size_t)(nl - line) : n - i;
+            const char *nl = source_find_eol(line, text + n);
+            size_t len = (size_t)(nl - line);
             if (i > 0 && trim_end(line, len) > 0 && leading_spaces(line, len) < (uint32_t)-moved)
                 moved = 0;
-            i += len + 1;
+            i += len + (nl < text + n ? source_eol_len(nl, text + n) : 0);
         }
     }
     for (size_t i = 0; i < n;) {
         const char *line = text + i;
-        const char *nl = memchr(line, '\n', n - i);
-        size_t len = nl ? (size_t)(nl - line) : n - i;
+        const char *nl = source_find_eol(line, text + n);
+        size_t len = (size_t)(nl - line);
         size_t kept = trim_end(line, len);
         if (i > 0) {
             append(p, p->eol, p->eol_len);
@@ -455,7 +459,7 @@ static void put_block_comment(Printer *p, const char *text, size_t n, int32_t mo
             }
         }
         put(p, line, kept);
-        i += len + 1;
+        i += len + (nl < text + n ? source_eol_len(nl, text + n) : 0);
     }
 }
 
@@ -496,10 +500,10 @@ static void write_comment(Printer *p, uint32_t i)
     /* What follows on the comment's line, past spaces and separators (the formatter
      * writes separators itself, so a `,` or `;` after a comment ends nothing). */
     uint32_t next = end;
-    while (next < p->src_len && p->src[next] != '\n' &&
+    while (next < p->src_len && !source_is_eol(p->src[next]) &&
            (source_is_space(p->src[next]) || p->src[next] == ',' || p->src[next] == ';'))
         next++;
-    bool line_follows = !c->block || next == p->src_len || p->src[next] == '\n';
+    bool line_follows = !c->block || next == p->src_len || source_is_eol(p->src[next]);
     if (!line_follows)
         want_space(p);
     else if (own_line)
@@ -894,8 +898,8 @@ static void print_block(Printer *p, const Block *b, bool declaration)
 /* Whether trailing comment b is on the line right after a's, indented alike. */
 static bool same_run(const Printer *p, const Trailing *a, const Trailing *b)
 {
-    const char *eol = memchr(p->out + a->at, '\n', p->len - a->at);
-    return eol && b->line_start == (size_t)(eol - p->out) + 1 && a->indent == b->indent;
+    const char *eol = memchr(p->out + a->at, p->eol[0], p->len - a->at);   /* the output's own */
+    return eol && b->line_start == (size_t)(eol - p->out) + p->eol_len && a->indent == b->indent;
 }
 
 /* The line comments that end members on consecutive lines indented alike start in one column,
@@ -998,10 +1002,13 @@ static uint32_t offset_of_comment(const SourceAst *ast, const SourceFile *source
     return ast->comments[0].span.start - source->origin;
 }
 
+/* The file's first line end (base/source.h): "\n" when there is none. */
 static const char *line_end_style(const char *text, uint32_t len)
 {
-    const char *nl = memchr(text, '\n', len);
-    return nl && nl > text && nl[-1] == '\r' ? "\r\n" : "\n";
+    const char *eol = source_find_eol(text, text + len);
+    if (eol == text + len || *eol == '\n')
+        return "\n";
+    return source_eol_len(eol, text + len) == 2 ? "\r\n" : "\r";
 }
 
 /* Formatting takes out space, so a text just under the share of control bytes that makes
@@ -1101,24 +1108,24 @@ bool format_text(const char *path, const char *text, size_t len, FormatText *out
  * edit then reaches over the rest of that line and ends it in the text's style. */
 static void keep_line_end_style(const char *text, size_t len, FormatEdit *edit)
 {
-    const char *first = memchr(text, '\n', len);
-    if (!first || first < text + edit->start || first >= text + edit->end ||
-        memchr(edit->replacement.text, '\n', edit->replacement.len))
+    const char *end = text + len;
+    const char *first = source_find_eol(text, end);
+    const char *r_text = edit->replacement.text;
+    if (first == end || first < text + edit->start || first >= text + edit->end ||
+        source_find_eol(r_text, r_text + edit->replacement.len) != r_text + edit->replacement.len)
         return;
     const char *eol = line_end_style(text, (uint32_t)len);
     size_t eol_len = strlen(eol);
-    const char *nl = memchr(text + edit->end, '\n', len - edit->end);
-    size_t rest_end = nl ? (size_t)(nl - text) : len;
+    const char *nl = source_find_eol(text + edit->end, end);
+    size_t rest_end = (size_t)(nl - text);
     size_t rest = rest_end - edit->end;
-    if (rest > 0 && text[rest_end - 1] == '\r')
-        rest--;
     FormatText *r = &edit->replacement;
     r->text = xrealloc(r->text, r->len + rest + eol_len + 1);
     memcpy(r->text + r->len, text + edit->end, rest);
     memcpy(r->text + r->len + rest, eol, eol_len);
     r->len += rest + eol_len;
     r->text[r->len] = '\0';
-    edit->end = (uint32_t)(nl ? rest_end + 1 : len);
+    edit->end = (uint32_t)(nl < end ? rest_end + source_eol_len(nl, end) : len);
 }
 
 /* Range formatting: the declarations [first, last] that the range touches, replaced by
@@ -1148,7 +1155,7 @@ bool format_range(const char *path, const char *text, size_t len, uint32_t start
         uint32_t from = decls.items[first].source_start;
         while (from > 0 && (text[from - 1] == ' ' || text[from - 1] == '\t'))
             from--;
-        if (from > 0 && text[from - 1] != '\n')
+        if (!source_starts_line(text, (uint32_t)len, from))
             from = decls.items[first].source_start;   /* not alone on its line */
         size_t out_from = decls.items[first].out_start, out_to = decls.items[last].out_end;
         uint32_t to = decls.items[last].source_end;

@@ -12,10 +12,12 @@
 #include "format.h"
 #include "intern.h"
 #include "memory.h"
+#include "source.h"
 
 enum { CONTEXT = 3 };
 
-/* A line with its line end ("\n" or "\r\n"; the last line may have none). */
+/* A line with its line end ("\n", "\r\n" or a lone "\r", base/source.h; the last line
+ * may have none): the bytes are kept exactly. */
 typedef struct Line {
     const char *text;
     uint32_t len;
@@ -30,18 +32,22 @@ typedef struct Pair {
     uint32_t x, y;
 } Pair;
 
+/* The end of the line that starts at p, its line end included. */
+static const char *line_after(const char *p, const char *end)
+{
+    const char *eol = source_find_eol(p, end);
+    return eol < end ? eol + source_eol_len(eol, end) : end;
+}
+
 static Lines split_lines(const char *text, size_t len)
 {
     uint32_t count = 0;
-    for (size_t i = 0; i < len; i++)
-        count += text[i] == '\n';
-    count += len > 0 && text[len - 1] != '\n';
+    for (const char *p = text; p < text + len; p = line_after(p, text + len))
+        count++;
     Lines lines = { xmalloc((count ? count : 1) * sizeof(Line)), 0 };
-    for (size_t i = 0; i < len;) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - text) + 1 : len;
-        lines.items[lines.count++] = (Line){ text + i, (uint32_t)(end - i) };
-        i = end;
+    for (const char *p = text, *next; p < text + len; p = next) {
+        next = line_after(p, text + len);
+        lines.items[lines.count++] = (Line){ p, (uint32_t)(next - p) };
     }
     return lines;
 }

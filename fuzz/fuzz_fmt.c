@@ -32,6 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static const char *const PIECES[] = {
     " // c\n", "//\n", "// \t\n", " /* c */ ", "/**/", "/* a\n   b */", "/*\n\n\n*/",
     "/*\n *\n */", "/* a\r\nb */", "\n", "\n\n", "\n\n\n", " ", "\t", "\r\n", "  \n", ";", ",",
+    /* a lone CR ends a line too (base/source.h) */
+    "\r", "\r\r", " // c\r", "/* a\rb */",
 };
 
 static unsigned next_random(unsigned *state)
@@ -44,7 +46,7 @@ static unsigned next_random(unsigned *state)
 static size_t space_at_or_after(const uint8_t *data, size_t size, size_t from)
 {
     for (size_t i = from; i < size; i++)
-        if (data[i] == ' ' || data[i] == '\t' || data[i] == '\n')
+        if (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')
             return i;
     return size;
 }
@@ -58,7 +60,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
         return LLVMFuzzerMutate(data, size, max_size);
     if (choice == 3) {                         /* join two lines */
         size_t nl = at;
-        while (nl < size && data[nl] != '\n')
+        while (nl < size && data[nl] != '\n' && data[nl] != '\r')
             nl++;
         if (nl == size)
             return LLVMFuzzerMutate(data, size, max_size);

@@ -35,8 +35,10 @@ BATCH = 200
 COMMENTS = ['// c', '//', '// ' + 'w' * 96, '// x /* y */', '// \t',
             '/* c */', '/**/', '/*   */', '/*\t*/', '/* // */', '/* \u00fc */', '/* a */ /* b */',
             '/* ' + 'v' * 96 + ' */', '/* a\n   b */', '/*\n\n*/', '/*\n\n\n*/', '/*\n *\n */',
-            '/* a\r\nb */', '/* long\n        indented\n  lines */']
-SPACES = ['\n', '\n\n', '\n\n\n', ' ', '  ', '\t', '\r\n', '\r\n\r\n', '  \n', ' \n ', '\f', '\v']
+            '/* a\r\nb */', '/* long\n        indented\n  lines */', '/* a\rb */']
+# a lone CR ends a line too (base/source.h)
+SPACES = ['\n', '\n\n', '\n\n\n', ' ', '  ', '\t', '\r\n', '\r\n\r\n', '  \n', ' \n ', '\f', '\v',
+          '\r', '\r\r', ' \r ']
 SEPARATORS = [';', ',', ';;', ',,', '; ', ', ']
 BREAKS = ['\n', '\n\n', '\n  ', ' // why\n', '\n/* k */\n']
 
@@ -82,7 +84,7 @@ def insert_at(text, pattern, piece, rng):
 def comment(rng):
     c = rng.choice(COMMENTS)
     if c.startswith('//'):
-        c += rng.choice(['\n', '\r\n', '\n\n'])
+        c += rng.choice(['\n', '\r\n', '\n\n', '\r'])
     return rng.choice(['', ' ', '\n']) + c + rng.choice(['', ' ', '\n'])
 
 
@@ -131,8 +133,10 @@ def mutate(text, rng, others):
         text = '\ufeff' + text
     elif r < 0.08:
         text = text.rstrip('\n')
-    elif r < 0.12:
+    elif r < 0.11:
         text = text.replace('\n', '\r\n')
+    elif r < 0.12:
+        text = text.replace('\n', '\r')
     elif r < 0.14:
         text += '\n\n\n'
     elif r < 0.16:

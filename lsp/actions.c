@@ -5,6 +5,7 @@
  * (kind source.fixAll, which editors can run on save). */
 #include "server.h"
 #include "fix.h"
+#include "source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ static bool starts_line(const SourceFile *f, uint32_t offset)
 {
     while (offset > 0 && (f->text[offset - 1] == ' ' || f->text[offset - 1] == '\t'))
         offset--;
-    return offset == 0 || f->text[offset - 1] == '\n';
+    return source_starts_line(f->text, f->len, offset);
 }
 
 static const Member *covering_member(const Member *members, uint32_t count,
@@ -152,15 +153,15 @@ static json_t *suppress_here(Server *s, Analysis *a, const Diagnostic *d)
                           : NULL;
     if (!m)
         return NULL;
-    uint32_t start = m->span.start - f->origin, line = start;
-    while (line > 0 && f->text[line - 1] != '\n')
-        line--;
-    const char *eol = memchr(f->text + start, '\n', f->len - start);
-    bool crlf = eol && eol > f->text && eol[-1] == '\r';
+    /* Lines end as base/source.h says; the comment's line ends as the member's does. */
+    uint32_t start = m->span.start - f->origin;
+    uint32_t line = source_line_begin(f->text, f->len, start);
+    const char *end = f->text + f->len, *eol = source_find_eol(f->text + start, end);
+    int eol_len = eol < end ? (int)source_eol_len(eol, end) : 1;
     const char *code = diag_info(d->code)->code;
     char *comment = xmalloc(start - line + 64);
-    snprintf(comment, start - line + 64, "%.*s// orbit:allow(%s)%s", (int)(start - line),
-             f->text + line, code, crlf ? "\r\n" : "\n");
+    snprintf(comment, start - line + 64, "%.*s// orbit:allow(%s)%.*s", (int)(start - line),
+             f->text + line, code, eol_len, eol < end ? eol : "\n");
     Edit edit = { at.file, line, line, comment };
     char title[64];
     snprintf(title, sizeof title, "Suppress %s here", code);

@@ -16,6 +16,7 @@
  *   in a contract               the types */
 #define _GNU_SOURCE   /* memmem */
 #include "query.h"
+#include "source.h"
 
 #include <string.h>
 
@@ -243,7 +244,7 @@ static uint32_t skip_string(Scan *s, uint32_t i)
             i++;
         else if (s->text[i] == '"')
             return i + 1;
-        else if (s->text[i] == '\n')
+        else if (source_is_eol(s->text[i]))   /* base/source.h */
             break;
     }
     if (i >= s->cursor) {
@@ -262,7 +263,7 @@ static void scan(Scan *s)
     while (i < n && !s->in_string && !s->in_comment) {
         unsigned char c = (unsigned char)text[i];
         if (c == '/' && i + 1 < n && text[i + 1] == '/') {
-            while (i < n && text[i] != '\n')
+            while (i < n && !source_is_eol(text[i]))
                 i++;
             if (i >= n)
                 s->in_comment = true;
@@ -276,11 +277,11 @@ static void scan(Scan *s)
             i = skip_string(s, i);
             if (!s->in_string)
                 add_token(s, T_STRING, start, i);
-        } else if (c == '\n') {
+        } else if (source_is_eol((char)c)) {   /* base/source.h */
             if (newline_ends_member(s))
                 end_member(s);
-            i++;
-        } else if (c == ' ' || c == '\t' || c == '\r') {
+            i += source_eol_len(text + i, text + n);
+        } else if (c == ' ' || c == '\t') {
             i++;
         } else if (is_word_byte(c)) {
             uint32_t start = i;

@@ -424,8 +424,7 @@ static void write_stdlib_comment(Hover *h, const Symbol *sym)
         return;
     const SourceFile *f = source_file(&h->a->c.sources, 0);
     uint32_t at = span.start - f->origin;
-    const char *line_end = memchr(f->text + at, '\n', f->len - at);
-    uint32_t end = line_end ? (uint32_t)(line_end - f->text) : f->len;
+    uint32_t end = (uint32_t)(source_find_eol(f->text + at, f->text + f->len) - f->text);
     for (uint32_t i = at; i + 1 < end; i++)
         if (f->text[i] == '/' && f->text[i + 1] == '/') {
             const char *c = f->text + i + 2;

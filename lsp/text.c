@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "memory.h"
+#include "source.h"
 #include "utf8.h"
 
 static void add_line_start(LineIndex *index, uint32_t *cap, uint32_t start)
@@ -29,10 +30,10 @@ void lsp_line_index_build(LineIndex *index, const char *text, uint32_t len)
             add_line_start(index, &cap, (uint32_t)(++p - text));
     } else {
         for (uint32_t i = 0; i < len; i++) {
-            if (text[i] != '\n' && text[i] != '\r')
+            uint32_t eol = source_eol_len(text + i, text + len);
+            if (!eol)
                 continue;
-            if (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n')
-                i++;
+            i += eol - 1;
             add_line_start(index, &cap, i + 1);
         }
     }

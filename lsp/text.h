@@ -1,7 +1,8 @@
 /* Positions as LSP counts them: 0-based lines, and a character offset in the line in
  * the negotiated encoding (UTF-16 code units by default, or UTF-8 bytes). Lines end at
- * "\n", "\r\n" or "\r", as the protocol says (the compiler's own line table knows "\n"
- * and "\r\n" only, so it is not used here). Columns are counted by the diagnostics
+ * "\n", "\r\n" or "\r", as the protocol says and as the compiler's own line table does
+ * (base/source.h); this index is over an editor's text, which need not be in a SourceMap.
+ * Columns are counted by the diagnostics
  * layer's column cursor (columns.h): an invalid UTF-8 byte counts as one unit. */
 #ifndef ORBIT_LSP_TEXT_H
 #define ORBIT_LSP_TEXT_H

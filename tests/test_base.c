@@ -222,6 +222,92 @@ START_TEST(source_lines_match_a_plain_scan)
 }
 END_TEST
 
+/* The one rule of line ends (source.h): "\n", "\r\n" and a lone "\r" each end one line. */
+START_TEST(source_eol_rule)
+{
+    const char *t = "a\nb\r\nc\rd\r";
+    const char *end = t + strlen(t);
+    ck_assert_uint_eq(source_eol_len(t, end), 0);
+    ck_assert_uint_eq(source_eol_len(t + 1, end), 1);   /* \n */
+    ck_assert_uint_eq(source_eol_len(t + 3, end), 2);   /* \r\n */
+    ck_assert_uint_eq(source_eol_len(t + 4, end), 1);   /* the \n of it, alone */
+    ck_assert_uint_eq(source_eol_len(t + 6, end), 1);   /* a lone \r */
+    ck_assert_uint_eq(source_eol_len(t + 8, end), 1);   /* a \r last */
+    ck_assert_uint_eq(source_eol_len(t + 3, t + 4), 1); /* the range ends inside \r\n */
+    ck_assert_ptr_eq(source_find_eol(t + 2, end), t + 3);
+    ck_assert_ptr_eq(source_find_eol(t + 5, end), t + 6);
+    ck_assert_ptr_eq(source_find_eol(t + 9, end), end);
+    uint32_t len = (uint32_t)strlen(t);
+    ck_assert(source_starts_line(t, len, 0));
+    ck_assert(source_starts_line(t, len, 2));
+    ck_assert(!source_starts_line(t, len, 4));          /* between \r and \n */
+    ck_assert(source_starts_line(t, len, 5));
+    ck_assert(source_starts_line(t, len, 7));           /* after a lone \r */
+    ck_assert(source_starts_line(t, len, 9));           /* the end, after \r */
+    ck_assert_uint_eq(source_line_begin(t, len, 4), 2);
+    ck_assert_uint_eq(source_line_begin(t, len, 7), 7);
+    ck_assert_uint_eq(source_line_begin(t, len, 8), 7);
+    ck_assert(source_is_eol('\r') && source_is_eol('\n') && !source_is_eol(' '));
+}
+END_TEST
+
+START_TEST(source_lines_lone_cr)
+{
+    SourceMap map;
+    source_map_init(&map);
+    uint32_t f = add_text(&map, "ab\rcd\r\ne\n\rf");
+    ck_assert_uint_eq(source_line_of(&map, f, 2), 0);   /* the lone CR */
+    ck_assert_uint_eq(source_line_of(&map, f, 3), 1);
+    ck_assert_uint_eq(source_line_of(&map, f, 6), 1);   /* the LF of CRLF */
+    ck_assert_uint_eq(source_line_of(&map, f, 7), 2);
+    ck_assert_uint_eq(source_line_of(&map, f, 9), 3);   /* LF then CR: two lines end */
+    ck_assert_uint_eq(source_line_of(&map, f, 10), 4);
+    uint32_t len;
+    const char *line = source_line_text(&map, f, 0, &len);
+    ck_assert_uint_eq(len, 2);
+    ck_assert_int_eq(strncmp(line, "ab", 2), 0);
+    line = source_line_text(&map, f, 1, &len);
+    ck_assert_uint_eq(len, 2);
+    ck_assert_int_eq(strncmp(line, "cd", 2), 0);
+    source_line_text(&map, f, 3, &len);
+    ck_assert_uint_eq(len, 0);
+    line = source_line_text(&map, f, 4, &len);
+    ck_assert_uint_eq(len, 1);
+    source_map_free(&map);
+}
+END_TEST
+
+/* As source_lines_match_a_plain_scan, with every kind of line end, "\r\n" split across
+ * the blocks the scan takes at once, and a lone "\r" last in a block. */
+START_TEST(source_lines_mixed_match_a_plain_scan)
+{
+    enum { LEN = 1000 };
+    char text[LEN + 1];
+    for (uint32_t i = 0; i < LEN; i++) {
+        uint32_t h = (i * 7919u) % 17;
+        text[i] = h == 0 ? '\n' : h == 1 || h == 2 ? '\r' : 'x';
+    }
+    text[63] = '\r', text[64] = '\n';     /* \r\n across a block boundary */
+    text[127] = '\r', text[128] = 'x';     /* a lone \r last in a block */
+    text[LEN] = '\0';
+    SourceMap map;
+    source_map_init(&map);
+    uint32_t f = add_text(&map, text);
+    uint32_t line = 0;
+    for (uint32_t i = 0; i <= LEN; i++) {
+        ck_assert_uint_eq(source_line_of(&map, f, i), line);
+        uint32_t eol = i < LEN ? source_eol_len(text + i, text + LEN) : 0;
+        if (eol == 2)
+            ck_assert_uint_eq(source_line_of(&map, f, ++i), line);
+        if (eol) {
+            line++;
+            ck_assert_uint_eq(source_line_start(&map, f, line), i + 1);
+        }
+    }
+    source_map_free(&map);
+}
+END_TEST
+
 START_TEST(source_empty_file)
 {
     SourceMap map;
@@ -484,6 +570,9 @@ int main(void)
     tcase_add_test(tc, utf8_decoder);
     tcase_add_test(tc, source_lines);
     tcase_add_test(tc, source_lines_match_a_plain_scan);
+    tcase_add_test(tc, source_eol_rule);
+    tcase_add_test(tc, source_lines_lone_cr);
+    tcase_add_test(tc, source_lines_mixed_match_a_plain_scan);
     tcase_add_test(tc, source_empty_file);
     tcase_add_test(tc, source_positions_one_range_per_file);
     tcase_add_test(tc, span_join_covers_both);

@@ -574,5 +574,32 @@ def a_program_configuration_is_no_source_path():
         status, out, err = run('check', 'app/orbit.program', 'app/flow.orbit', cwd=tmp)
         expect(status == 2 and needle in err, 'with a source: %d %r' % (status, err))
 
+
+@test
+def a_lone_cr_ends_a_line():
+    """issue 27, 17: LF, CRLF and a lone CR each end one line (base/source.h), in every
+    output: the JSON range is LSP's, line 1 character 19 here, as the server's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, 'cr.orbit'), 'wb') as f:
+            f.write(b'workflow w {\r  step s { compute bogus }\r}\r')
+        status, out, err = run('check', '--format=json', 'cr.orbit', cwd=tmp)
+        d = json.loads(out)
+        expect(d['range']['start'] == {'line': 1, 'character': 19}
+               and (d['line'], d['column']) == (2, 20), out)
+        status, out, err = run('check', '--color=never', 'cr.orbit', cwd=tmp)
+        expect('--> cr.orbit:2:20' in err, err)
+        status, out, err = run('check', '--format=github', 'cr.orbit', cwd=tmp)
+        expect('line=2,col=20' in out, out)
+        status, out, err = run('check', '--format=sarif', 'cr.orbit', cwd=tmp)
+        region = json.loads(out)['runs'][0]['results'][0]['locations'][0]['physicalLocation']['region']
+        expect((region['startLine'], region['startColumn']) == (2, 20), region)
+        status, out, err = run('check', '--format=gitlab', 'cr.orbit', cwd=tmp)
+        expect(json.loads(out)[0]['location']['lines']['begin'] == 2, out)
+        # the end of a file that ends with a lone CR is shown at the end of its last line
+        with open(os.path.join(tmp, 'eof.orbit'), 'wb') as f:
+            f.write(b'workflow w {\r  step s { sleep 1s }\r')
+        status, out, err = run('check', '--color=never', 'eof.orbit', cwd=tmp)
+        expect('--> eof.orbit:2:22' in err and ' 3 |' not in err, err)
+
 if __name__ == '__main__':
     main()

@@ -118,7 +118,7 @@ def props(paths, *flags):
 
 @test
 def properties_of_repository_sources():
-    failures = props(sources(), '--crlf')
+    failures = props(sources(), '--crlf', '--cr')
     expect(not failures, '\n  '.join(failures))
 
 
@@ -164,7 +164,7 @@ def properties_of_generated_programs():
 def properties_of_fuzz_regressions():
     inputs = fuzz_regressions()
     expect(inputs, 'no fuzz regression found')
-    failures = props(inputs, '--crlf')
+    failures = props(inputs, '--crlf', '--cr')
     expect(not failures, '\n  '.join(failures))
 
 
@@ -302,6 +302,29 @@ def diff_applies_with_patch():
             expect(p.returncode == 0, 'patch failed')
             for name in ('a.orbit', 'b.orbit', 'd.orbit'):
                 expect(run('fmt', '--check', name, cwd=tmp)[0] == 0, name + ' after patch')
+
+
+@test
+def diff_lines_end_as_everywhere():
+    """issue 27, 17: --diff splits lines by base/source.h's rule, so a file whose lines end
+    with a lone CR has a hunk line for each line, with its bytes exactly; a file of LF
+    and CRLF lines still applies with patch (diff_applies_with_patch)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree(tmp, {'cr.orbit': b'type T {a:int}\rtype U {b: int}\r'})
+        status, out, _ = run('fmt', '--diff', 'cr.orbit', cwd=tmp)
+        expect(status == 1, 'exit %d' % status)
+        expect(out.startswith(b'--- cr.orbit\n+++ cr.orbit\n@@ -1,2 +1,2 @@\n'
+                              b'-type T {a:int}\r\n\\ No newline at end of file\n'
+                              b'-type U {b: int}\r\n'), out)
+        tree(tmp, {'m.orbit': b'type T {a:int}\r\ntype U {b: int}\ntype V {c:int}\r\n'})
+        status, out, _ = run('fmt', '--diff', 'm.orbit', cwd=tmp)
+        expect(b'@@ -1,3 +1,3 @@\n-type T {a:int}\r\n-type U {b: int}\n' in out, out)
+        if shutil.which('patch'):
+            p = subprocess.run(['patch', '-p0', '-s', '--binary'], input=out, cwd=tmp)
+            expect(p.returncode == 0, 'patch failed')
+            expect(read(os.path.join(tmp, 'm.orbit'))
+                   == b'type T { a: int }\r\ntype U { b: int }\r\ntype V { c: int }\r\n',
+                   read(os.path.join(tmp, 'm.orbit')))
 
 
 @test

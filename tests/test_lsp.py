@@ -341,16 +341,30 @@ def line_ends():
         with Workspace() as w:
             uri = w.open("e.orbit", text)
             diags = w.client.wait_diagnostics(uri)
-            if eol == "\r":
-                # a lone CR ends a line for LSP, not for Orbit: the file is one line to the
-                # compiler, so the diagnostics are about something else, but their
-                # positions still follow the protocol's lines
-                for d in diags:
-                    check(d["range"]["start"]["line"] <= 2, "line within the text", d)
-                continue
+            # one rule of line ends for the protocol and Orbit (base/source.h)
             eq(backof_range(diags), rng(1, 31, 1, 37), "range with %r" % eol)
             w.client.change(uri, 2, [{"range": rng(1, 31, 1, 37), "text": "backoff"}])
             eq(w.client.wait_diagnostics(uri, 2), [], "after the edit with %r" % eol)
+
+
+@test
+def ranges_equal_the_command_lines():
+    # issue 27, 17: a file whose lines end with a lone CR; the server publishes the ranges
+    # of `orbitc check --format json`, line 1 character 19 for `bogus`
+    for text in ("workflow w {\r  step s { compute bogus }\r}\r",
+                 "workflow w {\r\n  step s { compute 1 + }\r  step t { compute x }\n}\r"):
+        with Workspace({"c.orbit": text}) as w:
+            uri = w.open("c.orbit", text)
+            published = sorted((d["code"], json.dumps(d["range"], sort_keys=True))
+                               for d in w.client.wait_diagnostics(uri))
+            cli = subprocess.run([ORBITC, "check", "--format", "json", "c.orbit"], cwd=w.dir,
+                                 capture_output=True)
+            ranges = sorted((d["code"], json.dumps(d["range"], sort_keys=True))
+                            for d in map(json.loads, cli.stdout.decode().splitlines()))
+            check(published, "diagnostics published", text)
+            eq(published, ranges, "ranges of %r" % text)
+        if "bogus" in text:
+            eq(json.loads(published[0][1]), rng(1, 19, 1, 24), "the range of `bogus`")
 
 
 @test
@@ -1122,6 +1136,33 @@ def document_and_workspace_symbols():
 
 
 # ==== 7. Completion =========================================================================
+
+
+@test
+def lone_cr_in_actions_and_completion():
+    # issue 27, 17: a lone CR ends a line (base/source.h) for "Suppress here", which finds
+    # the member's line and ends the comment as the file does, and for completion, where
+    # a line comment ends at it
+    text = ('workflow w {\r  step s {\r    worker "x"\r'
+            '    retry { attempts: 3, max_delay: 5s }\r  }\r}\r')
+    with Workspace() as w:
+        uri = w.open("s.orbit", text)
+        d = w.client.wait_diagnostics(uri)
+        eq(codes(d), ["W0002"], "the warning")
+        actions = w.client.request("textDocument/codeAction", action_request(uri, d[0]["range"]["start"]))
+        suppress = [a for a in actions if a["title"] == "Suppress W0002 here"]
+        eq(len(suppress), 1, "a suppression")
+        fixed = apply_edits(text, suppress[0]["edit"]["changes"][uri])
+        eq(fixed.split("\r")[3], "    // orbit:allow(W0002)", "the comment, on its own line")
+        w.client.change(uri, 2, [{"text": fixed}])
+        eq(codes(w.client.wait_diagnostics(uri, 2)), [], "silenced")
+        body = "// a note\rworkflow w {\r  step s { sleep 1s }\r  \r}\r"
+        w.client.change(uri, 3, [{"text": body}])
+        r = w.client.request("textDocument/completion", {"textDocument": {"uri": uri},
+                                                          "position": pos(3, 2)})
+        labels = [i["label"] for i in r["items"]]
+        check("step" in labels, "completion after a comment ended by a lone CR", labels)
+        eq(w.client.stop(), 0, "exit status")
 
 
 def completion_labels(w, uri, text, marker="|", version=[100]):

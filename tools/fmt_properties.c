@@ -12,6 +12,7 @@
 #include "lexer.h"
 #include "memory.h"
 #include "parse.h"
+#include "source.h"
 #include "suppress.h"
 
 typedef struct Check {
@@ -165,9 +166,10 @@ static bool same_block(const Block *x, const Block *y)
 
 /* ---- the same comments ---- */
 
+/* Spaces within a line (line ends: base/source.h). */
 static bool blank_char(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    return c == ' ' || c == '\t' || c == '\f' || c == '\v';
 }
 
 /* A comment's text with each line's leading and trailing spaces and its line end left
@@ -177,8 +179,8 @@ static size_t normal_comment(const Comment *c, char *out)
     size_t n = 0, len = c->span.end - c->span.start;
     const char *text = c->text;
     for (size_t i = 0; i < len;) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - text) : len;
+        const char *eol = source_find_eol(text + i, text + len);
+        size_t end = (size_t)(eol - text);
         size_t from = i, to = end;
         while (from < to && blank_char(text[from]))
             from++;
@@ -188,7 +190,7 @@ static size_t normal_comment(const Comment *c, char *out)
             out[n++] = '\n';
         memcpy(out + n, text + from, to - from);
         n += to - from;
-        i = end + 1;
+        i = end + (end < len ? source_eol_len(eol, text + len) : 1);
     }
     return n;
 }
@@ -240,19 +242,19 @@ static bool laid_out(Check *k, const SourceAst *ast)
     size_t start = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     if (len == start)
         return true;
-    if (text[len - 1] != '\n')
+    if (!source_is_eol(text[len - 1]))
         return fail(k, "the formatted text does not end with a line end");
-    int crlf = -1;
+    int style = -1;                  /* 0: "\n", 1: a lone "\r", 2: "\r\n" */
     uint32_t line = 1, comment = 0;
     bool previous_blank = true;      /* no blank line at the start */
     for (size_t i = start; i < len; line++) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t end = (size_t)(nl - text);
-        bool cr = end > i && text[end - 1] == '\r';
-        size_t content = end - cr;
-        if (crlf < 0)
-            crlf = cr;
-        if (cr != crlf)
+        const char *eol = source_find_eol(text + i, text + len);
+        size_t content = (size_t)(eol - text);
+        uint32_t eol_len = source_eol_len(eol, text + len);
+        int kind = eol_len == 2 ? 2 : *eol == '\r';
+        if (style < 0)
+            style = kind;
+        if (kind != style)
             return fail(k, "line %u: line ends of two styles", line);
         if (content > i && blank_char(text[content - 1]))
             return fail(k, "line %u ends with a space", line);
@@ -261,7 +263,7 @@ static bool laid_out(Check *k, const SourceAst *ast)
         if (blank && previous_blank)
             return fail(k, "line %u: a blank line %s", line, line == 1 ? "at the start" : "after another");
         previous_blank = blank;
-        i = end + 1;
+        i = content + eol_len;
     }
     if (previous_blank)
         return fail(k, "a blank line at the end");

@@ -2,9 +2,10 @@
  * suite (tests/test_fmt.py runs it over every golden source, example, the standard
  * library, generated programs and the fuzz corpora).
  *
- *   build/tools/fmt_props [--crlf] [--must-parse] FILE...
+ *   build/tools/fmt_props [--crlf] [--cr] [--must-parse] FILE...
  *
- * --crlf checks each file with its line ends made CRLF as well; --must-parse counts a
+ * --crlf checks each file with its line ends made CRLF as well, --cr with them made lone
+ * CRs (old Mac files: base/source.h's rule of line ends); --must-parse counts a
  * file that does not parse as a failure. Prints one line per failure and a summary;
  * exits 1 when a guarantee fails. */
 #include <stdbool.h>
@@ -47,13 +48,29 @@ static char *to_crlf(const char *text, size_t len, size_t *out_len)
     return out;
 }
 
+/* The text with every line end (LF or CRLF) made a lone CR. */
+static char *to_cr(const char *text, size_t len, size_t *out_len)
+{
+    char *out = xmalloc(len + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n' && i > 0 && text[i - 1] == '\r')
+            continue;
+        out[n++] = text[i] == '\n' ? '\r' : text[i];
+    }
+    *out_len = n;
+    return out;
+}
+
+enum { PLAIN, CRLF, CR, VARIANTS };
+
 int main(int argc, char **argv)
 {
-    bool crlf = false, must_parse = false;
+    bool variant_on[VARIANTS] = { true, false, false }, must_parse = false;
     unsigned holds = 0, not_parsed = 0, broken = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--crlf") == 0) {
-            crlf = true;
+        if (strcmp(argv[i], "--crlf") == 0 || strcmp(argv[i], "--cr") == 0) {
+            variant_on[argv[i][4] ? CRLF : CR] = true;
             continue;
         }
         if (strcmp(argv[i], "--must-parse") == 0) {
@@ -66,12 +83,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "fmt_props: cannot read %s\n", argv[i]);
             return 2;
         }
-        for (int variant = 0; variant < 1 + crlf; variant++) {
+        for (int variant = PLAIN; variant < VARIANTS; variant++) {
+            if (!variant_on[variant])
+                continue;
             size_t n = len;
-            char *input = variant ? to_crlf(text, len, &n) : text;
+            char *input = variant == CRLF ? to_crlf(text, len, &n)
+                        : variant == CR   ? to_cr(text, len, &n) : text;
             char why[1024] = "";
             FmtVerdict verdict = fmt_check_properties(input, n, why, sizeof why);
-            const char *name = variant ? " (CRLF)" : "";
+            const char *name = variant == CRLF ? " (CRLF)" : variant == CR ? " (CR)" : "";
             if (verdict == FMT_HOLDS) {
                 holds++;
             } else if (verdict == FMT_NOT_PARSED) {
@@ -84,7 +104,7 @@ int main(int argc, char **argv)
                 printf("FAIL %s%s: %s\n", argv[i], name, why);
                 broken++;
             }
-            if (variant)
+            if (variant != PLAIN)
                 free(input);
         }
         free(text);

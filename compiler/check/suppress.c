@@ -65,9 +65,10 @@ typedef struct MemberList {
     uint32_t count, cap;
 } MemberList;
 
+/* White space within a line: not a line end (base/source.h). */
 static bool is_blank(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    return c == ' ' || c == '\t' || c == '\f' || c == '\v';
 }
 
 static bool is_code_char(char c)
@@ -440,10 +441,11 @@ static Span removal_of(const SourceFile *file, const Comment *cm, bool code_befo
         uint32_t after = end;
         while (after < file->len && is_blank(text[after]))
             after++;
-        if (after >= file->len || text[after] == '\n') {
+        if (after >= file->len || source_is_eol(text[after])) {
             while (start > 0 && is_blank(text[start - 1]))
                 start--;
-            end = after < file->len ? after + 1 : after;
+            end = after < file->len ? after + source_eol_len(text + after, text + file->len)
+                                    : after;
         } else {
             end = after;
         }

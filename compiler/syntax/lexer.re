@@ -12,6 +12,7 @@
 
 #include "attributes.h"
 #include "lexer_internal.h"
+#include "source.h"
 #include "utf8.h"
 
 #include <utf8proc.h>
@@ -164,17 +165,16 @@ static void record_comment(Lexer *lx, const unsigned char *tok, const unsigned c
     comment->block = block;
 }
 
-/* After `//` (or `#`) at tok: to the end of the line, which is left for the newline
- * rule. */
+/* After `//` (or `#`) at tok: to the end of the line (base/source.h: a lone CR ends it
+ * too), which is left for the newline rule. */
 static const unsigned char *skip_line_comment(Lexer *lx, const unsigned char *tok,
                                               const unsigned char *cur)
 {
-    const unsigned char *end = memchr(cur, '\n', (size_t)(lx->lim - cur));
-    if (!end)
-        end = lx->lim;
+    const unsigned char *end = (const unsigned char *)source_find_eol((const char *)cur,
+                                                                      (const char *)lx->lim);
     if (has_high_byte(cur, end))
         lexer_check_utf8(lx, cur, end);
-    record_comment(lx, tok, end > cur && end[-1] == '\r' ? end - 1 : end, false);
+    record_comment(lx, tok, end, false);
     return end;
 }
 
@@ -201,7 +201,7 @@ static const unsigned char *skip_block_comment(Lexer *lx, const unsigned char *t
         if (d)
             diag_set_label(&lx->c->diags, d, "this comment is never closed with `*/`");
     }
-    *newline = memchr(cur, '\n', (size_t)(end - cur)) != NULL;
+    *newline = source_find_eol((const char *)cur, (const char *)end) != (const char *)end;
     if (has_high_byte(cur, end))
         lexer_check_utf8(lx, cur, end);
     record_comment(lx, tok, after, true);
@@ -628,8 +628,9 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
         const unsigned char *tok = cur;
         bool newline;
         /*!re2c
-            [ \t\r\f\v]+    { continue; }
+            [ \t\f\v]+      { continue; }
             "\n"            { return finish(lx, loc, tok, cur, NEWLINE); }
+            "\r" "\n"?      { return finish(lx, loc, tok, cur, NEWLINE); }
             "//"            {
                                 if (common)
                                     return leave(lx, tok);
@@ -705,7 +706,7 @@ static INLINE int scan(Lexer *lx, YYSTYPE *v, Loc *loc, bool common)
                                 return finish_literal(lx, loc, tok, cur,
                                                       lexer_plain_string(lx, v, loc, tok, cur));
                             }
-            "'" [^'\n\x00]* "'"
+            "'" [^'\n\r\x00]* "'"
                             {
                                 if (common)
                                     return leave(lx, tok);

@@ -9,6 +9,7 @@
 
 #include "attributes.h"
 #include "lexer_internal.h"
+#include "source.h"
 
 static void enqueue(Lexer *lx, int kind, Loc loc)
 {
@@ -168,10 +169,25 @@ static void track_line(Lexer *lx, uint32_t offset)
     if (offset <= lx->indent.line_scanned)
         return;
     const unsigned char *from = lx->base + lx->indent.line_scanned;
-    const unsigned char *nl = memrchr(from, '\n', offset - lx->indent.line_scanned);
+    const unsigned char *to = lx->base + offset;
+    const unsigned char *nl = memrchr(from, '\n', (size_t)(to - from));
+    const unsigned char *after = nl ? nl + 1 : from;
+    const unsigned char *cr = memrchr(after, '\r', (size_t)(to - after));
     lx->indent.line_scanned = offset;
-    if (nl)
+    if (cr)   /* a lone CR, or the CR of a "\r\n" whose LF is at `to` (base/source.h) */
+        lexer_set_line(lx, lexer_offset(lx, cr) + (cr[1] == '\n' ? 2 : 1));
+    else if (nl)
         lexer_set_line(lx, lexer_offset(lx, nl) + 1);
+}
+
+/* The line end that ends the line before the one starting at `start` (base/source.h),
+ * the file's own, for the lines a fix adds there. */
+static const char *line_end_before(const Lexer *lx, uint32_t start)
+{
+    const unsigned char *p = lx->base + start;
+    if (start >= 2 && p[-2] == '\r' && p[-1] == '\n')
+        return "\r\n";
+    return start >= 1 && p[-1] == '\r' ? "\r" : "\n";
 }
 
 /* `}` and `{` closed by indentation: the innermost bracket left open, the others closed
@@ -193,13 +209,14 @@ static void report_unclosed(Lexer *lx, uint32_t keep, Loc at, bool closer)
                           : "going by its indentation, this line is outside the block");
     char *text = arena_alloc(&lx->c->arena, 1);
     text[0] = 0;
+    const char *eol = line_end_before(lx, lx->indent.line_start);
     for (uint32_t i = top + 1; i-- > keep;) {
         const unsigned char *line = lx->base + lx->indent.open_line[i];
         const unsigned char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
-        text = arena_printf(&lx->c->arena, "%s%.*s%c\n", text, (int)(p - line), line,
-                            lexer_bracket_char(lexer_closer_of(lx->brackets.open_kind[i])));
+        text = arena_printf(&lx->c->arena, "%s%.*s%c%s", text, (int)(p - line), line,
+                            lexer_bracket_char(lexer_closer_of(lx->brackets.open_kind[i])), eol);
     }
     diag_add_fix(diags, d, lexer_span(lx, lx->indent.line_start, lx->indent.line_start), text,
                  FIX_MAYBE_INCORRECT, "close %s where the indentation says %s",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lexer_internal.h"
+#include "source.h"
 #include "utf8.h"
 
 /* Bytes that can be copied as they are: printable ASCII and tab, except `"` and `\`. */
@@ -200,7 +201,7 @@ static int slow_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok
             p++;
             break;
         }
-        if (c == '\n' || (c == '\r' && p[1] == '\n') || (c == 0 && p == lx->lim)) {
+        if (source_is_eol((char)c) || (c == 0 && p == lx->lim)) {
             p = unterminated(lx, tok, p);
             bad = true;
             break;

@@ -100,25 +100,11 @@ static const Member *covering_in_expr(const Expr *e, const SourceFile *f, uint32
 {
     if (!e || pos < e->span.start || pos > e->span.end)
         return best;
-    switch (e->kind) {
-    case EXPR_OBJECT:
+    if (e->kind == EXPR_OBJECT)
         return covering_member(e->block->members, e->block->count, f, pos, best);
-    case EXPR_LIST:
-    case EXPR_CALL:
-        best = e->kind == EXPR_CALL ? covering_in_expr(e->left, f, pos, best) : best;
-        for (uint32_t i = 0; i < e->count; i++)
-            best = covering_in_expr(e->elems[i], f, pos, best);
-        return best;
-    case EXPR_BINARY:
-    case EXPR_INDEX:
-        return covering_in_expr(e->right, f, pos, covering_in_expr(e->left, f, pos, best));
-    case EXPR_UNARY:
-    case EXPR_FIELD:
-    case EXPR_OPTIONAL:
-        return covering_in_expr(e->left, f, pos, best);
-    default:
-        return best;
-    }
+    for (uint32_t i = 0, n = expr_child_count(e); i < n; i++)
+        best = covering_in_expr(expr_child(e, i), f, pos, best);
+    return best;
 }
 
 /* The innermost member around `pos` that starts its line: a suppression comment on the

@@ -100,15 +100,10 @@ static bool same_tokens(Check *k)
 
 static bool same_block(const Block *x, const Block *y);
 
-static bool same_expr(const Expr *x, const Expr *y)
+/* The payloads of two nodes of one kind, their children aside. */
+static bool same_node(const Expr *x, const Expr *y)
 {
-    if (!x || !y)
-        return x == y;
-    if (x->kind != y->kind || x->op != y->op)
-        return false;
     switch (x->kind) {
-    case EXPR_ERROR: case EXPR_NULL:
-        return true;
     case EXPR_INT: case EXPR_DURATION:
         return x->integer == y->integer;
     case EXPR_NUMBER:
@@ -119,23 +114,28 @@ static bool same_expr(const Expr *x, const Expr *y)
         return x->boolean == y->boolean;
     case EXPR_NAME:
         return x->name == y->name;
-    case EXPR_LIST: case EXPR_CALL:
-        if (x->count != y->count || (x->kind == EXPR_CALL && !same_expr(x->left, y->left)))
-            return false;
-        for (uint32_t i = 0; i < x->count; i++)
-            if (!same_expr(x->elems[i], y->elems[i]))
-                return false;
-        return true;
+    case EXPR_FIELD:
+        return x->field == y->field;
     case EXPR_OBJECT:
         return same_block(x->block, y->block);
-    case EXPR_UNARY: case EXPR_OPTIONAL:
-        return same_expr(x->left, y->left);
-    case EXPR_FIELD:
-        return x->field == y->field && same_expr(x->left, y->left);
-    case EXPR_BINARY: case EXPR_INDEX:
-        return same_expr(x->left, y->left) && same_expr(x->right, y->right);
+    default:
+        return true;
     }
-    return false;
+}
+
+static bool same_expr(const Expr *x, const Expr *y)
+{
+    if (!x || !y)
+        return x == y;
+    if (x->kind != y->kind || x->op != y->op || !same_node(x, y))
+        return false;
+    uint32_t n = expr_child_count(x);
+    if (n != expr_child_count(y))
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (!same_expr(expr_child(x, i), expr_child(y, i)))
+            return false;
+    return true;
 }
 
 static bool same_member(const Member *x, const Member *y)

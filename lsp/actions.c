@@ -13,7 +13,7 @@
 static json_t *text_edit_json(Server *s, Analysis *a, const Edit *e)
 {
     return json_pack("{s:o, s:o}", "range", lsp_range_json(s, a, e->file, e->start, e->end),
-                     "newText", lsp_json_text0(e->text));
+                     "newText", diag_json_text0(e->text));
 }
 
 json_t *lsp_workspace_edit_json(Server *s, Analysis *a, const Edit *edits, uint32_t count)
@@ -74,7 +74,7 @@ static json_t *quick_fix(Server *s, Analysis *a, const Diagnostic *d, const Diag
     Edit edit;
     if (!fix_edit(a, fix, &edit))
         return NULL;
-    json_t *action = json_pack("{s:o, s:s, s:[o]}", "title", lsp_json_text0(fix->message),
+    json_t *action = json_pack("{s:o, s:s, s:[o]}", "title", diag_json_text0(fix->message),
                                "kind", "quickfix", "diagnostics", lsp_diagnostic_json(s, a, d));
     if (fix->applicability == FIX_MACHINE_APPLICABLE)
         json_object_set_new(action, "isPreferred", json_true());

@@ -24,6 +24,10 @@ CHECKS = [
     ('the old name of "no index"', r'\bPROGRAM_NONE\b', None),
     ('a growable text buffer', r'typedef struct \w*Buffer\s*{', {'base/textbuf.h'}),
     ('the server\'s old text buffer', r'\blsp_buffer_\w+', None),
+    ('JSON string text from text with invalid UTF-8', r'json_stringn',
+     {'diagnostics/json_text.c'}),
+    ('our functions in jansson\'s namespace', r'\bjson_(text|write)\s*\(', None),
+    ('the server\'s old JSON string text', r'\blsp_json_text', None),
 ]
 
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_text.h"
 #include "orbc_value.h"
 
 /* ---- small builders ---- */
@@ -58,7 +59,7 @@ static json_t *hex_bytes(const uint8_t *bytes, size_t len)
         text[2 * i] = digits[bytes[i] >> 4];
         text[2 * i + 1] = digits[bytes[i] & 15];
     }
-    json_t *s = json_stringn(text, 2 * len);
+    json_t *s = diag_json_text(text, 2 * len);
     free(text);
     return s;
 }
@@ -368,7 +369,7 @@ bool dis_json_write(const OrbcModule *m, const uint8_t *bytes, size_t len, FILE 
     key(&w, "strings");
     begin(&w, '[');
     for (uint32_t i = 0; i < m->string_count; i++)
-        element(&w, json_stringn(m->strings[i].text, m->strings[i].len));
+        element(&w, diag_json_text(m->strings[i].text, m->strings[i].len));
     end(&w, ']');
     key(&w, "constants");
     begin(&w, '[');

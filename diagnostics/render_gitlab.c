@@ -20,7 +20,7 @@ static json_t *gitlab_location(const SpanPosition *pos, const char *root)
     char *relative = pos->located ? render_relative_path(root, pos->file) : NULL;
     json_t *location = json_object();
     json_object_set_new(location, "path",
-                        json_text(relative ? relative : pos->located ? pos->file->path : ""));
+                        diag_json_text0(relative ? relative : pos->located ? pos->file->path : ""));
     free(relative);
     json_t *lines = json_object();
     json_object_set_new(lines, "begin", json_integer(pos->located ? pos->line : 1));
@@ -37,7 +37,7 @@ static json_t *gitlab_issue(ColumnCache *cache, const SourceMap *sources, const 
     json_t *issue = json_object();
     json_object_set_new(issue, "type", json_string("issue"));
     json_object_set_new(issue, "check_name", json_string(diag_info(d->code)->code));
-    json_object_set_new(issue, "description", json_text(message.data));
+    json_object_set_new(issue, "description", diag_json_text0(message.data));
     json_object_set_new(issue, "categories", json_pack("[s]", "Bug Risk"));
     json_object_set_new(issue, "severity", json_string(d->severity == SEV_ERROR ? "major" : "minor"));
     json_object_set_new(issue, "fingerprint", json_string(fingerprint));
@@ -59,7 +59,7 @@ static json_t *gitlab_unread(const char *root, const RenderUnread *u)
     json_t *issue = json_object();
     json_object_set_new(issue, "type", json_string("issue"));
     json_object_set_new(issue, "check_name", json_string("orbitc-unread"));
-    json_object_set_new(issue, "description", json_text(message.data));
+    json_object_set_new(issue, "description", diag_json_text0(message.data));
     json_object_set_new(issue, "categories", json_pack("[s]", "Bug Risk"));
     json_object_set_new(issue, "severity", json_string("blocker"));
     json_object_set_new(issue, "fingerprint", json_string(fingerprint.data));
@@ -82,7 +82,7 @@ void render_gitlab(FILE *out, const DiagSink *sink, const SourceMap *sources,
                                                    fingerprints[i]));
     for (uint32_t i = 0; i < options->unread_count; i++)
         json_array_append_new(issues, gitlab_unread(root, &options->unread[i]));
-    json_write(out, issues);
+    diag_json_write(out, issues);
     render_fingerprints_free(fingerprints, sink->count);
     free(root);
 }

@@ -1,43 +1,19 @@
 /* JSON output: one object per diagnostic, one per line, keys always in the same order.
  * The format is documented in docs/diagnostics.md; its schema is
- * docs/diagnostics.schema.json. Written by hand: strings are escaped as RFC 8259 asks,
- * with invalid UTF-8 replaced by U+FFFD, so the output is always valid UTF-8. */
+ * docs/diagnostics.schema.json. Written by hand; strings by diag_json_write_text
+ * (json_text.h), so the output is always valid UTF-8. */
 #include <string.h>
 
 #include "columns.h"
 #include "diag.h"
+#include "json_text.h"
 
 static void write_string(FILE *out, const char *s)
 {
-    if (!s) {
+    if (s)
+        diag_json_write_text(out, s, strlen(s));
+    else
         fputs("null", out);
-        return;
-    }
-    const unsigned char *p = (const unsigned char *)s;
-    uint32_t len = (uint32_t)strlen(s);
-    fputc('"', out);
-    for (uint32_t i = 0; i < len;) {
-        int32_t cp;
-        uint32_t n = utf8_decode(p + i, len - i, &cp);
-        if (cp < 0)
-            fputs("\xEF\xBF\xBD", out);
-        else if (cp == '"')
-            fputs("\\\"", out);
-        else if (cp == '\\')
-            fputs("\\\\", out);
-        else if (cp == '\n')
-            fputs("\\n", out);
-        else if (cp == '\r')
-            fputs("\\r", out);
-        else if (cp == '\t')
-            fputs("\\t", out);
-        else if (cp < 0x20 || cp == 0x7F || cp == 0x2028 || cp == 0x2029)
-            fprintf(out, "\\u%04x", (unsigned)cp);
-        else
-            fwrite(p + i, 1, n, out);
-        i += n;
-    }
-    fputc('"', out);
 }
 
 

@@ -1,5 +1,5 @@
 /* Shared by the formats for CI systems: span positions, whole messages, relative paths,
- * fingerprints and JSON-safe text (render_machine.h). */
+ * fingerprints (render_machine.h). JSON string text is json_text.c's. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,34 +199,3 @@ void render_fingerprints_free(char **fingerprints, uint32_t count)
     free(fingerprints);
 }
 
-/* --- JSON --- */
-
-json_t *json_text(const char *text)
-{
-    if (!text)
-        text = "";
-    size_t len = strlen(text);
-    TextBuffer valid = { 0 };
-    text_append(&valid, "", 0);
-    for (size_t i = 0; i < len;) {
-        int32_t cp;
-        uint32_t n = utf8_decode((const unsigned char *)text + i, len - i, &cp);
-        if (cp < 0)
-            text_append_str(&valid, "\xEF\xBF\xBD");
-        else
-            text_append(&valid, text + i, n);
-        i += n;
-    }
-    json_t *string = json_stringn(valid.data, valid.len);
-    text_free(&valid);
-    if (!string)
-        out_of_memory();
-    return string;
-}
-
-void json_write(FILE *out, json_t *value)
-{
-    json_dumpf(value, out, JSON_INDENT(2));
-    fputc('\n', out);
-    json_decref(value);
-}

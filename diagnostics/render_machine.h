@@ -1,7 +1,7 @@
 /* What the formats for CI systems (render_github.c, render_gitlab.c, render_sarif.c)
  * share: where a span is (SpanPosition), the whole text of a diagnostic as one message,
- * paths relative to the source root, fingerprints that survive lines added above, and
- * text made safe for jansson. Internal to the diagnostics layer. */
+ * paths relative to the source root, fingerprints that survive lines added above; and
+ * JSON string text (json_text.h). Internal to the diagnostics layer. */
 #ifndef ORBIT_RENDER_MACHINE_H
 #define ORBIT_RENDER_MACHINE_H
 
@@ -12,6 +12,7 @@
 
 #include "columns.h"
 #include "diag.h"
+#include "json_text.h"
 #include "textbuf.h"
 
 /* A span as lines and columns, all 1-based. Columns are given in two units: Unicode
@@ -55,12 +56,5 @@ void render_fingerprints_free(char **fingerprints, uint32_t count);
 
 /* The fingerprints' hash (FNV-1a, 64 bits) of a text, for what is not a diagnostic. */
 uint64_t render_hash_text(const char *text);
-
-/* A JSON string of `text` with every invalid UTF-8 byte replaced by U+FFFD (jansson
- * accepts only valid UTF-8). Never NULL. */
-json_t *json_text(const char *text);
-
-/* Writes `value` (and a newline) and releases it. */
-void json_write(FILE *out, json_t *value);
 
 #endif

@@ -46,7 +46,7 @@ static json_t *uri_of(const char *prefix, const char *path)
         else
             text_printf(&uri, "%%%02X", *p);
     }
-    json_t *string = json_text(uri.data);
+    json_t *string = diag_json_text0(uri.data);
     text_free(&uri);
     return string;
 }
@@ -89,7 +89,7 @@ static json_t *root_base(const char *root)
 static json_t *message_of(const char *text)
 {
     json_t *message = json_object();
-    json_object_set_new(message, "text", json_text(text));
+    json_object_set_new(message, "text", diag_json_text0(text));
     return message;
 }
 
@@ -118,7 +118,7 @@ static json_t *rule_name(const char *title)
         }
         p += len ? len : 1;
     }
-    json_t *string = json_text(name.data);
+    json_t *string = diag_json_text0(name.data);
     text_free(&name);
     return string;
 }
@@ -148,7 +148,7 @@ static json_t *plain_of_markdown(const char *markdown)
         text_append(&text, "\"", 1);
         p = close + 2;
     }
-    json_t *string = json_text(text.data);
+    json_t *string = diag_json_text0(text.data);
     text_free(&text);
     return string;
 }
@@ -176,7 +176,7 @@ static json_t *first_paragraph(const char *explanation, const char *fallback)
     const char *markdown = text.len > 0 ? text.data : fallback;
     json_t *description = json_object();
     json_object_set_new(description, "text", plain_of_markdown(markdown));
-    json_object_set_new(description, "markdown", json_text(markdown));
+    json_object_set_new(description, "markdown", diag_json_text0(markdown));
     text_free(&text);
     return description;
 }
@@ -191,8 +191,8 @@ static json_t *sarif_rule(DiagCode code)
     json_object_set_new(rule, "shortDescription", message_of(info->title));
     json_object_set_new(rule, "fullDescription", first_paragraph(explanation, info->title));
     json_t *help = json_object();
-    json_object_set_new(help, "text", json_text(explanation));
-    json_object_set_new(help, "markdown", json_text(explanation));
+    json_object_set_new(help, "text", diag_json_text0(explanation));
+    json_object_set_new(help, "markdown", diag_json_text0(explanation));
     json_object_set_new(rule, "help", help);
     json_t *configuration = json_object();
     json_object_set_new(configuration, "level",
@@ -272,7 +272,7 @@ static json_t *sarif_fix(SarifContext *context, const DiagFix *fix)
 {
     SpanPosition pos = render_span_position(&context->cache, context->sources, fix->span);
     json_t *inserted = json_object();
-    json_object_set_new(inserted, "text", json_text(fix->replacement));
+    json_object_set_new(inserted, "text", diag_json_text0(fix->replacement));
     json_t *replacement = json_object();
     json_object_set_new(replacement, "deletedRegion", region_of(&pos));
     json_object_set_new(replacement, "insertedContent", inserted);
@@ -342,7 +342,7 @@ static json_t *sarif_invocation(const SarifContext *context, const RenderOptions
                                      sarif_path_location(context, u->path));
         json_array_append_new(notifications,
                               json_pack("{s:s, s:{s:o}, s:[o]}", "level", "error", "message",
-                                        "text", json_text(u->message), "locations", location));
+                                        "text", diag_json_text0(u->message), "locations", location));
     }
     json_object_set_new(invocation, "toolExecutionNotifications", notifications);
     return json_pack("[o]", invocation);
@@ -369,7 +369,7 @@ void render_sarif(FILE *out, const DiagSink *sink, const SourceMap *sources,
     json_object_set_new(log, "$schema", json_string(sarif_schema));
     json_object_set_new(log, "version", json_string("2.1.0"));
     json_object_set_new(log, "runs", json_pack("[o]", run));
-    json_write(out, log);
+    diag_json_write(out, log);
     render_fingerprints_free(fingerprints, sink->count);
     free(root);
 }

@@ -14,7 +14,7 @@
 static json_t *text_edit_json(Server *s, Analysis *a, const Edit *e)
 {
     return json_pack("{s:o, s:o}", "range", lsp_range_json(s, a, e->file, e->start, e->end),
-                     "newText", lsp_json_text0(e->text));
+                     "newText", diag_json_text0(e->text));
 }
 
 json_t *lsp_workspace_edit_json(Server *s, Analysis *a, const Edit *edits, uint32_t count)
@@ -75,7 +75,7 @@ static json_t *quick_fix(Server *s, Analysis *a, const Diagnostic *d, const Diag
     Edit edit;
     if (!fix_edit(a, fix, &edit))
         return NULL;
-    json_t *action = json_pack("{s:o, s:s, s:[o]}", "title", lsp_json_text0(fix->message),
+    json_t *action = json_pack("{s:o, s:s, s:[o]}", "title", diag_json_text0(fix->message),
                                "kind", "quickfix", "diagnostics", lsp_diagnostic_json(s, a, d));
     if (fix->applicability == FIX_MACHINE_APPLICABLE)
         json_object_set_new(action, "isPreferred", json_true());
@@ -101,25 +101,11 @@ static const Member *covering_in_expr(const Expr *e, const SourceFile *f, uint32
 {
     if (!e || pos < e->span.start || pos > e->span.end)
         return best;
-    switch (e->kind) {
-    case EXPR_OBJECT:
+    if (e->kind == EXPR_OBJECT)
         return covering_member(e->block->members, e->block->count, f, pos, best);
-    case EXPR_LIST:
-    case EXPR_CALL:
-        best = e->kind == EXPR_CALL ? covering_in_expr(e->left, f, pos, best) : best;
-        for (uint32_t i = 0; i < e->count; i++)
-            best = covering_in_expr(e->elems[i], f, pos, best);
-        return best;
-    case EXPR_BINARY:
-    case EXPR_INDEX:
-        return covering_in_expr(e->right, f, pos, covering_in_expr(e->left, f, pos, best));
-    case EXPR_UNARY:
-    case EXPR_FIELD:
-    case EXPR_OPTIONAL:
-        return covering_in_expr(e->left, f, pos, best);
-    default:
-        return best;
-    }
+    for (uint32_t i = 0, n = expr_child_count(e); i < n; i++)
+        best = covering_in_expr(expr_child(e, i), f, pos, best);
+    return best;
 }
 
 /* The innermost member around `pos` that starts its line: a suppression comment on the

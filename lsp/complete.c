@@ -323,9 +323,9 @@ typedef struct Completion {
 
 static json_t *item(Completion *c, const char *label, int kind, const char *detail)
 {
-    json_t *it = json_pack("{s:o, s:i}", "label", lsp_json_text0(label), "kind", kind);
+    json_t *it = json_pack("{s:o, s:i}", "label", diag_json_text0(label), "kind", kind);
     if (detail)
-        json_object_set_new(it, "detail", lsp_json_text0(detail));
+        json_object_set_new(it, "detail", diag_json_text0(detail));
     json_array_append_new(c->items, it);
     return it;
 }
@@ -337,8 +337,8 @@ static void item_replacing(Completion *c, const char *label, int kind, const cha
     json_t *it = item(c, label, kind, detail);
     json_object_set_new(it, "textEdit", json_pack("{s:o, s:o}", "range",
                         lsp_range_json(c->srv, c->a, c->file, start, c->scan->cursor),
-                        "newText", lsp_json_text0(text)));
-    json_object_set_new(it, "filterText", lsp_json_text(c->scan->text + start,
+                        "newText", diag_json_text0(text)));
+    json_object_set_new(it, "filterText", diag_json_text(c->scan->text + start,
                                                         c->scan->cursor - start));
 }
 

@@ -141,7 +141,7 @@ static json_t *edits_json(Server *s, const Changes *list)
         const Change *last = &list->items[i + group < list->count ? i + group - 1
                                                                   : list->count - 1];
         json_t *range = lsp_line_range_json(s, &lines, first->start, last->end);
-        json_t *text = lsp_json_text(list->formatted + first->new_start,
+        json_t *text = diag_json_text(list->formatted + first->new_start,
                                      last->new_end - first->new_start);
         json_array_append_new(edits, json_pack("{s:o, s:o}", "range", range, "newText", text));
     }

@@ -262,13 +262,13 @@ static json_t *document_symbol(Server *s, Analysis *a, const char *name, int kin
     diag_locate(&a->c.sources, selection, &sel);
     if (sel.start < r.start || sel.end > r.end)
         sel = r;
-    json_t *symbol = json_pack("{s:o, s:i, s:o, s:o}", "name", lsp_json_text0(name),
+    json_t *symbol = json_pack("{s:o, s:i, s:o, s:o}", "name", diag_json_text0(name),
                                "kind", kind,
                                "range", lsp_range_json(s, a, r.file, r.start, r.end),
                                "selectionRange",
                                lsp_range_json(s, a, sel.file, sel.start, sel.end));
     if (detail)
-        json_object_set_new(symbol, "detail", lsp_json_text0(detail));
+        json_object_set_new(symbol, "detail", diag_json_text0(detail));
     return symbol;
 }
 
@@ -379,10 +379,10 @@ static void add_workspace_symbol(Server *s, Analysis *a, json_t *out, const char
     json_t *location = lsp_location_json(s, a, span);
     if (!location)
         return;
-    json_t *symbol = json_pack("{s:o, s:i, s:o}", "name", lsp_json_text0(name), "kind", kind,
+    json_t *symbol = json_pack("{s:o, s:i, s:o}", "name", diag_json_text0(name), "kind", kind,
                                "location", location);
     if (container)
-        json_object_set_new(symbol, "containerName", lsp_json_text0(container));
+        json_object_set_new(symbol, "containerName", diag_json_text0(container));
     json_array_append_new(out, symbol);
 }
 

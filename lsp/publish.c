@@ -64,7 +64,7 @@ static json_t *folded_message(const Diagnostic *d)
         out += sprintf(out, "\nhelp: %s", t->text);
     for (const DiagFix *f = d->fixes; f; f = f->next)
         out += sprintf(out, "\nhelp: %s", f->message);
-    json_t *message = lsp_json_text(text, (size_t)(out - text));
+    json_t *message = diag_json_text(text, (size_t)(out - text));
     free(text);
     return message;
 }
@@ -86,7 +86,7 @@ json_t *lsp_diagnostic_json(Server *s, Analysis *a, const Diagnostic *d)
         json_t *where = lsp_location_json(s, a, l->span);
         if (where)
             json_array_append_new(related, json_pack("{s:o, s:o}", "location", where,
-                                                      "message", lsp_json_text0(l->message)));
+                                                      "message", diag_json_text0(l->message)));
     }
     if (json_array_size(related) > 0)
         json_object_set_new(json, "relatedInformation", related);

@@ -233,26 +233,12 @@ static void walk_expr(Walk *w, const Expr *e)
             emit_field(w, expr_field_span(e), f, record, false, e);
         break;
     }
-    case EXPR_CALL:
-    case EXPR_LIST:
-        if (e->kind == EXPR_CALL)
-            walk_expr(w, e->left);
-        for (uint32_t i = 0; i < e->count; i++)
-            walk_expr(w, e->elems[i]);
-        break;
     case EXPR_OBJECT:
         walk_fields_of_object(w, e);
         break;
-    case EXPR_UNARY:
-    case EXPR_OPTIONAL:
-        walk_expr(w, e->left);
-        break;
-    case EXPR_BINARY:
-    case EXPR_INDEX:
-        walk_expr(w, e->left);
-        walk_expr(w, e->right);
-        break;
     default:
+        for (uint32_t i = 0, n = expr_child_count(e); i < n; i++)
+            walk_expr(w, expr_child(e, i));
         break;
     }
 }

@@ -12,47 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "utf8.h"
 #include "version.h"
 
 /* ---- JSON helpers ------------------------------------------------------------------- */
-
-json_t *lsp_json_text(const char *text, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)text;
-    size_t i = 0;
-    while (i < len) {                      /* most text is valid: no copy then */
-        int32_t cp;
-        i += utf8_decode(p + i, len - i, &cp);
-        if (cp < 0)
-            break;
-    }
-    if (i >= len) {
-        json_t *s = json_stringn_nocheck(text, len);
-        return s ? s : json_string("");
-    }
-    char *clean = xmalloc(len * 3 + 1), *out = clean;
-    for (i = 0; i < len;) {
-        int32_t cp;
-        uint32_t n = utf8_decode(p + i, len - i, &cp);
-        if (cp < 0) {
-            memcpy(out, "\xEF\xBF\xBD", 3);
-            out += 3;
-        } else {
-            memcpy(out, p + i, n);
-            out += n;
-        }
-        i += n;
-    }
-    json_t *s = json_stringn_nocheck(clean, (size_t)(out - clean));
-    free(clean);
-    return s ? s : json_string("");
-}
-
-json_t *lsp_json_text0(const char *text)
-{
-    return lsp_json_text(text, strlen(text));
-}
 
 json_t *lsp_json_object_member(const json_t *object, const char *key)
 {
@@ -112,7 +74,7 @@ static void respond_error(Server *s, json_t *id, int code, const char *message)
     json_object_set(m, "id", id ? id : json_null());
     json_t *error = json_object();
     json_object_set_new(error, "code", json_integer(code));
-    json_object_set_new(error, "message", lsp_json_text0(message));
+    json_object_set_new(error, "message", diag_json_text0(message));
     json_object_set_new(m, "error", error);
     send_message(s, m);
 }

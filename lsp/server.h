@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "workspace.h"
+#include "json_text.h"
 #include "lsp.h"
 #include "namemap.h"
 #include "no_index.h"
@@ -164,9 +165,6 @@ void lsp_send_request(Server *s, const char *method, json_t *params);        /* 
  * check that started before it has a stale result). */
 bool lsp_results_are_stale(Server *s, uint32_t project);
 void lsp_log_message(Server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A JSON string of text that may hold invalid UTF-8 (shown as U+FFFD). */
-json_t *lsp_json_text(const char *text, size_t len);
-json_t *lsp_json_text0(const char *text);
 /* Members of a JSON object, NULL when absent or of another type. */
 json_t *lsp_json_object_member(const json_t *object, const char *key);
 const char *lsp_json_string_member(const json_t *object, const char *key);

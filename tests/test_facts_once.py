@@ -34,6 +34,10 @@ CHECKS = [
     ('the old name of a span\'s lines and columns', r'\brender_place\b', None),
     ('the kinds of values (liborbc\'s ORBC_KIND_*)',
      r'\bV_(NULL|BOOL|INT|NUMBER|STRING|DURATION|LIST|RECORD)\b|\bValueKind\b', None),
+    ('JSON string text from text with invalid UTF-8', r'json_stringn',
+     {'diagnostics/json_text.c'}),
+    ('our functions in jansson\'s namespace', r'\bjson_(text|write)\s*\(', None),
+    ('the server\'s old JSON string text', r'\blsp_json_text', None),
 ]
 
 

@@ -10,7 +10,8 @@
               (fuzz/replay.py --corpora --fmt-props)
   meaning     for each of those that checks clean, the program built from the formatted
               text disassembles exactly as the original's, positions aside; for the others,
-              `check` reports the same diagnostics (code, severity, message) in the same order
+              `check` reports the same diagnostics (code, severity, message: its spaces
+              and separators aside) in the same order
   command     in place and atomically, only files that change, --check, --diff (applied
               with `patch -p0` it gives the formatted file), `-`, syntax errors, paths that
               cannot be read or written, permissions, symbolic links, directories; the
@@ -183,9 +184,16 @@ def disassembly(path, tmp):
     return re.sub(rb'[ \t]+', b' ', POSITION.sub(b'L:C', text))   # columns pad positions
 
 
+def layout_free(message):
+    """A message without its spaces, line ends and separators `,` `;`: a message may
+    quote an expression as written (source_text in compiler/check/check_types.c), which
+    fmt respaces (as tools/fmt_properties.c compares them)."""
+    return re.sub(r'[ \t\r\n\f\v,;]', '', message)
+
+
 def diagnostics(path):
     status, out, _ = run('check', '--format=json', '--max-diagnostics=0', path)
-    return [(d['code'], d['severity'], d['message'])
+    return [(d['code'], d['severity'], layout_free(d['message']))
             for d in map(json.loads, out.decode('utf-8').splitlines())]
 
 

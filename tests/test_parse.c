@@ -242,6 +242,37 @@ START_TEST(unclosed_block_reports_once)
 }
 END_TEST
 
+/* The names under `e` that expr_child reaches, in the order it gives them. */
+static void child_names(const Expr *e, char *out)
+{
+    if (!e)
+        return;
+    if (e->kind == EXPR_NAME) {
+        strcat(out, e->name->text);
+        strcat(out, " ");
+    }
+    for (uint32_t i = 0, n = expr_child_count(e); i < n; i++)
+        child_names(expr_child(e, i), out);
+}
+
+START_TEST(children_in_source_order)
+{
+    Fixture *f = malloc(sizeof *f);
+    const char *text = "workflow w { x: f(a, -b)[c].d + [e, { g: h }, i?] ?? !j }\n";
+    fixture_open(f, text, strlen(text));
+    SourceAst *ast;
+    fixture_parse(f, &ast);
+    const Expr *x = member_value(&member_body(&ast->decls[0])->members[0]);
+    char names[64] = "";
+    child_names(x, names);
+    ck_assert_str_eq(names, "f a b c e i j ");   /* an object's members are not children */
+    ck_assert_int_eq(expr_child_count(x), 2);
+    ck_assert_int_eq(expr_child_count(expr_child(expr_child(x, 0), 1)), 3);
+    fixture_close(f);
+    free(f);
+}
+END_TEST
+
 static char *repeat(const char *head, const char *unit, size_t n, const char *tail)
 {
     size_t hl = strlen(head), ul = strlen(unit), tl = strlen(tail);
@@ -358,6 +389,7 @@ static Suite *parser_suite(void)
     tcase_add_test(tc, recovery_keeps_what_parsed);
     tcase_add_test(tc, lists_keep_their_elements_across_recovery);
     tcase_add_test(tc, unclosed_block_reports_once);
+    tcase_add_test(tc, children_in_source_order);
     tcase_add_test(tc, deep_nesting);
     tcase_add_test(tc, nesting_at_the_limit_is_fine);
     suite_add_tcase(s, tc);

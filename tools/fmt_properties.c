@@ -101,15 +101,10 @@ static bool same_tokens(Check *k)
 
 static bool same_block(const Block *x, const Block *y);
 
-static bool same_expr(const Expr *x, const Expr *y)
+/* The payloads of two nodes of one kind, their children aside. */
+static bool same_node(const Expr *x, const Expr *y)
 {
-    if (!x || !y)
-        return x == y;
-    if (x->kind != y->kind || x->op != y->op)
-        return false;
     switch (x->kind) {
-    case EXPR_ERROR: case EXPR_NULL:
-        return true;
     case EXPR_INT: case EXPR_DURATION:
         return x->integer == y->integer;
     case EXPR_NUMBER:
@@ -120,23 +115,28 @@ static bool same_expr(const Expr *x, const Expr *y)
         return x->boolean == y->boolean;
     case EXPR_NAME:
         return x->name == y->name;
-    case EXPR_LIST: case EXPR_CALL:
-        if (x->count != y->count || (x->kind == EXPR_CALL && !same_expr(x->left, y->left)))
-            return false;
-        for (uint32_t i = 0; i < x->count; i++)
-            if (!same_expr(x->elems[i], y->elems[i]))
-                return false;
-        return true;
+    case EXPR_FIELD:
+        return x->field == y->field;
     case EXPR_OBJECT:
         return same_block(x->block, y->block);
-    case EXPR_UNARY: case EXPR_OPTIONAL:
-        return same_expr(x->left, y->left);
-    case EXPR_FIELD:
-        return x->field == y->field && same_expr(x->left, y->left);
-    case EXPR_BINARY: case EXPR_INDEX:
-        return same_expr(x->left, y->left) && same_expr(x->right, y->right);
+    default:
+        return true;
     }
-    return false;
+}
+
+static bool same_expr(const Expr *x, const Expr *y)
+{
+    if (!x || !y)
+        return x == y;
+    if (x->kind != y->kind || x->op != y->op || !same_node(x, y))
+        return false;
+    uint32_t n = expr_child_count(x);
+    if (n != expr_child_count(y))
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (!same_expr(expr_child(x, i), expr_child(y, i)))
+            return false;
+    return true;
 }
 
 static bool same_member(const Member *x, const Member *y)
@@ -300,7 +300,13 @@ static bool range_agrees(Check *k, const char *text, size_t len, const FormatTex
 
 /* What `check` reports, positions aside: each diagnostic's code and message, before the
  * inline suppressions and after them (so which ones are silenced, and the problems of
- * the suppressions themselves), each list sorted so that positions do not order it. */
+ * the suppressions themselves), each list sorted so that positions do not order it.
+ *
+ * A message is compared without its spaces, line ends and separators `,` `;`, and only
+ * those: a message may quote a short expression's source text (E0504, `source_text` in
+ * compiler/check/check_types.c), which is quoted or not whatever the layout but keeps
+ * the spacing and separators it is written with, and those are what fmt changes (the
+ * tokens are compared without separators above, too). */
 typedef struct Reports {
     char **before, **after;
     uint32_t before_count, after_count;
@@ -311,16 +317,26 @@ static int compare_texts(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* "CODE:MESSAGE" with the message's layout and separators left out. */
+static char *report_text(const Diagnostic *d)
+{
+    const char *code = diag_info(d->code)->code;
+    size_t n = strlen(code);
+    char *text = xmalloc(n + strlen(d->message) + 2);
+    memcpy(text, code, n);
+    text[n++] = ':';
+    for (const char *m = d->message; *m; m++)
+        if (!blank_char(*m) && *m != '\n' && *m != ',' && *m != ';')
+            text[n++] = *m;
+    text[n] = '\0';
+    return text;
+}
+
 static char **report_texts(const DiagSink *sink, uint32_t *count)
 {
     char **texts = xmalloc((sink->count + 1) * sizeof *texts);
-    for (uint32_t i = 0; i < sink->count; i++) {
-        const Diagnostic *d = sink->items[i];
-        const char *code = diag_info(d->code)->code;
-        size_t n = strlen(code) + strlen(d->message) + 3;
-        texts[i] = xmalloc(n);
-        snprintf(texts[i], n, "%s: %s", code, d->message);
-    }
+    for (uint32_t i = 0; i < sink->count; i++)
+        texts[i] = report_text(sink->items[i]);
     *count = sink->count;
     if (*count > 1)
         qsort(texts, *count, sizeof *texts, compare_texts);

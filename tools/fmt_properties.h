@@ -24,8 +24,10 @@ typedef enum FmtVerdict {
  *   - range formatting (format_range) of the middle third of the text, then formatting
  *     the whole result, gives the same text as formatting the whole;
  *   - `check` of the text alone and of its formatted text report the same diagnostics
- *     (codes and messages; positions aside), before the inline suppressions and after
- *     them: formatting changes neither what is reported nor what is silenced. */
+ *     (codes and messages; positions aside, and the spaces, line ends and separators
+ *     `,` `;` of the messages, which may quote an expression as written), before the
+ *     inline suppressions and after them: formatting changes neither what is reported
+ *     nor what is silenced. */
 FmtVerdict fmt_check_properties(const char *text, size_t len, char *why, size_t why_size);
 
 #endif

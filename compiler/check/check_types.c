@@ -25,17 +25,75 @@ static const char *tt(Checker *ck, const Type *t)
     return type_text(ck->arena, t);
 }
 
-/* The source text of a short one-line expression (for messages), or NULL. */
+enum { MAX_SHOWN = 40 };   /* bytes of an expression quoted in a message, layout aside */
+
+static bool layout_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Copies the expression text[0, len) to `out` (when not NULL) as source_text quotes
+ * it; returns how many bytes that makes, or -1 when it is not quoted. */
+static long quoted_text(const char *text, uint32_t len, char *out)
+{
+    long n = 0;
+    uint32_t shown = 0;
+    bool in_string = false;
+    for (uint32_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\0')
+            return -1;
+        if (!in_string && layout_byte(c)) {
+            while (i + 1 < len && layout_byte(text[i + 1]))
+                i++;
+            if (out)
+                out[n] = ' ';
+            n++;
+            continue;
+        }
+        if (!in_string && (c == '#' || (c == '/' && i + 1 < len &&
+                                        (text[i + 1] == '/' || text[i + 1] == '*'))))
+            return -1;
+        if (in_string && c == '\\' && i + 1 < len) {   /* an escape: two bytes shown */
+            if (out)
+                out[n] = c;
+            n++;
+            shown++;
+            c = text[++i];
+        } else if (c == '"') {
+            in_string = !in_string;
+        }
+        if (in_string || c == '"' || (c != ',' && c != ';'))
+            shown++;
+        if (shown > MAX_SHOWN)
+            return -1;
+        if (out)
+            out[n] = c;
+        n++;
+    }
+    return n;
+}
+
+/* The source text of a short expression (for messages), on one line, or NULL. What is
+ * quoted does not depend on the layout, which `orbitc fmt` changes (the property
+ * "the same diagnostics" of tools/fmt_properties.h): each run of spaces and line ends
+ * between tokens becomes one space, and the expression is short when it has at most
+ * MAX_SHOWN bytes besides those and the separators `,` `;` (which fmt adds and
+ * removes as it joins and breaks lines). A string literal is copied as it is; an
+ * expression with a comment inside, or a NUL byte, is not quoted. */
 static const char *source_text(Checker *ck, Span span)
 {
     const SourceFile *f = source_file(&ck->c->sources, source_file_at(&ck->c->sources, span.start));
-    if (span.end > f->origin + f->len || span.end <= span.start || span.end - span.start > 40)
+    if (span.end > f->origin + f->len || span.end <= span.start)
         return NULL;
     const char *text = f->text + (span.start - f->origin);
-    for (uint32_t i = 0; i < span.end - span.start; i++)
-        if (text[i] == '\n' || text[i] == '\r' || text[i] == '\0')
-            return NULL;
-    return arena_strndup(ck->arena, text, span.end - span.start);
+    long n = quoted_text(text, span.end - span.start, NULL);
+    if (n < 0)
+        return NULL;
+    char *out = arena_alloc(ck->arena, (size_t)n + 1);
+    quoted_text(text, span.end - span.start, out);
+    out[n] = '\0';
+    return out;
 }
 
 /* ---- Type syntax -------------------------------------------------------------------- */

@@ -105,30 +105,12 @@ static void collect_expr(MemberList *list, const Expr *e)
 {
     if (!e)
         return;
-    switch (e->kind) {
-    case EXPR_OBJECT:
+    if (e->kind == EXPR_OBJECT) {
         collect_block(list, e->block);
         return;
-    case EXPR_LIST:
-    case EXPR_CALL:
-        for (uint32_t i = 0; i < e->count; i++)
-            collect_expr(list, e->elems[i]);
-        if (e->kind == EXPR_CALL)
-            collect_expr(list, e->left);
-        return;
-    case EXPR_BINARY:
-    case EXPR_INDEX:
-        collect_expr(list, e->right);
-        collect_expr(list, e->left);
-        return;
-    case EXPR_UNARY:
-    case EXPR_FIELD:
-    case EXPR_OPTIONAL:
-        collect_expr(list, e->left);
-        return;
-    default:
-        return;
     }
+    for (uint32_t i = 0, n = expr_child_count(e); i < n; i++)
+        collect_expr(list, expr_child(e, i));
 }
 
 static int compare_spans(Span a, Span b)

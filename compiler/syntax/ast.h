@@ -151,6 +151,42 @@ static inline bool expr_has_left(ExprKind kind)
            kind == EXPR_INDEX || kind == EXPR_CALL || kind == EXPR_OPTIONAL;
 }
 
+/* The sub-expressions of `e`, in source order: a call's callee then its arguments, a
+ * list's elements, the operands of the other kinds with operands; none for leaves and
+ * for objects, whose members are in .block. The one description of an expression's
+ * children: every walker over expressions uses it (compiler/check/suppress.c,
+ * lsp/query.c, lsp/actions.c, tools/fmt_properties.c). A child may be NULL. */
+static inline uint32_t expr_child_count(const Expr *e)
+{
+    switch (e->kind) {
+    case EXPR_LIST:
+        return e->count;
+    case EXPR_CALL:
+        return e->count + 1;
+    case EXPR_BINARY: case EXPR_INDEX:
+        return 2;
+    case EXPR_UNARY: case EXPR_FIELD: case EXPR_OPTIONAL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The child `i` (< expr_child_count(e)) of `e`. */
+static inline Expr *expr_child(const Expr *e, uint32_t i)
+{
+    switch (e->kind) {
+    case EXPR_LIST:
+        return e->elems[i];
+    case EXPR_CALL:
+        return i == 0 ? e->left : e->elems[i - 1];
+    case EXPR_BINARY: case EXPR_INDEX:
+        return i == 0 ? e->left : e->right;
+    default:
+        return e->left;
+    }
+}
+
 /* EXPR_STRING: the decoded value. */
 static inline String expr_string(const Expr *e)
 {

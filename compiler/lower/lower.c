@@ -669,11 +669,15 @@ static OrbcValue joined(Lowerer *l, const OrbcValue *pieces, uint32_t count, siz
  * starts where x0 does, so each one folded replaces the record of the one below it. */
 static bool fold_add_chain(Lowerer *l, const Expr *e, OrbcValue *v)
 {
+    enum { SHORT_CHAIN = 8 };   /* most chains: no allocation */
+    const Expr *short_nodes[SHORT_CHAIN];
+    OrbcValue short_pieces[SHORT_CHAIN + 1];
     uint32_t count = 0;
     for (const Expr *n = e; is_add(n); n = n->left)
         count++;
-    const Expr **nodes = xmalloc(count * sizeof *nodes);   /* bottom up */
-    OrbcValue *pieces = xmalloc((count + 1) * sizeof *pieces);
+    bool is_short = count <= SHORT_CHAIN;
+    const Expr **nodes = is_short ? short_nodes : xmalloc(count * sizeof *nodes);  /* bottom up */
+    OrbcValue *pieces = is_short ? short_pieces : xmalloc((count + 1) * sizeof *pieces);
     uint32_t i = count, piece_count = 0, mark = l->fold_count;
     for (const Expr *n = e; is_add(n); n = n->left)
         nodes[--i] = n;
@@ -708,8 +712,10 @@ static bool fold_add_chain(Lowerer *l, const Expr *e, OrbcValue *v)
         acc = joined(l, pieces, piece_count, len);
         l->folds[mark].value = acc;
     }
-    free(nodes);
-    free(pieces);
+    if (!is_short) {
+        free(nodes);
+        free(pieces);
+    }
     *v = acc;
     return a_const;
 }

@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checker.h"
 #include "compiler.h"
 #include "format.h"
 #include "lexer.h"
 #include "memory.h"
 #include "parse.h"
 #include "source.h"
-#include "suppress.h"
+#include "workspace.h"
 
 typedef struct Check {
     Compiler c;
@@ -343,22 +342,30 @@ static char **report_texts(const DiagSink *sink, uint32_t *count)
     return texts;
 }
 
-/* Checks the text alone as a program (with the standard library), as `orbitc check`
- * does, under one file name whatever the text. */
-static Reports check_reports(const char *text, size_t len)
+/* The diagnostics of the text alone as a program (with the standard library), under one
+ * file name whatever the text, through the pipeline `orbitc check` runs
+ * (workspace_check); with `suppressions` false, before `// orbit:allow` is applied. */
+static char **pipeline_texts(const char *text, size_t len, bool suppressions, uint32_t *count)
 {
     Compiler c;
     compiler_init(&c);
-    compiler_add_source(&c, "input.orbit", xstrndup(text, len), (uint32_t)len);
-    compiler_parse(&c);
-    Reports r = { 0 };
-    uint32_t first = c.diags.count;
-    check_program(&c);
-    r.before = report_texts(&c.diags, &r.before_count);
-    suppress_apply(&c, first);
-    diag_finish(&c.diags);
-    r.after = report_texts(&c.diags, &r.after_count);
+    c.check_only = true;
+    c.ignore_suppressions = !suppressions;
+    Workspace w;
+    workspace_init(&w, &c, false);
+    workspace_add_text(&w, "input.orbit", xstrndup(text, len), len);
+    workspace_check(&w);
+    char **texts = report_texts(&c.diags, count);
+    workspace_free(&w);
     compiler_free(&c);
+    return texts;
+}
+
+static Reports check_reports(const char *text, size_t len)
+{
+    Reports r = { 0 };
+    r.before = pipeline_texts(text, len, false, &r.before_count);
+    r.after = pipeline_texts(text, len, true, &r.after_count);
     return r;
 }
 

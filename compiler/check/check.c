@@ -265,7 +265,8 @@ Program *check_files(Compiler *c, const uint32_t *files, uint32_t count)
     c->ast_count = count + 1;
     uint32_t first = c->diags.count;
     Program *checked = check_program(c);
-    suppress_apply(c, first);
+    if (!c->ignore_suppressions)
+        suppress_apply(c, first);
     c->asts = all;
     c->ast_count = all_count;
     free(program);

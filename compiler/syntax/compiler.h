@@ -26,6 +26,10 @@ typedef struct Compiler {
                              checks that workflow, so Workflow.steps is NULL and
                              step_count 0 afterwards. Lowering and the LSP read every step:
                              they leave it false (compiler_init). */
+    bool ignore_suppressions;   /* `// orbit:allow(...)` comments are not applied: every
+                                   diagnostic is kept and none is made about the comments
+                                   (tools/fmt_properties.c compares the diagnostics before
+                                   and after suppressions); false in compiler_init */
 } Compiler;
 
 /* Initialises `c` and adds the embedded standard library as file 0. */

@@ -167,14 +167,6 @@ void roots_add_file(RootSet *set, uint32_t root, uint32_t file)
     r->files[r->file_count++] = file;
 }
 
-bool roots_any(const RootSet *set)
-{
-    for (uint32_t i = 0; i < set->count; i++)
-        if (set->items[i].dir)
-            return true;
-    return false;
-}
-
 void roots_read_configs(RootSet *set, Compiler *c, InputReport report, void *context,
                         unsigned *failures)
 {

@@ -63,9 +63,6 @@ uint32_t roots_unrooted(RootSet *set);
 /* Records that source `file` belongs to root `root`. */
 void roots_add_file(RootSet *set, uint32_t root, uint32_t file);
 
-/* Whether the run has program roots (else it is one program, as without this module). */
-bool roots_any(const RootSet *set);
-
 /* Reads every root's orbit.program into the compiler as a source (to be parsed with the
  * others, never checked as a program). A file that cannot be read is reported and
  * counted in *failures. */

@@ -32,20 +32,53 @@ static bool layout_byte(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
+static bool name_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || (unsigned char)c >= 0x80;
+}
+
+static bool ends_operand(char c)
+{
+    return name_byte(c) || c == '"' || c == '\'' || c == ')' || c == ']' || c == '}';
+}
+
+static bool starts_operand(char c)
+{
+    return name_byte(c) || c == '"' || c == '\'' || c == '(' || c == '[' || c == '{';
+}
+
 /* Copies the expression text[0, len) to `out` (when not NULL) as source_text quotes
- * it; returns how many bytes that makes, or -1 when it is not quoted. */
+ * it; returns how many bytes that makes, or -1 when it is not quoted. A line end that
+ * separates two members of an object (`{ a: 1` / `b: 2 }`) becomes ", ", as the members
+ * are written on one line (a list's members are always separated by commas). */
 static long quoted_text(const char *text, uint32_t len, char *out)
 {
+    enum { MAX_OPEN = MAX_SHOWN + 1 };
+    char open[MAX_OPEN];   /* the brackets open at text[i], innermost last */
+    uint32_t open_count = 0;
     long n = 0;
     uint32_t shown = 0;
     bool in_string = false;
+    char last = '\0';   /* the last byte copied that is not layout */
     for (uint32_t i = 0; i < len; i++) {
         char c = text[i];
         if (c == '\0')
             return -1;
         if (!in_string && layout_byte(c)) {
-            while (i + 1 < len && layout_byte(text[i + 1]))
-                i++;
+            bool line_end = false;
+            for (;; i++) {
+                line_end |= text[i] == '\n' || text[i] == '\r';
+                if (i + 1 >= len || !layout_byte(text[i + 1]))
+                    break;
+            }
+            bool in_members = open_count > 0 && open[open_count - 1] == '{';
+            if (line_end && in_members && ends_operand(last) && i + 1 < len &&
+                starts_operand(text[i + 1])) {
+                if (out)
+                    out[n] = ',';
+                n++;
+            }
             if (out)
                 out[n] = ' ';
             n++;
@@ -62,6 +95,10 @@ static long quoted_text(const char *text, uint32_t len, char *out)
             c = text[++i];
         } else if (c == '"') {
             in_string = !in_string;
+        } else if (!in_string && (c == '{' || c == '[' || c == '(') && open_count < MAX_OPEN) {
+            open[open_count++] = c;
+        } else if (!in_string && (c == '}' || c == ']' || c == ')') && open_count > 0) {
+            open_count--;
         }
         if (in_string || c == '"' || (c != ',' && c != ';'))
             shown++;
@@ -70,6 +107,7 @@ static long quoted_text(const char *text, uint32_t len, char *out)
         if (out)
             out[n] = c;
         n++;
+        last = c;
     }
     return n;
 }

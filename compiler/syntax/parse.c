@@ -50,7 +50,8 @@ bool parse_text_is_binary(const char *text, size_t len, size_t *binary, size_t *
     *binary = 0;
     *first = 0;
     for (size_t i = 0; i < *sample;) {
-        if (bytes[i] >= 0x20 && bytes[i] < 0x7F) {  /* printable ASCII, most of any text */
+        unsigned char b = bytes[i];
+        if ((b >= 0x20 && b < 0x7F) || b == '\n') {  /* printable ASCII and LF: most of any text */
             i++;
             continue;
         }
@@ -156,7 +157,8 @@ static Pass parse_pass(Compiler *c, uint32_t file, uint32_t close_budget, uint32
 SourceAst *parse_source(Compiler *c, uint32_t file)
 {
     const SourceFile *source = source_file(&c->sources, file);
-    if (source->len > SOURCE_MAX_FILE_SIZE || report_binary(c, file, source)) {
+    if (source->len > SOURCE_MAX_FILE_SIZE ||
+        (!source->is_stdlib && report_binary(c, file, source))) {   /* ours is text */
         if (source->len > SOURCE_MAX_FILE_SIZE)
             parse_report_file_too_large(c, file, source->len);
         SourceAst *ast = arena_alloc(&c->arena, sizeof *ast);

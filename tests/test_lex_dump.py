@@ -9,14 +9,15 @@ test compare against lex_dump, so it must be right first.
     test_lex_dump.py --lex-dump build/tools/lex_dump
 """
 import argparse
-import glob
 import json
 import os
 import subprocess
 import sys
 import unicodedata
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_fmt import ROOT, sources  # noqa: E402  every Orbit source of the repository
+
 WHITE = b' \t\f\v\r\n'
 # What the lexer reads without handing it to the parser, each reported: a closing bracket
 # with nothing open for it, a separator after another one (an empty member).
@@ -32,13 +33,6 @@ PUNCTUATION = {
 # Operators the lexer also reads from a word or a single character (reported).
 SPELLINGS = {'OROR': (b'||', b'|', b'or'), 'ANDAND': (b'&&', b'&', b'and'),
              'BANG': (b'!', b'not')}
-
-
-def sources():
-    paths = sorted(glob.glob(os.path.join(ROOT, 'golden', '**', '*.orbit'), recursive=True))
-    paths += sorted(glob.glob(os.path.join(ROOT, 'examples', '*.orbit')))
-    paths.append(os.path.join(ROOT, 'stdlib', 'orbit.orbit'))
-    return paths
 
 
 def lex_dump(tool, path):

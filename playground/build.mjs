@@ -1,11 +1,12 @@
 // Builds the playground's static site (docs/playground.md): the page bundled with esbuild
 // (CodeMirror 6 and src/*.js into playground.js, the example programs as text), with
-// index.html, playground.css, orbit-api.js and the WebAssembly build beside it. Prints
-// each file's size, raw and gzipped, and the total.
+// index.html and playground.css, and the WebAssembly build beside it (orbit.js,
+// orbit.wasm and orbit-api.js, from tools/playground.sh's wasm part). Prints each file's
+// size, raw and gzipped, and the total.
 //
 //   node playground/build.mjs --out SITE_DIR --wasm WASM_DIR
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -36,14 +37,15 @@ await build({
   logLevel: 'warning',
 });
 
-for (const file of ['index.html', 'playground.css', 'orbit-api.js'])
+for (const file of ['index.html', 'playground.css'])
   copyFileSync(path.join(here, file), path.join(out, file));
-const wasmFiles = readdirSync(wasm).filter((f) => /\.(js|wasm)$/.test(f));
-if (!wasmFiles.some((f) => f.endsWith('.wasm'))) {
-  console.error(`playground/build.mjs: no .wasm file in ${wasm}`);
-  process.exit(1);
+for (const file of ['orbit.js', 'orbit.wasm', 'orbit-api.js']) {
+  if (!existsSync(path.join(wasm, file))) {
+    console.error(`playground/build.mjs: ${path.join(wasm, file)} is missing (tools/playground.sh --wasm builds it)`);
+    process.exit(1);
+  }
+  copyFileSync(path.join(wasm, file), path.join(out, file));
 }
-for (const file of wasmFiles) copyFileSync(path.join(wasm, file), path.join(out, file));
 
 // The sizes: what a browser transfers (uncompressed, and as gzip would send it).
 let raw = 0;

@@ -1,12 +1,24 @@
 // Highlighting from the compiler's own lexer: `tokens(source)` of the WebAssembly API
-// gives [start, end, kind] in UTF-16 units (comments included); each token becomes a
-// mark with the class `tok-KIND`, styled in playground.css.
+// gives [start, end, kind] in UTF-16 units, comments included, `kind` being the name
+// parser.y gives the token (`T_STEP`, `IDENT`, `DURATION`, `LBRACE`, ...) or `COMMENT`;
+// each token becomes a mark with the class `tok-CLASS`, styled in playground.css.
 import { RangeSetBuilder } from '@codemirror/state';
 import { Decoration, ViewPlugin } from '@codemirror/view';
 
+const CLASSES = {
+  COMMENT: 'comment', STRING: 'string', INT: 'number', NUMBER: 'number', DURATION: 'duration',
+  IDENT: 'identifier', T_TRUE: 'constant', T_FALSE: 'constant', T_NULL: 'constant',
+  STRAY: 'error', RECOVERED: 'error',
+};
+
+export function tokenClass(kind) {
+  if (CLASSES[kind]) return CLASSES[kind];
+  return kind.startsWith('T_') ? 'keyword' : 'punctuation';
+}
+
 const marks = new Map();
 function markFor(kind) {
-  if (!marks.has(kind)) marks.set(kind, Decoration.mark({ class: 'tok-' + String(kind).replace(/[^A-Za-z0-9_-]/g, '_') }));
+  if (!marks.has(kind)) marks.set(kind, Decoration.mark({ class: 'tok-' + tokenClass(String(kind)) }));
   return marks.get(kind);
 }
 

@@ -132,15 +132,21 @@ typedef struct EngineResult {
 } EngineResult;
 
 typedef struct EngineCommand {
-    uint8_t kind;           /* EngineCommandKind */
-    EngineRecord record;    /* RECORD */
-    uint32_t timer;         /* START_TIMER */
-    int64_t at_ms;
-    bool limit;             /* a timeout or deadline: due after everything else at its ms */
-    uint32_t attempt;       /* QUEUE_ATTEMPT, CANCEL_ATTEMPT */
-    uint32_t delivery;      /* QUEUE_ATTEMPT: 1, then 2, … for each redelivery */
-    EngineTask task;        /* QUEUE_ATTEMPT */
-    EngineResult result;    /* FINISHED */
+    uint8_t kind;           /* EngineCommandKind; the fields of the other kinds overlap */
+    union {
+        EngineRecord record;                /* RECORD */
+        struct {                            /* START_TIMER */
+            uint32_t timer;
+            bool limit;     /* a timeout or deadline: due after everything else at its ms */
+            int64_t at_ms;
+        };
+        struct {                            /* QUEUE_ATTEMPT; CANCEL_ATTEMPT: `attempt` */
+            uint32_t attempt;
+            uint32_t delivery;  /* 1, then 2, … for each redelivery */
+            EngineTask task;
+        };
+        EngineResult result;                /* FINISHED */
+    };
 } EngineCommand;
 
 /* A new execution of workflow `workflow` with `input` (already checked against its

@@ -6,18 +6,14 @@ signature help and the call hierarchy (docs/editors.md).
 
     test_lsp_more.py --orbitc build/cli/orbitc [-k NAME]
 """
-import argparse
 import os
-import signal
 import subprocess
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_lsp as base  # noqa: E402
 from test_lsp import Workspace, at, check, eq, hover, pos, read, rng  # noqa: E402
-from lsp_client import Client, ProtocolError  # noqa: E402
 
 TESTS = []
 
@@ -232,30 +228,5 @@ def an_unreadable_program_configuration_reaches_the_user():
         eq(w.client.stop(), 0, "exit status")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--orbitc", required=True)
-    ap.add_argument("-k", default=None, help="run the tests whose name contains this")
-    args = ap.parse_args()
-    base.ORBITC = os.path.abspath(args.orbitc)
-    failed = ran = 0
-    for t in TESTS:
-        if args.k and args.k not in t.__name__:
-            continue
-        ran += 1
-        start = time.monotonic()
-        try:
-            t()
-            print("ok   %-60s %.2fs" % (t.__name__, time.monotonic() - start))
-        except (base.Fail, ProtocolError, OSError, KeyError, IndexError, TypeError,
-                ValueError) as e:
-            failed += 1
-            print("FAIL %s: %s" % (t.__name__, e))
-            if not isinstance(e, base.Fail):
-                traceback.print_exc()
-    print("%d of %d tests failed" % (failed, ran) if failed else "all %d tests passed" % ran)
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(base.main(TESTS))

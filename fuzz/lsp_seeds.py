@@ -103,6 +103,10 @@ def codes_requests(s, doc, text):
     text has one) and at its start."""
     s.request("textDocument/documentLink", {"textDocument": doc})
     lines = text.split("\n")
+    after = [(i, k + 1) for i, line in enumerate(lines) for k, c in enumerate(line) if c in "(,"]
+    for i, ch in after[:8]:               # signature help after the first `(` and `,`
+        s.request("textDocument/signatureHelp", {"textDocument": doc, "position": {
+            "line": i, "character": ch}})
     for i, line in enumerate(lines):
         ch = line.find("orbit:allow(")
         if ch >= 0:

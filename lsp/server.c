@@ -197,6 +197,8 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "documentFormattingProvider", json_true());
     json_object_set_new(caps, "documentRangeFormattingProvider", json_true());
     json_object_set_new(caps, "documentLinkProvider", json_pack("{s:b}", "resolveProvider", 0));
+    json_object_set_new(caps, "signatureHelpProvider",
+                        json_pack("{s:[s, s]}", "triggerCharacters", "(", ","));
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -329,6 +331,7 @@ static const Method METHODS[] = {
     { "textDocument/formatting", lsp_handle_formatting, true },
     { "textDocument/rangeFormatting", lsp_handle_range_formatting, true },
     { "textDocument/documentLink", lsp_handle_document_link, true },
+    { "textDocument/signatureHelp", lsp_handle_signature_help, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

@@ -10,6 +10,7 @@
  *   markup.c       Markdown for hover, or plain text for a client that prefers it
  *   cache.c        read-only files for the editor: the standard library, explanations
  *   codes.c        diagnostic codes: links to explanations, hover and completion of codes
+ *   signature.c    signature help for the standard library's functions
  *   navigate.c     definition, references, rename, document and workspace symbols
  *   complete.c     completion
  *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
@@ -294,5 +295,6 @@ json_t *lsp_handle_workspace_symbol(Server *s, json_t *params);
 json_t *lsp_handle_completion(Server *s, json_t *params);
 json_t *lsp_handle_formatting(Server *s, json_t *params);
 json_t *lsp_handle_range_formatting(Server *s, json_t *params);
+json_t *lsp_handle_signature_help(Server *s, json_t *params);
 
 #endif

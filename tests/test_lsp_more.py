@@ -7,6 +7,7 @@ signature help and the call hierarchy (docs/editors.md).
     test_lsp_more.py --orbitc build/cli/orbitc [-k NAME]
 """
 import os
+import re
 import subprocess
 import sys
 import time
@@ -441,6 +442,80 @@ def completion_of_codes():
         items = completion_items(w, config_uri, CONFIGURATION.replace("W0002: allow",
                                                                       "W0002: al|low"), "|")
         eq(items, [], "not where a level goes")
+        eq(w.client.stop(), 0, "exit status")
+
+
+# ==== Signature help =========================================================================
+
+SIGNATURE_PROGRAM = ('workflow w {\n  input { items: [string], name: string }\n'
+                     '  step a { compute %s }\n}\n')
+
+LEN = "len(value: any) -> int"
+CONTAINS = "contains(haystack: any, needle: any) -> bool"
+UPPER = "upper(text: string) -> string"
+
+
+def signature_help(w, uri, text, marker, encoding="utf-16", version=[2]):
+    index = text.index(marker)
+    document = text.replace(marker, "", 1)
+    w.client.change(uri, version[0], [{"text": document}])
+    version[0] += 1
+    return w.client.request("textDocument/signatureHelp", {
+        "textDocument": {"uri": uri}, "position": position(document, index, encoding)})
+
+
+def parameters(label):
+    inside = label[label.index("(") + 1:label.index(")")]
+    return [{"label": p} for p in inside.split(", ")] if inside else []
+
+
+@test
+def signature_help_for_standard_library_functions():
+    cases = [("len(|input.items)", LEN, 0),
+             ("len(input.items|)", LEN, 0),
+             ("len(|", LEN, 0),                         # the `)` is not typed yet
+             ("1 + len(|", LEN, 0),
+             ("contains(|", CONTAINS, 0),
+             ("contains(input.items,| input.name)", CONTAINS, 1),
+             ("contains(input.items, |", CONTAINS, 1),
+             ("contains(input.items, upper(|))", UPPER, 0),       # the innermost call
+             ("contains(input.items, upper(input.name)|)", CONTAINS, 1),
+             ('contains(["é😀", "x"], |)', CONTAINS, 1),
+             ('contains(["(|"], "")', CONTAINS, 0),               # in a string argument
+             ("contains(input.items, input.name, |)", CONTAINS, 2)]   # one too many: said so
+    for encoding in ("utf-16", "utf-8"):
+        with Workspace(capabilities=encoding_caps(encoding)) as w:
+            eq(w.init_result["capabilities"]["signatureHelpProvider"],
+               {"triggerCharacters": ["(", ","]}, "the capability")
+            uri = w.open("a.orbit", SIGNATURE_PROGRAM % "1")
+            w.client.wait_diagnostics(uri)
+            for expression, label, active in cases:
+                r = signature_help(w, uri, SIGNATURE_PROGRAM % expression, "|", encoding)
+                eq(r, {"signatures": [{"label": label, "parameters": parameters(label)}],
+                       "activeSignature": 0, "activeParameter": active},
+                   "%s: %s" % (encoding, expression))
+            for expression in ("len(input.items)|", "|len(input.items)", "le|n(input.items)",
+                               "input.name|"):
+                eq(signature_help(w, uri, SIGNATURE_PROGRAM % expression, "|", encoding), None,
+                   "%s: no call around the cursor in %s" % (encoding, expression))
+            eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def signature_help_parameters_come_from_the_standard_library():
+    """Every function of stdlib/orbit.orbit, its parameters' names and types as declared."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "stdlib",
+                           "orbit.orbit"), encoding="utf-8") as f:
+        stdlib = f.read()
+    functions = re.findall(r"^function (\w+) \{ input \{ ([^}]*) \}; output (\w+) \}", stdlib, re.M)
+    check(len(functions) >= 5, "the standard library's functions", functions)
+    with Workspace() as w:
+        uri = w.open("a.orbit", SIGNATURE_PROGRAM % "1")
+        w.client.wait_diagnostics(uri)
+        for name, params, result in functions:
+            label = "%s(%s) -> %s" % (name, params, result)
+            r = signature_help(w, uri, SIGNATURE_PROGRAM % ("%s(|)" % name), "|")
+            eq(r["signatures"], [{"label": label, "parameters": parameters(label)}], name)
         eq(w.client.stop(), 0, "exit status")
 
 

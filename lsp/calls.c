@@ -97,8 +97,9 @@ static bool collect_call(void *user, const Occurrence *o)
     if (o->symbol.kind != SYM_WORKFLOW || o->declaration || o->context.workflow == NO_INDEX)
         return true;
     uint32_t caller = o->context.workflow, callee = o->symbol.index;
-    if ((c->incoming ? callee : caller) != c->workflow)
-        return true;
+    if ((c->incoming ? callee : caller) != c->workflow ||
+        callee >= c->a->program->workflow_count || caller >= c->a->program->workflow_count)
+        return true;              /* a name that is no workflow (reported) starts nothing */
     uint32_t other = c->incoming ? caller : callee;
     char key[16];
     snprintf(key, sizeof key, "%u", other);

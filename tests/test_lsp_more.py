@@ -469,6 +469,17 @@ def parameters(label):
     return [{"label": p} for p in inside.split(", ")] if inside else []
 
 
+# The comments of stdlib/orbit.orbit's declarations, on their lines (none for contains).
+DOCUMENTATION = {LEN: "length of a string or list", UPPER: "upper case", CONTAINS: None}
+
+
+def signature(label):
+    s = {"label": label, "parameters": parameters(label)}
+    if DOCUMENTATION.get(label):
+        s["documentation"] = DOCUMENTATION[label]
+    return s
+
+
 @test
 def signature_help_for_standard_library_functions():
     cases = [("len(|input.items)", LEN, 0),
@@ -491,7 +502,7 @@ def signature_help_for_standard_library_functions():
             w.client.wait_diagnostics(uri)
             for expression, label, active in cases:
                 r = signature_help(w, uri, SIGNATURE_PROGRAM % expression, "|", encoding)
-                eq(r, {"signatures": [{"label": label, "parameters": parameters(label)}],
+                eq(r, {"signatures": [signature(label)],
                        "activeSignature": 0, "activeParameter": active},
                    "%s: %s" % (encoding, expression))
             for expression in ("len(input.items)|", "|len(input.items)", "le|n(input.items)",
@@ -507,15 +518,19 @@ def signature_help_parameters_come_from_the_standard_library():
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "stdlib",
                            "orbit.orbit"), encoding="utf-8") as f:
         stdlib = f.read()
-    functions = re.findall(r"^function (\w+) \{ input \{ ([^}]*) \}; output (\w+) \}", stdlib, re.M)
+    functions = re.findall(r"^function (\w+) \{ input \{ ([^}]*) \}; output (\w+) \}"
+                           r"(?: *// (.*))?$", stdlib, re.M)
     check(len(functions) >= 5, "the standard library's functions", functions)
     with Workspace() as w:
         uri = w.open("a.orbit", SIGNATURE_PROGRAM % "1")
         w.client.wait_diagnostics(uri)
-        for name, params, result in functions:
+        for name, params, result, comment in functions:
             label = "%s(%s) -> %s" % (name, params, result)
+            want = {"label": label, "parameters": parameters(label)}
+            if comment:
+                want["documentation"] = comment
             r = signature_help(w, uri, SIGNATURE_PROGRAM % ("%s(|)" % name), "|")
-            eq(r["signatures"], [{"label": label, "parameters": parameters(label)}], name)
+            eq(r["signatures"], [want], name)
         eq(w.client.stop(), 0, "exit status")
 
 

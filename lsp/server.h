@@ -10,6 +10,7 @@
  *   navigate.c     definition, references, rename, document and workspace symbols
  *   complete.c     completion
  *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
+ *   hints.c        inlay hints: the resolved retry schedules written into the code
  *
  * One thread. Messages are read into a queue as they arrive; a program is re-checked
  * when no message is waiting, and its results are published only if no change to it
@@ -203,6 +204,9 @@ bool lsp_analysis_select(Analysis *a, uint32_t file);
 bool lsp_analysis_same_program(const Analysis *a, uint32_t x, uint32_t y);
 /* The analysis, file and byte offset of a request's textDocument and position. */
 Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset);
+/* The same of its range: the byte offsets of its start and end. */
+Analysis *lsp_analysis_range(Server *s, const json_t *params, uint32_t *file, uint32_t *start,
+                             uint32_t *end);
 /* Whether a path is the read-only copy of the standard library (never checked). */
 bool lsp_is_stdlib_copy(Server *s, const char *path);
 /* Drops a standalone project whose document was closed (clearing its diagnostics). */
@@ -250,5 +254,7 @@ json_t *lsp_handle_workspace_symbol(Server *s, json_t *params);
 json_t *lsp_handle_completion(Server *s, json_t *params);
 json_t *lsp_handle_formatting(Server *s, json_t *params);
 json_t *lsp_handle_range_formatting(Server *s, json_t *params);
+/* ---- hints.c ---- */
+json_t *lsp_handle_inlay_hint(Server *s, json_t *params);
 
 #endif

@@ -49,7 +49,7 @@ static void add_hint(Hints *h, uint32_t position, const char *label, const char 
                              "character", (json_int_t)at.character,
                              "label", diag_json_text(label, strlen(label)), "kind", kind,
                              "paddingLeft", pad_left, "paddingRight", pad_right,
-                             "tooltip", diag_json_text(tooltip, strlen(tooltip)));
+                             "tooltip", lsp_markup_json(h->s, tooltip, strlen(tooltip)));
     h->items[h->count] = (Hint){ offset, h->count, json };
     h->count++;
 }

@@ -81,8 +81,11 @@ def checkout_hints():
         hs = hints(w, uri)
         eq([h["kind"] for h in hs], [1, 2, 2, 1, 2, 1, 1], "kinds: Type, Parameter for defaults")
         check(all(h["paddingLeft"] and not h["paddingRight"] for h in hs), "padding", hs)
-        check("5 attempts × 10s + 7s500ms of delays = 57s500ms" in hs[0]["tooltip"],
-              "the reckoning in the tooltip", hs[0])
+        eq(hs[0]["tooltip"], {"kind": "plaintext", "value":
+           "delays before attempts 2–5: 500ms, 1s, 2s, 4s\nworst case: 5 attempts × 10s + "
+           "7s500ms of delays = 57s500ms"}, "the tooltip: the reckoning, in plain text")
+        eq(hs[1]["tooltip"]["value"], "initial_delay is not written: its default applies "
+           "(1s).\n\nThe delay before the first retry.", "the tooltip of a default")
         eq(w.client.stop(), 0, "exit status")
 
 

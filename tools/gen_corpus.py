@@ -808,6 +808,27 @@ def shape_strconcat(out, terms):
     out.flush()
 
 
+def shape_childdag(out, workflows):
+    """`workflows` workflows, each starting the next one twice: a naive analysis of the
+    worst case would visit the last one 2^workflows times, and the figures double at
+    each level until they saturate. The first has a timeout: W0010."""
+    out.line("// %d workflows, each starting the next one twice" % workflows)
+    out.line('worker "dag.work" {}')
+    for k in range(workflows - 1):
+        out.line("workflow w%d {" % k)
+        if k == 0:
+            out.line("  timeout 1d")
+        out.line("  step a { workflow w%d }" % (k + 1))
+        out.line("  step b { workflow w%d }" % (k + 1))
+        out.line("}")
+        if k % 4096 == 4095:
+            out.flush()
+    out.line("workflow w%d {" % (workflows - 1))
+    out.line('  step work { worker "dag.work"; timeout 1s }')
+    out.line("}")
+    out.flush()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", default="100K", help="target size, e.g. 10K, 1M, 100M")
@@ -817,7 +838,7 @@ def main():
     p.add_argument("--crlf", action="store_true", help="CRLF line ends")
     p.add_argument("--shape", choices=("realistic", "chain", "longline", "deep", "wide",
                                         "longexpr", "badfields", "badworkflows", "typechain",
-                                        "strconcat"),
+                                        "strconcat", "childdag"),
                    default="realistic")
     p.add_argument("--steps", type=int, default=100000, help="chain: number of steps")
     p.add_argument("--depth", type=int, default=250, help="deep: bracket depth of each "
@@ -827,7 +848,8 @@ def main():
                    help="longexpr: operands; strconcat: string literals")
     p.add_argument("--types", type=int, default=100000, help="typechain: record types")
     p.add_argument("--workflows", type=int, default=10000,
-                   help="badworkflows: workflows (and misspelt references to them)")
+                   help="badworkflows: workflows (and misspelt references to them); "
+                   "childdag: workflows")
     p.add_argument("-o", "--output", help="output file (default stdout)")
     p.add_argument("--stats", action="store_true", help="print what was generated to stderr")
     args = p.parse_args()
@@ -867,6 +889,8 @@ def write_program(args, size, stream):
         shape_typechain(out, args.types)
     elif args.shape == "strconcat":
         shape_strconcat(out, args.terms)
+    elif args.shape == "childdag":
+        shape_childdag(out, args.workflows)
     if args.stats:
         print("%d bytes, %d steps" % (out.written, gen.steps_written), file=sys.stderr)
 

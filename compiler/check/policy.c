@@ -109,3 +109,22 @@ const char *policy_duration_text(int64_t ms, char *buf, size_t size)
     snprintf(buf, size, "%s", ms > 0 ? text : "0s");
     return buf;
 }
+
+const char *policy_delay_list(const RetryPolicy *policy, const char *separator, char *buf,
+                              size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t n = 2; n <= policy->attempts && n <= POLICY_LISTED_DELAYS + 2; n++) {
+        char text[32];
+        if (n == POLICY_LISTED_DELAYS + 2)
+            snprintf(text, sizeof text, "…");
+        else
+            policy_duration_text(policy_retry_delay(policy, n), text, sizeof text);
+        int written = snprintf(buf + len, size - len, "%s%s", n == 2 ? "" : separator, text);
+        if (written < 0 || (size_t)written >= size - len)
+            break;
+        len += (size_t)written;
+    }
+    return buf;
+}

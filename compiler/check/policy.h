@@ -64,4 +64,11 @@ RetryBudget policy_retry_budget(const RetryPolicy *policy, int64_t timeout_ms,
  * for none. Returns buf. */
 const char *policy_duration_text(int64_t ms, char *buf, size_t size);
 
+/* The delays of the retries, the first POLICY_LISTED_DELAYS of them, then "…":
+ * "1s + 2s + 4s + 8s + 16s + …" with separator " + ". Empty without retries. Returns buf
+ * (POLICY_DELAY_LIST_SIZE is enough). */
+enum { POLICY_LISTED_DELAYS = 5, POLICY_DELAY_LIST_SIZE = 256 };
+const char *policy_delay_list(const RetryPolicy *policy, const char *separator, char *buf,
+                              size_t size);
+
 #endif

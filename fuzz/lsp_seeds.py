@@ -7,7 +7,7 @@ them; the committed corpus fuzz/corpus/fuzz_lsp grew from them).
 
 A session initializes (UTF-8 or UTF-16, with or without a workspace folder), opens one
 or two programs (examples/ and golden/), asks every request the server answers at
-positions spread over the text, formats it (whole, by ranges, with options, laid out
+positions spread over the text (inlay hints over ranges of it), formats it (whole, by ranges, with options, laid out
 badly first, in CRLF), edits them by ranges and whole (except one session in four: a
 check whose program has a change queued after it is not published, and the whole
 session is read at once), formats the edited text (which may not parse), cancels,
@@ -98,6 +98,36 @@ def formatting(s, uri, text, variant):
                                         "contentChanges": [{"text": text}]})
 
 
+def hint_requests(s, doc, text):
+    """Inlay hints of the whole text, of ranges inside it (one reversed, one past its
+    end), and of one line."""
+    lines = text.count("\n")
+    for first, last in ((0, lines + 1), (lines // 3, lines // 2), (lines // 2, 1),
+                        (lines, lines + 9), (lines // 2, lines // 2)):
+        s.request("textDocument/inlayHint", {
+            "textDocument": doc, "range": {"start": {"line": first, "character": 0},
+                                           "end": {"line": last, "character": 3}}})
+
+
+def codes_requests(s, doc, text):
+    """Document links, and hover and completion on the codes of a suppression (when the
+    text has one) and at its start."""
+    s.request("textDocument/documentLink", {"textDocument": doc})
+    lines = text.split("\n")
+    after = [(i, k + 1) for i, line in enumerate(lines) for k, c in enumerate(line) if c in "(,"]
+    for i, ch in after[:8]:               # signature help after the first `(` and `,`
+        s.request("textDocument/signatureHelp", {"textDocument": doc, "position": {
+            "line": i, "character": ch}})
+    for i, line in enumerate(lines):
+        ch = line.find("orbit:allow(")
+        if ch >= 0:
+            for delta in (12, 14, len(line) - ch):
+                at = {"textDocument": doc, "position": {"line": i, "character": ch + delta}}
+                s.request("textDocument/hover", at)
+                s.request("textDocument/completion", at)
+            break
+
+
 def session(texts, utf8, folder, variant):
     s = Session()
     caps = {"workspace": {"workspaceEdit": {"documentChanges": variant % 2 == 0}},
@@ -109,7 +139,8 @@ def session(texts, utf8, folder, variant):
     if folder:
         params["workspaceFolders"] = [{"uri": FOLDER, "name": "fuzz"}]
     if variant % 3 == 0:
-        params["initializationOptions"] = {"warn": ["W0007"], "allow": ["W0002"]}
+        params["initializationOptions"] = {"warn": ["W0007"], "allow": ["W0002"],
+                                           "explainUri": "https://docs.example/{code}"}
     s.request("initialize", params)
     s.notify("initialized", {})
     uris = []
@@ -132,8 +163,10 @@ def session(texts, utf8, folder, variant):
         s.request("textDocument/codeAction", {"textDocument": doc,
                                               "range": {"start": p, "end": p},
                                               "context": {"diagnostics": []}})
+    codes_requests(s, doc, text)
     s.request("textDocument/documentSymbol", {"textDocument": doc})
     s.request("workspace/symbol", {"query": "a"})
+    hint_requests(s, doc, text)
     formatting(s, uri, text, variant)
     if variant % 4 == 1:     # no change queued: the diagnostics are published
         s.request("shutdown", None)
@@ -155,6 +188,7 @@ def session(texts, utf8, folder, variant):
                                         "contentChanges": [{"text": text}]})
     s.request("textDocument/completion", {"textDocument": doc,
                                           "position": {"line": 2, "character": 4}})
+    hint_requests(s, doc, text)
     s.request("textDocument/formatting", {"textDocument": doc, "options": {}})
     s.notify("textDocument/didClose", {"textDocument": doc})
     s.request("shutdown", None)

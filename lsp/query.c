@@ -75,6 +75,32 @@ const Step *lsp_query_step(Analysis *a, uint32_t workflow, uint32_t step)
     return &p->workflows[workflow].steps[step];
 }
 
+const Block *lsp_query_retry_block(const Block *body)
+{
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
+        if (m->keyword == KW_RETRY && m->kind != MEMBER_ERROR) {
+            const Expr *v = member_value(m);
+            return member_body(m) ? member_body(m) : v && v->kind == EXPR_OBJECT ? v->block : NULL;
+        }
+    return NULL;
+}
+
+const Block *lsp_query_compensate_block(const Block *body)
+{
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
+        if (m->keyword == KW_COMPENSATE && m->kind != MEMBER_ERROR)
+            return member_body(m);
+    return NULL;
+}
+
+bool lsp_query_setting_written(const Block *retry, RetrySetting setting)
+{
+    for (const Member *m = block_first(retry), *end = block_end(retry); m != end; m++)
+        if (m->name && strcmp(m->name->text, RETRY_SETTING_NAMES[setting]) == 0)
+            return true;
+    return false;
+}
+
 static uint32_t name_hash(const Name *name)
 {
     return name->hash;

@@ -168,13 +168,20 @@ void lint_idempotency(Checker *ck, const RetryPolicy *policy, bool has_key, Span
 
 /* ---- Retry budget ----------------------------------------------------------------- */
 
-/* "1s + 2s + 4s + …": the first delays, for the message (built only when the lint
+/* "1s + 2s + 4s + …": the first five delays, for the message (built only when the lint
  * fires). */
 static const char *delay_list(Checker *ck, const RetryPolicy *policy)
 {
-    char list[POLICY_DELAY_LIST_SIZE];
-    policy_delay_list(policy, " + ", list, sizeof list);
-    return arena_strndup(ck->arena, list, strlen(list));
+    const char *list = "";
+    for (uint32_t n = 2; n <= policy->attempts && n <= 7; n++) {
+        int64_t d = policy_retry_delay(policy, n);
+        if (n <= 6)
+            list = arena_printf(ck->arena, "%s%s%s", list, n == 2 ? "" : " + ",
+                                check_duration_text(ck, d));
+        else
+            list = arena_printf(ck->arena, "%s + …", list);
+    }
+    return list;
 }
 
 /* Whether the retries surely fit in `limit`: every delay is at most `max_delay`

@@ -8,6 +8,7 @@
 #include "memory.h"
 #include "no_index.h"
 #include "policy.h"
+#include "textbuf.h"
 #include "worst_path.h"
 
 /* The keyword of each kind's action. */
@@ -96,8 +97,10 @@ static void set_delays(Arena *arena, GraphNode *n)
 {
     if (!n->retry)
         return;
-    char list[POLICY_DELAY_LIST_SIZE];
-    n->delays = arena_printf(arena, "%s", policy_delay_list(n->retry, ", ", list, sizeof list));
+    TextBuffer list = { 0 };
+    policy_write_delays(&list, n->retry);
+    n->delays = arena_printf(arena, "%s", list.data);
+    text_free(&list);
 }
 
 /* ---- Edges ------------------------------------------------------------------------------ */

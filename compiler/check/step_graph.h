@@ -35,7 +35,7 @@ typedef struct GraphNode {
     const RetryPolicy *retry;   /* NULL: one attempt */
     int64_t timeout_ms;         /* 0: none */
     int64_t queue_timeout_ms;   /* 0: none */
-    const char *delays;         /* "500ms, 1s, 2s, 4s, 8s, …" (retry only) */
+    const char *delays;         /* "500ms, 1s, 2s, 4s" (policy_write_delays; retry only) */
     const char *worst_text;     /* "10m57s500ms" or "unbounded: REASON" */
 } GraphNode;
 

@@ -1,0 +1,90 @@
+/* lex_dump: the tokens of the compiler's own lexer (compiler/syntax/lexer.re), as the
+ * parser receives them, and the comments the lexer skips, for tests and for the tools
+ * that must agree with the lexer (the TextMate grammar's test, the semantic tokens'
+ * test: docs/editors.md).
+ *
+ *   build/tools/lex_dump FILE
+ *
+ * prints one JSON object a line (JSON Lines), in source order:
+ *
+ *   {"start": 0, "end": 8, "kind": "T_WORKFLOW"}
+ *
+ * `start` and `end` are byte offsets into the file, [start, end); `kind` is the name
+ * parser.y gives the token kind (`IDENT`, `STRING`, `DURATION`, `T_STEP`, `LBRACE` ...,
+ * from the generated parser.h by tools/token_names.py), or `COMMENT` for a comment (line
+ * or block; a `#` comment, an error, too). Left out: the NEWLINE separators (white
+ * space to an editor; a newline inside a block comment is part of the comment) and the
+ * tokens the lexer invents of zero width (closers it adds for unbalanced brackets, the
+ * end of file). A file with lexical errors still gives every token read; the errors
+ * themselves are `orbitc check`'s to print. Exit status: 0, or 2 when the file cannot be
+ * read. A developer tool, not installed. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lexer.h"
+#include "memory.h"
+#include "workspace.h"
+
+const char *token_kind_name(int kind);   /* generated: token_names.c */
+
+static void print_token(uint32_t start, uint32_t end, const char *kind)
+{
+    json_t *token = json_pack("{s:I, s:I, s:s}", "start", (json_int_t)start,
+                              "end", (json_int_t)end, "kind", kind);
+    if (!token)
+        out_of_memory();
+    json_dumpf(token, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(token);
+}
+
+/* Prints the comments that start before `before` (file offsets), from *next on. */
+static void print_comments_before(const Lexer *lx, uint32_t *next, uint32_t before)
+{
+    for (; *next < lx->scan.comment_count; (*next)++) {
+        Span span = lx->scan.comments[*next].span;
+        if (span.start - lx->origin >= before)
+            return;
+        print_token(span.start - lx->origin, span.end - lx->origin, "COMMENT");
+    }
+}
+
+static void dump(Compiler *c, uint32_t file)
+{
+    Lexer *lx = xmalloc(sizeof *lx);
+    lexer_init(lx, c, file);
+    uint32_t next_comment = 0;
+    YYSTYPE value;
+    Loc loc;
+    int kind;
+    while ((kind = lexer_next(lx, &value, &loc)) != END) {
+        if (kind == NEWLINE || loc.start == loc.end)
+            continue;
+        print_comments_before(lx, &next_comment, loc.start);
+        print_token(loc.start, loc.end, token_kind_name(kind));
+    }
+    print_comments_before(lx, &next_comment, UINT32_MAX);
+    lexer_free(lx);
+    free(lx);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: lex_dump FILE\n");
+        return 2;
+    }
+    Compiler c;
+    compiler_init(&c);
+    const char *error = NULL;
+    if (!workspace_add_file(&c, argv[1], &error)) {
+        fprintf(stderr, "lex_dump: cannot read `%s`: %s\n", argv[1], error);
+        compiler_free(&c);
+        return 2;
+    }
+    dump(&c, c.sources.count - 1);
+    compiler_free(&c);
+    return fflush(stdout) == 0 ? 0 : 2;
+}

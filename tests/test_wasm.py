@@ -132,26 +132,22 @@ def utf16_tokens(text, lex_dump_out):
     return tokens
 
 
+def outcome(fn, got):
+    """What a result of the API says, in the form native() gives the command line's:
+    whether it worked, and then its text (build: its bytes)."""
+    if fn in ('check', 'fix', 'tokens'):
+        return got
+    if not got.get('ok'):
+        return {'ok': False}
+    if fn == 'build':
+        return {'ok': True, 'bytes': base64.b64decode(got['bytecode'])}
+    return {'ok': True, 'text': got['text']}
+
+
 def differences(api, source, expected):
     """The functions whose result differs from the command line's."""
-    found = []
-    if api.call('check', source) != expected['check']:
-        found.append('check')
-    got = api.call('format', source)
-    if got.get('ok') != expected['format']['ok'] or (got['ok'] and got['text'] != expected['format']['text']):
-        found.append('format')
-    if api.call('fix', source) != expected['fix']:
-        found.append('fix')
-    got = api.call('build', source)
-    if got.get('ok') != expected['build']['ok'] or (
-            got['ok'] and base64.b64decode(got['bytecode']) != expected['build']['bytes']):
-        found.append('build')
-    got = api.call('dis', source)
-    if got.get('ok') != expected['dis']['ok'] or (got['ok'] and got['text'] != expected['dis']['text']):
-        found.append('dis')
-    if api.call('tokens', source) != expected['tokens']:
-        found.append('tokens')
-    return found
+    return [fn for fn in ('check', 'format', 'fix', 'build', 'dis', 'tokens')
+            if outcome(fn, api.call(fn, source)) != expected[fn]]
 
 
 def run_cases(root):

@@ -2,8 +2,9 @@
 # Builds the Orbit playground (docs/playground.md): the toolchain compiled to WebAssembly
 # with its API (playground/api.c, playground/orbit-api.js) and the static page, into
 # build-playground/site/ (PLAYGROUND_DIR overrides build-playground/). Prints the site's
-# folder on its last line. Installs what is missing first (tools/install-deps.sh,
-# tools/install-playground-deps.sh). Safe to run again: only what changed is rebuilt.
+# folder on its last line. Installs what is missing first
+# (tools/install-playground-deps.sh, with tools/install-deps.sh). Safe to run again:
+# only what changed is rebuilt.
 #
 #   tools/playground.sh            everything
 #   tools/playground.sh --wasm     the WebAssembly module and its API only
@@ -14,8 +15,7 @@ out=$(mkdir -p "${PLAYGROUND_DIR:-$root/build-playground}" && cd "${PLAYGROUND_D
 only_wasm=false
 [ "${1:-}" = "--wasm" ] && only_wasm=true
 
-"$root/tools/install-deps.sh"
-"$root/tools/install-playground-deps.sh"
+"$root/tools/install-playground-deps.sh"   # and tools/install-deps.sh's packages
 
 # ---- wasm ----
 # The WebAssembly module: orbit.js (emscripten's ES module) and orbit.wasm, with the API

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "contract.h"
-#include "engine.h"
 #include "scenario.h"
+#include "sim.h"
 
-static const char *status_name(RunStatus status)
+static const char *status_name(EngineStatus status)
 {
     static const char *const names[] = {"COMPLETED", "FAILED", "TIMED_OUT", "BLOCKED"};
     return names[status];
@@ -43,12 +43,12 @@ int run_scenario(const OrbcModule *module, const RunRequest *request, FILE *out,
             History history;
             history_init(&history, out, request->format);
             RunOptions options = {.show_values = request->show_values};
-            RunResult r = engine_run(module, &scenario, input, &history, &options, &arena);
+            EngineResult r = sim_run(module, &scenario, input, &history, &options, &arena);
             history_final(&history, status_name(r.status),
-                          r.status == RUN_COMPLETED ? &r.output : NULL,
-                          r.status == RUN_FAILED ? r.error : NULL, r.message, r.step);
+                          r.status == ENGINE_COMPLETED ? &r.output : NULL,
+                          r.status == ENGINE_FAILED ? r.error : NULL, r.message, r.step);
             history_free(&history);
-            status = r.status == RUN_COMPLETED ? 0 : 1;
+            status = r.status == ENGINE_COMPLETED ? 0 : 1;
         } else {
             snprintf(err, errlen, "the input does not match the contract of workflow `%s`: %s",
                      module->strings[wf->name].text, why);

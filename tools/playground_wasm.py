@@ -23,7 +23,7 @@ import sys
 
 # The libraries of the native build the API stands on (meson target names), bottom up.
 LIBRARIES = ['orbit_base', 'orbc', 'orbit_diag', 'orbit_syntax', 'orbit_check',
-             'orbit_lower', 'orbit_format', 'orbit_workspace', 'orbit_runtime',
+             'orbit_lower', 'orbit_format', 'orbit_workspace', 'orbit_engine', 'orbit_runtime',
              'orbit_playground']
 # What the page calls (playground/api.h), with malloc and free for the strings.
 EXPORTS = ['orbit_pg_check', 'orbit_pg_format', 'orbit_pg_fix', 'orbit_pg_build',

@@ -6,9 +6,10 @@
 # the corpora), then builds the libFuzzer targets and runs each briefly from its committed
 # corpus (which libFuzzer runs first: the corpora under the sanitizers, in-process).
 # Between the two builds, the repository's own Orbit programs must be formatted
-# (`orbitc fmt --check`). First, the playground's WebAssembly (tools/playground.sh
-# --wasm, which installs emscripten): the opt-in suite `playground` of the full run
-# compares it, and the API built natively, with orbitc and orbit-run.
+# (`orbitc fmt --check`). First, the playground (tools/playground.sh, which installs
+# emscripten, chromium and the page's npm packages): the opt-in suite `playground` of the
+# full run compares its WebAssembly, and the API built natively, with orbitc and
+# orbit-run, and drives the page in headless chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,8 +35,8 @@ run_suite() {  # run_suite DIR [meson test options...]
 }
 
 status=0
-echo "== the playground's WebAssembly (tools/playground.sh --wasm)"
-tools/playground.sh --wasm >/dev/null
+echo "== the playground: its WebAssembly and the page (tools/playground.sh)"
+tools/playground.sh >/dev/null
 export ORBIT_PLAYGROUND_WASM="$PWD/build-playground/wasm" ORBIT_REQUIRE_PLAYGROUND=1
 
 echo "== build (warnings are errors), every test, the fuzz corpora and the playground (--setup full)"

@@ -179,6 +179,7 @@ static json_t *server_capabilities(Server *s)
                                   "source.fixAll.orbitc"));
     json_object_set_new(caps, "documentFormattingProvider", json_true());
     json_object_set_new(caps, "documentRangeFormattingProvider", json_true());
+    json_object_set_new(caps, "semanticTokensProvider", lsp_semantic_legend());
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -274,6 +275,9 @@ static const Method METHODS[] = {
     { "textDocument/completion", lsp_handle_completion, true },
     { "textDocument/formatting", lsp_handle_formatting, true },
     { "textDocument/rangeFormatting", lsp_handle_range_formatting, true },
+    { "textDocument/semanticTokens/full", lsp_handle_semantic_tokens_full, true },
+    { "textDocument/semanticTokens/full/delta", lsp_handle_semantic_tokens_delta, true },
+    { "textDocument/semanticTokens/range", lsp_handle_semantic_tokens_range, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import test_lsp  # noqa: E402
 from test_fmt import ROOT, sources  # noqa: E402
-from test_lsp import Fail, Workspace, check, eq  # noqa: E402
+from test_lsp import Workspace, check, eq  # noqa: E402
 from lsp_client import file_uri  # noqa: E402
 
 LEX_DUMP = None

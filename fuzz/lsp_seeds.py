@@ -101,7 +101,8 @@ def formatting(s, uri, text, variant):
 def session(texts, utf8, folder, variant):
     s = Session()
     caps = {"workspace": {"workspaceEdit": {"documentChanges": variant % 2 == 0}},
-            "textDocument": {"hover": {"contentFormat": ["markdown"]}}}
+            "textDocument": {"hover": {"contentFormat": ["plaintext"] if variant % 5 == 2
+                                                         else ["markdown"]}}}
     if utf8:
         caps["general"] = {"positionEncodings": ["utf-8", "utf-16"]}
     params = {"processId": None, "capabilities": caps, "rootUri": FOLDER if folder else None}

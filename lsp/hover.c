@@ -546,9 +546,8 @@ json_t *lsp_handle_hover(Server *s, json_t *params)
     if (h.out.len > 0) {
         FileSpan at;
         diag_locate(&a->c.sources, o.span, &at);
-        result = json_pack("{s:{s:s, s:o}, s:o}", "contents", "kind",
-                           s->client_markdown ? "markdown" : "plaintext",
-                           "value", diag_json_text(h.out.data, h.out.len),
+        result = json_pack("{s:o, s:o}",
+                           "contents", lsp_markup_json(s, h.out.data, h.out.len),
                            "range", lsp_range_json(s, a, file, at.start, at.end));
     }
     text_free(&h.out);

@@ -38,6 +38,8 @@ static uint32_t project_add(Server *s, const char *root, bool is_folder)
     for (size_t len = strlen(root); is_folder && len > 1 && p->root[len - 1] == '/';)
         p->root[--len] = '\0';
     p->published_by_uri = json_object();
+    p->problems = json_object();
+    p->walk_problems = json_object();
     p->is_folder = is_folder;
     p->rescan = is_folder;
     p->dirty = !is_folder;       /* a folder is checked once a document of it opens */
@@ -75,6 +77,8 @@ static void project_free(Project *p)
     analysis_free(p->analysis);
     disk_files_free(p);
     lsp_published_free(p);
+    json_decref(p->problems);
+    json_decref(p->walk_problems);
     free(p->root);
     memset(p, 0, sizeof *p);
 }
@@ -208,10 +212,63 @@ void lsp_projects_free(Server *s)
 
 /* ---- The files of a folder ------------------------------------------------------- */
 
-/* A path of a folder that cannot be used, as the workspace reports it: in the log. */
-static void log_problem(void *context, const char *path, const char *message)
+/* A path made absolute (malloc'd): the workspace names a program's configuration
+ * relative to the current directory when it is below it; the user is shown, and the
+ * client given, whole paths. */
+static char *absolute_path(const char *path)
 {
-    lsp_log_message(context, "%s", message);
+    char cwd[4096];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return strcpy(xmalloc(strlen(path) + 1), path);
+    size_t len = strlen(cwd) + strlen(path) + 2;
+    char *full = xmalloc(len);
+    snprintf(full, len, "%s/%s", cwd, path);
+    return full;
+}
+
+/* The paths of a project that cannot be used, as the workspace reports them during a
+ * check (an unreadable orbit.program, a directory that cannot be walked). */
+typedef struct Problems {
+    Server *s;
+    json_t *seen;              /* message -> true */
+} Problems;
+
+/* In the log, and gathered to be shown (show_new_problems); the path the message
+ * quotes (`path`) is made absolute. */
+static void report_problem(void *context, const char *path, const char *message)
+{
+    Problems *problems = context;
+    TextBuffer text = { 0 };
+    char quoted[4200];
+    snprintf(quoted, sizeof quoted, "`%s`", path);
+    const char *at = path[0] != '/' ? strstr(message, quoted) : NULL;
+    if (at) {
+        char *full = absolute_path(path);
+        text_printf(&text, "%.*s`%s`%s", (int)(at - message), message, full,
+                    at + strlen(quoted));
+        free(full);
+    } else {
+        text_append_str(&text, message);
+    }
+    lsp_log_message(problems->s, "%s", text.data);
+    json_object_set_new(problems->seen, text.data, json_true());
+    text_free(&text);
+}
+
+/* Shows the user (window/showMessage, as an error) each problem that the project's last
+ * check did not have: a problem that stays is shown once, not at every keystroke; one
+ * that goes away and comes back is shown again. */
+static void show_new_problems(Server *s, Project *p, json_t *seen)
+{
+    const char *message;
+    json_t *value;
+    json_object_foreach(seen, message, value)
+        if (!json_object_get(p->problems, message))
+            lsp_send_notification(s, "window/showMessage",
+                                  json_pack("{s:i, s:o}", "type", 1,
+                                            "message", diag_json_text0(message)));
+    json_decref(p->problems);
+    p->problems = json_incref(seen);
 }
 
 /* The .orbit files below the folder, found as `orbitc check DIR` finds them
@@ -221,10 +278,12 @@ static void rescan(Server *s, uint32_t project)
 {
     Project *p = &s->projects[project];
     disk_files_free(p);
+    json_object_clear(p->walk_problems);
     p->rescan = false;
     if (s->options.memory_only)
         return;
-    InputList list = { .report = log_problem, .report_context = s };
+    Problems problems = { s, p->walk_problems };
+    InputList list = { .report = report_problem, .report_context = &problems };
     const char *root = p->root;
     inputs_collect(&list, &root, 1);
     p->disk_files = xmalloc((list.count + 1) * sizeof *p->disk_files);
@@ -371,14 +430,7 @@ static Source *project_sources(Server *s, uint32_t project, uint32_t *count)
  * configuration is named relative to the current directory when below it). */
 static char *file_uri(const char *path)
 {
-    if (path[0] == '/')
-        return lsp_uri_from_path(path);
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd))
-        return lsp_uri_from_path(path);
-    size_t len = strlen(cwd) + strlen(path) + 2;
-    char *full = xmalloc(len);
-    snprintf(full, len, "%s/%s", cwd, path);
+    char *full = absolute_path(path);
     char *uri = lsp_uri_from_path(full);
     free(full);
     return uri;
@@ -410,14 +462,15 @@ static Analysis *analyse(Server *s, uint32_t project)
         write_stdlib_copy(s, source_file(&a->c.sources, 0));
     if (p->rescan)
         rescan(s, project);
+    Problems problems = { s, json_deep_copy(p->walk_problems) };
     /* The files of a folder form the programs their roots make of them (orbitc check
      * does the same, workspace/roots.h), each checked with its configuration's lint
      * levels under the client's. A document that is not a file, and every source in
      * memory-only mode, is one program. */
     Workspace w;
     workspace_init(&w, &a->c, p->is_folder && !s->options.memory_only);
-    w.report = log_problem;
-    w.report_context = s;
+    w.report = report_problem;
+    w.report_context = &problems;
     memcpy(w.overrides, s->lint_level, sizeof w.overrides);
     uint32_t count;
     Source *sources = project_sources(s, project, &count);
@@ -451,6 +504,8 @@ static Analysis *analyse(Server *s, uint32_t project)
         a->files[f].uri = d ? strcpy(xmalloc(strlen(d->uri) + 1), d->uri) : file_uri(path);
     }
     free(sources);
+    show_new_problems(s, p, problems.seen);
+    json_decref(problems.seen);
     a->program = a->root_count ? a->programs[0] : NULL;
     return a;
 }

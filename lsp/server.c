@@ -5,6 +5,8 @@
  * resynchronised) ends it, with a line on stderr. */
 #include "server.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,6 +133,21 @@ static bool string_in_array(const json_t *array, const char *wanted)
     return false;
 }
 
+/* hover.contentFormat lists the formats in the client's order of preference: Markdown
+ * when it comes before plaintext (or plaintext is not listed). */
+static bool prefers_markdown(const json_t *formats)
+{
+    size_t i;
+    json_t *v;
+    if (!json_is_array(formats))
+        return false;
+    json_array_foreach(formats, i, v)
+        if (json_is_string(v) && (strcmp(json_string_value(v), "markdown") == 0 ||
+                                  strcmp(json_string_value(v), "plaintext") == 0))
+            return strcmp(json_string_value(v), "markdown") == 0;
+    return false;
+}
+
 static bool flag_at(const json_t *object, const char *a, const char *b, const char *c)
 {
     json_t *v = lsp_json_object_member(lsp_json_object_member(object, a), b);
@@ -186,6 +203,38 @@ static json_t *server_capabilities(Server *s)
     return caps;
 }
 
+/* ---- The client's process --------------------------------------------------------- */
+
+/* Watches process `pid` (slot 0: --clientProcessId, 1: initialize's processId); a pid
+ * that cannot name one process (0, negative: a process group) is ignored. Only a server
+ * reading a file descriptor watches: one reading a buffer (the fuzz target) never waits. */
+static void watch_client(Server *s, int slot, int64_t pid)
+{
+    if (pid <= 0 || pid > INT_MAX) {
+        if (pid != 0)
+            lsp_log_message(s, "process id %lld cannot be watched; ignored", (long long)pid);
+        return;
+    }
+    if (s->reader->fd < 0)
+        return;
+    s->client_pids[slot] = (long)pid;
+    s->reader->wait_ms = LSP_CLIENT_CHECK_MS;
+}
+
+/* Whether a watched process has ended. kill(pid, 0) sends nothing: ESRCH means no such
+ * process; EPERM, one that belongs to another user, is alive. */
+static bool client_gone(Server *s)
+{
+    for (int i = 0; i < 2; i++) {
+        pid_t pid = (pid_t)s->client_pids[i];
+        if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) {
+            lsp_log_message(s, "the client's process %ld has ended; stopping", (long)pid);
+            return true;
+        }
+    }
+    return false;
+}
+
 static json_t *handle_initialize(Server *s, json_t *params)
 {
     if (!json_is_object(params))
@@ -199,8 +248,11 @@ static json_t *handle_initialize(Server *s, json_t *params)
                                     "dynamicRegistration");
     json_t *hover = lsp_json_object_member(lsp_json_object_member(caps, "textDocument"), "hover");
     json_t *formats = lsp_json_object_member(hover, "contentFormat");
-    s->client_markdown = string_in_array(formats, "markdown");
+    s->client_markdown = prefers_markdown(formats);
     read_lint_levels(s, lsp_json_object_member(params, "initializationOptions"));
+    int64_t pid;
+    if (lsp_json_integer_member(params, "processId", &pid))
+        watch_client(s, 1, pid);
     lsp_projects_init(s, params);
     s->initialized = true;
     return json_pack("{s:o, s:{s:s, s:s}}", "capabilities", server_capabilities(s),
@@ -515,6 +567,7 @@ int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
     s->write_context = write_context;
     s->queue = xmalloc(QUEUE_MAX * sizeof *s->queue);
     s->document_by_uri = json_object();
+    watch_client(s, 0, options->client_process_id);
     bool ended = false;
     while (!s->exited && !s->output_lost) {
         Message m;
@@ -534,6 +587,10 @@ int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
         }
         if (s->initialized && !s->shutdown && lsp_check_next_project(s))
             continue;
+        if (client_gone(s)) {
+            ended = true;          /* as the end of the stream */
+            break;
+        }
         if (read_messages(s, true) == READ_END)
             ended = true;
     }

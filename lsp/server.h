@@ -7,6 +7,7 @@
  *   actions.c      code actions: the diagnostics' fixes, fix all in file
  *   query.c        what is at a position: every name of a program and what it means
  *   hover.c        hover: resolved retry policies, settings, types and contracts
+ *   markup.c       Markdown for hover, or plain text for a client that prefers it
  *   navigate.c     definition, references, rename, document and workspace symbols
  *   complete.c     completion
  *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
@@ -30,6 +31,7 @@
 #include "no_index.h"
 #include "program.h"
 #include "text.h"
+#include "textbuf.h"
 #include "transport.h"
 
 enum {
@@ -119,6 +121,9 @@ typedef struct Project {
     Published *published;
     uint32_t published_count, published_cap;
     uint32_t stamp;            /* publication rounds */
+    json_t *problems;          /* the paths that could not be used at the last check:
+                                  message -> true (shown to the user when new) */
+    json_t *walk_problems;     /* those of the last walk of the folder (rescan) */
 } Project;
 
 typedef struct Message {
@@ -137,11 +142,14 @@ typedef struct Server {
     bool initialized;          /* `initialize` was answered */
     bool shutdown;             /* `shutdown` was answered */
     bool exited;               /* `exit` arrived */
+    /* The processes whose end ends the server: --clientProcessId's and initialize's
+     * processId (0: none). */
+    long client_pids[2];
 
     PositionEncoding encoding;
     bool client_document_changes;   /* versioned WorkspaceEdit.documentChanges */
     bool client_watch_files;        /* dynamic registration of file watchers */
-    bool client_markdown;           /* hover in Markdown */
+    bool client_markdown;           /* hover in Markdown (else plain text) */
     uint8_t lint_level[DIAG_CODE_COUNT];   /* initializationOptions warn / allow */
 
     json_t *document_by_uri;   /* URI -> index in `documents` (a jansson object) */
@@ -221,6 +229,12 @@ void lsp_project_release(Server *s, uint32_t project);
 json_t *lsp_handle_did_change_watched_files(Server *s, json_t *params);
 json_t *lsp_handle_did_change_workspace_folders(Server *s, json_t *params);
 void lsp_projects_free(Server *s);
+
+/* ---- markup.c ---- */
+/* A MarkupContent of Markdown the server wrote: as it is for a client that prefers
+ * Markdown, else as plain text (the marks taken out). */
+json_t *lsp_markup_json(Server *s, const char *markdown, size_t len);
+void lsp_markdown_to_plain(TextBuffer *out, const char *markdown, size_t len);
 
 /* ---- publish.c ---- */
 /* Publishes the diagnostics of every file of the project that changed since the last

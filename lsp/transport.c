@@ -21,6 +21,7 @@ void lsp_reader_init_fd(LspReader *r, int fd)
     r->data = xmalloc(r->cap);
     r->owned = true;
     r->body_length = -1;
+    r->wait_ms = -1;
 }
 
 void lsp_reader_init_buffer(LspReader *r, const char *data, size_t len)
@@ -31,6 +32,7 @@ void lsp_reader_init_buffer(LspReader *r, const char *data, size_t len)
     r->end = r->cap = len;
     r->eof = true;
     r->body_length = -1;
+    r->wait_ms = -1;
 }
 
 void lsp_reader_free(LspReader *r)
@@ -118,23 +120,25 @@ static void make_room(LspReader *r, size_t want)
     r->cap = cap;
 }
 
-static bool readable_now(int fd)
+/* Whether the descriptor has bytes (or its end) to read within timeout_ms (-1: waits as
+ * long as it takes). */
+static bool readable_within(int fd, int timeout_ms)
 {
     struct pollfd p = { .fd = fd, .events = POLLIN };
     int n;
     do
-        n = poll(&p, 1, 0);
+        n = poll(&p, 1, timeout_ms);
     while (n < 0 && errno == EINTR);
-    return n > 0;
+    return n != 0;           /* an error other than EINTR: let read() report it */
 }
 
-/* Reads what is there (or, with `wait`, blocks for at least one byte). False when
- * nothing was read without waiting. */
+/* Reads what is there (or, with `wait`, blocks for at least one byte, at most wait_ms).
+ * False when nothing was read. */
 static bool fill(LspReader *r, bool wait)
 {
     if (r->fd < 0 || r->eof)
         return false;
-    if (!wait && !readable_now(r->fd))
+    if (!readable_within(r->fd, wait ? r->wait_ms : 0))
         return false;
     size_t want = READ_CHUNK;
     if (r->body_length > 0 && (size_t)r->body_length > r->end - r->start)
@@ -153,10 +157,8 @@ static bool fill(LspReader *r, bool wait)
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            if (!wait)
+            if (!wait || !readable_within(r->fd, r->wait_ms))
                 return false;
-            struct pollfd p = { .fd = r->fd, .events = POLLIN };
-            poll(&p, 1, -1);
             continue;
         }
         snprintf(r->error, sizeof r->error, "cannot read: %s", strerror(errno));

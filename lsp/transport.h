@@ -20,7 +20,8 @@ enum {
 
 typedef enum FrameStatus {
     FRAME_OK,          /* a whole message body is available */
-    FRAME_PENDING,     /* not all of it has arrived yet (never returned when blocking) */
+    FRAME_PENDING,     /* not all of it has arrived yet (when blocking: only after
+                          wait_ms without a byte) */
     FRAME_END,         /* the stream ended between two messages */
     FRAME_BROKEN,      /* a header that cannot be read, or the stream ended inside a
                           message: the connection cannot be resynchronised */
@@ -33,6 +34,8 @@ typedef struct LspReader {
     bool owned;            /* data is malloc'd by the reader */
     bool eof;
     long body_length;      /* of the frame whose header was read, or -1 */
+    int wait_ms;           /* the longest a blocking read waits for bytes before it
+                              returns FRAME_PENDING; -1 (the default): no limit */
     char error[160];       /* why, after FRAME_BROKEN */
 } LspReader;
 
@@ -43,8 +46,9 @@ void lsp_reader_init_buffer(LspReader *r, const char *data, size_t len);
 void lsp_reader_free(LspReader *r);
 
 /* The next message body. With `wait`, blocks until a whole message has arrived or the
- * stream ends; without, returns FRAME_PENDING when that would mean waiting. The body is
- * valid until the next call: (*body)[*len] is a NUL. */
+ * stream ends, or until no byte arrived for r->wait_ms (then FRAME_PENDING); without,
+ * returns FRAME_PENDING when that would mean waiting. The body is valid until the next
+ * call: (*body)[*len] is a NUL. */
 FrameStatus lsp_read_frame(LspReader *r, bool wait, const char **body, size_t *len);
 
 /* Where messages go: one call per framed message (header and body together). Returns

@@ -844,6 +844,11 @@ def read(path):
         return f.read()
 
 
+# A client that shows hover in Markdown (without it, hover is plain text:
+# tests/test_lsp_more.py).
+MARKDOWN = {"textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]}}}
+
+
 def hover(w, uri, position):
     r = w.client.request("textDocument/hover", {"textDocument": {"uri": uri},
                                                 "position": position})
@@ -886,7 +891,7 @@ def hover_budget_against_workflow_timeout():
             '  step s { worker "x"; timeout 10s\n'
             '    retry { attempts: 6, backoff: exponential, initial_delay: 1s, max_delay: 10s } }\n'
             '  step u { worker "x"; retry { attempts: 3 } }\n}\n')
-    with Workspace() as w:
+    with Workspace(capabilities=MARKDOWN) as w:
         uri = w.open("b.orbit", text)
         diags = w.client.wait_diagnostics(uri)
         w0006 = [d for d in diags if d["code"] == "W0006"]
@@ -906,7 +911,7 @@ def hover_budget_against_workflow_timeout():
 @test
 def hover_on_settings_and_timeouts():
     text = read(CHECKOUT_PATH)
-    with Workspace() as w:
+    with Workspace(capabilities=MARKDOWN) as w:
         uri = w.open("checkout.orbit", text)
         w.client.wait_diagnostics(uri)
         h = hover(w, uri, at(text, "attempts: 5"))
@@ -935,7 +940,7 @@ def hover_on_settings_and_timeouts():
 @test
 def hover_on_names_and_contracts():
     text = read(CHECKOUT_PATH)
-    with Workspace() as w:
+    with Workspace(capabilities=MARKDOWN) as w:
         uri = w.open("checkout.orbit", text)
         w.client.wait_diagnostics(uri)
         cases = [
@@ -972,7 +977,7 @@ def hover_on_stdlib_names():
     text = ('workflow w {\n  input { xs: [string] }\n'
             '  step s { worker "x"; retry { attempts: 2, non_retryable: ["QUEUE_TIMEOUT", "X"] } }\n'
             '  step n { compute len(input.xs) }\n}\n')
-    with Workspace() as w:
+    with Workspace(capabilities=MARKDOWN) as w:
         uri = w.open("s.orbit", text)
         w.client.wait_diagnostics(uri)
         h = hover(w, uri, at(text, "QUEUE_TIMEOUT", 0, 2))
@@ -1469,7 +1474,9 @@ def formatting_answers_for_the_text_the_editor_had():
 # ==== Runner ================================================================================
 
 
-def main():
+def main(tests=TESTS):
+    """Runs `tests` (tests/test_lsp_more.py passes its own) with the command line's
+    --orbitc and -k."""
     global ORBITC
     ap = argparse.ArgumentParser()
     ap.add_argument("--orbitc", required=True)
@@ -1478,15 +1485,16 @@ def main():
     ORBITC = os.path.abspath(args.orbitc)
     failed = 0
     ran = 0
-    for t in TESTS:
+    for t in tests:
         if args.k and args.k not in t.__name__:
             continue
         ran += 1
         start = time.monotonic()
         try:
             t()
-            print("ok   %-50s %.2fs" % (t.__name__, time.monotonic() - start))
-        except (Fail, ProtocolError, OSError, KeyError, IndexError, TypeError) as e:
+            print("ok   %-60s %.2fs" % (t.__name__, time.monotonic() - start))
+        except (Fail, ProtocolError, OSError, KeyError, IndexError, TypeError,
+                ValueError) as e:
             failed += 1
             print("FAIL %s: %s" % (t.__name__, e))
             if not isinstance(e, Fail):

@@ -19,7 +19,7 @@
 #include "orbc.h"
 
 /* The kinds of values (docs/bytecode.md, section 4), the one list of them: the runtime's
- * values (runtime/value.h) use it too. The scalar kinds are numbered as the constants'
+ * values (engine/value.h) use it too. The scalar kinds are numbered as the constants'
  * tags (OrbcConstKind, orbc.h: a fact of the file format, kept apart because it has no
  * containers), then the two containers. */
 typedef enum OrbcKind {

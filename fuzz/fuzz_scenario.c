@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "contract.h"
-#include "engine.h"
+#include "sim.h"
 #include "orbc.h"
 #include "scenario.h"
 
@@ -127,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         History history;
         history_init(&history, sink, (size & 1) ? HISTORY_JSON : HISTORY_TEXT);
         RunOptions options = {.show_values = true};
-        engine_run(&module, &scenario, input, &history, &options, &arena);
+        sim_run(&module, &scenario, input, &history, &options, &arena);
         history_free(&history);
     }
     arena_free(&arena);

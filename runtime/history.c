@@ -42,7 +42,7 @@ static void json_key(History *h, const char *key)
     text_append(&h->line, ":", 1);
 }
 
-void history_begin(History *h, int64_t time_ms, const char *event)
+static void history_begin(History *h, int64_t time_ms, const char *event)
 {
     h->seq++;
     h->line.len = 0;
@@ -53,7 +53,7 @@ void history_begin(History *h, int64_t time_ms, const char *event)
         text_printf(&h->line, "+ %" PRId64 "ms #%" PRIu32 " %s", time_ms, h->seq, event);
 }
 
-void history_str(History *h, const char *key, const char *value)
+static void history_str(History *h, const char *key, const char *value)
 {
     if (h->format == HISTORY_JSON) {
         json_key(h, key);
@@ -64,7 +64,7 @@ void history_str(History *h, const char *key, const char *value)
     add_text(&h->line, value);
 }
 
-void history_int(History *h, const char *key, int64_t value)
+static void history_int(History *h, const char *key, int64_t value)
 {
     if (h->format == HISTORY_JSON)
         json_key(h, key);
@@ -73,7 +73,7 @@ void history_int(History *h, const char *key, int64_t value)
     text_printf(&h->line, "%" PRId64, value);
 }
 
-void history_value(History *h, const char *key, Value value)
+static void history_value(History *h, const char *key, Value value)
 {
     if (h->format == HISTORY_JSON) {
         json_key(h, key);
@@ -87,7 +87,7 @@ void history_value(History *h, const char *key, Value value)
     text_free(&json);
 }
 
-void history_error(History *h, const char *code, const char *message)
+static void history_error(History *h, const char *code, const char *message)
 {
     if (h->format == HISTORY_JSON) {
         history_str(h, "error", code);
@@ -101,7 +101,7 @@ void history_error(History *h, const char *code, const char *message)
     }
 }
 
-void history_note(History *h, const char *message)
+static void history_note(History *h, const char *message)
 {
     if (h->format == HISTORY_JSON) {
         history_str(h, "message", message);
@@ -111,12 +111,28 @@ void history_note(History *h, const char *message)
     add_text(&h->line, message);
 }
 
-void history_end(History *h)
+static void history_end(History *h)
 {
     if (h->format == HISTORY_JSON)
         text_append(&h->line, "}", 1);
     text_append(&h->line, "\n", 1);
     fwrite(h->line.data, 1, h->line.len, h->out);
+}
+
+void history_write(History *h, const EngineRecord *record)
+{
+    history_begin(h, record->time_ms, record->event);
+    for (uint32_t i = 0; i < record->field_count; i++) {
+        const EngineField *f = &record->fields[i];
+        switch (f->kind) {
+        case ENGINE_FIELD_STR: history_str(h, f->key, f->text); break;
+        case ENGINE_FIELD_INT: history_int(h, f->key, f->number); break;
+        case ENGINE_FIELD_VALUE: history_value(h, f->key, f->value); break;
+        case ENGINE_FIELD_ERROR: history_error(h, f->text, f->message); break;
+        default: history_note(h, f->text); break;
+        }
+    }
+    history_end(h);
 }
 
 void history_final(History *h, const char *status, const Value *output, const char *code,

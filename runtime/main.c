@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "contract.h"
-#include "engine.h"
 #include "history.h"
 #include "orbc.h"
-#include "version.h"
 #include "scenario.h"
+#include "sim.h"
+#include "version.h"
 
 enum { MAX_INPUT_FILE = 256 * 1024 * 1024 };
 
@@ -171,7 +171,7 @@ static bool load_scenario(const Args *args, const OrbcModule *module, Arena *are
     return ok;
 }
 
-static const char *status_name(RunStatus status)
+static const char *status_name(EngineStatus status)
 {
     static const char *const names[] = {"COMPLETED", "FAILED", "TIMED_OUT", "BLOCKED"};
     return names[status];
@@ -193,12 +193,12 @@ static int run(const Args *args, const OrbcModule *module, Arena *arena)
     History history;
     history_init(&history, stdout, args->format);
     RunOptions options = {.show_values = args->show_values};
-    RunResult r = engine_run(module, &scenario, input, &history, &options, arena);
-    history_final(&history, status_name(r.status), r.status == RUN_COMPLETED ? &r.output : NULL,
-                  r.status == RUN_FAILED ? r.error : NULL, r.message, r.step);
+    EngineResult r = sim_run(module, &scenario, input, &history, &options, arena);
+    history_final(&history, status_name(r.status), r.status == ENGINE_COMPLETED ? &r.output : NULL,
+                  r.status == ENGINE_FAILED ? r.error : NULL, r.message, r.step);
     history_free(&history);
     fflush(stdout);
-    return r.status == RUN_COMPLETED ? 0 : 1;
+    return r.status == ENGINE_COMPLETED ? 0 : 1;
 }
 
 int main(int argc, char **argv)

@@ -443,11 +443,11 @@ START_TEST(ten_thousand_steps_with_retries)
     snprintf(scenario + len, cap - len, "]}}}");
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    RunStatus status;
+    EngineStatus status;
     char *history = fx_run(&big, NULL, scenario, false, &status);
     double took = seconds_since(&start);
     fprintf(stderr, "10000 steps with retries: %.3f s\n", took);
-    ck_assert_int_eq(status, RUN_COMPLETED);
+    ck_assert_int_eq(status, ENGINE_COMPLETED);
     /* 1 start + 10000 x (scheduled, dispatched, failed, retry, scheduled, dispatched,
      * completed) + 1 end */
     const char *last = strrchr(history, '#');

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "contract.h"
-#include "engine.h"
+#include "sim.h"
 #include "orbc.h"
 #include "scenario.h"
 
@@ -261,7 +261,7 @@ static inline void fx_load(Fx *f, OrbcModule *m)
 /* Runs workflow `workflow` (NULL: the only one) against a scenario; returns the text
  * history (malloc'd), or "error: MESSAGE" when the scenario or input is rejected. */
 static inline char *fx_run(const OrbcModule *m, const char *workflow, const char *scenario,
-                           bool show_values, RunStatus *status)
+                           bool show_values, EngineStatus *status)
 {
     Arena a;
     arena_init(&a);
@@ -282,7 +282,7 @@ static inline char *fx_run(const OrbcModule *m, const char *workflow, const char
     History h;
     history_init(&h, out, HISTORY_TEXT);
     RunOptions options = {.show_values = show_values};
-    RunResult r = engine_run(m, &sc, input, &h, &options, &a);
+    EngineResult r = sim_run(m, &sc, input, &h, &options, &a);
     if (status)
         *status = r.status;
     history_free(&h);

@@ -1,16 +1,16 @@
-/* Task steps and compensate blocks: the life of each attempt in virtual time.
+/* Task steps and compensate blocks: the life of each attempt.
  *
- *   StepScheduled  the attempt is queued (queue_timeout counts from here)
- *   StepDispatched a worker picked it up after the pickup delay (timeout counts from here)
- *   then the scripted outcome: an answer after `after_ms`, a lost worker (the task is
- *   redelivered: same attempt, no queue timeout), or nothing at all;
- *   StepAttemptFailed, then RetryScheduled or the unit fails (StepFailed).
+ *   StepScheduled  the attempt is queued: ENGINE_QUEUE_ATTEMPT (queue_timeout counts
+ *                  from here)
+ *   StepDispatched a worker picked it up: ENGINE_PICKED_UP (timeout counts from here)
+ *   then what the host reports: an answer (ENGINE_ANSWERED), a lost worker
+ *   (ENGINE_WORKER_LOST: the task is queued again, same attempt, no queue timeout), or
+ *   nothing at all; StepAttemptFailed, then RetryScheduled or the unit fails (StepFailed).
  *
  * A timed-out attempt that later succeeds is accepted while its unit is unresolved. */
-#include "engine_impl.h"
+#include "engine_internal.h"
 
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "contract.h"
@@ -33,45 +33,15 @@ static bool is_http_request(const Unit *u)
     return is_builtin(u) && strcmp(task_name(u), "orbit.http.request") == 0;
 }
 
-/* ---- where outcomes come from ---- */
-
-static void resolve_script(Unit *u)
-{
-    Engine *e = u->exec->engine;
-    Script **per_step = e->scenario->step_scripts[u->exec->wf_index];
-    Script *step = per_step ? per_step[u->step_index] : NULL;
-    if (u->compensation)
-        step = step ? step->compensate : NULL;
-    Script *task = u->task < e->module->task_count ? e->scenario->task_scripts[u->task] : NULL;
-    u->script = step && step->has_outcomes ? step : task && task->has_outcomes ? task : NULL;
-    u->worker_id = "worker-1";
-    if (is_builtin(u))
-        u->worker_id = "orbit-runtime";
-    else if (step && step->worker_id)
-        u->worker_id = step->worker_id;
-    else if (task && task->worker_id)
-        u->worker_id = task->worker_id;
-    u->pickup_ms = step && step->pickup_ms >= 0 ? step->pickup_ms
-                 : task && task->pickup_ms >= 0 ? task->pickup_ms : 0;
-    u->no_worker = step && step->no_worker >= 0 ? step->no_worker
-                 : task && task->no_worker >= 0 ? task->no_worker : false;
-}
-
 /* ---- attempts ---- */
 
 static void queue_delivery(Attempt *a, bool first)
 {
     Unit *u = a->unit;
     Engine *e = u->exec->engine;
-    a->outcome = script_next(u->script);
-    int64_t pickup = u->pickup_ms;
-    if (a->outcome && a->outcome->pickup_ms >= 0)
-        pickup = a->outcome->pickup_ms;
-    if (!u->no_worker)
-        timers_push(&e->timers, engine_time_after(e->now, pickup), EV_PICKUP, a, a->delivery);
+    outbox_queue(e, a);
     if (first && u->queue_timeout_ms > 0)
-        timers_push_limit(&e->timers, engine_time_after(e->now, u->queue_timeout_ms),
-                          EV_QUEUE_TIMEOUT, a, 1);
+        outbox_timer(e, u->queue_timeout_ms, true, EV_QUEUE_TIMEOUT, a, 1);
 }
 
 static void attempt_failed(Attempt *a, const char *code, const char *message, bool retryable);
@@ -80,6 +50,10 @@ static void schedule_attempt(Unit *u, uint32_t number)
 {
     Engine *e = u->exec->engine;
     Attempt *a = arena_alloc(e->arena, sizeof *a);
+    if (e->attempt_count == e->attempt_cap)
+        e->attempts = engine_grow(e->attempts, &e->attempt_cap, sizeof *e->attempts);
+    e->attempts[e->attempt_count++] = a;
+    a->id = (uint32_t)e->attempt_count;
     a->unit = u;
     a->number = number;
     a->state = A_QUEUED;
@@ -87,15 +61,14 @@ static void schedule_attempt(Unit *u, uint32_t number)
     u->attempt = number;
     u->current = a;
     u->state = U_ACTIVE;
-    history_begin(e->history, e->now, "StepScheduled");
-    history_str(e->history, "step", u->label);
-    history_int(e->history, "attempt", number);
+    outbox_event(e, "StepScheduled");
+    outbox_str(e, "step", u->label);
+    outbox_int(e, "attempt", number);
     if (u->key)
-        history_str(e->history, "idempotency_key", u->key);
+        outbox_str(e, "idempotency_key", u->key);
     if (e->options.show_values)
-        history_value(e->history, "input", u->input);
-    history_end(e->history);
-    if (is_builtin(u) && !e->scenario->http_adapter) {
+        outbox_value(e, "input", u->input);
+    if (is_builtin(u) && !e->options.http_adapter) {
         a->state = A_DONE;
         attempt_failed(a, "ADAPTER_DISABLED",
                        arena_printf(e->arena, "the `%s` adapter is not enabled on this server",
@@ -137,22 +110,20 @@ static void attempt_failed(Attempt *a, const char *code, const char *message, bo
 {
     Unit *u = a->unit;
     Engine *e = u->exec->engine;
-    history_begin(e->history, e->now, "StepAttemptFailed");
-    history_str(e->history, "step", u->label);
-    history_int(e->history, "attempt", a->number);
-    history_error(e->history, code, message);
-    history_end(e->history);
+    outbox_event(e, "StepAttemptFailed");
+    outbox_str(e, "step", u->label);
+    outbox_int(e, "attempt", a->number);
+    outbox_error(e, code, message);
     const OrbcPolicy *p = u->policy;
     bool aborting = !u->compensation && engine_exec_aborting(u->exec);
     if (retryable && !listed_non_retryable(e, p, code) && a->number < p->attempts && !aborting) {
         int64_t delay = retry_delay(p, a->number + 1);
-        history_begin(e->history, e->now, "RetryScheduled");
-        history_str(e->history, "step", u->label);
-        history_int(e->history, "delay_ms", delay);
-        history_end(e->history);
+        outbox_event(e, "RetryScheduled");
+        outbox_str(e, "step", u->label);
+        outbox_int(e, "delay_ms", delay);
         u->state = U_RETRY_WAIT;
         u->gen++;
-        timers_push(&e->timers, engine_time_after(e->now, delay), EV_RETRY, u, u->gen);
+        outbox_timer(e, delay, false, EV_RETRY, u, u->gen);
         return;
     }
     if (p->attempts > 1 && a->number == p->attempts)
@@ -203,7 +174,6 @@ void task_start(Unit *u)
                                  task_name(u), why));
         return;
     }
-    resolve_script(u);
     schedule_attempt(u, 1);
 }
 
@@ -214,27 +184,18 @@ void task_retry(Unit *u)
 
 /* ---- the timers of an attempt ---- */
 
-static void on_pickup(Attempt *a)
+static void on_pickup(Attempt *a, const char *worker_id)
 {
     Unit *u = a->unit;
     Engine *e = u->exec->engine;
     a->state = A_DISPATCHED;
     u->exec->inflight++;
-    history_begin(e->history, e->now, "StepDispatched");
-    history_str(e->history, "step", u->label);
-    history_int(e->history, "attempt", a->number);
-    history_str(e->history, "worker_id", u->worker_id);
-    history_end(e->history);
-    const Outcome *o = a->outcome;
-    if (!o)
-        timers_push(&e->timers, engine_time_after(e->now, DEFAULT_ANSWER_MS), EV_ANSWER, a, a->delivery);
-    else if (o->kind == OUT_LOST)
-        timers_push(&e->timers, engine_time_after(e->now, o->after_ms), EV_LOST, a, a->delivery);
-    else if (o->kind != OUT_NEVER)
-        timers_push(&e->timers, engine_time_after(e->now, o->after_ms), EV_ANSWER, a, a->delivery);
+    outbox_event(e, "StepDispatched");
+    outbox_str(e, "step", u->label);
+    outbox_int(e, "attempt", a->number);
+    outbox_str(e, "worker_id", worker_id);
     if (u->timeout_ms > 0)
-        timers_push_limit(&e->timers, engine_time_after(e->now, u->timeout_ms),
-                          EV_ATTEMPT_TIMEOUT, a, a->delivery);
+        outbox_timer(e, u->timeout_ms, true, EV_ATTEMPT_TIMEOUT, a, a->delivery);
 }
 
 static void on_lost(Attempt *a)
@@ -247,45 +208,20 @@ static void on_lost(Attempt *a)
         engine_unit_cancelled(u, a->number);
         return;
     }
-    history_begin(e->history, e->now, "StepRedelivered");
-    history_str(e->history, "step", u->label);
-    history_int(e->history, "attempt", a->number);
-    history_end(e->history);
+    outbox_event(e, "StepRedelivered");
+    outbox_str(e, "step", u->label);
+    outbox_int(e, "attempt", a->number);
     a->state = A_QUEUED;
     a->delivery++;
     queue_delivery(a, false);
 }
 
-static Value default_output(Unit *u)
+/* The output of a successful answer; false for a failure. */
+static bool succeeded(const EngineAnswer *answer, Value *output)
 {
-    Engine *e = u->exec->engine;
-    if (is_builtin(u)) {
-        Record *r = record_new(e->arena, 3);
-        r->names[0] = str_new(e->arena, "status", 6);
-        r->values[0] = value_int(200);
-        r->names[1] = str_new(e->arena, "headers", 7);
-        r->values[1].kind = ORBC_KIND_RECORD;
-        r->values[1].rec = record_new(e->arena, 0);
-        record_seal(e->arena, r->values[1].rec);
-        r->names[2] = str_new(e->arena, "body", 4);
-        r->values[2] = value_null();
-        record_seal(e->arena, r);
-        Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
-        return v;
-    }
-    uint32_t type = u->task < e->module->task_count ? e->module->tasks[u->task].output_type : ORBC_NONE;
-    return contract_default(e->module, e->arena, type);
-}
-
-/* The output of a successful outcome; false for a failure. */
-static bool succeeded(Unit *u, const Outcome *o, Value *output)
-{
-    if (!o) {
-        *output = default_output(u);
-        return true;
-    }
-    if (o->kind == OUT_SUCCEED || (o->kind == OUT_HTTP_RESPONSE && o->status < 400)) {
-        *output = o->output;
+    if (answer->kind == ENGINE_ANSWER_OUTPUT ||
+        (answer->kind == ENGINE_ANSWER_HTTP_RESPONSE && answer->status < 400)) {
+        *output = answer->output;
         return true;
     }
     return false;
@@ -299,12 +235,12 @@ static bool output_conforms(Unit *u, Value output, Value *checked, char *why, si
     return contract_conform(e->module, e->arena, type, output, checked, why, len);
 }
 
-static void fail_with_outcome(Attempt *a, const Outcome *o)
+static void fail_with_answer(Attempt *a, const EngineAnswer *o)
 {
     Engine *e = a->unit->exec->engine;
-    if (o->kind == OUT_FAIL) {
+    if (o->kind == ENGINE_ANSWER_FAIL) {
         attempt_failed(a, o->code, o->message, o->retryable);
-    } else if (o->kind == OUT_NETWORK_ERROR) {
+    } else if (o->kind == ENGINE_ANSWER_NETWORK_ERROR) {
         attempt_failed(a, "HTTP_ERROR", arena_printf(e->arena, "request failed: %s", o->message), true);
     } else {
         bool retryable = o->status >= 500 || o->status == 429;
@@ -314,33 +250,35 @@ static void fail_with_outcome(Attempt *a, const Outcome *o)
 }
 
 /* A timed-out attempt answered. Success counts while the unit is unresolved. */
-static void on_late_answer(Attempt *a)
+static void on_late_answer(Attempt *a, const EngineAnswer *answer)
 {
     Unit *u = a->unit;
     Value output, checked;
     char why[512];
     bool open = u->state == U_ACTIVE || u->state == U_RETRY_WAIT;
-    if (!open || u->exec->state == X_DONE || !succeeded(u, a->outcome, &output) ||
+    if (!open || u->exec->state == X_DONE || !succeeded(answer, &output) ||
         !output_conforms(u, output, &checked, why, sizeof why))
         return;
     Attempt *current = u->current;
     if (current && current != a && current->state == A_DISPATCHED)
         u->exec->inflight--;
-    if (current && current != a && (current->state == A_QUEUED || current->state == A_DISPATCHED))
+    if (current && current != a && (current->state == A_QUEUED || current->state == A_DISPATCHED)) {
         current->state = A_CANCELLED;
+        outbox_cancel(u->exec->engine, current);
+    }
     a->state = A_DONE;
     engine_unit_completed(u, checked, a->number);
 }
 
-static void on_answer(Attempt *a)
+static void on_answer(Attempt *a, const EngineAnswer *answer)
 {
     Unit *u = a->unit;
     Engine *e = u->exec->engine;
     u->exec->inflight--;
     a->state = A_DONE;
     Value output, checked;
-    if (!succeeded(u, a->outcome, &output)) {
-        fail_with_outcome(a, a->outcome);
+    if (!succeeded(answer, &output)) {
+        fail_with_answer(a, answer);
         return;
     }
     char why[512];
@@ -378,37 +316,54 @@ static void on_queue_timeout(Attempt *a)
                                 limit), false);
 }
 
-void task_timer(Engine *e, const Timer *t)
+void task_timer(Engine *e, const EngineTimer *t)
 {
     (void)e;
     Attempt *a = t->target;
     Unit *u = a->unit;
-    bool current = a->delivery == t->gen;
     switch (t->kind) {
-    case EV_PICKUP:
-        if (current && a->state == A_QUEUED && u->current == a && u->state == U_ACTIVE)
-            on_pickup(a);
-        break;
     case EV_QUEUE_TIMEOUT:
         if (a->delivery == 1 && a->state == A_QUEUED && u->current == a && u->state == U_ACTIVE)
             on_queue_timeout(a);
         break;
-    case EV_LOST:
-        if (current && a->state == A_DISPATCHED)
-            on_lost(a);
-        break;
     case EV_ATTEMPT_TIMEOUT:
-        if (current && a->state == A_DISPATCHED)
+        if (a->delivery == t->gen && a->state == A_DISPATCHED)
             on_attempt_timeout(a);
-        break;
-    case EV_ANSWER:
-        if (current && a->state == A_DISPATCHED)
-            on_answer(a);
-        else if (current && a->state == A_TIMED_OUT)
-            on_late_answer(a);
         break;
     default:
         break;
+    }
+}
+
+/* A pickup, an answer, a lost worker or "no worker" from the host. */
+bool task_event(Engine *e, const EngineEvent *event)
+{
+    if (event->attempt == 0 || event->attempt > e->attempt_count)
+        return false;
+    Attempt *a = e->attempts[event->attempt - 1];
+    Unit *u = a->unit;
+    bool current = a->delivery == event->delivery;
+    switch (event->kind) {
+    case ENGINE_PICKED_UP:
+        if (!current || a->state != A_QUEUED || u->current != a || u->state != U_ACTIVE)
+            return false;
+        on_pickup(a, event->worker_id ? event->worker_id : "");
+        return true;
+    case ENGINE_ANSWERED:
+        if (current && a->state == A_DISPATCHED)
+            on_answer(a, &event->answer);
+        else if (current && a->state == A_TIMED_OUT)
+            on_late_answer(a, &event->answer);
+        return true;
+    case ENGINE_WORKER_LOST:
+        if (current && a->state == A_DISPATCHED)
+            on_lost(a);
+        return true;
+    case ENGINE_NO_WORKER:
+        u->no_worker = true;
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -428,8 +383,10 @@ bool task_cancel(Unit *u, bool keep_dispatched)
             return false;
         u->exec->inflight--;
     }
-    if (a->state == A_QUEUED || a->state == A_DISPATCHED)
+    if (a->state == A_QUEUED || a->state == A_DISPATCHED) {
         a->state = A_CANCELLED;
+        outbox_cancel(u->exec->engine, a);
+    }
     return true;
 }
 

@@ -1,29 +1,28 @@
-/* The engine: executions of workflows, their steps in order, `when` and `for`, sleeps,
- * signals, child workflows, aborting (a failed step or the workflow timeout),
- * compensations in reverse order of completion, and the main loop of the virtual clock.
+/* The engine core: executions of workflows, their steps in order, `when` and `for`,
+ * sleeps, signals, child workflows, aborting (a failed step or the workflow timeout),
+ * compensations in reverse order of completion, and the events a host sends.
  *
- * Work that happens at the same virtual instant runs from a ready list of executions,
- * never by recursion; timers fire in (time, order set) order. */
-#include "engine_impl.h"
+ * Work that an event makes possible runs from a ready list of executions, never by
+ * recursion, before engine_handle returns. */
+#include "engine_internal.h"
 
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "contract.h"
-
-static void *grow(void *items, size_t *cap, size_t size)
-{
-    *cap = *cap ? *cap * 2 : 16;
-    return xrealloc(items, *cap * size);
-}
 
 int64_t engine_time_after(int64_t now, int64_t delay)
 {
     if (delay < 0)
         delay = 0;
     return delay > INT64_MAX - now ? INT64_MAX : now + delay;
+}
+
+void *engine_grow(void *items, size_t *cap, size_t size)
+{
+    *cap = *cap ? *cap * 2 : 16;
+    return xrealloc(items, *cap * size);
 }
 
 const char *engine_string(const Engine *e, uint32_t index)
@@ -41,7 +40,7 @@ void engine_ready_push(Engine *e, Exec *x)
             memmove(e->ready, e->ready + e->ready_head, e->ready_count * sizeof *e->ready);
             e->ready_head = 0;
         } else {
-            e->ready = grow(e->ready, &e->ready_cap, sizeof *e->ready);
+            e->ready = engine_grow(e->ready, &e->ready_cap, sizeof *e->ready);
         }
     }
     e->ready[e->ready_head + e->ready_count++] = x;
@@ -93,15 +92,15 @@ static bool eval_step_code(Exec *x, uint32_t code, const char *what, Value *out,
 
 static void event_step(Engine *e, const char *event, const char *label)
 {
-    history_begin(e->history, e->now, event);
-    history_str(e->history, "step", label);
+    outbox_event(e, event);
+    outbox_str(e, "step", label);
 }
 
 static void child_event(Exec *child, const char *event)
 {
     Engine *e = child->engine;
     event_step(e, event, child->parent_unit->label);
-    history_str(e->history, "workflow", wf_name(child));
+    outbox_str(e, "workflow", wf_name(child));
 }
 
 /* ---- executions ---- */
@@ -122,11 +121,10 @@ static Exec *exec_new(Engine *e, uint32_t wf_index, Value input, Unit *parent_un
         x->prefix = arena_printf(e->arena, "%s/", parent_unit->label);
     }
     if (e->exec_count == e->exec_cap)
-        e->execs = grow(e->execs, &e->exec_cap, sizeof *e->execs);
+        e->execs = engine_grow(e->execs, &e->exec_cap, sizeof *e->execs);
     e->execs[e->exec_count++] = x;
     if (x->wf->timeout_ms > 0)
-        timers_push_limit(&e->timers, engine_time_after(e->now, x->wf->timeout_ms), EV_DEADLINE,
-                          x, 0);
+        outbox_timer(e, x->wf->timeout_ms, true, EV_DEADLINE, x, 0);
     engine_ready_push(e, x);
     return x;
 }
@@ -169,14 +167,13 @@ static void step_complete(Exec *x)
         result.list = l;
         event_step(e, "StepCompleted", arena_printf(e->arena, "%s%s", x->prefix, engine_string(e, s->name)));
         if (e->options.show_values)
-            history_value(e->history, "output", result);
-        history_end(e->history);
+            outbox_value(e, "output", result);
     }
     x->results[x->active_index] = result;
     if (s->has_compensate) {
         if (x->completed_count == x->completed_cap) {
             size_t cap = x->completed_cap;
-            x->completed = grow(x->completed, &cap, sizeof *x->completed);
+            x->completed = engine_grow(x->completed, &cap, sizeof *x->completed);
             x->completed_cap = (uint32_t)cap;
         }
         x->completed[x->completed_count++] = x->active_index;
@@ -212,10 +209,9 @@ void engine_unit_completed(Unit *u, Value result, uint32_t attempt)
     event_step(e, u->compensation ? "CompensationCompleted" : "StepCompleted",
                u->compensation ? u->owner_label : u->label);
     if (attempt)
-        history_int(e->history, "attempt", attempt);
+        outbox_int(e, "attempt", attempt);
     if (e->options.show_values && !u->compensation)
-        history_value(e->history, "output", result);
-    history_end(e->history);
+        outbox_value(e, "output", result);
     unit_resolved(u);
 }
 
@@ -227,8 +223,7 @@ void engine_unit_failed(Unit *u, const char *code, const char *message)
     u->gen++;
     event_step(e, u->compensation ? "CompensationFailed" : "StepFailed",
                u->compensation ? u->owner_label : u->label);
-    history_error(e->history, code, message);
-    history_end(e->history);
+    outbox_error(e, code, message);
     if (!u->compensation)
         exec_abort(x, END_FAILED, code, message, u->label);
     unit_resolved(u);
@@ -241,8 +236,7 @@ void engine_unit_cancelled(Unit *u, uint32_t attempt)
     u->gen++;
     event_step(e, "StepCancelled", u->label);
     if (attempt)
-        history_int(e->history, "attempt", attempt);
-    history_end(e->history);
+        outbox_int(e, "attempt", attempt);
     unit_resolved(u);
 }
 
@@ -265,9 +259,8 @@ static void sleep_start(Unit *u)
     }
     u->state = U_ACTIVE;
     event_step(e, "TimerStarted", u->label);
-    history_int(e->history, "duration_ms", d.i);
-    history_end(e->history);
-    timers_push(&e->timers, engine_time_after(e->now, d.i), EV_SLEEP, u, u->gen);
+    outbox_int(e, "duration_ms", d.i);
+    outbox_timer(e, d.i, false, EV_SLEEP, u, u->gen);
 }
 
 static SignalBox *signal_box(Engine *e, uint32_t name)
@@ -283,31 +276,28 @@ static void await_start(Unit *u)
     uint32_t name = u->step->target < e->module->string_count ? u->step->target : 0;
     u->state = U_ACTIVE;
     event_step(e, "SignalWaitStarted", u->label);
-    history_str(e->history, "signal", engine_string(e, u->step->target));
+    outbox_str(e, "signal", engine_string(e, u->step->target));
     if (u->step->timeout_ms > 0)
-        history_int(e->history, "timeout_ms", u->step->timeout_ms);
-    history_end(e->history);
+        outbox_int(e, "timeout_ms", u->step->timeout_ms);
     SignalBox *box = signal_box(e, name);
     if (box->head < box->count) {
         engine_unit_completed(u, box->payloads[box->head++], 0);
         return;
     }
     if (box->whead + box->wcount == box->wcap)
-        box->waiters = grow(box->waiters, &box->wcap, sizeof *box->waiters);
+        box->waiters = engine_grow(box->waiters, &box->wcap, sizeof *box->waiters);
     box->waiters[box->whead + box->wcount++] = u;
     if (u->step->timeout_ms > 0)
-        timers_push_limit(&e->timers, engine_time_after(e->now, u->step->timeout_ms),
-                          EV_AWAIT_TIMEOUT, u, u->gen);
+        outbox_timer(e, u->step->timeout_ms, true, EV_AWAIT_TIMEOUT, u, u->gen);
 }
 
-static void on_signal(Engine *e, const Signal *sig)
+static void on_signal(Engine *e, const EngineEvent *sig)
 {
-    history_begin(e->history, e->now, "SignalReceived");
-    history_str(e->history, "signal", sig->name);
+    outbox_event(e, "SignalReceived");
+    outbox_str(e, "signal", sig->signal_name);
     if (e->options.show_values)
-        history_value(e->history, "payload", sig->payload);
-    history_end(e->history);
-    SignalBox *box = signal_box(e, sig->name_string < e->module->string_count ? sig->name_string : 0);
+        outbox_value(e, "payload", sig->payload);
+    SignalBox *box = signal_box(e, sig->signal < e->module->string_count ? sig->signal : 0);
     while (box->wcount > 0) {
         Unit *u = box->waiters[box->whead++];
         box->wcount--;
@@ -317,7 +307,7 @@ static void on_signal(Engine *e, const Signal *sig)
         }
     }
     if (box->count == box->cap) {
-        box->payloads = grow(box->payloads, &box->cap, sizeof *box->payloads);
+        box->payloads = engine_grow(box->payloads, &box->cap, sizeof *box->payloads);
     }
     box->payloads[box->count++] = sig->payload;
 }
@@ -371,10 +361,8 @@ static void child_start(Unit *u)
     u->state = U_ACTIVE;
     u->child = exec_new(e, target, checked, u);
     child_event(u->child, "ChildWorkflowStarted");
-    history_end(e->history);
     if (u->step->timeout_ms > 0)
-        timers_push_limit(&e->timers, engine_time_after(e->now, u->step->timeout_ms),
-                          EV_CHILD_TIMEOUT, u, u->gen);
+        outbox_timer(e, u->step->timeout_ms, true, EV_CHILD_TIMEOUT, u, u->gen);
 }
 
 static void unit_start(Unit *u)
@@ -395,8 +383,7 @@ static void step_fail_early(Exec *x, const char *label, const char *message)
 {
     Engine *e = x->engine;
     event_step(e, "StepFailed", label);
-    history_error(e->history, "EXPRESSION_ERROR", message);
-    history_end(e->history);
+    outbox_error(e, "EXPRESSION_ERROR", message);
     exec_abort(x, END_FAILED, "EXPRESSION_ERROR", message, label);
 }
 
@@ -414,7 +401,6 @@ static void step_start(Exec *x, uint32_t index)
             return step_fail_early(x, label, engine_wrong_result(e, s->when_code, "when", "a bool", v));
         if (!v.b) {
             event_step(e, "StepSkipped", label);
-            history_end(e->history);
             x->results[index] = value_null();
             return;
         }
@@ -442,7 +428,6 @@ static void step_start(Exec *x, uint32_t index)
     }
     if (count == 0) {
         event_step(e, "StepCompleted", label);
-        history_end(e->history);
         x->results[index] = v;
         x->active = NULL;
         return;
@@ -455,7 +440,6 @@ static void step_start(Exec *x, uint32_t index)
 
 static void unit_stop(Unit *u, bool keep_dispatched)
 {
-    Engine *e = u->exec->engine;
     switch (u->state) {
     case U_NEW:
         u->state = U_CANCELLED;
@@ -476,7 +460,6 @@ static void unit_stop(Unit *u, bool keep_dispatched)
     } else if (u->step->kind == ORBC_STEP_WORKFLOW && u->child) {
         exec_cancel(u->child);
         child_event(u->child, "ChildWorkflowCancelled");
-        history_end(e->history);
     }
     engine_unit_cancelled(u, attempt);
 }
@@ -525,7 +508,6 @@ static void compensate_next(Exec *x)
         u->owner_label = u->label;
         u->label = arena_printf(e->arena, "%s.compensate", u->owner_label);
         event_step(e, "CompensationStarted", u->owner_label);
-        history_end(e->history);
         x->compensating = u;
         task_start(u);
     }
@@ -557,18 +539,17 @@ static void finish_top(Exec *x, Value output)
 {
     Engine *e = x->engine;
     static const char *const events[] = {"WorkflowCompleted", "WorkflowFailed", "WorkflowTimedOut"};
-    history_begin(e->history, e->now, events[x->end]);
-    history_str(e->history, "workflow", wf_name(x));
+    outbox_event(e, events[x->end]);
+    outbox_str(e, "workflow", wf_name(x));
     if (x->end == END_COMPLETED) {
-        history_value(e->history, "output", output);
+        outbox_value(e, "output", output);
     } else if (x->end == END_TIMED_OUT) {
-        history_int(e->history, "timeout_ms", x->wf->timeout_ms);
+        outbox_int(e, "timeout_ms", x->wf->timeout_ms);
     } else {
         if (x->err_step)
-            history_str(e->history, "step", x->err_step);
-        history_error(e->history, x->err_code, x->err_message);
+            outbox_str(e, "step", x->err_step);
+        outbox_error(e, x->err_code, x->err_message);
     }
-    history_end(e->history);
 }
 
 static void finish_child(Exec *x, Value output)
@@ -582,8 +563,7 @@ static void finish_child(Exec *x, Value output)
     };
     child_event(x, events[x->end]);
     if (x->end == END_FAILED)
-        history_error(e->history, x->err_code, x->err_message);
-    history_end(e->history);
+        outbox_error(e, x->err_code, x->err_message);
     if (x->end == END_COMPLETED) {
         engine_unit_completed(u, output, 0);
     } else if (x->end == END_FAILED) {
@@ -626,7 +606,7 @@ static void exec_advance(Exec *x)
 
 /* ---- timers of units and executions ---- */
 
-static void on_unit_timer(Engine *e, const Timer *t)
+static void on_unit_timer(Engine *e, const EngineTimer *t)
 {
     Unit *u = t->target;
     if (u->gen != t->gen || u->exec->state == X_DONE)
@@ -641,7 +621,6 @@ static void on_unit_timer(Engine *e, const Timer *t)
         if (u->state != U_ACTIVE)
             break;
         event_step(e, "TimerFired", u->label);
-        history_end(e->history);
         engine_unit_completed(u, value_null(), 0);
         break;
     case EV_AWAIT_TIMEOUT:
@@ -657,7 +636,6 @@ static void on_unit_timer(Engine *e, const Timer *t)
             break;
         exec_cancel(u->child);
         child_event(u->child, "ChildWorkflowCancelled");
-        history_end(e->history);
         orbc_format_duration(limit, u->step->timeout_ms);
         engine_unit_failed(u, "TIMEOUT",
                     arena_printf(e->arena, "the child workflow `%s` did not finish within the step "
@@ -672,30 +650,29 @@ static void on_deadline(Engine *e, Exec *x)
 {
     if (x->state != X_RUNNING)
         return;
-    history_begin(e->history, e->now, "WorkflowTimeoutReached");
+    outbox_event(e, "WorkflowTimeoutReached");
     if (x->parent_unit)
-        history_str(e->history, "step", x->parent_unit->label);
-    history_str(e->history, "workflow", wf_name(x));
-    history_int(e->history, "timeout_ms", x->wf->timeout_ms);
-    history_end(e->history);
+        outbox_str(e, "step", x->parent_unit->label);
+    outbox_str(e, "workflow", wf_name(x));
+    outbox_int(e, "timeout_ms", x->wf->timeout_ms);
     char limit[ORBC_DURATION_TEXT_SIZE];
     orbc_format_duration(limit, x->wf->timeout_ms);
     exec_abort(x, END_TIMED_OUT, "TIMEOUT",
                arena_printf(e->arena, "the workflow timeout of %s passed", limit), NULL);
 }
 
-static void fire(Engine *e, const Timer *t)
+static bool on_timer(Engine *e, uint32_t id)
 {
+    if (id == 0 || id > e->timer_count)
+        return false;
+    const EngineTimer *t = &e->timers[id - 1];
     switch (t->kind) {
-    case EV_PICKUP:
-    case EV_ANSWER:
-    case EV_LOST:
     case EV_ATTEMPT_TIMEOUT:
     case EV_QUEUE_TIMEOUT: task_timer(e, t); break;
-    case EV_SIGNAL: on_signal(e, t->target); break;
     case EV_DEADLINE: on_deadline(e, t->target); break;
     default: on_unit_timer(e, t); break;
     }
+    return true;
 }
 
 /* ---- when nothing more can happen ---- */
@@ -735,23 +712,126 @@ static const Unit *waiting_unit(const Exec *x)
 static void report_blocked(Engine *e)
 {
     const Unit *u = waiting_unit(e->top);
-    history_begin(e->history, e->now, "WorkflowBlocked");
-    history_str(e->history, "workflow", wf_name(e->top));
+    outbox_event(e, "WorkflowBlocked");
+    outbox_str(e, "workflow", wf_name(e->top));
     if (u) {
-        history_str(e->history, "step", u->label);
+        outbox_str(e, "step", u->label);
         if (u->step->kind == ORBC_STEP_AWAIT)
-            history_note(e->history, arena_printf(e->arena, "waiting for signal `%s`, and none is scripted",
+            outbox_note(e, arena_printf(e->arena, "waiting for signal `%s`, and none is scripted",
                                             engine_string(e, u->step->target)));
         else if (u->step->kind <= ORBC_STEP_BUILTIN)
-            history_note(e->history, task_waiting(u));
+            outbox_note(e, task_waiting(u));
     }
-    history_end(e->history);
 }
 
-/* ---- the run ---- */
+/* ---- the events ---- */
 
-static void free_engine(Engine *e)
+static bool on_idle(Engine *e)
 {
+    if (abandon_hung_attempts(e))
+        return true;
+    report_blocked(e);
+    EngineResult blocked = {.status = ENGINE_BLOCKED};
+    outbox_finished(e, &blocked);
+    e->finished = true;
+    return true;
+}
+
+static void on_start(Engine *e)
+{
+    outbox_event(e, "WorkflowStarted");
+    outbox_str(e, "workflow", engine_string(e, e->module->workflows[e->workflow].name));
+    if (e->options.show_values)
+        outbox_value(e, "input", e->input);
+    e->top = exec_new(e, e->workflow, e->input, NULL);
+}
+
+static bool dispatch(Engine *e, const EngineEvent *event)
+{
+    if (event->kind == ENGINE_START) {
+        if (e->top)
+            return false;
+        on_start(e);
+        return true;
+    }
+    if (!e->top)
+        return false;
+    switch (event->kind) {
+    case ENGINE_TIMER_FIRED: return on_timer(e, event->timer);
+    case ENGINE_SIGNAL: on_signal(e, event); return true;
+    case ENGINE_IDLE: return on_idle(e);
+    default: return task_event(e, event);
+    }
+}
+
+static void run_ready(Engine *e)
+{
+    while (e->ready_count > 0) {
+        Exec *x = e->ready[e->ready_head++];
+        e->ready_count--;
+        if (e->ready_count == 0)
+            e->ready_head = 0;
+        x->in_ready = false;
+        exec_advance(x);
+    }
+}
+
+static void report_end(Engine *e)
+{
+    const Exec *top = e->top;
+    EngineResult result = {
+        .status = top->end == END_COMPLETED ? ENGINE_COMPLETED
+                : top->end == END_TIMED_OUT ? ENGINE_TIMED_OUT : ENGINE_FAILED,
+        .output = top->output,
+        .error = top->err_code,
+        .message = top->err_message,
+        .step = top->err_step,
+    };
+    outbox_finished(e, &result);
+    e->finished = true;
+}
+
+bool engine_handle(Engine *e, const EngineEvent *event)
+{
+    outbox_clear(e);
+    if (e->finished)
+        return false;
+    if (event->time_ms > e->now)
+        e->now = event->time_ms;
+    bool accepted = dispatch(e, event);
+    run_ready(e);
+    if (!e->finished && e->top && e->top->state == X_DONE)
+        report_end(e);
+    outbox_seal(e);
+    return accepted && (e->command_count > 0 || event->kind == ENGINE_NO_WORKER);
+}
+
+const EngineCommand *engine_commands(const Engine *e, size_t *count)
+{
+    *count = e->command_count;
+    return e->commands;
+}
+
+Engine *engine_new(const OrbcModule *module, uint32_t workflow, Value input,
+                   const EngineOptions *options, Arena *arena)
+{
+    if (workflow >= module->workflow_count)
+        return NULL;
+    Engine *e = xcalloc(1, sizeof *e);
+    e->module = module;
+    e->arena = arena;
+    e->options = *options;
+    e->workflow = workflow;
+    e->input = input;
+    e->vm = vm_new(module, arena);
+    e->boxes = arena_alloc(arena, sizeof(SignalBox *) * (module->string_count + 1));
+    return e;
+}
+
+void engine_free(Engine *e)
+{
+    if (!e)
+        return;
     for (size_t i = 0; i < e->exec_count; i++)
         free(e->execs[i]->completed);
     for (uint32_t i = 0; i < e->module->string_count; i++) {
@@ -762,54 +842,7 @@ static void free_engine(Engine *e)
     }
     free(e->execs);
     free(e->ready);
-    timers_free(&e->timers);
+    outbox_free(e);
     vm_free(e->vm);
-}
-
-RunResult engine_run(const OrbcModule *module, Scenario *scenario, Value input, History *history,
-                     const RunOptions *options, Arena *arena)
-{
-    Engine e = {.module = module, .scenario = scenario, .history = history, .arena = arena,
-                .options = *options};
-    e.vm = vm_new(module, arena);
-    e.boxes = arena_alloc(arena, sizeof(SignalBox *) * (module->string_count + 1));
-    for (uint32_t i = 0; i < scenario->signal_count; i++)
-        timers_push(&e.timers, scenario->signals[i].at_ms, EV_SIGNAL, &scenario->signals[i], 0);
-    history_begin(history, 0, "WorkflowStarted");
-    history_str(history, "workflow", engine_string(&e, module->workflows[scenario->workflow].name));
-    if (options->show_values)
-        history_value(history, "input", input);
-    history_end(history);
-    e.top = exec_new(&e, scenario->workflow, input, NULL);
-    RunResult result = {.status = RUN_BLOCKED};
-    for (;;) {
-        while (e.ready_count > 0) {
-            Exec *x = e.ready[e.ready_head++];
-            e.ready_count--;
-            if (e.ready_count == 0)
-                e.ready_head = 0;
-            x->in_ready = false;
-            exec_advance(x);
-        }
-        if (e.top->state == X_DONE) {
-            result.status = e.top->end == END_COMPLETED ? RUN_COMPLETED
-                          : e.top->end == END_TIMED_OUT ? RUN_TIMED_OUT : RUN_FAILED;
-            result.output = e.top->output;
-            result.error = e.top->err_code;
-            result.message = e.top->err_message;
-            result.step = e.top->err_step;
-            break;
-        }
-        Timer t;
-        if (!timers_pop(&e.timers, &t)) {
-            if (abandon_hung_attempts(&e))
-                continue;
-            report_blocked(&e);
-            break;
-        }
-        e.now = t.at;
-        fire(&e, &t);
-    }
-    free_engine(&e);
-    return result;
+    free(e);
 }

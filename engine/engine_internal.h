@@ -1,22 +1,21 @@
-/* Internal structures of the engine, shared by engine.c (executions, steps,
- * compensations, the main loop) and task.c (the attempts of task steps). */
-#ifndef ORBIT_RUN_ENGINE_IMPL_H
-#define ORBIT_RUN_ENGINE_IMPL_H
+/* Internal structures of the engine core, shared by engine.c (executions, steps,
+ * compensations, events), task.c (the attempts of task steps) and outbox.c (the commands
+ * and history records an event produces). */
+#ifndef ORBIT_ENGINE_INTERNAL_H
+#define ORBIT_ENGINE_INTERNAL_H
 
 #include "engine.h"
-#include "timers.h"
 #include "vm.h"
 
-enum { MAX_CHILD_DEPTH = 64, MAX_EXECUTIONS = 100000, DEFAULT_ANSWER_MS = 10 };
+enum { MAX_CHILD_DEPTH = 64, MAX_EXECUTIONS = 100000 };
 
-typedef struct Engine Engine;
 typedef struct Exec Exec;
 typedef struct Unit Unit;
 
+/* What a timer the engine started is for; its target is in the comment. */
 typedef enum TimerKind {
-    EV_PICKUP, EV_ANSWER, EV_LOST, EV_ATTEMPT_TIMEOUT, EV_QUEUE_TIMEOUT,   /* Attempt */
+    EV_ATTEMPT_TIMEOUT, EV_QUEUE_TIMEOUT,                                  /* Attempt */
     EV_RETRY, EV_SLEEP, EV_AWAIT_TIMEOUT, EV_CHILD_TIMEOUT,                /* Unit */
-    EV_SIGNAL,                                                              /* Signal */
     EV_DEADLINE,                                                            /* Exec */
 } TimerKind;
 
@@ -34,11 +33,18 @@ typedef enum ExecEnd { END_COMPLETED, END_FAILED, END_TIMED_OUT, END_CANCELLED }
 /* One attempt of a task; a redelivery keeps the attempt and raises `delivery`. */
 typedef struct Attempt {
     Unit *unit;
+    uint32_t id;              /* the host's name for it: 1, 2, … */
     uint32_t number;
     uint8_t state;            /* AttemptState */
-    uint32_t delivery;        /* timers of older deliveries are stale */
-    const Outcome *outcome;   /* NULL: the default outcome */
+    uint32_t delivery;        /* events and timers of older deliveries are stale */
 } Attempt;
+
+/* A timer the host runs for the engine (its id is its position + 1). */
+typedef struct EngineTimer {
+    uint8_t kind;             /* TimerKind */
+    uint32_t gen;             /* compared with the target's generation when it fires */
+    void *target;
+} EngineTimer;
 
 /* What runs for one step, one element of a `for` step, or one compensate block. */
 struct Unit {
@@ -59,10 +65,7 @@ struct Unit {
     int64_t timeout_ms, queue_timeout_ms;
     Value input;
     const char *key;          /* idempotency key or NULL */
-    Script *script;           /* where outcomes come from (NULL: defaults only) */
-    const char *worker_id;
-    int64_t pickup_ms;
-    bool no_worker;
+    bool no_worker;           /* the host said no worker will take it (ENGINE_NO_WORKER) */
     uint32_t attempt;
     Attempt *current;
     /* child workflows */
@@ -108,23 +111,33 @@ typedef struct SignalBox {
 
 struct Engine {
     const OrbcModule *module;
-    Scenario *scenario;
-    History *history;
     Arena *arena;
     Vm *vm;
-    RunOptions options;
-    TimerQueue timers;
-    int64_t now;
+    EngineOptions options;
+    int64_t now;              /* the time of the event being handled */
+    uint32_t workflow;        /* the top execution's workflow and input */
+    Value input;
+    bool finished;
     Exec **ready;
     size_t ready_head, ready_count, ready_cap;
     Exec **execs;
     size_t exec_count, exec_cap;
     Exec *top;
     SignalBox **boxes;        /* by signal name string index */
+    EngineTimer *timers;      /* every timer started, by id - 1 */
+    size_t timer_count, timer_cap;
+    Attempt **attempts;       /* every attempt, by id - 1 */
+    size_t attempt_count, attempt_cap;
+    /* the outbox: the commands of the event being handled */
+    EngineCommand *commands;
+    uint32_t *first_field;    /* per command: its record's first field in `fields` */
+    size_t command_count, command_cap;
+    EngineField *fields;
+    size_t field_count, field_cap;
 };
 
 /* engine.c */
-int64_t engine_time_after(int64_t now, int64_t delay);
+void *engine_grow(void *items, size_t *cap, size_t size);
 void engine_ready_push(Engine *e, Exec *x);
 const char *engine_string(const Engine *e, uint32_t index);
 bool engine_eval_code(Unit *u, uint32_t code, const char *what, Value *out, const char **err);
@@ -138,9 +151,26 @@ bool engine_exec_aborting(const Exec *x);
 
 /* task.c */
 void task_start(Unit *u);
-void task_timer(Engine *e, const Timer *t);
+void task_timer(Engine *e, const EngineTimer *t);
+bool task_event(Engine *e, const EngineEvent *event);
 void task_retry(Unit *u);
 bool task_cancel(Unit *u, bool keep_dispatched);
 const char *task_waiting(const Unit *u);
+
+/* outbox.c: history records (one command each, its fields in order) */
+void outbox_event(Engine *e, const char *event);
+void outbox_str(Engine *e, const char *key, const char *value);
+void outbox_int(Engine *e, const char *key, int64_t value);
+void outbox_value(Engine *e, const char *key, Value value);
+void outbox_error(Engine *e, const char *code, const char *message);
+void outbox_note(Engine *e, const char *message);
+/* the other commands */
+void outbox_timer(Engine *e, int64_t delay, bool limit, uint8_t kind, void *target, uint32_t gen);
+void outbox_queue(Engine *e, const Attempt *a);
+void outbox_cancel(Engine *e, const Attempt *a);
+void outbox_finished(Engine *e, const EngineResult *result);
+void outbox_clear(Engine *e);
+void outbox_seal(Engine *e);
+void outbox_free(Engine *e);
 
 #endif

@@ -2,7 +2,6 @@
 #include "timers.h"
 #include "memory.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 static bool before(const Timer *a, const Timer *b)
@@ -37,14 +36,9 @@ static void push(TimerQueue *q, Timer timer)
     }
 }
 
-void timers_push(TimerQueue *q, int64_t at, uint8_t kind, void *target, uint32_t gen)
+void timers_push(TimerQueue *q, int64_t at, bool limit, uint8_t kind, uint32_t id, uint32_t gen)
 {
-    push(q, (Timer){.at = at, .kind = kind, .gen = gen, .target = target});
-}
-
-void timers_push_limit(TimerQueue *q, int64_t at, uint8_t kind, void *target, uint32_t gen)
-{
-    push(q, (Timer){.at = at, .limit = true, .kind = kind, .gen = gen, .target = target});
+    push(q, (Timer){.at = at, .limit = limit, .kind = kind, .id = id, .gen = gen});
 }
 
 bool timers_pop(TimerQueue *q, Timer *out)

@@ -380,10 +380,12 @@ static TokenData encode(Server *s, const Painter *p, LineIndex *lines)
 {
     TokenData data = { xmalloc(((size_t)p->piece_count * 5 + 1) * sizeof *data.items), 0 };
     LspPosition last = { 0, 0 };
+    LineCursor cursor;
+    lsp_line_cursor_init(&cursor, lines, s->encoding);
     for (uint32_t i = 0; i < p->piece_count; i++) {
         const Piece *piece = &p->pieces[i];
-        LspPosition from = lsp_line_index_position(lines, piece->start, s->encoding);
-        LspPosition to = lsp_line_index_position(lines, piece->end, s->encoding);
+        LspPosition from = lsp_line_cursor_position(&cursor, piece->start);
+        LspPosition to = lsp_line_cursor_position(&cursor, piece->end);
         if (to.line != from.line || to.character <= from.character)
             continue;   /* cannot happen: pieces lie on one line */
         uint32_t *out = data.items + data.count;

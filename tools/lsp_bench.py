@@ -185,6 +185,8 @@ def token_requests(orbitc, folder, path, requests):
     for name, values in (("full", [ms for ms, _ in full]), ("full/delta after an edit", deltas),
                          ("range of 100 lines", ranges)):
         print("  %-26s p50 %.1f ms, max %.1f ms" % (name, percentile(values, 50), max(values)))
+    print("  (for scale: `orbitc check` of the file, least of 5 runs: %.1f ms)"
+          % (check_cpu_seconds(orbitc, path) * 1000))
     print("  exit status %d" % s.close())
 
 

@@ -14,24 +14,21 @@
  * from the generated parser.h by tools/token_names.py), or `COMMENT` for a comment (line
  * or block; a `#` comment, an error, too). Left out: the NEWLINE separators (white
  * space to an editor; a newline inside a block comment is part of the comment) and the
- * tokens the lexer invents of zero width, and what it drops (compiler/syntax/lexer.h,
- * lexer_tokens, which this prints). A file with lexical errors still gives every token
- * read; the errors themselves are `orbitc check`'s to print. Exit status: 0, or 2 when the file cannot be
+ * tokens the lexer invents of zero width (closers it adds for unbalanced brackets, the
+ * end of file). A file with lexical errors still gives every token read; the errors
+ * themselves are `orbitc check`'s to print. Exit status: 0, or 2 when the file cannot be
  * read. A developer tool, not installed. */
 #include <jansson.h>
 #include <stdio.h>
 
-#include "lexer.h"
 #include "memory.h"
+#include "token_walk.h"
 #include "workspace.h"
 
-const char *token_kind_name(int kind);   /* generated: token_names.c */
-
-static void print_token(void *user, uint32_t start, uint32_t end, int kind)
+static void print_token(void *context, uint32_t start, uint32_t end, const char *kind)
 {
     json_t *token = json_pack("{s:I, s:I, s:s}", "start", (json_int_t)start,
-                              "end", (json_int_t)end, "kind",
-                              kind == LEXER_COMMENT ? "COMMENT" : token_kind_name(kind));
+                              "end", (json_int_t)end, "kind", kind);
     if (!token)
         out_of_memory();
     json_dumpf(token, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -53,8 +50,7 @@ int main(int argc, char **argv)
         compiler_free(&c);
         return 2;
     }
-    const SourceFile *source = source_file(&c.sources, c.sources.count - 1);
-    lexer_tokens(source->text, source->len, print_token, NULL);
+    token_walk(&c, c.sources.count - 1, print_token, NULL);
     compiler_free(&c);
     return fflush(stdout) == 0 ? 0 : 2;
 }

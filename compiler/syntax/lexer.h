@@ -215,6 +215,8 @@ typedef void (*LexerTokenVisitor)(void *user, uint32_t start, uint32_t end, int 
  * for it, a separator after another one). A text the lexer abandons (E0009) gives the
  * tokens read before. */
 void lexer_tokens(const char *text, uint32_t len, LexerTokenVisitor visit, void *user);
+/* The same for file `file` of `c`, whose diagnostics get the lexer's reports. */
+void lexer_tokens_of(Compiler *c, uint32_t file, LexerTokenVisitor visit, void *user);
 
 /* The keyword spelled by text[0..len), or KW_NONE. */
 Keyword lexer_keyword_lookup(const char *text, uint32_t len);

@@ -20,21 +20,10 @@ static void visit_comments_before(const Lexer *lx, uint32_t *next, uint32_t befo
     }
 }
 
-void lexer_tokens(const char *text, uint32_t len, LexerTokenVisitor visit, void *user)
+void lexer_tokens_of(Compiler *c, uint32_t file, LexerTokenVisitor visit, void *user)
 {
-    Compiler c;
-    compiler_init(&c);
-    uint32_t file;
-    if (compiler_fits(&c, len)) {
-        char *copy = xmalloc((size_t)len + 1);
-        memcpy(copy, text, len);
-        copy[len] = '\0';
-        file = compiler_add_source(&c, "<tokens>", copy, len);
-    } else {
-        file = compiler_add_too_large(&c, "<tokens>", len, false);   /* read as empty */
-    }
     Lexer *lx = xmalloc(sizeof *lx);
-    lexer_init(lx, &c, file);
+    lexer_init(lx, c, file);
     uint32_t next_comment = 0;
     YYSTYPE value;
     Loc loc;
@@ -48,5 +37,21 @@ void lexer_tokens(const char *text, uint32_t len, LexerTokenVisitor visit, void 
     visit_comments_before(lx, &next_comment, UINT32_MAX, visit, user);
     lexer_free(lx);
     free(lx);
+}
+
+void lexer_tokens(const char *text, uint32_t len, LexerTokenVisitor visit, void *user)
+{
+    Compiler c;
+    compiler_init(&c);
+    uint32_t file;
+    if (compiler_fits(&c, len)) {
+        char *copy = xmalloc((size_t)len + 1);
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+        file = compiler_add_source(&c, "<tokens>", copy, len);
+    } else {
+        file = compiler_add_too_large(&c, "<tokens>", len, false);   /* read as empty */
+    }
+    lexer_tokens_of(&c, file, visit, user);
     compiler_free(&c);
 }

@@ -174,6 +174,15 @@ static void read_lint_levels(Server *s, const json_t *options)
     }
 }
 
+/* foldingRange: { "lineFoldingOnly": true, "rangeLimit": 5000 } */
+static void read_folding(Server *s, const json_t *folding)
+{
+    int64_t limit;
+    s->client_line_folding_only = json_is_true(lsp_json_object_member(folding, "lineFoldingOnly"));
+    if (lsp_json_integer_member(folding, "rangeLimit", &limit) && limit > 0)
+        s->folding_range_limit = limit > UINT32_MAX ? UINT32_MAX : (uint32_t)limit;
+}
+
 static json_t *server_capabilities(Server *s)
 {
     json_t *caps = json_object();
@@ -200,6 +209,8 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "signatureHelpProvider",
                         json_pack("{s:[s, s]}", "triggerCharacters", "(", ","));
     json_object_set_new(caps, "inlayHintProvider", json_true());
+    json_object_set_new(caps, "foldingRangeProvider", json_true());
+    json_object_set_new(caps, "selectionRangeProvider", json_true());
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -252,6 +263,8 @@ static json_t *handle_initialize(Server *s, json_t *params)
     json_t *hover = lsp_json_object_member(lsp_json_object_member(caps, "textDocument"), "hover");
     json_t *formats = lsp_json_object_member(hover, "contentFormat");
     s->client_markdown = prefers_markdown(formats);
+    read_folding(s, lsp_json_object_member(lsp_json_object_member(caps, "textDocument"),
+                                           "foldingRange"));
     read_lint_levels(s, lsp_json_object_member(params, "initializationOptions"));
     lsp_codes_options(s, lsp_json_object_member(params, "initializationOptions"));
     int64_t pid;
@@ -334,6 +347,8 @@ static const Method METHODS[] = {
     { "textDocument/documentLink", lsp_handle_document_link, true },
     { "textDocument/signatureHelp", lsp_handle_signature_help, true },
     { "textDocument/inlayHint", lsp_handle_inlay_hint, true },
+    { "textDocument/foldingRange", lsp_handle_folding_range, true },
+    { "textDocument/selectionRange", lsp_handle_selection_range, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

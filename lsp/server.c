@@ -212,6 +212,7 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "inlayHintProvider", json_true());
     json_object_set_new(caps, "foldingRangeProvider", json_true());
     json_object_set_new(caps, "selectionRangeProvider", json_true());
+    json_object_set_new(caps, "semanticTokensProvider", lsp_semantic_legend());
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -353,6 +354,9 @@ static const Method METHODS[] = {
     { "textDocument/inlayHint", lsp_handle_inlay_hint, true },
     { "textDocument/foldingRange", lsp_handle_folding_range, true },
     { "textDocument/selectionRange", lsp_handle_selection_range, true },
+    { "textDocument/semanticTokens/full", lsp_handle_semantic_tokens_full, true },
+    { "textDocument/semanticTokens/full/delta", lsp_handle_semantic_tokens_delta, true },
+    { "textDocument/semanticTokens/range", lsp_handle_semantic_tokens_range, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

@@ -118,6 +118,15 @@ def codes_requests(s, doc, text):
     for i, ch in after[:8]:               # signature help after the first `(` and `,`
         s.request("textDocument/signatureHelp", {"textDocument": doc, "position": {
             "line": i, "character": ch}})
+    for i, line in enumerate(lines):      # the call hierarchy of the first workflows
+        ch = line.find("workflow ")
+        if ch >= 0 and i < 200:
+            at = {"line": i, "character": ch + 10}
+            s.request("textDocument/prepareCallHierarchy", {"textDocument": doc, "position": at})
+            item = {"uri": doc["uri"], "name": "w", "kind": 12,
+                    "range": {"start": at, "end": at}, "selectionRange": {"start": at, "end": at}}
+            s.request("callHierarchy/incomingCalls", {"item": item})
+            s.request("callHierarchy/outgoingCalls", {"item": item})
     for i, line in enumerate(lines):
         ch = line.find("orbit:allow(")
         if ch >= 0:

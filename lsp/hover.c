@@ -356,23 +356,12 @@ static void write_contract(Hover *h, const Type *input, const Type *output)
     text_printf(&h->out, "\n");
 }
 
-/* The comment after a standard library declaration, on its line ("// length of …"). */
 static void write_stdlib_comment(Hover *h, const Symbol *sym)
 {
-    Span span;
-    if (!lsp_symbol_declaration(h->a, sym, &span))
-        return;
-    const SourceFile *f = source_file(&h->a->c.sources, 0);
-    uint32_t at = span.start - f->origin;
-    uint32_t end = (uint32_t)(source_find_eol(f->text + at, f->text + f->len) - f->text);
-    for (uint32_t i = at; i + 1 < end; i++)
-        if (f->text[i] == '/' && f->text[i + 1] == '/') {
-            const char *c = f->text + i + 2;
-            while (*c == ' ')
-                c++;
-            text_printf(&h->out, "\n\n%.*s\n", (int)(f->text + end - c), c);
-            return;
-        }
+    const char *text;
+    uint32_t len;
+    if (lsp_stdlib_comment(h->a, sym, &text, &len))
+        text_printf(&h->out, "\n\n%.*s\n", (int)len, text);
 }
 
 static void write_function(Hover *h, const Occurrence *o)

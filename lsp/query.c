@@ -579,6 +579,26 @@ bool lsp_symbol_declaration(Analysis *a, const Symbol *sym, Span *out)
     return m != NULL;
 }
 
+bool lsp_stdlib_comment(Analysis *a, const Symbol *sym, const char **text, uint32_t *len)
+{
+    Span span;
+    if (!lsp_symbol_declaration(a, sym, &span))
+        return false;
+    const SourceFile *f = source_file(&a->c.sources, 0);
+    uint32_t at = span.start - f->origin;
+    uint32_t end = (uint32_t)(source_find_eol(f->text + at, f->text + f->len) - f->text);
+    for (uint32_t i = at; i + 1 < end; i++)
+        if (f->text[i] == '/' && f->text[i + 1] == '/') {
+            const char *c = f->text + i + 2;
+            while (*c == ' ')
+                c++;
+            *text = c;
+            *len = (uint32_t)(f->text + end - c);
+            return true;
+        }
+    return false;
+}
+
 const char *lsp_symbol_name(Analysis *a, const Symbol *sym)
 {
     const Program *p = a->program;

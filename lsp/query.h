@@ -70,6 +70,10 @@ bool lsp_symbol_same(const Symbol *x, const Symbol *y);
  * (a built-in type, an undeclared worker). */
 bool lsp_symbol_declaration(Analysis *a, const Symbol *symbol, Span *out);
 
+/* The comment after a standard library declaration, on its line ("// length of a
+ * string or list"): *text, *len without the `//` and the blanks after it. */
+bool lsp_stdlib_comment(Analysis *a, const Symbol *symbol, const char **text, uint32_t *len);
+
 /* The text of the symbol's name as written (for symbols that have one). */
 const char *lsp_symbol_name(Analysis *a, const Symbol *symbol);
 

@@ -11,6 +11,7 @@
  *   cache.c        read-only files for the editor: the standard library, explanations
  *   codes.c        diagnostic codes: links to explanations, hover and completion of codes
  *   signature.c    signature help for the standard library's functions
+ *   calls.c        the call hierarchy of workflows and their child workflows
  *   navigate.c     definition, references, rename, document and workspace symbols
  *   complete.c     completion
  *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
@@ -300,6 +301,9 @@ json_t *lsp_handle_completion(Server *s, json_t *params);
 json_t *lsp_handle_formatting(Server *s, json_t *params);
 json_t *lsp_handle_range_formatting(Server *s, json_t *params);
 json_t *lsp_handle_signature_help(Server *s, json_t *params);
+json_t *lsp_handle_prepare_call_hierarchy(Server *s, json_t *params);
+json_t *lsp_handle_incoming_calls(Server *s, json_t *params);
+json_t *lsp_handle_outgoing_calls(Server *s, json_t *params);
 /* ---- hints.c ---- */
 json_t *lsp_handle_inlay_hint(Server *s, json_t *params);
 

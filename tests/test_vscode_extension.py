@@ -32,26 +32,13 @@ import zipfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
 from test_fmt import ROOT  # noqa: E402
+from test_grammar import check, npm_package_missing, results  # noqa: E402
 from lsp_client import Client, file_uri  # noqa: E402
 
 EDITOR = os.path.join(ROOT, 'editors', 'vscode')
 PACKAGED = {'extension/package.json', 'extension/dist/extension.js', 'extension/readme.md',
             'extension/syntaxes/orbit.tmLanguage.json', 'extension/language-configuration.json',
             'extension/snippets/orbit.json', 'extension.vsixmanifest', '[Content_Types].xml'}
-
-results = {'passed': 0, 'failed': 0}
-
-
-def check(name, problems):
-    if problems:
-        results['failed'] += 1
-        print(f'FAIL {name}')
-        for p in problems[:30]:
-            print(f'  {p}')
-    else:
-        results['passed'] += 1
-        print(f'ok   {name}')
-
 
 def run(args, cwd, name):
     """Runs a tool; its failure (with its output) is the test's problem list."""
@@ -267,14 +254,9 @@ def main():
     parser.add_argument('--out', required=True)
     args = parser.parse_args()
     node_modules = os.path.abspath(args.node_modules)
-    if not os.path.isdir(os.path.join(node_modules, '@vscode', 'vsce')):
-        message = f'{node_modules}/@vscode/vsce is missing: run tools/install-npm.sh'
-        if os.environ.get('ORBIT_REQUIRE_NPM_TOOLS') == '1':
-            print('FAIL ' + message)
-            print('0 passed, 1 failed')
-            return 1
-        print('SKIP ' + message)
-        return 77
+    missing = npm_package_missing(node_modules, '@vscode/vsce')
+    if missing is not None:
+        return missing
     with open(os.path.join(EDITOR, 'package.json'), encoding='utf-8') as f:
         manifest = json.load(f)
     test_manifest(manifest, args.version)

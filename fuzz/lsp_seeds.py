@@ -98,6 +98,25 @@ def formatting(s, uri, text, variant):
                                         "contentChanges": [{"text": text}]})
 
 
+def codes_requests(s, doc, text):
+    """Document links, and hover and completion on the codes of a suppression (when the
+    text has one) and at its start."""
+    s.request("textDocument/documentLink", {"textDocument": doc})
+    lines = text.split("\n")
+    after = [(i, k + 1) for i, line in enumerate(lines) for k, c in enumerate(line) if c in "(,"]
+    for i, ch in after[:8]:               # signature help after the first `(` and `,`
+        s.request("textDocument/signatureHelp", {"textDocument": doc, "position": {
+            "line": i, "character": ch}})
+    for i, line in enumerate(lines):
+        ch = line.find("orbit:allow(")
+        if ch >= 0:
+            for delta in (12, 14, len(line) - ch):
+                at = {"textDocument": doc, "position": {"line": i, "character": ch + delta}}
+                s.request("textDocument/hover", at)
+                s.request("textDocument/completion", at)
+            break
+
+
 def session(texts, utf8, folder, variant):
     s = Session()
     caps = {"workspace": {"workspaceEdit": {"documentChanges": variant % 2 == 0}},
@@ -109,7 +128,8 @@ def session(texts, utf8, folder, variant):
     if folder:
         params["workspaceFolders"] = [{"uri": FOLDER, "name": "fuzz"}]
     if variant % 3 == 0:
-        params["initializationOptions"] = {"warn": ["W0007"], "allow": ["W0002"]}
+        params["initializationOptions"] = {"warn": ["W0007"], "allow": ["W0002"],
+                                           "explainUri": "https://docs.example/{code}"}
     s.request("initialize", params)
     s.notify("initialized", {})
     uris = []
@@ -132,6 +152,7 @@ def session(texts, utf8, folder, variant):
         s.request("textDocument/codeAction", {"textDocument": doc,
                                               "range": {"start": p, "end": p},
                                               "context": {"diagnostics": []}})
+    codes_requests(s, doc, text)
     s.request("textDocument/documentSymbol", {"textDocument": doc})
     s.request("workspace/symbol", {"query": "a"})
     formatting(s, uri, text, variant)

@@ -663,6 +663,9 @@ static void complete_at(Completion *c)
 
 json_t *lsp_handle_completion(Server *s, json_t *params)
 {
+    json_t *codes = lsp_code_completion(s, params);
+    if (codes)
+        return codes;
     uint32_t file, offset;
     Analysis *a = lsp_analysis_at(s, params, &file, &offset);
     if (!a)

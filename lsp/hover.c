@@ -533,6 +533,9 @@ static void write_symbol(Hover *h, const Occurrence *o)
 
 json_t *lsp_handle_hover(Server *s, json_t *params)
 {
+    json_t *code = lsp_code_hover(s, params);
+    if (code)
+        return code;
     Analysis *a;
     uint32_t file;
     Occurrence o;

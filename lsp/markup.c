@@ -1,10 +1,10 @@
 /* What the server shows a person (hover): written once in Markdown, and sent as
  * Markdown to a client that prefers it, or as plain text to one that does not
  * (docs/editors.md, "Hover"). The Markdown the server writes uses a small subset —
- * `**strong**`, `` `code` ``, `- ` list items, a line ending in two spaces (a line
- * break), fenced code blocks — and the plain text is that Markdown with its marks
- * taken out: list items indented by two spaces instead of bulleted, fences dropped
- * (the code inside kept as it is). */
+ * `# headings`, `**strong**`, `` `code` ``, `- ` list items, a line ending in two spaces
+ * (a line break), fenced code blocks — and the plain text is that Markdown with its
+ * marks taken out: list items indented by two spaces instead of bulleted, fences
+ * dropped (the code inside kept as it is). */
 #include "server.h"
 
 #include <string.h>
@@ -14,6 +14,13 @@
 /* One line outside a code block, without its marks. */
 static void plain_line(TextBuffer *out, const char *line, size_t len)
 {
+    size_t hashes = 0;
+    while (hashes < len && line[hashes] == '#')
+        hashes++;
+    if (hashes > 0 && hashes < len && line[hashes] == ' ') {   /* a heading */
+        line += hashes + 1;
+        len -= hashes + 1;
+    }
     if (len >= 2 && line[0] == '-' && line[1] == ' ') {
         text_append_str(out, "  ");
         line += 2;

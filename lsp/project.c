@@ -5,9 +5,6 @@
  * diagnostics of all its files are published again. */
 #include "server.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +12,6 @@
 #include <unistd.h>
 
 #include "uri.h"
-#include "version.h"
 
 /* ---- Projects ----------------------------------------------------------------------- */
 
@@ -299,77 +295,15 @@ static void rescan(Server *s, uint32_t project)
 
 /* ---- The standard library, as a file an editor can open ------------------------ */
 
-/* mkdir -p, for directories the server owns (0755). */
-static bool make_directories(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        bool ok = mkdir(path, 0755) == 0 || errno == EEXIST;
-        *p = '/';
-        if (!ok)
-            return false;
-    }
-    return mkdir(path, 0755) == 0 || errno == EEXIST;
-}
-
-static bool same_contents(const char *path, const char *text, uint32_t len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    bool same = true;
-    char buf[4096];
-    uint32_t at = 0;
-    size_t n;
-    while (same && (n = fread(buf, 1, sizeof buf, f)) > 0) {
-        same = at + n <= len && memcmp(buf, text + at, n) == 0;
-        at += (uint32_t)n;
-    }
-    fclose(f);
-    return same && at == len;
-}
-
-/* Writes the file atomically (a temporary file renamed over it), read-only. */
-static bool write_read_only(const char *path, const char *text, uint32_t len)
-{
-    size_t size = strlen(path) + 32;
-    char *tmp = xmalloc(size);
-    snprintf(tmp, size, "%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0444);
-    bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-    ok = fd >= 0 && close(fd) == 0 && ok;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok && fd >= 0)
-        unlink(tmp);
-    free(tmp);
-    return ok;
-}
-
-/* The standard library as a read-only file in the user's cache directory
- * ($XDG_CACHE_HOME/orbitc/VERSION/orbit.orbit), written once, so that "go to
- * definition" of `orbit.http.request` or `len` can show it. */
+/* The standard library as a read-only file in the server's cache (cache.c), written
+ * once, so that "go to definition" of `orbit.http.request` or `len` can show it. */
 static void write_stdlib_copy(Server *s, const SourceFile *stdlib)
 {
     s->stdlib_tried = true;
-    if (s->options.memory_only)
+    char path[LSP_CACHE_PATH_MAX];
+    if (!lsp_cache_path(s, "orbit.orbit", path) ||
+        !lsp_cache_write(s, path, stdlib->text, stdlib->len))
         return;
-    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char dir[4096];
-    if (cache && cache[0] == '/')
-        snprintf(dir, sizeof dir, "%s/orbitc/%s", cache, ORBIT_VERSION);
-    else if (home && home[0] == '/')
-        snprintf(dir, sizeof dir, "%s/.cache/orbitc/%s", home, ORBIT_VERSION);
-    else
-        return;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/orbit.orbit", dir);
-    if (!same_contents(path, stdlib->text, stdlib->len) &&
-        (!make_directories(dir) || !write_read_only(path, stdlib->text, stdlib->len))) {
-        lsp_log_message(s, "cannot write the standard library to %s: %s", path, strerror(errno));
-        return;
-    }
     s->stdlib_path = strcpy(xmalloc(strlen(path) + 1), path);
     s->stdlib_uri = lsp_uri_from_path(path);
 }
@@ -554,7 +488,19 @@ Analysis *lsp_project_analysis(Server *s, uint32_t project)
     return s->projects[project].analysis;
 }
 
-Analysis *lsp_analysis_for_uri(Server *s, const char *uri, uint32_t *file)
+/* Whether a source's path (relative for a configuration below the current directory)
+ * is the absolute path `path`. */
+static bool same_path(const char *source, const char *path)
+{
+    if (source[0] == '/')
+        return strcmp(source, path) == 0;
+    char *full = absolute_path(source);
+    bool same = strcmp(full, path) == 0;
+    free(full);
+    return same;
+}
+
+Analysis *lsp_source_for_uri(Server *s, const char *uri, uint32_t *file)
 {
     if (!uri) {
         lsp_request_error(s, RPC_INVALID_PARAMS, "textDocument.uri is missing");
@@ -566,15 +512,11 @@ Analysis *lsp_analysis_for_uri(Server *s, const char *uri, uint32_t *file)
     Analysis *a = project == NO_INDEX ? NULL : lsp_project_analysis(s, project);
     for (uint32_t i = 1; a && i < a->c.sources.count; i++) {
         bool same = d && d->open ? a->files[i].document == (uint32_t)(d - s->documents)
-                                 : path && strcmp(source_file(&a->c.sources, i)->path, path) == 0;
+                                 : path && same_path(source_file(&a->c.sources, i)->path, path);
         if (same) {
             free(path);
             *file = i;
-            if (lsp_analysis_select(a, i))
-                return a;
-            lsp_request_error(s, LSP_REQUEST_FAILED, "%s is a program's configuration, not "
-                              "part of a program", uri);
-            return NULL;
+            return a;
         }
     }
     free(path);
@@ -583,7 +525,20 @@ Analysis *lsp_analysis_for_uri(Server *s, const char *uri, uint32_t *file)
     return NULL;
 }
 
-Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset)
+Analysis *lsp_analysis_for_uri(Server *s, const char *uri, uint32_t *file)
+{
+    Analysis *a = lsp_source_for_uri(s, uri, file);
+    if (!a || lsp_analysis_select(a, *file))
+        return a;
+    lsp_request_error(s, LSP_REQUEST_FAILED, "%s is a program's configuration, not "
+                      "part of a program", uri);
+    return NULL;
+}
+
+/* The byte offset of a request's position in `file`; false (after lsp_request_error)
+ * without a position. */
+static bool position_offset(Server *s, const json_t *params, Analysis *a, uint32_t file,
+                            uint32_t *offset)
 {
     json_t *position = lsp_json_object_member(params, "position");
     int64_t line, character;
@@ -591,15 +546,32 @@ Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint3
         !lsp_json_integer_member(position, "character", &character) || line < 0 ||
         character < 0) {
         lsp_request_error(s, RPC_INVALID_PARAMS, "a position is needed");
+        return false;
+    }
+    LspPosition p = { line > UINT32_MAX ? UINT32_MAX : (uint32_t)line,
+                      character > UINT32_MAX ? UINT32_MAX : (uint32_t)character };
+    *offset = lsp_line_index_offset(lsp_analysis_lines(a, file), p, s->encoding);
+    return true;
+}
+
+Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset)
+{
+    if (!json_is_object(lsp_json_object_member(params, "position"))) {
+        lsp_request_error(s, RPC_INVALID_PARAMS, "a position is needed");
         return NULL;
     }
     Analysis *a = lsp_analysis_for_uri(s, lsp_params_uri(s, params), file);
-    if (!a)
+    return a && position_offset(s, params, a, *file, offset) ? a : NULL;
+}
+
+Analysis *lsp_source_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset)
+{
+    if (!json_is_object(lsp_json_object_member(params, "position"))) {
+        lsp_request_error(s, RPC_INVALID_PARAMS, "a position is needed");
         return NULL;
-    LspPosition p = { line > UINT32_MAX ? UINT32_MAX : (uint32_t)line,
-                      character > UINT32_MAX ? UINT32_MAX : (uint32_t)character };
-    *offset = lsp_line_index_offset(lsp_analysis_lines(a, *file), p, s->encoding);
-    return a;
+    }
+    Analysis *a = lsp_source_for_uri(s, lsp_params_uri(s, params), file);
+    return a && position_offset(s, params, a, *file, offset) ? a : NULL;
 }
 
 bool lsp_analysis_select(Analysis *a, uint32_t file)

@@ -79,6 +79,9 @@ json_t *lsp_diagnostic_json(Server *s, Analysis *a, const Diagnostic *d)
                              "code", diag_info(d->code)->code,
                              "source", "orbitc",
                              "message", folded_message(d));
+    json_t *href = lsp_code_href(s, d->code);
+    if (href)
+        json_object_set_new(json, "codeDescription", json_pack("{s:o}", "href", href));
     if (is_unnecessary(d->code))
         json_object_set_new(json, "tags", json_pack("[i]", 1));
     json_t *related = json_array();

@@ -196,6 +196,9 @@ static json_t *server_capabilities(Server *s)
                                   "source.fixAll.orbitc"));
     json_object_set_new(caps, "documentFormattingProvider", json_true());
     json_object_set_new(caps, "documentRangeFormattingProvider", json_true());
+    json_object_set_new(caps, "documentLinkProvider", json_pack("{s:b}", "resolveProvider", 0));
+    json_object_set_new(caps, "signatureHelpProvider",
+                        json_pack("{s:[s, s]}", "triggerCharacters", "(", ","));
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -249,6 +252,7 @@ static json_t *handle_initialize(Server *s, json_t *params)
     json_t *formats = lsp_json_object_member(hover, "contentFormat");
     s->client_markdown = prefers_markdown(formats);
     read_lint_levels(s, lsp_json_object_member(params, "initializationOptions"));
+    lsp_codes_options(s, lsp_json_object_member(params, "initializationOptions"));
     int64_t pid;
     if (lsp_json_integer_member(params, "processId", &pid))
         watch_client(s, 1, pid);
@@ -326,6 +330,8 @@ static const Method METHODS[] = {
     { "textDocument/completion", lsp_handle_completion, true },
     { "textDocument/formatting", lsp_handle_formatting, true },
     { "textDocument/rangeFormatting", lsp_handle_range_formatting, true },
+    { "textDocument/documentLink", lsp_handle_document_link, true },
+    { "textDocument/signatureHelp", lsp_handle_signature_help, true },
 };
 
 static Handler find_handler(const char *name, bool *request)
@@ -597,6 +603,7 @@ int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
     free(s->queue);
     lsp_projects_free(s);
     lsp_documents_free(s);
+    lsp_codes_free(s);
     free(s);
     return status;
 }

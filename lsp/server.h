@@ -8,6 +8,9 @@
  *   query.c        what is at a position: every name of a program and what it means
  *   hover.c        hover: resolved retry policies, settings, types and contracts
  *   markup.c       Markdown for hover, or plain text for a client that prefers it
+ *   cache.c        read-only files for the editor: the standard library, explanations
+ *   codes.c        diagnostic codes: links to explanations, hover and completion of codes
+ *   signature.c    signature help for the standard library's functions
  *   navigate.c     definition, references, rename, document and workspace symbols
  *   complete.c     completion
  *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
@@ -142,6 +145,9 @@ typedef struct Server {
     bool client_watch_files;        /* dynamic registration of file watchers */
     bool client_markdown;           /* hover in Markdown (else plain text) */
     uint8_t lint_level[DIAG_CODE_COUNT];   /* initializationOptions warn / allow */
+    char *explain_uri;         /* initializationOptions.explainUri (with {code}), or NULL */
+    bool explain_tried;        /* the explanations were written to the cache (or could not be) */
+    char *explain_base;        /* the URI of their directory in the cache ("…/"), or NULL */
 
     json_t *document_by_uri;   /* URI -> index in `documents` (a jansson object) */
     Document *documents;
@@ -211,6 +217,10 @@ bool lsp_analysis_select(Analysis *a, uint32_t file);
 bool lsp_analysis_same_program(const Analysis *a, uint32_t x, uint32_t y);
 /* The analysis, file and byte offset of a request's textDocument and position. */
 Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset);
+/* The same two for any source of a program, its configuration (orbit.program) included:
+ * the analysis's current program is not changed. */
+Analysis *lsp_source_for_uri(Server *s, const char *uri, uint32_t *file);
+Analysis *lsp_source_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset);
 /* Whether a path is the read-only copy of the standard library (never checked). */
 bool lsp_is_stdlib_copy(Server *s, const char *path);
 /* Drops a standalone project whose document was closed (clearing its diagnostics). */
@@ -218,6 +228,15 @@ void lsp_project_release(Server *s, uint32_t project);
 json_t *lsp_handle_did_change_watched_files(Server *s, json_t *params);
 json_t *lsp_handle_did_change_workspace_folders(Server *s, json_t *params);
 void lsp_projects_free(Server *s);
+
+/* ---- cache.c ---- */
+enum { LSP_CACHE_PATH_MAX = 4200 };
+/* The path of a file of the server's cache (NAME may hold a directory: "explain/E0410.md");
+ * false in memory-only mode, without a cache directory, or for a path too long. */
+bool lsp_cache_path(Server *s, const char *name, char path[LSP_CACHE_PATH_MAX]);
+/* Writes it (read-only, atomically) unless it holds `text` already; false (logged) when
+ * it cannot be written. */
+bool lsp_cache_write(Server *s, const char *path, const char *text, uint32_t len);
 
 /* ---- markup.c ---- */
 /* A MarkupContent of Markdown the server wrote: as it is for a client that prefers
@@ -238,6 +257,18 @@ json_t *lsp_line_range_json(Server *s, LineIndex *lines, uint32_t start, uint32_
 json_t *lsp_location_json(Server *s, Analysis *a, Span span);
 json_t *lsp_diagnostic_json(Server *s, Analysis *a, const Diagnostic *d);
 void lsp_published_free(Project *p);
+
+/* ---- codes.c ---- */
+/* initializationOptions.explainUri. */
+void lsp_codes_options(Server *s, const json_t *options);
+/* The address of a code's explanation (a diagnostic's codeDescription.href), or NULL. */
+json_t *lsp_code_href(Server *s, DiagCode code);
+/* Hover and completion on a code in `// orbit:allow(…)` or a configuration's lints; NULL
+ * when the position is not such a place (the ordinary hover or completion answers). */
+json_t *lsp_code_hover(Server *s, json_t *params);
+json_t *lsp_code_completion(Server *s, json_t *params);
+json_t *lsp_handle_document_link(Server *s, json_t *params);
+void lsp_codes_free(Server *s);
 
 /* ---- Requests about documents: actions.c, hover.c, navigate.c, complete.c, formatting.c */
 
@@ -264,5 +295,6 @@ json_t *lsp_handle_workspace_symbol(Server *s, json_t *params);
 json_t *lsp_handle_completion(Server *s, json_t *params);
 json_t *lsp_handle_formatting(Server *s, json_t *params);
 json_t *lsp_handle_range_formatting(Server *s, json_t *params);
+json_t *lsp_handle_signature_help(Server *s, json_t *params);
 
 #endif

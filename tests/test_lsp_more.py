@@ -7,6 +7,7 @@ signature help and the call hierarchy (docs/editors.md).
     test_lsp_more.py --orbitc build/cli/orbitc [-k NAME]
 """
 import os
+import re
 import subprocess
 import sys
 import time
@@ -225,6 +226,296 @@ def an_unreadable_program_configuration_reaches_the_user():
         w.client.wait_diagnostics(uri)
         eq(show_messages(w), [{"type": 1, "message": "cannot read `%s`: Permission denied"
                                % w.path("a/orbit.program")}], "permissions")
+        eq(w.client.stop(), 0, "exit status")
+
+
+# ==== Diagnostic codes: codeDescription, document links, hover, completion ==================
+
+
+def explain(code=None):
+    p = subprocess.run([base.ORBITC, "explain"] + ([code] if code else []),
+                       capture_output=True, timeout=30)
+    return p.stdout.decode("utf-8")
+
+
+def warning_titles():
+    """code -> title of every warning, from `orbitc explain` (the registry)."""
+    titles = {}
+    for line in explain().splitlines():
+        code, kind, title = line.split(None, 2)
+        if kind in ("warning", "lint"):
+            titles[code] = title
+    return titles
+
+
+def position(text, index, encoding):
+    """The LSP position of text[index] in the encoding's code units."""
+    before = text[:index]
+    line = before.count("\n")
+    column = before[before.rfind("\n") + 1:]
+    return pos(line, len(column.encode("utf-16-le" if encoding == "utf-16" else "utf-8"))
+               // (2 if encoding == "utf-16" else 1))
+
+
+def span(text, needle, encoding, nth=0):
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    return {"start": position(text, i, encoding), "end": position(text, i + len(needle), encoding)}
+
+
+def encoding_caps(encoding, markdown=True):
+    caps = {"general": {"positionEncodings": [encoding]}}
+    if markdown:
+        caps["textDocument"] = {"hover": {"contentFormat": ["markdown"]}}
+    return caps
+
+
+def file_text(uri):
+    path = uri[len("file://"):]
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+ALLOWING = ('workflow w {\n'
+            '  step s { worker "é😀"; retry { attempts: 3, initial_delay: 1s, max_delay: 2s } }'
+            '  // orbit:allow(W0002, E0410, W9999)\n'
+            '  step t { worker "x"; retry { attempts: 2 } } /* orbit:allow(w0007) */\n'
+            '}\n')
+
+CONFIGURATION = 'program app {\n  lints {\n    W0007: warn\n    W0002: allow\n  }\n}\n'
+
+
+@test
+def each_diagnostic_links_to_its_explanation():
+    text = 'workflow w {\n  step s { worker "x"; retry { attempts: 1, backof: fixed } }\n}\n'
+    with Workspace() as w:
+        uri = w.open("a.orbit", text)
+        diags = w.client.wait_diagnostics(uri)
+        eq(base.codes(diags), ["E0410"], "the diagnostic")
+        href = diags[0]["codeDescription"]["href"]
+        check(href.startswith("file://" + w.home) and href.endswith("/explain/E0410.md"),
+              "a file of the server's cache", href)
+        eq(file_text(href), explain("E0410"), "holding what `orbitc explain E0410` prints")
+        check(not os.access(href[len("file://"):], os.W_OK) or os.geteuid() == 0,
+              "read-only", href)
+        eq(w.client.stop(), 0, "exit status")
+    # initializationOptions.explainUri: the address of a documentation site
+    with Workspace(options={"explainUri": "https://docs.example/orbitc/{code}.html?c={code}"}) as w:
+        uri = w.open("a.orbit", text)
+        eq(w.client.wait_diagnostics(uri)[0]["codeDescription"],
+           {"href": "https://docs.example/orbitc/E0410.html?c=E0410"}, "the option's address")
+        eq(w.client.stop(), 0, "exit status")
+    # without {code} the option is ignored (and said so)
+    with Workspace(options={"explainUri": "https://docs.example/"}) as w:
+        uri = w.open("a.orbit", text)
+        href = w.client.wait_diagnostics(uri)[0]["codeDescription"]["href"]
+        check(href.endswith("/explain/E0410.md"), "the cache's file", href)
+        eq(w.client.stop(), 0, "exit status")
+        check(any("explainUri" in line and "no {code}" in line for line in w.client.stderr_lines),
+              "logged", w.client.stderr_lines)
+    # never reading or writing a file: no codeDescription, unless an address is given
+    with Workspace(argv=[base.ORBITC, "lsp", "--memory-only"]) as w:
+        uri = w.open("a.orbit", text)
+        check("codeDescription" not in w.client.wait_diagnostics(uri)[0], "memory-only")
+        eq(w.client.request("textDocument/documentLink", {"textDocument": {"uri": uri}}), [],
+           "no link without an address")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def document_links_on_codes_in_suppressions_and_configurations():
+    for encoding in ("utf-16", "utf-8"):
+        with Workspace(files={"app/orbit.program": CONFIGURATION, "app/a.orbit": ALLOWING},
+                       capabilities=encoding_caps(encoding)) as w:
+            eq(w.init_result["capabilities"]["documentLinkProvider"], {"resolveProvider": False},
+               "the capability")
+            uri = w.open("app/a.orbit")
+            diags = w.client.wait_diagnostics(uri)
+            links = w.client.request("textDocument/documentLink", {"textDocument": {"uri": uri}})
+            base_href = diags[0]["codeDescription"]["href"].rsplit("/", 1)[0]
+            eq([(l["range"], l["target"], l["tooltip"]) for l in links],
+               [(span(ALLOWING, "W0002", encoding), base_href + "/W0002.md",
+                 "orbitc explain W0002: `max_delay` with fixed backoff"),
+                (span(ALLOWING, "E0410", encoding), base_href + "/E0410.md",
+                 "orbitc explain E0410: invalid retry or timeout policy"),
+                (span(ALLOWING, "w0007", encoding), base_href + "/W0007.md",
+                 "orbitc explain W0007: retried task without an idempotency key")],
+               encoding + ": every registered code of a directive (not W9999)")
+            config = w.file_uri("app/orbit.program")     # not open: read from disk
+            links = w.client.request("textDocument/documentLink",
+                                     {"textDocument": {"uri": config}})
+            eq([(l["range"], l["target"]) for l in links],
+               [(span(CONFIGURATION, "W0007", encoding), base_href + "/W0007.md"),
+                (span(CONFIGURATION, "W0002", encoding), base_href + "/W0002.md")],
+               encoding + ": the lint levels of orbit.program")
+            eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def hover_on_a_code_shows_its_explanation():
+    with Workspace(files={"app/orbit.program": CONFIGURATION, "app/a.orbit": ALLOWING},
+                   capabilities=encoding_caps("utf-16")) as w:
+        uri = w.open("app/a.orbit")
+        w.client.wait_diagnostics(uri)
+        for needle in ("W0002", "E0410", "w0007"):
+            r = w.client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                        "position": at(ALLOWING, needle, delta=2)})
+            eq(r, {"contents": {"kind": "markdown", "value": explain(needle.upper())},
+                   "range": span(ALLOWING, needle, "utf-16")}, "hover on " + needle)
+        eq(w.client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                   "position": at(ALLOWING, "W9999", delta=1)}),
+           None, "no hover on a code that does not exist")
+        config = w.file_uri("app/orbit.program")
+        r = w.client.request("textDocument/hover", {"textDocument": {"uri": config},
+                                                    "position": at(CONFIGURATION, "W0002")})
+        eq(r["contents"]["value"], explain("W0002"), "in orbit.program")
+        eq(w.client.request("textDocument/hover", {"textDocument": {"uri": config},
+                                                   "position": at(CONFIGURATION, "allow")}),
+           None, "nothing else of a configuration has a hover")
+        eq(w.client.stop(), 0, "exit status")
+    # plain text: the explanation without its marks
+    with Workspace(files={"a.orbit": ALLOWING}, capabilities=encoding_caps("utf-8", False)) as w:
+        uri = w.open("a.orbit")
+        w.client.wait_diagnostics(uri)
+        r = w.client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                    "position": position(ALLOWING,
+                                                                         ALLOWING.index("W0002"),
+                                                                         "utf-8")})
+        value = r["contents"]["value"]
+        eq(r["contents"]["kind"], "plaintext", "plain text")
+        eq(value.split("\n")[0], "W0002: max_delay with fixed backoff", "the heading, unmarked")
+        check("```" not in value and "`" not in value and "**" not in value, "no marks", value)
+        check("    retry { attempts: 5, initial_delay: 1s, max_delay: 30s }" in value,
+              "the examples' code kept", value)
+        eq(w.client.stop(), 0, "exit status")
+
+
+def completion_items(w, uri, text, marker):
+    """Completion where `marker` is in text (the marker removed from the document)."""
+    index = text.index(marker)
+    document = text.replace(marker, "", 1)
+    w.client.change(uri, completion_items.version, [{"text": document}])
+    completion_items.version += 1
+    r = w.client.request("textDocument/completion", {"textDocument": {"uri": uri},
+                                                     "position": position(document, index,
+                                                                          "utf-16")})
+    return r["items"]
+
+
+completion_items.version = 2
+
+
+@test
+def completion_of_codes():
+    titles = warning_titles()
+    eq(sorted(titles), ["W000%d" % i for i in range(1, 10)], "the registry's warnings")
+    with Workspace(files={"app/orbit.program": CONFIGURATION, "app/a.orbit": ALLOWING},
+                   capabilities=encoding_caps("utf-16")) as w:
+        uri = w.open("app/a.orbit")
+        w.client.wait_diagnostics(uri)
+        text = 'workflow w {\n  step s { sleep 1s }  // orbit:allow(W0006, W0|0 ok\n}\n'
+        items = completion_items(w, uri, text, "|")
+        line = text.index("W0|")
+        eq([(i["label"], i["detail"], i["kind"]) for i in items],
+           [(c, titles[c], 21) for c in sorted(titles) if c not in ("W0006", "W0008", "W0009")],
+           "warnings that can be suppressed and are not listed yet, with their titles")
+        eq(items[0]["textEdit"]["range"],
+           {"start": position(text, line, "utf-16"), "end": position(text, line + 3, "utf-16")},
+           "the code being typed is replaced (W00 without the marker)")
+        text = '// é😀 before\nworkflow w { // orbit:allow(|)\n  step s { sleep 1s }\n}\n'
+        items = completion_items(w, uri, text, "|")
+        eq(len(items), 7, "an empty list: every warning but W0008, W0009")
+        cursor = position(text.replace("|", ""), text.index("|"), "utf-16")
+        eq(items[0]["textEdit"]["range"], {"start": cursor, "end": cursor}, "inserted")
+        items = completion_items(w, uri, 'workflow w { // orbit: allow(|) }\n', "|")
+        eq(items, [], "not a directive: an ordinary comment")
+        items = completion_items(w, uri, 'workflow w {\n  st|\n}\n', "|")
+        check("step" in [i["label"] for i in items], "elsewhere, the ordinary completion", items)
+        # the configuration: every warning (W0008 and W0009 have levels too) not set yet
+        config_uri = w.file_uri("app/orbit.program")
+        w.client.open(config_uri, CONFIGURATION)
+        items = completion_items(w, config_uri, CONFIGURATION.replace(
+            "    W0002: allow\n", "    W0002: allow\n    W|\n"), "|")
+        eq([i["label"] for i in items], [c for c in sorted(titles) if c not in ("W0002", "W0007")],
+           "in lints { … }: the warnings not set yet")
+        items = completion_items(w, config_uri, CONFIGURATION.replace("W0002: allow",
+                                                                      "W0002: al|low"), "|")
+        eq(items, [], "not where a level goes")
+        eq(w.client.stop(), 0, "exit status")
+
+
+# ==== Signature help =========================================================================
+
+SIGNATURE_PROGRAM = ('workflow w {\n  input { items: [string], name: string }\n'
+                     '  step a { compute %s }\n}\n')
+
+LEN = "len(value: any) -> int"
+CONTAINS = "contains(haystack: any, needle: any) -> bool"
+UPPER = "upper(text: string) -> string"
+
+
+def signature_help(w, uri, text, marker, encoding="utf-16", version=[2]):
+    index = text.index(marker)
+    document = text.replace(marker, "", 1)
+    w.client.change(uri, version[0], [{"text": document}])
+    version[0] += 1
+    return w.client.request("textDocument/signatureHelp", {
+        "textDocument": {"uri": uri}, "position": position(document, index, encoding)})
+
+
+def parameters(label):
+    inside = label[label.index("(") + 1:label.index(")")]
+    return [{"label": p} for p in inside.split(", ")] if inside else []
+
+
+@test
+def signature_help_for_standard_library_functions():
+    cases = [("len(|input.items)", LEN, 0),
+             ("len(input.items|)", LEN, 0),
+             ("len(|", LEN, 0),                         # the `)` is not typed yet
+             ("1 + len(|", LEN, 0),
+             ("contains(|", CONTAINS, 0),
+             ("contains(input.items,| input.name)", CONTAINS, 1),
+             ("contains(input.items, |", CONTAINS, 1),
+             ("contains(input.items, upper(|))", UPPER, 0),       # the innermost call
+             ("contains(input.items, upper(input.name)|)", CONTAINS, 1),
+             ('contains(["é😀", "x"], |)', CONTAINS, 1),
+             ('contains(["(|"], "")', CONTAINS, 0),               # in a string argument
+             ("contains(input.items, input.name, |)", CONTAINS, 2)]   # one too many: said so
+    for encoding in ("utf-16", "utf-8"):
+        with Workspace(capabilities=encoding_caps(encoding)) as w:
+            eq(w.init_result["capabilities"]["signatureHelpProvider"],
+               {"triggerCharacters": ["(", ","]}, "the capability")
+            uri = w.open("a.orbit", SIGNATURE_PROGRAM % "1")
+            w.client.wait_diagnostics(uri)
+            for expression, label, active in cases:
+                r = signature_help(w, uri, SIGNATURE_PROGRAM % expression, "|", encoding)
+                eq(r, {"signatures": [{"label": label, "parameters": parameters(label)}],
+                       "activeSignature": 0, "activeParameter": active},
+                   "%s: %s" % (encoding, expression))
+            for expression in ("len(input.items)|", "|len(input.items)", "le|n(input.items)",
+                               "input.name|"):
+                eq(signature_help(w, uri, SIGNATURE_PROGRAM % expression, "|", encoding), None,
+                   "%s: no call around the cursor in %s" % (encoding, expression))
+            eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def signature_help_parameters_come_from_the_standard_library():
+    """Every function of stdlib/orbit.orbit, its parameters' names and types as declared."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "stdlib",
+                           "orbit.orbit"), encoding="utf-8") as f:
+        stdlib = f.read()
+    functions = re.findall(r"^function (\w+) \{ input \{ ([^}]*) \}; output (\w+) \}", stdlib, re.M)
+    check(len(functions) >= 5, "the standard library's functions", functions)
+    with Workspace() as w:
+        uri = w.open("a.orbit", SIGNATURE_PROGRAM % "1")
+        w.client.wait_diagnostics(uri)
+        for name, params, result in functions:
+            label = "%s(%s) -> %s" % (name, params, result)
+            r = signature_help(w, uri, SIGNATURE_PROGRAM % ("%s(|)" % name), "|")
+            eq(r["signatures"], [{"label": label, "parameters": parameters(label)}], name)
         eq(w.client.stop(), 0, "exit status")
 
 

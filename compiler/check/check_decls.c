@@ -141,6 +141,7 @@ static void add_function(Checker *ck, Member *m)
     Function *f = &p->functions[p->function_count++];
     *f = (Function){ .name = m->name };
     const Type *params = contract_of(ck, member_body(m), KW_INPUT);
+    f->input = params;
     if (params->kind == TYPE_RECORD) {
         f->param_count = params->field_count;
         f->params = arena_alloc(ck->arena, (params->field_count + 1) * sizeof *f->params);

@@ -99,7 +99,8 @@ typedef struct ErrorCode {
 /* A built-in function of expressions (len, str, lower, upper, contains, …). */
 typedef struct Function {
     const Name *name;
-    const Type **params;
+    const Type *input;         /* its input contract: the parameters' names and types */
+    const Type **params;       /* input's field types, in order */
     uint32_t param_count;
     const Type *result;
 } Function;

@@ -289,6 +289,24 @@ static bool report_letter_case(Reader *r, uint32_t directive_start)
     return false;
 }
 
+bool suppress_directive_list(const char *text, uint32_t len, bool block, uint32_t *start,
+                             uint32_t *end)
+{
+    uint32_t pos = text[0] == '#' ? 1 : 2;
+    if (block && len >= 4 && memcmp(text + len - 2, "*/", 2) == 0)
+        len -= 2;
+    while (pos < len && is_blank(text[pos]))
+        pos++;
+    static const char directive[] = "orbit:allow(";
+    size_t n = sizeof directive - 1;
+    if (pos > len || len - pos < n || memcmp(text + pos, directive, n) != 0)
+        return false;
+    *start = pos + (uint32_t)n;
+    const char *close = memchr(text + *start, ')', len - *start);
+    *end = close ? (uint32_t)(close - text) : len;
+    return true;
+}
+
 /* Reads the directive in comment `cm`, if it holds one, into *sup. Returns false when the
  * comment is not a directive or the directive is not usable (reported). */
 static bool read_directive(Suppressions *s, const SourceFile *file, const Comment *cm,

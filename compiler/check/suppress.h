@@ -18,4 +18,13 @@
  * problems of the comments themselves. Call after the checker and before diag_finish. */
 void suppress_apply(Compiler *c, uint32_t first);
 
+/* The list of codes of the `orbit:allow(…)` directive that a comment holds: text[0..len)
+ * is the comment as written (from its opener, `//` or that of a block), *start the
+ * offset just after the `(`, *end that of the `)` (or of the comment's end when it is
+ * missing, as while typing).
+ * False when the comment is not such a directive (another comment, another spelling).
+ * Nothing is reported: for the language server's links, hover and completion of codes. */
+bool suppress_directive_list(const char *text, uint32_t len, bool block, uint32_t *start,
+                             uint32_t *end);
+
 #endif

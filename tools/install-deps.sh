@@ -16,7 +16,7 @@ packages=(
   scdoc                               # man pages (man/*.scd) to roff
   groff-base man-db                   # the man-page test renders them (groff -ww -z, man -l)
   bash-completion zsh fish            # the completion tests run each shell
-  emscripten                          # the engine core in WebAssembly (hosts/wasm/, suite wasm)
+  emscripten nodejs                   # the engine core in WebAssembly, run by Node (hosts/wasm/)
 )
 
 missing=()

@@ -7,7 +7,7 @@ them; the committed corpus fuzz/corpus/fuzz_lsp grew from them).
 
 A session initializes (UTF-8 or UTF-16, with or without a workspace folder), opens one
 or two programs (examples/ and golden/), asks every request the server answers at
-positions spread over the text, formats it (whole, by ranges, with options, laid out
+positions spread over the text (inlay hints over ranges of it), formats it (whole, by ranges, with options, laid out
 badly first, in CRLF), edits them by ranges and whole (except one session in four: a
 check whose program has a change queued after it is not published, and the whole
 session is read at once), formats the edited text (which may not parse), cancels,
@@ -98,6 +98,17 @@ def formatting(s, uri, text, variant):
                                         "contentChanges": [{"text": text}]})
 
 
+def hint_requests(s, doc, text):
+    """Inlay hints of the whole text, of ranges inside it (one reversed, one past its
+    end), and of one line."""
+    lines = text.count("\n")
+    for first, last in ((0, lines + 1), (lines // 3, lines // 2), (lines // 2, 1),
+                        (lines, lines + 9), (lines // 2, lines // 2)):
+        s.request("textDocument/inlayHint", {
+            "textDocument": doc, "range": {"start": {"line": first, "character": 0},
+                                           "end": {"line": last, "character": 3}}})
+
+
 def codes_requests(s, doc, text):
     """Document links, and hover and completion on the codes of a suppression (when the
     text has one) and at its start."""
@@ -107,6 +118,15 @@ def codes_requests(s, doc, text):
     for i, ch in after[:8]:               # signature help after the first `(` and `,`
         s.request("textDocument/signatureHelp", {"textDocument": doc, "position": {
             "line": i, "character": ch}})
+    for i, line in enumerate(lines):      # the call hierarchy of the first workflows
+        ch = line.find("workflow ")
+        if ch >= 0 and i < 200:
+            at = {"line": i, "character": ch + 10}
+            s.request("textDocument/prepareCallHierarchy", {"textDocument": doc, "position": at})
+            item = {"uri": doc["uri"], "name": "w", "kind": 12,
+                    "range": {"start": at, "end": at}, "selectionRange": {"start": at, "end": at}}
+            s.request("callHierarchy/incomingCalls", {"item": item})
+            s.request("callHierarchy/outgoingCalls", {"item": item})
     for i, line in enumerate(lines):
         ch = line.find("orbit:allow(")
         if ch >= 0:
@@ -155,6 +175,7 @@ def session(texts, utf8, folder, variant):
     codes_requests(s, doc, text)
     s.request("textDocument/documentSymbol", {"textDocument": doc})
     s.request("workspace/symbol", {"query": "a"})
+    hint_requests(s, doc, text)
     formatting(s, uri, text, variant)
     if variant % 4 == 1:     # no change queued: the diagnostics are published
         s.request("shutdown", None)
@@ -176,6 +197,7 @@ def session(texts, utf8, folder, variant):
                                         "contentChanges": [{"text": text}]})
     s.request("textDocument/completion", {"textDocument": doc,
                                           "position": {"line": 2, "character": 4}})
+    hint_requests(s, doc, text)
     s.request("textDocument/formatting", {"textDocument": doc, "options": {}})
     s.notify("textDocument/didClose", {"textDocument": doc})
     s.request("shutdown", None)

@@ -186,16 +186,10 @@ static json_t *fix_all(Server *s, Analysis *a, uint32_t file)
 
 json_t *lsp_handle_code_action(Server *s, json_t *params)
 {
-    uint32_t file;
-    Analysis *a = lsp_analysis_for_uri(s, lsp_params_uri(s, params), &file);
+    uint32_t file, start, end;
+    Analysis *a = lsp_analysis_range(s, params, &file, &start, &end);
     if (!a)
         return NULL;
-    LspPosition from, to;
-    if (!lsp_read_range(lsp_json_object_member(params, "range"), &from, &to))
-        return lsp_request_error(s, RPC_INVALID_PARAMS, "codeAction needs a range");
-    LineIndex *lines = lsp_analysis_lines(a, file);
-    uint32_t start = lsp_line_index_offset(lines, from, s->encoding);
-    uint32_t end = lsp_line_index_offset(lines, to, s->encoding);
     json_t *only = lsp_json_object_member(lsp_json_object_member(params, "context"), "only");
     json_t *actions = json_array();
     const DiagSink *sink = &a->c.diags;

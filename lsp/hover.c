@@ -11,11 +11,6 @@
 #include "textbuf.h"
 #include "types.h"
 
-enum {
-    /* Delays listed one by one; a longer schedule shows its start and its end. */
-    DELAYS_SHOWN = 10,
-};
-
 typedef struct Hover {
     Analysis *a;
     Arena *arena;      /* for type_text */
@@ -113,49 +108,24 @@ static void write_timeout_text(Hover *h, const char *what, const TimeoutText *t,
 
 /* ---- Policies --------------------------------------------------------------------- */
 
-/* "500ms, 1s, 2s, 4s, 4s" */
-static void write_delays(Hover *h, const RetryPolicy *p)
-{
-    char d[32];
-    uint32_t retries = p->attempts - 1;
-    for (uint32_t n = 2; n <= p->attempts; n++) {
-        if (retries > DELAYS_SHOWN && n == DELAYS_SHOWN - 1) {
-            text_printf(&h->out, ", … (%u delays in all), ", retries);
-            n = p->attempts;
-        } else if (n > 2) {
-            text_printf(&h->out, ", ");
-        }
-        text_printf(&h->out, "%s", duration(policy_retry_delay(p, n), d));
-    }
-}
-
-/* The settings the retry block of a step (or compensate block) writes. */
-static bool setting_written(const Block *retry, RetrySetting setting)
-{
-    for (const Member *m = block_first(retry), *end = block_end(retry); m != end; m++)
-        if (m->name && strcmp(m->name->text, RETRY_SETTING_NAMES[setting]) == 0)
-            return true;
-    return false;
-}
-
 static void write_policy(Hover *h, const RetryPolicy *p, const Block *retry)
 {
     char d1[32], d2[32];
     const char *def = " (default)";
     text_printf(&h->out, "- `attempts`: %u%s%s\n", p->attempts,
-                setting_written(retry, SET_ATTEMPTS) ? "" : def,
+                lsp_query_setting_written(retry, SET_ATTEMPTS) ? "" : def,
                 p->attempts == 1 ? ": no retries" : "");
     if (p->attempts < 2)
         return;
     text_printf(&h->out, "- `backoff`: %s%s, `initial_delay` %s%s",
-                BACKOFF_NAMES[p->backoff], setting_written(retry, SET_BACKOFF) ? "" : def,
+                BACKOFF_NAMES[p->backoff], lsp_query_setting_written(retry, SET_BACKOFF) ? "" : def,
                 duration(p->initial_delay_ms, d1),
-                setting_written(retry, SET_INITIAL_DELAY) ? "" : def);
+                lsp_query_setting_written(retry, SET_INITIAL_DELAY) ? "" : def);
     if (p->backoff == BACKOFF_EXPONENTIAL)
         text_printf(&h->out, ", `max_delay` %s%s", duration(p->max_delay_ms, d2),
-                    setting_written(retry, SET_MAX_DELAY) ? "" : def);
+                    lsp_query_setting_written(retry, SET_MAX_DELAY) ? "" : def);
     text_printf(&h->out, "\n- delays before attempts 2–%u: ", p->attempts);
-    write_delays(h, p);
+    policy_write_delays(&h->out, p);
     text_printf(&h->out, "\n");
     if (p->non_retryable_count > 0) {
         text_printf(&h->out, "- `non_retryable`: ");
@@ -169,22 +139,11 @@ static void write_policy(Hover *h, const RetryPolicy *p, const Block *retry)
 static void write_worst_case(Hover *h, const RetryPolicy *p, int64_t timeout_ms,
                              int64_t queue_timeout_ms, const Workflow *wf)
 {
-    char d1[32], d2[32], d3[32];
+    char d1[32];
     RetryBudget b = policy_retry_budget(p, timeout_ms, wf ? wf->timeout_ms : 0);
-    if (timeout_ms <= 0) {
-        text_printf(&h->out, "- worst case: no limit: without a `timeout` an attempt may "
-                             "run forever");
-        if (p->attempts > 1)
-            text_printf(&h->out, " (the delays alone add up to %s)",
-                        duration(b.delays_ms, d1));
-        text_printf(&h->out, "\n");
-    } else if (p->attempts > 1) {
-        text_printf(&h->out, "- worst case: %u attempts × %s + %s of delays = **%s**\n",
-                    p->attempts, duration(timeout_ms, d1), duration(b.delays_ms, d2),
-                    duration(b.total_ms, d3));
-    } else {
-        text_printf(&h->out, "- worst case: **%s**\n", duration(b.total_ms, d1));
-    }
+    text_printf(&h->out, "- worst case: ");
+    policy_write_worst_case(&h->out, p, timeout_ms, "**");
+    text_printf(&h->out, "\n");
     if (queue_timeout_ms > 0)
         text_printf(&h->out, "- each attempt may also wait up to %s for a worker "
                              "(`queue_timeout`, not counted above)\n",
@@ -205,25 +164,6 @@ static void write_worst_case(Hover *h, const RetryPolicy *p, int64_t timeout_ms,
     } else {
         text_printf(&h->out, "- the workflow timeout is %s\n", duration(wf->timeout_ms, d1));
     }
-}
-
-/* The retry block written in a step's (or compensate block's) members, or NULL. */
-static const Block *retry_block(const Block *body)
-{
-    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
-        if (m->keyword == KW_RETRY && m->kind != MEMBER_ERROR) {
-            const Expr *v = member_value(m);
-            return member_body(m) ? member_body(m) : v && v->kind == EXPR_OBJECT ? v->block : NULL;
-        }
-    return NULL;
-}
-
-static const Block *compensate_block(const Block *body)
-{
-    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
-        if (m->keyword == KW_COMPENSATE && m->kind != MEMBER_ERROR)
-            return member_body(m);
-    return NULL;
 }
 
 /* The block of a step's declaration. */
@@ -273,7 +213,7 @@ static void write_step(Hover *h, uint32_t workflow, uint32_t index)
     const Block *body = step_body(h, wf, s);
     if (can_retry(s->kind)) {
         text_printf(&h->out, "\n**Retry policy**\n");
-        write_policy(h, &s->retry, retry_block(body));
+        write_policy(h, &s->retry, lsp_query_retry_block(body));
     }
     if (s->kind == STEP_SLEEP || s->kind == STEP_COMPUTE) {
         if (s->kind == STEP_SLEEP && s->sleep && s->sleep->kind == EXPR_DURATION)
@@ -296,7 +236,7 @@ static void write_step(Hover *h, uint32_t workflow, uint32_t index)
         text_printf(&h->out, "\n**Compensate**");
         write_target(h, c->kind, c->target_name);
         text_printf(&h->out, "\n");
-        write_policy(h, &c->retry, retry_block(compensate_block(body)));
+        write_policy(h, &c->retry, lsp_query_retry_block(lsp_query_compensate_block(body)));
         text_printf(&h->out, "- `timeout`: %s per attempt\n",
                     c->timeout_ms > 0 ? duration(c->timeout_ms, d) : "no limit");
     }
@@ -313,12 +253,12 @@ static const RetryPolicy *policy_here(Hover *h, const Occurrence *o, int64_t *ti
     if (o->context.in_compensate && s->compensate) {
         *timeout = s->compensate->timeout_ms;
         *queue_timeout = s->compensate->queue_timeout_ms;
-        *retry = retry_block(compensate_block(body));
+        *retry = lsp_query_retry_block(lsp_query_compensate_block(body));
         return &s->compensate->retry;
     }
     *timeout = s->timeout_ms;
     *queue_timeout = s->queue_timeout_ms;
-    *retry = retry_block(body);
+    *retry = lsp_query_retry_block(body);
     return &s->retry;
 }
 
@@ -416,23 +356,12 @@ static void write_contract(Hover *h, const Type *input, const Type *output)
     text_printf(&h->out, "\n");
 }
 
-/* The comment after a standard library declaration, on its line ("// length of …"). */
 static void write_stdlib_comment(Hover *h, const Symbol *sym)
 {
-    Span span;
-    if (!lsp_symbol_declaration(h->a, sym, &span))
-        return;
-    const SourceFile *f = source_file(&h->a->c.sources, 0);
-    uint32_t at = span.start - f->origin;
-    uint32_t end = (uint32_t)(source_find_eol(f->text + at, f->text + f->len) - f->text);
-    for (uint32_t i = at; i + 1 < end; i++)
-        if (f->text[i] == '/' && f->text[i + 1] == '/') {
-            const char *c = f->text + i + 2;
-            while (*c == ' ')
-                c++;
-            text_printf(&h->out, "\n\n%.*s\n", (int)(f->text + end - c), c);
-            return;
-        }
+    const char *text;
+    uint32_t len;
+    if (lsp_stdlib_comment(h->a, sym, &text, &len))
+        text_printf(&h->out, "\n\n%.*s\n", (int)len, text);
 }
 
 static void write_function(Hover *h, const Occurrence *o)

@@ -75,6 +75,32 @@ const Step *lsp_query_step(Analysis *a, uint32_t workflow, uint32_t step)
     return &p->workflows[workflow].steps[step];
 }
 
+const Block *lsp_query_retry_block(const Block *body)
+{
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
+        if (m->keyword == KW_RETRY && m->kind != MEMBER_ERROR) {
+            const Expr *v = member_value(m);
+            return member_body(m) ? member_body(m) : v && v->kind == EXPR_OBJECT ? v->block : NULL;
+        }
+    return NULL;
+}
+
+const Block *lsp_query_compensate_block(const Block *body)
+{
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
+        if (m->keyword == KW_COMPENSATE && m->kind != MEMBER_ERROR)
+            return member_body(m);
+    return NULL;
+}
+
+bool lsp_query_setting_written(const Block *retry, RetrySetting setting)
+{
+    for (const Member *m = block_first(retry), *end = block_end(retry); m != end; m++)
+        if (m->name && strcmp(m->name->text, RETRY_SETTING_NAMES[setting]) == 0)
+            return true;
+    return false;
+}
+
 static uint32_t name_hash(const Name *name)
 {
     return name->hash;
@@ -551,6 +577,26 @@ bool lsp_symbol_declaration(Analysis *a, const Symbol *sym, Span *out)
     if (m)
         *out = member_name_span(m);
     return m != NULL;
+}
+
+bool lsp_stdlib_comment(Analysis *a, const Symbol *sym, const char **text, uint32_t *len)
+{
+    Span span;
+    if (!lsp_symbol_declaration(a, sym, &span))
+        return false;
+    const SourceFile *f = source_file(&a->c.sources, 0);
+    uint32_t at = span.start - f->origin;
+    uint32_t end = (uint32_t)(source_find_eol(f->text + at, f->text + f->len) - f->text);
+    for (uint32_t i = at; i + 1 < end; i++)
+        if (f->text[i] == '/' && f->text[i + 1] == '/') {
+            const char *c = f->text + i + 2;
+            while (*c == ' ')
+                c++;
+            *text = c;
+            *len = (uint32_t)(f->text + end - c);
+            return true;
+        }
+    return false;
 }
 
 const char *lsp_symbol_name(Analysis *a, const Symbol *sym)

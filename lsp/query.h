@@ -6,6 +6,7 @@
 #ifndef ORBIT_LSP_QUERY_H
 #define ORBIT_LSP_QUERY_H
 
+#include "policy.h"
 #include "server.h"
 
 typedef enum SymbolKind {
@@ -69,6 +70,10 @@ bool lsp_symbol_same(const Symbol *x, const Symbol *y);
  * (a built-in type, an undeclared worker). */
 bool lsp_symbol_declaration(Analysis *a, const Symbol *symbol, Span *out);
 
+/* The comment after a standard library declaration, on its line ("// length of a
+ * string or list"): *text, *len without the `//` and the blanks after it. */
+bool lsp_stdlib_comment(Analysis *a, const Symbol *symbol, const char **text, uint32_t *len);
+
 /* The text of the symbol's name as written (for symbols that have one). */
 const char *lsp_symbol_name(Analysis *a, const Symbol *symbol);
 
@@ -77,6 +82,16 @@ const Member *lsp_query_declaration_member(Analysis *a, Span span);
 
 /* A step of a workflow by its index, NULL when out of range. */
 const Step *lsp_query_step(Analysis *a, uint32_t workflow, uint32_t step);
+
+/* The retry block written among a step's (or compensate block's) members, `retry { … }`
+ * (or `retry: { … }`, reported but read as the clause), or NULL. */
+const Block *lsp_query_retry_block(const Block *body);
+
+/* The block of a step's `compensate { … }`, or NULL. */
+const Block *lsp_query_compensate_block(const Block *body);
+
+/* Whether a retry block writes `setting` . */
+bool lsp_query_setting_written(const Block *retry, RetrySetting setting);
 
 /* The named type called `name`, or NO_INDEX. */
 uint32_t lsp_query_type_named(Analysis *a, const Name *name);

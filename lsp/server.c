@@ -197,8 +197,10 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "documentFormattingProvider", json_true());
     json_object_set_new(caps, "documentRangeFormattingProvider", json_true());
     json_object_set_new(caps, "documentLinkProvider", json_pack("{s:b}", "resolveProvider", 0));
+    json_object_set_new(caps, "callHierarchyProvider", json_true());
     json_object_set_new(caps, "signatureHelpProvider",
                         json_pack("{s:[s, s]}", "triggerCharacters", "(", ","));
+    json_object_set_new(caps, "inlayHintProvider", json_true());
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -332,6 +334,10 @@ static const Method METHODS[] = {
     { "textDocument/rangeFormatting", lsp_handle_range_formatting, true },
     { "textDocument/documentLink", lsp_handle_document_link, true },
     { "textDocument/signatureHelp", lsp_handle_signature_help, true },
+    { "textDocument/prepareCallHierarchy", lsp_handle_prepare_call_hierarchy, true },
+    { "callHierarchy/incomingCalls", lsp_handle_incoming_calls, true },
+    { "callHierarchy/outgoingCalls", lsp_handle_outgoing_calls, true },
+    { "textDocument/inlayHint", lsp_handle_inlay_hint, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

@@ -11,9 +11,11 @@
  *   cache.c        read-only files for the editor: the standard library, explanations
  *   codes.c        diagnostic codes: links to explanations, hover and completion of codes
  *   signature.c    signature help for the standard library's functions
+ *   calls.c        the call hierarchy of workflows and their child workflows
  *   navigate.c     definition, references, rename, document and workspace symbols
  *   complete.c     completion
  *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
+ *   hints.c        inlay hints: the resolved retry schedules written into the code
  *
  * One thread. Messages are read into a queue as they arrive; a program is re-checked
  * when no message is waiting, and its results are published only if no change to it
@@ -221,6 +223,9 @@ Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint3
  * the analysis's current program is not changed. */
 Analysis *lsp_source_for_uri(Server *s, const char *uri, uint32_t *file);
 Analysis *lsp_source_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset);
+/* The same of its range: the byte offsets of its start and end. */
+Analysis *lsp_analysis_range(Server *s, const json_t *params, uint32_t *file, uint32_t *start,
+                             uint32_t *end);
 /* Whether a path is the read-only copy of the standard library (never checked). */
 bool lsp_is_stdlib_copy(Server *s, const char *path);
 /* Drops a standalone project whose document was closed (clearing its diagnostics). */
@@ -296,5 +301,10 @@ json_t *lsp_handle_completion(Server *s, json_t *params);
 json_t *lsp_handle_formatting(Server *s, json_t *params);
 json_t *lsp_handle_range_formatting(Server *s, json_t *params);
 json_t *lsp_handle_signature_help(Server *s, json_t *params);
+json_t *lsp_handle_prepare_call_hierarchy(Server *s, json_t *params);
+json_t *lsp_handle_incoming_calls(Server *s, json_t *params);
+json_t *lsp_handle_outgoing_calls(Server *s, json_t *params);
+/* ---- hints.c ---- */
+json_t *lsp_handle_inlay_hint(Server *s, json_t *params);
 
 #endif

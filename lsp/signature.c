@@ -1,14 +1,15 @@
 /* Signature help (docs/editors.md, "Signature help"): inside the parentheses of a call of
  * a standard library function (`len(…)`, `contains(…)`: stdlib/orbit.orbit declares
  * them, the checker knows them as the program's functions), its signature — the name,
- * each parameter with its type (the function's input contract), the result — and the
- * parameter the cursor is in. The call is found in the syntax tree of the last check:
+ * each parameter with its type (the function's input contract), the result, the comment
+ * of its declaration — and the parameter the cursor is in. The call is found in the syntax tree of the last check:
  * the parser keeps a call whose `)` is not typed yet (the lexer closes the bracket),
  * so help comes while typing. */
 #include "query.h"
 
 #include <string.h>
 
+#include "no_index.h"
 #include "textbuf.h"
 #include "types.h"
 
@@ -83,8 +84,9 @@ static const Function *function_named(const Program *p, const Name *name)
 }
 
 /* `len(value: any) -> int`, with a label per parameter (a string of the signature's
- * label, so no offsets in one encoding or another). */
-static json_t *signature_json(const Function *f, Arena *arena)
+ * label, so no offsets in one encoding or another) and the declaration's comment as
+ * its documentation. */
+static json_t *signature_json(Analysis *a, const Function *f, Arena *arena)
 {
     TextBuffer label = { 0 };
     json_t *params = json_array();
@@ -101,6 +103,12 @@ static json_t *signature_json(const Function *f, Arena *arena)
     json_t *signature = json_pack("{s:o, s:o}", "label", diag_json_text(label.data, label.len),
                                   "parameters", params);
     text_free(&label);
+    Symbol symbol = { .kind = SYM_FUNCTION, .workflow = NO_INDEX,
+                      .index = (uint32_t)(f - a->program->functions) };
+    const char *comment;
+    uint32_t len;
+    if (lsp_stdlib_comment(a, &symbol, &comment, &len))
+        json_object_set_new(signature, "documentation", diag_json_text(comment, len));
     return signature;
 }
 
@@ -123,7 +131,7 @@ json_t *lsp_handle_signature_help(Server *s, json_t *params)
     Arena arena;
     arena_init(&arena);
     uint32_t active = active_argument(&cs, cs.call);
-    json_t *result = json_pack("{s:[o], s:i, s:I}", "signatures", signature_json(fn, &arena),
+    json_t *result = json_pack("{s:[o], s:i, s:I}", "signatures", signature_json(a, fn, &arena),
                                "activeSignature", 0, "activeParameter", (json_int_t)active);
     arena_free(&arena);
     return result;

@@ -469,6 +469,17 @@ def parameters(label):
     return [{"label": p} for p in inside.split(", ")] if inside else []
 
 
+# The comments of stdlib/orbit.orbit's declarations, on their lines (none for contains).
+DOCUMENTATION = {LEN: "length of a string or list", UPPER: "upper case", CONTAINS: None}
+
+
+def signature(label):
+    s = {"label": label, "parameters": parameters(label)}
+    if DOCUMENTATION.get(label):
+        s["documentation"] = DOCUMENTATION[label]
+    return s
+
+
 @test
 def signature_help_for_standard_library_functions():
     cases = [("len(|input.items)", LEN, 0),
@@ -491,7 +502,7 @@ def signature_help_for_standard_library_functions():
             w.client.wait_diagnostics(uri)
             for expression, label, active in cases:
                 r = signature_help(w, uri, SIGNATURE_PROGRAM % expression, "|", encoding)
-                eq(r, {"signatures": [{"label": label, "parameters": parameters(label)}],
+                eq(r, {"signatures": [signature(label)],
                        "activeSignature": 0, "activeParameter": active},
                    "%s: %s" % (encoding, expression))
             for expression in ("len(input.items)|", "|len(input.items)", "le|n(input.items)",
@@ -507,16 +518,105 @@ def signature_help_parameters_come_from_the_standard_library():
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "stdlib",
                            "orbit.orbit"), encoding="utf-8") as f:
         stdlib = f.read()
-    functions = re.findall(r"^function (\w+) \{ input \{ ([^}]*) \}; output (\w+) \}", stdlib, re.M)
+    functions = re.findall(r"^function (\w+) \{ input \{ ([^}]*) \}; output (\w+) \}"
+                           r"(?: *// (.*))?$", stdlib, re.M)
     check(len(functions) >= 5, "the standard library's functions", functions)
     with Workspace() as w:
         uri = w.open("a.orbit", SIGNATURE_PROGRAM % "1")
         w.client.wait_diagnostics(uri)
-        for name, params, result in functions:
+        for name, params, result, comment in functions:
             label = "%s(%s) -> %s" % (name, params, result)
+            want = {"label": label, "parameters": parameters(label)}
+            if comment:
+                want["documentation"] = comment
             r = signature_help(w, uri, SIGNATURE_PROGRAM % ("%s(|)" % name), "|")
-            eq(r["signatures"], [{"label": label, "parameters": parameters(label)}], name)
+            eq(r["signatures"], [want], name)
         eq(w.client.stop(), 0, "exit status")
+
+
+# ==== Call hierarchy =========================================================================
+
+CALLER = ('workflow checkout {\n'
+          '  step emballé { workflow pack_items; with { sku: "x" } }\n'
+          '  step ship { workflow shipping }\n'
+          '  step again { workflow pack_items; with { sku: "y" } }\n'
+          '}\n')
+CALLEES = ('/* é😀 */ workflow pack_items {\n'
+           '  input { sku: string }\n'
+           '  step label { workflow shipping }\n'
+           '}\n'
+           '\n'
+           'workflow shipping {\n'
+           '  step s { sleep 1s }\n'
+           '}\n')
+
+
+def declaration_range(text, name, encoding):
+    start = text.index("workflow %s {" % name)
+    end = text.index("\n}\n", start) + 2
+    return {"start": position(text, start, encoding), "end": position(text, end, encoding)}
+
+
+def item(w, file, text, name, steps, encoding):
+    """The CallHierarchyItem of a workflow (its name: the declaration's)."""
+    name_at = text.index("workflow %s {" % name) + len("workflow ")
+    return {"name": name, "kind": 12, "detail": "workflow, %d step%s" % (steps, "s" * (steps != 1)),
+            "uri": w.file_uri(file), "range": declaration_range(text, name, encoding),
+            "selectionRange": {"start": position(text, name_at, encoding),
+                               "end": position(text, name_at + len(name), encoding)},
+            "data": {"workflow": name}}
+
+
+@test
+def call_hierarchy_of_child_workflows():
+    for encoding in ("utf-16", "utf-8"):
+        with Workspace(files={"a.orbit": CALLER, "b.orbit": CALLEES},
+                       capabilities=encoding_caps(encoding)) as w:
+            eq(w.init_result["capabilities"]["callHierarchyProvider"], True, "the capability")
+            uri = w.open("a.orbit")
+            eq(w.client.wait_diagnostics(uri), [], "a clean program")
+            checkout = item(w, "a.orbit", CALLER, "checkout", 3, encoding)
+            pack = item(w, "b.orbit", CALLEES, "pack_items", 1, encoding)
+            shipping = item(w, "b.orbit", CALLEES, "shipping", 1, encoding)
+
+            def prepare(file, text, needle, nth=0, delta=1):
+                i = -1
+                for _ in range(nth + 1):
+                    i = text.index(needle, i + 1)
+                return w.client.request("textDocument/prepareCallHierarchy", {
+                    "textDocument": {"uri": w.file_uri(file)},
+                    "position": position(text, i + delta, encoding)})
+            eq(prepare("a.orbit", CALLER, "pack_items"), [pack], "a child workflow's use")
+            eq(prepare("a.orbit", CALLER, "emballé", delta=6), [pack],
+               "a step that starts a child workflow")
+            eq(prepare("a.orbit", CALLER, "checkout"), [checkout], "a declaration")
+            eq(prepare("b.orbit", CALLEES, "shipping", nth=1), [shipping], "in another file")
+            eq(prepare("a.orbit", CALLER, "sku"), None, "not a workflow")
+
+            def calls(method, it):
+                return w.client.request("callHierarchy/" + method, {"item": it})
+            eq(calls("incomingCalls", pack),
+               [{"from": checkout, "fromRanges": [span(CALLER, "pack_items", encoding, 0),
+                                                  span(CALLER, "pack_items", encoding, 1)]}],
+               encoding + ": who starts pack_items")
+            eq(calls("incomingCalls", shipping),
+               [{"from": checkout, "fromRanges": [span(CALLER, "shipping", encoding)]},
+                {"from": pack, "fromRanges": [span(CALLEES, "shipping", encoding)]}],
+               encoding + ": from two files")
+            eq(calls("incomingCalls", checkout), [], "nobody starts checkout")
+            eq(calls("outgoingCalls", checkout),
+               [{"to": pack, "fromRanges": [span(CALLER, "pack_items", encoding, 0),
+                                            span(CALLER, "pack_items", encoding, 1)]},
+                {"to": shipping, "fromRanges": [span(CALLER, "shipping", encoding)]}],
+               encoding + ": what checkout starts")
+            eq(calls("outgoingCalls", pack),
+               [{"to": shipping, "fromRanges": [span(CALLEES, "shipping", encoding)]}],
+               encoding + ": what pack_items starts")
+            eq(calls("outgoingCalls", shipping), [], "a leaf")
+            # an item that no longer names its workflow (renamed since): no calls
+            w.client.change(uri, 2, [{"text": CALLER.replace("checkout", "order")}])
+            eq(calls("outgoingCalls", checkout), [], "a stale item")
+            eq(w.client.stop(), 0, "exit status")
 
 
 if __name__ == "__main__":

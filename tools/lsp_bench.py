@@ -3,6 +3,7 @@
 
     tools/lsp_bench.py [--orbitc build/cli/orbitc] [--edits 200] [--rss-edits 10000]
                        [--big-size 1M] [--big-rss-edits 1000]
+    tools/lsp_bench.py --hints N [--big-size 1M]
 
 For each program (examples/ as a workspace folder, and a generated program of
 --big-size in one file), it opens the program, then makes --edits edits one at a time
@@ -14,6 +15,10 @@ than wall time does). Then it makes --rss-edits more edits
 (--big-rss-edits for the big program) and reports the server's resident memory
 (VmRSS and VmHWM from /proc) after every tenth of them, to show whether memory grows
 with the number of edits.
+
+With --hints N it measures inlay hints only: N requests of 1,000-line viewports spread
+over the generated program, the server's CPU time per request and the time to each
+answer, then the whole file once.
 
 Run it on an optimised build on a quiet machine.
 """
@@ -136,6 +141,39 @@ def run(name, orbitc, folder, path, edits, rss_edits):
     print("  exit status %d" % status)
 
 
+def hints_bench(orbitc, folder, path, requests):
+    """textDocument/inlayHint of 1,000-line viewports spread over the file, one at a time
+    (the program is checked before the first): the server's CPU time per request, and the
+    time to the answer."""
+    s = Session(orbitc, folder, path)
+    lines = s.text.count("\n") + 1
+    pid = s.client.proc.pid
+    tops = [(k * max(1, lines - 1000)) // max(1, requests - 1) for k in range(requests)]
+    latencies, counts = [], []
+    cpu_before = cpu_seconds(pid)
+    for top in tops:
+        start = time.monotonic()
+        hints = s.client.request("textDocument/inlayHint", {
+            "textDocument": {"uri": s.uri},
+            "range": {"start": {"line": top, "character": 0},
+                      "end": {"line": top + 1000, "character": 0}}})
+        latencies.append((time.monotonic() - start) * 1000)
+        counts.append(len(hints))
+    cpu_per_request = (cpu_seconds(pid) - cpu_before) / requests
+    start = time.monotonic()
+    whole = s.client.request("textDocument/inlayHint", {
+        "textDocument": {"uri": s.uri},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}}})
+    whole_ms = (time.monotonic() - start) * 1000
+    print("inlay hints (%s, %d bytes, %d lines)" % (os.path.basename(path), len(s.text), lines))
+    print("  %d viewports of 1,000 lines: %d to %d hints each; server CPU time per request "
+          "%.2f ms; request -> answer p50 %.2f ms, p95 %.2f ms, max %.2f ms"
+          % (requests, min(counts), max(counts), cpu_per_request * 1000,
+             percentile(latencies, 50), percentile(latencies, 95), max(latencies)))
+    print("  the whole file: %d hints in %.1f ms" % (len(whole), whole_ms))
+    print("  exit status %d" % s.close())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--orbitc", default=os.path.join(ROOT, "build", "compiler", "orbitc"))
@@ -143,10 +181,19 @@ def main():
     ap.add_argument("--rss-edits", type=int, default=10000)
     ap.add_argument("--big-size", default="1M")
     ap.add_argument("--big-rss-edits", type=int, default=1000)
+    ap.add_argument("--hints", type=int, default=0, metavar="N",
+                    help="only inlay hints: N requests of 1,000-line viewports of the "
+                         "generated program")
     args = ap.parse_args()
     orbitc = os.path.abspath(args.orbitc)
     work = tempfile.mkdtemp(prefix="orbitc-lsp-bench-")
     try:
+        if args.hints:
+            big = os.path.join(work, "big.orbit")
+            subprocess.run([sys.executable, os.path.join(HERE, "gen_corpus.py"), "--size",
+                            args.big_size, "--seed", "1", "-o", big], check=True)
+            hints_bench(orbitc, work, big, args.hints)
+            return
         examples = os.path.join(work, "examples")
         shutil.copytree(os.path.join(ROOT, "examples"), examples)
         run("examples/", orbitc, examples, os.path.join(examples, "checkout.orbit"),

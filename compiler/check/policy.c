@@ -109,3 +109,39 @@ const char *policy_duration_text(int64_t ms, char *buf, size_t size)
     snprintf(buf, size, "%s", ms > 0 ? text : "0s");
     return buf;
 }
+
+void policy_write_delays(TextBuffer *out, const RetryPolicy *policy)
+{
+    char d[32];
+    uint32_t retries = policy->attempts - 1;
+    for (uint32_t n = 2; n <= policy->attempts; n++) {
+        if (retries > POLICY_DELAYS_SHOWN && n == POLICY_DELAYS_SHOWN - 1) {
+            text_printf(out, ", … (%u delays in all), ", retries);
+            n = policy->attempts;
+        } else if (n > 2) {
+            text_printf(out, ", ");
+        }
+        text_printf(out, "%s", policy_duration_text(policy_retry_delay(policy, n), d, sizeof d));
+    }
+}
+
+void policy_write_worst_case(TextBuffer *out, const RetryPolicy *policy, int64_t timeout_ms,
+                             const char *emphasis)
+{
+    char d1[32], d2[32], d3[32];
+    RetryBudget b = policy_retry_budget(policy, timeout_ms, 0);
+    if (timeout_ms <= 0) {
+        text_printf(out, "no limit: without a `timeout` an attempt may run forever");
+        if (policy->attempts > 1)
+            text_printf(out, " (the delays alone add up to %s)",
+                        policy_duration_text(b.delays_ms, d1, sizeof d1));
+    } else if (policy->attempts > 1) {
+        text_printf(out, "%u attempts × %s + %s of delays = %s%s%s", policy->attempts,
+                    policy_duration_text(timeout_ms, d1, sizeof d1),
+                    policy_duration_text(b.delays_ms, d2, sizeof d2), emphasis,
+                    policy_duration_text(b.total_ms, d3, sizeof d3), emphasis);
+    } else {
+        text_printf(out, "%s%s%s", emphasis, policy_duration_text(b.total_ms, d1, sizeof d1),
+                    emphasis);
+    }
+}

@@ -1,7 +1,7 @@
 /* Retry policies and timeouts as diagnostics/explain/E0410.md (`orbitc explain E0410`)
  * gives them: the retry settings with their types, defaults and meanings, the delay before
  * each attempt, and the worst-case time of a step. Written once, for the checker (E0410,
- * W0006) and the language server (hover, completion). */
+ * W0006) and the language server (hover, completion, inlay hints). */
 #ifndef ORBIT_POLICY_H
 #define ORBIT_POLICY_H
 
@@ -10,6 +10,7 @@
 
 #include "orbc.h"
 #include "program.h"
+#include "textbuf.h"
 
 /* The settings of a retry block, in the order of diagnostics/explain/E0410.md's table. */
 typedef enum RetrySetting {
@@ -56,6 +57,26 @@ typedef struct RetryBudget {
 
 RetryBudget policy_retry_budget(const RetryPolicy *policy, int64_t timeout_ms,
                          int64_t workflow_timeout_ms);
+
+enum {
+    /* Delays listed one by one by policy_write_delays; a longer schedule shows its start
+     * and its end. */
+    POLICY_DELAYS_SHOWN = 10,
+};
+
+/* The delays before attempts 2 to `attempts`, as the hover and the inlay hints write
+ * them: "500ms, 1s, 2s, 4s"; more than POLICY_DELAYS_SHOWN delays are abbreviated to the
+ * first ones and the last: "1s, 2s, 4s, 8s, 16s, 32s, 1m, … (999 delays in all), 1m".
+ * Nothing for a policy of one attempt. */
+void policy_write_delays(TextBuffer *out, const RetryPolicy *policy);
+
+/* The worst case of a step with its reckoning, as the hover and the inlay hints write
+ * it: "5 attempts × 10s + 7s500ms of delays = 57s500ms" (the total between `emphasis`,
+ * "**" in Markdown), "10s" for one attempt, and without a timeout "no limit: without a
+ * `timeout` an attempt may run forever (the delays alone add up to 2s)". The figures are
+ * policy_retry_budget's, those of W0006. */
+void policy_write_worst_case(TextBuffer *out, const RetryPolicy *policy, int64_t timeout_ms,
+                             const char *emphasis);
 
 /* A duration as messages write it: liborbc's text ("1d2h", "1m30s", "250ms"), and "0s"
  * for none. Returns buf. */

@@ -16,16 +16,21 @@ import { EXAMPLES } from './examples.js';
 
 // The name of the one file: what diagnostics, fixes and the disassembly call it.
 const FILE_NAME = 'playground.orbit';
-// The pause after a keystroke before the program is checked again (typing a word
-// checks once); checking the checkout example takes a few milliseconds.
-const CHECK_DELAY_MS = 20;
+// The pause after a keystroke before the program is checked again (a burst of changes
+// is checked once); checking the checkout example takes well under a millisecond.
+const CHECK_DELAY_MS = 10;
 
 const $ = (id) => document.getElementById(id);
 const state = { orbit: null, view: null, lastCheck: [], checks: 0, scenarioEdited: false, tab: 'diagnostics' };
 window.playground = state;   // for the browser tests and the curious
 
-function setStatus(text) {
+// The status line; a message about something just done fades back to "Ready." after a
+// few seconds.
+let statusTimer = null;
+function setStatus(text, transient = true) {
   $('status').textContent = text;
+  clearTimeout(statusTimer);
+  if (transient && state.view) statusTimer = setTimeout(() => { $('status').textContent = 'Ready.'; }, 4000);
 }
 
 function source() {
@@ -255,7 +260,7 @@ async function start() {
     const { loadOrbit } = await import('./orbit-api.js');
     state.orbit = await loadOrbit();
   } catch (error) {
-    setStatus('Could not load the WebAssembly module: ' + error.message);
+    setStatus('Could not load the WebAssembly module: ' + error.message, false);
     throw error;
   }
   setUpControls();
@@ -264,7 +269,7 @@ async function start() {
   const example = EXAMPLES.find((e) => e.source === text);
   $('examples').value = example ? example.id : '';
   if (example) loadExample(example);
-  setStatus('Ready.');
+  setStatus('Ready.', false);
   document.body.dataset.ready = 'true';
 }
 

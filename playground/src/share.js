@@ -13,9 +13,10 @@ export function encodeSource(source) {
 
 // The source of a fragment, or null when the fragment holds none or is not valid
 // base64url of UTF-8 (a damaged link opens the default program rather than garbage).
+// Padding, which links made by other encoders may have, is accepted.
 export function decodeSource(fragment) {
   if (!fragment.startsWith(PREFIX)) return null;
-  const text = fragment.slice(PREFIX.length);
+  const text = fragment.slice(PREFIX.length).replace(/={1,2}$/, '');
   if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null;
   const base64 = text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4);
   try {

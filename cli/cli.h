@@ -13,6 +13,7 @@
 enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
 
 typedef enum Format { FORMAT_HUMAN, FORMAT_JSON, FORMAT_GITHUB, FORMAT_GITLAB, FORMAT_SARIF } Format;
+typedef enum GraphFormat { GRAPH_DOT, GRAPH_MERMAID, GRAPH_JSON } GraphFormat;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
 typedef struct LintSetting {
@@ -24,6 +25,9 @@ typedef struct LintSetting {
 typedef struct CliOptions {
     const char *command;
     Format format;
+    const char *format_text;        /* --format as given (main.c reads it for the command) */
+    GraphFormat graph_format;       /* graph --format */
+    const char *workflow;           /* graph --workflow */
     ColorMode color;
     bool deny_warnings;
     uint32_t max_diagnostics;
@@ -92,6 +96,7 @@ int cli_dis(const CliOptions *opt);
 int cli_explain(const CliOptions *opt);
 int cli_fmt(const CliOptions *opt);
 int cli_fix(const CliOptions *opt);
+int cli_graph(const CliOptions *opt);
 
 /* `orbitc lsp`: argv holds the arguments after `lsp` (lsp_command.c). */
 int lsp_command(int argc, char **argv);

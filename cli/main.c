@@ -20,12 +20,13 @@ enum { DEFAULT_MAX_DIAGNOSTICS = 200 };
 /* The options, each with the commands it applies to: any other command refuses it. */
 typedef enum OptionId {
     OPT_FORMAT, OPT_COLOR, OPT_DENY_WARNINGS, OPT_WARN, OPT_ALLOW, OPT_MAX_DIAGNOSTICS,
-    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_HELP, OPT_VERSION, OPT_COUNT
+    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_HELP,
+    OPT_VERSION, OPT_COUNT
 } OptionId;
 
 enum {
     FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_FMT = 16, FOR_FIX = 32,
-    FOR_ALL = 63
+    FOR_GRAPH = 64, FOR_ALL = 127
 };
 
 typedef struct OptionSpec {
@@ -38,18 +39,20 @@ typedef struct OptionSpec {
 
 static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab or sarif",
-                     FOR_CHECK | FOR_BUILD | FOR_DIS | FOR_FIX },
+                     FOR_CHECK | FOR_BUILD | FOR_DIS | FOR_FIX | FOR_GRAPH },
     [OPT_COLOR] = { "--color", "--colour", "auto, always or never",
-                    FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX },
+                    FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX | FOR_GRAPH },
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_ALLOW] = { "--allow", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_MAX_DIAGNOSTICS] = { "--max-diagnostics", NULL, "a number", FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_OUTPUT] = { "--output", "-o", "a file name", FOR_BUILD },
-    [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path", FOR_CHECK | FOR_BUILD | FOR_FIX },
+    [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path",
+                             FOR_CHECK | FOR_BUILD | FOR_FIX | FOR_GRAPH },
     [OPT_CHECK] = { "--check", NULL, NULL, FOR_FMT },
     [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT | FOR_FIX },
     [OPT_MAX_ROUNDS] = { "--max-rounds", NULL, "a number", FOR_FIX },
+    [OPT_WORKFLOW] = { "--workflow", NULL, "a workflow's name", FOR_GRAPH },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
 };
@@ -65,6 +68,7 @@ static const char usage_text[] =
     "  orbitc lsp                               a language server for editors (stdio)\n"
     "  orbitc fmt [--check|--diff] [PATH...]    format files in place (no PATH: `.`; `-`: stdin)\n"
     "  orbitc fix [--diff] [PATH...]            apply every machine-applicable fix (no PATH: `.`)\n"
+    "  orbitc graph [OPTIONS] PATH...           draw the steps of workflows and their worst case\n"
     "\n"
     "A PATH is an .orbit file, a directory (every *.orbit file below it, in sorted order)\n"
     "or `-` (standard input). All files together, with the standard library, form one\n"
@@ -101,6 +105,15 @@ static const char usage_text[] =
     "  --stdio                 talk on standard input and output (the only way; accepted)\n"
     "  --memory-only           never read a file: a program is the open documents alone\n"
     "  --clientProcessId N     exit when process N (the editor) ends\n"
+    "\n"
+    "Options of graph (docs/cli.md):\n"
+    "  --format dot|mermaid|json\n"
+    "                          Graphviz DOT (default), a Mermaid flowchart, or JSON\n"
+    "                          (docs/graph.schema.json)\n"
+    "  --workflow NAME         that workflow and the ones it starts (default: every one)\n"
+    "  --color auto|always|never\n"
+    "                          colour in the errors of a program that does not check\n"
+    "  --stdin-filename PATH   the name of `-`, as for check\n"
     "\n"
     "Options of fmt (docs/style.md):\n"
     "  --check                 list the files that are not formatted; change nothing\n"
@@ -153,6 +166,7 @@ static const CommandSpec command_specs[] = {
     { "explain", FOR_EXPLAIN, cli_explain },
     { "fmt", FOR_FMT, cli_fmt },
     { "fix", FOR_FIX, cli_fix },
+    { "graph", FOR_GRAPH, cli_graph },
     { "help", FOR_ALL, command_help },
     { "version", FOR_ALL, command_version },
 };
@@ -214,14 +228,11 @@ static int unknown_option(const char *arg)
 /* Stores the value of option `id` (already split off the argument). */
 static int set_option(CliOptions *opt, OptionId id, const char *value)
 {
-    static const char *const formats[] = { "human", "json", "github", "gitlab", "sarif" };
     static const char *const colors[] = { "auto", "always", "never" };
     int choice;
     switch (id) {
-    case OPT_FORMAT:
-        if (parse_choice("--format", value, formats, 5, &choice))
-            return EXIT_USAGE;
-        opt->format = (Format)choice;
+    case OPT_FORMAT:   /* its values depend on the command: read_format */
+        opt->format_text = value;
         break;
     case OPT_COLOR:
         if (parse_choice("--color", value, colors, 3, &choice))
@@ -241,6 +252,9 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         return parse_count("--max-rounds", value, 1, &opt->max_rounds);
     case OPT_OUTPUT:
         opt->output = value;
+        break;
+    case OPT_WORKFLOW:
+        opt->workflow = value;
         break;
     case OPT_STDIN_FILENAME:
         opt->stdin_filename = value;
@@ -379,7 +393,28 @@ static int check_paths(const CliOptions *opt, const CommandSpec *command)
     return EXIT_OK;
 }
 
-static int run_command(const CliOptions *opt, const char *const *given)
+/* --format's value, for the command: graph draws (dot, mermaid, json), the others
+ * print diagnostics or a disassembly (human, json, github, gitlab, sarif). */
+static int read_format(CliOptions *opt, const CommandSpec *command)
+{
+    static const char *const formats[] = { "human", "json", "github", "gitlab", "sarif" };
+    static const char *const graph_formats[] = { "dot", "mermaid", "json" };
+    int choice;
+    if (!opt->format_text)
+        return EXIT_OK;
+    if (command->bit == FOR_GRAPH) {
+        if (parse_choice("--format", opt->format_text, graph_formats, 3, &choice))
+            return EXIT_USAGE;
+        opt->graph_format = (GraphFormat)choice;
+        return EXIT_OK;
+    }
+    if (parse_choice("--format", opt->format_text, formats, 5, &choice))
+        return EXIT_USAGE;
+    opt->format = (Format)choice;
+    return EXIT_OK;
+}
+
+static int run_command(CliOptions *opt, const char *const *given)
 {
     if (!opt->command) {
         fputs(usage_text, stderr);
@@ -389,8 +424,10 @@ static int run_command(const CliOptions *opt, const char *const *given)
     if (!command)
         return unknown_command(opt->command);
     int status = refuse_ignored_options(given, command);
+    if (status == EXIT_OK)
+        status = read_format(opt, command);
     bool takes_paths = command->bit == FOR_CHECK || command->bit == FOR_BUILD
-        || command->bit == FOR_FIX;
+        || command->bit == FOR_FIX || command->bit == FOR_GRAPH;
     if (status == EXIT_OK && takes_paths)
         status = check_paths(opt, command);
     return status == EXIT_OK ? command->run(opt) : status;

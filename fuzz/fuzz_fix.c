@@ -1,5 +1,5 @@
 /* libFuzzer target: bytes as up to MAX_FILES source files (split at lines holding only
- * `%%`), checked and fixed in memory as `orbitc fix` does (fix_command.h, the same
+ * `%%`), checked and fixed in memory as `orbitc fix` does (fix_rounds.h, the same
  * rounds). Inputs over 4 KiB are ignored. The guarantees of `fix` must hold, else it
  * aborts with the reason:
  *   - no diagnostic remains that was not there before (by code and message, counted), so
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fix_command.h"
+#include "fix_rounds.h"
 #include "lower.h"
 #include "orbc.h"
 #include "workspace.h"
@@ -89,16 +89,9 @@ static void run_free(Run *run)
     compiler_free(&run->c);
 }
 
-static void no_print(void *context, Compiler *c)
-{
-    (void)context;
-    (void)c;
-}
-
 static Compiler *fix(Run *run, bool *unfinished)
 {
-    FixCommand options = { .max_rounds = FIX_MAX_ROUNDS, .print = no_print };
-    return fix_in_memory(&run->w, &options, unfinished);
+    return fix_in_memory(&run->w, FIX_MAX_ROUNDS, unfinished);
 }
 
 static int compare_diags(const void *pa, const void *pb)

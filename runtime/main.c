@@ -7,11 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contract.h"
-#include "history.h"
+#include "memory.h"
 #include "orbc.h"
-#include "scenario.h"
-#include "sim.h"
+#include "run_scenario.h"
 #include "version.h"
 
 enum { MAX_INPUT_FILE = 256 * 1024 * 1024 };
@@ -144,61 +142,27 @@ static bool load_module(const char *path, OrbcModule *module)
     return ok;
 }
 
-static bool load_scenario(const Args *args, const OrbcModule *module, Arena *arena,
-                          Scenario *scenario)
+/* Reads the scenario and the input the arguments name, and runs the workflow. */
+static int run(const Args *args, const OrbcModule *module)
 {
-    char err[2048];
-    size_t len = 2;
-    char *bytes = args->scenario ? read_file(args->scenario, &len) : strdup("{}");
-    if (!bytes)
-        return false;
-    bool ok = scenario_load(args->scenario ? args->scenario : "(no scenario)", bytes, len, module,
-                            args->workflow, arena, scenario, err, sizeof err);
-    free(bytes);
-    if (!ok) {
-        fprintf(stderr, "orbit-run: %s\n", err);
-        return false;
+    RunRequest request = {.scenario_name = args->scenario, .workflow = args->workflow,
+                          .input_name = args->input, .format = args->format,
+                          .show_values = args->show_values};
+    char *scenario = NULL, *input = NULL;
+    int status = 2;
+    if ((!args->scenario || (scenario = read_file(args->scenario, &request.scenario_len)))
+        && (!args->input || (input = read_file(args->input, &request.input_len)))) {
+        request.scenario = scenario;
+        request.input = input;
+        char err[2048];
+        status = run_scenario(module, &request, stdout, err, sizeof err);
+        if (status == 2)
+            fprintf(stderr, "orbit-run: %s\n", err);
+        fflush(stdout);
     }
-    if (!args->input)
-        return true;
-    bytes = read_file(args->input, &len);
-    if (!bytes)
-        return false;
-    ok = scenario_load_value(args->input, bytes, len, arena, &scenario->input, err, sizeof err);
-    free(bytes);
-    if (!ok)
-        fprintf(stderr, "orbit-run: %s\n", err);
-    return ok;
-}
-
-static const char *status_name(EngineStatus status)
-{
-    static const char *const names[] = {"COMPLETED", "FAILED", "TIMED_OUT", "BLOCKED"};
-    return names[status];
-}
-
-static int run(const Args *args, const OrbcModule *module, Arena *arena)
-{
-    Scenario scenario;
-    if (!load_scenario(args, module, arena, &scenario))
-        return 2;
-    const OrbcWorkflow *wf = &module->workflows[scenario.workflow];
-    Value input;
-    char why[1024];
-    if (!contract_conform(module, arena, wf->input_type, scenario.input, &input, why, sizeof why)) {
-        fprintf(stderr, "orbit-run: the input does not match the contract of workflow `%s`: %s\n",
-                module->strings[wf->name].text, why);
-        return 2;
-    }
-    History history;
-    history_init(&history, stdout, args->format);
-    RunOptions options = {.show_values = args->show_values};
-    EngineResult r = sim_run(module, &scenario, input, &history, &options, arena);
-    history_final(&history, status_name(r.status), r.status == ENGINE_COMPLETED ? &r.output : NULL,
-                  r.status == ENGINE_FAILED ? r.error : NULL, r.message, r.step);
-    history_free(&history);
-    fflush(stdout);
-    return r.status == ENGINE_COMPLETED ? 0 : 1;
+    free(scenario);
+    free(input);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -210,10 +174,7 @@ int main(int argc, char **argv)
     OrbcModule module;
     if (!load_module(args.orbc, &module))
         return 2;
-    Arena arena;
-    arena_init(&arena);
-    status = run(&args, &module, &arena);
-    arena_free(&arena);
+    status = run(&args, &module);
     orbc_module_free(&module);
     return status;
 }

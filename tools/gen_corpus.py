@@ -490,6 +490,8 @@ class Generator:
         if self.chance(0.6):
             text, cost = self.duration(60000, 7200000)
             lines.append("    timeout %s" % text)
+        else:   # the child's own worst case counts (emit_module adds it)
+            self.untimed_children.append(cname)
         if cout is not None and not fan_out:
             for fname, ftype in cout:
                 scope.add(name + "." + fname, ftype, self.records, 1)
@@ -547,6 +549,9 @@ class Generator:
         ["compute"] * 3 + ["for"] * 2
 
     def emit_workflow(self, name, signature, workers, children, steps):
+        """The text of a workflow, with None for its timeout line (emit_module fills it
+        in once the worst case of its children is known), its own worst case and the
+        children it starts without a step timeout."""
         inputs, outputs = signature
         scope = Scope()
         for fname, ftype in inputs:
@@ -554,6 +559,7 @@ class Generator:
         body = []
         total = 0
         used = set()
+        self.untimed_children = []
         for i in range(steps):
             step = "%s_%s%d" % (self.pick(VERBS), self.pick(NOUNS), i)
             while step in used:
@@ -564,22 +570,25 @@ class Generator:
             total += self.emit_step(step, kind, scope, workers, child, body)
             if self.chance(0.5):
                 body.append("")
-        self.out.line("workflow %s {" % name)
-        self.out.line("  input  %s" % self.schema(inputs))
+        text = ["workflow %s {" % name, "  input  %s" % self.schema(inputs)]
         if outputs is not None:
-            self.out.line("  output %s" % self.schema(outputs))
+            text.append("  output %s" % self.schema(outputs))
         if self.chance(0.7):
-            hours = max(1, (2 * total) // 3600000 + 1)
-            self.out.line("  timeout %s" % ("%dd" % (hours // 24 + 1) if hours > 48
-                                            else "%dh" % hours))
-        self.out.line()
-        for l in body:
-            self.out.line(l)
+            text.append(None)
+        text.append("")
+        text.extend(body)
         if outputs is not None:
-            self.out.line()
-            self.out.line("  return %s" % self.object_for(outputs, scope))
-        self.out.line("}")
-        self.out.line()
+            text.append("")
+            text.append("  return %s" % self.object_for(outputs, scope))
+        text.append("}")
+        text.append("")
+        return {"text": text, "total": total, "children": self.untimed_children}
+
+    @staticmethod
+    def timeout_line(total):
+        """A workflow timeout of twice the worst case, in whole hours or days."""
+        hours = max(1, (2 * total) // 3600000 + 1)
+        return "  timeout %s" % ("%dd" % (hours // 24 + 1) if hours > 48 else "%dh" % hours)
 
     def emit_module(self, module):
         if self.chance(0.5):
@@ -590,9 +599,18 @@ class Generator:
         names = ["%s_%s_flow%d_%d" % (self.pick(NOUNS), self.pick(VERBS), module, k)
                  for k in range(count)]
         sigs = [self.workflow_signature(types) for _ in names]
+        flows = []
         for k, name in enumerate(names):
             children = list(zip(names[k + 1:], sigs[k + 1:]))
-            self.emit_workflow(name, sigs[k], workers, children, self.rng.randint(3, 14))
+            flows.append(self.emit_workflow(name, sigs[k], workers, children,
+                                            self.rng.randint(3, 14)))
+        # A workflow starts only the ones after it: their worst cases are known first.
+        totals = {}
+        for name, flow in reversed(list(zip(names, flows))):
+            totals[name] = flow["total"] + sum(totals[c] for c in flow["children"])
+        for name, flow in zip(names, flows):
+            for line in flow["text"]:
+                self.out.line(self.timeout_line(totals[name]) if line is None else line)
         self.out.flush()
 
     def realistic(self, size):
@@ -808,6 +826,27 @@ def shape_strconcat(out, terms):
     out.flush()
 
 
+def shape_childdag(out, workflows):
+    """`workflows` workflows, each starting the next one twice: a naive analysis of the
+    worst case would visit the last one 2^workflows times, and the figures double at
+    each level until they saturate. The first has a timeout: W0010."""
+    out.line("// %d workflows, each starting the next one twice" % workflows)
+    out.line('worker "dag.work" {}')
+    for k in range(workflows - 1):
+        out.line("workflow w%d {" % k)
+        if k == 0:
+            out.line("  timeout 1d")
+        out.line("  step a { workflow w%d }" % (k + 1))
+        out.line("  step b { workflow w%d }" % (k + 1))
+        out.line("}")
+        if k % 4096 == 4095:
+            out.flush()
+    out.line("workflow w%d {" % (workflows - 1))
+    out.line('  step work { worker "dag.work"; timeout 1s }')
+    out.line("}")
+    out.flush()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", default="100K", help="target size, e.g. 10K, 1M, 100M")
@@ -817,7 +856,7 @@ def main():
     p.add_argument("--crlf", action="store_true", help="CRLF line ends")
     p.add_argument("--shape", choices=("realistic", "chain", "longline", "deep", "wide",
                                         "longexpr", "badfields", "badworkflows", "typechain",
-                                        "strconcat"),
+                                        "strconcat", "childdag"),
                    default="realistic")
     p.add_argument("--steps", type=int, default=100000, help="chain: number of steps")
     p.add_argument("--depth", type=int, default=250, help="deep: bracket depth of each "
@@ -827,7 +866,8 @@ def main():
                    help="longexpr: operands; strconcat: string literals")
     p.add_argument("--types", type=int, default=100000, help="typechain: record types")
     p.add_argument("--workflows", type=int, default=10000,
-                   help="badworkflows: workflows (and misspelt references to them)")
+                   help="badworkflows: workflows (and misspelt references to them); "
+                   "childdag: workflows")
     p.add_argument("-o", "--output", help="output file (default stdout)")
     p.add_argument("--stats", action="store_true", help="print what was generated to stderr")
     args = p.parse_args()
@@ -867,6 +907,8 @@ def write_program(args, size, stream):
         shape_typechain(out, args.types)
     elif args.shape == "strconcat":
         shape_strconcat(out, args.terms)
+    elif args.shape == "childdag":
+        shape_childdag(out, args.workflows)
     if args.stats:
         print("%d bytes, %d steps" % (out.written, gen.steps_written), file=sys.stderr)
 

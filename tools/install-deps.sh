@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, every Debian package that building and testing orbitc needs
-# and that is not installed yet. Safe to run again: it does nothing when all are present.
+# and that is not installed yet, and the packages named as arguments (the playground's:
+# tools/install-playground-deps.sh). Safe to run again: it does nothing when all are
+# present.
 set -euo pipefail
 
 packages=(
@@ -17,6 +19,8 @@ packages=(
   groff-base man-db                   # the man-page test renders them (groff -ww -z, man -l)
   bash-completion zsh fish            # the completion tests run each shell
   emscripten nodejs                   # the engine core in WebAssembly, run by Node (hosts/wasm/)
+  graphviz                            # `orbitc graph`'s test renders every golden graph (dot -Tsvg)
+  "$@"                                # what the caller adds
 )
 
 missing=()
@@ -27,5 +31,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}" >&2
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

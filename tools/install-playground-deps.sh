@@ -4,18 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
-apt_install() {  # apt_install PACKAGE... : the Debian packages that are missing
-    local missing=() p
-    for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "install-playground-deps: installing ${missing[*]}" >&2
-        $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    fi
+apt_install() {  # apt_install PACKAGE... : the Debian packages that are missing, with
+    tools/install-deps.sh "$@"   # tools/install-deps.sh's own (the playground builds on them)
 }
+
+# ---- wasm ----
+# Debian's emscripten (emcc 3.1.6, with its Node modules under /usr/share/nodejs), and
+# dpkg-dev: apt-get source unpacks utf8proc's and jansson's Debian sources with it
+# (tools/playground.sh fetches them).
+apt_install emscripten dpkg-dev
 
 # ---- page ----
 # The page's npm packages (CodeMirror 6, esbuild; puppeteer-core for the browser tests)

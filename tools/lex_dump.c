@@ -20,16 +20,12 @@
  * read. A developer tool, not installed. */
 #include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "lexer.h"
 #include "memory.h"
+#include "token_walk.h"
 #include "workspace.h"
 
-const char *token_kind_name(int kind);   /* generated: token_names.c */
-
-static void print_token(uint32_t start, uint32_t end, const char *kind)
+static void print_token(void *context, uint32_t start, uint32_t end, const char *kind)
 {
     json_t *token = json_pack("{s:I, s:I, s:s}", "start", (json_int_t)start,
                               "end", (json_int_t)end, "kind", kind);
@@ -38,36 +34,6 @@ static void print_token(uint32_t start, uint32_t end, const char *kind)
     json_dumpf(token, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
     json_decref(token);
-}
-
-/* Prints the comments that start before `before` (file offsets), from *next on. */
-static void print_comments_before(const Lexer *lx, uint32_t *next, uint32_t before)
-{
-    for (; *next < lx->scan.comment_count; (*next)++) {
-        Span span = lx->scan.comments[*next].span;
-        if (span.start - lx->origin >= before)
-            return;
-        print_token(span.start - lx->origin, span.end - lx->origin, "COMMENT");
-    }
-}
-
-static void dump(Compiler *c, uint32_t file)
-{
-    Lexer *lx = xmalloc(sizeof *lx);
-    lexer_init(lx, c, file);
-    uint32_t next_comment = 0;
-    YYSTYPE value;
-    Loc loc;
-    int kind;
-    while ((kind = lexer_next(lx, &value, &loc)) != END) {
-        if (kind == NEWLINE || loc.start == loc.end)
-            continue;
-        print_comments_before(lx, &next_comment, loc.start);
-        print_token(loc.start, loc.end, token_kind_name(kind));
-    }
-    print_comments_before(lx, &next_comment, UINT32_MAX);
-    lexer_free(lx);
-    free(lx);
 }
 
 int main(int argc, char **argv)
@@ -84,7 +50,7 @@ int main(int argc, char **argv)
         compiler_free(&c);
         return 2;
     }
-    dump(&c, c.sources.count - 1);
+    token_walk(&c, c.sources.count - 1, print_token, NULL);
     compiler_free(&c);
     return fflush(stdout) == 0 ? 0 : 2;
 }

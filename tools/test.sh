@@ -6,7 +6,9 @@
 # the corpora), then builds the libFuzzer targets and runs each briefly from its committed
 # corpus (which libFuzzer runs first: the corpora under the sanitizers, in-process).
 # Between the two builds, the repository's own Orbit programs must be formatted
-# (`orbitc fmt --check`).
+# (`orbitc fmt --check`). First, the playground's WebAssembly (tools/playground.sh
+# --wasm, which installs emscripten): the opt-in suite `playground` of the full run
+# compares it, and the API built natively, with orbitc and orbit-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +34,11 @@ run_suite() {  # run_suite DIR [meson test options...]
 }
 
 status=0
-echo "== build (warnings are errors), every test and the fuzz corpora (--setup full)"
+echo "== the playground's WebAssembly (tools/playground.sh --wasm)"
+tools/playground.sh --wasm >/dev/null
+export ORBIT_PLAYGROUND_WASM="$PWD/build-playground/wasm" ORBIT_REQUIRE_PLAYGROUND=1
+
+echo "== build (warnings are errors), every test, the fuzz corpora and the playground (--setup full)"
 setup build -Dwerror=true
 run_suite build --setup full || status=1
 

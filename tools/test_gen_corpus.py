@@ -3,7 +3,8 @@
 clean (exit 0, no diagnostic at all), the same seed must give the same bytes, and a
 program with injected mistakes must fail with at least one error per mistake. And the
 shapes of issue 27 (a chain of record types, a long string concatenation, misspelt
-fields of a wide record type, misspelt workflows among many) scale: 10x the input takes at most
+fields of a wide record type, misspelt workflows among many) and of issue 31 (child
+workflows each starting the next twice: the worst-case analysis) scale: 10x the input takes at most
 11x the instructions (callgrind, when valgrind is installed) and 11x the peak memory;
 `dis --format json` of a large module takes memory of the order of the file.
 
@@ -46,6 +47,9 @@ SCALING = [
     ("misspelt workflows among many (a did-you-mean each)", ["check", "FILE"],
      ["--shape", "badworkflows", "--workflows", "300"],
      ["--shape", "badworkflows", "--workflows", "3000"]),
+    ("child workflows, each starting the next twice (the worst-case analysis)",
+     ["check", "FILE"], ["--shape", "childdag", "--workflows", "3000"],
+     ["--shape", "childdag", "--workflows", "30000"]),
 ]
 SLACK = 11.0
 

@@ -19,9 +19,18 @@ enum { NO_ROOT = UINT32_MAX };
 void roots_init(RootSet *set)
 {
     memset(set, 0, sizeof *set);
-    set->cwd = realpath(".", NULL);
+}
+
+/* The real current directory, asked the first time a root is looked for: a run whose
+ * files form one program (Workspace.by_roots false: the playground, with no file
+ * system) never asks. */
+static const char *current_dir(RootSet *set)
+{
+    if (!set->cwd)
+        set->cwd = realpath(".", NULL);
     if (!set->cwd)
         set->cwd = xstrdup("/");
+    return set->cwd;
 }
 
 void roots_free(RootSet *set)
@@ -39,13 +48,14 @@ void roots_free(RootSet *set)
 
 /* A real directory as shown: "." for the current directory, relative below it, else
  * absolute. */
-static char *shown_dir(const RootSet *set, const char *real)
+static char *shown_dir(RootSet *set, const char *real)
 {
-    size_t cwd_len = strlen(set->cwd);
-    if (strcmp(real, set->cwd) == 0)
+    const char *cwd = current_dir(set);
+    size_t cwd_len = strlen(cwd);
+    if (strcmp(real, cwd) == 0)
         return xstrdup(".");
-    bool below = strncmp(real, set->cwd, cwd_len) == 0
-        && (real[cwd_len] == '/' || (cwd_len == 1 && set->cwd[0] == '/'));
+    bool below = strncmp(real, cwd, cwd_len) == 0
+        && (real[cwd_len] == '/' || (cwd_len == 1 && cwd[0] == '/'));
     if (below)
         return xstrdup(real + cwd_len + (cwd_len > 1));
     return xstrdup(real);
@@ -151,7 +161,7 @@ uint32_t roots_find(RootSet *set, Compiler *c, const char *path)
     char *real = realpath(dir, NULL);
     free(dir);
     if (!real)
-        real = xstrdup(set->cwd);
+        real = xstrdup(current_dir(set));
     uint32_t root = root_above(set, c, real);
     free(real);
     return root == NO_ROOT ? roots_unrooted(set) : root;

@@ -46,7 +46,7 @@ typedef struct RootSet {
     Root *items;
     uint32_t count, cap;
     NameMap dirs;            /* real directory -> root index + 1, or 0: below no root */
-    char *cwd;               /* the real current directory */
+    char *cwd;               /* the real current directory, once asked */
 } RootSet;
 
 void roots_init(RootSet *set);

@@ -245,6 +245,7 @@ Program *check_program(Compiler *c)
         check_workflow_signature(ck, i);
     for (uint32_t i = 0; i < ck->program->workflow_count; i++)
         check_workflow_body(ck, i);
+    worst_resolve(ck);
     free(ck->clauses);
     free(ck->step_decls);
     free(ck->step_buffer);

@@ -263,7 +263,14 @@ void check_report_repeated(Checker *ck, Member *first, Member *again, const char
 void lint_retry(Checker *ck, const RetryPolicy *policy, const RetrySyntax *syntax);
 void lint_idempotency(Checker *ck, const RetryPolicy *policy, bool has_key, Span step_name,
                       bool is_compensate);
-void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
+/* W0006; true when it was reported. */
+bool lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
                        const RetryPolicy *policy, int64_t timeout_ms, Span where);
+
+/* worst_path.c: the worst case of each workflow (worst_path.h), and W0010 */
+/* Keeps what the analysis needs of the steps of `wf`, once its body is checked. */
+void worst_collect(Checker *ck, Workflow *wf);
+/* Works out every workflow's worst case, once all are collected, and reports W0010. */
+void worst_resolve(Checker *ck);
 
 #endif

@@ -199,17 +199,17 @@ static bool surely_fits(const RetryPolicy *policy, int64_t timeout_ms, int64_t l
            bound <= limit;
 }
 
-void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
+bool lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
                        const RetryPolicy *policy, int64_t timeout_ms, Span where)
 {
     if (wf->timeout_ms <= 0 || policy->attempts <= 1 ||
         surely_fits(policy, timeout_ms, wf->timeout_ms) || !diag_enabled(ck->diags, W0006))
-        return;
+        return false;
     RetryBudget budget = policy_retry_budget(policy, timeout_ms, wf->timeout_ms);
     int64_t total = budget.total_ms, delays = budget.delays_ms;
     uint32_t first_late = budget.first_late;   /* the first attempt that would start too late */
     if (total <= wf->timeout_ms)
-        return;
+        return false;
     const char *list = delay_list(ck, policy);
     Diagnostic *d = diag_report(ck->diags, W0006, where,
                                 "the retries of step `%s` do not fit in the workflow timeout",
@@ -231,4 +231,5 @@ void lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
                       check_duration_text(ck, wf->timeout_ms));
     diag_add_help(ck->diags, d, "lower `attempts` or the delays, or raise the workflow "
                                 "`timeout`");
+    return true;
 }

@@ -806,7 +806,8 @@ static void check_step(Checker *ck, Workflow *wf, NameMap *steps, Member *decl, 
     if ((s->kind == STEP_TASK_WORKER || s->kind == STEP_TASK_BUILTIN) && s->retry.attempts > 1) {
         lint_idempotency(ck, &s->retry, s->idempotency_key != NULL, member_name_span(decl),
                          false);
-        lint_retry_budget(ck, wf, s, &s->retry, s->timeout_ms, member_name_span(decl));
+        if (lint_retry_budget(ck, wf, s, &s->retry, s->timeout_ms, member_name_span(decl)))
+            wf->worst.retries_reported = true;
     }
     if (given(&ms, KW_COMPENSATE))
         check_compensate(ck, wf, s, &scope, given(&ms, KW_COMPENSATE));
@@ -841,6 +842,7 @@ void check_workflow_signature(Checker *ck, uint32_t index)
         seen[kw] = cl;
         if (kw == KW_TIMEOUT) {
             wf->timeout_ms = check_duration_setting(ck, &cl, "timeout");
+            wf->timeout_span = member_key_span(cl.member);
             continue;
         }
         const Type *t = cl.value ? type_from_syntax(ck, cl.value) : ck->types.error;
@@ -1003,6 +1005,7 @@ void check_workflow_body(Checker *ck, uint32_t index)
     for (uint32_t i = 0; i < wf->step_count; i++)
         check_step(ck, wf, &ck->steps, ck->step_decls[i], i);
     check_return(ck, wf, ret, &ck->steps);
+    worst_collect(ck, wf);
     if (ck->c->check_only) {   /* the next workflow reuses the buffer (compiler.h) */
         wf->steps = NULL;
         wf->step_count = 0;

@@ -75,7 +75,7 @@ int64_t policy_retry_delay(const RetryPolicy *policy, uint32_t attempt)
     return delay < policy->max_delay_ms ? delay : policy->max_delay_ms;
 }
 
-static int64_t add_saturating(int64_t a, int64_t b)
+int64_t policy_add_saturating(int64_t a, int64_t b)
 {
     return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
@@ -92,11 +92,11 @@ RetryBudget policy_retry_budget(const RetryPolicy *policy, int64_t timeout_ms,
         if (doubling && n > 2 && raw < policy->max_delay_ms)
             raw = raw > INT64_MAX / 2 ? INT64_MAX : raw * 2;
         int64_t d = doubling && raw > policy->max_delay_ms ? policy->max_delay_ms : raw;
-        b.delays_ms = add_saturating(b.delays_ms, d);
-        b.total_ms = add_saturating(b.total_ms, d);
+        b.delays_ms = policy_add_saturating(b.delays_ms, d);
+        b.total_ms = policy_add_saturating(b.total_ms, d);
         if (!b.first_late && workflow_timeout_ms > 0 && b.total_ms >= workflow_timeout_ms)
             b.first_late = n;
-        b.total_ms = add_saturating(b.total_ms, timeout_ms);
+        b.total_ms = policy_add_saturating(b.total_ms, timeout_ms);
     }
     return b;
 }

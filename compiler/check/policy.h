@@ -55,6 +55,9 @@ typedef struct RetryBudget {
     uint32_t first_late;
 } RetryBudget;
 
+/* a + b for durations (b >= 0), INT64_MAX when it does not fit. */
+int64_t policy_add_saturating(int64_t a, int64_t b);
+
 RetryBudget policy_retry_budget(const RetryPolicy *policy, int64_t timeout_ms,
                          int64_t workflow_timeout_ms);
 

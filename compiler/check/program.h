@@ -190,6 +190,61 @@ typedef struct Step {
                                     this, since it runs only for a step that completed */
 } Step;
 
+/* ---- Worst cases (worst_path.c, docs/diagnostics.md "Worst case of a workflow") ---- */
+
+/* Why a worst case has no bound. */
+typedef enum Unbounded {
+    UNBOUNDED_NONE,              /* bounded */
+    UNBOUNDED_TASK_TIMEOUT,      /* a task step without `timeout` */
+    UNBOUNDED_AWAIT_TIMEOUT,     /* an await step without `timeout` */
+    UNBOUNDED_SLEEP_COMPUTED,    /* a sleep whose duration is computed at run time */
+    UNBOUNDED_RECURSION,         /* a workflow step, without `timeout`, that starts a
+                                    workflow already running (recursion) */
+    UNBOUNDED_COMPENSATE_TIMEOUT,/* a compensate block without `timeout` */
+} Unbounded;
+
+/* A worst-case duration: `ms` (saturating at INT64_MAX) when `unbounded` is
+ * UNBOUNDED_NONE; otherwise the reason, at step `step` of workflow `workflow`. */
+typedef struct Worst {
+    int64_t ms;
+    Unbounded unbounded;
+    const Name *workflow;
+    const Name *step;
+} Worst;
+
+/* One step as the worst-case analysis sees it. A `for` step runs its units in
+ * parallel, so its worst case is one unit's. */
+typedef struct StepWorst {
+    const Name *name;
+    StepKind kind;
+    uint32_t attempts;           /* the facts of its arithmetic (worst_step_text), */
+    int64_t timeout_ms;          /* from the Step, since Workflow.steps may be gone */
+    int64_t queue_timeout_ms;
+    int64_t delays_ms;           /* the backoff delays of every retry */
+    uint32_t child;              /* a workflow step's workflow (Program.workflows), else
+                                    NO_INDEX */
+    bool fan_out;                /* a `for` step */
+    Worst own;                   /* the step, every attempt at its worst */
+    Worst compensation;          /* its compensate block; 0 ms when it has none */
+} StepWorst;
+
+/* A workflow's worst case: its steps run one after another (docs/runtime.md), then a
+ * failure compensates every step with a compensate block, one at a time. */
+typedef struct WorkflowWorst {
+    StepWorst *steps;            /* one per step, in order (kept when Workflow.steps is
+                                    not: compiler.h, check_only) */
+    uint32_t step_count;
+    Worst running;               /* the steps: the sum of their `own` */
+    Worst compensations;         /* the sum of the compensate blocks */
+    Worst in_flight;             /* the longest attempt of a task step: how long an
+                                    attempt dispatched before the workflow timeout may
+                                    still run after it */
+    Worst total;                 /* min(running, timeout + in_flight) (running without
+                                    a workflow timeout) + compensations */
+    uint8_t state;               /* worst_path.c: unseen, in progress, done */
+    bool retries_reported;       /* W0006 was reported on one of its steps */
+} WorkflowWorst;
+
 typedef struct Workflow {
     const Name *name;
     Span span;
@@ -197,6 +252,8 @@ typedef struct Workflow {
     const Type *input;           /* record; `{}` when absent */
     const Type *output;          /* NULL when no `output` contract */
     int64_t timeout_ms;          /* the workflow timeout; 0 = none */
+    Span timeout_span;           /* the `timeout` keyword of the workflow timeout */
+    WorkflowWorst worst;         /* worst_path.c, once every workflow is checked */
     Step *steps;                 /* in the order written */
     uint32_t step_count;
     Expr *ret;                   /* `return` expression, NULL when absent */

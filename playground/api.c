@@ -1,0 +1,403 @@
+/* The playground's API (docs/playground.md): the toolchain as functions from text to
+ * JSON, for the page, compiled to WebAssembly by tools/playground.sh (and natively for
+ * its differential test, tests/test_wasm.py). Each function takes NUL-terminated UTF-8
+ * and returns a malloc'd NUL-terminated string that the caller frees with
+ * orbit_pg_free. Nothing here reads or writes a file: sources come from memory, and
+ * what the command line would print goes to a memory stream, through the very
+ * functions the command line and orbit-run call (the workspace's pipeline, the
+ * formatter, the rounds of fix, lowering, liborbc's disassembler, the runtime's run).
+ *
+ *   orbit_pg_check(source, name)   `orbitc check --format json NAME`: JSON Lines
+ *   orbit_pg_format(source)        {"ok": true, "text"} as `orbitc fmt -`, or
+ *                                  {"ok": false, "message"}
+ *   orbit_pg_fix(source)           {"text", "fixed"} as `orbitc fix -`
+ *   orbit_pg_build(source)         {"ok", "bytecode": base64} as `orbitc build`
+ *   orbit_pg_dis(source)           {"ok", "text"} as `orbitc dis` of the build
+ *   orbit_pg_run(source, scenario) {"ok", "exit", "logs", "history", "message"} as
+ *                                  `orbit-run --scenario` (text, and --format json)
+ *   orbit_pg_tokens(source)        [[start, end, "KIND"], ...] in UTF-16 units
+ *   orbit_pg_scenario(source)      a scenario where every worker answers at once
+ *
+ * The name of the source, where one is not given, is `playground.orbit`. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contract.h"
+#include "diag.h"
+#include "json_text.h"
+#include "fix_rounds.h"
+#include "format.h"
+#include "lower.h"
+#include "memory.h"
+#include "orbc.h"
+#include "run_scenario.h"
+#include "token_walk.h"
+#include "workspace.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#define ORBIT_PG_EXPORT EMSCRIPTEN_KEEPALIVE
+#else
+#define ORBIT_PG_EXPORT
+#endif
+
+#include "api.h"
+
+enum {
+    /* The latency of a worker's answer in the scenario orbit_pg_scenario proposes. */
+    PROPOSED_ANSWER_MS = 100,
+};
+
+static const char DEFAULT_NAME[] = "playground.orbit";
+static const char SCENARIO_NAME[] = "scenario.json";
+
+/* --- JSON out --- */
+
+/* The text of `value` (which it takes), compact, keys in insertion order. */
+static char *json_text(json_t *value)
+{
+    if (!value)
+        out_of_memory();
+    char *text = json_dumps(value, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+    json_decref(value);
+    if (!text)
+        out_of_memory();
+    return text;
+}
+
+/* --- memory streams: what the command line writes to a FILE --- */
+
+typedef struct Captured {
+    FILE *out;
+    char *text;
+    size_t len;
+} Captured;
+
+static void capture_begin(Captured *c)
+{
+    c->text = NULL;
+    c->len = 0;
+    c->out = open_memstream(&c->text, &c->len);
+    if (!c->out)
+        out_of_memory();
+}
+
+/* The text written, malloc'd and NUL-terminated. */
+static char *capture_end(Captured *c)
+{
+    if (fclose(c->out) != 0)
+        out_of_memory();
+    return c->text;
+}
+
+/* --- one program of one source, through the workspace --- */
+
+typedef struct Run {
+    Compiler c;
+    Workspace w;
+} Run;
+
+/* Loads `source` under `name` and checks it, as `orbitc check NAME` does a file below no
+ * program root: the file is a program of its own (no file system is asked for roots). */
+static void run_check(Run *run, const char *source, const char *name, bool check_only)
+{
+    compiler_init(&run->c);
+    run->c.check_only = check_only;
+    workspace_init(&run->w, &run->c, false);
+    size_t len = strlen(source);
+    workspace_add_text(&run->w, name, xstrndup(source, len), len);
+    workspace_check(&run->w);
+}
+
+static void run_free(Run *run)
+{
+    workspace_free(&run->w);
+    compiler_free(&run->c);
+}
+
+/* The bytecode of `source`, as `orbitc build` writes it; NULL with *message (malloc'd)
+ * when it does not build. */
+static uint8_t *build_bytes(const char *source, size_t *len, char **message)
+{
+    Run run;
+    run_check(&run, source, DEFAULT_NAME, false);
+    uint8_t *bytes = NULL;
+    char why[256] = "";
+    Program *program = run.w.roots.count ? run.w.checked[0] : NULL;
+    if (run.c.diags.errors == 0 && program)
+        lower_program(&run.c, program, &bytes, len, why, sizeof why);
+    if (!bytes) {
+        diag_finish(&run.c.diags);   /* lowering may have reported E0601 */
+        size_t errors = run.c.diags.errors;
+        char text[320];
+        if (why[0])
+            snprintf(text, sizeof text, "%s", why);
+        else
+            snprintf(text, sizeof text, "the program does not build: %zu %s (see the diagnostics)",
+                     errors, errors == 1 ? "error" : "errors");
+        *message = xstrdup(text);
+    }
+    run_free(&run);
+    return bytes;
+}
+
+/* The module of `source`, built and loaded as orbit-run loads a file; false with
+ * *message (malloc'd). */
+static bool build_module(const char *source, OrbcModule *module, char **message)
+{
+    size_t len;
+    uint8_t *bytes = build_bytes(source, &len, message);
+    if (!bytes)
+        return false;
+    OrbcError err;
+    bool ok = orbc_load(bytes, len, module, &err);
+    free(bytes);
+    if (!ok)
+        *message = xstrdup(err.text);
+    return ok;
+}
+
+static char *failure(char *message)
+{
+    json_t *result = json_pack("{s:b, s:o}", "ok", 0, "message", diag_json_text0(message));
+    free(message);
+    return json_text(result);
+}
+
+/* --- the API --- */
+
+ORBIT_PG_EXPORT char *orbit_pg_check(const char *source, const char *name)
+{
+    Run run;
+    run_check(&run, source, name && name[0] ? name : DEFAULT_NAME, true);
+    Captured out;
+    capture_begin(&out);
+    RenderOptions render = { .summary = true };
+    render_json(out.out, &run.c.diags, &run.c.sources, &render);
+    run_free(&run);
+    return capture_end(&out);
+}
+
+ORBIT_PG_EXPORT char *orbit_pg_format(const char *source)
+{
+    FormatText text = { 0 };
+    if (!format_text(DEFAULT_NAME, source, strlen(source), &text))
+        return failure(xstrdup("the source has lexical or syntax errors: it is formatted once "
+                               "they are fixed (see the diagnostics)"));
+    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text(text.text, text.len));
+    format_text_free(&text);
+    return json_text(result);
+}
+
+ORBIT_PG_EXPORT char *orbit_pg_fix(const char *source)
+{
+    Run run;
+    run_check(&run, source, DEFAULT_NAME, false);
+    FixRun fix;
+    fix_run_init(&fix, &run.w, NULL, FIX_MAX_ROUNDS);
+    Compiler *last = fix_run_rounds(&fix);
+    const FixFile *file = &fix.files[0];
+    json_t *result = json_pack("{s:o, s:I}", "text", diag_json_text(file->text, file->len),
+                               "fixed", (json_int_t)file->fixed);
+    if (last != fix.first)
+        fix_free_check(last);
+    fix_run_free(&fix);
+    run_free(&run);
+    return json_text(result);
+}
+
+/* RFC 4648 base64, with padding. */
+static json_t *base64(const uint8_t *bytes, size_t len)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t out_len = (len + 2) / 3 * 4;
+    char *out = xmalloc(out_len + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t n = (uint32_t)bytes[i] << 16;
+        if (i + 1 < len)
+            n |= (uint32_t)bytes[i + 1] << 8;
+        if (i + 2 < len)
+            n |= bytes[i + 2];
+        out[o++] = digits[n >> 18 & 63];
+        out[o++] = digits[n >> 12 & 63];
+        out[o++] = i + 1 < len ? digits[n >> 6 & 63] : '=';
+        out[o++] = i + 2 < len ? digits[n & 63] : '=';
+    }
+    json_t *s = json_stringn(out, out_len);
+    free(out);
+    return s;
+}
+
+ORBIT_PG_EXPORT char *orbit_pg_build(const char *source)
+{
+    size_t len;
+    char *message;
+    uint8_t *bytes = build_bytes(source, &len, &message);
+    if (!bytes)
+        return failure(message);
+    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "bytecode", base64(bytes, len));
+    free(bytes);
+    return json_text(result);
+}
+
+ORBIT_PG_EXPORT char *orbit_pg_dis(const char *source)
+{
+    OrbcModule module;
+    char *message;
+    if (!build_module(source, &module, &message))
+        return failure(message);
+    Captured out;
+    capture_begin(&out);
+    orbc_disassemble(&module, out.out);
+    orbc_module_free(&module);
+    char *text = capture_end(&out);
+    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text0(text));
+    free(text);
+    return json_text(result);
+}
+
+/* The history of one run in `format`; *status gets orbit-run's exit status. */
+static char *run_history(const OrbcModule *module, const char *scenario, HistoryFormat format,
+                         int *status, char *err, size_t errlen)
+{
+    RunRequest request = { .scenario_name = SCENARIO_NAME, .scenario = scenario,
+                           .scenario_len = strlen(scenario), .format = format };
+    Captured out;
+    capture_begin(&out);
+    *status = run_scenario(module, &request, out.out, err, errlen);
+    return capture_end(&out);
+}
+
+/* The JSON Lines of a history as an array of its events. */
+static json_t *history_events(const char *lines)
+{
+    json_t *events = json_array();
+    for (const char *line = lines; *line;) {
+        size_t len = strcspn(line, "\n");
+        json_t *event = json_loadb(line, len, 0, NULL);
+        if (event)
+            json_array_append_new(events, event);
+        line += len + (line[len] == '\n');
+    }
+    return events;
+}
+
+ORBIT_PG_EXPORT char *orbit_pg_run(const char *source, const char *scenario)
+{
+    OrbcModule module;
+    char *message;
+    if (!build_module(source, &module, &message))
+        return failure(message);
+    char err[2048];
+    int status;
+    char *logs = run_history(&module, scenario, HISTORY_TEXT, &status, err, sizeof err);
+    json_t *result;
+    if (status == 2) {
+        result = json_pack("{s:b, s:i, s:o}", "ok", 0, "exit", status, "message",
+                           diag_json_text0(err));
+    } else {
+        char *lines = run_history(&module, scenario, HISTORY_JSON, &status, err, sizeof err);
+        result = json_pack("{s:b, s:i, s:o, s:o}", "ok", 1, "exit", status, "logs",
+                           diag_json_text0(logs), "history", history_events(lines));
+        free(lines);
+    }
+    free(logs);
+    orbc_module_free(&module);
+    return json_text(result);
+}
+
+/* The tokens of the lexer as [start, end, kind], in UTF-16 units of the source. */
+typedef struct TokenList {
+    json_t *tokens;
+    const char *text;
+    uint32_t at_byte, at_unit;     /* the last position converted */
+} TokenList;
+
+/* The UTF-16 offset of byte `byte` (not before the last one asked). */
+static uint32_t utf16_at(TokenList *list, uint32_t byte)
+{
+    for (; list->at_byte < byte; list->at_byte++) {
+        unsigned char b = (unsigned char)list->text[list->at_byte];
+        if ((b & 0xC0) != 0x80)
+            list->at_unit += b >= 0xF0 ? 2 : 1;   /* a 4-byte sequence is a surrogate pair */
+    }
+    return list->at_unit;
+}
+
+static void add_token(void *context, uint32_t start, uint32_t end, const char *kind)
+{
+    TokenList *list = context;
+    json_int_t from = utf16_at(list, start), to = utf16_at(list, end);
+    json_array_append_new(list->tokens, json_pack("[I, I, s]", from, to, kind ? kind : "?"));
+}
+
+ORBIT_PG_EXPORT char *orbit_pg_tokens(const char *source)
+{
+    Compiler c;
+    compiler_init(&c);
+    size_t len = strlen(source);
+    TokenList list = { json_array(), NULL, 0, 0 };
+    if (compiler_fits(&c, len)) {
+        uint32_t file = compiler_add_source(&c, DEFAULT_NAME, xstrndup(source, len), (uint32_t)len);
+        list.text = source_file(&c.sources, file)->text;
+        token_walk(&c, file, add_token, &list);
+    }
+    compiler_free(&c);
+    return json_text(list.tokens);
+}
+
+/* The value of type `type` that contract_default makes, as jansson's. */
+static json_t *default_value(const OrbcModule *module, Arena *arena, uint32_t type)
+{
+    TextBuffer text = { 0 };
+    value_to_json(&text, contract_default(module, arena, type));
+    json_t *value = json_loadb(text.data, text.len, JSON_DECODE_ANY, NULL);
+    text_free(&text);
+    return value ? value : json_object();
+}
+
+ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source)
+{
+    OrbcModule module;
+    char *message = NULL;
+    if (!build_module(source, &module, &message) || module.workflow_count == 0) {
+        if (message)
+            free(message);
+        else
+            orbc_module_free(&module);
+        return json_text(json_object());
+    }
+    Arena arena;
+    arena_init(&arena);
+    const OrbcWorkflow *wf = &module.workflows[0];
+    json_t *workers = json_object();
+    for (uint32_t i = 0; i < module.task_count; i++) {
+        const OrbcTask *task = &module.tasks[i];
+        if (task->kind != ORBC_TASK_WORKER)
+            continue;
+        json_t *answer = json_pack("{s:i, s:o}", "after_ms", PROPOSED_ANSWER_MS, "succeed",
+                                   default_value(&module, &arena, task->output_type));
+        json_object_set_new(workers, module.strings[task->name].text,
+                            json_pack("{s:[o]}", "attempts", answer));
+    }
+    json_t *scenario = json_pack("{s:o, s:o, s:o}", "workflow",
+                                 diag_json_text0(module.strings[wf->name].text),
+                                 "input", default_value(&module, &arena, wf->input_type),
+                                 "workers", workers);
+    arena_free(&arena);
+    orbc_module_free(&module);
+    char *text = json_dumps(scenario, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(scenario);
+    if (!text)
+        out_of_memory();
+    return text;
+}
+
+ORBIT_PG_EXPORT void orbit_pg_free(char *text)
+{
+    free(text);
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Tests of `orbitc graph` (docs/cli.md, "orbitc graph") against the real consumers:
+
+- golden outputs: each case's DOT, Mermaid and JSON compared exactly with
+  golden/graph/NAME.dot, .mmd and .json (--update rewrites them: read `git diff`);
+- every JSON output valid against docs/graph.schema.json, keys in the documented order
+  (tools/validate_json.py);
+- Graphviz (`dot -Tsvg`) renders the graph of every golden program that checks without
+  errors, with nothing on standard error (no warning) and a well-formed SVG;
+- the command line: --workflow, its did-you-mean, a program with errors, a bad --format.
+
+    test_graph.py --orbitc build/cli/orbitc [--update]
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOLDEN = os.path.join(ROOT, 'golden', 'graph')
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
+import validate_json  # noqa: E402
+
+# name -> the program it draws (paths relative to the repository)
+CASES = {
+    'checkout': 'examples/checkout.orbit',
+    'escape': 'golden/graph/escape.orbit',
+    'unbounded': 'golden/worst/unbounded.orbit',
+    'fan_out_child': 'golden/worst/fan_out_child.orbit',
+    'huge': 'golden/worst/huge.orbit',
+}
+FORMATS = {'dot': 'dot', 'mermaid': 'mmd', 'json': 'json'}
+SCHEMA = os.path.join(ROOT, 'docs', 'graph.schema.json')
+
+failures = []
+
+
+def orbitc(opts, *args):
+    p = subprocess.run([opts.orbitc] + list(args), cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=120)
+    return p.returncode, p.stdout.decode('utf-8'), p.stderr.decode('utf-8', 'replace')
+
+
+def fail(message):
+    failures.append(message)
+    print('FAIL ' + message)
+
+
+def schema_problem(text):
+    schema = json.load(open(SCHEMA, encoding='utf-8'))
+    doc = json.loads(text)
+    try:
+        validate_json.jsonschema.validate(doc, schema)
+    except validate_json.jsonschema.ValidationError as e:
+        return e.message
+    return validate_json.key_order_problem(doc, schema, schema.get('$defs', {}), '')
+
+
+def golden(opts):
+    for name, program in sorted(CASES.items()):
+        for fmt, ext in FORMATS.items():
+            status, out, err = orbitc(opts, 'graph', '--format', fmt, program)
+            if status != 0:
+                fail('%s --format %s: status %d: %s' % (name, fmt, status, err))
+                continue
+            again = orbitc(opts, 'graph', '--format', fmt, program)[1]
+            if again != out:
+                fail('%s --format %s: two runs differ' % (name, fmt))
+            if fmt == 'json':
+                problem = schema_problem(out)
+                if problem:
+                    fail('%s: the JSON does not match docs/graph.schema.json: %s'
+                         % (name, problem))
+            path = os.path.join(GOLDEN, '%s.%s' % (name, ext))
+            if opts.update:
+                with open(path, 'w', encoding='utf-8') as f:
+                    f.write(out)
+                continue
+            expected = open(path, encoding='utf-8').read() if os.path.exists(path) else None
+            if out != expected:
+                fail('%s --format %s differs from %s' % (name, fmt, os.path.relpath(path, ROOT)))
+
+
+def golden_programs():
+    """Every golden program: its .orbit file, or its .case directory."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(ROOT, 'golden', '**', '*'), recursive=True)):
+        if path.endswith('.case') and os.path.isdir(path):
+            found.append(path)
+        elif path.endswith('.orbit') and '.case' + os.sep not in path:
+            found.append(path)
+    return found
+
+
+def renders(opts):
+    """dot -Tsvg renders the graph of every golden program that checks, without a
+    warning."""
+    if not shutil.which('dot'):
+        fail('dot (Debian graphviz) is not installed: tools/install-deps.sh installs it')
+        return
+    drawn = 0
+    for program in golden_programs():
+        status, out, err = orbitc(opts, 'graph', program)
+        if status == 1 or (status == 2 and 'draws one program' in err):
+            continue   # errors, or several programs (roots): nothing to draw
+        if status != 0:
+            fail('%s: status %d: %s' % (program, status, err))
+            continue
+        p = subprocess.run(['dot', '-Tsvg'], input=out.encode('utf-8'),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        if p.returncode != 0 or p.stderr:
+            fail('%s: dot -Tsvg: status %d: %s' % (os.path.relpath(program, ROOT), p.returncode,
+                                                  p.stderr.decode('utf-8', 'replace')))
+            continue
+        try:
+            ET.fromstring(p.stdout)
+        except ET.ParseError as e:
+            fail('%s: dot -Tsvg wrote an SVG that is not well-formed: %s' % (program, e))
+            continue
+        drawn += 1
+    print('dot -Tsvg rendered %d golden programs without a warning' % drawn)
+    if drawn < 50:
+        fail('only %d golden programs were drawn' % drawn)
+
+
+def command_line(opts):
+    program = CASES['checkout']
+    status, out, err = orbitc(opts, 'graph', '--workflow', 'pack_items', '--format', 'json',
+                              program)
+    names = [w['name'] for w in json.loads(out)['workflows']] if status == 0 else None
+    if names != ['pack_items']:
+        fail('--workflow pack_items: status %d, workflows %s' % (status, names))
+    status, out, err = orbitc(opts, 'graph', '--workflow', 'checkout', '--format', 'json',
+                              program)
+    names = [w['name'] for w in json.loads(out)['workflows']] if status == 0 else None
+    if names != ['checkout', 'pack_items']:
+        fail('--workflow checkout (and the workflow it starts): %s' % names)
+    status, out, err = orbitc(opts, 'graph', '--workflow', 'chekout', program)
+    if status != 2 or 'no workflow `chekout`' not in err or 'did you mean `checkout`?' not in err:
+        fail('--workflow chekout: status %d, %r' % (status, err))
+    status, out, err = orbitc(opts, 'graph', '--format', 'svg', program)
+    if status != 2 or 'expected `dot`, `mermaid` or `json`' not in err:
+        fail('--format svg: status %d, %r' % (status, err))
+    status, out, err = orbitc(opts, 'graph', '--color=never', 'golden/e0410/attempts.orbit')
+    if status != 1 or out or 'error[E0410]' not in err:
+        fail('a program with errors: status %d, stdout %r, stderr %r' % (status, out, err))
+    status, out, err = orbitc(opts, 'graph')
+    if status != 2:
+        fail('graph without a path: status %d' % status)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--orbitc', required=True)
+    ap.add_argument('--update', action='store_true')
+    opts = ap.parse_args()
+    opts.orbitc = os.path.abspath(opts.orbitc)
+    golden(opts)
+    renders(opts)
+    command_line(opts)
+    print('%d failures' % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -201,6 +201,7 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "signatureHelpProvider",
                         json_pack("{s:[s, s]}", "triggerCharacters", "(", ","));
     json_object_set_new(caps, "inlayHintProvider", json_true());
+    json_object_set_new(caps, "semanticTokensProvider", lsp_semantic_legend());
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -338,6 +339,9 @@ static const Method METHODS[] = {
     { "callHierarchy/incomingCalls", lsp_handle_incoming_calls, true },
     { "callHierarchy/outgoingCalls", lsp_handle_outgoing_calls, true },
     { "textDocument/inlayHint", lsp_handle_inlay_hint, true },
+    { "textDocument/semanticTokens/full", lsp_handle_semantic_tokens_full, true },
+    { "textDocument/semanticTokens/full/delta", lsp_handle_semantic_tokens_delta, true },
+    { "textDocument/semanticTokens/range", lsp_handle_semantic_tokens_range, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

@@ -15,6 +15,7 @@
  *   navigate.c     definition, references, rename, document and workspace symbols
  *   complete.c     completion
  *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
+ *   semantic.c     semantic tokens: the lexer's tokens coloured by the resolved names
  *   hints.c        inlay hints: the resolved retry schedules written into the code
  *
  * One thread. Messages are read into a queue as they arrive; a program is re-checked
@@ -55,6 +56,13 @@ enum {
     LSP_REQUEST_CANCELLED = -32800,
 };
 
+/* The last semantic tokens sent for a document (semantic.c), for /full/delta. */
+typedef struct SemanticResult {
+    uint32_t *items;           /* malloc'd, NULL for none */
+    uint32_t count;
+    uint64_t result_id;
+} SemanticResult;
+
 typedef struct Document {
     const char *uri;           /* as the client sent it (the key in document_by_uri) */
     char *path;                /* its file (malloc'd), or NULL for a URI that is not file: */
@@ -63,6 +71,7 @@ typedef struct Document {
     uint32_t len, cap;
     int64_t version;
     uint32_t project;          /* index in Server.projects */
+    SemanticResult semantic;
 } Document;
 
 /* One source file of a checked program, by its index in the compiler's source map. */
@@ -161,6 +170,8 @@ typedef struct Server {
     bool stdlib_tried;         /* the standard library was written out (or could not be) */
     char *stdlib_path;         /* its read-only copy for "go to definition", or NULL */
     char *stdlib_uri;
+
+    uint64_t semantic_results; /* resultIds of semantic tokens given so far */
 
     Message *queue;
     uint32_t queue_head, queue_count;
@@ -306,5 +317,14 @@ json_t *lsp_handle_incoming_calls(Server *s, json_t *params);
 json_t *lsp_handle_outgoing_calls(Server *s, json_t *params);
 /* ---- hints.c ---- */
 json_t *lsp_handle_inlay_hint(Server *s, json_t *params);
+
+/* ---- semantic.c ---- */
+/* The semanticTokensProvider capability: the legend, full with delta, and range. */
+json_t *lsp_semantic_legend(void);
+json_t *lsp_handle_semantic_tokens_full(Server *s, json_t *params);
+json_t *lsp_handle_semantic_tokens_delta(Server *s, json_t *params);
+json_t *lsp_handle_semantic_tokens_range(Server *s, json_t *params);
+/* Drops the document's last semantic tokens (closed, or the server ends). */
+void lsp_semantic_forget(Document *d);
 
 #endif

@@ -101,8 +101,12 @@ def formatting(s, uri, text, variant):
 
 def hint_requests(s, doc, text):
     """Inlay hints of the whole text, of ranges inside it (one reversed, one past its
-    end), and of one line."""
+    end), and of one line; folding ranges; selection ranges at positions spread over it
+    and past its end."""
     lines = text.count("\n")
+    s.request("textDocument/foldingRange", {"textDocument": doc})
+    s.request("textDocument/selectionRange", {"textDocument": doc, "positions": list(
+        positions(text, 4))[:16] + [{"line": lines + 2, "character": 0}]})
     for first, last in ((0, lines + 1), (lines // 3, lines // 2), (lines // 2, 1),
                         (lines, lines + 9), (lines // 2, lines // 2)):
         s.request("textDocument/inlayHint", {

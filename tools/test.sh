@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 tools/install-deps.sh
 tools/install-sarif.sh    # the SARIF validators of the golden tests (npm, into build-tools/)
 export ORBIT_REQUIRE_SARIF_TOOLS=1
-tools/install-npm.sh      # the editor tests' packages (npm, from editors/vscode/package-lock.json)
+tools/install-npm.sh      # the npm packages of the editor tests and of test_graph's Mermaid parser
 export ORBIT_REQUIRE_NPM_TOOLS=1
 
 setup() {  # setup DIR [meson options...]

@@ -293,11 +293,12 @@ static void await_start(Unit *u)
 
 static void on_signal(Engine *e, const EngineEvent *sig)
 {
+    uint32_t name = sig->signal < e->module->string_count ? sig->signal : 0;
     outbox_event(e, "SignalReceived");
-    outbox_str(e, "signal", sig->signal_name);
+    outbox_str(e, "signal", sig->signal_name ? sig->signal_name : engine_string(e, name));
     if (e->options.show_values)
         outbox_value(e, "payload", sig->payload);
-    SignalBox *box = signal_box(e, sig->signal < e->module->string_count ? sig->signal : 0);
+    SignalBox *box = signal_box(e, name);
     while (box->wcount > 0) {
         Unit *u = box->waiters[box->whead++];
         box->wcount--;

@@ -50,8 +50,8 @@ typedef enum EngineAnswerKind {
 typedef struct EngineAnswer {
     uint8_t kind;            /* EngineAnswerKind */
     Value output;
-    const char *code;
-    const char *message;
+    const char *code;        /* NULL is taken as "" */
+    const char *message;     /* NULL is taken as "" */
     bool retryable;
     int64_t status;
 } EngineAnswer;
@@ -65,7 +65,7 @@ typedef struct EngineEvent {
     const char *worker_id;   /* PICKED_UP */
     EngineAnswer answer;     /* ANSWERED */
     uint32_t signal;         /* SIGNAL: the module's string index of its name */
-    const char *signal_name; /* SIGNAL */
+    const char *signal_name; /* SIGNAL: its text (NULL: the module's string) */
     Value payload;           /* SIGNAL */
 } EngineEvent;
 

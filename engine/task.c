@@ -349,12 +349,16 @@ bool task_event(Engine *e, const EngineEvent *event)
             return false;
         on_pickup(a, event->worker_id ? event->worker_id : "");
         return true;
-    case ENGINE_ANSWERED:
+    case ENGINE_ANSWERED: {
+        EngineAnswer answer = event->answer;   /* a missing text is empty */
+        answer.code = answer.code ? answer.code : "";
+        answer.message = answer.message ? answer.message : "";
         if (current && a->state == A_DISPATCHED)
-            on_answer(a, &event->answer);
+            on_answer(a, &answer);
         else if (current && a->state == A_TIMED_OUT)
-            on_late_answer(a, &event->answer);
+            on_late_answer(a, &answer);
         return true;
+    }
     case ENGINE_WORKER_LOST:
         if (current && a->state == A_DISPATCHED)
             on_lost(a);

@@ -7,7 +7,8 @@ them; the committed corpus fuzz/corpus/fuzz_lsp grew from them).
 
 A session initializes (UTF-8 or UTF-16, with or without a workspace folder), opens one
 or two programs (examples/ and golden/), asks every request the server answers at
-positions spread over the text (inlay hints over ranges of it), formats it (whole, by ranges, with options, laid out
+positions spread over the text (inlay hints over ranges of it; semantic tokens whole,
+by ranges and, after an edit, as deltas), formats it (whole, by ranges, with options, laid out
 badly first, in CRLF), edits them by ranges and whole (except one session in four: a
 check whose program has a change queued after it is not published, and the whole
 session is read at once), formats the edited text (which may not parse), cancels,
@@ -100,8 +101,12 @@ def formatting(s, uri, text, variant):
 
 def hint_requests(s, doc, text):
     """Inlay hints of the whole text, of ranges inside it (one reversed, one past its
-    end), and of one line."""
+    end), and of one line; folding ranges; selection ranges at positions spread over it
+    and past its end."""
     lines = text.count("\n")
+    s.request("textDocument/foldingRange", {"textDocument": doc})
+    s.request("textDocument/selectionRange", {"textDocument": doc, "positions": list(
+        positions(text, 4))[:16] + [{"line": lines + 2, "character": 0}]})
     for first, last in ((0, lines + 1), (lines // 3, lines // 2), (lines // 2, 1),
                         (lines, lines + 9), (lines // 2, lines // 2)):
         s.request("textDocument/inlayHint", {
@@ -135,6 +140,22 @@ def codes_requests(s, doc, text):
                 s.request("textDocument/hover", at)
                 s.request("textDocument/completion", at)
             break
+
+
+def semantic_tokens_requests(s, doc, text, edited):
+    """Semantic tokens: the whole document and ranges; after an edit, deltas from the
+    first result (resultIds count from 1 in a session) and from one the server never
+    gave."""
+    lines = text.count("\n")
+    if not edited:
+        s.request("textDocument/semanticTokens/full", {"textDocument": doc})
+    else:
+        for previous in ("1", "no-such-result"):
+            s.request("textDocument/semanticTokens/full/delta",
+                      {"textDocument": doc, "previousResultId": previous})
+    for start, end in ((0, lines + 1), (lines // 2, lines // 2 + 3), (lines + 5, 0)):
+        s.request("textDocument/semanticTokens/range", {"textDocument": doc, "range": {
+            "start": {"line": start, "character": 1}, "end": {"line": end, "character": 0}}})
 
 
 def session(texts, utf8, folder, variant):
@@ -173,6 +194,7 @@ def session(texts, utf8, folder, variant):
                                               "range": {"start": p, "end": p},
                                               "context": {"diagnostics": []}})
     codes_requests(s, doc, text)
+    semantic_tokens_requests(s, doc, text, False)
     s.request("textDocument/documentSymbol", {"textDocument": doc})
     s.request("workspace/symbol", {"query": "a"})
     hint_requests(s, doc, text)
@@ -187,6 +209,7 @@ def session(texts, utf8, folder, variant):
          "text": "wor"},
         {"range": {"start": {"line": 1, "character": 2}, "end": {"line": 2, "character": 0}},
          "text": "  step x { sleep 1s }\n"}]})
+    semantic_tokens_requests(s, doc, text, True)
     if variant % 2:
         s.request("textDocument/hover", {"textDocument": doc,
                                          "position": {"line": 1, "character": 8}})

@@ -187,8 +187,8 @@ static json_t *fix_all(Server *s, Analysis *a, uint32_t file)
 json_t *lsp_handle_code_action(Server *s, json_t *params)
 {
     uint32_t file, start, end;
-    Analysis *a = lsp_analysis_range(s, params, &file, &start, &end);
-    if (!a)
+    Analysis *a = lsp_analysis_for_uri(s, lsp_params_uri(s, params), &file);
+    if (!a || !lsp_range_offsets(s, a, file, params, &start, &end))
         return NULL;
     json_t *only = lsp_json_object_member(lsp_json_object_member(params, "context"), "only");
     json_t *actions = json_array();

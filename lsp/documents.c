@@ -162,6 +162,7 @@ json_t *lsp_handle_did_close(Server *s, json_t *params)
     if (!d || !d->open)
         return lsp_request_error(s, RPC_INVALID_PARAMS, "didClose of a document that is not open");
     d->open = false;
+    lsp_semantic_forget(d);
     free(d->text);
     d->text = NULL;
     d->len = d->cap = 0;
@@ -186,6 +187,7 @@ void lsp_documents_free(Server *s)
     for (uint32_t i = 0; i < s->document_count; i++) {
         free(s->documents[i].path);
         free(s->documents[i].text);
+        lsp_semantic_forget(&s->documents[i]);
     }
     free(s->documents);
     json_decref(s->document_by_uri);

@@ -190,9 +190,11 @@ static int by_position(const void *x, const void *y)
 json_t *lsp_handle_inlay_hint(Server *s, json_t *params)
 {
     uint32_t file, from, to;
-    Analysis *a = lsp_analysis_range(s, params, &file, &from, &to);
-    if (!a)
+    Analysis *a = lsp_source_for_uri(s, lsp_params_uri(s, params), &file);
+    if (!a || !lsp_range_offsets(s, a, file, params, &from, &to))
         return NULL;
+    if (!lsp_analysis_select(a, file))
+        return json_array();          /* a program's configuration has no policies */
     Hints h = { s, a, file, source_file(&a->c.sources, file)->origin, from, to, NULL, 0, 0 };
     const Program *p = a->program;
     const SourceAst *ast = file < a->c.ast_count ? a->c.asts[file] : NULL;

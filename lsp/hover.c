@@ -2,7 +2,8 @@
  * its resolved policy, every delay, the timeouts and the worst case measured against
  * the workflow timeout (the same figure as W0006); on a retry setting: its type,
  * default and meaning (compiler/check/policy.h, the table of diagnostics/explain/E0410.md);
- * on a name: its type; on a worker, built-in task, workflow or type: its contract. */
+ * on a name: its type; on a worker, built-in task, workflow or type: its contract, and on
+ * a workflow its worst case (compiler/check/worst_path.h, the figures of W0010). */
 #include "query.h"
 
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "policy.h"
 #include "textbuf.h"
 #include "types.h"
+#include "worst_path.h"
 
 typedef struct Hover {
     Analysis *a;
@@ -374,6 +376,43 @@ static void write_function(Hover *h, const Occurrence *o)
     write_stdlib_comment(h, &o->symbol);
 }
 
+/* The worst case of a workflow (compiler/check/worst_path.h, the figures of W0010): its
+ * steps one after another against its timeout, then with the compensations of a
+ * failure. */
+static void write_workflow_worst(Hover *h, const Workflow *wf)
+{
+    const WorkflowWorst *w = &wf->worst;
+    char text[WORST_TEXT_SIZE], d[32];
+    text_printf(&h->out, "\n**Worst case**\n");
+    if (w->running.unbounded) {
+        text_printf(&h->out, "- the steps: **unbounded**: %s\n",
+                    worst_reason_text(&w->running, wf->name, text, sizeof text));
+    } else {
+        text_printf(&h->out, "- the steps, one after another: **%s**",
+                    worst_text(&w->running, wf->name, text, sizeof text));
+        if (w->step_count > 0) {
+            text_printf(&h->out, " (");
+            worst_sum_text(wf, &h->out);
+            text_printf(&h->out, ")");
+        }
+        text_printf(&h->out, "\n");
+    }
+    if (wf->timeout_ms > 0 && !w->running.unbounded && w->running.ms > wf->timeout_ms)
+        text_printf(&h->out, "- ⚠ longer than the workflow timeout of %s (W0010)\n",
+                    duration(wf->timeout_ms, d));
+    else if (wf->timeout_ms > 0 && !w->running.unbounded)
+        text_printf(&h->out, "- fits in the workflow timeout of %s\n",
+                    duration(wf->timeout_ms, d));
+    else if (wf->timeout_ms > 0)
+        text_printf(&h->out, "- the workflow timeout of %s bounds them\n",
+                    duration(wf->timeout_ms, d));
+    text_printf(&h->out, "- the workflow at its worst (its timeout, then the compensations of "
+                         "a failure): %s%s%s\n",
+                w->total.unbounded ? "" : "**",
+                worst_text(&w->total, wf->name, text, sizeof text),
+                w->total.unbounded ? "" : "**");
+}
+
 static void write_symbol(Hover *h, const Occurrence *o)
 {
     const Program *p = h->a->program;
@@ -395,6 +434,7 @@ static void write_symbol(Hover *h, const Occurrence *o)
                     wf->step_count, wf->step_count == 1 ? "" : "s",
                     wf->timeout_ms > 0 ? duration(wf->timeout_ms, d) : "none");
         write_contract(h, wf->input, wf->output);
+        write_workflow_worst(h, wf);
         break;
     }
     case SYM_WORKER:

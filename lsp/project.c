@@ -574,21 +574,18 @@ Analysis *lsp_source_at(Server *s, const json_t *params, uint32_t *file, uint32_
     return a && position_offset(s, params, a, *file, offset) ? a : NULL;
 }
 
-Analysis *lsp_analysis_range(Server *s, const json_t *params, uint32_t *file, uint32_t *start,
-                             uint32_t *end)
+bool lsp_range_offsets(Server *s, Analysis *a, uint32_t file, const json_t *params,
+                       uint32_t *start, uint32_t *end)
 {
-    Analysis *a = lsp_analysis_for_uri(s, lsp_params_uri(s, params), file);
-    if (!a)
-        return NULL;
     LspPosition from, to;
     if (!lsp_read_range(lsp_json_object_member(params, "range"), &from, &to)) {
         lsp_request_error(s, RPC_INVALID_PARAMS, "a range is needed");
-        return NULL;
+        return false;
     }
-    LineIndex *lines = lsp_analysis_lines(a, *file);
+    LineIndex *lines = lsp_analysis_lines(a, file);
     *start = lsp_line_index_offset(lines, from, s->encoding);
     *end = lsp_line_index_offset(lines, to, s->encoding);
-    return a;
+    return true;
 }
 
 bool lsp_analysis_select(Analysis *a, uint32_t file)

@@ -174,6 +174,15 @@ static void read_lint_levels(Server *s, const json_t *options)
     }
 }
 
+/* foldingRange: { "lineFoldingOnly": true, "rangeLimit": 5000 } */
+static void read_folding(Server *s, const json_t *folding)
+{
+    int64_t limit;
+    s->client_line_folding_only = json_is_true(lsp_json_object_member(folding, "lineFoldingOnly"));
+    if (lsp_json_integer_member(folding, "rangeLimit", &limit) && limit > 0)
+        s->folding_range_limit = limit > UINT32_MAX ? UINT32_MAX : (uint32_t)limit;
+}
+
 static json_t *server_capabilities(Server *s)
 {
     json_t *caps = json_object();
@@ -201,6 +210,9 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "signatureHelpProvider",
                         json_pack("{s:[s, s]}", "triggerCharacters", "(", ","));
     json_object_set_new(caps, "inlayHintProvider", json_true());
+    json_object_set_new(caps, "foldingRangeProvider", json_true());
+    json_object_set_new(caps, "selectionRangeProvider", json_true());
+    json_object_set_new(caps, "semanticTokensProvider", lsp_semantic_legend());
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -253,6 +265,8 @@ static json_t *handle_initialize(Server *s, json_t *params)
     json_t *hover = lsp_json_object_member(lsp_json_object_member(caps, "textDocument"), "hover");
     json_t *formats = lsp_json_object_member(hover, "contentFormat");
     s->client_markdown = prefers_markdown(formats);
+    read_folding(s, lsp_json_object_member(lsp_json_object_member(caps, "textDocument"),
+                                           "foldingRange"));
     read_lint_levels(s, lsp_json_object_member(params, "initializationOptions"));
     lsp_codes_options(s, lsp_json_object_member(params, "initializationOptions"));
     int64_t pid;
@@ -338,6 +352,11 @@ static const Method METHODS[] = {
     { "callHierarchy/incomingCalls", lsp_handle_incoming_calls, true },
     { "callHierarchy/outgoingCalls", lsp_handle_outgoing_calls, true },
     { "textDocument/inlayHint", lsp_handle_inlay_hint, true },
+    { "textDocument/foldingRange", lsp_handle_folding_range, true },
+    { "textDocument/selectionRange", lsp_handle_selection_range, true },
+    { "textDocument/semanticTokens/full", lsp_handle_semantic_tokens_full, true },
+    { "textDocument/semanticTokens/full/delta", lsp_handle_semantic_tokens_delta, true },
+    { "textDocument/semanticTokens/range", lsp_handle_semantic_tokens_range, true },
 };
 
 static Handler find_handler(const char *name, bool *request)

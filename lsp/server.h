@@ -15,7 +15,9 @@
  *   navigate.c     definition, references, rename, document and workspace symbols
  *   complete.c     completion
  *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
+ *   semantic.c     semantic tokens: the lexer's tokens coloured by the resolved names
  *   hints.c        inlay hints: the resolved retry schedules written into the code
+ *   structure.c    folding ranges and selection ranges, from the syntax tree
  *
  * One thread. Messages are read into a queue as they arrive; a program is re-checked
  * when no message is waiting, and its results are published only if no change to it
@@ -55,6 +57,13 @@ enum {
     LSP_REQUEST_CANCELLED = -32800,
 };
 
+/* The last semantic tokens sent for a document (semantic.c), for /full/delta. */
+typedef struct SemanticResult {
+    uint32_t *items;           /* malloc'd, NULL for none */
+    uint32_t count;
+    uint64_t result_id;
+} SemanticResult;
+
 typedef struct Document {
     const char *uri;           /* as the client sent it (the key in document_by_uri) */
     char *path;                /* its file (malloc'd), or NULL for a URI that is not file: */
@@ -63,6 +72,7 @@ typedef struct Document {
     uint32_t len, cap;
     int64_t version;
     uint32_t project;          /* index in Server.projects */
+    SemanticResult semantic;
 } Document;
 
 /* One source file of a checked program, by its index in the compiler's source map. */
@@ -146,6 +156,8 @@ typedef struct Server {
     bool client_document_changes;   /* versioned WorkspaceEdit.documentChanges */
     bool client_watch_files;        /* dynamic registration of file watchers */
     bool client_markdown;           /* hover in Markdown (else plain text) */
+    bool client_line_folding_only;  /* foldingRange.lineFoldingOnly */
+    uint32_t folding_range_limit;   /* foldingRange.rangeLimit, 0: none */
     uint8_t lint_level[DIAG_CODE_COUNT];   /* initializationOptions warn / allow */
     char *explain_uri;         /* initializationOptions.explainUri (with {code}), or NULL */
     bool explain_tried;        /* the explanations were written to the cache (or could not be) */
@@ -161,6 +173,8 @@ typedef struct Server {
     bool stdlib_tried;         /* the standard library was written out (or could not be) */
     char *stdlib_path;         /* its read-only copy for "go to definition", or NULL */
     char *stdlib_uri;
+
+    uint64_t semantic_results; /* resultIds of semantic tokens given so far */
 
     Message *queue;
     uint32_t queue_head, queue_count;
@@ -223,9 +237,10 @@ Analysis *lsp_analysis_at(Server *s, const json_t *params, uint32_t *file, uint3
  * the analysis's current program is not changed. */
 Analysis *lsp_source_for_uri(Server *s, const char *uri, uint32_t *file);
 Analysis *lsp_source_at(Server *s, const json_t *params, uint32_t *file, uint32_t *offset);
-/* The same of its range: the byte offsets of its start and end. */
-Analysis *lsp_analysis_range(Server *s, const json_t *params, uint32_t *file, uint32_t *start,
-                             uint32_t *end);
+/* The byte offsets in `file` of the start and end of a request's range; false (after
+ * lsp_request_error) when it has none. */
+bool lsp_range_offsets(Server *s, Analysis *a, uint32_t file, const json_t *params,
+                       uint32_t *start, uint32_t *end);
 /* Whether a path is the read-only copy of the standard library (never checked). */
 bool lsp_is_stdlib_copy(Server *s, const char *path);
 /* Drops a standalone project whose document was closed (clearing its diagnostics). */
@@ -306,5 +321,17 @@ json_t *lsp_handle_incoming_calls(Server *s, json_t *params);
 json_t *lsp_handle_outgoing_calls(Server *s, json_t *params);
 /* ---- hints.c ---- */
 json_t *lsp_handle_inlay_hint(Server *s, json_t *params);
+/* ---- structure.c ---- */
+json_t *lsp_handle_folding_range(Server *s, json_t *params);
+json_t *lsp_handle_selection_range(Server *s, json_t *params);
+
+/* ---- semantic.c ---- */
+/* The semanticTokensProvider capability: the legend, full with delta, and range. */
+json_t *lsp_semantic_legend(void);
+json_t *lsp_handle_semantic_tokens_full(Server *s, json_t *params);
+json_t *lsp_handle_semantic_tokens_delta(Server *s, json_t *params);
+json_t *lsp_handle_semantic_tokens_range(Server *s, json_t *params);
+/* Drops the document's last semantic tokens (closed, or the server ends). */
+void lsp_semantic_forget(Document *d);
 
 #endif

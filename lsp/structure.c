@@ -1,5 +1,5 @@
 /* The structure of a file (docs/editors.md, "Folding and selection ranges"), from its
- * syntax tree: folding ranges (declarations and every block, lists over several lines,
+ * syntax tree (a program's configuration, orbit.program, too): folding ranges (declarations and every block, lists over several lines,
  * runs of comment lines, `// region` … `// endregion`) and selection ranges (token →
  * expression → member → block → declaration → file). */
 #include "server.h"
@@ -188,7 +188,7 @@ static json_t *fold_json(const Server *s, const Fold *fold)
 json_t *lsp_handle_folding_range(Server *s, json_t *params)
 {
     uint32_t file;
-    Analysis *a = lsp_analysis_for_uri(s, lsp_params_uri(s, params), &file);
+    Analysis *a = lsp_source_for_uri(s, lsp_params_uri(s, params), &file);
     if (!a)
         return NULL;
     const SourceFile *src = source_file(&a->c.sources, file);
@@ -252,7 +252,8 @@ static void select_expr(Chain *c, const Expr *e)
 {
     push(c, e->span);
     if (e->kind == EXPR_OBJECT) {
-        select_block(c, e->block);
+        if (e->block && holds(c, e->block->span, true))
+            select_block(c, e->block);
         return;
     }
     if (e->kind == EXPR_FIELD && holds(c, expr_field_span(e), true)) {
@@ -331,7 +332,7 @@ static json_t *chain_json(Server *s, LineIndex *lines, const Chain *c, uint32_t 
 json_t *lsp_handle_selection_range(Server *s, json_t *params)
 {
     uint32_t file;
-    Analysis *a = lsp_analysis_for_uri(s, lsp_params_uri(s, params), &file);
+    Analysis *a = lsp_source_for_uri(s, lsp_params_uri(s, params), &file);
     if (!a)
         return NULL;
     json_t *positions = lsp_json_object_member(params, "positions");

@@ -91,6 +91,55 @@ LspPosition lsp_line_index_position(LineIndex *index, uint32_t offset, PositionE
     return pos;
 }
 
+void lsp_line_cursor_init(LineCursor *cursor, const LineIndex *index,
+                          PositionEncoding encoding)
+{
+    *cursor = (LineCursor){ index, encoding, 0, 0, 0 };
+}
+
+/* UTF-16 code units of text[from, to): an invalid byte counts one (as columns.h counts
+ * it), a character above U+FFFF two. */
+static uint32_t utf16_units(const unsigned char *text, uint32_t from, uint32_t to)
+{
+    uint32_t units = 0;
+    while (from < to) {
+        if (text[from] < 0x80) {
+            units++;
+            from++;
+            continue;
+        }
+        int32_t cp;
+        uint32_t n = utf8_decode(text + from, to - from, &cp);
+        units += cp >= 0x10000 ? 2 : 1;
+        from += n;
+    }
+    return units;
+}
+
+LspPosition lsp_line_cursor_position(LineCursor *cursor, uint32_t offset)
+{
+    const LineIndex *index = cursor->index;
+    if (offset > index->len)
+        offset = index->len;
+    if (offset < cursor->offset)
+        offset = cursor->offset;
+    while (cursor->line + 1 < index->count && index->starts[cursor->line + 1] <= offset) {
+        cursor->line++;
+        cursor->offset = index->starts[cursor->line];
+        cursor->character = 0;
+    }
+    uint32_t line_end = index->starts[cursor->line] + line_length(index, cursor->line);
+    if (offset > line_end)
+        offset = line_end;
+    if (offset > cursor->offset) {
+        cursor->character += cursor->encoding == ENCODING_UTF8
+            ? offset - cursor->offset
+            : utf16_units((const unsigned char *)index->text, cursor->offset, offset);
+        cursor->offset = offset;
+    }
+    return (LspPosition){ cursor->line, cursor->character };
+}
+
 uint32_t lsp_line_index_offset(const LineIndex *index, LspPosition position,
                                PositionEncoding encoding)
 {

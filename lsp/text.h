@@ -35,6 +35,22 @@ void lsp_line_index_free(LineIndex *index);
  * the end of that line. */
 LspPosition lsp_line_index_position(LineIndex *index, uint32_t offset, PositionEncoding encoding);
 
+/* Positions of offsets that never decrease, in one pass over the text (semantic tokens:
+ * a position per token of a whole file): no search for the line, no cursor cache.
+ * Columns are counted as lsp_line_index_position counts them. */
+typedef struct LineCursor {
+    const LineIndex *index;
+    PositionEncoding encoding;
+    uint32_t line;           /* the line of the last offset asked */
+    uint32_t offset;         /* the last offset asked, clamped to its line's end */
+    uint32_t character;      /* and its column */
+} LineCursor;
+
+void lsp_line_cursor_init(LineCursor *cursor, const LineIndex *index,
+                          PositionEncoding encoding);
+/* The position of `offset`, at or after the last one asked. */
+LspPosition lsp_line_cursor_position(LineCursor *cursor, uint32_t offset);
+
 /* The byte offset of a position. A line past the end is the end of the text; a
  * character past the end of its line is the end of the line (as the protocol asks); a
  * character inside a UTF-16 surrogate pair or a UTF-8 sequence is the start of it. */

@@ -16,7 +16,8 @@
  *   orbit_pg_run(source, scenario) {"ok", "exit", "logs", "history", "message"} as
  *                                  `orbit-run --scenario` (text, and --format json)
  *   orbit_pg_tokens(source)        [[start, end, "KIND"], ...] in UTF-16 units
- *   orbit_pg_scenario(source)      a scenario where every worker answers at once
+ *   orbit_pg_scenario(source)      a scenario where every worker answers soon and every
+ *                                  signal arrives
  *
  * The name of the source, where one is not given, is `playground.orbit`. */
 #include <jansson.h>
@@ -46,8 +47,10 @@
 #include "api.h"
 
 enum {
-    /* The latency of a worker's answer in the scenario orbit_pg_scenario proposes. */
+    /* The latency of a worker's answer in the scenario orbit_pg_scenario proposes, and
+     * when the signals its workflow awaits arrive. */
     PROPOSED_ANSWER_MS = 100,
+    PROPOSED_SIGNAL_MS = 1000,
 };
 
 static const char DEFAULT_NAME[] = "playground.orbit";
@@ -360,6 +363,24 @@ static json_t *default_value(const OrbcModule *module, Arena *arena, uint32_t ty
     return value ? value : json_object();
 }
 
+/* Each signal `wf` awaits, once, arriving at PROPOSED_SIGNAL_MS without a payload. */
+static json_t *proposed_signals(const OrbcModule *module, const OrbcWorkflow *wf)
+{
+    json_t *signals = json_array();
+    for (uint32_t i = 0; i < wf->step_count; i++) {
+        if (wf->steps[i].kind != ORBC_STEP_AWAIT)
+            continue;
+        const char *name = module->strings[wf->steps[i].target].text;
+        bool seen = false;
+        for (uint32_t j = 0; j < i; j++)
+            seen |= wf->steps[j].kind == ORBC_STEP_AWAIT && wf->steps[j].target == wf->steps[i].target;
+        if (!seen)
+            json_array_append_new(signals, json_pack("{s:o, s:i}", "name", diag_json_text0(name),
+                                                     "at_ms", PROPOSED_SIGNAL_MS));
+    }
+    return signals;
+}
+
 ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source)
 {
     OrbcModule module;
@@ -384,10 +405,10 @@ ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source)
         json_object_set_new(workers, module.strings[task->name].text,
                             json_pack("{s:[o]}", "attempts", answer));
     }
-    json_t *scenario = json_pack("{s:o, s:o, s:o}", "workflow",
+    json_t *scenario = json_pack("{s:o, s:o, s:o, s:o}", "workflow",
                                  diag_json_text0(module.strings[wf->name].text),
                                  "input", default_value(&module, &arena, wf->input_type),
-                                 "workers", workers);
+                                 "workers", workers, "signals", proposed_signals(&module, wf));
     arena_free(&arena);
     orbc_module_free(&module);
     char *text = json_dumps(scenario, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -20,8 +20,8 @@
 //                      UTF-16 units (JavaScript string offsets); kind as parser.y names
 //                      it (T_STEP, IDENT, STRING, DURATION, ...) or COMMENT
 // scenario(source)     a scenario for the program: its first workflow, the simplest
-//                      input, every worker answering after 100 ms ({} when it does not
-//                      build)
+//                      input, every worker answering after 100 ms, the signals it
+//                      awaits arriving at 1 s ({} when it does not build)
 import createOrbit from './orbit.js';
 
 const DEFAULT_NAME = 'playground.orbit';

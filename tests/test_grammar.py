@@ -119,6 +119,20 @@ def check(name, problems):
         print(f'ok   {name}')
 
 
+def npm_package_missing(node_modules, package):
+    """None when the package is installed; else the exit status after saying so: skipped
+    (77), or failed when ORBIT_REQUIRE_NPM_TOOLS=1."""
+    if os.path.isdir(os.path.join(node_modules, package)):
+        return None
+    message = f'{node_modules}/{package} is missing: run tools/install-npm.sh'
+    if os.environ.get('ORBIT_REQUIRE_NPM_TOOLS') == '1':
+        print('FAIL ' + message)
+        print('0 passed, 1 failed')
+        return 1
+    print('SKIP ' + message)
+    return 77
+
+
 def all_sources():
     found = sources()
     found += sorted(glob.glob(os.path.join(ROOT, 'golden', '**', 'orbit.program'), recursive=True))
@@ -590,14 +604,9 @@ def main():
     parser.add_argument('--node-modules', required=True)
     args = parser.parse_args()
     args.node_modules = os.path.abspath(args.node_modules)
-    if not os.path.isdir(os.path.join(args.node_modules, 'vscode-textmate')):
-        message = f'{args.node_modules}/vscode-textmate is missing: run tools/install-npm.sh'
-        if os.environ.get('ORBIT_REQUIRE_NPM_TOOLS') == '1':
-            print('FAIL ' + message)
-            print('0 passed, 1 failed')
-            return 1
-        print('SKIP ' + message)
-        return 77
+    missing = npm_package_missing(args.node_modules, 'vscode-textmate')
+    if missing is not None:
+        return missing
     with open(CONFIGURATION, encoding='utf-8') as f:
         config = json.load(f)
     args.corpus, skipped = load_corpus(args)

@@ -7,6 +7,9 @@
   (tools/validate_json.py);
 - Graphviz (`dot -Tsvg`) renders the graph of every golden program that checks without
   errors, with nothing on standard error (no warning) and a well-formed SVG;
+- the real Mermaid parser (the `mermaid` npm package, headless in Node with jsdom:
+  tools/mermaid/, installed by tools/install-npm.sh) reads the Mermaid output of
+  every golden program that checks;
 - the command line: --workflow, its did-you-mean, a program with errors, a bad --format.
 
     test_graph.py --orbitc build/cli/orbitc [--update]
@@ -18,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -127,6 +131,42 @@ def renders(opts):
         fail('only %d golden programs were drawn' % drawn)
 
 
+MERMAID = os.path.join(ROOT, 'tools', 'mermaid')
+
+
+def mermaid_parses(opts, tmp):
+    """The real Mermaid parser (tools/mermaid/parse.mjs, headless in Node) reads the
+    Mermaid output of every golden program that checks."""
+    if not os.path.isdir(os.path.join(MERMAID, 'node_modules', 'mermaid')):
+        if os.environ.get('ORBIT_REQUIRE_NPM_TOOLS'):
+            fail('the Mermaid parser is not installed: run tools/install-npm.sh')
+        else:
+            print('note: Mermaid output not parsed: tools/install-npm.sh installs the '
+                  'parser (tools/test.sh requires it)')
+        return
+    paths = [os.path.join(GOLDEN, name + '.mmd') for name in sorted(CASES)]
+    for k, program in enumerate(golden_programs()):
+        status, out, err = orbitc(opts, 'graph', '--format', 'mermaid', program)
+        if status != 0:
+            continue
+        path = os.path.join(tmp, '%d.mmd' % k)
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(out)
+        paths.append(path)
+    p = subprocess.run(['node', os.path.join(MERMAID, 'parse.mjs')] + paths, cwd=MERMAID,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    lines = p.stdout.decode('utf-8', 'replace').splitlines()
+    parsed = sum(1 for l in lines if l.startswith('ok '))
+    for line in lines:
+        if line.startswith('FAIL'):
+            fail('mermaid: ' + line)
+    if p.returncode != 0 and not failures:
+        fail('mermaid: parse.mjs: status %d: %s' % (p.returncode, p.stderr.decode()[-2000:]))
+    print('the Mermaid parser read %d graphs' % parsed)
+    if parsed != len(paths):
+        fail('mermaid: %d of %d graphs parsed' % (parsed, len(paths)))
+
+
 def command_line(opts):
     program = CASES['checkout']
     status, out, err = orbitc(opts, 'graph', '--workflow', 'pack_items', '--format', 'json',
@@ -161,6 +201,8 @@ def main():
     opts.orbitc = os.path.abspath(opts.orbitc)
     golden(opts)
     renders(opts)
+    with tempfile.TemporaryDirectory(prefix='orbitc-graph-') as tmp:
+        mermaid_parses(opts, tmp)
     command_line(opts)
     print('%d failures' % len(failures))
     return 1 if failures else 0

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Inlay hints of `orbitc lsp` (docs/editors.md, "Inlay hints"), by the scripted client of
-tests/test_lsp.py: on every golden and example each retry schedule equals the hover's, and
-equals what `orbit-run` actually waits on the same policy; exact hints on the example;
-defaults only where omitted; the requested range; UTF-8, UTF-16, CRLF.
+"""Inlay hints, folding ranges and selection ranges of `orbitc lsp` (docs/editors.md), by
+the scripted client of tests/test_lsp.py: on every golden and example each retry schedule
+equals the hover's, and equals what `orbit-run` actually waits on the same policy; exact
+hints on the example; defaults only where omitted; the requested range; UTF-8, UTF-16,
+CRLF. Folding and selection: exact on a small program, and their invariants on every
+golden (each parent holds its child, every range in the file).
 
     test_lsp_hints.py --orbitc build/cli/orbitc --orbit-run build/runtime/orbit-run [-k NAME]
 """
@@ -314,6 +316,167 @@ def checkout_charge_is_what_orbit_run_waits():
         eq([ms(d) for d in delays.split(", ")], waited, "what orbit-run waits")
         eq(ms(worst), failed_at, "charge gives up at the worst case")
         eq(w.client.stop(), 0, "exit status")
+
+
+# ---- Folding ranges and selection ranges ----------------------------------------------------
+
+SMALL = ('// a program\n'                                   # 0
+         '// in two lines\n'                                # 1
+         '// region steps\n'                                # 2
+         'workflow w {\n'                                   # 3
+         '  input { a: number }\n'                          # 4
+         '  /* a block\n'                                   # 5
+         '     comment */\n'                                # 6
+         '  step s { worker "x"; with { n: [\n'             # 7
+         '      input.a + 1,\n'                             # 8
+         '      2] }\n'                                     # 9
+         '    retry { attempts: 2 }\n'                      # 10
+         '  }\n'                                            # 11
+         '}\n'                                              # 12
+         '// endregion\n'                                   # 13
+         'type T {\n'                                       # 14
+         '  x: string }\n')                                 # 15
+
+
+def folding(w, uri):
+    return w.client.request("textDocument/foldingRange", {"textDocument": {"uri": uri}})
+
+
+def selection(w, uri, positions):
+    return w.client.request("textDocument/selectionRange",
+                            {"textDocument": {"uri": uri}, "positions": positions})
+
+
+def chain(sel):
+    """A SelectionRange as its ranges, innermost first: (line, character, line, character)."""
+    out = []
+    while sel:
+        r = sel["range"]
+        out.append((r["start"]["line"], r["start"]["character"], r["end"]["line"],
+                    r["end"]["character"]))
+        sel = sel.get("parent")
+    return out
+
+
+@test
+def folding_ranges_of_a_small_program():
+    with Workspace() as w:
+        uri = w.open("s.orbit", SMALL)
+        eq(folding(w, uri), [
+            {"startLine": 0, "endLine": 1, "kind": "comment"},
+            {"startLine": 2, "endLine": 13, "kind": "region"},
+            {"startLine": 3, "startCharacter": 12, "endLine": 12, "endCharacter": 0},
+            {"startLine": 5, "endLine": 6, "kind": "comment"},
+            {"startLine": 7, "startCharacter": 10, "endLine": 11, "endCharacter": 2},
+            {"startLine": 7, "startCharacter": 29, "endLine": 9, "endCharacter": 9},
+            {"startLine": 7, "startCharacter": 34, "endLine": 9, "endCharacter": 7},
+            {"startLine": 14, "startCharacter": 8, "endLine": 15, "endCharacter": 12},
+        ], "folding ranges with characters")
+        eq(w.client.stop(), 0, "exit status")
+    caps = {"textDocument": {"foldingRange": {"lineFoldingOnly": True, "rangeLimit": 5}}}
+    with Workspace(capabilities=caps) as w:
+        uri = w.open("s.orbit", SMALL.replace("\n", "\r\n"))
+        eq(folding(w, uri), [
+            {"startLine": 0, "endLine": 1, "kind": "comment"},
+            {"startLine": 2, "endLine": 13, "kind": "region"},
+            {"startLine": 3, "endLine": 11},         # the `}` of line 12 stays visible
+            {"startLine": 5, "endLine": 6, "kind": "comment"},
+            {"startLine": 7, "endLine": 10},         # one range per first line, the outer
+        ], "whole lines, CRLF, at most rangeLimit ranges")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def selection_ranges_of_a_small_program():
+    with Workspace() as w:
+        uri = w.open("s.orbit", SMALL)
+        got = [chain(x) for x in selection(w, uri, [pos(8, 8), pos(10, 14), pos(5, 6),
+                                                    pos(15, 2), pos(99, 0)])]
+        workflow = [(7, 2, 11, 3), (3, 11, 12, 1), (3, 0, 12, 1), (0, 0, 16, 0)]
+        eq(got[0], [(8, 6, 8, 11), (8, 6, 8, 13), (8, 6, 8, 17), (7, 33, 9, 8),
+                    (7, 30, 9, 8), (7, 28, 9, 10), (7, 23, 9, 10), (7, 9, 11, 3)] + workflow,
+           "input → input.a → input.a + 1 → the list → its member → the object → `with` → "
+           "the step's block → the step → the workflow's block → the workflow → the file")
+        eq(got[1], [(10, 12, 10, 20), (10, 12, 10, 23), (10, 10, 10, 25), (10, 4, 10, 25),
+                    (7, 9, 11, 3)] + workflow, "a retry setting's name and up")
+        eq(got[2], [(5, 2, 6, 15), (3, 11, 12, 1), (3, 0, 12, 1), (0, 0, 16, 0)], "a comment")
+        eq(got[3], [(15, 2, 15, 3), (15, 2, 15, 11), (14, 7, 15, 13), (14, 0, 15, 13),
+                    (0, 0, 16, 0)], "a field of a type")
+        eq(got[4], [(0, 0, 16, 0)], "past the end: the file")
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def a_program_configuration():
+    config = ("// the program\n"
+              "program payments {\n"
+              "  lints {\n"
+              "    W0007: warn\n"
+              "  }\n"
+              "}\n")
+    with Workspace({"orbit.program": config,
+                    "a.orbit": 'workflow w { step s { worker "x" } }\n'}) as w:
+        uri = w.open("orbit.program")
+        eq(hints(w, uri), [], "no hints in a configuration")
+        eq(folding(w, uri), [
+            {"startLine": 1, "startCharacter": 18, "endLine": 5, "endCharacter": 0},
+            {"startLine": 2, "startCharacter": 9, "endLine": 4, "endCharacter": 2}],
+           "its blocks fold")
+        eq(chain(selection(w, uri, [pos(3, 5)])[0]),
+           [(3, 4, 3, 9), (3, 4, 3, 15), (2, 8, 4, 3), (2, 2, 4, 3), (1, 17, 5, 1),
+            (1, 0, 5, 1), (0, 0, 6, 0)], "a selection in it")
+        eq(w.client.stop(), 0, "exit status")
+
+
+def spread(text, per_line=2):
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        for k in range(per_line):
+            yield pos(n, (len(line) * k) // per_line)
+    yield pos(len(lines), 3)
+
+
+@test
+def structure_invariants_on_every_golden():
+    for encoding, line_only in (("utf-16", False), ("utf-8", True)):
+        caps = {"general": {"positionEncodings": [encoding]},
+                "textDocument": {"foldingRange": {"lineFoldingOnly": line_only}}}
+        with Workspace(init=False) as w:
+            w.client.initialize(None, caps)
+            folds = chains = 0
+            for path in sources():
+                with open(path, encoding="utf-8", errors="replace", newline="") as f:
+                    text = f.read()
+                last = len(re.split(r"\r\n|\r|\n", text)) - 1
+                uri = L.file_uri(path)
+                w.client.open(uri, text)
+                fs = folding(w, uri)
+                starts = [(x["startLine"], -x["endLine"]) for x in fs]
+                check(starts == sorted(starts), "folds in order", path)
+                for x in fs:
+                    check(0 <= x["startLine"] < x["endLine"] <= last, "a fold in the file",
+                          path, x)
+                    check(x.get("kind") in (None, "comment", "region"), "a kind", path, x)
+                    check(("startCharacter" in x) == (not line_only and "kind" not in x),
+                          "characters unless lines only", path, x)
+                if line_only:
+                    check(len({x["startLine"] for x in fs}) == len(fs), "one per line", path)
+                folds += len(fs)
+                positions = list(spread(text))
+                for p, sel in zip(positions, selection(w, uri, positions)):
+                    c = chain(sel)
+                    check(c[-1][:2] == (0, 0) and c[-1][2] == last, "the file last", path, c)
+                    for inner, outer in zip(c, c[1:]):
+                        check(outer[:2] <= inner[:2] and inner[2:] <= outer[2:] and
+                              inner != outer, "each parent holds its child", path, p, c)
+                    check(c[0][:2] <= (p["line"], p["character"]) or c[0] == c[-1],
+                          "the innermost range starts at or before the position", path, p, c)
+                    chains += 1
+                w.client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+            check(folds > 300 and chains > 10000, "ranges checked: %d folds, %d chains"
+                  % (folds, chains))
+            print("  %s: %d folding ranges, %d selection chains" % (encoding, folds, chains))
+            eq(w.client.stop(), 0, "exit status")
 
 
 def main():

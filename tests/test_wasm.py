@@ -6,7 +6,8 @@ equal what `orbitc check --format json`, `orbitc fmt -`, `orbitc fix -`, `orbitc
 and `orbitc dis` give for the same file alone; its tokens equal `lex_dump`'s (in UTF-16
 units); and for every run case of golden/run/ without extra arguments (the conformance
 kit's scenarios among them) the run's text history and exit status equal `orbit-run`'s
-byte for byte, and its JSON events equal `orbit-run --format json`'s.
+byte for byte, and its JSON events equal `orbit-run --format json`'s; and the scenario it
+proposes for examples/checkout.orbit runs to completion.
 
     test_wasm.py --orbitc ORBITC --orbit-run ORBIT_RUN --lex-dump LEX_DUMP
                  --pg-api PG_API [--wasm DIR] [--root DIR]
@@ -196,6 +197,21 @@ def check_runs(tools, apis, root, work):
     return failures, count
 
 
+def check_proposed_scenario(apis, root, work):
+    """The scenario the API proposes for the checkout example is valid and its run
+    completes (every worker answers, every awaited signal arrives)."""
+    failures = []
+    example = os.path.join(root, 'examples', 'checkout.orbit')
+    for api in apis:
+        with open(os.path.join(work, SCENARIO), 'w', encoding='utf-8') as f:
+            f.write(json.dumps(api.call('scenario', example)))
+        got = api.call('run', example, os.path.join(work, SCENARIO))
+        if not got.get('ok') or got['exit'] != 0 or 'WorkflowCompleted' not in got['logs']:
+            failures.append('%s: the proposed scenario of examples/checkout.orbit does not '
+                            'complete: %s' % (api.label, got.get('message', got.get('logs'))))
+    return failures
+
+
 def sources(root):
     found = sorted(glob.glob(os.path.join(root, 'golden', '**', '*.orbit'), recursive=True))
     return found + sorted(glob.glob(os.path.join(root, 'examples', '*.orbit')))
@@ -240,6 +256,7 @@ def main():
                                     % (api.label, fn, os.path.relpath(path, root)))
         run_failures, runs = check_runs(tools, apis, root, work)
         failures += run_failures
+        failures += check_proposed_scenario(apis, root, work)
     for api in apis:
         api.close()
     for line in failures:

@@ -18,6 +18,7 @@ packages=(
   scdoc                               # man pages (man/*.scd) to roff
   groff-base man-db                   # the man-page test renders them (groff -ww -z, man -l)
   bash-completion zsh fish            # the completion tests run each shell
+  emscripten nodejs                   # the engine core in WebAssembly, run by Node (hosts/wasm/)
   graphviz                            # `orbitc graph`'s test renders every golden graph (dot -Tsvg)
   "$@"                                # what the caller adds
 )

@@ -3,6 +3,7 @@
 
     tools/lsp_bench.py [--orbitc build/cli/orbitc] [--edits 200] [--rss-edits 10000]
                        [--big-size 1M] [--big-rss-edits 1000]
+    tools/lsp_bench.py --tokens N [--orbitc ...] [--big-size 1M]
     tools/lsp_bench.py --hints N [--big-size 1M]
 
 For each program (examples/ as a workspace folder, and a generated program of
@@ -16,6 +17,8 @@ than wall time does). Then it makes --rss-edits more edits
 (VmRSS and VmHWM from /proc) after every tenth of them, to show whether memory grows
 with the number of edits.
 
+With --tokens N it measures only the semantic tokens of the generated program: the
+server's CPU time per /full, /full/delta (after an edit) and /range request.
 With --hints N it measures inlay hints only: N requests of 1,000-line viewports spread
 over the generated program, the server's CPU time per request and the time to each
 answer, then the whole file once.
@@ -141,6 +144,53 @@ def run(name, orbitc, folder, path, edits, rss_edits):
     print("  exit status %d" % status)
 
 
+def generate_big(work, size):
+    """The generated program of `size` (gen_corpus.py, seed 1), alone in a folder."""
+    big_dir = os.path.join(work, "big")
+    os.makedirs(big_dir)
+    big = os.path.join(big_dir, "big.orbit")
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_corpus.py"), "--size", size,
+                    "--seed", "1", "-o", big], check=True)
+    return big_dir, big
+
+
+def token_requests(orbitc, folder, path, requests):
+    """--tokens: the server's CPU time per semantic tokens request on the big program,
+    its analysis ready (the check a request may wait for is the edit's, measured above):
+    /full, /full/delta after a one-character edit, and /range of a 100-line viewport."""
+    s = Session(orbitc, folder, path)
+    pid = s.client.proc.pid
+    doc = {"uri": s.uri}
+
+    def cpu_ms(method, params):
+        before = cpu_seconds(pid)
+        result = s.client.request(method, params, timeout=600)
+        return (cpu_seconds(pid) - before) * 1000, result
+
+    full = [cpu_ms("textDocument/semanticTokens/full", {"textDocument": doc})
+            for _ in range(requests)]
+    count = len(full[-1][1]["data"]) // 5
+    deltas = []
+    previous = full[-1][1]["resultId"]
+    for _ in range(requests):
+        s.edit()
+        ms, result = cpu_ms("textDocument/semanticTokens/full/delta",
+                            {"textDocument": doc, "previousResultId": previous})
+        previous = result["resultId"]
+        deltas.append(ms)
+    middle = s.text.count("\n") // 2
+    viewport = {"start": {"line": middle, "character": 0},
+                "end": {"line": middle + 100, "character": 0}}
+    ranges = [cpu_ms("textDocument/semanticTokens/range", {"textDocument": doc,
+                                                            "range": viewport})[0]
+              for _ in range(requests)]
+    print("semantic tokens of the generated program (%d bytes, %d tokens), server CPU per "
+          "request over %d requests:" % (os.path.getsize(path), count, requests))
+    for name, values in (("full", [ms for ms, _ in full]), ("full/delta after an edit", deltas),
+                         ("range of 100 lines", ranges)):
+        print("  %-26s p50 %.1f ms, max %.1f ms" % (name, percentile(values, 50), max(values)))
+    print("  (for scale: `orbitc check` of the file, least of 5 runs: %.1f ms)"
+          % (check_cpu_seconds(orbitc, path) * 1000))
 def hints_bench(orbitc, folder, path, requests):
     """textDocument/inlayHint of 1,000-line viewports spread over the file, one at a time
     (the program is checked before the first): the server's CPU time per request, and the
@@ -181,6 +231,8 @@ def main():
     ap.add_argument("--rss-edits", type=int, default=10000)
     ap.add_argument("--big-size", default="1M")
     ap.add_argument("--big-rss-edits", type=int, default=1000)
+    ap.add_argument("--tokens", type=int, default=0, metavar="N",
+                    help="only the semantic tokens of the big program, N requests of each kind")
     ap.add_argument("--hints", type=int, default=0, metavar="N",
                     help="only inlay hints: N requests of 1,000-line viewports of the "
                          "generated program")
@@ -188,6 +240,10 @@ def main():
     orbitc = os.path.abspath(args.orbitc)
     work = tempfile.mkdtemp(prefix="orbitc-lsp-bench-")
     try:
+        if args.tokens:
+            big_dir, big = generate_big(work, args.big_size)
+            token_requests(orbitc, big_dir, big, args.tokens)
+            return
         if args.hints:
             big = os.path.join(work, "big.orbit")
             subprocess.run([sys.executable, os.path.join(HERE, "gen_corpus.py"), "--size",
@@ -198,11 +254,7 @@ def main():
         shutil.copytree(os.path.join(ROOT, "examples"), examples)
         run("examples/", orbitc, examples, os.path.join(examples, "checkout.orbit"),
             args.edits, args.rss_edits)
-        big_dir = os.path.join(work, "big")
-        os.makedirs(big_dir)
-        big = os.path.join(big_dir, "big.orbit")
-        subprocess.run([sys.executable, os.path.join(HERE, "gen_corpus.py"), "--size",
-                        args.big_size, "--seed", "1", "-o", big], check=True)
+        big_dir, big = generate_big(work, args.big_size)
         run("generated program", orbitc, big_dir, big, args.edits, args.big_rss_edits)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -77,6 +77,7 @@ def units(native):
 
 def third_party(directory, include):
     """(source, flags) of utf8proc and jansson from Debian's sources."""
+    directory = os.path.abspath(directory)
     utf8proc = sorted(glob.glob(os.path.join(directory, 'utf8proc-*')))
     jansson = sorted(glob.glob(os.path.join(directory, 'jansson-*')))
     if not utf8proc or not jansson:

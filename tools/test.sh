@@ -6,17 +6,16 @@
 # the corpora), then builds the libFuzzer targets and runs each briefly from its committed
 # corpus (which libFuzzer runs first: the corpora under the sanitizers, in-process).
 # Between the two builds, the repository's own Orbit programs must be formatted
-# (`orbitc fmt --check`). First, the playground (tools/playground.sh, which installs
-# emscripten, chromium and the page's npm packages): the opt-in suite `playground` of the
-# full run compares its WebAssembly, and the API built natively, with orbitc and
-# orbit-run, and drives the page in headless chromium.
+# (`orbitc fmt --check`). Then the playground (tools/playground.sh, which installs
+# emscripten and chromium) and its suite `playground`, in the plain build: the API, native
+# and WebAssembly, against orbitc and orbit-run, and the page in headless chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/install-deps.sh
 tools/install-sarif.sh    # the SARIF validators of the golden tests (npm, into build-tools/)
 export ORBIT_REQUIRE_SARIF_TOOLS=1
-tools/install-npm.sh      # the editor tests' packages (npm, from editors/vscode/package-lock.json)
+tools/install-npm.sh      # the npm packages of the editor tests and of test_graph's Mermaid parser
 export ORBIT_REQUIRE_NPM_TOOLS=1
 
 setup() {  # setup DIR [meson options...]
@@ -35,11 +34,7 @@ run_suite() {  # run_suite DIR [meson test options...]
 }
 
 status=0
-echo "== the playground: its WebAssembly and the page (tools/playground.sh)"
-tools/playground.sh >/dev/null
-export ORBIT_PLAYGROUND_WASM="$PWD/build-playground/wasm" ORBIT_REQUIRE_PLAYGROUND=1
-
-echo "== build (warnings are errors), every test, the fuzz corpora and the playground (--setup full)"
+echo "== build (warnings are errors), every test and the fuzz corpora (--setup full)"
 setup build -Dwerror=true
 run_suite build --setup full || status=1
 
@@ -49,6 +44,14 @@ if build/cli/orbitc fmt --check examples/ stdlib/; then
     fmt_passed=1
 else
     fmt_failed=1
+    status=1
+fi
+
+echo "== the playground (tools/playground.sh) and its suite"
+export ORBIT_PLAYGROUND_WASM="$PWD/build-playground/wasm" ORBIT_REQUIRE_PLAYGROUND=1
+if tools/playground.sh >/dev/null; then
+    meson test -C build --print-errorlogs --suite playground --logbase testlog-playground || status=1
+else
     status=1
 fi
 
@@ -72,9 +75,10 @@ import json, os
 passed = int(os.environ['FUZZ_PASSED'])   # the fuzz smoke and the fmt check, one each
 failed = int(os.environ['FUZZ_FAILED'])
 skipped = 0
-for d in ('build', 'build-asan'):
+for log in ('build/meson-logs/testlog.json', 'build/meson-logs/testlog-playground.json',
+            'build-asan/meson-logs/testlog.json'):
     try:
-        lines = open(d + '/meson-logs/testlog.json').read().splitlines()
+        lines = open(log).read().splitlines()
     except OSError:
         continue
     for line in lines:

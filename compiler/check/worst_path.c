@@ -13,6 +13,7 @@
 
 #include "check_internal.h"
 #include "memory.h"
+#include "textbuf.h"
 
 enum { WORST_UNSEEN, WORST_IN_PROGRESS, WORST_DONE };
 
@@ -323,13 +324,12 @@ bool worst_step_counts(const StepWorst *s)
 
 /* ---- W0010 ------------------------------------------------------------------------------ */
 
-/* "`charge` 10m57s500ms + `pack` 30m + … = 41m": the steps that count, in order. */
-static const char *sum_text(Checker *ck, const Workflow *wf)
+void worst_sum_text(const Workflow *wf, TextBuffer *out)
 {
     const WorkflowWorst *w = &wf->worst;
-    const char *text = "";
     uint32_t listed = 0, more = 0;
     int64_t rest = 0;
+    char text[32];
     for (uint32_t i = 0; i < w->step_count; i++) {
         const StepWorst *s = &w->steps[i];
         if (!worst_step_counts(s))
@@ -339,15 +339,15 @@ static const char *sum_text(Checker *ck, const Workflow *wf)
             rest = policy_add_saturating(rest, s->own.ms);
             continue;
         }
-        text = arena_printf(ck->arena, "%s%s`%s` %s", text, listed ? " + " : "",
-                            s->name->text, check_duration_text(ck, s->own.ms));
+        text_printf(out, "%s`%s` %s", listed ? " + " : "", s->name->text,
+                    duration(s->own.ms, text, sizeof text));
         listed++;
     }
     if (more)
-        text = arena_printf(ck->arena, "%s + %u more step%s (%s)", text, more,
-                            more == 1 ? "" : "s", check_duration_text(ck, rest));
-    return arena_printf(ck->arena, "%s = %s%s", text, check_duration_text(ck, w->running.ms),
-                        w->running.ms == INT64_MAX ? " or more (the largest duration)" : "");
+        text_printf(out, " + %u more step%s (%s)", more, more == 1 ? "" : "s",
+                    duration(rest, text, sizeof text));
+    text_printf(out, " = %s%s", duration(w->running.ms, text, sizeof text),
+                w->running.ms == INT64_MAX ? " or more (the largest duration)" : "");
 }
 
 /* The first step that would start at or after the workflow timeout, or NULL. */
@@ -375,8 +375,10 @@ static void lint_workflow_worst(Checker *ck, const Workflow *wf)
     diag_set_label(ck->diags, d, "worst case %s, workflow timeout %s",
                    check_duration_text(ck, w->running.ms),
                    check_duration_text(ck, wf->timeout_ms));
-    diag_add_note(ck->diags, d, "worst case, the steps one after another: %s",
-                  sum_text(ck, wf));
+    TextBuffer sum = { 0 };
+    worst_sum_text(wf, &sum);
+    diag_add_note(ck->diags, d, "worst case, the steps one after another: %s", sum.data);
+    text_free(&sum);
     char text[WORST_TEXT_SIZE];
     uint32_t listed = 0;
     for (uint32_t i = 0; i < w->step_count && listed < LISTED_STEPS; i++) {

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "program.h"
+#include "textbuf.h"
 
 /* Enough for every text below. */
 enum { WORST_TEXT_SIZE = 512 };
@@ -28,6 +29,10 @@ const char *worst_text(const Worst *w, const Name *from, char *buf, size_t size)
  * Returns buf. */
 const char *worst_step_text(const Program *p, const Workflow *wf, const StepWorst *s,
                             char *buf, size_t size);
+
+/* "`charge` 10m57s500ms + `pack` 30m + … = 41m": the bounded worst case of the steps of
+ * `wf`, each step that adds to it (at most 8 by name), appended to `out`. */
+void worst_sum_text(const Workflow *wf, TextBuffer *out);
 
 /* Whether step `s` adds to its workflow's worst case (a bounded 0 does not): the steps
  * of the critical path. */

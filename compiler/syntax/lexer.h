@@ -197,6 +197,27 @@ void lexer_stop(Lexer *lx);
 /* Counts a front-end diagnostic; false once the file has too many (it is then fatal). */
 bool lexer_count_error(Lexer *lx);
 
+/* ---- the tokens of a text, for editors and tools (lexer_tokens.c) ---- */
+
+enum {
+    LEXER_COMMENT = PARSER_TOKEN_LIMIT,   /* the kind lexer_tokens gives a comment */
+};
+
+/* Receives one token of lexer_tokens: bytes [start, end) of the text and its kind (a
+ * parser.h token kind, or LEXER_COMMENT). */
+typedef void (*LexerTokenVisitor)(void *user, uint32_t start, uint32_t end, int kind);
+
+/* Lexes text[0, len) on a compiler of its own (its diagnostics are dropped) and calls
+ * `visit` for each token the parser would receive and each comment, in source order.
+ * Left out: the NEWLINE separators (a newline inside a block comment is the comment's)
+ * and the tokens the lexer invents (of zero width: closers of unbalanced brackets, the
+ * end of file); also what the lexer reads and drops, reported (a closer with nothing open
+ * for it, a separator after another one). A text the lexer abandons (E0009) gives the
+ * tokens read before. */
+void lexer_tokens(const char *text, uint32_t len, LexerTokenVisitor visit, void *user);
+/* The same for file `file` of `c`, whose diagnostics get the lexer's reports. */
+void lexer_tokens_of(Compiler *c, uint32_t file, LexerTokenVisitor visit, void *user);
+
 /* The keyword spelled by text[0..len), or KW_NONE. */
 Keyword lexer_keyword_lookup(const char *text, uint32_t len);
 

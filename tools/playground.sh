@@ -63,10 +63,10 @@ if $only_wasm; then
 fi
 
 # ---- page ----
-# (the page's part: bundles the page into $out/site and copies $out/wasm/orbit.js,
-# orbit.wasm and orbit-api.js in)
+# The page (playground/: index.html, playground.css, src/*.js on CodeMirror 6), bundled
+# with esbuild by playground/build.mjs into $out/site, with orbit.js, orbit.wasm and
+# orbit-api.js copied beside it; the size of each file (raw, gzip -9) on stderr.
 site="$out/site"
-mkdir -p "$site"
-cp "$out/wasm/orbit.js" "$out/wasm/orbit.wasm" "$out/wasm/orbit-api.js" "$site/"
+node "$root/playground/build.mjs" --out "$site" --wasm "$out/wasm" >&2
 
 echo "$site"

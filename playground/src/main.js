@@ -248,7 +248,9 @@ function createEditor(text) {
         lintGutter(),
         keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),
         EditorView.updateListener.of((update) => {
-          if (update.docChanged) $('examples').value = EXAMPLES.find((e) => e.source === source())?.id ?? '';
+          if (!update.docChanged) return;
+          $('examples').value = EXAMPLES.find((e) => e.source === source())?.id ?? '';
+          setStatus('Ready.', false);   // what was said was about the text before
         }),
       ],
     }),

@@ -164,7 +164,8 @@ static void collect_colours(Painter *p, uint32_t file)
     if (!p->a)
         return;
     lsp_query_walk_file(p->a, file, collect_colour, p);
-    qsort(p->colours, p->colour_count, sizeof *p->colours, colour_order);
+    if (p->colour_count > 1)         /* qsort's array may not be NULL, even when empty */
+        qsort(p->colours, p->colour_count, sizeof *p->colours, colour_order);
     p->covering = NO_INDEX;
 }
 

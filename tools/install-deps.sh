@@ -3,25 +3,36 @@
 # and that is not installed yet, and the packages named as arguments (the playground's:
 # tools/install-playground-deps.sh). Safe to run again: it does nothing when all are
 # present.
+#
+#   tools/install-deps.sh --build    only what building orbitc needs (tools/example.sh:
+#                                    a newcomer does not wait for the test tools)
 set -euo pipefail
 
-packages=(
-  gcc clang libclang-rt-dev          # compilers; clang builds the libFuzzer targets
-  meson ninja-build pkg-config        # build
+build_only=false
+if [ "${1:-}" = --build ]; then build_only=true; shift; fi
+
+build_packages=(
+  gcc meson ninja-build pkg-config    # build
   re2c bison                          # lexer and parser generators
   libutf8proc-dev                     # Unicode: XID, NFC, display width
-  check                               # unit tests
-  libjansson-dev                      # JSON for the reference runtime's scenarios
-  python3 python3-jsonschema          # golden harness, JSON Schema validation of output
+  check                               # unit tests (meson setup looks for it)
+  libjansson-dev                      # JSON
+  python3 scdoc                       # generated sources; man pages (man/*.scd) to roff
+)
+packages=(
+  "${build_packages[@]}"
+  clang libclang-rt-dev               # clang builds the libFuzzer targets
+  python3-jsonschema                  # golden harness, JSON Schema validation of output
   python3-yaml pre-commit patch git   # tests/test_ci_doc.py: the jobs of docs/ci.md, the hooks
   neovim                              # a real editor for the language server's test
-  scdoc                               # man pages (man/*.scd) to roff
   groff-base man-db                   # the man-page test renders them (groff -ww -z, man -l)
   bash-completion zsh fish            # the completion tests run each shell
   emscripten nodejs                   # the engine core in WebAssembly, run by Node (hosts/wasm/)
   graphviz                            # `orbitc graph`'s test renders every golden graph (dot -Tsvg)
   "$@"                                # what the caller adds
 )
+
+if $build_only; then packages=("${build_packages[@]}" "$@"); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -18,6 +18,7 @@
 #include "lexer.h"
 #include "policy.h"
 #include "query.h"
+#include "suppress.h"
 #include "types.h"
 
 /* The legend: token types and modifiers, in the order of their numbers. */
@@ -219,20 +220,19 @@ static bool is_code_char(char c)
  * suppressions") that name a diagnostic are cut out as diagnosticCode pieces. */
 static void add_comment(Painter *p, uint32_t start, uint32_t end)
 {
-    static const char directive[] = "orbit:allow(";
-    uint32_t at = start + (p->text[start] == '#' ? 1 : 2);
-    while (at < end && (p->text[at] == ' ' || p->text[at] == '\t'))
-        at++;
-    size_t n = sizeof directive - 1;
-    if (end - at < n || memcmp(p->text + at, directive, n) != 0) {
+    uint32_t list, list_end;
+    if (!suppress_directive_list(p->text + start, end - start, p->text[start] == '/' &&
+                                 end - start > 1 && p->text[start + 1] == '*', &list,
+                                 &list_end)) {
         add_lines(p, start, end, TT_COMMENT, 0);
         return;
     }
+    uint32_t at = start + list;
     uint32_t from = start;
-    for (at += (uint32_t)n; at < end && p->text[at] != ')' && p->text[at] != '\n' &&
-                            p->text[at] != '\r'; at++) {
+    uint32_t stop = start + list_end;    /* the `)`, or the comment's end */
+    for (; at < stop && p->text[at] != '\n' && p->text[at] != '\r'; at++) {
         uint32_t word = at;
-        while (at < end && is_code_char(p->text[at]))
+        while (at < stop && is_code_char(p->text[at]))
             at++;
         char code[8] = "";
         if (at - word < sizeof code) {
@@ -244,7 +244,7 @@ static void add_comment(Painter *p, uint32_t start, uint32_t end)
             add_piece(p, word, at, TT_DIAGNOSTIC_CODE, 0);
             from = at;
         }
-        if (at == end)
+        if (at == stop)
             break;
     }
     add_lines(p, from, end, TT_COMMENT, 0);

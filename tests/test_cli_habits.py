@@ -193,5 +193,46 @@ def sarif_warns_near_githubs_limit_of_results():
         expect('SARIF' not in err, 'small: no warning: %r' % err)
 
 
+BIDI = ('workflow x {\n'
+        '  step s { worker "pay\u202eyap" }\n'
+        '  // orbit:allow(W0011)\n'
+        '  step t { worker "a\u2066b\u2069" }\n'
+        '}\n')
+
+
+@test
+def bidi_controls_follow_the_levels_of_their_program():
+    """W0011 is made while the files are read; --allow, orbit.program's allow and deny
+    and an inline suppression still apply to it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp, BIDI)
+        status, out, _ = run('check', '--format', 'concise', path)
+        expect(status == 0 and out.count('W0011') == 1 and ':2:' in out, 'default: %r' % out)
+        status, out, _ = run('check', '--format', 'concise', '--allow', 'w0011', path)
+        expect(status == 0 and out == '', '--allow: %r' % out)
+        config = os.path.join(tmp, 'orbit.program')
+        write(config, 'program p { lints { W0011: deny } }\n')
+        status, out, _ = run('check', '--format', 'concise', tmp)
+        expect(status == 1 and out.count('error[W0011]') == 1, 'deny: %d %r' % (status, out))
+        write(config, 'program p { lints { W0011: allow } }\n')
+        status, out, _ = run('check', '--format', 'concise', tmp)
+        expect(status == 0 and out == '', 'allow: %d %r' % (status, out))
+        # another program beside it keeps its own level
+        os.mkdir(os.path.join(tmp, 'other'))
+        tree(os.path.join(tmp, 'other'), BIDI, 'b.orbit')
+        write(os.path.join(tmp, 'other', 'orbit.program'), 'program q {}\n')
+        status, out, _ = run('check', '--format', 'concise', tmp)
+        expect(status == 0 and out.count('W0011') == 1 and 'other' in out, 'two: %r' % out)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp, BIDI)
+        # fixed: the escape is seen and the string is the same
+        status, _, err = run('fix', path)
+        text = open(path, encoding='utf-8').read()
+        expect(status == 0 and '"pay\\u{202E}yap"' in text and '\u202e' not in text,
+               'fix: %d %r %r' % (status, err, text))
+        status, out, _ = run('check', '--format', 'concise', path)
+        expect(out == '', 'after the fix: %r' % out)
+
+
 if __name__ == '__main__':
     main()

@@ -24,8 +24,7 @@
 //                      awaits arriving at 1 s ({} when it does not build)
 // graph(source, {workflow, format})  {ok: true, text} as `orbitc graph --format FORMAT
 //                      [--workflow WORKFLOW]` (format: json (the default), dot or
-//                      mermaid; workflow: all when absent), or {ok: false, message};
-//                      with format json, `graph` is the text parsed
+//                      mermaid; workflow: all when absent), or {ok: false, message}
 import createOrbit from './orbit.js';
 
 const DEFAULT_NAME = 'playground.orbit';
@@ -68,10 +67,6 @@ export async function loadOrbit(wasmUrl) {
       json('run', source, typeof scenario === 'string' ? scenario : JSON.stringify(scenario ?? {})),
     tokens: (source) => json('tokens', source),
     scenario: (source) => json('scenario', source),
-    graph: (source, { workflow = '', format = 'json' } = {}) => {
-      const result = json('graph', source, workflow, format);
-      if (result.ok && format === 'json') result.graph = JSON.parse(result.text);
-      return result;
-    },
+    graph: (source, { workflow = '', format = 'json' } = {}) => json('graph', source, workflow, format),
   };
 }

@@ -152,7 +152,7 @@ static void report_text(const SimulateResult *r, FILE *out)
     fprintf(out, "workflow %s: %" PRIu64 " runs, seed %" PRIu64, r->workflow, r->runs, r->seed);
     if (r->timeout_ms)
         fprintf(out, ", workflow timeout %" PRId64 " ms", r->timeout_ms);
-    fprintf(out, "\n\n%-*s  %-26s\n", w, "outcome", "share [95% CI]");
+    fprintf(out, "\n\n%-*s  %s\n", w, "outcome", "share [95% CI]");
     for (int k = 0; k < 4; k++) {
         fprintf(out, "%-*s", w, outcome_names[k]);
         print_share(out, r->outcomes[k], r->runs);

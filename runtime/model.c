@@ -207,6 +207,9 @@ static bool check_rates(JsonRead *r, const char *where, const ModelWorker *w)
     double sum = w->lost_rate;
     for (uint32_t i = 0; i < w->failure_count; i++)
         sum += w->failures[i].rate;
+    if (w->lost_rate >= 1)
+        return jread_problem(r, jread_where_key(r, where, "lost_rate"), "a worker lost at every "
+                             "delivery never answers: use `\"no_worker\": true`");
     if (sum > 1 + 1e-9)
         return jread_problem(r, where, "the rates of `failures` and `lost_rate` sum to %g, more "
                              "than 1 (each attempt has one answer)", sum);

@@ -14,6 +14,10 @@
 
 enum { CHUNK = 64 };   /* runs a job takes at a time from the shared counter */
 
+/* After this many deliveries of one attempt its worker is no longer lost (docs/runtime.md,
+ * "Simulation"): a run always ends, even with a lost_rate close to 1. */
+enum { MAX_LOST_DELIVERIES = 1000 };
+
 enum { RUN_SCHEDULED = 1, RUN_GAVE_UP = 2, RUN_TIMED_OUT = 4 };
 
 typedef struct Job {
@@ -51,10 +55,11 @@ static SimServe serve_sampled(void *ctx, const EngineCommand *queued)
     bool builtin = job->module->tasks[task].kind == ORBC_TASK_BUILTIN;
     Outcome *o = arena_alloc(&job->arena, sizeof *o);
     double u = rng_unit(&job->rng);
-    if (u < w->lost_rate) {
+    if (u < w->lost_rate && queued->delivery <= MAX_LOST_DELIVERIES) {
         o->kind = OUT_LOST;
     } else {
-        u -= w->lost_rate;
+        /* not lost: u uniform on [0, 1 - lost_rate), the answers in their proportions */
+        u = u < w->lost_rate ? u / w->lost_rate * (1 - w->lost_rate) : u - w->lost_rate;
         const Outcome *answer = &w->success;
         for (uint32_t i = 0; i < w->failure_count; i++) {
             if (u < w->failures[i].rate) {

@@ -249,9 +249,29 @@ static void svg_text(FILE *out, const char *text)
 }
 
 typedef struct Plot {
-    double xmax;
+    double xmax;             /* ms */
     uint64_t runs;
+    double unit;             /* ms per unit of the axis */
+    const char *unit_name;
+    double tick;             /* ms between ticks */
 } Plot;
+
+/* The axis in ms, s, min or h, whichever keeps its numbers small, with ticks at 1, 2 or 5
+ * times a power of ten of that unit. */
+static void choose_axis(Plot *p)
+{
+    static const struct { double ms; const char *name; } units[] = {
+        {3600000, "h"}, {60000, "min"}, {1000, "s"}, {1, "ms"},
+    };
+    int u = 0;
+    while (u < 3 && p->xmax < 2 * units[u].ms)
+        u++;
+    p->unit = units[u].ms;
+    p->unit_name = units[u].name;
+    double raw = p->xmax / p->unit / 5, power = pow(10, floor(log10(raw)));
+    double step = raw / power <= 1 ? 1 : raw / power <= 2 ? 2 : raw / power <= 5 ? 5 : 10;
+    p->tick = step * power * p->unit;
+}
 
 static double px(const Plot *p, double ms)
 {
@@ -266,21 +286,24 @@ static double py(double fraction)
 static void svg_axes(FILE *out, const Plot *p)
 {
     fprintf(out, "<g stroke=\"#999\" stroke-width=\"1\" font-size=\"11\" fill=\"#333\">\n");
-    for (int i = 0; i <= 5; i++) {
-        double x = px(p, p->xmax * i / 5), y = py(i / 5.0);
+    for (int i = 0; i * p->tick <= p->xmax && i <= 20; i++) {
+        double x = px(p, i * p->tick);
         fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>\n", x, TOP,
                 x, SVG_H - BOTTOM);
+        fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" stroke=\"none\">%g</text>\n",
+                x, SVG_H - BOTTOM + 16, i * p->tick / p->unit);
+    }
+    for (int i = 0; i <= 5; i++) {
+        double y = py(i / 5.0);
         fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n", LEFT, y,
                 SVG_W - RIGHT, y);
-        fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" stroke=\"none\">%.0f</text>\n",
-                x, SVG_H - BOTTOM + 16, p->xmax * i / 5);
         fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\">%d%%</text>\n",
                 LEFT - 6, y + 4, i * 20);
     }
     fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\"/>\n", LEFT, TOP,
             SVG_W - LEFT - RIGHT, SVG_H - TOP - BOTTOM);
     fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" stroke=\"none\">completion time "
-            "(ms)</text>\n", LEFT + (SVG_W - LEFT - RIGHT) / 2, SVG_H - 20);
+            "(%s)</text>\n", LEFT + (SVG_W - LEFT - RIGHT) / 2, SVG_H - 20, p->unit_name);
     fprintf(out, "<text transform=\"translate(18 %d) rotate(-90)\" text-anchor=\"middle\" "
             "stroke=\"none\">runs finished (cumulative)</text>\n", TOP + (SVG_H - TOP - BOTTOM) / 2);
     fprintf(out, "</g>\n");
@@ -322,6 +345,7 @@ static void report_svg(const SimulateResult *r, FILE *out)
     p.xmax = (double)(r->timeout_ms > longest ? r->timeout_ms : longest) * 1.05;
     if (p.xmax < 1)
         p.xmax = 1;
+    choose_axis(&p);
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n", SVG_W, SVG_H, SVG_W, SVG_H);

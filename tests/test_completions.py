@@ -57,6 +57,8 @@ def cases(help_text, codes):
         (['orbitc', 'check', '--exit-z'], {'--exit-zero'}),
         (['orbitc', 'fix', '--exit-z'], {'--exit-zero'}),
         (['orbitc', 'check', '--stat'], {'--statistics'}),
+        (['orbitc', 'check', '--select', 'W'], warnings),
+        (['orbitc', 'fix', '--ign'], {'--ignore'}),
         (['orbitc', 'check', '--format', 'con'], {'concise'}),
         (['orbitc', 'check', '--output-file', ''], {'a.orbc', 'b.orbit', 'c.txt', 'sub/'}),
     ]

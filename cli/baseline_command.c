@@ -108,6 +108,8 @@ static int write_after(const CliOptions *opt, CliBaseline *b)
                 opt->write_baseline, err.text);
         return EXIT_USAGE;
     }
+    if (opt->quiet)
+        return EXIT_OK;
     uint32_t total = baseline_total(&b->after, false);
     fprintf(stderr, "orbitc: wrote the baseline `%s`: %u %s in %u %s", opt->write_baseline,
             total, total == 1 ? "warning" : "warnings", b->after.count,
@@ -133,7 +135,7 @@ int cli_baseline_finish(const CliOptions *opt, CliBaseline *b, bool complete)
         return EXIT_OK;
     const char *path = opt->baseline ? opt->baseline : opt->write_baseline;
     int status = EXIT_OK;
-    if (b->have_before && !b->have_after) {
+    if (b->have_before && !b->have_after && !opt->quiet) {
         if (b->known)
             fprintf(stderr, "orbitc: %u %s of the baseline `%s` not shown\n", b->known,
                     b->known == 1 ? "warning" : "warnings", path);

@@ -281,7 +281,7 @@ static int compare_written(const void *pa, const void *pb)
 static void match_key(const Finding *findings, uint32_t fs, uint32_t fe, BaselineEntry *entries,
                       uint32_t es, uint32_t ee, uint8_t *marks, uint32_t *known)
 {
-    uint32_t total = 0;
+    uint64_t total = 0;   /* counts of up to 10^9 each: no overflow */
     for (uint32_t e = es; e < ee; e++) {
         total += entries[e].count;
         entries[e].stale = entries[e].count;
@@ -377,7 +377,7 @@ static void entry_free(BaselineEntry *e)
 /* Whether finding `i` (of a run sorted by key and file) goes into the file: every
  * warning without marks; else the known ones, and of an over-full key the first ones,
  * as many as `before` counted for the key. */
-static bool keeps(const Findings *f, uint32_t i, const uint8_t *marks, uint32_t *over_left,
+static bool keeps(const Findings *f, uint32_t i, const uint8_t *marks, uint64_t *over_left,
                   const Baseline *before)
 {
     const Finding *k = &f->items[i];
@@ -390,11 +390,19 @@ static bool keeps(const Findings *f, uint32_t i, const uint8_t *marks, uint32_t 
     bool first = i == 0 || compare_key(f->items[i - 1].program, f->items[i - 1].code,
                                        f->items[i - 1].scope, f->items[i - 1].fingerprint,
                                        k->program, k->code, k->scope, k->fingerprint) != 0;
-    if (first) {
+    if (first) {   /* before->items are sorted by key (baseline_match) */
         *over_left = 0;
-        for (uint32_t e = 0; before && e < before->count; e++)
-            if (finding_vs_entry(k, &before->items[e]) == 0)
-                *over_left += before->items[e].count;
+        uint32_t lo = 0, hi = before ? before->count : 0;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (finding_vs_entry(k, &before->items[mid]) > 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t e = lo; before && e < before->count
+                              && finding_vs_entry(k, &before->items[e]) == 0; e++)
+            *over_left += before->items[e].count;
     }
     if (*over_left == 0)
         return false;
@@ -409,7 +417,7 @@ void baseline_collect(Baseline *out, const Workspace *w, const uint8_t *marks,
     findings_of(&f, w, out->dir);
     qsort(f.items, f.count, sizeof *f.items, compare_findings);
     BaselineEntry *last = NULL;
-    uint32_t over_left = 0;
+    uint64_t over_left = 0;
     for (uint32_t i = 0; i < f.count; i++) {
         const Finding *k = &f.items[i];
         if (!keeps(&f, i, marks, &over_left, before))
@@ -442,10 +450,10 @@ void baseline_drop(DiagSink *sink, const uint8_t *marks)
 
 uint32_t baseline_total(const Baseline *b, bool stale)
 {
-    uint32_t total = 0;
+    uint64_t total = 0;
     for (uint32_t i = 0; i < b->count; i++)
         total += stale ? b->items[i].stale : b->items[i].count;
-    return total;
+    return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }
 
 /* --- the file --- */
@@ -503,8 +511,8 @@ static bool read_entry(Baseline *b, json_t *entry, const char **why)
     }
     json_t *count = json_object_get(entry, "count");
     if (!json_is_integer(count) || json_integer_value(count) < 1
-        || json_integer_value(count) > UINT32_MAX / 2) {
-        *why = "has no `count` of at least 1";
+        || json_integer_value(count) > 1000000000) {
+        *why = "has no `count` from 1 to 10^9";
         return false;
     }
     const char *key;

@@ -84,7 +84,7 @@ char *baseline_text(const Baseline *b, size_t *len);
 /* Drops the diagnostics marked BASELINE_KNOWN from the sink and counts again. */
 void baseline_drop(DiagSink *sink, const uint8_t *marks);
 
-/* The total of the entries' counts, and of their stale counts. */
+/* The total of the entries' counts, or of their stale counts (at most UINT32_MAX). */
 uint32_t baseline_total(const Baseline *b, bool stale);
 
 #endif

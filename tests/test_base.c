@@ -13,6 +13,7 @@
 #include "arena.h"
 #include "hash.h"
 #include "namemap.h"
+#include "path_glob.h"
 #include "replace_file.h"
 #include "source.h"
 #include "utf8.h"
@@ -584,6 +585,37 @@ START_TEST(hash_fnv1a_vectors)
 }
 END_TEST
 
+/* Glob patterns over relative paths: segments by fnmatch, `**` any number of them. */
+START_TEST(path_glob_segments_and_double_star)
+{
+    ck_assert(path_glob_match("a.orbit", "a.orbit"));
+    ck_assert(!path_glob_match("a.orbit", "d/a.orbit"));
+    ck_assert(path_glob_match("*.orbit", "x.orbit"));
+    ck_assert(!path_glob_match("*.orbit", "d/x.orbit"));          /* `*` stays in a segment */
+    ck_assert(path_glob_match("legacy/**", "legacy/a/b/c.orbit"));
+    ck_assert(path_glob_match("legacy/**", "legacy"));            /* none included */
+    ck_assert(path_glob_match("**/gen/*.orbit", "gen/x.orbit"));
+    ck_assert(path_glob_match("**/gen/*.orbit", "a/b/gen/x.orbit"));
+    ck_assert(!path_glob_match("**/gen/*.orbit", "a/gen/b/x.orbit"));
+    ck_assert(path_glob_match("a/**/z", "a/z"));
+    ck_assert(path_glob_match("a/**/z", "a/b/c/z"));
+    ck_assert(path_glob_match("[a-c]?.orbit", "b1.orbit"));
+    ck_assert(!path_glob_match("[!a-c]?.orbit", "b1.orbit"));
+    ck_assert(path_glob_match("d//a.orbit/", "d/a.orbit"));      /* empty segments ignored */
+    ck_assert(!path_glob_match("", "a"));
+    ck_assert(path_glob_match("**", ""));
+    /* many `**` over a deep path: bounded by segments x segments, not exponential */
+    char pattern[4096] = "", path[4096] = "";
+    for (int i = 0; i < 300; i++) {
+        strcat(pattern, "**/");
+        strcat(path, "d/");
+    }
+    strcat(pattern, "x");
+    strcat(path, "y");
+    ck_assert(!path_glob_match(pattern, path));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("base");
@@ -610,6 +642,7 @@ int main(void)
     tcase_add_test(tc, replace_file_writes_through_hard_links);
     tcase_add_test(tc, replace_file_refuses_a_fifo_without_blocking);
     tcase_add_test(tc, hash_fnv1a_vectors);
+    tcase_add_test(tc, path_glob_segments_and_double_star);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

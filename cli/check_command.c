@@ -20,10 +20,20 @@ int cli_check(const CliOptions *given)
     cli_run_init(&run);
     run.c.check_only = true;   /* only the diagnostics are read */
     int status = cli_load(opt, &run);
-    if (status == EXIT_OK) {
+    if (status == EXIT_OK && opt->add_suppressions) {
         workspace_check(&run.w);
-        cli_print_diagnostics(opt, &run.c);
-        status = cli_diagnostics_status(opt, &run.c);
+        status = cli_add_suppressions(opt, &run);
+    } else if (status == EXIT_OK) {
+        workspace_check(&run.w);
+        CliBaseline baseline;
+        status = cli_baseline_apply(opt, &run, &baseline);
+        if (status == EXIT_OK) {
+            cli_print_diagnostics(opt, &run.c);
+            status = cli_diagnostics_status(opt, &run.c);
+            if (cli_baseline_finish(opt, &baseline, run.w.failures == 0) != EXIT_OK)
+                status = EXIT_USAGE;
+        }
+        cli_baseline_free(&baseline);
         if (run.w.failures > 0) {
             cli_report_unread(&run, "the program was checked without them");
             status = EXIT_USAGE;

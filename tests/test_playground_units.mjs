@@ -137,9 +137,11 @@ function graphs() {
       return existsSync(full) ? readdirSync(full).filter((f) => f.endsWith('.orbit')).map((f) => path.join('golden', dir, f)) : [];
     })];
   for (const program of programs) {
-    const json = spawnSync(args.orbitc, ['graph', '--format', 'json', program], { cwd: root, encoding: 'utf8' });
+    const orbitc = path.resolve(args.orbitc);   // meson gives it relative to the build
+    const json = spawnSync(orbitc, ['graph', '--format', 'json', program], { cwd: root, encoding: 'utf8' });
+    assert.ok(!json.error, String(json.error));
     if (json.status !== 0) continue;
-    const dot = spawnSync(args.orbitc, ['graph', '--format', 'dot', program], { cwd: root, encoding: 'utf8' }).stdout;
+    const dot = spawnSync(orbitc, ['graph', '--format', 'dot', program], { cwd: root, encoding: 'utf8' }).stdout;
     found.push({ program, graph: parseGraph(json.stdout), dot });
   }
   return found;
@@ -169,7 +171,9 @@ test('the Graph tab labels each step and workflow as orbitc graph does', () => {
 });
 
 test('the Graph tab\'s layout: every node once, steps in the order they run, no overlap, the critical path', () => {
-  for (const { program, graph } of graphs()) {
+  const all = graphs();
+  assert.ok(all.length >= 20, `only ${all.length} programs drawn`);
+  for (const { program, graph } of all) {
     const layout = layoutGraph(graph);
     const ids = graph.workflows.flatMap((w) => w.nodes.map((n) => n.id));
     assert.deepEqual([...layout.nodes.keys()].sort(), [...ids].sort(), program);

@@ -374,6 +374,7 @@ test('a program with errors shows why in the Graph tab, not the last graph', asy
   await page.waitForSelector('#graph svg.graph g.node');
   assert.equal(await page.$eval('#graph-message', (e) => e.hidden), true);
   assert.deepEqual(page.problems, []);
+  await page.click('[data-tab=run]');   // the benchmarks below measure the page as before
 });
 
 test('a #source= link opens with its program and its diagnostics', async () => {

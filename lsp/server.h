@@ -95,6 +95,8 @@ typedef struct Analysis {
     Program *program;          /* the program of the file a request is about
                                   (lsp_analysis_select) */
     AnalysisFile *files;       /* [c.sources.count]; [0] is the standard library */
+    uint8_t *baselined;        /* [c.diags.count]: BaselineMark (workspace/baseline.h) of
+                                  each diagnostic, or NULL without a baseline */
     const Program *indexed;    /* query.c: the maps below are of this program */
     Arena index_arena;
     NameMap types_by_name, error_codes_by_name;
@@ -162,6 +164,9 @@ typedef struct Server {
     char *explain_uri;         /* initializationOptions.explainUri (with {code}), or NULL */
     bool explain_tried;        /* the explanations were written to the cache (or could not be) */
     char *explain_base;        /* the URI of their directory in the cache ("…/"), or NULL */
+    char *baseline;            /* initializationOptions.baseline: the baseline file of each
+                                  workspace folder, relative to it (or absolute), or NULL */
+    char *baseline_problem;    /* the last problem with it that was logged, or NULL */
 
     json_t *document_by_uri;   /* URI -> index in `documents` (a jansson object) */
     Document *documents;
@@ -175,6 +180,12 @@ typedef struct Server {
     char *stdlib_uri;
 
     uint64_t semantic_results; /* resultIds of semantic tokens given so far */
+
+    /* The integers that the answer being sent ends with, written into its last (empty)
+     * array by server.c instead of through jansson (lsp_answer_integers); NULL: none. */
+    const uint32_t *answer_integers;
+    uint32_t answer_integer_count;
+    uint32_t *answer_integers_owned;   /* freed once the answer is sent */
 
     Message *queue;
     uint32_t queue_head, queue_count;
@@ -195,6 +206,12 @@ void lsp_send_request(Server *s, const char *method, json_t *params);        /* 
  * check that started before it has a stale result). */
 bool lsp_results_are_stale(Server *s, uint32_t project);
 void lsp_log_message(Server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Makes the current request's answer end with these integers: the handler returns a
+ * result whose last member is an empty array (its last member's too, down to it), and
+ * server.c writes the digits into it. For arrays of hundreds of thousands of numbers
+ * (semantic tokens), which jansson would allocate, print and free one by one. `owned`
+ * is freed after the answer (NULL when `items` lives on, in a document). */
+void lsp_answer_integers(Server *s, const uint32_t *items, uint32_t count, uint32_t *owned);
 /* Members of a JSON object, NULL when absent or of another type. */
 json_t *lsp_json_object_member(const json_t *object, const char *key);
 const char *lsp_json_string_member(const json_t *object, const char *key);

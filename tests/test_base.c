@@ -50,6 +50,33 @@ START_TEST(arena_large_blocks_keep_small_ones_intact)
 }
 END_TEST
 
+START_TEST(arena_reset_reuses_the_newest_chunk)
+{
+    Arena a;
+    arena_init(&a);
+    for (int i = 0; i < 100000; i++)
+        arena_alloc(&a, 40);                      /* several chunks */
+    char *big = arena_alloc(&a, 3u << 20);        /* and a large block behind them */
+    big[0] = 1;
+    memset(arena_alloc(&a, 8), 0xAB, 8);
+    size_t before = a.total;
+    arena_reset(&a);
+    size_t kept = a.total;
+    ck_assert_uint_lt(kept, before);              /* older chunks were freed */
+    unsigned char *again = arena_alloc(&a, 8);
+    ck_assert_uint_eq(again[0], 0);               /* still zeroed */
+    for (int round = 0; round < 50; round++) {   /* the same work costs no new chunk */
+        arena_reset(&a);
+        for (int i = 0; i < 1000; i++)
+            arena_alloc(&a, 40);
+        ck_assert_uint_eq(a.total, kept);
+    }
+    arena_free(&a);
+    arena_reset(&a);                              /* an empty arena: nothing to do */
+    ck_assert_ptr_null(a.chunk);
+}
+END_TEST
+
 START_TEST(arena_large_block_first)
 {
     Arena a;
@@ -596,6 +623,7 @@ int main(void)
     tcase_add_test(tc, arena_zeroed_and_aligned);
     tcase_add_test(tc, arena_large_blocks_keep_small_ones_intact);
     tcase_add_test(tc, arena_large_block_first);
+    tcase_add_test(tc, arena_reset_reuses_the_newest_chunk);
     tcase_add_test(tc, arena_printf_formats);
     tcase_add_test(tc, namemap_text_keys);
     tcase_add_test(tc, namemap_interned_keys);

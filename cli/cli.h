@@ -20,8 +20,9 @@ typedef enum GraphFormat { GRAPH_DOT, GRAPH_MERMAID, GRAPH_JSON } GraphFormat;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
 typedef struct LintSetting {
-    const char *code;       /* as given */
-    LintLevel level;
+    const char *code;       /* a code or a prefix, as given */
+    LintLevel level;        /* LINT_WARN (--warn, --select) or LINT_ALLOW */
+    bool selection;         /* --select or --ignore, not --warn or --allow */
 } LintSetting;
 
 /* The command line, as main.c parsed it. */
@@ -45,7 +46,7 @@ typedef struct CliOptions {
     uint32_t max_rounds;            /* fix --max-rounds */
     const char **paths;
     int path_count;
-    LintSetting *lints;             /* --warn and --allow in command-line order */
+    LintSetting *lints;             /* --warn, --allow, --select, --ignore in order */
     int lint_count;
     const char *baseline;           /* check --baseline */
     const char *write_baseline;     /* check --write-baseline */

@@ -21,8 +21,8 @@ enum { DEFAULT_MAX_DIAGNOSTICS = 200 };
 typedef enum OptionId {
     OPT_FORMAT, OPT_COLOR, OPT_DENY_WARNINGS, OPT_WARN, OPT_ALLOW, OPT_MAX_DIAGNOSTICS,
     OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_HELP,
-    OPT_VERSION, OPT_QUIET, OPT_EXIT_ZERO, OPT_STATISTICS, OPT_OUTPUT_FILE, OPT_BASELINE,
-    OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_COUNT
+    OPT_VERSION, OPT_QUIET, OPT_EXIT_ZERO, OPT_STATISTICS, OPT_OUTPUT_FILE, OPT_SELECT,
+    OPT_IGNORE, OPT_BASELINE, OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_COUNT
 } OptionId;
 
 enum {
@@ -46,8 +46,10 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_COLOR] = { "--color", "--colour", "auto, always or never",
                     FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX | FOR_GRAPH },
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
-    [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
-    [OPT_ALLOW] = { "--allow", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_WARN] = { "--warn", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_ALLOW] = { "--allow", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_SELECT] = { "--select", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_IGNORE] = { "--ignore", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_MAX_DIAGNOSTICS] = { "--max-diagnostics", NULL, "a number", FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_OUTPUT] = { "--output", "-o", "a file name", FOR_BUILD },
     [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path",
@@ -109,8 +111,12 @@ static const HelpPiece help_pieces[] = {
     "                          colour in human output; auto: FORCE_COLOR or CLICOLOR_FORCE\n"
     "                          turn it on, else NO_COLOR or TERM=dumb off, else a terminal\n"
     "  --deny-warnings         exit with status 1 when there are warnings\n"
-    "  --warn CODE             enable a warning that is off by default (e.g. W0007)\n"
+    "  --warn CODE             enable a warning that is off by default (e.g. W0007; a\n"
+    "                          prefix, W00, names every code it starts)\n"
     "  --allow CODE            silence a warning (of --warn and --allow, the later wins)\n"
+    "  --select CODE           check only the warnings these codes or prefixes name\n"
+    "  --ignore CODE           not the warnings these name (the longer prefix wins; at the\n"
+    "                          same length --ignore; --warn and --allow apply after them)\n"
     "  --max-diagnostics N     print at most N diagnostics (default 200, 0 = all)\n"
     "  --stdin-filename PATH   the name of `-` in diagnostics; if PATH is one of the\n"
     "                          program's files, standard input replaces it\n"
@@ -305,7 +311,11 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         break;
     case OPT_WARN:
     case OPT_ALLOW:
-        opt->lints[opt->lint_count++] = (LintSetting){ value, id == OPT_WARN ? LINT_WARN : LINT_ALLOW };
+    case OPT_SELECT:
+    case OPT_IGNORE:
+        opt->lints[opt->lint_count++] = (LintSetting){
+            value, id == OPT_WARN || id == OPT_SELECT ? LINT_WARN : LINT_ALLOW,
+            id == OPT_SELECT || id == OPT_IGNORE };
         break;
     case OPT_MAX_DIAGNOSTICS:
         return parse_count("--max-diagnostics", value, 0, &opt->max_diagnostics);

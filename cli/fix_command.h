@@ -13,6 +13,7 @@ typedef struct FixCommand {
     bool diff;                  /* --diff: print a unified diff, write nothing */
     bool deny_warnings;
     bool unread;                /* some inputs could not be read: write nothing */
+    bool quiet;                 /* --quiet: no "fixed" or "nothing to fix" lines */
     /* Prints the diagnostics that remain, in the format asked for. */
     void (*print)(void *context, Compiler *c);
     void *context;
@@ -26,5 +27,12 @@ typedef struct FixCommand {
  * exit status: 0 no error remains, 1 errors remain, 2 a file could not be read or
  * written. */
 int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *options);
+
+/* Writes the files of `run` that changed (all or none: each is checked first, and one
+ * refused writes nothing, each refusal reported), standard input's text to standard
+ * output, or with options->diff the diff of every change; written[i] says which file's
+ * text reached its place. Returns EXIT_OK or EXIT_USAGE. `check --add-suppressions`
+ * writes its files through it too. */
+int fix_command_write_files(const FixRun *run, const FixCommand *options, bool *written);
 
 #endif

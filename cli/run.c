@@ -51,17 +51,52 @@ int cli_code_from_arg(const char *arg)
     return diag_code_from_text(arg, strlen(arg));
 }
 
-/* The levels --warn and --allow set, in command-line order, so the later of two wins;
- * LINT_DEFAULT where they say nothing. They override a program's configuration. */
+static bool matches(const LintSetting *s, int code)
+{
+    return diag_info((DiagCode)code)->severity == SEV_WARNING
+        && diag_code_has_prefix((DiagCode)code, s->code, strlen(s->code));
+}
+
+/* The level --select and --ignore give `code`: that of the longest code or prefix that
+ * matches it, --ignore's at the same length; else off when there is a --select, else
+ * LINT_DEFAULT. */
+static uint8_t selected_level(const CliOptions *opt, int code, bool any_select)
+{
+    const LintSetting *best = NULL;
+    for (int i = 0; i < opt->lint_count; i++) {
+        const LintSetting *s = &opt->lints[i];
+        if (!s->selection || !matches(s, code))
+            continue;
+        if (!best || strlen(s->code) > strlen(best->code)
+            || (strlen(s->code) == strlen(best->code) && s->level == LINT_ALLOW))
+            best = s;
+    }
+    if (best)
+        return (uint8_t)best->level;
+    return any_select ? LINT_ALLOW : LINT_DEFAULT;
+}
+
+/* The levels of the command line, LINT_DEFAULT where it says nothing; they override a
+ * program's configuration. --select and --ignore first (selected_level), then --warn
+ * and --allow in command-line order, so the later of two wins. Each names a warning
+ * code or a prefix of some (docs/cli.md, "Lint levels"). */
 static int lint_overrides(const CliOptions *opt, uint8_t *levels)
 {
-    memset(levels, LINT_DEFAULT, DIAG_CODE_COUNT);
+    bool any_select = false;
     for (int i = 0; i < opt->lint_count; i++) {
-        int code = cli_code_from_arg(opt->lints[i].code);
-        if (code < 0 || diag_info((DiagCode)code)->severity != SEV_WARNING)
-            return cli_usage_error("`%s` is not a warning code (see `orbitc explain`)",
-                                   opt->lints[i].code);
-        levels[code] = (uint8_t)opt->lints[i].level;
+        const LintSetting *s = &opt->lints[i];
+        if (diag_warnings_with_prefix(s->code, strlen(s->code)) == 0)
+            return cli_usage_error("`%s` is not a warning code, nor the start of one (see "
+                                   "`orbitc explain`)", s->code);
+        any_select |= s->selection && s->level == LINT_WARN;
+    }
+    for (int code = 0; code < DIAG_CODE_COUNT; code++)
+        levels[code] = diag_info((DiagCode)code)->severity == SEV_WARNING
+            ? selected_level(opt, code, any_select) : LINT_DEFAULT;
+    for (int i = 0; i < opt->lint_count; i++) {
+        for (int code = 0; code < DIAG_CODE_COUNT; code++)
+            if (!opt->lints[i].selection && matches(&opt->lints[i], code))
+                levels[code] = (uint8_t)opt->lints[i].level;
     }
     return EXIT_OK;
 }
@@ -69,38 +104,32 @@ static int lint_overrides(const CliOptions *opt, uint8_t *levels)
 /* The paths the run could not read, for the CI formats' reports (RenderOptions). */
 static RenderUnread *unread_paths;
 static uint32_t unread_count;
+/* Whether --output-file could not be written (the run exits 2). */
+static bool output_failed;
 
 void cli_print_diagnostics(const CliOptions *opt, Compiler *c)
 {
     RenderOptions render = {
         .color = opt->format == FORMAT_HUMAN && cli_want_color(opt->color),
         .max_shown = opt->max_diagnostics,
-        .summary = true,
+        .summary = !opt->quiet,
         .warnings_denied = opt->deny_warnings,
         .unread = unread_paths,
         .unread_count = unread_count,
     };
-    if (opt->format == FORMAT_JSON)
-        render_json(stdout, &c->diags, &c->sources, &render);
-    else if (opt->format == FORMAT_GITHUB)
-        render_github(stdout, &c->diags, &c->sources, &render);
-    else if (opt->format == FORMAT_GITLAB)
-        render_gitlab(stdout, &c->diags, &c->sources, &render);
-    else if (opt->format == FORMAT_SARIF)
-        render_sarif(stdout, &c->diags, &c->sources, &render);
-    else
-        render_human(stderr, &c->diags, &c->sources, &render);
+    if (!cli_render(opt, c, &render))
+        output_failed = true;
 }
 
 /* Refuses an output file that is one of the inputs (the same file on disk, however it is
  * spelt): the build would overwrite its own source. */
-static int refuse_output_that_is_input(const CliOptions *opt, const InputList *inputs)
+static int refuse_output_that_is_input(const char *output, const InputList *inputs)
 {
-    const Input *input = opt->output ? inputs_same_file(inputs, opt->output) : NULL;
+    const Input *input = output ? inputs_same_file(inputs, output) : NULL;
     if (!input)
         return EXIT_OK;
     fprintf(stderr, "orbitc: error: the output `%s` is the input `%s`: refusing to overwrite it\n",
-            opt->output, input->path);
+            output, input->path);
     return EXIT_USAGE;
 }
 
@@ -122,7 +151,8 @@ int cli_load(const CliOptions *opt, CliRun *run)
     if (status != EXIT_OK)
         return status;
     workspace_collect(w, opt->paths, opt->path_count, opt->stdin_filename);
-    if ((status = refuse_output_that_is_input(opt, &w->inputs)) != EXIT_OK)
+    if ((status = refuse_output_that_is_input(opt->output, &w->inputs)) != EXIT_OK
+        || (status = refuse_output_that_is_input(opt->output_file, &w->inputs)) != EXIT_OK)
         return status;
     workspace_read_inputs(w);
     workspace_prepare(w);
@@ -142,14 +172,14 @@ void cli_run_free(CliRun *run)
     compiler_free(&run->c);
 }
 
-/* The exit status the diagnostics deserve. */
+/* The exit status the diagnostics deserve: 1 for errors (and warnings under
+ * --deny-warnings) unless --exit-zero; 2 when --output-file could not be written. */
 int cli_diagnostics_status(const CliOptions *opt, const Compiler *c)
 {
-    if (c->diags.errors > 0)
-        return EXIT_ERRORS;
-    if (opt->deny_warnings && c->diags.warnings > 0)
-        return EXIT_ERRORS;
-    return EXIT_OK;
+    if (output_failed)
+        return EXIT_USAGE;
+    bool failed = c->diags.errors > 0 || (opt->deny_warnings && c->diags.warnings > 0);
+    return failed && !opt->exit_zero ? EXIT_ERRORS : EXIT_OK;
 }
 
 /* After the diagnostics of the files that were read: the paths that could not be, once

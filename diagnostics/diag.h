@@ -1,6 +1,6 @@
 /* Diagnostics: what every pass reports, collected in a sink, then sorted, deduplicated
  * and rendered for people (render_human), machines (render_json) or CI systems
- * (render_github, render_gitlab, render_sarif).
+ * (render_github, render_gitlab, render_sarif), or one line each (render_concise).
  *
  * A diagnostic has a code from the registry (codes.def), a primary span with an optional
  * label under it, a message, secondary labelled spans, notes, help lines and fixes. A fix
@@ -41,6 +41,12 @@ int diag_code_from_string(const char *text);
 /* The same for text[0..len) in any letter case ("w0007" is W0007), as users may write a
  * code on the command line, in a suppression or in a configuration. */
 int diag_code_from_text(const char *text, size_t len);
+/* Whether the code's name starts with text[0..len) in any letter case ("w00" starts
+ * W0007; a whole code is its own prefix; "" starts none): rule selection by prefix
+ * (`--select W00`, `W00: allow` in orbit.program). */
+bool diag_code_has_prefix(DiagCode code, const char *text, size_t len);
+/* How many warning codes start with text[0..len), in any letter case. */
+uint32_t diag_warnings_with_prefix(const char *text, size_t len);
 /* The codes of the warnings ("W0001", …) in registry order, for did-you-mean; *count
  * gets how many. */
 const char *const *diag_warning_codes(size_t *count);
@@ -176,6 +182,11 @@ void render_human(FILE *out, const DiagSink *sink, const SourceMap *sources,
 /* One JSON object per line; the schema is docs/diagnostics.schema.json. */
 void render_json(FILE *out, const DiagSink *sink, const SourceMap *sources,
                  const RenderOptions *options);
+
+/* One line per diagnostic, `path:line:col: severity[CODE]: message` (render_concise.c),
+ * for grep and editors' quickfix lists. */
+void render_concise(FILE *out, const DiagSink *sink, const SourceMap *sources,
+                    const RenderOptions *options);
 
 /* For CI systems (docs/diagnostics.md), every diagnostic, on `out` (paths relative to
  * the current directory):

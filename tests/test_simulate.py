@@ -480,7 +480,8 @@ def model_errors():
         _, err = simulate(orbc, model, status=2)
         expect(message in err, 'expected %r in: %s' % (message, err.strip()))
     for args, message in [(['--runs', '0'], '--runs takes'), (['--jobs', 'x'], '--jobs takes'),
-                          (['--format', 'png'], 'unknown format'), (['--bogus', '1'], 'unknown option')]:
+                          (['--format', 'png'], 'unknown format'), (['--bogus', '1'], 'unknown option'),
+                          (['--seed', '9223372036854775808'], '--seed takes')]:
         _, err = simulate(orbc, {'input': {'n': 1}}, *args, status=2)
         expect(message in err, 'expected %r in: %s' % (message, err.strip()))
 

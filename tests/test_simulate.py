@@ -496,7 +496,7 @@ def svg_plot():
     doc = xml.dom.minidom.parseString(out.encode())
     expect(doc.documentElement.tagName == 'svg', 'not an SVG')
     expect(len(doc.getElementsByTagName('polyline')) >= 2, 'no curves')
-    expect('workflow timeout 86400000 ms' in out, 'the deadline is not marked')
+    expect('workflow timeout 1d' in out, 'the deadline is not marked')
     rsvg = shutil.which('rsvg-convert')
     if not rsvg:
         print('note: rsvg-convert is not installed (tools/install-deps.sh): PNG not checked')

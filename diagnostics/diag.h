@@ -41,9 +41,9 @@ int diag_code_from_string(const char *text);
 /* The same for text[0..len) in any letter case ("w0007" is W0007), as users may write a
  * code on the command line, in a suppression or in a configuration. */
 int diag_code_from_text(const char *text, size_t len);
-/* The codes of the warnings ("W0001", …) in registry order, for did-you-mean; *count
- * gets how many. */
-const char *const *diag_warning_codes(size_t *count);
+/* Fills `codes` with the codes of the warnings ("W0001", …) in registry order, for
+ * did-you-mean, and returns how many (no table kept: threads may ask at once). */
+size_t diag_warning_codes(const char *codes[DIAG_CODE_COUNT]);
 /* The long explanation (Markdown), embedded at build time from explain/CODE.md. */
 const char *diag_explanation(DiagCode code);
 

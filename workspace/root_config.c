@@ -74,8 +74,8 @@ static void read_lint(Compiler *c, Root *root, const Member *m)
         return;
     }
     if (code < 0) {
-        size_t warning_count;
-        const char *const *warning_codes = diag_warning_codes(&warning_count);
+        const char *warning_codes[DIAG_CODE_COUNT];
+        size_t warning_count = diag_warning_codes(warning_codes);
         Diagnostic *d = report(c, name_span, "no such warning", "unknown warning code `%s`",
                                m->name->text);
         suggest(c, d, name_span, m->name->text, m->name->len, warning_codes, warning_count);

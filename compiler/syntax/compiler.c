@@ -17,10 +17,17 @@ void compiler_init(Compiler *c)
     memset(c, 0, sizeof *c);
     arena_init(&c->arena);
     interner_init(&c->names, &c->arena);
+    compiler_intern_keywords(c);
     source_map_init(&c->sources);
     diag_sink_init(&c->diags, &c->arena);
     source_map_add(&c->sources, "<stdlib>/orbit.orbit", (char *)orbit_stdlib_source,
                    orbit_stdlib_source_len, true);
+}
+
+void compiler_intern_keywords(Compiler *c)
+{
+    for (int kw = 0; kw < KW_COUNT; kw++)
+        c->keyword_names[kw] = intern_cstr(&c->names, keyword_text((Keyword)kw));
 }
 
 void compiler_free(Compiler *c)

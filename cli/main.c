@@ -20,7 +20,8 @@ enum { DEFAULT_MAX_DIAGNOSTICS = 200 };
 /* The options, each with the commands it applies to: any other command refuses it. */
 typedef enum OptionId {
     OPT_FORMAT, OPT_COLOR, OPT_DENY_WARNINGS, OPT_WARN, OPT_ALLOW, OPT_MAX_DIAGNOSTICS,
-    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_HELP,
+    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_JOBS,
+    OPT_NO_CACHE, OPT_HELP,
     OPT_VERSION, OPT_COUNT
 } OptionId;
 
@@ -53,6 +54,8 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT | FOR_FIX },
     [OPT_MAX_ROUNDS] = { "--max-rounds", NULL, "a number", FOR_FIX },
     [OPT_WORKFLOW] = { "--workflow", NULL, "a workflow's name", FOR_GRAPH },
+    [OPT_JOBS] = { "--jobs", "-j", "a number", FOR_CHECK },
+    [OPT_NO_CACHE] = { "--no-cache", NULL, NULL, FOR_CHECK },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
 };
@@ -88,6 +91,12 @@ static const char usage_text[] =
     "  --max-diagnostics N     print at most N diagnostics (default 200, 0 = all)\n"
     "  --stdin-filename PATH   the name of `-` in diagnostics; if PATH is one of the\n"
     "                          program's files, standard input replaces it\n"
+    "\n"
+    "Options of check:\n"
+    "  -j, --jobs N            check N programs at a time, on N threads (default: the\n"
+    "                          number of processors); the output is the same for any N\n"
+    "  --no-cache              neither read nor write the cache of diagnostics\n"
+    "                          ($ORBITC_CACHE_DIR, else $XDG_CACHE_HOME/orbitc)\n"
     "\n"
     "Options of build:\n"
     "  -o, --output FILE       the bytecode file to write (through a symbolic link to its\n"
@@ -250,6 +259,11 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         return parse_count("--max-diagnostics", value, 0, &opt->max_diagnostics);
     case OPT_MAX_ROUNDS:
         return parse_count("--max-rounds", value, 1, &opt->max_rounds);
+    case OPT_JOBS:
+        return parse_count("--jobs", value, 1, &opt->jobs);
+    case OPT_NO_CACHE:
+        opt->no_cache = true;
+        break;
     case OPT_OUTPUT:
         opt->output = value;
         break;

@@ -133,6 +133,15 @@ void diag_drop_range(DiagSink *sink, uint32_t from, uint32_t to);
 Diagnostic *diag_report(DiagSink *sink, DiagCode code, Span span, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Adds a diagnostic as it was made elsewhere, with its severity, whatever the sink's lint
+ * levels (another sink's, copied by diag_copy; a cached one); `message` is copied. */
+Diagnostic *diag_report_as(DiagSink *sink, DiagCode code, Severity severity, Span span,
+                           const char *message);
+
+/* Adds a copy of `from` (a diagnostic of another sink over the same positions), with
+ * its labels, notes, helps and fixes, all text copied into this sink's arena. */
+Diagnostic *diag_copy(DiagSink *sink, const Diagnostic *from);
+
 void diag_set_label(DiagSink *sink, Diagnostic *d, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_add_label(DiagSink *sink, Diagnostic *d, Span span, const char *fmt, ...)

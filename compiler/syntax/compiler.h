@@ -38,6 +38,16 @@ typedef struct Compiler {
 void compiler_init(Compiler *c);
 void compiler_free(Compiler *c);
 
+/* Initialises `c` as a compiler of its own (arena, names, diagnostics, trees) over the
+ * sources of `from`, shared read-only at the same indexes and positions
+ * (source_map_borrow), none parsed yet: the compiler of one `--jobs` thread, whose
+ * diagnostics are valid in `from`. `from` must outlive it and add no source meanwhile. */
+void compiler_init_view(Compiler *c, const Compiler *from);
+
+/* Parses the sources `files` (indexes) that are not parsed yet; the others stay
+ * unparsed (c->asts[i] NULL) and compiler_parse will not parse them. */
+void compiler_parse_only(Compiler *c, const uint32_t *files, uint32_t count);
+
 /* Interns the keywords' spellings into c->keyword_names (compiler_init does; a test
  * that sets up a compiler by hand calls it after interner_init). */
 void compiler_intern_keywords(Compiler *c);

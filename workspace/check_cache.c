@@ -1,4 +1,5 @@
 /* The cache of `orbitc check` (check_cache.h): keys, and entries as JSON with jansson. */
+#define _GNU_SOURCE   /* dl_iterate_phdr */
 #include "check_cache.h"
 
 #include <errno.h>
@@ -15,8 +16,17 @@
 #include "version.h"
 #include "workspace.h"
 
+#ifdef __ELF__   /* not WebAssembly (the playground compiles this file too) */
+#include <elf.h>
+#include <link.h>
+#endif
+
 /* The version of the entries' format: a change of it (or of orbitc) changes every key. */
 #define ENTRY_FORMAT "orbitc check cache 1"
+
+/* The largest entry written and read: a program with more diagnostics than fit is not
+ * cached, and a larger file was not written by orbitc (it is taken as corrupt). */
+enum { ENTRY_MAX = 64u << 20 };
 
 char *check_cache_default_dir(void)
 {
@@ -34,13 +44,11 @@ char *check_cache_default_dir(void)
     return path;
 }
 
-/* `hash` continued over a field: its length, then its bytes, so that no two sequences
- * of fields run together into the same bytes. */
+/* `hash` continued over a field, its length included, so that no two sequences of
+ * fields run together into the same bytes. */
 static uint64_t hash_field(uint64_t hash, const void *bytes, size_t len)
 {
-    uint64_t n = len;
-    hash = hash_fnv1a(hash, &n, sizeof n);
-    return hash_fnv1a(hash, bytes, len);
+    return hash_wide(hash, bytes, len);   /* which mixes the length in */
 }
 
 static uint64_t hash_text(uint64_t hash, const char *text)
@@ -48,11 +56,45 @@ static uint64_t hash_text(uint64_t hash, const char *text)
     return hash_field(hash, text, strlen(text));
 }
 
-/* This orbitc: its version, and the size and time of its executable, so that a rebuilt
- * orbitc of the same version does not read what an older build wrote. */
+#ifdef __ELF__
+/* Collects the GNU build ID of the executable (the first object dl_iterate_phdr
+ * names): a hash the linker computes over the whole program. */
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uint64_t *hash = data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const char *note = (const char *)(info->dlpi_addr + ph->p_vaddr);
+        for (size_t at = 0; at + sizeof(ElfW(Nhdr)) <= ph->p_memsz;) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(note + at);
+            size_t name = (n->n_namesz + 3) & ~(size_t)3, desc = (n->n_descsz + 3) & ~(size_t)3;
+            const char *body = (const char *)(n + 1);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(body, "GNU", 4) == 0) {
+                *hash = hash_field(*hash, body + name, n->n_descsz);
+                return 1;
+            }
+            at += sizeof *n + name + desc;
+        }
+    }
+    return 1;   /* the executable only */
+}
+#endif
+
+/* This orbitc: its version and its build ID, so that a rebuilt orbitc of the same
+ * version does not read what an older build wrote; without a build ID, the size, time
+ * and inode of its executable. */
 static uint64_t hash_orbitc(uint64_t hash)
 {
     hash = hash_text(hash, ORBIT_VERSION);
+    uint64_t with_id = hash;
+#ifdef __ELF__
+    dl_iterate_phdr(find_build_id, &with_id);
+#endif
+    if (with_id != hash)
+        return with_id;
     struct stat st;
     if (stat("/proc/self/exe", &st) == 0) {
         int64_t identity[4] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec,
@@ -289,7 +331,7 @@ void check_cache_store(CheckCache *cache, const Workspace *w, uint32_t index, ui
     json_decref(entry);
     char *path = entry_path(cache, key);
     ReplaceWhy why;
-    bool ok = text && make_directories(cache->dir)
+    bool ok = text && strlen(text) <= ENTRY_MAX && make_directories(cache->dir)
               && replace_file_create(path, text, strlen(text), 0666, &why);
     pthread_mutex_lock(&cache->lock);
     if (ok)
@@ -427,11 +469,13 @@ bool check_cache_load(CheckCache *cache, const Workspace *w, uint32_t index, uin
                       Compiler *c)
 {
     char *path = entry_path(cache, key);
-    FILE *f = fopen(path, "rb");
+    size_t len = 0;
+    const char *error = NULL;
+    char *text = (char *)workspace_read_binary(path, ENTRY_MAX, &len, &error);
     bool hit = false;
-    if (f) {
-        json_t *entry = json_loadf(f, JSON_REJECT_DUPLICATES, NULL);
-        fclose(f);
+    if (text) {
+        json_t *entry = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+        free(text);
         Slots s = { &c->sources, &w->roots.items[index] };
         uint32_t first = c->diags.count;
         hit = entry && read_entry(&s, &c->diags, entry, key);

@@ -3,7 +3,7 @@
  * so that re-checking an unchanged program parses nothing and renders what a cold run
  * would, in every format.
  *
- * The key of a program is FNV-1a (64 bits, base/hash.h) over: the entry format's version,
+ * The key of a program is a hash of 64 bits (hash_wide, base/hash.h) over: the entry format's version,
  * orbitc's version and its executable's size and modification time (a rebuilt orbitc
  * never reads its predecessor's entries), the standard library, the lint levels of the
  * command line, whether suppressions apply, the program's orbit.program (path and text)

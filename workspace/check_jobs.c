@@ -4,8 +4,8 @@
  * The run's compiler holds every source and parses only the programs' configurations
  * (workspace_prepare with Workspace.parse_programs false). Each thread has a compiler of
  * its own over the same sources at the same positions (compiler_init_view): its arena,
- * its names, its diagnostics, the standard library parsed once. It takes the next
- * program not taken, parses its files and checks them (or reads its diagnostics from
+ * its names, its diagnostics, the standard library parsed once, when it first parses a
+ * program. It takes the next program not taken, parses its files and checks them (or reads its diagnostics from
  * the cache), and notes which of its diagnostics are that program's. When every thread
  * is done, the diagnostics are copied into the run's sink program by program, in the
  * order of the programs, and finished there: the same sort as a run on one thread, so
@@ -60,6 +60,8 @@ static void check_one(Worker *wk, uint32_t root)
         cached = check_cache_load(jobs->cache, w, root, key, c);
     }
     if (!cached && r->file_count > 0) {
+        uint32_t stdlib = 0;
+        compiler_parse_only(c, &stdlib, 1);   /* once per thread, when first needed */
         memset(c->diags.level, LINT_DEFAULT, sizeof c->diags.level);   /* as one parse of
                                                                           all files */
         compiler_parse_only(c, r->files, r->file_count);
@@ -86,8 +88,6 @@ static void worker_init(Worker *wk, Jobs *jobs, uint32_t index)
     wk->jobs = jobs;
     wk->index = index;
     compiler_init_view(&wk->c, jobs->w->c);
-    uint32_t stdlib = 0;
-    compiler_parse_only(&wk->c, &stdlib, 1);
 }
 
 /* The run's sink gets each program's diagnostics, in the order of the programs. */

@@ -111,6 +111,29 @@ bool utf8_is_id_continue(int32_t cp)
     }
 }
 
+const char *utf8_bidi_control_name(int32_t cp)
+{
+    static const char *const embeddings[] = {      /* U+202A to U+202E */
+        "LEFT-TO-RIGHT EMBEDDING", "RIGHT-TO-LEFT EMBEDDING", "POP DIRECTIONAL FORMATTING",
+        "LEFT-TO-RIGHT OVERRIDE", "RIGHT-TO-LEFT OVERRIDE",
+    };
+    static const char *const isolates[] = {        /* U+2066 to U+2069 */
+        "LEFT-TO-RIGHT ISOLATE", "RIGHT-TO-LEFT ISOLATE", "FIRST STRONG ISOLATE",
+        "POP DIRECTIONAL ISOLATE",
+    };
+    if (cp >= 0x202A && cp <= 0x202E)
+        return embeddings[cp - 0x202A];
+    if (cp >= 0x2066 && cp <= 0x2069)
+        return isolates[cp - 0x2066];
+    if (cp == 0x200E)
+        return "LEFT-TO-RIGHT MARK";
+    if (cp == 0x200F)
+        return "RIGHT-TO-LEFT MARK";
+    if (cp == 0x061C)
+        return "ARABIC LETTER MARK";
+    return NULL;
+}
+
 bool utf8_is_invisible(int32_t cp)
 {
     switch (utf8proc_category(cp)) {

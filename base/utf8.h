@@ -35,6 +35,13 @@ bool utf8_is_id_continue(int32_t cp);
  * unassigned or private-use code points, combining marks. */
 bool utf8_is_invisible(int32_t cp);
 
+/* The name of a bidirectional text control ("RIGHT-TO-LEFT OVERRIDE"), or NULL for any
+ * other character. They change the order in which text is shown, not the text (Trojan
+ * Source, CVE-2021-42574): the embeddings and overrides U+202A to U+202E, the isolates
+ * U+2066 to U+2069, and the marks U+200E, U+200F and U+061C. The lint W0011 reports them
+ * in strings and comments; the renderers show them as U+FFFD (char_is_unprintable). */
+const char *utf8_bidi_control_name(int32_t cp);
+
 /* NFC form of text[0..len) copied into the arena; *out_len gets its length. */
 const char *utf8_nfc(Arena *arena, const char *text, uint32_t len, uint32_t *out_len);
 

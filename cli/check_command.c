@@ -1,8 +1,7 @@
-/* `orbitc check [OPTIONS] PATH...` (docs/cli.md): loads the sources through the workspace
- * (run.c), checks the programs on --jobs threads with the cache (workspace_check_jobs)
- * and prints every diagnostic. */
+/* `orbitc check [OPTIONS] [PATH...]` (docs/cli.md): loads the sources through the
+ * workspace (run.c), checks the programs on --jobs threads with the cache
+ * (workspace_check_jobs) and prints every diagnostic (output.c). No PATH: `.`. */
 #define _GNU_SOURCE   /* sched_getaffinity */
-#include <jansson.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +34,18 @@ static void report_cache(const CheckCache *cache)
 
 /* check: each program on its own, with its own lint levels; the diagnostics of all of
  * them together, in source order. */
-int cli_check(const CliOptions *opt)
+int cli_check(const CliOptions *given)
 {
+    static const char *const here[] = { "." };
+    CliOptions options = *given;
+    const CliOptions *opt = &options;
+    if (options.path_count == 0) {
+        options.paths = (const char **)here;
+        options.path_count = 1;
+    }
+    if (opt->statistics && opt->format != FORMAT_HUMAN && opt->format != FORMAT_CONCISE)
+        return cli_usage_error("--statistics prints a table: it takes no --format %s",
+                               opt->format_text);
     CliRun run;
     cli_run_init(&run);
     run.c.check_only = true;   /* only the diagnostics are read */

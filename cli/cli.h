@@ -12,7 +12,9 @@
 /* The exit status of every command (docs/cli.md). */
 enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
 
-typedef enum Format { FORMAT_HUMAN, FORMAT_JSON, FORMAT_GITHUB, FORMAT_GITLAB, FORMAT_SARIF } Format;
+typedef enum Format {
+    FORMAT_HUMAN, FORMAT_JSON, FORMAT_GITHUB, FORMAT_GITLAB, FORMAT_SARIF, FORMAT_CONCISE
+} Format;
 typedef enum GraphFormat { GRAPH_DOT, GRAPH_MERMAID, GRAPH_JSON } GraphFormat;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
@@ -30,6 +32,11 @@ typedef struct CliOptions {
     const char *workflow;           /* graph --workflow */
     ColorMode color;
     bool deny_warnings;
+    bool help;                      /* --help: the help of the command (main.c) */
+    bool quiet;                     /* --quiet: no summary, no report of fixes */
+    bool exit_zero;                 /* --exit-zero: status 1 becomes 0 */
+    bool statistics;                /* check --statistics: counts per code */
+    const char *output_file;        /* check --output-file */
     uint32_t max_diagnostics;
     const char *output;             /* build -o */
     const char *stdin_filename;     /* --stdin-filename */
@@ -77,7 +84,16 @@ int cli_load(const CliOptions *opt, CliRun *run);
 /* Prints the diagnostics of `c` in the format of the options. */
 void cli_print_diagnostics(const CliOptions *opt, Compiler *c);
 
-/* The exit status the diagnostics deserve. */
+/* --- output.c --- */
+
+/* Prints the diagnostics of `c` as the options say (the format, or check --statistics;
+ * into check --output-file, atomically, when given) and warns when a SARIF log nears
+ * GitHub's limit of results. False when the output file could not be written (said on
+ * standard error). */
+bool cli_render(const CliOptions *opt, const Compiler *c, RenderOptions *render);
+
+/* The exit status the diagnostics deserve (--deny-warnings, --exit-zero; 2 when the
+ * output file could not be written). */
 int cli_diagnostics_status(const CliOptions *opt, const Compiler *c);
 
 /* After the diagnostics of the files that were read: the paths that could not be, once

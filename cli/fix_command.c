@@ -179,7 +179,8 @@ int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *
     report_left(&run, current, options->max_left);
     bool *written = xcalloc(run.count + 1, sizeof *written);
     int write_status = options->unread ? EXIT_USAGE : write_files(&run, options, written);
-    report_fixed(&run, written);
+    if (!options->quiet)
+        report_fixed(&run, written);
     options->print(options->context, current);
     int status = current->diags.errors > 0
         || (options->deny_warnings && current->diags.warnings > 0) ? EXIT_ERRORS : EXIT_OK;
@@ -237,9 +238,11 @@ int cli_fix(const CliOptions *opt)
             if (run.w.inputs.items[i].from_stdin)
                 stdin_path = run.w.inputs.items[i].path;
         FixCommand fix = { opt->max_rounds, opt->fmt.diff, opt->deny_warnings,
-                           run.w.failures > 0, print_remaining, &options,
+                           run.w.failures > 0, opt->quiet, print_remaining, &options,
                            opt->max_diagnostics };
         status = fix_command(&run.w, stdin_path, &fix);
+        if (status == EXIT_ERRORS && opt->exit_zero)
+            status = EXIT_OK;
     }
     cli_run_free(&run);
     return status;

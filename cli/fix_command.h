@@ -13,6 +13,7 @@ typedef struct FixCommand {
     bool diff;                  /* --diff: print a unified diff, write nothing */
     bool deny_warnings;
     bool unread;                /* some inputs could not be read: write nothing */
+    bool quiet;                 /* --quiet: no "fixed" or "nothing to fix" lines */
     /* Prints the diagnostics that remain, in the format asked for. */
     void (*print)(void *context, Compiler *c);
     void *context;

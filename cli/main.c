@@ -20,14 +20,15 @@ enum { DEFAULT_MAX_DIAGNOSTICS = 200 };
 /* The options, each with the commands it applies to: any other command refuses it. */
 typedef enum OptionId {
     OPT_FORMAT, OPT_COLOR, OPT_DENY_WARNINGS, OPT_WARN, OPT_ALLOW, OPT_MAX_DIAGNOSTICS,
-    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_JOBS,
-    OPT_NO_CACHE, OPT_HELP,
-    OPT_VERSION, OPT_COUNT
+    OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_HELP,
+    OPT_VERSION, OPT_QUIET, OPT_EXIT_ZERO, OPT_STATISTICS, OPT_OUTPUT_FILE, OPT_JOBS,
+    OPT_NO_CACHE, OPT_COUNT
 } OptionId;
 
 enum {
     FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_FMT = 16, FOR_FIX = 32,
-    FOR_GRAPH = 64, FOR_ALL = 127
+    FOR_GRAPH = 64, FOR_ALL = 127,
+    FOR_LSP = 128   /* only in the help: lsp reads its own options (lsp_command.c) */
 };
 
 typedef struct OptionSpec {
@@ -39,7 +40,7 @@ typedef struct OptionSpec {
 } OptionSpec;
 
 static const OptionSpec option_specs[OPT_COUNT] = {
-    [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab or sarif",
+    [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab, sarif or concise",
                      FOR_CHECK | FOR_BUILD | FOR_DIS | FOR_FIX | FOR_GRAPH },
     [OPT_COLOR] = { "--color", "--colour", "auto, always or never",
                     FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX | FOR_GRAPH },
@@ -58,30 +59,50 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_NO_CACHE] = { "--no-cache", NULL, NULL, FOR_CHECK },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
+    [OPT_QUIET] = { "--quiet", "-q", NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
+    [OPT_EXIT_ZERO] = { "--exit-zero", NULL, NULL, FOR_CHECK | FOR_FIX },
+    [OPT_STATISTICS] = { "--statistics", NULL, NULL, FOR_CHECK },
+    [OPT_OUTPUT_FILE] = { "--output-file", NULL, "a file name", FOR_CHECK },
 };
 
-static const char usage_text[] =
+/* The help in pieces, each with the commands it concerns: `orbitc --help` prints them
+ * all, in order; `orbitc COMMAND --help` (and `orbitc help COMMAND`) the command's usage
+ * line and the pieces that name it (command_help). tools/cli_help.py reads the whole
+ * text for the completions and the man-page test: an option belongs to the commands its
+ * section's title names. */
+typedef struct HelpPiece {
+    unsigned commands;    /* FOR_*: the commands it concerns */
+    const char *text;
+} HelpPiece;
+
+enum { FOR_SOURCES = FOR_CHECK | FOR_BUILD | FOR_FIX | FOR_GRAPH };
+
+static const char help_title[] =
     "orbitc " ORBIT_VERSION " - compiler and linter for the Orbit workflow language\n"
-    "\n"
-    "Usage:\n"
-    "  orbitc check [OPTIONS] PATH...           check programs, print every diagnostic\n"
-    "  orbitc build [OPTIONS] PATH... -o FILE   check, then write bytecode to FILE\n"
-    "  orbitc dis [--format json] FILE          print a bytecode file as text, or as JSON\n"
-    "  orbitc explain [CODE]                    explain a diagnostic code (all codes: no CODE)\n"
-    "  orbitc lsp                               a language server for editors (stdio)\n"
-    "  orbitc fmt [--check|--diff] [PATH...]    format files in place (no PATH: `.`; `-`: stdin)\n"
-    "  orbitc fix [--diff] [PATH...]            apply every machine-applicable fix (no PATH: `.`)\n"
-    "  orbitc graph [OPTIONS] PATH...           draw the steps of workflows and their worst case\n"
+    "\n";
+
+static const HelpPiece help_pieces[] = {
+    { FOR_CHECK, "  orbitc check [OPTIONS] [PATH...]         check programs, print every diagnostic (no PATH: `.`)\n" },
+    { FOR_BUILD, "  orbitc build [OPTIONS] PATH... -o FILE   check, then write bytecode to FILE\n" },
+    { FOR_DIS, "  orbitc dis [--format json] FILE          print a bytecode file as text, or as JSON\n" },
+    { FOR_EXPLAIN, "  orbitc explain [CODE]                    explain a diagnostic code (all codes: no CODE)\n" },
+    { FOR_LSP, "  orbitc lsp                               a language server for editors (stdio)\n" },
+    { FOR_FMT, "  orbitc fmt [--check|--diff] [PATH...]    format files in place (no PATH: `.`; `-`: stdin)\n" },
+    { FOR_FIX, "  orbitc fix [--diff] [PATH...]            apply every machine-applicable fix (no PATH: `.`)\n" },
+    { FOR_GRAPH, "  orbitc graph [OPTIONS] PATH...           draw the steps of workflows and their worst case\n" },
+    { FOR_SOURCES,
     "\n"
     "A PATH is an .orbit file, a directory (every *.orbit file below it, in sorted order)\n"
     "or `-` (standard input). All files together, with the standard library, form one\n"
     "program; a directory holding an orbit.program file is the root of a program of its\n"
-    "own, checked apart (build then takes `-o DIR/`; docs/cli.md).\n"
+    "own, checked apart (build then takes `-o DIR/`; docs/cli.md).\n" },
+    { FOR_CHECK | FOR_BUILD | FOR_FIX,
     "\n"
     "Options of check, build and fix:\n"
-    "  --format human|json|github|gitlab|sarif\n"
-    "                          diagnostics for people (stderr), as JSON lines (stdout) or\n"
-    "                          for CI systems (stdout; docs/ci.md)\n"
+    "  --format human|json|github|gitlab|sarif|concise\n"
+    "                          diagnostics for people (stderr), as JSON lines (stdout),\n"
+    "                          for CI systems (stdout; docs/ci.md) or one line each\n"
+    "                          (stdout: path:line:col: severity[CODE]: message)\n"
     "  --color auto|always|never\n"
     "                          colour in human output; auto: FORCE_COLOR or CLICOLOR_FORCE\n"
     "                          turn it on, else NO_COLOR or TERM=dumb off, else a terminal\n"
@@ -91,29 +112,43 @@ static const char usage_text[] =
     "  --max-diagnostics N     print at most N diagnostics (default 200, 0 = all)\n"
     "  --stdin-filename PATH   the name of `-` in diagnostics; if PATH is one of the\n"
     "                          program's files, standard input replaces it\n"
+    "  -q, --quiet             print the diagnostics only: no summary, no report of fixes\n" },
+    { FOR_CHECK | FOR_FIX,
+    "\n"
+    "Options of check and fix:\n"
+    "  --exit-zero             exit with status 0 even when errors remain (2 stays 2)\n" },
+    { FOR_CHECK,
     "\n"
     "Options of check:\n"
+    "  --statistics            print how many diagnostics of each code, not the diagnostics\n"
+    "  --output-file OUTPUT    write the diagnostics to OUTPUT (replaced atomically), not to\n"
+    "                          standard output or standard error\n"
     "  -j, --jobs N            check N programs at a time, on N threads (default: the\n"
     "                          number of processors); the output is the same for any N\n"
     "  --no-cache              neither read nor write the cache of diagnostics\n"
-    "                          ($ORBITC_CACHE_DIR, else $XDG_CACHE_HOME/orbitc)\n"
+    "                          ($ORBITC_CACHE_DIR, else $XDG_CACHE_HOME/orbitc)\n" },
+    { FOR_BUILD,
     "\n"
     "Options of build:\n"
     "  -o, --output FILE       the bytecode file to write (through a symbolic link to its\n"
-    "                          target; a device or FIFO is written to)\n"
+    "                          target; a device or FIFO is written to)\n" },
+    { FOR_DIS,
     "\n"
     "Options of dis:\n"
     "  --format human|json     the disassembly for people, or the decoded file as one JSON\n"
-    "                          document (docs/bytecode.md)\n"
+    "                          document (docs/bytecode.md)\n" },
+    { FOR_FIX,
     "\n"
     "Options of fix (docs/cli.md):\n"
     "  --diff                  print the changes the fixes would make; change nothing\n"
-    "  --max-rounds N          fix and check again at most N times (default 10)\n"
+    "  --max-rounds N          fix and check again at most N times (default 10)\n" },
+    { FOR_LSP,
     "\n"
     "Options of lsp (docs/editors.md):\n"
     "  --stdio                 talk on standard input and output (the only way; accepted)\n"
     "  --memory-only           never read a file: a program is the open documents alone\n"
-    "  --clientProcessId N     exit when process N (the editor) ends\n"
+    "  --clientProcessId N     exit when process N (the editor) ends\n" },
+    { FOR_GRAPH,
     "\n"
     "Options of graph (docs/cli.md):\n"
     "  --format dot|mermaid|json\n"
@@ -122,19 +157,35 @@ static const char usage_text[] =
     "  --workflow NAME         that workflow and the ones it starts (default: every one)\n"
     "  --color auto|always|never\n"
     "                          colour in the errors of a program that does not check\n"
-    "  --stdin-filename PATH   the name of `-`, as for check\n"
+    "  --stdin-filename PATH   the name of `-`, as for check\n" },
+    { FOR_FMT,
     "\n"
     "Options of fmt (docs/style.md):\n"
     "  --check                 list the files that are not formatted; change nothing\n"
     "  --diff                  print the changes formatting would make; change nothing\n"
     "  --color auto|always|never\n"
-    "                          colour in the errors of files that do not parse\n"
+    "                          colour in the errors of files that do not parse\n" },
+    { FOR_ALL | FOR_LSP,
     "\n"
     "Options:\n"
-    "  -h, --help              print this help\n"
+    "  -h, --help              print this help (after a command: that command's help)\n"
     "  -V, --version           print the version\n"
     "\n"
-    "Exit status: 0 no errors, 1 errors found, 2 the command could not run.\n";
+    "Exit status: 0 no errors, 1 errors found, 2 the command could not run.\n" },
+};
+enum { HELP_PIECE_COUNT = sizeof help_pieces / sizeof help_pieces[0] };
+
+/* The help of the commands in `commands` (FOR_*): every piece that concerns one of them;
+ * the usage lines under "Usage:". */
+static void print_help(FILE *out, unsigned commands)
+{
+    fputs(help_title, out);
+    fputs("Usage:\n", out);
+    for (int i = 0; i < HELP_PIECE_COUNT; i++) {
+        if (help_pieces[i].commands & commands)
+            fputs(help_pieces[i].text, out);
+    }
+}
 
 /* "unknown option `--fromat`" followed by the did-you-mean, when there is one. */
 static int unknown_word_error(const char *what, const char *word, size_t len,
@@ -148,11 +199,7 @@ static int unknown_word_error(const char *what, const char *word, size_t len,
     return EXIT_USAGE;
 }
 
-static int command_help(const CliOptions *opt)
-{
-    fputs(usage_text, stdout);
-    return EXIT_OK;
-}
+static int command_help(const CliOptions *opt);
 
 static int command_version(const CliOptions *opt)
 {
@@ -280,10 +327,22 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         opt->fmt.diff = true;
         break;
     case OPT_HELP:
-        opt->command = "help";
+        opt->help = true;
         break;
     case OPT_VERSION:
         opt->command = "version";
+        break;
+    case OPT_QUIET:
+        opt->quiet = true;
+        break;
+    case OPT_EXIT_ZERO:
+        opt->exit_zero = true;
+        break;
+    case OPT_STATISTICS:
+        opt->statistics = true;
+        break;
+    case OPT_OUTPUT_FILE:
+        opt->output_file = value;
         break;
     case OPT_COUNT:
         break;
@@ -358,6 +417,20 @@ static const CommandSpec *find_command(const char *name)
     return NULL;
 }
 
+/* `orbitc --help`, `orbitc COMMAND --help`, `orbitc help [COMMAND]`: the whole help, or
+ * the command's own (an unknown command gets the whole help). */
+static int command_help(const CliOptions *opt)
+{
+    const CommandSpec *command = NULL;
+    if (opt->command && strcmp(opt->command, "help") != 0)
+        command = find_command(opt->command);
+    else if (opt->path_count > 0)
+        command = find_command(opt->paths[0]);
+    bool whole = !command || command->bit == FOR_ALL;
+    print_help(stdout, whole ? FOR_ALL | FOR_LSP : command->bit);
+    return EXIT_OK;
+}
+
 static int unknown_command(const char *name)
 {
     struct stat st;
@@ -393,7 +466,7 @@ static int refuse_ignored_options(const char *const *given, const CommandSpec *c
  * --stdin-filename, build's output. */
 static int check_paths(const CliOptions *opt, const CommandSpec *command)
 {
-    if (opt->path_count == 0 && command->bit != FOR_FIX)
+    if (opt->path_count == 0 && command->bit != FOR_FIX && command->bit != FOR_CHECK)
         return cli_usage_error("%s needs at least one file or directory", command->name);
     int stdin_count = 0;
     for (int i = 0; i < opt->path_count; i++)
@@ -411,7 +484,7 @@ static int check_paths(const CliOptions *opt, const CommandSpec *command)
  * print diagnostics or a disassembly (human, json, github, gitlab, sarif). */
 static int read_format(CliOptions *opt, const CommandSpec *command)
 {
-    static const char *const formats[] = { "human", "json", "github", "gitlab", "sarif" };
+    static const char *const formats[] = { "human", "json", "github", "gitlab", "sarif", "concise" };
     static const char *const graph_formats[] = { "dot", "mermaid", "json" };
     int choice;
     if (!opt->format_text)
@@ -422,7 +495,7 @@ static int read_format(CliOptions *opt, const CommandSpec *command)
         opt->graph_format = (GraphFormat)choice;
         return EXIT_OK;
     }
-    if (parse_choice("--format", opt->format_text, formats, 5, &choice))
+    if (parse_choice("--format", opt->format_text, formats, 6, &choice))
         return EXIT_USAGE;
     opt->format = (Format)choice;
     return EXIT_OK;
@@ -430,8 +503,10 @@ static int read_format(CliOptions *opt, const CommandSpec *command)
 
 static int run_command(CliOptions *opt, const char *const *given)
 {
+    if (opt->help)
+        return command_help(opt);
     if (!opt->command) {
-        fputs(usage_text, stderr);
+        print_help(stderr, FOR_ALL | FOR_LSP);
         return EXIT_USAGE;
     }
     const CommandSpec *command = find_command(opt->command);

@@ -69,38 +69,32 @@ static int lint_overrides(const CliOptions *opt, uint8_t *levels)
 /* The paths the run could not read, for the CI formats' reports (RenderOptions). */
 static RenderUnread *unread_paths;
 static uint32_t unread_count;
+/* Whether --output-file could not be written (the run exits 2). */
+static bool output_failed;
 
 void cli_print_diagnostics(const CliOptions *opt, Compiler *c)
 {
     RenderOptions render = {
         .color = opt->format == FORMAT_HUMAN && cli_want_color(opt->color),
         .max_shown = opt->max_diagnostics,
-        .summary = true,
+        .summary = !opt->quiet,
         .warnings_denied = opt->deny_warnings,
         .unread = unread_paths,
         .unread_count = unread_count,
     };
-    if (opt->format == FORMAT_JSON)
-        render_json(stdout, &c->diags, &c->sources, &render);
-    else if (opt->format == FORMAT_GITHUB)
-        render_github(stdout, &c->diags, &c->sources, &render);
-    else if (opt->format == FORMAT_GITLAB)
-        render_gitlab(stdout, &c->diags, &c->sources, &render);
-    else if (opt->format == FORMAT_SARIF)
-        render_sarif(stdout, &c->diags, &c->sources, &render);
-    else
-        render_human(stderr, &c->diags, &c->sources, &render);
+    if (!cli_render(opt, c, &render))
+        output_failed = true;
 }
 
 /* Refuses an output file that is one of the inputs (the same file on disk, however it is
  * spelt): the build would overwrite its own source. */
-static int refuse_output_that_is_input(const CliOptions *opt, const InputList *inputs)
+static int refuse_output_that_is_input(const char *output, const InputList *inputs)
 {
-    const Input *input = opt->output ? inputs_same_file(inputs, opt->output) : NULL;
+    const Input *input = output ? inputs_same_file(inputs, output) : NULL;
     if (!input)
         return EXIT_OK;
     fprintf(stderr, "orbitc: error: the output `%s` is the input `%s`: refusing to overwrite it\n",
-            opt->output, input->path);
+            output, input->path);
     return EXIT_USAGE;
 }
 
@@ -122,7 +116,8 @@ int cli_load(const CliOptions *opt, CliRun *run)
     if (status != EXIT_OK)
         return status;
     workspace_collect(w, opt->paths, opt->path_count, opt->stdin_filename);
-    if ((status = refuse_output_that_is_input(opt, &w->inputs)) != EXIT_OK)
+    if ((status = refuse_output_that_is_input(opt->output, &w->inputs)) != EXIT_OK
+        || (status = refuse_output_that_is_input(opt->output_file, &w->inputs)) != EXIT_OK)
         return status;
     workspace_read_inputs(w);
     workspace_prepare(w);
@@ -142,14 +137,14 @@ void cli_run_free(CliRun *run)
     compiler_free(&run->c);
 }
 
-/* The exit status the diagnostics deserve. */
+/* The exit status the diagnostics deserve: 1 for errors (and warnings under
+ * --deny-warnings) unless --exit-zero; 2 when --output-file could not be written. */
 int cli_diagnostics_status(const CliOptions *opt, const Compiler *c)
 {
-    if (c->diags.errors > 0)
-        return EXIT_ERRORS;
-    if (opt->deny_warnings && c->diags.warnings > 0)
-        return EXIT_ERRORS;
-    return EXIT_OK;
+    if (output_failed)
+        return EXIT_USAGE;
+    bool failed = c->diags.errors > 0 || (opt->deny_warnings && c->diags.warnings > 0);
+    return failed && !opt->exit_zero ? EXIT_ERRORS : EXIT_OK;
 }
 
 /* After the diagnostics of the files that were read: the paths that could not be, once

@@ -14,9 +14,7 @@ bool char_is_unprintable(int32_t cp)
         return cp != '\t';
     if (cp >= 0x7F && cp <= 0x9F)
         return true;
-    return cp == 0x061C || cp == 0x200E || cp == 0x200F
-        || (cp >= 0x2028 && cp <= 0x202E)
-        || (cp >= 0x2066 && cp <= 0x2069);
+    return cp == 0x2028 || cp == 0x2029 || utf8_bidi_control_name(cp) != NULL;
 }
 
 uint32_t char_cells(int32_t cp)

@@ -1,6 +1,6 @@
 /* Diagnostics: what every pass reports, collected in a sink, then sorted, deduplicated
  * and rendered for people (render_human), machines (render_json) or CI systems
- * (render_github, render_gitlab, render_sarif).
+ * (render_github, render_gitlab, render_sarif), or one line each (render_concise).
  *
  * A diagnostic has a code from the registry (codes.def), a primary span with an optional
  * label under it, a message, secondary labelled spans, notes, help lines and fixes. A fix
@@ -185,6 +185,11 @@ void render_human(FILE *out, const DiagSink *sink, const SourceMap *sources,
 /* One JSON object per line; the schema is docs/diagnostics.schema.json. */
 void render_json(FILE *out, const DiagSink *sink, const SourceMap *sources,
                  const RenderOptions *options);
+
+/* One line per diagnostic, `path:line:col: severity[CODE]: message` (render_concise.c),
+ * for grep and editors' quickfix lists. */
+void render_concise(FILE *out, const DiagSink *sink, const SourceMap *sources,
+                    const RenderOptions *options);
 
 /* For CI systems (docs/diagnostics.md), every diagnostic, on `out` (paths relative to
  * the current directory):

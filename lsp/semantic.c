@@ -401,14 +401,6 @@ static TokenData encode(Server *s, const Painter *p, LineIndex *lines)
     return data;
 }
 
-static json_t *data_json(const uint32_t *items, uint32_t count)
-{
-    json_t *array = json_array();
-    for (uint32_t i = 0; i < count; i++)
-        json_array_append_new(array, json_integer(items[i]));
-    return array;
-}
-
 /* The tokens of a request's document, in bytes [start, end) when `range` is given (else
  * the whole text). False after lsp_request_error. */
 static bool document_tokens(Server *s, const json_t *params, bool range, TokenData *out)
@@ -453,20 +445,22 @@ static bool document_tokens(Server *s, const json_t *params, bool range, TokenDa
     return true;
 }
 
-/* Keeps `data` as the document's last result; returns its resultId. */
+/* Keeps `data` as the document's last result (when the document is open) and makes it
+ * the answer's last array; returns its resultId. */
 static json_t *remember(Server *s, const json_t *params, TokenData data)
 {
     Document *d = lsp_document_find(s, lsp_params_uri(s, params));
     char id[24];
     snprintf(id, sizeof id, "%llu", (unsigned long long)++s->semantic_results);
     if (!d || !d->open) {
-        free(data.items);
+        lsp_answer_integers(s, data.items, data.count, data.items);
         return json_string(id);
     }
     free(d->semantic.items);
     d->semantic.items = data.items;
     d->semantic.count = data.count;
     d->semantic.result_id = s->semantic_results;
+    lsp_answer_integers(s, data.items, data.count, NULL);
     return json_string(id);
 }
 
@@ -475,8 +469,7 @@ json_t *lsp_handle_semantic_tokens_full(Server *s, json_t *params)
     TokenData data;
     if (!document_tokens(s, params, false, &data))
         return NULL;
-    json_t *items = data_json(data.items, data.count);
-    return json_pack("{s:o, s:o}", "resultId", remember(s, params, data), "data", items);
+    return json_pack("{s:o, s:[]}", "resultId", remember(s, params, data), "data");
 }
 
 json_t *lsp_handle_semantic_tokens_range(Server *s, json_t *params)
@@ -484,14 +477,17 @@ json_t *lsp_handle_semantic_tokens_range(Server *s, json_t *params)
     TokenData data;
     if (!document_tokens(s, params, true, &data))
         return NULL;
-    json_t *items = data_json(data.items, data.count);
-    free(data.items);
-    return json_pack("{s:o}", "data", items);
+    lsp_answer_integers(s, data.items, data.count, data.items);
+    return json_pack("{s:[]}", "data");
 }
 
 /* The one edit that turns the previous data into the new: what lies between their
  * common prefix and common suffix. */
-static json_t *delta_edits(const SemanticResult *old, const TokenData *new)
+typedef struct TokenEdit {
+    uint32_t start, delete_count, insert_count;
+} TokenEdit;
+
+static TokenEdit delta_edit(const SemanticResult *old, const TokenData *new)
 {
     uint32_t prefix = 0;
     while (prefix < old->count && prefix < new->count &&
@@ -501,11 +497,7 @@ static json_t *delta_edits(const SemanticResult *old, const TokenData *new)
     while (suffix < old->count - prefix && suffix < new->count - prefix &&
            old->items[old->count - 1 - suffix] == new->items[new->count - 1 - suffix])
         suffix++;
-    if (prefix == old->count && prefix == new->count)
-        return json_array();
-    return json_pack("[{s:I, s:I, s:o}]", "start", (json_int_t)prefix,
-                     "deleteCount", (json_int_t)(old->count - prefix - suffix),
-                     "data", data_json(new->items + prefix, new->count - prefix - suffix));
+    return (TokenEdit){ prefix, old->count - prefix - suffix, new->count - prefix - suffix };
 }
 
 json_t *lsp_handle_semantic_tokens_delta(Server *s, json_t *params)
@@ -520,11 +512,18 @@ json_t *lsp_handle_semantic_tokens_delta(Server *s, json_t *params)
         snprintf(id, sizeof id, "%llu", (unsigned long long)d->semantic.result_id);
     if (!previous || !id[0] || strcmp(previous, id) != 0) {
         /* a result this server no longer has: the whole data */
-        json_t *items = data_json(data.items, data.count);
-        return json_pack("{s:o, s:o}", "resultId", remember(s, params, data), "data", items);
+        return json_pack("{s:o, s:[]}", "resultId", remember(s, params, data), "data");
     }
-    json_t *edits = delta_edits(&d->semantic, &data);
-    return json_pack("{s:o, s:o}", "resultId", remember(s, params, data), "edits", edits);
+    TokenEdit edit = delta_edit(&d->semantic, &data);
+    json_t *result_id = remember(s, params, data);   /* the document keeps data.items */
+    if (edit.delete_count == 0 && edit.insert_count == 0) {
+        lsp_answer_integers(s, NULL, 0, NULL);
+        return json_pack("{s:o, s:[]}", "resultId", result_id, "edits");
+    }
+    lsp_answer_integers(s, data.items + edit.start, edit.insert_count, NULL);
+    return json_pack("{s:o, s:[{s:I, s:I, s:[]}]}", "resultId", result_id, "edits",
+                     "start", (json_int_t)edit.start,
+                     "deleteCount", (json_int_t)edit.delete_count, "data");
 }
 
 void lsp_semantic_forget(Document *d)

@@ -40,10 +40,53 @@ bool lsp_json_integer_member(const json_t *object, const char *key, int64_t *out
 
 /* ---- Sending ------------------------------------------------------------------------ */
 
-static void send_message(Server *s, json_t *message)
+/* Writes `n` in decimal at `out`; returns the number of digits. */
+static size_t write_decimal(char *out, uint32_t n)
+{
+    char digits[10];
+    size_t len = 0;
+    do {
+        digits[len++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n > 0);
+    for (size_t i = 0; i < len; i++)
+        out[i] = digits[len - 1 - i];
+    return len;
+}
+
+/* `body` (a compact dump, malloc'd) with the integers written into its last value: the
+ * empty array that only closing brackets follow. NULL when the body does not end so
+ * (a handler's mistake). */
+static char *splice_integers(char *body, const uint32_t *items, uint32_t count)
+{
+    size_t len = strlen(body);
+    size_t at = len;
+    while (at > 0 && (body[at - 1] == '}' || body[at - 1] == ']'))
+        at--;
+    if (at == 0 || body[at - 1] != '[' || body[at] != ']')
+        return NULL;
+    char *out = xmalloc(len + (size_t)count * 11 + 1);
+    memcpy(out, body, at);
+    size_t n = at;
+    for (uint32_t i = 0; i < count; i++) {
+        if (i > 0)
+            out[n++] = ',';
+        n += write_decimal(out + n, items[i]);
+    }
+    memcpy(out + n, body + at, len - at + 1);
+    return out;
+}
+
+/* Sends `message` (and frees it); `integers`: its last empty array's content (answers). */
+static void send_with(Server *s, json_t *message, const uint32_t *integers, uint32_t count)
 {
     if (!s->output_lost) {
         char *body = json_dumps(message, JSON_COMPACT);
+        if (body && integers) {
+            char *spliced = splice_integers(body, integers, count);
+            free(body);
+            body = spliced;
+        }
         if (!body) {
             lsp_log_message(s, "cannot encode a message");
         } else {
@@ -53,6 +96,24 @@ static void send_message(Server *s, json_t *message)
         }
     }
     json_decref(message);
+}
+
+static void send_message(Server *s, json_t *message)
+{
+    send_with(s, message, NULL, 0);
+}
+
+void lsp_answer_integers(Server *s, const uint32_t *items, uint32_t count, uint32_t *owned)
+{
+    free(s->answer_integers_owned);
+    s->answer_integers = items;
+    s->answer_integer_count = count;
+    s->answer_integers_owned = owned;
+}
+
+static void forget_answer_integers(Server *s)
+{
+    lsp_answer_integers(s, NULL, 0, NULL);
 }
 
 static json_t *envelope(void)
@@ -67,7 +128,8 @@ static void respond(Server *s, json_t *id, json_t *result)
     json_t *m = envelope();
     json_object_set(m, "id", id);
     json_object_set_new(m, "result", result ? result : json_null());
-    send_message(s, m);
+    send_with(s, m, s->answer_integers, s->answer_integer_count);
+    forget_answer_integers(s);
 }
 
 static void respond_error(Server *s, json_t *id, int code, const char *message)
@@ -78,6 +140,7 @@ static void respond_error(Server *s, json_t *id, int code, const char *message)
     json_object_set_new(error, "code", json_integer(code));
     json_object_set_new(error, "message", diag_json_text0(message));
     json_object_set_new(m, "error", error);
+    forget_answer_integers(s);
     send_message(s, m);
 }
 

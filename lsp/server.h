@@ -176,6 +176,12 @@ typedef struct Server {
 
     uint64_t semantic_results; /* resultIds of semantic tokens given so far */
 
+    /* The integers that the answer being sent ends with, written into its last (empty)
+     * array by server.c instead of through jansson (lsp_answer_integers); NULL: none. */
+    const uint32_t *answer_integers;
+    uint32_t answer_integer_count;
+    uint32_t *answer_integers_owned;   /* freed once the answer is sent */
+
     Message *queue;
     uint32_t queue_head, queue_count;
     uint64_t next_request_id;
@@ -195,6 +201,12 @@ void lsp_send_request(Server *s, const char *method, json_t *params);        /* 
  * check that started before it has a stale result). */
 bool lsp_results_are_stale(Server *s, uint32_t project);
 void lsp_log_message(Server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Makes the current request's answer end with these integers: the handler returns a
+ * result whose last member is an empty array (its last member's too, down to it), and
+ * server.c writes the digits into it. For arrays of hundreds of thousands of numbers
+ * (semantic tokens), which jansson would allocate, print and free one by one. `owned`
+ * is freed after the answer (NULL when `items` lives on, in a document). */
+void lsp_answer_integers(Server *s, const uint32_t *items, uint32_t count, uint32_t *owned);
 /* Members of a JSON object, NULL when absent or of another type. */
 json_t *lsp_json_object_member(const json_t *object, const char *key);
 const char *lsp_json_string_member(const json_t *object, const char *key);

@@ -34,7 +34,7 @@ def help_and_version():
 @test
 def usage_errors_exit_2():
     for args, needle in ((['frobnicate'], 'unknown command `frobnicate`'),
-                         (['check'], 'needs at least one file'),
+                         (['build'], 'needs at least one file'),
                          (['check', '--format', 'xml', EXAMPLE], 'invalid value `xml` for --format'),
                          (['check', '--bogus', EXAMPLE], 'unknown option `--bogus`'),
                          (['check', '/nonexistent/x.orbit'], 'cannot read `/nonexistent/x.orbit`'),

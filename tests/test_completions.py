@@ -53,6 +53,12 @@ def cases(help_text, codes):
         (['orbitc', 'dis', ''], {'a.orbc', 'sub/'}),
         (['orbitc', 'check', 'sub/'], {'sub/d.orbit'}),
         (['orbitc', 'check', '--deny-w'], {'--deny-warnings'}),
+        # issue 32's flags: check's own, check and fix's, and a format value
+        (['orbitc', 'check', '--exit-z'], {'--exit-zero'}),
+        (['orbitc', 'fix', '--exit-z'], {'--exit-zero'}),
+        (['orbitc', 'check', '--stat'], {'--statistics'}),
+        (['orbitc', 'check', '--format', 'con'], {'concise'}),
+        (['orbitc', 'check', '--output-file', ''], {'a.orbc', 'b.orbit', 'c.txt', 'sub/'}),
     ]
 
 

@@ -487,6 +487,24 @@ def range_equals_full_restricted():
 
 
 @test
+def document_not_open():
+    """A file of the workspace folder that the client has not opened (or has closed):
+    its tokens are those of the open document, and asking twice gives the same data."""
+    text = read(CHECKOUT).decode()
+    with Workspace({'checkout.orbit': text}) as w:
+        uri = w.file_uri('checkout.orbit')
+        ask = lambda: w.client.request('textDocument/semanticTokens/full',
+                                       {'textDocument': {'uri': uri}})
+        closed = ask()
+        check(len(closed['data']) > 0 and len(closed['data']) % 5 == 0, 'tokens', closed)
+        eq(ask()['data'], closed['data'], 'the same data again')
+        w.open('checkout.orbit')
+        eq(ask()['data'], closed['data'], 'the same data once open')
+        w.client.notify('textDocument/didClose', {'textDocument': {'uri': uri}})
+        eq(ask()['data'], closed['data'], 'the same data once closed')
+
+
+@test
 def legend_and_errors():
     server = Server()
     try:

@@ -196,16 +196,49 @@ void roots_read_configs(RootSet *set, Compiler *c, InputReport report, void *con
 }
 
 /* A warning that the configuration denies is an error: a label shows where. */
-static void label_denied(Compiler *c, const Root *root, uint32_t first)
+static void label_one_denied(Compiler *c, const Root *root, Diagnostic *d)
 {
     DiagSink *sink = &c->diags;
-    for (uint32_t i = first; i < sink->count; i++) {
+    if (d->severity == SEV_ERROR && diag_info(d->code)->severity == SEV_WARNING
+        && sink->level[d->code] == LINT_DENY && root->level[d->code] == LINT_DENY)
+        diag_add_label(sink, d, root->level_span[d->code], "`%s` is denied here, so it "
+                       "is an error", diag_info(d->code)->code);
+}
+
+static void label_denied(Compiler *c, const Root *root, uint32_t first)
+{
+    for (uint32_t i = first; i < c->diags.count; i++)
+        label_one_denied(c, root, c->diags.items[i]);
+}
+
+static bool root_has_file(const Root *root, uint32_t file)
+{
+    for (uint32_t f = 0; f < root->file_count; f++)
+        if (root->files[f] == file)
+            return true;
+    return false;
+}
+
+/* The warnings the lexer made while every file was read (W0011, a bidirectional text
+ * control), before any program's levels were set: the levels of this program, now in
+ * the sink, apply to those of its files (allow drops them, deny makes them errors). */
+static void level_read_warnings(Compiler *c, const Root *root)
+{
+    DiagSink *sink = &c->diags;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < sink->count; i++) {
         Diagnostic *d = sink->items[i];
-        if (d->severity == SEV_ERROR && diag_info(d->code)->severity == SEV_WARNING
-            && sink->level[d->code] == LINT_DENY && root->level[d->code] == LINT_DENY)
-            diag_add_label(sink, d, root->level_span[d->code], "`%s` is denied here, so it "
-                           "is an error", diag_info(d->code)->code);
+        if (d->code == W0011 && root_has_file(root, source_file_at(&c->sources, d->span.start))) {
+            if (sink->level[d->code] == LINT_ALLOW)
+                continue;
+            if (sink->level[d->code] == LINT_DENY && d->severity == SEV_WARNING) {
+                d->severity = SEV_ERROR;
+                label_one_denied(c, root, d);
+            }
+        }
+        sink->items[kept++] = d;
     }
+    sink->count = kept;
 }
 
 void roots_configure(RootSet *set, Compiler *c)
@@ -227,11 +260,8 @@ bool roots_failed(const RootSet *set, const Compiler *c, uint32_t index, bool de
         if (d->severity != SEV_ERROR && !deny_warnings)
             continue;
         uint32_t file = source_file_at(&c->sources, d->span.start);
-        if (file == root->config_file && file != 0)
+        if ((file == root->config_file && file != 0) || root_has_file(root, file))
             return true;
-        for (uint32_t f = 0; f < root->file_count; f++)
-            if (root->files[f] == file)
-                return true;
     }
     return false;
 }
@@ -243,6 +273,7 @@ Program *roots_check(RootSet *set, Compiler *c, uint32_t index, const uint8_t *o
         c->diags.level[code] = overrides[code] != LINT_DEFAULT ? overrides[code] : root->level[code];
     if (root->file_count == 0)
         return NULL;
+    level_read_warnings(c, root);
     uint32_t first = c->diags.count;
     Program *program = check_files(c, root->files, root->file_count);
     label_denied(c, root, first);

@@ -592,16 +592,25 @@ static bool silenced(Suppressions *s, uint32_t applying, const Diagnostic *d)
     return silent;
 }
 
-/* Drops the silenced warnings among the reports [first, checked) of the sink. A warning
- * made an error by `deny` is still a warning code, and may be silenced. */
+/* Whether report i of the sink is one the suppressions of this program may silence: the
+ * checker's, [first, checked), and the warnings the lexer made while the files were read,
+ * before the check (W0011, a bidirectional text control). Those of other programs lie in
+ * other files, where no suppression of this one applies. */
+static bool may_silence(const Diagnostic *d, uint32_t i, uint32_t first, uint32_t checked)
+{
+    bool ours = (i >= first && i < checked) || (i < first && d->code == W0011);
+    return ours && diag_info(d->code)->severity == SEV_WARNING;
+}
+
+/* Drops the silenced warnings among the reports of the sink that may_silence names. A
+ * warning made an error by `deny` is still a warning code, and may be silenced. */
 static void silence(Suppressions *s, uint32_t applying, uint32_t first, uint32_t checked)
 {
     DiagSink *sink = &s->c->diags;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < sink->count; i++) {
         Diagnostic *d = sink->items[i];
-        if (i >= first && i < checked && diag_info(d->code)->severity == SEV_WARNING
-            && silenced(s, applying, d))
+        if (may_silence(d, i, first, checked) && silenced(s, applying, d))
             continue;
         sink->items[kept++] = d;
     }

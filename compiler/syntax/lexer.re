@@ -121,8 +121,36 @@ void lexer_bad_utf8(Lexer *lx, const unsigned char *p)
         diag_set_label(&lx->c->diags, lx->scan.bad_utf8, "not UTF-8");
 }
 
-/* Checks that text[start, end) is valid UTF-8, reporting what is not. */
-void lexer_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end)
+/* A bidirectional text control, cp of n bytes at p, in a string or a comment (W0011;
+ * base/utf8.h). In a string, the fix writes it as its escape, which is seen and means
+ * the same string; in a comment, removing it is offered, for a person to decide. */
+void lexer_bidi_control(Lexer *lx, const unsigned char *p, uint32_t n, int32_t cp,
+                        bool in_string)
+{
+    uint32_t at = lexer_offset(lx, p);
+    Diagnostic *d = lexer_report(lx, W0011, at, at + n, "bidirectional text control U+%04X "
+                                 "(%s) in a %s", (unsigned)cp, utf8_bidi_control_name(cp),
+                                 in_string ? "string" : "comment");
+    if (!d)
+        return;
+    DiagSink *diags = &lx->c->diags;
+    diag_set_label(diags, d, "this invisible character reorders how the line is shown");
+    diag_add_note(diags, d, "editors and code review may show this line in an order that "
+                            "differs from the one orbitc reads (Trojan Source, CVE-2021-42574)");
+    Span span = lexer_span(lx, at, at + n);
+    if (in_string) {
+        const char *escape = arena_printf(&lx->c->arena, "\\u{%X}", (unsigned)cp);
+        diag_add_fix(diags, d, span, escape, FIX_MACHINE_APPLICABLE,
+                     "write it as the escape `%s`, which is seen", escape);
+    } else {
+        diag_add_fix(diags, d, span, "", FIX_MAYBE_INCORRECT, "remove it from the comment");
+    }
+}
+
+/* Checks that text[start, end) is valid UTF-8, reporting what is not, and reports each
+ * bidirectional text control in it (a comment or, `in_string`, a string). */
+void lexer_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end,
+                      bool in_string)
 {
     while (p < end) {
         if (*p < 0x80) {
@@ -135,6 +163,8 @@ void lexer_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *en
             lexer_bad_utf8(lx, p);
             p++;
         } else {
+            if (utf8_bidi_control_name(cp))
+                lexer_bidi_control(lx, p, n, cp, in_string);
             p += n;
         }
     }
@@ -173,7 +203,7 @@ static const unsigned char *skip_line_comment(Lexer *lx, const unsigned char *to
     const unsigned char *end = (const unsigned char *)source_find_eol((const char *)cur,
                                                                       (const char *)lx->lim);
     if (has_high_byte(cur, end))
-        lexer_check_utf8(lx, cur, end);
+        lexer_check_utf8(lx, cur, end, false);
     record_comment(lx, tok, end, false);
     return end;
 }
@@ -203,7 +233,7 @@ static const unsigned char *skip_block_comment(Lexer *lx, const unsigned char *t
     }
     *newline = source_find_eol((const char *)cur, (const char *)end) != (const char *)end;
     if (has_high_byte(cur, end))
-        lexer_check_utf8(lx, cur, end);
+        lexer_check_utf8(lx, cur, end, false);
     record_comment(lx, tok, after, true);
     return after;
 }

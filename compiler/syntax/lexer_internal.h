@@ -102,7 +102,10 @@ static inline __attribute__((always_inline)) void lexer_push_bracket(Lexer *lx, 
 }
 
 void lexer_bad_utf8(Lexer *lx, const unsigned char *p);
-void lexer_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end);
+void lexer_check_utf8(Lexer *lx, const unsigned char *p, const unsigned char *end,
+                      bool in_string);
+void lexer_bidi_control(Lexer *lx, const unsigned char *p, uint32_t n, int32_t cp,
+                        bool in_string);
 
 /* ---- the common literals, read inline by the common path (lexer.re's literal_token)
  * without a call; the decoders below read every literal, these among them ---- */

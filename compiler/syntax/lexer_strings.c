@@ -218,6 +218,8 @@ static int slow_string(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *tok
                 lexer_bad_utf8(lx, p);
                 n = 1;
             } else {
+                if (utf8_bidi_control_name(cp))
+                    lexer_bidi_control(lx, p, n, cp, true);
                 append(lx, &len, p, n);
             }
             p += n;
@@ -264,7 +266,7 @@ int lexer_single_quoted(Lexer *lx, YYSTYPE *v, Loc *loc, const unsigned char *to
         diag_add_fix(&lx->c->diags, d, lexer_span(lx, start, end), text,
                      FIX_MAYBE_INCORRECT, "strings are written in double quotes: `%s`", text);
     }
-    lexer_check_utf8(lx, tok + 1, cur - 1);
+    lexer_check_utf8(lx, tok + 1, cur - 1, true);
     v->string = arena_string(lx, tok + 1, (uint32_t)(cur - tok - 2));
     lx->scan.literal_bad = true;
     return STRING;

@@ -49,6 +49,7 @@ FIX_CODES = {
     'W0003': 'check_lints.c: a runtime error code, did you mean',
     'W0008': 'suppress.c: unknown code or directive in a suppression, did you mean',
     'W0009': 'suppress.c: an unused suppression, removed',
+    'W0011': 'lexer.re: a bidirectional text control in a string, written as its escape',
 }
 FIX_CODES_SEEN = set()       # codes named in some `fix` report
 FIX_CODES_OFFERED = set()    # codes with a machine-applicable fix in some golden output

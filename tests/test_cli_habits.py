@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""The command-line habits of issue 32 (docs/cli.md, "Where the diagnostics go"):
+`--format concise`, `--statistics`, `--output-file`, `--exit-zero`, `--quiet`, `check`
+without a path, `orbitc COMMAND --help`, and the warning of a SARIF log near GitHub's
+limit of results.
+
+    test_cli_habits.py --orbitc PATH        ends with `N passed, N failed`
+"""
+import json
+import os
+import re
+import tempfile
+
+from cli_harness import expect, main, run, test, write
+
+# An error (E0410, a misspelt retry setting) and two warnings of one code (W0001).
+TWO_KINDS = ('worker "w" {}\n'
+             'workflow x {\n'
+             '  step s { worker "w"; retry { attempts: 1, non_retryable: ["E"] } }\n'
+             '  step t { worker "w"; retry { attempts: 1, non_retryable: ["F"] } }\n'
+             '  step u { worker "w"; retry { attempts: 3, backof: exponential } }\n'
+             '}\n')
+CLEAN = 'workflow x { step s { sleep 1s } }\n'
+
+
+def tree(tmp, text=TWO_KINDS, name='a.orbit'):
+    path = os.path.join(tmp, name)
+    write(path, text)
+    return path
+
+
+def json_diagnostics(*args, cwd=None):
+    status, out, err = run('check', '--format', 'json', *args, cwd=cwd)
+    return status, [json.loads(line) for line in out.splitlines()], err
+
+
+@test
+def concise_is_one_line_per_diagnostic_as_json_says():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp)
+        status, diags, _ = json_diagnostics(path)
+        expect(status == 1 and len(diags) == 3, 'json: %d %s' % (status, diags))
+        status, out, err = run('check', '--format', 'concise', path)
+        lines = out.splitlines()
+        expect(status == 1 and err == '', 'concise: status %d, stderr %r' % (status, err))
+        expect(len(lines) == len(diags), 'one line each: %r' % out)
+        for line, d in zip(lines, diags):
+            start = d['span']['start'] if 'span' in d else d['spans'][0]['start'] \
+                if 'spans' in d else None
+            m = re.match(r'^(.*):(\d+):(\d+): (error|warning)\[([EW]\d{4})\]: (.*)$', line)
+            expect(m, 'shape: %r' % line)
+            expect(m.group(1) == path and m.group(4) == d['severity']
+                   and m.group(5) == d['code'] and m.group(6) == d['message'].split('\n')[0],
+                   '%r against %s' % (line, d))
+        # the error is E0410 at line 5 (`backof`), in both formats
+        expect(any(l.startswith(path + ':5:') and 'error[E0410]' in l for l in lines), out)
+
+
+@test
+def statistics_counts_each_code_most_frequent_first():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp)
+        status, out, err = run('check', '--statistics', path)
+        lines = out.splitlines()
+        expect(status == 1, 'status %d (the same as without --statistics)' % status)
+        expect(len(lines) == 2, 'two codes: %r' % out)
+        expect(re.match(r'^2  W0001  \S', lines[0]) and re.match(r'^1  E0410  \S', lines[1]),
+               'sorted by count: %r' % out)
+        expect('-->' not in err and 'error[' not in err, 'no diagnostics: %r' % err)
+        status, _, err = run('check', '--statistics', '--format', 'json', path)
+        expect(status == 2 and '--statistics' in err, 'json refused: %d %r' % (status, err))
+        status, out, _ = run('check', '--statistics', tree(tmp, CLEAN, 'clean.orbit'))
+        expect(status == 0 and out == '', 'a clean run: %d %r' % (status, out))
+
+
+@test
+def output_file_is_written_whole_and_atomically():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp)
+        report = os.path.join(tmp, 'report.sarif')
+        write(report, 'old')
+        os.chmod(report, 0o640)
+        status, out, err = run('check', '--format', 'sarif', '--output-file', report, path)
+        expect(status == 1 and out == '', 'status %d, stdout %r' % (status, out[:200]))
+        with open(report, encoding='utf-8') as f:
+            log = json.load(f)
+        expect(len(log['runs'][0]['results']) == 3, 'three results')
+        expect(os.stat(report).st_mode & 0o777 == 0o640, 'the mode is kept')
+        expect(not [n for n in os.listdir(tmp) if n.endswith('.tmp')], 'no temporary file left')
+        # the human format into a file: not coloured unless --color always, nothing on stderr
+        human = os.path.join(tmp, 'human.txt')
+        status, _, err = run('check', '--output-file', human, path,
+                             env_extra={'FORCE_COLOR': '1'})
+        text = open(human, encoding='utf-8').read()
+        expect(status == 1 and err == '' and 'E0410' in text and '\x1b[' not in text,
+               'human: %d %r %r' % (status, err, text[:100]))
+        # statistics into the file
+        status, out, _ = run('check', '--statistics', '--output-file', human, path)
+        expect(status == 1 and out == '' and open(human).read().startswith('2  W0001'), 'stats')
+        # refused: an input, a directory
+        status, _, err = run('check', '--output-file', path, path)
+        expect(status == 2 and 'refusing to overwrite' in err, 'input: %d %r' % (status, err))
+        expect(open(path).read() == TWO_KINDS, 'the input is untouched')
+        status, _, err = run('check', '--output-file', tmp, path)
+        expect(status == 2 and 'cannot write' in err, 'directory: %d %r' % (status, err))
+        status, _, err = run('build', '--output-file', report, path, '-o', os.path.join(tmp, 'x.orbc'))
+        expect(status == 2 and 'takes no option `--output-file`' in err, 'build: %r' % err)
+
+
+@test
+def exit_zero_turns_1_into_0_but_not_2():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp)
+        status, _, err = run('check', '--exit-zero', path)
+        expect(status == 0 and 'E0410' in err, 'errors: %d' % status)
+        clean = tree(tmp, TWO_KINDS.replace('backof', 'backoff'), 'warn.orbit')
+        status, _, _ = run('check', '--exit-zero', '--deny-warnings', clean)
+        expect(status == 0, 'denied warnings: %d' % status)
+        status, _, _ = run('check', '--exit-zero', path, os.path.join(tmp, 'missing.orbit'))
+        expect(status == 2, 'a path not read: %d' % status)
+        status, _, _ = run('fix', '--exit-zero', '--diff', path)
+        expect(status == 0, 'fix: %d' % status)
+
+
+@test
+def quiet_prints_the_diagnostics_only():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp)
+        _, _, loud = run('check', path)
+        status, _, err = run('check', '-q', path)
+        expect('emitted' in loud and 'orbitc explain' in loud, 'without -q: %r' % loud[-300:])
+        expect(status == 1 and 'E0410' in err and 'emitted' not in err
+               and 'orbitc explain' not in err, '-q: %d %r' % (status, err[-300:]))
+        expect(loud.startswith(err.rstrip('\n')), 'the same diagnostics')
+        status, _, err = run('fix', '--quiet', '--diff', path)
+        expect('would fix' not in err and 'emitted' not in err, 'fix -q: %r' % err)
+        status, _, err = run('fix', '--diff', path)
+        expect('would fix' in err, 'fix: %r' % err)
+
+
+@test
+def check_without_a_path_checks_the_current_directory():
+    with tempfile.TemporaryDirectory() as tmp:
+        tree(tmp)
+        os.mkdir(os.path.join(tmp, 'sub'))
+        tree(os.path.join(tmp, 'sub'), CLEAN, 'b.orbit')
+        here = run('check', '--format', 'json', cwd=tmp)
+        dot = run('check', '--format', 'json', '.', cwd=tmp)
+        expect(here[0] == 1 and here[:2] == dot[:2] and here[1], 'no path = `.`: %s %s'
+               % (here[:2], dot[:2]))
+        status, _, err = run('build', cwd=tmp)
+        expect(status == 2 and 'needs at least one file' in err, 'build still needs paths')
+
+
+@test
+def each_command_has_its_own_help():
+    _, whole, _ = run('--help')
+    for command, has, lacks in (('check', ['--statistics', '--exit-zero', '--deny-warnings'],
+                                 ['--max-rounds', '--workflow', 'orbitc fmt']),
+                                ('fmt', ['--check', '--diff'], ['--deny-warnings', '--output']),
+                                ('fix', ['--max-rounds', '--exit-zero'], ['--statistics']),
+                                ('graph', ['--workflow'], ['--max-rounds']),
+                                ('explain', ['orbitc explain'], ['--format'])):
+        for args in ([command, '--help'], ['help', command], [command, '-h', 'x.orbit']):
+            status, out, err = run(*args)
+            expect(status == 0 and err == '', '%s: %d %r' % (args, status, err))
+            expect(all(h in out for h in has) and not any(l in out for l in lacks),
+                   '%s: %r' % (args, out))
+            expect(len(out) < len(whole) and out.startswith('orbitc '), '%s: shorter' % args)
+    expect('--clientProcessId' in whole and 'orbitc graph' in whole, 'the whole help')
+    status, out, _ = run('frobnicate', '--help')
+    expect(status == 0 and out == whole, 'unknown command: the whole help')
+
+
+@test
+def sarif_warns_near_githubs_limit_of_results():
+    with tempfile.TemporaryDirectory() as tmp:
+        # 20,000 W0001 warnings, in steps of one workflow
+        steps = ''.join('  step s%d { worker "w"; retry { attempts: 1, non_retryable: ["E"] } }\n'
+                        % i for i in range(20000))
+        path = tree(tmp, 'worker "w" {}\nworkflow x {\n' + steps + '}\n')
+        report = os.path.join(tmp, 'r.sarif')
+        status, _, err = run('check', '--format', 'sarif', '--output-file', report, path,
+                             timeout=300)
+        results = json.load(open(report))['runs'][0]['results']
+        expect(len(results) == 20000, '%d results' % len(results))
+        expect(status == 0 and 'the SARIF log holds 20000 results' in err
+               and '25000' in err and 'over the limit' not in err, '%d %r' % (status, err))
+        status, _, err = run('check', '--format', 'json', path, timeout=300)
+        expect('SARIF' not in err, 'json: no warning')
+        small = tree(tmp, TWO_KINDS, 'small.orbit')
+        status, _, err = run('check', '--format', 'sarif', small)
+        expect('SARIF' not in err, 'small: no warning: %r' % err)
+
+
+BIDI = ('workflow x {\n'
+        '  step s { worker "pay\u202eyap" }\n'
+        '  // orbit:allow(W0011)\n'
+        '  step t { worker "a\u2066b\u2069" }\n'
+        '}\n')
+
+
+@test
+def bidi_controls_follow_the_levels_of_their_program():
+    """W0011 is made while the files are read; --allow, orbit.program's allow and deny
+    and an inline suppression still apply to it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp, BIDI)
+        status, out, _ = run('check', '--format', 'concise', path)
+        expect(status == 0 and out.count('W0011') == 1 and ':2:' in out, 'default: %r' % out)
+        status, out, _ = run('check', '--format', 'concise', '--allow', 'w0011', path)
+        expect(status == 0 and out == '', '--allow: %r' % out)
+        config = os.path.join(tmp, 'orbit.program')
+        write(config, 'program p { lints { W0011: deny } }\n')
+        status, out, _ = run('check', '--format', 'concise', tmp)
+        expect(status == 1 and out.count('error[W0011]') == 1, 'deny: %d %r' % (status, out))
+        write(config, 'program p { lints { W0011: allow } }\n')
+        status, out, _ = run('check', '--format', 'concise', tmp)
+        expect(status == 0 and out == '', 'allow: %d %r' % (status, out))
+        # another program beside it keeps its own level
+        os.mkdir(os.path.join(tmp, 'other'))
+        tree(os.path.join(tmp, 'other'), BIDI, 'b.orbit')
+        write(os.path.join(tmp, 'other', 'orbit.program'), 'program q {}\n')
+        status, out, _ = run('check', '--format', 'concise', tmp)
+        expect(status == 0 and out.count('W0011') == 1 and 'other' in out, 'two: %r' % out)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp, BIDI)
+        # fixed: the escape is seen and the string is the same
+        status, _, err = run('fix', path)
+        text = open(path, encoding='utf-8').read()
+        expect(status == 0 and '"pay\\u{202E}yap"' in text and '\u202e' not in text,
+               'fix: %d %r %r' % (status, err, text))
+        status, out, _ = run('check', '--format', 'concise', path)
+        expect(out == '', 'after the fix: %r' % out)
+
+
+if __name__ == '__main__':
+    main()

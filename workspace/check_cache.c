@@ -331,8 +331,10 @@ void check_cache_store(CheckCache *cache, const Workspace *w, uint32_t index, ui
     json_decref(entry);
     char *path = entry_path(cache, key);
     ReplaceWhy why;
-    bool ok = text && strlen(text) <= ENTRY_MAX && make_directories(cache->dir)
-              && replace_file_create(path, text, strlen(text), 0666, &why);
+    bool ok = text && strlen(text) <= ENTRY_MAX;
+    if (ok && !replace_file_create(path, text, strlen(text), 0666, &why))   /* the directory */
+        ok = make_directories(cache->dir)                                    /* once made, */
+             && replace_file_create(path, text, strlen(text), 0666, &why);   /* is not again */
     pthread_mutex_lock(&cache->lock);
     if (ok)
         cache->written++;

@@ -43,6 +43,22 @@ void arena_free(Arena *arena)
     memset(arena, 0, sizeof *arena);
 }
 
+void arena_reset(Arena *arena)
+{
+    ArenaChunk *keep = arena->chunk;
+    if (!keep)
+        return;
+    ArenaChunk *chunk = keep->prev;
+    while (chunk) {
+        ArenaChunk *prev = chunk->prev;
+        arena->total -= chunk->size;
+        free(chunk);
+        chunk = prev;
+    }
+    keep->prev = NULL;
+    arena->next = keep->data;
+    arena->end = keep->data + keep->size;
+}
 
 static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)
 {

@@ -21,6 +21,9 @@ typedef struct Arena {
 
 void arena_init(Arena *arena);
 void arena_free(Arena *arena);
+/* Frees everything allocated but keeps the newest chunk for the next allocations: an
+ * arena reused for many small jobs (a simulation's runs) then costs no system call. */
+void arena_reset(Arena *arena);
 
 /* The slow path of the allocators below: a new chunk is needed, or a large block. */
 void *arena_alloc_chunk(Arena *arena, size_t size);

@@ -32,6 +32,34 @@ static void report_cache(const CheckCache *cache)
                 cache->corrupt == 1 ? "was" : "were", cache->first_corrupt);
 }
 
+/* Checks the programs: on --jobs threads with the cache (true: `cache` is open, to be
+ * reported and closed after the diagnostics), or, when the baseline or the suppressions
+ * will read the syntax trees of the run's compiler, on this thread (workspace_check),
+ * which keeps them. */
+static bool check_programs(const CliOptions *opt, CliRun *run, CheckCache *cache)
+{
+    if (!run->w.threads_parse) {
+        workspace_check(&run->w);
+        return false;
+    }
+    char *dir = opt->no_cache ? NULL : check_cache_default_dir();
+    if (dir)
+        check_cache_open(cache, dir, &run->w);
+    bool open = dir != NULL;
+    workspace_check_jobs(&run->w, thread_count(opt), open ? cache : NULL);
+    free(dir);
+    return open;
+}
+
+/* Says once, after the diagnostics, that entries of the cache were ignored; closes it. */
+static void close_cache(CheckCache *cache, bool open)
+{
+    if (!open)
+        return;
+    report_cache(cache);
+    check_cache_close(cache);
+}
+
 /* check: each program on its own, with its own lint levels; the diagnostics of all of
  * them together, in source order. */
 int cli_check(const CliOptions *given)
@@ -49,21 +77,26 @@ int cli_check(const CliOptions *given)
     CliRun run;
     cli_run_init(&run);
     run.c.check_only = true;   /* only the diagnostics are read */
-    run.w.threads_parse = true;
+    run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
     int status = cli_load(opt, &run);
-    if (status == EXIT_OK) {
-        CheckCache cache;
-        char *dir = opt->no_cache ? NULL : check_cache_default_dir();
-        if (dir)
-            check_cache_open(&cache, dir, &run.w);
-        workspace_check_jobs(&run.w, thread_count(opt), dir ? &cache : NULL);
-        cli_print_diagnostics(opt, &run.c);
-        status = cli_diagnostics_status(opt, &run.c);
-        if (dir) {
-            report_cache(&cache);
-            check_cache_close(&cache);
+    CheckCache cache;
+    bool cached = false;
+    if (status == EXIT_OK && opt->add_suppressions) {
+        cached = check_programs(opt, &run, &cache);
+        status = cli_add_suppressions(opt, &run);
+        close_cache(&cache, cached);
+    } else if (status == EXIT_OK) {
+        cached = check_programs(opt, &run, &cache);
+        CliBaseline baseline;
+        status = cli_baseline_apply(opt, &run, &baseline);
+        if (status == EXIT_OK) {
+            cli_print_diagnostics(opt, &run.c);
+            status = cli_diagnostics_status(opt, &run.c);
+            if (cli_baseline_finish(opt, &baseline, run.w.failures == 0) != EXIT_OK)
+                status = EXIT_USAGE;
         }
-        free(dir);
+        cli_baseline_free(&baseline);
+        close_cache(&cache, cached);
         if (run.w.failures > 0) {
             cli_report_unread(&run, "the program was checked without them");
             status = EXIT_USAGE;

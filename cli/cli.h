@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "baseline.h"
 #include "format_command.h"
 #include "workspace.h"
 
@@ -19,8 +20,9 @@ typedef enum GraphFormat { GRAPH_DOT, GRAPH_MERMAID, GRAPH_JSON } GraphFormat;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
 typedef struct LintSetting {
-    const char *code;       /* as given */
-    LintLevel level;
+    const char *code;       /* a code or a prefix, as given */
+    LintLevel level;        /* LINT_WARN (--warn, --select) or LINT_ALLOW */
+    bool selection;         /* --select or --ignore, not --warn or --allow */
 } LintSetting;
 
 /* The command line, as main.c parsed it. */
@@ -46,8 +48,12 @@ typedef struct CliOptions {
     bool no_cache;                  /* check --no-cache */
     const char **paths;
     int path_count;
-    LintSetting *lints;             /* --warn and --allow in command-line order */
+    LintSetting *lints;             /* --warn, --allow, --select, --ignore in order */
     int lint_count;
+    const char *baseline;           /* check --baseline */
+    const char *write_baseline;     /* check --write-baseline */
+    bool add_suppressions;          /* check --add-suppressions */
+    const char *suppress_codes;     /* --add-suppressions=CODE,...: only these (NULL: all) */
 } CliOptions;
 
 /* --- run.c --- */
@@ -105,6 +111,34 @@ void cli_report_unread(const CliRun *run, const char *consequence);
  * it, without a leading `./`; a file outside it keeps `path` (docs/cli.md, "Diffs").
  * Free it with free. */
 char *cli_diff_name(const char *path);
+
+/* --- baseline_command.c: check --baseline and --write-baseline --- */
+
+typedef struct CliBaseline {
+    Baseline before;                /* the file compared with */
+    bool have_before;
+    Baseline after;                 /* the file to write */
+    bool have_after;
+    uint8_t *marks;                 /* BaselineMark per diagnostic of the check */
+    uint32_t known;                 /* warnings left out of the report */
+    uint32_t new_count;             /* warnings reported that it does not hold */
+} CliBaseline;
+
+/* After workspace_check: reads the baseline, leaves the warnings it holds out of the
+ * sink, and prepares the file to write. EXIT_USAGE when a file cannot be read. */
+int cli_baseline_apply(const CliOptions *opt, CliRun *run, CliBaseline *b);
+
+/* After the diagnostics are printed: how many were left out, the entries to prune, and
+ * the file written (only when every path was read: `complete`). EXIT_USAGE when it is
+ * not written. */
+int cli_baseline_finish(const CliOptions *opt, CliBaseline *b, bool complete);
+void cli_baseline_free(CliBaseline *b);
+
+/* --- suppress_command.c: check --add-suppressions --- */
+
+/* After workspace_check: inserts `// orbit:allow(CODE)` comments for the warnings of
+ * the run and writes the files that changed; returns the exit status. */
+int cli_add_suppressions(const CliOptions *opt, CliRun *run);
 
 /* --- the commands, each in NAME_command.c; each returns the exit status --- */
 

@@ -110,7 +110,7 @@ static uint32_t refused_files(const FixRun *run, struct stat *as_read)
  * first, and one refused writes nothing. With standard input among the paths, its text
  * is the only one written: the other files are an editor's context, never rewritten
  * behind it. */
-static int write_files(const FixRun *run, const FixCommand *options, bool *written)
+int fix_command_write_files(const FixRun *run, const FixCommand *options, bool *written)
 {
     bool to_stdout = false;
     for (uint32_t i = 0; i < run->count; i++) {
@@ -178,7 +178,8 @@ int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *
     Compiler *current = fix_run_rounds(&run);
     report_left(&run, current, options->max_left);
     bool *written = xcalloc(run.count + 1, sizeof *written);
-    int write_status = options->unread ? EXIT_USAGE : write_files(&run, options, written);
+    int write_status = options->unread ? EXIT_USAGE
+                                       : fix_command_write_files(&run, options, written);
     if (!options->quiet)
         report_fixed(&run, written);
     options->print(options->context, current);

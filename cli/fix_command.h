@@ -28,4 +28,11 @@ typedef struct FixCommand {
  * written. */
 int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *options);
 
+/* Writes the files of `run` that changed (all or none: each is checked first, and one
+ * refused writes nothing, each refusal reported), standard input's text to standard
+ * output, or with options->diff the diff of every change; written[i] says which file's
+ * text reached its place. Returns EXIT_OK or EXIT_USAGE. `check --add-suppressions`
+ * writes its files through it too. */
+int fix_command_write_files(const FixRun *run, const FixCommand *options, bool *written);
+
 #endif

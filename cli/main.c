@@ -21,8 +21,9 @@ enum { DEFAULT_MAX_DIAGNOSTICS = 200 };
 typedef enum OptionId {
     OPT_FORMAT, OPT_COLOR, OPT_DENY_WARNINGS, OPT_WARN, OPT_ALLOW, OPT_MAX_DIAGNOSTICS,
     OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_HELP,
-    OPT_VERSION, OPT_QUIET, OPT_EXIT_ZERO, OPT_STATISTICS, OPT_OUTPUT_FILE, OPT_JOBS,
-    OPT_NO_CACHE, OPT_COUNT
+    OPT_VERSION, OPT_QUIET, OPT_EXIT_ZERO, OPT_STATISTICS, OPT_OUTPUT_FILE, OPT_SELECT,
+    OPT_IGNORE, OPT_BASELINE, OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_JOBS, OPT_NO_CACHE,
+    OPT_COUNT
 } OptionId;
 
 enum {
@@ -37,6 +38,7 @@ typedef struct OptionSpec {
     const char *value;      /* what its value is ("a number"), or NULL: a flag */
     unsigned commands;      /* FOR_* */
     bool repeats;           /* each value counts (--warn, --allow); else one value only */
+    bool value_optional;    /* the value may be left out; it is given as `--NAME=VALUE` */
 } OptionSpec;
 
 static const OptionSpec option_specs[OPT_COUNT] = {
@@ -45,8 +47,10 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_COLOR] = { "--color", "--colour", "auto, always or never",
                     FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX | FOR_GRAPH },
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
-    [OPT_WARN] = { "--warn", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
-    [OPT_ALLOW] = { "--allow", NULL, "a warning code", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_WARN] = { "--warn", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_ALLOW] = { "--allow", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_SELECT] = { "--select", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_IGNORE] = { "--ignore", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_MAX_DIAGNOSTICS] = { "--max-diagnostics", NULL, "a number", FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_OUTPUT] = { "--output", "-o", "a file name", FOR_BUILD },
     [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path",
@@ -63,6 +67,9 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_EXIT_ZERO] = { "--exit-zero", NULL, NULL, FOR_CHECK | FOR_FIX },
     [OPT_STATISTICS] = { "--statistics", NULL, NULL, FOR_CHECK },
     [OPT_OUTPUT_FILE] = { "--output-file", NULL, "a file name", FOR_CHECK },
+    [OPT_BASELINE] = { "--baseline", NULL, "a file name", FOR_CHECK },
+    [OPT_WRITE_BASELINE] = { "--write-baseline", NULL, "a file name", FOR_CHECK },
+    [OPT_ADD_SUPPRESSIONS] = { "--add-suppressions", NULL, "warning codes", FOR_CHECK, false, true },
 };
 
 /* The help in pieces, each with the commands it concerns: `orbitc --help` prints them
@@ -107,8 +114,12 @@ static const HelpPiece help_pieces[] = {
     "                          colour in human output; auto: FORCE_COLOR or CLICOLOR_FORCE\n"
     "                          turn it on, else NO_COLOR or TERM=dumb off, else a terminal\n"
     "  --deny-warnings         exit with status 1 when there are warnings\n"
-    "  --warn CODE             enable a warning that is off by default (e.g. W0007)\n"
+    "  --warn CODE             enable a warning that is off by default (e.g. W0007; a\n"
+    "                          prefix, W00, names every code it starts)\n"
     "  --allow CODE            silence a warning (of --warn and --allow, the later wins)\n"
+    "  --select CODE           check only the warnings these codes or prefixes name\n"
+    "  --ignore CODE           not the warnings these name (the longer prefix wins; at the\n"
+    "                          same length --ignore; --warn and --allow apply after them)\n"
     "  --max-diagnostics N     print at most N diagnostics (default 200, 0 = all)\n"
     "  --stdin-filename PATH   the name of `-` in diagnostics; if PATH is one of the\n"
     "                          program's files, standard input replaces it\n"
@@ -123,6 +134,13 @@ static const HelpPiece help_pieces[] = {
     "  --statistics            print how many diagnostics of each code, not the diagnostics\n"
     "  --output-file OUTPUT    write the diagnostics to OUTPUT (replaced atomically), not to\n"
     "                          standard output or standard error\n"
+    "  --baseline FILE.json    report only the warnings that the baseline does not hold;\n"
+    "                          list its entries that no longer occur (docs/cli.md)\n"
+    "  --write-baseline FILE.json\n"
+    "                          record the warnings found (an existing baseline only\n"
+    "                          shrinks: new warnings are reported, never added)\n"
+    "  --add-suppressions      insert `// orbit:allow(CODE)` for each warning; with\n"
+    "                          `=CODE,CODE`, for those codes only (errors never)\n"
     "  -j, --jobs N            check N programs at a time, on N threads (default: the\n"
     "                          number of processors); the output is the same for any N\n"
     "  --no-cache              neither read nor write the cache of diagnostics\n"
@@ -300,7 +318,11 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         break;
     case OPT_WARN:
     case OPT_ALLOW:
-        opt->lints[opt->lint_count++] = (LintSetting){ value, id == OPT_WARN ? LINT_WARN : LINT_ALLOW };
+    case OPT_SELECT:
+    case OPT_IGNORE:
+        opt->lints[opt->lint_count++] = (LintSetting){
+            value, id == OPT_WARN || id == OPT_SELECT ? LINT_WARN : LINT_ALLOW,
+            id == OPT_SELECT || id == OPT_IGNORE };
         break;
     case OPT_MAX_DIAGNOSTICS:
         return parse_count("--max-diagnostics", value, 0, &opt->max_diagnostics);
@@ -344,6 +366,16 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
     case OPT_OUTPUT_FILE:
         opt->output_file = value;
         break;
+    case OPT_BASELINE:
+        opt->baseline = value;
+        break;
+    case OPT_WRITE_BASELINE:
+        opt->write_baseline = value;
+        break;
+    case OPT_ADD_SUPPRESSIONS:
+        opt->add_suppressions = true;
+        opt->suppress_codes = value;
+        break;
     case OPT_COUNT:
         break;
     }
@@ -355,11 +387,12 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
  * "Options"). */
 static int refuse_second_value(const OptionSpec *spec, const char *first, const char *second)
 {
-    if (spec->repeats || !spec->value || strcmp(first, second) == 0)
+    if (spec->repeats || !spec->value || (first == second)
+        || (first && second && strcmp(first, second) == 0))
         return EXIT_OK;
     fprintf(stderr, "orbitc: error: %s%s%s is given twice, as `%s` and as `%s`: give it once\n"
                     "Try `orbitc --help` for usage.\n", spec->name, spec->alias ? "/" : "",
-            spec->alias ? spec->alias : "", first, second);
+            spec->alias ? spec->alias : "", first ? first : "", second ? second : "");
     return EXIT_USAGE;
 }
 
@@ -389,7 +422,7 @@ static int parse_args(int argc, char **argv, CliOptions *opt, const char **given
         const char *value = equals ? equals + 1 : NULL;
         if (!spec->value && equals)
             return cli_usage_error("%s takes no value", spec->name);
-        if (spec->value && !value) {
+        if (spec->value && !value && !spec->value_optional) {
             if (i + 1 == argc) {
                 fprintf(stderr, "orbitc: error: %s needs a value: %s\n", spec->name, spec->value);
                 return EXIT_USAGE;

@@ -51,17 +51,52 @@ int cli_code_from_arg(const char *arg)
     return diag_code_from_text(arg, strlen(arg));
 }
 
-/* The levels --warn and --allow set, in command-line order, so the later of two wins;
- * LINT_DEFAULT where they say nothing. They override a program's configuration. */
+static bool matches(const LintSetting *s, int code)
+{
+    return diag_info((DiagCode)code)->severity == SEV_WARNING
+        && diag_code_has_prefix((DiagCode)code, s->code, strlen(s->code));
+}
+
+/* The level --select and --ignore give `code`: that of the longest code or prefix that
+ * matches it, --ignore's at the same length; else off when there is a --select, else
+ * LINT_DEFAULT. */
+static uint8_t selected_level(const CliOptions *opt, int code, bool any_select)
+{
+    const LintSetting *best = NULL;
+    for (int i = 0; i < opt->lint_count; i++) {
+        const LintSetting *s = &opt->lints[i];
+        if (!s->selection || !matches(s, code))
+            continue;
+        if (!best || strlen(s->code) > strlen(best->code)
+            || (strlen(s->code) == strlen(best->code) && s->level == LINT_ALLOW))
+            best = s;
+    }
+    if (best)
+        return (uint8_t)best->level;
+    return any_select ? LINT_ALLOW : LINT_DEFAULT;
+}
+
+/* The levels of the command line, LINT_DEFAULT where it says nothing; they override a
+ * program's configuration. --select and --ignore first (selected_level), then --warn
+ * and --allow in command-line order, so the later of two wins. Each names a warning
+ * code or a prefix of some (docs/cli.md, "Lint levels"). */
 static int lint_overrides(const CliOptions *opt, uint8_t *levels)
 {
-    memset(levels, LINT_DEFAULT, DIAG_CODE_COUNT);
+    bool any_select = false;
     for (int i = 0; i < opt->lint_count; i++) {
-        int code = cli_code_from_arg(opt->lints[i].code);
-        if (code < 0 || diag_info((DiagCode)code)->severity != SEV_WARNING)
-            return cli_usage_error("`%s` is not a warning code (see `orbitc explain`)",
-                                   opt->lints[i].code);
-        levels[code] = (uint8_t)opt->lints[i].level;
+        const LintSetting *s = &opt->lints[i];
+        if (diag_warnings_with_prefix(s->code, strlen(s->code)) == 0)
+            return cli_usage_error("`%s` is not a warning code, nor the start of one (see "
+                                   "`orbitc explain`)", s->code);
+        any_select |= s->selection && s->level == LINT_WARN;
+    }
+    for (int code = 0; code < DIAG_CODE_COUNT; code++)
+        levels[code] = diag_info((DiagCode)code)->severity == SEV_WARNING
+            ? selected_level(opt, code, any_select) : LINT_DEFAULT;
+    for (int i = 0; i < opt->lint_count; i++) {
+        for (int code = 0; code < DIAG_CODE_COUNT; code++)
+            if (!opt->lints[i].selection && matches(&opt->lints[i], code))
+                levels[code] = (uint8_t)opt->lints[i].level;
     }
     return EXIT_OK;
 }

@@ -41,6 +41,12 @@ int diag_code_from_string(const char *text);
 /* The same for text[0..len) in any letter case ("w0007" is W0007), as users may write a
  * code on the command line, in a suppression or in a configuration. */
 int diag_code_from_text(const char *text, size_t len);
+/* Whether the code's name starts with text[0..len) in any letter case ("w00" starts
+ * W0007; a whole code is its own prefix; "" starts none): rule selection by prefix
+ * (`--select W00`, `W00: allow` in orbit.program). */
+bool diag_code_has_prefix(DiagCode code, const char *text, size_t len);
+/* How many warning codes start with text[0..len), in any letter case. */
+uint32_t diag_warnings_with_prefix(const char *text, size_t len);
 /* Fills `codes` with the codes of the warnings ("W0001", …) in registry order, for
  * did-you-mean, and returns how many (no table kept: threads may ask at once). */
 size_t diag_warning_codes(const char *codes[DIAG_CODE_COUNT]);

@@ -56,6 +56,27 @@ size_t diag_warning_codes(const char *codes[DIAG_CODE_COUNT])
     return count;
 }
 
+bool diag_code_has_prefix(DiagCode code, const char *text, size_t len)
+{
+    const char *name = registry[code].code;
+    if (len == 0 || len > strlen(name))
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i] >= 'a' && text[i] <= 'z' ? (char)(text[i] - 'a' + 'A') : text[i];
+        if (c != name[i])
+            return false;
+    }
+    return true;
+}
+
+uint32_t diag_warnings_with_prefix(const char *text, size_t len)
+{
+    uint32_t count = 0;
+    for (int i = 0; i < DIAG_CODE_COUNT; i++)
+        count += registry[i].severity == SEV_WARNING && diag_code_has_prefix((DiagCode)i, text, len);
+    return count;
+}
+
 int diag_code_from_text(const char *text, size_t len)
 {
     char code[16];

@@ -137,6 +137,14 @@ static void exec_abort(Exec *x, uint8_t end, const char *code, const char *messa
 
 /* ---- units ---- */
 
+/* The `step=` of step `s` of execution `x`: its name after the execution's prefix
+ * ("pack[0]/"); the name itself, with nothing to format, in a top execution. */
+static const char *step_label(Engine *e, const Exec *x, const OrbcStep *s)
+{
+    const char *name = engine_string(e, s->name);
+    return *x->prefix ? arena_printf(e->arena, "%s%s", x->prefix, name) : name;
+}
+
 static Unit *unit_new(Exec *x, uint32_t step_index, int64_t element)
 {
     Engine *e = x->engine;
@@ -149,7 +157,7 @@ static Unit *unit_new(Exec *x, uint32_t step_index, int64_t element)
     if (element >= 0)
         u->label = arena_printf(e->arena, "%s%s[%" PRId64 "]", x->prefix, engine_string(e, s->name), element);
     else
-        u->label = arena_printf(e->arena, "%s%s", x->prefix, engine_string(e, s->name));
+        u->label = step_label(e, x, s);
     return u;
 }
 
@@ -165,7 +173,7 @@ static void step_complete(Exec *x)
         list_seal(e->arena, l);
         result.kind = ORBC_KIND_LIST;
         result.list = l;
-        event_step(e, "StepCompleted", arena_printf(e->arena, "%s%s", x->prefix, engine_string(e, s->name)));
+        event_step(e, "StepCompleted", step_label(e, x, s));
         if (e->options.show_values)
             outbox_value(e, "output", result);
     }
@@ -392,7 +400,7 @@ static void step_start(Exec *x, uint32_t index)
 {
     Engine *e = x->engine;
     const OrbcStep *s = &x->wf->steps[index];
-    const char *label = arena_printf(e->arena, "%s%s", x->prefix, engine_string(e, s->name));
+    const char *label = step_label(e, x, s);
     const char *err;
     Value v;
     if (s->when_code != ORBC_NONE) {

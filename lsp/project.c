@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "uri.h"
 
 /* ---- Projects ----------------------------------------------------------------------- */
@@ -51,6 +52,7 @@ static void analysis_free(Analysis *a)
         lsp_line_index_free(&a->files[i].lines);
     }
     free(a->files);
+    free(a->baselined);
     free(a->programs);
     free(a->root_of);
     if (a->indexed)
@@ -387,6 +389,44 @@ static void take_programs(Analysis *a, Workspace *w)
     w->checked = NULL;
 }
 
+/* Logs a problem with the baseline once, until another one replaces it. */
+static void log_baseline_problem(Server *s, char *problem)
+{
+    if (!s->baseline_problem || strcmp(s->baseline_problem, problem) != 0)
+        lsp_log_message(s, "%s", problem);
+    free(s->baseline_problem);
+    s->baseline_problem = problem;
+}
+
+/* The marks of the folder's baseline (initializationOptions.baseline) over the checked
+ * workspace, or NULL: no baseline, a document outside every folder, or a baseline that
+ * cannot be read (logged; a missing file is no problem: it is not written yet). */
+static uint8_t *baseline_marks(Server *s, const Project *p, const Workspace *w)
+{
+    if (!s->baseline || !p->is_folder || s->options.memory_only)
+        return NULL;
+    TextBuffer path = { 0 };
+    if (s->baseline[0] == '/')
+        text_append_str(&path, s->baseline);
+    else
+        text_printf(&path, "%s/%s", p->root, s->baseline);
+    Baseline b;
+    bool missing;
+    char *error = NULL;
+    uint8_t *marks = NULL;
+    if (baseline_read(&b, path.data, &missing, &error)) {
+        marks = xcalloc(w->c->diags.count + 1, 1);
+        baseline_match(&b, w, marks);
+    } else if (missing) {
+        free(error);
+    } else {
+        log_baseline_problem(s, error);
+    }
+    baseline_free(&b);
+    text_free(&path);
+    return marks;
+}
+
 static Analysis *analyse(Server *s, uint32_t project)
 {
     Project *p = &s->projects[project];
@@ -420,6 +460,7 @@ static Analysis *analyse(Server *s, uint32_t project)
     }
     uint32_t added = a->c.sources.count - 1;
     workspace_check(&w);
+    a->baselined = baseline_marks(s, p, &w);
     take_programs(a, &w);
     workspace_free(&w);
     /* every source now, the programs' configurations included */

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "hash.h"
+#include "textbuf.h"
 
 /* Warnings about something that has no effect (a setting, a listed code, an unused
  * suppression): shown faded (DiagnosticTag.Unnecessary). */
@@ -98,6 +100,22 @@ json_t *lsp_diagnostic_json(Server *s, Analysis *a, const Diagnostic *d)
     return json;
 }
 
+/* Diagnostic k of the analysis as published: a warning its folder's baseline holds is
+ * shown as a hint (docs/editors.md, "Baseline"). */
+static json_t *publishable(Server *s, Analysis *a, uint32_t k)
+{
+    json_t *json = lsp_diagnostic_json(s, a, a->c.diags.items[k]);
+    if (a->baselined && a->baselined[k] == BASELINE_KNOWN) {
+        json_object_set_new(json, "severity", json_integer(4));
+        TextBuffer message = { 0 };
+        text_printf(&message, "%s\n(in the baseline `%s`)",
+                    json_string_value(json_object_get(json, "message")), s->baseline);
+        json_object_set_new(json, "message", diag_json_text(message.data, message.len));
+        text_free(&message);
+    }
+    return json;
+}
+
 /* ---- What was published ------------------------------------------------------------- */
 
 static Published *published_find(Project *p, const char *uri, bool make)
@@ -165,7 +183,7 @@ void lsp_publish_diagnostics(Server *s, Project *p)
             if (at.file > file)
                 break;
             if (at.file == file)
-                json_array_append_new(list, lsp_diagnostic_json(s, a, sink->items[k]));
+                json_array_append_new(list, publishable(s, a, k));
         }
         publish_file(s, p, &a->files[file], list);
     }

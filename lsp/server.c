@@ -332,6 +332,12 @@ static json_t *handle_initialize(Server *s, json_t *params)
                                            "foldingRange"));
     read_lint_levels(s, lsp_json_object_member(params, "initializationOptions"));
     lsp_codes_options(s, lsp_json_object_member(params, "initializationOptions"));
+    json_t *baseline = lsp_json_object_member(lsp_json_object_member(params, "initializationOptions"),
+                                              "baseline");
+    if (json_is_string(baseline) && json_string_length(baseline) > 0)
+        s->baseline = xstrdup(json_string_value(baseline));
+    else if (baseline)
+        lsp_log_message(s, "initializationOptions.baseline: not a file name; ignored");
     int64_t pid;
     if (lsp_json_integer_member(params, "processId", &pid))
         watch_client(s, 1, pid);
@@ -692,6 +698,8 @@ int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
     lsp_projects_free(s);
     lsp_documents_free(s);
     lsp_codes_free(s);
+    free(s->baseline);
+    free(s->baseline_problem);
     free(s);
     return status;
 }

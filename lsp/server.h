@@ -95,6 +95,8 @@ typedef struct Analysis {
     Program *program;          /* the program of the file a request is about
                                   (lsp_analysis_select) */
     AnalysisFile *files;       /* [c.sources.count]; [0] is the standard library */
+    uint8_t *baselined;        /* [c.diags.count]: BaselineMark (workspace/baseline.h) of
+                                  each diagnostic, or NULL without a baseline */
     const Program *indexed;    /* query.c: the maps below are of this program */
     Arena index_arena;
     NameMap types_by_name, error_codes_by_name;
@@ -162,6 +164,9 @@ typedef struct Server {
     char *explain_uri;         /* initializationOptions.explainUri (with {code}), or NULL */
     bool explain_tried;        /* the explanations were written to the cache (or could not be) */
     char *explain_base;        /* the URI of their directory in the cache ("…/"), or NULL */
+    char *baseline;            /* initializationOptions.baseline: the baseline file of each
+                                  workspace folder, relative to it (or absolute), or NULL */
+    char *baseline_problem;    /* the last problem with it that was logged, or NULL */
 
     json_t *document_by_uri;   /* URI -> index in `documents` (a jansson object) */
     Document *documents;

@@ -1,7 +1,8 @@
 /* orbit-run: the reference runtime's command line. Loads a .orbc file with liborbc, a
  * scenario with jansson, runs one workflow in virtual time and prints its history.
  * Exit status: 0 the workflow completed, 1 it failed, timed out or is blocked forever,
- * 2 bad usage or malformed input. */
+ * 2 bad usage or malformed input. `orbit-run simulate` runs it many times against a
+ * simulation model instead (simulate.h) and prints what happened how often. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "memory.h"
 #include "orbc.h"
 #include "run_scenario.h"
+#include "simulate.h"
 #include "version.h"
 
 enum { MAX_INPUT_FILE = 256 * 1024 * 1024 };
@@ -17,6 +19,8 @@ enum { MAX_INPUT_FILE = 256 * 1024 * 1024 };
 static const char usage[] =
     "usage: orbit-run FILE.orbc [--workflow NAME] [--scenario SCENARIO.json]\n"
     "                 [--input INPUT.json] [--format text|json] [--show-values]\n"
+    "       orbit-run simulate FILE.orbc --model MODEL.json [--workflow NAME] [--runs N]\n"
+    "                 [--seed S] [--jobs J] [--format text|json|svg]\n"
     "\n"
     "Runs a workflow of a compiled Orbit program in virtual time against a scenario of\n"
     "scripted workers, built-in tasks and signals, and prints its history.\n"
@@ -28,7 +32,21 @@ static const char usage[] =
     "  --format text|json    history as `orbit logs` lines (default) or JSON lines\n"
     "  --show-values         add step inputs, outputs and signal payloads to the history\n"
     "\n"
-    "Exit status: 0 completed, 1 failed, timed out or blocked, 2 usage or malformed input.\n";
+    "Exit status: 0 completed, 1 failed, timed out or blocked, 2 usage or malformed input.\n"
+    "\n"
+    "simulate: runs the workflow many times against a model of how its workers and\n"
+    "signals behave (latencies, failure rates; docs/runtime.md) and reports how often it\n"
+    "completed, failed or timed out, how long it took and what each step did.\n"
+    "\n"
+    "  --model FILE          the simulation model (JSON, see docs/runtime.md)\n"
+    "  --runs N              how many runs (default 10000, at most 10000000)\n"
+    "  --seed S              the seed of run 0, 1, ...: same seed, same result (default 1)\n"
+    "  --jobs J              threads sharing the runs; the result does not depend on it\n"
+    "                        (default 1)\n"
+    "  --format text|json|svg  a table with 95% intervals (default), the JSON report, or\n"
+    "                        an SVG picture of the completion time by outcome\n"
+    "\n"
+    "Exit status: 0 the simulation ran, 2 usage or malformed input.\n";
 
 typedef struct Args {
     const char *orbc;
@@ -165,8 +183,138 @@ static int run(const Args *args, const OrbcModule *module)
     return status;
 }
 
+/* ---- orbit-run simulate ---- */
+
+typedef struct SimArgs {
+    const char *orbc;
+    const char *model;
+    const char *workflow;
+    uint64_t runs, seed;
+    unsigned jobs;
+    SimulateFormat format;
+} SimArgs;
+
+static int sim_usage_error(const char *message, const char *arg)
+{
+    fprintf(stderr, "orbit-run simulate: %s%s%s%s\n", message, arg ? " `" : "", arg ? arg : "",
+            arg ? "`" : "");
+    fputs("usage: orbit-run simulate FILE.orbc --model MODEL.json [--workflow NAME] [--runs N] "
+          "[--seed S] [--jobs J] [--format text|json|svg]\n", stderr);
+    return 2;
+}
+
+/* A whole number from `min` to `max`, all of `text`. */
+static bool parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!*text || *text == '-' || *text == '+')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int sim_option(SimArgs *args, const char *option, const char *value)
+{
+    uint64_t n;
+    if (strcmp(option, "--model") == 0)
+        args->model = value;
+    else if (strcmp(option, "--workflow") == 0)
+        args->workflow = value;
+    else if (strcmp(option, "--runs") == 0) {
+        if (!parse_count(value, 1, SIMULATE_MAX_RUNS, &args->runs))
+            return sim_usage_error("--runs takes a number from 1 to 10000000, not", value);
+    } else if (strcmp(option, "--seed") == 0) {
+        if (!parse_count(value, 0, UINT64_MAX, &args->seed))
+            return sim_usage_error("--seed takes a number from 0 to 2^64-1, not", value);
+    } else if (strcmp(option, "--jobs") == 0) {
+        if (!parse_count(value, 1, SIMULATE_MAX_JOBS, &n))
+            return sim_usage_error("--jobs takes a number from 1 to 256, not", value);
+        args->jobs = (unsigned)n;
+    } else if (strcmp(option, "--format") == 0) {
+        if (strcmp(value, "text") == 0)
+            args->format = SIMULATE_TEXT;
+        else if (strcmp(value, "json") == 0)
+            args->format = SIMULATE_JSON;
+        else if (strcmp(value, "svg") == 0)
+            args->format = SIMULATE_SVG;
+        else
+            return sim_usage_error("unknown format (use text, json or svg):", value);
+    } else {
+        return sim_usage_error("unknown option", option);
+    }
+    return -1;
+}
+
+static int sim_parse_args(int argc, char **argv, SimArgs *args)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (a[0] == '-' && a[1] != '\0') {
+            if (i + 1 >= argc)
+                return sim_usage_error("missing value after", a);
+            int status = sim_option(args, a, argv[++i]);
+            if (status >= 0)
+                return status;
+        } else if (args->orbc) {
+            return sim_usage_error("unexpected argument", a);
+        } else {
+            args->orbc = a;
+        }
+    }
+    if (!args->orbc)
+        return sim_usage_error("no .orbc file given", NULL);
+    if (!args->model)
+        return sim_usage_error("no model given (--model MODEL.json)", NULL);
+    return -1;
+}
+
+static int simulate_main(int argc, char **argv)
+{
+    SimArgs args = {.runs = 10000, .seed = 1, .jobs = 1};
+    int status = sim_parse_args(argc, argv, &args);
+    if (status >= 0)
+        return status;
+    OrbcModule module;
+    if (!load_module(args.orbc, &module))
+        return 2;
+    size_t len;
+    char *text = read_file(args.model, &len);
+    status = 2;
+    if (text) {
+        Arena arena;
+        arena_init(&arena);
+        Model model;
+        char err[2048];
+        if (model_load(args.model, text, len, &module, args.workflow, &arena, &model, err,
+                       sizeof err)) {
+            SimulateResult result;
+            simulate(&module, &model, args.runs, args.seed, args.jobs, &result);
+            status = simulate_report(&result, args.format, stdout) ? 0 : 2;
+            if (status)
+                fprintf(stderr, "orbit-run: cannot write the report: %s\n", strerror(errno));
+            simulate_result_free(&result);
+        } else {
+            fprintf(stderr, "orbit-run: %s\n", err);
+        }
+        arena_free(&arena);
+        free(text);
+    }
+    orbc_module_free(&module);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "simulate") == 0)
+        return simulate_main(argc, argv);
     Args args = {.format = HISTORY_TEXT};
     int status = parse_args(argc, argv, &args);
     if (status >= 0)

@@ -1,10 +1,11 @@
-/* The virtual-time host: one timer queue holds the engine's timers and the scenario's
- * (a worker picks an attempt up, answers it or is lost; a signal arrives), so that ties
+/* The virtual-time host: one timer queue holds the engine's timers and the world's (a
+ * worker picks an attempt up, answers it or is lost; a signal arrives), so that ties
  * fall as docs/runtime.md ("Ties") says. Each timer that comes due is one event for the
- * engine; its commands are carried out at once, in order: a record is written to the
- * history, a timer joins the queue, a queued attempt takes the next scripted outcome and
- * waits for its pickup. When the queue is empty, the engine hears that nothing else can
- * happen (ENGINE_IDLE). */
+ * engine; its commands are carried out at once, in order: a record goes to the world
+ * (orbit-run writes it to the history), a timer joins the queue, a queued attempt takes
+ * the outcome the world serves (the scenario's next scripted one, or a sampled one for
+ * `orbit-run simulate`) and waits for its pickup. When the queue is empty, the engine
+ * hears that nothing else can happen (ENGINE_IDLE). */
 #include "sim.h"
 
 #include <stdlib.h>
@@ -23,25 +24,13 @@ typedef enum SimTimerKind {
     T_SIGNAL,    /* id: the scenario's signal */
 } SimTimerKind;
 
-/* What the scenario says about the current delivery of an attempt. */
-typedef struct SimAttempt {
-    const Outcome *outcome;   /* NULL: the default outcome */
-    const char *worker_id;
-    uint32_t task;
-} SimAttempt;
-
 typedef struct Sim {
     const OrbcModule *module;
-    Scenario *scenario;
-    History *history;
+    const SimWorld *world;
     Arena *arena;
     Engine *engine;
-    TimerQueue timers;
+    SimBuffers *buf;
     int64_t now;
-    SimAttempt *attempts;     /* by the engine's attempt id - 1 */
-    size_t attempt_cap;
-    uint32_t *unserved;       /* attempts queued where no worker runs, to tell the engine */
-    size_t unserved_count, unserved_cap;
     bool finished;
     EngineResult result;
 } Sim;
@@ -51,7 +40,7 @@ static bool is_builtin(const Sim *s, uint32_t task)
     return task < s->module->task_count && s->module->tasks[task].kind == ORBC_TASK_BUILTIN;
 }
 
-/* ---- the scripted workers ---- */
+/* ---- the scripted workers of a scenario ---- */
 
 typedef struct Route {
     Script *script;           /* where outcomes come from (NULL: defaults only) */
@@ -61,16 +50,16 @@ typedef struct Route {
 } Route;
 
 /* The script of a step (or its compensate block) wins over its task's. */
-static Route route(const Sim *s, const EngineTask *t)
+static Route route(const OrbcModule *module, const Scenario *scenario, const EngineTask *t)
 {
-    Script **per_step = s->scenario->step_scripts[t->workflow];
+    Script **per_step = scenario->step_scripts[t->workflow];
     Script *step = per_step ? per_step[t->step] : NULL;
     if (t->compensation)
         step = step ? step->compensate : NULL;
-    Script *task = t->task < s->module->task_count ? s->scenario->task_scripts[t->task] : NULL;
+    Script *task = t->task < module->task_count ? scenario->task_scripts[t->task] : NULL;
     Route r = {.worker_id = "worker-1"};
     r.script = step && step->has_outcomes ? step : task && task->has_outcomes ? task : NULL;
-    if (is_builtin(s, t->task))
+    if (t->task < module->task_count && module->tasks[t->task].kind == ORBC_TASK_BUILTIN)
         r.worker_id = "orbit-runtime";
     else if (step && step->worker_id)
         r.worker_id = step->worker_id;
@@ -83,35 +72,60 @@ static Route route(const Sim *s, const EngineTask *t)
     return r;
 }
 
+typedef struct ScriptedWorld {
+    const OrbcModule *module;
+    Scenario *scenario;
+    History *history;
+} ScriptedWorld;
+
+static SimServe serve_scripted(void *ctx, const EngineCommand *queued)
+{
+    ScriptedWorld *w = ctx;
+    Route r = route(w->module, w->scenario, &queued->task);
+    SimServe serve = {.outcome = script_next(r.script), .worker_id = r.worker_id,
+                      .pickup_ms = r.pickup_ms, .no_worker = r.no_worker};
+    if (serve.outcome && serve.outcome->pickup_ms >= 0)
+        serve.pickup_ms = serve.outcome->pickup_ms;
+    return serve;
+}
+
+static void write_record(void *ctx, const EngineRecord *record)
+{
+    history_write(((ScriptedWorld *)ctx)->history, record);
+}
+
+/* ---- attempts ---- */
+
 static SimAttempt *attempt(Sim *s, uint32_t id)
 {
-    while (id > s->attempt_cap) {
-        size_t old = s->attempt_cap;
-        s->attempt_cap = old ? old * 2 : 64;
-        s->attempts = xrealloc(s->attempts, s->attempt_cap * sizeof *s->attempts);
-        memset(s->attempts + old, 0, (s->attempt_cap - old) * sizeof *s->attempts);
+    SimBuffers *b = s->buf;
+    while (id > b->attempt_cap) {
+        size_t old = b->attempt_cap;
+        b->attempt_cap = old ? old * 2 : 64;
+        b->attempts = xrealloc(b->attempts, b->attempt_cap * sizeof *b->attempts);
+        memset(b->attempts + old, 0, (b->attempt_cap - old) * sizeof *b->attempts);
     }
-    return &s->attempts[id - 1];
+    return &b->attempts[id - 1];
 }
 
 static void queue_attempt(Sim *s, const EngineCommand *c)
 {
-    Route r = route(s, &c->task);
+    SimServe serve = s->world->serve(s->world->ctx, c);
     SimAttempt *a = attempt(s, c->attempt);
-    a->outcome = script_next(r.script);
-    a->worker_id = r.worker_id;
+    a->outcome = serve.outcome;
+    a->worker_id = serve.worker_id;
     a->task = c->task.task;
-    int64_t pickup = a->outcome && a->outcome->pickup_ms >= 0 ? a->outcome->pickup_ms : r.pickup_ms;
-    if (!r.no_worker) {
-        timers_push(&s->timers, engine_time_after(s->now, pickup), false, T_PICKUP, c->attempt,
-                    c->delivery);
+    SimBuffers *b = s->buf;
+    if (!serve.no_worker) {
+        timers_push(&b->timers, engine_time_after(s->now, serve.pickup_ms), false, T_PICKUP,
+                    c->attempt, c->delivery);
         return;
     }
-    if (s->unserved_count == s->unserved_cap) {
-        s->unserved_cap = s->unserved_cap ? s->unserved_cap * 2 : 16;
-        s->unserved = xrealloc(s->unserved, s->unserved_cap * sizeof *s->unserved);
+    if (b->unserved_count == b->unserved_cap) {
+        b->unserved_cap = b->unserved_cap ? b->unserved_cap * 2 : 16;
+        b->unserved = xrealloc(b->unserved, b->unserved_cap * sizeof *b->unserved);
     }
-    s->unserved[s->unserved_count++] = c->attempt;
+    b->unserved[b->unserved_count++] = c->attempt;
 }
 
 /* After a pickup: the answer, or the loss of the worker, on the scripted schedule. */
@@ -119,12 +133,12 @@ static void schedule_answer(Sim *s, uint32_t id, uint32_t delivery)
 {
     const Outcome *o = attempt(s, id)->outcome;
     if (!o)
-        timers_push(&s->timers, engine_time_after(s->now, DEFAULT_ANSWER_MS), false, T_ANSWER, id,
+        timers_push(&s->buf->timers, engine_time_after(s->now, DEFAULT_ANSWER_MS), false, T_ANSWER, id,
                     delivery);
     else if (o->kind == OUT_LOST)
-        timers_push(&s->timers, engine_time_after(s->now, o->after_ms), false, T_LOST, id, delivery);
+        timers_push(&s->buf->timers, engine_time_after(s->now, o->after_ms), false, T_LOST, id, delivery);
     else if (o->kind != OUT_NEVER)
-        timers_push(&s->timers, engine_time_after(s->now, o->after_ms), false, T_ANSWER, id,
+        timers_push(&s->buf->timers, engine_time_after(s->now, o->after_ms), false, T_ANSWER, id,
                     delivery);
 }
 
@@ -177,9 +191,9 @@ static void carry_out(Sim *s)
     for (size_t i = 0; i < count; i++) {
         const EngineCommand *c = &commands[i];
         switch (c->kind) {
-        case ENGINE_RECORD: history_write(s->history, &c->record); break;
+        case ENGINE_RECORD: s->world->record(s->world->ctx, &c->record); break;
         case ENGINE_START_TIMER:
-            timers_push(&s->timers, c->at_ms, c->limit, T_ENGINE, c->timer, 0);
+            timers_push(&s->buf->timers, c->at_ms, c->limit, T_ENGINE, c->timer, 0);
             break;
         case ENGINE_QUEUE_ATTEMPT: queue_attempt(s, c); break;
         case ENGINE_FINISHED:
@@ -200,11 +214,12 @@ static bool send(Sim *s, EngineEvent *event)
     if (accepted && event->kind == ENGINE_PICKED_UP)
         schedule_answer(s, event->attempt, event->delivery);
     carry_out(s);
-    for (size_t i = 0; i < s->unserved_count; i++) {
-        EngineEvent none = {.kind = ENGINE_NO_WORKER, .time_ms = s->now, .attempt = s->unserved[i]};
+    SimBuffers *b = s->buf;
+    for (size_t i = 0; i < b->unserved_count; i++) {
+        EngineEvent none = {.kind = ENGINE_NO_WORKER, .time_ms = s->now, .attempt = b->unserved[i]};
         engine_handle(s->engine, &none);
     }
-    s->unserved_count = 0;
+    b->unserved_count = 0;
     return accepted;
 }
 
@@ -227,7 +242,7 @@ static void fire(Sim *s, const Timer *t)
         event.kind = ENGINE_WORKER_LOST;
         break;
     default: {
-        const Signal *signal = &s->scenario->signals[t->id];
+        const Signal *signal = &s->world->signals[t->id];
         event = (EngineEvent){.kind = ENGINE_SIGNAL, .signal = signal->name_string,
                               .signal_name = signal->name, .payload = signal->payload};
         break;
@@ -236,22 +251,25 @@ static void fire(Sim *s, const Timer *t)
     send(s, &event);
 }
 
-EngineResult sim_run(const OrbcModule *module, Scenario *scenario, Value input, History *history,
-                     const RunOptions *options, Arena *arena)
+EngineResult sim_drive(const OrbcModule *module, uint32_t workflow, Value input,
+                       const SimWorld *world, SimBuffers *buffers, Arena *arena, int64_t *end_ms)
 {
-    EngineOptions engine_options = {.show_values = options->show_values,
-                                    .http_adapter = scenario->http_adapter};
-    Sim s = {.module = module, .scenario = scenario, .history = history, .arena = arena,
+    EngineOptions engine_options = {.show_values = world->show_values,
+                                    .http_adapter = world->http_adapter};
+    Sim s = {.module = module, .world = world, .arena = arena, .buf = buffers,
              .result = {.status = ENGINE_BLOCKED}};
-    s.engine = engine_new(module, scenario->workflow, input, &engine_options, arena);
+    buffers->timers.count = 0;
+    buffers->unserved_count = 0;
+    s.engine = engine_new(module, workflow, input, &engine_options, arena);
     if (!s.engine)
         return s.result;
-    for (uint32_t i = 0; i < scenario->signal_count; i++)
-        timers_push(&s.timers, scenario->signals[i].at_ms, false, T_SIGNAL, i, 0);
+    for (uint32_t i = 0; i < world->signal_count; i++)
+        if (world->signals[i].at_ms >= 0)
+            timers_push(&buffers->timers, world->signals[i].at_ms, false, T_SIGNAL, i, 0);
     send(&s, &(EngineEvent){.kind = ENGINE_START});
     while (!s.finished) {
         Timer t;
-        if (!timers_pop(&s.timers, &t)) {
+        if (!timers_pop(&buffers->timers, &t)) {
             send(&s, &(EngineEvent){.kind = ENGINE_IDLE});
             continue;
         }
@@ -259,8 +277,29 @@ EngineResult sim_run(const OrbcModule *module, Scenario *scenario, Value input, 
         fire(&s, &t);
     }
     engine_free(s.engine);
-    timers_free(&s.timers);
-    free(s.attempts);
-    free(s.unserved);
+    if (end_ms)
+        *end_ms = s.now;
     return s.result;
+}
+
+void sim_buffers_free(SimBuffers *buffers)
+{
+    timers_free(&buffers->timers);
+    free(buffers->attempts);
+    free(buffers->unserved);
+    memset(buffers, 0, sizeof *buffers);
+}
+
+EngineResult sim_run(const OrbcModule *module, Scenario *scenario, Value input, History *history,
+                     const RunOptions *options, Arena *arena)
+{
+    ScriptedWorld scripted = {.module = module, .scenario = scenario, .history = history};
+    SimWorld world = {.ctx = &scripted, .serve = serve_scripted, .record = write_record,
+                      .signals = scenario->signals, .signal_count = scenario->signal_count,
+                      .http_adapter = scenario->http_adapter,
+                      .show_values = options->show_values};
+    SimBuffers buffers = {0};
+    EngineResult r = sim_drive(module, scenario->workflow, input, &world, &buffers, arena, NULL);
+    sim_buffers_free(&buffers);
+    return r;
 }

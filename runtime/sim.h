@@ -1,7 +1,8 @@
 /* The virtual-time host of the engine core, the heart of orbit-run: a virtual clock and
- * the scenario's scripted workers, built-in tasks and signals drive one execution of the
- * core (docs/engine.md, "The virtual-time host"), whose history records are written as
- * they come. */
+ * a world of workers, built-in tasks and signals drive one execution of the core
+ * (docs/engine.md, "The virtual-time host"). The world is the scenario's scripts, whose
+ * history records are written as they come (sim_run), or the sampled workers of a
+ * simulation model (simulate.c), which counts the records instead (sim_drive). */
 #ifndef ORBIT_RUN_SIM_H
 #define ORBIT_RUN_SIM_H
 
@@ -13,6 +14,49 @@
 typedef struct RunOptions {
     bool show_values;    /* add inputs, outputs and signal payloads to the history */
 } RunOptions;
+
+#include "timers.h"
+
+/* How one queued attempt (or redelivery) is served. */
+typedef struct SimServe {
+    const Outcome *outcome;   /* NULL: the default outcome; must live until it is answered */
+    const char *worker_id;
+    int64_t pickup_ms;        /* from queuing to dispatch */
+    bool no_worker;           /* no worker ever takes it */
+} SimServe;
+
+/* The world an execution runs in. */
+typedef struct SimWorld {
+    void *ctx;
+    SimServe (*serve)(void *ctx, const EngineCommand *queued);   /* a QUEUE_ATTEMPT */
+    void (*record)(void *ctx, const EngineRecord *record);        /* a history record */
+    const Signal *signals;    /* each arrives at its at_ms (a negative at_ms: never) */
+    uint32_t signal_count;
+    bool http_adapter;
+    bool show_values;
+} SimWorld;
+
+/* What the host knows of one delivery of an attempt. */
+typedef struct SimAttempt {
+    const Outcome *outcome;
+    const char *worker_id;
+    uint32_t task;
+} SimAttempt;
+
+/* The host's growable buffers, kept from run to run by a caller that makes many. */
+typedef struct SimBuffers {
+    TimerQueue timers;
+    SimAttempt *attempts;     /* by the engine's attempt id - 1 */
+    size_t attempt_cap;
+    uint32_t *unserved;       /* attempts queued where no worker runs, to tell the engine */
+    size_t unserved_count, unserved_cap;
+} SimBuffers;
+
+/* Runs `workflow` with `input` (already checked against its contract) in `world` until
+ * it finishes; *end_ms (if not NULL) is the virtual time of its last event. */
+EngineResult sim_drive(const OrbcModule *module, uint32_t workflow, Value input,
+                       const SimWorld *world, SimBuffers *buffers, Arena *arena, int64_t *end_ms);
+void sim_buffers_free(SimBuffers *buffers);
 
 /* Runs the scenario's workflow with `input` (already checked against its contract). */
 EngineResult sim_run(const OrbcModule *module, Scenario *scenario, Value input, History *history,

@@ -13,6 +13,7 @@
 #include "arena.h"
 #include "hash.h"
 #include "namemap.h"
+#include "path_glob.h"
 #include "replace_file.h"
 #include "source.h"
 #include "utf8.h"
@@ -46,6 +47,33 @@ START_TEST(arena_large_blocks_keep_small_ones_intact)
     ck_assert_ptr_eq(small2, small + 16);         /* the current chunk is still used */
     ck_assert_uint_ge(a.total, 3u << 20);
     arena_free(&a);
+}
+END_TEST
+
+START_TEST(arena_reset_reuses_the_newest_chunk)
+{
+    Arena a;
+    arena_init(&a);
+    for (int i = 0; i < 100000; i++)
+        arena_alloc(&a, 40);                      /* several chunks */
+    char *big = arena_alloc(&a, 3u << 20);        /* and a large block behind them */
+    big[0] = 1;
+    memset(arena_alloc(&a, 8), 0xAB, 8);
+    size_t before = a.total;
+    arena_reset(&a);
+    size_t kept = a.total;
+    ck_assert_uint_lt(kept, before);              /* older chunks were freed */
+    unsigned char *again = arena_alloc(&a, 8);
+    ck_assert_uint_eq(again[0], 0);               /* still zeroed */
+    for (int round = 0; round < 50; round++) {   /* the same work costs no new chunk */
+        arena_reset(&a);
+        for (int i = 0; i < 1000; i++)
+            arena_alloc(&a, 40);
+        ck_assert_uint_eq(a.total, kept);
+    }
+    arena_free(&a);
+    arena_reset(&a);                              /* an empty arena: nothing to do */
+    ck_assert_ptr_null(a.chunk);
 }
 END_TEST
 
@@ -557,6 +585,37 @@ START_TEST(hash_fnv1a_vectors)
 }
 END_TEST
 
+/* Glob patterns over relative paths: segments by fnmatch, `**` any number of them. */
+START_TEST(path_glob_segments_and_double_star)
+{
+    ck_assert(path_glob_match("a.orbit", "a.orbit"));
+    ck_assert(!path_glob_match("a.orbit", "d/a.orbit"));
+    ck_assert(path_glob_match("*.orbit", "x.orbit"));
+    ck_assert(!path_glob_match("*.orbit", "d/x.orbit"));          /* `*` stays in a segment */
+    ck_assert(path_glob_match("legacy/**", "legacy/a/b/c.orbit"));
+    ck_assert(path_glob_match("legacy/**", "legacy"));            /* none included */
+    ck_assert(path_glob_match("**/gen/*.orbit", "gen/x.orbit"));
+    ck_assert(path_glob_match("**/gen/*.orbit", "a/b/gen/x.orbit"));
+    ck_assert(!path_glob_match("**/gen/*.orbit", "a/gen/b/x.orbit"));
+    ck_assert(path_glob_match("a/**/z", "a/z"));
+    ck_assert(path_glob_match("a/**/z", "a/b/c/z"));
+    ck_assert(path_glob_match("[a-c]?.orbit", "b1.orbit"));
+    ck_assert(!path_glob_match("[!a-c]?.orbit", "b1.orbit"));
+    ck_assert(path_glob_match("d//a.orbit/", "d/a.orbit"));      /* empty segments ignored */
+    ck_assert(!path_glob_match("", "a"));
+    ck_assert(path_glob_match("**", ""));
+    /* many `**` over a deep path: bounded by segments x segments, not exponential */
+    char pattern[4096] = "", path[4096] = "";
+    for (int i = 0; i < 300; i++) {
+        strcat(pattern, "**/");
+        strcat(path, "d/");
+    }
+    strcat(pattern, "x");
+    strcat(path, "y");
+    ck_assert(!path_glob_match(pattern, path));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("base");
@@ -564,6 +623,7 @@ int main(void)
     tcase_add_test(tc, arena_zeroed_and_aligned);
     tcase_add_test(tc, arena_large_blocks_keep_small_ones_intact);
     tcase_add_test(tc, arena_large_block_first);
+    tcase_add_test(tc, arena_reset_reuses_the_newest_chunk);
     tcase_add_test(tc, arena_printf_formats);
     tcase_add_test(tc, namemap_text_keys);
     tcase_add_test(tc, namemap_interned_keys);
@@ -582,6 +642,7 @@ int main(void)
     tcase_add_test(tc, replace_file_writes_through_hard_links);
     tcase_add_test(tc, replace_file_refuses_a_fifo_without_blocking);
     tcase_add_test(tc, hash_fnv1a_vectors);
+    tcase_add_test(tc, path_glob_segments_and_double_star);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -234,5 +234,80 @@ def bidi_controls_follow_the_levels_of_their_program():
         expect(out == '', 'after the fix: %r' % out)
 
 
+# W0001 twice, W0002 once, W0004 once, W0007 (off by default) twice
+MANY = ('worker "w" {}\n'
+        'workflow x {\n'
+        '  step s { worker "w"; retry { attempts: 1, non_retryable: ["E"] } }\n'
+        '  step t { worker "w"; retry { attempts: 3, max_delay: 5s, non_retryable: ["A", "A"] } }\n'
+        '  step u { worker "w"; retry { attempts: 1, non_retryable: ["F"] } }\n'
+        '}\n')
+
+
+def codes(*args):
+    status, out, err = run('check', '--format', 'concise', *args)
+    return status, sorted(re.findall(r'\[([EW]\d{4})\]', out)), err
+
+
+@test
+def select_and_ignore_by_code_and_prefix():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp, MANY)
+        expect(codes(path)[1] == ['W0001', 'W0001', 'W0002', 'W0004'], 'default: %s' % (codes(path),))
+        # --select: only these; a prefix names every code it starts
+        expect(codes('--select', 'W0002', path)[1] == ['W0002'], 'select one')
+        expect(codes('--select', 'w000', path)[1] == ['W0001', 'W0001', 'W0002', 'W0004', 'W0007'],
+               'select a prefix turns a lint on too: %s' % (codes('--select', 'w000', path),))
+        # the longer wins; at the same length --ignore
+        expect(codes('--select', 'W00', '--ignore', 'W0001', path)[1]
+               == ['W0002', 'W0004', 'W0007'], 'select W00, ignore W0001')
+        expect(codes('--ignore', 'W00', '--select', 'W0004', path)[1] == ['W0004'],
+               'the longer select wins over a shorter ignore')
+        expect(codes('--select', 'W0004', '--ignore', 'W0004', path)[1] == [], 'ignore wins a tie')
+        expect(codes('--ignore', 'W000', path)[1] == [], 'ignore a prefix')
+        # --warn and --allow apply after, in order, and take prefixes too
+        expect(codes('--select', 'W0002', '--warn', 'W0004', path)[1] == ['W0002', 'W0004'], 'warn after')
+        expect(codes('--allow', 'W000', '--warn', 'W0001', path)[1] == ['W0001', 'W0001'], 'order')
+        # refused: an error code or prefix, a prefix of nothing
+        for bad in ('E0410', 'E04', 'X', 'W9'):
+            status, _, err = codes('--select', bad, path)
+            expect(status == 2 and 'is not a warning code, nor the start of one' in err,
+                   '%s: %d %r' % (bad, status, err))
+        # the command line overrides the configuration
+        write(os.path.join(tmp, 'orbit.program'), 'program p { lints { W0001: deny } }\n')
+        status, found, _ = codes('--select', 'W0002', tmp)
+        expect(status == 0 and found == ['W0002'], 'over the configuration: %d %s' % (status, found))
+
+
+@test
+def configuration_prefixes_and_files_blocks_are_checked():
+    with tempfile.TemporaryDirectory() as tmp:
+        tree(tmp, MANY)
+        config = os.path.join(tmp, 'orbit.program')
+        for text, needle in (
+                ('program p { lints { W00: allow, w00: warn } }', '`w00` is given a level twice'),
+                ('program p { lints { E04: allow } }', 'unknown warning code `E04`'),
+                ('program p { files { lints { W0001: allow } } }', '`files` takes a pattern'),
+                ('program p { files "a/**" { lint { W0001: allow } } }',
+                 'unknown setting `lint` in `files`'),
+                ('program p { file "x" { } }', 'unknown setting `file` in `program`')):
+            write(config, text + '\n')
+            status, out, err = run('check', '--format', 'concise', tmp)
+            expect(status == 1 and 'E0701' in out and needle in out,
+                   '%r: %d %r' % (text, status, out))
+        # W0001 allowed everywhere but in one file
+        os.mkdir(os.path.join(tmp, 'new'))
+        tree(os.path.join(tmp, 'new'),
+             MANY.replace('worker "w" {}\n', '').replace('workflow x', 'workflow y'), 'b.orbit')
+        write(config, 'program p {\n  lints { W0001: allow }\n'
+                      '  files "new/*.orbit" { lints { W0001: deny } }\n}\n')
+        status, out, _ = run('check', '--format', 'concise', tmp)
+        w0001 = [l for l in out.splitlines() if 'W0001' in l]
+        expect(status == 1 and len(w0001) == 2
+               and all('new/b.orbit' in l and 'error[W0001]' in l for l in w0001),
+               'per file: %d %r' % (status, out))
+        status, _, _ = run('check', '--allow', 'W0001', tmp)
+        expect(status == 0, 'the command line wins over a files block')
+
+
 if __name__ == '__main__':
     main()

@@ -53,10 +53,13 @@ def cases(help_text, codes):
         (['orbitc', 'dis', ''], {'a.orbc', 'sub/'}),
         (['orbitc', 'check', 'sub/'], {'sub/d.orbit'}),
         (['orbitc', 'check', '--deny-w'], {'--deny-warnings'}),
+        (['orbitc', 'check', '--write-b'], {'--write-baseline'}),
+        (['orbitc', 'check', '--add-s'], {'--add-suppressions'}),
+        (['orbitc', 'check', '--baseline', ''], {'a.orbc', 'b.orbit', 'c.txt', 'sub/'}),
         # issue 32's flags: check's own, check and fix's, and a format value
         (['orbitc', 'check', '--exit-z'], {'--exit-zero'}),
-        (['orbitc', 'fix', '--exit-z'], {'--exit-zero'}),
         (['orbitc', 'check', '--stat'], {'--statistics'}),
+        (['orbitc', 'check', '--select', 'W'], warnings),
         (['orbitc', 'check', '--format', 'con'], {'concise'}),
         (['orbitc', 'check', '--output-file', ''], {'a.orbc', 'b.orbit', 'c.txt', 'sub/'}),
     ]

@@ -4,6 +4,7 @@ size that check clean, the same with N typical mistakes, and adversarial shapes.
 
     gen_corpus.py --size 10M --seed 1 -o big.orbit
     gen_corpus.py --size 100K --errors 20 > broken.orbit
+    gen_corpus.py --size 20K --warnings 5 > old.orbit
     gen_corpus.py --shape chain|longline|deep|wide|longexpr|badfields|badworkflows|typechain|strconcat \
         -o shape.orbit
 
@@ -673,6 +674,34 @@ def inject_errors(text, count, rng):
     return "\n".join(lines), sorted(done)
 
 
+def inject_warnings(text, count, rng):
+    """`count` warnings, each of its own retry block: `max_delay` with fixed backoff
+    (W0002) or an error code listed twice in `non_retryable` (W0004)."""
+    lines = text.split("\n")
+    candidates = [i for i, l in enumerate(lines)
+                  if "backoff: fixed" in l or "non_retryable: [" in l]
+    rng.shuffle(candidates)
+    done, used = [], set()
+    for i in candidates:
+        if len(done) == count:
+            break
+        block = i
+        while block > 0 and "retry {" not in lines[block]:
+            block -= 1
+        if block in used:
+            continue
+        line = lines[i]
+        if "non_retryable: [" in line:
+            first = line.split("non_retryable: [", 1)[1].split(",")[0].split("]")[0]
+            changed = line.replace("non_retryable: [", "non_retryable: [%s, " % first, 1)
+        else:
+            changed = line.replace("backoff: fixed", "backoff: fixed, max_delay: 1m", 1)
+        used.add(block)
+        lines[i] = changed
+        done.append((i + 1, changed.strip()))
+    return "\n".join(lines), sorted(done)
+
+
 # ---- adversarial shapes --------------------------------------------------------------
 def shape_chain(out, steps):
     out.line("// one workflow whose every step uses the previous step's output")
@@ -853,6 +882,8 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--errors", type=int, default=0,
                    help="inject N typical mistakes (realistic and longline shapes)")
+    p.add_argument("--warnings", type=int, default=0,
+                   help="inject N warnings, W0002 or W0004 (realistic shape)")
     p.add_argument("--crlf", action="store_true", help="CRLF line ends")
     p.add_argument("--shape", choices=("realistic", "chain", "longline", "deep", "wide",
                                         "longexpr", "badfields", "badworkflows", "typechain",
@@ -876,7 +907,7 @@ def main():
         size = 10 << 20
 
     stream = open(args.output, "wb") if args.output else sys.stdout.buffer
-    if args.errors:
+    if args.errors or args.warnings:
         write_with_errors(args, size, stream)
     else:
         write_program(args, size, stream)
@@ -914,20 +945,23 @@ def write_program(args, size, stream):
 
 
 def write_with_errors(args, size, stream):
-    """A realistic program (or one line of it) with args.errors mistakes."""
+    """A realistic program (or one line of it) with args.errors mistakes and
+    args.warnings warnings."""
     buf = io.BytesIO()
     out = Out(buf, False, args.shape == "longline")
     Generator(args, out).realistic(size)
     out.finish()
     text, done = inject_errors(buf.getvalue().decode("utf-8"), args.errors,
                                random.Random(args.seed + 7919))
+    text, warned = inject_warnings(text, args.warnings, random.Random(args.seed + 104729))
+    done = sorted(done + warned)
     if args.crlf:
         text = text.replace("\n", "\r\n")
     stream.write(text.encode("utf-8"))
-    if args.stats or len(done) < args.errors:
+    if args.stats or len(done) < args.errors + args.warnings:
         for line, what in done:
             print("mistake at line %d: %s" % (line, what), file=sys.stderr)
-        if len(done) < args.errors:
+        if len(done) < args.errors + args.warnings:
             print("only %d mistakes fit in this program" % len(done), file=sys.stderr)
 
 

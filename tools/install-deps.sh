@@ -29,6 +29,7 @@ packages=(
   bash-completion zsh fish            # the completion tests run each shell
   emscripten nodejs                   # the engine core in WebAssembly, run by Node (hosts/wasm/)
   graphviz                            # `orbitc graph`'s test renders every golden graph (dot -Tsvg)
+  librsvg2-bin                        # `orbit-run simulate`'s test renders its SVG plot (rsvg-convert)
   "$@"                                # what the caller adds
 )
 

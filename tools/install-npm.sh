@@ -7,7 +7,8 @@
 # (tools/mermaid/package-lock.json: mermaid, and jsdom for the DOM it asks for). Needs
 # npm (installed with apt-get when missing) and Node.js 20 or later. Safe to run again:
 # it does nothing when the installed packages are those of the lock files. Building and
-# checking programs never needs them (tools/example.sh does not run this).
+# checking programs never needs them (tools/example.sh does not run this). With arguments
+# (`tools/install-npm.sh DIR...`) it installs those directories' lock files instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,5 +31,9 @@ install() {  # install DIR: DIR/package-lock.json into DIR/node_modules
     echo "$want" > "$stamp"
 }
 
+if [ $# -gt 0 ]; then   # install-npm.sh DIR...: those lock files only (tools/install-restate.sh)
+    for dir in "$@"; do install "$dir"; done
+    exit 0
+fi
 install editors/vscode
 install tools/mermaid

@@ -8,7 +8,9 @@
 # Between the two builds, the repository's own Orbit programs must be formatted
 # (`orbitc fmt --check`). Then the playground (tools/playground.sh, which installs
 # emscripten and chromium) and its suite `playground`, in the plain build: the API, native
-# and WebAssembly, against orbitc and orbit-run, and the page in headless chromium.
+# and WebAssembly, against orbitc and orbit-run, and the page in headless chromium. Then the
+# suite `restate`: the Restate host on a real restate-server (tools/restate-test.sh, which
+# installs the server's 225 MB npm package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,6 +57,9 @@ else
     status=1
 fi
 
+echo "== the Restate host (docs/restate.md): its suite, on a real restate-server"
+meson test -C build --print-errorlogs --suite restate --logbase testlog-restate || status=1
+
 echo "== build-asan (AddressSanitizer + UndefinedBehaviorSanitizer)"
 setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -76,6 +81,7 @@ passed = int(os.environ['FUZZ_PASSED'])   # the fuzz smoke and the fmt check, on
 failed = int(os.environ['FUZZ_FAILED'])
 skipped = 0
 for log in ('build/meson-logs/testlog.json', 'build/meson-logs/testlog-playground.json',
+            'build/meson-logs/testlog-restate.json',
             'build-asan/meson-logs/testlog.json'):
     try:
         lines = open(log).read().splitlines()

@@ -142,6 +142,8 @@ uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t i
     const Root *root = &w->roots.items[index];
     uint64_t hash = cache->base_key;
     hash = root->config_file ? hash_file(hash, w->c, root->config_file) : hash_text(hash, "");
+    if (root->file_level_count > 0 && root->real_dir)   /* `files` patterns match paths */
+        hash = hash_text(hash, root->real_dir);          /* below it (file_levels.c) */
     hash = hash_field(hash, &root->file_count, sizeof root->file_count);
     for (uint32_t i = 0; i < root->file_count; i++)
         hash = hash_file(hash, w->c, root->files[i]);

@@ -6,13 +6,14 @@
 
 #include <string.h>
 
+#include "memory.h"
 #include "suggest.h"
 
 static const char *const levels[] = { "allow", "warn", "deny" };
 static const LintLevel level_values[] = { LINT_ALLOW, LINT_WARN, LINT_DENY };
 enum { LEVEL_COUNT = 3 };
 
-static const char *const program_settings[] = { "lints" };
+static const char *const program_settings[] = { "lints", "files" };
 
 static Diagnostic *report(Compiler *c, Span span, const char *label, const char *fmt, const char *arg)
 {
@@ -54,8 +55,8 @@ static bool is_clause(const Member *m, const char *word)
         && strcmp(m->key->text, word) == 0;
 }
 
-/* `W0007: warn` in `lints { … }`. */
-static void read_lint(Compiler *c, Root *root, const Member *m)
+/* `W0007: warn` or `W00: allow` in `lints { … }`, into `table`. */
+static void read_lint(Compiler *c, LintTable *table, const Member *m)
 {
     if (m->kind == MEMBER_ERROR)
         return;
@@ -73,6 +74,9 @@ static void read_lint(Compiler *c, Root *root, const Member *m)
         diag_add_note(&c->diags, d, "lint levels apply to warnings (`W` codes)");
         return;
     }
+    size_t key_len = m->name->len;
+    if (code < 0 && key_len < UINT8_MAX && diag_warnings_with_prefix(m->name->text, key_len) > 0)
+        code = DIAG_CODE_COUNT;   /* a prefix: every warning code it starts, below */
     if (code < 0) {
         const char *warning_codes[DIAG_CODE_COUNT];
         size_t warning_count = diag_warning_codes(warning_codes);
@@ -99,14 +103,79 @@ static void read_lint(Compiler *c, Root *root, const Member *m)
             suggest(c, d, span, value->name->text, value->name->len, levels, LEVEL_COUNT);
         return;
     }
-    if (root->level[code] != LINT_DEFAULT) {
-        Diagnostic *d = report(c, name_span, "set again here", "`%s` is given a level twice",
-                               diag_info((DiagCode)code)->code);
-        diag_add_label(&c->diags, d, root->level_span[code], "first set here");
+    for (int w = 0; w < DIAG_CODE_COUNT; w++) {
+        if (diag_info((DiagCode)w)->severity != SEV_WARNING
+            || !diag_code_has_prefix((DiagCode)w, m->name->text, key_len))
+            continue;
+        if (table->set_by[w] == key_len) {   /* the same key, or the same code */
+            Diagnostic *d = report(c, name_span, "set again here", "`%s` is given a level twice",
+                                   code < DIAG_CODE_COUNT ? diag_info((DiagCode)code)->code
+                                                          : m->name->text);
+            diag_add_label(&c->diags, d, table->span[w], "first set here");
+            return;
+        }
+    }
+    for (int w = 0; w < DIAG_CODE_COUNT; w++) {
+        if (diag_info((DiagCode)w)->severity != SEV_WARNING
+            || !diag_code_has_prefix((DiagCode)w, m->name->text, key_len)
+            || table->set_by[w] > key_len)
+            continue;
+        table->level[w] = (uint8_t)level_values[level];
+        table->set_by[w] = (uint8_t)key_len;
+        table->span[w] = span_join(name_span, value->span);
+    }
+}
+
+/* The block of a `lints { … }` member into `table`. */
+static void read_lints(Compiler *c, LintTable *table, const Member *lints)
+{
+    const Block *list = member_body(lints);
+    for (const Member *l = block_first(list), *last = block_end(list); l != last; l++)
+        read_lint(c, table, l);
+}
+
+static bool is_lints_block(const Member *m)
+{
+    return is_clause(m, "lints") && member_body(m) && !m->name && !member_value(m);
+}
+
+static bool m_name_is_pattern(const Member *files)
+{
+    return files->name && files->name->len > 0 && member_body(files) && !member_value(files);
+}
+
+/* `files "PATTERN" { lints { … } }`: levels for the files that match (file_levels.c). */
+static void read_files(Compiler *c, Root *root, const Member *files)
+{
+    if (!m_name_is_pattern(files)) {
+        report(c, member_key_span(files), "expected `files \"PATTERN\" { lints { … } }`",
+               "`%s` takes a pattern in quotes and a block: `files \"legacy/**\" { lints { "
+               "W0006: allow } }`", "files");
         return;
     }
-    root->level[code] = (uint8_t)level_values[level];
-    root->level_span[code] = span_join(name_span, value->span);
+    root->file_levels = xrealloc(root->file_levels,
+                                 (root->file_level_count + 1) * sizeof *root->file_levels);
+    FileLevels *block = &root->file_levels[root->file_level_count++];
+    memset(block, 0, sizeof *block);
+    block->pattern = files->name->text;
+    const Member *lints = NULL;
+    const Block *body = member_body(files);
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++) {
+        if (m->kind == MEMBER_ERROR)
+            continue;
+        if (is_lints_block(m) && !lints) {
+            lints = m;
+            read_lints(c, &block->lints, m);
+        } else if (is_lints_block(m)) {
+            report_twice(c, m, lints);
+        } else {
+            const Name *word = member_word(m);
+            Diagnostic *d = report(c, member_key_span(m), "unknown setting",
+                                   "unknown setting `%s` in `files`",
+                                   word ? word->text : keyword_text(m->keyword));
+            diag_add_help(&c->diags, d, "a `files` block holds `lints { … }`");
+        }
+    }
 }
 
 static void read_program(Compiler *c, Root *root, const Member *program)
@@ -117,15 +186,17 @@ static void read_program(Compiler *c, Root *root, const Member *program)
         if (m->kind == MEMBER_ERROR)
             continue;
         const Name *word = member_word(m);
-        if (is_clause(m, "lints") && member_body(m) && !m->name && !member_value(m)) {
+        if (is_lints_block(m)) {
             if (lints) {
                 report_twice(c, m, lints);
                 continue;
             }
             lints = m;
-            const Block *list = member_body(m);
-            for (const Member *l = block_first(list), *last = block_end(list); l != last; l++)
-                read_lint(c, root, l);
+            read_lints(c, &root->lints, m);
+            continue;
+        }
+        if (is_clause(m, "files")) {
+            read_files(c, root, m);
             continue;
         }
         if (word && strcmp(word->text, "lints") == 0) {
@@ -137,9 +208,10 @@ static void read_program(Compiler *c, Root *root, const Member *program)
         Diagnostic *d = report(c, span, "unknown setting", "unknown setting `%s` in `program`",
                                word ? word->text : keyword_text(m->keyword));
         if (word)
-            suggest(c, d, span, word->text, word->len, program_settings, 1);
+            suggest(c, d, span, word->text, word->len, program_settings, 2);
         else
-            diag_add_help(&c->diags, d, "a program's configuration holds `lints { … }`");
+            diag_add_help(&c->diags, d, "a program's configuration holds `lints { … }` and "
+                                        "`files \"PATTERN\" { … }`");
     }
 }
 

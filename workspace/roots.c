@@ -40,6 +40,8 @@ void roots_free(RootSet *set)
         free(set->items[i].default_name);
         free(set->items[i].config_path);
         free(set->items[i].files);
+        free(set->items[i].real_dir);
+        file_levels_free(&set->items[i]);
     }
     free(set->items);
     free(set->cwd);
@@ -74,6 +76,7 @@ static uint32_t add_root(RootSet *set, const char *real_root)
         root->default_name = xstrdup(base ? base + 1 : real_root);
         root->name = root->default_name;
         root->dir = shown_dir(set, real_root);
+        root->real_dir = xstrdup(real_root);
         bool here = strcmp(root->dir, ".") == 0;
         size_t len = strlen(root->dir) + sizeof PROGRAM_MARKER + 1;
         root->config_path = xmalloc(len);
@@ -195,23 +198,7 @@ void roots_read_configs(RootSet *set, Compiler *c, InputReport report, void *con
     }
 }
 
-/* A warning that the configuration denies is an error: a label shows where. */
-static void label_one_denied(Compiler *c, const Root *root, Diagnostic *d)
-{
-    DiagSink *sink = &c->diags;
-    if (d->severity == SEV_ERROR && diag_info(d->code)->severity == SEV_WARNING
-        && sink->level[d->code] == LINT_DENY && root->level[d->code] == LINT_DENY)
-        diag_add_label(sink, d, root->level_span[d->code], "`%s` is denied here, so it "
-                       "is an error", diag_info(d->code)->code);
-}
-
-static void label_denied(Compiler *c, const Root *root, uint32_t first)
-{
-    for (uint32_t i = first; i < c->diags.count; i++)
-        label_one_denied(c, root, c->diags.items[i]);
-}
-
-static bool root_has_file(const Root *root, uint32_t file)
+bool root_has_file(const Root *root, uint32_t file)
 {
     for (uint32_t f = 0; f < root->file_count; f++)
         if (root->files[f] == file)
@@ -219,33 +206,12 @@ static bool root_has_file(const Root *root, uint32_t file)
     return false;
 }
 
-/* The warnings the lexer made while every file was read (W0011, a bidirectional text
- * control), before any program's levels were set: the levels of this program, now in
- * the sink, apply to those of its files (allow drops them, deny makes them errors). */
-static void level_read_warnings(Compiler *c, const Root *root)
-{
-    DiagSink *sink = &c->diags;
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < sink->count; i++) {
-        Diagnostic *d = sink->items[i];
-        if (d->code == W0011 && root_has_file(root, source_file_at(&c->sources, d->span.start))) {
-            if (sink->level[d->code] == LINT_ALLOW)
-                continue;
-            if (sink->level[d->code] == LINT_DENY && d->severity == SEV_WARNING) {
-                d->severity = SEV_ERROR;
-                label_one_denied(c, root, d);
-            }
-        }
-        sink->items[kept++] = d;
-    }
-    sink->count = kept;
-}
-
 void roots_configure(RootSet *set, Compiler *c)
 {
     for (uint32_t i = 0; i < set->count; i++) {
         Root *root = &set->items[i];
-        memset(root->level, LINT_DEFAULT, sizeof root->level);   /* read anew each time */
+        memset(&root->lints, 0, sizeof root->lints);   /* read anew each time */
+        file_levels_free(root);
         root->name = root->default_name;
         if (root->config_file)
             root_config_read(c, root);
@@ -269,13 +235,11 @@ bool roots_failed(const RootSet *set, const Compiler *c, uint32_t index, bool de
 Program *roots_check(RootSet *set, Compiler *c, uint32_t index, const uint8_t *overrides)
 {
     Root *root = &set->items[index];
-    for (int code = 0; code < DIAG_CODE_COUNT; code++)
-        c->diags.level[code] = overrides[code] != LINT_DEFAULT ? overrides[code] : root->level[code];
+    file_levels_for_check(root, overrides, c->diags.level);
     if (root->file_count == 0)
         return NULL;
-    level_read_warnings(c, root);
     uint32_t first = c->diags.count;
     Program *program = check_files(c, root->files, root->file_count);
-    label_denied(c, root, first);
+    file_levels_apply(c, root, overrides, first);
     return program;
 }

@@ -10,6 +10,10 @@
  *     program payments {
  *       lints {
  *         W0007: warn     // allow, warn or deny
+ *         W00: allow      // a prefix: every code it starts (the longer key wins)
+ *       }
+ *       files "legacy/x.orbit" {     // the files below the root that match
+ *         lints { W0006: allow }     // levels for them alone (file_levels.c)
  *       }
  *     }
  *
@@ -26,6 +30,22 @@
 
 typedef struct Program Program;
 
+/* The levels a configuration sets: per warning code, its level (LINT_DEFAULT: not set),
+ * the length of the code or prefix that set it (a longer one wins: `W0006: warn` over
+ * `W00: allow`, whatever their order) and where it was set. */
+typedef struct LintTable {
+    uint8_t level[DIAG_CODE_COUNT];
+    uint8_t set_by[DIAG_CODE_COUNT];
+    Span span[DIAG_CODE_COUNT];
+} LintTable;
+
+/* `files "PATTERN" { lints { … } }`: levels for the files of the program whose path,
+ * relative to the root, matches PATTERN (base/path_glob.h). */
+typedef struct FileLevels {
+    const char *pattern;
+    LintTable lints;
+} FileLevels;
+
 /* A root and the files that belong to it, checked as one program; the files below no
  * root are one more, without a directory. */
 typedef struct Root {
@@ -38,8 +58,10 @@ typedef struct Root {
     char *default_name;
     uint32_t *files;         /* source indexes of its files, in the order read */
     uint32_t file_count, file_cap;
-    uint8_t level[DIAG_CODE_COUNT];   /* LintLevel per code from its configuration */
-    Span level_span[DIAG_CODE_COUNT]; /* where each level is set (for notes) */
+    char *real_dir;          /* the root directory, symbolic links resolved; NULL without */
+    LintTable lints;         /* its configuration's `lints { … }` */
+    FileLevels *file_levels; /* its `files "PATTERN" { … }` blocks, in order */
+    uint32_t file_level_count;
 } Root;
 
 typedef struct RootSet {
@@ -75,7 +97,8 @@ void roots_configure(RootSet *set, Compiler *c);
 
 /* Sets the lint levels of root `root` in c->diags (its configuration's, overridden by
  * `overrides`, the command line's: LINT_DEFAULT where it says nothing) and checks its
- * files as one program. NULL when it has no files. */
+ * files as one program, then gives each warning in its files the level of its file
+ * (file_levels_apply). NULL when it has no files. */
 Program *roots_check(RootSet *set, Compiler *c, uint32_t root, const uint8_t *overrides);
 
 /* Whether an error (or, with deny_warnings, a warning) lies in a file of root `root` or
@@ -84,5 +107,26 @@ bool roots_failed(const RootSet *set, const Compiler *c, uint32_t root, bool den
 
 /* Reads the configuration of a root from its parsed orbit.program (root_config.c). */
 void root_config_read(Compiler *c, Root *root);
+
+/* Whether source `file` is one of the root's files. */
+bool root_has_file(const Root *root, uint32_t file);
+
+/* --- file_levels.c --- */
+
+/* The level each warning code gets while the program of `root` is checked: the command
+ * line's (`overrides`) where it sets one; else on when a `files` block sets the code
+ * (file_levels_apply then decides, file by file); else the configuration's. */
+void file_levels_for_check(const Root *root, const uint8_t *overrides, uint8_t *levels);
+
+/* Gives each warning in the files of `root` the level of its file: the command line's,
+ * else that of the last `files` block that matches the file and sets the code, else the
+ * configuration's, else the registry's. A warning off there is dropped, one denied is an
+ * error (with a label where it is denied), any other a warning. Looks at the reports
+ * from `first` on (the check of this program) and at the lexer's W0011 before them
+ * (made while every file was read, before any program's levels were known). */
+void file_levels_apply(Compiler *c, const Root *root, const uint8_t *overrides, uint32_t first);
+
+/* Frees the `files` blocks of a root (before its configuration is read again). */
+void file_levels_free(Root *root);
 
 #endif

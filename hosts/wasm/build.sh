@@ -12,7 +12,7 @@ command -v emcc >/dev/null || { echo "build.sh: emcc not found (Debian package e
 # emscripten's own Node modules, for a Node that is not Debian's.
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 exports='_malloc,_free'
-for f in new open error close commands start timer_fired picked_up answered worker_lost signal idle \
+for f in new open workflows error close commands start timer_fired picked_up answered worker_lost signal idle \
          push_null push_bool push_int push_number push_string push_list push_record; do
     exports="$exports,_wasm_$f"
 done

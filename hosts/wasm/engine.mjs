@@ -30,6 +30,21 @@ export class OrbitEngine {
     return engine;
   }
 
+  // The names of the workflows of the module `orbc` (its bytes): what a host may start.
+  static async workflows(createModule, orbc) {
+    const m = await createModule();
+    const engine = new OrbitEngine(m);
+    engine.h = m.ccall('wasm_new', 'number', [], []);
+    const bytes = m._malloc(orbc.length);
+    m.HEAPU8.set(orbc, bytes);
+    const json = m.ccall('wasm_workflows', 'number', ['number', 'number', 'number'], [engine.h, bytes, orbc.length]);
+    m._free(bytes);
+    const text = m.UTF8ToString(json ? json : m.ccall('wasm_error', 'number', ['number'], [engine.h]));
+    engine.close();
+    if (!json) throw new Error(text);
+    return JSON.parse(text);
+  }
+
   constructor(m) {
     this.m = m;
     this.h = 0;

@@ -136,6 +136,28 @@ EMSCRIPTEN_KEEPALIVE int wasm_open(WasmHost *h, const uint8_t *bytes, uint32_t l
     return 1;
 }
 
+/* The names of the workflows of the module in `bytes`, as a JSON array of strings (what a
+ * host may start), on a handle of its own that nothing else uses; NULL (wasm_error says
+ * why) if the module does not load. */
+EMSCRIPTEN_KEEPALIVE const char *wasm_workflows(WasmHost *h, const uint8_t *bytes, uint32_t len)
+{
+    OrbcError err;
+    if (h->loaded || !orbc_load(bytes, len, &h->module, &err)) {
+        h->error = h->loaded ? "the handle has a module" : arena_strndup(&h->arena, err.text, strlen(err.text));
+        return NULL;
+    }
+    h->loaded = true;
+    h->json.len = 0;
+    text_append_str(&h->json, "[");
+    for (uint32_t i = 0; i < h->module.workflow_count; i++) {
+        const char *name = h->module.strings[h->module.workflows[i].name].text;
+        text_append_str(&h->json, i ? "," : "");
+        value_json_quote(&h->json, name, strlen(name));
+    }
+    text_append_str(&h->json, "]");
+    return h->json.data;
+}
+
 EMSCRIPTEN_KEEPALIVE const char *wasm_error(const WasmHost *h)
 {
     return h->error;

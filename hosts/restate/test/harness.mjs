@@ -1,0 +1,268 @@
+// What the Restate tests share: a restate-server on loopback ports in a temporary
+// directory (telemetry off), `orbit-restate serve` processes, scripted worker processes,
+// executions started over the ingress, and histories compared with orbit-run's. Every wait
+// is bounded.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { spawn, execFileSync } from 'node:child_process';
+
+export const HERE = path.dirname(new URL(import.meta.url).pathname);
+export const PACKAGE = path.resolve(HERE, '..');
+export const ROOT = path.resolve(PACKAGE, '..', '..');
+const SERVER_BIN = path.join(PACKAGE, 'node_modules', '@restatedev', 'restate-server-linux-x64', 'bin', 'restate-server');
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A free loopback port (the kernel's choice). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until `probe()` is true, at most `ms`; throws `what` then. */
+export async function until(probe, ms, what) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      if (await probe()) return;
+    } catch { /* not yet */ }
+    await sleep(200);
+  }
+  throw new Error(`timed out after ${ms} ms: ${what}`);
+}
+
+async function post(url, body, ms = 10000) {
+  const response = await fetch(url, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? null),
+    signal: AbortSignal.timeout(ms),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** One restate-server node, data in `dir`. */
+export class RestateServer {
+  constructor(dir) {
+    this.dir = dir;
+    this.proc = null;
+  }
+
+  async start() {
+    if (!this.ports) this.ports = { admin: await freePort(), ingress: await freePort(), fabric: await freePort() };
+    const { admin, ingress, fabric } = this.ports;
+    const env = {
+      ...process.env,
+      RESTATE_DISABLE_TELEMETRY: 'true',
+      RESTATE_NODE_NAME: 'orbit-test',
+      RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${admin}`,
+      RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ingress}`,
+      RESTATE_BIND_ADDRESS: `127.0.0.1:${fabric}`,
+      RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${fabric}/`,
+      RESTATE_ROCKSDB_TOTAL_MEMORY_SIZE: '256MiB',
+      RESTATE_DEFAULT_NUM_PARTITIONS: '4',
+      RESTATE_LOG_FORMAT: 'compact',
+      RESTATE_LOG_DISABLE_ANSI_CODES: 'true',
+      RESTATE_ADMIN__DISABLE_WEB_UI: 'true',
+      // A process killed with -9 loses nothing the kernel has; fsync guards against power loss only.
+      RESTATE_LOG_SERVER__ROCKSDB_DISABLE_WAL_FSYNC: 'true',
+    };
+    const log = fs.openSync(path.join(this.dir, 'server.log'), 'a');
+    this.proc = spawn(SERVER_BIN, ['--base-dir', this.dir], { env, stdio: ['ignore', log, log] });
+    fs.closeSync(log);
+    await until(async () => (await fetch(`${this.admin}/health`)).ok
+      && (await fetch(`${this.ingress}/restate/health`)).ok, 60000, 'restate-server healthy');
+  }
+
+  get admin() { return `http://127.0.0.1:${this.ports.admin}`; }
+  get ingress() { return `http://127.0.0.1:${this.ports.ingress}`; }
+
+  /** kill -9: no shutdown at all. */
+  async kill9() {
+    const p = this.proc;
+    this.proc = null;
+    if (!p || p.exitCode !== null) return;
+    const exited = new Promise((resolve) => p.once('exit', resolve));
+    p.kill('SIGKILL');
+    await exited;
+  }
+
+  async stop() {
+    const p = this.proc;
+    this.proc = null;
+    if (!p || p.exitCode !== null) return;
+    const exited = new Promise((resolve) => p.once('exit', resolve));
+    p.kill('SIGTERM');
+    const t = setTimeout(() => p.kill('SIGKILL'), 15000);
+    await exited;
+    clearTimeout(t);
+  }
+}
+
+/** A child process with its output in `logPath`, stopped with SIGKILL or SIGTERM. */
+export function startProcess(cmd, args, logPath, env = {}) {
+  const log = fs.openSync(logPath, 'a');
+  const proc = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  return {
+    proc,
+    async kill(signal = 'SIGKILL') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** `orbit-restate serve ORBC` on a free port, registered with `server`. */
+export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeoutMs = 2000 } = {}) {
+  const port = await freePort();
+  const logPath = path.join(dir, `serve-${port}.log`);
+  const p = startProcess(process.execPath, [path.join(PACKAGE, 'bin', 'orbit-restate.mjs'), 'serve', orbc,
+    '--port', String(port), '--admin', server.admin, '--time-scale', String(timeScale),
+    '--heartbeat-timeout', String(heartbeatTimeoutMs)], logPath, { RESTATE_LOGGING: process.env.ORBIT_RESTATE_DEBUG ? 'INFO' : 'WARN' });
+  await until(() => fs.readFileSync(logPath, 'utf8').includes('registered with'), 30000,
+              `orbit-restate serve ${orbc} registered (${logPath})`);
+  const deployment = /as deployment (\S+)/.exec(fs.readFileSync(logPath, 'utf8'))?.[1];
+  const kill = p.kill;
+  // Stopped only once no invocation is running on it any more (Restate retries a pinned
+  // invocation on its deployment until that answers: it would block its virtual object).
+  p.kill = async (signal) => {
+    await until(async () => (await sqlCount(server, `SELECT count(*) AS n FROM sys_invocation WHERE pinned_deployment_id = '${deployment}'`
+                                             + ` AND status NOT IN ('completed', 'scheduled')`)) === 0,
+                30000, `deployment ${deployment} drained`).catch(() => {});
+    await kill(signal);
+  };
+  return p;
+}
+
+/** The first column of the first row of an admin SQL query. */
+async function sqlCount(server, query) {
+  const r = await fetch(`${server.admin}/query`, {
+    method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query }), signal: AbortSignal.timeout(10000) });
+  const rows = (await r.json()).rows;
+  return Object.values(rows[0])[0];
+}
+
+/** The scripted workers of a scenario, as a process. */
+export function workers(server, scenarioPath, dir, timeScale, statePath) {
+  const args = [path.join(HERE, 'scripted-worker.mjs'), scenarioPath, server.ingress, String(timeScale)];
+  if (statePath) args.push(statePath);
+  const logPath = path.join(dir, `workers-${path.basename(scenarioPath)}-${serial++}.log`);
+  const p = startProcess(process.execPath, args, logPath);
+  const kill = p.kill;
+  p.kill = async () => {
+    await kill();
+    await sleep(1500);       // its last poll is over (scripted-worker.mjs, POLL_WAIT_MS)
+  };
+  p.ready = () => until(() => fs.readFileSync(logPath, 'utf8').includes('ready'), 30000, `workers ready (${logPath})`);
+  return p;
+}
+let serial = 0;
+
+/** Starts execution `id` of `workflow` with `input`; returns the real time it started. */
+export async function startExecution(server, workflow, id, input) {
+  const t = Date.now();
+  await post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/run/send`, input);
+  return t;
+}
+
+export function signal(server, workflow, id, name, payload) {
+  return post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/signal`, { name, payload });
+}
+
+/** When execution `id`'s clock started (real ms), waiting for it at most `ms`. */
+export async function started(server, workflow, id, ms) {
+  const url = `${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/started`;
+  let at = null;
+  await until(async () => (at = await post(url, null)) !== null, ms, `execution ${workflow}/${id} started`);
+  return at;
+}
+
+/** The result of an execution, waiting for it at most `ms`. */
+export async function result(server, workflow, id, ms) {
+  const url = `${server.ingress}/restate/workflow/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/attach`;
+  const end = Date.now() + ms;
+  for (;;) {
+    const left = end - Date.now();
+    if (left <= 0) throw new Error(`timed out after ${ms} ms: the result of ${workflow}/${id}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(Math.min(left, 20000)) });
+      if (response.ok) return response.json();
+      if (response.status >= 400 && response.status < 500 && response.status !== 404) {
+        throw new Error(`${url}: ${response.status} ${await response.text()}`);
+      }
+    } catch (e) {
+      if (!(e.name === 'TimeoutError' || e.cause?.code === 'ECONNREFUSED' || e.cause?.code === 'ECONNRESET'
+            || e.message?.includes('fetch failed') || e.message?.includes('terminated'))) throw e;
+    }
+    await sleep(100);
+  }
+}
+
+/** The history so far, straight from the workflow's shared handler (cheap, for polling). */
+export async function history(server, workflow, id) {
+  const lines = await post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/history`, null);
+  return lines.map((l) => l + '\n').join('');
+}
+
+/** `orbit-restate logs` itself, as a user runs it. */
+export function logs(server, id, workflow) {
+  const args = [path.join(PACKAGE, 'bin', 'orbit-restate.mjs'), 'logs', id, '--ingress', server.ingress,
+                '--admin', server.admin];
+  if (workflow) args.push('--workflow', workflow);
+  return execFileSync(process.execPath, args, { encoding: 'utf8', timeout: 30000 });
+}
+
+/** orbit-run's history of a scenario. */
+export function orbitRun(orbitRunBin, orbc, scenarioPath, extraArgs = []) {
+  try {
+    return execFileSync(orbitRunBin, [orbc, '--scenario', scenarioPath, ...extraArgs], { encoding: 'utf8', timeout: 30000 });
+  } catch (e) {
+    if (typeof e.stdout === 'string' && e.status === 1) return e.stdout;   // failed, timed out, blocked
+    throw e;
+  }
+}
+
+function parseHistory(text) {
+  return text.split('\n').filter((l) => l.length > 0).map((line) => {
+    const m = /^\+ (\d+)ms #(\d+) (.*)$/.exec(line);
+    return m ? { time: Number(m[1]), rest: `#${m[2]} ${m[3]}` } : { time: 0, rest: line };
+  });
+}
+
+/**
+ * Compares two `orbit logs` histories: the same events, steps, attempts, errors and
+ * order (everything but the time, line for line); and times: the time between each event
+ * and the one before it within `tolerance` ms of orbit-run's (the engine's own delays are
+ * exact; what the world does — pickups, answers, signals — comes late by the real latency
+ * of the Restate round trips, which adds up over a history: `drift` is the largest
+ * difference of absolute times, reported, not bounded).
+ * @returns {{ok: boolean, why?: string, maxDelta: number, drift: number}}
+ */
+export function compareHistories(expected, actual, tolerance) {
+  const e = parseHistory(expected), a = parseHistory(actual);
+  let maxDelta = 0, drift = 0;
+  for (let i = 0; i < Math.max(e.length, a.length); i++) {
+    if (!e[i] || !a[i] || e[i].rest !== a[i].rest) {
+      return { ok: false, maxDelta, drift, why: `line ${i + 1}: expected "${e[i]?.rest ?? '(end)'}", got "${a[i]?.rest ?? '(end)'}"` };
+    }
+    drift = Math.max(drift, Math.abs(e[i].time - a[i].time));
+    if (i === 0) continue;
+    const delta = Math.abs((e[i].time - e[i - 1].time) - (a[i].time - a[i - 1].time));
+    maxDelta = Math.max(maxDelta, delta);
+    if (delta > tolerance) {
+      return { ok: false, maxDelta, drift, why: `line ${i + 1} (${e[i].rest}): ${a[i].time - a[i - 1].time} ms after the line before, orbit-run ${e[i].time - e[i - 1].time} ms (tolerance ${tolerance} ms)` };
+    }
+  }
+  return { ok: true, maxDelta, drift };
+}

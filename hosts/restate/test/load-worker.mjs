@@ -1,0 +1,21 @@
+// A worker process of the load test: serves `payments.charge` and `warehouse.pick` with
+// the worker library, answering at once, and charges once per idempotency key (a
+// redelivered or retried attempt with a key already charged gets the same charge id).
+// Appends one line per charge it made, `KEY`, to LOG.
+//   node load-worker.mjs INGRESS WORKER_ID LOG
+import fs from 'node:fs';
+import { runWorker } from '../lib/worker.mjs';
+
+const [ingress, workerId, log] = process.argv.slice(2);
+const charged = new Map();
+runWorker({
+  ingress, task: 'payments.charge', workerId, concurrency: 64,
+  handler: async (input, t) => {
+    if (!charged.has(t.idempotency_key)) {
+      charged.set(t.idempotency_key, `ch_${input.order_id}`);
+      fs.appendFileSync(log, t.idempotency_key + '\n');
+    }
+    return { charge_id: charged.get(t.idempotency_key) };
+  },
+});
+runWorker({ ingress, task: 'warehouse.pick', workerId, concurrency: 64, handler: async () => ({}) });

@@ -3,13 +3,14 @@
  * so that re-checking an unchanged program parses nothing and renders what a cold run
  * would, in every format.
  *
- * The key of a program is a hash of 64 bits (hash_wide, base/hash.h) over: the entry format's version,
- * orbitc's version and its executable's size and modification time (a rebuilt orbitc
- * never reads its predecessor's entries), the standard library, the lint levels of the
- * command line, whether suppressions apply, the program's orbit.program (path and text)
- * and each of its files in order (path and text). An entry holds the diagnostics with
- * their spans as (file of the program, byte offsets), so that it does not depend on the
- * other programs of the run.
+ * The key of a program is a hash of 64 bits (hash_wide, base/hash.h) over: the entry
+ * format's version, orbitc's version and its build ID (a rebuilt orbitc never reads its
+ * predecessor's entries), the standard library, the lint levels of the command line,
+ * whether suppressions apply, the program's orbit.program (path and text; with `files`
+ * blocks, the root's real directory too, since their patterns match the files' real
+ * paths below it) and each of its files in order (path and text). An entry holds the
+ * diagnostics with their spans as (file of the program, byte offsets), so that it does
+ * not depend on the other programs of the run.
  *
  * Entries are written atomically (a temporary file renamed over the entry), so that
  * several orbitc processes and threads may read and write the same directory: a reader

@@ -480,7 +480,8 @@ def model_errors():
         _, err = simulate(orbc, model, status=2)
         expect(message in err, 'expected %r in: %s' % (message, err.strip()))
     for args, message in [(['--runs', '0'], '--runs takes'), (['--jobs', 'x'], '--jobs takes'),
-                          (['--format', 'png'], 'unknown format'), (['--bogus', '1'], 'unknown option')]:
+                          (['--format', 'png'], 'unknown format'), (['--bogus', '1'], 'unknown option'),
+                          (['--seed', '9223372036854775808'], '--seed takes')]:
         _, err = simulate(orbc, {'input': {'n': 1}}, *args, status=2)
         expect(message in err, 'expected %r in: %s' % (message, err.strip()))
 
@@ -495,7 +496,7 @@ def svg_plot():
     doc = xml.dom.minidom.parseString(out.encode())
     expect(doc.documentElement.tagName == 'svg', 'not an SVG')
     expect(len(doc.getElementsByTagName('polyline')) >= 2, 'no curves')
-    expect('workflow timeout 86400000 ms' in out, 'the deadline is not marked')
+    expect('workflow timeout 1d' in out, 'the deadline is not marked')
     rsvg = shutil.which('rsvg-convert')
     if not rsvg:
         print('note: rsvg-convert is not installed (tools/install-deps.sh): PNG not checked')

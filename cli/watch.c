@@ -179,6 +179,7 @@ static void clear_screen(void)
 
 static void report_cycle(int status)
 {
+    fflush(stdout);   /* the diagnostics of the machine formats, before the line below */
     time_t t = time(NULL);
     struct tm local;
     localtime_r(&t, &local);
@@ -187,7 +188,6 @@ static void report_cycle(int status)
             status == EXIT_OK ? "checked, no errors" : status == EXIT_ERRORS
                 ? "checked, errors found" : "checked, some paths could not be read");
     fflush(stderr);
-    fflush(stdout);
 }
 
 int cli_watch(const CliOptions *opt, int (*check)(const CliOptions *opt))

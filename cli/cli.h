@@ -50,6 +50,8 @@ typedef struct CliOptions {
     const char *stdin_filename;     /* --stdin-filename */
     FormatOptions fmt;              /* fmt --check, --diff; fix --diff */
     uint32_t max_rounds;            /* fix --max-rounds */
+    uint32_t jobs;                  /* check --jobs; 0: the number of processors */
+    bool no_cache;                  /* check --no-cache */
     const char **paths;
     int path_count;
     LintSetting *lints;             /* --warn, --allow, --select, --ignore in order */

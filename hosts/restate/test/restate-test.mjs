@@ -131,7 +131,11 @@ async function main() {
           if (!before[before.length - 1].includes(line)) throw new Error(`missed the moment: the history went on to "${before[before.length - 1]}"`);
         },
       });
-      return `killed after event #${killedAt} (${line}); ${attemptsOf(r.actual)}, as orbit-run; ${r.actual.trim().split('\n').length} events`;
+      // The backoff is measured from its schedule, across the crash: exactly 8 s.
+      const at = (re) => Number(/^\+ (\d+)ms/.exec(r.actual.split('\n').find((l) => re.test(l)))?.[1]);
+      const backoff = at(/StepScheduled step=pay attempt=2/) - at(/RetryScheduled step=pay/);
+      if (backoff !== 8000) throw new Error(`the retry came ${backoff} ms after RetryScheduled, not 8000`);
+      return `killed after event #${killedAt} (${line}); backoff exactly ${backoff} ms; ${attemptsOf(r.actual)}, as orbit-run; ${r.actual.trim().split('\n').length} events`;
     });
   };
   await crashAt('during a retry backoff', 'RetryScheduled step=pay', 500);

@@ -111,6 +111,7 @@ export function startProcess(cmd, args, logPath, env = {}) {
   const log = fs.openSync(logPath, 'a');
   const proc = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', log, log] });
   fs.closeSync(log);
+  proc.on('exit', (code, signal) => fs.appendFileSync(logPath, `[exited: ${signal ?? code}]\n`));
   return {
     proc,
     async kill(signal = 'SIGKILL') {
@@ -172,12 +173,15 @@ let serial = 0;
 /** Starts execution `id` of `workflow` with `input`; returns the real time it started. */
 export async function startExecution(server, workflow, id, input) {
   const t = Date.now();
-  await post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/run/send`, input);
+  // Sent again if the server is too busy to answer: a workflow's `run` starts once per key
+  // (Restate answers the second `PreviouslyAccepted`).
+  await until(() => post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/run/send`,
+                         input, 30000).then(() => true), 300000, `execution ${workflow}/${id} started`);
   return t;
 }
 
 export function signal(server, workflow, id, name, payload) {
-  return post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/signal`, { name, payload });
+  return post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/signal`, { name, payload }, 30000);
 }
 
 /** When execution `id`'s clock started (real ms), waiting for it at most `ms`. */

@@ -2,20 +2,10 @@
  * the workspace (run.c) and prints every diagnostic (output.c). No PATH: `.`. */
 #include "cli.h"
 
-/* check: each program on its own, with its own lint levels; the diagnostics of all of
- * them together, in source order. */
-int cli_check(const CliOptions *given)
+/* One check: each program on its own, with its own lint levels; the diagnostics of all
+ * of them together, in source order. */
+static int check_once(const CliOptions *opt)
 {
-    static const char *const here[] = { "." };
-    CliOptions options = *given;
-    const CliOptions *opt = &options;
-    if (options.path_count == 0) {
-        options.paths = (const char **)here;
-        options.path_count = 1;
-    }
-    if (opt->statistics && opt->format != FORMAT_HUMAN && opt->format != FORMAT_CONCISE)
-        return cli_usage_error("--statistics prints a table: it takes no --format %s",
-                               opt->format_text);
     CliRun run;
     cli_run_init(&run);
     run.c.check_only = true;   /* only the diagnostics are read */
@@ -41,4 +31,20 @@ int cli_check(const CliOptions *given)
     }
     cli_run_free(&run);
     return status;
+}
+
+/* check: once, or again at every change under --watch (watch.c). */
+int cli_check(const CliOptions *given)
+{
+    static const char *const here[] = { "." };
+    CliOptions options = *given;
+    const CliOptions *opt = &options;
+    if (options.path_count == 0) {
+        options.paths = (const char **)here;
+        options.path_count = 1;
+    }
+    if (opt->statistics && opt->format != FORMAT_HUMAN && opt->format != FORMAT_CONCISE)
+        return cli_usage_error("--statistics prints a table: it takes no --format %s",
+                               opt->format_text);
+    return opt->watch ? cli_watch(opt, check_once) : check_once(opt);
 }

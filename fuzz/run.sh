@@ -7,8 +7,9 @@
 #   fuzz/run.sh smoke [SECONDS]       CI: every target replays its committed corpus,
 #                                     then fuzzes SECONDS (default 30); exit 1 if any
 #                                     crash, timeout or leak is found
-#   fuzz/run.sh merge                 minimise each working corpus into the committed
-#                                     one, fuzz/corpus/TARGET/
+#   fuzz/run.sh merge                 minimise each working corpus (its inputs of
+#                                     at most 16 KiB) into the committed one,
+#                                     fuzz/corpus/TARGET/
 #   fuzz/run.sh minimize TARGET FILE [NAME]
 #                                     minimise a crashing input and store it as
 #                                     fuzz/regressions/TARGET/NAME (replayed by
@@ -160,17 +161,20 @@ smoke() {  # smoke SECONDS
 }
 
 # Minimise each working corpus into the committed corpus (libFuzzer -merge=1 keeps only
-# inputs that add coverage).
+# inputs that add coverage). Only inputs of at most 16 KiB are committed: the language
+# server's sessions grow long while fuzzing, and a few hundred of them would make the
+# repository tens of megabytes heavier for little coverage.
 merge() {
     local target
     for target in "${all_targets[@]}"; do
         [ -x "$bin/$target" ] && [ -d "$out/corpus/$target" ] || continue
-        local dest="$here/corpus/$target" fresh="$out/merged-$target"
-        rm -rf "$fresh"
-        mkdir -p "$fresh" "$dest"
-        "$bin/$target" -merge=1 -max_len=65536 -timeout=10 -rss_limit_mb=2048 "$fresh" \
-            "$dest" "$out/corpus/$target" >"$out/$target.merge.log" 2>&1
-        rm -rf "$dest"
+        local dest="$here/corpus/$target" fresh="$out/merged-$target" small="$out/small-$target"
+        rm -rf "$fresh" "$small"
+        mkdir -p "$fresh" "$dest" "$small"
+        find "$out/corpus/$target" -maxdepth 1 -type f -size -16385c -exec cp -t "$small" {} +
+        "$bin/$target" -merge=1 -max_len=16384 -timeout=10 -rss_limit_mb=2048 "$fresh" \
+            "$dest" "$small" >"$out/$target.merge.log" 2>&1
+        rm -rf "$dest" "$small"
         mv "$fresh" "$dest"
         echo "merge: $target: $(ls "$dest" | wc -l) files, $(du -sh "$dest" | cut -f1)"
     done

@@ -40,7 +40,7 @@ static const char usage[] =
     "\n"
     "  --model FILE          the simulation model (JSON, see docs/runtime.md)\n"
     "  --runs N              how many runs (default 10000, at most 10000000)\n"
-    "  --seed S              the seed of run 0, 1, ...: same seed, same result (default 1)\n"
+    "  --seed S              the seed (0 to 2^63-1): same seed, same result (default 1)\n"
     "  --jobs J              threads sharing the runs; the result does not depend on it\n"
     "                        (default 1)\n"
     "  --format text|json|svg  a table with 95% intervals (default), the JSON report, or\n"
@@ -228,8 +228,9 @@ static int sim_option(SimArgs *args, const char *option, const char *value)
         if (!parse_count(value, 1, SIMULATE_MAX_RUNS, &args->runs))
             return sim_usage_error("--runs takes a number from 1 to 10000000, not", value);
     } else if (strcmp(option, "--seed") == 0) {
-        if (!parse_count(value, 0, UINT64_MAX, &args->seed))
-            return sim_usage_error("--seed takes a number from 0 to 2^64-1, not", value);
+        if (!parse_count(value, 0, INT64_MAX, &args->seed))
+            return sim_usage_error("--seed takes a number from 0 to 2^63-1 (a JSON integer), not",
+                                   value);
     } else if (strcmp(option, "--jobs") == 0) {
         if (!parse_count(value, 1, SIMULATE_MAX_JOBS, &n))
             return sim_usage_error("--jobs takes a number from 1 to 256, not", value);

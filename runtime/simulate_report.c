@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "orbc_value.h"
+
 static const char *const outcome_names[] = {"completed", "failed", "timed_out", "blocked"};
 
 /* ---- statistics ---- */
@@ -150,8 +152,11 @@ static void report_text(const SimulateResult *r, FILE *out)
 {
     int w = name_width(r, 12);
     fprintf(out, "workflow %s: %" PRIu64 " runs, seed %" PRIu64, r->workflow, r->runs, r->seed);
-    if (r->timeout_ms)
-        fprintf(out, ", workflow timeout %" PRId64 " ms", r->timeout_ms);
+    if (r->timeout_ms) {
+        char limit[ORBC_DURATION_TEXT_SIZE];
+        orbc_format_duration(limit, r->timeout_ms);
+        fprintf(out, ", workflow timeout %s", limit);
+    }
     fprintf(out, "\n\n%-*s  %s\n", w, "outcome", "share [95% CI]");
     for (int k = 0; k < 4; k++) {
         fprintf(out, "%-*s", w, outcome_names[k]);
@@ -368,11 +373,13 @@ static void report_svg(const SimulateResult *r, FILE *out)
         svg_legend(out, r, k, row++);
     }
     if (r->timeout_ms) {
+        char limit[ORBC_DURATION_TEXT_SIZE];
+        orbc_format_duration(limit, r->timeout_ms);
         double x = px(&p, (double)r->timeout_ms);
         fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" "
                 "stroke-dasharray=\"6 4\"/>\n", x, TOP - 6, x, SVG_H - BOTTOM);
         fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">workflow "
-                "timeout %" PRId64 " ms</text>\n", x - 4, TOP - 8, r->timeout_ms);
+                "timeout %s</text>\n", x - 4, TOP - 8, limit);
     }
     fprintf(out, "</svg>\n");
     free(sorted);

@@ -6,7 +6,9 @@ same twice; a baseline survives lines inserted above, `orbitc fmt` and a workflo
 to another file of its program; a new warning fails the run and a fixed one is listed
 for pruning; the file only ever shrinks; equal warnings are counted; the demo of issue
 32, a generated repository of 500 warnings adopting --deny-warnings with one
---write-baseline; suppressions added once, formatted, and never for errors.
+--write-baseline; suppressions added once, formatted, and never for errors. The
+baseline's survival of fmt and the suppressions are also tried on every golden source
+with warnings.
 
     test_baseline.py --orbitc build/cli/orbitc [-k NAME]
 """
@@ -176,6 +178,33 @@ def survives_a_workflow_moved_to_another_file_of_its_program():
 
 
 @test
+def every_golden_warning_survives_fmt_and_lines_above():
+    """Each golden source with warnings that fmt formats: its baseline still matches
+    every warning, none stale, after `orbitc fmt` and three lines added at the top."""
+    import glob
+    tried = 0
+    for source in sorted(glob.glob(os.path.join(ROOT, "golden", "**", "*.orbit"), recursive=True)):
+        with Dir() as d:
+            path = os.path.join(d, "a.orbit")
+            shutil.copy(source, path)
+            _, out, _ = run("check", "--format", "json", "a.orbit", cwd=d)
+            if not any(c.startswith("W") for c in json_codes(out)):
+                continue
+            run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+            if run("fmt", "a.orbit", cwd=d)[0] != 0:
+                continue   # syntax errors: fmt leaves it
+            with open(path, "rb") as f:
+                text = f.read()
+            with open(path, "wb") as f:
+                f.write(b"// moved down\n\n\n" + text)
+            tried += 1
+            _, out, err = run("check", "--baseline", "b.json", "--format", "json", "a.orbit", cwd=d)
+            left = [c for c in json_codes(out) if c.startswith("W")]
+            assert not left and "no longer" not in err, (source, left, err)
+    assert tried >= 25, "golden sources with warnings that fmt formats: %d" % tried
+
+
+@test
 def a_new_warning_fails_and_is_the_only_one_shown():
     with Dir() as d:
         write(os.path.join(d, "a.orbit"), PROGRAM)
@@ -208,6 +237,21 @@ def a_fixed_warning_is_listed_for_pruning_and_pruned():
         assert status == 0 and "1 warning in 1 entry; 1 no longer occurring was pruned" in err, err
         doc = validated(os.path.join(d, "b.json"))
         assert [e["scope"] for e in doc["entries"]] == ["workflow checkout > step refund"], doc
+
+
+@test
+def compared_with_one_file_written_to_another():
+    with Dir() as d:
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        run("check", "--write-baseline", "old.json", "a.orbit", cwd=d)
+        fixed = PROGRAM.replace("backoff: fixed, max_delay: 5s }\n  }\n  step refund",
+                                "backoff: fixed }\n  }\n  step refund")
+        write(os.path.join(d, "a.orbit"), fixed)
+        status, _, err = run("check", "--baseline", "old.json", "--write-baseline", "new.json",
+                             "a.orbit", cwd=d)
+        assert status == 0 and "1 warning in 1 entry; 1 no longer occurring was pruned" in err, err
+        assert len(validated(os.path.join(d, "old.json"))["entries"]) == 2, "old.json untouched"
+        assert len(validated(os.path.join(d, "new.json"))["entries"]) == 1
 
 
 @test
@@ -315,6 +359,35 @@ def add_suppressions_once_and_formatted():
         assert status == 0 and out == "", (out, err)
         status, _, err = run("check", "--add-suppressions", "a.orbit", cwd=d)
         assert status == 0 and "no warning to suppress" in err and read(path) == after, err
+
+
+@test
+def every_golden_warning_suppressed_once_and_formatted():
+    """On each golden source with warnings (formatted first, when fmt can): after
+    --add-suppressions no warning is left but W0008 and W0009, a second run changes
+    nothing, and the file is still formatted."""
+    import glob
+    tried = 0
+    others = ("W0008", "W0009")
+    for source in sorted(glob.glob(os.path.join(ROOT, "golden", "**", "*.orbit"), recursive=True)):
+        with Dir() as d:
+            path = os.path.join(d, "a.orbit")
+            shutil.copy(source, path)
+            _, out, _ = run("check", "--format", "json", "a.orbit", cwd=d)
+            if not any(c.startswith("W") and c not in others for c in json_codes(out)):
+                continue
+            formatted = run("fmt", "a.orbit", cwd=d)[0] == 0
+            tried += 1
+            run("check", "--add-suppressions", "a.orbit", cwd=d)
+            after = read(path)
+            _, out, _ = run("check", "--format", "json", "a.orbit", cwd=d)
+            left = [c for c in json_codes(out) if c.startswith("W") and c not in others]
+            assert not left, (source, left)
+            run("check", "--add-suppressions", "a.orbit", cwd=d)
+            assert read(path) == after, (source, "a second run changed the file")
+            if formatted:
+                assert run("fmt", "--check", "a.orbit", cwd=d)[0] == 0, (source, "not formatted")
+    assert tried >= 20, "golden sources with warnings: %d" % tried
 
 
 @test

@@ -293,10 +293,15 @@ def names_go_to_declarations_coloured_the_same():
             uses = [t for t in tokens if t[3] in ('variable', 'parameter', 'function', 'type',
                                                   'property')
                     and 'declaration' not in t[4] and 'defaultLibrary' not in t[4]]
+            input_clauses = [t for t in tokens
+                             if t[3] == 'keyword' and spelled(text, at, t) == 'input']
             for t in uses[:25]:
                 got = server.w.client.request('textDocument/definition', {
                     'textDocument': {'uri': uri}, 'position': {'line': t[0], 'character': t[1]}})
                 if not got:
+                    if (t[3] == 'parameter' and spelled(text, at, t) == 'input' and
+                            not input_clauses):
+                        continue   # the input of a workflow without an `input` clause
                     if t[3] not in ('variable', 'property') and 'worker' not in t[4]:
                         # an unresolved name, a key, a worker never declared
                         problems.append(f'{path}: {t} has no definition')

@@ -133,6 +133,12 @@ def fixed_delays():
     orbc = build(one_step('attempts: 5, backoff: fixed, initial_delay: 1s'))
     r = report(orbc, worker_model(latency_ms=100, failures=[
         {'rate': 0.5, 'code': 'BUSY', 'retryable': True}]))
+    expect(set(r) == {'workflow', 'runs', 'seed', 'outcomes', 'errors', 'duration_ms', 'steps'}
+           and set(r['outcomes']) == {'completed', 'failed', 'timed_out', 'blocked'}
+           and set(r['duration_ms']) == {'mean', 'p50', 'p90', 'p99', 'max'}
+           and set(r['steps']['call']) == {'attempts_mean', 'gave_up', 'timed_out',
+                                           'backoff_ms_mean'}
+           and r['runs'] == RUNS and r['seed'] == 7, 'the JSON contract: %s' % r)
     near(r['outcomes']['failed'], 0.5 ** 5, RUNS, 'failed')
     near(r['errors'].get('BUSY', 0), 0.5 ** 5, RUNS, 'errors.BUSY')
     last = [(0.5 ** k, k) for k in range(1, 5)] + [(0.5 ** 4, 5)]
@@ -207,6 +213,23 @@ def workflow_timeout_cuts_the_schedule():
     near_mean(r['duration_ms']['mean'], [(0.5, 100), (0.25, 1200), (0.125, 2300),
                                          (0.125, 2500)], RUNS, 'mean duration')
     expect(r['duration_ms']['max'] == 2500, 'max %s' % r['duration_ms']['max'])
+
+
+# A step timeout: latency uniform on the whole ms 0 … 1999 and `timeout 1s`, one
+# attempt. An answer at exactly 1000 ms counts (a limit fires after everything else due
+# at its millisecond, docs/runtime.md "Ties"), so the attempt times out when the latency
+# is 1001 … 1999: 999/2000 = 0.4995. A timed-out run ends at 1000 ms; the others at
+# their latency, mean (0 + 1000)/2 = 500: the mean duration is 0.5005·500 + 0.4995·1000.
+@test
+def step_timeout_and_its_tie():
+    orbc = build(one_step('attempts: 1').replace('retry {', 'timeout 1s\n    retry {'))
+    r = report(orbc, worker_model(latency_ms={'min': 0, 'max': 1999}))
+    near(r['outcomes']['failed'], 999 / 2000, RUNS, 'failed')
+    near(r['errors'].get('TIMEOUT', 0), 999 / 2000, RUNS, 'errors.TIMEOUT')
+    near(r['steps']['call']['timed_out'], 999 / 2000, RUNS, 'timed_out')
+    near_mean(r['duration_ms']['mean'], [(1 / 2000, ms) for ms in range(0, 1001)] +
+              [(999 / 2000, 1000)], RUNS, 'mean duration')
+    expect(r['duration_ms']['max'] == 1000, 'max %s' % r['duration_ms']['max'])
 
 
 # A `for` fan-out of k = 4 independent elements, each failing (not retryable) with
@@ -457,7 +480,8 @@ def model_errors():
         _, err = simulate(orbc, model, status=2)
         expect(message in err, 'expected %r in: %s' % (message, err.strip()))
     for args, message in [(['--runs', '0'], '--runs takes'), (['--jobs', 'x'], '--jobs takes'),
-                          (['--format', 'png'], 'unknown format'), (['--bogus', '1'], 'unknown option')]:
+                          (['--format', 'png'], 'unknown format'), (['--bogus', '1'], 'unknown option'),
+                          (['--seed', '9223372036854775808'], '--seed takes')]:
         _, err = simulate(orbc, {'input': {'n': 1}}, *args, status=2)
         expect(message in err, 'expected %r in: %s' % (message, err.strip()))
 
@@ -472,7 +496,7 @@ def svg_plot():
     doc = xml.dom.minidom.parseString(out.encode())
     expect(doc.documentElement.tagName == 'svg', 'not an SVG')
     expect(len(doc.getElementsByTagName('polyline')) >= 2, 'no curves')
-    expect('workflow timeout 86400000 ms' in out, 'the deadline is not marked')
+    expect('workflow timeout 1d' in out, 'the deadline is not marked')
     rsvg = shutil.which('rsvg-convert')
     if not rsvg:
         print('note: rsvg-convert is not installed (tools/install-deps.sh): PNG not checked')

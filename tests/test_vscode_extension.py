@@ -173,6 +173,11 @@ def test_server(work, orbitc, tmp):
         problems.append(f'a directory as the path: {directory}')
     options = node_call(module, 'initializationOptions',
                         {'serverPath': 'orbitc', 'warn': ['W0007', ' '], 'allow': [' W0002 ']})
+    with_baseline = node_call(module, 'initializationOptions',
+                              {'serverPath': 'orbitc', 'warn': [], 'allow': [],
+                               'baseline': ' orbit-baseline.json '})
+    if with_baseline != {'warn': [], 'allow': [], 'baseline': 'orbit-baseline.json'}:
+        problems.append(f'initializationOptions with orbit.baseline: {with_baseline}')
     if options != {'warn': ['W0007'], 'allow': ['W0002']}:
         problems.append(f'initializationOptions: {options}')
     else:

@@ -17,6 +17,7 @@ function readSettings(): OrbitSettings {
         serverPath: config.get<string>('server.path', 'orbitc'),
         warn: config.get<string[]>('lint.warn', []),
         allow: config.get<string[]>('lint.allow', []),
+        baseline: config.get<string>('baseline', ''),
     };
 }
 
@@ -62,7 +63,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     context.subscriptions.push(
         vscode.commands.registerCommand('orbit.restartServer', restart),
         vscode.workspace.onDidChangeConfiguration((event) => {
-            if (event.affectsConfiguration('orbit.server.path') || event.affectsConfiguration('orbit.lint')) {
+            if (event.affectsConfiguration('orbit.server.path') || event.affectsConfiguration('orbit.lint')
+                || event.affectsConfiguration('orbit.baseline')) {
                 void restart();
             }
         }),

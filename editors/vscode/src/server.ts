@@ -9,6 +9,7 @@ export interface OrbitSettings {
     serverPath: string;
     warn: string[];
     allow: string[];
+    baseline?: string;
 }
 
 /** Where the server command was found, or why not. */
@@ -57,8 +58,16 @@ function notFound(why: string): string {
         'Highlighting works without it; diagnostics, fixes, hover and formatting need it.';
 }
 
-/** The server's initializationOptions (docs/editors.md, "Diagnostics"): lint levels. */
-export function initializationOptions(settings: OrbitSettings): { warn: string[]; allow: string[] } {
+/** The server's initializationOptions (docs/editors.md, "Diagnostics" and "Baseline"):
+ * lint levels, and the baseline file when one is set. */
+export function initializationOptions(settings: OrbitSettings):
+    { warn: string[]; allow: string[]; baseline?: string } {
     const codes = (list: string[]) => list.map((code) => code.trim()).filter((code) => code !== '');
-    return { warn: codes(settings.warn), allow: codes(settings.allow) };
+    const options: { warn: string[]; allow: string[]; baseline?: string } =
+        { warn: codes(settings.warn), allow: codes(settings.allow) };
+    const baseline = (settings.baseline ?? '').trim();
+    if (baseline !== '') {
+        options.baseline = baseline;
+    }
+    return options;
 }

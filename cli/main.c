@@ -550,12 +550,11 @@ static int check_paths(const CliOptions *opt, const CommandSpec *command)
 static int read_format(CliOptions *opt, const CommandSpec *command)
 {
     static const char *const formats[] = { "human", "json", "github", "gitlab", "sarif", "concise" };
-    static const char *const graph_formats[] = { "dot", "mermaid", "json" };
     int choice;
     if (!opt->format_text)
         return EXIT_OK;
     if (command->bit == FOR_GRAPH) {
-        if (parse_choice("--format", opt->format_text, graph_formats, 3, &choice))
+        if (parse_choice("--format", opt->format_text, GRAPH_FORMAT_NAMES, GRAPH_FORMAT_COUNT, &choice))
             return EXIT_USAGE;
         opt->graph_format = (GraphFormat)choice;
         return EXIT_OK;

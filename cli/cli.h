@@ -8,6 +8,7 @@
 
 #include "baseline.h"
 #include "format_command.h"
+#include "graph_write.h"
 #include "workspace.h"
 
 /* The exit status of every command (docs/cli.md). */
@@ -16,7 +17,6 @@ enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
 typedef enum Format {
     FORMAT_HUMAN, FORMAT_JSON, FORMAT_GITHUB, FORMAT_GITLAB, FORMAT_SARIF, FORMAT_CONCISE
 } Format;
-typedef enum GraphFormat { GRAPH_DOT, GRAPH_MERMAID, GRAPH_JSON } GraphFormat;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
 typedef struct LintSetting {
@@ -50,6 +50,8 @@ typedef struct CliOptions {
     const char *stdin_filename;     /* --stdin-filename */
     FormatOptions fmt;              /* fmt --check, --diff; fix --diff */
     uint32_t max_rounds;            /* fix --max-rounds */
+    uint32_t jobs;                  /* check --jobs; 0: the number of processors */
+    bool no_cache;                  /* check --no-cache */
     const char **paths;
     int path_count;
     LintSetting *lints;             /* --warn, --allow, --select, --ignore in order */

@@ -23,7 +23,8 @@ typedef enum OptionId {
     OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_HELP,
     OPT_VERSION, OPT_QUIET, OPT_EXIT_ZERO, OPT_STATISTICS, OPT_OUTPUT_FILE, OPT_SELECT,
     OPT_IGNORE, OPT_BASELINE, OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_EXCLUDE,
-    OPT_NO_IGNORE, OPT_UNSAFE_FIXES, OPT_SHOW_FIXES, OPT_WATCH, OPT_COUNT
+    OPT_NO_IGNORE, OPT_UNSAFE_FIXES, OPT_SHOW_FIXES, OPT_WATCH, OPT_JOBS, OPT_NO_CACHE,
+    OPT_COUNT
 } OptionId;
 
 enum {
@@ -65,6 +66,8 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT | FOR_FIX },
     [OPT_MAX_ROUNDS] = { "--max-rounds", NULL, "a number", FOR_FIX },
     [OPT_WORKFLOW] = { "--workflow", NULL, "a workflow's name", FOR_GRAPH },
+    [OPT_JOBS] = { "--jobs", "-j", "a number", FOR_CHECK },
+    [OPT_NO_CACHE] = { "--no-cache", NULL, NULL, FOR_CHECK },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
     [OPT_QUIET] = { "--quiet", "-q", NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
@@ -150,7 +153,11 @@ static const HelpPiece help_pieces[] = {
     "                          record the warnings found (an existing baseline only\n"
     "                          shrinks: new warnings are reported, never added)\n"
     "  --add-suppressions      insert `// orbit:allow(CODE)` for each warning; with\n"
-    "                          `=CODE,CODE`, for those codes only (errors never)\n" },
+    "                          `=CODE,CODE`, for those codes only (errors never)\n"
+    "  -j, --jobs N            check N programs at a time, on N threads (default: the\n"
+    "                          number of processors); the output is the same for any N\n"
+    "  --no-cache              neither read nor write the cache of diagnostics\n"
+    "                          ($ORBITC_CACHE_DIR, else $XDG_CACHE_HOME/orbitc)\n" },
     { FOR_BUILD,
     "\n"
     "Options of build:\n"
@@ -338,6 +345,11 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         return parse_count("--max-diagnostics", value, 0, &opt->max_diagnostics);
     case OPT_MAX_ROUNDS:
         return parse_count("--max-rounds", value, 1, &opt->max_rounds);
+    case OPT_JOBS:
+        return parse_count("--jobs", value, 1, &opt->jobs);
+    case OPT_NO_CACHE:
+        opt->no_cache = true;
+        break;
     case OPT_OUTPUT:
         opt->output = value;
         break;
@@ -538,12 +550,11 @@ static int check_paths(const CliOptions *opt, const CommandSpec *command)
 static int read_format(CliOptions *opt, const CommandSpec *command)
 {
     static const char *const formats[] = { "human", "json", "github", "gitlab", "sarif", "concise" };
-    static const char *const graph_formats[] = { "dot", "mermaid", "json" };
     int choice;
     if (!opt->format_text)
         return EXIT_OK;
     if (command->bit == FOR_GRAPH) {
-        if (parse_choice("--format", opt->format_text, graph_formats, 3, &choice))
+        if (parse_choice("--format", opt->format_text, GRAPH_FORMAT_NAMES, GRAPH_FORMAT_COUNT, &choice))
             return EXIT_USAGE;
         opt->graph_format = (GraphFormat)choice;
         return EXIT_OK;

@@ -18,6 +18,9 @@
  *   orbit_pg_tokens(source)        [[start, end, "KIND"], ...] in UTF-16 units
  *   orbit_pg_scenario(source)      a scenario where every worker answers soon and every
  *                                  signal arrives
+ *   orbit_pg_graph(source, workflow, format)
+ *                                  {"ok": true, "text"} as `orbitc graph --format FORMAT
+ *                                  [--workflow WORKFLOW]`, or {"ok": false, "message"}
  *
  * The name of the source, where one is not given, is `playground.orbit`. */
 #include <jansson.h>
@@ -30,8 +33,10 @@
 #include "json_text.h"
 #include "fix_rounds.h"
 #include "format.h"
+#include "graph_write.h"
 #include "lower.h"
 #include "memory.h"
+#include "no_index.h"
 #include "orbc.h"
 #include "run_scenario.h"
 #include "token_walk.h"
@@ -416,6 +421,61 @@ ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source)
     if (!text)
         out_of_memory();
     return text;
+}
+
+/* The step graph of the checked program `p` in `format`, from workflow `workflow` ("":
+ * all), as orbitc graph writes it; NULL with *message (malloc'd) for an unknown name. */
+static char *graph_text(Compiler *c, const Program *p, const char *workflow,
+                        GraphFormat format, char **message)
+{
+    uint32_t root = NO_INDEX;
+    if (workflow[0]) {
+        const char *suggestion;
+        root = graph_find_workflow(p, workflow, &suggestion);
+        if (root == NO_INDEX) {
+            char text[320];
+            snprintf(text, sizeof text, "the program has no workflow `%.100s`%s%.100s%s", workflow,
+                     suggestion ? ": did you mean `" : "", suggestion ? suggestion : "",
+                     suggestion ? "`?" : "");
+            *message = xstrdup(text);
+            return NULL;
+        }
+    }
+    StepGraph g;
+    step_graph_build(&c->arena, p, root, &g);
+    Captured out;
+    capture_begin(&out);
+    graph_write(&c->arena, &g, format, out.out);
+    return capture_end(&out);
+}
+
+ORBIT_PG_EXPORT char *orbit_pg_graph(const char *source, const char *workflow, const char *format)
+{
+    GraphFormat chosen;
+    if (!graph_format_parse(format && format[0] ? format : "json", &chosen))
+        return failure(xstrdup("the format of a graph is dot, mermaid or json"));
+    Run run;
+    run_check(&run, source, DEFAULT_NAME, false);
+    Program *program = run.w.roots.count ? run.w.checked[0] : NULL;
+    size_t errors = run.c.diags.errors;
+    char *message = NULL, *text = NULL;
+    if (errors == 0 && !program) {
+        message = xstrdup("the source is not a program (see the diagnostics)");
+    } else if (errors > 0) {
+        char why[160];
+        snprintf(why, sizeof why, "the program has %zu %s: its graph is drawn once %s fixed "
+                 "(see the diagnostics)", errors, errors == 1 ? "error" : "errors",
+                 errors == 1 ? "it is" : "they are");
+        message = xstrdup(why);
+    } else {
+        text = graph_text(&run.c, program, workflow ? workflow : "", chosen, &message);
+    }
+    run_free(&run);
+    if (!text)
+        return failure(message);
+    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text0(text));
+    free(text);
+    return json_text(result);
 }
 
 ORBIT_PG_EXPORT void orbit_pg_free(char *text)

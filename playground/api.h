@@ -12,6 +12,7 @@ char *orbit_pg_dis(const char *source);
 char *orbit_pg_run(const char *source, const char *scenario);
 char *orbit_pg_tokens(const char *source);
 char *orbit_pg_scenario(const char *source);
+char *orbit_pg_graph(const char *source, const char *workflow, const char *format);
 void orbit_pg_free(char *text);
 
 #endif

@@ -22,6 +22,9 @@
 // scenario(source)     a scenario for the program: its first workflow, the simplest
 //                      input, every worker answering after 100 ms, the signals it
 //                      awaits arriving at 1 s ({} when it does not build)
+// graph(source, {workflow, format})  {ok: true, text} as `orbitc graph --format FORMAT
+//                      [--workflow WORKFLOW]` (format: json (the default), dot or
+//                      mermaid; workflow: all when absent), or {ok: false, message}
 import createOrbit from './orbit.js';
 
 const DEFAULT_NAME = 'playground.orbit';
@@ -64,5 +67,6 @@ export async function loadOrbit(wasmUrl) {
       json('run', source, typeof scenario === 'string' ? scenario : JSON.stringify(scenario ?? {})),
     tokens: (source) => json('tokens', source),
     scenario: (source) => json('scenario', source),
+    graph: (source, { workflow = '', format = 'json' } = {}) => json('graph', source, workflow, format),
   };
 }

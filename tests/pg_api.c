@@ -3,9 +3,12 @@
  * the WebAssembly build of the same API:
  *
  *   pg_api FUNCTION SOURCE.orbit [NAME | SCENARIO.json]
+ *   pg_api graph SOURCE.orbit FORMAT [WORKFLOW]
  *
  * prints what orbit_pg_FUNCTION returns for the file's text (check: under NAME; run:
- * with the scenario's text). Exit status 0, or 2 on bad usage or an unreadable file. */
+ * with the scenario's text; graph: in FORMAT, from WORKFLOW or of all). Exit status 0,
+ * or 2 on bad usage or an unreadable file. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +40,10 @@ static char *read_all(const char *path)
 
 int main(int argc, char **argv)
 {
-    if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: pg_api FUNCTION SOURCE.orbit [NAME | SCENARIO.json]\n");
+    bool graph = argc >= 2 && strcmp(argv[1], "graph") == 0;
+    if (argc < 3 || argc > (graph ? 5 : 4)) {
+        fprintf(stderr, "usage: pg_api FUNCTION SOURCE.orbit [NAME | SCENARIO.json]\n"
+                        "       pg_api graph SOURCE.orbit FORMAT [WORKFLOW]\n");
         return 2;
     }
     const char *function = argv[1];
@@ -65,6 +70,8 @@ int main(int argc, char **argv)
         result = orbit_pg_tokens(source);
     else if (strcmp(function, "scenario") == 0)
         result = orbit_pg_scenario(source);
+    else if (graph)
+        result = orbit_pg_graph(source, argc == 5 ? argv[4] : "", argc >= 4 ? argv[3] : "");
     if (!result) {
         fprintf(stderr, "pg_api: unknown function `%s`\n", function);
         return 2;

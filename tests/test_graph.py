@@ -10,7 +10,11 @@
 - the real Mermaid parser (the `mermaid` npm package, headless in Node with jsdom:
   tools/mermaid/, installed by tools/install-npm.sh) reads the Mermaid output of
   every golden program that checks;
-- the command line: --workflow, its did-you-mean, a program with errors, a bad --format.
+- the command line: --workflow, its did-you-mean, a program with errors, a bad --format;
+- the rendered pictures of docs/ are current: docs/graph-checkout.svg (`dot -Tsvg`) and
+  docs/graph-checkout-mermaid.svg (tools/render_mermaid.mjs) show exactly the label lines
+  of the checkout example's graph as orbitc writes it today (golden/graph/checkout.dot
+  and .mmd, themselves compared with orbitc above).
 
     test_graph.py --orbitc build/cli/orbitc [--update]
 """
@@ -18,6 +22,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -167,6 +172,60 @@ def mermaid_parses(opts, tmp):
         fail('mermaid: %d of %d graphs parsed' % (parsed, len(paths)))
 
 
+MERMAID_ENTITIES = {'#quot;': '"', '#35;': '#', '#amp;': '&', '#lt;': '<', '#gt;': '>',
+                    '#96;': '`'}
+
+
+def dot_label_lines(dot):
+    """The lines of every label of a DOT text as orbitc writes it (nodes, clusters,
+    edges), unescaped."""
+    lines = []
+    for label in re.findall(r'label="((?:[^"\\]|\\.)*)"', dot):
+        lines += [re.sub(r'\\(["\\])', r'\1', line) for line in label.split('\\n')]
+    return lines
+
+
+def mermaid_label_lines(mmd):
+    """The lines of every label of a Mermaid text as orbitc writes it, entities decoded."""
+    lines = []
+    for label in re.findall(r'"([^"]*)"', mmd) + re.findall(r'-(?:-|\.) ([a-z ]+) (?:--|\.-)>', mmd):
+        for line in label.split('<br>'):
+            lines.append(re.sub(r'#(?:quot|35|amp|lt|gt|96);', lambda m: MERMAID_ENTITIES[m.group(0)], line))
+    return lines
+
+
+def svg_text_lines(path, tag):
+    """The text lines of the SVG's `tag` elements (text: Graphviz's; p: the HTML
+    paragraphs of Mermaid's labels, a line per <br>)."""
+    lines = []
+    for el in ET.parse(path).iter():
+        if el.tag.rsplit('}', 1)[-1] != tag:
+            continue
+        line = el.text or ''
+        for child in el:   # Mermaid: <p>line<br/>line</p>
+            lines.append(line)
+            line = child.tail or ''
+        lines.append(line)
+    return lines
+
+
+def docs_pictures():
+    """docs/graph-checkout.svg and docs/graph-checkout-mermaid.svg show the label lines
+    of today's graph of the checkout example, no more, no less."""
+    with open(os.path.join(GOLDEN, 'checkout.dot'), encoding='utf-8') as f:
+        want = sorted(dot_label_lines(f.read()))
+    got = sorted(svg_text_lines(os.path.join(ROOT, 'docs', 'graph-checkout.svg'), 'text'))
+    if got != want:
+        fail('docs/graph-checkout.svg is not the checkout example\'s graph of today: render it '
+             'again (docs/cli.md, "orbitc graph"): %s' % sorted(set(got) ^ set(want))[:6])
+    with open(os.path.join(GOLDEN, 'checkout.mmd'), encoding='utf-8') as f:
+        want = sorted(mermaid_label_lines(f.read()))
+    got = sorted(svg_text_lines(os.path.join(ROOT, 'docs', 'graph-checkout-mermaid.svg'), 'p'))
+    if got != want:
+        fail('docs/graph-checkout-mermaid.svg is not the checkout example\'s graph of today: '
+             'render it again (tools/render_mermaid.mjs): %s' % sorted(set(got) ^ set(want))[:6])
+
+
 def command_line(opts):
     program = CASES['checkout']
     status, out, err = orbitc(opts, 'graph', '--workflow', 'pack_items', '--format', 'json',
@@ -204,6 +263,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix='orbitc-graph-') as tmp:
         mermaid_parses(opts, tmp)
     command_line(opts)
+    docs_pictures()
     print('%d failures' % len(failures))
     return 1 if failures else 0
 

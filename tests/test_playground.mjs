@@ -6,6 +6,8 @@
 //   node tests/test_playground.mjs --site DIR --orbitc PATH --orbit-run PATH
 //        [--screenshot FILE] [--chromium PATH]
 //
+// --screenshot FILE also writes FILE-graph.png (FILE without .png), the Graph tab.
+//
 // Skipped (exit 77) when the site is missing, unless ORBIT_REQUIRE_PLAYGROUND is set
 // (tools/test.sh sets it). Ends with a benchmark line (keystroke to updated diagnostics on the checkout
 // example), which is measured and printed, not asserted.
@@ -283,6 +285,96 @@ test('a screenshot of the page with the run is not blank', async () => {
   assert.equal(colours.width, 1400);
   assert.equal(colours.height, 900);
   assert.ok(colours.distinct >= 50, `only ${colours.distinct} colours in the screenshot`);
+});
+
+// `orbitc graph --format FORMAT [--workflow NAME]` of the source, natively.
+function nativeGraph(source, format, workflow) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'orbit-playground-'));
+  writeFileSync(path.join(dir, FILE), source);
+  const r = native(args.orbitc, ['graph', '--format', format, ...(workflow ? ['--workflow', workflow] : []), FILE], '', dir);
+  rmSync(dir, { recursive: true });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
+// What the Graph tab draws: its nodes and its edges, from the SVG's own attributes.
+function drawnGraph(p) {
+  return p.evaluate(() => {
+    const svg = document.querySelector('#graph svg.graph');
+    if (!svg) return null;
+    return {
+      nodes: [...svg.querySelectorAll('g.node')].map((g) => ({ id: g.dataset.id, name: g.dataset.name,
+        compensation: g.dataset.compensation === 'true', critical: g.dataset.critical === 'true',
+        red: getComputedStyle(g.querySelector('rect, polygon')).stroke })),
+      critical: [...svg.querySelectorAll('g.edge.critical[data-from]')].map((g) => [g.dataset.from, g.dataset.to]),
+      starts: [...svg.querySelectorAll('g.edge.starts')].map((g) => [g.dataset.from, g.dataset.to]),
+      compensates: [...svg.querySelectorAll('g.edge.compensates[data-from]')].map((g) => [g.dataset.from, g.dataset.to]),
+      clusters: [...svg.querySelectorAll('g.cluster')].map((g) => g.dataset.workflow),
+    };
+  });
+}
+
+test('the Graph tab draws the checkout example\'s step graph, its critical path marked', async () => {
+  await page.select('#examples', 'checkout');
+  await settled(page);
+  const source = await docText(page);
+  await page.click('[data-tab=graph]');
+  await page.waitForSelector('#graph svg.graph g.node');
+  // Two workflows (checkout starts pack_items): the selector shows, on the first.
+  assert.equal(await page.$eval('#graph-workflow-label', (e) => e.hidden), false);
+  assert.deepEqual(await page.$$eval('#graph-workflow option', (os) => os.map((o) => o.value)), ['checkout', 'pack_items']);
+  const expected = JSON.parse(nativeGraph(source, 'json', 'checkout'));
+  const drawn = await drawnGraph(page);
+  const nodes = expected.workflows.flatMap((w) => w.nodes);
+  assert.deepEqual(drawn.nodes.map(({ id, name, compensation, critical }) => ({ id, name, compensation, critical })).sort((a, b) => a.id.localeCompare(b.id)),
+    nodes.map(({ id, name, compensation, critical }) => ({ id, name, compensation, critical })).sort((a, b) => a.id.localeCompare(b.id)));
+  assert.ok(nodes.length >= 7, 'every step and the compensate block');
+  // The critical path: red borders on its steps only, red arrows from each to the next.
+  for (const node of drawn.nodes) {
+    const red = node.red.replace(/\s/g, '') === 'rgb(192,57,43)';
+    assert.equal(red, node.critical, `${node.id}: red border ${node.red}, critical ${node.critical}`);
+  }
+  const pairs = expected.workflows.flatMap((w) => w.critical_path.slice(1).map((id, i) => [w.critical_path[i], id]));
+  assert.ok(pairs.length >= 4);
+  assert.deepEqual(drawn.critical, pairs);
+  assert.deepEqual(drawn.starts, expected.edges.filter((e) => e.kind === 'starts').map((e) => [e.from, e.to]));
+  assert.deepEqual(drawn.compensates, expected.edges.filter((e) => e.kind === 'compensates').map((e) => [e.from, e.to]));
+  assert.deepEqual(drawn.clusters, ['checkout', 'pack_items']);
+  if (args.screenshot) writeFileSync(args.screenshot.replace(/\.png$/, '') + '-graph.png', await page.screenshot({ type: 'png' }));
+
+  // The other workflow alone, and the graph as DOT and Mermaid text: orbitc graph's bytes.
+  await page.select('#graph-workflow', 'pack_items');
+  await page.waitForFunction(() => document.querySelectorAll('#graph g.cluster').length === 1);
+  const alone = JSON.parse(nativeGraph(source, 'json', 'pack_items'));
+  assert.deepEqual((await drawnGraph(page)).nodes.map((n) => n.name), alone.workflows[0].nodes.map((n) => n.name));
+  await page.select('#graph-workflow', 'checkout');
+  for (const format of ['dot', 'mermaid']) {
+    await page.select('#graph-view', format);
+    await page.waitForFunction((t) => document.getElementById('graph-text').textContent === t, {}, nativeGraph(source, format, 'checkout'));
+    assert.equal(await page.$('#graph svg'), null);
+  }
+  await page.select('#graph-view', 'picture');
+  await page.waitForSelector('#graph svg.graph g.node');
+});
+
+test('a program with errors shows why in the Graph tab, not the last graph', async () => {
+  assert.ok(await page.$('#graph svg.graph'), 'a graph is drawn before');
+  const broken = (await docText(page)).replace('retry {', 'retry { backof: exponential');
+  await setDoc(page, broken);
+  await settled(page);
+  await page.waitForFunction(() => !document.querySelector('#graph svg'));
+  const message = await page.$eval('#graph-message', (e) => (e.hidden ? '' : e.textContent));
+  assert.match(message, /the program has 1 error: its graph is drawn once it is fixed/);
+  assert.equal(nativeCheck(broken).filter((d) => d.severity === 'error').length, 1);
+  await page.select('#graph-view', 'dot');
+  assert.equal(await page.$eval('#graph-text', (e) => e.hidden || e.textContent === ''), true);
+  await page.select('#graph-view', 'picture');
+  await page.select('#examples', 'checkout');
+  await settled(page);
+  await page.waitForSelector('#graph svg.graph g.node');
+  assert.equal(await page.$eval('#graph-message', (e) => e.hidden), true);
+  assert.deepEqual(page.problems, []);
+  await page.click('[data-tab=run]');   // the benchmarks below measure the page as before
 });
 
 test('a #source= link opens with its program and its diagnostics', async () => {

@@ -1,12 +1,13 @@
 // The playground's pure modules under Node, on real outputs of this build's orbitc and
 // orbit-run: #source= links (RFC 4648 §5 vectors, UTF-8, damaged fragments), durations
-// and limits read from `orbitc dis`, and the timeline's layout of real histories.
+// and limits read from `orbitc dis`, the timeline's layout of real histories, and the
+// step graph's labels and layout on real `orbitc graph` outputs.
 //
 //   node tests/test_playground_units.mjs --orbitc PATH --orbit-run PATH
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { encodeSource, decodeSource, shareFragment } from '../playground/src/share.js';
 import { parseDuration, limitsFromDisassembly } from '../playground/src/policies.js';
 import { layoutRun, timelineSvg, formatMs } from '../playground/src/timeline.js';
+import { clusterLines, durationText, graphSvg, layoutGraph, nodeLines, parseGraph } from '../playground/src/graph.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { orbitc: { type: 'string' }, 'orbit-run': { type: 'string' } } });
@@ -109,3 +111,90 @@ for (const [name, program, scenario] of [
     assert.equal(svg, timelineSvg(events, limits, workflow));   // deterministic
   });
 }
+
+// ---- the Graph tab (src/graph.js) on real `orbitc graph` outputs ----
+
+// The labels of a DOT graph as orbitc writes it: node id (or cluster_ID) → its lines.
+function dotLabels(dot) {
+  const unescape = (text) => text.split('\\n').map((line) => line.replace(/\\(["\\])/g, '$1'));
+  const labels = new Map();
+  let cluster = null;
+  for (const line of dot.split('\n')) {
+    let m;
+    if ((m = /^ {2}subgraph (cluster_\w+) \{$/.exec(line))) cluster = m[1];
+    else if ((m = /^ {4}label="((?:[^"\\]|\\.)*)";$/.exec(line)) && cluster) labels.set(cluster, unescape(m[1]));
+    else if ((m = /^ {4}(w\d+_[sc]\d+) \[.*label="((?:[^"\\]|\\.)*)"\];$/.exec(line))) labels.set(m[1], unescape(m[2]));
+  }
+  return labels;
+}
+
+// Every program of golden/ that orbitc graph draws: the graph as JSON and as DOT.
+function graphs() {
+  const found = [];
+  const programs = [path.join('examples', 'checkout.orbit'),
+    ...['graph', 'worst', 'run', 'steps'].flatMap((dir) => {
+      const full = path.join(root, 'golden', dir);
+      return existsSync(full) ? readdirSync(full).filter((f) => f.endsWith('.orbit')).map((f) => path.join('golden', dir, f)) : [];
+    })];
+  for (const program of programs) {
+    const orbitc = path.resolve(args.orbitc);   // meson gives it relative to the build
+    const json = spawnSync(orbitc, ['graph', '--format', 'json', program], { cwd: root, encoding: 'utf8' });
+    assert.ok(!json.error, String(json.error));
+    if (json.status !== 0) continue;
+    const dot = spawnSync(orbitc, ['graph', '--format', 'dot', program], { cwd: root, encoding: 'utf8' }).stdout;
+    found.push({ program, graph: parseGraph(json.stdout), dot });
+  }
+  return found;
+}
+
+test('the Graph tab labels each step and workflow as orbitc graph does', () => {
+  const all = graphs();
+  assert.ok(all.length >= 20, `only ${all.length} programs drawn`);
+  let compared = 0;
+  for (const { program, graph, dot } of all) {
+    const labels = dotLabels(dot);
+    for (const workflow of graph.workflows) {
+      if (workflow.nodes.length) assert.deepEqual(clusterLines(workflow), labels.get('cluster_' + workflow.id), program);
+      for (const node of workflow.nodes) {
+        assert.deepEqual(nodeLines(node), labels.get(node.id), `${program}: ${node.id}`);
+        compared++;
+      }
+    }
+  }
+  assert.ok(compared >= 50, `only ${compared} nodes compared`);
+  assert.equal(durationText(46347800), '12h52m27s800ms');
+  assert.equal(durationText(0), '0s');
+  assert.equal(durationText('9223372036854775807'), '106751991167d7h12m55s807ms');
+  // parseGraph keeps the integers a number cannot hold as text, and nothing else.
+  assert.deepEqual(parseGraph('{"a": [9223372036854775807, -9007199254740993, 12, 1.5, "9223372036854775807 \\"x\\""]}'),
+    { a: ['9223372036854775807', '-9007199254740993', 12, 1.5, '9223372036854775807 "x"'] });
+});
+
+test('the Graph tab\'s layout: every node once, steps in the order they run, no overlap, the critical path', () => {
+  const all = graphs();
+  assert.ok(all.length >= 20, `only ${all.length} programs drawn`);
+  for (const { program, graph } of all) {
+    const layout = layoutGraph(graph);
+    const ids = graph.workflows.flatMap((w) => w.nodes.map((n) => n.id));
+    assert.deepEqual([...layout.nodes.keys()].sort(), [...ids].sort(), program);
+    const boxes = [...layout.nodes.values()];
+    for (const [i, a] of boxes.entries())
+      for (const b of boxes.slice(i + 1))
+        assert.ok(a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y,
+          `${program}: ${a.node.id} and ${b.node.id} overlap`);
+    for (const workflow of graph.workflows) {
+      const cluster = layout.clusters.find((c) => c.id === workflow.id);
+      const steps = workflow.nodes.filter((n) => !n.compensation).map((n) => layout.nodes.get(n.id));
+      for (let i = 1; i < steps.length; i++) assert.ok(steps[i].y > steps[i - 1].y, `${program}: program order`);
+      for (const box of workflow.nodes.map((n) => layout.nodes.get(n.id)))
+        assert.ok(box.x >= cluster.x && box.x + box.width <= cluster.x + cluster.width
+          && box.y >= cluster.y && box.y + box.height <= cluster.y + cluster.height, `${program}: ${box.node.id} outside its box`);
+      const critical = layout.edges.filter((e) => e.kind === 'critical' && layout.nodes.get(e.from).cluster === workflow.id)
+        .map((e) => [e.from, e.to]);
+      assert.deepEqual(critical, workflow.critical_path.slice(1).map((id, i) => [workflow.critical_path[i], id]), program);
+    }
+    for (const e of graph.edges) assert.ok(layout.edges.some((d) => d.from === e.from && d.to === e.to && d.kind === e.kind));
+    const svg = graphSvg(graph);
+    assert.equal((svg.match(/<g class="node /g) || []).length, ids.length, program);
+  }
+});

@@ -3,8 +3,10 @@
 golden source (golden/**/*.orbit) and the examples, the API's diagnostics JSON, formatted
 text, fixed text and count, bytecode (base64-decoded, byte for byte) and disassembly
 equal what `orbitc check --format json`, `orbitc fmt -`, `orbitc fix -`, `orbitc build`
-and `orbitc dis` give for the same file alone; its tokens equal `lex_dump`'s (in UTF-16
-units); and for every run case of golden/run/ without extra arguments (the conformance
+and `orbitc dis` give for the same file alone; its step graph in each format equals
+`orbitc graph --format dot|mermaid|json`'s byte for byte (and `--workflow NAME`'s for the
+first workflow of a program with several), or fails where orbitc graph fails; its tokens
+equal `lex_dump`'s (in UTF-16 units); and for every run case of golden/run/ without extra arguments (the conformance
 kit's scenarios among them) the run's text history and exit status equal `orbit-run`'s
 byte for byte, and its JSON events equal `orbit-run --format json`'s; and the scenario it
 proposes for examples/checkout.orbit runs to completion.
@@ -32,6 +34,7 @@ import tempfile
 
 NAME = 'playground.orbit'
 SCENARIO = 'scenario.json'
+GRAPH_FORMATS = ('dot', 'mermaid', 'json')
 
 
 class NativeApi:
@@ -41,8 +44,8 @@ class NativeApi:
         self.path = path
         self.label = 'native API'
 
-    def call(self, fn, source_path, extra=None):
-        args = [self.path, fn, source_path] + ([extra] if extra else [])
+    def call(self, fn, source_path, extra=None, workflow=None):
+        args = [self.path, fn, source_path] + ([extra] if extra else []) + ([workflow] if workflow else [])
         out = subprocess.run(args, capture_output=True, check=True).stdout.decode('utf-8')
         return out if fn == 'check' else json.loads(out)
 
@@ -60,12 +63,14 @@ class WasmApi:
              directory], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.label = 'WebAssembly API'
 
-    def call(self, fn, source_path, extra=None):
+    def call(self, fn, source_path, extra=None, workflow=None):
         with open(source_path, encoding='utf-8', newline='') as f:
             args = [f.read()]
         if fn == 'check':
             args.append(NAME)
-        if extra:
+        if fn == 'graph':   # orbit-api.js: graph(source, {workflow, format})
+            args.append({'workflow': workflow or '', 'format': extra})
+        elif extra:
             with open(extra, encoding='utf-8', newline='') as f:
                 args.append(f.read())
         self.process.stdin.write((json.dumps({'fn': fn, 'args': args}) + '\n').encode())
@@ -115,7 +120,20 @@ def native(tools, work, text):
         expected['dis'] = {'ok': False}
     _, out, _ = run([tools.lex_dump, NAME], work)
     expected['tokens'] = utf16_tokens(text, out)
+    for fmt in GRAPH_FORMATS:
+        expected['graph', fmt, None] = graph(tools, work, fmt)
+    workflows = expected['graph', 'json', None].get('text')
+    names = [w['name'] for w in json.loads(workflows)['workflows']] if workflows else []
+    if len(names) > 1:
+        expected['graph', 'json', names[0]] = graph(tools, work, 'json', names[0])
     return source, expected
+
+
+def graph(tools, work, fmt, workflow=None):
+    """`orbitc graph` of the source in `fmt`: {'ok': True, 'text'} or {'ok': False}."""
+    status, out, _ = run([tools.orbitc, 'graph', '--format', fmt, NAME]
+                         + (['--workflow', workflow] if workflow else []), work)
+    return {'ok': True, 'text': out.decode('utf-8')} if status == 0 else {'ok': False}
 
 
 def utf16_tokens(text, lex_dump_out):
@@ -147,8 +165,14 @@ def outcome(fn, got):
 
 def differences(api, source, expected):
     """The functions whose result differs from the command line's."""
-    return [fn for fn in ('check', 'format', 'fix', 'build', 'dis', 'tokens')
-            if outcome(fn, api.call(fn, source)) != expected[fn]]
+    found = [fn for fn in ('check', 'format', 'fix', 'build', 'dis', 'tokens')
+             if outcome(fn, api.call(fn, source)) != expected[fn]]
+    for key in expected:
+        if isinstance(key, tuple):
+            _, fmt, workflow = key
+            if outcome('graph', api.call('graph', source, fmt, workflow)) != expected[key]:
+                found.append('graph --format %s%s' % (fmt, ' --workflow ' + workflow if workflow else ''))
+    return found
 
 
 def run_cases(root):

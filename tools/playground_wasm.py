@@ -27,7 +27,7 @@ LIBRARIES = ['orbit_base', 'orbc', 'orbit_diag', 'orbit_syntax', 'orbit_check',
              'orbit_playground']
 # What the page calls (playground/api.h), with malloc and free for the strings.
 EXPORTS = ['orbit_pg_check', 'orbit_pg_format', 'orbit_pg_fix', 'orbit_pg_build',
-           'orbit_pg_dis', 'orbit_pg_run', 'orbit_pg_tokens', 'orbit_pg_scenario',
+           'orbit_pg_dis', 'orbit_pg_run', 'orbit_pg_tokens', 'orbit_pg_scenario', 'orbit_pg_graph',
            'orbit_pg_free', 'malloc', 'free']
 RUNTIME_METHODS = ['UTF8ToString', 'stringToUTF8', 'lengthBytesUTF8']
 # jansson's configuration (jansson_config.h.in), as Debian's build sets it.

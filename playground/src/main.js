@@ -11,6 +11,7 @@ import { lexerHighlighting } from './highlight.js';
 import { lintDiagnostics, diagnosticList, renderDiagnostic, fixChanges, offsetOf } from './diagnostics.js';
 import { decodeSource, shareFragment } from './share.js';
 import { timelineSvg } from './timeline.js';
+import { graphSvg, parseGraph } from './graph.js';
 import { limitsFromDisassembly } from './policies.js';
 import { EXAMPLES } from './examples.js';
 
@@ -125,9 +126,52 @@ function refreshTab() {
     const result = state.orbit.dis(text);
     $('dis').textContent = result.ok ? result.text : (result.message || 'The program has errors: see Diagnostics.');
     $('dis').classList.toggle('error', !result.ok);
+  } else if (state.tab === 'graph') {
+    showGraph(text);
   } else if (state.tab === 'run' && !state.scenarioEdited) {
     prefillScenario();
   }
+}
+
+// The Graph tab: the workflows of the program in the selector (when there are several),
+// then the chosen one's graph (`orbitc graph --workflow NAME`) as a picture or as text.
+// A program with errors shows why, never the graph of an older text.
+function showGraph(text) {
+  const all = state.orbit.graph(text);
+  const message = $('graph-message');
+  const picture = $('graph');
+  const textView = $('graph-text');
+  if (!all.ok) {
+    message.textContent = all.message;
+    message.hidden = false;
+    picture.replaceChildren();
+    textView.textContent = '';
+    textView.hidden = true;
+    return;
+  }
+  message.hidden = true;
+  const select = $('graph-workflow');
+  const names = parseGraph(all.text).workflows.map((w) => w.name);
+  if ([...select.options].map((o) => o.value).join('\n') !== names.join('\n')) {
+    const chosen = select.value;
+    select.replaceChildren(...names.map((name) => new Option(name, name)));
+    if (names.includes(chosen)) select.value = chosen;
+  }
+  $('graph-workflow-label').hidden = names.length < 2;
+  const workflow = names.length > 1 ? select.value : '';
+  const view = $('graph-view').value;
+  const format = view === 'picture' ? 'json' : view;
+  const result = workflow || format !== 'json' ? state.orbit.graph(text, { workflow, format }) : all;
+  if (!result.ok) {   // not expected: the name came from this very text
+    message.textContent = result.message;
+    message.hidden = false;
+    picture.replaceChildren();
+    return;
+  }
+  textView.hidden = view === 'picture';
+  textView.textContent = view === 'picture' ? '' : result.text;
+  if (view === 'picture') picture.innerHTML = graphSvg(parseGraph(result.text));
+  else picture.replaceChildren();
 }
 
 function showTab(name) {
@@ -224,6 +268,8 @@ function setUpControls() {
   $('scenario').addEventListener('input', () => { state.scenarioEdited = true; });
   for (const button of document.querySelectorAll('[role=tab]'))
     button.addEventListener('click', () => showTab(button.dataset.tab));
+  $('graph-workflow').addEventListener('change', refreshTab);
+  $('graph-view').addEventListener('change', refreshTab);
   window.addEventListener('hashchange', () => {
     const shared = decodeSource(window.location.hash);
     if (shared !== null) replaceSource(shared);

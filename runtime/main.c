@@ -57,13 +57,20 @@ typedef struct Args {
     bool show_values;
 } Args;
 
+/* "orbit-run: MESSAGE `ARG`" and the command's usage line; the exit status 2. */
+static int usage_line_error(const char *command, const char *usage_line, const char *message,
+                            const char *arg)
+{
+    fprintf(stderr, "%s: %s%s%s%s\n", command, message, arg ? " `" : "", arg ? arg : "",
+            arg ? "`" : "");
+    fprintf(stderr, "usage: %s\n", usage_line);
+    return 2;
+}
+
 static int usage_error(const char *message, const char *arg)
 {
-    fprintf(stderr, "orbit-run: %s%s%s%s\n", message, arg ? " `" : "", arg ? arg : "",
-            arg ? "`" : "");
-    fputs("usage: orbit-run FILE.orbc [--workflow NAME] [--scenario FILE] [--input FILE] "
-          "[--format text|json]\n", stderr);
-    return 2;
+    return usage_line_error("orbit-run", "orbit-run FILE.orbc [--workflow NAME] "
+                            "[--scenario FILE] [--input FILE] [--format text|json]", message, arg);
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -196,11 +203,9 @@ typedef struct SimArgs {
 
 static int sim_usage_error(const char *message, const char *arg)
 {
-    fprintf(stderr, "orbit-run simulate: %s%s%s%s\n", message, arg ? " `" : "", arg ? arg : "",
-            arg ? "`" : "");
-    fputs("usage: orbit-run simulate FILE.orbc --model MODEL.json [--workflow NAME] [--runs N] "
-          "[--seed S] [--jobs J] [--format text|json|svg]\n", stderr);
-    return 2;
+    return usage_line_error("orbit-run simulate", "orbit-run simulate FILE.orbc --model "
+                            "MODEL.json [--workflow NAME] [--runs N] [--seed S] [--jobs J] "
+                            "[--format text|json|svg]", message, arg);
 }
 
 /* A whole number from `min` to `max`, all of `text`. */

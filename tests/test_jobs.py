@@ -171,11 +171,28 @@ def cache_is_missed_on_change():
         os.rename(main, os.path.join(tmp, repo, 'p0000', 'renamed.orbit'))
         expect(check([repo], cache=cache, cwd=tmp) == check([repo], cwd=tmp),
                'a renamed file was served under its old name')
-        # another lint level is another key
-        for args in (['--warn', 'W0007'], ['--allow', 'W0001']):
+        # another lint level (or selection) is another key
+        for args in (['--warn', 'W0007'], ['--allow', 'W0001'], ['--select', 'W00'],
+                     ['--ignore', 'W0001']):
             expect(check(args + ['--format', 'json', repo], cache=cache, cwd=tmp)
                    == check(args + ['--format', 'json', repo], cwd=tmp),
                    '%s was served from the entries of another level' % args)
+
+
+@test
+def configuration_is_in_the_key():
+    """orbit.program's levels, per file too, decide what is reported: a change of it is a
+    miss."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        root = os.path.join(tmp, repo, 'p0001')
+        check(['--format', 'json', repo], cache=cache, cwd=tmp)
+        for config in ('program p0001 { lints { W0001: deny } }\n',
+                       'program p0001 { files "main.orbit" { lints { W0001: allow } } }\n'):
+            h.write(os.path.join(root, 'orbit.program'), config)
+            expect(check(['--format', 'json', repo], cache=cache, cwd=tmp)
+                   == check(['--format', 'json', repo], cwd=tmp),
+                   'a changed orbit.program was served from the cache: %r' % config)
 
 
 @test

@@ -83,9 +83,11 @@ export function services({ core, orbc, workflows, timeScale = 1, heartbeatTimeou
   const queue = restate.object({
     name: 'orbit_queue',
     handlers: {
-      enqueue: async (ctx, item) => {
+      /** Attempts queued by one event of an execution, together: `{items: [...]}`. */
+      enqueue: async (ctx, req) => {
         const items = (await ctx.get('items')) ?? [];
-        items.push({ ...item, enqueued_at: await ctx.date.now() });
+        const now = await ctx.date.now();
+        for (const item of req.items) items.push({ ...item, enqueued_at: now });
         await handOut(ctx, items);
       },
       /** The engine no longer wants the attempt: unqueued, or on the cancellation list. */
@@ -294,17 +296,25 @@ export function services({ core, orbc, workflows, timeScale = 1, heartbeatTimeou
     let seq = 0, now = 0, finished = null, saved = 0;
 
     const carryOut = () => {
+      const queued = new Map();   // task -> the attempts this event queues for it
       for (const c of engine.commands()) {
         if (c.kind === 'record') history.push(c.text);
         else if (c.kind === 'timer') timers.push({ type: 'timer', timer: c.timer, time: c.at_ms, limit: c.limit, seq: seq++ });
-        else if (c.kind === 'queue') queueAttempt(c);
+        else if (c.kind === 'queue') queueAttempt(c, queued);
         else if (c.kind === 'cancel') {
           const task = tasks.get(c.attempt);
+          flush(queued);
           if (task && !task.startsWith('orbit.')) ctx.objectSendClient(queue, task).cancel({ inbox: key, attempt: c.attempt });
         } else if (c.kind === 'finished') finished = c;
       }
+      flush(queued);
     };
-    const queueAttempt = (c) => {
+    // The attempts queued so far, one call per task (a cancel goes after them, in order).
+    const flush = (queued) => {
+      for (const [task, items] of queued) ctx.objectSendClient(queue, task).enqueue({ items });
+      queued.clear();
+    };
+    const queueAttempt = (c, queued) => {
       tasks.set(c.attempt, c.task);
       if (c.task.startsWith('orbit.')) {
         // A built-in task is the host's own: picked up at once by `orbit-runtime`.
@@ -312,9 +322,9 @@ export function services({ core, orbc, workflows, timeScale = 1, heartbeatTimeou
                        worker_id: 'orbit-runtime', builtin: c });
         return;
       }
-      ctx.objectSendClient(queue, c.task).enqueue({
-        inbox: key, attempt: c.attempt, delivery: c.delivery, number: c.number, step: c.step,
-        input: c.input, idempotency_key: c.idempotency_key });
+      if (!queued.has(c.task)) queued.set(c.task, []);
+      queued.get(c.task).push({ inbox: key, attempt: c.attempt, delivery: c.delivery, number: c.number,
+                                step: c.step, input: c.input, idempotency_key: c.idempotency_key });
     };
     const handle = (e) => {
       if (DEBUG) ctx.console.log(`orbit ${key} handle ${JSON.stringify(e)}`);
@@ -381,6 +391,7 @@ export function services({ core, orbc, workflows, timeScale = 1, heartbeatTimeou
         for (const e of events) pending.push({ ...e, time: orbitTime(e.at), seq: seq++ });
       }
     }
+    save();
     ctx.objectSendClient(inbox, key).clear();
     const { kind, ...result } = finished;
     ctx.set('result', result);

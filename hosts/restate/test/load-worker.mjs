@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import { runWorker } from '../lib/worker.mjs';
 
 const [ingress, workerId, log] = process.argv.slice(2);
+process.on('uncaughtException', (e) => console.error(`uncaught: ${e.stack ?? e}`));
+process.on('unhandledRejection', (e) => console.error(`unhandled: ${e?.stack ?? e}`));
 const charged = new Map();
 runWorker({
   ingress, task: 'payments.charge', workerId, concurrency: 64,

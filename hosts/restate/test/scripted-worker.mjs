@@ -45,7 +45,12 @@ async function serve(task, script) {
     const pickup = (next.pickup_ms ?? script.pickup_ms ?? 0) / scale;
     let tasks;
     try {
-      tasks = await poll(ingress, task, workerId, 1, pickup, POLL_WAIT_MS);
+      // Several at once when they need no pickup delay: attempts queued together are
+      // picked up together, as orbit-run's scripted workers (one per attempt) do.
+      let max = 1;
+      while (pickup === 0 && (list[(used[task] ?? 0) + max]?.pickup_ms ?? script.pickup_ms ?? 0) === 0
+             && (used[task] ?? 0) + max < list.length) max++;
+      tasks = await poll(ingress, task, workerId, max, pickup, POLL_WAIT_MS);
     } catch {
       await sleep(50);
       continue;
@@ -54,27 +59,31 @@ async function serve(task, script) {
       if (pickup > 0) await sleep(5);            // a pickup delay is polled for, not waited on
       continue;
     }
-    const t = tasks[0];
-    used[task] = (used[task] ?? 0) + 1;
-    saveState();
-    if ('lost_after_ms' in next) continue;        // no heartbeat, no answer: lost
-    held.set(t.lease, task);
-    if (next.never_answers) continue;
-    (async () => {
-      await sleep((next.after_ms ?? 0) / scale);
-      held.delete(t.lease);
-      const a = answerOf(next);
-      for (let i = 0; i < 100; i++) {
-        try {
-          if (a.output !== undefined) await complete(ingress, task, t.lease, a.output);
-          else await fail(ingress, task, t.lease, ...a.fail);
-          return;
-        } catch {
-          await sleep(100);                      // the server is away: answer again
-        }
-      }
-    })();
+    for (const t of tasks) take(task, t, list[used[task] ?? 0]);
   }
+}
+
+/** Task `t` gets the next outcome of its script, `next`. */
+function take(task, t, next) {
+  used[task] = (used[task] ?? 0) + 1;
+  saveState();
+  if (!next || 'lost_after_ms' in next) return;   // no heartbeat, no answer: lost
+  held.set(t.lease, task);
+  if (next.never_answers) return;
+  (async () => {
+    await sleep((next.after_ms ?? 0) / scale);
+    held.delete(t.lease);
+    const a = answerOf(next);
+    for (let i = 0; i < 100; i++) {
+      try {
+        if (a.output !== undefined) await complete(ingress, task, t.lease, a.output);
+        else await fail(ingress, task, t.lease, ...a.fail);
+        return;
+      } catch {
+        await sleep(100);                        // the server is away: answer again
+      }
+    }
+  })();
 }
 
 async function beat() {

@@ -425,3 +425,21 @@ bool replace_file(const char *path, const struct stat *as_read, const char *text
     free(target);
     return ok;
 }
+
+bool replace_file_create(const char *path, const char *text, size_t len, mode_t mode,
+                         ReplaceWhy *why)
+{
+    char *temp = NULL;
+    int fd = create_temp(path, mode, &temp);
+    if (fd < 0)
+        return refuse_temp(path, errno, why);
+    bool ok = write_all_at(fd, text, len) || say(why, false, "%s", strerror(errno));
+    if (close(fd) != 0 && ok)
+        ok = say(why, false, "%s", strerror(errno));
+    if (ok && rename(temp, path) != 0)
+        ok = say(why, false, "%s", strerror(errno));
+    if (!ok)
+        unlink(temp);
+    free(temp);
+    return ok;
+}

@@ -60,4 +60,12 @@ bool replace_file_allowed(const char *path, const struct stat *as_read, ReplaceW
 bool replace_file(const char *path, const struct stat *as_read, const char *text, size_t len,
                   ReplaceWhy *why);
 
+/* Writes `path` whole, new or not, atomically and without keeping anything of a file it
+ * replaces: a temporary file beside it (created with `mode`) renamed over it, so that a
+ * reader (another process, another thread) sees the old file or the new one, never a
+ * part. Not synced to the disk: for files that may be lost (the cache of `orbitc check`),
+ * not for a user's. False with *why set, nothing left behind. */
+bool replace_file_create(const char *path, const char *text, size_t len, mode_t mode,
+                         ReplaceWhy *why);
+
 #endif

@@ -16,13 +16,28 @@ void source_map_init(SourceMap *map)
     memset(map, 0, sizeof *map);
 }
 
+void source_map_borrow(SourceMap *view, const SourceMap *from)
+{
+    *view = *from;
+    view->cap = from->count;
+    view->files = xmalloc((from->count + 1) * sizeof *view->files);
+    memcpy(view->files, from->files, from->count * sizeof *view->files);
+    for (uint32_t i = 0; i < view->count; i++) {
+        view->files[i].line_starts = NULL;   /* built on demand, by the view's owner */
+        view->files[i].line_count = 0;
+    }
+    view->borrowed = true;
+}
+
 void source_map_free(SourceMap *map)
 {
     for (uint32_t i = 0; i < map->count; i++) {
         SourceFile *f = &map->files[i];
-        free(f->path);
-        if (!f->is_stdlib)
-            free((char *)f->text);
+        if (!map->borrowed) {
+            free(f->path);
+            if (!f->is_stdlib)
+                free((char *)f->text);
+        }
         free(f->line_starts);
     }
     free(map->files);

@@ -32,6 +32,7 @@ typedef struct SourceMap {
     uint32_t count;
     uint32_t cap;
     uint32_t next_origin;     /* where the next file's positions begin */
+    bool borrowed;            /* a view (source_map_borrow): paths and texts not owned */
 } SourceMap;
 
 enum {
@@ -44,6 +45,12 @@ enum {
 
 void source_map_init(SourceMap *map);
 void source_map_free(SourceMap *map);
+
+/* Makes `view` a view of the files of `from`, at the same indexes and positions, that
+ * shares their paths and texts (read only; `from` must outlive it) but builds its own
+ * line tables: a compiler on another thread may read the sources of a run without
+ * touching `from`. No file may be added to the view; free it with source_map_free. */
+void source_map_borrow(SourceMap *view, const SourceMap *from);
 
 /* Adds a file whose bytes are owned by the map from now on (freed by source_map_free,
  * unless is_stdlib). `text` must have a NUL after `len` bytes, and `len` at most

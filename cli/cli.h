@@ -39,11 +39,19 @@ typedef struct CliOptions {
     bool exit_zero;                 /* --exit-zero: status 1 becomes 0 */
     bool statistics;                /* check --statistics: counts per code */
     const char *output_file;        /* check --output-file */
+    bool no_ignore;                 /* --no-ignore: .gitignore files not read */
+    const char **excludes;          /* --exclude PATTERN, in order */
+    int exclude_count;
+    bool unsafe_fixes;              /* fix --unsafe-fixes */
+    bool show_fixes;                /* fix --show-fixes */
+    bool watch;                     /* check --watch */
     uint32_t max_diagnostics;
     const char *output;             /* build -o */
     const char *stdin_filename;     /* --stdin-filename */
     FormatOptions fmt;              /* fmt --check, --diff; fix --diff */
     uint32_t max_rounds;            /* fix --max-rounds */
+    uint32_t jobs;                  /* check --jobs; 0: the number of processors */
+    bool no_cache;                  /* check --no-cache */
     const char **paths;
     int path_count;
     LintSetting *lints;             /* --warn, --allow, --select, --ignore in order */
@@ -62,6 +70,11 @@ int cli_usage_error(const char *fmt, const char *arg);
 
 /* Whether human output gets colour under `mode` (the environment decides under auto). */
 bool cli_want_color(ColorMode mode);
+/* The same for output to descriptor `fd` (a diff on standard output). */
+bool cli_want_color_on(ColorMode mode, int fd);
+
+/* What a directory walk passes over: --no-ignore and --exclude (workspace/ignore.h). */
+InputIgnore cli_input_ignore(const CliOptions *opt);
 
 /* The diagnostic code named by `arg`, in any case ("w0007" is W0007), or -1. */
 int cli_code_from_arg(const char *arg);
@@ -87,6 +100,13 @@ int cli_load(const CliOptions *opt, CliRun *run);
 
 /* Prints the diagnostics of `c` in the format of the options. */
 void cli_print_diagnostics(const CliOptions *opt, Compiler *c);
+
+/* --- watch.c --- */
+
+/* `check --watch`: runs `check` on the options, then again after each change below the
+ * paths, until SIGINT or SIGTERM (then status 0). Status 2 when the paths cannot be
+ * watched or the options cannot go with watching. */
+int cli_watch(const CliOptions *opt, int (*check)(const CliOptions *opt));
 
 /* --- output.c --- */
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "fix.h"
@@ -17,17 +18,35 @@
 #include "replace_file.h"
 #include "workspace.h"
 
-/* "orbitc: left checkout.orbit:7:7: the fix of E0410 would bring a new E0410", at the
- * fix's place in the text the last check read (the one its diagnostics are shown in). */
-static void print_left(const Compiler *c, const FixEdit *e, DiagCode brought)
+/* "checkout.orbit:7:7": the place of a fix in the text that `c` read. */
+static void print_place(const Compiler *c, const FixEdit *e)
 {
     const SourceFile *file = source_file(&c->sources, e->file);
     uint32_t line = source_line_of(&c->sources, e->file, e->start);
     uint32_t column = 1;
     for (uint32_t at = source_line_start(&c->sources, e->file, line); at < e->start; at++)
         column += ((unsigned char)file->text[at] & 0xC0) != 0x80;   /* characters */
-    fprintf(stderr, "orbitc: left %s:%u:%u: the fix of %s would bring a new %s\n", file->path,
-            line + 1, column, diag_info(e->code)->code, diag_info(brought)->code);
+    fprintf(stderr, "%s:%u:%u", file->path, line + 1, column);
+}
+
+/* "orbitc: left checkout.orbit:7:7: the fix of E0410 would bring a new E0410", at the
+ * fix's place in the text the last check read (the one its diagnostics are shown in). */
+static void print_left(const Compiler *c, const FixEdit *e, DiagCode brought)
+{
+    fputs("orbitc: left ", stderr);
+    print_place(c, e);
+    fprintf(stderr, ": the fix of %s would bring a new %s\n", diag_info(e->code)->code,
+            diag_info(brought)->code);
+}
+
+/* --show-fixes: "orbitc: fix checkout.orbit:7:7: E0410: did you mean `backoff`?", at its
+ * place in the text of the round that applied it. */
+static void print_applied(void *context, const Compiler *c, const FixEdit *e)
+{
+    (void)context;
+    fputs("orbitc: fix ", stderr);
+    print_place(c, e);
+    fprintf(stderr, ": %s: %s\n", diag_info(e->code)->code, e->message ? e->message : "");
 }
 
 /* Reports the fixes that `last` still offers but were left out, at most `max_shown` of
@@ -35,7 +54,7 @@ static void print_left(const Compiler *c, const FixEdit *e, DiagCode brought)
 static void report_left(FixRun *run, const Compiler *last, uint32_t max_shown)
 {
     uint32_t offered, shown = 0, hidden = 0;
-    FixEdit *edits = fix_select(&last->diags, &last->sources, &offered);
+    FixEdit *edits = fix_select_any(&last->diags, &last->sources, run->unsafe, &offered);
     for (uint32_t i = 0; i < offered; i++) {
         const LeftFix *left = fix_run_was_left(run, last, &edits[i]);
         if (!left)
@@ -117,7 +136,8 @@ int fix_command_write_files(const FixRun *run, const FixCommand *options, bool *
         const FixFile *f = &run->files[i];
         if (options->diff) {
             char *name = cli_diff_name(f->path);
-            format_write_diff(stdout, name, f->original, f->original_len, f->text, f->len);
+            format_write_diff(stdout, name, f->original, f->original_len, f->text, f->len,
+                              options->color);
             free(name);
         } else if (f->from_stdin) {
             fwrite(f->text, 1, f->len, stdout);
@@ -175,6 +195,9 @@ int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *
 {
     FixRun run;
     fix_run_init(&run, workspace, stdin_path, options->max_rounds);
+    run.unsafe = options->unsafe;
+    if (options->show_fixes)
+        run.applied = print_applied;
     Compiler *current = fix_run_rounds(&run);
     report_left(&run, current, options->max_left);
     bool *written = xcalloc(run.count + 1, sizeof *written);
@@ -239,8 +262,9 @@ int cli_fix(const CliOptions *opt)
             if (run.w.inputs.items[i].from_stdin)
                 stdin_path = run.w.inputs.items[i].path;
         FixCommand fix = { opt->max_rounds, opt->fmt.diff, opt->deny_warnings,
-                           run.w.failures > 0, opt->quiet, print_remaining, &options,
-                           opt->max_diagnostics };
+                           run.w.failures > 0, opt->quiet, opt->unsafe_fixes, opt->show_fixes,
+                           opt->fmt.diff && cli_want_color_on(opt->color, STDOUT_FILENO),
+                           print_remaining, &options, opt->max_diagnostics };
         status = fix_command(&run.w, stdin_path, &fix);
         if (status == EXIT_ERRORS && opt->exit_zero)
             status = EXIT_OK;

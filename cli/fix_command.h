@@ -14,6 +14,9 @@ typedef struct FixCommand {
     bool deny_warnings;
     bool unread;                /* some inputs could not be read: write nothing */
     bool quiet;                 /* --quiet: no "fixed" or "nothing to fix" lines */
+    bool unsafe;                /* --unsafe-fixes: maybe-incorrect fixes too */
+    bool show_fixes;            /* --show-fixes: a line for each fix applied */
+    bool color;                 /* colour in the diff (--diff) */
     /* Prints the diagnostics that remain, in the format asked for. */
     void (*print)(void *context, Compiler *c);
     void *context;

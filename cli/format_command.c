@@ -69,7 +69,8 @@ static int act_on_change(const Input *input, const struct stat *as_read, const S
     const char *name = input->path;
     if (options->diff) {
         char *diff_name = cli_diff_name(name);
-        format_write_diff(stdout, diff_name, source->text, source->len, text->text, text->len);
+        format_write_diff(stdout, diff_name, source->text, source->len, text->text, text->len,
+                          options->diff_color);
         free(diff_name);
         return FMT_ERRORS;
     }
@@ -120,9 +121,9 @@ int format_command(const char *const *paths, int count, const FormatOptions *opt
         paths = here;
         count = 1;
     }
-    InputList inputs = { .report = cli_print_problem };
+    InputList inputs = { .report = cli_print_problem, .ignore = options->ignore };
     inputs_collect(&inputs, paths, count);
-    inputs_name_stdin(&inputs, NULL);
+    inputs_name_stdin(&inputs, options->stdin_filename);
     int status = inputs.failures ? FMT_FAILED : FMT_OK;
     for (size_t i = 0; i < inputs.count; i++)
         status = worse(status, format_one(&inputs.items[i], options));
@@ -135,5 +136,13 @@ int cli_fmt(const CliOptions *opt)
 {
     FormatOptions options = opt->fmt;
     options.color = cli_want_color(opt->color);
+    options.diff_color = options.diff && cli_want_color_on(opt->color, STDOUT_FILENO);
+    options.stdin_filename = opt->stdin_filename;
+    options.ignore = cli_input_ignore(opt);
+    bool reads_stdin = false;
+    for (int i = 0; i < opt->path_count; i++)
+        reads_stdin |= strcmp(opt->paths[i], "-") == 0;
+    if (opt->stdin_filename && !reads_stdin)
+        return cli_usage_error("%s names standard input: add `-` to the paths", "--stdin-filename");
     return format_command(opt->paths, opt->path_count, &options);
 }

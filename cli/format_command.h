@@ -4,10 +4,15 @@
 
 #include <stdbool.h>
 
+#include "ignore.h"
+
 typedef struct FormatOptions {
     bool check;     /* --check: list the files that would change; write nothing */
     bool diff;      /* --diff: print how they would change (a unified diff); write nothing */
     bool color;     /* colour in the errors of files that do not parse */
+    bool diff_color;                /* colour in the diff (standard output) */
+    const char *stdin_filename;     /* --stdin-filename: the name of `-` */
+    InputIgnore ignore;             /* what a directory walk passes over */
 } FormatOptions;
 
 /* Formats the files the paths name (directories: every *.orbit file below them; none:

@@ -22,13 +22,16 @@ typedef enum OptionId {
     OPT_FORMAT, OPT_COLOR, OPT_DENY_WARNINGS, OPT_WARN, OPT_ALLOW, OPT_MAX_DIAGNOSTICS,
     OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_HELP,
     OPT_VERSION, OPT_QUIET, OPT_EXIT_ZERO, OPT_STATISTICS, OPT_OUTPUT_FILE, OPT_SELECT,
-    OPT_IGNORE, OPT_BASELINE, OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_COUNT
+    OPT_IGNORE, OPT_BASELINE, OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_EXCLUDE,
+    OPT_NO_IGNORE, OPT_UNSAFE_FIXES, OPT_SHOW_FIXES, OPT_WATCH, OPT_JOBS, OPT_NO_CACHE,
+    OPT_COUNT
 } OptionId;
 
 enum {
     FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_FMT = 16, FOR_FIX = 32,
     FOR_GRAPH = 64, FOR_ALL = 127,
-    FOR_LSP = 128   /* only in the help: lsp reads its own options (lsp_command.c) */
+    FOR_LSP = 128,  /* only in the help: lsp reads its own options (lsp_command.c) */
+    FOR_SOURCES = FOR_CHECK | FOR_BUILD | FOR_FIX | FOR_GRAPH   /* the commands of programs */
 };
 
 typedef struct OptionSpec {
@@ -48,16 +51,23 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_WARN] = { "--warn", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_ALLOW] = { "--allow", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
+    [OPT_EXCLUDE] = { "--exclude", NULL, "a pattern", FOR_SOURCES | FOR_FMT, true },
+    [OPT_NO_IGNORE] = { "--no-ignore", NULL, NULL, FOR_SOURCES | FOR_FMT },
+    [OPT_UNSAFE_FIXES] = { "--unsafe-fixes", NULL, NULL, FOR_FIX },
+    [OPT_SHOW_FIXES] = { "--show-fixes", NULL, NULL, FOR_FIX },
+    [OPT_WATCH] = { "--watch", "-w", NULL, FOR_CHECK },
     [OPT_SELECT] = { "--select", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_IGNORE] = { "--ignore", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_MAX_DIAGNOSTICS] = { "--max-diagnostics", NULL, "a number", FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_OUTPUT] = { "--output", "-o", "a file name", FOR_BUILD },
     [OPT_STDIN_FILENAME] = { "--stdin-filename", NULL, "a path",
-                             FOR_CHECK | FOR_BUILD | FOR_FIX | FOR_GRAPH },
+                             FOR_CHECK | FOR_BUILD | FOR_FIX | FOR_GRAPH | FOR_FMT },
     [OPT_CHECK] = { "--check", NULL, NULL, FOR_FMT },
     [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT | FOR_FIX },
     [OPT_MAX_ROUNDS] = { "--max-rounds", NULL, "a number", FOR_FIX },
     [OPT_WORKFLOW] = { "--workflow", NULL, "a workflow's name", FOR_GRAPH },
+    [OPT_JOBS] = { "--jobs", "-j", "a number", FOR_CHECK },
+    [OPT_NO_CACHE] = { "--no-cache", NULL, NULL, FOR_CHECK },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
     [OPT_QUIET] = { "--quiet", "-q", NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
@@ -79,7 +89,6 @@ typedef struct HelpPiece {
     const char *text;
 } HelpPiece;
 
-enum { FOR_SOURCES = FOR_CHECK | FOR_BUILD | FOR_FIX | FOR_GRAPH };
 
 static const char help_title[] =
     "orbitc " ORBIT_VERSION " - compiler and linter for the Orbit workflow language\n"
@@ -121,6 +130,12 @@ static const HelpPiece help_pieces[] = {
     "  --stdin-filename PATH   the name of `-` in diagnostics; if PATH is one of the\n"
     "                          program's files, standard input replaces it\n"
     "  -q, --quiet             print the diagnostics only: no summary, no report of fixes\n" },
+    { FOR_SOURCES | FOR_FMT,
+    "\n"
+    "Options of check, build, fix, graph and fmt:\n"
+    "  --exclude PATTERN       pass over the files and directories PATTERN names when\n"
+    "                          walking a directory (a .gitignore line; docs/cli.md)\n"
+    "  --no-ignore             read no .gitignore file (they are respected by default)\n" },
     { FOR_CHECK | FOR_FIX,
     "\n"
     "Options of check and fix:\n"
@@ -128,6 +143,7 @@ static const HelpPiece help_pieces[] = {
     { FOR_CHECK,
     "\n"
     "Options of check:\n"
+    "  -w, --watch             check again whenever a file changes (until Ctrl-C)\n"
     "  --statistics            print how many diagnostics of each code, not the diagnostics\n"
     "  --output-file OUTPUT    write the diagnostics to OUTPUT (replaced atomically), not to\n"
     "                          standard output or standard error\n"
@@ -137,7 +153,11 @@ static const HelpPiece help_pieces[] = {
     "                          record the warnings found (an existing baseline only\n"
     "                          shrinks: new warnings are reported, never added)\n"
     "  --add-suppressions      insert `// orbit:allow(CODE)` for each warning; with\n"
-    "                          `=CODE,CODE`, for those codes only (errors never)\n" },
+    "                          `=CODE,CODE`, for those codes only (errors never)\n"
+    "  -j, --jobs N            check N programs at a time, on N threads (default: the\n"
+    "                          number of processors); the output is the same for any N\n"
+    "  --no-cache              neither read nor write the cache of diagnostics\n"
+    "                          ($ORBITC_CACHE_DIR, else $XDG_CACHE_HOME/orbitc)\n" },
     { FOR_BUILD,
     "\n"
     "Options of build:\n"
@@ -152,7 +172,9 @@ static const HelpPiece help_pieces[] = {
     "\n"
     "Options of fix (docs/cli.md):\n"
     "  --diff                  print the changes the fixes would make; change nothing\n"
-    "  --max-rounds N          fix and check again at most N times (default 10)\n" },
+    "  --max-rounds N          fix and check again at most N times (default 10)\n"
+    "  --unsafe-fixes          apply the maybe-incorrect fixes too (guesses: review them)\n"
+    "  --show-fixes            print each fix applied, with its place and its message\n" },
     { FOR_LSP,
     "\n"
     "Options of lsp (docs/editors.md):\n"
@@ -174,8 +196,10 @@ static const HelpPiece help_pieces[] = {
     "Options of fmt (docs/style.md):\n"
     "  --check                 list the files that are not formatted; change nothing\n"
     "  --diff                  print the changes formatting would make; change nothing\n"
+    "  --stdin-filename PATH   the name of `-` in errors and in the diff\n"
     "  --color auto|always|never\n"
-    "                          colour in the errors of files that do not parse\n" },
+    "                          colour in the errors of files that do not parse, and in\n"
+    "                          the diff of --diff (fix --diff too)\n" },
     { FOR_ALL | FOR_LSP,
     "\n"
     "Options:\n"
@@ -321,6 +345,11 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         return parse_count("--max-diagnostics", value, 0, &opt->max_diagnostics);
     case OPT_MAX_ROUNDS:
         return parse_count("--max-rounds", value, 1, &opt->max_rounds);
+    case OPT_JOBS:
+        return parse_count("--jobs", value, 1, &opt->jobs);
+    case OPT_NO_CACHE:
+        opt->no_cache = true;
+        break;
     case OPT_OUTPUT:
         opt->output = value;
         break;
@@ -344,6 +373,21 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         break;
     case OPT_QUIET:
         opt->quiet = true;
+        break;
+    case OPT_EXCLUDE:
+        opt->excludes[opt->exclude_count++] = value;
+        break;
+    case OPT_NO_IGNORE:
+        opt->no_ignore = true;
+        break;
+    case OPT_UNSAFE_FIXES:
+        opt->unsafe_fixes = true;
+        break;
+    case OPT_SHOW_FIXES:
+        opt->show_fixes = true;
+        break;
+    case OPT_WATCH:
+        opt->watch = true;
         break;
     case OPT_EXIT_ZERO:
         opt->exit_zero = true;
@@ -578,11 +622,13 @@ int main(int argc, char **argv)
     CliOptions opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);
     opt.lints = xcalloc((size_t)argc + 1, sizeof *opt.lints);
+    opt.excludes = xcalloc((size_t)argc + 1, sizeof *opt.excludes);
     const char *given[OPT_COUNT] = { 0 };
     int status = parse_args(argc, argv, &opt, given);
     if (status == EXIT_OK)
         status = run_command(&opt, given);
     free(opt.paths);
     free(opt.lints);
+    free(opt.excludes);
     return finish_output(status);
 }

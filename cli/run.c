@@ -32,6 +32,11 @@ static bool env_forces(const char *name)
  * turn colour on, NO_COLOR or TERM=dumb turn it off, else colour on a terminal. */
 bool cli_want_color(ColorMode mode)
 {
+    return cli_want_color_on(mode, STDERR_FILENO);
+}
+
+bool cli_want_color_on(ColorMode mode, int fd)
+{
     if (mode != COLOR_AUTO)
         return mode == COLOR_ALWAYS;
     if (env_forces("FORCE_COLOR") || env_forces("CLICOLOR_FORCE"))
@@ -42,7 +47,12 @@ bool cli_want_color(ColorMode mode)
     const char *term = getenv("TERM");
     if (term && strcmp(term, "dumb") == 0)
         return false;
-    return isatty(STDERR_FILENO);
+    return isatty(fd);
+}
+
+InputIgnore cli_input_ignore(const CliOptions *opt)
+{
+    return (InputIgnore){ opt->no_ignore, opt->excludes, opt->exclude_count };
 }
 
 /* The code named by `arg`, in any case ("w0007" is W0007), or -1. */
@@ -150,6 +160,7 @@ int cli_load(const CliOptions *opt, CliRun *run)
     int status = lint_overrides(opt, w->overrides);
     if (status != EXIT_OK)
         return status;
+    w->inputs.ignore = cli_input_ignore(opt);
     workspace_collect(w, opt->paths, opt->path_count, opt->stdin_filename);
     if ((status = refuse_output_that_is_input(opt->output, &w->inputs)) != EXIT_OK
         || (status = refuse_output_that_is_input(opt->output_file, &w->inputs)) != EXIT_OK)
@@ -168,6 +179,15 @@ void cli_run_init(CliRun *run)
 
 void cli_run_free(CliRun *run)
 {
+    /* what a run printed: a next one (check --watch) starts anew */
+    for (uint32_t i = 0; i < unread_count; i++) {
+        free((char *)unread_paths[i].path);
+        free((char *)unread_paths[i].message);
+    }
+    free(unread_paths);
+    unread_paths = NULL;
+    unread_count = 0;
+    output_failed = false;
     workspace_free(&run->w);
     compiler_free(&run->c);
 }

@@ -185,7 +185,7 @@ static void apply(Compiler *c, FixRun *fix, const Insertion *list, uint32_t coun
     FixEdit *edits = xcalloc(count + 1, sizeof *edits);
     for (uint32_t i = 0; i < count; i++)
         edits[i] = (FixEdit){ list[i].file, list[i].at, list[i].at, comment_line(c, &list[i]),
-                              W0008 };
+                              W0008, "a suppression" };
     for (uint32_t i = 0; i < count;) {
         uint32_t file = list[i].file, next = i;
         FixFile *f = &fix->files[file - 1];

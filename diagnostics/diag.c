@@ -92,6 +92,35 @@ Diagnostic *diag_report(DiagSink *sink, DiagCode code, Span span, const char *fm
     return d;
 }
 
+Diagnostic *diag_report_as(DiagSink *sink, DiagCode code, Severity severity, Span span,
+                           const char *message)
+{
+    Diagnostic *d = arena_alloc(sink->arena, sizeof *d);
+    d->code = code;
+    d->severity = severity;
+    d->span = span;
+    d->message = arena_strndup(sink->arena, message, strlen(message));
+    push(sink, d);
+    return d;
+}
+
+Diagnostic *diag_copy(DiagSink *sink, const Diagnostic *from)
+{
+    Diagnostic *d = diag_report_as(sink, from->code, from->severity, from->span,
+                                   from->message);
+    if (from->label)
+        diag_set_label(sink, d, "%s", from->label);
+    for (const DiagLabel *l = from->labels; l; l = l->next)
+        diag_add_label(sink, d, l->span, "%s", l->message);
+    for (const DiagText *t = from->notes; t; t = t->next)
+        diag_add_note(sink, d, "%s", t->text);
+    for (const DiagText *t = from->helps; t; t = t->next)
+        diag_add_help(sink, d, "%s", t->text);
+    for (const DiagFix *f = from->fixes; f; f = f->next)
+        diag_add_fix(sink, d, f->span, f->replacement, f->applicability, "%s", f->message);
+    return d;
+}
+
 void diag_set_label(DiagSink *sink, Diagnostic *d, const char *fmt, ...)
 {
     if (is_scratch(d))

@@ -47,9 +47,9 @@ int diag_code_from_text(const char *text, size_t len);
 bool diag_code_has_prefix(DiagCode code, const char *text, size_t len);
 /* How many warning codes start with text[0..len), in any letter case. */
 uint32_t diag_warnings_with_prefix(const char *text, size_t len);
-/* The codes of the warnings ("W0001", …) in registry order, for did-you-mean; *count
- * gets how many. */
-const char *const *diag_warning_codes(size_t *count);
+/* Fills `codes` with the codes of the warnings ("W0001", …) in registry order, for
+ * did-you-mean, and returns how many (no table kept: threads may ask at once). */
+size_t diag_warning_codes(const char *codes[DIAG_CODE_COUNT]);
 /* The long explanation (Markdown), embedded at build time from explain/CODE.md. */
 const char *diag_explanation(DiagCode code);
 
@@ -138,6 +138,15 @@ void diag_drop_range(DiagSink *sink, uint32_t from, uint32_t to);
  * can be added. All text is copied into the arena. */
 Diagnostic *diag_report(DiagSink *sink, DiagCode code, Span span, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Adds a diagnostic as it was made elsewhere, with its severity, whatever the sink's lint
+ * levels (another sink's, copied by diag_copy; a cached one); `message` is copied. */
+Diagnostic *diag_report_as(DiagSink *sink, DiagCode code, Severity severity, Span span,
+                           const char *message);
+
+/* Adds a copy of `from` (a diagnostic of another sink over the same positions), with
+ * its labels, notes, helps and fixes, all text copied into this sink's arena. */
+Diagnostic *diag_copy(DiagSink *sink, const Diagnostic *from);
 
 void diag_set_label(DiagSink *sink, Diagnostic *d, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

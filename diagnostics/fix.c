@@ -6,10 +6,10 @@
 
 #include "memory.h"
 
-static const DiagFix *first_certain_fix(const Diagnostic *d)
+static const DiagFix *first_fix(const Diagnostic *d, bool unsafe)
 {
     for (const DiagFix *f = d->fixes; f; f = f->next)
-        if (f->applicability == FIX_MACHINE_APPLICABLE)
+        if (f->applicability == FIX_MACHINE_APPLICABLE || unsafe)
             return f;
     return NULL;
 }
@@ -43,10 +43,16 @@ static bool same_edit(const FixEdit *a, const FixEdit *b)
 
 FixEdit *fix_select(const DiagSink *sink, const SourceMap *sources, uint32_t *count)
 {
+    return fix_select_any(sink, sources, false, count);
+}
+
+FixEdit *fix_select_any(const DiagSink *sink, const SourceMap *sources, bool unsafe,
+                        uint32_t *count)
+{
     FixEdit *edits = xmalloc((sink->count + 1) * sizeof *edits);
     uint32_t n = 0;
     for (uint32_t i = 0; i < sink->count; i++) {
-        const DiagFix *fix = first_certain_fix(sink->items[i]);
+        const DiagFix *fix = first_fix(sink->items[i], unsafe);
         if (!fix || sources->count == 0 || fix->span.end < fix->span.start)
             continue;
         uint32_t index = source_file_at(sources, fix->span.start);
@@ -57,7 +63,8 @@ FixEdit *fix_select(const DiagSink *sink, const SourceMap *sources, uint32_t *co
         bool changes = strlen(fix->replacement) != end - start
             || memcmp(file->text + start, fix->replacement, end - start) != 0;
         if (changes)
-            edits[n++] = (FixEdit){ index, start, end, fix->replacement, sink->items[i]->code };
+            edits[n++] = (FixEdit){ index, start, end, fix->replacement, sink->items[i]->code,
+                                    fix->message };
     }
     qsort(edits, n, sizeof *edits, compare_edits);
     uint32_t kept = 0;

@@ -13,6 +13,7 @@ typedef struct FixEdit {
     uint32_t start, end;      /* bytes of that file to replace */
     const char *replacement;  /* in the sink's arena */
     DiagCode code;            /* of the diagnostic the fix belongs to */
+    const char *message;      /* the fix's, "did you mean `backoff`?" */
 } FixEdit;
 
 /* The fixes of the sink that can be applied together, in a malloc'd array sorted by
@@ -22,6 +23,11 @@ typedef struct FixEdit {
  * left for the next round, after a re-check; the same edit made by two diagnostics is
  * made once. */
 FixEdit *fix_select(const DiagSink *sink, const SourceMap *sources, uint32_t *count);
+
+/* The same, taking the first maybe-incorrect fix too when `unsafe` (`fix --unsafe-fixes`):
+ * of each diagnostic, its first fix of either kind. */
+FixEdit *fix_select_any(const DiagSink *sink, const SourceMap *sources, bool unsafe,
+                        uint32_t *count);
 
 /* The text of `file` with the edits for it applied (edits as fix_select returns them; the
  * others are skipped). malloc'd, NUL-terminated; *len gets its length. */

@@ -47,16 +47,13 @@ const char *diag_explanation(DiagCode code)
     return diag_explanations[code];
 }
 
-const char *const *diag_warning_codes(size_t *count)
+size_t diag_warning_codes(const char *codes[DIAG_CODE_COUNT])
 {
-    static const char *codes[DIAG_CODE_COUNT];
-    static size_t code_count;
-    if (code_count == 0)
-        for (int i = 0; i < DIAG_CODE_COUNT; i++)
-            if (registry[i].severity == SEV_WARNING)
-                codes[code_count++] = registry[i].code;
-    *count = code_count;
-    return codes;
+    size_t count = 0;
+    for (int i = 0; i < DIAG_CODE_COUNT; i++)
+        if (registry[i].severity == SEV_WARNING)
+            codes[count++] = registry[i].code;
+    return count;
 }
 
 bool diag_code_has_prefix(DiagCode code, const char *text, size_t len)

@@ -70,11 +70,13 @@ bool format_range(const char *path, const char *text, size_t len, uint32_t start
 void format_text_free(FormatText *text);
 
 /* The unified diff (3 lines of context) that turns `old` into `new`, both named `name`
+ * (in colour, as git shows it, when `color`: the headers bold, `@@` lines cyan, removed
+ * lines red, added lines green)
  * in its header (`--- NAME`, `+++ NAME`; `patch -p0` applies it when NAME is relative:
  * cli_diff_name, cli/cli.h). Nothing when they are
  * equal. Time and memory O(n log n) in the number of lines: lines that occur once in
  * each text anchor the comparison, as Go's internal/diff does. */
 void format_write_diff(FILE *out, const char *name, const char *old, size_t old_len,
-                       const char *new_text, size_t new_len);
+                       const char *new_text, size_t new_len, bool color);
 
 #endif

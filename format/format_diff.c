@@ -202,30 +202,43 @@ static void hunk_add_range(Hunk *h, char kind, const Lines *lines, uint32_t from
         hunk_add(h, kind, &lines->items[i]);
 }
 
-static void hunk_write(FILE *out, Hunk *h)
+/* git's colours: bold headers, cyan hunk lines, red and green lines removed and added. */
+static const char *const BOLD = "\x1b[1m", *const CYAN = "\x1b[36m", *const RED = "\x1b[31m",
+                        *const GREEN = "\x1b[32m", *const RESET = "\x1b[m";
+
+static void hunk_write(FILE *out, Hunk *h, bool color)
 {
-    fprintf(out, "@@ -%u,%u +%u,%u @@\n", h->start.x + (h->size.x > 0), h->size.x,
-            h->start.y + (h->size.y > 0), h->size.y);
+    fprintf(out, "%s@@ -%u,%u +%u,%u @@%s\n", color ? CYAN : "", h->start.x + (h->size.x > 0),
+            h->size.x, h->start.y + (h->size.y > 0), h->size.y, color ? RESET : "");
     for (uint32_t i = 0; i < h->count; i++) {
         const Line *line = h->lines[i];
-        fputc(h->kinds[i], out);
-        fwrite(line->text, 1, line->len, out);
-        if (line->len == 0 || line->text[line->len - 1] != '\n')
-            fputs("\n\\ No newline at end of file\n", out);
+        char kind = h->kinds[i];
+        bool painted = color && kind != ' ';
+        size_t len = line->len;
+        bool newline = len > 0 && line->text[len - 1] == '\n';
+        if (painted)
+            fputs(kind == '-' ? RED : GREEN, out);
+        fputc(kind, out);
+        fwrite(line->text, 1, len - newline, out);
+        if (painted)
+            fputs(RESET, out);
+        fputc('\n', out);
+        if (!newline)
+            fputs("\\ No newline at end of file\n", out);
     }
     h->count = 0;
     h->size = (Pair){ 0, 0 };
 }
 
 void format_write_diff(FILE *out, const char *name, const char *old, size_t old_len,
-                       const char *new_text, size_t new_len)
+                       const char *new_text, size_t new_len, bool color)
 {
     if (old_len == new_len && memcmp(old, new_text, old_len) == 0)
         return;
     Lines x = split_lines(old, old_len), y = split_lines(new_text, new_len);
     uint32_t count;
     Pair *seq = anchors(&x, &y, &count);
-    fprintf(out, "--- %s\n+++ %s\n", name, name);
+    fprintf(out, "%s--- %s\n+++ %s%s\n", color ? BOLD : "", name, name, color ? RESET : "");
     Hunk h = { 0 };
     Pair done = { 0, 0 };
     for (uint32_t i = 0; i < count; i++) {
@@ -255,7 +268,7 @@ void format_write_diff(FILE *out, const char *name, const char *old, size_t old_
             uint32_t context = equal < CONTEXT ? equal : CONTEXT;
             hunk_add_range(&h, ' ', &x, start.x, start.x + context);
             done = (Pair){ start.x + context, start.y + context };
-            hunk_write(out, &h);
+            hunk_write(out, &h, color);
         }
         if (at_end)
             break;

@@ -25,6 +25,7 @@ static inline void fixture_open(Fixture *f, const char *text, size_t len)
     memset(f, 0, sizeof *f);
     arena_init(&f->c.arena);
     interner_init(&f->c.names, &f->c.arena);
+    compiler_intern_keywords(&f->c);
     source_map_init(&f->c.sources);
     diag_sink_init(&f->c.diags, &f->c.arena);
     source_map_add(&f->c.sources, "<stdlib>/orbit.orbit", (char *)"", 0, true);

@@ -309,5 +309,101 @@ def configuration_prefixes_and_files_blocks_are_checked():
         expect(status == 0, 'the command line wins over a files block')
 
 
+FLOW = 'workflow w%d { step s { sleep 1s } }\n'
+UGLY = 'workflow   u%d {}\n'
+
+
+def files_checked(cwd, *args):
+    status, out, err = run('fmt', '--check', *args, cwd=cwd)
+    return sorted(l[2:] if l.startswith('./') else l for l in out.splitlines())
+
+
+@test
+def gitignore_and_exclude_when_walking_directories():
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = os.path.join(tmp, 'repo')
+        for d in ('.git', 'sub/gen', 'sub/keep', 'build'):
+            os.makedirs(os.path.join(repo, d))
+        names = ['a.orbit', 'sub/b.orbit', 'sub/gen/c.orbit', 'sub/gen/important.orbit',
+                 'sub/keep/d.orbit', 'build/e.orbit']
+        for i, name in enumerate(names):
+            write(os.path.join(repo, name), UGLY % i)
+        write(os.path.join(repo, '.gitignore'), '# generated\nbuild/\ngen/\n\n')
+        write(os.path.join(repo, 'sub', '.gitignore'), '!gen/\ngen/*.orbit\n!important.orbit\n')
+        everything = sorted(names)
+        kept = ['a.orbit', 'sub/b.orbit', 'sub/gen/important.orbit', 'sub/keep/d.orbit']
+        expect(files_checked(repo, '.') == kept, 'gitignored: %s' % files_checked(repo, '.'))
+        expect(files_checked(repo, '--no-ignore', '.') == everything, '--no-ignore')
+        # from a subdirectory, the parents' .gitignore up to the top of the repository count
+        sub = os.path.join(repo, 'sub')
+        expect(files_checked(sub, '.') == ['b.orbit', 'gen/important.orbit', 'keep/d.orbit'],
+               'in sub: %s' % files_checked(sub, '.'))
+        # a file named on the command line is always taken
+        expect(files_checked(repo, 'build/e.orbit') == ['build/e.orbit'], 'named')
+        # --exclude: a .gitignore line at the top of the walk, after the others
+        expect(files_checked(repo, '--exclude', 'keep/', '--exclude', '*.orbit',
+                             '--exclude', '!a.orbit', '.') == ['a.orbit'], '--exclude')
+        expect(files_checked(repo, '--no-ignore', '--exclude', 'sub', '.')
+               == ['a.orbit', 'build/e.orbit'], '--exclude with --no-ignore')
+        # check, fix and build walk the same way
+        status, out, _ = run('check', '--format', 'json', '--exclude', 'a.orbit', cwd=repo)
+        expect(status == 0, 'check: %d %r' % (status, out))
+        # outside any repository only the walked directories' own .gitignore files count
+        plain = os.path.join(tmp, 'plain')
+        os.makedirs(os.path.join(plain, 'x'))
+        write(os.path.join(plain, 'x', 'f.orbit'), UGLY % 9)
+        write(os.path.join(plain, 'g.orbit'), UGLY % 8)
+        write(os.path.join(tmp, '.gitignore'), '*.orbit\n')   # above: not a repository's
+        expect(files_checked(plain, '.') == ['g.orbit', 'x/f.orbit'], 'no repository')
+        # nothing left to check is the same error as an empty directory
+        status, _, err = run('check', '--exclude', '*.orbit', '.', cwd=plain)
+        expect(status == 2 and 'no .orbit files' in err, 'all excluded: %d %r' % (status, err))
+
+
+@test
+def fmt_stdin_filename_and_coloured_diffs():
+    status, out, _ = run('fmt', '--diff', '--stdin-filename', 'src/x.orbit', '-',
+                         input=b'workflow   x {}\n')
+    expect(status == 1 and out.startswith('--- src/x.orbit\n+++ src/x.orbit\n'), repr(out))
+    status, _, err = run('fmt', '--stdin-filename', 'src/x.orbit', '-', input=b'workflow x {\n')
+    expect(status == 1 and '--> src/x.orbit:1:' in err, 'errors named: %r' % err)
+    status, _, err = run('fmt', '--stdin-filename', 'src/x.orbit')
+    expect(status == 2 and 'add `-` to the paths' in err, 'without -: %r' % err)
+    status, out, _ = run('fmt', '--diff', '--color', 'always', '-', input=b'workflow   x {}\n')
+    expect('\x1b[1m--- <stdin>' in out and '\x1b[36m@@ -1,1 +1,1 @@\x1b[m' in out
+           and '\x1b[31m-workflow   x {}\x1b[m\n' in out and '\x1b[32m+workflow x {}\x1b[m\n' in out,
+           'coloured: %r' % out)
+    status, plain, _ = run('fmt', '--diff', '-', input=b'workflow   x {}\n')
+    expect('\x1b' not in plain, 'not a terminal: no colour')
+    status, never, _ = run('fmt', '--diff', '--color', 'never', '-', input=b'workflow   x {}\n',
+                           env_extra={'FORCE_COLOR': '1'})
+    expect(never == plain, '--color never')
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tree(tmp, TWO_KINDS)
+        status, out, _ = run('fix', '--diff', '--color', 'always', path)
+        expect('\x1b[32m+' in out and '\x1b[31m-' in out, 'fix --diff: %r' % out)
+
+
+@test
+def fix_unsafe_fixes_and_show_fixes():
+    with tempfile.TemporaryDirectory() as tmp:
+        # W0011 in a comment: removing the character is offered as maybe-incorrect
+        text = ('worker "w" {}\nworkflow x {\n  // a \u2066 b\n'
+                '  step s { worker "w"; retry { atempts: 2 } }\n}\n')
+        path = tree(tmp, text)
+        status, _, err = run('fix', '--show-fixes', path)
+        after = open(path, encoding='utf-8').read()
+        expect('\u2066' in after and 'attempts: 2' in after, 'safe only: %r' % after)
+        expect(re.search(r'orbitc: fix .*a\.orbit:4:\d+: E0410: did you mean `attempts`\?', err),
+               'shown: %r' % err)
+        status, _, err = run('fix', '--unsafe-fixes', '--show-fixes', path)
+        after = open(path, encoding='utf-8').read()
+        expect(status == 0 and '\u2066' not in after and '// a  b' in after,
+               'unsafe: %d %r %r' % (status, after, err))
+        expect('W0011: remove it from the comment' in err, 'shown: %r' % err)
+        status, _, err = run('check', '--unsafe-fixes', path)
+        expect(status == 2 and 'takes no option `--unsafe-fixes`' in err, 'check refuses it')
+
+
 if __name__ == '__main__':
     main()

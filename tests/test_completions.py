@@ -60,6 +60,9 @@ def cases(help_text, codes):
         (['orbitc', 'check', '--exit-z'], {'--exit-zero'}),
         (['orbitc', 'check', '--stat'], {'--statistics'}),
         (['orbitc', 'check', '--select', 'W'], warnings),
+        (['orbitc', 'check', '--wat'], {'--watch'}),
+        (['orbitc', 'fix', '--unsafe'], {'--unsafe-fixes'}),
+        (['orbitc', 'fmt', '--no-ig'], {'--no-ignore'}),
         (['orbitc', 'check', '--format', 'con'], {'concise'}),
         (['orbitc', 'check', '--output-file', ''], {'a.orbc', 'b.orbit', 'c.txt', 'sub/'}),
     ]

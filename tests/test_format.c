@@ -129,7 +129,7 @@ static char *diff(const char *old, const char *new_text)
     char *buffer = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&buffer, &size);
-    format_write_diff(out, "f.orbit", old, strlen(old), new_text, strlen(new_text));
+    format_write_diff(out, "f.orbit", old, strlen(old), new_text, strlen(new_text), false);
     fclose(out);
     return buffer;
 }

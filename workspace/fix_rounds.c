@@ -344,7 +344,7 @@ static void try_edits(FixRun *run, Round *round, uint32_t *tried, uint32_t n)
 static Compiler *fix_round(FixRun *run, const Compiler *current)
 {
     Round round = { .current = current };
-    round.edits = fix_select(&current->diags, &current->sources, &round.count);
+    round.edits = fix_select_any(&current->diags, &current->sources, run->unsafe, &round.count);
     round.accepted = xcalloc(round.count + 1, sizeof *round.accepted);
     uint32_t *tried = xmalloc((round.count + 1) * sizeof *tried);
     for (uint32_t i = 0; i < round.count; i++)
@@ -363,6 +363,8 @@ static Compiler *fix_round(FixRun *run, const Compiler *current)
             FixFile *f = &run->files[round.edits[i].file - 1];
             f->fixed++;
             f->by_code[round.edits[i].code]++;
+            if (run->applied)
+                run->applied(run->applied_context, current, &round.edits[i]);
         }
         for (uint32_t i = 0; i < run->count; i++) {
             if (!texts[i])
@@ -393,7 +395,7 @@ Compiler *fix_run_rounds(FixRun *run)
         run->rounds++;
     }
     uint32_t offered;
-    free(fix_select(&current->diags, &current->sources, &offered));
+    free(fix_select_any(&current->diags, &current->sources, run->unsafe, &offered));
     run->gave_up = run->rounds == run->max_rounds && offered > 0;
     return current;
 }

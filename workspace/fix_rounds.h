@@ -56,6 +56,12 @@ typedef struct FixRun {
     uint32_t left_count, left_cap, left_sorted;
     Workspace *workspace;      /* the programs and their configurations */
     Compiler *first;           /* the workspace's check, before any fix */
+    bool unsafe;               /* maybe-incorrect fixes too (`fix --unsafe-fixes`); set
+                                  after fix_run_init */
+    /* Called for each fix a round applies, with the check whose text it edits; NULL:
+       none (`fix --show-fixes` sets it after fix_run_init). */
+    void (*applied)(void *context, const Compiler *c, const FixEdit *e);
+    void *applied_context;
 } FixRun;
 
 /* Takes the files of `workspace`, already loaded and checked (workspace_check); the one

@@ -113,11 +113,24 @@ static bool list_dir(const char *dir, DirListing *listing)
     return err == 0;
 }
 
-static void walk_dir(InputList *list, const char *dir);
+static void walk_dir(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore);
+static void walk_one(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore,
+                     const DirEntry *entry);
 
 /* One entry of a directory: a subdirectory is walked, a *.orbit regular file (or a
- * symbolic link to one) is taken; anything else is not a source file and is passed over. */
-static void walk_entry(InputList *list, const char *dir, const DirEntry *entry)
+ * symbolic link to one) is taken; anything else is not a source file and is passed over,
+ * and so is what the ignore files exclude. `rel` is the directory below the walk's top
+ * ("" for the top). */
+static void walk_entry(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore,
+                       const DirEntry *entry)
+{
+    char *entry_rel = rel[0] ? join_path(rel, entry->name) : xstrdup(entry->name);
+    walk_one(list, dir, entry_rel, ignore, entry);
+    free(entry_rel);
+}
+
+static void walk_one(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore,
+                     const DirEntry *entry)
 {
     char *path = join_path(dir, entry->name);
     bool orbit = has_orbit_suffix(entry->name);
@@ -132,8 +145,14 @@ static void walk_entry(InputList *list, const char *dir, const DirEntry *entry)
             free(path);
         return;
     }
+    if (ignore_matches(ignore, rel, S_ISDIR(st.st_mode))) {
+        free(path);
+        return;
+    }
     if (S_ISDIR(st.st_mode)) {
-        walk_dir(list, path);
+        size_t mark = ignore_enter(ignore, path, rel);
+        walk_dir(list, path, rel, ignore);
+        ignore_leave(ignore, mark);
         free(path);
         return;
     }
@@ -150,13 +169,13 @@ static void walk_entry(InputList *list, const char *dir, const DirEntry *entry)
     set_identity(input, &st);
 }
 
-static void walk_dir(InputList *list, const char *dir)
+static void walk_dir(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore)
 {
     DirListing listing = { 0 };
     if (!list_dir(dir, &listing))
         push_unreadable(list, xstrdup(dir), "cannot read directory ", strerror(errno));
     for (size_t i = 0; i < listing.count; i++) {
-        walk_entry(list, dir, &listing.items[i]);
+        walk_entry(list, dir, rel, ignore, &listing.items[i]);
         free(listing.items[i].name);
     }
     free(listing.items);
@@ -195,7 +214,9 @@ static void collect_path(InputList *list, const char *arg)
         return;
     }
     size_t before = list->count;
-    walk_dir(list, arg);
+    IgnoreStack *ignore = ignore_start(&list->ignore, arg);
+    walk_dir(list, arg, "", ignore);
+    ignore_free(ignore);
     if (list->count == before)
         push_problem(list, xstrdup(arg), "no .orbit files in directory ", "");
     qsort(list->items + before, list->count - before, sizeof *list->items, compare_paths);

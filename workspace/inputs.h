@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "ignore.h"
+
 /* The name of a program's configuration: the directory holding it is a program root
  * (roots.h, docs/cli.md "Programs and their configuration"). */
 #define PROGRAM_MARKER "orbit.program"
@@ -34,11 +36,12 @@ typedef struct InputList {
     unsigned failures;   /* paths reported as unusable */
     InputReport report;  /* set before inputs_collect; NULL: only counted */
     void *report_context;
+    InputIgnore ignore;  /* what a directory walk passes over (ignore.h); zero: .gitignore */
 } InputList;
 
 /* Expands `paths` in order: a file as given, a directory into every *.orbit file below it
  * (hidden entries skipped, symbolic links to regular files followed, links to directories
- * not), sorted by path; "-" stands for standard input. Reports each path that cannot
+ * not, what .gitignore files and list->ignore exclude passed over), sorted by path; "-" stands for standard input. Reports each path that cannot
  * be used, and each file named as a path that is a program's configuration
  * (inputs_is_program_config: it is read with its root's program, never as a source). */
 void inputs_collect(InputList *list, const char *const *paths, int count);

@@ -78,8 +78,8 @@ static void read_lint(Compiler *c, LintTable *table, const Member *m)
     if (code < 0 && key_len < UINT8_MAX && diag_warnings_with_prefix(m->name->text, key_len) > 0)
         code = DIAG_CODE_COUNT;   /* a prefix: every warning code it starts, below */
     if (code < 0) {
-        size_t warning_count;
-        const char *const *warning_codes = diag_warning_codes(&warning_count);
+        const char *warning_codes[DIAG_CODE_COUNT];
+        size_t warning_count = diag_warning_codes(warning_codes);
         Diagnostic *d = report(c, name_span, "no such warning", "unknown warning code `%s`",
                                m->name->text);
         suggest(c, d, name_span, m->name->text, m->name->len, warning_codes, warning_count);

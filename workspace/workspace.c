@@ -91,10 +91,16 @@ uint32_t workspace_add_text(Workspace *w, const char *path, char *text, size_t l
  * levels, reporting the configurations' mistakes). */
 static void prepare(Workspace *w, Compiler *c)
 {
-    if (c->sources.count > 1) {
+    if (c->sources.count <= 1)
+        return;
+    if (w->threads_parse) {
+        for (uint32_t i = 0; i < w->roots.count; i++)
+            if (w->roots.items[i].config_file)
+                compiler_parse_only(c, &w->roots.items[i].config_file, 1);
+    } else {
         compiler_parse(c);
-        roots_configure(&w->roots, c);
     }
+    roots_configure(&w->roots, c);
 }
 
 /* Checks each program with its lint levels and finishes the diagnostics. */

@@ -38,6 +38,8 @@ typedef struct Workspace {
                                  without files */
     unsigned failures;        /* paths that could not be used, each reported */
     bool prepared;            /* workspace_prepare has run */
+    bool threads_parse;       /* workspace_prepare parses the configurations only: the
+                                 programs are parsed by workspace_check_jobs' threads */
     WorkspaceReport report;   /* NULL: failures are only counted */
     void *report_context;
 } Workspace;
@@ -79,6 +81,15 @@ void workspace_prepare(Workspace *w);
  * w->overrides) and finishes the diagnostics (sorted, deduplicated, counted). Call once,
  * after loading. */
 void workspace_check(Workspace *w);
+
+/* The pipeline of `orbitc check` on `threads` threads (check_jobs.c), for a workspace
+ * with threads_parse set: each program parsed and checked by one thread, or its
+ * diagnostics read from `cache` (check_cache.h; NULL: none) and the checked ones written
+ * to it; the diagnostics then gathered and finished in the compiler's sink, the same as
+ * workspace_check's whatever the number of threads. No checked program is kept
+ * (w->checked holds NULLs). */
+typedef struct CheckCache CheckCache;
+void workspace_check_jobs(Workspace *w, unsigned threads, CheckCache *cache);
 
 /* The same pipeline for `other`, a new compiler holding w's sources with other texts, in
  * the same order (`fix` checking what its fixes made): the programs and configurations

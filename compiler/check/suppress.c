@@ -221,8 +221,8 @@ static bool read_code(Reader *r, uint32_t start, uint32_t previous_end, Suppress
         return false;
     }
     if (code < 0) {
-        size_t warning_count;
-        const char *const *warning_codes = diag_warning_codes(&warning_count);
+        const char *warning_codes[DIAG_CODE_COUNT];
+        size_t warning_count = diag_warning_codes(warning_codes);
         const char *guess = suggest_name(word, len, warning_codes, warning_count);
         Diagnostic *d = diag_report(sink, W0008, span, "unknown warning code `%.*s` in a "
                                                        "suppression", (int)len, word);

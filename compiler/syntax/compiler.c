@@ -17,10 +17,43 @@ void compiler_init(Compiler *c)
     memset(c, 0, sizeof *c);
     arena_init(&c->arena);
     interner_init(&c->names, &c->arena);
+    compiler_intern_keywords(c);
     source_map_init(&c->sources);
     diag_sink_init(&c->diags, &c->arena);
     source_map_add(&c->sources, "<stdlib>/orbit.orbit", (char *)orbit_stdlib_source,
                    orbit_stdlib_source_len, true);
+}
+
+void compiler_init_view(Compiler *c, const Compiler *from)
+{
+    memset(c, 0, sizeof *c);
+    arena_init(&c->arena);
+    interner_init(&c->names, &c->arena);
+    compiler_intern_keywords(c);
+    source_map_borrow(&c->sources, &from->sources);
+    diag_sink_init(&c->diags, &c->arena);
+    c->check_only = from->check_only;
+    c->ignore_suppressions = from->ignore_suppressions;
+    c->ast_count = c->sources.count;
+    c->asts = xcalloc(c->ast_count + 1, sizeof *c->asts);
+}
+
+void compiler_parse_only(Compiler *c, const uint32_t *files, uint32_t count)
+{
+    uint32_t total = c->sources.count;
+    c->asts = xrealloc(c->asts, (total + 1) * sizeof *c->asts);
+    for (uint32_t i = c->ast_count; i < total; i++)
+        c->asts[i] = NULL;
+    c->ast_count = total;
+    for (uint32_t i = 0; i < count; i++)
+        if (!c->asts[files[i]])
+            c->asts[files[i]] = parse_source(c, files[i]);
+}
+
+void compiler_intern_keywords(Compiler *c)
+{
+    for (int kw = 0; kw < KW_COUNT; kw++)
+        c->keyword_names[kw] = intern_cstr(&c->names, keyword_text((Keyword)kw));
 }
 
 void compiler_free(Compiler *c)

@@ -17,6 +17,8 @@
 typedef struct Compiler {
     Arena arena;          /* the tree, names, diagnostics: freed together */
     Interner names;
+    const Name *keyword_names[KW_COUNT];   /* each keyword's spelling, interned once by
+                                              compiler_init for every lexer of the run */
     SourceMap sources;    /* file 0 is the standard library */
     DiagSink diags;
     SourceAst **asts;     /* one per source file, same index as sources.files */
@@ -35,6 +37,20 @@ typedef struct Compiler {
 /* Initialises `c` and adds the embedded standard library as file 0. */
 void compiler_init(Compiler *c);
 void compiler_free(Compiler *c);
+
+/* Initialises `c` as a compiler of its own (arena, names, diagnostics, trees) over the
+ * sources of `from`, shared read-only at the same indexes and positions
+ * (source_map_borrow), none parsed yet: the compiler of one `--jobs` thread, whose
+ * diagnostics are valid in `from`. `from` must outlive it and add no source meanwhile. */
+void compiler_init_view(Compiler *c, const Compiler *from);
+
+/* Parses the sources `files` (indexes) that are not parsed yet; the others stay
+ * unparsed (c->asts[i] NULL) and compiler_parse will not parse them. */
+void compiler_parse_only(Compiler *c, const uint32_t *files, uint32_t count);
+
+/* Interns the keywords' spellings into c->keyword_names (compiler_init does; a test
+ * that sets up a compiler by hand calls it after interner_init). */
+void compiler_intern_keywords(Compiler *c);
 
 /* Adds a source buffer. `text` must be malloc'd with a NUL at text[len]; the compiler owns
  * it from now on. Returns the file index. The caller has checked compiler_fits. */

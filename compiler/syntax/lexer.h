@@ -46,7 +46,7 @@ typedef struct Lexer {
     bool attention;              /* the next token needs the general path (lexer.re) */
     bool too_deep;               /* the nesting limit was hit (E0009) */
     uint32_t errors;             /* diagnostics reported for this file */
-    const Name *keyword_names[KW_COUNT];
+    const Name *const *keyword_names;   /* the compiler's (Compiler.keyword_names) */
 
     /* The scanner (lexer.re, lexer_literals.c, lexer_strings.c): what it records and the
      * runs of mistakes it reports once. */

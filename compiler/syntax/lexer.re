@@ -1249,8 +1249,7 @@ void lexer_init(Lexer *lx, Compiler *c, uint32_t file)
     lx->stream.item_start = true;
     lx->attention = true;     /* the first token takes the general path: lx->stream.value_out */
     lexer_set_line(lx, 0);
-    for (int kw = 0; kw < KW_COUNT; kw++)
-        lx->keyword_names[kw] = intern_cstr(&c->names, keyword_text((Keyword)kw));
+    lx->keyword_names = c->keyword_names;
 }
 
 void lexer_free(Lexer *lx)

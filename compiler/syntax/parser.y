@@ -561,19 +561,21 @@ static void yyerror(Parser *p, const char *message)
     ast_report_exhausted(p, p->lookahead ? p->lookahead->loc : (Loc){ 0, 0 }, message);
 }
 
-/* The token kind (parser.h) of a grammar symbol, for the messages of syntax_error.c. */
-static int token_of_symbol(yysymbol_kind_t symbol)
+/* The token kind (parser.h) of each grammar symbol, for the messages of syntax_error.c:
+ * built on the stack for each syntax error (a few hundred steps), so that parsers on
+ * several threads share no table. */
+static void token_table(int table[YYNTOKENS])
 {
-    static int table[YYNTOKENS];
-    static bool ready;
-    if (!ready) {
-        for (int t = 0; t <= YYMAXUTOK; t++) {
-            yysymbol_kind_t s = YYTRANSLATE(t);
-            if (s > YYSYMBOL_YYUNDEF && s < YYNTOKENS && table[s] == 0)
-                table[s] = t;
-        }
-        ready = true;
+    memset(table, 0, YYNTOKENS * sizeof *table);
+    for (int t = 0; t <= YYMAXUTOK; t++) {
+        yysymbol_kind_t s = YYTRANSLATE(t);
+        if (s > YYSYMBOL_YYUNDEF && s < YYNTOKENS && table[s] == 0)
+            table[s] = t;
     }
+}
+
+static int token_of_symbol(const int table[YYNTOKENS], yysymbol_kind_t symbol)
+{
     if (symbol < 0 || symbol >= YYNTOKENS)
         return END;
     return table[symbol];
@@ -582,15 +584,17 @@ static int token_of_symbol(yysymbol_kind_t symbol)
 static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p)
 {
     yysymbol_kind_t expected[YYNTOKENS];
+    int table[YYNTOKENS];
+    token_table(table);
     int count = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
     bool want[PARSER_TOKEN_LIMIT] = { false };
     for (int i = 0; i < count; i++) {
-        int token = token_of_symbol(expected[i]);
+        int token = token_of_symbol(table, expected[i]);
         if (token >= 0 && token < PARSER_TOKEN_LIMIT)
             want[token] = true;
     }
     SyntaxError error = {
-        .found = token_of_symbol(yypcontext_token(ctx)),
+        .found = token_of_symbol(table, yypcontext_token(ctx)),
         .loc = p->lookahead->loc,
         .want = want,
     };

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Benchmarks `orbitc check` on generated repositories (tools/gen_repo.py): `--jobs 1`
+against `--jobs 2`, and a cold run against a warm-cache re-check, with wall time, CPU time
+(user + system of the orbitc process) and peak resident memory; instructions with
+callgrind on a smaller repository (wall time is noisy on a shared machine; callgrind
+counts the instructions of every thread).
+
+    tools/bench_repo.py [--orbitc build/cli/orbitc] [--roots 1000] [--root-size 20K]
+                        [--files 10000] [--file-size 2K] [--runs 3] [--no-instructions]
+
+Repositories: ROOTS program roots of about ROOT-SIZE each (every tenth with a few
+mistakes), and one program of FILES files of about FILE-SIZE each. Every figure is the
+median of RUNS runs; the runs of the two settings compared alternate (1, 2, 1, 2, ...),
+so that the load of the machine falls on both alike, and the ratio is computed from
+medians of one invocation. Inputs go to a temporary directory. Not a test.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
+import gen_corpus  # noqa: E402
+import gen_repo  # noqa: E402
+
+TARGET_JOBS = 1.8     # --jobs 2 over --jobs 1 on a 2-core machine (issue 32)
+TARGET_CACHE = 20.0   # a warm-cache re-check over a cold run
+
+
+def run(orbitc, args, cwd, cache=None):
+    """One `orbitc check`: (wall s, cpu s, peak RSS MB, exit status), as GNU time measures
+    them (the resource usage that os.wait4 reports after a fork from this process counts
+    this process's own memory as the child's peak)."""
+    env = dict(os.environ)
+    if cache:
+        env['ORBITC_CACHE_DIR'] = cache
+    cmd = [orbitc, 'check', '--format', 'json'] + ([] if cache else ['--no-cache']) + args
+    with tempfile.NamedTemporaryFile('r') as figures:
+        p = subprocess.run(['/usr/bin/time', '-f', '%e %U %S %M', '-o', figures.name] + cmd,
+                           cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        wall, user, system, rss = figures.read().split()[-4:]
+    return float(wall), float(user) + float(system), int(rss) / 1024, p.returncode
+
+
+def median_runs(samples):
+    return tuple(statistics.median(s[i] for s in samples) for i in range(3))
+
+
+def compare_jobs(orbitc, target, cwd, runs):
+    one, two = [], []
+    for _ in range(runs):
+        one.append(run(orbitc, ['--jobs', '1', target], cwd))
+        two.append(run(orbitc, ['--jobs', '2', target], cwd))
+    return median_runs(one), median_runs(two)
+
+
+def compare_cache(orbitc, target, cwd, runs, tmp):
+    cold, warm = [], []
+    for i in range(runs):
+        cache = os.path.join(tmp, 'cache-%d' % i)
+        cold.append(run(orbitc, ['--jobs', '2', target], cwd, cache))
+        warm.append(run(orbitc, ['--jobs', '2', target], cwd, cache))
+    return median_runs(cold), median_runs(warm)
+
+
+def instructions(orbitc, args, cwd, cache=None):
+    """Instructions of every thread of one run, by callgrind (None when it fails)."""
+    env = dict(os.environ)
+    if cache:
+        env['ORBITC_CACHE_DIR'] = cache
+    out = os.path.join(cwd, 'callgrind.out')
+    cmd = ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out, orbitc, 'check',
+           '--format', 'json'] + ([] if cache else ['--no-cache']) + args
+    p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=3600)
+    m = re.search(rb'Collected : (\d+)', p.stderr)
+    if os.path.exists(out):
+        os.unlink(out)
+    return int(m.group(1)) if m else None
+
+
+def line(what, a, b, target=None):
+    ratio = a[0] / b[0] if b[0] else float('inf')
+    cpu_ratio = a[1] / b[1] if b[1] else float('inf')
+    judged = '' if target is None else ('  (goal >= %.1fx: %s)'
+                                        % (target, 'met' if ratio >= target else 'NOT met'))
+    print('  %-34s %8.2f s wall %8.2f s cpu %7.0f MB | %8.2f s wall %8.2f s cpu %7.0f MB'
+          '  wall ratio %.2fx, cpu ratio %.2fx%s' % ((what,) + a + b + (ratio, cpu_ratio, judged)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--orbitc', default=os.path.join(ROOT, 'build', 'cli', 'orbitc'))
+    ap.add_argument('--roots', type=int, default=1000)
+    ap.add_argument('--root-size', default='20K')
+    ap.add_argument('--files', type=int, default=10000)
+    ap.add_argument('--file-size', default='2K')
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--instruction-roots', type=int, default=100,
+                    help='program roots of the repository measured with callgrind')
+    ap.add_argument('--no-instructions', action='store_true')
+    args = ap.parse_args()
+    orbitc = os.path.abspath(args.orbitc)
+    with tempfile.TemporaryDirectory() as tmp:
+        gen_repo.make_roots(os.path.join(tmp, 'roots'), args.roots,
+                            gen_corpus.parse_size(args.root_size))
+        gen_repo.make_files(os.path.join(tmp, 'files'), args.files,
+                            gen_corpus.parse_size(args.file_size))
+        for name in ('roots', 'files'):
+            size = sum(os.path.getsize(os.path.join(d, f))
+                       for d, _, fs in os.walk(os.path.join(tmp, name)) for f in fs)
+            print('%s: %.1f MB of source' % (name, size / 1e6))
+        print('load average before: %.2f %.2f %.2f, %d processors'
+              % (os.getloadavg() + (os.cpu_count(),)))
+        print('median of %d runs; each line: first setting | second setting' % args.runs)
+        for name, what in (('roots', '%d roots of %s' % (args.roots, args.root_size)),
+                           ('files', 'one program of %d files' % args.files)):
+            one, two = compare_jobs(orbitc, name, tmp, args.runs)
+            line('%s: --jobs 1 | --jobs 2' % what, one, two, TARGET_JOBS)
+            cold, warm = compare_cache(orbitc, name, tmp, args.runs, tmp)
+            line('%s: cold | warm cache' % what, cold, warm, TARGET_CACHE)
+        print('load average after: %.2f %.2f %.2f' % os.getloadavg())
+        if args.no_instructions:
+            return
+        small = os.path.join(tmp, 'small')
+        gen_repo.make_roots(small, args.instruction_roots, gen_corpus.parse_size(args.root_size))
+        cache = os.path.join(tmp, 'cache-ir')
+        figures = {
+            '--jobs 1': instructions(orbitc, ['--jobs', '1', 'small'], tmp),
+            '--jobs 2': instructions(orbitc, ['--jobs', '2', 'small'], tmp),
+            'cold, writing the cache': instructions(orbitc, ['--jobs', '1', 'small'], tmp, cache),
+            'warm cache': instructions(orbitc, ['--jobs', '1', 'small'], tmp, cache),
+        }
+        print('instructions (callgrind, every thread), %d roots of %s:'
+              % (args.instruction_roots, args.root_size))
+        for what, count in figures.items():
+            print('  %-26s %s' % (what, '{:,}'.format(count) if count else 'callgrind failed'))
+        if figures['--jobs 1'] and figures['warm cache']:
+            print('  cold (--no-cache) / warm: %.1fx fewer instructions'
+                  % (figures['--jobs 1'] / figures['warm cache']))
+
+
+if __name__ == '__main__':
+    main()

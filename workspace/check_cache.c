@@ -1,0 +1,500 @@
+/* The cache of `orbitc check` (check_cache.h): keys, and entries as JSON with jansson. */
+#define _GNU_SOURCE   /* dl_iterate_phdr */
+#include "check_cache.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "memory.h"
+#include "replace_file.h"
+#include "version.h"
+#include "workspace.h"
+
+#ifdef __ELF__   /* not WebAssembly (the playground compiles this file too) */
+#include <elf.h>
+#include <link.h>
+#endif
+
+/* The version of the entries' format: a change of it (or of orbitc) changes every key. */
+#define ENTRY_FORMAT "orbitc check cache 1"
+
+/* The largest entry written and read: a program with more diagnostics than fit is not
+ * cached, and a larger file was not written by orbitc (it is taken as corrupt). */
+enum { ENTRY_MAX = 64u << 20 };
+
+char *check_cache_default_dir(void)
+{
+    const char *dir = getenv("ORBITC_CACHE_DIR");
+    if (dir && dir[0])
+        return xstrdup(dir);
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *base = xdg && xdg[0] == '/' ? xdg : home && home[0] == '/' ? home : NULL;
+    if (!base)
+        return NULL;
+    const char *tail = base == xdg ? "/orbitc" : "/.cache/orbitc";
+    size_t len = strlen(base) + strlen(tail) + 1;
+    char *path = xmalloc(len);
+    snprintf(path, len, "%s%s", base, tail);
+    return path;
+}
+
+/* `hash` continued over a field, its length included, so that no two sequences of
+ * fields run together into the same bytes. */
+static uint64_t hash_field(uint64_t hash, const void *bytes, size_t len)
+{
+    return hash_wide(hash, bytes, len);   /* which mixes the length in */
+}
+
+static uint64_t hash_text(uint64_t hash, const char *text)
+{
+    return hash_field(hash, text, strlen(text));
+}
+
+#ifdef __ELF__
+/* Collects the GNU build ID of the executable (the first object dl_iterate_phdr
+ * names): a hash the linker computes over the whole program. */
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uint64_t *hash = data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const char *note = (const char *)(info->dlpi_addr + ph->p_vaddr);
+        for (size_t at = 0; at + sizeof(ElfW(Nhdr)) <= ph->p_memsz;) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(note + at);
+            size_t name = (n->n_namesz + 3) & ~(size_t)3, desc = (n->n_descsz + 3) & ~(size_t)3;
+            const char *body = (const char *)(n + 1);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(body, "GNU", 4) == 0) {
+                *hash = hash_field(*hash, body + name, n->n_descsz);
+                return 1;
+            }
+            at += sizeof *n + name + desc;
+        }
+    }
+    return 1;   /* the executable only */
+}
+#endif
+
+/* This orbitc: its version and its build ID, so that a rebuilt orbitc of the same
+ * version does not read what an older build wrote; without a build ID, the size, time
+ * and inode of its executable. */
+static uint64_t hash_orbitc(uint64_t hash)
+{
+    hash = hash_text(hash, ORBIT_VERSION);
+    uint64_t with_id = hash;
+#ifdef __ELF__
+    dl_iterate_phdr(find_build_id, &with_id);
+#endif
+    if (with_id != hash)
+        return with_id;
+    struct stat st;
+    if (stat("/proc/self/exe", &st) == 0) {
+        int64_t identity[4] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec,
+                                (int64_t)st.st_mtim.tv_nsec, (int64_t)st.st_ino };
+        hash = hash_field(hash, identity, sizeof identity);
+    }
+    return hash;
+}
+
+void check_cache_open(CheckCache *cache, const char *dir, const Workspace *w)
+{
+    memset(cache, 0, sizeof *cache);
+    json_object_seed(0);   /* jansson's hash seed, set before any thread makes an object */
+    size_t len = strlen(dir) + sizeof "/check";
+    cache->dir = xmalloc(len);
+    snprintf(cache->dir, len, "%s/check", dir);
+    pthread_mutex_init(&cache->lock, NULL);
+    const Compiler *c = w->c;
+    const SourceFile *stdlib = source_file(&c->sources, 0);
+    uint64_t hash = hash_text(HASH_FNV1A_START, ENTRY_FORMAT);
+    hash = hash_orbitc(hash);
+    hash = hash_field(hash, stdlib->text, stdlib->len);
+    hash = hash_field(hash, w->overrides, sizeof w->overrides);
+    uint8_t flags[2] = { c->check_only, c->ignore_suppressions };
+    cache->base_key = hash_field(hash, flags, sizeof flags);
+}
+
+void check_cache_close(CheckCache *cache)
+{
+    pthread_mutex_destroy(&cache->lock);
+    free(cache->dir);
+    free(cache->first_corrupt);
+    memset(cache, 0, sizeof *cache);
+}
+
+static uint64_t hash_file(uint64_t hash, const Compiler *c, uint32_t file)
+{
+    const SourceFile *f = source_file(&c->sources, file);
+    hash = hash_text(hash, f->path);
+    return hash_field(hash, f->text, f->len);
+}
+
+uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t index)
+{
+    const Root *root = &w->roots.items[index];
+    uint64_t hash = cache->base_key;
+    hash = root->config_file ? hash_file(hash, w->c, root->config_file) : hash_text(hash, "");
+    if (root->file_level_count > 0 && root->real_dir)   /* `files` patterns match paths */
+        hash = hash_text(hash, root->real_dir);          /* below it (file_levels.c) */
+    hash = hash_field(hash, &root->file_count, sizeof root->file_count);
+    for (uint32_t i = 0; i < root->file_count; i++)
+        hash = hash_file(hash, w->c, root->files[i]);
+    return hash;
+}
+
+static char *entry_path(const CheckCache *cache, uint64_t key)
+{
+    size_t len = strlen(cache->dir) + 32;
+    char *path = xmalloc(len);
+    snprintf(path, len, "%s/%016llx.json", cache->dir, (unsigned long long)key);
+    return path;
+}
+
+/* --- the files of a program, numbered: 0 the standard library, 1 … n its files, n + 1
+ * its orbit.program --- */
+
+typedef struct Slots {
+    const SourceMap *sources;
+    const Root *root;
+} Slots;
+
+static uint32_t slot_count(const Slots *s)
+{
+    return s->root->file_count + 2;
+}
+
+/* The source index of slot `slot`, or UINT32_MAX when the program has no such file. */
+static uint32_t slot_file(const Slots *s, uint32_t slot)
+{
+    if (slot == 0)
+        return 0;
+    if (slot <= s->root->file_count)
+        return s->root->files[slot - 1];
+    if (slot == s->root->file_count + 1 && s->root->config_file)
+        return s->root->config_file;
+    return UINT32_MAX;
+}
+
+/* The slot of source `file`, or UINT32_MAX. A root's files are added in the order they
+ * are read, so their indexes ascend: a binary search finds one (and a file not found is
+ * only a program not cached). */
+static uint32_t file_slot(const Slots *s, uint32_t file)
+{
+    const Root *root = s->root;
+    if (file == 0)
+        return 0;
+    if (root->config_file && file == root->config_file)
+        return root->file_count + 1;
+    uint32_t lo = 0, hi = root->file_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (root->files[mid] < file)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < root->file_count && root->files[lo] == file ? lo + 1 : UINT32_MAX;
+}
+
+/* --- writing an entry --- */
+
+/* [slot, start, end] of a span, or NULL when it lies outside the program's files. */
+static json_t *span_json(const Slots *s, Span span)
+{
+    uint32_t file = source_file_at(s->sources, span.start);
+    uint32_t slot = file_slot(s, file);
+    const SourceFile *f = source_file(s->sources, file);
+    if (slot == UINT32_MAX || span.end < span.start || span.end - f->origin > f->len)
+        return NULL;
+    return json_pack("[I,I,I]", (json_int_t)slot, (json_int_t)(span.start - f->origin),
+                     (json_int_t)(span.end - f->origin));
+}
+
+/* Appends `item` to `array`; false (and the array left as it is) when `item` is NULL. */
+static bool append(json_t *array, json_t *item)
+{
+    return item && json_array_append_new(array, item) == 0;
+}
+
+/* A string as JSON: NULL for text that is not UTF-8 (jansson refuses it), so that what
+ * is read back is always what was written. */
+static json_t *text_json(const char *text)
+{
+    return text ? json_string(text) : json_null();
+}
+
+static json_t *texts_json(const DiagText *t)
+{
+    json_t *array = json_array();
+    for (; t; t = t->next)
+        if (!append(array, text_json(t->text))) {
+            json_decref(array);
+            return NULL;
+        }
+    return array;
+}
+
+static json_t *labels_json(const Slots *s, const DiagLabel *l)
+{
+    json_t *array = json_array();
+    for (; l; l = l->next) {
+        json_t *span = span_json(s, l->span), *message = text_json(l->message);
+        if (!span || !message || !append(array, json_pack("[o,o]", span, message))) {
+            json_decref(span);
+            json_decref(message);
+            json_decref(array);
+            return NULL;
+        }
+    }
+    return array;
+}
+
+static json_t *fixes_json(const Slots *s, const DiagFix *f)
+{
+    json_t *array = json_array();
+    for (; f; f = f->next) {
+        json_t *span = span_json(s, f->span), *replacement = text_json(f->replacement),
+               *message = text_json(f->message);
+        if (!span || !replacement || !message
+            || !append(array, json_pack("[o,o,o,b]", span, replacement, message,
+                                        f->applicability == FIX_MAYBE_INCORRECT))) {
+            json_decref(span);
+            json_decref(replacement);
+            json_decref(message);
+            json_decref(array);
+            return NULL;
+        }
+    }
+    return array;
+}
+
+static json_t *diagnostic_json(const Slots *s, const Diagnostic *d)
+{
+    json_t *parts[7] = {
+        span_json(s, d->span), text_json(d->message), text_json(d->label),
+        labels_json(s, d->labels), texts_json(d->notes), texts_json(d->helps),
+        fixes_json(s, d->fixes),
+    };
+    for (int i = 0; i < 7; i++)
+        if (!parts[i]) {
+            for (int j = 0; j < 7; j++)
+                json_decref(parts[j]);
+            return NULL;
+        }
+    return json_pack("{s:s,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "code",
+                     diag_info(d->code)->code, "error", d->severity == SEV_ERROR,
+                     "span", parts[0], "message", parts[1], "label", parts[2],
+                     "labels", parts[3], "notes", parts[4], "helps", parts[5],
+                     "fixes", parts[6]);
+}
+
+/* mkdir -p of the cache's directory. */
+static bool make_directories(const char *dir)
+{
+    char *path = xstrdup(dir);
+    bool ok = true;
+    for (char *p = path + 1; ok; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char was = *p;
+        *p = '\0';
+        ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+        *p = was;
+        if (was == '\0')
+            break;
+    }
+    free(path);
+    return ok;
+}
+
+void check_cache_store(CheckCache *cache, const Workspace *w, uint32_t index, uint64_t key,
+                       const Compiler *c, uint32_t first, uint32_t end)
+{
+    Slots s = { &c->sources, &w->roots.items[index] };
+    json_t *list = json_array();
+    for (uint32_t i = first; i < end; i++)
+        if (!append(list, diagnostic_json(&s, c->diags.items[i]))) {
+            json_decref(list);
+            return;   /* not cacheable: checked again next time */
+        }
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)key);
+    json_t *entry = json_pack("{s:s,s:s,s:o}", "format", ENTRY_FORMAT, "key", hex,
+                              "diagnostics", list);
+    char *text = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
+    json_decref(entry);
+    char *path = entry_path(cache, key);
+    ReplaceWhy why;
+    bool ok = text && strlen(text) <= ENTRY_MAX;
+    if (ok && !replace_file_create(path, text, strlen(text), 0666, &why))   /* the directory */
+        ok = make_directories(cache->dir)                                    /* once made, */
+             && replace_file_create(path, text, strlen(text), 0666, &why);   /* is not again */
+    pthread_mutex_lock(&cache->lock);
+    if (ok)
+        cache->written++;
+    else
+        cache->unwritable = true;
+    pthread_mutex_unlock(&cache->lock);
+    free(path);
+    free(text);
+}
+
+/* --- reading an entry --- */
+
+/* The span of [slot, start, end] in the run's positions. */
+static bool read_span(const Slots *s, json_t *value, Span *span)
+{
+    json_int_t slot, start, end;
+    if (!json_is_array(value) || json_unpack(value, "[III!]", &slot, &start, &end) != 0)
+        return false;
+    if (slot < 0 || slot >= slot_count(s))
+        return false;
+    uint32_t file = slot_file(s, (uint32_t)slot);
+    if (file == UINT32_MAX)
+        return false;
+    const SourceFile *f = source_file(s->sources, file);
+    if (start < 0 || end < start || end > f->len)
+        return false;
+    *span = span_make(f->origin + (uint32_t)start, f->origin + (uint32_t)end);
+    return true;
+}
+
+static bool read_labels(const Slots *s, DiagSink *sink, Diagnostic *d, json_t *labels)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(labels, i, item) {
+        json_t *span_value;
+        const char *message;
+        Span span;
+        if (json_unpack(item, "[os!]", &span_value, &message) != 0
+            || !read_span(s, span_value, &span))
+            return false;
+        diag_add_label(sink, d, span, "%s", message);
+    }
+    return true;
+}
+
+static bool read_texts(DiagSink *sink, Diagnostic *d, json_t *texts, bool notes)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(texts, i, item) {
+        if (!json_is_string(item))
+            return false;
+        if (notes)
+            diag_add_note(sink, d, "%s", json_string_value(item));
+        else
+            diag_add_help(sink, d, "%s", json_string_value(item));
+    }
+    return true;
+}
+
+static bool read_fixes(const Slots *s, DiagSink *sink, Diagnostic *d, json_t *fixes)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(fixes, i, item) {
+        json_t *span_value;
+        const char *replacement, *message;
+        int maybe;
+        Span span;
+        if (json_unpack(item, "[ossb!]", &span_value, &replacement, &message, &maybe) != 0
+            || !read_span(s, span_value, &span))
+            return false;
+        diag_add_fix(sink, d, span, replacement,
+                     maybe ? FIX_MAYBE_INCORRECT : FIX_MACHINE_APPLICABLE, "%s", message);
+    }
+    return true;
+}
+
+static bool read_diagnostic(const Slots *s, DiagSink *sink, json_t *item)
+{
+    const char *code_text, *message;
+    int error;
+    json_t *span_value, *label, *labels, *notes, *helps, *fixes;
+    Span span;
+    if (json_unpack(item, "{s:s,s:b,s:o,s:s,s:o,s:o,s:o,s:o,s:o!}", "code", &code_text,
+                    "error", &error, "span", &span_value, "message", &message, "label",
+                    &label, "labels", &labels, "notes", &notes, "helps", &helps, "fixes",
+                    &fixes) != 0)
+        return false;
+    int code = diag_code_from_string(code_text);
+    if (code < 0 || !read_span(s, span_value, &span) || !(json_is_null(label) || json_is_string(label))
+        || !json_is_array(labels) || !json_is_array(notes) || !json_is_array(helps)
+        || !json_is_array(fixes))
+        return false;
+    Diagnostic *d = diag_report_as(sink, (DiagCode)code, error ? SEV_ERROR : SEV_WARNING, span,
+                                   message);
+    if (json_is_string(label))
+        diag_set_label(sink, d, "%s", json_string_value(label));
+    return read_labels(s, sink, d, labels) && read_texts(sink, d, notes, true)
+           && read_texts(sink, d, helps, false) && read_fixes(s, sink, d, fixes);
+}
+
+/* Whether `entry` is a whole entry of `key`; its diagnostics are added to the sink as
+ * they are read (the caller drops them if it is not). */
+static bool read_entry(const Slots *s, DiagSink *sink, json_t *entry, uint64_t key)
+{
+    const char *format, *key_text;
+    json_t *list;
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)key);
+    if (json_unpack(entry, "{s:s,s:s,s:o!}", "format", &format, "key", &key_text,
+                    "diagnostics", &list) != 0
+        || strcmp(format, ENTRY_FORMAT) != 0 || strcmp(key_text, hex) != 0
+        || !json_is_array(list))
+        return false;
+    size_t i;
+    json_t *item;
+    json_array_foreach(list, i, item)
+        if (!read_diagnostic(s, sink, item))
+            return false;
+    return true;
+}
+
+static void count_corrupt(CheckCache *cache, const char *path)
+{
+    pthread_mutex_lock(&cache->lock);
+    if (cache->corrupt++ == 0)
+        cache->first_corrupt = xstrdup(path);
+    pthread_mutex_unlock(&cache->lock);
+}
+
+bool check_cache_load(CheckCache *cache, const Workspace *w, uint32_t index, uint64_t key,
+                      Compiler *c)
+{
+    char *path = entry_path(cache, key);
+    size_t len = 0;
+    const char *error = NULL;
+    char *text = (char *)workspace_read_binary(path, ENTRY_MAX, &len, &error);
+    bool hit = false;
+    if (text) {
+        json_t *entry = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+        free(text);
+        Slots s = { &c->sources, &w->roots.items[index] };
+        uint32_t first = c->diags.count;
+        hit = entry && read_entry(&s, &c->diags, entry, key);
+        json_decref(entry);
+        if (!hit) {
+            diag_drop_range(&c->diags, first, c->diags.count);
+            count_corrupt(cache, path);
+        }
+    }
+    pthread_mutex_lock(&cache->lock);
+    if (hit)
+        cache->hits++;
+    else
+        cache->misses++;
+    pthread_mutex_unlock(&cache->lock);
+    free(path);
+    return hit;
+}

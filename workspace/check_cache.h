@@ -1,0 +1,66 @@
+/* The cache of `orbitc check` (docs/cli.md, "The cache"): the diagnostics of each program,
+ * kept as data (one JSON file per program) under a key made of everything they depend on,
+ * so that re-checking an unchanged program parses nothing and renders what a cold run
+ * would, in every format.
+ *
+ * The key of a program is a hash of 64 bits (hash_wide, base/hash.h) over: the entry
+ * format's version, orbitc's version and its build ID (a rebuilt orbitc never reads its
+ * predecessor's entries), the standard library, the lint levels of the command line,
+ * whether suppressions apply, the program's orbit.program (path and text; with `files`
+ * blocks, the root's real directory too, since their patterns match the files' real
+ * paths below it) and each of its files in order (path and text). An entry holds the
+ * diagnostics with their spans as (file of the program, byte offsets), so that it does
+ * not depend on the other programs of the run.
+ *
+ * Entries are written atomically (a temporary file renamed over the entry), so that
+ * several orbitc processes and threads may read and write the same directory: a reader
+ * sees a whole entry or none. An entry that cannot be read as one (truncated, edited,
+ * another format) is ignored (the program is checked) and written again; the run counts
+ * it, and the command line says so once. It never prints. */
+#ifndef ORBIT_CHECK_CACHE_H
+#define ORBIT_CHECK_CACHE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler.h"
+
+typedef struct Workspace Workspace;
+
+typedef struct CheckCache {
+    char *dir;                /* where the entries are: DIR/check/KEY.json */
+    uint64_t base_key;        /* the key of everything but the program's own files */
+    pthread_mutex_t lock;     /* over the counts below (threads of --jobs) */
+    unsigned hits, misses, written;
+    unsigned corrupt;         /* entries ignored as unreadable */
+    char *first_corrupt;      /* the path of the first of them */
+    bool unwritable;          /* an entry could not be written (read-only disk, ...) */
+} CheckCache;
+
+/* The directory of the cache: $ORBITC_CACHE_DIR when set and not empty, else
+ * $XDG_CACHE_HOME/orbitc (an absolute XDG_CACHE_HOME), else $HOME/.cache/orbitc; NULL
+ * when none can be named. malloc'd. */
+char *check_cache_default_dir(void);
+
+/* Opens the cache at `dir` for the run of `w` (its command line's levels and the
+ * compiler's settings enter the key). Creates nothing yet. */
+void check_cache_open(CheckCache *cache, const char *dir, const Workspace *w);
+void check_cache_close(CheckCache *cache);
+
+/* The key of program `root` of `w`. */
+uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t root);
+
+/* Adds the cached diagnostics of program `root` under `key` to c->diags (c a view of
+ * w's compiler: compiler_init_view) and returns true; false when there is no entry, or
+ * an entry that cannot be read (counted as corrupt). */
+bool check_cache_load(CheckCache *cache, const Workspace *w, uint32_t root, uint64_t key,
+                      Compiler *c);
+
+/* Writes the diagnostics c->diags.items[first, end) of program `root` under `key`. A
+ * program whose diagnostics cannot be written as an entry (a span outside its files, text
+ * that is not UTF-8) is not cached. */
+void check_cache_store(CheckCache *cache, const Workspace *w, uint32_t root, uint64_t key,
+                       const Compiler *c, uint32_t first, uint32_t end);
+
+#endif

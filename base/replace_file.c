@@ -334,7 +334,7 @@ static bool give_identity(int fd, int old, const struct stat *now, ReplaceWhy *w
 }
 
 /* Creates a new file beside `target` with `mode` (narrowed by the umask until fchmod),
- * its name in *temp (malloc'd). The descriptor, or -1 with errno set. */
+ * its name in *temp (malloc'd). The descriptor, or -1 with errno set and *temp NULL. */
 static int create_temp(const char *target, mode_t mode, char **temp)
 {
     char *dir = directory_of(target);
@@ -343,12 +343,18 @@ static int create_temp(const char *target, mode_t mode, char **temp)
         *temp = xmalloc(size);
         snprintf(*temp, size, "%s/.orbitc-%ld-%u.tmp", dir, (long)getpid(), attempt);
         int fd = open(*temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, mode);
-        if (fd >= 0 || errno != EEXIST) {
+        if (fd >= 0) {
             free(dir);
             return fd;
         }
+        int error = errno;
         free(*temp);
         *temp = NULL;
+        if (error != EEXIST) {
+            free(dir);
+            errno = error;
+            return -1;
+        }
     }
     free(dir);
     errno = EEXIST;

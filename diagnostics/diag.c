@@ -53,6 +53,8 @@ void diag_drop_since(DiagSink *sink, uint32_t first, bool (*keep)(DiagCode code)
 
 void diag_drop_range(DiagSink *sink, uint32_t from, uint32_t to)
 {
+    if (from == to)   /* nothing to drop; items may still be NULL */
+        return;
     memmove(sink->items + from, sink->items + to, (sink->count - to) * sizeof *sink->items);
     sink->count -= to - from;
 }

@@ -33,14 +33,6 @@ typedef struct Findings {
     uint32_t file_count;
 } Findings;
 
-static char *message_of(const char *fmt, const char *a, const char *b)
-{
-    size_t len = strlen(fmt) + strlen(a) + strlen(b) + 1;
-    char *text = xmalloc(len);
-    snprintf(text, len, fmt, a, b);
-    return text;
-}
-
 /* --- paths relative to the baseline's directory --- */
 
 /* The directory part of `path` ("." when it has none). malloc'd. */
@@ -464,7 +456,9 @@ bool baseline_init(Baseline *b, const char *path, char **error)
     char *dir = dir_of(path);
     char real[PATH_MAX];
     if (!realpath(dir, real)) {
-        *error = message_of("cannot use the baseline `%s`: %s", path, strerror(errno));
+        TextBuffer problem = { 0 };
+        text_printf(&problem, "cannot use the baseline `%s`: %s", path, strerror(errno));
+        *error = problem.data;
         free(dir);
         return false;
     }
@@ -547,32 +541,38 @@ bool baseline_read(Baseline *b, const char *path, bool *missing, char **error)
     FILE *in = fopen(path, "rb");
     if (!in) {
         *missing = errno == ENOENT;
-        *error = message_of("cannot read the baseline `%s`: %s", path, strerror(errno));
+        TextBuffer problem = { 0 };
+        text_printf(&problem, "cannot read the baseline `%s`: %s", path, strerror(errno));
+        *error = problem.data;
         return false;
     }
     json_t *root = json_loadf(in, JSON_REJECT_DUPLICATES, &err);
     fclose(in);
     if (!root) {
-        TextBuffer t = { 0 };
-        text_printf(&t, "the baseline `%s` is not JSON: %s (line %d)", path, err.text, err.line);
-        *error = t.data;
+        TextBuffer problem = { 0 };
+        text_printf(&problem, "the baseline `%s` is not JSON: %s (line %d)", path, err.text,
+                    err.line);
+        *error = problem.data;
         return false;
     }
     json_t *version = json_object_get(root, "version");
     json_t *entries = json_object_get(root, "entries");
     bool ok = json_is_object(root) && json_is_integer(version)
         && json_integer_value(version) == BASELINE_VERSION && json_is_array(entries);
-    if (!ok)
-        *error = message_of("the baseline `%s` is not a baseline of this version of "
-                            "orbitc%s (docs/baseline.schema.json)", path, "");
+    if (!ok) {
+        TextBuffer problem = { 0 };
+        text_printf(&problem, "the baseline `%s` is not a baseline of this version of orbitc "
+                              "(docs/baseline.schema.json)", path);
+        *error = problem.data;
+    }
     size_t i;
     json_t *entry;
     json_array_foreach(entries, i, entry) {
         const char *why;
         if (ok && !read_entry(b, entry, &why)) {
-            TextBuffer t = { 0 };
-            text_printf(&t, "the baseline `%s`: entry %zu %s", path, i + 1, why);
-            *error = t.data;
+            TextBuffer problem = { 0 };
+            text_printf(&problem, "the baseline `%s`: entry %zu %s", path, i + 1, why);
+            *error = problem.data;
             ok = false;
         }
     }

@@ -43,6 +43,19 @@ struct Worker {
     bool started;
 };
 
+/* A program to be checked whose orbit.program the file index let the run leave unread
+ * (Root.config_unread: it has no mistake and no `files` block): read, parsed and
+ * configured here, on the thread, for this program's lint levels. */
+static void configure_unread(Workspace *w, Compiler *c, uint32_t root)
+{
+    Root *r = &w->roots.items[root];
+    if (!r->config_unread)
+        return;
+    workspace_load_sources(w, c, &r->config_file, 1);
+    compiler_parse_only(c, &r->config_file, 1);
+    root_config_read(c, r);
+}
+
 /* Parses (or reads from the cache) and checks program `root` on worker `wk`. */
 static void check_one(Worker *wk, uint32_t root)
 {
@@ -64,9 +77,12 @@ static void check_one(Worker *wk, uint32_t root)
         compiler_parse_only(c, &stdlib, 1);   /* once per thread, when first needed */
         memset(c->diags.level, LINT_DEFAULT, sizeof c->diags.level);   /* as one parse of
                                                                           all files */
+        configure_unread(w, c, root);
         workspace_load_sources(w, c, r->files, r->file_count);   /* what the index left */
         compiler_parse_only(c, r->files, r->file_count);
         roots_check(&w->roots, c, root, w->overrides);
+        if (r->config_unread)   /* its name is in this thread's names */
+            w->roots.items[root].name = r->default_name;
         if (jobs->cache)
             check_cache_store(jobs->cache, w, root, key, c, share->first, c->diags.count);
     }

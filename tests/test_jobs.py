@@ -402,6 +402,60 @@ def file_index_trusts_only_records_that_are_not_racy():
                'a racy record was trusted')
 
 
+def age_index(cache):
+    """Makes every record of the file index trusted, as it would be 2 s after the run that
+    wrote it (the files of a test are always younger than that)."""
+    path = index_file(cache)
+    head, records, tail = read_index(path)
+    head[5] += 3600 * 10**9
+    write_index(path, head, records, tail)
+
+
+@test
+def file_index_serves_every_format_as_a_cold_run():
+    """With every record trusted (no source of a clean program is read, and the sources of
+    the others only for the diagnostics they show), every format prints what a run
+    without the cache prints."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        check([repo], cache=cache, cwd=tmp)
+        age_index(cache)
+        for fmt in FORMATS + ['concise']:
+            for jobs in ('1', '2'):
+                args = ['--jobs', jobs, '--format', fmt, repo]
+                expect(check(args, cache=cache, cwd=tmp) == check(args, cwd=tmp),
+                       '--format %s --jobs %s differs when served from the file index'
+                       % (fmt, jobs))
+        head, records, tail = read_index(index_file(cache))
+        expect(head[3] == 3, 'the index lists %d programs without diagnostics' % head[3])
+
+
+@test
+def file_index_file_changed_before_it_was_shown_restarts_the_run():
+    """A file left unread (its record matched) but read for a diagnostic it shows, whose
+    content is not what the record said (it changed between the stat and the read, here
+    a forged record): the run starts again without the index and prints what a run
+    without the cache prints."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        main = os.path.join(tmp, repo, 'p0001', 'main.orbit')   # one with diagnostics
+        rel = os.path.join(repo, 'p0001', 'main.orbit')
+        check([repo], cache=cache, cwd=tmp)
+        same_size_edit(main)
+        st = os.stat(main)
+        path = index_file(cache)
+        head, records, tail = read_index(path)
+        r = record_of(records, tail, head[3], rel)
+        r[0:5] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+        head[5] = max(st.st_mtime_ns, st.st_ctime_ns) + 3600 * 10**9
+        write_index(path, head, records, tail)
+        for fmt in ('human', 'json'):
+            expect(check(['--format', fmt, repo], cache=cache, cwd=tmp)
+                   == check(['--format', fmt, repo], cwd=tmp),
+                   '--format %s: a file changed before it was shown was shown as recorded'
+                   % fmt)
+
+
 @test
 def file_index_changed_file_is_checked_again():
     with tempfile.TemporaryDirectory() as tmp:

@@ -138,7 +138,7 @@ static void push_record(FileIndex *ix, const Input *input, uint64_t size, uint64
 
 bool file_index_lookup(FileIndex *ix, const Input *input, uint64_t *hash)
 {
-    if (!input->known || input->from_stdin || ix->file_count == 0)
+    if (!input->known || !input->regular || input->from_stdin || ix->file_count == 0)
         return false;
     const FileRecord *r = find(ix, input->path);
     if (!r || r->size != (uint64_t)input->size || r->mtime_ns != input->mtime_ns
@@ -154,7 +154,7 @@ bool file_index_lookup(FileIndex *ix, const Input *input, uint64_t *hash)
 
 void file_index_record(FileIndex *ix, const Input *input, size_t len, uint64_t hash)
 {
-    if (input->known && !input->from_stdin && (uint64_t)input->size == len)
+    if (input->known && input->regular && !input->from_stdin && (uint64_t)input->size == len)
         push_record(ix, input, len, hash);
 }
 

@@ -49,12 +49,42 @@ START_TEST(intern_grows)
 }
 END_TEST
 
+START_TEST(intern_rewind_forgets_later_names)
+{
+    Arena a;
+    Interner in;
+    arena_init(&a);
+    interner_init(&in, &a);
+    const Name *kept = intern_cstr(&in, "workflow");
+    interner_keep(&in);
+    ArenaMark mark = arena_mark(&a);
+    char buf[32];
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 5000; i++) {           /* the table grows */
+            int n = snprintf(buf, sizeof buf, "step_%d", i);
+            intern(&in, buf, (size_t)n);
+        }
+        ck_assert_ptr_nonnull(intern_lookup(&in, "step_42", 7));
+        uint32_t mask = in.mask;
+        interner_rewind(&in);
+        arena_rewind(&a, mark);
+        ck_assert_uint_eq(in.mask, mask);          /* keeps its size */
+        ck_assert_uint_eq(in.count, 1);
+        ck_assert_ptr_null(intern_lookup(&in, "step_42", 7));
+        ck_assert_ptr_eq(intern_cstr(&in, "workflow"), kept);
+    }
+    interner_free(&in);
+    arena_free(&a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("intern");
     TCase *tc = tcase_create("intern");
     tcase_add_test(tc, intern_identity);
     tcase_add_test(tc, intern_grows);
+    tcase_add_test(tc, intern_rewind_forgets_later_names);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

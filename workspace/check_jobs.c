@@ -19,7 +19,7 @@
 #include "memory.h"
 #include "workspace.h"
 
-/* Where the diagnostics of one program are: items [first, end) of a worker's sink. */
+/* Where the diagnostics of one program are: items [first, end) of a worker's `kept`. */
 typedef struct Share {
     uint32_t worker;
     uint32_t first, end;
@@ -39,6 +39,9 @@ struct Worker {
     Jobs *jobs;
     uint32_t index;
     Compiler c;
+    Arena kept_arena;
+    DiagSink kept;            /* the diagnostics of the programs done, in their order */
+    bool stdlib_kept;         /* c holds the standard library's tree (compiler_keep) */
     pthread_t thread;
     bool started;
 };
@@ -51,8 +54,7 @@ static void check_one(Worker *wk, uint32_t root)
     Compiler *c = &wk->c;
     const Root *r = &w->roots.items[root];
     Share *share = &jobs->shares[root];
-    share->worker = wk->index;
-    share->first = c->diags.count;
+    uint32_t first = c->diags.count;
     uint64_t key = 0;
     bool cached = false;
     if (jobs->cache && r->file_count > 0) {
@@ -60,16 +62,25 @@ static void check_one(Worker *wk, uint32_t root)
         cached = check_cache_load(jobs->cache, w, root, key, c);
     }
     if (!cached && r->file_count > 0) {
-        uint32_t stdlib = 0;
-        compiler_parse_only(c, &stdlib, 1);   /* once per thread, when first needed */
+        if (!wk->stdlib_kept) {   /* once per thread, when first needed */
+            uint32_t stdlib = 0;
+            compiler_parse_only(c, &stdlib, 1);
+            compiler_keep(c);
+            wk->stdlib_kept = true;
+        }
         memset(c->diags.level, LINT_DEFAULT, sizeof c->diags.level);   /* as one parse of
                                                                           all files */
         compiler_parse_only(c, r->files, r->file_count);
         roots_check(&w->roots, c, root, w->overrides);
         if (jobs->cache)
-            check_cache_store(jobs->cache, w, root, key, c, share->first, c->diags.count);
+            check_cache_store(jobs->cache, w, root, key, c, first, c->diags.count);
     }
-    share->end = c->diags.count;
+    share->worker = wk->index;
+    share->first = wk->kept.count;
+    for (uint32_t i = first; i < c->diags.count; i++)
+        diag_copy(&wk->kept, c->diags.items[i]);
+    share->end = wk->kept.count;
+    compiler_rewind(c, r->files, r->file_count);
 }
 
 static void *work(void *arg)
@@ -88,6 +99,15 @@ static void worker_init(Worker *wk, Jobs *jobs, uint32_t index)
     wk->jobs = jobs;
     wk->index = index;
     compiler_init_view(&wk->c, jobs->w->c);
+    arena_init(&wk->kept_arena);
+    diag_sink_init(&wk->kept, &wk->kept_arena);
+}
+
+static void worker_free(Worker *wk)
+{
+    compiler_free(&wk->c);
+    diag_sink_free(&wk->kept);
+    arena_free(&wk->kept_arena);
 }
 
 /* The run's sink gets each program's diagnostics, in the order of the programs. */
@@ -95,7 +115,7 @@ static void gather(Jobs *jobs, DiagSink *sink)
 {
     for (uint32_t root = 0; root < jobs->w->roots.count; root++) {
         const Share *share = &jobs->shares[root];
-        const DiagSink *from = &jobs->workers[share->worker].c.diags;
+        const DiagSink *from = &jobs->workers[share->worker].kept;
         for (uint32_t i = share->first; i < share->end; i++)
             diag_copy(sink, from->items[i]);
     }
@@ -129,7 +149,7 @@ void workspace_check_jobs(Workspace *w, unsigned threads, CheckCache *cache)
     gather(&jobs, &w->c->diags);
     diag_finish(&w->c->diags);
     for (uint32_t i = 0; i < threads; i++)
-        compiler_free(&jobs.workers[i].c);
+        worker_free(&jobs.workers[i]);
     free(jobs.workers);
     free(jobs.shares);
 }

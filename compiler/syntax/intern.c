@@ -20,12 +20,38 @@ void interner_init(Interner *interner, Arena *arena)
     interner->slots = alloc_slots(INITIAL_SLOTS);
     interner->mask = INITIAL_SLOTS - 1;
     interner->count = 0;
+    interner->kept = NULL;
+    interner->kept_count = 0;
 }
 
 void interner_free(Interner *interner)
 {
     free(interner->slots);
     interner->slots = NULL;
+    free(interner->kept);
+    interner->kept = NULL;
+}
+
+void interner_keep(Interner *interner)
+{
+    interner->kept = xrealloc(interner->kept, (interner->count + 1) * sizeof *interner->kept);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i <= interner->mask; i++)
+        if (interner->slots[i].name)
+            interner->kept[n++] = interner->slots[i];
+    interner->kept_count = n;
+}
+
+void interner_rewind(Interner *interner)
+{
+    memset(interner->slots, 0, (interner->mask + 1) * sizeof *interner->slots);
+    for (uint32_t k = 0; k < interner->kept_count; k++) {
+        uint32_t i = interner->kept[k].hash & interner->mask;
+        while (interner->slots[i].name)
+            i = (i + 1) & interner->mask;
+        interner->slots[i] = interner->kept[k];
+    }
+    interner->count = interner->kept_count;
 }
 
 static void grow(Interner *interner)

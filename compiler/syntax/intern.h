@@ -31,10 +31,18 @@ typedef struct Interner {
     InternSlot *slots;   /* open addressing, power-of-two size */
     uint32_t mask;
     uint32_t count;
+    InternSlot *kept;    /* interner_keep: the names interner_rewind leaves */
+    uint32_t kept_count;
 } Interner;
 
 void interner_init(Interner *interner, Arena *arena);
 void interner_free(Interner *interner);
+
+/* interner_rewind forgets every name interned after the last interner_keep (whose
+ * memory its arena's arena_rewind frees), keeping the table's size: a cost in the size
+ * of the table, which the job that filled it paid for already. */
+void interner_keep(Interner *interner);
+void interner_rewind(Interner *interner);
 
 const Name *intern(Interner *interner, const char *text, size_t len);
 const Name *intern_cstr(Interner *interner, const char *text);

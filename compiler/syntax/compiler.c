@@ -24,11 +24,14 @@ void compiler_init(Compiler *c)
                    orbit_stdlib_source_len, true);
 }
 
-void compiler_init_view(Compiler *c, const Compiler *from)
+void compiler_init_view(Compiler *c, const Compiler *from, InternShare share,
+                        void *share_context)
 {
     memset(c, 0, sizeof *c);
     arena_init(&c->arena);
     interner_init(&c->names, &c->arena);
+    if (share)
+        interner_share(&c->names, share, share_context);
     compiler_intern_keywords(c);
     source_map_borrow(&c->sources, &from->sources);
     diag_sink_init(&c->diags, &c->arena);

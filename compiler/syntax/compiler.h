@@ -43,8 +43,11 @@ void compiler_free(Compiler *c);
 /* Initialises `c` as a compiler of its own (arena, names, diagnostics, trees) over the
  * sources of `from`, shared read-only at the same indexes and positions
  * (source_map_borrow), none parsed yet: the compiler of one `--jobs` thread, whose
- * diagnostics are valid in `from`. `from` must outlive it and add no source meanwhile. */
-void compiler_init_view(Compiler *c, const Compiler *from);
+ * diagnostics are valid in `from`. `from` must outlive it and add no source meanwhile.
+ * With `share` (interner_share), its names, the keywords first, come from there: the
+ * compilers of threads that parse the files of one program. */
+void compiler_init_view(Compiler *c, const Compiler *from, InternShare share,
+                        void *share_context);
 
 /* compiler_rewind forgets everything made since the last compiler_keep (or since
  * compiler_init_view): the trees of `files`, their names, the diagnostics, whatever the

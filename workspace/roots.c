@@ -45,6 +45,7 @@ void roots_free(RootSet *set)
     }
     free(set->items);
     free(set->cwd);
+    free(set->last_dir);
     memset(set, 0, sizeof *set);
 }
 
@@ -161,13 +162,19 @@ uint32_t roots_find(RootSet *set, Compiler *c, const char *path)
     const char *slash = strrchr(path, '/');
     char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
                       : xstrdup(".");
+    if (set->last_dir && strcmp(set->last_dir, dir) == 0) {
+        free(dir);
+        return set->last_root;
+    }
     char *real = realpath(dir, NULL);
-    free(dir);
     if (!real)
         real = xstrdup(current_dir(set));
     uint32_t root = root_above(set, c, real);
     free(real);
-    return root == NO_ROOT ? roots_unrooted(set) : root;
+    free(set->last_dir);
+    set->last_dir = dir;
+    set->last_root = root == NO_ROOT ? roots_unrooted(set) : root;
+    return set->last_root;
 }
 
 void roots_add_file(RootSet *set, uint32_t root, uint32_t file)

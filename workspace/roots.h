@@ -69,6 +69,9 @@ typedef struct RootSet {
     uint32_t count, cap;
     NameMap dirs;            /* real directory -> root index + 1, or 0: below no root */
     char *cwd;               /* the real current directory, once asked */
+    char *last_dir;          /* roots_find: the directory of the last path, as given, */
+    uint32_t last_root;      /* and its root: the files of one directory come together,
+                                and each realpath costs several system calls */
 } RootSet;
 
 void roots_init(RootSet *set);

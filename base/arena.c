@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 enum {
     FIRST_CHUNK = 256 * 1024,
@@ -109,6 +112,10 @@ void arena_rewind(Arena *arena, ArenaMark mark)
     arena->chunk = mark.chunk;
     arena->next = mark.next;
     arena->end = mark.end;
+#ifdef __SANITIZE_ADDRESS__
+    if (mark.next)   /* what a user poisoned (parse_build.h) is free memory again */
+        ASAN_UNPOISON_MEMORY_REGION(mark.next, (size_t)(mark.end - mark.next));
+#endif
 }
 
 static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)

@@ -68,6 +68,7 @@ static int check_once(const CliOptions *opt)
     cli_run_init(&run);
     run.c.check_only = true;   /* only the diagnostics are read */
     run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
+    run.w.read_threads = thread_count(opt);
     int status = cli_load(opt, &run);
     CheckCache cache;
     bool cached = false;

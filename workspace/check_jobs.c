@@ -142,6 +142,8 @@ static void check_one(Worker *wk, uint32_t root)
     uint64_t key;
     if (!load_cached(wk, root, &key) && r->file_count > 0) {
         parse_stdlib(wk);
+        workspace_load_sources(wk->jobs->w, &wk->c, r->files, r->file_count);   /* what the
+                                                                                 index left */
         parse_files(wk, r->files, r->file_count);
         check_parsed(wk, root, key, first);
     }
@@ -178,6 +180,7 @@ static void parse_share(Worker *wk)
         Share *file = &jobs->files[i];
         file->worker = wk->index;
         file->first = wk->c.diags.count;
+        workspace_load_sources(jobs->w, &wk->c, &r->files[i], 1);
         parse_files(wk, &r->files[i], 1);
         file->end = wk->c.diags.count;
     }
@@ -225,6 +228,7 @@ static void parse_together(Worker *wk, uint32_t root)
     while (jobs->done < jobs->started)
         pthread_cond_wait(&jobs->parsed, &jobs->lock);
     pthread_mutex_unlock(&jobs->lock);
+    workspace_load_sources(jobs->w, &wk->c, r->files, r->file_count);   /* the others' texts */
     for (uint32_t i = 0; i < r->file_count; i++) {
         const Share *file = &jobs->files[i];
         if (file->worker == wk->index)

@@ -69,9 +69,6 @@ typedef struct RootSet {
     uint32_t count, cap;
     NameMap dirs;            /* real directory -> root index + 1, or 0: below no root */
     char *cwd;               /* the real current directory, once asked */
-    char *last_dir;          /* roots_find: the directory of the last path, as given, */
-    uint32_t last_root;      /* and its root: the files of one directory come together,
-                                and each realpath costs several system calls */
 } RootSet;
 
 void roots_init(RootSet *set);
@@ -81,6 +78,11 @@ void roots_free(RootSet *set);
  * need not exist: its directory decides, or the current directory when that cannot be
  * resolved). Finds the roots on the way, each directory looked at once. */
 uint32_t roots_find(RootSet *set, Compiler *c, const char *path);
+
+/* The same for a file whose directory's real path is known (`real_dir`, as a directory
+ * walk finds it: Input.real_dir), without resolving anything; `marker_here`: the walk's
+ * listing of that directory says whether it holds an orbit.program (-1: not known). */
+uint32_t roots_find_in(RootSet *set, Compiler *c, const char *real_dir, int marker_here);
 
 /* The index of the files below no root: with no roots looked for, the only program. */
 uint32_t roots_unrooted(RootSet *set);

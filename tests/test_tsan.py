@@ -2,8 +2,10 @@
 """The front end and the simulator on several threads under ThreadSanitizer: builds
 orbitc and orbit-run with -Db_sanitize=thread in a temporary directory, then runs two
 `orbitc check --jobs 4` at once over generated program roots (with mistakes) and every
-golden case made a root, sharing one empty cache, and one over a single program of many
-files (its files parsed by the 4 threads between them), then again over the full cache;
+golden case made a root, sharing one empty cache, one over a single program of many
+files (its files parsed by the 4 threads between them) and one without the cache (its
+files read ahead by the threads), then again over the full cache (the single program
+without it);
 and `orbit-run simulate` of the checkout example with --jobs 2 and 4, whose reports must
 be the bytes of --jobs 1. Any report of ThreadSanitizer fails the test. Bounded: the
 build of two executables (-j2) and a few seconds of runs.
@@ -91,8 +93,11 @@ def main():
                 runs = list(pool.map(lambda fmt: check(orbitc, cache, tmp, fmt,
                                                        ['roots', 'golden']),
                                      ('human', 'json')))
-            runs.append(check(orbitc, cache, tmp, 'human', ['one']))
-            for (status, out, err), fmt in zip(runs, ('human', 'json', 'human (one program)')):
+            # the first time with the cache, the second without it: its files read ahead
+            runs.append(check(orbitc, cache, tmp, 'human', ['one'] + (['--no-cache'] * round_)))
+            runs.append(check(orbitc, cache, tmp, 'json', ['--no-cache', 'roots', 'golden']))
+            for (status, out, err), fmt in zip(runs, ('human', 'json', 'human (one program)',
+                                                      'json (--no-cache)')):
                 if status == TSAN_EXIT or b'ThreadSanitizer' in err:
                     failed += 1
                     print('FAIL: --format %s with %s:\n%s' % (fmt, what,
@@ -101,7 +106,7 @@ def main():
                     failed += 1
                     print('FAIL: --format %s with %s: exit status %d' % (fmt, what, status))
         failed += simulate(orbitc, orbit_run, tmp)
-        print('%d passed, %d failed' % (11 - failed, failed))
+        print('%d passed, %d failed' % (13 - failed, failed))
         return 1 if failed else 0
 
 

@@ -107,6 +107,42 @@ def jobs_over_generated_repositories():
         same_for_every_jobs('.', ['human', 'sarif'], jobs=(1, 2), cwd=tmp)
 
 
+def one_program(into):
+    """Every golden file of `check` as a file of one program under `into` (no root), with
+    a realistic program split into 40 files; returns how many golden files."""
+    os.makedirs(into)
+    count = 0
+    for area in sorted(os.listdir(GOLDEN)):
+        folder = os.path.join(GOLDEN, area)
+        if area in ('run', 'fmt', 'harness') or not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            if name.endswith('.orbit') and os.path.isfile(os.path.join(folder, name)):
+                count += 1
+                shutil.copy(os.path.join(folder, name),
+                            os.path.join(into, '%04d-%s' % (count, name)))
+    gen_repo.make_files(os.path.join(into, 'split'), 40, 1500)
+    return count
+
+
+@test
+def jobs_over_one_program_of_many_files():
+    """Fewer programs than threads: the threads parse the files of one program between
+    them and one checks it (workspace/check_jobs.c, the sharing by file). Every golden
+    file made a file of one program: lexical, syntax and checker mistakes in files parsed
+    by different threads, names declared in one file and used in another, suppressions."""
+    with tempfile.TemporaryDirectory() as tmp:
+        count = one_program(os.path.join(tmp, 'one'))
+        expect(count > 100, 'only %d golden files found' % count)
+        status, out, err = same_for_every_jobs('one', FORMATS, jobs=(1, 2, 4), cwd=tmp)
+        expect(status == 1 and err.count(b'error[') > 100 and err.count(b'warning[') > 20,
+               'the one program reports too little: %r' % err[-300:])
+        cache = os.path.join(tmp, 'cache')
+        for _ in range(2):   # writing the cache, then reading it
+            cached = check(['--jobs', '2', '--format', 'human', 'one'], cache=cache, cwd=tmp)
+            expect(cached == (status, out, err), 'with the cache, --jobs 2 differs')
+
+
 def entries(cache):
     folder = os.path.join(cache, 'check')
     return sorted(os.listdir(folder)) if os.path.isdir(folder) else []

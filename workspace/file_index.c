@@ -224,7 +224,8 @@ static void sort_out(FileIndex *ix)
             ix->out_files[kept++] = items[i].record;
     ix->out_file_count = kept;
     free(items);
-    qsort(ix->out_clean, ix->out_clean_count, sizeof *ix->out_clean, compare_keys);
+    if (ix->out_clean_count)   /* none: out_clean is NULL, which qsort may not take */
+        qsort(ix->out_clean, ix->out_clean_count, sizeof *ix->out_clean, compare_keys);
     kept = 0;
     for (uint32_t i = 0; i < ix->out_clean_count; i++)
         if (kept == 0 || ix->out_clean[kept - 1] != ix->out_clean[i])

@@ -508,13 +508,15 @@ uint32_t workspace_read_input(Workspace *w, const Input *input)
     return read_input(w, input, NULL);
 }
 
-/* Reading ahead: the files found by walking directories are opened and read by
- * Workspace.read_threads threads, each taking the next one not taken; the sources are
+/* Reading ahead: the files found by walking directories (but those the file index knows,
+ * which are not read at all) are opened and read by Workspace.read_threads threads, each
+ * taking the next one not taken; the sources are
  * then added in order by this thread, as if read here (the same texts, errors and
  * positions). The system's copying of the files' bytes is then shared between the
  * processors instead of coming before any checking. */
 typedef struct ReadAhead {
     const InputList *inputs;
+    const FileIndex *index;   /* NULL: none; a file it knows is not read */
     ReadFile *files;
     atomic_size_t next;
 } ReadAhead;
@@ -525,7 +527,8 @@ static void *read_some(void *arg)
     for (size_t i; (i = atomic_fetch_add(&ra->next, 1)) < ra->inputs->count;) {
         const Input *input = &ra->inputs->items[i];
         ReadFile *rf = &ra->files[i];
-        if (!input->found || input->from_stdin)
+        if (!input->found || input->from_stdin
+            || (ra->index && file_index_knows(ra->index, input)))
             continue;
         rf->tried = true;
         int fd = open_path(input->path, true);
@@ -541,7 +544,7 @@ static void *read_some(void *arg)
 
 static ReadFile *read_ahead(const Workspace *w)
 {
-    ReadAhead ra = { .inputs = &w->inputs };
+    ReadAhead ra = { .inputs = &w->inputs, .index = w->index };
     ra.files = xcalloc(w->inputs.count + 1, sizeof *ra.files);
     atomic_init(&ra.next, 0);
     unsigned threads = w->read_threads;
@@ -562,9 +565,7 @@ void workspace_read_inputs(Workspace *w)
 {
     if (w->cache)
         w->index = check_cache_index(w->cache, w);
-    /* With a file index, the files it knows are not read at all: no reading ahead. */
-    ReadFile *ahead = w->read_threads > 1 && w->inputs.count > 1 && !w->index ? read_ahead(w)
-                                                                               : NULL;
+    ReadFile *ahead = w->read_threads > 1 && w->inputs.count > 1 ? read_ahead(w) : NULL;
     for (size_t i = 0; i < w->inputs.count; i++)
         read_input(w, &w->inputs.items[i], ahead ? &ahead[i] : NULL);
     free(ahead);

@@ -123,13 +123,16 @@ export function startProcess(cmd, args, logPath, env = {}) {
   };
 }
 
-/** `orbit-restate serve ORBC` on a free port, registered with `server`. */
-export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeoutMs = 2000 } = {}) {
+/**
+ * `orbit-restate serve ORBC` on a free port, registered with `server`; one queue shard
+ * unless told (the scripted workers follow a script per task: scripted-worker.mjs).
+ */
+export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeoutMs = 2000, queueShards = 1 } = {}) {
   const port = await freePort();
   const logPath = path.join(dir, `serve-${port}.log`);
   const p = startProcess(process.execPath, [path.join(PACKAGE, 'bin', 'orbit-restate.mjs'), 'serve', orbc,
     '--port', String(port), '--admin', server.admin, '--time-scale', String(timeScale),
-    '--heartbeat-timeout', String(heartbeatTimeoutMs)], logPath, { RESTATE_LOGGING: process.env.ORBIT_RESTATE_DEBUG ? 'INFO' : 'WARN' });
+    '--heartbeat-timeout', String(heartbeatTimeoutMs), '--queue-shards', String(queueShards)], logPath, { RESTATE_LOGGING: process.env.ORBIT_RESTATE_DEBUG ? 'INFO' : 'WARN' });
   await until(() => fs.readFileSync(logPath, 'utf8').includes('registered with'), 30000,
               `orbit-restate serve ${orbc} registered (${logPath})`);
   const deployment = /as deployment (\S+)/.exec(fs.readFileSync(logPath, 'utf8'))?.[1];

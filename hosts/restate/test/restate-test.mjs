@@ -242,10 +242,11 @@ async function conformance() {
 
 const LOAD = Number(process.env.ORBIT_RESTATE_LOAD ?? 1000);
 const LOAD_SCALE = Number(process.env.ORBIT_RESTATE_LOAD_SCALE ?? 2);
+const LOAD_SHARDS = Number(process.env.ORBIT_RESTATE_LOAD_SHARDS ?? 4);
 
 async function load(orbc) {
   const timeScale = LOAD_SCALE;
-  const served = await h.serve(server, orbc, dir, { timeScale, heartbeatTimeoutMs: 10000 });
+  const served = await h.serve(server, orbc, dir, { timeScale, heartbeatTimeoutMs: 10000, queueShards: LOAD_SHARDS });
   const log = path.join(dir, 'charges.log');
   fs.writeFileSync(log, '');
   const procs = [1, 2, 3].map((i) => h.startProcess(process.execPath,

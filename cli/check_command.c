@@ -32,51 +32,56 @@ static void report_cache(const CheckCache *cache)
                 cache->corrupt == 1 ? "was" : "were", cache->first_corrupt);
 }
 
-/* Checks the programs: on --jobs threads with the cache (true: `cache` is open, to be
- * reported and closed after the diagnostics), or, when the baseline or the suppressions
- * will read the syntax trees of the run's compiler, on this thread (workspace_check),
- * which keeps them. */
-static bool check_programs(const CliOptions *opt, CliRun *run, CheckCache *cache)
+/* Checks the programs: on --jobs threads with the cache (`cache` NULL: without it), or,
+ * when the baseline or the suppressions will read the syntax trees of the run's compiler,
+ * on this thread (workspace_check), which keeps them. */
+static void check_programs(const CliOptions *opt, CliRun *run, CheckCache *cache)
 {
-    if (!run->w.threads_parse) {
+    if (run->w.threads_parse)
+        workspace_check_jobs(&run->w, thread_count(opt), cache);
+    else
         workspace_check(&run->w);
-        return false;
-    }
-    char *dir = opt->no_cache ? NULL : check_cache_default_dir();
-    if (dir)
-        check_cache_open(cache, dir, &run->w);
-    bool open = dir != NULL;
-    workspace_check_jobs(&run->w, thread_count(opt), open ? cache : NULL);
-    free(dir);
-    return open;
 }
 
-/* Says once, after the diagnostics, that entries of the cache were ignored; closes it. */
-static void close_cache(CheckCache *cache, bool open)
+/* Says once, after the diagnostics, that entries of the cache were ignored; closes it
+ * (writing its file index). */
+static void close_cache(CheckCache *cache)
 {
-    if (!open)
+    if (!cache)
         return;
     report_cache(cache);
     check_cache_close(cache);
 }
 
 /* One check: each program on its own, with its own lint levels; the diagnostics of all
- * of them together, in source order. */
-static int check_once(const CliOptions *opt)
+ * of them together, in source order. With the cache, `use_index` lets its file index
+ * leave unchanged files unread; a file that changed before its text was needed (the run
+ * saw it unchanged) makes the run start again without the index. */
+static int check_with(const CliOptions *opt, bool use_index)
 {
     CliRun run;
     cli_run_init(&run);
     run.c.check_only = true;   /* only the diagnostics are read */
     run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
+    CheckCache store, *cache = NULL;
+    char *dir = run.w.threads_parse && !opt->no_cache ? check_cache_default_dir() : NULL;
+    if (dir) {
+        check_cache_open(&store, dir);
+        cache = &store;
+        run.w.cache = use_index ? cache : NULL;
+        free(dir);
+    }
     int status = cli_load(opt, &run);
-    CheckCache cache;
-    bool cached = false;
+    if (status == EXIT_OK)
+        check_programs(opt, &run, cache);
+    if (status == EXIT_OK && run.w.stale) {
+        check_cache_close(cache);
+        cli_run_free(&run);
+        return check_with(opt, false);
+    }
     if (status == EXIT_OK && opt->add_suppressions) {
-        cached = check_programs(opt, &run, &cache);
         status = cli_add_suppressions(opt, &run);
-        close_cache(&cache, cached);
     } else if (status == EXIT_OK) {
-        cached = check_programs(opt, &run, &cache);
         CliBaseline baseline;
         status = cli_baseline_apply(opt, &run, &baseline);
         if (status == EXIT_OK) {
@@ -86,14 +91,21 @@ static int check_once(const CliOptions *opt)
                 status = EXIT_USAGE;
         }
         cli_baseline_free(&baseline);
-        close_cache(&cache, cached);
+        close_cache(cache);
+        cache = NULL;
         if (run.w.failures > 0) {
             cli_report_unread(&run, "the program was checked without them");
             status = EXIT_USAGE;
         }
     }
+    close_cache(cache);
     cli_run_free(&run);
     return status;
+}
+
+static int check_once(const CliOptions *opt)
+{
+    return check_with(opt, true);
 }
 
 /* check: once, or again at every change under --watch (watch.c). */

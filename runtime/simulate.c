@@ -10,9 +10,14 @@
 #include <string.h>
 
 #include "json_read.h"
+#include "memory.h"
 #include "sim.h"
 
-enum { CHUNK = 64 };   /* runs a job takes at a time from the shared counter */
+/* Runs a job takes at a time from the shared counter: enough that two threads seldom
+ * write neighbouring slots of the durations and statuses (one cache line holds 64
+ * statuses), few enough to share out the last runs evenly. */
+enum { CHUNK = 256 };
+enum { CACHE_LINE = 64 };
 
 /* After this many deliveries of one attempt its worker is no longer lost (docs/runtime.md,
  * "Simulation"): a run always ends, even with a lost_rate close to 1. */
@@ -20,8 +25,10 @@ enum { MAX_LOST_DELIVERIES = 1000 };
 
 enum { RUN_SCHEDULED = 1, RUN_GAVE_UP = 2, RUN_TIMED_OUT = 4 };
 
+/* Aligned to a cache line, so that no two threads' jobs share one (their counts are
+ * written at every run). */
 typedef struct Job {
-    const OrbcModule *module;
+    _Alignas(CACHE_LINE) const OrbcModule *module;
     const Model *model;
     SimulateResult *out;
     atomic_uint_fast64_t *next_run;
@@ -370,7 +377,9 @@ void simulate(const OrbcModule *module, const Model *model, uint64_t runs, uint6
     if (jobs > runs / CHUNK + 1)
         jobs = (unsigned)(runs / CHUNK + 1);
     atomic_uint_fast64_t next_run = 0;
-    Job *job = xcalloc(jobs, sizeof *job);
+    Job *job = NULL;
+    if (posix_memalign((void **)&job, CACHE_LINE, jobs * sizeof *job) != 0)
+        out_of_memory();
     pthread_t *threads = xcalloc(jobs, sizeof *threads);
     for (unsigned j = 0; j < jobs; j++)
         job_init(&job[j], module, model, out, &next_run);

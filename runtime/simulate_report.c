@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "orbc_value.h"
+#include "sort.h"
 
 static const char *const outcome_names[] = {"completed", "failed", "timed_out", "blocked"};
 
@@ -20,12 +21,6 @@ typedef struct Durations {
     double mean;
     int64_t p50, p90, p99, max;
 } Durations;
-
-static int by_value(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* The nearest-rank percentile of sorted values: the smallest value with at least q of
  * them at or below it. */
@@ -42,7 +37,7 @@ static Durations durations(const SimulateResult *r)
         return d;
     int64_t *sorted = xmalloc(r->runs * sizeof *sorted);
     memcpy(sorted, r->durations, r->runs * sizeof *sorted);
-    qsort(sorted, r->runs, sizeof *sorted, by_value);
+    sort_int64(sorted, r->runs);
     long double sum = 0;
     for (uint64_t i = 0; i < r->runs; i++)
         sum += sorted[i];
@@ -368,7 +363,7 @@ static void report_svg(const SimulateResult *r, FILE *out)
                 sorted[n++] = r->durations[i];
         if (n == 0)
             continue;
-        qsort(sorted, n, sizeof *sorted, by_value);
+        sort_int64(sorted, n);
         svg_curve(out, &p, sorted, n, k);
         svg_legend(out, r, k, row++);
     }

@@ -15,6 +15,7 @@
 #include "namemap.h"
 #include "path_glob.h"
 #include "replace_file.h"
+#include "sort.h"
 #include "source.h"
 #include "utf8.h"
 
@@ -616,6 +617,49 @@ START_TEST(path_glob_segments_and_double_star)
 }
 END_TEST
 
+static int by_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The radix sort against qsort: negative, zero, extreme and repeated values, sizes from 0
+ * up, and values that agree in every byte but one (the skipped digits). */
+START_TEST(sort_int64_matches_qsort)
+{
+    enum { MAX = 5000 };
+    int64_t *v = malloc(MAX * sizeof *v), *w = malloc(MAX * sizeof *w);
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    const size_t sizes[] = {0, 1, 2, 3, 255, 256, 257, 1000, MAX};
+    for (int shape = 0; shape < 5; shape++)
+        for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+            size_t n = sizes[k];
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                int64_t x = (int64_t)(seed >> 1);
+                if (shape == 0)
+                    v[i] = (int64_t)seed;                       /* any 64 bits */
+                else if (shape == 1)
+                    v[i] = x % 2000 - 1000;                     /* small, both signs */
+                else if (shape == 2)
+                    v[i] = (i % 3 == 0) ? INT64_MIN : (i % 3 == 1) ? INT64_MAX : 0;
+                else if (shape == 3)
+                    v[i] = 500 + 1000 * (int64_t)(x % 4);       /* few values, ms-like */
+                else
+                    v[i] = x % 200;          /* one byte differs: an odd number of passes */
+            }
+            memcpy(w, v, n * sizeof *v);
+            sort_int64(v, n);
+            if (n)
+                qsort(w, n, sizeof *w, by_int64);
+            ck_assert_msg(n == 0 || memcmp(v, w, n * sizeof *v) == 0, "shape %d, %zu values",
+                          shape, n);
+        }
+    free(v);
+    free(w);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("base");
@@ -643,6 +687,7 @@ int main(void)
     tcase_add_test(tc, replace_file_refuses_a_fifo_without_blocking);
     tcase_add_test(tc, hash_fnv1a_vectors);
     tcase_add_test(tc, path_glob_segments_and_double_star);
+    tcase_add_test(tc, sort_int64_matches_qsort);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -6,6 +6,7 @@ repositories (tools/gen_repo.py); the cache is hit, missed, survives corrupt ent
 several processes at once, and never changes what is printed, in any format."""
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -202,7 +203,10 @@ def corrupt_entries_are_ignored_and_reported_once():
         check([repo], cache=cache, cwd=tmp)
         names = entries(cache)
         damage = [b'', b'{"format":', b'\x00\xff garbage',
-                  b'{"format":"orbitc check cache 1","key":"0","diagnostics":[]}']
+                  b'{"format":"orbitc check cache 2","key":"0","diagnostics":[]}']
+        # without the file index, which vouches for the programs without diagnostics
+        # (their entries are not read then)
+        shutil.rmtree(os.path.join(cache, 'index'))
         for name, bad in zip(names, damage):
             with open(os.path.join(cache, 'check', name), 'wb') as f:
                 f.write(bad)
@@ -239,6 +243,7 @@ def several_processes_share_the_cache():
                 expect(run == cold, 'round %d: a concurrent run differs: %r'
                        % (round_, run[2][-300:]))
         left = [n for n in entries(cache) if not n.endswith('.json')]
+        left += [n for n in os.listdir(os.path.join(cache, 'index')) if len(n) != 16]
         expect(left == [], 'temporary files left behind: %s' % left)
         expect(len(entries(cache)) == 16, 'entries: %d' % len(entries(cache)))
 
@@ -258,6 +263,183 @@ def no_cache_writes_nothing():
         h.write(cache, 'a file, not a directory')
         expect(check([repo], cache=cache, cwd=tmp) == env_cache,
                'an unwritable cache changed the output')
+
+
+# --- the file index (workspace/file_index.h): stat -> content hash, racy records ---
+
+HEADER = struct.Struct('<8sIIIIqQ')      # magic, version, files, clean, text, start, hash
+RECORD = struct.Struct('<QqqQQQII')      # size, mtime, ctime, ino, dev, hash, path at, len
+
+
+def index_file(cache):
+    folder = os.path.join(cache, 'index')
+    names = os.listdir(folder)
+    expect(len(names) == 1, 'one file index per tree: %s' % names)
+    return os.path.join(folder, names[0])
+
+
+def hash_wide(data, seed=0xcbf29ce484222325):
+    """base/hash.h's hash_wide, to sign a forged index."""
+    k0, k1, mask = 0xa0761d6478bd642f, 0xe7037ed1a0b428db, (1 << 64) - 1
+
+    def mix(a, b):
+        p = a * b
+        return (p ^ (p >> 64)) & mask
+    n = len(data)
+    h, at = seed ^ mix(n ^ k0, k1), 0
+    while n - at >= 16:
+        a, b = struct.unpack_from('<QQ', data, at)
+        h = mix(a ^ k0 ^ h, b ^ k1)
+        at += 16
+    a, b = struct.unpack('<QQ', data[at:] + bytes(16 - (n - at)))
+    h = mix(a ^ k0 ^ h, b ^ k1 ^ (n - at))
+    return mix(h ^ k1, h ^ k0)
+
+
+def read_index(path):
+    data = open(path, 'rb').read()
+    head = list(HEADER.unpack_from(data))
+    records = [list(RECORD.unpack_from(data, HEADER.size + i * RECORD.size))
+               for i in range(head[2])]
+    tail = data[HEADER.size + head[2] * RECORD.size:]
+    return head, records, tail
+
+
+def write_index(path, head, records, tail):
+    body = b''.join(RECORD.pack(*r) for r in records) + tail
+    head[6] = hash_wide(body)
+    with open(path, 'wb') as f:
+        f.write(HEADER.pack(*head) + body)
+
+
+def record_of(records, tail, clean_count, path):
+    text = tail[clean_count * 8:]
+    for r in records:
+        if text[r[6]:r[6] + r[7]].decode() == path:
+            return r
+    raise AssertionError('no record of %s' % path)
+
+
+def same_size_edit(path):
+    """Puts a mistake into the file without changing its size or its mtime (touch -d)."""
+    st = os.stat(path)
+    text = open(path, encoding='utf-8').read()
+    edited = text.replace('sleep ', 'sleeq ', 1)
+    expect(edited != text and len(edited) == len(text), 'no `sleep ` to edit in %s' % path)
+    with open(path, 'w', encoding='utf-8', newline='') as f:
+        f.write(edited)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    expect(os.stat(path).st_size == st.st_size
+           and os.stat(path).st_mtime_ns == st.st_mtime_ns, 'touch -d did not hold')
+
+
+@test
+def file_index_python_hash_is_the_one_of_orbitc():
+    """The forged indexes below are only read when this hash is base/hash.h's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        check([repo], cache=cache, cwd=tmp)
+        data = open(index_file(cache), 'rb').read()
+        expect(HEADER.unpack_from(data)[6] == hash_wide(data[HEADER.size:]),
+               'the index is not signed with hash_wide')
+        expect(HEADER.unpack_from(data)[:2] == (b'orbitcFI', 1), 'magic or version')
+
+
+@test
+def file_index_notices_a_same_size_same_mtime_change():
+    """touch -d keeps the size and mtime, not the change time: the file is read again."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        main = os.path.join(tmp, repo, 'p0000', 'main.orbit')
+        old = os.stat(main).st_mtime_ns - 60 * 10**9   # an old file: not racy
+        os.utime(main, ns=(old, old))
+        check(['--format', 'json', repo], cache=cache, cwd=tmp)
+        path = index_file(cache)
+        head, records, tail = read_index(path)
+        head[5] += 3600 * 10**9   # the index written long after: every record trusted
+        write_index(path, head, records, tail)
+        same_size_edit(main)
+        cold = check(['--format', 'json', repo], cwd=tmp)
+        expect(b'sleeq' in cold[1] or cold[0] != 0, 'the edit made no diagnostic: %r'
+               % (cold,))
+        expect(check(['--format', 'json', repo], cache=cache, cwd=tmp) == cold,
+               'a same-size, same-mtime change was served from the cache')
+
+
+@test
+def file_index_trusts_only_records_that_are_not_racy():
+    """A record whose stat matches is trusted (the file is not read: a forged record with
+    the stat of an edited file and the hash of its old text serves the old result), unless
+    the file's times are within the file system's granularity of the run that wrote the
+    index: then it is read and hashed again."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        main = os.path.join(tmp, repo, 'p0000', 'main.orbit')
+        rel = os.path.join(repo, 'p0000', 'main.orbit')
+        before = check(['--format', 'json', repo], cwd=tmp)
+        check(['--format', 'json', repo], cache=cache, cwd=tmp)
+        path = index_file(cache)
+        head, records, tail = read_index(path)
+        same_size_edit(main)
+        after = check(['--format', 'json', repo], cwd=tmp)
+        expect(after != before, 'the edit changed nothing')
+        st = os.stat(main)
+        r = record_of(records, tail, head[3], rel)
+        r[0:5] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+        # not racy: the index says it was written an hour after the file's times
+        head[5] = max(st.st_mtime_ns, st.st_ctime_ns) + 3600 * 10**9
+        write_index(path, head, records, tail)
+        expect(check(['--format', 'json', repo], cache=cache, cwd=tmp) == before,
+               'a trusted record was not trusted (the file was read)')
+        # racy: written within the granularity (2 s) of the file's last change
+        head, records, tail = read_index(path)
+        r = record_of(records, tail, head[3], rel)
+        r[0:5] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+        r[5] = record_of(read_index(path)[1], tail, head[3], rel)[5]
+        head[5] = max(st.st_mtime_ns, st.st_ctime_ns) + 10**9
+        write_index(path, head, records, tail)
+        expect(check(['--format', 'json', repo], cache=cache, cwd=tmp) == after,
+               'a racy record was trusted')
+
+
+@test
+def file_index_changed_file_is_checked_again():
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        check([repo], cache=cache, cwd=tmp)
+        check([repo], cache=cache, cwd=tmp)   # warm: from the index
+        main = os.path.join(tmp, repo, 'p0002', 'main.orbit')
+        with open(main, 'a', encoding='utf-8') as f:
+            f.write('\nworkflow late { step s { sleep 1.5s } }\n')
+        expect(check(['--format', 'json', repo], cache=cache, cwd=tmp)
+               == check(['--format', 'json', repo], cwd=tmp),
+               'a changed file was served from the file index')
+        os.unlink(main)
+        expect(check(['--format', 'json', repo], cache=cache, cwd=tmp)
+               == check(['--format', 'json', repo], cwd=tmp), 'a deleted file was served')
+
+
+@test
+def file_index_corrupt_is_ignored_and_reported_once():
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        cold = check(['--format', 'json', repo], cwd=tmp)
+        check(['--format', 'json', repo], cache=cache, cwd=tmp)
+        path = index_file(cache)
+        good = open(path, 'rb').read()
+        flipped = bytearray(good)
+        flipped[HEADER.size + 3] ^= 0x40   # a record's size: the hash no longer matches
+        for bad in (b'', good[:20], good[:-1], bytes(flipped), b'orbitcFI' + bytes(200)):
+            with open(path, 'wb') as f:
+                f.write(bad)
+            status, out, err = check(['--format', 'json', repo], cache=cache, cwd=tmp)
+            expect((status, out) == cold[:2], 'a corrupt index changed stdout (%d bytes)'
+                   % len(bad))
+            warnings = [l for l in err.decode().splitlines() if 'could not be read' in l]
+            expect(len(warnings) == 1 and '1 entry' in warnings[0] and path in warnings[0],
+                   'a corrupt index (%d bytes) not reported once: %r' % (len(bad), err))
+            expect(check(['--format', 'json', repo], cache=cache, cwd=tmp) == cold,
+                   'the index was not written again')
 
 
 @test

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""The front end on several threads under ThreadSanitizer: builds orbitc with
--Db_sanitize=thread in a temporary directory, then runs two `orbitc check --jobs 4` at
-once over generated program roots (with mistakes) and every golden case made a root,
-sharing one empty cache, then again over the full cache. Any report of ThreadSanitizer
-fails the test. Bounded: the build of one executable (-j2) and a few seconds of checks.
+"""The front end and the simulator on several threads under ThreadSanitizer: builds
+orbitc and orbit-run with -Db_sanitize=thread in a temporary directory, then runs two
+`orbitc check --jobs 4` at once over generated program roots (with mistakes) and every
+golden case made a root, sharing one empty cache, then again over the full cache; and
+`orbit-run simulate` of the checkout example with --jobs 2 and 4, whose reports must be
+the bytes of --jobs 1. Any report of ThreadSanitizer fails the test. Bounded: the build
+of two executables (-j2) and a few seconds of runs.
 
     test_tsan.py [--keep DIR]   (DIR: build there and keep it, to run it again faster)
 """
@@ -29,18 +31,47 @@ def build(directory):
         subprocess.run(['meson', 'setup', directory, ROOT, '-Db_sanitize=thread',
                         '-Db_lundef=false', '-Dbuildtype=debugoptimized'],
                        check=True, stdout=subprocess.DEVNULL, timeout=600)
-    subprocess.run(['ninja', '-C', directory, '-j2', 'cli/orbitc'], check=True,
-                   stdout=subprocess.DEVNULL, timeout=1500)
-    return os.path.join(directory, 'cli', 'orbitc')
+    subprocess.run(['ninja', '-C', directory, '-j2', 'cli/orbitc', 'runtime/orbit-run'],
+                   check=True, stdout=subprocess.DEVNULL, timeout=1500)
+    return os.path.join(directory, 'cli', 'orbitc'), os.path.join(directory, 'runtime',
+                                                                  'orbit-run')
+
+
+def tsan_env(**more):
+    return dict(os.environ, **more,
+                TSAN_OPTIONS='halt_on_error=1:exitcode=%d:second_deadlock_stack=1' % TSAN_EXIT)
 
 
 def check(orbitc, cache, cwd, fmt):
-    env = dict(os.environ, ORBITC_CACHE_DIR=cache,
-               TSAN_OPTIONS='halt_on_error=1:exitcode=%d:second_deadlock_stack=1' % TSAN_EXIT)
+    env = tsan_env(ORBITC_CACHE_DIR=cache)
     p = subprocess.run([orbitc, 'check', '--jobs', '4', '--format', fmt, '--color=never',
                         'roots', 'golden'], cwd=cwd, env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=600)
     return p.returncode, p.stdout, p.stderr
+
+
+def simulate(orbitc, orbit_run, tmp):
+    """The failures of orbit-run simulate with 1, 2 and 4 threads (their reports must agree)."""
+    orbc = os.path.join(tmp, 'checkout.orbc')
+    subprocess.run([orbitc, 'build', os.path.join(ROOT, 'examples', 'checkout.orbit'), '-o',
+                    orbc], check=True, env=tsan_env(), timeout=600)
+    reports, failed = {}, 0
+    for jobs in (1, 2, 4):
+        p = subprocess.run([orbit_run, 'simulate', orbc, '--model',
+                            os.path.join(ROOT, 'examples', 'simulate', 'checkout.model.json'),
+                            '--runs', '3000', '--jobs', str(jobs), '--format', 'json'],
+                           env=tsan_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=600)
+        if p.returncode != 0 or b'ThreadSanitizer' in p.stderr:
+            failed += 1
+            print('FAIL: simulate --jobs %d: exit status %d\n%s' % (
+                jobs, p.returncode, p.stderr.decode(errors='replace')))
+        reports[jobs] = p.stdout
+    for jobs in (2, 4):
+        if reports[jobs] != reports[1]:
+            failed += 1
+            print('FAIL: simulate --jobs %d reports other bytes than --jobs 1' % jobs)
+    return failed
 
 
 def main():
@@ -48,7 +79,7 @@ def main():
     ap.add_argument('--keep')
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        orbitc = build(args.keep or os.path.join(tmp, 'build'))
+        orbitc, orbit_run = build(args.keep or os.path.join(tmp, 'build'))
         gen_repo.make_roots(os.path.join(tmp, 'roots'), 16, 4000, errors_every=2)
         test_jobs.golden_roots(os.path.join(tmp, 'golden'))
         cache = os.path.join(tmp, 'cache')
@@ -65,7 +96,8 @@ def main():
                 elif status != 1:
                     failed += 1
                     print('FAIL: --format %s with %s: exit status %d' % (fmt, what, status))
-        print('%d passed, %d failed' % (4 - failed, failed))
+        failed += simulate(orbitc, orbit_run, tmp)
+        print('%d passed, %d failed' % (9 - failed, failed))
         return 1 if failed else 0
 
 

@@ -3,6 +3,7 @@
 #include "check_cache.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +23,14 @@
 #endif
 
 /* The version of the entries' format: a change of it (or of orbitc) changes every key. */
-#define ENTRY_FORMAT "orbitc check cache 1"
+#define ENTRY_FORMAT "orbitc check cache 2"
 
 /* The largest entry written and read: a program with more diagnostics than fit is not
  * cached, and a larger file was not written by orbitc (it is taken as corrupt). */
 enum { ENTRY_MAX = 64u << 20 };
+
+/* The largest file index read: 8 M files (56 bytes each and their paths) */
+enum { INDEX_MAX = 1u << 30 };
 
 char *check_cache_default_dir(void)
 {
@@ -104,7 +108,7 @@ static uint64_t hash_orbitc(uint64_t hash)
     return hash;
 }
 
-void check_cache_open(CheckCache *cache, const char *dir, const Workspace *w)
+void check_cache_open(CheckCache *cache, const char *dir)
 {
     memset(cache, 0, sizeof *cache);
     json_object_seed(0);   /* jansson's hash seed, set before any thread makes an object */
@@ -112,6 +116,31 @@ void check_cache_open(CheckCache *cache, const char *dir, const Workspace *w)
     cache->dir = xmalloc(len);
     snprintf(cache->dir, len, "%s/check", dir);
     pthread_mutex_init(&cache->lock, NULL);
+}
+
+static void count_corrupt(CheckCache *cache, const char *path)
+{
+    pthread_mutex_lock(&cache->lock);
+    if (cache->corrupt++ == 0)
+        cache->first_corrupt = xstrdup(path);
+    pthread_mutex_unlock(&cache->lock);
+}
+
+/* DIR/index/NAME for the tree of `w` (its current directory and the paths given). */
+static char *index_path(const CheckCache *cache, const Workspace *w)
+{
+    char cwd[PATH_MAX];
+    uint64_t hash = hash_field(cache->base_key, &w->paths_hash, sizeof w->paths_hash);
+    hash = hash_text(hash, getcwd(cwd, sizeof cwd) ? cwd : "");
+    size_t base = strlen(cache->dir) - strlen("check");   /* DIR/ */
+    size_t len = base + sizeof "index/" + 16;
+    char *path = xmalloc(len);
+    snprintf(path, len, "%.*sindex/%016llx", (int)base, cache->dir, (unsigned long long)hash);
+    return path;
+}
+
+FileIndex *check_cache_index(CheckCache *cache, const Workspace *w)
+{
     const Compiler *c = w->c;
     const SourceFile *stdlib = source_file(&c->sources, 0);
     uint64_t hash = hash_text(HASH_FNV1A_START, ENTRY_FORMAT);
@@ -120,33 +149,55 @@ void check_cache_open(CheckCache *cache, const char *dir, const Workspace *w)
     hash = hash_field(hash, w->overrides, sizeof w->overrides);
     uint8_t flags[2] = { c->check_only, c->ignore_suppressions };
     cache->base_key = hash_field(hash, flags, sizeof flags);
+    file_index_init(&cache->index, w->start_ns);
+    cache->index_path = index_path(cache, w);
+    size_t len = 0;
+    const char *error = NULL;
+    uint8_t *data = workspace_read_binary(cache->index_path, INDEX_MAX, &len, &error);
+    if (data && !file_index_take(&cache->index, data, len))
+        count_corrupt(cache, cache->index_path);
+    return &cache->index;
 }
+
+/* Writes `len` bytes as the file `path` of the cache, atomically, making its directory
+ * when it is missing; false when it cannot be written. */
+static bool write_file(const char *path, const void *bytes, size_t len);
 
 void check_cache_close(CheckCache *cache)
 {
+    if (cache->index_path && file_index_changed(&cache->index)) {
+        size_t len = 0;
+        uint8_t *data = file_index_serialize(&cache->index, &len);
+        write_file(cache->index_path, data, len);
+        free(data);
+    }
+    file_index_free(&cache->index);
     pthread_mutex_destroy(&cache->lock);
     free(cache->dir);
+    free(cache->index_path);
     free(cache->first_corrupt);
     memset(cache, 0, sizeof *cache);
 }
 
-static uint64_t hash_file(uint64_t hash, const Compiler *c, uint32_t file)
+/* A file: its path and its content's hash (known from the file index without reading
+ * it). */
+static uint64_t hash_file(uint64_t hash, const Workspace *w, uint32_t file)
 {
-    const SourceFile *f = source_file(&c->sources, file);
-    hash = hash_text(hash, f->path);
-    return hash_field(hash, f->text, f->len);
+    hash = hash_text(hash, source_file(&w->c->sources, file)->path);
+    uint64_t content = workspace_source_hash(w, file);
+    return hash_field(hash, &content, sizeof content);
 }
 
 uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t index)
 {
     const Root *root = &w->roots.items[index];
     uint64_t hash = cache->base_key;
-    hash = root->config_file ? hash_file(hash, w->c, root->config_file) : hash_text(hash, "");
+    hash = root->config_file ? hash_file(hash, w, root->config_file) : hash_text(hash, "");
     if (root->file_level_count > 0 && root->real_dir)   /* `files` patterns match paths */
         hash = hash_text(hash, root->real_dir);          /* below it (file_levels.c) */
     hash = hash_field(hash, &root->file_count, sizeof root->file_count);
     for (uint32_t i = 0; i < root->file_count; i++)
-        hash = hash_file(hash, w->c, root->files[i]);
+        hash = hash_file(hash, w, root->files[i]);
     return hash;
 }
 
@@ -315,6 +366,26 @@ static bool make_directories(const char *dir)
     return ok;
 }
 
+static bool write_file(const char *path, const void *bytes, size_t len)
+{
+    ReplaceWhy why;
+    if (replace_file_create(path, bytes, len, 0666, &why))
+        return true;
+    char *dir = xstrdup(path);   /* the directory, once made, is not made again */
+    *strrchr(dir, '/') = '\0';
+    bool ok = make_directories(dir) && replace_file_create(path, bytes, len, 0666, &why);
+    free(dir);
+    return ok;
+}
+
+static void record_clean(CheckCache *cache, uint64_t key)
+{
+    pthread_mutex_lock(&cache->lock);
+    if (cache->index_path)
+        file_index_record_clean(&cache->index, key);
+    pthread_mutex_unlock(&cache->lock);
+}
+
 void check_cache_store(CheckCache *cache, const Workspace *w, uint32_t index, uint64_t key,
                        const Compiler *c, uint32_t first, uint32_t end)
 {
@@ -332,11 +403,9 @@ void check_cache_store(CheckCache *cache, const Workspace *w, uint32_t index, ui
     char *text = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
     json_decref(entry);
     char *path = entry_path(cache, key);
-    ReplaceWhy why;
-    bool ok = text && strlen(text) <= ENTRY_MAX;
-    if (ok && !replace_file_create(path, text, strlen(text), 0666, &why))   /* the directory */
-        ok = make_directories(cache->dir)                                    /* once made, */
-             && replace_file_create(path, text, strlen(text), 0666, &why);   /* is not again */
+    bool ok = text && strlen(text) <= ENTRY_MAX && write_file(path, text, strlen(text));
+    if (ok && first == end)
+        record_clean(cache, key);
     pthread_mutex_lock(&cache->lock);
     if (ok)
         cache->written++;
@@ -461,33 +530,53 @@ static bool read_entry(const Slots *s, DiagSink *sink, json_t *entry, uint64_t k
     return true;
 }
 
-static void count_corrupt(CheckCache *cache, const char *path)
+/* Reads the text of the files that diagnostics [first, end) of c show (spans, labels,
+ * fixes): the files a hit leaves unread are read only when a diagnostic is printed. */
+static void load_shown(Workspace *w, Compiler *c, uint32_t first, uint32_t end)
 {
-    pthread_mutex_lock(&cache->lock);
-    if (cache->corrupt++ == 0)
-        cache->first_corrupt = xstrdup(path);
-    pthread_mutex_unlock(&cache->lock);
+    for (uint32_t i = first; i < end; i++) {
+        const Diagnostic *d = c->diags.items[i];
+        uint32_t file = source_file_at(&c->sources, d->span.start);
+        workspace_load_sources(w, c, &file, 1);
+        for (const DiagLabel *l = d->labels; l; l = l->next) {
+            file = source_file_at(&c->sources, l->span.start);
+            workspace_load_sources(w, c, &file, 1);
+        }
+        for (const DiagFix *f = d->fixes; f; f = f->next) {
+            file = source_file_at(&c->sources, f->span.start);
+            workspace_load_sources(w, c, &file, 1);
+        }
+    }
 }
 
-bool check_cache_load(CheckCache *cache, const Workspace *w, uint32_t index, uint64_t key,
+bool check_cache_load(CheckCache *cache, Workspace *w, uint32_t index, uint64_t key,
                       Compiler *c)
 {
-    char *path = entry_path(cache, key);
-    size_t len = 0;
-    const char *error = NULL;
-    char *text = (char *)workspace_read_binary(path, ENTRY_MAX, &len, &error);
-    bool hit = false;
-    if (text) {
-        json_t *entry = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
-        free(text);
-        Slots s = { &c->sources, &w->roots.items[index] };
-        uint32_t first = c->diags.count;
-        hit = entry && read_entry(&s, &c->diags, entry, key);
-        json_decref(entry);
-        if (!hit) {
-            diag_drop_range(&c->diags, first, c->diags.count);
-            count_corrupt(cache, path);
+    bool hit = cache->index_path && file_index_is_clean(&cache->index, key);
+    if (hit) {
+        record_clean(cache, key);
+    } else {
+        char *path = entry_path(cache, key);
+        size_t len = 0;
+        const char *error = NULL;
+        char *text = (char *)workspace_read_binary(path, ENTRY_MAX, &len, &error);
+        if (text) {
+            json_t *entry = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+            free(text);
+            Slots s = { &c->sources, &w->roots.items[index] };
+            uint32_t first = c->diags.count;
+            hit = entry && read_entry(&s, &c->diags, entry, key);
+            json_decref(entry);
+            if (!hit) {
+                diag_drop_range(&c->diags, first, c->diags.count);
+                count_corrupt(cache, path);
+            } else if (first == c->diags.count) {
+                record_clean(cache, key);
+            } else {
+                load_shown(w, c, first, c->diags.count);
+            }
         }
+        free(path);
     }
     pthread_mutex_lock(&cache->lock);
     if (hit)
@@ -495,6 +584,5 @@ bool check_cache_load(CheckCache *cache, const Workspace *w, uint32_t index, uin
     else
         cache->misses++;
     pthread_mutex_unlock(&cache->lock);
-    free(path);
     return hit;
 }

@@ -25,12 +25,15 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "file_index.h"
 
 typedef struct Workspace Workspace;
 
 typedef struct CheckCache {
     char *dir;                /* where the entries are: DIR/check/KEY.json */
     uint64_t base_key;        /* the key of everything but the program's own files */
+    FileIndex index;          /* the file index of this tree (file_index.h) */
+    char *index_path;         /* DIR/index/NAME, NULL until check_cache_index */
     pthread_mutex_t lock;     /* over the counts below (threads of --jobs) */
     unsigned hits, misses, written;
     unsigned corrupt;         /* entries ignored as unreadable */
@@ -43,21 +46,33 @@ typedef struct CheckCache {
  * when none can be named. malloc'd. */
 char *check_cache_default_dir(void);
 
-/* Opens the cache at `dir` for the run of `w` (its command line's levels and the
- * compiler's settings enter the key). Creates nothing yet. */
-void check_cache_open(CheckCache *cache, const char *dir, const Workspace *w);
+/* Opens the cache at `dir`. Creates nothing yet. */
+void check_cache_open(CheckCache *cache, const char *dir);
+
+/* For the run of `w`, once its paths are collected and before its inputs are read
+ * (workspace_read_inputs calls it when w->cache is set): computes the key of everything
+ * but the programs (the command line's levels and the compiler's settings enter it) and
+ * reads the file index of this tree (DIR/index/NAME, NAME a hash of that key, the current
+ * directory and the paths given), counting it as corrupt when it is not one. Returns the
+ * index, empty when there was none. */
+FileIndex *check_cache_index(CheckCache *cache, const Workspace *w);
+
+/* Writes the file index when it changed, and frees everything. */
 void check_cache_close(CheckCache *cache);
 
 /* The key of program `root` of `w`. */
 uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t root);
 
 /* Adds the cached diagnostics of program `root` under `key` to c->diags (c a view of
- * w's compiler: compiler_init_view) and returns true; false when there is no entry, or
- * an entry that cannot be read (counted as corrupt). */
-bool check_cache_load(CheckCache *cache, const Workspace *w, uint32_t root, uint64_t key,
+ * w's compiler: compiler_init_view), reads the text of the files they show
+ * (workspace_load_sources) and returns true; false when there is no entry, or an entry
+ * that cannot be read (counted as corrupt). A key the file index knows to have no
+ * diagnostics reads nothing. */
+bool check_cache_load(CheckCache *cache, Workspace *w, uint32_t root, uint64_t key,
                       Compiler *c);
 
-/* Writes the diagnostics c->diags.items[first, end) of program `root` under `key`. A
+/* Writes the diagnostics c->diags.items[first, end) of program `root` under `key` (and,
+ * when there are none, says so in the file index). A
  * program whose diagnostics cannot be written as an entry (a span outside its files, text
  * that is not UTF-8) is not cached. */
 void check_cache_store(CheckCache *cache, const Workspace *w, uint32_t root, uint64_t key,

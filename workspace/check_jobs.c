@@ -64,6 +64,7 @@ static void check_one(Worker *wk, uint32_t root)
         compiler_parse_only(c, &stdlib, 1);   /* once per thread, when first needed */
         memset(c->diags.level, LINT_DEFAULT, sizeof c->diags.level);   /* as one parse of
                                                                           all files */
+        workspace_load_sources(w, c, r->files, r->file_count);   /* what the index left */
         compiler_parse_only(c, r->files, r->file_count);
         roots_check(&w->roots, c, root, w->overrides);
         if (jobs->cache)

@@ -153,10 +153,10 @@ IgnoreStack *ignore_start(const InputIgnore *options, const char *dir)
     return stack;
 }
 
-size_t ignore_enter(IgnoreStack *stack, const char *path, const char *rel)
+size_t ignore_enter(IgnoreStack *stack, const char *path, const char *rel, bool has_gitignore)
 {
     size_t mark = stack->count;
-    if (!stack->no_gitignore)
+    if (!stack->no_gitignore && has_gitignore)
         read_gitignore(stack, path, "", strlen(rel) + 1);
     return mark;
 }
@@ -178,7 +178,7 @@ void ignore_leave(IgnoreStack *stack, size_t mark)
 /* The verdict of `file` on `rel`: 1 ignored, -1 re-included, 0 no pattern matches. */
 static int file_verdict(const IgnoreFile *file, const char *rel, bool is_dir)
 {
-    if (strlen(rel) < file->strip)
+    if (file->count == 0 || strlen(rel) < file->strip)
         return 0;
     char *path = join(file->lead, rel + file->strip);
     int verdict = 0;

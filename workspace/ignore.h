@@ -29,8 +29,9 @@ typedef struct IgnoreStack IgnoreStack;
 IgnoreStack *ignore_start(const InputIgnore *options, const char *dir);
 
 /* Entering subdirectory `path` of the walk, `rel` below its top ("gen/sub"): its
- * .gitignore applies below it. Returns what ignore_leave needs to undo it. */
-size_t ignore_enter(IgnoreStack *stack, const char *path, const char *rel);
+ * .gitignore applies below it (`has_gitignore`: its listing holds one; else none is
+ * looked for). Returns what ignore_leave needs to undo it. */
+size_t ignore_enter(IgnoreStack *stack, const char *path, const char *rel, bool has_gitignore);
 void ignore_leave(IgnoreStack *stack, size_t mark);
 
 /* Whether the entry `rel` below the walk's top ("gen/x.orbit") is ignored; `is_dir`

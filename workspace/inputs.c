@@ -66,6 +66,9 @@ static void set_identity(Input *input, const struct stat *st)
     input->known = true;
     input->dev = st->st_dev;
     input->ino = st->st_ino;
+    input->size = st->st_size;
+    input->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    input->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
 }
 
 static bool has_orbit_suffix(const char *name)
@@ -84,6 +87,8 @@ typedef struct DirEntry {
 typedef struct DirListing {
     DirEntry *items;
     size_t count, cap;
+    bool has_gitignore;   /* a hidden entry named .gitignore is there */
+    bool has_marker;      /* an entry named PROGRAM_MARKER (of any type) is there */
 } DirListing;
 
 /* The visible entries of `dir`, read at once so that no directory stays open while its
@@ -99,13 +104,16 @@ static bool list_dir(const char *dir, DirListing *listing)
         struct dirent *entry = readdir(d);
         if (!entry)
             break;
-        if (entry->d_name[0] == '.')
+        if (entry->d_name[0] == '.') {
+            listing->has_gitignore |= strcmp(entry->d_name, ".gitignore") == 0;
             continue;
+        }
         if (listing->count == listing->cap) {
             listing->cap = listing->cap ? listing->cap * 2 : 16;
             listing->items = xrealloc(listing->items, listing->cap * sizeof *listing->items);
         }
         listing->items[listing->count++] = (DirEntry){ xstrdup(entry->d_name), entry->d_type };
+        listing->has_marker |= strcmp(entry->d_name, PROGRAM_MARKER) == 0;
     }
     int err = errno;
     closedir(d);
@@ -113,29 +121,43 @@ static bool list_dir(const char *dir, DirListing *listing)
     return err == 0;
 }
 
-static void walk_dir(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore);
-static void walk_one(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore,
+/* A walk: the list it fills and what it passes over. */
+typedef struct Walk {
+    InputList *list;
+    IgnoreStack *ignore;
+    bool marker_here;    /* the directory being listed holds a PROGRAM_MARKER */
+} Walk;
+
+static void walk_dir(Walk *walk, const char *dir, const char *real, const char *rel,
+                     bool enter);
+static void walk_one(Walk *walk, const char *dir, const char *real, const char *rel,
                      const DirEntry *entry);
 
 /* One entry of a directory: a subdirectory is walked, a *.orbit regular file (or a
  * symbolic link to one) is taken; anything else is not a source file and is passed over,
  * and so is what the ignore files exclude. `rel` is the directory below the walk's top
- * ("" for the top). */
-static void walk_entry(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore,
+ * ("" for the top); `real` the real path of `dir` (NULL: not known). */
+static void walk_entry(Walk *walk, const char *dir, const char *real, const char *rel,
                        const DirEntry *entry)
 {
     char *entry_rel = rel[0] ? join_path(rel, entry->name) : xstrdup(entry->name);
-    walk_one(list, dir, entry_rel, ignore, entry);
+    walk_one(walk, dir, real, entry_rel, entry);
     free(entry_rel);
 }
 
-static void walk_one(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore,
+static void walk_one(Walk *walk, const char *dir, const char *real, const char *rel,
                      const DirEntry *entry)
 {
-    char *path = join_path(dir, entry->name);
+    InputList *list = walk->list;
+    IgnoreStack *ignore = walk->ignore;
     bool orbit = has_orbit_suffix(entry->name);
+    if (!orbit && entry->type != DT_DIR && entry->type != DT_UNKNOWN)
+        return;   /* the listing says it is neither a directory nor a source */
+    char *path = join_path(dir, entry->name);
     struct stat st;
-    if (lstat(path, &st) != 0) {
+    if (entry->type == DT_DIR) {   /* no stat: a directory that vanished lists nothing */
+        st.st_mode = S_IFDIR;
+    } else if (lstat(path, &st) != 0) {
         /* An entry that vanished since it was listed holds nothing to read; one whose
          * path is too long (or similar) may: a directory or a source file. */
         int err = errno;
@@ -149,10 +171,10 @@ static void walk_one(InputList *list, const char *dir, const char *rel, IgnoreSt
         free(path);
         return;
     }
-    if (S_ISDIR(st.st_mode)) {
-        size_t mark = ignore_enter(ignore, path, rel);
-        walk_dir(list, path, rel, ignore);
-        ignore_leave(ignore, mark);
+    if (S_ISDIR(st.st_mode)) {   /* a directory itself, never a link to one */
+        char *sub = real ? join_path(real, entry->name) : NULL;
+        walk_dir(walk, path, sub, rel, true);
+        free(sub);
         free(path);
         return;
     }
@@ -166,18 +188,29 @@ static void walk_one(InputList *list, const char *dir, const char *rel, IgnoreSt
     }
     Input *input = push_input(list, path);
     input->found = true;
+    input->real_dir = real ? xstrdup(real) : NULL;
+    input->marker_here = walk->marker_here;
     set_identity(input, &st);
 }
 
-static void walk_dir(InputList *list, const char *dir, const char *rel, IgnoreStack *ignore)
+/* Walks directory `dir`; `enter`: its .gitignore applies below it (the walk's top has
+ * had its own read by ignore_start). */
+static void walk_dir(Walk *walk, const char *dir, const char *real, const char *rel,
+                     bool enter)
 {
     DirListing listing = { 0 };
-    if (!list_dir(dir, &listing))
-        push_unreadable(list, xstrdup(dir), "cannot read directory ", strerror(errno));
+    if (!list_dir(dir, &listing) && errno != ENOENT)   /* ENOENT: it vanished meanwhile */
+        push_unreadable(walk->list, xstrdup(dir),   /* a path too long is not the directory's */
+                        errno == ENAMETOOLONG ? "cannot read " : "cannot read directory ",
+                        strerror(errno));
+    size_t mark = enter ? ignore_enter(walk->ignore, dir, rel, listing.has_gitignore) : 0;
     for (size_t i = 0; i < listing.count; i++) {
-        walk_entry(list, dir, rel, ignore, &listing.items[i]);
+        walk->marker_here = listing.has_marker;   /* (a subdirectory walked changes it) */
+        walk_entry(walk, dir, real, rel, &listing.items[i]);
         free(listing.items[i].name);
     }
+    if (enter)
+        ignore_leave(walk->ignore, mark);
     free(listing.items);
 }
 
@@ -214,9 +247,11 @@ static void collect_path(InputList *list, const char *arg)
         return;
     }
     size_t before = list->count;
-    IgnoreStack *ignore = ignore_start(&list->ignore, arg);
-    walk_dir(list, arg, "", ignore);
-    ignore_free(ignore);
+    Walk walk = { list, ignore_start(&list->ignore, arg), false };
+    char *real = realpath(arg, NULL);   /* once: the walk's directories are below it */
+    walk_dir(&walk, arg, real, "", false);
+    free(real);
+    ignore_free(walk.ignore);
     if (list->count == before)
         push_problem(list, xstrdup(arg), "no .orbit files in directory ", "");
     qsort(list->items + before, list->count - before, sizeof *list->items, compare_paths);
@@ -226,6 +261,7 @@ static void input_free(Input *input)
 {
     free(input->path);
     free(input->problem);
+    free(input->real_dir);
 }
 
 /* Reports every problem found while collecting, in list order, and removes those
@@ -327,6 +363,8 @@ void inputs_name_stdin(InputList *list, const char *name)
             /* the editor's unsaved buffer of a file of the program: it takes its place */
             free(input->path);
             input->path = xstrdup(name);
+            free(input->real_dir);   /* the name's own directory decides (a hard link) */
+            input->real_dir = NULL;
             input->from_stdin = true;
             input->found = false;
             input_free(stdin_input);

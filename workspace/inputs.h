@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "ignore.h"
@@ -19,11 +20,17 @@
 typedef struct Input {
     char *path;          /* as given, or directory + name; the name used in diagnostics */
     char *problem;       /* while collecting: why the path cannot be used (then reported) */
+    char *real_dir;      /* found by a directory walk: the real path of its directory (the
+                            walk's top resolved once, and the walk follows no link to a
+                            directory); NULL: not known */
     bool found;          /* found by a directory walk: a regular file, read without blocking */
+    bool marker_here;    /* found by a walk: its directory's listing has a PROGRAM_MARKER */
     bool from_stdin;     /* read from standard input */
-    bool known;          /* dev and ino identify the file */
+    bool known;          /* dev and ino identify the file, and the fields below are its */
     dev_t dev;
     ino_t ino;
+    off_t size;          /* as stat said when the path was collected (the cache's file */
+    int64_t mtime_ns, ctime_ns;   /* index, file_index.h, compares them) */
 } Input;
 
 /* A path that cannot be used: `path` as the user gave it (`-` for standard input) and

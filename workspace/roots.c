@@ -116,7 +116,7 @@ static void cache(RootSet *set, Compiler *c, const char *dir, uint32_t value)
 /* The index of the nearest root at or above the real directory `real`, or NO_ROOT. Climbs
  * until a directory already looked at, a root, or "/", then records the answer for every
  * directory passed: each directory is looked at once per run. */
-static uint32_t root_above(RootSet *set, Compiler *c, const char *real)
+static uint32_t root_above(RootSet *set, Compiler *c, const char *real, int marker_here)
 {
     size_t len = strlen(real);
     char *dir = xstrndup(real, len);
@@ -127,7 +127,8 @@ static uint32_t root_above(RootSet *set, Compiler *c, const char *real)
         if (cached(set, c, dir, &value))
             break;
         passed[passed_count++] = end;
-        if (has_marker(dir)) {
+        bool marker = end == len && marker_here >= 0 ? marker_here : has_marker(dir);
+        if (marker) {
             value = add_root(set, dir) + 1;
             break;
         }
@@ -163,10 +164,14 @@ uint32_t roots_find(RootSet *set, Compiler *c, const char *path)
                       : xstrdup(".");
     char *real = realpath(dir, NULL);
     free(dir);
-    if (!real)
-        real = xstrdup(current_dir(set));
-    uint32_t root = root_above(set, c, real);
+    uint32_t root = roots_find_in(set, c, real ? real : current_dir(set), -1);
     free(real);
+    return root;
+}
+
+uint32_t roots_find_in(RootSet *set, Compiler *c, const char *real_dir, int marker_here)
+{
+    uint32_t root = root_above(set, c, real_dir, marker_here);
     return root == NO_ROOT ? roots_unrooted(set) : root;
 }
 

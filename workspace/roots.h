@@ -79,6 +79,11 @@ void roots_free(RootSet *set);
  * resolved). Finds the roots on the way, each directory looked at once. */
 uint32_t roots_find(RootSet *set, Compiler *c, const char *path);
 
+/* The same for a file whose directory's real path is known (`real_dir`, as a directory
+ * walk finds it: Input.real_dir), without resolving anything; `marker_here`: the walk's
+ * listing of that directory says whether it holds an orbit.program (-1: not known). */
+uint32_t roots_find_in(RootSet *set, Compiler *c, const char *real_dir, int marker_here);
+
 /* The index of the files below no root: with no roots looked for, the only program. */
 uint32_t roots_unrooted(RootSet *set);
 

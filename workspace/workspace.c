@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "check_cache.h"
 #include "checker.h"
+#include "file_index.h"
+#include "hash.h"
 #include "memory.h"
 
 void workspace_init(Workspace *w, Compiler *c, bool by_roots)
@@ -24,6 +28,7 @@ void workspace_init(Workspace *w, Compiler *c, bool by_roots)
 void workspace_free(Workspace *w)
 {
     free(w->checked);
+    free(w->hashes);
     roots_free(&w->roots);
     inputs_free(&w->inputs);
 }
@@ -33,6 +38,14 @@ void workspace_free(Workspace *w)
 void workspace_collect(Workspace *w, const char *const *paths, int count,
                        const char *stdin_name)
 {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);   /* before any file is looked at */
+    w->start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+    w->paths_hash = hash_fnv1a(HASH_FNV1A_START, &count, sizeof count);
+    for (int i = 0; i < count; i++)
+        w->paths_hash = hash_fnv1a(w->paths_hash, paths[i], strlen(paths[i]) + 1);
+    if (stdin_name)
+        w->paths_hash = hash_fnv1a(w->paths_hash, stdin_name, strlen(stdin_name) + 1);
     w->inputs.report = w->report;
     w->inputs.report_context = w->report_context;
     inputs_collect(&w->inputs, paths, count);
@@ -47,26 +60,73 @@ static uint32_t program_of(Workspace *w, const char *path)
                        : roots_unrooted(&w->roots);
 }
 
+/* The program of an input: with the real directory a walk found, that of the input
+ * before it when they share it (the files of a directory come one after the other). */
+static uint32_t input_program(Workspace *w, const Input *input)
+{
+    if (!w->by_roots || !input->real_dir)
+        return program_of(w, input->path);
+    if (!w->last_dir || strcmp(w->last_dir, input->real_dir) != 0) {
+        w->last_dir = input->real_dir;
+        w->last_program = roots_find_in(&w->roots, w->c, input->real_dir, input->marker_here);
+    }
+    return w->last_program;
+}
+
+/* Sets the content hash of source `file`. */
+static void set_hash(Workspace *w, uint32_t file, uint64_t hash)
+{
+    if (file >= w->hash_cap) {
+        uint32_t cap = w->hash_cap ? w->hash_cap : 64;
+        while (cap <= file)
+            cap *= 2;
+        w->hashes = xrealloc(w->hashes, cap * sizeof *w->hashes);
+        memset(w->hashes + w->hash_cap, 0, (cap - w->hash_cap) * sizeof *w->hashes);
+        w->hash_cap = cap;
+    }
+    w->hashes[file] = (SourceHash){ hash, true };
+}
+
+/* With a file index: the input added unread when its record says what it holds. */
+static bool add_unread(Workspace *w, const Input *input, uint32_t *file)
+{
+    uint64_t hash;
+    if (!compiler_fits(w->c, (uint64_t)input->size) || !file_index_lookup(w->index, input, &hash))
+        return false;
+    *file = compiler_add_source(w->c, input->path, NULL, (uint32_t)input->size);
+    set_hash(w, *file, hash);
+    return true;
+}
+
 uint32_t workspace_read_input(Workspace *w, const Input *input)
 {
     Compiler *c = w->c;
     const char *error = NULL;
     uint32_t file = c->sources.count;
-    bool ok = input->from_stdin ? workspace_add_fd(c, STDIN_FILENO, input->path, &error)
-              : input->found    ? workspace_add_found_file(c, input->path, &error)
-                                : workspace_add_file(c, input->path, &error);
+    bool ok = (w->index && add_unread(w, input, &file))
+              || (input->from_stdin ? workspace_add_fd(c, STDIN_FILENO, input->path, &error)
+                  : input->found    ? workspace_add_found_file(c, input->path, &error)
+                                    : workspace_add_file(c, input->path, &error));
     if (!ok) {
         inputs_report_unreadable(w->report, w->report_context,
                                  input->from_stdin ? "-" : input->path, error);
         w->failures++;
         return UINT32_MAX;
     }
-    roots_add_file(&w->roots, program_of(w, input->path), file);
+    const SourceFile *f = source_file(&c->sources, file);
+    if (w->index && f->text) {   /* read now: hashed, and recorded for the next run */
+        uint64_t hash = workspace_hash_text(f->text, f->len);
+        set_hash(w, file, hash);
+        file_index_record(w->index, input, f->len, hash);
+    }
+    roots_add_file(&w->roots, input_program(w, input), file);
     return file;
 }
 
 void workspace_read_inputs(Workspace *w)
 {
+    if (w->cache)
+        w->index = check_cache_index(w->cache, w);
     for (size_t i = 0; i < w->inputs.count; i++)
         workspace_read_input(w, &w->inputs.items[i]);
 }
@@ -139,6 +199,51 @@ Program **workspace_check_again(Workspace *w, Compiler *other)
 bool workspace_program_failed(const Workspace *w, uint32_t root, bool deny_warnings)
 {
     return roots_failed(&w->roots, w->c, root, deny_warnings);
+}
+
+/* --- sources read on demand --- */
+
+uint64_t workspace_hash_text(const char *text, size_t len)
+{
+    return hash_wide(HASH_FNV1A_START, text, len);
+}
+
+uint64_t workspace_source_hash(const Workspace *w, uint32_t file)
+{
+    if (file < w->hash_cap && w->hashes[file].known)
+        return w->hashes[file].hash;
+    const SourceFile *f = source_file(&w->c->sources, file);
+    return workspace_hash_text(f->text, f->len);
+}
+
+/* The text of unread source `file`: the file as it is now when it is still what the
+ * index said, else (it changed meanwhile) as many bytes of it as the source has room for,
+ * with w->stale set. */
+static char *read_unread(Workspace *w, uint32_t file)
+{
+    const SourceFile *f = source_file(&w->c->sources, file);
+    size_t len = 0;
+    const char *error = NULL;
+    char *text = (char *)workspace_read_binary(f->path, f->len, &len, &error);
+    if (text && len == f->len && workspace_hash_text(text, len) == w->hashes[file].hash)
+        return text;
+    w->stale = true;
+    char *kept = xcalloc((size_t)f->len + 1, 1);
+    if (text)
+        memcpy(kept, text, len < f->len ? len : f->len);
+    free(text);
+    return kept;
+}
+
+void workspace_load_sources(Workspace *w, Compiler *view, const uint32_t *files,
+                            uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        SourceFile *f = &w->c->sources.files[files[i]];
+        if (!f->text)
+            f->text = read_unread(w, files[i]);
+        view->sources.files[files[i]].text = f->text;
+    }
 }
 
 /* --- reading --- */

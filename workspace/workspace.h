@@ -22,6 +22,12 @@
 
 typedef struct Program Program;
 
+/* The content hash of a source (workspace_hash_text), when known without its text. */
+typedef struct SourceHash {
+    uint64_t hash;
+    bool known;
+} SourceHash;
+
 /* A path that cannot be used: `path` as the user gave it (`-` for standard input) and
  * `message`, the whole sentence ("cannot read `a.orbit`: Permission denied"). */
 typedef void (*WorkspaceReport)(void *context, const char *path, const char *message);
@@ -42,6 +48,17 @@ typedef struct Workspace {
                                  programs are parsed by workspace_check_jobs' threads */
     WorkspaceReport report;   /* NULL: failures are only counted */
     void *report_context;
+    /* the cache of `check` (check_cache.h), when it is used: its file index decides which
+     * inputs need not be read (their text is added later, when a program needs it) */
+    struct CheckCache *cache;
+    struct FileIndex *index;  /* set by workspace_read_inputs from `cache` */
+    int64_t start_ns;         /* when workspace_collect began (before any stat) */
+    uint64_t paths_hash;      /* of the paths it was given */
+    SourceHash *hashes;       /* [sources] with an index: each input's content hash */
+    uint32_t hash_cap;
+    _Atomic bool stale;       /* a file not read changed before its text was needed */
+    const char *last_dir;     /* the real directory of the last input read (its string) */
+    uint32_t last_program;    /* and the program it belongs to */
 } Workspace;
 
 /* Sets up a workspace over `c` (compiler_init'ed) with no overrides. */
@@ -100,6 +117,21 @@ Program **workspace_check_again(Workspace *w, Compiler *other);
 /* Whether an error (or, with deny_warnings, a warning) lies in a file of the program of
  * root `root` or in its configuration. */
 bool workspace_program_failed(const Workspace *w, uint32_t root, bool deny_warnings);
+
+/* --- sources read on demand (with the cache's file index) --- */
+
+/* The hash of a file's content, as the cache and its file index know it. */
+uint64_t workspace_hash_text(const char *text, size_t len);
+
+/* The content hash of source `file` (from the file index, or of its text). */
+uint64_t workspace_source_hash(const Workspace *w, uint32_t file);
+
+/* Reads the text of each of `files` that the file index let workspace_read_inputs leave
+ * unread, into w's compiler and `view` (a view of it, compiler_init_view; may be w->c).
+ * Called from the threads of check_jobs.c, each for its own program's files. A file whose
+ * content is no longer what the index said sets w->stale (the run must be done again). */
+void workspace_load_sources(Workspace *w, Compiler *view, const uint32_t *files,
+                            uint32_t count);
 
 /* --- files --- */
 

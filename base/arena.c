@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 enum {
     FIRST_CHUNK = 256 * 1024,
@@ -32,14 +35,19 @@ void arena_init(Arena *arena)
     memset(arena, 0, sizeof *arena);
 }
 
-void arena_free(Arena *arena)
+static void free_chunks(ArenaChunk *chunk)
 {
-    ArenaChunk *chunk = arena->chunk;
     while (chunk) {
         ArenaChunk *prev = chunk->prev;
         free(chunk);
         chunk = prev;
     }
+}
+
+void arena_free(Arena *arena)
+{
+    free_chunks(arena->chunk);
+    free_chunks(arena->spare);
     memset(arena, 0, sizeof *arena);
 }
 
@@ -58,6 +66,56 @@ void arena_reset(Arena *arena)
     keep->prev = NULL;
     arena->next = keep->data;
     arena->end = keep->data + keep->size;
+    for (chunk = arena->spare; chunk; chunk = chunk->prev)
+        arena->total -= chunk->size;
+    free_chunks(arena->spare);
+    arena->spare = NULL;
+}
+
+ArenaMark arena_mark(const Arena *arena)
+{
+    return (ArenaMark){ arena->chunk, arena->chunk ? arena->chunk->prev : NULL,
+                        arena->next, arena->end };
+}
+
+/* A chunk no longer used goes to the spares, pushed in front: rewinding walks from the
+ * newest chunk to the oldest, so the oldest ends first in line, as it was made first.
+ * Under AddressSanitizer it is freed, so that a pointer kept past arena_rewind into
+ * what it freed is reported. */
+static void give_back(Arena *arena, ArenaChunk *chunk)
+{
+#ifdef __SANITIZE_ADDRESS__
+    arena->total -= chunk->size;
+    free(chunk);
+#else
+    chunk->prev = arena->spare;
+    arena->spare = chunk;
+#endif
+}
+
+void arena_rewind(Arena *arena, ArenaMark mark)
+{
+    ArenaChunk *chunk = arena->chunk;
+    while (chunk != mark.chunk) {
+        ArenaChunk *prev = chunk->prev;
+        give_back(arena, chunk);
+        chunk = prev;
+    }
+    if (mark.chunk) {
+        for (chunk = mark.chunk->prev; chunk != mark.behind;) {
+            ArenaChunk *prev = chunk->prev;
+            give_back(arena, chunk);
+            chunk = prev;
+        }
+        mark.chunk->prev = mark.behind;
+    }
+    arena->chunk = mark.chunk;
+    arena->next = mark.next;
+    arena->end = mark.end;
+#ifdef __SANITIZE_ADDRESS__
+    if (mark.next)   /* what a user poisoned (parse_build.h) is free memory again */
+        ASAN_UNPOISON_MEMORY_REGION(mark.next, (size_t)(mark.end - mark.next));
+#endif
 }
 
 static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)
@@ -86,11 +144,24 @@ static ArenaChunk *malloc_chunk(Arena *arena, size_t size, bool nominal)
     return chunk;
 }
 
+/* The first spare chunk (arena_rewind) that holds `need` bytes, taken off the list, or
+ * a new one of `size` (`nominal`: exactly; see malloc_chunk). */
+static ArenaChunk *new_chunk(Arena *arena, size_t need, size_t size, bool nominal)
+{
+    for (ArenaChunk **at = &arena->spare; *at; at = &(*at)->prev)
+        if ((*at)->size >= need) {
+            ArenaChunk *chunk = *at;
+            *at = chunk->prev;
+            return chunk;
+        }
+    return malloc_chunk(arena, size, nominal);
+}
+
 /* A block larger than half a chunk gets a chunk of its own, linked behind the current
  * one so that the free space left in the current chunk is still used. */
 static void *alloc_large(Arena *arena, size_t size)
 {
-    ArenaChunk *chunk = malloc_chunk(arena, size, false);
+    ArenaChunk *chunk = new_chunk(arena, size, size, false);
     if (arena->chunk) {
         chunk->prev = arena->chunk->prev;
         arena->chunk->prev = chunk;
@@ -121,7 +192,7 @@ void *arena_alloc_chunk(Arena *arena, size_t size)
         size_t chunk_size = next_chunk_size(arena);
         if (rounded > chunk_size / 2)
             return alloc_large(arena, rounded);
-        ArenaChunk *chunk = malloc_chunk(arena, chunk_size, true);
+        ArenaChunk *chunk = new_chunk(arena, rounded, chunk_size, true);
         chunk->prev = arena->chunk;
         arena->chunk = chunk;
         arena->next = chunk->data;

@@ -17,13 +17,29 @@ typedef struct Arena {
     char *next;          /* first free byte in the current chunk */
     char *end;           /* one past the last byte of the current chunk */
     size_t total;        /* bytes reserved from the system, for the benchmark */
+    ArenaChunk *spare;   /* chunks given back by arena_rewind, the oldest first, taken
+                            again before any new one is asked of the system */
 } Arena;
+
+/* Where an arena stands (arena_mark), to come back to (arena_rewind). */
+typedef struct ArenaMark {
+    ArenaChunk *chunk;
+    ArenaChunk *behind;  /* chunk->prev: a large block made later is linked before it */
+    char *next, *end;
+} ArenaMark;
 
 void arena_init(Arena *arena);
 void arena_free(Arena *arena);
 /* Frees everything allocated but keeps the newest chunk for the next allocations: an
  * arena reused for many small jobs (a simulation's runs) then costs no system call. */
 void arena_reset(Arena *arena);
+
+/* Frees everything allocated since `mark`, keeping what was allocated before it: the
+ * chunks made since are kept as spares for the next allocations, so that an arena
+ * reused for one job after another (a `--jobs` thread's programs) stays at the size of
+ * the largest job, and its pages are not asked of the kernel (and zeroed by it) again. */
+ArenaMark arena_mark(const Arena *arena);
+void arena_rewind(Arena *arena, ArenaMark mark);
 
 /* The slow path of the allocators below: a new chunk is needed, or a large block. */
 void *arena_alloc_chunk(Arena *arena, size_t size);

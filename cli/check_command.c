@@ -63,6 +63,7 @@ static int check_with(const CliOptions *opt, bool use_index)
     cli_run_init(&run);
     run.c.check_only = true;   /* only the diagnostics are read */
     run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
+    run.w.read_threads = thread_count(opt);
     CheckCache store, *cache = NULL;
     char *dir = run.w.threads_parse && !opt->no_cache ? check_cache_default_dir() : NULL;
     if (dir) {

@@ -78,6 +78,55 @@ START_TEST(arena_reset_reuses_the_newest_chunk)
 }
 END_TEST
 
+START_TEST(arena_rewind_keeps_what_came_before_and_reuses_the_rest)
+{
+    Arena a;
+    arena_init(&a);
+    char *before = arena_strndup(&a, "stdlib", 6);
+    ArenaMark mark = arena_mark(&a);
+    size_t total = 0;
+    char *first = NULL;
+    for (int round = 0; round < 20; round++) {
+        char *p = arena_alloc(&a, 40);
+        if (round == 0)
+            first = p;
+        ck_assert_ptr_eq(p, first);                /* the same memory, job after job */
+        char *big = arena_alloc(&a, 3u << 20);     /* a large block behind the mark's chunk */
+        big[0] = 1;
+        for (int i = 0; i < 100000; i++)
+            arena_alloc(&a, 40);                   /* several chunks after it */
+        memset(arena_alloc(&a, 3u << 20), 0xAB, 16);   /* and a large block behind them */
+        if (round == 1)
+            total = a.total;
+        if (round > 1)
+            ck_assert_uint_eq(a.total, total);     /* no new chunk after the first two */
+        arena_rewind(&a, mark);
+        ck_assert_str_eq(before, "stdlib");
+    }
+    unsigned char *zeroed = arena_alloc(&a, 64);   /* reused memory is still zeroed */
+    for (int i = 0; i < 64; i++)
+        ck_assert_uint_eq(zeroed[i], 0);
+    arena_free(&a);
+    ck_assert_ptr_null(a.spare);
+}
+END_TEST
+
+START_TEST(arena_rewind_to_an_empty_arena)
+{
+    Arena a;
+    arena_init(&a);
+    ArenaMark mark = arena_mark(&a);
+    for (int round = 0; round < 3; round++) {
+        arena_alloc(&a, 3u << 20);                 /* a large block first */
+        for (int i = 0; i < 10000; i++)
+            arena_alloc(&a, 40);
+        arena_rewind(&a, mark);
+        ck_assert_ptr_null(a.chunk);
+    }
+    arena_free(&a);
+}
+END_TEST
+
 START_TEST(arena_large_block_first)
 {
     Arena a;
@@ -668,6 +717,8 @@ int main(void)
     tcase_add_test(tc, arena_large_blocks_keep_small_ones_intact);
     tcase_add_test(tc, arena_large_block_first);
     tcase_add_test(tc, arena_reset_reuses_the_newest_chunk);
+    tcase_add_test(tc, arena_rewind_keeps_what_came_before_and_reuses_the_rest);
+    tcase_add_test(tc, arena_rewind_to_an_empty_arena);
     tcase_add_test(tc, arena_printf_formats);
     tcase_add_test(tc, namemap_text_keys);
     tcase_add_test(tc, namemap_interned_keys);

@@ -107,6 +107,42 @@ def jobs_over_generated_repositories():
         same_for_every_jobs('.', ['human', 'sarif'], jobs=(1, 2), cwd=tmp)
 
 
+def one_program(into):
+    """Every golden file of `check` as a file of one program under `into` (no root), with
+    a realistic program split into 40 files; returns how many golden files."""
+    os.makedirs(into)
+    count = 0
+    for area in sorted(os.listdir(GOLDEN)):
+        folder = os.path.join(GOLDEN, area)
+        if area in ('run', 'fmt', 'harness') or not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            if name.endswith('.orbit') and os.path.isfile(os.path.join(folder, name)):
+                count += 1
+                shutil.copy(os.path.join(folder, name),
+                            os.path.join(into, '%04d-%s' % (count, name)))
+    gen_repo.make_files(os.path.join(into, 'split'), 40, 1500)
+    return count
+
+
+@test
+def jobs_over_one_program_of_many_files():
+    """Fewer programs than threads: the threads parse the files of one program between
+    them and one checks it (workspace/check_jobs.c, the sharing by file). Every golden
+    file made a file of one program: lexical, syntax and checker mistakes in files parsed
+    by different threads, names declared in one file and used in another, suppressions."""
+    with tempfile.TemporaryDirectory() as tmp:
+        count = one_program(os.path.join(tmp, 'one'))
+        expect(count > 100, 'only %d golden files found' % count)
+        status, out, err = same_for_every_jobs('one', FORMATS, jobs=(1, 2, 4), cwd=tmp)
+        expect(status == 1 and err.count(b'error[') > 100 and err.count(b'warning[') > 20,
+               'the one program reports too little: %r' % err[-300:])
+        cache = os.path.join(tmp, 'cache')
+        for _ in range(2):   # writing the cache, then reading it
+            cached = check(['--jobs', '2', '--format', 'human', 'one'], cache=cache, cwd=tmp)
+            expect(cached == (status, out, err), 'with the cache, --jobs 2 differs')
+
+
 def entries(cache):
     folder = os.path.join(cache, 'check')
     return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
@@ -400,6 +436,60 @@ def file_index_trusts_only_records_that_are_not_racy():
         write_index(path, head, records, tail)
         expect(check(['--format', 'json', repo], cache=cache, cwd=tmp) == after,
                'a racy record was trusted')
+
+
+def age_index(cache):
+    """Makes every record of the file index trusted, as it would be 2 s after the run that
+    wrote it (the files of a test are always younger than that)."""
+    path = index_file(cache)
+    head, records, tail = read_index(path)
+    head[5] += 3600 * 10**9
+    write_index(path, head, records, tail)
+
+
+@test
+def file_index_serves_every_format_as_a_cold_run():
+    """With every record trusted (no source of a clean program is read, and the sources of
+    the others only for the diagnostics they show), every format prints what a run
+    without the cache prints."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        check([repo], cache=cache, cwd=tmp)
+        age_index(cache)
+        for fmt in FORMATS + ['concise']:
+            for jobs in ('1', '2'):
+                args = ['--jobs', jobs, '--format', fmt, repo]
+                expect(check(args, cache=cache, cwd=tmp) == check(args, cwd=tmp),
+                       '--format %s --jobs %s differs when served from the file index'
+                       % (fmt, jobs))
+        head, records, tail = read_index(index_file(cache))
+        expect(head[3] == 3, 'the index lists %d programs without diagnostics' % head[3])
+
+
+@test
+def file_index_file_changed_before_it_was_shown_restarts_the_run():
+    """A file left unread (its record matched) but read for a diagnostic it shows, whose
+    content is not what the record said (it changed between the stat and the read, here
+    a forged record): the run starts again without the index and prints what a run
+    without the cache prints."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, cache = small_repo(tmp), os.path.join(tmp, 'cache')
+        main = os.path.join(tmp, repo, 'p0001', 'main.orbit')   # one with diagnostics
+        rel = os.path.join(repo, 'p0001', 'main.orbit')
+        check([repo], cache=cache, cwd=tmp)
+        same_size_edit(main)
+        st = os.stat(main)
+        path = index_file(cache)
+        head, records, tail = read_index(path)
+        r = record_of(records, tail, head[3], rel)
+        r[0:5] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+        head[5] = max(st.st_mtime_ns, st.st_ctime_ns) + 3600 * 10**9
+        write_index(path, head, records, tail)
+        for fmt in ('human', 'json'):
+            expect(check(['--format', fmt, repo], cache=cache, cwd=tmp)
+                   == check(['--format', fmt, repo], cwd=tmp),
+                   '--format %s: a file changed before it was shown was shown as recorded'
+                   % fmt)
 
 
 @test

@@ -2,10 +2,13 @@
 """The front end and the simulator on several threads under ThreadSanitizer: builds
 orbitc and orbit-run with -Db_sanitize=thread in a temporary directory, then runs two
 `orbitc check --jobs 4` at once over generated program roots (with mistakes) and every
-golden case made a root, sharing one empty cache, then again over the full cache; and
-`orbit-run simulate` of the checkout example with --jobs 2 and 4, whose reports must be
-the bytes of --jobs 1. Any report of ThreadSanitizer fails the test. Bounded: the build
-of two executables (-j2) and a few seconds of runs.
+golden case made a root, sharing one empty cache, one over a single program of many
+files (its files parsed by the 4 threads between them) and one without the cache (its
+files read ahead by the threads), then again over the full cache (the single program
+without it);
+and `orbit-run simulate` of the checkout example with --jobs 2 and 4, whose reports must
+be the bytes of --jobs 1. Any report of ThreadSanitizer fails the test. Bounded: the
+build of two executables (-j2) and a few seconds of runs.
 
     test_tsan.py [--keep DIR]   (DIR: build there and keep it, to run it again faster)
 """
@@ -42,10 +45,10 @@ def tsan_env(**more):
                 TSAN_OPTIONS='halt_on_error=1:exitcode=%d:second_deadlock_stack=1' % TSAN_EXIT)
 
 
-def check(orbitc, cache, cwd, fmt):
+def check(orbitc, cache, cwd, fmt, targets):
     env = tsan_env(ORBITC_CACHE_DIR=cache)
-    p = subprocess.run([orbitc, 'check', '--jobs', '4', '--format', fmt, '--color=never',
-                        'roots', 'golden'], cwd=cwd, env=env, stdout=subprocess.PIPE,
+    p = subprocess.run([orbitc, 'check', '--jobs', '4', '--format', fmt, '--color=never']
+                       + targets, cwd=cwd, env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=600)
     return p.returncode, p.stdout, p.stderr
 
@@ -82,13 +85,19 @@ def main():
         orbitc, orbit_run = build(args.keep or os.path.join(tmp, 'build'))
         gen_repo.make_roots(os.path.join(tmp, 'roots'), 16, 4000, errors_every=2)
         test_jobs.golden_roots(os.path.join(tmp, 'golden'))
+        test_jobs.one_program(os.path.join(tmp, 'one'))   # its files parsed by 4 threads
         cache = os.path.join(tmp, 'cache')
         failed = 0
         for round_, what in enumerate(('an empty cache', 'a full cache')):
             with ThreadPoolExecutor(2) as pool:
-                runs = list(pool.map(lambda fmt: check(orbitc, cache, tmp, fmt),
+                runs = list(pool.map(lambda fmt: check(orbitc, cache, tmp, fmt,
+                                                       ['roots', 'golden']),
                                      ('human', 'json')))
-            for (status, out, err), fmt in zip(runs, ('human', 'json')):
+            # the first time with the cache, the second without it: its files read ahead
+            runs.append(check(orbitc, cache, tmp, 'human', ['one'] + (['--no-cache'] * round_)))
+            runs.append(check(orbitc, cache, tmp, 'json', ['--no-cache', 'roots', 'golden']))
+            for (status, out, err), fmt in zip(runs, ('human', 'json', 'human (one program)',
+                                                      'json (--no-cache)')):
                 if status == TSAN_EXIT or b'ThreadSanitizer' in err:
                     failed += 1
                     print('FAIL: --format %s with %s:\n%s' % (fmt, what,
@@ -97,7 +106,7 @@ def main():
                     failed += 1
                     print('FAIL: --format %s with %s: exit status %d' % (fmt, what, status))
         failed += simulate(orbitc, orbit_run, tmp)
-        print('%d passed, %d failed' % (9 - failed, failed))
+        print('%d passed, %d failed' % (13 - failed, failed))
         return 1 if failed else 0
 
 

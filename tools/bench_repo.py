@@ -3,10 +3,14 @@
 against `--jobs 2`, and a cold run against a warm-cache re-check, with wall time, CPU time
 (user + system of the orbitc process) and peak resident memory; instructions with
 callgrind on a smaller repository (wall time is noisy on a shared machine; callgrind
-counts the instructions of every thread).
+counts the instructions of every thread). Beside `--jobs 2`, the machine's ceiling,
+measured in the same run: two independent `--jobs 1` processes at once, each on half of
+the program roots (or of the 10,000 files' folders: two programs of 5,000 files), against
+one process on all; `--jobs 2` is reported as a share of that ceiling.
 
     tools/bench_repo.py [--orbitc build/cli/orbitc] [--roots 1000] [--root-size 20K]
                         [--files 10000] [--file-size 2K] [--runs 3] [--no-instructions]
+                        [--no-cache-compare]
 
 Repositories: ROOTS program roots of about ROOT-SIZE each (every tenth with a few
 mistakes), and one program of FILES files of about FILE-SIZE each. Every figure is the
@@ -45,6 +49,53 @@ def run(orbitc, args, cwd, cache=None):
                            stderr=subprocess.DEVNULL)
         wall, user, system, rss = figures.read().split()[-4:]
     return float(wall), float(user) + float(system), int(rss) / 1024, p.returncode
+
+
+def run_pair(orbitc, halves, cwd):
+    """Two independent `orbitc check --jobs 1` processes at once, one on each half of the
+    paths: (wall s of the later to finish, cpu s of both, peak RSS MB of the larger, exit
+    status of the first)."""
+    procs = []
+    for half in halves:
+        figures = tempfile.NamedTemporaryFile('r')
+        cmd = [orbitc, 'check', '--format', 'json', '--no-cache', '--jobs', '1'] + half
+        procs.append((subprocess.Popen(['/usr/bin/time', '-f', '%e %U %S %M', '-o',
+                                        figures.name] + cmd, cwd=cwd,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+                      figures))
+    walls, cpus, rsss, status = [], [], [], None
+    for p, figures in procs:
+        p.wait()
+        status = p.returncode if status is None else status
+        wall, user, system, rss = figures.read().split()[-4:]
+        figures.close()
+        walls.append(float(wall))
+        cpus.append(float(user) + float(system))
+        rsss.append(int(rss) / 1024)
+    return max(walls), sum(cpus), max(rsss), status
+
+
+def halves_of(cwd, target):
+    """The entries of directory `target` (program roots, or the files' folders) in two
+    halves, as paths relative to `cwd`."""
+    entries = sorted(os.listdir(os.path.join(cwd, target)))
+    middle = len(entries) // 2
+    return ([os.path.join(target, e) for e in entries[:middle]],
+            [os.path.join(target, e) for e in entries[middle:]])
+
+
+def compare_ceiling(orbitc, target, cwd, runs):
+    """The machine's ceiling for 2 jobs, measured in the same run: one `--jobs 1` process
+    on everything against two independent `--jobs 1` processes at once on two halves.
+    Two processes share nothing, so their scaling is what this machine's 2 processors
+    give to work that does not wait on each other (they slow each other down through the
+    shared caches, memory bandwidth and the hypervisor)."""
+    halves = halves_of(cwd, target)
+    one, pair = [], []
+    for _ in range(runs):
+        one.append(run(orbitc, ['--jobs', '1', target], cwd))
+        pair.append(run_pair(orbitc, halves, cwd))
+    return median_runs(one), median_runs(pair)
 
 
 def median_runs(samples):
@@ -89,7 +140,7 @@ def line(what, a, b, target=None):
     cpu_ratio = a[1] / b[1] if b[1] else float('inf')
     judged = '' if target is None else ('  (goal >= %.1fx: %s)'
                                         % (target, 'met' if ratio >= target else 'NOT met'))
-    print('  %-34s %8.2f s wall %8.2f s cpu %7.0f MB | %8.2f s wall %8.2f s cpu %7.0f MB'
+    print('  %-40s %8.2f s wall %8.2f s cpu %7.0f MB | %8.2f s wall %8.2f s cpu %7.0f MB'
           '  wall ratio %.2fx, cpu ratio %.2fx%s' % ((what,) + a + b + (ratio, cpu_ratio, judged)))
 
 
@@ -104,6 +155,8 @@ def main():
     ap.add_argument('--instruction-roots', type=int, default=100,
                     help='program roots of the repository measured with callgrind')
     ap.add_argument('--no-instructions', action='store_true')
+    ap.add_argument('--no-cache-compare', action='store_true',
+                    help='only --jobs 1 against --jobs 2 and the ceiling')
     args = ap.parse_args()
     orbitc = os.path.abspath(args.orbitc)
     with tempfile.TemporaryDirectory() as tmp:
@@ -122,6 +175,13 @@ def main():
                            ('files', 'one program of %d files' % args.files)):
             one, two = compare_jobs(orbitc, name, tmp, args.runs)
             line('%s: --jobs 1 | --jobs 2' % what, one, two, TARGET_JOBS)
+            alone, pair = compare_ceiling(orbitc, name, tmp, args.runs)
+            line('%s: ceiling: 1 process | 2 on halves' % what, alone, pair)
+            print('  %-40s --jobs 2 reaches %.0f %% of the ceiling (%.2fx of %.2fx)'
+                  % ('', 100 * (one[0] / two[0]) / (alone[0] / pair[0]),
+                     one[0] / two[0], alone[0] / pair[0]))
+            if args.no_cache_compare:
+                continue
             cold, warm = compare_cache(orbitc, name, tmp, args.runs, tmp)
             line('%s: cold | warm cache' % what, cold, warm, TARGET_CACHE)
         print('load average after: %.2f %.2f %.2f' % os.getloadavg())

@@ -1,15 +1,31 @@
 /* workspace_check_jobs (workspace.h): the pipeline of `orbitc check` over several
- * threads, each program (root) parsed and checked by one of them, with the cache.
+ * threads, with the cache.
  *
  * The run's compiler holds every source and parses only the programs' configurations
  * (workspace_prepare with Workspace.parse_programs false). Each thread has a compiler of
  * its own over the same sources at the same positions (compiler_init_view): its arena,
  * its names, its diagnostics, the standard library parsed once, when it first parses a
- * program. It takes the next program not taken, parses its files and checks them (or reads its diagnostics from
- * the cache), and notes which of its diagnostics are that program's. When every thread
- * is done, the diagnostics are copied into the run's sink program by program, in the
- * order of the programs, and finished there: the same sort as a run on one thread, so
- * the output is the same byte for byte whatever the number of threads. */
+ * program. Two ways to share the work:
+ *
+ * - By program, when there are at least as many programs as threads: a thread takes the
+ *   next program not taken, parses its files and checks them (or reads its diagnostics
+ *   from the cache).
+ * - By file, when there are fewer (one program of 10,000 files): the programs are taken
+ *   one after the other; the threads parse the files of one between them, each file into
+ *   the tree of the thread that took it, with the names shared (interner_share: the
+ *   same Name for the same text, whichever thread met it first); then thread 0 takes the
+ *   other threads' trees and parse diagnostics, file by file, and checks the program (the
+ *   checker is one pass over the whole program, serial).
+ *
+ * Either way, once a program is checked, its diagnostics are copied into a sink of the
+ * thread's own (`kept`, in an arena of its own) and the rest is forgotten
+ * (compiler_rewind): a thread holds the trees, names and checker's data of one program
+ * at a time, in memory reused from one to the next. When every thread is done, the
+ * diagnostics are copied into the run's sink program by program, in the order of the
+ * programs, and finished there: the same sort as a run on one thread, so the output is
+ * the same byte for byte whatever the number of threads. (Sorting is by file, position
+ * and report order; the parse diagnostics of one file come from one thread in the order
+ * it made them, and all of a program's come before its checker's.) */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -19,7 +35,9 @@
 #include "memory.h"
 #include "workspace.h"
 
-/* Where the diagnostics of one program are: items [first, end) of a worker's sink. */
+/* Where the diagnostics of one program are: items [first, end) of a worker's `kept`;
+ * in the sharing by file, where one file's parse diagnostics are in `worker`'s
+ * compiler's sink. */
 typedef struct Share {
     uint32_t worker;
     uint32_t first, end;
@@ -31,49 +49,108 @@ typedef struct Jobs {
     Workspace *w;
     CheckCache *cache;        /* NULL: no cache */
     Worker *workers;
+    uint32_t started;         /* threads running besides this one */
     Share *shares;            /* [roots.count] */
     atomic_uint next;         /* the next program to take */
+
+    /* The sharing by file: */
+    bool by_file;
+    Arena names_arena;        /* the names of every thread (interner_share) */
+    Interner names;
+    pthread_mutex_t names_lock;
+    pthread_mutex_t lock;     /* guards what follows */
+    pthread_cond_t wake;      /* a program to parse, or the end */
+    pthread_cond_t parsed;    /* one more thread done with it */
+    uint32_t generation;      /* counts the programs handed out */
+    uint32_t done;            /* threads done with the current one */
+    bool quit;
+    const Root *root;         /* the program being parsed */
+    Share *files;             /* [root->file_count]: who parsed each file */
+    atomic_uint next_file;
 } Jobs;
 
 struct Worker {
     Jobs *jobs;
     uint32_t index;
     Compiler c;
+    Arena kept_arena;
+    DiagSink kept;            /* the diagnostics of the programs done, in their order */
+    bool stdlib_kept;         /* c holds the standard library's tree (compiler_keep) */
     pthread_t thread;
     bool started;
 };
 
+/* Reads program `root`'s diagnostics from the cache into wk's compiler, if it is there;
+ * `key` is its key (0 without the cache). */
+static bool load_cached(Worker *wk, uint32_t root, uint64_t *key)
+{
+    Jobs *jobs = wk->jobs;
+    *key = 0;
+    if (!jobs->cache || jobs->w->roots.items[root].file_count == 0)
+        return false;
+    *key = check_cache_key(jobs->cache, jobs->w, root);
+    return check_cache_load(jobs->cache, jobs->w, root, *key, &wk->c);
+}
+
+/* Parses `files` with the lint levels of a parse of all files. */
+static void parse_files(Worker *wk, const uint32_t *files, uint32_t count)
+{
+    memset(wk->c.diags.level, LINT_DEFAULT, sizeof wk->c.diags.level);
+    compiler_parse_only(&wk->c, files, count);
+}
+
+static void parse_stdlib(Worker *wk)
+{
+    if (wk->stdlib_kept)   /* once per thread, when first needed */
+        return;
+    uint32_t stdlib = 0;
+    compiler_parse_only(&wk->c, &stdlib, 1);
+    compiler_keep(&wk->c);
+    wk->stdlib_kept = true;
+}
+
+/* Checks program `root`, parsed, and stores its diagnostics since `first` in the cache. */
+static void check_parsed(Worker *wk, uint32_t root, uint64_t key, uint32_t first)
+{
+    Jobs *jobs = wk->jobs;
+    Compiler *c = &wk->c;
+    roots_check(&jobs->w->roots, c, root, jobs->w->overrides);
+    if (jobs->cache)
+        check_cache_store(jobs->cache, jobs->w, root, key, c, first, c->diags.count);
+}
+
+/* Copies program `root`'s diagnostics (those of wk's compiler since `first`) into
+ * wk->kept and forgets the program. */
+static void keep_diagnostics(Worker *wk, uint32_t root, uint32_t first)
+{
+    Compiler *c = &wk->c;
+    const Root *r = &wk->jobs->w->roots.items[root];
+    Share *share = &wk->jobs->shares[root];
+    share->worker = wk->index;
+    share->first = wk->kept.count;
+    for (uint32_t i = first; i < c->diags.count; i++)
+        diag_copy(&wk->kept, c->diags.items[i]);
+    share->end = wk->kept.count;
+    compiler_rewind(c, r->files, r->file_count);
+}
+
 /* Parses (or reads from the cache) and checks program `root` on worker `wk`. */
 static void check_one(Worker *wk, uint32_t root)
 {
-    Jobs *jobs = wk->jobs;
-    Workspace *w = jobs->w;
-    Compiler *c = &wk->c;
-    const Root *r = &w->roots.items[root];
-    Share *share = &jobs->shares[root];
-    share->worker = wk->index;
-    share->first = c->diags.count;
-    uint64_t key = 0;
-    bool cached = false;
-    if (jobs->cache && r->file_count > 0) {
-        key = check_cache_key(jobs->cache, w, root);
-        cached = check_cache_load(jobs->cache, w, root, key, c);
+    const Root *r = &wk->jobs->w->roots.items[root];
+    uint32_t first = wk->c.diags.count;
+    uint64_t key;
+    if (!load_cached(wk, root, &key) && r->file_count > 0) {
+        parse_stdlib(wk);
+        workspace_load_sources(wk->jobs->w, &wk->c, r->files, r->file_count);   /* what the
+                                                                                 index left */
+        parse_files(wk, r->files, r->file_count);
+        check_parsed(wk, root, key, first);
     }
-    if (!cached && r->file_count > 0) {
-        uint32_t stdlib = 0;
-        compiler_parse_only(c, &stdlib, 1);   /* once per thread, when first needed */
-        memset(c->diags.level, LINT_DEFAULT, sizeof c->diags.level);   /* as one parse of
-                                                                          all files */
-        workspace_load_sources(w, c, r->files, r->file_count);   /* what the index left */
-        compiler_parse_only(c, r->files, r->file_count);
-        roots_check(&w->roots, c, root, w->overrides);
-        if (jobs->cache)
-            check_cache_store(jobs->cache, w, root, key, c, share->first, c->diags.count);
-    }
-    share->end = c->diags.count;
+    keep_diagnostics(wk, root, first);
 }
 
-static void *work(void *arg)
+static void *work_by_program(void *arg)
 {
     Worker *wk = arg;
     Jobs *jobs = wk->jobs;
@@ -83,12 +160,148 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* ---- The sharing by file ------------------------------------------------------------ */
+
+static const Name *share_name(void *context, const char *text, size_t len)
+{
+    Jobs *jobs = context;
+    pthread_mutex_lock(&jobs->names_lock);
+    const Name *name = intern(&jobs->names, text, len);
+    pthread_mutex_unlock(&jobs->names_lock);
+    return name;
+}
+
+/* Parses the files of jobs->root not taken yet, noting where each one's diagnostics are. */
+static void parse_share(Worker *wk)
+{
+    Jobs *jobs = wk->jobs;
+    const Root *r = jobs->root;
+    for (uint32_t i; (i = atomic_fetch_add(&jobs->next_file, 1)) < r->file_count;) {
+        Share *file = &jobs->files[i];
+        file->worker = wk->index;
+        file->first = wk->c.diags.count;
+        workspace_load_sources(jobs->w, &wk->c, &r->files[i], 1);
+        parse_files(wk, &r->files[i], 1);
+        file->end = wk->c.diags.count;
+    }
+}
+
+/* A thread besides this one: parses its share of each program handed out. */
+static void *work_by_file(void *arg)
+{
+    Worker *wk = arg;
+    Jobs *jobs = wk->jobs;
+    uint32_t seen = 0;
+    pthread_mutex_lock(&jobs->lock);
+    for (;;) {
+        while (jobs->generation == seen && !jobs->quit)
+            pthread_cond_wait(&jobs->wake, &jobs->lock);
+        if (jobs->quit)
+            break;
+        seen = jobs->generation;
+        pthread_mutex_unlock(&jobs->lock);
+        parse_share(wk);
+        pthread_mutex_lock(&jobs->lock);
+        jobs->done++;
+        pthread_cond_signal(&jobs->parsed);
+    }
+    pthread_mutex_unlock(&jobs->lock);
+    return NULL;
+}
+
+/* Every thread parses files of `root` until none is left; then thread 0 (wk) takes the
+ * trees and parse diagnostics of the others, file by file. */
+static void parse_together(Worker *wk, uint32_t root)
+{
+    Jobs *jobs = wk->jobs;
+    const Root *r = &jobs->w->roots.items[root];
+    jobs->files = xrealloc(jobs->files, (r->file_count + 1) * sizeof *jobs->files);
+    pthread_mutex_lock(&jobs->lock);
+    jobs->root = r;
+    atomic_store(&jobs->next_file, 0);
+    jobs->done = 0;
+    jobs->generation++;
+    pthread_cond_broadcast(&jobs->wake);
+    pthread_mutex_unlock(&jobs->lock);
+    parse_share(wk);
+    pthread_mutex_lock(&jobs->lock);
+    while (jobs->done < jobs->started)
+        pthread_cond_wait(&jobs->parsed, &jobs->lock);
+    pthread_mutex_unlock(&jobs->lock);
+    workspace_load_sources(jobs->w, &wk->c, r->files, r->file_count);   /* the others' texts */
+    for (uint32_t i = 0; i < r->file_count; i++) {
+        const Share *file = &jobs->files[i];
+        if (file->worker == wk->index)
+            continue;
+        const Compiler *from = &jobs->workers[file->worker].c;
+        wk->c.asts[r->files[i]] = from->asts[r->files[i]];
+        for (uint32_t d = file->first; d < file->end; d++)
+            diag_copy(&wk->c.diags, from->diags.items[d]);
+    }
+}
+
+/* Thread 0's part: each program in turn, parsed by every thread, checked here. */
+static void check_by_file(Worker *wk)
+{
+    Jobs *jobs = wk->jobs;
+    for (uint32_t root = 0; root < jobs->w->roots.count; root++) {
+        const Root *r = &jobs->w->roots.items[root];
+        uint32_t first = wk->c.diags.count;
+        uint64_t key;
+        if (!load_cached(wk, root, &key) && r->file_count > 0) {
+            parse_stdlib(wk);
+            parse_together(wk, root);
+            check_parsed(wk, root, key, first);
+            for (uint32_t i = 0; i < jobs->started + 1; i++)   /* the others wait */
+                if (i != wk->index)
+                    compiler_rewind(&jobs->workers[i].c, r->files, r->file_count);
+        }
+        keep_diagnostics(wk, root, first);
+    }
+    pthread_mutex_lock(&jobs->lock);
+    jobs->quit = true;
+    pthread_cond_broadcast(&jobs->wake);
+    pthread_mutex_unlock(&jobs->lock);
+}
+
+static void by_file_init(Jobs *jobs)
+{
+    arena_init(&jobs->names_arena);
+    interner_init(&jobs->names, &jobs->names_arena);
+    pthread_mutex_init(&jobs->names_lock, NULL);
+    pthread_mutex_init(&jobs->lock, NULL);
+    pthread_cond_init(&jobs->wake, NULL);
+    pthread_cond_init(&jobs->parsed, NULL);
+}
+
+static void by_file_free(Jobs *jobs)
+{
+    free(jobs->files);
+    pthread_cond_destroy(&jobs->parsed);
+    pthread_cond_destroy(&jobs->wake);
+    pthread_mutex_destroy(&jobs->lock);
+    pthread_mutex_destroy(&jobs->names_lock);
+    interner_free(&jobs->names);
+    arena_free(&jobs->names_arena);
+}
+
+/* ---- The run ------------------------------------------------------------------------ */
+
 static void worker_init(Worker *wk, Jobs *jobs, uint32_t index)
 {
     memset(wk, 0, sizeof *wk);
     wk->jobs = jobs;
     wk->index = index;
-    compiler_init_view(&wk->c, jobs->w->c);
+    compiler_init_view(&wk->c, jobs->w->c, jobs->by_file ? share_name : NULL, jobs);
+    arena_init(&wk->kept_arena);
+    diag_sink_init(&wk->kept, &wk->kept_arena);
+}
+
+static void worker_free(Worker *wk)
+{
+    compiler_free(&wk->c);
+    diag_sink_free(&wk->kept);
+    arena_free(&wk->kept_arena);
 }
 
 /* The run's sink gets each program's diagnostics, in the order of the programs. */
@@ -96,7 +309,7 @@ static void gather(Jobs *jobs, DiagSink *sink)
 {
     for (uint32_t root = 0; root < jobs->w->roots.count; root++) {
         const Share *share = &jobs->shares[root];
-        const DiagSink *from = &jobs->workers[share->worker].c.diags;
+        const DiagSink *from = &jobs->workers[share->worker].kept;
         for (uint32_t i = share->first; i < share->end; i++)
             diag_copy(sink, from->items[i]);
     }
@@ -110,27 +323,40 @@ void workspace_check_jobs(Workspace *w, unsigned threads, CheckCache *cache)
     uint32_t busy = 0;
     for (uint32_t i = 0; i < w->roots.count; i++)
         busy += w->roots.items[i].file_count > 0;
-    if (threads > busy)
-        threads = busy;
     if (threads == 0)
         threads = 1;
-    Jobs jobs = { .w = w, .cache = cache };
+    Jobs jobs = { .w = w, .cache = cache, .by_file = threads > 1 && busy < threads };
+    if (!jobs.by_file && threads > busy)
+        threads = busy ? busy : 1;
+    if (jobs.by_file)
+        by_file_init(&jobs);
     atomic_init(&jobs.next, 0);
+    atomic_init(&jobs.next_file, 0);
     jobs.workers = xcalloc(threads, sizeof *jobs.workers);
     jobs.shares = xcalloc(w->roots.count + 1, sizeof *jobs.shares);
     for (uint32_t i = 0; i < threads; i++)
         worker_init(&jobs.workers[i], &jobs, i);
-    for (uint32_t i = 1; i < threads; i++)   /* worker 0 is this thread */
-        jobs.workers[i].started = pthread_create(&jobs.workers[i].thread, NULL, work,
-                                                 &jobs.workers[i]) == 0;
-    work(&jobs.workers[0]);   /* a thread that could not start leaves its share to the others */
+    /* Worker 0 is this thread; a thread that could not start leaves its share to the
+     * others, and the started ones are the first `jobs.started` after it. */
+    for (uint32_t i = 1; i < threads && jobs.started == i - 1; i++) {
+        Worker *wk = &jobs.workers[i];
+        wk->started = pthread_create(&wk->thread, NULL,
+                                     jobs.by_file ? work_by_file : work_by_program, wk) == 0;
+        jobs.started += wk->started;
+    }
+    if (jobs.by_file)
+        check_by_file(&jobs.workers[0]);
+    else
+        work_by_program(&jobs.workers[0]);
     for (uint32_t i = 1; i < threads; i++)
         if (jobs.workers[i].started)
             pthread_join(jobs.workers[i].thread, NULL);
     gather(&jobs, &w->c->diags);
     diag_finish(&w->c->diags);
     for (uint32_t i = 0; i < threads; i++)
-        compiler_free(&jobs.workers[i].c);
+        worker_free(&jobs.workers[i]);
+    if (jobs.by_file)
+        by_file_free(&jobs);
     free(jobs.workers);
     free(jobs.shares);
 }

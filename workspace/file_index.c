@@ -92,20 +92,16 @@ bool file_index_take(FileIndex *ix, uint8_t *data, size_t len)
     return true;
 }
 
-/* The record of `path`, or NULL: first where the last lookup stopped (the files of a
- * directory walk come sorted, as the records are), else by binary search. */
-static const FileRecord *find(FileIndex *ix, const char *path)
+/* The record of `path` (`len` bytes), or NULL, by binary search; *at is its index. */
+static const FileRecord *search(const FileIndex *ix, const char *path, size_t len,
+                                uint32_t *at)
 {
-    size_t len = strlen(path);
-    if (ix->cursor < ix->file_count
-        && compare_path(ix->text, &ix->files[ix->cursor], path, len) == 0)
-        return &ix->files[ix->cursor++];
     uint32_t lo = 0, hi = ix->file_count;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         int order = compare_path(ix->text, &ix->files[mid], path, len);
         if (order == 0) {
-            ix->cursor = mid + 1;
+            *at = mid;
             return &ix->files[mid];
         }
         if (order < 0)
@@ -114,6 +110,21 @@ static const FileRecord *find(FileIndex *ix, const char *path)
             hi = mid;
     }
     return NULL;
+}
+
+/* The record of `path`, or NULL: first where the last lookup stopped (the files of a
+ * directory walk come sorted, as the records are), else by binary search. */
+static const FileRecord *find(FileIndex *ix, const char *path)
+{
+    size_t len = strlen(path);
+    if (ix->cursor < ix->file_count
+        && compare_path(ix->text, &ix->files[ix->cursor], path, len) == 0)
+        return &ix->files[ix->cursor++];
+    uint32_t at = 0;
+    const FileRecord *r = search(ix, path, len, &at);
+    if (r)
+        ix->cursor = at + 1;
+    return r;
 }
 
 static void push_record(FileIndex *ix, const Input *input, uint64_t size, uint64_t hash)
@@ -136,15 +147,35 @@ static void push_record(FileIndex *ix, const Input *input, uint64_t size, uint64
     ix->out_text_len += len;
 }
 
+/* Whether `input` may have a record: a regular file collected with its stat. */
+static bool indexed(const FileIndex *ix, const Input *input)
+{
+    return input->known && input->regular && !input->from_stdin && ix->file_count > 0;
+}
+
+/* Whether record `r` (NULL: none) vouches for `input`: its stat is the one recorded, and
+ * the record is not racy. */
+static bool trusted(const FileIndex *ix, const FileRecord *r, const Input *input)
+{
+    return r && r->size == (uint64_t)input->size && r->mtime_ns == input->mtime_ns
+           && r->ctime_ns == input->ctime_ns && r->ino == (uint64_t)input->ino
+           && r->dev == (uint64_t)input->dev && r->mtime_ns < ix->trust_before
+           && r->ctime_ns < ix->trust_before;
+}
+
+bool file_index_knows(const FileIndex *ix, const Input *input)
+{
+    uint32_t at = 0;
+    return indexed(ix, input)
+           && trusted(ix, search(ix, input->path, strlen(input->path), &at), input);
+}
+
 bool file_index_lookup(FileIndex *ix, const Input *input, uint64_t *hash)
 {
-    if (!input->known || input->from_stdin || ix->file_count == 0)
+    if (!indexed(ix, input))
         return false;
     const FileRecord *r = find(ix, input->path);
-    if (!r || r->size != (uint64_t)input->size || r->mtime_ns != input->mtime_ns
-        || r->ctime_ns != input->ctime_ns || r->ino != (uint64_t)input->ino
-        || r->dev != (uint64_t)input->dev || r->mtime_ns >= ix->trust_before
-        || r->ctime_ns >= ix->trust_before)
+    if (!trusted(ix, r, input))
         return false;
     *hash = r->hash;
     push_record(ix, input, r->size, r->hash);
@@ -154,7 +185,7 @@ bool file_index_lookup(FileIndex *ix, const Input *input, uint64_t *hash)
 
 void file_index_record(FileIndex *ix, const Input *input, size_t len, uint64_t hash)
 {
-    if (input->known && !input->from_stdin && (uint64_t)input->size == len)
+    if (input->known && input->regular && !input->from_stdin && (uint64_t)input->size == len)
         push_record(ix, input, len, hash);
 }
 
@@ -224,7 +255,8 @@ static void sort_out(FileIndex *ix)
             ix->out_files[kept++] = items[i].record;
     ix->out_file_count = kept;
     free(items);
-    qsort(ix->out_clean, ix->out_clean_count, sizeof *ix->out_clean, compare_keys);
+    if (ix->out_clean_count)   /* none: out_clean is NULL, which qsort may not take */
+        qsort(ix->out_clean, ix->out_clean_count, sizeof *ix->out_clean, compare_keys);
     kept = 0;
     for (uint32_t i = 0; i < ix->out_clean_count; i++)
         if (kept == 0 || ix->out_clean[kept - 1] != ix->out_clean[i])

@@ -76,13 +76,18 @@ void file_index_free(FileIndex *ix);
  * it is not a valid index (it is freed, and the index stays empty). */
 bool file_index_take(FileIndex *ix, uint8_t *data, size_t len);
 
-/* The content hash recorded for `input` (a file collected with its stat, not standard
- * input) when its stat is the one recorded and the record is not racy; records it for
+/* The content hash recorded for `input` (a regular file collected with its stat, not
+ * standard input) when its stat is the one recorded and the record is not racy; records it for
  * the index to be written. False: the file must be read. */
 bool file_index_lookup(FileIndex *ix, const Input *input, uint64_t *hash);
 
+/* Whether file_index_lookup would find `input`'s hash, without recording anything or
+ * moving the cursor: threads that read files ahead ask it at once (workspace.c). */
+bool file_index_knows(const FileIndex *ix, const Input *input);
+
 /* Records that `input`, read now, has `len` bytes of content hashing to `hash` (nothing
- * is recorded when its stat is unknown or says another size: it changed meanwhile). */
+ * is recorded for a pipe or a device, or when its stat is unknown or says another size:
+ * it changed meanwhile). */
 void file_index_record(FileIndex *ix, const Input *input, size_t len, uint64_t hash);
 
 /* Whether program key `key` is recorded as having no diagnostics. */

@@ -64,6 +64,7 @@ static const char *link_problem(int err)
 static void set_identity(Input *input, const struct stat *st)
 {
     input->known = true;
+    input->regular = S_ISREG(st->st_mode);
     input->dev = st->st_dev;
     input->ino = st->st_ino;
     input->size = st->st_size;

@@ -27,6 +27,7 @@ typedef struct Input {
     bool marker_here;    /* found by a walk: its directory's listing has a PROGRAM_MARKER */
     bool from_stdin;     /* read from standard input */
     bool known;          /* dev and ino identify the file, and the fields below are its */
+    bool regular;        /* a regular file (not a pipe or a device) */
     dev_t dev;
     ino_t ino;
     off_t size;          /* as stat said when the path was collected (the cache's file */

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,38 +100,6 @@ static bool add_unread(Workspace *w, const Input *input, uint32_t *file)
     return true;
 }
 
-uint32_t workspace_read_input(Workspace *w, const Input *input)
-{
-    Compiler *c = w->c;
-    const char *error = NULL;
-    uint32_t file = c->sources.count;
-    bool ok = (w->index && add_unread(w, input, &file))
-              || (input->from_stdin ? workspace_add_fd(c, STDIN_FILENO, input->path, &error)
-                  : input->found    ? workspace_add_found_file(c, input->path, &error)
-                                    : workspace_add_file(c, input->path, &error));
-    if (!ok) {
-        inputs_report_unreadable(w->report, w->report_context,
-                                 input->from_stdin ? "-" : input->path, error);
-        w->failures++;
-        return UINT32_MAX;
-    }
-    const SourceFile *f = source_file(&c->sources, file);
-    if (w->index && f->text) {   /* read now: hashed, and recorded for the next run */
-        uint64_t hash = workspace_hash_text(f->text, f->len);
-        set_hash(w, file, hash);
-        file_index_record(w->index, input, f->len, hash);
-    }
-    roots_add_file(&w->roots, input_program(w, input), file);
-    return file;
-}
-
-void workspace_read_inputs(Workspace *w)
-{
-    if (w->cache)
-        w->index = check_cache_index(w->cache, w);
-    for (size_t i = 0; i < w->inputs.count; i++)
-        workspace_read_input(w, &w->inputs.items[i]);
-}
 
 uint32_t workspace_add_text(Workspace *w, const char *path, char *text, size_t len)
 {
@@ -303,48 +273,88 @@ static char *read_up_to(int fd, size_t size_hint, size_t limit, size_t *len,
     return text;
 }
 
-/* Reads the open file `fd` and adds it as `name`. A regular file larger than the limits
- * is added empty with E0010 without being read; a stream (pipe, character device) is read
- * up to the limit. */
-static bool add_open_file(Compiler *c, int fd, const char *name, bool regular_only,
-                          const char **error)
+/* What reading a file gave, before it is added (add_read): the two halves of adding a
+ * file, so that threads can read ahead (read_ahead) and the sources be added in order. */
+typedef struct ReadFile {
+    bool tried;              /* read_ahead read it (else it is read when added) */
+    const char *error;       /* it could not be opened or is not a file: nothing read */
+    bool regular;
+    uint64_t size;           /* a regular file's, from fstat */
+    char *text;              /* malloc'd, NUL after len; NULL: not read (read_error) */
+    size_t len;
+    const char *read_error;
+} ReadFile;
+
+/* The first half: fstat and read the open file `fd`; a regular file that would not fit
+ * (in `c`; without `c`, over SOURCE_MAX_FILE_SIZE) is not read. */
+static void read_open_file(int fd, const Compiler *c, bool regular_only, ReadFile *rf)
 {
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        *error = strerror(errno);
-        return false;
+        rf->error = strerror(errno);
+        return;
     }
     if (S_ISDIR(st.st_mode)) {
-        *error = "is a directory";
+        rf->error = "is a directory";
+        return;
+    }
+    rf->regular = S_ISREG(st.st_mode);
+    if (!rf->regular && regular_only) {
+        rf->error = "not a regular file";
+        return;
+    }
+    rf->size = rf->regular ? (uint64_t)st.st_size : 0;
+    if (rf->regular && (c ? !compiler_fits(c, rf->size) : rf->size > SOURCE_MAX_FILE_SIZE))
+        return;
+    rf->text = read_up_to(fd, (size_t)rf->size, SOURCE_MAX_FILE_SIZE, &rf->len,
+                          &rf->read_error);
+}
+
+/* The second half: adds what was read as `name`. A regular file larger than the limits
+ * is added empty with E0010 (not read); a stream (pipe, character device) was read up to
+ * the limit. */
+static bool add_read(Compiler *c, const char *name, ReadFile *rf, const char **error)
+{
+    if (rf->error) {
+        *error = rf->error;
         return false;
     }
-    bool regular = S_ISREG(st.st_mode);
-    if (!regular && regular_only) {
-        *error = "not a regular file";
-        return false;
-    }
-    if (regular && !compiler_fits(c, (uint64_t)st.st_size)) {
-        compiler_add_too_large(c, name, (uint64_t)st.st_size, false);
+    if (rf->regular && !compiler_fits(c, rf->size)) {
+        free(rf->text);
+        compiler_add_too_large(c, name, rf->size, false);
         return true;
     }
-    size_t len = 0;
-    char *text = read_up_to(fd, regular ? (size_t)st.st_size : 0, SOURCE_MAX_FILE_SIZE, &len,
-                            error);
-    if (!text)
+    if (!rf->text) {
+        *error = rf->read_error;
         return false;
-    if (!compiler_fits(c, len)) {
-        free(text);
-        compiler_add_too_large(c, name, len, len > SOURCE_MAX_FILE_SIZE);
+    }
+    if (!compiler_fits(c, rf->len)) {
+        free(rf->text);
+        compiler_add_too_large(c, name, rf->len, rf->len > SOURCE_MAX_FILE_SIZE);
         return true;
     }
-    compiler_add_source(c, name, text, (uint32_t)len);  /* a file that changed while read is
-                                                         taken as it was read */
+    compiler_add_source(c, name, rf->text, (uint32_t)rf->len);  /* a file that changed
+                                                                 while read is taken as
+                                                                 it was read */
     return true;
+}
+
+static bool add_open_file(Compiler *c, int fd, const char *name, bool regular_only,
+                          const char **error)
+{
+    ReadFile rf = { 0 };
+    read_open_file(fd, c, regular_only, &rf);
+    return add_read(c, name, &rf, error);
+}
+
+static int open_path(const char *path, bool regular_only)
+{
+    return open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular_only ? O_NONBLOCK : 0));
 }
 
 static bool add_path(Compiler *c, const char *path, bool regular_only, const char **error)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular_only ? O_NONBLOCK : 0));
+    int fd = open_path(path, regular_only);
     if (fd < 0) {
         *error = strerror(errno);
         return false;
@@ -390,3 +400,99 @@ uint8_t *workspace_read_binary(const char *path, size_t limit, size_t *len, cons
     return (uint8_t *)bytes;
 }
 
+/* --- reading the inputs --- */
+
+/* Reads `input` (or adds what read_ahead read of it) into the run's compiler. */
+static uint32_t read_input(Workspace *w, const Input *input, ReadFile *ahead)
+{
+    Compiler *c = w->c;
+    const char *error = NULL;
+    uint32_t file = c->sources.count;
+    bool ok = (w->index && add_unread(w, input, &file))
+              || (ahead && ahead->tried ? add_read(c, input->path, ahead, &error)
+                  : input->from_stdin   ? workspace_add_fd(c, STDIN_FILENO, input->path, &error)
+                  : input->found        ? workspace_add_found_file(c, input->path, &error)
+                                        : workspace_add_file(c, input->path, &error));
+    if (!ok) {
+        inputs_report_unreadable(w->report, w->report_context,
+                                 input->from_stdin ? "-" : input->path, error);
+        w->failures++;
+        return UINT32_MAX;
+    }
+    const SourceFile *f = source_file(&c->sources, file);
+    if (w->index && f->text) {   /* read now: hashed, and recorded for the next run */
+        uint64_t hash = workspace_hash_text(f->text, f->len);
+        set_hash(w, file, hash);
+        file_index_record(w->index, input, f->len, hash);
+    }
+    roots_add_file(&w->roots, input_program(w, input), file);
+    return file;
+}
+
+uint32_t workspace_read_input(Workspace *w, const Input *input)
+{
+    return read_input(w, input, NULL);
+}
+
+/* Reading ahead: the files found by walking directories (but those the file index knows,
+ * which are not read at all) are opened and read by Workspace.read_threads threads, each
+ * taking the next one not taken; the sources are
+ * then added in order by this thread, as if read here (the same texts, errors and
+ * positions). The system's copying of the files' bytes is then shared between the
+ * processors instead of coming before any checking. */
+typedef struct ReadAhead {
+    const InputList *inputs;
+    const FileIndex *index;   /* NULL: none; a file it knows is not read */
+    ReadFile *files;
+    atomic_size_t next;
+} ReadAhead;
+
+static void *read_some(void *arg)
+{
+    ReadAhead *ra = arg;
+    for (size_t i; (i = atomic_fetch_add(&ra->next, 1)) < ra->inputs->count;) {
+        const Input *input = &ra->inputs->items[i];
+        ReadFile *rf = &ra->files[i];
+        if (!input->found || input->from_stdin
+            || (ra->index && file_index_knows(ra->index, input)))
+            continue;
+        rf->tried = true;
+        int fd = open_path(input->path, true);
+        if (fd < 0) {
+            rf->error = strerror(errno);
+            continue;
+        }
+        read_open_file(fd, NULL, true, rf);
+        close(fd);
+    }
+    return NULL;
+}
+
+static ReadFile *read_ahead(const Workspace *w)
+{
+    ReadAhead ra = { .inputs = &w->inputs, .index = w->index };
+    ra.files = xcalloc(w->inputs.count + 1, sizeof *ra.files);
+    atomic_init(&ra.next, 0);
+    unsigned threads = w->read_threads;
+    pthread_t *ids = xcalloc(threads, sizeof *ids);
+    bool *started = xcalloc(threads, sizeof *started);
+    for (unsigned i = 1; i < threads; i++)
+        started[i] = pthread_create(&ids[i], NULL, read_some, &ra) == 0;
+    read_some(&ra);   /* a thread that could not start leaves its share to the others */
+    for (unsigned i = 1; i < threads; i++)
+        if (started[i])
+            pthread_join(ids[i], NULL);
+    free(started);
+    free(ids);
+    return ra.files;
+}
+
+void workspace_read_inputs(Workspace *w)
+{
+    if (w->cache)
+        w->index = check_cache_index(w->cache, w);
+    ReadFile *ahead = w->read_threads > 1 && w->inputs.count > 1 ? read_ahead(w) : NULL;
+    for (size_t i = 0; i < w->inputs.count; i++)
+        read_input(w, &w->inputs.items[i], ahead ? &ahead[i] : NULL);
+    free(ahead);
+}

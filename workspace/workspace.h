@@ -46,6 +46,8 @@ typedef struct Workspace {
     bool prepared;            /* workspace_prepare has run */
     bool threads_parse;       /* workspace_prepare parses the configurations only: the
                                  programs are parsed by workspace_check_jobs' threads */
+    unsigned read_threads;    /* workspace_read_inputs reads the files found in
+                                 directories on this many threads (0 or 1: on this one) */
     WorkspaceReport report;   /* NULL: failures are only counted */
     void *report_context;
     /* the cache of `check` (check_cache.h), when it is used: its file index decides which

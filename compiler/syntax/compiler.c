@@ -24,11 +24,14 @@ void compiler_init(Compiler *c)
                    orbit_stdlib_source_len, true);
 }
 
-void compiler_init_view(Compiler *c, const Compiler *from)
+void compiler_init_view(Compiler *c, const Compiler *from, InternShare share,
+                        void *share_context)
 {
     memset(c, 0, sizeof *c);
     arena_init(&c->arena);
     interner_init(&c->names, &c->arena);
+    if (share)
+        interner_share(&c->names, share, share_context);
     compiler_intern_keywords(c);
     source_map_borrow(&c->sources, &from->sources);
     diag_sink_init(&c->diags, &c->arena);
@@ -36,6 +39,23 @@ void compiler_init_view(Compiler *c, const Compiler *from)
     c->ignore_suppressions = from->ignore_suppressions;
     c->ast_count = c->sources.count;
     c->asts = xcalloc(c->ast_count + 1, sizeof *c->asts);
+    compiler_keep(c);
+}
+
+void compiler_keep(Compiler *c)
+{
+    c->kept = arena_mark(&c->arena);
+    c->kept_diags = c->diags.count;
+    interner_keep(&c->names);
+}
+
+void compiler_rewind(Compiler *c, const uint32_t *files, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        c->asts[files[i]] = NULL;
+    c->diags.count = c->kept_diags;
+    interner_rewind(&c->names);
+    arena_rewind(&c->arena, c->kept);
 }
 
 void compiler_parse_only(Compiler *c, const uint32_t *files, uint32_t count)

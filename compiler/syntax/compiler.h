@@ -32,6 +32,8 @@ typedef struct Compiler {
                                    diagnostic is kept and none is made about the comments
                                    (tools/fmt_properties.c compares the diagnostics before
                                    and after suppressions); false in compiler_init */
+    ArenaMark kept;       /* compiler_keep: what compiler_rewind comes back to */
+    uint32_t kept_diags;
 } Compiler;
 
 /* Initialises `c` and adds the embedded standard library as file 0. */
@@ -41,8 +43,19 @@ void compiler_free(Compiler *c);
 /* Initialises `c` as a compiler of its own (arena, names, diagnostics, trees) over the
  * sources of `from`, shared read-only at the same indexes and positions
  * (source_map_borrow), none parsed yet: the compiler of one `--jobs` thread, whose
- * diagnostics are valid in `from`. `from` must outlive it and add no source meanwhile. */
-void compiler_init_view(Compiler *c, const Compiler *from);
+ * diagnostics are valid in `from`. `from` must outlive it and add no source meanwhile.
+ * With `share` (interner_share), its names, the keywords first, come from there: the
+ * compilers of threads that parse the files of one program. */
+void compiler_init_view(Compiler *c, const Compiler *from, InternShare share,
+                        void *share_context);
+
+/* compiler_rewind forgets everything made since the last compiler_keep (or since
+ * compiler_init_view): the trees of `files`, their names, the diagnostics, whatever the
+ * checker allocated, reusing their memory for what comes next. A `--jobs` thread keeps
+ * the standard library's tree and rewinds after each program, once that program's
+ * diagnostics are copied out: its memory is that of one program, not of all of them. */
+void compiler_keep(Compiler *c);
+void compiler_rewind(Compiler *c, const uint32_t *files, uint32_t count);
 
 /* Parses the sources `files` (indexes) that are not parsed yet; the others stay
  * unparsed (c->asts[i] NULL) and compiler_parse will not parse them. */

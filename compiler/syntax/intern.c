@@ -20,12 +20,50 @@ void interner_init(Interner *interner, Arena *arena)
     interner->slots = alloc_slots(INITIAL_SLOTS);
     interner->mask = INITIAL_SLOTS - 1;
     interner->count = 0;
+    interner->kept = NULL;
+    interner->kept_count = 0;
+    interner->share = NULL;
+    interner->share_context = NULL;
 }
 
 void interner_free(Interner *interner)
 {
     free(interner->slots);
     interner->slots = NULL;
+    free(interner->kept);
+    interner->kept = NULL;
+}
+
+void interner_share(Interner *interner, InternShare share, void *context)
+{
+    interner->share = share;
+    interner->share_context = context;
+}
+
+void interner_keep(Interner *interner)
+{
+    if (interner->share)
+        return;
+    interner->kept = xrealloc(interner->kept, (interner->count + 1) * sizeof *interner->kept);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i <= interner->mask; i++)
+        if (interner->slots[i].name)
+            interner->kept[n++] = interner->slots[i];
+    interner->kept_count = n;
+}
+
+void interner_rewind(Interner *interner)
+{
+    if (interner->share)
+        return;
+    memset(interner->slots, 0, (interner->mask + 1) * sizeof *interner->slots);
+    for (uint32_t k = 0; k < interner->kept_count; k++) {
+        uint32_t i = interner->kept[k].hash & interner->mask;
+        while (interner->slots[i].name)
+            i = (i + 1) & interner->mask;
+        interner->slots[i] = interner->kept[k];
+    }
+    interner->count = interner->kept_count;
 }
 
 static void grow(Interner *interner)
@@ -51,16 +89,23 @@ const Name *intern_lookup(const Interner *interner, const char *text, size_t len
     return interner->slots[intern_find_slot(interner, text, len, intern_hash(text, len))].name;
 }
 
+static const Name *new_name(Arena *arena, const char *text, size_t len, uint32_t hash)
+{
+    Name *name = arena_bump(arena, sizeof *name + len + 1, 8);
+    name->len = (uint32_t)len;
+    name->hash = hash;
+    memcpy(name->text, text, len);
+    name->text[len] = '\0';
+    return name;
+}
+
 /* A new name into the free slot i: kept out of intern() so that the path taken by nearly
  * every call (the name is there already) needs few registers. */
 const Name *intern_add(Interner *interner, uint32_t i, const char *text, size_t len,
                        uint32_t hash)
 {
-    Name *name = arena_bump(interner->arena, sizeof *name + len + 1, 8);
-    name->len = (uint32_t)len;
-    name->hash = hash;
-    memcpy(name->text, text, len);
-    name->text[len] = '\0';
+    const Name *name = interner->share ? interner->share(interner->share_context, text, len)
+                                       : new_name(interner->arena, text, len, hash);
     interner->slots[i] = (InternSlot){ hash, (uint32_t)len, name };
     if (++interner->count * 2 > interner->mask)
         grow(interner);

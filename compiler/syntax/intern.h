@@ -26,15 +26,37 @@ typedef struct InternSlot {
     const Name *name;    /* NULL: empty */
 } InternSlot;
 
+/* Where an interner gets a name new to it when its names are shared with other threads'
+ * interners (interner_share): the one Name of that text for all of them, which must stay
+ * valid as long as they do. */
+typedef const struct Name *(*InternShare)(void *context, const char *text, size_t len);
+
 typedef struct Interner {
     Arena *arena;
+    InternShare share;   /* NULL: names are made in `arena` */
+    void *share_context;
     InternSlot *slots;   /* open addressing, power-of-two size */
     uint32_t mask;
     uint32_t count;
+    InternSlot *kept;    /* interner_keep: the names interner_rewind leaves */
+    uint32_t kept_count;
 } Interner;
 
 void interner_init(Interner *interner, Arena *arena);
 void interner_free(Interner *interner);
+
+/* interner_rewind forgets every name interned after the last interner_keep (whose
+ * memory its arena's arena_rewind frees), keeping the table's size: a cost in the size
+ * of the table, which the job that filled it paid for already. */
+void interner_keep(Interner *interner);
+void interner_rewind(Interner *interner);
+
+/* From now on, a name new to this interner is asked of `share` (under whatever lock it
+ * takes), so that threads that each intern with an interner of their own get the same
+ * Name for the same text and their trees can be checked together. Such an interner's
+ * table is only a cache: interner_keep and interner_rewind leave it as it is (its names
+ * are not in its arena). Call before the first name is interned. */
+void interner_share(Interner *interner, InternShare share, void *context);
 
 const Name *intern(Interner *interner, const char *text, size_t len);
 const Name *intern_cstr(Interner *interner, const char *text);

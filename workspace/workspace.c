@@ -125,7 +125,7 @@ static void prepare(Workspace *w, Compiler *c)
         return;
     if (w->threads_parse) {
         for (uint32_t i = 0; i < w->roots.count; i++)
-            if (w->roots.items[i].config_file)
+            if (w->roots.items[i].config_file && !w->roots.items[i].config_unread)
                 compiler_parse_only(c, &w->roots.items[i].config_file, 1);
     } else {
         compiler_parse(c);
@@ -141,13 +141,87 @@ static void check_each(Workspace *w, Compiler *c, Program **checked)
     diag_finish(&c->diags);
 }
 
+/* A configuration as an input of the file index: its stat (following links, as opening
+ * it does); false when it has none. */
+static bool config_input(const Root *root, Input *input)
+{
+    struct stat st;
+    if (stat(root->config_path, &st) != 0)
+        return false;
+    *input = (Input){ .path = root->config_path, .known = true, .regular = S_ISREG(st.st_mode),
+                      .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+                      .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+                      .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec };
+    return true;
+}
+
+/* With a file index: root `i`'s orbit.program added unread when the index knows its
+ * content and that it configures nothing but levels, without a mistake
+ * (check_cache_config_clean): a program found in the cache then never needs it, and one
+ * checked reads and configures it on its thread (check_jobs.c). */
+static bool add_config_unread(Workspace *w, uint32_t i, bool *recorded)
+{
+    Root *root = &w->roots.items[i];
+    Input input;
+    uint64_t hash;
+    if (!w->cache || !config_input(root, &input) || !compiler_fits(w->c, (uint64_t)input.size)
+        || !(*recorded = file_index_lookup(w->index, &input, &hash))
+        || !check_cache_config_clean(w->cache, root->config_path, hash))
+        return false;
+    root->config_file = compiler_add_source(w->c, root->config_path, NULL, (uint32_t)input.size);
+    root->config_unread = true;
+    set_hash(w, root->config_file, hash);
+    return true;
+}
+
+/* Reads root `i`'s orbit.program; with a file index, records its stat and hash (unless
+ * the index's record of it was taken already). */
+static void read_config(Workspace *w, uint32_t i, bool recorded)
+{
+    Root *root = &w->roots.items[i];
+    Input input;
+    bool known = w->index && !recorded && config_input(root, &input);
+    roots_read_config(&w->roots, i, w->c, w->report, w->report_context, &w->failures);
+    if (!w->index || !root->config_file)
+        return;
+    const SourceFile *f = source_file(&w->c->sources, root->config_file);
+    uint64_t hash = workspace_hash_text(f->text, f->len);
+    set_hash(w, root->config_file, hash);
+    if (known)
+        file_index_record(w->index, &input, f->len, hash);
+}
+
+/* Tells the cache which configurations read this run have no mistake and no `files`
+ * block: the next run may leave them unread. */
+static void record_clean_configs(Workspace *w)
+{
+    const Compiler *c = w->c;
+    bool *mistaken = xcalloc(c->sources.count, sizeof *mistaken);
+    for (uint32_t d = 0; d < c->diags.count; d++)
+        mistaken[source_file_at(&c->sources, c->diags.items[d]->span.start)] = true;
+    for (uint32_t i = 0; i < w->roots.count; i++) {
+        const Root *root = &w->roots.items[i];
+        if (root->config_file && !root->config_unread && !mistaken[root->config_file]
+            && root->file_level_count == 0)
+            check_cache_record_config(w->cache, root->config_path,
+                                      workspace_source_hash(w, root->config_file));
+    }
+    free(mistaken);
+}
+
 void workspace_prepare(Workspace *w)
 {
     if (w->prepared)
         return;
     w->prepared = true;
-    roots_read_configs(&w->roots, w->c, w->report, w->report_context, &w->failures);
+    for (uint32_t i = 0; i < w->roots.count; i++) {
+        bool recorded = false;
+        if (w->roots.items[i].config_path && !(w->index && add_config_unread(w, i, &recorded)))
+            read_config(w, i, recorded);
+    }
     prepare(w, w->c);
+    if (w->index)
+        record_clean_configs(w);
 }
 
 void workspace_check(Workspace *w)

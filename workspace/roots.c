@@ -185,8 +185,8 @@ void roots_add_file(RootSet *set, uint32_t root, uint32_t file)
     r->files[r->file_count++] = file;
 }
 
-void roots_read_configs(RootSet *set, Compiler *c, InputReport report, void *context,
-                        unsigned *failures)
+void roots_read_configs(RootSet *set, Compiler *c, RootsAddConfig add, void *add_context,
+                        InputReport report, void *context, unsigned *failures)
 {
     for (uint32_t i = 0; i < set->count; i++) {
         Root *root = &set->items[i];
@@ -194,7 +194,8 @@ void roots_read_configs(RootSet *set, Compiler *c, InputReport report, void *con
             continue;
         const char *error = NULL;
         uint32_t file = c->sources.count;
-        if (workspace_add_found_file(c, root->config_path, &error)) {
+        if (add ? add(add_context, c, i, root->config_path, &error)
+                : workspace_add_found_file(c, root->config_path, &error)) {
             root->config_file = file;
         } else {
             inputs_report_unreadable(report, context, root->config_path, error);

@@ -90,11 +90,16 @@ uint32_t roots_unrooted(RootSet *set);
 /* Records that source `file` belongs to root `root`. */
 void roots_add_file(RootSet *set, uint32_t root, uint32_t file);
 
+/* How roots_read_configs adds the orbit.program at `path` of root `root` to `c`, as
+ * workspace_add_found_file does (false, with *error, when it cannot be read). */
+typedef bool (*RootsAddConfig)(void *context, Compiler *c, uint32_t root, const char *path,
+                               const char **error);
+
 /* Reads every root's orbit.program into the compiler as a source (to be parsed with the
- * others, never checked as a program). A file that cannot be read is reported and
- * counted in *failures. */
-void roots_read_configs(RootSet *set, Compiler *c, InputReport report, void *context,
-                        unsigned *failures);
+ * others, never checked as a program), with `add` (NULL: workspace_add_found_file). A
+ * file that cannot be read is reported and counted in *failures. */
+void roots_read_configs(RootSet *set, Compiler *c, RootsAddConfig add, void *add_context,
+                        InputReport report, void *context, unsigned *failures);
 
 /* After compiler_parse: reads each root's configuration, reporting its mistakes (E0701).
  * May be called again for another compiler holding the same sources (`orbitc fix`). */

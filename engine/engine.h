@@ -74,7 +74,7 @@ typedef struct EngineEvent {
 typedef enum EngineCommandKind {
     ENGINE_RECORD,          /* `record`: append an event to the history */
     ENGINE_START_TIMER,     /* `timer`, `at_ms`, `limit`: send TIMER_FIRED at `at_ms` */
-    ENGINE_QUEUE_ATTEMPT,   /* `attempt`, `delivery`, `task`: offer it to a worker */
+    ENGINE_QUEUE_ATTEMPT,   /* `attempt`, `delivery`, `task`, `queue_timer`: offer it to a worker */
     ENGINE_CANCEL_ATTEMPT,  /* `attempt`: it is no longer wanted (tell its worker) */
     ENGINE_FINISHED,        /* `result`: the execution ended; no more events */
 } EngineCommandKind;
@@ -143,6 +143,7 @@ typedef struct EngineCommand {
         struct {                            /* QUEUE_ATTEMPT; CANCEL_ATTEMPT: `attempt` */
             uint32_t attempt;
             uint32_t delivery;  /* 1, then 2, … for each redelivery */
+            uint32_t queue_timer;   /* the timer of its queue timeout, started next (0: none) */
             EngineTask task;
         };
         EngineResult result;                /* FINISHED */

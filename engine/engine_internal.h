@@ -165,8 +165,8 @@ void outbox_value(Engine *e, const char *key, Value value);
 void outbox_error(Engine *e, const char *code, const char *message);
 void outbox_note(Engine *e, const char *message);
 /* the other commands */
-void outbox_timer(Engine *e, int64_t delay, bool limit, uint8_t kind, void *target, uint32_t gen);
-void outbox_queue(Engine *e, const Attempt *a);
+uint32_t outbox_timer(Engine *e, int64_t delay, bool limit, uint8_t kind, void *target, uint32_t gen);
+size_t outbox_queue(Engine *e, const Attempt *a);   /* its index in the outbox */
 void outbox_cancel(Engine *e, const Attempt *a);
 void outbox_finished(Engine *e, const EngineResult *result);
 void outbox_clear(Engine *e);

@@ -63,7 +63,7 @@ void outbox_note(Engine *e, const char *message)
     field(e, ENGINE_FIELD_NOTE, "message")->text = message;
 }
 
-void outbox_timer(Engine *e, int64_t delay, bool limit, uint8_t kind, void *target, uint32_t gen)
+uint32_t outbox_timer(Engine *e, int64_t delay, bool limit, uint8_t kind, void *target, uint32_t gen)
 {
     if (e->timer_count == e->timer_cap)
         e->timers = engine_grow(e->timers, &e->timer_cap, sizeof *e->timers);
@@ -72,9 +72,10 @@ void outbox_timer(Engine *e, int64_t delay, bool limit, uint8_t kind, void *targ
     c->timer = (uint32_t)e->timer_count;
     c->at_ms = engine_time_after(e->now, delay);
     c->limit = limit;
+    return c->timer;
 }
 
-void outbox_queue(Engine *e, const Attempt *a)
+size_t outbox_queue(Engine *e, const Attempt *a)
 {
     const Unit *u = a->unit;
     EngineCommand *c = command(e, ENGINE_QUEUE_ATTEMPT);
@@ -85,6 +86,7 @@ void outbox_queue(Engine *e, const Attempt *a)
         .compensation = u->compensation, .number = a->number, .label = u->label,
         .input = u->input, .idempotency_key = u->key,
     };
+    return e->command_count - 1;
 }
 
 void outbox_cancel(Engine *e, const Attempt *a)

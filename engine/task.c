@@ -39,9 +39,10 @@ static void queue_delivery(Attempt *a, bool first)
 {
     Unit *u = a->unit;
     Engine *e = u->exec->engine;
-    outbox_queue(e, a);
+    size_t queued = outbox_queue(e, a);
     if (first && u->queue_timeout_ms > 0)
-        outbox_timer(e, u->queue_timeout_ms, true, EV_QUEUE_TIMEOUT, a, 1);
+        e->commands[queued].queue_timer =
+            outbox_timer(e, u->queue_timeout_ms, true, EV_QUEUE_TIMEOUT, a, 1);
 }
 
 static void attempt_failed(Attempt *a, const char *code, const char *message, bool retryable);

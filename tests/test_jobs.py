@@ -463,7 +463,32 @@ def file_index_serves_every_format_as_a_cold_run():
                        '--format %s --jobs %s differs when served from the file index'
                        % (fmt, jobs))
         head, records, tail = read_index(index_file(cache))
-        expect(head[3] == 3, 'the index lists %d programs without diagnostics' % head[3])
+        # the 3 programs without diagnostics, and the 6 orbit.programs without mistakes
+        expect(head[3] == 3 + 6, 'the index lists %d keys, not 9' % head[3])
+
+
+@test
+def file_index_unread_configuration_is_read_when_its_program_is_checked():
+    """An orbit.program without mistakes is left unread while its program comes from the
+    cache; when the program changes, its levels (here W0002 denied) still apply."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.join(tmp, 'w', 'q')
+        os.makedirs(root)
+        shutil.copy(os.path.join(GOLDEN, 'build', 'retry_defaults.orbit'),
+                    os.path.join(root, 'main.orbit'))
+        h.write(os.path.join(root, 'orbit.program'), 'program q { lints { W0002: deny } }\n')
+        cache = os.path.join(tmp, 'cache')
+        cold = check(['--format', 'concise', 'w'], cwd=tmp)
+        expect(b'error[W0002]' in cold[1], 'W0002 is not denied: %r' % (cold,))
+        check(['w'], cache=cache, cwd=tmp)
+        age_index(cache)
+        expect(check(['--format', 'concise', 'w'], cache=cache, cwd=tmp) == cold,
+               'served from the cache, the output differs')
+        with open(os.path.join(root, 'main.orbit'), 'a', encoding='utf-8') as f:
+            f.write('// changed\n')
+        expect(check(['--format', 'concise', 'w'], cache=cache, cwd=tmp)
+               == check(['--format', 'concise', 'w'], cwd=tmp),
+               'a program checked with its configuration unread lost its levels')
 
 
 @test

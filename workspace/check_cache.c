@@ -159,6 +159,29 @@ FileIndex *check_cache_index(CheckCache *cache, const Workspace *w)
     return &cache->index;
 }
 
+/* The key under which the file index lists a configuration without mistakes. */
+static uint64_t config_key(const CheckCache *cache, const char *path, uint64_t hash)
+{
+    uint64_t key = hash_text(hash_text(cache->base_key, "orbit.program without mistakes"), path);
+    return hash_field(key, &hash, sizeof hash);
+}
+
+bool check_cache_config_clean(CheckCache *cache, const char *path, uint64_t hash)
+{
+    if (!cache->index_path || !file_index_is_clean(&cache->index, config_key(cache, path, hash)))
+        return false;
+    check_cache_record_config(cache, path, hash);   /* kept in the index written */
+    return true;
+}
+
+void check_cache_record_config(CheckCache *cache, const char *path, uint64_t hash)
+{
+    pthread_mutex_lock(&cache->lock);
+    if (cache->index_path)
+        file_index_record_clean(&cache->index, config_key(cache, path, hash));
+    pthread_mutex_unlock(&cache->lock);
+}
+
 /* Writes `len` bytes as the file `path` of the cache, atomically, making its directory
  * when it is missing; false when it cannot be written. */
 static bool write_file(const char *path, const void *bytes, size_t len);

@@ -57,6 +57,12 @@ void check_cache_open(CheckCache *cache, const char *dir);
  * index, empty when there was none. */
 FileIndex *check_cache_index(CheckCache *cache, const Workspace *w);
 
+/* Whether the file index says that the orbit.program at `path` whose content hashes to
+ * `hash` has no mistake and no `files` block (for this orbitc: the key of everything
+ * but the programs enters it); and recording that it has none. */
+bool check_cache_config_clean(CheckCache *cache, const char *path, uint64_t hash);
+void check_cache_record_config(CheckCache *cache, const char *path, uint64_t hash);
+
 /* Writes the file index when it changed, and frees everything. */
 void check_cache_close(CheckCache *cache);
 

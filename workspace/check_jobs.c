@@ -109,12 +109,29 @@ static void parse_stdlib(Worker *wk)
     wk->stdlib_kept = true;
 }
 
+/* A program to be checked whose orbit.program the file index let the run leave unread
+ * (Root.config_unread: it has no mistake and no `files` block): read, parsed and
+ * configured here, on the thread, for this program's lint levels. */
+static void configure_unread(Workspace *w, Compiler *c, Root *r)
+{
+    workspace_load_sources(w, c, &r->config_file, 1);
+    compiler_parse_only(c, &r->config_file, 1);
+    root_config_read(c, r);
+}
+
 /* Checks program `root`, parsed, and stores its diagnostics since `first` in the cache. */
 static void check_parsed(Worker *wk, uint32_t root, uint64_t key, uint32_t first)
 {
     Jobs *jobs = wk->jobs;
     Compiler *c = &wk->c;
+    Root *r = &jobs->w->roots.items[root];
+    if (r->config_unread)
+        configure_unread(jobs->w, c, r);
     roots_check(&jobs->w->roots, c, root, jobs->w->overrides);
+    if (r->config_unread) {   /* its tree and name are this program's, forgotten next */
+        c->asts[r->config_file] = NULL;
+        r->name = r->default_name;
+    }
     if (jobs->cache)
         check_cache_store(jobs->cache, jobs->w, root, key, c, first, c->diags.count);
 }

@@ -185,22 +185,17 @@ void roots_add_file(RootSet *set, uint32_t root, uint32_t file)
     r->files[r->file_count++] = file;
 }
 
-void roots_read_configs(RootSet *set, Compiler *c, RootsAddConfig add, void *add_context,
-                        InputReport report, void *context, unsigned *failures)
+void roots_read_config(RootSet *set, uint32_t index, Compiler *c, InputReport report,
+                       void *context, unsigned *failures)
 {
-    for (uint32_t i = 0; i < set->count; i++) {
-        Root *root = &set->items[i];
-        if (!root->config_path)
-            continue;
-        const char *error = NULL;
-        uint32_t file = c->sources.count;
-        if (add ? add(add_context, c, i, root->config_path, &error)
-                : workspace_add_found_file(c, root->config_path, &error)) {
-            root->config_file = file;
-        } else {
-            inputs_report_unreadable(report, context, root->config_path, error);
-            ++*failures;
-        }
+    Root *root = &set->items[index];
+    const char *error = NULL;
+    uint32_t file = c->sources.count;
+    if (workspace_add_found_file(c, root->config_path, &error)) {
+        root->config_file = file;
+    } else {
+        inputs_report_unreadable(report, context, root->config_path, error);
+        ++*failures;
     }
 }
 
@@ -219,7 +214,7 @@ void roots_configure(RootSet *set, Compiler *c)
         memset(&root->lints, 0, sizeof root->lints);   /* read anew each time */
         file_levels_free(root);
         root->name = root->default_name;
-        if (root->config_file)
+        if (root->config_file && !root->config_unread)
             root_config_read(c, root);
     }
 }

@@ -53,6 +53,8 @@ typedef struct Root {
                                 directory when below it; NULL for the files below no root */
     char *config_path;       /* its orbit.program as shown; NULL without a root */
     uint32_t config_file;    /* the source index of orbit.program once read, else 0 */
+    bool config_unread;      /* added unread (the cache's file index knows it: no mistakes,
+                                no `files` blocks): not configured until it is checked */
     const char *name;        /* the name its configuration gives, else the root
                                 directory's own name; NULL without a root */
     char *default_name;
@@ -90,19 +92,15 @@ uint32_t roots_unrooted(RootSet *set);
 /* Records that source `file` belongs to root `root`. */
 void roots_add_file(RootSet *set, uint32_t root, uint32_t file);
 
-/* How roots_read_configs adds the orbit.program at `path` of root `root` to `c`, as
- * workspace_add_found_file does (false, with *error, when it cannot be read). */
-typedef bool (*RootsAddConfig)(void *context, Compiler *c, uint32_t root, const char *path,
-                               const char **error);
+/* Reads root `root`'s orbit.program into the compiler as a source (to be parsed with the
+ * others, never checked as a program). A file that cannot be read is reported and
+ * counted in *failures. */
+void roots_read_config(RootSet *set, uint32_t root, Compiler *c, InputReport report,
+                       void *context, unsigned *failures);
 
-/* Reads every root's orbit.program into the compiler as a source (to be parsed with the
- * others, never checked as a program), with `add` (NULL: workspace_add_found_file). A
- * file that cannot be read is reported and counted in *failures. */
-void roots_read_configs(RootSet *set, Compiler *c, RootsAddConfig add, void *add_context,
-                        InputReport report, void *context, unsigned *failures);
-
-/* After compiler_parse: reads each root's configuration, reporting its mistakes (E0701).
- * May be called again for another compiler holding the same sources (`orbitc fix`). */
+/* After compiler_parse: reads each root's configuration, reporting its mistakes (E0701)
+ * (but not one added unread: Root.config_unread). May be called again for another
+ * compiler holding the same sources (`orbitc fix`). */
 void roots_configure(RootSet *set, Compiler *c);
 
 /* Sets the lint levels of root `root` in c->diags (its configuration's, overridden by

@@ -117,8 +117,6 @@ uint32_t workspace_add_text(Workspace *w, const char *path, char *text, size_t l
 
 /* --- the pipeline --- */
 
-static void read_configs(Workspace *w);
-
 /* Parses what is not parsed yet and configures the programs (their names and lint
  * levels, reporting the configurations' mistakes). */
 static void prepare(Workspace *w, Compiler *c)
@@ -127,7 +125,7 @@ static void prepare(Workspace *w, Compiler *c)
         return;
     if (w->threads_parse) {
         for (uint32_t i = 0; i < w->roots.count; i++)
-            if (w->roots.items[i].config_file)
+            if (w->roots.items[i].config_file && !w->roots.items[i].config_unread)
                 compiler_parse_only(c, &w->roots.items[i].config_file, 1);
     } else {
         compiler_parse(c);
@@ -143,13 +141,87 @@ static void check_each(Workspace *w, Compiler *c, Program **checked)
     diag_finish(&c->diags);
 }
 
+/* A configuration as an input of the file index: its stat (following links, as opening
+ * it does); false when it has none. */
+static bool config_input(const Root *root, Input *input)
+{
+    struct stat st;
+    if (stat(root->config_path, &st) != 0)
+        return false;
+    *input = (Input){ .path = root->config_path, .known = true, .regular = S_ISREG(st.st_mode),
+                      .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+                      .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+                      .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec };
+    return true;
+}
+
+/* With a file index: root `i`'s orbit.program added unread when the index knows its
+ * content and that it configures nothing but levels, without a mistake
+ * (check_cache_config_clean): a program found in the cache then never needs it, and one
+ * checked reads and configures it on its thread (check_jobs.c). */
+static bool add_config_unread(Workspace *w, uint32_t i, bool *recorded)
+{
+    Root *root = &w->roots.items[i];
+    Input input;
+    uint64_t hash;
+    if (!w->cache || !config_input(root, &input) || !compiler_fits(w->c, (uint64_t)input.size)
+        || !(*recorded = file_index_lookup(w->index, &input, &hash))
+        || !check_cache_config_clean(w->cache, root->config_path, hash))
+        return false;
+    root->config_file = compiler_add_source(w->c, root->config_path, NULL, (uint32_t)input.size);
+    root->config_unread = true;
+    set_hash(w, root->config_file, hash);
+    return true;
+}
+
+/* Reads root `i`'s orbit.program; with a file index, records its stat and hash (unless
+ * the index's record of it was taken already). */
+static void read_config(Workspace *w, uint32_t i, bool recorded)
+{
+    Root *root = &w->roots.items[i];
+    Input input;
+    bool known = w->index && !recorded && config_input(root, &input);
+    roots_read_config(&w->roots, i, w->c, w->report, w->report_context, &w->failures);
+    if (!w->index || !root->config_file)
+        return;
+    const SourceFile *f = source_file(&w->c->sources, root->config_file);
+    uint64_t hash = workspace_hash_text(f->text, f->len);
+    set_hash(w, root->config_file, hash);
+    if (known)
+        file_index_record(w->index, &input, f->len, hash);
+}
+
+/* Tells the cache which configurations read this run have no mistake and no `files`
+ * block: the next run may leave them unread. */
+static void record_clean_configs(Workspace *w)
+{
+    const Compiler *c = w->c;
+    bool *mistaken = xcalloc(c->sources.count, sizeof *mistaken);
+    for (uint32_t d = 0; d < c->diags.count; d++)
+        mistaken[source_file_at(&c->sources, c->diags.items[d]->span.start)] = true;
+    for (uint32_t i = 0; i < w->roots.count; i++) {
+        const Root *root = &w->roots.items[i];
+        if (root->config_file && !root->config_unread && !mistaken[root->config_file]
+            && root->file_level_count == 0)
+            check_cache_record_config(w->cache, root->config_path,
+                                      workspace_source_hash(w, root->config_file));
+    }
+    free(mistaken);
+}
+
 void workspace_prepare(Workspace *w)
 {
     if (w->prepared)
         return;
     w->prepared = true;
-    read_configs(w);
+    for (uint32_t i = 0; i < w->roots.count; i++) {
+        bool recorded = false;
+        if (w->roots.items[i].config_path && !(w->index && add_config_unread(w, i, &recorded)))
+            read_config(w, i, recorded);
+    }
     prepare(w, w->c);
+    if (w->index)
+        record_clean_configs(w);
 }
 
 void workspace_check(Workspace *w)
@@ -437,15 +509,13 @@ uint32_t workspace_read_input(Workspace *w, const Input *input)
 }
 
 /* Reading ahead: the files found by walking directories (but those the file index knows,
- * which are not read at all), and then the programs' orbit.program files, are opened and
- * read by Workspace.read_threads threads, each taking the next one not taken; they are
- * then added in order by this thread, as if read here (the same texts, errors and
- * positions). The system's copying of the files' bytes is then shared between the
- * processors instead of coming before any checking. */
+ * which are not read at all) are opened and read by Workspace.read_threads threads, each
+ * taking the next one not taken; they are then added in order by this thread, as if read
+ * here (the same texts, errors and positions). The system's copying of the files' bytes
+ * is then shared between the processors instead of coming before any checking. */
 typedef struct ReadAhead {
-    const InputList *inputs;  /* the inputs, */
-    const FileIndex *index;   /* (NULL: none; a file it knows is not read) */
-    const RootSet *roots;     /* or the roots' configurations */
+    const InputList *inputs;
+    const FileIndex *index;   /* NULL: none; a file it knows is not read */
     size_t count;
     ReadFile *files;          /* [count] */
     atomic_size_t next;
@@ -454,8 +524,6 @@ typedef struct ReadAhead {
 /* The path of item i to read ahead, or NULL: not read ahead. */
 static const char *ahead_path(const ReadAhead *ra, size_t i)
 {
-    if (ra->roots)
-        return ra->roots->items[i].config_path;
     const Input *input = &ra->inputs->items[i];
     if (!input->found || input->from_stdin
         || (ra->index && file_index_knows(ra->index, input)))
@@ -499,26 +567,6 @@ static ReadFile *read_ahead(ReadAhead *ra, unsigned threads)
     free(started);
     free(ids);
     return ra->files;
-}
-
-/* roots_read_configs' way to add a configuration: what was read ahead of it. */
-static bool add_config_read(void *context, Compiler *c, uint32_t root, const char *path,
-                            const char **error)
-{
-    ReadFile *rf = &((ReadFile *)context)[root];
-    return rf->tried ? add_read(c, path, rf, error) : workspace_add_found_file(c, path, error);
-}
-
-static void read_configs(Workspace *w)
-{
-    ReadFile *ahead = NULL;
-    if (w->read_threads > 1 && w->roots.count > 1) {
-        ReadAhead ra = { .roots = &w->roots, .count = w->roots.count };
-        ahead = read_ahead(&ra, w->read_threads);
-    }
-    roots_read_configs(&w->roots, w->c, ahead ? add_config_read : NULL, ahead, w->report,
-                       w->report_context, &w->failures);
-    free(ahead);
 }
 
 void workspace_read_inputs(Workspace *w)

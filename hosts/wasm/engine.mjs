@@ -3,7 +3,8 @@
 // integral number is an int, any other number a number); commands come out as objects:
 //   {kind: "record", event, text}   the event as an `orbit logs` line
 //   {kind: "timer", timer, at_ms, limit}
-//   {kind: "queue", attempt, delivery, number, task, step, input, idempotency_key}
+//   {kind: "queue", attempt, delivery, number, queue_timer, task, step, input, idempotency_key}
+//                                   queue_timer: the timer of its queue timeout (0: none)
 //   {kind: "cancel", attempt}
 //   {kind: "finished", status, output | error, message, step}
 // Build the module first with hosts/wasm/build.sh.

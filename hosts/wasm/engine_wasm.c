@@ -219,8 +219,9 @@ static void command_json(WasmHost *h, const EngineCommand *c)
                     (unsigned)c->timer, (long long)c->at_ms, c->limit ? "true" : "false");
         return;
     case ENGINE_QUEUE_ATTEMPT:
-        text_printf(b, "{\"kind\":\"queue\",\"attempt\":%u,\"delivery\":%u,\"number\":%u",
-                    (unsigned)c->attempt, (unsigned)c->delivery, (unsigned)c->task.number);
+        text_printf(b, "{\"kind\":\"queue\",\"attempt\":%u,\"delivery\":%u,\"number\":%u,\"queue_timer\":%u",
+                    (unsigned)c->attempt, (unsigned)c->delivery, (unsigned)c->task.number,
+                    (unsigned)c->queue_timer);
         json_string(b, "task", h->module.strings[h->module.tasks[c->task.task].name].text);
         json_string(b, "step", c->task.label);
         json_key(b, "input");

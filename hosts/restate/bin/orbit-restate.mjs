@@ -2,7 +2,7 @@
 // orbit-restate: Orbit programs on a Restate server (docs/restate.md).
 //
 //   orbit-restate serve PROGRAM.orbc [--port N] [--admin URL] [--time-scale N]
-//                       [--heartbeat-timeout MS] [--no-register]
+//                       [--heartbeat-timeout MS] [--queue-shards K] [--no-register]
 //   orbit-restate logs ID [--workflow NAME] [--ingress URL] [--admin URL]
 import fs from 'node:fs';
 import * as restate from '@restatedev/restate-sdk';
@@ -10,7 +10,7 @@ import { services } from '../lib/host.mjs';
 import { loadCore, workflowsOf } from '../lib/wasm.mjs';
 
 const USAGE = `usage: orbit-restate serve PROGRAM.orbc [--port N] [--admin URL] [--time-scale N]
-                           [--heartbeat-timeout MS] [--no-register]
+                           [--heartbeat-timeout MS] [--queue-shards K] [--no-register]
        orbit-restate logs ID [--workflow NAME] [--ingress URL] [--admin URL]`;
 
 function fail(message) {
@@ -39,8 +39,14 @@ function positiveNumber(text, what) {
   return n;
 }
 
+function shardCount(text) {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 256) fail(`--queue-shards must be an integer from 1 to 256, not "${text}"`);
+  return n;
+}
+
 async function serve(args) {
-  const o = parse(args, ['--port', '--admin', '--time-scale', '--heartbeat-timeout'], ['--no-register']);
+  const o = parse(args, ['--port', '--admin', '--time-scale', '--heartbeat-timeout', '--queue-shards'], ['--no-register']);
   if (o.positional.length !== 1) fail(USAGE);
   const port = o.port ? positiveNumber(o.port, '--port') : 9080;
   const admin = o.admin ?? process.env.RESTATE_ADMIN_URL ?? 'http://127.0.0.1:9070';
@@ -61,6 +67,7 @@ async function serve(args) {
     core, orbc, workflows,
     timeScale: o['time-scale'] ? positiveNumber(o['time-scale'], '--time-scale') : 1,
     heartbeatTimeoutMs: o['heartbeat-timeout'] ? positiveNumber(o['heartbeat-timeout'], '--heartbeat-timeout') : 5000,
+    queueShards: o['queue-shards'] ? shardCount(o['queue-shards']) : 4,
   });
   const endpoint = restate.endpoint();
   for (const s of list) endpoint.bind(s);

@@ -3,7 +3,7 @@
 //
 //   import { runWorker, TaskError } from '.../hosts/restate/lib/worker.mjs';
 //   const w = runWorker({ ingress: 'http://127.0.0.1:8080', task: 'payments.charge',
-//     handler: async (input, t) => {          // t: {lease, attempt, step, idempotency_key, signal}
+//     handler: async (input, t) => {   // t: {lease, queue, attempt, step, idempotency_key, signal}
 //       if (declined) throw new TaskError('CARD_DECLINED', 'declined', false);
 //       return { charge_id: 'ch_1' };
 //     } });
@@ -18,9 +18,9 @@ export class TaskError extends Error {
   }
 }
 
-/** One call of the protocol: POST INGRESS/orbit_queue/TASK/HANDLER with a JSON body. */
-export async function call(ingress, task, handler, body) {
-  const url = `${ingress}/orbit_queue/${encodeURIComponent(task)}/${handler}`;
+/** One call of the protocol: POST INGRESS/orbit_queue/KEY/HANDLER with a JSON body. */
+export async function call(ingress, key, handler, body) {
+  const url = `${ingress}/orbit_queue/${encodeURIComponent(key)}/${handler}`;
   const response = await fetch(url, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
     signal: AbortSignal.timeout(30000),
@@ -29,67 +29,74 @@ export async function call(ingress, task, handler, body) {
   return response.json();
 }
 
+// A task's queue is a few keys (`TASK~0`, …: its shards); `shards` names them. Each task
+// polled from a key is answered (heartbeat, complete, fail) on that key, its `queue`.
+export const shards = (ingress, task) => call(ingress, task, 'shards', {}).then((r) => r.keys);
 /** Up to `max` tasks; waits up to `waitMs` for one (a long poll). */
-export const poll = (ingress, task, workerId, max = 1, minAgeMs = 0, waitMs = 20000) =>
-  call(ingress, task, 'poll', { worker_id: workerId, max, min_age_ms: minAgeMs, wait_ms: waitMs })
+export const poll = (ingress, queue, workerId, max = 1, minAgeMs = 0, waitMs = 20000) =>
+  call(ingress, queue, 'poll', { worker_id: workerId, max, min_age_ms: minAgeMs, wait_ms: waitMs })
     .then((r) => r.tasks);
-export const heartbeat = (ingress, task, workerId, leases) =>
-  call(ingress, task, 'heartbeat', { worker_id: workerId, leases }).then((r) => r.cancel);
-export const complete = (ingress, task, lease, output) =>
-  call(ingress, task, 'complete', { lease, output }).then((r) => r.accepted);
-export const fail = (ingress, task, lease, code, message, retryable) =>
-  call(ingress, task, 'fail', { lease, code, message, retryable }).then((r) => r.accepted);
+export const heartbeat = (ingress, queue, workerId, leases) =>
+  call(ingress, queue, 'heartbeat', { worker_id: workerId, leases }).then((r) => r.cancel);
+export const complete = (ingress, queue, lease, output) =>
+  call(ingress, queue, 'complete', { lease, output }).then((r) => r.accepted);
+export const fail = (ingress, queue, lease, code, message, retryable) =>
+  call(ingress, queue, 'fail', { lease, code, message, retryable }).then((r) => r.accepted);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Polls `task`'s queue and runs `handler` on each task, `concurrency` at a time, with
- * heartbeats every third of the heartbeat timeout; a task the engine cancels sees its
- * `signal` aborted (its answer would be ignored).
+ * Polls every shard of `task`'s queue and runs `handler` on each task, `concurrency` at
+ * a time (shared evenly between the shards), with heartbeats every third of the heartbeat
+ * timeout; a task the engine cancels sees its `signal` aborted (its answer would be
+ * ignored).
  * @param {{ingress: string, task: string, handler: Function, workerId?: string,
  *          concurrency?: number, pollIntervalMs?: number}} o
  * @returns {{stop: () => Promise<void>}}
  */
 export function runWorker({ ingress, task, handler, workerId = `worker-${process.pid}`, concurrency = 1,
                             pollIntervalMs = 50 }) {
-  const held = new Map();          // lease -> AbortController
+  const held = new Map();          // lease -> {controller, queue}
   let running = true;
   let beatEvery = 1000;
 
   const beat = async () => {
     while (running || held.size > 0) {
       await sleep(beatEvery);
-      if (held.size === 0) continue;
-      try {
-        for (const lease of await heartbeat(ingress, task, workerId, [...held.keys()])) held.get(lease)?.abort();
-      } catch { /* the server is away: the next beat tries again */ }
+      const byQueue = new Map();
+      for (const [lease, h] of held) byQueue.set(h.queue, [...(byQueue.get(h.queue) ?? []), lease]);
+      for (const [queue, leases] of byQueue) {
+        try {
+          for (const lease of await heartbeat(ingress, queue, workerId, leases)) held.get(lease)?.controller.abort();
+        } catch { /* the server is away: the next beat tries again */ }
+      }
     }
   };
 
   const work = async (t) => {
     const controller = new AbortController();
-    held.set(t.lease, controller);
+    held.set(t.lease, { controller, queue: t.queue });
     beatEvery = Math.max(10, Math.floor(t.heartbeat_timeout_ms / 3));
     try {
       const output = await handler(t.input, { ...t, signal: controller.signal });
-      if (!controller.signal.aborted) await complete(ingress, task, t.lease, output ?? null);
+      if (!controller.signal.aborted) await complete(ingress, t.queue, t.lease, output ?? null);
     } catch (e) {
       if (!controller.signal.aborted) {
         const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
-        await fail(ingress, task, t.lease, te.code, te.message, te.retryable).catch(() => {});
+        await fail(ingress, t.queue, t.lease, te.code, te.message, te.retryable).catch(() => {});
       }
     } finally {
       held.delete(t.lease);
     }
   };
 
-  const loop = async () => {
+  const loop = async (queue, slots) => {
     const active = new Set();
     while (running) {
       let tasks = [];
-      if (active.size < concurrency) {
+      if (active.size < slots) {
         try {
-          tasks = await poll(ingress, task, workerId, concurrency - active.size);
+          tasks = await poll(ingress, queue, workerId, slots - active.size);
         } catch {
           await sleep(500);                    // the server is away: poll again later
         }
@@ -98,11 +105,21 @@ export function runWorker({ ingress, task, handler, workerId = `worker-${process
         const p = work(t).finally(() => active.delete(p));
         active.add(p);
       }
-      if (tasks.length === 0 && active.size >= concurrency) await sleep(pollIntervalMs);
+      if (tasks.length === 0 && active.size >= slots) await sleep(pollIntervalMs);
     }
     await Promise.all(active);
   };
 
-  const done = Promise.all([loop(), beat()]);
+  const loops = async () => {
+    let keys;
+    while (running && !keys) {
+      keys = await shards(ingress, task).catch(() => sleep(500).then(() => null));
+    }
+    if (!keys) return;
+    const slots = Math.max(1, Math.ceil(concurrency / keys.length));
+    await Promise.all(keys.map((key) => loop(key, slots)));
+  };
+
+  const done = Promise.all([loops(), beat()]);
   return { stop: async () => { running = false; await done; } };
 }

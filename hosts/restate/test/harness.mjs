@@ -48,10 +48,12 @@ async function post(url, body, ms = 10000) {
   return text ? JSON.parse(text) : null;
 }
 
-/** One restate-server node, data in `dir`. */
+/** One restate-server node, data in `dir`; `env`: more of its settings (a cluster's). */
 export class RestateServer {
-  constructor(dir) {
+  constructor(dir, { nodeName = 'orbit-test', env = {} } = {}) {
     this.dir = dir;
+    this.nodeName = nodeName;
+    this.env = env;
     this.proc = null;
   }
 
@@ -61,7 +63,7 @@ export class RestateServer {
     const env = {
       ...process.env,
       RESTATE_DISABLE_TELEMETRY: 'true',
-      RESTATE_NODE_NAME: 'orbit-test',
+      RESTATE_NODE_NAME: this.nodeName,
       RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${admin}`,
       RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ingress}`,
       RESTATE_BIND_ADDRESS: `127.0.0.1:${fabric}`,
@@ -73,6 +75,7 @@ export class RestateServer {
       RESTATE_ADMIN__DISABLE_WEB_UI: 'true',
       // A process killed with -9 loses nothing the kernel has; fsync guards against power loss only.
       RESTATE_LOG_SERVER__ROCKSDB_DISABLE_WAL_FSYNC: 'true',
+      ...this.env,
     };
     const log = fs.openSync(path.join(this.dir, 'server.log'), 'a');
     this.proc = spawn(SERVER_BIN, ['--base-dir', this.dir], { env, stdio: ['ignore', log, log] });
@@ -106,6 +109,30 @@ export class RestateServer {
   }
 }
 
+/**
+ * A cluster of `n` nodes on loopback ports (docs/restate.md, "A cluster"): each runs every
+ * role; the first provisions the cluster; logs and partitions are replicated on 2 nodes,
+ * so that one node may be lost. Start them together (`Promise.all`).
+ */
+export async function cluster(dir, n = 3) {
+  const ports = [];
+  for (let i = 0; i < n; i++) ports.push({ admin: await freePort(), ingress: await freePort(), fabric: await freePort() });
+  const peers = JSON.stringify(ports.map((p) => `http://127.0.0.1:${p.fabric}`));
+  return ports.map((p, i) => {
+    const node = new RestateServer(path.join(dir, `node-${i + 1}`), { nodeName: `node-${i + 1}`, env: {
+      RESTATE_CLUSTER_NAME: 'orbit-test-cluster',
+      RESTATE_FORCE_NODE_ID: String(i + 1),
+      RESTATE_AUTO_PROVISION: i === 0 ? 'true' : 'false',
+      RESTATE_DEFAULT_REPLICATION: '2',
+      RESTATE_METADATA_CLIENT__ADDRESSES: peers,
+      RESTATE_ROCKSDB_TOTAL_MEMORY_SIZE: '128MiB',
+    } });
+    node.ports = p;
+    fs.mkdirSync(node.dir, { recursive: true });
+    return node;
+  });
+}
+
 /** A child process with its output in `logPath`, stopped with SIGKILL or SIGTERM. */
 export function startProcess(cmd, args, logPath, env = {}) {
   const log = fs.openSync(logPath, 'a');
@@ -123,13 +150,16 @@ export function startProcess(cmd, args, logPath, env = {}) {
   };
 }
 
-/** `orbit-restate serve ORBC` on a free port, registered with `server`. */
-export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeoutMs = 2000 } = {}) {
+/**
+ * `orbit-restate serve ORBC` on a free port, registered with `server`; one queue shard
+ * unless told (the scripted workers follow a script per task: scripted-worker.mjs).
+ */
+export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeoutMs = 2000, queueShards = 1 } = {}) {
   const port = await freePort();
   const logPath = path.join(dir, `serve-${port}.log`);
   const p = startProcess(process.execPath, [path.join(PACKAGE, 'bin', 'orbit-restate.mjs'), 'serve', orbc,
     '--port', String(port), '--admin', server.admin, '--time-scale', String(timeScale),
-    '--heartbeat-timeout', String(heartbeatTimeoutMs)], logPath, { RESTATE_LOGGING: process.env.ORBIT_RESTATE_DEBUG ? 'INFO' : 'WARN' });
+    '--heartbeat-timeout', String(heartbeatTimeoutMs), '--queue-shards', String(queueShards)], logPath, { RESTATE_LOGGING: process.env.ORBIT_RESTATE_DEBUG ? 'INFO' : 'WARN' });
   await until(() => fs.readFileSync(logPath, 'utf8').includes('registered with'), 30000,
               `orbit-restate serve ${orbc} registered (${logPath})`);
   const deployment = /as deployment (\S+)/.exec(fs.readFileSync(logPath, 'utf8'))?.[1];
@@ -146,7 +176,7 @@ export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeout
 }
 
 /** The first column of the first row of an admin SQL query. */
-async function sqlCount(server, query) {
+export async function sqlCount(server, query) {
   const r = await fetch(`${server.admin}/query`, {
     method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ query }), signal: AbortSignal.timeout(10000) });

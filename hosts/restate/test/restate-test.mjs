@@ -34,34 +34,34 @@ const lastTime = (history) => Math.max(0, ...history.split('\n').map((l) => Numb
  */
 export async function runScenario({ name, orbc, scenarioPath, workflow, timeScale, toleranceRealMs,
                                     expected, during, workerScenarioPath = scenarioPath,
-                                    heartbeatTimeoutMs = 2000, boundMs = 60000 }) {
+                                    heartbeatTimeoutMs = 2000, boundMs = 60000, srv = server }) {
   const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));
   expected ??= h.orbitRun(ORBIT_RUN, orbc, scenarioPath, workflow ? ['--workflow', workflow] : []);
   workflow ??= scenario.workflow;
-  let served = await h.serve(server, orbc, dir, { timeScale, heartbeatTimeoutMs });
+  let served = await h.serve(srv, orbc, dir, { timeScale, heartbeatTimeoutMs });
   const workerState = path.join(dir, `${name}-workers.json`);
-  let w = h.workers(server, workerScenarioPath, dir, timeScale, workerState);
+  let w = h.workers(srv, workerScenarioPath, dir, timeScale, workerState);
   await w.ready();
   const restartWorkers = async () => {
     await w.kill();
-    w = h.workers(server, workerScenarioPath, dir, timeScale, workerState);
+    w = h.workers(srv, workerScenarioPath, dir, timeScale, workerState);
     await w.ready();
   };
   const killWorkers = () => w.kill();
   const id = `${name}-${process.pid}-${serial++}`;
   const timers = [];
   try {
-    await h.startExecution(server, workflow, id, scenario.input ?? {});
-    const t0 = await h.started(server, workflow, id, 30000);
+    await h.startExecution(srv, workflow, id, scenario.input ?? {});
+    const t0 = await h.started(srv, workflow, id, 30000);
     for (const s of scenario.signals ?? []) {
-      timers.push(setTimeout(() => h.until(() => h.signal(server, workflow, id, s.name, s.payload ?? null).then(() => true),
+      timers.push(setTimeout(() => h.until(() => h.signal(srv, workflow, id, s.name, s.payload ?? null).then(() => true),
                                            60000, `signal ${s.name} sent`).catch(() => {}),
                              Math.max(0, t0 + s.at_ms / timeScale - Date.now())));
     }
     if (during) await during({ t0, id, workflow, restartWorkers, killWorkers });
     const bound = lastTime(expected) / timeScale + boundMs;
-    await h.result(server, workflow, id, bound);
-    const actual = h.logs(server, id);
+    await h.result(srv, workflow, id, bound);
+    const actual = h.logs(srv, id);
     const c = h.compareHistories(expected, actual, toleranceRealMs * timeScale);
     return { ...c, actual, expected };
   } finally {
@@ -159,9 +159,40 @@ async function main() {
     return `${attemptsOf(r.actual)}, as orbit-run`;
   });
 
-  // Case 4: load. LOAD executions of checkout at once (time scale LOAD_SCALE, 2: the
-  // cool-off takes 5 minutes), three worker processes; every execution completes once, each order is charged
-  // once (idempotency keys), and the end-to-end times are measured.
+  // Case 3b: a cluster of three nodes on loopback (docs/restate.md, "A cluster"), the
+  // execution's server node-2; node-1 (which provisioned the cluster) killed with -9
+  // during an in-flight attempt, and not started again: the two left finish the execution
+  // with orbit-run's attempts.
+  await check('crash cluster node -9 during an in-flight attempt', async () => {
+    const nodes = await h.cluster(path.join(dir, 'cluster'));
+    const [victim, front] = nodes;
+    const line = 'StepDispatched step=ship';
+    try {
+      await Promise.all(nodes.map((n) => n.start()));
+      let killedAt = null;
+      const r = await expectSame({
+        name: 'crash-cluster', orbc: crash, scenarioPath: crashScenario, timeScale: 1, toleranceRealMs: 15000,
+        heartbeatTimeoutMs: 15000, srv: front,
+        during: async ({ id, workflow }) => {
+          await h.until(async () => (await h.history(front, workflow, id)).includes(line), 120000, `"${line}" in the history`);
+          await h.sleep(1000);
+          const before = (await h.history(front, workflow, id)).trim().split('\n');
+          await victim.kill9();
+          killedAt = before.length;
+          if (!before[before.length - 1].includes(line)) throw new Error(`missed the moment: the history went on to "${before[before.length - 1]}"`);
+        },
+      });
+      return `${nodes.length} nodes, ${victim.nodeName} killed after event #${killedAt} (${line}) and left dead; `
+        + `${attemptsOf(r.actual)}, as orbit-run; ${r.actual.trim().split('\n').length} events`;
+    } finally {
+      await Promise.all(nodes.map((n) => n.stop()));
+    }
+  });
+
+  // Case 4: load. LOAD executions of checkout at once (time scale LOAD_SCALE, 1: the
+  // program's own timeouts, and its cool-off takes 10 minutes), queues of LOAD_SHARDS
+  // shards, three worker processes; every execution completes once, each order is
+  // charged (idempotency keys), and the end-to-end times are measured.
   await check(`load ${LOAD} checkouts`, () => load(checkout));
 }
 
@@ -241,11 +272,12 @@ async function conformance() {
 }
 
 const LOAD = Number(process.env.ORBIT_RESTATE_LOAD ?? 1000);
-const LOAD_SCALE = Number(process.env.ORBIT_RESTATE_LOAD_SCALE ?? 2);
+const LOAD_SCALE = Number(process.env.ORBIT_RESTATE_LOAD_SCALE ?? 1);
+const LOAD_SHARDS = Number(process.env.ORBIT_RESTATE_LOAD_SHARDS ?? 8);
 
 async function load(orbc) {
   const timeScale = LOAD_SCALE;
-  const served = await h.serve(server, orbc, dir, { timeScale, heartbeatTimeoutMs: 10000 });
+  const served = await h.serve(server, orbc, dir, { timeScale, heartbeatTimeoutMs: 10000, queueShards: LOAD_SHARDS });
   const log = path.join(dir, 'charges.log');
   fs.writeFileSync(log, '');
   const procs = [1, 2, 3].map((i) => h.startProcess(process.execPath,
@@ -272,16 +304,23 @@ async function load(orbc) {
     const seconds = (Date.now() - t0) / 1000;
     const notCompleted = results.filter((r) => r.status !== 'COMPLETED').length;
     if (notCompleted) throw new Error(`${notCompleted} of ${LOAD} did not complete: ${JSON.stringify(results.find((r) => r.status !== 'COMPLETED'))}`);
+    // None twice: one `run` invocation per execution, as the server counts them.
+    const prefix = `load-${process.pid}-`;
+    const runs = await h.sqlCount(server, `SELECT count(*) AS n FROM sys_invocation WHERE target_service_name = 'checkout'`
+                                          + ` AND target_handler_name = 'run' AND target_service_key LIKE '${prefix}%'`);
+    const keys = await h.sqlCount(server, `SELECT count(DISTINCT target_service_key) AS n FROM sys_invocation WHERE target_service_name = 'checkout'`
+                                          + ` AND target_handler_name = 'run' AND target_service_key LIKE '${prefix}%'`);
+    if (runs !== LOAD || keys !== LOAD) throw new Error(`${runs} run invocations for ${keys} executions, not ${LOAD} once each`);
     // Each worker process charges once per idempotency key it sees; a retried attempt
     // (a timeout) may reach another process, which charges it again with the same key —
     // what the payment provider dedupes. Every order's key is there, and only those.
     const charges = fs.readFileSync(log, 'utf8').trim().split('\n');
     const once = new Set(charges);
-    const keys = new Set(ids.map((_, i) => `charge-L${i}`));
-    if (once.size !== LOAD || [...once].some((k) => !keys.has(k))) throw new Error(`${once.size} idempotency keys charged for ${LOAD} orders`);
+    const orderKeys = new Set(ids.map((_, i) => `charge-L${i}`));
+    if (once.size !== LOAD || [...once].some((k) => !orderKeys.has(k))) throw new Error(`${once.size} idempotency keys charged for ${LOAD} orders`);
     const times = ids.map((id) => ends.get(id) - startedAt.get(id)).sort((a, b) => a - b);
     const pct = (p) => (times[Math.min(times.length - 1, Math.floor(p * times.length))] / 1000).toFixed(1);
-    return `${LOAD} completed once each; ${once.size} idempotency keys charged (${charges.length} charges over 3 processes); ${(LOAD / seconds).toFixed(1)} executions/s `
+    return `${LOAD} completed, ${runs} run invocations; ${once.size} idempotency keys charged (${charges.length} charges over 3 processes); ${(LOAD / seconds).toFixed(1)} executions/s `
       + `over ${seconds.toFixed(0)} s; end to end p50 ${pct(0.5)} s, p99 ${pct(0.99)} s (the ${600 / timeScale} s cool-off included)`;
   } finally {
     for (const p of procs) await p.kill();

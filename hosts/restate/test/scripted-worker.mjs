@@ -10,13 +10,14 @@
 // answers but heartbeats (`never_answers`). STATE.json, if given, is where the outcomes used
 // so far are kept, so that a worker started again (after kill -9) goes on with the script.
 import fs from 'node:fs';
-import { complete, fail, heartbeat, poll } from '../lib/worker.mjs';
+import { complete, fail, heartbeat, poll, shards } from '../lib/worker.mjs';
 
 const [scenarioPath, ingress, scaleText, statePath] = process.argv.slice(2);
 const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));
 const scale = Number(scaleText);
 const used = statePath && fs.existsSync(statePath) ? JSON.parse(fs.readFileSync(statePath, 'utf8')) : {};
-const held = new Map();       // lease -> task (heartbeats)
+const held = new Map();       // lease -> its queue key (heartbeats)
+const queueOf = {};           // task -> its queue key (served with one shard: the scripts are per task)
 // Short long polls: a poll still waiting when the process is killed takes the next task
 // queued for it (and that task is then redelivered); the tests wait this long after a kill.
 export const POLL_WAIT_MS = 1000;
@@ -50,7 +51,7 @@ async function serve(task, script) {
       let max = 1;
       while (pickup === 0 && (list[(used[task] ?? 0) + max]?.pickup_ms ?? script.pickup_ms ?? 0) === 0
              && (used[task] ?? 0) + max < list.length) max++;
-      tasks = await poll(ingress, task, workerId, max, pickup, POLL_WAIT_MS);
+      tasks = await poll(ingress, queueOf[task], workerId, max, pickup, POLL_WAIT_MS);
     } catch {
       await sleep(50);
       continue;
@@ -68,7 +69,7 @@ function take(task, t, next) {
   used[task] = (used[task] ?? 0) + 1;
   saveState();
   if (!next || 'lost_after_ms' in next) return;   // no heartbeat, no answer: lost
-  held.set(t.lease, task);
+  held.set(t.lease, t.queue);
   if (next.never_answers) return;
   (async () => {
     await sleep((next.after_ms ?? 0) / scale);
@@ -76,8 +77,8 @@ function take(task, t, next) {
     const a = answerOf(next);
     for (let i = 0; i < 100; i++) {
       try {
-        if (a.output !== undefined) await complete(ingress, task, t.lease, a.output);
-        else await fail(ingress, task, t.lease, ...a.fail);
+        if (a.output !== undefined) await complete(ingress, t.queue, t.lease, a.output);
+        else await fail(ingress, t.queue, t.lease, ...a.fail);
         return;
       } catch {
         await sleep(100);                        // the server is away: answer again
@@ -90,10 +91,10 @@ async function beat() {
   for (;;) {
     await sleep(300);
     const byTask = new Map();
-    for (const [lease, task] of held) byTask.set(task, [...(byTask.get(task) ?? []), lease]);
-    for (const [task, leases] of byTask) {
+    for (const [lease, queue] of held) byTask.set(queue, [...(byTask.get(queue) ?? []), lease]);
+    for (const [queue, leases] of byTask) {
       try {
-        for (const lease of await heartbeat(ingress, task, 'scripted', leases)) held.delete(lease);
+        for (const lease of await heartbeat(ingress, queue, 'scripted', leases)) held.delete(lease);
       } catch { /* the server is away */ }
     }
   }
@@ -105,7 +106,10 @@ const tasks = Object.keys(scenario.workers ?? {}).filter((task) => !task.startsW
 for (const task of tasks) {
   for (let i = 0; ; i++) {
     try {
-      await poll(ingress, task, 'ready-check', 1, 24 * 3600 * 1000, 0);
+      const keys = await shards(ingress, task);
+      if (keys.length !== 1) throw new Error(`${task}: ${keys.length} queue shards (serve with --queue-shards 1)`);
+      queueOf[task] = keys[0];
+      await poll(ingress, queueOf[task], 'ready-check', 1, 24 * 3600 * 1000, 0);
       break;
     } catch (e) {
       if (i >= 200) throw e;

@@ -510,37 +510,28 @@ uint32_t workspace_read_input(Workspace *w, const Input *input)
 
 /* Reading ahead: the files found by walking directories (but those the file index knows,
  * which are not read at all) are opened and read by Workspace.read_threads threads, each
- * taking the next one not taken; they are then added in order by this thread, as if read
- * here (the same texts, errors and positions). The system's copying of the files' bytes
- * is then shared between the processors instead of coming before any checking. */
+ * taking the next one not taken; the sources are
+ * then added in order by this thread, as if read here (the same texts, errors and
+ * positions). The system's copying of the files' bytes is then shared between the
+ * processors instead of coming before any checking. */
 typedef struct ReadAhead {
     const InputList *inputs;
     const FileIndex *index;   /* NULL: none; a file it knows is not read */
-    size_t count;
-    ReadFile *files;          /* [count] */
+    ReadFile *files;
     atomic_size_t next;
 } ReadAhead;
-
-/* The path of item i to read ahead, or NULL: not read ahead. */
-static const char *ahead_path(const ReadAhead *ra, size_t i)
-{
-    const Input *input = &ra->inputs->items[i];
-    if (!input->found || input->from_stdin
-        || (ra->index && file_index_knows(ra->index, input)))
-        return NULL;
-    return input->path;
-}
 
 static void *read_some(void *arg)
 {
     ReadAhead *ra = arg;
-    for (size_t i; (i = atomic_fetch_add(&ra->next, 1)) < ra->count;) {
-        const char *path = ahead_path(ra, i);
-        if (!path)
-            continue;
+    for (size_t i; (i = atomic_fetch_add(&ra->next, 1)) < ra->inputs->count;) {
+        const Input *input = &ra->inputs->items[i];
         ReadFile *rf = &ra->files[i];
+        if (!input->found || input->from_stdin
+            || (ra->index && file_index_knows(ra->index, input)))
+            continue;
         rf->tried = true;
-        int fd = open_path(path, true);
+        int fd = open_path(input->path, true);
         if (fd < 0) {
             rf->error = strerror(errno);
             continue;
@@ -551,33 +542,30 @@ static void *read_some(void *arg)
     return NULL;
 }
 
-/* Reads ra's items on `threads` threads; returns what was read of each. */
-static ReadFile *read_ahead(ReadAhead *ra, unsigned threads)
+static ReadFile *read_ahead(const Workspace *w)
 {
-    ra->files = xcalloc(ra->count + 1, sizeof *ra->files);
-    atomic_init(&ra->next, 0);
+    ReadAhead ra = { .inputs = &w->inputs, .index = w->index };
+    ra.files = xcalloc(w->inputs.count + 1, sizeof *ra.files);
+    atomic_init(&ra.next, 0);
+    unsigned threads = w->read_threads;
     pthread_t *ids = xcalloc(threads, sizeof *ids);
     bool *started = xcalloc(threads, sizeof *started);
     for (unsigned i = 1; i < threads; i++)
-        started[i] = pthread_create(&ids[i], NULL, read_some, ra) == 0;
-    read_some(ra);   /* a thread that could not start leaves its share to the others */
+        started[i] = pthread_create(&ids[i], NULL, read_some, &ra) == 0;
+    read_some(&ra);   /* a thread that could not start leaves its share to the others */
     for (unsigned i = 1; i < threads; i++)
         if (started[i])
             pthread_join(ids[i], NULL);
     free(started);
     free(ids);
-    return ra->files;
+    return ra.files;
 }
 
 void workspace_read_inputs(Workspace *w)
 {
     if (w->cache)
         w->index = check_cache_index(w->cache, w);
-    ReadFile *ahead = NULL;
-    if (w->read_threads > 1 && w->inputs.count > 1) {
-        ReadAhead ra = { .inputs = &w->inputs, .index = w->index, .count = w->inputs.count };
-        ahead = read_ahead(&ra, w->read_threads);
-    }
+    ReadFile *ahead = w->read_threads > 1 && w->inputs.count > 1 ? read_ahead(w) : NULL;
     for (size_t i = 0; i < w->inputs.count; i++)
         read_input(w, &w->inputs.items[i], ahead ? &ahead[i] : NULL);
     free(ahead);

@@ -92,7 +92,7 @@ static bool has_marker(const char *dir)
     char *path = xmalloc(len);
     snprintf(path, len, "%s/" PROGRAM_MARKER, strcmp(dir, "/") == 0 ? "" : dir);
     /* Whatever the name is (a dangling or looping symbolic link, a directory, a FIFO)
-     * marks a root: roots_read_configs then reads it as a file or says why it cannot,
+     * marks a root: roots_read_config then reads it as a file or says why it cannot,
      * so that a configuration is never silently ignored. */
     struct stat st;
     bool found = lstat(path, &st) == 0;

@@ -54,8 +54,8 @@ void interner_keep(Interner *interner)
 
 void interner_rewind(Interner *interner)
 {
-    if (interner->share)
-        return;
+    if (interner->share || interner->count == interner->kept_count)
+        return;   /* shared, or nothing interned since the keep: the table is the kept one */
     memset(interner->slots, 0, (interner->mask + 1) * sizeof *interner->slots);
     for (uint32_t k = 0; k < interner->kept_count; k++) {
         uint32_t i = interner->kept[k].hash & interner->mask;

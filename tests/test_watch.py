@@ -34,8 +34,11 @@ class Watch:
                                   stderr=subprocess.PIPE)
         self.out, self.err = [], []
         self.lock = threading.Lock()
-        for stream, lines in ((self.p.stdout, self.out), (self.p.stderr, self.err)):
-            threading.Thread(target=self.read, args=(stream, lines), daemon=True).start()
+        self.readers = [threading.Thread(target=self.read, args=(stream, lines), daemon=True)
+                        for stream, lines in ((self.p.stdout, self.out),
+                                              (self.p.stderr, self.err))]
+        for reader in self.readers:
+            reader.start()
 
     def read(self, stream, lines):
         for line in stream:
@@ -62,10 +65,13 @@ class Watch:
     def stop(self):
         self.p.send_signal(signal.SIGINT)
         try:
-            return self.p.wait(timeout=WAIT)
+            status = self.p.wait(timeout=WAIT)
         except subprocess.TimeoutExpired:
             self.p.kill()
             raise AssertionError('SIGINT did not stop it within %d s' % WAIT)
+        for reader in self.readers:   # its last lines: read to the end of its output
+            reader.join(timeout=WAIT)
+        return status
 
 
 @test

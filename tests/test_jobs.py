@@ -41,26 +41,31 @@ def check(args, cache=None, cwd=None):
     return p.returncode, p.stdout, p.stderr
 
 
-def golden_roots(into):
-    """Every golden case of `check` under `into`, each in a root of its own."""
-    count = 0
+def golden_check_entries():
+    """(area, name, path) of every entry of the golden areas that `check` reads, in order."""
     for area in sorted(os.listdir(GOLDEN)):
         folder = os.path.join(GOLDEN, area)
         if area in ('run', 'fmt', 'harness') or not os.path.isdir(folder):
             continue
         for name in sorted(os.listdir(folder)):
-            path = os.path.join(folder, name)
-            root = os.path.join(into, '%s-%s' % (area, name.replace('.', '_')))
-            if name.endswith('.case') and os.path.isdir(path):
-                shutil.copytree(path, root, symlinks=True)
-            elif name.endswith('.orbit'):
-                os.makedirs(root)
-                shutil.copy(path, root)
-            else:
-                continue
-            if not os.path.exists(os.path.join(root, 'orbit.program')):
-                h.write(os.path.join(root, 'orbit.program'), '')
-            count += 1
+            yield area, name, os.path.join(folder, name)
+
+
+def golden_roots(into):
+    """Every golden case of `check` under `into`, each in a root of its own."""
+    count = 0
+    for area, name, path in golden_check_entries():
+        root = os.path.join(into, '%s-%s' % (area, name.replace('.', '_')))
+        if name.endswith('.case') and os.path.isdir(path):
+            shutil.copytree(path, root, symlinks=True)
+        elif name.endswith('.orbit'):
+            os.makedirs(root)
+            shutil.copy(path, root)
+        else:
+            continue
+        if not os.path.exists(os.path.join(root, 'orbit.program')):
+            h.write(os.path.join(root, 'orbit.program'), '')
+        count += 1
     return count
 
 
@@ -112,15 +117,10 @@ def one_program(into):
     a realistic program split into 40 files; returns how many golden files."""
     os.makedirs(into)
     count = 0
-    for area in sorted(os.listdir(GOLDEN)):
-        folder = os.path.join(GOLDEN, area)
-        if area in ('run', 'fmt', 'harness') or not os.path.isdir(folder):
-            continue
-        for name in sorted(os.listdir(folder)):
-            if name.endswith('.orbit') and os.path.isfile(os.path.join(folder, name)):
-                count += 1
-                shutil.copy(os.path.join(folder, name),
-                            os.path.join(into, '%04d-%s' % (count, name)))
+    for _, name, path in golden_check_entries():
+        if name.endswith('.orbit') and os.path.isfile(path):
+            count += 1
+            shutil.copy(path, os.path.join(into, '%04d-%s' % (count, name)))
     gen_repo.make_files(os.path.join(into, 'split'), 40, 1500)
     return count
 

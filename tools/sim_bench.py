@@ -45,12 +45,16 @@ GOAL_PER_CORE = 50000
 GOAL_SCALING = 1.8
 
 
+def command(orbit_run, orbc, model, runs, jobs):
+    return [orbit_run, 'simulate', orbc, '--model', model, '--runs', str(runs),
+            '--jobs', str(jobs), '--format', 'json']
+
+
 def simulate(orbit_run, orbc, model, runs, jobs):
     """(wall seconds, user+system CPU seconds) of one simulation."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([orbit_run, 'simulate', orbc, '--model', model, '--runs', str(runs),
-                    '--jobs', str(jobs), '--format', 'json'], check=True,
+    subprocess.run(command(orbit_run, orbc, model, runs, jobs), check=True,
                    stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -60,9 +64,8 @@ def simulate(orbit_run, orbc, model, runs, jobs):
 def simulate_pair(orbit_run, orbc, model, runs):
     """Wall seconds of two independent --jobs 1 processes of runs/2 each, started together."""
     start = time.perf_counter()
-    half = [subprocess.Popen([orbit_run, 'simulate', orbc, '--model', model, '--runs',
-                              str(n), '--jobs', '1', '--format', 'json'],
-                             stdout=subprocess.DEVNULL) for n in (runs // 2, runs - runs // 2)]
+    half = [subprocess.Popen(command(orbit_run, orbc, model, n, 1), stdout=subprocess.DEVNULL)
+            for n in (runs // 2, runs - runs // 2)]
     for p in half:
         if p.wait() != 0:
             raise subprocess.CalledProcessError(p.returncode, p.args)

@@ -36,6 +36,7 @@
 
 #include "check_cache.h"
 #include "memory.h"
+#include "sort.h"
 #include "workspace.h"
 
 /* Where the diagnostics of one program are: items [first, end) of a worker's `kept`;
@@ -71,7 +72,8 @@ typedef struct Jobs {
     void *task_arg;
     const Root *root;         /* parsing this program */
     Share *files;             /* [root->file_count]: who parsed each file */
-    atomic_uint next_file;
+    uint32_t *order;          /* [root->file_count]: the files in the order taken */
+    atomic_uint next_file;    /* the next of `order` to take */
 } Jobs;
 
 struct Worker {
@@ -198,7 +200,8 @@ static void parse_share(Worker *wk)
 {
     Jobs *jobs = wk->jobs;
     const Root *r = jobs->root;
-    for (uint32_t i; (i = atomic_fetch_add(&jobs->next_file, 1)) < r->file_count;) {
+    for (uint32_t k; (k = atomic_fetch_add(&jobs->next_file, 1)) < r->file_count;) {
+        uint32_t i = jobs->order[k];
         Share *file = &jobs->files[i];
         file->worker = wk->index;
         file->first = wk->c.diags.count;
@@ -270,6 +273,24 @@ static void run_on_threads(void *context, ThreadTask task, void *arg)
     wait_others(jobs);
 }
 
+/* The files of `r` in the order the threads take them: the largest first, so that no
+ * thread is left parsing a large file alone at the end while the others wait (one
+ * large file among many small ones; with them in the order of the paths, the 9.5 MB
+ * last file of tools/gen_repo.py's 10,000 took a thread 50 to 120 ms after the other
+ * was done). Equal sizes in the order of the paths. */
+static void order_files(Jobs *jobs, const Root *r)
+{
+    const SourceFile *sources = jobs->w->c->sources.files;
+    int64_t *keys = xmalloc((r->file_count + 1) * sizeof *keys);
+    for (uint32_t i = 0; i < r->file_count; i++)   /* sizes < SOURCE_MAX_FILE_SIZE */
+        keys[i] = (int64_t)(SOURCE_MAX_FILE_SIZE - sources[r->files[i]].len) << 32 | i;
+    sort_int64(keys, r->file_count);
+    jobs->order = xrealloc(jobs->order, (r->file_count + 1) * sizeof *jobs->order);
+    for (uint32_t k = 0; k < r->file_count; k++)
+        jobs->order[k] = (uint32_t)keys[k];
+    free(keys);
+}
+
 /* Every thread parses files of `root` until none is left; then thread 0 (wk) takes the
  * trees and parse diagnostics of the others, file by file. */
 static void parse_together(Worker *wk, uint32_t root)
@@ -277,6 +298,7 @@ static void parse_together(Worker *wk, uint32_t root)
     Jobs *jobs = wk->jobs;
     const Root *r = &jobs->w->roots.items[root];
     jobs->files = xrealloc(jobs->files, (r->file_count + 1) * sizeof *jobs->files);
+    order_files(jobs, r);
     atomic_store(&jobs->next_file, 0);
     hand_out(jobs, NULL, NULL, r);
     parse_share(wk);
@@ -330,6 +352,7 @@ static void by_file_init(Jobs *jobs)
 static void by_file_free(Jobs *jobs)
 {
     free(jobs->files);
+    free(jobs->order);
     pthread_cond_destroy(&jobs->parsed);
     pthread_cond_destroy(&jobs->wake);
     pthread_mutex_destroy(&jobs->lock);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "memory.h"
 
 static Input *push_input(InputList *list, char *path)
@@ -318,47 +319,43 @@ static bool same_file(const Input *input, const struct stat *st)
 }
 
 /* The same file named twice (directly, through a directory, a link or another spelling)
- * is read once, where it first appears. O(n log n). */
+ * is read once, where it first appears: each file's identity goes into a table (open
+ * addressing, a power of two of slots, at most half full) in list order, and an input
+ * whose identity is there already is dropped. O(n). */
 typedef struct Identity {
     dev_t dev;
     ino_t ino;
-    size_t index;
+    bool used;
 } Identity;
 
-static int compare_identities(const void *a, const void *b)
+/* Whether `input`'s identity was in `table` (`mask` + 1 slots) before; adds it if not. */
+static bool seen_before(Identity *table, size_t mask, const Input *input)
 {
-    const Identity *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
-    if (x->ino != y->ino)
-        return x->ino < y->ino ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    uint64_t key[2] = { (uint64_t)input->dev, (uint64_t)input->ino };
+    size_t slot = (size_t)hash_wide(0, key, sizeof key) & mask;
+    for (; table[slot].used; slot = (slot + 1) & mask)
+        if (table[slot].dev == input->dev && table[slot].ino == input->ino)
+            return true;
+    table[slot] = (Identity){ input->dev, input->ino, true };
+    return false;
 }
 
 static void drop_duplicates(InputList *list)
 {
-    Identity *ids = xcalloc(list->count, sizeof *ids);
-    size_t count = 0;
-    for (size_t i = 0; i < list->count; i++) {
-        const Input *input = &list->items[i];
-        if (input->known)
-            ids[count++] = (Identity){ input->dev, input->ino, i };
-    }
-    qsort(ids, count, sizeof *ids, compare_identities);
-    for (size_t i = 1; i < count; i++) {
-        if (ids[i].dev == ids[i - 1].dev && ids[i].ino == ids[i - 1].ino) {
-            Input *later = &list->items[ids[i].index];
-            input_free(later);
-            later->path = NULL;
-        }
-    }
-    free(ids);
+    size_t slots = 16;
+    while (slots < 2 * list->count)
+        slots *= 2;
+    Identity *table = xcalloc(slots, sizeof *table);
     size_t kept = 0;
     for (size_t i = 0; i < list->count; i++) {
-        if (list->items[i].path)
-            list->items[kept++] = list->items[i];
+        Input *input = &list->items[i];
+        if (input->known && seen_before(table, slots - 1, input))
+            input_free(input);
+        else
+            list->items[kept++] = *input;
     }
     list->count = kept;
+    free(table);
 }
 
 void inputs_collect(InputList *list, const char *const *paths, int count)

@@ -112,18 +112,18 @@ static const FileRecord *search(const FileIndex *ix, const char *path, size_t le
     return NULL;
 }
 
-/* The record of `path`, or NULL: first where the last lookup stopped (the files of a
- * directory walk come sorted, as the records are), else by binary search. */
-static const FileRecord *find(FileIndex *ix, const char *path)
+/* The record of `path`, or NULL: first where the last lookup stopped (*cursor; the files
+ * of a directory walk come sorted, as the records are), else by binary search. */
+static const FileRecord *find(const FileIndex *ix, const char *path, uint32_t *cursor)
 {
     size_t len = strlen(path);
-    if (ix->cursor < ix->file_count
-        && compare_path(ix->text, &ix->files[ix->cursor], path, len) == 0)
-        return &ix->files[ix->cursor++];
+    if (*cursor < ix->file_count
+        && compare_path(ix->text, &ix->files[*cursor], path, len) == 0)
+        return &ix->files[(*cursor)++];
     uint32_t at = 0;
     const FileRecord *r = search(ix, path, len, &at);
     if (r)
-        ix->cursor = at + 1;
+        *cursor = at + 1;
     return r;
 }
 
@@ -163,18 +163,16 @@ static bool trusted(const FileIndex *ix, const FileRecord *r, const Input *input
            && r->ctime_ns < ix->trust_before;
 }
 
-bool file_index_knows(const FileIndex *ix, const Input *input)
+bool file_index_knows(const FileIndex *ix, const Input *input, uint32_t *cursor)
 {
-    uint32_t at = 0;
-    return indexed(ix, input)
-           && trusted(ix, search(ix, input->path, strlen(input->path), &at), input);
+    return indexed(ix, input) && trusted(ix, find(ix, input->path, cursor), input);
 }
 
 bool file_index_lookup(FileIndex *ix, const Input *input, uint64_t *hash)
 {
     if (!indexed(ix, input))
         return false;
-    const FileRecord *r = find(ix, input->path);
+    const FileRecord *r = find(ix, input->path, &ix->cursor);
     if (!trusted(ix, r, input))
         return false;
     *hash = r->hash;

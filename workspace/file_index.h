@@ -82,9 +82,10 @@ bool file_index_take(FileIndex *ix, uint8_t *data, size_t len);
  * the index to be written. False: the file must be read. */
 bool file_index_lookup(FileIndex *ix, const Input *input, uint64_t *hash);
 
-/* Whether file_index_lookup would find `input`'s hash, without recording anything or
- * moving the cursor: threads that read files ahead ask it at once (workspace.c). */
-bool file_index_knows(const FileIndex *ix, const Input *input);
+/* Whether file_index_lookup would find `input`'s hash, without recording anything;
+ * `cursor` (0 at first) is the caller's own, in place of the index's, for asking about
+ * files in sorted order (workspace.c, reading ahead). */
+bool file_index_knows(const FileIndex *ix, const Input *input, uint32_t *cursor);
 
 /* Records that `input`, read now, has `len` bytes of content hashing to `hash` (nothing
  * is recorded for a pipe or a device, or when its stat is unknown or says another size:

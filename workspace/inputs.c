@@ -1,14 +1,17 @@
 /* The input files of one run: command-line paths expanded into files (inputs.h). */
+#define _GNU_SOURCE   /* getdents64 */
 #include "inputs.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "memory.h"
 
 static Input *push_input(InputList *list, char *path)
@@ -83,6 +86,8 @@ static bool has_orbit_suffix(const char *name)
 typedef struct DirEntry {
     char *name;
     unsigned char type;   /* d_type: DT_UNKNOWN when the file system does not say */
+    int stat_error;       /* of lstat, when `st` was asked for: 0 or an errno */
+    struct stat st;       /* the lstat of a possible source or of an entry of type unknown */
 } DirEntry;
 
 typedef struct DirListing {
@@ -92,32 +97,54 @@ typedef struct DirListing {
     bool has_marker;      /* an entry named PROGRAM_MARKER (of any type) is there */
 } DirListing;
 
-/* The visible entries of `dir`, read at once so that no directory stays open while its
- * subdirectories are walked (a deep tree would run out of file descriptors). Returns
- * false with errno set when `dir` cannot be listed. */
+/* Whether the walk needs the lstat of an entry: a possible source file (or a link to
+ * one), or an entry whose type the listing does not give. A directory needs none, and
+ * any other entry is passed over. */
+static bool wants_stat(const char *name, unsigned char type)
+{
+    return type == DT_UNKNOWN || (type != DT_DIR && has_orbit_suffix(name));
+}
+
+static void add_entry(DirListing *listing, int fd, const char *name, unsigned char type)
+{
+    if (name[0] == '.') {
+        listing->has_gitignore |= strcmp(name, ".gitignore") == 0;
+        return;
+    }
+    if (listing->count == listing->cap) {
+        listing->cap = listing->cap ? listing->cap * 2 : 16;
+        listing->items = xrealloc(listing->items, listing->cap * sizeof *listing->items);
+    }
+    DirEntry *entry = &listing->items[listing->count++];
+    entry->name = xstrdup(name);
+    entry->type = type;
+    entry->stat_error = 0;
+    if (wants_stat(name, type) && fstatat(fd, name, &entry->st, AT_SYMLINK_NOFOLLOW) != 0)
+        entry->stat_error = errno;
+    listing->has_marker |= strcmp(name, PROGRAM_MARKER) == 0;
+}
+
+/* The visible entries of `dir`, with the lstat of those the walk looks at, read at once
+ * so that no directory stays open while its subdirectories are walked (a deep tree would
+ * run out of file descriptors). The entries are read with getdents64 and looked at
+ * relative to the open directory: the fewest system calls, and no path looked up again
+ * from the top for each file (a warm re-check is mostly this walk). Returns false with
+ * errno set when `dir` cannot be listed. */
 static bool list_dir(const char *dir, DirListing *listing)
 {
-    DIR *d = opendir(dir);
-    if (!d)
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
         return false;
-    for (;;) {
-        errno = 0;
-        struct dirent *entry = readdir(d);
-        if (!entry)
-            break;
-        if (entry->d_name[0] == '.') {
-            listing->has_gitignore |= strcmp(entry->d_name, ".gitignore") == 0;
-            continue;
+    char buf[16384];
+    ssize_t got;
+    while ((got = getdents64(fd, buf, sizeof buf)) > 0)
+        for (ssize_t at = 0; at < got;) {
+            const struct dirent64 *entry = (const struct dirent64 *)(buf + at);
+            at += entry->d_reclen;
+            add_entry(listing, fd, entry->d_name, entry->d_type);
         }
-        if (listing->count == listing->cap) {
-            listing->cap = listing->cap ? listing->cap * 2 : 16;
-            listing->items = xrealloc(listing->items, listing->cap * sizeof *listing->items);
-        }
-        listing->items[listing->count++] = (DirEntry){ xstrdup(entry->d_name), entry->d_type };
-        listing->has_marker |= strcmp(entry->d_name, PROGRAM_MARKER) == 0;
-    }
-    int err = errno;
-    closedir(d);
+    int err = got < 0 ? errno : 0;
+    close(fd);
     errno = err;
     return err == 0;
 }
@@ -152,21 +179,23 @@ static void walk_one(Walk *walk, const char *dir, const char *real, const char *
     InputList *list = walk->list;
     IgnoreStack *ignore = walk->ignore;
     bool orbit = has_orbit_suffix(entry->name);
-    if (!orbit && entry->type != DT_DIR && entry->type != DT_UNKNOWN)
+    if (entry->type != DT_DIR && !wants_stat(entry->name, entry->type))
         return;   /* the listing says it is neither a directory nor a source */
     char *path = join_path(dir, entry->name);
     struct stat st;
     if (entry->type == DT_DIR) {   /* no stat: a directory that vanished lists nothing */
         st.st_mode = S_IFDIR;
-    } else if (lstat(path, &st) != 0) {
-        /* An entry that vanished since it was listed holds nothing to read; one whose
-         * path is too long (or similar) may: a directory or a source file. */
-        int err = errno;
+    } else if (entry->stat_error) {
+        /* An entry that vanished since it was listed holds nothing to read; one that
+         * cannot be looked at for another reason may: a directory or a source file. */
+        int err = entry->stat_error;
         if (err != ENOENT && (orbit || entry->type == DT_DIR || entry->type == DT_UNKNOWN))
             push_unreadable(list, path, "cannot read ", strerror(err));
         else
             free(path);
         return;
+    } else {
+        st = entry->st;
     }
     if (ignore_matches(ignore, rel, S_ISDIR(st.st_mode))) {
         free(path);
@@ -290,47 +319,43 @@ static bool same_file(const Input *input, const struct stat *st)
 }
 
 /* The same file named twice (directly, through a directory, a link or another spelling)
- * is read once, where it first appears. O(n log n). */
+ * is read once, where it first appears: each file's identity goes into a table (open
+ * addressing, a power of two of slots, at most half full) in list order, and an input
+ * whose identity is there already is dropped. O(n). */
 typedef struct Identity {
     dev_t dev;
     ino_t ino;
-    size_t index;
+    bool used;
 } Identity;
 
-static int compare_identities(const void *a, const void *b)
+/* Whether `input`'s identity was in `table` (`mask` + 1 slots) before; adds it if not. */
+static bool seen_before(Identity *table, size_t mask, const Input *input)
 {
-    const Identity *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
-    if (x->ino != y->ino)
-        return x->ino < y->ino ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    uint64_t key[2] = { (uint64_t)input->dev, (uint64_t)input->ino };
+    size_t slot = (size_t)hash_wide(0, key, sizeof key) & mask;
+    for (; table[slot].used; slot = (slot + 1) & mask)
+        if (table[slot].dev == input->dev && table[slot].ino == input->ino)
+            return true;
+    table[slot] = (Identity){ input->dev, input->ino, true };
+    return false;
 }
 
 static void drop_duplicates(InputList *list)
 {
-    Identity *ids = xcalloc(list->count, sizeof *ids);
-    size_t count = 0;
-    for (size_t i = 0; i < list->count; i++) {
-        const Input *input = &list->items[i];
-        if (input->known)
-            ids[count++] = (Identity){ input->dev, input->ino, i };
-    }
-    qsort(ids, count, sizeof *ids, compare_identities);
-    for (size_t i = 1; i < count; i++) {
-        if (ids[i].dev == ids[i - 1].dev && ids[i].ino == ids[i - 1].ino) {
-            Input *later = &list->items[ids[i].index];
-            input_free(later);
-            later->path = NULL;
-        }
-    }
-    free(ids);
+    size_t slots = 16;
+    while (slots < 2 * list->count)
+        slots *= 2;
+    Identity *table = xcalloc(slots, sizeof *table);
     size_t kept = 0;
     for (size_t i = 0; i < list->count; i++) {
-        if (list->items[i].path)
-            list->items[kept++] = list->items[i];
+        Input *input = &list->items[i];
+        if (input->known && seen_before(table, slots - 1, input))
+            input_free(input);
+        else
+            list->items[kept++] = *input;
     }
     list->count = kept;
+    free(table);
 }
 
 void inputs_collect(InputList *list, const char *const *paths, int count)

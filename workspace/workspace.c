@@ -510,26 +510,25 @@ uint32_t workspace_read_input(Workspace *w, const Input *input)
 
 /* Reading ahead: the files found by walking directories (but those the file index knows,
  * which are not read at all) are opened and read by Workspace.read_threads threads, each
- * taking the next one not taken; the sources are
- * then added in order by this thread, as if read here (the same texts, errors and
- * positions). The system's copying of the files' bytes is then shared between the
- * processors instead of coming before any checking. */
+ * taking the next one not taken; the sources are then added in order by this thread, as
+ * if read here (the same texts, errors and positions). The system's copying of the
+ * files' bytes is then shared between the processors instead of coming before any
+ * checking. Which files are to be read is decided first, here: on a warm run (the index
+ * knows every file) no thread is started. */
 typedef struct ReadAhead {
     const InputList *inputs;
-    const FileIndex *index;   /* NULL: none; a file it knows is not read */
-    ReadFile *files;
-    atomic_size_t next;
+    const size_t *todo;       /* the inputs to read, in order */
+    size_t todo_count;
+    ReadFile *files;          /* [inputs->count] */
+    atomic_size_t next;       /* the next of `todo` to take */
 } ReadAhead;
 
 static void *read_some(void *arg)
 {
     ReadAhead *ra = arg;
-    for (size_t i; (i = atomic_fetch_add(&ra->next, 1)) < ra->inputs->count;) {
-        const Input *input = &ra->inputs->items[i];
-        ReadFile *rf = &ra->files[i];
-        if (!input->found || input->from_stdin
-            || (ra->index && file_index_knows(ra->index, input)))
-            continue;
+    for (size_t k; (k = atomic_fetch_add(&ra->next, 1)) < ra->todo_count;) {
+        const Input *input = &ra->inputs->items[ra->todo[k]];
+        ReadFile *rf = &ra->files[ra->todo[k]];
         rf->tried = true;
         int fd = open_path(input->path, true);
         if (fd < 0) {
@@ -542,9 +541,31 @@ static void *read_some(void *arg)
     return NULL;
 }
 
+/* The inputs found by the walk that the file index does not know, by index. */
+static size_t *to_read(const Workspace *w, size_t *count)
+{
+    size_t *todo = xmalloc((w->inputs.count + 1) * sizeof *todo);
+    uint32_t cursor = 0;
+    *count = 0;
+    for (size_t i = 0; i < w->inputs.count; i++) {
+        const Input *input = &w->inputs.items[i];
+        if (input->found && !input->from_stdin
+            && !(w->index && file_index_knows(w->index, input, &cursor)))
+            todo[(*count)++] = i;
+    }
+    return todo;
+}
+
+/* What the threads read, by input (NULL: nothing to read ahead). */
 static ReadFile *read_ahead(const Workspace *w)
 {
-    ReadAhead ra = { .inputs = &w->inputs, .index = w->index };
+    ReadAhead ra = { .inputs = &w->inputs };
+    size_t *todo = to_read(w, &ra.todo_count);
+    ra.todo = todo;
+    if (ra.todo_count < 2) {   /* nothing to share */
+        free(todo);
+        return NULL;
+    }
     ra.files = xcalloc(w->inputs.count + 1, sizeof *ra.files);
     atomic_init(&ra.next, 0);
     unsigned threads = w->read_threads;
@@ -558,6 +579,7 @@ static ReadFile *read_ahead(const Workspace *w)
             pthread_join(ids[i], NULL);
     free(started);
     free(ids);
+    free(todo);
     return ra.files;
 }
 

@@ -5,6 +5,7 @@ output is the same, byte for byte, for any number of threads, over every golden 
 repositories (tools/gen_repo.py); the cache is hit, missed, survives corrupt entries and
 several processes at once, and never changes what is printed, in any format."""
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -69,14 +70,15 @@ def golden_roots(into):
     return count
 
 
-def same_for_every_jobs(directory, formats, jobs=(1, 2, 3), cwd=None):
-    """Checks `directory` with each --jobs in each format; returns the first format's
-    run."""
+def same_for_every_jobs(directory, formats, jobs=(1, 2, 3), cwd=None, extra=()):
+    """Checks `directory` (with the options `extra`) with each --jobs in each format;
+    returns the first format's run."""
     runs = []
     for fmt in formats:
-        first = check(['--jobs', '1', '--format', fmt, directory], cwd=cwd)
+        first = check(['--jobs', '1', '--format', fmt, directory] + list(extra), cwd=cwd)
         for j in jobs[1:]:
-            other = check(['--jobs', str(j), '--format', fmt, directory], cwd=cwd)
+            other = check(['--jobs', str(j), '--format', fmt, directory] + list(extra),
+                          cwd=cwd)
             expect(other == first, '--format %s: --jobs %d differs from --jobs 1 over %s'
                    % (fmt, j, directory))
         runs.append(first)
@@ -555,6 +557,87 @@ def file_index_corrupt_is_ignored_and_reported_once():
                    'a corrupt index (%d bytes) not reported once: %r' % (len(bad), err))
             expect(check(['--format', 'json', repo], cache=cache, cwd=tmp) == cold,
                    'the index was not written again')
+
+
+MANY_DECLS = """worker "pay.charge" {
+  input { amount: number, currency: string, note: string? }
+  output { id: string, total: number }
+}
+type Money { amount: number, currency: string }
+"""
+
+# One workflow of many_workflows: errors and warnings of the signature pass (E0305 when
+# it has no `return`) and of the body pass (unknown fields, members, workflows and
+# built-in tasks with their did-you-means, types, a step used before it runs, W0002,
+# W0006, W0007 when asked for), suppressions used (W0002) and unused (W0009), and W0010
+# of a long sleep, of its own or of a child workflow (worst_resolve, after the bodies).
+MANY_WORKFLOW = """workflow wf_{n} {{
+  input {{ amount: number, money: Money }}
+  output {{ id: string }}
+  timeout {timeout}
+  step charge {{
+    worker "pay.charge"
+    with {{ amount: input.amount, curency: input.money.currency }}
+    retry {{ attempts: 3, max_delay: 30s }}
+    timeout 10m
+  }}
+  // orbit:allow(W0002)
+  step quiet {{ worker "pay.charge"; with {{ amount: 1, currency: "EUR" }}; retry {{ attempts: 3, max_delay: 30s }}; timeout 1s }}
+  // orbit:allow(W0001)
+  step later {{ compute charge.id + {n} }}
+  step call {{ workflow wf_{next}x }}
+  step child {{ workflow wf_{previous}; with {{ amount: 1, money: {{ amount: 1, currency: "EUR" }} }} }}
+  stp typo {{ sleep {n}s }}
+  step nap {{ sleep {nap} }}
+  step field {{ compute input.money.amout }}
+  step early {{ compute after.total }}
+  step after {{ worker "pay.charge"; with {{ amount: "x{n}", currency: "EUR" }}; timeout 1s }}
+  step task {{ using http.request; with {{ url: {n} }} }}
+{ret}}}
+"""
+
+
+def many_workflows(into, files=40, per_file=10):
+    """One program of files * per_file workflows, each with several kinds of error and
+    warning, and suppressions (MANY_WORKFLOW); returns how many workflows."""
+    os.makedirs(into)
+    h.write(os.path.join(into, 'decls.orbit'), MANY_DECLS)
+    count = files * per_file
+    for f in range(files):
+        text = ''
+        for n in range(f * per_file, (f + 1) * per_file):
+            text += MANY_WORKFLOW.format(n=n, next=(n + 1) % count,
+                                         previous=(n + count - 1) % count,
+                                         timeout='1h' if n % 5 else '1m',
+                                         nap='2h' if n % 7 == 0 else '1s',
+                                         ret='' if n % 3 == 0 else '  return { id: charge.id }\n')
+        h.write(os.path.join(into, 'w%02d.orbit' % f), text)
+    return count
+
+
+@test
+def jobs_over_one_program_of_many_workflows():
+    """The checker's passes over the workflows of one program spread over the threads
+    (compiler/check/check.c): every kind of diagnostic of a workflow, in every workflow,
+    so that every chunk of workflows reports some, with the lint levels of the run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        count = many_workflows(os.path.join(tmp, 'many'))
+        status, out, err = same_for_every_jobs('many', FORMATS, jobs=(1, 2, 4), cwd=tmp)
+        expect(status == 1, 'exit status %d' % status)
+        codes = {}
+        concise = b''.join(check(['--jobs', '1', '--format', 'concise', 'many'], cwd=tmp)[1:])
+        for code in re.findall(r'\[([EW][0-9]{4})\]', concise.decode()):
+            codes[code] = codes.get(code, 0) + 1
+        for code, want in (('E0503', count), ('E0506', count), ('E0202', count),
+                           ('E0303', count), ('E0504', count), ('E0206', count),
+                           ('E0501', 2 * count), ('E0203', count), ('W0009', count),
+                           ('E0305', (count + 2) // 3), ('W0002', count), ('W0006', count // 5)):
+            expect(codes.get(code) == want, '%s: %r times, not %d' % (code, codes.get(code), want))
+        expect(codes.get('W0010', 0) >= count // 7, 'W0010: %r times' % codes.get('W0010'))
+        # the lint levels of the run reach every thread's sink
+        status, out, err = same_for_every_jobs('many', ['concise'], jobs=(1, 2, 4), cwd=tmp,
+                                               extra=['--warn', 'W0007', '--allow', 'W0002'])
+        expect(b'[W0007]' in out and b'[W0002]' not in out, 'the levels were not applied')
 
 
 @test

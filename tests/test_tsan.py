@@ -3,9 +3,11 @@
 orbitc and orbit-run with -Db_sanitize=thread in a temporary directory, then runs two
 `orbitc check --jobs 4` at once over generated program roots (with mistakes) and every
 golden case made a root, sharing one empty cache, one over a single program of many
-files (its files parsed by the 4 threads between them) and one without the cache (its
-files read ahead by the threads), then again over the full cache (the single program
-without it);
+files (its files parsed by the 4 threads between them, its workflows checked by them)
+and one without the cache (its files read ahead by the threads), then again over the
+full cache (the single program without it); a program of many workflows with mistakes
+(test_jobs.many_workflows) checked with --jobs 2 and 4, whose outputs must be the bytes
+of --jobs 1;
 and `orbit-run simulate` of the checkout example with --jobs 2 and 4, whose reports must
 be the bytes of --jobs 1. Any report of ThreadSanitizer fails the test. Bounded: the
 build of two executables (-j2) and a few seconds of runs.
@@ -45,9 +47,9 @@ def tsan_env(**more):
                 TSAN_OPTIONS='halt_on_error=1:exitcode=%d:second_deadlock_stack=1' % TSAN_EXIT)
 
 
-def check(orbitc, cache, cwd, fmt, targets):
-    env = tsan_env(ORBITC_CACHE_DIR=cache)
-    p = subprocess.run([orbitc, 'check', '--jobs', '4', '--format', fmt, '--color=never']
+def check(orbitc, cache, cwd, fmt, targets, jobs=4):
+    env = tsan_env(**({'ORBITC_CACHE_DIR': cache} if cache else {}))
+    p = subprocess.run([orbitc, 'check', '--jobs', str(jobs), '--format', fmt, '--color=never']
                        + targets, cwd=cwd, env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=600)
     return p.returncode, p.stdout, p.stderr
@@ -74,6 +76,24 @@ def simulate(orbitc, orbit_run, tmp):
         if reports[jobs] != reports[1]:
             failed += 1
             print('FAIL: simulate --jobs %d reports other bytes than --jobs 1' % jobs)
+    return failed
+
+
+def many_workflows(orbitc, tmp):
+    """The failures of checking one program of many workflows with 2 and 4 threads (the
+    checker's passes over the workflows spread over them: compiler/check/check.c)."""
+    test_jobs.many_workflows(os.path.join(tmp, 'many'), files=12, per_file=10)
+    failed, first = 0, None
+    for jobs in (1, 2, 4):
+        status, out, err = check(orbitc, None, tmp, 'json', ['--no-cache', 'many'], jobs)
+        if status == TSAN_EXIT or b'ThreadSanitizer' in err:
+            failed += 1
+            print('FAIL: many workflows, --jobs %d:\n%s' % (jobs, err.decode(errors='replace')))
+        elif status != 1 or (first is not None and (status, out, err) != first):
+            failed += 1
+            print('FAIL: many workflows, --jobs %d: exit status %d, or other bytes than '
+                  '--jobs 1' % (jobs, status))
+        first = first or (status, out, err)
     return failed
 
 
@@ -105,8 +125,9 @@ def main():
                 elif status != 1:
                     failed += 1
                     print('FAIL: --format %s with %s: exit status %d' % (fmt, what, status))
+        failed += many_workflows(orbitc, tmp)
         failed += simulate(orbitc, orbit_run, tmp)
-        print('%d passed, %d failed' % (13 - failed, failed))
+        print('%d passed, %d failed' % (16 - failed, failed))
         return 1 if failed else 0
 
 

@@ -5,6 +5,8 @@
  * (check_steps.c, which calls check_policy.c, check_types.c and check_lints.c). */
 #include "check_internal.h"
 
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +188,116 @@ const char *check_duration_text(Checker *ck, int64_t ms)
     return arena_strndup(ck->arena, text, strlen(text));
 }
 
+/* ---- The workflows, on several threads ----------------------------------------------
+ *
+ * A pass over the workflows (signatures, then bodies) may be spread over the threads
+ * that the caller lends (Compiler.threads): the workflows are taken CHUNK at a time, in
+ * turn, by whichever thread is free. Each thread checks with a Checker of its own, a
+ * copy of the caller's after the declarations: what the declarations made (the maps, the
+ * Program's declarations, the names, the shared types, made whole by types_init) it only
+ * reads; it allocates in its own compiler's arena, interns through its own interner
+ * (whose names are the caller's: compiler_init_view), has its own state of the passes
+ * (check_internal.h, from `steps` on) and its own sink, with the caller's lint levels.
+ * A workflow's pass writes only that workflow and the trees of its declaration. Then
+ * the caller copies each chunk's diagnostics into its sink in the order of the
+ * workflows: the same reports, in the same report order, as the pass on one thread. */
+
+enum { CHUNK = 8 };   /* workflows taken at a time: ~20k instructions each in a body */
+
+typedef struct Part {   /* one thread's */
+    Checker ck;
+    DiagSink diags;
+} Part;
+
+typedef struct Chunk {   /* the diagnostics of one chunk: [first, end) of a part's sink */
+    uint32_t part, first, end;
+} Chunk;
+
+typedef struct Spread {
+    const Checker *from;
+    void (*pass)(Checker *ck, uint32_t workflow);
+    Part *parts;          /* [threads] */
+    Chunk *chunks;        /* [chunk_count] */
+    uint32_t chunk_count;
+    atomic_uint next;     /* the next chunk to take */
+} Spread;
+
+/* The state of the passes (check_internal.h), all zero. */
+static void check_state_zero(Checker *ck)
+{
+    size_t from = offsetof(Checker, steps);
+    memset((char *)ck + from, 0, sizeof *ck - from);
+}
+
+static void check_state_free(Checker *ck)
+{
+    free(ck->clauses);
+    free(ck->step_decls);
+    free(ck->step_buffer);
+    free(ck->dep_mark);
+    free(ck->dep_buffer);
+    check_state_zero(ck);
+}
+
+static void part_init(Part *part, const Checker *from, Compiler *c)
+{
+    Checker *ck = &part->ck;
+    *ck = *from;
+    check_state_zero(ck);
+    ck->c = c;
+    ck->arena = &c->arena;
+    ck->names = &c->names;
+    ck->types.arena = &c->arena;
+    diag_sink_init(&part->diags, &c->arena);
+    memcpy(part->diags.level, from->diags->level, sizeof part->diags.level);
+    ck->diags = &part->diags;
+}
+
+/* One thread's part: chunks until none is left. */
+static void spread_task(void *arg, uint32_t thread, Compiler *c)
+{
+    Spread *spread = arg;
+    Part *part = &spread->parts[thread];
+    part_init(part, spread->from, c);
+    uint32_t count = spread->from->program->workflow_count;
+    for (uint32_t k; (k = atomic_fetch_add(&spread->next, 1)) < spread->chunk_count;) {
+        Chunk *chunk = &spread->chunks[k];
+        chunk->part = thread;
+        chunk->first = part->diags.count;
+        for (uint32_t i = k * CHUNK; i < count && i < (k + 1) * CHUNK; i++)
+            spread->pass(&part->ck, i);
+        chunk->end = part->diags.count;
+    }
+    check_state_free(&part->ck);
+}
+
+/* pass(ck, i) for each workflow i, in order, or spread over the threads. */
+static void check_each_workflow(Checker *ck, void (*pass)(Checker *ck, uint32_t workflow))
+{
+    uint32_t count = ck->program->workflow_count;
+    const Threads *threads = &ck->c->threads;
+    if (threads->count < 2 || count <= CHUNK) {
+        for (uint32_t i = 0; i < count; i++)
+            pass(ck, i);
+        return;
+    }
+    Spread spread = { .from = ck, .pass = pass, .chunk_count = (count + CHUNK - 1) / CHUNK };
+    spread.parts = xcalloc(threads->count, sizeof *spread.parts);
+    spread.chunks = xcalloc(spread.chunk_count, sizeof *spread.chunks);
+    atomic_init(&spread.next, 0);
+    threads->run(threads->context, spread_task, &spread);
+    for (uint32_t k = 0; k < spread.chunk_count; k++) {
+        const Chunk *chunk = &spread.chunks[k];
+        const DiagSink *from = &spread.parts[chunk->part].diags;
+        for (uint32_t d = chunk->first; d < chunk->end; d++)
+            diag_copy(ck->diags, from->items[d]);
+    }
+    for (uint32_t i = 0; i < threads->count; i++)
+        diag_sink_free(&spread.parts[i].diags);
+    free(spread.parts);
+    free(spread.chunks);
+}
+
 /* ---- Entry point -------------------------------------------------------------------- */
 
 static void init_names(Checker *ck)
@@ -241,16 +353,10 @@ Program *check_program(Compiler *c)
     }
 
     check_declarations(ck);
-    for (uint32_t i = 0; i < ck->program->workflow_count; i++)
-        check_workflow_signature(ck, i);
-    for (uint32_t i = 0; i < ck->program->workflow_count; i++)
-        check_workflow_body(ck, i);
+    check_each_workflow(ck, check_workflow_signature);   /* every one before any body */
+    check_each_workflow(ck, check_workflow_body);
     worst_resolve(ck);
-    free(ck->clauses);
-    free(ck->step_decls);
-    free(ck->step_buffer);
-    free(ck->dep_mark);
-    free(ck->dep_buffer);
+    check_state_free(ck);
     return ck->program;
 }
 

@@ -71,6 +71,23 @@ typedef struct Checker {
     Member **worker_decls;
     Member **type_decls;
 
+    /* place_allows as bits: allowed[place] has 1 << kw for each keyword allowed there */
+    uint32_t allowed[PLACE_COUNT];
+    uint32_t member_keywords;  /* keyword_is_member as bits */
+    uint64_t code_lengths;     /* bit min(len, 63) of each runtime error code's length */
+
+    /* well-known names */
+    const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
+        *n_yes, *n_no, *n_depends, *n_fixed, *n_exponential;
+    const Name *n_keywords[KW_COUNT];  /* each keyword as a name; [KW_NONE] is NULL */
+    const Name *n_settings[RETRY_SETTING_COUNT];     /* RETRY_SETTING_NAMES as names */
+    const Name *n_builtin_types[BUILTIN_TYPE_COUNT]; /* BUILTIN_TYPE_NAMES as names */
+    const Type *builtin_types[BUILTIN_TYPE_COUNT];   /* and the types they name */
+
+    /* From `steps` to the end: the state of the passes over the workflows, each thread's
+     * own when a pass is spread over threads (check.c, check_each_workflow); all zero to
+     * begin with, and freed by check_state_free. */
+
     /* The current workflow's tables, reused from workflow to workflow (malloc'd, except
      * the map's table): its steps by name, their declarations, and for dependencies the
      * stamp of the last scope that used each step (stamps only grow, so the marks are
@@ -94,11 +111,6 @@ typedef struct Checker {
     uint32_t dotted_count;
     const Name *dotted;
 
-    /* place_allows as bits: allowed[place] has 1 << kw for each keyword allowed there */
-    uint32_t allowed[PLACE_COUNT];
-    uint32_t member_keywords;  /* keyword_is_member as bits */
-    uint64_t code_lengths;     /* bit min(len, 63) of each runtime error code's length */
-
     /* Did-you-mean indexes (base/suggest.h), each built in the arena when the first
      * unknown name of its list is reported, so that N unknown names cost N short
      * searches, not N * the list: the fields of each record type, by the type's address
@@ -107,14 +119,6 @@ typedef struct Checker {
     FieldIndex *field_indexes;
     uint32_t field_index_count, field_index_capacity;
     SuggestIndex *workflow_index;
-
-    /* well-known names */
-    const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
-        *n_yes, *n_no, *n_depends, *n_fixed, *n_exponential;
-    const Name *n_keywords[KW_COUNT];  /* each keyword as a name; [KW_NONE] is NULL */
-    const Name *n_settings[RETRY_SETTING_COUNT];     /* RETRY_SETTING_NAMES as names */
-    const Name *n_builtin_types[BUILTIN_TYPE_COUNT]; /* BUILTIN_TYPE_NAMES as names */
-    const Type *builtin_types[BUILTIN_TYPE_COUNT];   /* and the types they name */
 } Checker;
 
 /* A description of a place for messages ("field `amount`", "the input of worker

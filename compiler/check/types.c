@@ -31,6 +31,13 @@ void types_init(Types *types, Arena *arena)
     types->number = simple(types, TYPE_NUMBER);
     types->boolean = simple(types, TYPE_BOOL);
     types->duration = simple(types, TYPE_DURATION);
+    /* [T] and T? of every simple type, made here once and for all: after types_init a
+     * Types is only read (but for its arena), so that threads with copies of it share
+     * them (compiler/check/check.c, the workflows on several threads). */
+    for (int kind = 0; kind <= TYPE_DURATION; kind++) {
+        type_list(types, types->simple_of[kind]);
+        type_optional(types, types->simple_of[kind]);
+    }
     types->empty_record = type_record(types, NULL, 0);
     types->any_list = type_list(types, types->any);
 }

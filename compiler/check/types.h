@@ -23,9 +23,10 @@ typedef struct Types {
     const Type *error, *any, *null, *string, *integer, *number, *boolean, *duration;
     const Type *empty_record;    /* {} */
     const Type *any_list;        /* [any] */
-    /* The shared instance of each simple type, and [T] and T? of each, made when first
-     * asked for: contracts name the same few again and again, and a value of the very
-     * type expected needs no further check. */
+    /* The shared instance of each simple type, and [T] and T? of each (but T? of error,
+     * any and null, which are the type itself), all made by types_init: contracts name
+     * the same few again and again, and a value of the very type expected needs no
+     * further check. */
     const Type *simple_of[TYPE_DURATION + 1];
     const Type *list_of[TYPE_DURATION + 1];
     const Type *optional_of[TYPE_DURATION + 1];

@@ -14,7 +14,27 @@
 #include "intern.h"
 #include "source.h"
 
-typedef struct Compiler {
+typedef struct Compiler Compiler;
+
+/* One thread's part of a pass spread over several threads: `thread` is its number in
+ * [0, Threads.count), `c` the compiler of that thread (thread 0 is the caller, with its
+ * own compiler; the others have compilers of their own over the same sources, whose
+ * names are the caller's: compiler_init_view with a share). */
+typedef void (*ThreadTask)(void *arg, uint32_t thread, Compiler *c);
+
+/* Threads that a pass over one program may use (the checker's workflows: check.c).
+ * run(context, task, arg) calls task on each of the `count` threads at once, returning
+ * when every call has returned; what a task makes in its thread's compiler's arena stays
+ * valid until the caller's check of the program is over. `count` < 2: no threads, every
+ * pass serial (compiler_init, compiler_init_view). `orbitc check` sets it in the
+ * sharing by file (workspace/check_jobs.c), with the threads that parsed the files. */
+typedef struct Threads {
+    uint32_t count;
+    void (*run)(void *context, ThreadTask task, void *arg);
+    void *context;
+} Threads;
+
+struct Compiler {
     Arena arena;          /* the tree, names, diagnostics: freed together */
     Interner names;
     const Name *keyword_names[KW_COUNT];   /* each keyword's spelling, interned once by
@@ -34,7 +54,8 @@ typedef struct Compiler {
                                    and after suppressions); false in compiler_init */
     ArenaMark kept;       /* compiler_keep: what compiler_rewind comes back to */
     uint32_t kept_diags;
-} Compiler;
+    Threads threads;      /* none unless the caller lends its threads */
+};
 
 /* Initialises `c` and adds the embedded standard library as file 0. */
 void compiler_init(Compiler *c);

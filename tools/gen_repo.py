@@ -69,10 +69,20 @@ def split_declarations(text):
 def make_files(directory, count, size):
     """One program of COUNT files below `directory` (no root: all files are one program)."""
     parts = split_declarations(program_text(count * size, 1))
-    per_file = max(1, len(parts) // count)
+    total = sum(len(part) for part in parts)
     files = []
+    at = written = 0
     for i in range(count):
-        chunk = parts[i * per_file:(i + 1) * per_file] if i < count - 1 else parts[i * per_file:]
+        # The declarations in order, each file taking them until it reaches its share of
+        # the bytes: at least one each, while enough are left for the files after it.
+        end = at + 1
+        written += len(parts[at]) if at < len(parts) else 0
+        while (end < len(parts) - (count - i - 1)
+               and written + len(parts[end]) <= (i + 1) * total // count):
+            written += len(parts[end])
+            end += 1
+        chunk = parts[at:end] if i < count - 1 else parts[at:]
+        at = end
         path = os.path.join(directory, "f%02d" % (i // 1000), "m%05d.orbit" % i)
         write(path, "".join(chunk))
         files.append(path)

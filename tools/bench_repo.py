@@ -38,23 +38,37 @@ TARGET_JOBS = 1.8     # --jobs 2 over --jobs 1 on a 2-core machine (issue 32)
 TARGET_CACHE = 20.0   # a warm-cache re-check over a cold run
 
 
-def timed(cmd, cwd, env=None):
-    """One command: (wall s, cpu s, peak RSS MB, exit status). The times are measured
-    here to the microsecond (a warm re-check takes a few hundredths of a second, GNU
-    time's resolution); the peak memory is GNU time's (the resource usage that os.wait4
-    reports after a fork from this process counts this process's own memory as the
-    child's peak). The times include GNU time's own start, about a millisecond."""
-    with tempfile.NamedTemporaryFile('r') as figures:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        p = subprocess.run(['/usr/bin/time', '-f', '%M', '-o', figures.name] + cmd,
-                           cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        rss = figures.read().split()[-1]
+def timed_together(cmds, cwd, env=None):
+    """Commands started at once: (wall s until the last finishes, cpu s of them all, peak
+    RSS MB of the largest, exit status of the first). The times are measured here to the
+    microsecond (a warm re-check takes a few hundredths of a second, GNU time's
+    resolution); the peak memory is GNU time's (the resource usage that os.wait4 reports
+    after a fork from this process counts this process's own memory as the child's
+    peak). The times include GNU time's own start, about a millisecond."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    procs = []
+    for cmd in cmds:
+        figures = tempfile.NamedTemporaryFile('r')
+        procs.append((subprocess.Popen(['/usr/bin/time', '-f', '%M', '-o', figures.name] + cmd,
+                                       cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL),
+                      figures))
+    rsss, status = [], None
+    for p, figures in procs:
+        p.wait()
+        status = p.returncode if status is None else status
+        rsss.append(int(figures.read().split()[-1]) / 1024)
+        figures.close()
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, int(rss) / 1024, p.returncode
+    return wall, cpu, max(rsss), status
+
+
+def timed(cmd, cwd, env=None):
+    """One command, as timed_together measures."""
+    return timed_together([cmd], cwd, env)
 
 
 def run(orbitc, args, cwd, cache=None):
@@ -68,28 +82,9 @@ def run(orbitc, args, cwd, cache=None):
 
 def run_pair(orbitc, halves, cwd):
     """Two independent `orbitc check --jobs 1` processes at once, one on each half of the
-    paths, measured as timed() measures one: (wall s until the later finishes, cpu s of
-    both, peak RSS MB of the larger, exit status of the first)."""
-    procs = []
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    for half in halves:
-        figures = tempfile.NamedTemporaryFile('r')
-        cmd = [orbitc, 'check', '--format', 'json', '--no-cache', '--jobs', '1'] + half
-        procs.append((subprocess.Popen(['/usr/bin/time', '-f', '%M', '-o', figures.name] + cmd,
-                                       cwd=cwd, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL),
-                      figures))
-    rsss, status = [], None
-    for p, figures in procs:
-        p.wait()
-        status = p.returncode if status is None else status
-        rsss.append(int(figures.read().split()[-1]) / 1024)
-        figures.close()
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, max(rsss), status
+    paths (timed_together)."""
+    return timed_together([[orbitc, 'check', '--format', 'json', '--no-cache', '--jobs', '1']
+                           + half for half in halves], cwd)
 
 
 def halves_of(cwd, target):

@@ -187,9 +187,10 @@ static void walk_one(Walk *walk, const char *dir, const char *real, const char *
         st.st_mode = S_IFDIR;
     } else if (entry->stat_error) {
         /* An entry that vanished since it was listed holds nothing to read; one that
-         * cannot be looked at for another reason may: a directory or a source file. */
+         * cannot be looked at for another reason (a possible source, or of a type the
+         * listing did not give: wants_stat) may: a directory or a source file. */
         int err = entry->stat_error;
-        if (err != ENOENT && (orbit || entry->type == DT_DIR || entry->type == DT_UNKNOWN))
+        if (err != ENOENT)
             push_unreadable(list, path, "cannot read ", strerror(err));
         else
             free(path);

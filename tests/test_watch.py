@@ -201,7 +201,8 @@ def the_configuration_of_a_root_above_the_path_is_watched():
 def the_target_of_a_symbolic_link_is_watched():
     """src/link.orbit -> ../other/current.orbit -> v1.orbit, outside the path watched:
     the target edited, a link of the chain retargeted, the new target saved as editors
-    save (a temporary file renamed over it)."""
+    save (a temporary file renamed over it), the source's link itself retargeted and its
+    new target edited."""
     with tempfile.TemporaryDirectory() as tmp:
         other = os.path.join(tmp, 'other')
         put(os.path.join(other, 'v1.orbit'), GOOD)
@@ -223,6 +224,14 @@ def the_target_of_a_symbolic_link_is_watched():
             os.rename(os.path.join(other, '.v2.swp'), os.path.join(other, 'v2.orbit'))
             out = w.wait_check(4, 'new target saved')
             expect(out == [error_at('src/link.orbit')], 'after the save: %r' % out)
+            put(os.path.join(tmp, 'third', 'v3.orbit'), GOOD)              # the link itself
+            os.symlink('../third/v3.orbit', os.path.join(tmp, 'src', '.new'))   # retargeted
+            os.rename(os.path.join(tmp, 'src', '.new'), os.path.join(tmp, 'src', 'link.orbit'))
+            out = w.wait_check(5, 'link retargeted')
+            expect(out == [], 'after the retargeting: %r' % out)
+            write(os.path.join(tmp, 'third', 'v3.orbit'), BAD)               # its new target
+            out = w.wait_check(6, 'new target edited')
+            expect(out == [error_at('src/link.orbit')], 'after the edit: %r' % out)
         finally:
             w.stop_ok()
 
@@ -262,14 +271,13 @@ def a_watched_directory_removed_and_made_again():
             shutil.rmtree(os.path.join(tmp, 'proj'))
             w.wait_check(2, 'removed')
             expect(any('cannot read `proj/src`' in l for l in w.err), 'removed: %r' % w.err)
+            count = len(w.reports())
             put(os.path.join(tmp, 'proj', 'src', 'a.orbit'), BAD)
-            deadline = time.monotonic() + WAIT   # made in steps: one check or several
-            while True:
-                out = w.wait_check(len(w.reports()), 'made again')
-                if out or time.monotonic() > deadline:
-                    break
-                w.wait_check(len(w.reports()) + 1, 'made again')
-            expect(out[-1:] == [error_at('proj/src/a.orbit')], 'made again: %r' % out)
+            out = []
+            while not out:   # made in steps (directories, then the file): checks 1 or more
+                count += 1
+                out = w.wait_check(count, 'made again')
+            expect(out == [error_at('proj/src/a.orbit')], 'made again: %r' % out)
         finally:
             w.stop_ok()
 

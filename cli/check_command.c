@@ -56,11 +56,13 @@ static void close_cache(CheckCache *cache)
 /* One check: each program on its own, with its own lint levels; the diagnostics of all
  * of them together, in source order. With the cache, `use_index` lets its file index
  * leave unchanged files unread; a file that changed before its text was needed (the run
- * saw it unchanged) makes the run start again without the index. */
-static int check_with(const CliOptions *opt, bool use_index)
+ * saw it unchanged) makes the run start again without the index. `observer` (--watch)
+ * is told what the run looks at on disk. */
+static int check_with(const CliOptions *opt, bool use_index, const InputObserver *observer)
 {
     CliRun run;
     cli_run_init(&run);
+    run.w.inputs.observer = run.w.roots.observer = observer;
     run.c.check_only = true;   /* only the diagnostics are read */
     run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
     run.w.read_threads = thread_count(opt);
@@ -78,7 +80,7 @@ static int check_with(const CliOptions *opt, bool use_index)
     if (status == EXIT_OK && run.w.stale) {
         check_cache_close(cache);
         cli_run_free(&run);
-        return check_with(opt, false);
+        return check_with(opt, false, observer);
     }
     if (status == EXIT_OK && opt->add_suppressions) {
         status = cli_add_suppressions(opt, &run);
@@ -104,9 +106,9 @@ static int check_with(const CliOptions *opt, bool use_index)
     return status;
 }
 
-static int check_once(const CliOptions *opt)
+static int check_once(const CliOptions *opt, const InputObserver *observer)
 {
-    return check_with(opt, true);
+    return check_with(opt, true, observer);
 }
 
 /* check: once, or again at every change under --watch (watch.c). */
@@ -122,5 +124,5 @@ int cli_check(const CliOptions *given)
     if (opt->statistics && opt->format != FORMAT_HUMAN && opt->format != FORMAT_CONCISE)
         return cli_usage_error("--statistics prints a table: it takes no --format %s",
                                opt->format_text);
-    return opt->watch ? cli_watch(opt, check_once) : check_once(opt);
+    return opt->watch ? cli_watch(opt, check_once) : check_once(opt, NULL);
 }

@@ -103,10 +103,12 @@ void cli_print_diagnostics(const CliOptions *opt, Compiler *c);
 
 /* --- watch.c --- */
 
-/* `check --watch`: runs `check` on the options, then again after each change below the
- * paths, until SIGINT or SIGTERM (then status 0). Status 2 when the paths cannot be
- * watched or the options cannot go with watching. */
-int cli_watch(const CliOptions *opt, int (*check)(const CliOptions *opt));
+/* `check --watch`: runs `check` on the options, then again after each change to what it
+ * read (told to `observer`, which it gives the workspace), until SIGINT or SIGTERM (then
+ * status 0). Status 2 when the paths cannot be watched or the options cannot go with
+ * watching. */
+int cli_watch(const CliOptions *opt, int (*check)(const CliOptions *opt,
+                                                  const InputObserver *observer));
 
 /* --- output.c --- */
 

@@ -32,6 +32,7 @@ struct IgnoreStack {
     size_t count, cap;
     bool no_gitignore;
     IgnoreFile excludes;   /* --exclude, tested after the .gitignore files */
+    const InputObserver *observer;
 };
 
 /* One line of a .gitignore into `file`; nothing for a blank line or a comment. */
@@ -87,6 +88,7 @@ static char *join(const char *dir, const char *name)
 /* Reads `dir`/.gitignore, if there is one (a regular file), as a file of the stack. */
 static void read_gitignore(IgnoreStack *stack, const char *dir, const char *lead, size_t strip)
 {
+    inputs_observe(stack->observer, INPUT_FOLLOW, dir, ".gitignore");
     char *path = join(dir, ".gitignore");
     struct stat st;
     FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "r") : NULL;
@@ -112,6 +114,7 @@ static void read_parents(IgnoreStack *stack, const char *real)
     char *dir = xstrdup(real);
     for (size_t end = len; top == SIZE_MAX;) {
         dir[end] = '\0';
+        inputs_observe(stack->observer, INPUT_LOOKUP, end ? dir : "/", ".git");
         char *git = join(end ? dir : "/", ".git");
         struct stat st;
         if (lstat(git, &st) == 0)
@@ -136,9 +139,11 @@ static void read_parents(IgnoreStack *stack, const char *real)
     free(dir);
 }
 
-IgnoreStack *ignore_start(const InputIgnore *options, const char *dir)
+IgnoreStack *ignore_start(const InputIgnore *options, const char *dir,
+                          const InputObserver *observer)
 {
     IgnoreStack *stack = xcalloc(1, sizeof *stack);
+    stack->observer = observer;
     stack->no_gitignore = options && options->no_gitignore;
     stack->excludes.lead = xstrdup("");
     for (int i = 0; options && i < options->exclude_count; i++)

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "input_observer.h"
+
 /* What a walk ignores, from the command line. */
 typedef struct InputIgnore {
     bool no_gitignore;              /* --no-ignore: the .gitignore files are not read */
@@ -25,8 +27,10 @@ typedef struct InputIgnore {
 typedef struct IgnoreStack IgnoreStack;
 
 /* The patterns that apply below directory `dir`, the top of a walk: its parents' and
- * its own .gitignore, and the excludes. NULL when there are none (nothing is ignored). */
-IgnoreStack *ignore_start(const InputIgnore *options, const char *dir);
+ * its own .gitignore, and the excludes. `observer` (NULL: none) is told of each `.git`
+ * and .gitignore looked for, then and in ignore_enter. */
+IgnoreStack *ignore_start(const InputIgnore *options, const char *dir,
+                          const InputObserver *observer);
 
 /* Entering subdirectory `path` of the walk, `rel` below its top ("gen/sub"): its
  * .gitignore applies below it (`has_gitignore`: its listing holds one; else none is

@@ -209,6 +209,8 @@ static void walk_one(Walk *walk, const char *dir, const char *real, const char *
         free(path);
         return;
     }
+    if (orbit && S_ISLNK(st.st_mode))
+        inputs_observe(list->observer, INPUT_FOLLOW, dir, entry->name);
     if (orbit && S_ISLNK(st.st_mode) && stat(path, &st) != 0) {
         push_unreadable(list, path, "cannot read ", link_problem(errno));
         return;
@@ -230,6 +232,7 @@ static void walk_dir(Walk *walk, const char *dir, const char *real, const char *
                      bool enter)
 {
     DirListing listing = { 0 };
+    inputs_observe(walk->list->observer, INPUT_LIST, dir, NULL);
     if (!list_dir(dir, &listing) && errno != ENOENT)   /* ENOENT: it vanished meanwhile */
         push_unreadable(walk->list, xstrdup(dir),   /* a path too long is not the directory's */
                         errno == ENAMETOOLONG ? "cannot read " : "cannot read directory ",
@@ -259,6 +262,7 @@ static void collect_path(InputList *list, const char *arg)
         push_input(list, xstrdup(arg))->from_stdin = true;
         return;
     }
+    inputs_observe(list->observer, INPUT_FOLLOW, NULL, arg);
     struct stat st;
     if (stat(arg, &st) != 0) {
         int err = errno;
@@ -278,7 +282,7 @@ static void collect_path(InputList *list, const char *arg)
         return;
     }
     size_t before = list->count;
-    Walk walk = { list, ignore_start(&list->ignore, arg), false };
+    Walk walk = { list, ignore_start(&list->ignore, arg, list->observer), false };
     char *real = realpath(arg, NULL);   /* once: the walk's directories are below it */
     walk_dir(&walk, arg, real, "", false);
     free(real);
@@ -365,6 +369,13 @@ void inputs_collect(InputList *list, const char *const *paths, int count)
         collect_path(list, paths[i]);
     report_problems(list);
     drop_duplicates(list);
+}
+
+bool inputs_walk_sees(const char *name, bool is_dir)
+{
+    if (name[0] == '.')   /* add_entry: of the hidden entries, only the .gitignore */
+        return strcmp(name, ".gitignore") == 0;
+    return is_dir || has_orbit_suffix(name) || strcmp(name, PROGRAM_MARKER) == 0;
 }
 
 bool inputs_is_program_config(const char *path)

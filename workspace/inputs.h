@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "ignore.h"
+#include "input_observer.h"
 
 /* The name of a program's configuration: the directory holding it is a program root
  * (roots.h, docs/cli.md "Programs and their configuration"). */
@@ -45,6 +46,7 @@ typedef struct InputList {
     InputReport report;  /* set before inputs_collect; NULL: only counted */
     void *report_context;
     InputIgnore ignore;  /* what a directory walk passes over (ignore.h); zero: .gitignore */
+    const InputObserver *observer;   /* told what is looked at (input_observer.h), or NULL */
 } InputList;
 
 /* Expands `paths` in order: a file as given, a directory into every *.orbit file below it
@@ -53,6 +55,11 @@ typedef struct InputList {
  * be used, and each file named as a path that is a program's configuration
  * (inputs_is_program_config: it is read with its root's program, never as a source). */
 void inputs_collect(InputList *list, const char *const *paths, int count);
+
+/* Whether a directory walk looks at an entry named `name` (a directory when `is_dir`):
+ * a visible directory or *.orbit file, an orbit.program, a .gitignore. An entry of
+ * another name, created, changed or removed, changes nothing a walk finds. */
+bool inputs_walk_sees(const char *name, bool is_dir);
 
 /* Whether `path` names a program's configuration (its last component is PROGRAM_MARKER):
  * configuration, never a source file to check, build, fix or format. */

@@ -77,6 +77,7 @@ static uint32_t add_root(RootSet *set, const char *real_root)
         root->name = root->default_name;
         root->dir = shown_dir(set, real_root);
         root->real_dir = xstrdup(real_root);
+        inputs_observe(set->observer, INPUT_FOLLOW, real_root, PROGRAM_MARKER);   /* read */
         bool here = strcmp(root->dir, ".") == 0;
         size_t len = strlen(root->dir) + sizeof PROGRAM_MARKER + 1;
         root->config_path = xmalloc(len);
@@ -86,8 +87,9 @@ static uint32_t add_root(RootSet *set, const char *real_root)
     return set->count++;
 }
 
-static bool has_marker(const char *dir)
+static bool has_marker(RootSet *set, const char *dir)
 {
+    inputs_observe(set->observer, INPUT_LOOKUP, dir, PROGRAM_MARKER);
     size_t len = strlen(dir) + sizeof PROGRAM_MARKER + 1;
     char *path = xmalloc(len);
     snprintf(path, len, "%s/" PROGRAM_MARKER, strcmp(dir, "/") == 0 ? "" : dir);
@@ -127,7 +129,7 @@ static uint32_t root_above(RootSet *set, Compiler *c, const char *real, int mark
         if (cached(set, c, dir, &value))
             break;
         passed[passed_count++] = end;
-        bool marker = end == len && marker_here >= 0 ? marker_here : has_marker(dir);
+        bool marker = end == len && marker_here >= 0 ? marker_here : has_marker(set, dir);
         if (marker) {
             value = add_root(set, dir) + 1;
             break;

@@ -71,6 +71,8 @@ typedef struct RootSet {
     uint32_t count, cap;
     NameMap dirs;            /* real directory -> root index + 1, or 0: below no root */
     char *cwd;               /* the real current directory, once asked */
+    const InputObserver *observer;   /* told of each orbit.program looked for and read
+                                        (input_observer.h), or NULL */
 } RootSet;
 
 void roots_init(RootSet *set);

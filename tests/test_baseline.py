@@ -310,6 +310,29 @@ def unusable_baselines_are_refused():
             os.path.join(d, "b.json")), err
 
 
+CLEAN = 'worker "pay.charge" {}\n'
+
+
+@test
+def an_empty_baseline_on_a_clean_program():
+    """A baseline without entries (the program had no warning) is read, matched and
+    written again: status 0 (the sanitizers' build runs this too)."""
+    with Dir() as d:
+        write(os.path.join(d, "a.orbit"), CLEAN)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0 and "0 warnings in 0 entries" in err, err
+        assert validated(os.path.join(d, "b.json"))["entries"] == []
+        status, out, err = run("check", "--baseline", "b.json", "--deny-warnings", "a.orbit", cwd=d)
+        assert (status, out) == (0, ""), (status, out, err)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0, err
+        # and an empty baseline against a program with warnings: all of them are new
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        status, out, err = run("check", "--baseline", "b.json", "--deny-warnings",
+                               "--format", "json", "a.orbit", cwd=d)
+        assert status == 1 and json_codes(out) == ["W0002", "W0002"], (out, err)
+
+
 # ---- the demo of issue 32 -------------------------------------------------------------------
 
 @test

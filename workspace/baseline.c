@@ -320,7 +320,8 @@ uint32_t baseline_match(Baseline *b, const Workspace *w, uint8_t *marks)
     Findings f;
     findings_of(&f, w, b->dir);
     qsort(f.items, f.count, sizeof *f.items, compare_findings);
-    qsort(b->items, b->count, sizeof *b->items, compare_entries);
+    if (b->count)   /* an empty baseline has no items: qsort may not take NULL */
+        qsort(b->items, b->count, sizeof *b->items, compare_entries);
     for (uint32_t e = 0; e < b->count; e++)
         b->items[e].stale = b->items[e].count;
     uint32_t known = 0, i = 0, e = 0;

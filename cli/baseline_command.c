@@ -65,7 +65,7 @@ int cli_baseline_apply(const CliOptions *opt, CliRun *run, CliBaseline *b)
         baseline_collect(&b->after, &run->w, b->have_before ? b->marks : NULL, &b->before);
         if (!b->have_before) {   /* a new baseline: every warning is in it */
             for (uint32_t i = 0; i < sink->count; i++)
-                if (diag_info(sink->items[i]->code)->severity == SEV_WARNING)
+                if (baseline_holds(sink->items[i]))
                     b->marks[i] = BASELINE_KNOWN;
             b->known = baseline_total(&b->after, false);
         }

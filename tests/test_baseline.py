@@ -310,6 +310,81 @@ def unusable_baselines_are_refused():
             os.path.join(d, "b.json")), err
 
 
+DENY_W0002 = "program pay {\n  lints {\n    W0002: deny\n  }\n}\n"
+
+
+def json_severities(out):
+    return [(d["code"], d["severity"]) for d in map(json.loads, out.splitlines()) if d]
+
+
+@test
+def a_denied_warning_is_an_error_and_never_in_a_baseline():
+    """Severities as the user sees them: `W0002: deny` in orbit.program makes W0002 an
+    error (`error[W0002]`), so --write-baseline does not record it and --baseline does
+    not hide it, even through an entry written before the deny (that entry is stale).
+    `--deny-warnings` only makes the warnings fail the run: they stay warnings, which a
+    baseline holds; `--warn` turns a lint into a warning a baseline holds; `--allow`
+    drops a warning, and its entries go stale."""
+    with Dir() as d:
+        write(os.path.join(d, "orbit.program"), DENY_W0002)
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        status, _, err = run("check", "--write-baseline", "b.json", ".", cwd=d)
+        assert status == 1 and "0 warnings in 0 entries" in err, (status, err)
+        assert validated(os.path.join(d, "b.json"))["entries"] == []
+        status, out, err = run("check", "--baseline", "b.json", "--format", "json", ".", cwd=d)
+        assert status == 1 and json_severities(out) == [("W0002", "error")] * 2, (out, err)
+        # an entry recorded before the deny no longer hides the warning, now an error
+        write(os.path.join(d, "orbit.program"), "")
+        os.remove(os.path.join(d, "b.json"))
+        status, _, err = run("check", "--write-baseline", "b.json", ".", cwd=d)
+        assert status == 0 and "2 warnings in 2 entries" in err, err
+        write(os.path.join(d, "orbit.program"), DENY_W0002)
+        for extra in ([], ["--deny-warnings"]):
+            status, out, err = run("check", "--baseline", "b.json", "--format", "json",
+                                   *extra, ".", cwd=d)
+            assert status == 1 and json_severities(out) == [("W0002", "error")] * 2, (out, err)
+            assert "2 warnings of the baseline `b.json` no longer occur" in err, err
+        # written again, the entries of the denied code are pruned
+        status, _, err = run("check", "--write-baseline", "b.json", ".", cwd=d)
+        assert status == 1 and "0 warnings in 0 entries; 2 no longer occurring were pruned" in err, err
+        # a per-file deny too (`files` blocks)
+        write(os.path.join(d, "orbit.program"), "")
+        os.remove(os.path.join(d, "b.json"))
+        run("check", "--write-baseline", "b.json", ".", cwd=d)
+        write(os.path.join(d, "orbit.program"),
+              "program pay {\n  files \"a.orbit\" {\n    lints { W0002: deny }\n  }\n}\n")
+        status, out, err = run("check", "--baseline", "b.json", "--format", "json", ".", cwd=d)
+        assert status == 1 and json_severities(out) == [("W0002", "error")] * 2, (out, err)
+        # the command line overrides the configuration: `--warn W0002` makes the denied
+        # code a warning again, which the baseline holds; `--allow` drops the warnings
+        # (their entries are stale)
+        write(os.path.join(d, "orbit.program"), DENY_W0002)
+        status, out, err = run("check", "--baseline", "b.json", "--warn", "W0002",
+                               "--deny-warnings", "--format", "json", ".", cwd=d)
+        assert status == 0 and out == "" and "no longer" not in err, (out, err)
+        status, out, err = run("check", "--baseline", "b.json", "--allow", "W0002",
+                               "--deny-warnings", ".", cwd=d)
+        assert status == 0 and "2 warnings of the baseline `b.json` no longer occur" in err, err
+
+
+@test
+def a_lint_enabled_by_warn_is_held_by_a_baseline():
+    """W0007 is off by default; `--warn W0007` (or `W0007: warn` in orbit.program) makes it
+    a warning like any other: recorded, then hidden."""
+    with Dir() as d:
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        status, out, _ = run("check", "--warn", "W0007", "--format", "json", "a.orbit", cwd=d)
+        lints = [c for c in json_codes(out) if c == "W0007"]
+        assert lints, "the program has no W0007 to try: " + out
+        status, _, err = run("check", "--warn", "W0007", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0, err
+        codes = [e["code"] for e in validated(os.path.join(d, "b.json"))["entries"]]
+        assert "W0007" in codes, codes
+        status, out, err = run("check", "--warn", "W0007", "--baseline", "b.json",
+                               "--deny-warnings", "--format", "json", "a.orbit", cwd=d)
+        assert status == 0 and out == "", (out, err)
+
+
 CLEAN = 'worker "pay.charge" {}\n'
 
 
@@ -469,6 +544,25 @@ def language_server_shows_baselined_warnings_as_hints():
     with L.Workspace(files={"a.orbit": new}) as w:
         diags = w.client.wait_diagnostics(w.open("a.orbit"))
         assert sorted(x["severity"] for x in diags) == [2, 2, 2], diags
+    # a warning that the folder's orbit.program denies is an error, as for `check`: the
+    # baseline (written with the program's root in place) does not make it a hint
+    with Dir() as d:
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        write(os.path.join(d, "orbit.program"), "")
+        run("check", "--write-baseline", "orbit-baseline.json", ".", cwd=d)
+        rooted = read(os.path.join(d, "orbit-baseline.json"))
+    with L.Workspace(files={"a.orbit": new, "orbit-baseline.json": rooted,
+                            "orbit.program": ""},
+                     options={"baseline": "orbit-baseline.json"}) as w:
+        diags = w.client.wait_diagnostics(w.open("a.orbit"))
+        got = sorted((x["code"], x["severity"]) for x in diags)
+        assert got == [("W0002", 4), ("W0002", 4), ("W0004", 2)], diags
+    with L.Workspace(files={"a.orbit": new, "orbit-baseline.json": rooted,
+                            "orbit.program": DENY_W0002},
+                     options={"baseline": "orbit-baseline.json"}) as w:
+        diags = w.client.wait_diagnostics(w.open("a.orbit"))
+        got = sorted((x["code"], x["severity"]) for x in diags)
+        assert got == [("W0002", 1), ("W0002", 1), ("W0004", 2)], diags
     with L.Workspace(files={"a.orbit": new, "b.json": "{"}, options={"baseline": "b.json"}) as w:
         diags = w.client.wait_diagnostics(w.open("a.orbit"))
         assert sorted(x["severity"] for x in diags) == [2, 2, 2], diags

@@ -52,11 +52,22 @@ typedef struct Baseline {
 
 /* What baseline_match decides for each diagnostic of the sink. */
 typedef enum BaselineMark {
-    BASELINE_NOT_A_FINDING,   /* an error: never in a baseline */
+    BASELINE_NOT_A_FINDING,   /* an error (a denied warning too): never in a baseline */
     BASELINE_NEW,             /* a warning the baseline does not hold */
     BASELINE_OVER,            /* a warning of a key with more findings than entries */
     BASELINE_KNOWN,           /* in the baseline: not reported */
 } BaselineMark;
+
+/* Whether diagnostic `d` is one a baseline may hold: a warning as the user sees it,
+ * that is as it was reported, never by its code's default severity. A warning that the
+ * program's configuration denies (`lints { W0002: deny }`, or in a `files` block) is
+ * reported as an error (`error[W0002]`, failing the run) and, as every error, is never
+ * recorded and never hidden, even by an entry written before the `deny`: that entry is
+ * stale. `--deny-warnings` leaves warnings warnings (it only makes them fail the run,
+ * which is what a baseline is for); `--warn` and `--allow`, on the command line or in
+ * the configuration, decide whether a warning is reported at all. `orbitc check` and the
+ * language server decide through this one function (baseline_match). */
+bool baseline_holds(const Diagnostic *d);
 
 /* An empty baseline for the file at `path` (it need not exist; its directory must).
  * False with *error (malloc'd) when the directory cannot be resolved. */

@@ -154,6 +154,11 @@ void cli_baseline_free(CliBaseline *b);
 
 /* --- suppress_command.c: check --add-suppressions --- */
 
+/* Before anything is read: refuses --add-suppressions with a list that names no code, or
+ * a code that is not a warning a comment may suppress, or with a baseline (the usage
+ * error printed, EXIT_USAGE); else EXIT_OK. */
+int cli_add_suppressions_usage(const CliOptions *opt);
+
 /* After workspace_check: inserts `// orbit:allow(CODE)` comments for the warnings of
  * the run and writes the files that changed; returns the exit status. */
 int cli_add_suppressions(const CliOptions *opt, CliRun *run);

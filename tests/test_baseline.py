@@ -507,6 +507,16 @@ def add_suppressions_of_some_codes_and_never_errors():
         for bad in ("--add-suppressions=E0410", "--add-suppressions=W0009", "--add-suppressions=X"):
             status, _, err = run("check", bad, "a.orbit", cwd=d)
             assert status == 2 and "not a warning code" in err, (bad, err)
+        # an empty list, or an empty code in it, is a mistake, not "no warning to suppress"
+        for bad in ("--add-suppressions=", "--add-suppressions=W0004,", "--add-suppressions=,W0004",
+                    "--add-suppressions=W0004,,W0002"):
+            status, _, err = run("check", bad, "a.orbit", cwd=d)
+            assert status == 2 and "no warning to suppress" not in err, (bad, err)
+            assert ("--add-suppressions: an empty code in the list" in err
+                    if bad != "--add-suppressions=" else
+                    "--add-suppressions=: no code is given (`--add-suppressions` alone "
+                    "suppresses every warning)" in err), (bad, err)
+        assert read(path) == after, "nothing written"
         status, _, err = run("check", "--add-suppressions", "--baseline", "b.json", "a.orbit", cwd=d)
         assert status == 2, err
 

@@ -137,6 +137,8 @@ typedef struct CliBaseline {
     bool have_before;
     Baseline after;                 /* the file to write */
     bool have_after;
+    BaselineFile target;            /* --write-baseline's file as read, when it exists */
+    bool have_target;
     uint8_t *marks;                 /* BaselineMark per diagnostic of the check */
     uint32_t known;                 /* warnings left out of the report */
     uint32_t new_count;             /* warnings reported that it does not hold */

@@ -107,6 +107,7 @@ def written_file_is_valid_sorted_and_stable():
         status, _, err = run("check", "--write-baseline", os.path.join(d, "b.json"),
                              os.path.join(d, "a.orbit"), cwd="/")
         assert status == 0 and read(os.path.join(d, "b.json")) == first, err
+        assert "the baseline `%s` is unchanged: 2 warnings in 2 entries" % os.path.join(d, "b.json") in err, err
 
 
 @test
@@ -406,6 +407,96 @@ def an_empty_baseline_on_a_clean_program():
         status, out, err = run("check", "--baseline", "b.json", "--deny-warnings",
                                "--format", "json", "a.orbit", cwd=d)
         assert status == 1 and json_codes(out) == ["W0002", "W0002"], (out, err)
+
+
+def mode_of(path):
+    return os.stat(path).st_mode & 0o7777
+
+
+@test
+def write_baseline_rewrites_as_fmt_does():
+    """--write-baseline rewrites an existing baseline as `orbitc fmt` rewrites a source
+    (docs/cli.md, "How `fmt` and `fix` write files"): a read-only file is refused and left
+    as it is; the owner, group and mode are kept; a symbolic link stays a link; a file
+    whose text would not change is not touched; a directory, a FIFO (never waited for)
+    is refused with a message that says what it is."""
+    with Dir() as d:
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        b = os.path.join(d, "b.json")
+        run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        before = read(b)
+        fixed = PROGRAM.replace("backoff: fixed, max_delay: 5s }\n  }\n  step refund",
+                                "backoff: fixed }\n  }\n  step refund")
+        write(os.path.join(d, "a.orbit"), fixed)
+        # read-only: refused, untouched, status 2 (the check itself passed)
+        os.chmod(b, 0o444)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 2 and read(b) == before and mode_of(b) == 0o444, (status, err)
+        assert ("orbitc: error: cannot write the baseline `b.json`: the file is read-only "
+                "(mode 0444)") in err and "wrote the baseline" not in err, err
+        # owner, group and mode kept
+        os.chmod(b, 0o640)
+        if os.geteuid() == 0:
+            os.chown(b, 1234, 5678)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0 and "1 no longer occurring was pruned" in err, err
+        st = os.stat(b)
+        assert mode_of(b) == 0o640, oct(mode_of(b))
+        if os.geteuid() == 0:
+            assert (st.st_uid, st.st_gid) == (1234, 5678), (st.st_uid, st.st_gid)
+        assert sorted(os.listdir(d)) == ["a.orbit", "b.json"], os.listdir(d)
+        # nothing to change: not written (the same inode and times), a read-only file too
+        os.chmod(b, 0o444)
+        st = os.stat(b)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        now = os.stat(b)
+        assert status == 0 and (now.st_ino, now.st_mtime_ns) == (st.st_ino, st.st_mtime_ns), err
+        assert "the baseline `b.json` is unchanged: 1 warning in 1 entry" in err, err
+        os.chmod(b, 0o644)
+        # a symbolic link: its target is rewritten, the link stays
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        os.remove(b)
+        os.mkdir(os.path.join(d, "real"))
+        os.symlink(os.path.join("real", "b.json"), b)
+        run("check", "--write-baseline", os.path.join("real", "b.json"), "a.orbit", cwd=d)
+        write(os.path.join(d, "a.orbit"), fixed)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0 and os.path.islink(b), err
+        assert len(validated(os.path.join(d, "real", "b.json"))["entries"]) == 1
+        # a directory, a FIFO
+        os.mkdir(os.path.join(d, "dir"))
+        os.mkfifo(os.path.join(d, "fifo"))
+        for name, kind in (("dir", "a directory"), ("fifo", "a FIFO")):
+            for option, verb in (("--write-baseline", "write"), ("--baseline", "read")):
+                status, _, err = run("check", option, name, "a.orbit", cwd=d)
+                assert status == 2 and ("orbitc: error: cannot %s the baseline `%s`: it is %s, "
+                                        "not a regular file" % (verb, name, kind)) in err, (option, err)
+                assert "not JSON" not in err, err
+        assert os.path.isdir(os.path.join(d, "dir")) and os.listdir(os.path.join(d, "dir")) == []
+
+
+@test
+def write_baseline_keeps_an_owner_it_cannot_give():
+    """As nobody, a baseline of root's in a directory nobody may write: refused, as fmt
+    refuses it, rather than replaced by a file of nobody's."""
+    if os.geteuid() != 0:
+        return
+    nobody = 65534
+    with Dir() as d:
+        os.chmod(d, 0o777)
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        b = os.path.join(d, "b.json")
+        run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        before = read(b)
+        os.chmod(b, 0o666)
+        write(os.path.join(d, "a.orbit"), CLEAN)
+        p = subprocess.run([ORBITC, "check", "--write-baseline", "b.json", "a.orbit"], cwd=d,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                           preexec_fn=lambda: (os.setgid(nobody), os.setuid(nobody)))
+        err = p.stderr.decode()
+        st = os.stat(b)
+        assert p.returncode == 2 and "owner and group (0:0) cannot be kept" in err, err
+        assert read(b) == before and (st.st_uid, st.st_gid) == (0, 0), (st.st_uid, err)
 
 
 # ---- the demo of issue 32 -------------------------------------------------------------------

@@ -27,7 +27,9 @@
 #define ORBIT_BASELINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "workspace.h"
 
@@ -73,8 +75,32 @@ bool baseline_holds(const Diagnostic *d);
  * False with *error (malloc'd) when the directory cannot be resolved. */
 bool baseline_init(Baseline *b, const char *path, char **error);
 
-/* Reads the baseline file at `path`. False with *error (malloc'd, the whole sentence)
- * when it cannot be read or is not a baseline; *missing tells that it does not exist. */
+/* A baseline file as it was read: its bytes and its identity, so that `--write-baseline`
+ * rewrites it as `orbitc fmt` rewrites a source (base/replace_file.h: a read-only file
+ * refused, its owner, group and mode kept, a file changed meanwhile left alone). */
+typedef struct BaselineFile {
+    char *text;           /* malloc'd, a NUL after `len` bytes */
+    size_t len;
+    struct stat as_read;
+} BaselineFile;
+
+/* Reads the file at `path` whole, opened as a file to rewrite (replace_file_open): a
+ * directory, a FIFO (never waited for) or a device is refused ("cannot VERB the baseline
+ * `PATH`: it is a directory, not a regular file", `verb` being "read" or "write"). False
+ * with *error (malloc'd, the whole sentence) when it is refused or cannot be read;
+ * *missing tells that it does not exist. */
+bool baseline_file_read(BaselineFile *f, const char *path, const char *verb, bool *missing,
+                        char **error);
+void baseline_file_free(BaselineFile *f);
+
+/* Reads baseline `b` from the text of its file at `path` (for paths and messages); `b`
+ * was set up by baseline_init. False with *error (malloc'd, the whole sentence) when it
+ * is not JSON or not a baseline of this version. */
+bool baseline_parse(Baseline *b, const char *path, const char *text, size_t len, char **error);
+
+/* baseline_init, baseline_file_read and baseline_parse: the baseline file at `path`.
+ * False with *error (malloc'd, the whole sentence) when it cannot be read or is not a
+ * baseline; *missing tells that it does not exist. */
 bool baseline_read(Baseline *b, const char *path, bool *missing, char **error);
 
 void baseline_free(Baseline *b);

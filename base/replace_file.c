@@ -29,7 +29,7 @@ static bool say(ReplaceWhy *why, bool refused, const char *format, ...)
     return false;
 }
 
-static const char *kind_of(mode_t mode)
+const char *replace_file_kind(mode_t mode)
 {
     if (S_ISFIFO(mode))
         return "a FIFO";
@@ -47,7 +47,7 @@ static const char *kind_of(mode_t mode)
 static bool refuse_kind(ReplaceWhy *why, mode_t mode)
 {
     return say(why, true, "it is %s, not a regular file: only a regular file is rewritten in "
-                          "place (give a stream as standard input, `-`)", kind_of(mode));
+                          "place (give a stream as standard input, `-`)", replace_file_kind(mode));
 }
 
 /* The same file, unchanged: a rename over it, a write to it, a chmod or chown all move

@@ -36,8 +36,13 @@ typedef struct ReplaceWhy {
 
 /* Opens `path` for reading as a file to rewrite later, without blocking (a FIFO is
  * never waited for). Returns the descriptor of a regular file, with its identity in
- * *as_read; -1 with *why set otherwise (why->refused: it is not a regular file). */
+ * *as_read; -1 with *why set otherwise (why->refused: it is not a regular file, and
+ * *as_read says what it is, for replace_file_kind). */
 int replace_file_open(const char *path, struct stat *as_read, ReplaceWhy *why);
+
+/* What a file of this mode is, for a message: "a directory", "a FIFO", "a socket", …
+ * ("not a regular file" for a kind without a name). */
+const char *replace_file_kind(mode_t mode);
 
 /* Whether `path` may be given to a command that rewrites it: a regular file, a directory
  * (walked for its files) or nothing, told without opening it (so a FIFO never blocks).

@@ -21,7 +21,8 @@ void source_map_borrow(SourceMap *view, const SourceMap *from)
     *view = *from;
     view->cap = from->count;
     view->files = xmalloc((from->count + 1) * sizeof *view->files);
-    memcpy(view->files, from->files, from->count * sizeof *view->files);
+    if (from->count)   /* an empty map has no files: memcpy may not take NULL */
+        memcpy(view->files, from->files, from->count * sizeof *view->files);
     for (uint32_t i = 0; i < view->count; i++) {
         view->files[i].line_starts = NULL;   /* built on demand, by the view's owner */
         view->files[i].line_count = 0;

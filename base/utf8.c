@@ -111,6 +111,25 @@ bool utf8_is_id_continue(int32_t cp)
     }
 }
 
+bool utf8_is_unprintable(int32_t cp)
+{
+    if (cp < 0)
+        return true;
+    if (cp < 0x20)
+        return cp != '\t';
+    if (cp >= 0x7F && cp <= 0x9F)
+        return true;
+    return cp == 0x2028 || cp == 0x2029 || utf8_bidi_control_name(cp) != NULL;
+}
+
+uint32_t utf8_cells(int32_t cp)
+{
+    if (utf8_is_unprintable(cp))
+        return 1;
+    int width = utf8proc_charwidth(cp);
+    return width > 0 ? (uint32_t)width : 0;
+}
+
 const char *utf8_bidi_control_name(int32_t cp)
 {
     static const char *const embeddings[] = {      /* U+202A to U+202E */

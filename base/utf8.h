@@ -39,8 +39,21 @@ bool utf8_is_invisible(int32_t cp);
  * other character. They change the order in which text is shown, not the text (Trojan
  * Source, CVE-2021-42574): the embeddings and overrides U+202A to U+202E, the isolates
  * U+2066 to U+2069, and the marks U+200E, U+200F and U+061C. The lint W0011 reports them
- * in strings and comments; the renderers show them as U+FFFD (char_is_unprintable). */
+ * in strings and comments; the renderers show them as U+FFFD (utf8_is_unprintable). */
 const char *utf8_bidi_control_name(int32_t cp);
+
+/* --- showing text on a terminal: the diagnostics' renderers, orbit-run's tables --- */
+
+/* Whether a code point is shown as U+FFFD: invalid bytes (-1), C0 and C1 control
+ * characters other than tab, DEL, the line and paragraph separators, and the
+ * bidirectional formatting characters that can make a terminal show text in a
+ * misleading order. */
+bool utf8_is_unprintable(int32_t cp);
+
+/* Terminal cells of a character as shown (not a tab): 1 for an unprintable one (it is
+ * shown as U+FFFD), otherwise utf8proc's width: 2 for wide CJK and emoji, 0 for
+ * combining marks. */
+uint32_t utf8_cells(int32_t cp);
 
 /* NFC form of text[0..len) copied into the arena; *out_len gets its length. */
 const char *utf8_nfc(Arena *arena, const char *text, uint32_t len, uint32_t *out_len);

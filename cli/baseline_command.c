@@ -1,7 +1,9 @@
 /* `orbitc check --baseline FILE` and `--write-baseline FILE` (docs/cli.md, "Baseline"):
  * the warnings a baseline holds are left out of the report and of the exit status, its
  * entries that no longer occur are listed for pruning, and the file is written again,
- * atomically, only ever shrinking. The matching is the workspace's (baseline.h). */
+ * only ever shrinking: an existing file as `orbitc fmt` rewrites a source (replace_file.h:
+ * a read-only file refused, its owner, group and mode kept, untouched when its text does
+ * not change), a new one atomically. The matching is the workspace's (baseline.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "cli.h"
 #include "memory.h"
 #include "orbc.h"
+#include "replace_file.h"
 
 enum { STALE_SHOWN = 20 };   /* stale entries listed one by one; then how many more */
 
@@ -20,25 +23,31 @@ static int baseline_error(char *message)
     return EXIT_USAGE;
 }
 
-/* Reads the baseline that the check is compared with: --baseline's (which must exist,
- * unless it is the file --write-baseline writes), else --write-baseline's when it
- * exists. */
+/* Reads --write-baseline's file, when it exists, as a file to rewrite (refused when it is
+ * not a regular file), and the baseline that the check is compared with: --baseline's
+ * (which must exist, unless it is the file --write-baseline writes), else
+ * --write-baseline's when it exists (from the same bytes). */
 static int read_before(const CliOptions *opt, CliBaseline *b)
 {
-    const char *path = opt->baseline ? opt->baseline : opt->write_baseline;
-    if (!path)
-        return EXIT_OK;
     bool missing;
     char *error = NULL;
-    if (baseline_read(&b->before, path, &missing, &error)) {
+    const char *target = opt->write_baseline;
+    if (target && baseline_file_read(&b->target, target, "write", &missing, &error))
+        b->have_target = true;
+    else if (target && !missing)
+        return baseline_error(error);
+    free(error);
+    error = NULL;
+    bool from_target = !opt->baseline || (target && strcmp(opt->baseline, target) == 0);
+    const char *path = from_target ? target : opt->baseline;
+    if (from_target && !b->have_target)
+        return EXIT_OK;   /* a new baseline */
+    bool ok = from_target
+        ? baseline_init(&b->before, path, &error)
+              && baseline_parse(&b->before, path, b->target.text, b->target.len, &error)
+        : baseline_read(&b->before, path, &missing, &error);
+    if (ok) {
         b->have_before = true;
-        return EXIT_OK;
-    }
-    bool may_be_missing = !opt->baseline
-        || (opt->write_baseline && strcmp(opt->baseline, opt->write_baseline) == 0);
-    if (missing && may_be_missing) {
-        free(error);
-        baseline_free(&b->before);
         return EXIT_OK;
     }
     baseline_free(&b->before);
@@ -65,7 +74,7 @@ int cli_baseline_apply(const CliOptions *opt, CliRun *run, CliBaseline *b)
         baseline_collect(&b->after, &run->w, b->have_before ? b->marks : NULL, &b->before);
         if (!b->have_before) {   /* a new baseline: every warning is in it */
             for (uint32_t i = 0; i < sink->count; i++)
-                if (diag_info(sink->items[i]->code)->severity == SEV_WARNING)
+                if (baseline_holds(sink->items[i]))
                     b->marks[i] = BASELINE_KNOWN;
             b->known = baseline_total(&b->after, false);
         }
@@ -96,23 +105,47 @@ static void list_stale(const Baseline *before, uint32_t max_shown)
         fprintf(stderr, "  ... and %u more %s\n", hidden, hidden == 1 ? "entry" : "entries");
 }
 
+/* Writes the text of the baseline to --write-baseline's file: a new file atomically
+ * (orbc_write_file, as --output-file), an existing one as `orbitc fmt` rewrites a source
+ * (replace_file), and not at all when its text is the same. False with the error said. */
+static bool write_text(const CliOptions *opt, const CliBaseline *b, const char *text,
+                       size_t len, bool *unchanged)
+{
+    const char *path = opt->write_baseline;
+    const BaselineFile *old = &b->target;
+    *unchanged = b->have_target && old->len == len && memcmp(old->text, text, len) == 0;
+    if (*unchanged)
+        return true;
+    const char *problem;
+    ReplaceWhy why;
+    OrbcError err;
+    struct stat now;   /* the content too: a same-size edit within one clock tick keeps the times */
+    if (b->have_target)
+        problem = replace_file_unchanged(path, old->text, old->len, &now, &why)
+                      && replace_file(path, &old->as_read, text, len, &why)
+                  ? NULL : why.text;
+    else
+        problem = orbc_write_file(path, (const uint8_t *)text, len, &err) ? NULL : err.text;
+    if (problem)
+        fprintf(stderr, "orbitc: error: cannot write the baseline `%s`: %s\n", path, problem);
+    return !problem;
+}
+
 static int write_after(const CliOptions *opt, CliBaseline *b)
 {
     size_t len;
     char *text = baseline_text(&b->after, &len);
-    OrbcError err;
-    bool ok = orbc_write_file(opt->write_baseline, (const uint8_t *)text, len, &err);
+    bool unchanged;
+    bool ok = write_text(opt, b, text, len, &unchanged);
     free(text);
-    if (!ok) {
-        fprintf(stderr, "orbitc: error: cannot write the baseline `%s`: %s\n",
-                opt->write_baseline, err.text);
+    if (!ok)
         return EXIT_USAGE;
-    }
     if (opt->quiet)
         return EXIT_OK;
     uint32_t total = baseline_total(&b->after, false);
-    fprintf(stderr, "orbitc: wrote the baseline `%s`: %u %s in %u %s", opt->write_baseline,
-            total, total == 1 ? "warning" : "warnings", b->after.count,
+    fprintf(stderr, unchanged ? "orbitc: the baseline `%s` is unchanged: %u %s in %u %s"
+                              : "orbitc: wrote the baseline `%s`: %u %s in %u %s",
+            opt->write_baseline, total, total == 1 ? "warning" : "warnings", b->after.count,
             b->after.count == 1 ? "entry" : "entries");
     uint32_t pruned = b->have_before ? baseline_total(&b->before, true) : 0;
     if (pruned)
@@ -165,5 +198,7 @@ void cli_baseline_free(CliBaseline *b)
         baseline_free(&b->before);
     if (b->have_after)
         baseline_free(&b->after);
+    if (b->have_target)
+        baseline_file_free(&b->target);
     free(b->marks);
 }

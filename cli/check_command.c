@@ -124,5 +124,7 @@ int cli_check(const CliOptions *given)
     if (opt->statistics && opt->format != FORMAT_HUMAN && opt->format != FORMAT_CONCISE)
         return cli_usage_error("--statistics prints a table: it takes no --format %s",
                                opt->format_text);
+    if (opt->add_suppressions && cli_add_suppressions_usage(opt) != EXIT_OK)
+        return EXIT_USAGE;
     return opt->watch ? cli_watch(opt, check_once) : check_once(opt, NULL);
 }

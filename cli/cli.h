@@ -139,6 +139,8 @@ typedef struct CliBaseline {
     bool have_before;
     Baseline after;                 /* the file to write */
     bool have_after;
+    BaselineFile target;            /* --write-baseline's file as read, when it exists */
+    bool have_target;
     uint8_t *marks;                 /* BaselineMark per diagnostic of the check */
     uint32_t known;                 /* warnings left out of the report */
     uint32_t new_count;             /* warnings reported that it does not hold */
@@ -155,6 +157,11 @@ int cli_baseline_finish(const CliOptions *opt, CliBaseline *b, bool complete);
 void cli_baseline_free(CliBaseline *b);
 
 /* --- suppress_command.c: check --add-suppressions --- */
+
+/* Before anything is read: refuses --add-suppressions with a list that names no code, or
+ * a code that is not a warning a comment may suppress, or with a baseline (the usage
+ * error printed, EXIT_USAGE); else EXIT_OK. */
+int cli_add_suppressions_usage(const CliOptions *opt);
 
 /* After workspace_check: inserts `// orbit:allow(CODE)` comments for the warnings of
  * the run and writes the files that changed; returns the exit status. */

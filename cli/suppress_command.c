@@ -31,15 +31,22 @@ static bool suppressible(DiagCode code)
 }
 
 /* The codes of `--add-suppressions=W0006,W0002` into wanted[]; all suppressible ones
- * without a list. */
+ * without a list. An empty list (`--add-suppressions=`, a variable that expanded to
+ * nothing) or an empty code in it (`W0006,`) is a mistake, not a request to suppress
+ * nothing. */
 static int read_codes(const char *list, bool *wanted)
 {
     for (int code = 0; code < DIAG_CODE_COUNT; code++)
         wanted[code] = !list && suppressible((DiagCode)code);
     if (!list)
         return EXIT_OK;
-    for (const char *p = list; *p;) {
+    if (!*list)
+        return cli_usage_error("%s: no code is given (`--add-suppressions` alone suppresses "
+                               "every warning)", "--add-suppressions=");
+    for (const char *p = list;;) {
         size_t len = strcspn(p, ",");
+        if (len == 0)
+            return cli_usage_error("--add-suppressions: an empty code in the list `%s`", list);
         int code = diag_code_from_text(p, len);
         if (code < 0 || !suppressible((DiagCode)code)) {
             char *word = xstrndup(p, len);
@@ -49,9 +56,19 @@ static int read_codes(const char *list, bool *wanted)
             return status;
         }
         wanted[code] = true;
-        p += len + (p[len] == ',');
+        if (!p[len])
+            return EXIT_OK;
+        p += len + 1;
     }
-    return EXIT_OK;
+}
+
+int cli_add_suppressions_usage(const CliOptions *opt)
+{
+    bool wanted[DIAG_CODE_COUNT];
+    int status = read_codes(opt->suppress_codes, wanted);
+    if (status == EXIT_OK && (opt->baseline || opt->write_baseline))
+        status = cli_usage_error("%s cannot be combined with a baseline", "--add-suppressions");
+    return status;
 }
 
 /* Whether only blanks come before byte `at` on its line. */
@@ -235,11 +252,10 @@ static void report(const FixRun *fix, const bool *written, uint32_t skipped)
 int cli_add_suppressions(const CliOptions *opt, CliRun *run)
 {
     bool wanted[DIAG_CODE_COUNT];
-    int status = read_codes(opt->suppress_codes, wanted);
+    int status = cli_add_suppressions_usage(opt);
     if (status != EXIT_OK)
         return status;
-    if (opt->baseline || opt->write_baseline)
-        return cli_usage_error("%s cannot be combined with a baseline", "--add-suppressions");
+    read_codes(opt->suppress_codes, wanted);
     for (size_t i = 0; i < run->w.inputs.count; i++)
         if (run->w.inputs.items[i].from_stdin)
             return cli_usage_error("%s rewrites files: standard input cannot be one",

@@ -1,29 +1,8 @@
 /* Columns of byte offsets in a line: UTF-8 decoding, UTF-16 units, terminal cells with
- * tabs expanded and wide or zero-width characters measured by utf8proc. */
+ * tabs expanded and wide or zero-width characters measured by utf8proc (utf8_cells). */
 #include "columns.h"
 
-#include <utf8proc.h>
-
 #include "diag.h"
-
-bool char_is_unprintable(int32_t cp)
-{
-    if (cp < 0)
-        return true;
-    if (cp < 0x20)
-        return cp != '\t';
-    if (cp >= 0x7F && cp <= 0x9F)
-        return true;
-    return cp == 0x2028 || cp == 0x2029 || utf8_bidi_control_name(cp) != NULL;
-}
-
-uint32_t char_cells(int32_t cp)
-{
-    if (char_is_unprintable(cp))
-        return 1;
-    int width = utf8proc_charwidth(cp);
-    return width > 0 ? (uint32_t)width : 0;
-}
 
 void column_cursor_init(ColumnCursor *cursor, const char *line)
 {
@@ -45,7 +24,7 @@ void column_cursor_advance(ColumnCursor *cursor, uint32_t target)
         i += n;
         scalars++;
         utf16 += cp >= 0x10000 ? 2 : 1;
-        cells += cp == '\t' ? tab_cells(cells) : char_cells(cp);
+        cells += cp == '\t' ? tab_cells(cells) : utf8_cells(cp);
     }
     cursor->byte = i;
     cursor->scalars = scalars;

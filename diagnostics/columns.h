@@ -1,7 +1,8 @@
 /* Columns of a byte offset in a line: Unicode scalar values, UTF-16 code units and
  * terminal cells, computed in one left-to-right pass by a cursor that can be resumed.
- * Also the rules for showing a character on a terminal, shared by both renderers (the
- * UTF-8 decoder is base/utf8.h). Internal to the diagnostics layer. */
+ * The rules for showing a character on a terminal (utf8_is_unprintable, utf8_cells) and
+ * the UTF-8 decoder are base/utf8.h's, shared with orbit-run's tables. Internal to the
+ * diagnostics layer. */
 #ifndef ORBIT_COLUMNS_H
 #define ORBIT_COLUMNS_H
 
@@ -15,16 +16,6 @@ enum {
     TAB_WIDTH = 4,                 /* tabs expand to the next multiple of 4 cells */
     REPLACEMENT_CHARACTER = 0xFFFD,
 };
-
-/* Whether a code point is shown as U+FFFD: invalid bytes (-1), C0 and C1 control
- * characters other than tab, DEL, and the bidirectional formatting characters that can
- * make a terminal show text in a misleading order. */
-bool char_is_unprintable(int32_t cp);
-
-/* Terminal cells of a character as shown (not a tab): 1 for an unprintable one (it is
- * shown as U+FFFD), otherwise utf8proc's width: 2 for wide CJK and emoji, 0 for
- * combining marks. */
-uint32_t char_cells(int32_t cp);
 
 /* Cells of a tab that starts at display column `cells`. */
 static inline uint32_t tab_cells(uint32_t cells)

@@ -22,7 +22,7 @@ static void write_one_line(FILE *out, const char *text)
         uint32_t n = utf8_decode(p + i, len - i, &cp);
         if (cp == '\t')
             fputc(' ', out);
-        else if (char_is_unprintable(cp))
+        else if (utf8_is_unprintable(cp))
             fputs("\xEF\xBF\xBD", out);
         else
             fwrite(p + i, 1, n, out);

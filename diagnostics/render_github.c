@@ -29,7 +29,7 @@ static void write_escaped(FILE *out, const char *text, bool property)
             fputs("%3A", out);
         else if (property && cp == ',')
             fputs("%2C", out);
-        else if (cp != '\t' && char_is_unprintable(cp))
+        else if (cp != '\t' && utf8_is_unprintable(cp))
             fputs("\xEF\xBF\xBD", out);
         else
             fwrite(p + i, 1, n, out);

@@ -40,7 +40,7 @@ void human_write_safe(FILE *out, const char *text, size_t len)
         uint32_t left = len - i > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - i);
         int32_t cp;
         uint32_t n = utf8_decode(s + i, left, &cp);
-        if (char_is_unprintable(cp))
+        if (utf8_is_unprintable(cp))
             fputs("\xEF\xBF\xBD", out);
         else
             fwrite(s + i, 1, n, out);

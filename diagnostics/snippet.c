@@ -116,7 +116,7 @@ static void write_window_text(FILE *out, const Window *w)
             cells += tab_cells(cells);
         } else {
             human_write_safe(out, w->text + i, n);
-            cells += char_cells(cp);
+            cells += utf8_cells(cp);
         }
         i += n;
     }

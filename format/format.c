@@ -267,6 +267,8 @@ static void grow(Printer *p, size_t more)
 
 static void append(Printer *p, const char *text, size_t n)
 {
+    if (n == 0)   /* nothing printed yet: p->out may still be NULL */
+        return;
     grow(p, n);
     memcpy(p->out + p->len, text, n);
     p->len += n;

@@ -12,6 +12,7 @@
 
 #include "orbc_value.h"
 #include "sort.h"
+#include "utf8.h"
 
 static const char *const outcome_names[] = {"completed", "failed", "timed_out", "blocked"};
 
@@ -80,16 +81,52 @@ static void print_share(FILE *out, uint64_t count, uint64_t runs)
     fprintf(out, " %7.3f%% [%6.3f, %6.3f]", 100 * share(count, runs), 100 * low, 100 * high);
 }
 
-static int name_width(const SimulateResult *r, int least)
+enum { NAME_CELLS_MAX = 40 };   /* the widest the column of names gets */
+
+/* Writes `text` as a cell of a table, `width` terminal cells wide, by display width (out
+ * NULL: only measures): cut to fit at a character boundary, so that a combining mark
+ * stays with its letter and a wide character that would straddle the edge is left out,
+ * then padded with spaces. A character that would not show or would break the row (a
+ * control, a line break, a tab, invalid UTF-8: utf8_is_unprintable) is written as
+ * U+FFFD, one cell. Returns the cells of the text written, before the padding. */
+static uint32_t put_cell(FILE *out, const char *text, uint32_t width)
 {
-    int width = least;
-    for (uint32_t i = 0; i < r->step_count; i++)
-        if ((int)strlen(r->steps[i].name) > width)
-            width = (int)strlen(r->steps[i].name);
-    for (uint32_t i = 0; i < r->error_count; i++)
-        if ((int)strlen(r->errors[i].code) > width)
-            width = (int)strlen(r->errors[i].code);
-    return width > 40 ? 40 : width;
+    const unsigned char *s = (const unsigned char *)text;
+    size_t len = strlen(text);
+    uint32_t used = 0;
+    for (size_t i = 0; i < len;) {
+        int32_t cp;
+        uint32_t n = utf8_decode(s + i, len - i, &cp);
+        bool shown = cp != '\t' && !utf8_is_unprintable(cp);
+        uint32_t cells = shown ? utf8_cells(cp) : 1;
+        if (cells > width - used)
+            break;
+        if (out && shown)
+            fwrite(s + i, 1, n, out);
+        else if (out)
+            fputs("\xEF\xBF\xBD", out);
+        used += cells;
+        i += n;
+    }
+    for (uint32_t pad = used; out && pad < width; pad++)
+        fputc(' ', out);
+    return used;
+}
+
+/* The cells of the column of names: its widest step name or error code, at least
+ * `least`, at most NAME_CELLS_MAX. */
+static int name_width(const SimulateResult *r, uint32_t least)
+{
+    uint32_t width = least;
+    for (uint32_t i = 0; i < r->step_count; i++) {
+        uint32_t cells = put_cell(NULL, r->steps[i].name, NAME_CELLS_MAX);
+        width = cells > width ? cells : width;
+    }
+    for (uint32_t i = 0; i < r->error_count; i++) {
+        uint32_t cells = put_cell(NULL, r->errors[i].code, NAME_CELLS_MAX);
+        width = cells > width ? cells : width;
+    }
+    return (int)width;
 }
 
 /* 6083069 ms -> "1h 41m 23s". */
@@ -131,7 +168,8 @@ static void text_steps(const SimulateResult *r, FILE *out, int w)
             "gave up [95% CI]", "timed out [95% CI]");
     for (uint32_t i = 0; i < r->step_count; i++) {
         const StepStats *s = &r->steps[i];
-        fprintf(out, "%-*.*s ", w, w, s->name);
+        put_cell(out, s->name, (uint32_t)w);
+        fputc(' ', out);
         if (s->runs)
             fprintf(out, "%9.3f %10.1f ", (double)s->attempts / s->runs,
                     (double)s->backoff_ms / s->runs);
@@ -161,7 +199,7 @@ static void report_text(const SimulateResult *r, FILE *out)
     if (r->error_count) {
         fprintf(out, "\n%-*s  %s\n", w, "final error", "share [95% CI]");
         for (uint32_t i = 0; i < r->error_count; i++) {
-            fprintf(out, "%-*.*s", w, w, r->errors[i].code);
+            put_cell(out, r->errors[i].code, (uint32_t)w);
             print_share(out, r->errors[i].runs, r->runs);
             fputc('\n', out);
         }

@@ -107,6 +107,7 @@ def written_file_is_valid_sorted_and_stable():
         status, _, err = run("check", "--write-baseline", os.path.join(d, "b.json"),
                              os.path.join(d, "a.orbit"), cwd="/")
         assert status == 0 and read(os.path.join(d, "b.json")) == first, err
+        assert "the baseline `%s` is unchanged: 2 warnings in 2 entries" % os.path.join(d, "b.json") in err, err
 
 
 @test
@@ -310,6 +311,194 @@ def unusable_baselines_are_refused():
             os.path.join(d, "b.json")), err
 
 
+DENY_W0002 = "program pay {\n  lints {\n    W0002: deny\n  }\n}\n"
+
+
+def json_severities(out):
+    return [(d["code"], d["severity"]) for d in map(json.loads, out.splitlines()) if d]
+
+
+@test
+def a_denied_warning_is_an_error_and_never_in_a_baseline():
+    """Severities as the user sees them: `W0002: deny` in orbit.program makes W0002 an
+    error (`error[W0002]`), so --write-baseline does not record it and --baseline does
+    not hide it, even through an entry written before the deny (that entry is stale).
+    `--deny-warnings` only makes the warnings fail the run: they stay warnings, which a
+    baseline holds; `--warn` turns a lint into a warning a baseline holds; `--allow`
+    drops a warning, and its entries go stale."""
+    with Dir() as d:
+        write(os.path.join(d, "orbit.program"), DENY_W0002)
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        status, _, err = run("check", "--write-baseline", "b.json", ".", cwd=d)
+        assert status == 1 and "0 warnings in 0 entries" in err, (status, err)
+        assert validated(os.path.join(d, "b.json"))["entries"] == []
+        status, out, err = run("check", "--baseline", "b.json", "--format", "json", ".", cwd=d)
+        assert status == 1 and json_severities(out) == [("W0002", "error")] * 2, (out, err)
+        # an entry recorded before the deny no longer hides the warning, now an error
+        write(os.path.join(d, "orbit.program"), "")
+        os.remove(os.path.join(d, "b.json"))
+        status, _, err = run("check", "--write-baseline", "b.json", ".", cwd=d)
+        assert status == 0 and "2 warnings in 2 entries" in err, err
+        write(os.path.join(d, "orbit.program"), DENY_W0002)
+        for extra in ([], ["--deny-warnings"]):
+            status, out, err = run("check", "--baseline", "b.json", "--format", "json",
+                                   *extra, ".", cwd=d)
+            assert status == 1 and json_severities(out) == [("W0002", "error")] * 2, (out, err)
+            assert "2 warnings of the baseline `b.json` no longer occur" in err, err
+        # written again, the entries of the denied code are pruned
+        status, _, err = run("check", "--write-baseline", "b.json", ".", cwd=d)
+        assert status == 1 and "0 warnings in 0 entries; 2 no longer occurring were pruned" in err, err
+        # a per-file deny too (`files` blocks)
+        write(os.path.join(d, "orbit.program"), "")
+        os.remove(os.path.join(d, "b.json"))
+        run("check", "--write-baseline", "b.json", ".", cwd=d)
+        write(os.path.join(d, "orbit.program"),
+              "program pay {\n  files \"a.orbit\" {\n    lints { W0002: deny }\n  }\n}\n")
+        status, out, err = run("check", "--baseline", "b.json", "--format", "json", ".", cwd=d)
+        assert status == 1 and json_severities(out) == [("W0002", "error")] * 2, (out, err)
+        # the command line overrides the configuration: `--warn W0002` makes the denied
+        # code a warning again, which the baseline holds; `--allow` drops the warnings
+        # (their entries are stale)
+        write(os.path.join(d, "orbit.program"), DENY_W0002)
+        status, out, err = run("check", "--baseline", "b.json", "--warn", "W0002",
+                               "--deny-warnings", "--format", "json", ".", cwd=d)
+        assert status == 0 and out == "" and "no longer" not in err, (out, err)
+        status, out, err = run("check", "--baseline", "b.json", "--allow", "W0002",
+                               "--deny-warnings", ".", cwd=d)
+        assert status == 0 and "2 warnings of the baseline `b.json` no longer occur" in err, err
+
+
+@test
+def a_lint_enabled_by_warn_is_held_by_a_baseline():
+    """W0007 is off by default; `--warn W0007` (or `W0007: warn` in orbit.program) makes it
+    a warning like any other: recorded, then hidden."""
+    with Dir() as d:
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        status, out, _ = run("check", "--warn", "W0007", "--format", "json", "a.orbit", cwd=d)
+        lints = [c for c in json_codes(out) if c == "W0007"]
+        assert lints, "the program has no W0007 to try: " + out
+        status, _, err = run("check", "--warn", "W0007", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0, err
+        codes = [e["code"] for e in validated(os.path.join(d, "b.json"))["entries"]]
+        assert "W0007" in codes, codes
+        status, out, err = run("check", "--warn", "W0007", "--baseline", "b.json",
+                               "--deny-warnings", "--format", "json", "a.orbit", cwd=d)
+        assert status == 0 and out == "", (out, err)
+
+
+CLEAN = 'worker "pay.charge" {}\n'
+
+
+@test
+def an_empty_baseline_on_a_clean_program():
+    """A baseline without entries (the program had no warning) is read, matched and
+    written again: status 0 (the sanitizers' build runs this too)."""
+    with Dir() as d:
+        write(os.path.join(d, "a.orbit"), CLEAN)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0 and "0 warnings in 0 entries" in err, err
+        assert validated(os.path.join(d, "b.json"))["entries"] == []
+        status, out, err = run("check", "--baseline", "b.json", "--deny-warnings", "a.orbit", cwd=d)
+        assert (status, out) == (0, ""), (status, out, err)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0, err
+        # and an empty baseline against a program with warnings: all of them are new
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        status, out, err = run("check", "--baseline", "b.json", "--deny-warnings",
+                               "--format", "json", "a.orbit", cwd=d)
+        assert status == 1 and json_codes(out) == ["W0002", "W0002"], (out, err)
+
+
+def mode_of(path):
+    return os.stat(path).st_mode & 0o7777
+
+
+@test
+def write_baseline_rewrites_as_fmt_does():
+    """--write-baseline rewrites an existing baseline as `orbitc fmt` rewrites a source
+    (docs/cli.md, "How `fmt` and `fix` write files"): a read-only file is refused and left
+    as it is; the owner, group and mode are kept; a symbolic link stays a link; a file
+    whose text would not change is not touched; a directory, a FIFO (never waited for)
+    is refused with a message that says what it is."""
+    with Dir() as d:
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        b = os.path.join(d, "b.json")
+        run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        before = read(b)
+        fixed = PROGRAM.replace("backoff: fixed, max_delay: 5s }\n  }\n  step refund",
+                                "backoff: fixed }\n  }\n  step refund")
+        write(os.path.join(d, "a.orbit"), fixed)
+        # read-only: refused, untouched, status 2 (the check itself passed)
+        os.chmod(b, 0o444)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 2 and read(b) == before and mode_of(b) == 0o444, (status, err)
+        assert ("orbitc: error: cannot write the baseline `b.json`: the file is read-only "
+                "(mode 0444)") in err and "wrote the baseline" not in err, err
+        # owner, group and mode kept
+        os.chmod(b, 0o640)
+        if os.geteuid() == 0:
+            os.chown(b, 1234, 5678)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0 and "1 no longer occurring was pruned" in err, err
+        st = os.stat(b)
+        assert mode_of(b) == 0o640, oct(mode_of(b))
+        if os.geteuid() == 0:
+            assert (st.st_uid, st.st_gid) == (1234, 5678), (st.st_uid, st.st_gid)
+        assert sorted(os.listdir(d)) == ["a.orbit", "b.json"], os.listdir(d)
+        # nothing to change: not written (the same inode and times), a read-only file too
+        os.chmod(b, 0o444)
+        st = os.stat(b)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        now = os.stat(b)
+        assert status == 0 and (now.st_ino, now.st_mtime_ns) == (st.st_ino, st.st_mtime_ns), err
+        assert "the baseline `b.json` is unchanged: 1 warning in 1 entry" in err, err
+        os.chmod(b, 0o644)
+        # a symbolic link: its target is rewritten, the link stays
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        os.remove(b)
+        os.mkdir(os.path.join(d, "real"))
+        os.symlink(os.path.join("real", "b.json"), b)
+        run("check", "--write-baseline", os.path.join("real", "b.json"), "a.orbit", cwd=d)
+        write(os.path.join(d, "a.orbit"), fixed)
+        status, _, err = run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        assert status == 0 and os.path.islink(b), err
+        assert len(validated(os.path.join(d, "real", "b.json"))["entries"]) == 1
+        # a directory, a FIFO
+        os.mkdir(os.path.join(d, "dir"))
+        os.mkfifo(os.path.join(d, "fifo"))
+        for name, kind in (("dir", "a directory"), ("fifo", "a FIFO")):
+            for option, verb in (("--write-baseline", "write"), ("--baseline", "read")):
+                status, _, err = run("check", option, name, "a.orbit", cwd=d)
+                assert status == 2 and ("orbitc: error: cannot %s the baseline `%s`: it is %s, "
+                                        "not a regular file" % (verb, name, kind)) in err, (option, err)
+                assert "not JSON" not in err, err
+        assert os.path.isdir(os.path.join(d, "dir")) and os.listdir(os.path.join(d, "dir")) == []
+
+
+@test
+def write_baseline_keeps_an_owner_it_cannot_give():
+    """As nobody, a baseline of root's in a directory nobody may write: refused, as fmt
+    refuses it, rather than replaced by a file of nobody's."""
+    if os.geteuid() != 0:
+        return
+    nobody = 65534
+    with Dir() as d:
+        os.chmod(d, 0o777)
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        b = os.path.join(d, "b.json")
+        run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+        before = read(b)
+        os.chmod(b, 0o666)
+        write(os.path.join(d, "a.orbit"), CLEAN)
+        p = subprocess.run([ORBITC, "check", "--write-baseline", "b.json", "a.orbit"], cwd=d,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                           preexec_fn=lambda: (os.setgid(nobody), os.setuid(nobody)))
+        err = p.stderr.decode()
+        st = os.stat(b)
+        assert p.returncode == 2 and "owner and group (0:0) cannot be kept" in err, err
+        assert read(b) == before and (st.st_uid, st.st_gid) == (0, 0), (st.st_uid, err)
+
+
 # ---- the demo of issue 32 -------------------------------------------------------------------
 
 @test
@@ -409,6 +598,16 @@ def add_suppressions_of_some_codes_and_never_errors():
         for bad in ("--add-suppressions=E0410", "--add-suppressions=W0009", "--add-suppressions=X"):
             status, _, err = run("check", bad, "a.orbit", cwd=d)
             assert status == 2 and "not a warning code" in err, (bad, err)
+        # an empty list, or an empty code in it, is a mistake, not "no warning to suppress"
+        for bad in ("--add-suppressions=", "--add-suppressions=W0004,", "--add-suppressions=,W0004",
+                    "--add-suppressions=W0004,,W0002"):
+            status, _, err = run("check", bad, "a.orbit", cwd=d)
+            assert status == 2 and "no warning to suppress" not in err, (bad, err)
+            assert ("--add-suppressions: an empty code in the list" in err
+                    if bad != "--add-suppressions=" else
+                    "--add-suppressions=: no code is given (`--add-suppressions` alone "
+                    "suppresses every warning)" in err), (bad, err)
+        assert read(path) == after, "nothing written"
         status, _, err = run("check", "--add-suppressions", "--baseline", "b.json", "a.orbit", cwd=d)
         assert status == 2, err
 
@@ -446,6 +645,25 @@ def language_server_shows_baselined_warnings_as_hints():
     with L.Workspace(files={"a.orbit": new}) as w:
         diags = w.client.wait_diagnostics(w.open("a.orbit"))
         assert sorted(x["severity"] for x in diags) == [2, 2, 2], diags
+    # a warning that the folder's orbit.program denies is an error, as for `check`: the
+    # baseline (written with the program's root in place) does not make it a hint
+    with Dir() as d:
+        write(os.path.join(d, "a.orbit"), PROGRAM)
+        write(os.path.join(d, "orbit.program"), "")
+        run("check", "--write-baseline", "orbit-baseline.json", ".", cwd=d)
+        rooted = read(os.path.join(d, "orbit-baseline.json"))
+    with L.Workspace(files={"a.orbit": new, "orbit-baseline.json": rooted,
+                            "orbit.program": ""},
+                     options={"baseline": "orbit-baseline.json"}) as w:
+        diags = w.client.wait_diagnostics(w.open("a.orbit"))
+        got = sorted((x["code"], x["severity"]) for x in diags)
+        assert got == [("W0002", 4), ("W0002", 4), ("W0004", 2)], diags
+    with L.Workspace(files={"a.orbit": new, "orbit-baseline.json": rooted,
+                            "orbit.program": DENY_W0002},
+                     options={"baseline": "orbit-baseline.json"}) as w:
+        diags = w.client.wait_diagnostics(w.open("a.orbit"))
+        got = sorted((x["code"], x["severity"]) for x in diags)
+        assert got == [("W0002", 1), ("W0002", 1), ("W0004", 2)], diags
     with L.Workspace(files={"a.orbit": new, "b.json": "{"}, options={"baseline": "b.json"}) as w:
         diags = w.client.wait_diagnostics(w.open("a.orbit"))
         assert sorted(x["severity"] for x in diags) == [2, 2, 2], diags

@@ -68,7 +68,7 @@ START_TEST(bidi_override_is_unprintable)
 {
     int32_t cp;
     ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xE2\x80\xAE", 3, &cp), 3);
-    ck_assert(char_is_unprintable(cp));     /* U+202E RIGHT-TO-LEFT OVERRIDE */
+    ck_assert(utf8_is_unprintable(cp));     /* U+202E RIGHT-TO-LEFT OVERRIDE */
 }
 END_TEST
 

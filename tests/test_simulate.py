@@ -14,7 +14,7 @@
   path, exit 2, never a crash), and the SVG (well-formed, rendered to a non-blank PNG by
   rsvg-convert when it is installed).
 
-  test_simulate.py --orbitc build/cli/orbitc --orbit-run build/runtime/orbit-run
+  test_simulate.py --orbitc build/cli/orbitc --orbit-run build/runtime/orbit-run [-k NAME]
 """
 import argparse
 import glob
@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import unicodedata
 import xml.dom.minidom
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,14 +45,15 @@ def expect(cond, what):
         raise AssertionError(what)
 
 
-def run(argv, timeout=120):
+def run(argv, timeout=120, text=True):
     env = dict(os.environ, ASAN_OPTIONS='exitcode=86', UBSAN_OPTIONS='halt_on_error=1:exitcode=86')
     try:
         p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
         raise AssertionError('%s: no answer within %d s (hangs)' % (argv, timeout))
-    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
+    out = p.stdout.decode('utf-8', 'replace') if text else p.stdout
+    return p.returncode, out, p.stderr.decode('utf-8', 'replace')
 
 
 _built = {}
@@ -71,10 +73,15 @@ def build(source):
     return _built[source]
 
 
-def simulate(orbc, model, *args, status=0):
+def write_model(model):
     path = os.path.join(TMP, 'model.json')
     with open(path, 'w') as f:
         f.write(model if isinstance(model, str) else json.dumps(model))
+    return path
+
+
+def simulate(orbc, model, *args, status=0):
+    path = write_model(model)
     code, out, err = run([ORBIT_RUN, 'simulate', orbc, '--model', path] + list(args))
     expect(code == status, 'exit %d (expected %d): %s' % (code, status, err.strip()))
     return out, err
@@ -341,6 +348,77 @@ def same_result_for_any_jobs():
            'errors do not sum to failed')
 
 
+# ---- the text report with names that are not ASCII ----
+
+def cells(text):
+    """Terminal cells, as a terminal shows the characters of these tests: 2 for East
+    Asian wide ones, 0 for combining marks, else 1."""
+    return sum(0 if unicodedata.combining(ch) else
+               2 if unicodedata.east_asian_width(ch) in 'WF' else 1 for ch in text)
+
+
+LONG_NAMES = [
+    'überprüfung_der_zahlungsfähigkeit_äöü',                       # 37 cells, 43 bytes
+    '支払い確認のための非常に長いステップの名前です一二三四五六七八九十',  # 66 cells
+    'q\u0307' * 45,                                                 # 45 cells, 135 bytes
+    'ab' + '\u5b57' * 20,                       # 42 cells: a wide one straddles the 40th
+]
+STEP = '''  step %s {
+    worker "w.call"
+    with { n: input.n }
+    retry { attempts: 2 }
+  }
+'''
+
+
+@test
+def text_columns_by_display_width():
+    """--format text cuts a name to the column's 40 cells at a character boundary (a
+    combining mark stays with its letter, a wide character that would straddle the edge
+    is left out) and pads by display width: the output is UTF-8 and the columns line up
+    for CJK names, combining marks and umlauts alike (error codes from the model too; a
+    control character in one is shown as U+FFFD, so a row stays one line)."""
+    orbc = build('worker "w.call" { input { n: int } output { ok: bool } }\n'
+                 'workflow one {\n  input { n: int }\n'
+                 + ''.join(STEP % name for name in LONG_NAMES) + '}\n')
+    codes = ['支払いエラー' * 5, 'A\u0308\u0301x', 'bad\tcode\nnext']
+    model = worker_model(failures=[{'rate': 0.2, 'code': c, 'retryable': False} for c in codes])
+    code, raw, err = run([ORBIT_RUN, 'simulate', orbc, '--model', write_model(model),
+                          '--runs', '500', '--format', 'text'], text=False)
+    expect(code == 0, 'exit %d: %s' % (code, err))
+    try:
+        out = raw.decode('utf-8')
+    except UnicodeDecodeError as e:
+        raise AssertionError('not UTF-8: %s: %r' % (e, raw[max(0, e.start - 20):e.end + 20]))
+    tables = [t.splitlines() for t in out.split('\n\n')]
+    outcome = next(t for t in tables if t[0].startswith('outcome'))
+    errors = next(t for t in tables if t[0].startswith('final error'))
+    step_rows = next(t for t in tables if t[0].startswith('step'))[1:]
+    width = 40
+    share = cells(outcome[1]) - width   # " 12.345% [ 1.234, 12.345]"
+    expect(len(errors) == 1 + len(codes) and len(step_rows) == len(LONG_NAMES),
+           'a name broke a line:\n%s' % out)
+    expect(all(cells(row) == width + share for row in outcome[1:] + errors[1:]),
+           'shares not aligned:\n%s' % '\n'.join(outcome + errors))
+    expect(len({cells(row) for row in step_rows}) == 1,
+           'step rows not aligned:\n%s' % '\n'.join(step_rows))
+    for row, name in zip(step_rows, LONG_NAMES):
+        shown, left = '', cells(row) - width   # the name's cell is the row less the rest
+        for ch in row:
+            if cells(shown + ch) > width:
+                break
+            shown += ch
+        shown = shown.rstrip(' ')
+        expect(name.startswith(shown) and cells(row[len(shown):]) == left + width - cells(shown),
+               '%r is not a prefix of %r' % (shown, name))
+        if shown != name:
+            cut = name[len(shown)]
+            expect(not unicodedata.combining(cut) and cells(shown + cut) > width,
+                   '%r cut too early or before a combining mark (next %r)' % (shown, cut))
+    expect(any(row.startswith('bad\ufffdcode\ufffdnext ') for row in errors[1:]),
+           'a control character in an error code:\n%s' % '\n'.join(errors))
+
+
 # ---- agreement with orbit-run ----
 
 def fixed_model(scenario):
@@ -560,12 +638,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--orbitc', required=True)
     ap.add_argument('--orbit-run', required=True)
+    ap.add_argument('-k', default=None, help='run only the tests whose name holds this')
     a = ap.parse_args()
     ORBITC, ORBIT_RUN = os.path.abspath(a.orbitc), os.path.abspath(a.orbit_run)
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         TMP = tmp
         for fn in TESTS:
+            if a.k and a.k not in fn.__name__:
+                continue
             try:
                 fn()
                 passed += 1

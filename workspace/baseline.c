@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "columns.h"
 #include "hash.h"
 #include "json_text.h"
 #include "memory.h"
+#include "replace_file.h"
 #include "textbuf.h"
 
 /* One warning of the check, keyed (baseline.h). */
@@ -152,9 +154,9 @@ static void fingerprint_of(const char *text, uint32_t start, uint32_t end, char 
     snprintf(out, 17, "%016llx", (unsigned long long)hash);
 }
 
-static bool is_finding(const Diagnostic *d)
+bool baseline_holds(const Diagnostic *d)
 {
-    return diag_info(d->code)->severity == SEV_WARNING;
+    return d->severity == SEV_WARNING;   /* as reported: a denied code is SEV_ERROR */
 }
 
 /* The keys of every warning of `w`'s sink. */
@@ -177,7 +179,7 @@ static void findings_of(Findings *f, const Workspace *w, const char *dir)
     for (uint32_t i = 0; i < sink->count; i++) {
         const Diagnostic *d = sink->items[i];
         FileSpan at;
-        if (!is_finding(d) || !diag_locate(&c->sources, d->span, &at) || at.file == 0
+        if (!baseline_holds(d) || !diag_locate(&c->sources, d->span, &at) || at.file == 0
             || at.file >= f->file_count)
             continue;
         const SourceFile *source = source_file(&c->sources, at.file);
@@ -320,7 +322,8 @@ uint32_t baseline_match(Baseline *b, const Workspace *w, uint8_t *marks)
     Findings f;
     findings_of(&f, w, b->dir);
     qsort(f.items, f.count, sizeof *f.items, compare_findings);
-    qsort(b->items, b->count, sizeof *b->items, compare_entries);
+    if (b->count)   /* an empty baseline has no items: qsort may not take NULL */
+        qsort(b->items, b->count, sizeof *b->items, compare_entries);
     for (uint32_t e = 0; e < b->count; e++)
         b->items[e].stale = b->items[e].count;
     uint32_t known = 0, i = 0, e = 0;
@@ -532,22 +535,51 @@ static bool read_entry(Baseline *b, json_t *entry, const char **why)
     return true;
 }
 
-bool baseline_read(Baseline *b, const char *path, bool *missing, char **error)
+bool baseline_file_read(BaselineFile *f, const char *path, const char *verb, bool *missing,
+                        char **error)
 {
+    memset(f, 0, sizeof *f);
     *missing = false;
-    if (!baseline_init(b, path, error))
-        return false;
-    json_error_t err;
-    FILE *in = fopen(path, "rb");
-    if (!in) {
-        *missing = errno == ENOENT;
-        TextBuffer problem = { 0 };
-        text_printf(&problem, "cannot read the baseline `%s`: %s", path, strerror(errno));
-        *error = problem.data;
+    ReplaceWhy why;
+    int fd = replace_file_open(path, &f->as_read, &why);
+    const char *problem = NULL;
+    TextBuffer message = { 0 };
+    if (fd < 0) {
+        *missing = !why.refused && access(path, F_OK) != 0 && errno == ENOENT;
+        if (why.refused)   /* its kind: not what fmt says of a source it would rewrite */
+            text_printf(&message, "cannot %s the baseline `%s`: it is %s, not a regular file",
+                        verb, path, replace_file_kind(f->as_read.st_mode));
+        else
+            text_printf(&message, "cannot read the baseline `%s`: %s", path, why.text);
+        *error = message.data;
         return false;
     }
-    json_t *root = json_loadf(in, JSON_REJECT_DUPLICATES, &err);
-    fclose(in);
+    f->text = workspace_read_fd(fd, (size_t)f->as_read.st_size, SOURCE_MAX_FILE_SIZE, &f->len,
+                                &problem);
+    close(fd);
+    if (!f->text)
+        text_printf(&message, "cannot read the baseline `%s`: %s", path, problem);
+    else if (f->len > SOURCE_MAX_FILE_SIZE)
+        text_printf(&message, "cannot read the baseline `%s`: it is larger than %u MiB", path,
+                    (unsigned)(SOURCE_MAX_FILE_SIZE >> 20));
+    else
+        return true;
+    *error = message.data;
+    baseline_file_free(f);
+    return false;
+}
+
+void baseline_file_free(BaselineFile *f)
+{
+    free(f->text);
+    f->text = NULL;
+    f->len = 0;
+}
+
+bool baseline_parse(Baseline *b, const char *path, const char *text, size_t len, char **error)
+{
+    json_error_t err;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
         TextBuffer problem = { 0 };
         text_printf(&problem, "the baseline `%s` is not JSON: %s (line %d)", path, err.text,
@@ -577,6 +609,19 @@ bool baseline_read(Baseline *b, const char *path, bool *missing, char **error)
         }
     }
     json_decref(root);
+    return ok;
+}
+
+bool baseline_read(Baseline *b, const char *path, bool *missing, char **error)
+{
+    *missing = false;
+    if (!baseline_init(b, path, error))
+        return false;
+    BaselineFile file;
+    if (!baseline_file_read(&file, path, "read", missing, error))
+        return false;
+    bool ok = baseline_parse(b, path, file.text, file.len, error);
+    baseline_file_free(&file);
     return ok;
 }
 

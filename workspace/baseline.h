@@ -27,7 +27,9 @@
 #define ORBIT_BASELINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "workspace.h"
 
@@ -52,18 +54,53 @@ typedef struct Baseline {
 
 /* What baseline_match decides for each diagnostic of the sink. */
 typedef enum BaselineMark {
-    BASELINE_NOT_A_FINDING,   /* an error: never in a baseline */
+    BASELINE_NOT_A_FINDING,   /* an error (a denied warning too): never in a baseline */
     BASELINE_NEW,             /* a warning the baseline does not hold */
     BASELINE_OVER,            /* a warning of a key with more findings than entries */
     BASELINE_KNOWN,           /* in the baseline: not reported */
 } BaselineMark;
 
+/* Whether diagnostic `d` is one a baseline may hold: a warning as the user sees it,
+ * that is as it was reported, never by its code's default severity. A warning that the
+ * program's configuration denies (`lints { W0002: deny }`, or in a `files` block) is
+ * reported as an error (`error[W0002]`, failing the run) and, as every error, is never
+ * recorded and never hidden, even by an entry written before the `deny`: that entry is
+ * stale. `--deny-warnings` leaves warnings warnings (it only makes them fail the run,
+ * which is what a baseline is for); `--warn` and `--allow`, on the command line or in
+ * the configuration, decide whether a warning is reported at all. `orbitc check` and the
+ * language server decide through this one function (baseline_match). */
+bool baseline_holds(const Diagnostic *d);
+
 /* An empty baseline for the file at `path` (it need not exist; its directory must).
  * False with *error (malloc'd) when the directory cannot be resolved. */
 bool baseline_init(Baseline *b, const char *path, char **error);
 
-/* Reads the baseline file at `path`. False with *error (malloc'd, the whole sentence)
- * when it cannot be read or is not a baseline; *missing tells that it does not exist. */
+/* A baseline file as it was read: its bytes and its identity, so that `--write-baseline`
+ * rewrites it as `orbitc fmt` rewrites a source (base/replace_file.h: a read-only file
+ * refused, its owner, group and mode kept, a file changed meanwhile left alone). */
+typedef struct BaselineFile {
+    char *text;           /* malloc'd, a NUL after `len` bytes */
+    size_t len;
+    struct stat as_read;
+} BaselineFile;
+
+/* Reads the file at `path` whole, opened as a file to rewrite (replace_file_open): a
+ * directory, a FIFO (never waited for) or a device is refused ("cannot VERB the baseline
+ * `PATH`: it is a directory, not a regular file", `verb` being "read" or "write"). False
+ * with *error (malloc'd, the whole sentence) when it is refused or cannot be read;
+ * *missing tells that it does not exist. */
+bool baseline_file_read(BaselineFile *f, const char *path, const char *verb, bool *missing,
+                        char **error);
+void baseline_file_free(BaselineFile *f);
+
+/* Reads baseline `b` from the text of its file at `path` (for paths and messages); `b`
+ * was set up by baseline_init. False with *error (malloc'd, the whole sentence) when it
+ * is not JSON or not a baseline of this version. */
+bool baseline_parse(Baseline *b, const char *path, const char *text, size_t len, char **error);
+
+/* baseline_init, baseline_file_read and baseline_parse: the baseline file at `path`.
+ * False with *error (malloc'd, the whole sentence) when it cannot be read or is not a
+ * baseline; *missing tells that it does not exist. */
 bool baseline_read(Baseline *b, const char *path, bool *missing, char **error);
 
 void baseline_free(Baseline *b);

@@ -448,6 +448,11 @@ bool workspace_add_found_file(Compiler *c, const char *path, const char **error)
     return add_path(c, path, true, error);
 }
 
+char *workspace_read_fd(int fd, size_t size_hint, size_t limit, size_t *len, const char **error)
+{
+    return read_up_to(fd, size_hint, limit, len, error);
+}
+
 bool workspace_add_fd(Compiler *c, int fd, const char *name, const char **error)
 {
     return add_open_file(c, fd, name, false, error);

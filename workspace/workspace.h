@@ -153,6 +153,11 @@ bool workspace_add_found_file(Compiler *c, const char *path, const char **error)
  * under `name`. The descriptor stays open. */
 bool workspace_add_fd(Compiler *c, int fd, const char *name, const char **error);
 
+/* Reads `fd` from where it stands to its end, or to `limit` + 1 bytes (so that a caller
+ * sees a file that goes on past its limit); `size_hint` is the size of a regular file, 0
+ * for a stream. malloc'd, with a NUL after the *len bytes; NULL with *error set. */
+char *workspace_read_fd(int fd, size_t size_hint, size_t limit, size_t *len, const char **error);
+
 /* Reads a whole binary file ("-": standard input): at most `limit` + 1 bytes, so that an
  * oversized file reaches its loader, which names the limit. malloc'd; NULL with *error
  * set (a directory: "is a directory"). */

@@ -211,16 +211,36 @@ static uint64_t hash_file(uint64_t hash, const Workspace *w, uint32_t file)
     return hash_field(hash, &content, sizeof content);
 }
 
+/* With `files` blocks, where a file is below the root decides its levels: its path
+ * relative to the root's real directory (root_relative_path, what the patterns match),
+ * which the path as shown does not tell (`./pay.orbit` checked from legacy/ and from
+ * src/, or through a symbolic link retargeted), nor the root's directory. */
+static uint64_t hash_place(uint64_t hash, const Workspace *w, const Root *root, uint32_t file,
+                           RootPaths *memo)
+{
+    char *relative = root_relative_path(w->c, root, file, memo);
+    uint8_t below = relative != NULL;
+    hash = hash_field(hash, &below, sizeof below);
+    if (relative)
+        hash = hash_text(hash, relative);
+    free(relative);
+    return hash;
+}
+
 uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t index)
 {
     const Root *root = &w->roots.items[index];
     uint64_t hash = cache->base_key;
     hash = root->config_file ? hash_file(hash, w, root->config_file) : hash_text(hash, "");
-    if (root->file_level_count > 0 && root->real_dir)   /* `files` patterns match paths */
-        hash = hash_text(hash, root->real_dir);          /* below it (file_levels.c) */
+    bool by_place = root->file_level_count > 0 && root->real_dir;   /* file_levels_apply */
+    RootPaths memo = { 0 };
     hash = hash_field(hash, &root->file_count, sizeof root->file_count);
-    for (uint32_t i = 0; i < root->file_count; i++)
+    for (uint32_t i = 0; i < root->file_count; i++) {
         hash = hash_file(hash, w, root->files[i]);
+        if (by_place)
+            hash = hash_place(hash, w, root, root->files[i], &memo);
+    }
+    root_paths_free(&memo);
     return hash;
 }
 

@@ -3,14 +3,17 @@
  * so that re-checking an unchanged program parses nothing and renders what a cold run
  * would, in every format.
  *
- * The key of a program is a hash of 64 bits (hash_wide, base/hash.h) over: the entry
- * format's version, orbitc's version and its build ID (a rebuilt orbitc never reads its
- * predecessor's entries), the standard library, the lint levels of the command line,
- * whether suppressions apply, the program's orbit.program (path and text; with `files`
- * blocks, the root's real directory too, since their patterns match the files' real
- * paths below it) and each of its files in order (path and text). An entry holds the
- * diagnostics with their spans as (file of the program, byte offsets), so that it does
- * not depend on the other programs of the run.
+ * The key of a program is a hash of 64 bits (hash_wide, base/hash.h) over everything that
+ * decides what its check reports: the entry format's version, orbitc's version and its
+ * build ID (a rebuilt orbitc never reads its predecessor's entries), the standard
+ * library, the lint levels of the command line, whether suppressions apply, the
+ * program's orbit.program (path as shown and text) and each of its files in order (path
+ * as shown and text; with `files` blocks, its path below the root's real directory too,
+ * root_relative_path, which is what their patterns match: the same path as shown may be
+ * another file there). tests/test_check_cache.py checks, over random trees, directories
+ * and flags, that a run with the cache prints what a run without it prints. An entry
+ * holds the diagnostics with their spans as (file of the program, byte offsets), so that
+ * it does not depend on the other programs of the run.
  *
  * Entries are written atomically (a temporary file renamed over the entry), so that
  * several orbitc processes and threads may read and write the same directory: a reader

@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
 """The cache of `orbitc check` (docs/cli.md, "Every core, and the cache") never changes an
-answer. A property test: over random trees (program roots nested or not, `files` blocks,
-the same file name and text in several directories, symbolic links to directories and
-to files retargeted between runs), random working directories, paths, flags and
-standard input, a run with the cache prints what a run with `--no-cache` prints, byte
-for byte, with the exit status. Seeded and bounded for the default suite (a few
-seconds); more cases on demand: ORBITC_CACHE_PROPERTY_CASES=500 (and
-ORBITC_CACHE_PROPERTY_SEED=N to replay one seed: a failure prints it with the steps that
-led to it)."""
+answer, and trusts nothing it did not write itself:
+
+- a property test: over random trees (program roots nested or not, `files` blocks, the
+  same file name and text in several directories, symbolic links to directories and to
+  files retargeted between runs), random working directories, paths, flags and standard
+  input, a run with the cache prints what a run with `--no-cache` prints, byte for byte,
+  with the exit status. Seeded and bounded for the default suite (a few seconds); more
+  cases on demand: ORBITC_CACHE_PROPERTY_CASES=500 (and ORBITC_CACHE_PROPERTY_SEED=N to
+  replay one seed: a failure prints it with the steps that led to it);
+- what is not a regular file in the cache (a FIFO as an entry or as the file index) is
+  refused without blocking;
+- the cache is private: directories 0700, files 0600 whatever the umask, and an entry
+  owned by another user or writable by others is refused, as is a cache directory that
+  is not the user's or is writable by others (the run then goes without the cache);
+- a relative ORBITC_CACHE_DIR is ignored, as the XDG specification has a relative
+  XDG_CACHE_HOME ignored."""
+import json
 import os
 import random
 import shutil
+import stat
 import struct
 import subprocess
 import sys
@@ -21,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_harness as h  # noqa: E402
 from cli_harness import expect, test  # noqa: E402
 
+OTHER_UID = 54321   # a user that owns nothing here (the tests run as root: chown works)
 FROM_ENV = object()  # run(cache=FROM_ENV): where the environment says
 
 
@@ -339,6 +350,161 @@ def same_path_from_another_directory_is_another_answer():
         os.symlink('src', link)
         expect(run(['cur'], repo, cache=cache) == run(['cur'], repo),
                'cur -> src got the answer of cur -> legacy from the cache')
+
+
+# --- what is in the cache directory: regular files only, never blocking ---------------
+
+def small_program(tmp):
+    """A program with a warning (its entry holds a diagnostic, so it is read)."""
+    repo = os.path.join(tmp, 'repo')
+    os.makedirs(repo)
+    h.write(os.path.join(repo, 'orbit.program'), 'program shop {}\n')
+    h.write(os.path.join(repo, 'pay.orbit'), SOURCES[0].format(n='pay'))
+    return repo
+
+
+def cache_files(cache, folder):
+    path = os.path.join(cache, folder)
+    return [os.path.join(path, n) for n in sorted(os.listdir(path))] if os.path.isdir(path) else []
+
+
+@test
+def fifo_in_the_cache_is_refused_without_blocking():
+    for folder in ('index', 'check'):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo, cache = small_program(tmp), os.path.join(tmp, 'cache')
+            cold = run(['.'], repo)
+            run(['.'], repo, cache=cache)
+            made = cache_files(cache, folder)
+            expect(made, 'nothing in %s/' % folder)
+            for path in made:
+                os.unlink(path)
+                os.mkfifo(path)
+            status, out, err = run(['.'], repo, cache=cache, timeout=10)
+            expect((status, out) == cold[:2], 'a FIFO as %s changed the output' % folder)
+            expect(b'could not be read and was ignored' in err,
+                   'a FIFO as %s was not reported: %r' % (folder, err))
+            expect(run(['.'], repo, cache=cache) == cold,
+                   'the FIFO in %s/ was not replaced by a file' % folder)
+            expect(all(stat.S_ISREG(os.lstat(p).st_mode) for p in cache_files(cache, folder)),
+                   'a FIFO is left in %s/' % folder)
+
+
+# --- a private cache ---------------------------------------------------------------
+
+def mode(path):
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+@test
+def cache_is_private_whatever_the_umask():
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = small_program(tmp)
+        cache = os.path.join(tmp, 'a', 'cache')   # its parent is made too
+        run(['.'], repo, cache=cache, umask=0)
+        for d in (os.path.join(tmp, 'a'), cache, os.path.join(cache, 'check'),
+                  os.path.join(cache, 'index')):
+            expect(mode(d) == 0o700, '%s is %o, not 700' % (d, mode(d)))
+        files = cache_files(cache, 'check') + cache_files(cache, 'index')
+        expect(len(files) == 2, 'an entry and a file index: %s' % files)
+        for f in files:
+            expect(mode(f) == 0o600, '%s is %o, not 600' % (f, mode(f)))
+
+
+def poison(entry):
+    """Replaces an entry (the same format and key) with one that reports nothing."""
+    with open(entry, encoding='utf-8') as f:
+        data = json.load(f)
+    expect(data['diagnostics'], 'the entry held no diagnostic to hide')
+    data['diagnostics'] = []
+    os.unlink(entry)
+    with open(entry, 'w', encoding='utf-8') as f:
+        json.dump(data, f, separators=(',', ':'))
+
+
+@test
+def entry_of_another_user_or_writable_by_others_is_refused():
+    for how in ('another owner', 'mode 0666', 'mode 0646', 'mode 0620', 'a symbolic link'):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo, cache = small_program(tmp), os.path.join(tmp, 'cache')
+            cold = run(['.'], repo)
+            expect(cold[0] == 0 and b'warning[W0002]' in cold[2], 'no warning: %r' % (cold,))
+            run(['.'], repo, cache=cache)
+            [entry] = cache_files(cache, 'check')
+            poison(entry)
+            os.chmod(entry, 0o600)
+            if how == 'another owner':
+                os.chown(entry, OTHER_UID, OTHER_UID)
+            elif how.startswith('mode'):
+                os.chmod(entry, int(how[5:], 8))
+            else:
+                target = os.path.join(tmp, 'elsewhere.json')
+                os.rename(entry, target)
+                os.symlink(target, entry)
+            status, out, err = run(['.'], repo, cache=cache)
+            expect((status, out) == cold[:2] and b'warning[W0002]' in err,
+                   'an entry with %s was trusted: %r' % (how, err))
+            expect(b'1 entry of the cache could not be read' in err,
+                   'the entry with %s was not reported: %r' % (how, err))
+            expect(run(['.'], repo, cache=cache) == cold, 'not rewritten (%s)' % how)
+            st = os.lstat(entry)
+            expect(stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid()
+                   and mode(entry) == 0o600, 'the rewritten entry (%s) is not the user\'s '
+                   '0600 file' % how)
+
+
+@test
+def cache_directory_of_another_user_or_writable_by_others_is_not_used():
+    for folder in ('', 'check', 'index'):
+        for how in ('another owner', 'mode 0770', 'mode 0757', 'mode 1777'):
+            with tempfile.TemporaryDirectory() as tmp:
+                repo, cache = small_program(tmp), os.path.join(tmp, 'cache')
+                cold = run(['.'], repo)
+                run(['.'], repo, cache=cache)
+                [entry] = cache_files(cache, 'check')
+                poison(entry)
+                d = os.path.join(cache, folder) if folder else cache
+                if how == 'another owner':
+                    os.chown(d, OTHER_UID, OTHER_UID)
+                else:
+                    os.chmod(d, int(how[5:], 8))
+                before = sorted(os.listdir(os.path.join(cache, 'check')))
+                status, out, err = run(['.'], repo, cache=cache)
+                what = '%s/ with %s' % (folder or 'the cache', how)
+                expect((status, out) == cold[:2] and err.startswith(cold[2]),
+                       '%s was used: %r' % (what, err))
+                expect(b'orbitc: warning: the cache directory ' in err
+                       and b'the cache was not used' in err, '%s: not said: %r' % (what, err))
+                expect(sorted(os.listdir(os.path.join(cache, 'check'))) == before
+                       and os.path.exists(entry), '%s was written to' % what)
+                st = os.stat(d)
+                expect((st.st_uid, stat.S_IMODE(st.st_mode))
+                       == ((OTHER_UID if how == 'another owner' else os.geteuid()),
+                           (0o700 if how == 'another owner' else int(how[5:], 8))),
+                       '%s was changed: orbitc never repairs a directory' % what)
+
+
+@test
+def relative_cache_dir_is_ignored():
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = small_program(tmp)
+        xdg = os.path.join(tmp, 'xdg')
+        cold = run(['.'], repo)
+        status, out, err = run(['.'], repo, cache=FROM_ENV,
+                               env_extra={'ORBITC_CACHE_DIR': 'rel-cache', 'XDG_CACHE_HOME': xdg})
+        expect(not os.path.exists(os.path.join(repo, 'rel-cache')),
+               'a relative ORBITC_CACHE_DIR wrote the cache into the project')
+        expect((status, out) == cold[:2], 'the output differs')
+        expect(err == b'orbitc: warning: ORBITC_CACHE_DIR is not an absolute path '
+                      b'(`rel-cache`): ignored\n' + cold[2], 'not said once: %r' % err)
+        expect(cache_files(os.path.join(xdg, 'orbitc'), 'check'),
+               'the cache was not where XDG_CACHE_HOME says')
+        # a relative XDG_CACHE_HOME is ignored too (the specification says so), quietly
+        home = os.path.join(tmp, 'home')
+        run(['.'], repo, cache=FROM_ENV, env_extra={'XDG_CACHE_HOME': 'rel-xdg', 'HOME': home})
+        expect(not os.path.exists(os.path.join(repo, 'rel-xdg'))
+               and cache_files(os.path.join(home, '.cache', 'orbitc'), 'check'),
+               'a relative XDG_CACHE_HOME was used')
 
 
 if __name__ == '__main__':

@@ -453,6 +453,12 @@ bool workspace_add_fd(Compiler *c, int fd, const char *name, const char **error)
     return add_open_file(c, fd, name, false, error);
 }
 
+uint8_t *workspace_read_fd(int fd, size_t size_hint, size_t limit, size_t *len,
+                           const char **error)
+{
+    return (uint8_t *)read_up_to(fd, size_hint, limit, len, error);
+}
+
 uint8_t *workspace_read_binary(const char *path, size_t limit, size_t *len, const char **error)
 {
     bool is_stdin = strcmp(path, "-") == 0;

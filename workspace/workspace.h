@@ -158,4 +158,9 @@ bool workspace_add_fd(Compiler *c, int fd, const char *name, const char **error)
  * set (a directory: "is a directory"). */
 uint8_t *workspace_read_binary(const char *path, size_t limit, size_t *len, const char **error);
 
+/* The same from an open descriptor, from where it stands to its end (`size_hint`: its
+ * size when known, else 0). The descriptor stays open. */
+uint8_t *workspace_read_fd(int fd, size_t size_hint, size_t limit, size_t *len,
+                           const char **error);
+
 #endif

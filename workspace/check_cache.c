@@ -268,17 +268,22 @@ static uint64_t hash_file(uint64_t hash, const Workspace *w, uint32_t file)
 /* With `files` blocks, where a file is below the root decides its levels: its path
  * relative to the root's real directory (root_relative_path, what the patterns match),
  * which the path as shown does not tell (`./pay.orbit` checked from legacy/ and from
- * src/, or through a symbolic link retargeted), nor the root's directory. */
-static uint64_t hash_place(uint64_t hash, const Workspace *w, const Root *root, uint32_t file,
+ * src/, or through a symbolic link retargeted), nor the root's directory. That path is
+ * the file's directory below the root and its name, which its path as shown holds: so
+ * the key takes, at each file whose directory as shown is not the previous file's, its
+ * index and that directory's place below the root (the files of a directory come
+ * together: a few hashes per program, not one per file). */
+static uint64_t hash_place(uint64_t hash, const Workspace *w, const Root *root, uint32_t i,
                            RootPaths *memo)
 {
-    char *relative = root_relative_path(w->c, root, file, memo);
-    uint8_t below = relative != NULL;
+    const char *dir, *name;
+    uint32_t resolved = memo->resolved;
+    uint8_t below = root_relative_parts(w->c, root, root->files[i], memo, &dir, &name);
+    if (memo->resolved == resolved)   /* the directory of the file before */
+        return hash;
+    hash = hash_field(hash, &i, sizeof i);
     hash = hash_field(hash, &below, sizeof below);
-    if (relative)
-        hash = hash_text(hash, relative);
-    free(relative);
-    return hash;
+    return below ? hash_text(hash, dir) : hash;
 }
 
 uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t index)
@@ -292,7 +297,7 @@ uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t i
     for (uint32_t i = 0; i < root->file_count; i++) {
         hash = hash_file(hash, w, root->files[i]);
         if (by_place)
-            hash = hash_place(hash, w, root, root->files[i], &memo);
+            hash = hash_place(hash, w, root, i, &memo);
     }
     root_paths_free(&memo);
     return hash;

@@ -35,32 +35,47 @@ void file_levels_for_check(const Root *root, const uint8_t *overrides, uint8_t *
 
 void root_paths_free(RootPaths *memo)
 {
+    uint32_t resolved = memo->resolved;
     free(memo->dir);
     free(memo->real);
     memset(memo, 0, sizeof *memo);
+    memo->resolved = resolved;
 }
 
-char *root_relative_path(const Compiler *c, const Root *root, uint32_t file, RootPaths *memo)
+bool root_relative_parts(const Compiler *c, const Root *root, uint32_t file, RootPaths *memo,
+                         const char **below, const char **name)
 {
     const char *path = source_file(&c->sources, file)->path;
     const char *slash = strrchr(path, '/');
     size_t dir_len = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 1;
     const char *dir = slash ? path : ".";
-    if (!memo->dir || memo->dir_len != dir_len || memcmp(memo->dir, dir, dir_len) != 0) {
+    if (memo->root != root || !memo->dir || memo->dir_len != dir_len
+        || memcmp(memo->dir, dir, dir_len) != 0) {
         root_paths_free(memo);
+        memo->root = root;
         memo->dir = xstrndup(dir, dir_len);
         memo->dir_len = dir_len;
         memo->real = realpath(memo->dir, NULL);
+        memo->resolved++;
+        size_t len = strlen(root->real_dir);
+        const char *real = memo->real;
+        if (real && strncmp(real, root->real_dir, len) == 0
+            && (real[len] == '/' || real[len] == '\0'))
+            memo->below = real + len + (real[len] == '/');
     }
-    const char *real = memo->real;
-    size_t len = strlen(root->real_dir);
-    if (!real || strncmp(real, root->real_dir, len) != 0 || (real[len] != '/' && real[len] != '\0'))
+    *below = memo->below;
+    *name = slash ? slash + 1 : path;
+    return memo->below != NULL;
+}
+
+char *root_relative_path(const Compiler *c, const Root *root, uint32_t file, RootPaths *memo)
+{
+    const char *below, *name;
+    if (!root_relative_parts(c, root, file, memo, &below, &name))
         return NULL;
-    const char *below = real + len + (real[len] == '/');
-    const char *base = slash ? slash + 1 : path;
-    size_t size = strlen(below) + strlen(base) + 2;
+    size_t size = strlen(below) + strlen(name) + 2;
     char *relative = xmalloc(size);
-    snprintf(relative, size, "%s%s%s", below, below[0] ? "/" : "", base);
+    snprintf(relative, size, "%s%s%s", below, below[0] ? "/" : "", name);
     return relative;
 }
 

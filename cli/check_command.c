@@ -69,18 +69,19 @@ static int check_with(const CliOptions *opt, bool use_index)
     run.c.check_only = true;   /* only the diagnostics are read */
     run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
     run.w.read_threads = thread_count(opt);
-    CheckCache store, *cache = NULL, *refused = NULL;
+    /* `opened`: the cache, opened; `cache`: the same, when it may be used (a directory
+     * not to be trusted is said after the diagnostics) */
+    CheckCache store, *opened = NULL, *cache = NULL;
     const char *ignored = NULL;
     char *dir = run.w.threads_parse && !opt->no_cache ? check_cache_default_dir(&ignored) : NULL;
     if (ignored && use_index)
         fprintf(stderr, "orbitc: warning: ORBITC_CACHE_DIR is not an absolute path (`%s`): "
                         "ignored\n", ignored);
     if (dir) {
+        opened = &store;
         if (check_cache_open(&store, dir)) {
             cache = &store;
             run.w.cache = use_index ? cache : NULL;
-        } else {
-            refused = &store;   /* said after the diagnostics */
         }
         free(dir);
     }
@@ -88,7 +89,7 @@ static int check_with(const CliOptions *opt, bool use_index)
     if (status == EXIT_OK)
         check_programs(opt, &run, cache);
     if (status == EXIT_OK && run.w.stale) {
-        check_cache_close(cache ? cache : refused);
+        check_cache_close(opened);
         cli_run_free(&run);
         return check_with(opt, false);
     }
@@ -104,14 +105,14 @@ static int check_with(const CliOptions *opt, bool use_index)
                 status = EXIT_USAGE;
         }
         cli_baseline_free(&baseline);
-        close_cache(cache ? cache : refused);
-        cache = refused = NULL;
+        close_cache(opened);
+        opened = NULL;
         if (run.w.failures > 0) {
             cli_report_unread(&run, "the program was checked without them");
             status = EXIT_USAGE;
         }
     }
-    close_cache(cache ? cache : refused);
+    close_cache(opened);
     cli_run_free(&run);
     return status;
 }

@@ -22,9 +22,14 @@ static unsigned thread_count(const CliOptions *opt)
     return online > 0 ? (unsigned)online : 1;
 }
 
-/* Says once, after the diagnostics, that entries of the cache were ignored. */
+/* Says once, after the diagnostics, that the cache was not used, or that entries of it
+ * were ignored. */
 static void report_cache(const CheckCache *cache)
 {
+    if (cache->refused)
+        fprintf(stderr, "orbitc: warning: %s; the cache was not used (it must be yours and "
+                        "writable by you alone: `chmod go-w` it, or remove it)\n",
+                cache->refused);
     if (cache->corrupt > 0)
         fprintf(stderr, "orbitc: warning: %u %s of the cache could not be read and %s "
                         "ignored (the first: %s); the programs were checked again\n",
@@ -66,19 +71,27 @@ static int check_with(const CliOptions *opt, bool use_index, const InputObserver
     run.c.check_only = true;   /* only the diagnostics are read */
     run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
     run.w.read_threads = thread_count(opt);
-    CheckCache store, *cache = NULL;
-    char *dir = run.w.threads_parse && !opt->no_cache ? check_cache_default_dir() : NULL;
+    /* `opened`: the cache, opened; `cache`: the same, when it may be used (a directory
+     * not to be trusted is said after the diagnostics) */
+    CheckCache store, *opened = NULL, *cache = NULL;
+    const char *ignored = NULL;
+    char *dir = run.w.threads_parse && !opt->no_cache ? check_cache_default_dir(&ignored) : NULL;
+    if (ignored && use_index)
+        fprintf(stderr, "orbitc: warning: ORBITC_CACHE_DIR is not an absolute path (`%s`): "
+                        "ignored\n", ignored);
     if (dir) {
-        check_cache_open(&store, dir);
-        cache = &store;
-        run.w.cache = use_index ? cache : NULL;
+        opened = &store;
+        if (check_cache_open(&store, dir)) {
+            cache = &store;
+            run.w.cache = use_index ? cache : NULL;
+        }
         free(dir);
     }
     int status = cli_load(opt, &run);
     if (status == EXIT_OK)
         check_programs(opt, &run, cache);
     if (status == EXIT_OK && run.w.stale) {
-        check_cache_close(cache);
+        check_cache_close(opened);
         cli_run_free(&run);
         return check_with(opt, false, observer);
     }
@@ -94,14 +107,14 @@ static int check_with(const CliOptions *opt, bool use_index, const InputObserver
                 status = EXIT_USAGE;
         }
         cli_baseline_free(&baseline);
-        close_cache(cache);
-        cache = NULL;
+        close_cache(opened);
+        opened = NULL;
         if (run.w.failures > 0) {
             cli_report_unread(&run, "the program was checked without them");
             status = EXIT_USAGE;
         }
     }
-    close_cache(cache);
+    close_cache(opened);
     cli_run_free(&run);
     return status;
 }

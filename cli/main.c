@@ -155,7 +155,8 @@ static const HelpPiece help_pieces[] = {
     "  --add-suppressions      insert `// orbit:allow(CODE)` for each warning; with\n"
     "                          `=CODE,CODE`, for those codes only (errors never)\n"
     "  -j, --jobs N            check N programs at a time, on N threads (default: the\n"
-    "                          number of processors); the output is the same for any N\n"
+    "                          number of processors; no more than there is work for,\n"
+    "                          at most 256); the output is the same for any N\n"
     "  --no-cache              neither read nor write the cache of diagnostics\n"
     "                          ($ORBITC_CACHE_DIR, else $XDG_CACHE_HOME/orbitc)\n" },
     { FOR_BUILD,

@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -650,6 +651,39 @@ def jobs_is_validated():
     for args in (['-j', '1'], ['--jobs=64'], ['-j', '2']):
         status, out, err = h.run('check', *args, '--no-cache', h.EXAMPLE)
         expect(status == 0 and err == '', '%s: %d %s' % (args, status, err))
+
+
+def check_measured(args, cwd):
+    """`orbitc check --no-cache ARGS`: (status, stdout, stderr, the most memory it held in
+    KB, seconds)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        p = subprocess.Popen([h.ORBITC, 'check', '--no-cache', '--color=never'] + args,
+                             cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.monotonic() - start
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read(), err.read(), usage.ru_maxrss, seconds
+
+
+@test
+def jobs_is_capped_by_the_work():
+    """--jobs starts no more threads than there is work for (docs/cli.md): -j 20000 on a
+    program of three small files holds what -j 1 holds (it once started 20,000 threads,
+    each with a compiler: half a gigabyte and tens of seconds), and prints the same."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ('a', 'b', 'c'):
+            h.write(os.path.join(tmp, name + '.orbit'),
+                    'workflow %s {\n  step s { worker "p"; retry { attempts: 3, backoff: '
+                    'fixed, max_delay: 5s } }\n}\n' % name)
+        one = check_measured(['-j', '1', '.'], tmp)
+        many = check_measured(['-j', '20000', '.'], tmp)
+        expect(many[:3] == one[:3] and b'warning[W0002]' in one[2],
+               '-j 20000 prints otherwise: %r' % (many[:3],))
+        expect(many[3] < one[3] + 16 * 1024,
+               '-j 20000 held %d KB, -j 1 %d KB (%.1f s)' % (many[3], one[3], many[4]))
 
 
 if __name__ == '__main__':

@@ -3,6 +3,7 @@
 #include "check_cache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -32,11 +33,14 @@ enum { ENTRY_MAX = 64u << 20 };
 /* The largest file index read: 8 M files (56 bytes each and their paths) */
 enum { INDEX_MAX = 1u << 30 };
 
-char *check_cache_default_dir(void)
+char *check_cache_default_dir(const char **ignored)
 {
     const char *dir = getenv("ORBITC_CACHE_DIR");
-    if (dir && dir[0])
+    *ignored = NULL;
+    if (dir && dir[0] == '/')
         return xstrdup(dir);
+    if (dir && dir[0])   /* relative: the directory it names depends on where orbitc runs */
+        *ignored = dir;
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     const char *base = xdg && xdg[0] == '/' ? xdg : home && home[0] == '/' ? home : NULL;
     if (!base)
@@ -108,7 +112,18 @@ static uint64_t hash_orbitc(uint64_t hash)
     return hash;
 }
 
-void check_cache_open(CheckCache *cache, const char *dir)
+/* Why a directory of the cache cannot be trusted (NULL: it can): another user's, or
+ * one that others may write to (they could put an entry there, or take one away). */
+static const char *untrusted(const struct stat *st)
+{
+    if (st->st_uid != geteuid())
+        return "is owned by another user";
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
+        return "is writable by other users";
+    return NULL;
+}
+
+bool check_cache_open(CheckCache *cache, const char *dir)
 {
     memset(cache, 0, sizeof *cache);
     json_object_seed(0);   /* jansson's hash seed, set before any thread makes an object */
@@ -116,6 +131,44 @@ void check_cache_open(CheckCache *cache, const char *dir)
     cache->dir = xmalloc(len);
     snprintf(cache->dir, len, "%s/check", dir);
     pthread_mutex_init(&cache->lock, NULL);
+    static const char *const below[] = { "", "/check", "/index" };
+    for (size_t i = 0; i < sizeof below / sizeof *below && !cache->refused; i++) {
+        size_t size = strlen(dir) + strlen(below[i]) + 1;
+        char *path = xmalloc(size);
+        snprintf(path, size, "%s%s", dir, below[i]);
+        struct stat st;   /* missing, or not a directory: nothing is read from it */
+        const char *why = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? untrusted(&st) : NULL;
+        if (why) {
+            size = strlen(path) + strlen(why) + 64;
+            cache->refused = xmalloc(size);
+            snprintf(cache->refused, size, "the cache directory `%s` %s (mode %04o)", path,
+                     why, (unsigned)(st.st_mode & 07777));
+        }
+        free(path);
+    }
+    return !cache->refused;
+}
+
+/* Reads a file of the cache: a regular file of this user's that no one else may write,
+ * of at most `limit` bytes. It is opened without following a symbolic link and without
+ * blocking (a FIFO is refused, never waited for). NULL when there is none (*refused
+ * false) or when there is one that is refused or cannot be read (*refused true). */
+static uint8_t *read_cache_file(const char *path, size_t limit, size_t *len, bool *refused)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0) {   /* none, or its directory is none: a miss (ELOOP: a link, refused) */
+        *refused = errno != ENOENT && errno != ENOTDIR;
+        return NULL;
+    }
+    struct stat st;
+    const char *error = NULL;
+    uint8_t *data = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !untrusted(&st)
+        && (uint64_t)st.st_size <= limit)
+        data = (uint8_t *)workspace_read_fd(fd, (size_t)st.st_size, limit, len, &error);
+    close(fd);
+    *refused = data == NULL;
+    return data;
 }
 
 static void count_corrupt(CheckCache *cache, const char *path)
@@ -152,9 +205,9 @@ FileIndex *check_cache_index(CheckCache *cache, const Workspace *w)
     file_index_init(&cache->index, w->start_ns);
     cache->index_path = index_path(cache, w);
     size_t len = 0;
-    const char *error = NULL;
-    uint8_t *data = workspace_read_binary(cache->index_path, INDEX_MAX, &len, &error);
-    if (data && !file_index_take(&cache->index, data, len))
+    bool refused = false;
+    uint8_t *data = read_cache_file(cache->index_path, INDEX_MAX, &len, &refused);
+    if (refused || (data && !file_index_take(&cache->index, data, len)))
         count_corrupt(cache, cache->index_path);
     return &cache->index;
 }
@@ -199,6 +252,7 @@ void check_cache_close(CheckCache *cache)
     free(cache->dir);
     free(cache->index_path);
     free(cache->first_corrupt);
+    free(cache->refused);
     memset(cache, 0, sizeof *cache);
 }
 
@@ -211,16 +265,41 @@ static uint64_t hash_file(uint64_t hash, const Workspace *w, uint32_t file)
     return hash_field(hash, &content, sizeof content);
 }
 
+/* With `files` blocks, where a file is below the root decides its levels: its path
+ * relative to the root's real directory (root_relative_path, what the patterns match),
+ * which the path as shown does not tell (`./pay.orbit` checked from legacy/ and from
+ * src/, or through a symbolic link retargeted), nor the root's directory. That path is
+ * the file's directory below the root and its name, which its path as shown holds: so
+ * the key takes, at each file whose directory as shown is not the previous file's, its
+ * index and that directory's place below the root (the files of a directory come
+ * together: a few hashes per program, not one per file). */
+static uint64_t hash_place(uint64_t hash, const Workspace *w, const Root *root, uint32_t i,
+                           RootPaths *memo)
+{
+    const char *dir, *name;
+    uint32_t resolved = memo->resolved;
+    uint8_t below = root_relative_parts(w->c, root, root->files[i], memo, &dir, &name);
+    if (memo->resolved == resolved)   /* the directory of the file before */
+        return hash;
+    hash = hash_field(hash, &i, sizeof i);
+    hash = hash_field(hash, &below, sizeof below);
+    return below ? hash_text(hash, dir) : hash;
+}
+
 uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t index)
 {
     const Root *root = &w->roots.items[index];
     uint64_t hash = cache->base_key;
     hash = root->config_file ? hash_file(hash, w, root->config_file) : hash_text(hash, "");
-    if (root->file_level_count > 0 && root->real_dir)   /* `files` patterns match paths */
-        hash = hash_text(hash, root->real_dir);          /* below it (file_levels.c) */
+    bool by_place = root->file_level_count > 0 && root->real_dir;   /* file_levels_apply */
+    RootPaths memo = { 0 };
     hash = hash_field(hash, &root->file_count, sizeof root->file_count);
-    for (uint32_t i = 0; i < root->file_count; i++)
+    for (uint32_t i = 0; i < root->file_count; i++) {
         hash = hash_file(hash, w, root->files[i]);
+        if (by_place)
+            hash = hash_place(hash, w, root, i, &memo);
+    }
+    root_paths_free(&memo);
     return hash;
 }
 
@@ -370,7 +449,9 @@ static json_t *diagnostic_json(const Slots *s, const Diagnostic *d)
                      "fixes", parts[6]);
 }
 
-/* mkdir -p of the cache's directory. */
+/* mkdir -p of the cache's directory, each directory made private (0700, as the XDG Base
+ * Directory specification asks of those it makes): a directory that exists is left as
+ * it is (check_cache_open refused the cache if it was not to be trusted). */
 static bool make_directories(const char *dir)
 {
     char *path = xstrdup(dir);
@@ -380,7 +461,7 @@ static bool make_directories(const char *dir)
             continue;
         char was = *p;
         *p = '\0';
-        ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+        ok = mkdir(path, 0700) == 0 || errno == EEXIST;
         *p = was;
         if (was == '\0')
             break;
@@ -391,12 +472,12 @@ static bool make_directories(const char *dir)
 
 static bool write_file(const char *path, const void *bytes, size_t len)
 {
-    ReplaceWhy why;
-    if (replace_file_create(path, bytes, len, 0666, &why))
+    ReplaceWhy why;   /* 0600: the user's alone, to read and to write (read_cache_file) */
+    if (replace_file_create(path, bytes, len, 0600, &why))
         return true;
     char *dir = xstrdup(path);   /* the directory, once made, is not made again */
     *strrchr(dir, '/') = '\0';
-    bool ok = make_directories(dir) && replace_file_create(path, bytes, len, 0666, &why);
+    bool ok = make_directories(dir) && replace_file_create(path, bytes, len, 0600, &why);
     free(dir);
     return ok;
 }
@@ -581,8 +662,10 @@ bool check_cache_load(CheckCache *cache, Workspace *w, uint32_t index, uint64_t 
     } else {
         char *path = entry_path(cache, key);
         size_t len = 0;
-        const char *error = NULL;
-        char *text = (char *)workspace_read_binary(path, ENTRY_MAX, &len, &error);
+        bool refused = false;
+        char *text = (char *)read_cache_file(path, ENTRY_MAX, &len, &refused);
+        if (refused)
+            count_corrupt(cache, path);
         if (text) {
             json_t *entry = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
             free(text);

@@ -3,14 +3,17 @@
  * so that re-checking an unchanged program parses nothing and renders what a cold run
  * would, in every format.
  *
- * The key of a program is a hash of 64 bits (hash_wide, base/hash.h) over: the entry
- * format's version, orbitc's version and its build ID (a rebuilt orbitc never reads its
- * predecessor's entries), the standard library, the lint levels of the command line,
- * whether suppressions apply, the program's orbit.program (path and text; with `files`
- * blocks, the root's real directory too, since their patterns match the files' real
- * paths below it) and each of its files in order (path and text). An entry holds the
- * diagnostics with their spans as (file of the program, byte offsets), so that it does
- * not depend on the other programs of the run.
+ * The key of a program is a hash of 64 bits (hash_wide, base/hash.h) over everything that
+ * decides what its check reports: the entry format's version, orbitc's version and its
+ * build ID (a rebuilt orbitc never reads its predecessor's entries), the standard
+ * library, the lint levels of the command line, whether suppressions apply, the
+ * program's orbit.program (path as shown and text) and each of its files in order (path
+ * as shown and text; with `files` blocks, its path below the root's real directory too,
+ * root_relative_path, which is what their patterns match: the same path as shown may be
+ * another file there). tests/test_check_cache.py checks, over random trees, directories
+ * and flags, that a run with the cache prints what a run without it prints. An entry
+ * holds the diagnostics with their spans as (file of the program, byte offsets), so that
+ * it does not depend on the other programs of the run.
  *
  * Entries are written atomically (a temporary file renamed over the entry), so that
  * several orbitc processes and threads may read and write the same directory: a reader
@@ -39,15 +42,27 @@ typedef struct CheckCache {
     unsigned corrupt;         /* entries ignored as unreadable */
     char *first_corrupt;      /* the path of the first of them */
     bool unwritable;          /* an entry could not be written (read-only disk, ...) */
+    char *refused;            /* why the cache is not used: a directory not to be trusted */
 } CheckCache;
 
-/* The directory of the cache: $ORBITC_CACHE_DIR when set and not empty, else
+/* The directory of the cache: $ORBITC_CACHE_DIR when it is an absolute path, else
  * $XDG_CACHE_HOME/orbitc (an absolute XDG_CACHE_HOME), else $HOME/.cache/orbitc; NULL
- * when none can be named. malloc'd. */
-char *check_cache_default_dir(void);
+ * when none can be named. A relative path is ignored, as the XDG Base Directory
+ * specification has a relative XDG_CACHE_HOME ignored (the cache would be written
+ * wherever orbitc runs, into the project): *ignored is then ORBITC_CACHE_DIR's value
+ * (NULL otherwise), for the caller to say so. malloc'd. */
+char *check_cache_default_dir(const char **ignored);
 
-/* Opens the cache at `dir`. Creates nothing yet. */
-void check_cache_open(CheckCache *cache, const char *dir);
+/* Opens the cache at `dir`. Creates nothing yet. False (cache->refused says why, the
+ * cache is closed with check_cache_close) when `dir`, DIR/check or DIR/index is a
+ * directory that is not this user's or that others may write to: the run goes without
+ * the cache. orbitc never changes such a directory: its mode is its owner's choice. What
+ * it makes itself is private: directories 0700, files 0600 (whatever the umask lets
+ * through of that); and it reads only regular files of this user's that no one else
+ * may write (read without following a symbolic link, and without blocking on a FIFO): any
+ * other file in the place of an entry or a file index is ignored as unreadable, counted
+ * as corrupt, and replaced. */
+bool check_cache_open(CheckCache *cache, const char *dir);
 
 /* For the run of `w`, once its paths are collected and before its inputs are read
  * (workspace_read_inputs calls it when w->cache is set): computes the key of everything

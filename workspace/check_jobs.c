@@ -391,19 +391,43 @@ static void gather(Jobs *jobs, DiagSink *sink)
     }
 }
 
+/* The threads there is work for, at most `threads` (workspace.h,
+ * WORKSPACE_THREADS_MAX): the programs with files, or when there are fewer than
+ * `threads`, as many as the largest program keeps busy sharing it by file: its files to
+ * parse, or its workflows to check, a thread per WORKSPACE_BYTES_PER_THREAD of it. */
+static unsigned useful_threads(const Workspace *w, unsigned threads, uint32_t *busy)
+{
+    const SourceFile *sources = w->c->sources.files;
+    uint32_t widest = 0;
+    *busy = 0;
+    for (uint32_t i = 0; i < w->roots.count; i++) {
+        const Root *r = &w->roots.items[i];
+        uint64_t bytes = 0;
+        for (uint32_t f = 0; f < r->file_count; f++)
+            bytes += sources[r->files[f]].len;
+        uint64_t parts = bytes / WORKSPACE_BYTES_PER_THREAD + 1;
+        if (r->file_count > parts)
+            parts = r->file_count;
+        if (r->file_count > 0 && parts > widest)
+            widest = parts > UINT32_MAX ? UINT32_MAX : (uint32_t)parts;
+        *busy += r->file_count > 0;
+    }
+    if (threads > WORKSPACE_THREADS_MAX)
+        threads = WORKSPACE_THREADS_MAX;
+    uint32_t work = *busy > widest ? *busy : widest;
+    if (threads > work)
+        threads = work;
+    return threads ? threads : 1;
+}
+
 void workspace_check_jobs(Workspace *w, unsigned threads, CheckCache *cache)
 {
     workspace_prepare(w);
     free(w->checked);
     w->checked = xcalloc(w->roots.count + 1, sizeof *w->checked);   /* none kept */
-    uint32_t busy = 0;
-    for (uint32_t i = 0; i < w->roots.count; i++)
-        busy += w->roots.items[i].file_count > 0;
-    if (threads == 0)
-        threads = 1;
+    uint32_t busy;
+    threads = useful_threads(w, threads, &busy);
     Jobs jobs = { .w = w, .cache = cache, .by_file = threads > 1 && busy < threads };
-    if (!jobs.by_file && threads > busy)
-        threads = busy ? busy : 1;
     if (jobs.by_file)
         by_file_init(&jobs);
     atomic_init(&jobs.next, 0);

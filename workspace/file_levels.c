@@ -33,26 +33,49 @@ void file_levels_for_check(const Root *root, const uint8_t *overrides, uint8_t *
     }
 }
 
-/* The path of source `file` relative to the root's real directory ("legacy/a.orbit"),
- * or NULL when it is not below it (a name given to standard input that does not
- * exist, for instance). Malloc'd. */
-static char *path_in_root(const Compiler *c, const Root *root, uint32_t file)
+void root_paths_free(RootPaths *memo)
+{
+    uint32_t resolved = memo->resolved;
+    free(memo->dir);
+    free(memo->real);
+    memset(memo, 0, sizeof *memo);
+    memo->resolved = resolved;
+}
+
+bool root_relative_parts(const Compiler *c, const Root *root, uint32_t file, RootPaths *memo,
+                         const char **below, const char **name)
 {
     const char *path = source_file(&c->sources, file)->path;
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-    char *real = realpath(dir, NULL);
-    free(dir);
-    size_t len = strlen(root->real_dir);
-    char *relative = NULL;
-    if (real && strncmp(real, root->real_dir, len) == 0 && (real[len] == '/' || real[len] == '\0')) {
-        const char *below = real + len + (real[len] == '/');
-        const char *base = slash ? slash + 1 : path;
-        size_t size = strlen(below) + strlen(base) + 2;
-        relative = xmalloc(size);
-        snprintf(relative, size, "%s%s%s", below, below[0] ? "/" : "", base);
+    size_t dir_len = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 1;
+    const char *dir = slash ? path : ".";
+    if (memo->root != root || !memo->dir || memo->dir_len != dir_len
+        || memcmp(memo->dir, dir, dir_len) != 0) {
+        root_paths_free(memo);
+        memo->root = root;
+        memo->dir = xstrndup(dir, dir_len);
+        memo->dir_len = dir_len;
+        memo->real = realpath(memo->dir, NULL);
+        memo->resolved++;
+        size_t len = strlen(root->real_dir);
+        const char *real = memo->real;
+        if (real && strncmp(real, root->real_dir, len) == 0
+            && (real[len] == '/' || real[len] == '\0'))
+            memo->below = real + len + (real[len] == '/');
     }
-    free(real);
+    *below = memo->below;
+    *name = slash ? slash + 1 : path;
+    return memo->below != NULL;
+}
+
+char *root_relative_path(const Compiler *c, const Root *root, uint32_t file, RootPaths *memo)
+{
+    const char *below, *name;
+    if (!root_relative_parts(c, root, file, memo, &below, &name))
+        return NULL;
+    size_t size = strlen(below) + strlen(name) + 2;
+    char *relative = xmalloc(size);
+    snprintf(relative, size, "%s%s%s", below, below[0] ? "/" : "", name);
     return relative;
 }
 
@@ -95,6 +118,7 @@ void file_levels_apply(Compiler *c, const Root *root, const uint8_t *overrides, 
     DiagSink *sink = &c->diags;
     uint32_t cached_file = UINT32_MAX, kept = 0;
     char *relative = NULL;
+    RootPaths memo = { 0 };
     for (uint32_t i = 0; i < sink->count; i++) {
         Diagnostic *d = sink->items[i];
         bool ours = (i >= first || d->code == W0011)
@@ -103,7 +127,7 @@ void file_levels_apply(Compiler *c, const Root *root, const uint8_t *overrides, 
         if (ours && root_has_file(root, file)) {
             if (file != cached_file && root->file_level_count > 0 && root->real_dir) {
                 free(relative);
-                relative = path_in_root(c, root, file);
+                relative = root_relative_path(c, root, file, &memo);
                 cached_file = file;
             }
             if (!give_level(c, root, overrides, d, relative))
@@ -113,4 +137,5 @@ void file_levels_apply(Compiler *c, const Root *root, const uint8_t *overrides, 
     }
     sink->count = kept;
     free(relative);
+    root_paths_free(&memo);
 }

@@ -136,6 +136,33 @@ void file_levels_for_check(const Root *root, const uint8_t *overrides, uint8_t *
  * (made while every file was read, before any program's levels were known). */
 void file_levels_apply(Compiler *c, const Root *root, const uint8_t *overrides, uint32_t first);
 
+/* The last directory whose real path root_relative_path resolved (zero at first): the
+ * files of a program come in the order of their paths, a directory's together. */
+typedef struct RootPaths {
+    const Root *root;        /* the root it was resolved against */
+    char *dir;               /* the directory as shown */
+    size_t dir_len;
+    char *real;              /* its real path; NULL when it cannot be resolved */
+    const char *below;       /* in `real`: below the root ("legacy", "" for the root
+                                itself); NULL when not below it */
+    uint32_t resolved;       /* how many directories it resolved (counts on from
+                                root_paths_free) */
+} RootPaths;
+
+/* The path of source `file` relative to the root's real directory ("legacy/a.orbit"), as
+ * `files` patterns see it: the real path of the directory of its path as shown (a
+ * symbolic link on the way is followed, the file's own name is not); NULL when that is
+ * not below the root (a name given to standard input that does not exist, for instance).
+ * Malloc'd. */
+char *root_relative_path(const Compiler *c, const Root *root, uint32_t file, RootPaths *memo);
+void root_paths_free(RootPaths *memo);
+
+/* The same in two parts, without making the path: the directory below the root
+ * (*below: "legacy", "" for the root itself) and the file's name (*name); false when it
+ * is not below the root. The parts point into `memo` and the source's path. */
+bool root_relative_parts(const Compiler *c, const Root *root, uint32_t file, RootPaths *memo,
+                         const char **below, const char **name);
+
 /* Frees the `files` blocks of a root (before its configuration is read again). */
 void file_levels_free(Root *root);
 

@@ -573,7 +573,11 @@ static ReadFile *read_ahead(const Workspace *w)
     }
     ra.files = xcalloc(w->inputs.count + 1, sizeof *ra.files);
     atomic_init(&ra.next, 0);
-    unsigned threads = w->read_threads;
+    unsigned threads = w->read_threads;   /* no more than there are files to read */
+    if (threads > WORKSPACE_THREADS_MAX)
+        threads = WORKSPACE_THREADS_MAX;
+    if (threads > ra.todo_count)
+        threads = (unsigned)ra.todo_count;
     pthread_t *ids = xcalloc(threads, sizeof *ids);
     bool *started = xcalloc(threads, sizeof *started);
     for (unsigned i = 1; i < threads; i++)

@@ -110,6 +110,15 @@ void workspace_check(Workspace *w);
 typedef struct CheckCache CheckCache;
 void workspace_check_jobs(Workspace *w, unsigned threads, CheckCache *cache);
 
+/* The most threads a run starts, whatever `threads` or Workspace.read_threads ask
+ * (docs/cli.md, "Every core, and the cache"): each has a compiler of its own, and more
+ * threads than processors only cost. Fewer when there is less work: no more threads
+ * than programs, or for fewer programs than threads, than the files of the largest or a
+ * thread per WORKSPACE_BYTES_PER_THREAD of it (the checker's passes take its workflows
+ * eight at a time); for reading ahead, than the files to read. */
+#define WORKSPACE_THREADS_MAX 256u
+#define WORKSPACE_BYTES_PER_THREAD 4096u
+
 /* The same pipeline for `other`, a new compiler holding w's sources with other texts, in
  * the same order (`fix` checking what its fixes made): the programs and configurations
  * of `w` are used again, nothing is read from disk. Returns the checked programs

@@ -186,6 +186,11 @@ function showTab(name) {
 
 function prefillScenario() {
   const result = state.orbit.scenario(source());
+  if (result && result.ok === false) {   // no scenario can hold the program's values
+    $('scenario').value = '';
+    $('run-status').textContent = result.message;
+    return;
+  }
   $('scenario').value = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
 }
 

@@ -3,12 +3,13 @@
 import { EditorState } from '@codemirror/state';
 import {
   EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection,
+  highlightSpecialChars,
 } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { linter, lintGutter, lintKeymap } from '@codemirror/lint';
 import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
 import { lexerHighlighting } from './highlight.js';
-import { lintDiagnostics, diagnosticList, renderDiagnostic, fixChanges, offsetOf } from './diagnostics.js';
+import { lintDiagnostics, diagnosticList, renderDiagnostic, fixChanges, diagnosticRange, plainText } from './diagnostics.js';
 import { decodeSource, shareFragment } from './share.js';
 import { timelineSvg } from './timeline.js';
 import { graphSvg, parseGraph } from './graph.js';
@@ -92,8 +93,8 @@ function renderDiagnosticList(view) {
     where.textContent = FILE_NAME + ':' + location(d);
     where.addEventListener('click', (event) => {
       event.preventDefault();
-      const from = offsetOf(view.state.doc, d.range.start);
-      view.dispatch({ selection: { anchor: from, head: offsetOf(view.state.doc, d.range.end) }, scrollIntoView: true });
+      const { from, to } = diagnosticRange(view.state.doc, d);
+      view.dispatch({ selection: { anchor: from, head: to }, scrollIntoView: true });
       view.focus();
     });
     item.append(where, renderDiagnostic(d));
@@ -102,7 +103,7 @@ function renderDiagnosticList(view) {
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'apply-fix';
-      button.textContent = 'Apply: ' + fix.message.replace(/`/g, '');
+      button.textContent = 'Apply: ' + plainText(fix.message);
       const changes = fixChanges(doc, fix, FILE_NAME);
       button.addEventListener('click', () => {
         if (view.state.doc !== doc) return;   // stale: the list is redrawn after the next check
@@ -294,6 +295,21 @@ function createEditor(text) {
         history(),
         highlightSelectionMatches(),
         EditorState.tabSize.of(2),
+        // Every character stays what it is: \n alone ends a line in the editor, so a \r
+        // (of CRLF or alone) is a character, shown as ␍, and the text the buttons and the
+        // API get is byte for byte the text loaded (CodeMirror would otherwise turn every
+        // line end into \n). NUL, a byte order mark and the like show as marks too.
+        EditorState.lineSeparator.of('\n'),
+        highlightSpecialChars({
+          render: (code, description, placeholder) => {
+            if (code !== 13) return null;
+            const mark = document.createElement('span');
+            mark.className = 'cm-specialChar cm-cr';
+            mark.textContent = placeholder;
+            mark.title = description;
+            return mark;
+          },
+        }),
         lexerHighlighting(state.orbit),
         linter(checkNow, { delay: CHECK_DELAY_MS }),
         lintGutter(),

@@ -550,6 +550,30 @@ test('backticks in a message: code spans for balanced quotes, literal text other
   await p.close();
 });
 
+test('Share of a program too long for a link warns and offers the .orbit file', async () => {
+  // 1.7 MB of source: its link (4/3 of it in base64url) is over Chromium's 2 MB.
+  const line = '// ' + 'a'.repeat(96) + '\n';
+  const source = 'workflow w {\n  step s { sleep 1s }\n}\n' + line.repeat(17000);
+  const p = await openPage();
+  const before = await p.evaluate(() => window.location.href);
+  await setDoc(p, source);
+  await p.click('#share');
+  await p.waitForFunction(() => !document.getElementById('share-warning')?.hidden, { timeout: 5000 });
+  assert.match(await p.$eval('#share-warning', (e) => e.textContent), /too long for a link/);
+  assert.equal(await p.evaluate(() => window.location.href), before, 'the address is left alone');
+  const dir = mkdtempSync(path.join(tmpdir(), 'orbit-playground-download-'));
+  const cdp = await p.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
+  await p.click('#share-download');
+  const file = path.join(dir, FILE);
+  const deadline = Date.now() + WAIT_MS;
+  while (!(existsSync(file) && readFileSync(file).length === Buffer.byteLength(source)) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.equal(readFileSync(file, 'utf8'), source);
+  rmSync(dir, { recursive: true });
+  await p.close();
+});
+
 test('benchmark: keystroke to updated diagnostics on the checkout example', async () => {
   await page.bringToFront();   // a background tab gets no animation frames
   await page.select('#examples', 'checkout');

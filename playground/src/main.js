@@ -10,7 +10,7 @@ import { linter, lintGutter, lintKeymap } from '@codemirror/lint';
 import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
 import { lexerHighlighting } from './highlight.js';
 import { lintDiagnostics, diagnosticList, renderDiagnostic, fixChanges, diagnosticRange, plainText } from './diagnostics.js';
-import { decodeSource, shareFragment } from './share.js';
+import { decodeSource, shareFragment, MAX_LINK_LENGTH } from './share.js';
 import { timelineSvg } from './timeline.js';
 import { graphSvg, parseGraph } from './graph.js';
 import { limitsFromDisassembly } from './policies.js';
@@ -223,8 +223,27 @@ function run() {
 
 // ---- sharing and examples ----
 
+// Share: the program in the address (#source=) and the link copied, or, when the link
+// would be longer than a browser opens, a warning and the program as a file instead.
 function share() {
-  const fragment = shareFragment(source());
+  const text = source();
+  const fragment = shareFragment(text);
+  const base = window.location.href.replace(/#.*$/s, '');
+  const warning = $('share-warning');
+  if (base.length + fragment.length > MAX_LINK_LENGTH) {
+    const size = (n) => (n / 1e6).toFixed(2) + ' MB';
+    $('share-warning-text').textContent = `This program is too long for a link: its link would be ${size(base.length + fragment.length)}, `
+      + `and browsers open links of at most ${size(MAX_LINK_LENGTH)}. Download it instead: `;
+    const download = $('share-download');
+    URL.revokeObjectURL(download.href);
+    download.href = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+    download.download = FILE_NAME;
+    warning.hidden = false;
+    $('share-link').hidden = true;
+    setStatus('Too long for a link: download the program instead.');
+    return;
+  }
+  warning.hidden = true;
   window.history.replaceState(null, '', fragment);
   const link = $('share-link');
   link.hidden = false;

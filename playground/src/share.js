@@ -3,6 +3,10 @@
 
 const PREFIX = '#source=';
 
+// The longest URL Chromium opens (url/url_constants.h, kMaxURLChars: 2 MiB); Firefox
+// and Safari open longer ones. Share offers a download instead beyond it.
+export const MAX_LINK_LENGTH = 2 * 1024 * 1024;
+
 export function encodeSource(source) {
   const bytes = new TextEncoder().encode(source);
   let binary = '';

@@ -574,6 +574,41 @@ test('Share of a program too long for a link warns and offers the .orbit file', 
   await p.close();
 });
 
+test('opened from file://, the page says how to serve it instead of waiting forever', async () => {
+  const p = await browser.newPage();
+  await p.goto('file://' + path.join(args.site, 'index.html'), { waitUntil: 'load' });
+  await p.waitForFunction(() => /python3 -m http\.server/.test(document.getElementById('status').textContent),
+    { timeout: 5000 }).catch(() => {});
+  assert.match(await p.$eval('#status', (e) => e.textContent), /file:.*python3 -m http\.server/s);
+  await p.close();
+});
+
+test('the Content-Security-Policy: nothing blocked in use, an injected inline script blocked', async () => {
+  const p = await openPage();
+  for (const tab of ['formatted', 'disassembly', 'graph', 'run', 'diagnostics']) {
+    await p.click(`[data-tab=${tab}]`);
+    if (tab === 'run') {
+      await p.click('#run');
+      await p.waitForFunction(() => document.getElementById('run-logs').textContent !== '');
+    }
+    if (tab === 'graph') await p.waitForSelector('#graph svg.graph g.node');
+  }
+  await p.hover('.cm-content');
+  assert.deepEqual(await p.evaluate(() => window.cspViolations), []);
+  assert.deepEqual(await page.evaluate(() => window.cspViolations), [], 'the main page, after every test above');
+  const csp = await p.$eval('meta[http-equiv=Content-Security-Policy]', (m) => m.content).catch(() => '');
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
+  await p.evaluate(() => {
+    const script = document.createElement('script');
+    script.textContent = 'window.injected = true;';
+    document.body.append(script);
+  });
+  await p.waitForFunction(() => window.cspViolations.length > 0, { timeout: 5000 }).catch(() => {});
+  assert.equal(await p.evaluate(() => window.injected), undefined);
+  assert.match((await p.evaluate(() => window.cspViolations)).join('\n'), /^script-src/m);
+  await p.close();
+});
+
 test('benchmark: keystroke to updated diagnostics on the checkout example', async () => {
   await page.bringToFront();   // a background tab gets no animation frames
   await page.select('#examples', 'checkout');

@@ -23,6 +23,9 @@ const FILE_NAME = 'playground.orbit';
 const CHECK_DELAY_MS = 10;
 
 const $ = (id) => document.getElementById(id);
+// What to do when the module cannot be fetched (boot.js says the same for file:).
+const SERVE_HINT = 'The page must be served over HTTP: in its folder, run `python3 -m http.server 8000` '
+  + 'and open http://localhost:8000/';
 const state = { orbit: null, view: null, lastCheck: [], checks: 0, scenarioEdited: false, tab: 'diagnostics' };
 window.playground = state;   // for the browser tests and the curious
 
@@ -348,7 +351,7 @@ async function start() {
     const { loadOrbit } = await import('./orbit-api.js');
     state.orbit = await loadOrbit();
   } catch (error) {
-    setStatus('Could not load the WebAssembly module: ' + error.message, false);
+    setStatus('Could not load the WebAssembly module: ' + (error.message || error) + '. ' + SERVE_HINT, false);
     throw error;
   }
   setUpControls();

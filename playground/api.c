@@ -124,11 +124,14 @@ static void capture_begin(Captured *c)
         out_of_memory();
 }
 
-/* The text written, malloc'd and NUL-terminated. */
-static char *capture_end(Captured *c)
+/* The text written, malloc'd and NUL-terminated, and its length in *len (it may hold a
+ * NUL: a name in the program can); len may be NULL. */
+static char *capture_end(Captured *c, size_t *len)
 {
     if (fclose(c->out) != 0)
         out_of_memory();
+    if (len)
+        *len = c->len;
     return c->text;
 }
 
@@ -222,7 +225,7 @@ ORBIT_PG_EXPORT char *orbit_pg_check(const char *source, size_t source_len, cons
     RenderOptions render = { .summary = true };
     render_json(out.out, &run.c.diags, &run.c.sources, &render);
     run_free(&run);
-    return capture_end(&out);
+    return capture_end(&out, NULL);   /* JSON Lines: a NUL is written \u0000 */
 }
 
 ORBIT_PG_EXPORT char *orbit_pg_format(const char *source, size_t source_len)
@@ -300,34 +303,37 @@ ORBIT_PG_EXPORT char *orbit_pg_dis(const char *source, size_t source_len)
     capture_begin(&out);
     orbc_disassemble(&module, out.out);
     orbc_module_free(&module);
-    char *text = capture_end(&out);
-    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text0(text));
+    size_t len;
+    char *text = capture_end(&out, &len);
+    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text(text, len));
     free(text);
     return json_text(result);
 }
 
-/* The history of one run in `format`; *status gets orbit-run's exit status. */
+/* The history of one run in `format` (*len bytes); *status gets orbit-run's exit
+ * status. */
 static char *run_history(const OrbcModule *module, Text scenario, HistoryFormat format,
-                         int *status, char *err, size_t errlen)
+                         int *status, size_t *len, char *err, size_t errlen)
 {
     RunRequest request = { .scenario_name = SCENARIO_NAME, .scenario = scenario.text,
                            .scenario_len = scenario.len, .format = format };
     Captured out;
     capture_begin(&out);
     *status = run_scenario(module, &request, out.out, err, errlen);
-    return capture_end(&out);
+    return capture_end(&out, len);
 }
 
-/* The JSON Lines of a history as an array of its events. */
-static json_t *history_events(const char *lines)
+/* The JSON Lines of a history (`len` bytes) as an array of its events. */
+static json_t *history_events(const char *lines, size_t len)
 {
     json_t *events = json_array();
-    for (const char *line = lines; *line;) {
-        size_t len = strcspn(line, "\n");
-        json_t *event = json_loadb(line, len, 0, NULL);
+    for (const char *line = lines, *end = lines + len; line < end;) {
+        const char *newline = memchr(line, '\n', (size_t)(end - line));
+        size_t line_len = (size_t)((newline ? newline : end) - line);
+        json_t *event = json_loadb(line, line_len, 0, NULL);
         if (event)
             json_array_append_new(events, event);
-        line += len + (line[len] == '\n');
+        line += line_len + (newline != NULL);
     }
     return events;
 }
@@ -342,15 +348,18 @@ ORBIT_PG_EXPORT char *orbit_pg_run(const char *source, size_t source_len, const 
     Text script = text_of(scenario, scenario_len);
     char err[2048];
     int status;
-    char *logs = run_history(&module, script, HISTORY_TEXT, &status, err, sizeof err);
+    size_t logs_len, lines_len;
+    char *logs = run_history(&module, script, HISTORY_TEXT, &status, &logs_len, err, sizeof err);
     json_t *result;
     if (status == 2) {
         result = json_pack("{s:b, s:i, s:o}", "ok", 0, "exit", status, "message",
                            diag_json_text0(err));
     } else {
-        char *lines = run_history(&module, script, HISTORY_JSON, &status, err, sizeof err);
+        char *lines = run_history(&module, script, HISTORY_JSON, &status, &lines_len, err,
+                                  sizeof err);
         result = json_pack("{s:b, s:i, s:o, s:o}", "ok", 1, "exit", status, "logs",
-                           diag_json_text0(logs), "history", history_events(lines));
+                           diag_json_text(logs, logs_len), "history",
+                           history_events(lines, lines_len));
         free(lines);
     }
     free(logs);
@@ -511,7 +520,7 @@ ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source, size_t source_len)
 /* The step graph of the checked program `p` in `format`, from workflow `workflow` ("":
  * all), as orbitc graph writes it; NULL with *message (malloc'd) for an unknown name. */
 static char *graph_text(Compiler *c, const Program *p, const char *workflow,
-                        GraphFormat format, char **message)
+                        GraphFormat format, size_t *len, char **message)
 {
     uint32_t root = NO_INDEX;
     if (workflow[0]) {
@@ -531,16 +540,16 @@ static char *graph_text(Compiler *c, const Program *p, const char *workflow,
     Captured out;
     capture_begin(&out);
     graph_write(&c->arena, &g, format, out.out);
-    return capture_end(&out);
+    return capture_end(&out, len);
 }
 
 ORBIT_PG_EXPORT char *orbit_pg_graph(const char *source, size_t source_len, const char *workflow,
                                      size_t workflow_len, const char *format, size_t format_len)
 {
-    Text format_text_given = text_of(format, format_len), name = text_of(workflow, workflow_len);
+    Text kind = text_of(format, format_len), name = text_of(workflow, workflow_len);
     GraphFormat chosen;
-    char *format_name = format_text_given.len ? text_copy(format_text_given) : xstrdup("json");
-    bool known = !has_nul(format_text_given) && graph_format_parse(format_name, &chosen);
+    char *format_name = kind.len ? text_copy(kind) : xstrdup("json");
+    bool known = !has_nul(kind) && graph_format_parse(format_name, &chosen);
     free(format_name);
     if (!known)
         return failure(xstrdup("the format of a graph is dot, mermaid or json"));
@@ -552,6 +561,7 @@ ORBIT_PG_EXPORT char *orbit_pg_graph(const char *source, size_t source_len, cons
     Program *program = run.w.roots.count ? run.w.checked[0] : NULL;
     size_t errors = run.c.diags.errors;
     char *message = NULL, *text = NULL;
+    size_t len = 0;
     if (errors == 0 && !program) {
         message = xstrdup("the source is not a program (see the diagnostics)");
     } else if (errors > 0) {
@@ -562,13 +572,13 @@ ORBIT_PG_EXPORT char *orbit_pg_graph(const char *source, size_t source_len, cons
         message = xstrdup(why);
     } else {
         char *wanted = text_copy(name);
-        text = graph_text(&run.c, program, wanted, chosen, &message);
+        text = graph_text(&run.c, program, wanted, chosen, &len, &message);
         free(wanted);
     }
     run_free(&run);
     if (!text)
         return failure(message);
-    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text0(text));
+    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text(text, len));
     free(text);
     return json_text(result);
 }

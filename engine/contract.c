@@ -190,7 +190,10 @@ bool contract_conform(const OrbcModule *m, Arena *a, uint32_t type, Value v, Val
 static Value default_of(const OrbcModule *m, Arena *a, uint32_t type, int depth)
 {
     const OrbcType *t = type_at(m, type);
-    if (depth > 64)
+    /* Types nest as deep as a program writes them (the compiler has no limit below
+     * values'), but a malformed module's may loop: stop where values stop, so that any
+     * type a value can have gets its value, however deep. */
+    if (depth >= VALUE_MAX_DEPTH)
         return value_null();
     switch (t->kind) {
     case ORBC_TYPE_BOOL: return value_bool(false);

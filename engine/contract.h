@@ -15,7 +15,7 @@ bool contract_conform(const OrbcModule *m, Arena *a, uint32_t type, Value v, Val
                       char *err, size_t errlen);
 
 /* The simplest value of a type: {} for any, "" / 0 / false / [] / null, records with
- * every required field. */
+ * every required field, as deep as the type nests (up to VALUE_MAX_DEPTH levels). */
 Value contract_default(const OrbcModule *m, Arena *a, uint32_t type);
 
 #endif

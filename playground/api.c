@@ -1,13 +1,17 @@
 /* The playground's API (docs/playground.md): the toolchain as functions from text to
  * JSON, for the page, compiled to WebAssembly by tools/playground.sh (and natively for
- * its differential test, tests/test_wasm.py). Each function takes NUL-terminated UTF-8
- * and returns a malloc'd NUL-terminated string that the caller frees with
- * orbit_pg_free. Nothing here reads or writes a file: sources come from memory, and
- * what the command line would print goes to a memory stream, through the very
- * functions the command line and orbit-run call (the workspace's pipeline, the
- * formatter, the rounds of fix, lowering, liborbc's disassembler, the runtime's run).
+ * its differential test, tests/test_wasm.py). Each text argument is a pointer and a
+ * length in bytes (UTF-8): every byte counts, a NUL too, as when orbitc reads a file, and
+ * nothing needs a terminating NUL. Each function returns a malloc'd NUL-terminated
+ * string that the caller frees with orbit_pg_free: JSON, which holds no NUL byte (a NUL
+ * of a text is written \u0000), so the NUL ends it. Nothing here reads or writes a file:
+ * sources come from memory, and what the command line would print goes to a memory
+ * stream, through the very functions the command line and orbit-run call (the
+ * workspace's pipeline, the formatter, the rounds of fix, lowering, liborbc's
+ * disassembler, the runtime's run).
  *
- *   orbit_pg_check(source, name)   `orbitc check --format json NAME`: JSON Lines
+ *   orbit_pg_check(source, name)   `orbitc check --format json NAME`: JSON Lines (NULL
+ *                                  when the name holds a NUL: no file can be so named)
  *   orbit_pg_format(source)        {"ok": true, "text"} as `orbitc fmt -`, or
  *                                  {"ok": false, "message"}
  *   orbit_pg_fix(source)           {"text", "fixed"} as `orbitc fix -`
@@ -17,12 +21,16 @@
  *                                  `orbit-run --scenario` (text, and --format json)
  *   orbit_pg_tokens(source)        [[start, end, "KIND"], ...] in UTF-16 units
  *   orbit_pg_scenario(source)      a scenario where every worker answers soon and every
- *                                  signal arrives
+ *                                  signal arrives; {} when the program does not build;
+ *                                  {"ok": false, "message"} when no scenario can hold
+ *                                  its values (deeper than orbit-run reads JSON)
  *   orbit_pg_graph(source, workflow, format)
  *                                  {"ok": true, "text"} as `orbitc graph --format FORMAT
  *                                  [--workflow WORKFLOW]`, or {"ok": false, "message"}
  *
- * The name of the source, where one is not given, is `playground.orbit`. */
+ * (Each argument above is two: the text and its length.) The name of the source, where
+ * one is not given (length 0), is `playground.orbit`. */
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +69,30 @@ enum {
 static const char DEFAULT_NAME[] = "playground.orbit";
 static const char SCENARIO_NAME[] = "scenario.json";
 
+/* One text argument: `len` bytes at `text` (NULL when len is 0 is allowed). */
+typedef struct Text {
+    const char *text;
+    size_t len;
+} Text;
+
+static Text text_of(const char *text, size_t len)
+{
+    return (Text){ text && len ? text : "", text ? len : 0 };
+}
+
+/* A malloc'd NUL-terminated copy of `t` (a NUL inside stays: use t.len, not strlen). */
+static char *text_copy(Text t)
+{
+    return xstrndup(t.text, t.len);
+}
+
+/* Whether `t` holds a NUL byte: then it cannot be a name (of a file, a workflow, a
+ * format), which the toolchain keeps as NUL-terminated strings. */
+static bool has_nul(Text t)
+{
+    return memchr(t.text, '\0', t.len) != NULL;
+}
+
 /* --- JSON out --- */
 
 /* The text of `value` (which it takes), compact, keys in insertion order. */
@@ -92,11 +124,14 @@ static void capture_begin(Captured *c)
         out_of_memory();
 }
 
-/* The text written, malloc'd and NUL-terminated. */
-static char *capture_end(Captured *c)
+/* The text written, malloc'd and NUL-terminated, and its length in *len (it may hold a
+ * NUL: a name in the program can); len may be NULL. */
+static char *capture_end(Captured *c, size_t *len)
 {
     if (fclose(c->out) != 0)
         out_of_memory();
+    if (len)
+        *len = c->len;
     return c->text;
 }
 
@@ -109,13 +144,12 @@ typedef struct Run {
 
 /* Loads `source` under `name` and checks it, as `orbitc check NAME` does a file below no
  * program root: the file is a program of its own (no file system is asked for roots). */
-static void run_check(Run *run, const char *source, const char *name, bool check_only)
+static void run_check(Run *run, Text source, const char *name, bool check_only)
 {
     compiler_init(&run->c);
     run->c.check_only = check_only;
     workspace_init(&run->w, &run->c, false);
-    size_t len = strlen(source);
-    workspace_add_text(&run->w, name, xstrndup(source, len), len);
+    workspace_add_text(&run->w, name, text_copy(source), source.len);
     workspace_check(&run->w);
 }
 
@@ -127,7 +161,7 @@ static void run_free(Run *run)
 
 /* The bytecode of `source`, as `orbitc build` writes it; NULL with *message (malloc'd)
  * when it does not build. */
-static uint8_t *build_bytes(const char *source, size_t *len, char **message)
+static uint8_t *build_bytes(Text source, size_t *len, char **message)
 {
     Run run;
     run_check(&run, source, DEFAULT_NAME, false);
@@ -153,7 +187,7 @@ static uint8_t *build_bytes(const char *source, size_t *len, char **message)
 
 /* The module of `source`, built and loaded as orbit-run loads a file; false with
  * *message (malloc'd). */
-static bool build_module(const char *source, OrbcModule *module, char **message)
+static bool build_module(Text source, OrbcModule *module, char **message)
 {
     size_t len;
     uint8_t *bytes = build_bytes(source, &len, message);
@@ -176,22 +210,29 @@ static char *failure(char *message)
 
 /* --- the API --- */
 
-ORBIT_PG_EXPORT char *orbit_pg_check(const char *source, const char *name)
+ORBIT_PG_EXPORT char *orbit_pg_check(const char *source, size_t source_len, const char *name,
+                                     size_t name_len)
 {
+    Text given = text_of(name, name_len);
+    if (has_nul(given))
+        return NULL;
+    char *file = given.len ? text_copy(given) : xstrdup(DEFAULT_NAME);
     Run run;
-    run_check(&run, source, name && name[0] ? name : DEFAULT_NAME, true);
+    run_check(&run, text_of(source, source_len), file, true);
+    free(file);
     Captured out;
     capture_begin(&out);
     RenderOptions render = { .summary = true };
     render_json(out.out, &run.c.diags, &run.c.sources, &render);
     run_free(&run);
-    return capture_end(&out);
+    return capture_end(&out, NULL);   /* JSON Lines: a NUL is written \u0000 */
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_format(const char *source)
+ORBIT_PG_EXPORT char *orbit_pg_format(const char *source, size_t source_len)
 {
+    Text given = text_of(source, source_len);
     FormatText text = { 0 };
-    if (!format_text(DEFAULT_NAME, source, strlen(source), &text))
+    if (!format_text(DEFAULT_NAME, given.text, given.len, &text))
         return failure(xstrdup("the source has lexical or syntax errors: it is formatted once "
                                "they are fixed (see the diagnostics)"));
     json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text(text.text, text.len));
@@ -199,10 +240,10 @@ ORBIT_PG_EXPORT char *orbit_pg_format(const char *source)
     return json_text(result);
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_fix(const char *source)
+ORBIT_PG_EXPORT char *orbit_pg_fix(const char *source, size_t source_len)
 {
     Run run;
-    run_check(&run, source, DEFAULT_NAME, false);
+    run_check(&run, text_of(source, source_len), DEFAULT_NAME, false);
     FixRun fix;
     fix_run_init(&fix, &run.w, NULL, FIX_MAX_ROUNDS);
     Compiler *last = fix_run_rounds(&fix);
@@ -240,11 +281,11 @@ static json_t *base64(const uint8_t *bytes, size_t len)
     return s;
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_build(const char *source)
+ORBIT_PG_EXPORT char *orbit_pg_build(const char *source, size_t source_len)
 {
     size_t len;
     char *message;
-    uint8_t *bytes = build_bytes(source, &len, &message);
+    uint8_t *bytes = build_bytes(text_of(source, source_len), &len, &message);
     if (!bytes)
         return failure(message);
     json_t *result = json_pack("{s:b, s:o}", "ok", 1, "bytecode", base64(bytes, len));
@@ -252,65 +293,73 @@ ORBIT_PG_EXPORT char *orbit_pg_build(const char *source)
     return json_text(result);
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_dis(const char *source)
+ORBIT_PG_EXPORT char *orbit_pg_dis(const char *source, size_t source_len)
 {
     OrbcModule module;
     char *message;
-    if (!build_module(source, &module, &message))
+    if (!build_module(text_of(source, source_len), &module, &message))
         return failure(message);
     Captured out;
     capture_begin(&out);
     orbc_disassemble(&module, out.out);
     orbc_module_free(&module);
-    char *text = capture_end(&out);
-    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text0(text));
+    size_t len;
+    char *text = capture_end(&out, &len);
+    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text(text, len));
     free(text);
     return json_text(result);
 }
 
-/* The history of one run in `format`; *status gets orbit-run's exit status. */
-static char *run_history(const OrbcModule *module, const char *scenario, HistoryFormat format,
-                         int *status, char *err, size_t errlen)
+/* The history of one run in `format` (*len bytes); *status gets orbit-run's exit
+ * status. */
+static char *run_history(const OrbcModule *module, Text scenario, HistoryFormat format,
+                         int *status, size_t *len, char *err, size_t errlen)
 {
-    RunRequest request = { .scenario_name = SCENARIO_NAME, .scenario = scenario,
-                           .scenario_len = strlen(scenario), .format = format };
+    RunRequest request = { .scenario_name = SCENARIO_NAME, .scenario = scenario.text,
+                           .scenario_len = scenario.len, .format = format };
     Captured out;
     capture_begin(&out);
     *status = run_scenario(module, &request, out.out, err, errlen);
-    return capture_end(&out);
+    return capture_end(&out, len);
 }
 
-/* The JSON Lines of a history as an array of its events. */
-static json_t *history_events(const char *lines)
+/* The JSON Lines of a history (`len` bytes) as an array of its events. */
+static json_t *history_events(const char *lines, size_t len)
 {
     json_t *events = json_array();
-    for (const char *line = lines; *line;) {
-        size_t len = strcspn(line, "\n");
-        json_t *event = json_loadb(line, len, 0, NULL);
+    for (const char *line = lines, *end = lines + len; line < end;) {
+        const char *newline = memchr(line, '\n', (size_t)(end - line));
+        size_t line_len = (size_t)((newline ? newline : end) - line);
+        json_t *event = json_loadb(line, line_len, 0, NULL);
         if (event)
             json_array_append_new(events, event);
-        line += len + (line[len] == '\n');
+        line += line_len + (newline != NULL);
     }
     return events;
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_run(const char *source, const char *scenario)
+ORBIT_PG_EXPORT char *orbit_pg_run(const char *source, size_t source_len, const char *scenario,
+                                   size_t scenario_len)
 {
     OrbcModule module;
     char *message;
-    if (!build_module(source, &module, &message))
+    if (!build_module(text_of(source, source_len), &module, &message))
         return failure(message);
+    Text script = text_of(scenario, scenario_len);
     char err[2048];
     int status;
-    char *logs = run_history(&module, scenario, HISTORY_TEXT, &status, err, sizeof err);
+    size_t logs_len, lines_len;
+    char *logs = run_history(&module, script, HISTORY_TEXT, &status, &logs_len, err, sizeof err);
     json_t *result;
     if (status == 2) {
         result = json_pack("{s:b, s:i, s:o}", "ok", 0, "exit", status, "message",
                            diag_json_text0(err));
     } else {
-        char *lines = run_history(&module, scenario, HISTORY_JSON, &status, err, sizeof err);
+        char *lines = run_history(&module, script, HISTORY_JSON, &status, &lines_len, err,
+                                  sizeof err);
         result = json_pack("{s:b, s:i, s:o, s:o}", "ok", 1, "exit", status, "logs",
-                           diag_json_text0(logs), "history", history_events(lines));
+                           diag_json_text(logs, logs_len), "history",
+                           history_events(lines, lines_len));
         free(lines);
     }
     free(logs);
@@ -343,14 +392,14 @@ static void add_token(void *context, uint32_t start, uint32_t end, const char *k
     json_array_append_new(list->tokens, json_pack("[I, I, s]", from, to, kind ? kind : "?"));
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_tokens(const char *source)
+ORBIT_PG_EXPORT char *orbit_pg_tokens(const char *source, size_t source_len)
 {
     Compiler c;
     compiler_init(&c);
-    size_t len = strlen(source);
+    Text given = text_of(source, source_len);
     TokenList list = { json_array(), NULL, 0, 0 };
-    if (compiler_fits(&c, len)) {
-        uint32_t file = compiler_add_source(&c, DEFAULT_NAME, xstrndup(source, len), (uint32_t)len);
+    if (compiler_fits(&c, given.len)) {
+        uint32_t file = compiler_add_source(&c, DEFAULT_NAME, text_copy(given), (uint32_t)given.len);
         list.text = source_file(&c.sources, file)->text;
         token_walk(&c, file, add_token, &list);
     }
@@ -358,14 +407,19 @@ ORBIT_PG_EXPORT char *orbit_pg_tokens(const char *source)
     return json_text(list.tokens);
 }
 
-/* The value of type `type` that contract_default makes, as jansson's. */
-static json_t *default_value(const OrbcModule *module, Arena *arena, uint32_t type)
+/* The value of type `type` that contract_default makes, as jansson's, and how many
+ * levels it nests (*depth); NULL when it nests deeper than jansson reads, which is how
+ * deep orbit-run reads a scenario. */
+static json_t *default_value(const OrbcModule *module, Arena *arena, uint32_t type,
+                             uint32_t *depth)
 {
+    Value v = contract_default(module, arena, type);
+    *depth = value_depth(v);
     TextBuffer text = { 0 };
-    value_to_json(&text, contract_default(module, arena, type));
+    value_to_json(&text, v);
     json_t *value = json_loadb(text.data, text.len, JSON_DECODE_ANY, NULL);
     text_free(&text);
-    return value ? value : json_object();
+    return value;
 }
 
 /* Each signal `wf` awaits, once, arriving at PROPOSED_SIGNAL_MS without a payload. */
@@ -386,11 +440,34 @@ static json_t *proposed_signals(const OrbcModule *module, const OrbcWorkflow *wf
     return signals;
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source)
+/* The deepest value of a proposed scenario, for the message when it is too deep. */
+typedef struct Deepest {
+    uint32_t depth;
+    const char *what;   /* "input of workflow" or "output of worker" */
+    const char *name;
+} Deepest;
+
+static void note_depth(Deepest *deepest, uint32_t depth, const char *what, const char *name)
+{
+    if (depth > deepest->depth)
+        *deepest = (Deepest){ depth, what, name };
+}
+
+/* {"ok": false, "message"}: no scenario can hold the simplest value of `deepest`. */
+static char *too_deep(const Deepest *deepest)
+{
+    char text[400];
+    snprintf(text, sizeof text, "the simplest %s `%.100s` nests %" PRIu32 " levels deep, "
+             "deeper than orbit-run reads a scenario's JSON: no scenario can hold it (give the "
+             "type fewer levels to run it here)", deepest->what, deepest->name, deepest->depth);
+    return failure(xstrdup(text));
+}
+
+ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source, size_t source_len)
 {
     OrbcModule module;
     char *message = NULL;
-    if (!build_module(source, &module, &message) || module.workflow_count == 0) {
+    if (!build_module(text_of(source, source_len), &module, &message) || module.workflow_count == 0) {
         if (message)
             free(message);
         else
@@ -400,33 +477,50 @@ ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source)
     Arena arena;
     arena_init(&arena);
     const OrbcWorkflow *wf = &module.workflows[0];
+    Deepest deepest = { 0, NULL, NULL };
+    bool readable = true;
+    uint32_t depth;
     json_t *workers = json_object();
     for (uint32_t i = 0; i < module.task_count; i++) {
         const OrbcTask *task = &module.tasks[i];
         if (task->kind != ORBC_TASK_WORKER)
             continue;
+        const char *name = module.strings[task->name].text;
+        json_t *output = default_value(&module, &arena, task->output_type, &depth);
+        note_depth(&deepest, depth, "output of worker", name);
+        readable &= output != NULL;
         json_t *answer = json_pack("{s:i, s:o}", "after_ms", PROPOSED_ANSWER_MS, "succeed",
-                                   default_value(&module, &arena, task->output_type));
-        json_object_set_new(workers, module.strings[task->name].text,
-                            json_pack("{s:[o]}", "attempts", answer));
+                                   output ? output : json_null());
+        json_object_set_new(workers, name, json_pack("{s:[o]}", "attempts", answer));
     }
-    json_t *scenario = json_pack("{s:o, s:o, s:o, s:o}", "workflow",
-                                 diag_json_text0(module.strings[wf->name].text),
-                                 "input", default_value(&module, &arena, wf->input_type),
-                                 "workers", workers, "signals", proposed_signals(&module, wf));
-    arena_free(&arena);
-    orbc_module_free(&module);
+    const char *workflow = module.strings[wf->name].text;
+    json_t *input = default_value(&module, &arena, wf->input_type, &depth);
+    note_depth(&deepest, depth, "input of workflow", workflow);
+    readable &= input != NULL;
+    json_t *scenario = json_pack("{s:o, s:o, s:o, s:o}", "workflow", diag_json_text0(workflow),
+                                 "input", input ? input : json_null(), "workers", workers,
+                                 "signals", proposed_signals(&module, wf));
     char *text = json_dumps(scenario, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(scenario);
     if (!text)
         out_of_memory();
+    /* A value jansson read can still sit too deep in the scenario (a worker's output is
+     * five levels down): read the scenario as orbit-run will. */
+    json_t *read = readable ? json_loads(text, 0, NULL) : NULL;
+    if (!read) {
+        free(text);
+        text = too_deep(&deepest);
+    }
+    json_decref(read);
+    arena_free(&arena);
+    orbc_module_free(&module);
     return text;
 }
 
 /* The step graph of the checked program `p` in `format`, from workflow `workflow` ("":
  * all), as orbitc graph writes it; NULL with *message (malloc'd) for an unknown name. */
 static char *graph_text(Compiler *c, const Program *p, const char *workflow,
-                        GraphFormat format, char **message)
+                        GraphFormat format, size_t *len, char **message)
 {
     uint32_t root = NO_INDEX;
     if (workflow[0]) {
@@ -446,19 +540,28 @@ static char *graph_text(Compiler *c, const Program *p, const char *workflow,
     Captured out;
     capture_begin(&out);
     graph_write(&c->arena, &g, format, out.out);
-    return capture_end(&out);
+    return capture_end(&out, len);
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_graph(const char *source, const char *workflow, const char *format)
+ORBIT_PG_EXPORT char *orbit_pg_graph(const char *source, size_t source_len, const char *workflow,
+                                     size_t workflow_len, const char *format, size_t format_len)
 {
+    Text kind = text_of(format, format_len), name = text_of(workflow, workflow_len);
     GraphFormat chosen;
-    if (!graph_format_parse(format && format[0] ? format : "json", &chosen))
+    char *format_name = kind.len ? text_copy(kind) : xstrdup("json");
+    bool known = !has_nul(kind) && graph_format_parse(format_name, &chosen);
+    free(format_name);
+    if (!known)
         return failure(xstrdup("the format of a graph is dot, mermaid or json"));
+    if (has_nul(name))   /* a workflow's name is an identifier: never a NUL */
+        return failure(xstrdup("the program has no workflow of that name: a workflow's name "
+                               "has no NUL character"));
     Run run;
-    run_check(&run, source, DEFAULT_NAME, false);
+    run_check(&run, text_of(source, source_len), DEFAULT_NAME, false);
     Program *program = run.w.roots.count ? run.w.checked[0] : NULL;
     size_t errors = run.c.diags.errors;
     char *message = NULL, *text = NULL;
+    size_t len = 0;
     if (errors == 0 && !program) {
         message = xstrdup("the source is not a program (see the diagnostics)");
     } else if (errors > 0) {
@@ -468,12 +571,14 @@ ORBIT_PG_EXPORT char *orbit_pg_graph(const char *source, const char *workflow, c
                  errors == 1 ? "it is" : "they are");
         message = xstrdup(why);
     } else {
-        text = graph_text(&run.c, program, workflow ? workflow : "", chosen, &message);
+        char *wanted = text_copy(name);
+        text = graph_text(&run.c, program, wanted, chosen, &len, &message);
+        free(wanted);
     }
     run_free(&run);
     if (!text)
         return failure(message);
-    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text0(text));
+    json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text(text, len));
     free(text);
     return json_text(result);
 }

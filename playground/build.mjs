@@ -37,7 +37,7 @@ await build({
   logLevel: 'warning',
 });
 
-for (const file of ['index.html', 'playground.css'])
+for (const file of ['index.html', 'playground.css', 'boot.js'])
   copyFileSync(path.join(here, file), path.join(out, file));
 for (const file of ['orbit.js', 'orbit.wasm', 'orbit-api.js']) {
   if (!existsSync(path.join(wasm, file))) {

@@ -2,14 +2,16 @@
 // of the toolchain (orbit.js and orbit.wasm, made by tools/playground.sh) and wraps the
 // C functions of playground/api.h. Each method takes strings and returns the parsed JSON
 // the C function returned; nothing touches a file or the network but the one fetch of
-// orbit.wasm.
+// orbit.wasm. Every string reaches C whole, as its exact UTF-8 bytes and their count: a
+// NUL in a program is a character like any other, as it is to orbitc.
 //
 //   import { loadOrbit } from './orbit-api.js';
 //   const orbit = await loadOrbit();          // or loadOrbit(new URL('orbit.wasm', ...))
 //   orbit.check(source)   // [{code, severity, message, file, line, ..., fixes}, ...]
 //
 // check(source, name)  the diagnostics, as `orbitc check --format json NAME` prints them
-//                      (checkText: its exact text, one JSON object a line)
+//                      (checkText: its exact text, one JSON object a line); a name
+//                      with a NUL throws a RangeError (no file has such a name)
 // format(source)       {ok: true, text} as `orbitc fmt -`, or {ok: false, message}
 // fix(source)          {text, fixed} as `orbitc fix -`
 // build(source)        {ok, bytecode (base64), message when not ok} as `orbitc build`
@@ -21,13 +23,16 @@
 //                      it (T_STEP, IDENT, STRING, DURATION, ...) or COMMENT
 // scenario(source)     a scenario for the program: its first workflow, the simplest
 //                      input, every worker answering after 100 ms, the signals it
-//                      awaits arriving at 1 s ({} when it does not build)
+//                      awaits arriving at 1 s ({} when it does not build; {ok: false,
+//                      message} when its values nest deeper than orbit-run reads)
 // graph(source, {workflow, format})  {ok: true, text} as `orbitc graph --format FORMAT
 //                      [--workflow WORKFLOW]` (format: json (the default), dot or
 //                      mermaid; workflow: all when absent), or {ok: false, message}
 import createOrbit from './orbit.js';
 
 const DEFAULT_NAME = 'playground.orbit';
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export async function loadOrbit(wasmUrl) {
   const options = {};
@@ -35,18 +40,25 @@ export async function loadOrbit(wasmUrl) {
     options.locateFile = (path, prefix) => (path.endsWith('.wasm') ? String(wasmUrl) : prefix + path);
   const module = await createOrbit(options);
 
-  // Calls orbit_pg_NAME with the strings as UTF-8 copies in the module's memory and
-  // returns the text it gives back, freed.
+  // Calls orbit_pg_NAME with each string as (pointer, length): its exact UTF-8 bytes
+  // (TextEncoder's) copied into the module's heap, NUL bytes and all, and returns the
+  // text it gives back (JSON, which holds no NUL byte, so the first NUL ends it), freed.
   function call(name, ...strings) {
-    const pointers = strings.map((s) => {
-      const size = module.lengthBytesUTF8(s) + 1;
-      const pointer = module._malloc(size);
-      module.stringToUTF8(s, pointer, size);
-      return pointer;
-    });
+    const pointers = [];
     try {
-      const result = module['_orbit_pg_' + name](...pointers);
-      const text = module.UTF8ToString(result);
+      const args = [];
+      for (const s of strings) {
+        const bytes = encoder.encode(s);
+        const pointer = module._malloc(bytes.length || 1);
+        if (!pointer) throw new RangeError('out of memory for a text of ' + bytes.length + ' bytes');
+        pointers.push(pointer);
+        module.HEAPU8.set(bytes, pointer);   // read HEAPU8 after malloc: the heap may have grown
+        args.push(pointer, bytes.length);
+      }
+      const result = module['_orbit_pg_' + name](...args);
+      if (!result) throw new RangeError(`orbit_pg_${name}: a name cannot hold a NUL character`);
+      const heap = module.HEAPU8;
+      const text = decoder.decode(heap.subarray(result, heap.indexOf(0, result)));
       module._orbit_pg_free(result);
       return text;
     } finally {

@@ -6,8 +6,9 @@
  *   pg_api graph SOURCE.orbit FORMAT [WORKFLOW]
  *
  * prints what orbit_pg_FUNCTION returns for the file's text (check: under NAME; run:
- * with the scenario's text; graph: in FORMAT, from WORKFLOW or of all). Exit status 0,
- * or 2 on bad usage or an unreadable file. */
+ * with the scenario's text; graph: in FORMAT, from WORKFLOW or of all). Every byte of
+ * the files is passed, a NUL too, with its length. Exit status 0, or 2 on bad usage, an
+ * unreadable file or an argument the API refuses (a name with a NUL). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,8 @@
 
 #include "api.h"
 
-static char *read_all(const char *path)
+/* The bytes of the file at `path` (NUL-terminated for convenience) and their count. */
+static char *read_all(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -35,6 +37,7 @@ static char *read_all(const char *path)
     fclose(f);
     if (text)
         text[len] = '\0';
+    *size = len;
     return text;
 }
 
@@ -47,33 +50,44 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *function = argv[1];
-    char *source = read_all(argv[2]);
-    char *extra = argc == 4 && strcmp(function, "run") == 0 ? read_all(argv[3]) : NULL;
+    size_t len = 0, extra_len = 0;
+    char *source = read_all(argv[2], &len);
+    char *extra = argc == 4 && strcmp(function, "run") == 0 ? read_all(argv[3], &extra_len) : NULL;
     if (!source || (argc == 4 && strcmp(function, "run") == 0 && !extra)) {
         fprintf(stderr, "pg_api: cannot read the files\n");
         return 2;
     }
+    const char *name = argc == 4 ? argv[3] : "";
+    const char *workflow = argc == 5 ? argv[4] : "", *format = argc >= 4 ? argv[3] : "";
     char *result = NULL;
+    bool known = true;
     if (strcmp(function, "check") == 0)
-        result = orbit_pg_check(source, argc == 4 ? argv[3] : NULL);
+        result = orbit_pg_check(source, len, name, strlen(name));
     else if (strcmp(function, "format") == 0)
-        result = orbit_pg_format(source);
+        result = orbit_pg_format(source, len);
     else if (strcmp(function, "fix") == 0)
-        result = orbit_pg_fix(source);
+        result = orbit_pg_fix(source, len);
     else if (strcmp(function, "build") == 0)
-        result = orbit_pg_build(source);
+        result = orbit_pg_build(source, len);
     else if (strcmp(function, "dis") == 0)
-        result = orbit_pg_dis(source);
+        result = orbit_pg_dis(source, len);
     else if (strcmp(function, "run") == 0)
-        result = orbit_pg_run(source, extra ? extra : "{}");
+        result = extra ? orbit_pg_run(source, len, extra, extra_len) : orbit_pg_run(source, len, "{}", 2);
     else if (strcmp(function, "tokens") == 0)
-        result = orbit_pg_tokens(source);
+        result = orbit_pg_tokens(source, len);
     else if (strcmp(function, "scenario") == 0)
-        result = orbit_pg_scenario(source);
+        result = orbit_pg_scenario(source, len);
     else if (graph)
-        result = orbit_pg_graph(source, argc == 5 ? argv[4] : "", argc >= 4 ? argv[3] : "");
+        result = orbit_pg_graph(source, len, workflow, strlen(workflow), format, strlen(format));
+    else
+        known = false;
     if (!result) {
-        fprintf(stderr, "pg_api: unknown function `%s`\n", function);
+        if (known)
+            fprintf(stderr, "pg_api: orbit_pg_%s refused its arguments\n", function);
+        else
+            fprintf(stderr, "pg_api: unknown function `%s`\n", function);
+        free(source);
+        free(extra);
         return 2;
     }
     fputs(result, stdout);

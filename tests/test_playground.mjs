@@ -15,7 +15,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,7 +63,7 @@ const TYPED_PROGRAM = [
 // ---- the native tools ----
 
 function native(program, argv, input, cwd) {
-  const r = spawnSync(program, argv, { input, cwd, encoding: 'utf8', timeout: 60000 });
+  const r = spawnSync(program, argv, { input, cwd, encoding: 'utf8', timeout: 60000, maxBuffer: 1 << 28 });
   if (r.error) throw r.error;
   return r;
 }
@@ -77,6 +77,11 @@ function nativeFormat(source) {
   const r = native(args.orbitc, ['fmt', '-'], source);
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
+}
+
+// `orbitc check --format json`'s exact text for the source.
+function nativeCheckText(source) {
+  return native(args.orbitc, ['check', '--format', 'json', '--stdin-filename', FILE, '-'], source).stdout;
 }
 
 // Builds the source as `playground.orbit` in a fresh directory; returns the directory.
@@ -120,6 +125,13 @@ async function openPage(fragment = '') {
   p.on('pageerror', (error) => problems.push(error.message));
   p.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
   p.problems = problems;
+  // Every Content-Security-Policy violation, from before the page's first script.
+  await p.evaluateOnNewDocument(() => {
+    window.cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
   await p.setViewport({ width: 1400, height: 900 });
   await p.goto(baseUrl + fragment, { waitUntil: 'load' });
   await p.waitForSelector('body[data-ready=true]');
@@ -396,6 +408,212 @@ test('a #source= link opens with its program and its diagnostics', async () => {
   assert.doesNotMatch(hash.slice('#source='.length), /[=+/]/);
   assert.deepEqual(linked.problems, []);
   await linked.close();
+});
+
+// ---- the page never loses a character (NUL, CR, a byte order mark) ----
+
+// The audit's link: a NUL between two workflows, the second with an unknown name.
+const NUL_LINK = '#source=d29ya2Zsb3cgdyB7CiAgc3RlcCBzIHsgc2xlZXAgMXMgfQp9CgAKd29ya2Zsb3cgICB4IHsKICBzdGVwIHQgeyBjb21wdXRlIG5vcGUgfQp9Cg';
+
+test('a link with a NUL: every character kept, the diagnostics, Format and Fix all of the CLI', async () => {
+  const source = Buffer.from(NUL_LINK.slice('#source='.length), 'base64url').toString('utf8');
+  assert.ok(source.includes('\0') && source.includes('nope'));
+  const linked = await openPage(NUL_LINK);
+  await settled(linked);
+  assert.equal(await docText(linked), source);
+  const expected = nativeCheckText(source);
+  assert.deepEqual(expected.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l).code), ['E0002', 'E0205']);
+  assert.equal(await linked.evaluate((t) => window.playground.orbit.checkText(t, 'playground.orbit'), source), expected);
+  const list = await linked.$eval('#diag-list', (e) => e.textContent);
+  assert.match(list, /E0002/);
+  assert.match(list, /E0205/);
+  // Format: fmt refuses a text with lexical errors, so the text stays as it is.
+  assert.notEqual(native(args.orbitc, ['fmt', '-'], source).status, 0);
+  await linked.click('#format');
+  assert.equal(await docText(linked), source);
+  assert.match(await linked.$eval('#status', (e) => e.textContent), /lexical or syntax errors/);
+  // Fix all: what `orbitc fix -` writes (nothing to fix here: the same text).
+  await linked.click('#fix-all');
+  assert.equal(await docText(linked), native(args.orbitc, ['fix', '-'], source).stdout);
+  assert.equal(await docText(linked), source);
+  await linked.close();
+});
+
+test('a CRLF link loaded into an open page keeps the text exactly', async () => {
+  const source = 'workflow w {\r\n  step s { sleep 1s }\r\n}\r\n';
+  const p = await openPage();
+  await p.evaluate((f) => { window.location.hash = f; }, '#source=' + Buffer.from(source).toString('base64url'));
+  await p.waitForFunction((t) => window.playground.view.state.doc.toString() === t, { timeout: 5000 }, source)
+    .catch(() => {});
+  assert.equal(await docText(p), source);
+  await p.close();
+});
+
+test('a leading byte order mark is kept, as the CLI keeps it', async () => {
+  const source = readFileSync(path.join(root, 'golden', 'fmt', 'bom.orbit'), 'utf8');
+  assert.ok(source.startsWith('\ufeff'));
+  const p = await openPage('#source=' + Buffer.from(source).toString('base64url'));
+  await settled(p);
+  assert.equal(await docText(p), source);
+  assert.equal(await p.evaluate((t) => window.playground.orbit.checkText(t, 'playground.orbit'), source), nativeCheckText(source));
+  await p.click('#format');
+  assert.equal(await docText(p), nativeFormat(source));
+  assert.ok((await docText(p)).startsWith('\ufeff'));
+  await p.click('#share');
+  const hash = await p.evaluate(() => window.location.hash);
+  assert.equal(Buffer.from(hash.slice('#source='.length), 'base64url').toString('utf8'), nativeFormat(source));
+  await p.close();
+});
+
+// Every golden source (and example) through the page's own buttons. The API equals
+// `orbitc fix -` and `orbitc fmt -` on every golden byte for byte (test_wasm.py); here,
+// on every golden, the editor keeps the text it is given, and Fix all and Format put
+// exactly the API's text in it, so the page equals the CLI. The sources whose characters
+// an editor is tempted to change (CR, NUL, a byte order mark: CodeMirror turned every
+// line end into LF) are also compared with the CLI itself, on a copy of the same bytes.
+test('Fix all and Format equal `orbitc fix -` and `orbitc fmt -` on every golden source', async () => {
+  const files = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.orbit')) files.push(full);
+    }
+  };
+  walk(path.join(root, 'golden'));
+  walk(path.join(root, 'examples'));
+  const cases = [];
+  for (const file of files.sort()) {
+    // The editor's part, on the sources an editor holds (the 1 MB one of golden/lex
+    // costs seconds; test_wasm.py takes it through the API).
+    if (statSync(file).size > 65536) continue;
+    let text;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readFileSync(file));
+    } catch {
+      continue;   // not UTF-8: the page holds JavaScript strings
+    }
+    cases.push({ file: path.relative(root, file), text });
+  }
+  assert.ok(cases.length > 200, `only ${cases.length} sources`);
+  const p = await openPage();
+  const got = await p.evaluate((all) => {
+    const { view, orbit } = window.playground;
+    const set = (t) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: t } });
+    // What the buttons got from the API (and the text they gave it), recorded on the way.
+    const seen = {};
+    for (const name of ['fix', 'format']) {
+      const call = orbit[name];
+      orbit[name] = (text) => { seen[name] = { text, result: call(text) }; return seen[name].result; };
+    }
+    return all.map(({ text }) => {
+      set(text);
+      const loaded = view.state.doc.toString();
+      document.getElementById('fix-all').click();
+      const fixed = view.state.doc.toString();
+      set(text);
+      document.getElementById('format').click();
+      const format = seen.format.result;
+      return { loaded, fixed, apiFixed: seen.fix.text === text ? seen.fix.result.text : null,
+        formatted: view.state.doc.toString(),
+        apiFormatted: seen.format.text !== text ? null : format.ok ? format.text : text };
+    });
+  }, cases);
+  const differ = [];
+  let withCli = 0;
+  cases.forEach(({ file, text }, i) => {
+    const g = got[i];
+    if (g.loaded !== text) differ.push(`${file}: the editor changed the text`);
+    if (g.fixed !== g.apiFixed) differ.push(`${file}: Fix all differs from the API's fix`);
+    if (g.formatted !== g.apiFormatted) differ.push(`${file}: Format differs from the API's format`);
+    if (!/[\r\0\ufeff]/.test(text)) return;
+    withCli++;
+    if (g.fixed !== native(args.orbitc, ['fix', '-'], text).stdout) differ.push(`${file}: Fix all differs from orbitc fix -`);
+    const fmt = native(args.orbitc, ['fmt', '-'], text);
+    if (g.formatted !== (fmt.status === 0 ? fmt.stdout : text)) differ.push(`${file}: Format differs from orbitc fmt -`);
+  });
+  assert.deepEqual(differ, []);
+  assert.ok(withCli >= 8, `only ${withCli} sources with CR, NUL or a byte order mark`);
+  assert.deepEqual(p.problems, []);
+  await p.close();
+});
+
+test('backticks in a message: code spans for balanced quotes, literal text otherwise, never HTML', async () => {
+  const source = 'worker "pay`x<img src=x>" {\n  input { a: string }\n}\nworkflow w {\n'
+    + '  step s { worker "pay`x<img src=x>"\n  with { a: "x", zz: "y" } }\n  step t { compute a`b }\n}\n';
+  const expected = nativeCheck(source);
+  assert.deepEqual(expected.map((d) => d.code).sort(), ['E0002', 'E0503']);
+  const p = await openPage();
+  await setDoc(p, source);
+  await settled(p);
+  const rendered = await p.$$eval('#diag-list .orbit-diagnostic', (ds) => ds.map((d) => ({
+    head: d.querySelector('.severity').textContent,
+    code: [...d.querySelectorAll('.message code')].map((c) => c.textContent) })));
+  const codes = Object.fromEntries(rendered.map((r) => [r.head, r.code]));
+  assert.deepEqual(codes['error[E0503]'], ['zz', 'pay`x<img src=x>']);
+  assert.deepEqual(codes['error[E0002]'], ['`']);
+  assert.match(expected.find((d) => d.code === 'E0503').message, /`pay`x<img src=x>`/);
+  assert.equal(await p.$$eval('#diag-list img', (is) => is.length), 0);
+  await p.close();
+});
+
+test('Share of a program too long for a link warns and offers the .orbit file', async () => {
+  // 1.7 MB of source: its link (4/3 of it in base64url) is over Chromium's 2 MB.
+  const line = '// ' + 'a'.repeat(96) + '\n';
+  const source = 'workflow w {\n  step s { sleep 1s }\n}\n' + line.repeat(17000);
+  const p = await openPage();
+  const before = await p.evaluate(() => window.location.href);
+  await setDoc(p, source);
+  await p.click('#share');
+  await p.waitForFunction(() => !document.getElementById('share-warning')?.hidden, { timeout: 5000 });
+  assert.match(await p.$eval('#share-warning', (e) => e.textContent), /too long for a link/);
+  assert.equal(await p.evaluate(() => window.location.href), before, 'the address is left alone');
+  const dir = mkdtempSync(path.join(tmpdir(), 'orbit-playground-download-'));
+  const cdp = await p.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
+  await p.click('#share-download');
+  const file = path.join(dir, FILE);
+  const deadline = Date.now() + WAIT_MS;
+  while (!(existsSync(file) && readFileSync(file).length === Buffer.byteLength(source)) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.equal(readFileSync(file, 'utf8'), source);
+  rmSync(dir, { recursive: true });
+  await p.close();
+});
+
+test('opened from file://, the page says how to serve it instead of waiting forever', async () => {
+  const p = await browser.newPage();
+  await p.goto('file://' + path.join(args.site, 'index.html'), { waitUntil: 'load' });
+  await p.waitForFunction(() => /python3 -m http\.server/.test(document.getElementById('status').textContent),
+    { timeout: 5000 }).catch(() => {});
+  assert.match(await p.$eval('#status', (e) => e.textContent), /file:.*python3 -m http\.server/s);
+  await p.close();
+});
+
+test('the Content-Security-Policy: nothing blocked in use, an injected inline script blocked', async () => {
+  const p = await openPage();
+  for (const tab of ['formatted', 'disassembly', 'graph', 'run', 'diagnostics']) {
+    await p.click(`[data-tab=${tab}]`);
+    if (tab === 'run') {
+      await p.click('#run');
+      await p.waitForFunction(() => document.getElementById('run-logs').textContent !== '');
+    }
+    if (tab === 'graph') await p.waitForSelector('#graph svg.graph g.node');
+  }
+  await p.hover('.cm-content');
+  assert.deepEqual(await p.evaluate(() => window.cspViolations), []);
+  assert.deepEqual(await page.evaluate(() => window.cspViolations), [], 'the main page, after every test above');
+  const csp = await p.$eval('meta[http-equiv=Content-Security-Policy]', (m) => m.content).catch(() => '');
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
+  await p.evaluate(() => {
+    const script = document.createElement('script');
+    script.textContent = 'window.injected = true;';
+    document.body.append(script);
+  });
+  await p.waitForFunction(() => window.cspViolations.length > 0, { timeout: 5000 }).catch(() => {});
+  assert.equal(await p.evaluate(() => window.injected), undefined);
+  assert.match((await p.evaluate(() => window.cspViolations)).join('\n'), /^script-src/m);
+  await p.close();
 });
 
 test('benchmark: keystroke to updated diagnostics on the checkout example', async () => {

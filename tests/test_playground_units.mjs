@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { encodeSource, decodeSource, shareFragment } from '../playground/src/share.js';
+import { codeSpans, plainText } from '../playground/src/diagnostics.js';
 import { parseDuration, limitsFromDisassembly } from '../playground/src/policies.js';
 import { layoutRun, timelineSvg, formatMs } from '../playground/src/timeline.js';
 import { clusterLines, durationText, graphSvg, layoutGraph, nodeLines, parseGraph } from '../playground/src/graph.js';
@@ -61,6 +62,31 @@ test('#source= round-trips any text as UTF-8, and refuses what is not a link', (
   }
   for (const bad of ['', '#', '#src=Zm9v', '#source=Zm9v===', '#source=Z', '#source=Zm+v', '#source=_w'])
     assert.equal(decodeSource(bad), null, bad);
+});
+
+test('#source= keeps a leading byte order mark, as the CLI does', () => {
+  for (const text of ['\ufeffworkflow w {}\n', '\ufeff', '\ufeff\ufeffx'])
+    assert.equal(decodeSource(shareFragment(text)), text);
+});
+
+// The messages quote with backticks (`name`); a quoted name may hold a backtick itself.
+test('backticks in messages: a code span for each balanced quote, literal text otherwise', () => {
+  const spans = (text) => codeSpans(text).map(({ code, text: t }) => (code ? '[' + t + ']' : t)).join('');
+  assert.equal(spans('unknown field `zz` in the input of worker `pay`x`'), 'unknown field [zz] in the input of worker [pay`x]');
+  assert.equal(spans('unexpected character ```'), 'unexpected character [`]');
+  assert.equal(spans('did you mean `backoff`?'), 'did you mean [backoff]?');
+  assert.equal(spans('(`a`, `b`)'), '([a], [b])');
+  assert.equal(spans('a lone ` backtick'), 'a lone ` backtick');
+  assert.equal(spans('it`s `x'), 'it`s `x');
+  assert.equal(spans('``'), '``');
+  assert.equal(spans('use ``a `:` here`` now'), 'use [a `:` here] now');
+  assert.equal(spans('`<b>&amp;`'), '[<b>&amp;]');
+  assert.equal(spans(''), '');
+  // Every character of the text is in exactly one span, in order, but the quotes.
+  for (const text of ['`a`b`', '```', '`a` `b`', 'x`y`z', '`` ` ``', '` `'])
+    assert.equal(codeSpans(text).map((s) => s.text).join('').length <= text.length, true);
+  assert.equal(plainText('did you mean `pay`x`?'), 'did you mean pay`x?');
+  assert.equal(plainText('a lone ` backtick'), 'a lone ` backtick');
 });
 
 test('durations as orbitc dis writes them', () => {

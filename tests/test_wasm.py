@@ -236,6 +236,70 @@ def check_proposed_scenario(apis, root, work):
     return failures
 
 
+# Sources with a NUL byte (valid UTF-8: the page can hold them): the API must see every
+# byte, as orbitc does, never the text before the first NUL. The first is the audit's
+# link: a NUL between two workflows, the second with an unknown name.
+NUL_SOURCES = [
+    ('NUL between two workflows', b'workflow w {\n  step s { sleep 1s }\n}\n\0\n'
+     b'workflow   x {\n  step t { compute nope }\n}\n'),
+    ('NUL first', b'\0workflow w {\n  step s { sleep 1s }\n}\n'),
+    ('NUL last', b'workflow w {\n  step s { sleep 1s }\n}\n\0'),
+    ('NUL in a string and a comment', b'// a \0 here\nworker "a\0b" {\n}\nworkflow w {\n'
+     b'  step s { worker "a\0b" }\n  step t { retry { backof: exponential } sleep 1s }\n}\n'),
+]
+
+
+def check_nul_scenario(tools, apis, work):
+    """A scenario with bytes after a NUL: orbit-run reads them all (and refuses the text),
+    so the API must too, not run the valid JSON before the NUL."""
+    failures = []
+    program = b'workflow w {\n  step s { sleep 1s }\n}\n'
+    with open(os.path.join(work, NAME), 'wb') as f:
+        f.write(program)
+    with open(os.path.join(work, SCENARIO), 'wb') as f:
+        f.write(b'{"workflow": "w"}\0{"workflow": "nope"}')
+    run([tools.orbitc, 'build', NAME, '-o', 'out.orbc'], work)
+    status, _, _ = run([tools.orbit_run, 'out.orbc', '--scenario', SCENARIO], work)
+    assert status == 2, 'orbit-run refuses a scenario with bytes after its JSON'
+    for api in apis:
+        got = api.call('run', os.path.join(work, NAME), os.path.join(work, SCENARIO))
+        if got.get('ok') or 'scenario.json' not in got.get('message', ''):
+            failures.append('%s: a scenario with a NUL runs: %s' % (api.label, got))
+    return failures
+
+
+def nested_program(levels):
+    """A program whose workflow's input nests `levels` record types deep."""
+    types = ['type T%d { f: T%d }' % (i, i + 1) for i in range(levels)]
+    return '\n'.join(types + ['type T%d { s: string }' % levels,
+                               'workflow w {\n  input T0\n  step s { sleep 1s }\n}\n'])
+
+
+def check_nested_scenarios(apis, work):
+    """The proposed scenario of a program whose input nests records deeply runs, as deep
+    as orbit-run reads JSON; deeper, the API says why instead of proposing a scenario the
+    runtime refuses."""
+    failures = []
+    path = os.path.join(work, NAME)
+    for levels in (60, 64, 65, 500):
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(nested_program(levels))
+        for api in apis:
+            with open(os.path.join(work, SCENARIO), 'w', encoding='utf-8') as f:
+                f.write(json.dumps(api.call('scenario', path)))
+            got = api.call('run', path, os.path.join(work, SCENARIO))
+            if not got.get('ok') or got['exit'] != 0:
+                failures.append('%s: the proposed scenario of a %d-level input does not run: %s'
+                                % (api.label, levels, got.get('message', got.get('logs'))))
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(nested_program(2100))
+    for api in apis:
+        got = api.call('scenario', path)
+        if got.get('ok') is not False or 'deeper than orbit-run reads' not in got.get('message', ''):
+            failures.append('%s: a 2100-level input gets no clear message: %.200s' % (api.label, json.dumps(got)))
+    return failures
+
+
 def sources(root):
     found = sorted(glob.glob(os.path.join(root, 'golden', '**', '*.orbit'), recursive=True))
     return found + sorted(glob.glob(os.path.join(root, 'examples', '*.orbit')))
@@ -266,9 +330,12 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory() as work:
         files = sources(root)
+        cases = []
         for path in files:
             with open(path, 'rb') as f:
-                text = f.read()
+                cases.append((os.path.relpath(path, root), f.read()))
+        cases += NUL_SOURCES
+        for label, text in cases:
             try:
                 text.decode('utf-8')
             except UnicodeDecodeError:
@@ -277,16 +344,18 @@ def main():
             for api in apis:
                 for fn in differences(api, source, expected):
                     failures.append('%s: %s of %s differs from the command line'
-                                    % (api.label, fn, os.path.relpath(path, root)))
+                                    % (api.label, fn, label))
         run_failures, runs = check_runs(tools, apis, root, work)
         failures += run_failures
         failures += check_proposed_scenario(apis, root, work)
+        failures += check_nul_scenario(tools, apis, work)
+        failures += check_nested_scenarios(apis, work)
     for api in apis:
         api.close()
     for line in failures:
         print(line)
     print('test_wasm: %d sources, %d runs, %s: %d differences'
-          % (len(files), runs, ' and '.join(api.label for api in apis), len(failures)))
+          % (len(cases), runs, ' and '.join(api.label for api in apis), len(failures)))
     return 1 if failures else 0
 
 

@@ -29,7 +29,8 @@ LIBRARIES = ['orbit_base', 'orbc', 'orbit_diag', 'orbit_syntax', 'orbit_check',
 EXPORTS = ['orbit_pg_check', 'orbit_pg_format', 'orbit_pg_fix', 'orbit_pg_build',
            'orbit_pg_dis', 'orbit_pg_run', 'orbit_pg_tokens', 'orbit_pg_scenario', 'orbit_pg_graph',
            'orbit_pg_free', 'malloc', 'free']
-RUNTIME_METHODS = ['UTF8ToString', 'stringToUTF8', 'lengthBytesUTF8']
+# orbit-api.js copies texts in and out of the heap itself (TextEncoder, TextDecoder).
+RUNTIME_METHODS = ['HEAPU8']
 # jansson's configuration (jansson_config.h.in), as Debian's build sets it.
 JANSSON_CONFIG = {'json_inline': 'inline', 'json_have_long_long': '1',
                   'json_have_localeconv': '1', 'json_have_atomic_builtins': '1',

@@ -3,13 +3,14 @@
 import { EditorState } from '@codemirror/state';
 import {
   EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection,
+  highlightSpecialChars,
 } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { linter, lintGutter, lintKeymap } from '@codemirror/lint';
 import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
 import { lexerHighlighting } from './highlight.js';
-import { lintDiagnostics, diagnosticList, renderDiagnostic, fixChanges, offsetOf } from './diagnostics.js';
-import { decodeSource, shareFragment } from './share.js';
+import { lintDiagnostics, diagnosticList, renderDiagnostic, fixChanges, diagnosticRange, plainText } from './diagnostics.js';
+import { decodeSource, shareFragment, MAX_LINK_LENGTH } from './share.js';
 import { timelineSvg } from './timeline.js';
 import { graphSvg, parseGraph } from './graph.js';
 import { limitsFromDisassembly } from './policies.js';
@@ -22,6 +23,9 @@ const FILE_NAME = 'playground.orbit';
 const CHECK_DELAY_MS = 10;
 
 const $ = (id) => document.getElementById(id);
+// What to do when the module cannot be fetched (boot.js says the same for file:).
+const SERVE_HINT = 'The page must be served over HTTP: in its folder, run `python3 -m http.server 8000` '
+  + 'and open http://localhost:8000/';
 const state = { orbit: null, view: null, lastCheck: [], checks: 0, scenarioEdited: false, tab: 'diagnostics' };
 window.playground = state;   // for the browser tests and the curious
 
@@ -92,8 +96,8 @@ function renderDiagnosticList(view) {
     where.textContent = FILE_NAME + ':' + location(d);
     where.addEventListener('click', (event) => {
       event.preventDefault();
-      const from = offsetOf(view.state.doc, d.range.start);
-      view.dispatch({ selection: { anchor: from, head: offsetOf(view.state.doc, d.range.end) }, scrollIntoView: true });
+      const { from, to } = diagnosticRange(view.state.doc, d);
+      view.dispatch({ selection: { anchor: from, head: to }, scrollIntoView: true });
       view.focus();
     });
     item.append(where, renderDiagnostic(d));
@@ -102,7 +106,7 @@ function renderDiagnosticList(view) {
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'apply-fix';
-      button.textContent = 'Apply: ' + fix.message.replace(/`/g, '');
+      button.textContent = 'Apply: ' + plainText(fix.message);
       const changes = fixChanges(doc, fix, FILE_NAME);
       button.addEventListener('click', () => {
         if (view.state.doc !== doc) return;   // stale: the list is redrawn after the next check
@@ -186,6 +190,11 @@ function showTab(name) {
 
 function prefillScenario() {
   const result = state.orbit.scenario(source());
+  if (result && result.ok === false) {   // no scenario can hold the program's values
+    $('scenario').value = '';
+    $('run-status').textContent = result.message;
+    return;
+  }
   $('scenario').value = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
 }
 
@@ -217,8 +226,27 @@ function run() {
 
 // ---- sharing and examples ----
 
+// Share: the program in the address (#source=) and the link copied, or, when the link
+// would be longer than a browser opens, a warning and the program as a file instead.
 function share() {
-  const fragment = shareFragment(source());
+  const text = source();
+  const fragment = shareFragment(text);
+  const base = window.location.href.replace(/#.*$/s, '');
+  const warning = $('share-warning');
+  if (base.length + fragment.length > MAX_LINK_LENGTH) {
+    const size = (n) => (n / 1e6).toFixed(2) + ' MB';
+    $('share-warning-text').textContent = `This program is too long for a link: its link would be ${size(base.length + fragment.length)}, `
+      + `and browsers open links of at most ${size(MAX_LINK_LENGTH)}. Download it instead: `;
+    const download = $('share-download');
+    URL.revokeObjectURL(download.href);
+    download.href = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+    download.download = FILE_NAME;
+    warning.hidden = false;
+    $('share-link').hidden = true;
+    setStatus('Too long for a link: download the program instead.');
+    return;
+  }
+  warning.hidden = true;
   window.history.replaceState(null, '', fragment);
   const link = $('share-link');
   link.hidden = false;
@@ -289,6 +317,21 @@ function createEditor(text) {
         history(),
         highlightSelectionMatches(),
         EditorState.tabSize.of(2),
+        // Every character stays what it is: \n alone ends a line in the editor, so a \r
+        // (of CRLF or alone) is a character, shown as ␍, and the text the buttons and the
+        // API get is byte for byte the text loaded (CodeMirror would otherwise turn every
+        // line end into \n). NUL, a byte order mark and the like show as marks too.
+        EditorState.lineSeparator.of('\n'),
+        highlightSpecialChars({
+          render: (code, description, placeholder) => {
+            if (code !== 13) return null;
+            const mark = document.createElement('span');
+            mark.className = 'cm-specialChar cm-cr';
+            mark.textContent = placeholder;
+            mark.title = description;
+            return mark;
+          },
+        }),
         lexerHighlighting(state.orbit),
         linter(checkNow, { delay: CHECK_DELAY_MS }),
         lintGutter(),
@@ -308,7 +351,7 @@ async function start() {
     const { loadOrbit } = await import('./orbit-api.js');
     state.orbit = await loadOrbit();
   } catch (error) {
-    setStatus('Could not load the WebAssembly module: ' + error.message, false);
+    setStatus('Could not load the WebAssembly module: ' + (error.message || error) + '. ' + SERVE_HINT, false);
     throw error;
   }
   setUpControls();

@@ -3,6 +3,10 @@
 
 const PREFIX = '#source=';
 
+// The longest URL Chromium opens (url/url_constants.h, kMaxURLChars: 2 MiB); Firefox
+// and Safari open longer ones. Share offers a download instead beyond it.
+export const MAX_LINK_LENGTH = 2 * 1024 * 1024;
+
 export function encodeSource(source) {
   const bytes = new TextEncoder().encode(source);
   let binary = '';
@@ -13,7 +17,9 @@ export function encodeSource(source) {
 
 // The source of a fragment, or null when the fragment holds none or is not valid
 // base64url of UTF-8 (a damaged link opens the default program rather than garbage).
-// Padding, which links made by other encoders may have, is accepted.
+// Padding, which links made by other encoders may have, is accepted. A leading byte
+// order mark is kept, as orbitc keeps it: the lexer skips it, fmt and fix write it back
+// (TextDecoder would drop it by default).
 export function decodeSource(fragment) {
   if (!fragment.startsWith(PREFIX)) return null;
   const text = fragment.slice(PREFIX.length).replace(/={1,2}$/, '');
@@ -22,7 +28,7 @@ export function decodeSource(fragment) {
   try {
     const binary = atob(base64);
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return null;
   }

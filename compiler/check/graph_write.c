@@ -331,11 +331,14 @@ static json_t *ms_or_null(int64_t ms)
 /* {"ms": N, "unbounded": null} or {"ms": null, "unbounded": "REASON"}. */
 static json_t *worst_json(const Worst *w, const Name *from)
 {
-    char reason[WORST_TEXT_SIZE];
     if (!w->unbounded)
         return json_pack("{s:I, s:n}", "ms", (json_int_t)w->ms, "unbounded");
-    return json_pack("{s:n, s:s}", "ms", "unbounded",
-                     worst_reason_text(w, from, reason, sizeof reason));
+    TextBuffer reason = { 0 };
+    worst_reason_text(w, from, &reason);
+    json_t *o = json_pack("{s:n, s:o}", "ms", "unbounded",
+                          diag_json_text(reason.data, reason.len));
+    text_free(&reason);
+    return o;
 }
 
 static json_t *retry_json(const RetryPolicy *r)

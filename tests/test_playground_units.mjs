@@ -116,7 +116,7 @@ for (const [name, program, scenario] of [
 
 // The labels of a DOT graph as orbitc writes it: node id (or cluster_ID) → its lines.
 function dotLabels(dot) {
-  const unescape = (text) => text.split('\\n').map((line) => line.replace(/\\(["\\])/g, '$1'));
+  const unescape = (text) => text.replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c)).replace(/&amp;/g, '&').split('\n');
   const labels = new Map();
   let cluster = null;
   for (const line of dot.split('\n')) {

@@ -173,6 +173,24 @@ bool utf8_is_invisible(int32_t cp)
     }
 }
 
+bool utf8_is_unseen(int32_t cp)
+{
+    switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_CC:
+    case UTF8PROC_CATEGORY_CF:
+    case UTF8PROC_CATEGORY_CS:
+    case UTF8PROC_CATEGORY_CO:
+    case UTF8PROC_CATEGORY_CN:
+    case UTF8PROC_CATEGORY_ZL:
+    case UTF8PROC_CATEGORY_ZP:
+        return true;
+    case UTF8PROC_CATEGORY_ZS:
+        return cp != ' ';
+    default:
+        return false;
+    }
+}
+
 const char *utf8_nfc(Arena *arena, const char *text, uint32_t len, uint32_t *out_len)
 {
     utf8proc_uint8_t *mapped = NULL;

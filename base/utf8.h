@@ -35,6 +35,14 @@ bool utf8_is_id_continue(int32_t cp);
  * unassigned or private-use code points, combining marks. */
 bool utf8_is_invisible(int32_t cp);
 
+/* Characters that a label shows as their escape (`\u{202E}`) rather than as they are:
+ * what is not seen or moves other text: controls (C0, DEL, C1), format characters (the
+ * bidirectional controls among them, zero-width ones, U+FEFF), line and paragraph
+ * separators, spaces other than U+0020, surrogates, private-use and unassigned code
+ * points (the noncharacters U+FFFE and U+FFFF among them). Unlike utf8_is_invisible, a
+ * combining mark is seen (on the character before it) and U+0020 is itself. */
+bool utf8_is_unseen(int32_t cp);
+
 /* The name of a bidirectional text control ("RIGHT-TO-LEFT OVERRIDE"), or NULL for any
  * other character. They change the order in which text is shown, not the text (Trojan
  * Source, CVE-2021-42574): the embeddings and overrides U+202A to U+202E, the isolates

@@ -12,7 +12,7 @@ if [ -f "$dir/build.ninja" ]; then
 else
     CC=clang meson setup "$dir" "$root" "${options[@]}" >/dev/null
 fi
-ninja -C "$dir" fuzz/fuzz_check fuzz/fuzz_build fuzz/fuzz_loader \
+ninja -C "$dir" fuzz/fuzz_check fuzz/fuzz_build fuzz/fuzz_graph fuzz/fuzz_loader \
     fuzz/fuzz_scenario fuzz/fuzz_model fuzz/fuzz_lsp fuzz/fuzz_fmt fuzz/fuzz_fix \
     fuzz/fuzz_playground >/dev/null
 echo "built the fuzz targets in $dir/fuzz/"

@@ -95,7 +95,7 @@ fuzz() {  # fuzz TARGET SECONDS
     before_files=$(ls "$corpus" | wc -l)
     before_artifacts=$(ls "$artifacts" | sort)
     local dict=()
-    case $target in fuzz_check|fuzz_build|fuzz_fmt|fuzz_fix|fuzz_playground) dict=(-dict="$here/orbit.dict") ;;
+    case $target in fuzz_check|fuzz_build|fuzz_graph|fuzz_fmt|fuzz_fix|fuzz_playground) dict=(-dict="$here/orbit.dict") ;;
                     fuzz_model) dict=(-dict="$here/model.dict") ;; esac
     # Fork mode keeps fuzzing after a crash, timeout or OOM, so one bug does not end the run.
     "$bin/$target" "$corpus" "${dict[@]}" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
@@ -125,8 +125,8 @@ fuzz() {  # fuzz TARGET SECONDS
     echo "   log: $log"
 }
 
-all_targets=(fuzz_check fuzz_build fuzz_loader fuzz_scenario fuzz_model fuzz_lsp fuzz_fmt fuzz_fix
-             fuzz_playground)
+all_targets=(fuzz_check fuzz_build fuzz_graph fuzz_loader fuzz_scenario fuzz_model fuzz_lsp fuzz_fmt
+             fuzz_fix fuzz_playground)
 
 # CI: replay the committed corpus and fuzz briefly, on throw-away copies; any new
 # artifact (crash, timeout, leak, OOM) fails the run.
@@ -138,7 +138,7 @@ smoke() {  # smoke SECONDS
         mkdir -p "$tmp/$target/corpus" "$tmp/$target/artifacts"
         seed_corpus "$target" "$tmp/$target/corpus"
         local dict=()
-        case $target in fuzz_check|fuzz_build|fuzz_fmt|fuzz_fix|fuzz_playground) dict=(-dict="$here/orbit.dict") ;;
+        case $target in fuzz_check|fuzz_build|fuzz_graph|fuzz_fmt|fuzz_fix|fuzz_playground) dict=(-dict="$here/orbit.dict") ;;
                         fuzz_model) dict=(-dict="$here/model.dict") ;; esac
         if "$bin/$target" "$tmp/$target/corpus" "${dict[@]}" -max_len=65536 -timeout=10 \
                -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \

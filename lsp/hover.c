@@ -382,14 +382,16 @@ static void write_function(Hover *h, const Occurrence *o)
 static void write_workflow_worst(Hover *h, const Workflow *wf)
 {
     const WorkflowWorst *w = &wf->worst;
-    char text[WORST_TEXT_SIZE], d[32];
+    char d[32];
     text_printf(&h->out, "\n**Worst case**\n");
     if (w->running.unbounded) {
-        text_printf(&h->out, "- the steps: **unbounded**: %s\n",
-                    worst_reason_text(&w->running, wf->name, text, sizeof text));
+        text_printf(&h->out, "- the steps: **unbounded**: ");
+        worst_reason_text(&w->running, wf->name, &h->out);
+        text_printf(&h->out, "\n");
     } else {
-        text_printf(&h->out, "- the steps, one after another: **%s**",
-                    worst_text(&w->running, wf->name, text, sizeof text));
+        text_printf(&h->out, "- the steps, one after another: **");
+        worst_text(&w->running, wf->name, &h->out);
+        text_printf(&h->out, "**");
         if (w->step_count > 0) {
             text_printf(&h->out, " (");
             worst_sum_text(wf, &h->out);
@@ -406,11 +408,11 @@ static void write_workflow_worst(Hover *h, const Workflow *wf)
     else if (wf->timeout_ms > 0)
         text_printf(&h->out, "- the workflow timeout of %s bounds them\n",
                     duration(wf->timeout_ms, d));
+    const char *bold = w->total.unbounded ? "" : "**";
     text_printf(&h->out, "- the workflow at its worst (its timeout, then the compensations of "
-                         "a failure): %s%s%s\n",
-                w->total.unbounded ? "" : "**",
-                worst_text(&w->total, wf->name, text, sizeof text),
-                w->total.unbounded ? "" : "**");
+                         "a failure): %s", bold);
+    worst_text(&w->total, wf->name, &h->out);
+    text_printf(&h->out, "%s\n", bold);
 }
 
 static void write_symbol(Hover *h, const Occurrence *o)

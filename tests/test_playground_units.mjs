@@ -16,7 +16,7 @@ import { encodeSource, decodeSource, shareFragment } from '../playground/src/sha
 import { codeSpans, plainText } from '../playground/src/diagnostics.js';
 import { parseDuration, limitsFromDisassembly } from '../playground/src/policies.js';
 import { layoutRun, timelineSvg, formatMs } from '../playground/src/timeline.js';
-import { clusterLines, durationText, graphSvg, layoutGraph, nodeLines, parseGraph } from '../playground/src/graph.js';
+import { clusterLines, graphSvg, layoutGraph, nodeLines, parseGraph } from '../playground/src/graph.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { orbitc: { type: 'string' }, 'orbit-run': { type: 'string' } } });
@@ -142,7 +142,7 @@ for (const [name, program, scenario] of [
 
 // The labels of a DOT graph as orbitc writes it: node id (or cluster_ID) → its lines.
 function dotLabels(dot) {
-  const unescape = (text) => text.split('\\n').map((line) => line.replace(/\\(["\\])/g, '$1'));
+  const unescape = (text) => text.replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c)).replace(/&amp;/g, '&').split('\n');
   const labels = new Map();
   let cluster = null;
   for (const line of dot.split('\n')) {
@@ -188,9 +188,6 @@ test('the Graph tab labels each step and workflow as orbitc graph does', () => {
     }
   }
   assert.ok(compared >= 50, `only ${compared} nodes compared`);
-  assert.equal(durationText(46347800), '12h52m27s800ms');
-  assert.equal(durationText(0), '0s');
-  assert.equal(durationText('9223372036854775807'), '106751991167d7h12m55s807ms');
   // parseGraph keeps the integers a number cannot hold as text, and nothing else.
   assert.deepEqual(parseGraph('{"a": [9223372036854775807, -9007199254740993, 12, 1.5, "9223372036854775807 \\"x\\""]}'),
     { a: ['9223372036854775807', '-9007199254740993', 12, 1.5, '9223372036854775807 "x"'] });

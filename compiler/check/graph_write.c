@@ -1,7 +1,9 @@
 /* The step graph (step_graph.h) written as Graphviz DOT, a Mermaid flowchart or JSON
  * (docs/graph.schema.json): the one writer of `orbitc graph` (cli/graph_command.c) and
  * of the playground's orbit_pg_graph (playground/api.c). Identifiers are generated
- * (`w0_s3`); names and strings appear only in labels, escaped for each language. */
+ * (`w0_s3`); names and strings appear only in labels, and each label shows exactly its
+ * text (docs/cli.md, "orbitc graph"): a string as the Orbit literal that writes it
+ * (string_literal), each line escaped for the language (dot_escape, mermaid_escape). */
 #include "graph_write.h"
 
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "policy.h"
 #include "suggest.h"
 #include "textbuf.h"
+#include "utf8.h"
 #include "worst_path.h"
 
 enum { LABEL_LINES = 6 };
@@ -34,6 +37,40 @@ static void label_add(Label *l, const char *line)
         l->lines[l->count++] = line;
 }
 
+/* A string as its label shows it: the Orbit literal that writes it (the escapes of
+ * lexer_strings.c), so that no character of it is hidden or read as more than text:
+ * `"` and `\` escaped, a line end or tab as `\n`, `\r`, `\t`, and each character that
+ * is not seen (utf8_is_unseen: controls, bidirectional controls, separators…) as
+ * `\u{202E}`. A string may hold NUL (`\u{0}`): `len` bytes, not up to a NUL. */
+static const char *string_literal(Arena *a, const char *text, uint32_t len)
+{
+    TextBuffer out = { 0 };
+    text_append_str(&out, "\"");
+    for (uint32_t i = 0; i < len;) {
+        int32_t cp;
+        uint32_t n = utf8_decode((const unsigned char *)text + i, len - i, &cp);
+        switch (cp) {
+        case '"': text_append_str(&out, "\\\""); break;
+        case '\\': text_append_str(&out, "\\\\"); break;
+        case '\n': text_append_str(&out, "\\n"); break;
+        case '\r': text_append_str(&out, "\\r"); break;
+        case '\t': text_append_str(&out, "\\t"); break;
+        default:
+            if (cp < 0)   /* not UTF-8: the checker refuses such a string */
+                text_append_str(&out, "\xEF\xBF\xBD");   /* U+FFFD */
+            else if (utf8_is_unseen(cp))
+                text_printf(&out, "\\u{%X}", (unsigned)cp);
+            else
+                text_append(&out, text + i, n);
+        }
+        i += n;
+    }
+    text_append_str(&out, "\"");
+    const char *literal = arena_strndup(a, out.data, out.len);
+    text_free(&out);
+    return literal;
+}
+
 static const char *what_it_runs(Arena *a, const GraphNode *n)
 {
     const char *fan = n->step->for_var && !n->compensation
@@ -47,8 +84,9 @@ static const char *what_it_runs(Arena *a, const GraphNode *n)
         return arena_printf(a, "%s%s%s", n->kind, fan, when);
     StepKind kind = n->compensation ? n->step->compensate->kind : n->step->kind;
     bool quoted = kind == STEP_TASK_WORKER || kind == STEP_AWAIT;   /* written as strings */
-    return arena_printf(a, quoted ? "%s \"%s\"%s%s" : "%s %s%s%s", n->kind, n->target->text,
-                        fan, when);
+    return arena_printf(a, "%s %s%s%s", n->kind,
+                        quoted ? string_literal(a, n->target->text, n->target->len)
+                               : n->target->text, fan, when);
 }
 
 static const char *timeouts_text(Arena *a, const GraphNode *n)
@@ -99,12 +137,16 @@ static Label cluster_title(Arena *a, const GraphCluster *cl)
 /* ---- DOT ------------------------------------------------------------------------------ */
 
 /* `text` inside a DOT double-quoted string: `"` and `\` escaped (a backslash would start
- * an escape such as \N or \l), control characters as spaces. */
+ * an escape such as \N or \l), `&` as `&amp;` (Graphviz reads entities such as `&lt;`
+ * in every label), control characters (which a label never holds: string_literal) as
+ * spaces. */
 static void dot_escape(TextBuffer *out, const char *text)
 {
     for (const char *p = text; *p; p++) {
         if (*p == '"' || *p == '\\')
             text_printf(out, "\\%c", *p);
+        else if (*p == '&')
+            text_append_str(out, "&amp;");
         else if ((unsigned char)*p < 0x20 || *p == 0x7f)
             text_append(out, " ", 1);
         else
@@ -199,24 +241,55 @@ static void write_dot(Arena *a, TextBuffer *out, const StepGraph *g)
 
 /* ---- Mermaid ----------------------------------------------------------------------------- */
 
-/* `text` inside a Mermaid double-quoted label: what Mermaid would read as markup (quotes,
- * entities, HTML, Markdown's backtick) as entity codes, control characters as spaces. */
+/* Whether an ASCII character is written as it is in a Mermaid label: letters, digits,
+ * the space and punctuation that Mermaid reads as text inside a quoted label. */
+static bool mermaid_plain(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c != '\0' && strchr(" !'()*+,-./=?@[\\]^_{|}~", c));
+}
+
+/* Whether Mermaid's renderer would read the characters `c`, `next` as more than text
+ * after it has decoded a label's entity codes (as it does before drawing it): `$$`
+ * starts KaTeX, `:f` may be an icon (`fa:fa-car`), `\n` a line break, and `ﬂ°`, `¶ß` its
+ * own markers of an entity code (which become `&`, `;`). */
+static bool mermaid_pair(int32_t c, int32_t next)
+{
+    return (c == '$' && next == '$') || (c == ':' && next == 'f') ||
+           (c == '\\' && next == 'n') || (c == 0xFB02 && next == 0xB0) ||
+           (c == 0xB6 && next == 0xDF);
+}
+
+/* `text` inside a Mermaid double-quoted label, which Mermaid reads as more than text in
+ * many ways: `%%` starts a directive (`%%{init: …}%%`, applied wherever it stands) or,
+ * after a line or paragraph separator, a comment; `#…;` is an entity code; `&`, `<`,
+ * `>` are HTML; a backtick Markdown; `style …:…#…;` loses its last `;`; and what
+ * mermaid_pair lists. So every character but the plain ones (mermaid_plain; a colon
+ * before a space, as in "steps at worst: 1m"; a character beyond ASCII that is seen) is
+ * written as its entity code `#NNN;`, Mermaid's way to put any character in a label,
+ * and an empty `<span></span>` separates the characters of a pair (it shows nothing
+ * and adds no text). A label holds no character that is not seen (string_literal
+ * escaped them; a name cannot hold one): were one here, it would go as an entity code
+ * too, never raw. */
 static void mermaid_escape(TextBuffer *out, const char *text)
 {
-    for (const char *p = text; *p; p++) {
-        switch (*p) {
-        case '"': text_append_str(out, "#quot;"); break;
-        case '#': text_append_str(out, "#35;"); break;
-        case '&': text_append_str(out, "#amp;"); break;
-        case '<': text_append_str(out, "#lt;"); break;
-        case '>': text_append_str(out, "#gt;"); break;
-        case '`': text_append_str(out, "#96;"); break;
-        default:
-            if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                text_append(out, " ", 1);
-            else
-                text_append(out, p, 1);
-        }
+    size_t len = strlen(text);
+    int32_t cp, next;
+    for (size_t i = 0, n; i < len; i += n) {
+        n = utf8_decode((const unsigned char *)text + i, len - i, &cp);
+        if (i + n < len)
+            utf8_decode((const unsigned char *)text + i + n, len - i - n, &next);
+        else
+            next = 0;
+        bool plain = cp < 0x80 ? cp >= 0 && (mermaid_plain((unsigned char)cp) ||
+                                             (cp == ':' && next == ' '))
+                               : !utf8_is_unseen(cp);
+        if (plain)
+            text_append(out, text + i, n);
+        else
+            text_printf(out, "#%ld;", cp < 0 ? 0xFFFDL : (long)cp);
+        if (mermaid_pair(cp, next))
+            text_append_str(out, "<span></span>");
     }
 }
 
@@ -331,11 +404,14 @@ static json_t *ms_or_null(int64_t ms)
 /* {"ms": N, "unbounded": null} or {"ms": null, "unbounded": "REASON"}. */
 static json_t *worst_json(const Worst *w, const Name *from)
 {
-    char reason[WORST_TEXT_SIZE];
     if (!w->unbounded)
         return json_pack("{s:I, s:n}", "ms", (json_int_t)w->ms, "unbounded");
-    return json_pack("{s:n, s:s}", "ms", "unbounded",
-                     worst_reason_text(w, from, reason, sizeof reason));
+    TextBuffer reason = { 0 };
+    worst_reason_text(w, from, &reason);
+    json_t *o = json_pack("{s:n, s:o}", "ms", "unbounded",
+                          diag_json_text(reason.data, reason.len));
+    text_free(&reason);
+    return o;
 }
 
 static json_t *retry_json(const RetryPolicy *r)
@@ -356,7 +432,17 @@ static json_t *retry_json(const RetryPolicy *r)
                      "non_retryable", codes);
 }
 
-static json_t *node_json(const GraphNode *n, const Workflow *wf)
+/* A label's lines as a JSON array: the text the DOT and Mermaid labels show, unescaped,
+ * for a drawing of its own (the playground's Graph tab) to show the same lines. */
+static json_t *label_json(Label l)
+{
+    json_t *lines = json_array();
+    for (uint32_t i = 0; i < l.count; i++)
+        json_array_append_new(lines, diag_json_text0(l.lines[i]));
+    return lines;
+}
+
+static json_t *node_json(Arena *a, const GraphNode *n, const Workflow *wf)
 {
     json_t *o = json_object();
     json_object_set_new(o, "id", json_string(n->id));
@@ -375,26 +461,28 @@ static json_t *node_json(const GraphNode *n, const Workflow *wf)
     json_object_set_new(o, "worst_case", worst_json(n->compensation ? &n->worst->compensation
                                                                     : &n->worst->own, wf->name));
     json_object_set_new(o, "critical", json_boolean(n->critical));
+    json_object_set_new(o, "label", label_json(node_label(a, n)));
     return o;
 }
 
-static json_t *cluster_json(const StepGraph *g, const GraphCluster *cl)
+static json_t *cluster_json(Arena *a, const StepGraph *g, const GraphCluster *cl)
 {
     const Workflow *wf = cl->workflow;
     json_t *nodes = json_array(), *path = json_array();
     for (uint32_t i = cl->first_node; i < cl->first_node + cl->node_count; i++) {
-        json_array_append_new(nodes, node_json(&g->nodes[i], wf));
+        json_array_append_new(nodes, node_json(a, &g->nodes[i], wf));
         if (g->nodes[i].critical)
             json_array_append_new(path, json_string(g->nodes[i].id));
     }
-    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "id", cl->id,
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", cl->id,
                      "name", diag_json_text0(wf->name->text), "timeout_ms", ms_or_null(wf->timeout_ms),
                      "steps_worst_case", worst_json(&wf->worst.running, wf->name),
                      "worst_case", worst_json(&wf->worst.total, wf->name),
-                     "critical_path", path, "nodes", nodes);
+                     "critical_path", path, "label", label_json(cluster_title(a, cl)),
+                     "nodes", nodes);
 }
 
-static json_t *graph_json(const StepGraph *g)
+static json_t *graph_json(Arena *a, const StepGraph *g)
 {
     static const char *const KINDS[] = {
         [EDGE_DATA] = "data", [EDGE_CRITICAL] = NULL, [EDGE_ORDER] = NULL,
@@ -402,7 +490,7 @@ static json_t *graph_json(const StepGraph *g)
     };
     json_t *clusters = json_array(), *edges = json_array();
     for (uint32_t i = 0; i < g->cluster_count; i++)
-        json_array_append_new(clusters, cluster_json(g, &g->clusters[i]));
+        json_array_append_new(clusters, cluster_json(a, g, &g->clusters[i]));
     for (uint32_t i = 0; i < g->edge_count; i++) {
         const GraphEdge *e = &g->edges[i];
         if (!KINDS[e->kind])
@@ -448,7 +536,7 @@ bool graph_format_parse(const char *text, GraphFormat *format)
 void graph_write(Arena *a, const StepGraph *g, GraphFormat format, FILE *out)
 {
     if (format == GRAPH_JSON) {
-        diag_json_write(out, graph_json(g));
+        diag_json_write(out, graph_json(a, g));
         return;
     }
     TextBuffer text = { 0 };

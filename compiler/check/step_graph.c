@@ -49,12 +49,21 @@ static void mark_workflows(const Program *p, uint32_t root, bool *in)
 
 /* ---- Nodes ------------------------------------------------------------------------------ */
 
+/* worst_text in the arena. */
+static const char *worst_string(Arena *arena, const Worst *w, const Name *from)
+{
+    TextBuffer text = { 0 };
+    worst_text(w, from, &text);
+    const char *copy = arena_strndup(arena, text.data, text.len);
+    text_free(&text);
+    return copy;
+}
+
 static void step_node(Arena *arena, const Workflow *wf, const GraphCluster *cl, uint32_t i,
                       GraphNode *n)
 {
     const Step *s = &wf->steps[i];
     const StepWorst *sw = &wf->worst.steps[i];
-    char text[WORST_TEXT_SIZE];
     *n = (GraphNode){
         .step = s,
         .worst = sw,
@@ -65,8 +74,7 @@ static void step_node(Arena *arena, const Workflow *wf, const GraphCluster *cl, 
         .retry = s->retry.attempts > 1 ? &s->retry : NULL,
         .timeout_ms = s->kind == STEP_SLEEP || s->kind == STEP_COMPUTE ? 0 : s->timeout_ms,
         .queue_timeout_ms = s->queue_timeout_ms,
-        .worst_text = arena_printf(arena, "%s", worst_text(&sw->own, wf->name, text,
-                                                               sizeof text)),
+        .worst_text = worst_string(arena, &sw->own, wf->name),
     };
     if (s->kind == STEP_SLEEP || s->kind == STEP_COMPUTE)
         n->target = NULL;
@@ -77,7 +85,6 @@ static void compensation_node(Arena *arena, const Workflow *wf, const GraphClust
 {
     const Step *s = &wf->steps[i];
     const Compensation *c = s->compensate;
-    char text[WORST_TEXT_SIZE];
     *n = (GraphNode){
         .step = s,
         .worst = &wf->worst.steps[i],
@@ -88,8 +95,7 @@ static void compensation_node(Arena *arena, const Workflow *wf, const GraphClust
         .retry = c->retry.attempts > 1 ? &c->retry : NULL,
         .timeout_ms = c->timeout_ms,
         .queue_timeout_ms = c->queue_timeout_ms,
-        .worst_text = arena_printf(arena, "%s", worst_text(&wf->worst.steps[i].compensation,
-                                                               wf->name, text, sizeof text)),
+        .worst_text = worst_string(arena, &wf->worst.steps[i].compensation, wf->name),
     };
 }
 
@@ -159,16 +165,13 @@ static uint32_t edge_room(const Workflow *wf)
 static void build_cluster(Arena *arena, StepGraph *g, const Workflow *wf, uint32_t index)
 {
     GraphCluster *cl = &g->clusters[g->cluster_count];
-    char steps[WORST_TEXT_SIZE], total[WORST_TEXT_SIZE];
     *cl = (GraphCluster){
         .workflow = wf,
         .index = index,
         .id = arena_printf(arena, "w%u", g->cluster_count),
         .first_node = g->node_count,
-        .steps_text = arena_printf(arena, "%s", worst_text(&wf->worst.running, wf->name,
-                                                               steps, sizeof steps)),
-        .total_text = arena_printf(arena, "%s", worst_text(&wf->worst.total, wf->name,
-                                                               total, sizeof total)),
+        .steps_text = worst_string(arena, &wf->worst.running, wf->name),
+        .total_text = worst_string(arena, &wf->worst.total, wf->name),
     };
     for (uint32_t i = 0; i < wf->step_count; i++) {
         GraphNode *n = &g->nodes[g->node_count++];

@@ -208,47 +208,46 @@ static const char *duration(int64_t ms, char *buf, size_t size)
     return policy_duration_text(ms, buf, size);
 }
 
-const char *worst_reason_text(const Worst *w, const Name *from, char *buf, size_t size)
+void worst_reason_text(const Worst *w, const Name *from, TextBuffer *out)
 {
     const char *step = w->step ? w->step->text : "";
-    int n;
     switch (w->unbounded) {
     case UNBOUNDED_TASK_TIMEOUT:
-        n = snprintf(buf, size, "step `%s` has no `timeout`", step);
+        text_printf(out, "step `%s` has no `timeout`", step);
         break;
     case UNBOUNDED_AWAIT_TIMEOUT:
-        n = snprintf(buf, size, "await step `%s` has no `timeout`", step);
+        text_printf(out, "await step `%s` has no `timeout`", step);
         break;
     case UNBOUNDED_SLEEP_COMPUTED:
-        n = snprintf(buf, size, "the duration of sleep step `%s` is computed at run time",
-                     step);
+        text_printf(out, "the duration of sleep step `%s` is computed at run time", step);
         break;
     case UNBOUNDED_RECURSION:
-        n = snprintf(buf, size, "step `%s` starts a workflow that is already running, "
-                                "without a `timeout`", step);
+        text_printf(out, "step `%s` starts a workflow that is already running, without a "
+                         "`timeout`", step);
         break;
     case UNBOUNDED_COMPENSATE_TIMEOUT:
-        n = snprintf(buf, size, "the compensate block of step `%s` has no `timeout`", step);
+        text_printf(out, "the compensate block of step `%s` has no `timeout`", step);
         break;
     default:
-        n = snprintf(buf, size, "bounded");
+        text_append_str(out, "bounded");
         break;
     }
-    if (n >= 0 && (size_t)n < size && w->workflow && w->workflow != from)
-        snprintf(buf + n, size - (size_t)n, " (workflow `%s`)", w->workflow->text);
-    return buf;
+    if (w->workflow && w->workflow != from)
+        text_printf(out, " (workflow `%s`)", w->workflow->text);
 }
 
-const char *worst_text(const Worst *w, const Name *from, char *buf, size_t size)
+void worst_text(const Worst *w, const Name *from, TextBuffer *out)
 {
-    if (!w->unbounded)
-        return duration(w->ms, buf, size);
-    char reason[WORST_TEXT_SIZE];
-    snprintf(buf, size, "unbounded: %s", worst_reason_text(w, from, reason, sizeof reason));
-    return buf;
+    char d[32];
+    if (!w->unbounded) {
+        text_append_str(out, duration(w->ms, d, sizeof d));
+        return;
+    }
+    text_append_str(out, "unbounded: ");
+    worst_reason_text(w, from, out);
 }
 
-static const char *task_text(const StepWorst *s, char *buf, size_t size)
+static void task_text(const StepWorst *s, TextBuffer *out)
 {
     char timeout[32], queue[32], delays[32], total[32];
     duration(s->timeout_ms, timeout, sizeof timeout);
@@ -256,65 +255,66 @@ static const char *task_text(const StepWorst *s, char *buf, size_t size)
     duration(s->delays_ms, delays, sizeof delays);
     duration(s->own.ms, total, sizeof total);
     if (s->attempts <= 1 && s->queue_timeout_ms)
-        snprintf(buf, size, "%s queue timeout + %s timeout = %s", queue, timeout, total);
+        text_printf(out, "%s queue timeout + %s timeout = %s", queue, timeout, total);
     else if (s->attempts <= 1)
-        snprintf(buf, size, "%s timeout", timeout);
+        text_printf(out, "%s timeout", timeout);
     else if (s->queue_timeout_ms)
-        snprintf(buf, size, "%u attempts × (%s queue timeout + %s timeout) + %s of backoff "
-                 "delays = %s", s->attempts, queue, timeout, delays, total);
+        text_printf(out, "%u attempts × (%s queue timeout + %s timeout) + %s of backoff "
+                    "delays = %s", s->attempts, queue, timeout, delays, total);
     else
-        snprintf(buf, size, "%u attempts × %s timeout + %s of backoff delays = %s",
-                 s->attempts, timeout, delays, total);
-    return buf;
+        text_printf(out, "%u attempts × %s timeout + %s of backoff delays = %s",
+                    s->attempts, timeout, delays, total);
 }
 
-static const char *child_text(const Program *p, const Workflow *wf, const StepWorst *s,
-                              char *buf, size_t size)
+static void child_text(const Program *p, const Workflow *wf, const StepWorst *s,
+                       TextBuffer *out)
 {
-    char text[WORST_TEXT_SIZE], longer[WORST_TEXT_SIZE];
-    if (s->child == NO_INDEX)
-        return duration(s->own.ms, buf, size);
+    char d[32];
+    if (s->child == NO_INDEX) {
+        text_append_str(out, duration(s->own.ms, d, sizeof d));
+        return;
+    }
     const Workflow *child = &p->workflows[s->child];
     const Worst *total = &child->worst.total;
-    if (s->timeout_ms > 0 && (total->unbounded || total->ms > s->timeout_ms))
-        snprintf(buf, size, "the step `timeout` %s (workflow `%s` may take longer: %s)",
-                 duration(s->timeout_ms, text, sizeof text), child->name->text,
-                 worst_text(total, wf->name, longer, sizeof longer));
-    else
-        snprintf(buf, size, "workflow `%s` at its worst: %s", child->name->text,
-                 worst_text(&s->own, wf->name, text, sizeof text));
-    return buf;
+    if (s->timeout_ms > 0 && (total->unbounded || total->ms > s->timeout_ms)) {
+        text_printf(out, "the step `timeout` %s (workflow `%s` may take longer: ",
+                    duration(s->timeout_ms, d, sizeof d), child->name->text);
+        worst_text(total, wf->name, out);
+        text_append_str(out, ")");
+    } else {
+        text_printf(out, "workflow `%s` at its worst: ", child->name->text);
+        worst_text(&s->own, wf->name, out);
+    }
 }
 
-const char *worst_step_text(const Program *p, const Workflow *wf, const StepWorst *s,
-                            char *buf, size_t size)
+void worst_step_text(const Program *p, const Workflow *wf, const StepWorst *s,
+                     TextBuffer *out)
 {
-    char text[WORST_TEXT_SIZE];
-    if (s->own.unbounded && s->kind != STEP_WORKFLOW)
-        return worst_text(&s->own, wf->name, buf, size);
+    char d[32];
+    if (s->own.unbounded && s->kind != STEP_WORKFLOW) {
+        worst_text(&s->own, wf->name, out);
+        return;
+    }
     switch (s->kind) {
     case STEP_TASK_WORKER:
     case STEP_TASK_BUILTIN:
-        task_text(s, buf, size);
+        task_text(s, out);
         break;
     case STEP_WORKFLOW:
-        child_text(p, wf, s, buf, size);
+        child_text(p, wf, s, out);
         break;
     case STEP_AWAIT:
-        snprintf(buf, size, "await `timeout` %s", duration(s->own.ms, text, sizeof text));
+        text_printf(out, "await `timeout` %s", duration(s->own.ms, d, sizeof d));
         break;
     case STEP_SLEEP:
-        snprintf(buf, size, "sleep %s", duration(s->own.ms, text, sizeof text));
+        text_printf(out, "sleep %s", duration(s->own.ms, d, sizeof d));
         break;
     case STEP_COMPUTE:
-        snprintf(buf, size, "0s: evaluated at once");
+        text_append_str(out, "0s: evaluated at once");
         break;
     }
-    if (s->fan_out) {
-        size_t n = strlen(buf);
-        snprintf(buf + n, size - n, ", for each element at once");
-    }
-    return buf;
+    if (s->fan_out)
+        text_append_str(out, ", for each element at once");
 }
 
 bool worst_step_counts(const StepWorst *s)
@@ -379,14 +379,15 @@ static void lint_workflow_worst(Checker *ck, const Workflow *wf)
     worst_sum_text(wf, &sum);
     diag_add_note(ck->diags, d, "worst case, the steps one after another: %s", sum.data);
     text_free(&sum);
-    char text[WORST_TEXT_SIZE];
     uint32_t listed = 0;
     for (uint32_t i = 0; i < w->step_count && listed < LISTED_STEPS; i++) {
         const StepWorst *s = &w->steps[i];
         if (!worst_step_counts(s))
             continue;
-        diag_add_note(ck->diags, d, "`%s`: %s", s->name->text,
-                      worst_step_text(ck->program, wf, s, text, sizeof text));
+        TextBuffer text = { 0 };
+        worst_step_text(ck->program, wf, s, &text);
+        diag_add_note(ck->diags, d, "`%s`: %s", s->name->text, text.data);
+        text_free(&text);
         listed++;
     }
     const StepWorst *late = first_late_step(wf);

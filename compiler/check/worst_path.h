@@ -13,22 +13,20 @@
 #include "program.h"
 #include "textbuf.h"
 
-/* Enough for every text below. */
-enum { WORST_TEXT_SIZE = 512 };
+/* The texts below are appended to `out`, whole: a name in them is never cut. */
 
 /* Why `w` is unbounded, seen from workflow `from`: "step `pick` has no `timeout`", with
- * " (workflow `pack_items`)" when the step is in another workflow. Returns buf. */
-const char *worst_reason_text(const Worst *w, const Name *from, char *buf, size_t size);
+ * " (workflow `pack_items`)" when the step is in another workflow. */
+void worst_reason_text(const Worst *w, const Name *from, TextBuffer *out);
 
-/* "12h52m27s800ms", or "unbounded: REASON". Returns buf. */
-const char *worst_text(const Worst *w, const Name *from, char *buf, size_t size);
+/* "12h52m27s800ms", or "unbounded: REASON". */
+void worst_text(const Worst *w, const Name *from, TextBuffer *out);
 
 /* The arithmetic of one step's worst case, as W0010's notes and the hover give it:
  * "5 attempts × (2m queue timeout + 10s timeout) + 7s500ms of backoff delays = 10m57s500ms",
- * "await `timeout` 12h", "the step `timeout` 30m (workflow `pack_items` may take longer)".
- * Returns buf. */
-const char *worst_step_text(const Program *p, const Workflow *wf, const StepWorst *s,
-                            char *buf, size_t size);
+ * "await `timeout` 12h", "the step `timeout` 30m (workflow `pack_items` may take longer)". */
+void worst_step_text(const Program *p, const Workflow *wf, const StepWorst *s,
+                     TextBuffer *out);
 
 /* "`charge` 10m57s500ms + `pack` 30m + … = 41m": the bounded worst case of the steps of
  * `wf`, each step that adds to it (at most 8 by name), appended to `out`. */

@@ -21,7 +21,7 @@
 
 // The JSON of `orbitc graph --format json` parsed, each integer that a JavaScript number
 // would not hold exactly (beyond 2^53: worst cases reach 2^63 - 1 ms) kept as its decimal
-// text, which durationText reads exactly.
+// text.
 export function parseGraph(text) {
   let out = '';
   let at = 0;
@@ -44,22 +44,6 @@ export function parseGraph(text) {
     }
   }
   return JSON.parse(out);
-}
-
-// A duration as orbitc writes it (policy_duration_text: every unit, "12h52m27s800ms";
-// "0s" for none), from a number of milliseconds or its decimal text (parseGraph).
-const UNITS = [['d', 86400000n], ['h', 3600000n], ['m', 60000n], ['s', 1000n], ['ms', 1n]];
-export function durationText(ms) {
-  let left = BigInt(ms);
-  if (left <= 0n) return '0s';
-  let text = '';
-  for (const [name, size] of UNITS) {
-    const count = left / size;
-    if (count === 0n) continue;
-    left -= count * size;
-    text += count + name;
-  }
-  return text;
 }
 
 const NODE_WIDTH = 236;
@@ -101,46 +85,10 @@ export function wrap(text, width) {
 
 const wrapAll = (lines, width) => lines.flatMap((line) => wrap(line, width));
 
-function worstText(worst) {
-  return worst.unbounded !== null ? 'unbounded: ' + worst.unbounded : durationText(worst.ms);
-}
-
-// The delays before the retries, as orbitc writes them (policy_write_delays): more than
-// DELAYS_SHOWN are abbreviated to the first few, their count and the last.
-const DELAYS_SHOWN = 10;
-function delaysText(delays) {
-  const texts = delays.map(durationText);
-  if (texts.length <= DELAYS_SHOWN) return texts.join(', ');
-  return texts.slice(0, DELAYS_SHOWN - 3).join(', ') + ', … (' + texts.length + ' delays in all), ' + texts[texts.length - 1];
-}
-
-// The lines of a node's label, as `orbitc graph` writes them (cli.md, "orbitc graph").
-export function nodeLines(node) {
-  const lines = [node.compensation ? node.name + '.compensate' : node.name];
-  let runs = node.kind;
-  if (node.kind === 'sleep' && node.worst_case.unbounded === null) runs = 'sleep ' + durationText(node.worst_case.ms);
-  else if (node.target !== null)
-    runs += node.kind === 'worker' || node.kind === 'await' ? ' "' + node.target + '"' : ' ' + node.target;
-  if (node.for !== null) runs += ', for each `' + node.for + '` at once';
-  if (node.when) runs += ', when its condition holds';
-  lines.push(runs);
-  if (node.retry.attempts > 1)
-    lines.push(node.retry.attempts + ' attempts, ' + node.retry.backoff + ': ' + delaysText(node.retry.delays_ms));
-  const limits = [];
-  if (node.timeout_ms !== null) limits.push('timeout ' + durationText(node.timeout_ms));
-  if (node.queue_timeout_ms !== null) limits.push('queue_timeout ' + durationText(node.queue_timeout_ms));
-  if (limits.length) lines.push(limits.join(', '));
-  lines.push('worst case ' + worstText(node.worst_case));
-  return lines;
-}
-
-export function clusterLines(workflow) {
-  return [
-    'workflow ' + workflow.name + (workflow.timeout_ms !== null ? ', timeout ' + durationText(workflow.timeout_ms) : ''),
-    'steps at worst: ' + worstText(workflow.steps_worst_case),
-    'with compensations: ' + worstText(workflow.worst_case),
-  ];
-}
+// The lines of a node's label and of a workflow's title: orbitc's own (`label` in the
+// graph's JSON, the lines of the DOT and Mermaid labels), never written a second time here.
+export const nodeLines = (node) => node.label;
+export const clusterLines = (workflow) => workflow.label;
 
 const TEXT_WIDTH = NODE_WIDTH - 16;
 const nodeHeight = (lines) => wrapAll(lines, TEXT_WIDTH).length * NODE_LINE + 2 * NODE_PAD;

@@ -155,21 +155,15 @@ const char *utf8_bidi_control_name(int32_t cp)
 
 bool utf8_is_invisible(int32_t cp)
 {
+    if (cp == ' ' || utf8_is_unseen(cp))
+        return true;
     switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_CC:
-    case UTF8PROC_CATEGORY_CF:
-    case UTF8PROC_CATEGORY_CS:
-    case UTF8PROC_CATEGORY_CO:
-    case UTF8PROC_CATEGORY_CN:
-    case UTF8PROC_CATEGORY_ZS:
-    case UTF8PROC_CATEGORY_ZL:
-    case UTF8PROC_CATEGORY_ZP:
     case UTF8PROC_CATEGORY_MN:
     case UTF8PROC_CATEGORY_MC:
     case UTF8PROC_CATEGORY_ME:
         return true;
     default:
-        return cp == ' ';
+        return false;
     }
 }
 

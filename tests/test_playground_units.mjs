@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,8 @@ import { parseArgs } from 'node:util';
 import { encodeSource, decodeSource, shareFragment } from '../playground/src/share.js';
 import { parseDuration, limitsFromDisassembly } from '../playground/src/policies.js';
 import { layoutRun, timelineSvg, formatMs } from '../playground/src/timeline.js';
-import { clusterLines, durationText, graphSvg, layoutGraph, nodeLines, parseGraph } from '../playground/src/graph.js';
+import { graphProgram } from './playground_hostile.mjs';
+import { boundGraph, clusterLines, durationText, graphSvg, layoutGraph, MAX_DRAWN_NODES, nodeLines, parseGraph } from '../playground/src/graph.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { orbitc: { type: 'string' }, 'orbit-run': { type: 'string' } } });
@@ -197,4 +198,58 @@ test('the Graph tab\'s layout: every node once, steps in the order they run, no 
     const svg = graphSvg(graph);
     assert.equal((svg.match(/<g class="node /g) || []).length, ids.length, program);
   }
+});
+
+// The Graph tab's layout is linear in the graph: every property of the graph that
+// layoutGraph reads is counted (a Proxy over the parsed JSON), for a workflow of N
+// steps and of 2N, each step reading the one before and undone by a compensate block.
+// Scanning every edge for each step (or the critical path for each step) reads four to
+// eight times as much for twice the steps; a linear layout, twice as much.
+function countedReads(graph) {
+  const count = { reads: 0 };
+  const wrap = (value) => (value === null || typeof value !== 'object' ? value : new Proxy(value, {
+    get(target, key, receiver) {
+      count.reads++;
+      return wrap(Reflect.get(target, key, receiver));
+    },
+  }));
+  return { graph: wrap(graph), count };
+}
+
+function compensatedChain(steps) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'orbit-pg-units-'));
+  writeFileSync(path.join(dir, 'chain.orbit'), graphProgram(steps));
+  const json = run(path.resolve(args.orbitc), ['graph', '--format', 'json', path.join(dir, 'chain.orbit')]);
+  rmSync(dir, { recursive: true });
+  return parseGraph(json);
+}
+
+test('the Graph tab\'s layout reads the graph a linear number of times', () => {
+  const reads = [150, 300].map((steps) => {
+    const graph = compensatedChain(steps);
+    assert.equal(graph.workflows[0].nodes.length, 2 * steps);
+    assert.equal(graph.edges.filter((e) => e.kind === 'compensates').length, steps);
+    const { graph: watched, count } = countedReads(graph);
+    const layout = layoutGraph(watched);
+    assert.equal(layout.nodes.size, 2 * steps);
+    assert.equal(layout.compensationOf.size, steps);
+    return count.reads;
+  });
+  assert.ok(reads[1] <= 2.3 * reads[0], `${reads[0]} reads for 150 steps, ${reads[1]} for 300: not linear`);
+});
+
+test('the Graph tab draws at most MAX_DRAWN_NODES nodes, and says how many it left out', () => {
+  const graph = compensatedChain(300);
+  const svg = graphSvg(graph, 101);
+  // 101 nodes: the 51st step's compensate block stays with it.
+  assert.equal((svg.match(/<g class="node /g) || []).length, 102);
+  assert.match(svg, /102 of 600 nodes drawn/);
+  assert.match(svg, /498 more nodes not drawn/);
+  const bounded = boundGraph(graph, 101);
+  assert.equal(bounded.omitted, 498);
+  const kept = new Set(bounded.workflows[0].nodes.map((n) => n.id));
+  assert.ok(bounded.edges.every((e) => kept.has(e.from) && kept.has(e.to)));
+  assert.deepEqual(bounded.workflows[0].critical_path, graph.workflows[0].critical_path.filter((id) => kept.has(id)));
+  assert.ok(MAX_DRAWN_NODES <= 1000);
+  assert.equal(boundGraph(graph, 600), graph);   // what fits is drawn whole
 });

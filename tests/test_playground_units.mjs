@@ -14,10 +14,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { encodeSource, decodeSource, shareFragment } from '../playground/src/share.js';
 import { parseDuration, limitsFromDisassembly } from '../playground/src/policies.js';
-import { layoutRun, timelineSvg, formatMs } from '../playground/src/timeline.js';
-import { graphProgram } from './playground_hostile.mjs';
+import { boundLanes, layoutRun, timelineSvg, formatMs, MAX_ITEMS, MAX_LANES } from '../playground/src/timeline.js';
+import { DiagnosticSet, markedIndexes } from '../playground/src/diagnostics.js';
+import { lineStarts, placeCheck, positionOffset, readCheck, tokenArrays, withMaxEvents } from '../playground/src/worker-work.js';
+import { graphProgram, LINK_132 } from './playground_hostile.mjs';
 import { boundGraph, clusterLines, durationText, graphSvg, layoutGraph, MAX_DRAWN_NODES, nodeLines, parseGraph } from '../playground/src/graph.js';
 
+const FILE = 'playground.orbit';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { orbitc: { type: 'string' }, 'orbit-run': { type: 'string' } } });
 
@@ -252,4 +255,73 @@ test('the Graph tab draws at most MAX_DRAWN_NODES nodes, and says how many it le
   assert.deepEqual(bounded.workflows[0].critical_path, graph.workflows[0].critical_path.filter((id) => kept.has(id)));
   assert.ok(MAX_DRAWN_NODES <= 1000);
   assert.equal(boundGraph(graph, 600), graph);   // what fits is drawn whole
+});
+
+// ---- what the worker makes of the module's answers (src/worker-work.js) and the page's
+// share of them (src/diagnostics.js) ----
+
+test('a check read once in the worker: each diagnostic where the editor puts it', () => {
+  const text = 'workflow w {\n  step s { compute 1 + "é" }\n  step t { compute 2 + "x" }\n}\n';
+  const lines = [
+    { code: 'E0506', severity: 'error', file: FILE, range: { start: { line: 2, character: 19 }, end: { line: 2, character: 26 } } },
+    { code: 'E0506', severity: 'error', file: FILE, range: { start: { line: 1, character: 19 }, end: { line: 1, character: 26 } } },
+    { code: 'W0001', severity: 'warning', file: 'other.orbit', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } },
+    { code: 'E0001', severity: 'note', file: FILE, range: { start: { line: 9, character: 0 }, end: { line: 9, character: 4 } } },
+  ].map((d) => JSON.stringify(d)).join('\n') + '\n';
+  const read = readCheck(lines, FILE);
+  assert.equal(read.count, 4);
+  assert.equal(read.errors, 2);
+  const { spans, order } = placeCheck(text, read);
+  const line = (n) => text.split('\n').slice(0, n).join('\n').length + 1;
+  assert.deepEqual([...spans], [line(2) + 19, line(2) + 26, 0, line(1) + 19, line(1) + 26, 0, -1, -1, 1, text.length, text.length, 2]);
+  assert.deepEqual([...order], [2, 1, 0, 3]);
+  const set = new DiagnosticSet({ ...read, ...placeCheck(text, read) });
+  assert.equal(set.get(1).range.start.line, 1);
+  assert.equal(set.from(0), line(2) + 19);
+  // Every diagnostic with a range is marked while they are few; the others by position.
+  assert.deepEqual(markedIndexes(set, 0, 0, 10), [1, 0, 3]);
+  assert.deepEqual(markedIndexes(set, line(2), line(3), 2), [0]);
+  assert.deepEqual(markedIndexes(set, 0, text.length + 1, 2), [1, 0]);
+  // Positions beyond a line's end or the text are clamped, as the editor clamps them.
+  assert.equal(positionOffset(lineStarts('ab\ncd'), 5, { line: 0, character: 9 }), 2);
+  assert.equal(positionOffset(lineStarts('ab\ncd'), 5, { line: 7, character: 0 }), 5);
+});
+
+test('the tokens cross as numbers; a scenario gets the page\'s max_events unless it has its own', () => {
+  const { spans, kinds } = tokenArrays([[0, 8, 'T_WORKFLOW'], [9, 10, 'IDENT'], [11, 12, 'LBRACE'], [13, 14, 'IDENT']]);
+  assert.deepEqual([...spans], [0, 8, 0, 9, 10, 1, 11, 12, 2, 13, 14, 1]);
+  assert.deepEqual(kinds, ['T_WORKFLOW', 'IDENT', 'LBRACE']);
+  const scenario = '{\n  "workflow": "a",\n  "input": {}\n}\n';
+  const bounded = withMaxEvents(scenario, 10000);
+  assert.deepEqual(JSON.parse(bounded.text), { workflow: 'a', input: {}, max_events: 10000 });
+  assert.equal(bounded.text.slice(0, scenario.lastIndexOf('}')), scenario.slice(0, scenario.lastIndexOf('}')));   // nothing moves
+  assert.deepEqual(withMaxEvents(' { } ', 5), { text: ' { "max_events": 5} ', limit: 5, own: false });
+  assert.deepEqual(withMaxEvents('{"max_events": 3}', 5), { text: '{"max_events": 3}', limit: 3, own: true });
+  for (const bad of ['[1]', 'null', '{', '"x"']) assert.deepEqual(withMaxEvents(bad, 5), { text: bad, limit: null, own: false });
+});
+
+test('the timeline of the 132-character link\'s first 3,000 events: at most MAX_LANES lanes and MAX_ITEMS bars, and a note', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'orbit-pg-units-'));
+  writeFileSync(path.join(dir, 'a.orbit'), LINK_132);
+  writeFileSync(path.join(dir, 's.json'), JSON.stringify({ max_events: 3000 }));
+  const orbc = path.join(dir, 'a.orbc');
+  run(args.orbitc, ['build', path.join(dir, 'a.orbit'), '-o', orbc]);
+  const lines = run(args['orbit-run'], [orbc, '--scenario', path.join(dir, 's.json'), '--format', 'json']).split('\n').filter((l) => l);
+  rmSync(dir, { recursive: true });
+  assert.deepEqual(JSON.parse(lines[lines.length - 1]), { status: 'STOPPED' });
+  const events = lines.map((l) => JSON.parse(l)).filter((e) => e.event);
+  assert.equal(events.length, 3000);
+  const limits = { workflows: { a: { timeout_ms: null, steps: { s: { timeout_ms: 3600000, queue_timeout_ms: null } } } } };
+  const layout = layoutRun(events, limits, 'a');
+  const items = layout.lanes.reduce((sum, l) => sum + l.items.length, 0);
+  assert.ok(layout.lanes.length > MAX_LANES, `${layout.lanes.length} lanes`);
+  const bounded = boundLanes(layout.lanes);
+  assert.equal(bounded.lanes.length, MAX_LANES);
+  assert.equal(bounded.omittedLanes, layout.lanes.length - MAX_LANES);
+  const drawn = bounded.lanes.reduce((sum, l) => sum + l.items.length, 0);
+  assert.ok(drawn <= MAX_ITEMS);
+  assert.equal(drawn + bounded.omittedItems, items);
+  const svg = timelineSvg(events, limits, 'a');
+  assert.equal((svg.match(/<g class="lane"/g) || []).length, MAX_LANES);
+  assert.match(svg, new RegExp(`Not drawn: ${bounded.omittedLanes.toLocaleString('en')} more lanes with ${bounded.omittedItems.toLocaleString('en')} more bars`));
 });

@@ -505,15 +505,15 @@ test('32,000 diagnostics: the list shows a page of them, the editor marks those 
   await many.close();
 });
 
-test('the Graph tab of 1,000 steps draws 500 of their 2,000 nodes and says so', async () => {
+test('the Graph tab of 1,000 steps draws 200 of their 2,000 nodes and says so', async () => {
   const big = await openPage();
   await setDoc(big, graphProgram(1000));
   await settled(big);
   await big.click('[data-tab=graph]');
   await big.waitForSelector('#graph svg.graph g.node');
-  assert.equal(await big.$$eval('#graph g.node', (g) => g.length), 500);
+  assert.equal(await big.$$eval('#graph g.node', (g) => g.length), 200);
   assert.equal(await big.$eval('#graph .omitted-note', (e) => e.textContent),
-    '500 of 2,000 nodes drawn (Show: DOT, Mermaid or JSON for all)');
+    '200 of 2,000 nodes drawn (Show: DOT, Mermaid or JSON for all)');
   await big.select('#graph-view', 'dot');
   await big.waitForFunction(() => document.getElementById('graph-text').textContent.includes('w0_c999'));
   assert.deepEqual(big.problems, []);

@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         History history;
         history_init(&history, sink, (size & 1) ? HISTORY_JSON : HISTORY_TEXT);
         RunOptions options = {.show_values = true};
-        sim_run(&module, &scenario, input, &history, &options, &arena);
+        sim_run(&module, &scenario, input, &history, &options, &arena, NULL);
         history_free(&history);
     }
     arena_free(&arena);

@@ -1,5 +1,6 @@
 // Builds the playground's static site (docs/playground.md): the page bundled with esbuild
-// (CodeMirror 6 and src/*.js into playground.js, the example programs as text), with
+// (CodeMirror 6 and src/*.js into playground.js, the example programs as text; the
+// worker, src/worker.js and what it draws with, into worker.js), with
 // index.html and playground.css, and the WebAssembly build beside it (orbit.js,
 // orbit.wasm and orbit-api.js, from tools/playground.sh's wasm part). Prints each file's
 // size, raw and gzipped, and the total.
@@ -24,18 +25,22 @@ const wasm = path.resolve(args.wasm);
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-await build({
-  entryPoints: [path.join(here, 'src', 'main.js')],
-  bundle: true,
-  format: 'esm',
-  minify: true,
-  target: 'es2020',
-  loader: { '.orbit': 'text', '.json': 'text' },
-  external: ['./orbit-api.js'],   // loaded at run time, beside the bundle
-  outfile: path.join(out, 'playground.js'),
-  legalComments: 'linked',
-  logLevel: 'warning',
-});
+// The page (playground.js) and the worker that runs the WebAssembly module off the
+// page's thread (worker.js, a module worker of the same origin: src/worker.js).
+for (const [entry, file] of [['main.js', 'playground.js'], ['worker.js', 'worker.js']]) {
+  await build({
+    entryPoints: [path.join(here, 'src', entry)],
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    target: 'es2020',
+    loader: { '.orbit': 'text', '.json': 'text' },
+    external: ['./orbit-api.js'],   // loaded at run time, beside the bundles
+    outfile: path.join(out, file),
+    legalComments: 'linked',
+    logLevel: 'warning',
+  });
+}
 
 for (const file of ['index.html', 'playground.css', 'boot.js'])
   copyFileSync(path.join(here, file), path.join(out, file));

@@ -181,7 +181,7 @@ static int run(const Args *args, const OrbcModule *module)
         request.input = input;
         char err[2048];
         status = run_scenario(module, &request, stdout, err, sizeof err);
-        if (status == 2)
+        if (err[0])
             fprintf(stderr, "orbit-run: %s\n", err);
         fflush(stdout);
     }

@@ -1,6 +1,7 @@
 /* One run, as orbit-run makes it (run_scenario.h). */
 #include "run_scenario.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,8 @@ int run_scenario(const OrbcModule *module, const RunRequest *request, FILE *out,
     arena_init(&arena);
     Scenario scenario;
     int status = 2;
+    if (errlen)
+        err[0] = '\0';
     if (load_scenario(request, module, &arena, &scenario, err, errlen)) {
         const OrbcWorkflow *wf = &module->workflows[scenario.workflow];
         Value input;
@@ -43,12 +46,20 @@ int run_scenario(const OrbcModule *module, const RunRequest *request, FILE *out,
             History history;
             history_init(&history, out, request->format);
             RunOptions options = {.show_values = request->show_values};
-            EngineResult r = sim_run(module, &scenario, input, &history, &options, &arena);
-            history_final(&history, status_name(r.status),
-                          r.status == ENGINE_COMPLETED ? &r.output : NULL,
-                          r.status == ENGINE_FAILED ? r.error : NULL, r.message, r.step);
+            bool stopped = false;
+            EngineResult r = sim_run(module, &scenario, input, &history, &options, &arena,
+                                     &stopped);
+            if (stopped) {
+                history_final(&history, "STOPPED", NULL, NULL, NULL, NULL);
+                snprintf(err, errlen, "the run was stopped after %" PRIu32 " events (the "
+                         "scenario's max_events)", scenario.max_events);
+            } else {
+                history_final(&history, status_name(r.status),
+                              r.status == ENGINE_COMPLETED ? &r.output : NULL,
+                              r.status == ENGINE_FAILED ? r.error : NULL, r.message, r.step);
+            }
             history_free(&history);
-            status = r.status == ENGINE_COMPLETED ? 0 : 1;
+            status = r.status == ENGINE_COMPLETED && !stopped ? 0 : 1;
         } else {
             snprintf(err, errlen, "the input does not match the contract of workflow `%s`: %s",
                      module->strings[wf->name].text, why);

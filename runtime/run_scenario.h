@@ -25,9 +25,10 @@ typedef struct RunRequest {
 } RunRequest;
 
 /* Runs the workflow and writes its history to `out`. Returns orbit-run's exit status:
- * 0 the workflow completed, 1 it failed, timed out or is blocked forever, 2 the scenario
- * or the input is malformed (nothing is written then, and `err` says why, without the
- * program's name). */
+ * 0 the workflow completed, 1 it failed, timed out or is blocked forever, or the run was
+ * stopped at the scenario's max_events (`err` says so then; else it is empty), 2 the
+ * scenario or the input is malformed (nothing is written then, and `err` says why,
+ * without the program's name). */
 int run_scenario(const OrbcModule *module, const RunRequest *request, FILE *out, char *err,
                  size_t errlen);
 

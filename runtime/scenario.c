@@ -4,6 +4,7 @@
  * large scenario or module costs linear time. */
 #include "scenario.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,8 +409,20 @@ static bool parse_signals(Parser *p, json_t *list)
 /* ---- the whole file ---- */
 
 static const char *const top_keys[] = {
-    "workflow", "input", "http_adapter", "workers", "steps", "signals",
+    "workflow", "input", "http_adapter", "workers", "steps", "signals", "max_events",
 };
+
+/* "max_events": an integer from 1 (a history has at least WorkflowStarted) up to what
+ * the history's `seq` counts. */
+static bool parse_max_events(Parser *p, json_t *value)
+{
+    if (!json_is_integer(value) || json_integer_value(value) < 1 ||
+        json_integer_value(value) > UINT32_MAX)
+        return jread_problem(&p->r, "max_events", "expected a number of events (an integer from 1 "
+                             "to %" PRIu32 ")", UINT32_MAX);
+    p->out->max_events = (uint32_t)json_integer_value(value);
+    return true;
+}
 
 static bool parse_root(Parser *p, json_t *root, const char *workflow)
 {
@@ -426,6 +439,9 @@ static bool parse_root(Parser *p, json_t *root, const char *workflow)
     if (adapter && !jread_bool(&p->r, "http_adapter", adapter, &out->http_adapter))
         return false;
     out->input = jread_input(&p->r, root);
+    json_t *max_events = json_object_get(root, "max_events");
+    if (max_events && !parse_max_events(p, max_events))
+        return false;
     json_t *workers = json_object_get(root, "workers");
     if (workers && !parse_workers(p, workers))
         return false;

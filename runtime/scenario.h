@@ -56,6 +56,8 @@ typedef struct Scenario {
     Script ***step_scripts;     /* [workflow_count] -> [step_count] or NULL */
     Signal *signals;            /* in file order */
     uint32_t signal_count;
+    uint32_t max_events;        /* "max_events": the run stops after this many history
+                                 * events (0: not given, no limit) */
 } Scenario;
 
 /* Parses and checks a scenario. `workflow` is the --workflow argument or NULL (then the

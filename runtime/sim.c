@@ -32,6 +32,7 @@ typedef struct Sim {
     SimBuffers *buf;
     int64_t now;
     bool finished;
+    bool stopped;             /* the world refused a record: the run ends unfinished */
     EngineResult result;
 } Sim;
 
@@ -76,6 +77,7 @@ typedef struct ScriptedWorld {
     const OrbcModule *module;
     Scenario *scenario;
     History *history;
+    bool stopped;             /* a record beyond the scenario's max_events was refused */
 } ScriptedWorld;
 
 static SimServe serve_scripted(void *ctx, const EngineCommand *queued)
@@ -89,9 +91,15 @@ static SimServe serve_scripted(void *ctx, const EngineCommand *queued)
     return serve;
 }
 
-static void write_record(void *ctx, const EngineRecord *record)
+static bool write_record(void *ctx, const EngineRecord *record)
 {
-    history_write(((ScriptedWorld *)ctx)->history, record);
+    ScriptedWorld *w = ctx;
+    if (w->scenario->max_events && w->history->seq >= w->scenario->max_events) {
+        w->stopped = true;
+        return false;
+    }
+    history_write(w->history, record);
+    return true;
 }
 
 /* ---- attempts ---- */
@@ -191,7 +199,12 @@ static void carry_out(Sim *s)
     for (size_t i = 0; i < count; i++) {
         const EngineCommand *c = &commands[i];
         switch (c->kind) {
-        case ENGINE_RECORD: s->world->record(s->world->ctx, &c->record); break;
+        case ENGINE_RECORD:
+            if (!s->world->record(s->world->ctx, &c->record)) {
+                s->stopped = true;
+                return;
+            }
+            break;
         case ENGINE_START_TIMER:
             timers_push(&s->buf->timers, c->at_ms, c->limit, T_ENGINE, c->timer, 0);
             break;
@@ -267,7 +280,7 @@ EngineResult sim_drive(const OrbcModule *module, uint32_t workflow, Value input,
         if (world->signals[i].at_ms >= 0)
             timers_push(&buffers->timers, world->signals[i].at_ms, false, T_SIGNAL, i, 0);
     send(&s, &(EngineEvent){.kind = ENGINE_START});
-    while (!s.finished) {
+    while (!s.finished && !s.stopped) {
         Timer t;
         if (!timers_pop(&buffers->timers, &t)) {
             send(&s, &(EngineEvent){.kind = ENGINE_IDLE});
@@ -291,7 +304,7 @@ void sim_buffers_free(SimBuffers *buffers)
 }
 
 EngineResult sim_run(const OrbcModule *module, Scenario *scenario, Value input, History *history,
-                     const RunOptions *options, Arena *arena)
+                     const RunOptions *options, Arena *arena, bool *stopped)
 {
     ScriptedWorld scripted = {.module = module, .scenario = scenario, .history = history};
     SimWorld world = {.ctx = &scripted, .serve = serve_scripted, .record = write_record,
@@ -301,5 +314,7 @@ EngineResult sim_run(const OrbcModule *module, Scenario *scenario, Value input, 
     SimBuffers buffers = {0};
     EngineResult r = sim_drive(module, scenario->workflow, input, &world, &buffers, arena, NULL);
     sim_buffers_free(&buffers);
+    if (stopped)
+        *stopped = scripted.stopped;
     return r;
 }

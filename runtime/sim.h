@@ -29,7 +29,9 @@ typedef struct SimServe {
 typedef struct SimWorld {
     void *ctx;
     SimServe (*serve)(void *ctx, const EngineCommand *queued);   /* a QUEUE_ATTEMPT */
-    void (*record)(void *ctx, const EngineRecord *record);        /* a history record */
+    /* A history record; false: the world wants no more (the record is dropped and the
+     * run stops where it is, unfinished: a scenario's max_events). */
+    bool (*record)(void *ctx, const EngineRecord *record);
     const Signal *signals;    /* each arrives at its at_ms (a negative at_ms: never) */
     uint32_t signal_count;
     bool http_adapter;
@@ -53,13 +55,15 @@ typedef struct SimBuffers {
 } SimBuffers;
 
 /* Runs `workflow` with `input` (already checked against its contract) in `world` until
- * it finishes; *end_ms (if not NULL) is the virtual time of its last event. */
+ * it finishes or the world refuses a record; *end_ms (if not NULL) is the virtual time of its last event. */
 EngineResult sim_drive(const OrbcModule *module, uint32_t workflow, Value input,
                        const SimWorld *world, SimBuffers *buffers, Arena *arena, int64_t *end_ms);
 void sim_buffers_free(SimBuffers *buffers);
 
-/* Runs the scenario's workflow with `input` (already checked against its contract). */
+/* Runs the scenario's workflow with `input` (already checked against its contract).
+ * *stopped (if not NULL) tells whether the run was stopped at the scenario's max_events
+ * before the workflow finished (the result is then not the workflow's). */
 EngineResult sim_run(const OrbcModule *module, Scenario *scenario, Value input, History *history,
-                     const RunOptions *options, Arena *arena);
+                     const RunOptions *options, Arena *arena, bool *stopped);
 
 #endif

@@ -178,13 +178,13 @@ static bool is_timeout(const EngineRecord *record)
             strcmp(error->text, "SIGNAL_TIMEOUT") == 0);
 }
 
-static void count_record(void *ctx, const EngineRecord *record)
+static bool count_record(void *ctx, const EngineRecord *record)
 {
     Job *job = ctx;
     const char *event = record->event;
     job->seq += job->seq < 0xFFFFFF;
     if (event[0] != 'S' && event[0] != 'R')
-        return;
+        return true;
     StepStats *s;
     if (strcmp(event, "StepScheduled") == 0) {
         if ((s = touch(job, record, RUN_SCHEDULED)))
@@ -201,6 +201,7 @@ static void count_record(void *ctx, const EngineRecord *record)
         if (is_timeout(record))   /* an await's or a child workflow's timeout */
             touch(job, record, RUN_TIMED_OUT);
     }
+    return true;
 }
 
 static void count_error(Job *job, const char *code)

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { graphProgram, link, LINK_132, manyDiagnostics, PROGRAM_586 } from './playground_hostile.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -147,11 +148,12 @@ async function setDoc(p, text) {
   }, text);
 }
 
-// Waits until the page has checked the current text (the diagnostics are up to date).
+// Waits until the page has checked the current text (the diagnostics are up to date)
+// and no Fix all or Format is under way (their text comes from the worker).
 async function settled(p) {
   await p.waitForFunction(() => {
     const s = window.playground;
-    return s.checkedText === s.view.state.doc.toString();
+    return !s.actions && s.checkedText === s.view.state.doc.toString();
   });
 }
 
@@ -423,17 +425,19 @@ test('a link with a NUL: every character kept, the diagnostics, Format and Fix a
   assert.equal(await docText(linked), source);
   const expected = nativeCheckText(source);
   assert.deepEqual(expected.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l).code), ['E0002', 'E0205']);
-  assert.equal(await linked.evaluate((t) => window.playground.orbit.checkText(t, 'playground.orbit'), source), expected);
+  assert.equal(await linked.evaluate(() => window.playground.diagnostics.jsonl), expected);   // the API's check text
   const list = await linked.$eval('#diag-list', (e) => e.textContent);
   assert.match(list, /E0002/);
   assert.match(list, /E0205/);
   // Format: fmt refuses a text with lexical errors, so the text stays as it is.
   assert.notEqual(native(args.orbitc, ['fmt', '-'], source).status, 0);
   await linked.click('#format');
+  await settled(linked);
   assert.equal(await docText(linked), source);
   assert.match(await linked.$eval('#status', (e) => e.textContent), /lexical or syntax errors/);
   // Fix all: what `orbitc fix -` writes (nothing to fix here: the same text).
   await linked.click('#fix-all');
+  await settled(linked);
   assert.equal(await docText(linked), native(args.orbitc, ['fix', '-'], source).stdout);
   assert.equal(await docText(linked), source);
   await linked.close();
@@ -455,8 +459,9 @@ test('a leading byte order mark is kept, as the CLI keeps it', async () => {
   const p = await openPage('#source=' + Buffer.from(source).toString('base64url'));
   await settled(p);
   assert.equal(await docText(p), source);
-  assert.equal(await p.evaluate((t) => window.playground.orbit.checkText(t, 'playground.orbit'), source), nativeCheckText(source));
+  assert.equal(await p.evaluate(() => window.playground.diagnostics.jsonl), nativeCheckText(source));
   await p.click('#format');
+  await settled(p);
   assert.equal(await docText(p), nativeFormat(source));
   assert.ok((await docText(p)).startsWith('\ufeff'));
   await p.click('#share');
@@ -497,27 +502,28 @@ test('Fix all and Format equal `orbitc fix -` and `orbitc fmt -` on every golden
   }
   assert.ok(cases.length > 200, `only ${cases.length} sources`);
   const p = await openPage();
-  const got = await p.evaluate((all) => {
-    const { view, orbit } = window.playground;
+  const got = await p.evaluate(async (all) => {
+    const s = window.playground;
+    const { view } = s;
     const set = (t) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: t } });
-    // What the buttons got from the API (and the text they gave it), recorded on the way.
-    const seen = {};
-    for (const name of ['fix', 'format']) {
-      const call = orbit[name];
-      orbit[name] = (text) => { seen[name] = { text, result: call(text) }; return seen[name].result; };
-    }
-    return all.map(({ text }) => {
+    // The buttons' answers come from the checking worker: wait until none is under way.
+    const idle = () => new Promise((resolve) => { const poll = () => (s.actions ? setTimeout(poll, 1) : resolve()); poll(); });
+    const out = [];
+    for (const { text } of all) {
       set(text);
       const loaded = view.state.doc.toString();
       document.getElementById('fix-all').click();
+      await idle();
       const fixed = view.state.doc.toString();
+      const apiFix = await s.ask('fix', { text });
       set(text);
       document.getElementById('format').click();
-      const format = seen.format.result;
-      return { loaded, fixed, apiFixed: seen.fix.text === text ? seen.fix.result.text : null,
-        formatted: view.state.doc.toString(),
-        apiFormatted: seen.format.text !== text ? null : format.ok ? format.text : text };
-    });
+      await idle();
+      const format = await s.ask('format', { text });
+      out.push({ loaded, fixed, apiFixed: apiFix.text, formatted: view.state.doc.toString(),
+        apiFormatted: format.ok ? format.text : text });
+    }
+    return out;
   }, cases);
   const differ = [];
   let withCli = 0;
@@ -616,6 +622,126 @@ test('the Content-Security-Policy: nothing blocked in use, an injected inline sc
   await p.close();
 });
 
+// ---- hostile programs (tests/playground_hostile.mjs): the page's thread stays free ----
+
+// The scenario editor once the page has filled it in for the program.
+async function prefilledScenario(p) {
+  await p.click('[data-tab=run]');
+  await p.waitForFunction(() => {
+    try {
+      return JSON.parse(document.getElementById('scenario').value).workflow !== undefined;
+    } catch {
+      return false;
+    }
+  });
+  return p.$eval('#scenario', (e) => e.value);
+}
+
+test('Run on the 132-character link leaves the page free, and stops at the event limit', async () => {
+  const linked = await openPage(link(LINK_132));
+  await prefilledScenario(linked);
+  // The click returns at once (the run is in a worker), and a timer of the page keeps
+  // firing while it runs.
+  const clicked = await linked.evaluate(() => {
+    window.ticks = 0;
+    window.ticker = setInterval(() => { window.ticks++; }, 5);
+    document.getElementById('run').click();
+    return { status: document.getElementById('run-status').textContent, cancel: document.getElementById('cancel-run')?.hidden === false };
+  });
+  assert.deepEqual(clicked, { status: 'Running…', cancel: true });
+  await linked.waitForFunction(() => !/^Running/.test(document.getElementById('run-status').textContent));
+  assert.ok(await linked.evaluate(() => window.ticks) >= 1, 'no timer fired during the run');
+  assert.equal(await linked.$eval('#run-status', (e) => e.textContent),
+    'Stopped after 10,000 events: the page stops a run there ("max_events" in the scenario changes it).');
+  // The logs have the 10,000 events; the timeline draws what fits and says what it left out.
+  const logs = await linked.$eval('#run-logs', (e) => e.textContent);
+  assert.equal(logs.split('\n').length - 1, 10000);
+  assert.match(logs, /^\+ 0ms #1 WorkflowStarted workflow=a\n/);
+  assert.match(logs, / #10000 [A-Za-z]+ .*\n$/);
+  const timeline = await linked.evaluate(() => ({
+    lanes: document.querySelectorAll('#timeline g.lane').length,
+    bars: document.querySelectorAll('#timeline g.lane g').length,
+    note: document.querySelector('#timeline .omitted-note')?.textContent ?? '',
+  }));
+  assert.ok(timeline.lanes > 0 && timeline.lanes <= 60, `${timeline.lanes} lanes`);
+  assert.ok(timeline.bars <= 1000, `${timeline.bars} bars`);
+  assert.match(timeline.note, /^Not drawn: [\d,]+ more lanes with [\d,]+ more bars; the logs below have every event\.$/);
+  assert.equal(await linked.$eval('#cancel-run', (e) => e.hidden), true);
+  assert.deepEqual(linked.problems, []);
+  await linked.close();
+});
+
+test('Cancel stops a run of minutes, and the next run works', async () => {
+  const linked = await openPage(link(PROGRAM_586));
+  assert.ok(await linked.$('#cancel-run'), 'a Cancel button');
+  const scenario = JSON.parse(await prefilledScenario(linked));
+  const setScenario = (value) => linked.$eval('#scenario', (e, text) => {
+    e.value = text;
+    e.dispatchEvent(new Event('input'));
+  }, JSON.stringify(value, null, 2));
+  await setScenario({ ...scenario, max_events: 100000000 });   // the user's own limit: 1.8 million events
+  await linked.click('#run');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(await linked.$eval('#run-status', (e) => e.textContent), 'Running…');
+  await linked.click('#cancel-run');
+  await linked.waitForFunction(() => document.getElementById('run-status').textContent === 'Cancelled.');
+  assert.equal(await linked.$eval('#run', (e) => e.disabled), false);
+  assert.equal(await linked.$eval('#cancel-run', (e) => e.hidden), true);
+  // A fresh worker runs the next one; the scenario's own limit is reported as such.
+  await setScenario({ ...scenario, max_events: 20 });
+  await linked.click('#run');
+  await linked.waitForFunction(() => !/^Running/.test(document.getElementById('run-status').textContent));
+  assert.equal(await linked.$eval('#run-status', (e) => e.textContent), 'Stopped after 20 events (the scenario\'s max_events).');
+  assert.equal((await linked.$eval('#run-logs', (e) => e.textContent)).split('\n').length - 1, 20);
+  assert.deepEqual(linked.problems, []);
+  await linked.close();
+});
+
+test('32,000 diagnostics: the list shows a page of them, the editor marks those in view', async () => {
+  const many = await openPage();
+  const source = manyDiagnostics(32000);
+  await setDoc(many, source);
+  await settled(many);
+  assert.equal(await many.$eval('#diag-count', (e) => e.textContent), '(32,000)');
+  const shown = () => many.evaluate(() => ({
+    items: document.querySelectorAll('#diag-list li').length,
+    first: document.querySelector('#diag-list .where').textContent,
+    range: document.getElementById('diag-range').textContent,
+    marked: window.playground.marked,
+  }));
+  const first = await shown();
+  assert.deepEqual({ ...first, marked: undefined },
+    { items: 100, first: `${FILE}:2:21`, range: '1–100 of 32,000', marked: undefined });
+  assert.ok(first.marked > 0 && first.marked <= 500, `${first.marked} diagnostics marked`);
+  await many.click('#diag-next');
+  assert.deepEqual({ ...(await shown()), marked: undefined },
+    { items: 100, first: `${FILE}:102:23`, range: '101–200 of 32,000', marked: undefined });   // step s100
+  // Scrolled to the end, the editor marks the diagnostics there.
+  await many.evaluate(() => {
+    const view = window.playground.view;
+    view.dispatch({ selection: { anchor: view.state.doc.length }, scrollIntoView: true });
+  });
+  await many.waitForFunction(() => [...document.querySelectorAll('.cm-lintRange-error')]
+    .some((span) => window.playground.view.state.doc.lineAt(window.playground.view.posAtDOM(span, 0)).number > 31900));
+  assert.deepEqual(many.problems, []);
+  await many.close();
+});
+
+test('the Graph tab of 1,000 steps draws 200 of their 2,000 nodes and says so', async () => {
+  const big = await openPage();
+  await setDoc(big, graphProgram(1000));
+  await settled(big);
+  await big.click('[data-tab=graph]');
+  await big.waitForSelector('#graph svg.graph g.node');
+  assert.equal(await big.$$eval('#graph g.node', (g) => g.length), 200);
+  assert.equal(await big.$eval('#graph .omitted-note', (e) => e.textContent),
+    '200 of 2,000 nodes drawn (Show: DOT, Mermaid or JSON for all)');
+  await big.select('#graph-view', 'dot');
+  await big.waitForFunction(() => document.getElementById('graph-text').textContent.includes('w0_c999'));
+  assert.deepEqual(big.problems, []);
+  await big.close();
+});
+
 test('benchmark: keystroke to updated diagnostics on the checkout example', async () => {
   await page.bringToFront();   // a background tab gets no animation frames
   await page.select('#examples', 'checkout');
@@ -669,12 +795,15 @@ test('benchmark: the 1 MB generated program, checked in the browser and natively
     nativeMs.push(performance.now() - start);
     nativeText = r.stdout;
   }
-  const browser = await page.evaluate((text) => {
+  // The module loaded in the page itself (the page's own checks run in its worker).
+  const browser = await page.evaluate(async (text) => {
+    const { loadOrbit } = await import('./orbit-api.js');
+    const orbit = await loadOrbit();
     const times = [];
     let out = null;
     for (let i = 0; i < 5; i++) {
       const start = performance.now();
-      out = window.playground.orbit.checkText(text, 'playground.orbit');
+      out = orbit.checkText(text, 'playground.orbit');
       times.push(performance.now() - start);
     }
     return { times, out };

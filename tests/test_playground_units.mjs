@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,9 +15,13 @@ import { parseArgs } from 'node:util';
 import { encodeSource, decodeSource, shareFragment } from '../playground/src/share.js';
 import { codeSpans, plainText } from '../playground/src/diagnostics.js';
 import { parseDuration, limitsFromDisassembly } from '../playground/src/policies.js';
-import { layoutRun, timelineSvg, formatMs } from '../playground/src/timeline.js';
-import { clusterLines, graphSvg, layoutGraph, nodeLines, parseGraph } from '../playground/src/graph.js';
+import { boundLanes, layoutRun, timelineSvg, formatMs, MAX_ITEMS, MAX_LANES } from '../playground/src/timeline.js';
+import { DiagnosticSet, markedIndexes } from '../playground/src/diagnostics.js';
+import { byteOffsets, placeCheck, readCheck, tokenArrays, withMaxEvents } from '../playground/src/worker-work.js';
+import { graphProgram, LINK_132 } from './playground_hostile.mjs';
+import { boundGraph, clusterLines, graphSvg, layoutGraph, MAX_DRAWN_NODES, nodeLines, parseGraph } from '../playground/src/graph.js';
 
+const FILE = 'playground.orbit';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { orbitc: { type: 'string' }, 'orbit-run': { type: 'string' } } });
 
@@ -220,4 +224,133 @@ test('the Graph tab\'s layout: every node once, steps in the order they run, no 
     const svg = graphSvg(graph);
     assert.equal((svg.match(/<g class="node /g) || []).length, ids.length, program);
   }
+});
+
+// The Graph tab's layout is linear in the graph: every property of the graph that
+// layoutGraph reads is counted (a Proxy over the parsed JSON), for a workflow of N
+// steps and of 2N, each step reading the one before and undone by a compensate block.
+// Scanning every edge for each step (or the critical path for each step) reads four to
+// eight times as much for twice the steps; a linear layout, twice as much.
+function countedReads(graph) {
+  const count = { reads: 0 };
+  const wrap = (value) => (value === null || typeof value !== 'object' ? value : new Proxy(value, {
+    get(target, key, receiver) {
+      count.reads++;
+      return wrap(Reflect.get(target, key, receiver));
+    },
+  }));
+  return { graph: wrap(graph), count };
+}
+
+function compensatedChain(steps) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'orbit-pg-units-'));
+  writeFileSync(path.join(dir, 'chain.orbit'), graphProgram(steps));
+  const json = run(path.resolve(args.orbitc), ['graph', '--format', 'json', path.join(dir, 'chain.orbit')]);
+  rmSync(dir, { recursive: true });
+  return parseGraph(json);
+}
+
+test('the Graph tab\'s layout reads the graph a linear number of times', () => {
+  const reads = [150, 300].map((steps) => {
+    const graph = compensatedChain(steps);
+    assert.equal(graph.workflows[0].nodes.length, 2 * steps);
+    assert.equal(graph.edges.filter((e) => e.kind === 'compensates').length, steps);
+    const { graph: watched, count } = countedReads(graph);
+    const layout = layoutGraph(watched);
+    assert.equal(layout.nodes.size, 2 * steps);
+    assert.equal(layout.compensationOf.size, steps);
+    return count.reads;
+  });
+  assert.ok(reads[1] <= 2.3 * reads[0], `${reads[0]} reads for 150 steps, ${reads[1]} for 300: not linear`);
+});
+
+test('the Graph tab draws at most MAX_DRAWN_NODES nodes, and says how many it left out', () => {
+  const graph = compensatedChain(300);
+  const svg = graphSvg(graph, 101);
+  // 101 nodes: the 51st step's compensate block stays with it.
+  assert.equal((svg.match(/<g class="node /g) || []).length, 102);
+  assert.match(svg, /102 of 600 nodes drawn/);
+  assert.match(svg, /498 more nodes not drawn/);
+  const bounded = boundGraph(graph, 101);
+  assert.equal(bounded.omitted, 498);
+  const kept = new Set(bounded.workflows[0].nodes.map((n) => n.id));
+  assert.ok(bounded.edges.every((e) => kept.has(e.from) && kept.has(e.to)));
+  assert.deepEqual(bounded.workflows[0].critical_path, graph.workflows[0].critical_path.filter((id) => kept.has(id)));
+  assert.ok(MAX_DRAWN_NODES <= 1000);
+  assert.equal(boundGraph(graph, 600), graph);   // what fits is drawn whole
+});
+
+// ---- what the worker makes of the module's answers (src/worker-work.js) and the page's
+// share of them (src/diagnostics.js) ----
+
+test('a check read once in the worker: each diagnostic where the editor puts it, from its bytes', () => {
+  // A lone \r ends a line for orbitc but not in the editor, and é and 😀 are more bytes
+  // than UTF-16 units: only the byte offsets place the diagnostics in the editor's text.
+  const text = 'workflow w { // 😀\n  step s { compute 1 + "é" }\r  step t { compute 2 + "x" }\n}\n';
+  const bytes = (offset) => Buffer.byteLength(text.slice(0, offset));
+  const at = (needle) => { const from = text.indexOf(needle); return { from, to: from + needle.length }; };
+  const s = at('1 + "é"');
+  const t = at('2 + "x"');
+  const placed = (code, severity, { from, to }, file = FILE) => ({ code, severity, file, byte_start: bytes(from), byte_end: bytes(to),
+    range: { start: { line: 9, character: 0 }, end: { line: 9, character: 1 } } });   // the LSP range is not read
+  const lines = [
+    placed('E0506', 'error', t),
+    placed('E0506', 'error', s),
+    placed('W0001', 'warning', { from: 0, to: 1 }, 'other.orbit'),
+    { code: 'E0001', severity: 'note', file: FILE, byte_start: bytes(text.length) + 7, byte_end: bytes(text.length) + 9 },
+  ].map((d) => JSON.stringify(d)).join('\n') + '\n';
+  const read = readCheck(lines, FILE);
+  assert.equal(read.count, 4);
+  assert.equal(read.errors, 2);
+  const { spans, order } = placeCheck(text, read);
+  assert.deepEqual([...spans], [t.from, t.to, 0, s.from, s.to, 0, -1, -1, 1, text.length, text.length, 2]);
+  assert.deepEqual([...order], [2, 1, 0, 3]);
+  const set = new DiagnosticSet({ ...read, ...placeCheck(text, read) });
+  assert.equal(set.get(1).byte_start, bytes(s.from));
+  assert.equal(set.from(0), t.from);
+  // Every diagnostic with a place is marked while they are few; the others by position.
+  assert.deepEqual(markedIndexes(set, 0, 0, 10), [1, 0, 3]);
+  assert.deepEqual(markedIndexes(set, t.from - 2, t.to, 2), [0]);
+  assert.deepEqual(markedIndexes(set, 0, text.length + 1, 2), [1, 0]);
+  // A byte inside a character moves past it; one beyond the text is its end.
+  assert.deepEqual([...byteOffsets('é😀x', [1, 3, 4, 7, 99, 0])], [1, 3, 3, 4, 4, 0]);
+});
+
+test('the tokens cross as numbers; a scenario gets the page\'s max_events unless it has its own', () => {
+  const { spans, kinds } = tokenArrays([[0, 8, 'T_WORKFLOW'], [9, 10, 'IDENT'], [11, 12, 'LBRACE'], [13, 14, 'IDENT']]);
+  assert.deepEqual([...spans], [0, 8, 0, 9, 10, 1, 11, 12, 2, 13, 14, 1]);
+  assert.deepEqual(kinds, ['T_WORKFLOW', 'IDENT', 'LBRACE']);
+  const scenario = '{\n  "workflow": "a",\n  "input": {}\n}\n';
+  const bounded = withMaxEvents(scenario, 10000);
+  assert.deepEqual(JSON.parse(bounded.text), { workflow: 'a', input: {}, max_events: 10000 });
+  assert.equal(bounded.text.slice(0, scenario.lastIndexOf('}')), scenario.slice(0, scenario.lastIndexOf('}')));   // nothing moves
+  assert.deepEqual(withMaxEvents(' { } ', 5), { text: ' { "max_events": 5} ', limit: 5, own: false });
+  assert.deepEqual(withMaxEvents('{"max_events": 3}', 5), { text: '{"max_events": 3}', limit: 3, own: true });
+  for (const bad of ['[1]', 'null', '{', '"x"']) assert.deepEqual(withMaxEvents(bad, 5), { text: bad, limit: null, own: false });
+});
+
+test('the timeline of the 132-character link\'s first 3,000 events: at most MAX_LANES lanes and MAX_ITEMS bars, and a note', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'orbit-pg-units-'));
+  writeFileSync(path.join(dir, 'a.orbit'), LINK_132);
+  writeFileSync(path.join(dir, 's.json'), JSON.stringify({ max_events: 3000 }));
+  const orbc = path.join(dir, 'a.orbc');
+  run(args.orbitc, ['build', path.join(dir, 'a.orbit'), '-o', orbc]);
+  const lines = run(args['orbit-run'], [orbc, '--scenario', path.join(dir, 's.json'), '--format', 'json']).split('\n').filter((l) => l);
+  rmSync(dir, { recursive: true });
+  assert.deepEqual(JSON.parse(lines[lines.length - 1]), { status: 'STOPPED' });
+  const events = lines.map((l) => JSON.parse(l)).filter((e) => e.event);
+  assert.equal(events.length, 3000);
+  const limits = { workflows: { a: { timeout_ms: null, steps: { s: { timeout_ms: 3600000, queue_timeout_ms: null } } } } };
+  const layout = layoutRun(events, limits, 'a');
+  const items = layout.lanes.reduce((sum, l) => sum + l.items.length, 0);
+  assert.ok(layout.lanes.length > MAX_LANES, `${layout.lanes.length} lanes`);
+  const bounded = boundLanes(layout.lanes);
+  assert.equal(bounded.lanes.length, MAX_LANES);
+  assert.equal(bounded.omittedLanes, layout.lanes.length - MAX_LANES);
+  const drawn = bounded.lanes.reduce((sum, l) => sum + l.items.length, 0);
+  assert.ok(drawn <= MAX_ITEMS);
+  assert.equal(drawn + bounded.omittedItems, items);
+  const svg = timelineSvg(events, limits, 'a');
+  assert.equal((svg.match(/<g class="lane"/g) || []).length, MAX_LANES);
+  assert.match(svg, new RegExp(`Not drawn: ${bounded.omittedLanes.toLocaleString('en')} more lanes with ${bounded.omittedItems.toLocaleString('en')} more bars`));
 });

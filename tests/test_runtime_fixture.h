@@ -282,7 +282,7 @@ static inline char *fx_run(const OrbcModule *m, const char *workflow, const char
     History h;
     history_init(&h, out, HISTORY_TEXT);
     RunOptions options = {.show_values = show_values};
-    EngineResult r = sim_run(m, &sc, input, &h, &options, &a);
+    EngineResult r = sim_run(m, &sc, input, &h, &options, &a, NULL);
     if (status)
         *status = r.status;
     history_free(&h);

@@ -2,13 +2,6 @@
 // diagnostics: the exact range (from the JSON's byte offsets, turned into the UTF-16
 // units CodeMirror counts in), the message with its code, and each fix as an action.
 
-// A check result may be the list itself or an object that holds it.
-export function diagnosticList(result) {
-  if (Array.isArray(result)) return result;
-  if (result && Array.isArray(result.diagnostics)) return result.diagnostics;
-  return [];
-}
-
 // The document offset of an LSP position, clamped to the document.
 export function offsetOf(doc, position) {
   const lineNumber = Math.min(Math.max(position.line + 1, 1), doc.lines);
@@ -176,28 +169,83 @@ export function renderDiagnostic(d) {
   return box;
 }
 
-// CodeMirror diagnostics for a check result of the document `doc`.
-export function lintDiagnostics(doc, result, fileName) {
-  return diagnosticList(result)
-    .filter((d) => d.file === fileName && d.range)
-    .map((d) => {
-      const { from, to } = diagnosticRange(doc, d);
-      const fixes = (d.fixes || []).map((fix) => ({ fix, changes: fixChanges(doc, fix, fileName) }));
-      return {
-        from,
-        to,
-        severity: SEVERITY[d.severity] || 'error',
-        source: d.code,
-        message: d.code + ': ' + d.message,
-        renderMessage: () => renderDiagnostic(d),
-        actions: fixes.map(({ fix, changes }) => ({
-          name: plainText(fix.message),
-          // The diagnostic may have moved since the check: shift the edits with it.
-          apply(view, currentFrom) {
-            const shift = currentFrom - from;
-            view.dispatch({ changes: changes.map((c) => ({ from: c.from + shift, to: c.to + shift, insert: c.insert })) });
-          },
-        })),
-      };
-    });
+// The CodeMirror diagnostic of `d` (a diagnostic of `orbitc check --format json`) at
+// [from, to) of the document `doc` (where the worker placed its range).
+export function lintDiagnostic(doc, d, from, to, fileName) {
+  const fixes = (d.fixes || []).map((fix) => ({ fix, changes: fixChanges(doc, fix, fileName) }));
+  return {
+    from,
+    to,
+    severity: SEVERITY[d.severity] || 'error',
+    source: d.code,
+    message: d.code + ': ' + d.message,
+    renderMessage: () => renderDiagnostic(d),
+    actions: fixes.map(({ fix, changes }) => ({
+      name: plainText(fix.message),
+      // The diagnostic may have moved since the check: shift the edits with it.
+      apply(view, currentFrom) {
+        const shift = currentFrom - from;
+        view.dispatch({ changes: changes.map((c) => ({ from: c.from + shift, to: c.to + shift, insert: c.insert })) });
+      },
+    })),
+  };
+}
+
+// The diagnostics of one check as the worker sends them (src/worker.js's `check`, from
+// src/worker-work.js's readCheck and placeCheck): their JSON Lines, each parsed only when it is shown, and where each
+// lies in the checked text. A program of 32,000 diagnostics costs the page what it
+// shows of them, not what it has.
+export class DiagnosticSet {
+  constructor({ count, errors, jsonl, bounds, spans, order, serial }) {
+    Object.assign(this, { count, errors, jsonl, bounds, spans, order, serial });
+    this.parsed = new Map();
+  }
+
+  // Diagnostic `i` (in orbitc's order), parsed.
+  get(i) {
+    let d = this.parsed.get(i);
+    if (!d) {
+      d = JSON.parse(this.jsonl.slice(this.bounds[2 * i], this.bounds[2 * i + 1]));
+      this.parsed.set(i, d);
+    }
+    return d;
+  }
+
+  from(i) { return this.spans[3 * i]; }
+  to(i) { return this.spans[3 * i + 1]; }
+
+  // The same diagnostics placed again in a text whose check gave the same JSON Lines.
+  placed({ spans, order }) {
+    const set = new DiagnosticSet({ ...this, spans, order });
+    set.parsed = this.parsed;
+    return set;
+  }
+}
+DiagnosticSet.empty = new DiagnosticSet({ count: 0, errors: 0, jsonl: '', bounds: new Int32Array(0),
+  spans: new Int32Array(0), order: new Int32Array(0) });
+
+// At most this many diagnostics are marked in the editor at once (underline, gutter,
+// hover, F8): beyond, those whose range starts in and near the visible part.
+export const MAX_MARKS = 500;
+
+// The indexes of the diagnostics to mark, in order of position: every one that has a
+// range in the file when there are at most `max`; else at most `max` of those starting
+// in [from, to).
+export function markedIndexes(set, from, to, max = MAX_MARKS) {
+  const { order, spans } = set;
+  let lo = 0;
+  let hi = order.length;
+  const start = set.count <= max ? 0 : from;
+  while (lo < hi) {   // the first diagnostic that starts at `start` or after
+    const mid = (lo + hi) >> 1;
+    if (spans[3 * order[mid]] < start) lo = mid + 1;
+    else hi = mid;
+  }
+  const marked = [];
+  for (let k = lo; k < order.length && marked.length < max; k++) {
+    const i = order[k];
+    if (set.count > max && spans[3 * i] >= to) break;
+    if (spans[3 * i] >= 0) marked.push(i);
+  }
+  return marked;
 }

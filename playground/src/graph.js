@@ -97,26 +97,33 @@ const nodeHeight = (lines) => wrapAll(lines, TEXT_WIDTH).length * NODE_LINE + 2 
 // workflow, lines, title}], nodes: Map id → {x, y, width, height, node, lines, row},
 // edges: [{from, to, kind}]} with kind 'critical', 'order', 'data', 'compensates' or
 // 'starts' (to: a cluster's id); `right` is where the boxes end (the lanes of "starts"
-// arrows are beyond it).
+// arrows are beyond it). Linear in the size of the graph: each step finds its compensate
+// block and its place on the critical path in a map, never by scanning.
 export function layoutGraph(graph) {
   const nodes = new Map();
   const clusters = [];
   const edges = [];
   const compensationOf = new Map();   // step id → its compensate block
+  const blockOf = new Map();          // step id → the id of its compensate block
+  for (const e of graph.edges) if (e.kind === 'compensates') blockOf.set(e.from, e.to);
   const x = 0;
   let top = 0;
   let right = 0;
   for (const workflow of graph.workflows) {
-    const steps = workflow.nodes.filter((n) => !n.compensation);
-    const blocks = workflow.nodes.filter((n) => n.compensation);
+    const steps = [];
+    const blocks = new Map();   // id → compensate block
+    for (const n of workflow.nodes) {
+      if (n.compensation) blocks.set(n.id, n);
+      else steps.push(n);
+    }
     const titleLines = clusterLines(workflow);
-    const hasBlocks = blocks.length > 0;
+    const hasBlocks = blocks.size > 0;
     const width = CLUSTER_PAD * 2 + ARC_SPACE + NODE_WIDTH + (hasBlocks ? COMPENSATION_GAP + NODE_WIDTH : 0);
     const title = wrapAll(titleLines, width - 2 * CLUSTER_PAD);
     let y = top + CLUSTER_PAD + title.length * TITLE_LINE + 10;
     for (const [row, node] of steps.entries()) {
       const lines = nodeLines(node);
-      const block = blocks.find((b) => edgeBetween(graph, node.id, b.id, 'compensates'));
+      const block = blocks.get(blockOf.get(node.id));
       const blockLines = block ? nodeLines(block) : [];
       const rowHeight = Math.max(nodeHeight(lines), block ? nodeHeight(blockLines) : 0);
       nodes.set(node.id, { x: x + CLUSTER_PAD + ARC_SPACE, y, width: NODE_WIDTH, height: nodeHeight(lines), node, lines, row, cluster: workflow.id });
@@ -127,7 +134,7 @@ export function layoutGraph(graph) {
       }
       y += rowHeight + ROW_GAP;
     }
-    if (steps.length === 0) y += NODE_LINE + ROW_GAP;   // "no steps"
+    if (steps.length === 0 || workflow.omitted) y += NODE_LINE + ROW_GAP;   // "no steps", "… more not drawn"
     const cluster = { id: workflow.id, x, y: top, width, height: y - ROW_GAP + CLUSTER_PAD - top, workflow, lines: titleLines, title };
     clusters.push(cluster);
     right = Math.max(right, x + width);
@@ -135,20 +142,57 @@ export function layoutGraph(graph) {
 
     // The order they run in: red between two steps of the critical path, grey otherwise.
     const path = workflow.critical_path;
-    for (let i = 0; i + 1 < path.length; i++) edges.push({ from: path[i], to: path[i + 1], kind: 'critical' });
-    for (let i = 0; i + 1 < steps.length; i++) {
-      const a = path.indexOf(steps[i].id);
-      if (a < 0 || path[a + 1] !== steps[i + 1].id) edges.push({ from: steps[i].id, to: steps[i + 1].id, kind: 'order' });
+    const next = new Map();   // a step of the critical path → the one after it
+    for (let i = 0; i + 1 < path.length; i++) {
+      edges.push({ from: path[i], to: path[i + 1], kind: 'critical' });
+      next.set(path[i], path[i + 1]);
     }
+    for (let i = 0; i + 1 < steps.length; i++)
+      if (next.get(steps[i].id) !== steps[i + 1].id) edges.push({ from: steps[i].id, to: steps[i + 1].id, kind: 'order' });
   }
   let lanes = 0;
   for (const e of graph.edges)
     edges.push(e.kind === 'starts' ? { from: e.from, to: e.to, kind: e.kind, lane: lanes++ } : { from: e.from, to: e.to, kind: e.kind });
-  return { width: right + (lanes + 1) * STARTS_LANE, height: Math.max(top - CLUSTER_GAP, 0), right, clusters, nodes, edges, compensationOf };
+  const clusterOf = new Map(clusters.map((c) => [c.id, c]));
+  return { width: right + (lanes + 1) * STARTS_LANE, height: Math.max(top - CLUSTER_GAP, 0), right, clusters, clusterOf, nodes, edges, compensationOf };
 }
 
-function edgeBetween(graph, from, to, kind) {
-  return graph.edges.some((e) => e.from === from && e.to === to && e.kind === kind);
+// At most this many nodes are drawn: a picture of thousands of steps takes the browser
+// seconds to lay out (500 nodes: 0.8 s on a loaded machine, 200: 0.2 s) and nobody reads
+// it; the text views (DOT, Mermaid, JSON) keep every one.
+export const MAX_DRAWN_NODES = 200;
+
+// The graph cut to its first `max` nodes in the JSON's order (workflow by workflow, in
+// each the steps in program order, a compensate block with its step), with the edges and
+// the critical paths between what is kept. A workflow that lost nodes says how many
+// (`omitted`; the workflows after it are left out whole); `omitted` of the whole counts
+// every node left out. The graph itself when it fits.
+export function boundGraph(graph, max = MAX_DRAWN_NODES) {
+  const total = graph.workflows.reduce((sum, w) => sum + w.nodes.length, 0);
+  if (total <= max) return graph;
+  const kept = new Set();   // the ids of the nodes and workflows kept
+  const workflows = [];
+  let drawn = 0;
+  for (const workflow of graph.workflows) {
+    if (drawn >= max) break;
+    kept.add(workflow.id);
+    const nodes = [];
+    for (const node of workflow.nodes) {
+      // A compensate block comes right after its step: it stays with it.
+      if (drawn >= max && !(node.compensation && nodes.length && !nodes[nodes.length - 1].compensation)) break;
+      nodes.push(node);
+      kept.add(node.id);
+      drawn++;
+    }
+    workflows.push({ ...workflow, nodes, omitted: workflow.nodes.length - nodes.length,
+      critical_path: workflow.critical_path.filter((id) => kept.has(id)) });
+  }
+  return {
+    ...graph,
+    workflows,
+    edges: graph.edges.filter((e) => kept.has(e.from) && kept.has(e.to)),
+    omitted: total - drawn,
+  };
 }
 
 // ---- drawing ----
@@ -184,8 +228,11 @@ function drawCluster(c) {
   const first = wrap(c.lines[0], c.width - 2 * CLUSTER_PAD).length;
   const title = c.title.map((line, i) =>
     `<text x="${c.x + CLUSTER_PAD}" y="${c.y + CLUSTER_PAD + (i + 0.8) * TITLE_LINE}"${i < first ? ' class="title"' : ''}>${escapeXml(line)}</text>`).join('');
-  const empty = c.workflow.nodes.length === 0
-    ? `<text class="empty" x="${c.x + c.width / 2}" y="${c.y + c.height - CLUSTER_PAD - 4}">no steps</text>` : '';
+  const note = c.workflow.omitted
+    ? `${c.workflow.omitted.toLocaleString('en')} more ${c.workflow.omitted === 1 ? 'node' : 'nodes'} not drawn`
+    : c.workflow.nodes.length === 0 ? 'no steps' : '';
+  const empty = note
+    ? `<text class="${c.workflow.omitted ? 'omitted' : 'empty'}" x="${c.x + c.width / 2}" y="${c.y + c.height - CLUSTER_PAD - 4}">${note}</text>` : '';
   return `<g class="cluster" data-id="${escapeXml(c.id)}" data-workflow="${escapeXml(c.workflow.name)}">` +
     `<title>${escapeXml(c.lines.join('\n'))}</title>` +
     `<rect x="${c.x}" y="${c.y}" width="${c.width}" height="${c.height}" rx="6"/>${title}${empty}</g>`;
@@ -200,7 +247,7 @@ function drawEdge(layout, e) {
   const from = layout.nodes.get(e.from);
   if (!from) return '';
   if (e.kind === 'starts') {
-    const c = layout.clusters.find((k) => k.id === e.to);
+    const c = layout.clusterOf.get(e.to);
     if (!c) return '';
     // Right from the step (below its compensate block, if it has one), along its lane,
     // and into the right side of the started workflow's box, at its title.
@@ -269,16 +316,26 @@ function legend(y, width) {
   return [parts.join(''), (row + 1) * LEGEND_ROW];
 }
 
-// The SVG of `graph` (the parsed JSON of `orbitc graph --format json`).
-export function graphSvg(graph) {
-  const layout = layoutGraph(graph);
+// The SVG of `graph` (the parsed JSON of `orbitc graph --format json`): at most `max`
+// of its nodes (boundGraph), with a note of what is left out.
+export function graphSvg(graph, max = MAX_DRAWN_NODES) {
+  const bounded = boundGraph(graph, max);
+  const layout = layoutGraph(bounded);
   const pad = 8;
-  const width = Math.max(layout.width, 320) + 2 * pad;
-  const [key, keyHeight] = legend(layout.height + 20, width - 2 * pad);
-  const height = layout.height + 14 + keyHeight + 2 * pad;
+  const width = Math.max(layout.width, bounded.omitted ? 420 : 320) + 2 * pad;
+  let bottom = layout.height;
+  let note = '';
+  if (bounded.omitted) {
+    const drawn = layout.nodes.size;
+    note = `<text class="omitted-note" x="0" y="${bottom + 18}">${drawn.toLocaleString('en')} of ` +
+      `${(drawn + bounded.omitted).toLocaleString('en')} nodes drawn (Show: DOT, Mermaid or JSON for all)</text>`;
+    bottom += 20;
+  }
+  const [key, keyHeight] = legend(bottom + 20, width - 2 * pad);
+  const height = bottom + 14 + keyHeight + 2 * pad;
   const body = layout.clusters.map(drawCluster).join('') +
     layout.edges.map((e) => drawEdge(layout, e)).join('') +
-    [...layout.nodes.values()].map(drawNode).join('') + key;
+    [...layout.nodes.values()].map(drawNode).join('') + note + key;
   return `<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="${width}" height="${height}" viewBox="${-pad} ${-pad} ${width} ${height}" role="img" aria-label="the step graph">` +
     `<defs>${MARKERS}</defs>${body}</svg>`;
 }

@@ -239,21 +239,51 @@ function legend(y) {
   return parts.join('');
 }
 
+// At most this many lanes and bars are drawn: a run of thousands of executions would
+// make megabytes of SVG that the browser takes seconds to lay out, and nobody reads; the
+// logs beside it have every event.
+export const MAX_LANES = 60;
+export const MAX_ITEMS = 1000;
+
+// The lanes of layoutRun to draw: the first `maxLanes` lanes, in them the first
+// `maxItems` items in all; `omittedLanes` and `omittedItems` count what is left out.
+export function boundLanes(lanes, maxLanes = MAX_LANES, maxItems = MAX_ITEMS) {
+  const kept = [];
+  let budget = maxItems;
+  let omittedLanes = 0;
+  let omittedItems = 0;
+  for (const lane of lanes) {
+    if (kept.length >= maxLanes || budget <= 0) {
+      omittedLanes++;
+      omittedItems += lane.items.length;
+      continue;
+    }
+    const items = lane.items.length <= budget ? lane.items : lane.items.slice(0, budget);
+    budget -= items.length;
+    omittedItems += lane.items.length - items.length;
+    kept.push(items === lane.items ? lane : { ...lane, items });
+  }
+  return { lanes: kept, omittedLanes, omittedItems };
+}
+
 // The SVG of a run (a string). events: the history's JSON events; limits: from
-// limitsFromDisassembly; workflowName: the workflow that ran.
-export function timelineSvg(events, limits, workflowName) {
+// limitsFromDisassembly; workflowName: the workflow that ran. At most MAX_LANES lanes
+// and MAX_ITEMS bars, with a note of how many were left out.
+export function timelineSvg(events, limits, workflowName, maxLanes = MAX_LANES, maxItems = MAX_ITEMS) {
   const run = layoutRun(events, limits, workflowName);
+  const { lanes, omittedLanes, omittedItems } = boundLanes(run.lanes, maxLanes, maxItems);
   const times = [0, run.lastTime];
-  for (const laneItem of run.lanes) for (const item of laneItem.items) times.push(item.start, item.end);
+  for (const laneItem of lanes) for (const item of laneItem.items) times.push(item.start, item.end);
   if (run.deadline !== null) times.push(run.deadline);
   const { x, sorted } = timeScale(times);
-  const height = TOP + run.lanes.length * LANE_HEIGHT + 64;
+  const noted = omittedLanes || omittedItems ? 18 : 0;
+  const height = TOP + lanes.length * LANE_HEIGHT + 64 + noted;
   const width = LABEL_WIDTH + PLOT_WIDTH + 60;
   const parts = [];
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" class="timeline" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="timeline of the run">`);
   // The axis: a label at each moment, unless it would overlap the previous one.
   let lastLabel = -Infinity;
-  const bottom = TOP + run.lanes.length * LANE_HEIGHT;
+  const bottom = TOP + lanes.length * LANE_HEIGHT;
   for (const t of sorted) {
     const tx = x(t);
     parts.push(`<line class="grid" x1="${tx}" y1="${TOP - 4}" x2="${tx}" y2="${bottom}"/>`);
@@ -262,7 +292,7 @@ export function timelineSvg(events, limits, workflowName) {
       lastLabel = tx;
     }
   }
-  run.lanes.forEach((laneItem, i) => {
+  lanes.forEach((laneItem, i) => {
     const y = TOP + i * LANE_HEIGHT;
     parts.push(`<g class="lane" data-step="${escapeXml(laneItem.step)}">`);
     parts.push(`<rect class="lane-bg${i % 2 ? ' odd' : ''}" x="0" y="${y}" width="${width}" height="${LANE_HEIGHT}"/>`);
@@ -284,6 +314,12 @@ export function timelineSvg(events, limits, workflowName) {
       `<text x="${sx}" y="${bottom + 30}">${escapeXml(label)} at ${escapeXml(formatMs(run.status.time))}</text></g>`);
   }
   parts.push(legend(bottom + 46));
+  if (noted) {
+    const what = [];
+    if (omittedLanes) what.push(`${omittedLanes.toLocaleString('en')} more ${omittedLanes === 1 ? 'lane' : 'lanes'}`);
+    what.push(`${omittedItems.toLocaleString('en')} more ${omittedItems === 1 ? 'bar' : 'bars'}`);
+    parts.push(`<text class="omitted-note" x="6" y="${bottom + 64}">Not drawn: ${what.join(' with ')}; the logs below have every event.</text>`);
+  }
   parts.push('</svg>');
   return parts.join('');
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workspace.h"
+#include "fuzz_source.h"
 #include "lower.h"
 #include "orbc.h"
 
@@ -45,28 +45,16 @@ static void build_and_load(Compiler *c, const Program *program)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void build_if_clean(Compiler *c, const Program *program)
+{
+    if (c->diags.errors == 0 && program)
+        build_and_load(c, program);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > SOURCE_MAX_FILE_SIZE)
-        return 0;
     if (!devnull)
         devnull = fopen("/dev/null", "w");
-    char *text = malloc(size + 1);
-    if (!text)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
-
-    Compiler c;
-    compiler_init(&c);
-    Workspace w;
-    workspace_init(&w, &c, false);
-    workspace_add_text(&w, "fuzz.orbit", text, size);
-    workspace_check(&w);
-    Program *program = w.checked[0];
-    if (c.diags.errors == 0 && program)
-        build_and_load(&c, program);
-    workspace_free(&w);
-    compiler_free(&c);
+    fuzz_check_source(data, size, false, build_if_clean);
     return 0;
 }

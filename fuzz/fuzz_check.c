@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workspace.h"
+#include "fuzz_source.h"
 
 static void render_all(const Compiler *c)
 {
@@ -26,25 +26,14 @@ static void render_all(const Compiler *c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void render_checked(Compiler *c, const Program *program)
+{
+    (void)program;
+    render_all(c);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > SOURCE_MAX_FILE_SIZE)
-        return 0;
-    char *text = malloc(size + 1);
-    if (!text)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
-
-    Compiler c;
-    compiler_init(&c);
-    c.check_only = true;   /* as `orbitc check` runs it */
-    Workspace w;
-    workspace_init(&w, &c, false);
-    workspace_add_text(&w, "fuzz.orbit", text, size);
-    workspace_check(&w);
-    render_all(&c);
-    workspace_free(&w);
-    compiler_free(&c);
+    fuzz_check_source(data, size, true, render_checked);   /* as `orbitc check` runs it */
     return 0;
 }

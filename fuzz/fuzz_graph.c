@@ -18,7 +18,7 @@
 #include "no_index.h"
 #include "step_graph.h"
 #include "utf8.h"
-#include "workspace.h"
+#include "fuzz_source.h"
 
 static void fail(const char *format, const char *what)
 {
@@ -88,26 +88,14 @@ static void draw(Compiler *c, const Program *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void draw_if_clean(Compiler *c, const Program *program)
+{
+    if (c->diags.errors == 0 && program)   /* not check_only: the graph reads the steps */
+        draw(c, program);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > SOURCE_MAX_FILE_SIZE)
-        return 0;
-    char *text = malloc(size + 1);
-    if (!text)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
-
-    Compiler c;
-    compiler_init(&c);   /* not check_only: the graph reads the steps */
-    Workspace w;
-    workspace_init(&w, &c, false);
-    workspace_add_text(&w, "fuzz.orbit", text, size);
-    workspace_check(&w);
-    Program *program = w.checked[0];
-    if (c.diags.errors == 0 && program)
-        draw(&c, program);
-    workspace_free(&w);
-    compiler_free(&c);
+    fuzz_check_source(data, size, false, draw_if_clean);
     return 0;
 }

@@ -1,0 +1,27 @@
+#include "fuzz_source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void fuzz_check_source(const uint8_t *data, size_t size, bool check_only,
+                       void (*then)(Compiler *c, const Program *program))
+{
+    if (size > SOURCE_MAX_FILE_SIZE)
+        return;
+    char *text = malloc(size + 1);
+    if (!text)
+        abort();
+    memcpy(text, data, size);
+    text[size] = '\0';
+
+    Compiler c;
+    compiler_init(&c);
+    c.check_only = check_only;
+    Workspace w;
+    workspace_init(&w, &c, false);
+    workspace_add_text(&w, "fuzz.orbit", text, size);
+    workspace_check(&w);
+    then(&c, w.checked[0]);
+    workspace_free(&w);
+    compiler_free(&c);
+}

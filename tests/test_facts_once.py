@@ -7,8 +7,9 @@ C or in its JavaScript; the test prints every file beyond that and exits 1.
 The C/JavaScript boundary (engine/, hosts/, playground/): the numbers of engine.h that
 JavaScript passes (generated into hosts/wasm/engine-enums.js), the one wrapper that
 copies bytes in and out of the WebAssembly module, its export list (the functions the C
-marks WASM_EXPORT, tools/wasm_exports.py: the wrapper calls no other), the XML
-escaping and the duration units of the playground's pictures.
+marks WASM_EXPORT, tools/wasm_exports.py: the wrapper calls no other), the order of
+timer ties (engine/timers.c, which no JavaScript host may restate), the XML escaping
+and the duration units of the playground's pictures.
 
     test_facts_once.py SOURCE_ROOT
 """
@@ -67,6 +68,8 @@ CHECKS = [
     ('a list of the functions the WebAssembly build exports',
      r'[\'"]_?(wasm|orbit_pg)_\w+[\'"]\s*,\s*[\'"]_?(wasm|orbit_pg)_\w+', None, C + JS),
     ('the old wrapper of the engine core', r'engine\.mjs\b|orbit_engine\.(cjs|wasm)', None, JS),
+    ('the order of timer ties (engine/timers.c: time, limits last, then the order set)',
+     r'lim\w*\s*(!==?|-)[^\n]*\bseq\b', None, JS),
     ('the XML escaping of the playground\'s pictures', r'&amp;', {'playground/src/xml.js'}, JS),
     ('the sizes of the duration units (liborbc\'s orbc_duration_units)',
      r'\b(3600000|86400000)\b', {'playground/src/policies.js'}, JS),

@@ -7,7 +7,8 @@ C or in its JavaScript; the test prints every file beyond that and exits 1.
 The C/JavaScript boundary (engine/, hosts/, playground/): the numbers of engine.h that
 JavaScript passes (generated into hosts/wasm/engine-enums.js), the one wrapper that
 copies bytes in and out of the WebAssembly module, its export list (the functions the C
-marks WASM_EXPORT, tools/wasm_exports.py: the wrapper calls no other), the order of
+marks WASM_EXPORT, tools/wasm_exports.py: the wrapper calls no other; the history
+events the JavaScript reads by name are events the engine records), the order of
 timer ties (engine/timers.c, which no JavaScript host may restate), the XML escaping
 and the duration units of the playground's pictures.
 
@@ -99,6 +100,22 @@ def unexported_calls(root, texts):
             for name in sorted(names - exported)]
 
 
+def unknown_events(texts):
+    """The history events the JavaScript reads by name (`case 'StepScheduled':`,
+    `event === 'WorkflowStarted'`) that the engine core never records: a name that
+    changed in C and not in the JavaScript that reads it."""
+    recorded = ''.join(text for name, text in texts.items() if name.startswith('engine/'))
+    problems = []
+    for name, text in sorted(texts.items()):
+        if not name.endswith(JS):
+            continue
+        for event in sorted(set(re.findall(r"(?:case\s+|event\s*===?\s*)'([A-Z][a-z]+[A-Z]\w*)'", text))):
+            if '"%s"' % event not in recorded:
+                problems.append('%s reads the history event %s, which engine/ never records'
+                                % (name, event))
+    return problems
+
+
 def main():
     root = pathlib.Path(sys.argv[1])
     texts = {p.relative_to(root).as_posix(): p.read_text(errors='replace')
@@ -114,10 +131,10 @@ def main():
             print('%s written again in %s (allowed: %s)'
                   % (what, name, ', '.join(sorted(allowed)) if allowed else 'nowhere'))
         failures += len(extra)
-    for problem in unexported_calls(root, texts):
+    for problem in unexported_calls(root, texts) + unknown_events(texts):
         print(problem)
         failures += 1
-    print('%d checks over %d files, %d copies too many' % (len(CHECKS) + 1, len(texts), failures))
+    print('%d checks over %d files, %d copies too many' % (len(CHECKS) + 2, len(texts), failures))
     return 1 if failures else 0
 
 

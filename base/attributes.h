@@ -1,4 +1,5 @@
-/* Function attributes shared by the compiler's hot loops. */
+/* Function attributes shared by the compiler's hot loops, and the mark of what the
+ * WebAssembly build exports. */
 #ifndef ORBIT_ATTRIBUTES_H
 #define ORBIT_ATTRIBUTES_H
 
@@ -10,5 +11,11 @@
 /* A function kept out of line so that its caller's common path stays small (the caller
  * then saves no registers for what the function needs). */
 #define NOINLINE __attribute__((noinline))
+
+/* A function the WebAssembly build exports to JavaScript (docs/engine.md, "In
+ * WebAssembly"): tools/playground_wasm.py reads the declarations so marked, and only
+ * them, into the module's export list; the JavaScript wrapper (hosts/wasm/orbit-api.js)
+ * calls nothing else. Natively it changes nothing. */
+#define WASM_EXPORT
 
 #endif

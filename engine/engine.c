@@ -837,6 +837,12 @@ Engine *engine_new(const OrbcModule *module, uint32_t workflow, Value input,
     return e;
 }
 
+const char *engine_status_name(EngineStatus status)
+{
+    static const char *const names[] = {"COMPLETED", "FAILED", "TIMED_OUT", "BLOCKED"};
+    return status <= ENGINE_BLOCKED ? names[status] : "?";
+}
+
 void engine_free(Engine *e)
 {
     if (!e)

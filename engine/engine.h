@@ -123,6 +123,9 @@ typedef enum EngineStatus {
     ENGINE_BLOCKED,         /* nothing more can happen, and the workflow is not done */
 } EngineStatus;
 
+/* The status as a history and a host name it: COMPLETED, FAILED, TIMED_OUT or BLOCKED. */
+const char *engine_status_name(EngineStatus status);
+
 typedef struct EngineResult {
     EngineStatus status;
     Value output;           /* COMPLETED: the workflow's result */

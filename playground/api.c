@@ -50,13 +50,6 @@
 #include "token_walk.h"
 #include "workspace.h"
 
-#ifdef __EMSCRIPTEN__
-#include <emscripten.h>
-#define ORBIT_PG_EXPORT EMSCRIPTEN_KEEPALIVE
-#else
-#define ORBIT_PG_EXPORT
-#endif
-
 #include "api.h"
 
 enum {
@@ -96,7 +89,7 @@ static bool has_nul(Text t)
 /* --- JSON out --- */
 
 /* The text of `value` (which it takes), compact, keys in insertion order. */
-static char *json_text(json_t *value)
+static char *answer_text(json_t *value)
 {
     if (!value)
         out_of_memory();
@@ -205,12 +198,12 @@ static char *failure(char *message)
 {
     json_t *result = json_pack("{s:b, s:o}", "ok", 0, "message", diag_json_text0(message));
     free(message);
-    return json_text(result);
+    return answer_text(result);
 }
 
 /* --- the API --- */
 
-ORBIT_PG_EXPORT char *orbit_pg_check(const char *source, size_t source_len, const char *name,
+char *orbit_pg_check(const char *source, size_t source_len, const char *name,
                                      size_t name_len)
 {
     Text given = text_of(name, name_len);
@@ -228,7 +221,7 @@ ORBIT_PG_EXPORT char *orbit_pg_check(const char *source, size_t source_len, cons
     return capture_end(&out, NULL);   /* JSON Lines: a NUL is written \u0000 */
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_format(const char *source, size_t source_len)
+char *orbit_pg_format(const char *source, size_t source_len)
 {
     Text given = text_of(source, source_len);
     FormatText text = { 0 };
@@ -237,10 +230,10 @@ ORBIT_PG_EXPORT char *orbit_pg_format(const char *source, size_t source_len)
                                "they are fixed (see the diagnostics)"));
     json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text(text.text, text.len));
     format_text_free(&text);
-    return json_text(result);
+    return answer_text(result);
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_fix(const char *source, size_t source_len)
+char *orbit_pg_fix(const char *source, size_t source_len)
 {
     Run run;
     run_check(&run, text_of(source, source_len), DEFAULT_NAME, false);
@@ -254,7 +247,7 @@ ORBIT_PG_EXPORT char *orbit_pg_fix(const char *source, size_t source_len)
         fix_free_check(last);
     fix_run_free(&fix);
     run_free(&run);
-    return json_text(result);
+    return answer_text(result);
 }
 
 /* RFC 4648 base64, with padding. */
@@ -276,12 +269,12 @@ static json_t *base64(const uint8_t *bytes, size_t len)
         out[o++] = i + 1 < len ? digits[n >> 6 & 63] : '=';
         out[o++] = i + 2 < len ? digits[n & 63] : '=';
     }
-    json_t *s = json_stringn(out, out_len);
+    json_t *s = diag_json_text(out, out_len);
     free(out);
     return s;
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_build(const char *source, size_t source_len)
+char *orbit_pg_build(const char *source, size_t source_len)
 {
     size_t len;
     char *message;
@@ -290,10 +283,10 @@ ORBIT_PG_EXPORT char *orbit_pg_build(const char *source, size_t source_len)
         return failure(message);
     json_t *result = json_pack("{s:b, s:o}", "ok", 1, "bytecode", base64(bytes, len));
     free(bytes);
-    return json_text(result);
+    return answer_text(result);
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_dis(const char *source, size_t source_len)
+char *orbit_pg_dis(const char *source, size_t source_len)
 {
     OrbcModule module;
     char *message;
@@ -307,7 +300,7 @@ ORBIT_PG_EXPORT char *orbit_pg_dis(const char *source, size_t source_len)
     char *text = capture_end(&out, &len);
     json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text(text, len));
     free(text);
-    return json_text(result);
+    return answer_text(result);
 }
 
 /* The history of one run in `format` (*len bytes); *status gets orbit-run's exit
@@ -338,7 +331,7 @@ static json_t *history_events(const char *lines, size_t len)
     return events;
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_run(const char *source, size_t source_len, const char *scenario,
+char *orbit_pg_run(const char *source, size_t source_len, const char *scenario,
                                    size_t scenario_len)
 {
     OrbcModule module;
@@ -364,7 +357,7 @@ ORBIT_PG_EXPORT char *orbit_pg_run(const char *source, size_t source_len, const 
     }
     free(logs);
     orbc_module_free(&module);
-    return json_text(result);
+    return answer_text(result);
 }
 
 /* The tokens of the lexer as [start, end, kind], in UTF-16 units of the source. */
@@ -392,7 +385,7 @@ static void add_token(void *context, uint32_t start, uint32_t end, const char *k
     json_array_append_new(list->tokens, json_pack("[I, I, s]", from, to, kind ? kind : "?"));
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_tokens(const char *source, size_t source_len)
+char *orbit_pg_tokens(const char *source, size_t source_len)
 {
     Compiler c;
     compiler_init(&c);
@@ -404,7 +397,7 @@ ORBIT_PG_EXPORT char *orbit_pg_tokens(const char *source, size_t source_len)
         token_walk(&c, file, add_token, &list);
     }
     compiler_free(&c);
-    return json_text(list.tokens);
+    return answer_text(list.tokens);
 }
 
 /* The value of type `type` that contract_default makes, as jansson's, and how many
@@ -463,7 +456,7 @@ static char *too_deep(const Deepest *deepest)
     return failure(xstrdup(text));
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source, size_t source_len)
+char *orbit_pg_scenario(const char *source, size_t source_len)
 {
     OrbcModule module;
     char *message = NULL;
@@ -472,7 +465,7 @@ ORBIT_PG_EXPORT char *orbit_pg_scenario(const char *source, size_t source_len)
             free(message);
         else
             orbc_module_free(&module);
-        return json_text(json_object());
+        return answer_text(json_object());
     }
     Arena arena;
     arena_init(&arena);
@@ -543,7 +536,7 @@ static char *graph_text(Compiler *c, const Program *p, const char *workflow,
     return capture_end(&out, len);
 }
 
-ORBIT_PG_EXPORT char *orbit_pg_graph(const char *source, size_t source_len, const char *workflow,
+char *orbit_pg_graph(const char *source, size_t source_len, const char *workflow,
                                      size_t workflow_len, const char *format, size_t format_len)
 {
     Text kind = text_of(format, format_len), name = text_of(workflow, workflow_len);
@@ -580,10 +573,10 @@ ORBIT_PG_EXPORT char *orbit_pg_graph(const char *source, size_t source_len, cons
         return failure(message);
     json_t *result = json_pack("{s:b, s:o}", "ok", 1, "text", diag_json_text(text, len));
     free(text);
-    return json_text(result);
+    return answer_text(result);
 }
 
-ORBIT_PG_EXPORT void orbit_pg_free(char *text)
+void orbit_pg_free(char *text)
 {
     free(text);
 }

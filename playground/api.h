@@ -8,16 +8,18 @@
 
 #include <stddef.h>
 
-char *orbit_pg_check(const char *source, size_t source_len, const char *name, size_t name_len);
-char *orbit_pg_format(const char *source, size_t source_len);
-char *orbit_pg_fix(const char *source, size_t source_len);
-char *orbit_pg_build(const char *source, size_t source_len);
-char *orbit_pg_dis(const char *source, size_t source_len);
-char *orbit_pg_run(const char *source, size_t source_len, const char *scenario, size_t scenario_len);
-char *orbit_pg_tokens(const char *source, size_t source_len);
-char *orbit_pg_scenario(const char *source, size_t source_len);
-char *orbit_pg_graph(const char *source, size_t source_len, const char *workflow, size_t workflow_len,
-                     const char *format, size_t format_len);
-void orbit_pg_free(char *text);
+#include "attributes.h"   /* WASM_EXPORT: what the WebAssembly build exports */
+
+WASM_EXPORT char *orbit_pg_check(const char *source, size_t source_len, const char *name, size_t name_len);
+WASM_EXPORT char *orbit_pg_format(const char *source, size_t source_len);
+WASM_EXPORT char *orbit_pg_fix(const char *source, size_t source_len);
+WASM_EXPORT char *orbit_pg_build(const char *source, size_t source_len);
+WASM_EXPORT char *orbit_pg_dis(const char *source, size_t source_len);
+WASM_EXPORT char *orbit_pg_run(const char *source, size_t source_len, const char *scenario, size_t scenario_len);
+WASM_EXPORT char *orbit_pg_tokens(const char *source, size_t source_len);
+WASM_EXPORT char *orbit_pg_scenario(const char *source, size_t source_len);
+WASM_EXPORT char *orbit_pg_graph(const char *source, size_t source_len, const char *workflow, size_t workflow_len,
+                                 const char *format, size_t format_len);
+WASM_EXPORT void orbit_pg_free(char *text);
 
 #endif

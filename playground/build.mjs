@@ -2,7 +2,8 @@
 // (CodeMirror 6 and src/*.js into playground.js, the example programs as text; the
 // worker, src/worker.js and what it draws with, into worker.js), with
 // index.html and playground.css, and the WebAssembly build beside it (orbit.js,
-// orbit.wasm and orbit-api.js, from tools/playground.sh's wasm part). Prints each file's
+// orbit.wasm, and its wrapper orbit-api.js with engine-enums.js, from tools/playground.sh's
+// wasm part). Prints each file's
 // size, raw and gzipped, and the total.
 //
 //   node playground/build.mjs --out SITE_DIR --wasm WASM_DIR
@@ -44,7 +45,7 @@ for (const [entry, file] of [['main.js', 'playground.js'], ['worker.js', 'worker
 
 for (const file of ['index.html', 'playground.css', 'boot.js'])
   copyFileSync(path.join(here, file), path.join(out, file));
-for (const file of ['orbit.js', 'orbit.wasm', 'orbit-api.js']) {
+for (const file of ['orbit.js', 'orbit.wasm', 'orbit-api.js', 'engine-enums.js']) {
   if (!existsSync(path.join(wasm, file))) {
     console.error(`playground/build.mjs: ${path.join(wasm, file)} is missing (tools/playground.sh --wasm builds it)`);
     process.exit(1);

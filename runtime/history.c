@@ -116,7 +116,8 @@ static void history_end(History *h)
     if (h->format == HISTORY_JSON)
         text_append(&h->line, "}", 1);
     text_append(&h->line, "\n", 1);
-    fwrite(h->line.data, 1, h->line.len, h->out);
+    if (h->out)
+        fwrite(h->line.data, 1, h->line.len, h->out);
 }
 
 void history_write(History *h, const EngineRecord *record)
@@ -152,5 +153,6 @@ void history_final(History *h, const char *status, const Value *output, const ch
     if (step)
         history_str(h, "step", step);
     text_append(&h->line, "}\n", 2);
-    fwrite(h->line.data, 1, h->line.len, h->out);
+    if (h->out)
+        fwrite(h->line.data, 1, h->line.len, h->out);
 }

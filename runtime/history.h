@@ -17,7 +17,7 @@
 typedef enum HistoryFormat { HISTORY_TEXT, HISTORY_JSON } HistoryFormat;
 
 typedef struct History {
-    FILE *out;
+    FILE *out;             /* NULL: nothing written, each event kept in `line` only */
     HistoryFormat format;
     uint32_t seq;          /* of the last event written */
     TextBuffer line;

@@ -9,12 +9,6 @@
 #include "scenario.h"
 #include "sim.h"
 
-static const char *status_name(EngineStatus status)
-{
-    static const char *const names[] = {"COMPLETED", "FAILED", "TIMED_OUT", "BLOCKED"};
-    return names[status];
-}
-
 static bool load_scenario(const RunRequest *request, const OrbcModule *module, Arena *arena,
                           Scenario *scenario, char *err, size_t errlen)
 {
@@ -54,7 +48,7 @@ int run_scenario(const OrbcModule *module, const RunRequest *request, FILE *out,
                 snprintf(err, errlen, "the run was stopped after %" PRIu32 " events (the "
                          "scenario's max_events)", scenario.max_events);
             } else {
-                history_final(&history, status_name(r.status),
+                history_final(&history, engine_status_name(r.status),
                               r.status == ENGINE_COMPLETED ? &r.output : NULL,
                               r.status == ENGINE_FAILED ? r.error : NULL, r.message, r.step);
             }

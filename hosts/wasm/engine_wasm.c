@@ -1,18 +1,12 @@
-/* The engine core for JavaScript hosts (docs/engine.md, "In WebAssembly"), compiled
- * with emscripten by hosts/wasm/build.sh. A host opens a `.orbc` module, builds values
- * on a small stack (wasm_push_*), sends events (wasm_start, wasm_picked_up, …) and reads
- * the commands of each as one JSON array (wasm_commands). A record is given as its
- * `orbit logs` line, written by orbit-run's own history writer (runtime/history.c).
- *
- * Times are milliseconds as doubles (exact up to 2^53), ids are 32-bit. Everything a
- * handle owns is freed by wasm_close. */
-#include <emscripten.h>
-#include <stdio.h>
+/* The engine core for JavaScript hosts (engine_wasm.h, docs/engine.md, "In WebAssembly"),
+ * compiled with the rest of the toolchain to WebAssembly by tools/playground_wasm.py (and
+ * natively, so that the native build checks it). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "contract.h"
 #include "engine.h"
+#include "engine_wasm.h"
 #include "history.h"
 
 enum { STACK_MAX = 4096 };
@@ -25,12 +19,9 @@ typedef struct WasmHost {
     Value stack[STACK_MAX];
     uint32_t depth;
     TextBuffer json;          /* the commands of the last event */
-    FILE *sink;               /* /dev/null: the history writer's line is read back */
-    History history;
+    History history;          /* writes nothing: its line is read back (zeroed until open) */
     const char *error;        /* why wasm_open failed */
 } WasmHost;
-
-static const char *const status_names[] = {"COMPLETED", "FAILED", "TIMED_OUT", "BLOCKED"};
 
 /* ---- values, built by the host on a stack ---- */
 
@@ -45,18 +36,17 @@ static Value pop(WasmHost *h)
     return h->depth ? h->stack[--h->depth] : value_null();
 }
 
-EMSCRIPTEN_KEEPALIVE void wasm_push_null(WasmHost *h) { push(h, value_null()); }
-EMSCRIPTEN_KEEPALIVE void wasm_push_bool(WasmHost *h, int b) { push(h, value_bool(b != 0)); }
-EMSCRIPTEN_KEEPALIVE void wasm_push_int(WasmHost *h, double i) { push(h, value_int((int64_t)i)); }
-EMSCRIPTEN_KEEPALIVE void wasm_push_number(WasmHost *h, double n) { push(h, value_number(n)); }
+void wasm_push_null(WasmHost *h) { push(h, value_null()); }
+void wasm_push_bool(WasmHost *h, int b) { push(h, value_bool(b != 0)); }
+void wasm_push_int(WasmHost *h, double i) { push(h, value_int((int64_t)i)); }
+void wasm_push_number(WasmHost *h, double n) { push(h, value_number(n)); }
 
-EMSCRIPTEN_KEEPALIVE void wasm_push_string(WasmHost *h, const char *text)
+void wasm_push_string(WasmHost *h, const char *text)
 {
     push(h, value_cstring(&h->arena, text));
 }
 
-/* The last `count` values become a list. */
-EMSCRIPTEN_KEEPALIVE void wasm_push_list(WasmHost *h, uint32_t count)
+void wasm_push_list(WasmHost *h, uint32_t count)
 {
     count = count < h->depth ? count : h->depth;
     List *l = list_new(&h->arena, count);
@@ -66,8 +56,7 @@ EMSCRIPTEN_KEEPALIVE void wasm_push_list(WasmHost *h, uint32_t count)
     push(h, (Value){.kind = ORBC_KIND_LIST, .list = l});
 }
 
-/* The last `count` pairs (a name, pushed as a string, then its value) become a record. */
-EMSCRIPTEN_KEEPALIVE void wasm_push_record(WasmHost *h, uint32_t count)
+void wasm_push_record(WasmHost *h, uint32_t count)
 {
     count = 2 * count < h->depth ? count : h->depth / 2;
     Record *r = record_new(&h->arena, count);
@@ -90,17 +79,14 @@ static uint32_t find_workflow(const OrbcModule *m, const char *name)
     return m->workflow_count;
 }
 
-/* A new handle: push the workflow's input, then wasm_open. */
-EMSCRIPTEN_KEEPALIVE WasmHost *wasm_new(void)
+WasmHost *wasm_new(void)
 {
     WasmHost *h = xcalloc(1, sizeof *h);
     arena_init(&h->arena);
     return h;
 }
 
-/* Opens workflow `workflow` of the module in `bytes`, its input the value on the stack,
- * checked against the workflow's contract. Returns 0 (wasm_error says why) or 1. */
-EMSCRIPTEN_KEEPALIVE int wasm_open(WasmHost *h, const uint8_t *bytes, uint32_t len,
+int wasm_open(WasmHost *h, const uint8_t *bytes, uint32_t len,
                                    const char *workflow)
 {
     if (h->loaded)
@@ -125,21 +111,13 @@ EMSCRIPTEN_KEEPALIVE int wasm_open(WasmHost *h, const uint8_t *bytes, uint32_t l
                                 "`%s`: %s", workflow, why);
         return 0;
     }
-    h->sink = fopen("/dev/null", "w");
-    if (!h->sink) {
-        h->error = "cannot open /dev/null";
-        return 0;
-    }
-    history_init(&h->history, h->sink, HISTORY_TEXT);
+    history_init(&h->history, NULL, HISTORY_TEXT);
     EngineOptions options = {.http_adapter = true};
     h->engine = engine_new(&h->module, index, checked, &options, &h->arena);
     return 1;
 }
 
-/* The names of the workflows of the module in `bytes`, as a JSON array of strings (what a
- * host may start), on a handle of its own that nothing else uses; NULL (wasm_error says
- * why) if the module does not load. */
-EMSCRIPTEN_KEEPALIVE const char *wasm_workflows(WasmHost *h, const uint8_t *bytes, uint32_t len)
+const char *wasm_workflows(WasmHost *h, const uint8_t *bytes, uint32_t len)
 {
     OrbcError err;
     if (h->loaded || !orbc_load(bytes, len, &h->module, &err)) {
@@ -158,20 +136,17 @@ EMSCRIPTEN_KEEPALIVE const char *wasm_workflows(WasmHost *h, const uint8_t *byte
     return h->json.data;
 }
 
-EMSCRIPTEN_KEEPALIVE const char *wasm_error(const WasmHost *h)
+const char *wasm_error(const WasmHost *h)
 {
     return h->error;
 }
 
-EMSCRIPTEN_KEEPALIVE void wasm_close(WasmHost *h)
+void wasm_close(WasmHost *h)
 {
     if (!h)
         return;
     engine_free(h->engine);
-    if (h->sink) {
-        history_free(&h->history);
-        fclose(h->sink);
-    }
+    history_free(&h->history);
     if (h->loaded)
         orbc_module_free(&h->module);
     text_free(&h->json);
@@ -232,9 +207,10 @@ static void command_json(WasmHost *h, const EngineCommand *c)
     case ENGINE_CANCEL_ATTEMPT:
         text_printf(b, "{\"kind\":\"cancel\",\"attempt\":%u}", (unsigned)c->attempt);
         return;
-    default:
+    default: {
         text_append_str(b, "{\"kind\":\"finished\",\"status\":");
-        value_json_quote(b, status_names[c->result.status], strlen(status_names[c->result.status]));
+        const char *status = engine_status_name(c->result.status);
+        value_json_quote(b, status, strlen(status));
         if (c->result.status == ENGINE_COMPLETED) {
             json_key(b, "output");
             value_to_json(b, c->result.output);
@@ -247,10 +223,10 @@ static void command_json(WasmHost *h, const EngineCommand *c)
         text_append_str(b, "}");
         return;
     }
+    }
 }
 
-/* The commands of the last event: a JSON array, valid until the next event. */
-EMSCRIPTEN_KEEPALIVE const char *wasm_commands(WasmHost *h)
+const char *wasm_commands(WasmHost *h)
 {
     size_t count = 0;
     const EngineCommand *commands = h->engine ? engine_commands(h->engine, &count) : NULL;
@@ -276,17 +252,17 @@ static int send(WasmHost *h, EngineEvent event, double time)
     return engine_handle(h->engine, &event);
 }
 
-EMSCRIPTEN_KEEPALIVE int wasm_start(WasmHost *h)
+int wasm_start(WasmHost *h)
 {
     return send(h, (EngineEvent){.kind = ENGINE_START}, 0);
 }
 
-EMSCRIPTEN_KEEPALIVE int wasm_timer_fired(WasmHost *h, double time, uint32_t timer)
+int wasm_timer_fired(WasmHost *h, double time, uint32_t timer)
 {
     return send(h, (EngineEvent){.kind = ENGINE_TIMER_FIRED, .timer = timer}, time);
 }
 
-EMSCRIPTEN_KEEPALIVE int wasm_picked_up(WasmHost *h, double time, uint32_t attempt,
+int wasm_picked_up(WasmHost *h, double time, uint32_t attempt,
                                         uint32_t delivery, const char *worker_id)
 {
     const char *copy = arena_strndup(&h->arena, worker_id, strlen(worker_id));
@@ -294,9 +270,7 @@ EMSCRIPTEN_KEEPALIVE int wasm_picked_up(WasmHost *h, double time, uint32_t attem
                                  .delivery = delivery, .worker_id = copy}, time);
 }
 
-/* An answer: kind 0 an output (the value on the stack), 1 a failure, 2 an HTTP response
- * (`status`, the response record on the stack), 3 a network error (`message`). */
-EMSCRIPTEN_KEEPALIVE int wasm_answered(WasmHost *h, double time, uint32_t attempt,
+int wasm_answered(WasmHost *h, double time, uint32_t attempt,
                                        uint32_t delivery, int kind, const char *code,
                                        const char *message, int retryable, int status)
 {
@@ -311,15 +285,14 @@ EMSCRIPTEN_KEEPALIVE int wasm_answered(WasmHost *h, double time, uint32_t attemp
                                  .delivery = delivery, .answer = answer}, time);
 }
 
-EMSCRIPTEN_KEEPALIVE int wasm_worker_lost(WasmHost *h, double time, uint32_t attempt,
+int wasm_worker_lost(WasmHost *h, double time, uint32_t attempt,
                                           uint32_t delivery)
 {
     return send(h, (EngineEvent){.kind = ENGINE_WORKER_LOST, .attempt = attempt,
                                  .delivery = delivery}, time);
 }
 
-/* A signal; its payload is the value on the stack. */
-EMSCRIPTEN_KEEPALIVE int wasm_signal(WasmHost *h, double time, const char *name)
+int wasm_signal(WasmHost *h, double time, const char *name)
 {
     uint32_t index = 0;
     for (uint32_t i = 0; h->engine && i < h->module.string_count; i++)
@@ -331,7 +304,7 @@ EMSCRIPTEN_KEEPALIVE int wasm_signal(WasmHost *h, double time, const char *name)
                                  .payload = payload}, time);
 }
 
-EMSCRIPTEN_KEEPALIVE int wasm_idle(WasmHost *h, double time)
+int wasm_idle(WasmHost *h, double time)
 {
     return send(h, (EngineEvent){.kind = ENGINE_IDLE}, time);
 }

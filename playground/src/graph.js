@@ -19,6 +19,8 @@
 // double box for a workflow step, a hexagon for an await, a pill for a sleep, a
 // parallelogram for a compute step.
 
+import { escapeXml } from './xml.js';
+
 // The JSON of `orbitc graph --format json` parsed, each integer that a JavaScript number
 // would not hold exactly (beyond 2^53: worst cases reach 2^63 - 1 ms) kept as its decimal
 // text.
@@ -57,10 +59,6 @@ const CLUSTER_GAP = 34;
 const STARTS_LANE = 10;          // right of the boxes: one lane per "starts" arrow
 const TITLE_LINE = 15;
 const CHAR_WIDTH = 6.1;          // about, at 11px: longer labels are broken into lines
-
-function escapeXml(text) {
-  return String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
-}
 
 // A line broken at spaces into lines of about `width` pixels (a word longer than that
 // is cut).

@@ -2,7 +2,9 @@
 // each workflow's timeout and each step's `timeout` and `queue_timeout` (the resolved
 // policies, defaults applied, exactly as the runtime sees them).
 
-const UNIT_MS = { ms: 1, s: 1000, m: 60000, h: 3600000, d: 86400000 };
+// The duration units of the disassembly's text (liborbc's orbc_duration_units), the one
+// table of them in the playground's JavaScript (the timeline's labels use it too).
+export const UNIT_MS = Object.freeze({ ms: 1, s: 1000, m: 60000, h: 3600000, d: 86400000 });
 
 // "1d", "500ms", "1h30m" → milliseconds; "none" or anything else → null.
 export function parseDuration(text) {

@@ -7,16 +7,21 @@
 // an hour), so the time axis is not linear: each gap between two moments where something
 // happens is drawn by the logarithm of its length. The labels give the real times.
 
+import { UNIT_MS } from './policies.js';
+import { escapeXml } from './xml.js';
+
 const LANE_HEIGHT = 26;
 const LABEL_WIDTH = 120;
 const PLOT_WIDTH = 520;
 const TOP = 28;
 const BAR_HEIGHT = 14;
 
+// A time or a length of time, short: "1.14s", "1h10m" (two units at most).
 export function formatMs(ms) {
-  if (ms < 1000) return ms + 'ms';
-  const units = [['d', 86400000], ['h', 3600000], ['m', 60000], ['s', 1000]];
-  if (ms < 60000 && ms % 1000 !== 0) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1).replace(/\.?0+$/, '') + 's';
+  if (ms < UNIT_MS.s) return ms + 'ms';
+  const units = ['d', 'h', 'm', 's'].map((unit) => [unit, UNIT_MS[unit]]);
+  if (ms < UNIT_MS.m && ms % UNIT_MS.s !== 0)
+    return (ms / UNIT_MS.s).toFixed(ms < 10 * UNIT_MS.s ? 2 : 1).replace(/\.?0+$/, '') + 's';
   let rest = ms;
   let text = '';
   for (const [unit, size] of units) {
@@ -25,10 +30,6 @@ export function formatMs(ms) {
     rest -= count * size;
   }
   return text || '0ms';
-}
-
-function escapeXml(text) {
-  return String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 }
 
 // The limits of the step named by a history `step` field: "pack[0]/pick" is step `pick`

@@ -1,6 +1,9 @@
 // The engine core compiled to WebAssembly gives the conformance histories byte for byte.
 //
-//   node hosts/wasm/test.mjs BUILD_DIR      (BUILD_DIR: where hosts/wasm/build.sh wrote)
+//   node tests/wasm/engine_conformance.mjs WASM_DIR
+//
+// WASM_DIR: where tools/playground.sh --wasm wrote orbit.js and orbit.wasm (the one
+// WebAssembly build), loaded through the one wrapper, hosts/wasm/orbit-api.js.
 //
 // A small virtual-time host in JavaScript drives the wasm core through each conformance
 // scenario (conformance/runtime/NAME.*): one timer queue with the ties of docs/runtime.md
@@ -13,10 +16,10 @@
 // integer 0, times beyond 2^53 ms) are skipped and named. One line per scenario, then `N passed, N failed, N skipped`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { ANSWER, OrbitEngine } from './engine.mjs';
+import { ANSWER, loadOrbit } from '../../hosts/wasm/orbit-api.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+// The conformance kit's runtime scenarios (the one place that names where they are).
 const KIT = path.join(ROOT, 'conformance', 'runtime');
 
 class Unsupported extends Error {}
@@ -54,7 +57,7 @@ function answerOf(outcome) {
   return { kind: ANSWER.HTTP_RESPONSE, status: outcome.status, output };
 }
 
-async function runScenario(createModule, name) {
+async function runScenario(orbit, name) {
   const args = fs.existsSync(path.join(KIT, name + '.args'))
     ? fs.readFileSync(path.join(KIT, name + '.args'), 'utf8').trim().split(/\s+/) : [];
   const text = fs.readFileSync(path.join(KIT, name + '.scenario.json'), 'utf8');
@@ -72,7 +75,7 @@ async function runScenario(createModule, name) {
     if (names.length !== 1) throw new Unsupported('no --workflow and several workflows');
     workflow = names[0];
   }
-  const engine = await OrbitEngine.open(createModule, orbc, workflow, scenario.input ?? {});
+  const engine = orbit.open(orbc, workflow, scenario.input ?? {});
   const workers = scenario.workers ?? {};
   const used = {};
   const attempts = new Map();   // attempt id -> {outcome, workerId}
@@ -135,22 +138,20 @@ async function runScenario(createModule, name) {
 }
 
 async function main() {
-  const build = process.argv[2];
-  if (!build) {
-    console.error('usage: node hosts/wasm/test.mjs BUILD_DIR');
+  const dir = process.argv[2];
+  if (!dir) {
+    console.error('usage: node tests/wasm/engine_conformance.mjs WASM_DIR');
     process.exit(2);
   }
-  const factory = createRequire(import.meta.url)(path.resolve(build, 'orbit_engine.cjs'));
-  // The bytes given, not fetched: Node 20's fetch does not read files.
-  const wasmBinary = fs.readFileSync(path.resolve(build, 'orbit_engine.wasm'));
-  const createModule = () => factory({ wasmBinary });
+  // One instance for every scenario: each execution is a handle in it, as in the Restate host.
+  const orbit = await loadOrbit(path.resolve(dir, 'orbit.wasm'));
   const names = fs.readdirSync(KIT).filter((f) => f.endsWith('.scenario.json'))
     .map((f) => f.slice(0, -'.scenario.json'.length)).sort();
   let passed = 0, failed = 0, skipped = 0;
   for (const name of names) {
     let actual;
     try {
-      actual = await runScenario(createModule, name);
+      actual = await runScenario(orbit, name);
     } catch (e) {
       if (!(e instanceof Unsupported)) throw e;
       console.log(`skipped ${name}: ${e.message}`);

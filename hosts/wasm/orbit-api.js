@@ -1,0 +1,274 @@
+// The one JavaScript wrapper of Orbit's WebAssembly build (orbit.js and orbit.wasm, made
+// by tools/playground.sh --wasm from tools/playground_wasm.py): the playground's page
+// (docs/playground.md, in its Web Workers), the Restate host (hosts/restate/lib/wasm.mjs,
+// docs/restate.md) and Node programs load the module through it. It is the one place
+// that loads the module and copies bytes in and out of its heap; the functions it calls
+// are those the C marks WASM_EXPORT (playground/api.h, hosts/wasm/engine_wasm.h), and the
+// numbers it passes are engine.h's, generated into ./engine-enums.js. Every text reaches
+// C as its exact UTF-8 bytes (TextEncoder's), and comes back decoded by TextDecoder.
+//
+//   import { loadOrbit } from './orbit-api.js';
+//   const orbit = await loadOrbit();        // orbit.wasm and orbit.js beside this file, or
+//                                           // loadOrbit(URL or path of orbit.wasm)
+//
+// The toolchain (playground/api.h): each method takes strings and returns the parsed JSON
+// the C function returned; nothing touches a file or the network but the one fetch of
+// orbit.wasm (in Node: the one read of it).
+//
+// check(source, name)  the diagnostics, as `orbitc check --format json NAME` prints them
+//                      (checkText: its exact text, one JSON object a line); a name
+//                      with a NUL throws a RangeError (no file has such a name)
+// format(source)       {ok: true, text} as `orbitc fmt -`, or {ok: false, message}
+// fix(source)          {text, fixed} as `orbitc fix -`
+// build(source)        {ok, bytecode (base64), message when not ok} as `orbitc build`
+// dis(source)          {ok, text} as `orbitc dis` of the build
+// run(source, scenario) {ok, exit, logs (`orbit-run` text), history (its JSON events),
+//                      message when not ok}; scenario: JSON text or an object
+// tokens(source)       [[start, end, kind], ...]: the lexer's tokens and comments, in
+//                      UTF-16 units (JavaScript string offsets); kind as parser.y names
+//                      it (T_STEP, IDENT, STRING, DURATION, ...) or COMMENT
+// scenario(source)     a scenario for the program: its first workflow, the simplest
+//                      input, every worker answering after 100 ms, the signals it
+//                      awaits arriving at 1 s ({} when it does not build; {ok: false,
+//                      message} when its values nest deeper than orbit-run reads)
+// graph(source, {workflow, format})  {ok: true, text} as `orbitc graph --format FORMAT
+//                      [--workflow WORKFLOW]` (format: json (the default), dot or
+//                      mermaid; workflow: all when absent), or {ok: false, message}
+//
+// The engine core (hosts/wasm/engine_wasm.h, docs/engine.md "In WebAssembly"), for hosts
+// that drive an execution themselves:
+//
+// workflows(orbc)      the names of the workflows of the module `orbc` (its bytes)
+// open(orbc, workflow, input)  an OrbitEngine: the execution of `workflow` with `input`
+//                      (a plain JSON value: an integral number is an int, any other
+//                      number a number); throws when the module does not load or the
+//                      input does not match the workflow's contract
+//
+// Each engine's event returns whether the engine accepted it; commands() then gives its
+// commands as objects:
+//   {kind: "record", event, text}   the event as an `orbit logs` line
+//   {kind: "timer", timer, at_ms, limit}
+//   {kind: "queue", attempt, delivery, number, queue_timer, task, step, input, idempotency_key}
+//                                   queue_timer: the timer of its queue timeout (0: none)
+//   {kind: "cancel", attempt}
+//   {kind: "finished", status, output | error, message, step}
+// Every engine of a loaded module is a handle in its one instance: close() frees it.
+import { ANSWER } from './engine-enums.js';
+
+export { ANSWER, EVENT } from './engine-enums.js';
+
+const DEFAULT_NAME = 'playground.orbit';
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const IN_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
+
+// Loads the module: orbit.wasm at `wasm` (a URL, or in Node a path; by default beside
+// this file), with emscripten's orbit.js beside it.
+export async function loadOrbit(wasm) {
+  const wasmUrl = await moduleUrl(wasm);
+  const script = new URL('orbit.js', wasmUrl);
+  const options = {};
+  if (IN_NODE) {
+    // emscripten's ES module, under Node, uses require and __dirname as if it were
+    // CommonJS; the bytes are given, not fetched (Node's fetch does not read files).
+    const { createRequire } = await import('node:module');
+    const { readFile } = await import('node:fs/promises');
+    const { fileURLToPath } = await import('node:url');
+    const { dirname } = await import('node:path');
+    globalThis.require ??= createRequire(script);
+    globalThis.__dirname ??= dirname(fileURLToPath(script));
+    options.wasmBinary = await readFile(wasmUrl);
+  } else {
+    options.locateFile = (path, prefix) => (path.endsWith('.wasm') ? wasmUrl.href : prefix + path);
+  }
+  const { default: createOrbit } = await import(script.href);
+  return api(new Heap(await createOrbit(options)));
+}
+
+async function moduleUrl(wasm) {
+  if (wasm === undefined) return new URL('orbit.wasm', import.meta.url);
+  if (wasm instanceof URL) return wasm;
+  if (IN_NODE && !/^[a-z][a-z0-9+.-]*:/i.test(String(wasm))) {
+    const { pathToFileURL } = await import('node:url');
+    return pathToFileURL(String(wasm));
+  }
+  return new URL(String(wasm), import.meta.url);
+}
+
+// The loaded module (`module`: emscripten's, with what the C exports): its heap, and the
+// copies in and out of it.
+class Heap {
+  constructor(module) {
+    this.module = module;
+  }
+
+  // Copies `bytes` (a Uint8Array) into the heap with a NUL after them (for the functions
+  // that read a NUL-terminated text); returns the pointer, which the caller frees.
+  copyIn(bytes) {
+    const pointer = this.module._malloc(bytes.length + 1);
+    if (!pointer) throw new RangeError('out of memory for a text of ' + bytes.length + ' bytes');
+    const heap = this.module.HEAPU8;   // read HEAPU8 after malloc: the heap may have grown
+    heap.set(bytes, pointer);
+    heap[pointer + bytes.length] = 0;
+    return pointer;
+  }
+
+  // The NUL-terminated text at `pointer` (JSON and names hold no NUL byte).
+  textAt(pointer) {
+    const heap = this.module.HEAPU8;
+    return decoder.decode(heap.subarray(pointer, heap.indexOf(0, pointer)));
+  }
+
+  // Calls the exported C function `name` with `args`, where each string or Uint8Array
+  // is copied in (strings as their UTF-8 bytes) and passed as its pointer, followed by
+  // its length: always for bytes, for a string when `withLengths` (else C reads it to
+  // its NUL); the copies are freed after the call.
+  call(name, withLengths, ...args) {
+    const pointers = [];
+    try {
+      const values = [];
+      for (const arg of args) {
+        if (typeof arg !== 'string' && !(arg instanceof Uint8Array)) {
+          values.push(arg);
+          continue;
+        }
+        const bytes = typeof arg === 'string' ? encoder.encode(arg) : arg;
+        const pointer = this.copyIn(bytes);
+        pointers.push(pointer);
+        values.push(pointer);
+        if (withLengths || typeof arg !== 'string') values.push(bytes.length);
+      }
+      return this.module['_' + name](...values);
+    } finally {
+      pointers.forEach((p) => this.module._free(p));
+    }
+  }
+}
+
+// What loadOrbit gives: the toolchain's functions and the engine core's, as a plain object
+// (its functions may be taken apart from it).
+function api(heap) {
+  // orbit_pg_NAME with each string as (pointer, length), NUL bytes and all; its text,
+  // freed (playground/api.h).
+  const toolchain = (name, ...strings) => {
+    const result = heap.call('orbit_pg_' + name, true, ...strings);
+    if (!result) throw new RangeError(`orbit_pg_${name}: a name cannot hold a NUL character`);
+    try {
+      return heap.textAt(result);
+    } finally {
+      heap.module._orbit_pg_free(result);
+    }
+  };
+  const json = (name, ...strings) => JSON.parse(toolchain(name, ...strings));
+  const checkText = (source, name = DEFAULT_NAME) => toolchain('check', source, name);
+  return Object.freeze({
+    checkText,
+    check: (source, name = DEFAULT_NAME) =>
+      checkText(source, name).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line)),
+    format: (source) => json('format', source),
+    fix: (source) => json('fix', source),
+    build: (source) => json('build', source),
+    dis: (source) => json('dis', source),
+    run: (source, scenario) =>
+      json('run', source, typeof scenario === 'string' ? scenario : JSON.stringify(scenario ?? {})),
+    tokens: (source) => json('tokens', source),
+    scenario: (source) => json('scenario', source),
+    graph: (source, { workflow = '', format = 'json' } = {}) => json('graph', source, workflow, format),
+
+    // ---- the engine core (hosts/wasm/engine_wasm.h) ----
+    workflows(orbc) {
+      const handle = heap.module._wasm_new();
+      try {
+        const list = heap.call('wasm_workflows', false, handle, orbc);
+        const text = heap.textAt(list || heap.module._wasm_error(handle));
+        if (!list) throw new Error(text);
+        return JSON.parse(text);
+      } finally {
+        heap.module._wasm_close(handle);
+      }
+    },
+    open(orbc, workflow, input) {
+      const engine = new OrbitEngine(heap, heap.module._wasm_new());
+      engine.push(input);
+      if (!heap.call('wasm_open', false, engine.handle, orbc, workflow)) {
+        const text = heap.textAt(heap.module._wasm_error(engine.handle));
+        engine.close();
+        throw new Error(text);
+      }
+      return engine;
+    },
+  });
+}
+
+// One execution in the engine core: a handle (`handle`, a WasmHost pointer) in a loaded
+// module's heap (`heap`).
+export class OrbitEngine {
+  // `orbit`: a loaded module (loadOrbit), or a function that gives one (or a promise of
+  // one); `orbc`: the module's bytes.
+  static async open(orbit, orbc, workflow, input) {
+    return (await (typeof orbit === 'function' ? orbit() : orbit)).open(orbc, workflow, input);
+  }
+
+  constructor(heap, handle) {
+    this.heap = heap;
+    this.handle = handle;
+  }
+
+  close() {
+    if (this.handle) this.heap.module._wasm_close(this.handle);
+    this.handle = 0;
+  }
+
+  // A value onto the handle's stack (wasm_push_*).
+  push(value) {
+    const { heap, handle } = this;
+    const c = heap.module;
+    if (value === null || value === undefined) {
+      c._wasm_push_null(handle);
+    } else if (typeof value === 'boolean') {
+      c._wasm_push_bool(handle, value ? 1 : 0);
+    } else if (typeof value === 'number') {
+      if (Number.isInteger(value)) c._wasm_push_int(handle, value);
+      else c._wasm_push_number(handle, value);
+    } else if (typeof value === 'string') {
+      heap.call('wasm_push_string', false, handle, value);
+    } else if (Array.isArray(value)) {
+      value.forEach((item) => this.push(item));
+      c._wasm_push_list(handle, value.length);
+    } else {
+      const names = Object.keys(value);
+      for (const name of names) {
+        this.push(name);
+        this.push(value[name]);
+      }
+      c._wasm_push_record(handle, names.length);
+    }
+  }
+
+  commands() {
+    return JSON.parse(this.heap.textAt(this.heap.module._wasm_commands(this.handle)));
+  }
+
+  // Each event returns whether the engine accepted it; its commands: commands().
+  start() { return this.event('wasm_start'); }
+  timerFired(time, timer) { return this.event('wasm_timer_fired', time, timer); }
+  pickedUp(time, attempt, delivery, workerId) {
+    return this.event('wasm_picked_up', time, attempt, delivery, String(workerId));
+  }
+  // answer: {kind: ANSWER.*, output, code, message, retryable, status}
+  answered(time, attempt, delivery, answer) {
+    if (answer.kind === ANSWER.OUTPUT || answer.kind === ANSWER.HTTP_RESPONSE) this.push(answer.output);
+    return this.event('wasm_answered', time, attempt, delivery, answer.kind, answer.code ?? '',
+                      answer.message ?? '', answer.retryable ? 1 : 0, answer.status ?? 0);
+  }
+  workerLost(time, attempt, delivery) { return this.event('wasm_worker_lost', time, attempt, delivery); }
+  signal(time, name, payload) {
+    this.push(payload);
+    return this.event('wasm_signal', time, String(name));
+  }
+  idle(time) { return this.event('wasm_idle', time); }
+
+  event(name, ...args) {
+    return this.heap.call(name, false, this.handle, ...args) !== 0;
+  }
+}

@@ -13,7 +13,7 @@ command -v emcc >/dev/null || { echo "build.sh: emcc not found (Debian package e
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 exports='_malloc,_free'
 for f in new open workflows error close commands start timer_fired picked_up answered worker_lost signal idle \
-         push_null push_bool push_int push_number push_string push_list push_record; do
+         due_add due_first due_take push_null push_bool push_int push_number push_string push_list push_record; do
     exports="$exports,_wasm_$f"
 done
 emcc -O2 -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \

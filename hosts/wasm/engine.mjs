@@ -109,6 +109,22 @@ export class OrbitEngine {
   }
   idle(time) { return this.call('wasm_idle', ['number'], [time]); }
 
+  // What the host has due (the engine's timers, the world's events), in the core's tie
+  // order (engine/timers.c): by time, at one millisecond every limit last, then the order
+  // added. `id` is the host's name for the thing (an integer, not 0).
+  dueAdd(time, limit, id) {
+    this.m.ccall('wasm_due_add', null, ['number', 'number', 'number', 'number'], [this.h, time, limit ? 1 : 0, id]);
+  }
+  // The time of the first thing due, or null when nothing is.
+  dueFirst() {
+    const at = this.m.ccall('wasm_due_first', 'number', ['number'], [this.h]);
+    return at < 0 ? null : at;
+  }
+  // The id of the first thing due at `upTo` or before, taken out; 0 when there is none.
+  dueTake(upTo) {
+    return this.m.ccall('wasm_due_take', 'number', ['number', 'number'], [this.h, upTo]);
+  }
+
   call(name, types, args) {
     return this.m.ccall(name, 'number', ['number', ...types], [this.h, ...args]) !== 0;
   }

@@ -1,6 +1,6 @@
 // The Restate host against a real restate-server (docs/restate.md, "Tests"):
 //
-//   node hosts/restate/test/restate-test.mjs [--only NAME]...
+//   node tests/restate/restate-test.mjs [--only NAME]...
 //
 // Needs hosts/restate/node_modules and build/ (tools/install-restate.sh) and orbitc and
 // orbit-run (ORBITC, ORBIT_RUN; default: build/ of the repository). Prints one line per

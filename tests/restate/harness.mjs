@@ -8,8 +8,8 @@ import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
 
 export const HERE = path.dirname(new URL(import.meta.url).pathname);
-export const PACKAGE = path.resolve(HERE, '..');
-export const ROOT = path.resolve(PACKAGE, '..', '..');
+export const ROOT = path.resolve(HERE, '..', '..');
+export const PACKAGE = path.join(ROOT, 'hosts', 'restate');
 const SERVER_BIN = path.join(PACKAGE, 'node_modules', '@restatedev', 'restate-server-linux-x64', 'bin', 'restate-server');
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

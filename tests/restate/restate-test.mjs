@@ -1,22 +1,22 @@
 // The Restate host against a real restate-server (docs/restate.md, "Tests"):
 //
-//   node tests/restate/restate-test.mjs [--only NAME]...
+//   node tests/restate/restate-test.mjs [--only NAME]... [--jobs N]
 //
 // Needs hosts/restate/node_modules and build/ (tools/install-restate.sh) and orbitc and
 // orbit-run (ORBITC, ORBIT_RUN; default: build/ of the repository). Prints one line per
-// case and `N passed, N failed` last.
+// case as it ends, with its time, and `N passed, N failed` last.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import * as h from './harness.mjs';
+import { describeLoad, runLoad } from './load.mjs';
 
 const ORBITC = process.env.ORBITC ?? path.join(h.ROOT, 'build', 'cli', 'orbitc');
 const ORBIT_RUN = process.env.ORBIT_RUN ?? path.join(h.ROOT, 'build', 'runtime', 'orbit-run');
 const only = process.argv.slice(2).filter((a, i, all) => all[i - 1] === '--only');
+const selected = (name) => !only.length || only.some((o) => name.startsWith(o));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orbit-restate-test-'));
-const server = new h.RestateServer(path.join(dir, 'restate'));
-fs.mkdirSync(server.dir);
 const results = [];
 let serial = 0;
 
@@ -34,16 +34,16 @@ const lastTime = (history) => Math.max(0, ...history.split('\n').map((l) => Numb
  */
 export async function runScenario({ name, orbc, scenarioPath, workflow, timeScale, toleranceRealMs,
                                     expected, during, workerScenarioPath = scenarioPath,
-                                    heartbeatTimeoutMs = 2000, boundMs = 60000, srv = server }) {
+                                    heartbeatTimeoutMs = 2000, boundMs = 60000, srv }) {
   const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));
   expected ??= h.orbitRun(ORBIT_RUN, orbc, scenarioPath, workflow ? ['--workflow', workflow] : []);
   workflow ??= scenario.workflow;
-  let served = await h.serve(srv, orbc, dir, { timeScale, heartbeatTimeoutMs });
+  const served = await h.serve(srv, orbc, dir, { timeScale, heartbeatTimeoutMs });
   const workerState = path.join(dir, `${name}-workers.json`);
   let w = h.workers(srv, workerScenarioPath, dir, timeScale, workerState);
-  await w.ready();
   const restartWorkers = async () => {
     await w.kill();
+    await h.pollsOver(srv);
     w = h.workers(srv, workerScenarioPath, dir, timeScale, workerState);
     await w.ready();
   };
@@ -51,6 +51,8 @@ export async function runScenario({ name, orbc, scenarioPath, workflow, timeScal
   const id = `${name}-${process.pid}-${serial++}`;
   const timers = [];
   try {
+    await w.ready();
+    await h.pollsOver(srv);
     await h.startExecution(srv, workflow, id, scenario.input ?? {});
     const t0 = await h.started(srv, workflow, id, 30000);
     for (const s of scenario.signals ?? []) {
@@ -61,7 +63,7 @@ export async function runScenario({ name, orbc, scenarioPath, workflow, timeScal
     if (during) await during({ t0, id, workflow, restartWorkers, killWorkers });
     const bound = lastTime(expected) / timeScale + boundMs;
     await h.result(srv, workflow, id, bound);
-    const actual = h.logs(srv, id);
+    const [actual] = await Promise.all([h.logs(srv, id), w.kill()]);
     const c = h.compareHistories(expected, actual, toleranceRealMs * timeScale);
     return { ...c, actual, expected };
   } finally {
@@ -71,16 +73,20 @@ export async function runScenario({ name, orbc, scenarioPath, workflow, timeScal
   }
 }
 
+/** Runs case `name` if it is selected: true if it passed. */
 async function check(name, fn) {
-  if (only.length && !only.some((o) => name.startsWith(o))) return;
+  if (!selected(name)) return false;
   const t = Date.now();
+  const took = () => `[${((Date.now() - t) / 1000).toFixed(1)} s]`;
   try {
     const detail = await fn();
-    console.log(`passed  ${name}${detail ? ` (${detail})` : ''} [${((Date.now() - t) / 1000).toFixed(1)} s]`);
+    console.log(`passed  ${name}${detail ? ` (${detail})` : ''} ${took()}`);
     results.push(true);
+    return true;
   } catch (e) {
-    console.log(`FAILED  ${name}: ${e.message}`);
+    console.log(`FAILED  ${name}: ${e.message} ${took()}`);
     results.push(false);
+    return false;
   }
 }
 
@@ -91,26 +97,97 @@ async function expectSame(options) {
   return r;
 }
 
-// Case 1: the checkout example, end to end, at 3 Orbit milliseconds per real millisecond
-// (its cool-off sleep is 10 minutes).
-const CHECKOUT = { timeScale: 3, toleranceRealMs: 2500 };
+// Case 1: the checkout example, end to end, at 4 Orbit milliseconds per real millisecond
+// (its cool-off sleep is 10 minutes: 150 s).
+const CHECKOUT = { timeScale: 4, toleranceRealMs: 2500 };
+// The conformance scenarios are split over this many lanes, each on a server of its own.
+const SCENARIO_LANES = 2;
+// How many groups of cases run at once (`--jobs N`): on 2 cores, more servers at once
+// slow every round trip of every case.
+const JOBS = Math.max(1, Number(process.argv[process.argv.indexOf('--jobs') + 1]) || 3);
+// Case 4: load, small: LOAD executions of load.orbit at once (checkout's shape, a 2 s
+// cool-off), queues of 8 shards, three worker processes. The 1,000-execution run is the
+// benchmark tools/restate_bench.mjs.
+const LOAD = Number(process.env.ORBIT_RESTATE_LOAD ?? 40);
 
+const servers = [];
+/** A server of its own for a group of cases, in `dir` (started by the group). */
+function serverFor(name) {
+  const srv = new h.RestateServer(path.join(dir, name));
+  fs.mkdirSync(srv.dir);
+  servers.push(srv);
+  return srv;
+}
+
+/**
+ * The cases, in groups, each on its own server(s): on one server the cases run one after
+ * another (each `serve` registers the same service names, and a server killed with -9
+ * stops everything on it); JOBS groups run at the same time, the longest first.
+ */
 async function main() {
-  await server.start();
-  const checkout = compile(path.join(h.ROOT, 'examples', 'checkout.orbit'));
-  const checkoutScenario = path.join(h.HERE, 'checkout.scenario.json');
+  const runnable = runnableScenarios();
+  const lanes = Array.from({ length: SCENARIO_LANES }, (_, lane) => () => scenarios(lane, runnable));
+  const queue = [checkoutAndLoad, crashes, ...lanes, clusterCrash];
+  // A group that cannot set up (its server does not start) fails; the others go on.
+  const run = (g) => g().catch((e) => {
+    console.log(`FAILED  setup of ${g.name || 'scenarios'}: ${e.stack ?? e.message}`);
+    results.push(false);
+  });
+  await Promise.all(Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
+    while (queue.length > 0) await run(queue.shift());
+  }));
+}
 
+let starting = Promise.resolve();
+/** Starts `srv` once no other server is starting (a start takes the cores for a moment). */
+function startServer(srv) {
+  const started = starting.then(() => srv.start());
+  starting = started.catch(() => {});
+  return started;
+}
+
+// Case 1 then case 4, on one server: the checkout example end to end, then the small load.
+async function checkoutAndLoad() {
+  if (!selected('e2e checkout') && !selected(`load ${LOAD} checkouts`)) return;
+  const server = serverFor('restate-checkout');
+  await startServer(server);
   await check('e2e checkout', async () => {
-    const r = await expectSame({ name: 'checkout', orbc: checkout, scenarioPath: checkoutScenario, ...CHECKOUT });
+    const checkout = compile(path.join(h.ROOT, 'examples', 'checkout.orbit'));
+    const r = await expectSame({ name: 'checkout', orbc: checkout, scenarioPath: path.join(h.HERE, 'checkout.scenario.json'),
+                                 srv: server, ...CHECKOUT });
     return `${r.actual.trim().split('\n').length} events as orbit-run's; time between events off by at most ${r.maxDelta} ms `
       + `(tolerance ${CHECKOUT.toleranceRealMs * CHECKOUT.timeScale} = ${CHECKOUT.toleranceRealMs} ms real x ${CHECKOUT.timeScale}), drift ${r.drift} ms`;
   });
+  // Case 4: what it proves is concurrency: LOAD executions in flight at once in one
+  // `serve` process (one engine each in one WebAssembly instance; at least half of them
+  // at one moment, as the server saw them), their attempts spread over the queue shards
+  // they hash to, each completed once (one `run`) with its order charged once.
+  await check(`load ${LOAD} checkouts`, async () => {
+    const loadDir = path.join(dir, 'load');
+    fs.mkdirSync(loadDir);
+    const r = await runLoad({ server, orbc: compile(path.join(h.HERE, 'load.orbit')), dir: loadDir, n: LOAD, boundMs: 300000,
+                             last: true });
+    if (r.atOnce < LOAD / 2) throw new Error(`at most ${r.atOnce} of ${LOAD} executions in flight at once (${describeLoad(r)})`);
+    return describeLoad(r);
+  });
+}
 
-  // Case 2: the conformance runtime scenarios, with scripted workers over the protocol.
-  await conformance();
+// Case 2: the conformance runtime scenarios, with scripted workers over the protocol:
+// lane `lane` runs every SCENARIO_LANES-th of those that can run.
+async function scenarios(lane, runnable) {
+  const mine = runnable.filter((_, i) => i % SCENARIO_LANES === lane);
+  if (mine.length === 0) return;
+  const server = serverFor(`restate-scenarios-${lane}`);
+  await startServer(server);
+  await conformance(server, mine);
+}
 
-  // Case 3: crashes. The server killed with -9 at a moment of the execution, started again
-  // 2 s later on its data; the history must be orbit-run's, attempt for attempt.
+// Case 3: crashes. The server killed with -9 at a moment of the execution, started again
+// 2 s later on its data; the history must be orbit-run's, attempt for attempt.
+async function crashes() {
+  if (!selected('crash server') && !selected('crash worker')) return;
+  const server = serverFor('restate-crash');
+  await startServer(server);
   const crash = compile(path.join(h.HERE, 'crash', 'crash.orbit'));
   const crashScenario = path.join(h.HERE, 'crash', 'crash.scenario.json');
   const crashAt = async (label, line, afterMs) => {
@@ -118,7 +195,7 @@ async function main() {
       let killedAt = null;
       const r = await expectSame({
         name: `crash-${label.replace(/\W+/g, '-')}`, orbc: crash, scenarioPath: crashScenario, timeScale: 1,
-        toleranceRealMs: 15000, heartbeatTimeoutMs: 15000,
+        toleranceRealMs: 15000, heartbeatTimeoutMs: 15000, srv: server,
         during: async ({ id, workflow }) => {
           await h.until(async () => (await h.history(server, workflow, id)).includes(line), 120000, `"${line}" in the history`);
           await h.sleep(afterMs);
@@ -148,7 +225,7 @@ async function main() {
     const r = await expectSame({
       name: 'crash-worker', orbc: crash, scenarioPath: path.join(h.HERE, 'crash', 'lost.scenario.json'),
       workerScenarioPath: path.join(h.HERE, 'crash', 'lost.workers.json'), timeScale: 1, toleranceRealMs: 15000,
-      heartbeatTimeoutMs: 2000,
+      heartbeatTimeoutMs: 2000, srv: server,
       during: async ({ id, workflow, killWorkers, restartWorkers }) => {
         await h.until(async () => (await h.history(server, workflow, id)).includes('StepDispatched step=pay attempt=1'), 120000, 'dispatched');
         await h.sleep(500);
@@ -158,21 +235,24 @@ async function main() {
     });
     return `${attemptsOf(r.actual)}, as orbit-run`;
   });
+}
 
-  // Case 3b: a cluster of three nodes on loopback (docs/restate.md, "A cluster"), the
-  // execution's server node-2; node-1 (which provisioned the cluster) killed with -9
-  // during an in-flight attempt, and not started again: the two left finish the execution
-  // with orbit-run's attempts.
+// Case 3b: a cluster of three nodes on loopback (docs/restate.md, "A cluster"), the
+// execution's server node-2; node-1 (which provisioned the cluster) killed with -9
+// during an in-flight attempt, and not started again: the two left finish the execution
+// with orbit-run's attempts.
+async function clusterCrash() {
   await check('crash cluster node -9 during an in-flight attempt', async () => {
+    const crash = compile(path.join(h.HERE, 'crash', 'crash.orbit'));
     const nodes = await h.cluster(path.join(dir, 'cluster'));
     const [victim, front] = nodes;
     const line = 'StepDispatched step=ship';
     try {
-      await Promise.all(nodes.map((n) => n.start()));
+      await startServer({ start: () => Promise.all(nodes.map((n) => n.start())) });
       let killedAt = null;
       const r = await expectSame({
-        name: 'crash-cluster', orbc: crash, scenarioPath: crashScenario, timeScale: 1, toleranceRealMs: 15000,
-        heartbeatTimeoutMs: 15000, srv: front,
+        name: 'crash-cluster', orbc: crash, scenarioPath: path.join(h.HERE, 'crash', 'crash.scenario.json'), timeScale: 1,
+        toleranceRealMs: 15000, heartbeatTimeoutMs: 15000, srv: front,
         during: async ({ id, workflow }) => {
           await h.until(async () => (await h.history(front, workflow, id)).includes(line), 120000, `"${line}" in the history`);
           await h.sleep(1000);
@@ -188,12 +268,6 @@ async function main() {
       await Promise.all(nodes.map((n) => n.stop()));
     }
   });
-
-  // Case 4: load. LOAD executions of checkout at once (time scale LOAD_SCALE, 1: the
-  // program's own timeouts, and its cool-off takes 10 minutes), queues of LOAD_SHARDS
-  // shards, three worker processes; every execution completes once, each order is
-  // charged (idempotency keys), and the end-to-end times are measured.
-  await check(`load ${LOAD} checkouts`, () => load(checkout));
 }
 
 const KIT = path.join(h.ROOT, 'conformance', 'runtime');
@@ -235,11 +309,20 @@ function skipReason(name, scenario, text, expected, args) {
   return null;
 }
 
-async function conformance() {
-  const names = fs.readdirSync(KIT).filter((f) => f.endsWith('.scenario.json'))
+/** The names of the conformance runtime scenarios, in order. */
+function conformanceNames() {
+  return fs.readdirSync(KIT).filter((f) => f.endsWith('.scenario.json'))
     .map((f) => f.slice(0, -'.scenario.json'.length)).sort();
-  for (const name of names) {
-    if (only.length && !only.some((o) => `scenario ${name}`.startsWith(o))) continue;
+}
+
+/**
+ * The selected conformance scenarios that can run on Restate, each with its workflow,
+ * expected history and time scale; the others are printed with the reason they are skipped.
+ */
+function runnableScenarios() {
+  const runnable = [];
+  for (const name of conformanceNames()) {
+    if (!selected(`scenario ${name}`)) continue;
     scenarioSummary.total++;
     const scenarioPath = path.join(KIT, name + '.scenario.json');
     const text = fs.readFileSync(scenarioPath, 'utf8');
@@ -256,76 +339,27 @@ async function conformance() {
     let workflow = args.includes('--workflow') ? args[args.indexOf('--workflow') + 1] : scenario.workflow;
     if (!workflow) workflow = [...fs.readFileSync(path.join(KIT, name + '.orbit'), 'utf8').matchAll(/^workflow\s+(\w+)/gm)][0][1];
     const last = Math.max(0, ...expected.split('\n').map((l) => Number(/^\+ (\d+)ms/.exec(l)?.[1] ?? 0)));
-    const timeScale = Math.max(1, Math.ceil(last / SCENARIO_BUDGET_MS));
-    scenarioSummary.run++;
-    const before = results.length;
-    await check(`scenario ${name}`, async () => {
-      const r = await expectSame({ name, orbc: path.join(KIT, name + '.orbc'), scenarioPath, workflow, expected,
-                                   timeScale, toleranceRealMs: 2500 });
-      return `scale ${timeScale}, time between events off by at most ${r.maxDelta} ms`;
-    });
-    if (results[before]) scenarioSummary.passed++;
+    runnable.push({ name, scenarioPath, workflow, expected, timeScale: Math.max(1, Math.ceil(last / SCENARIO_BUDGET_MS)) });
   }
-  if (scenarioSummary.total > 0) console.log(`conformance scenarios on Restate: ${scenarioSummary.passed} passed of ${scenarioSummary.run} run, `
-    + `${scenarioSummary.total} in the kit (${scenarioSummary.skipped.length} skipped)`);
-
+  return runnable;
 }
 
-const LOAD = Number(process.env.ORBIT_RESTATE_LOAD ?? 1000);
-const LOAD_SCALE = Number(process.env.ORBIT_RESTATE_LOAD_SCALE ?? 1);
-const LOAD_SHARDS = Number(process.env.ORBIT_RESTATE_LOAD_SHARDS ?? 8);
-
-async function load(orbc) {
-  const timeScale = LOAD_SCALE;
-  const served = await h.serve(server, orbc, dir, { timeScale, heartbeatTimeoutMs: 10000, queueShards: LOAD_SHARDS });
-  const log = path.join(dir, 'charges.log');
-  fs.writeFileSync(log, '');
-  const procs = [1, 2, 3].map((i) => h.startProcess(process.execPath,
-    [path.join(h.HERE, 'load-worker.mjs'), server.ingress, `load-${i}`, log], path.join(dir, `load-worker-${i}.log`)));
-  try {
-    const input = (i) => ({ order_id: `L${i}`, total: { amount: 10 + i, currency: 'EUR' }, items: ['sku-1'] });
-    const ids = Array.from({ length: LOAD }, (_, i) => `load-${process.pid}-${i}`);
-    const startedAt = new Map();
-    const t0 = Date.now();
-    for (let i = 0; i < ids.length; i += 25) {         // 25 requests in flight at a time
-      await Promise.all(ids.slice(i, i + 25).map(async (id, j) => {
-        startedAt.set(id, Date.now());
-        await h.startExecution(server, 'checkout', id, input(i + j));
-        await h.until(() => h.signal(server, 'checkout', id, 'manager_approved', { by: 'load' }).then(() => true),
-                      300000, `signal ${id}`);
-      }));
-    }
-    const ends = new Map();
-    const results = await Promise.all(ids.map(async (id) => {
-      const r = await h.result(server, 'checkout', id, 900000);
-      ends.set(id, Date.now());
-      return r;
-    }));
-    const seconds = (Date.now() - t0) / 1000;
-    const notCompleted = results.filter((r) => r.status !== 'COMPLETED').length;
-    if (notCompleted) throw new Error(`${notCompleted} of ${LOAD} did not complete: ${JSON.stringify(results.find((r) => r.status !== 'COMPLETED'))}`);
-    // None twice: one `run` invocation per execution, as the server counts them.
-    const prefix = `load-${process.pid}-`;
-    const runs = await h.sqlCount(server, `SELECT count(*) AS n FROM sys_invocation WHERE target_service_name = 'checkout'`
-                                          + ` AND target_handler_name = 'run' AND target_service_key LIKE '${prefix}%'`);
-    const keys = await h.sqlCount(server, `SELECT count(DISTINCT target_service_key) AS n FROM sys_invocation WHERE target_service_name = 'checkout'`
-                                          + ` AND target_handler_name = 'run' AND target_service_key LIKE '${prefix}%'`);
-    if (runs !== LOAD || keys !== LOAD) throw new Error(`${runs} run invocations for ${keys} executions, not ${LOAD} once each`);
-    // Each worker process charges once per idempotency key it sees; a retried attempt
-    // (a timeout) may reach another process, which charges it again with the same key —
-    // what the payment provider dedupes. Every order's key is there, and only those.
-    const charges = fs.readFileSync(log, 'utf8').trim().split('\n');
-    const once = new Set(charges);
-    const orderKeys = new Set(ids.map((_, i) => `charge-L${i}`));
-    if (once.size !== LOAD || [...once].some((k) => !orderKeys.has(k))) throw new Error(`${once.size} idempotency keys charged for ${LOAD} orders`);
-    const times = ids.map((id) => ends.get(id) - startedAt.get(id)).sort((a, b) => a - b);
-    const pct = (p) => (times[Math.min(times.length - 1, Math.floor(p * times.length))] / 1000).toFixed(1);
-    return `${LOAD} completed, ${runs} run invocations; ${once.size} idempotency keys charged (${charges.length} charges over 3 processes); ${(LOAD / seconds).toFixed(1)} executions/s `
-      + `over ${seconds.toFixed(0)} s; end to end p50 ${pct(0.5)} s, p99 ${pct(0.99)} s (the ${600 / timeScale} s cool-off included)`;
-  } finally {
-    for (const p of procs) await p.kill();
-    await served.kill('SIGTERM');
+/** Scenarios of runnableScenarios(), one after another on `server`. */
+async function conformance(server, scenarios) {
+  for (const { name, scenarioPath, workflow, expected, timeScale } of scenarios) {
+    scenarioSummary.run++;
+    const passed = await check(`scenario ${name}`, async () => {
+      const r = await expectSame({ name, orbc: path.join(KIT, name + '.orbc'), scenarioPath, workflow, expected,
+                                   timeScale, toleranceRealMs: 2500, srv: server });
+      return `scale ${timeScale}, time between events off by at most ${r.maxDelta} ms`;
+    });
+    if (passed) scenarioSummary.passed++;
   }
+}
+
+function summary() {
+  if (scenarioSummary.total > 0) console.log(`conformance scenarios on Restate: ${scenarioSummary.passed} passed of ${scenarioSummary.run} run, `
+    + `${scenarioSummary.total} in the kit (${scenarioSummary.skipped.length} skipped)`);
 }
 
 /** The attempts of each step of a history: `pay: 2 attempts, 1 redelivery`. */
@@ -347,11 +381,12 @@ function attemptsOf(history) {
 
 try {
   await main();
+  summary();
 } catch (e) {
   console.log(`FAILED  setup: ${e.stack ?? e.message}`);
   results.push(false);
 } finally {
-  await server.stop();
+  await Promise.all(servers.map((s) => s.stop()));
   if (!process.env.ORBIT_RESTATE_KEEP) fs.rmSync(dir, { recursive: true, force: true });
   else console.log(`kept ${dir}`);
 }

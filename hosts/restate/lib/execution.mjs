@@ -186,7 +186,11 @@ export class Execution {
     return false;
   }
 
-  /** An event of the world, from the inbox: due at its time; a held queue timeout after it. */
+  /**
+   * An event of the world, from the inbox: due at its time. A queue timeout held for this
+   * pickup is due again after it (at its own time, never before the pickup's; stale by
+   * then — the engine ignores a queue timeout once the attempt is picked up).
+   */
   arrived(e) {
     this.add(e);
     const q = e.type === 'picked_up' && e.delivery === 1 ? this.queueTimerOf.get(e.attempt) : null;

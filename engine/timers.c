@@ -62,6 +62,11 @@ bool timers_pop(TimerQueue *q, Timer *out)
     return true;
 }
 
+const Timer *timers_first(const TimerQueue *q)
+{
+    return q->count ? &q->items[0] : NULL;
+}
+
 void timers_free(TimerQueue *q)
 {
     free(q->items);

@@ -1,7 +1,10 @@
 /* A host's timer queue: a binary min-heap of timers ordered by time, then limits after
  * every other timer of the same millisecond, then by the order they were set, so that a
  * run is deterministic (docs/runtime.md, "Ties"; docs/engine.md, "Time"). The engine
- * core never uses it: a host that runs the core's timers in one process does. */
+ * core never uses it: a host that runs the core's timers does, with the events of its
+ * world in the same queue (not limits: they take their place by time, then by arrival) —
+ * orbit-run (runtime/sim.c) and, through hosts/wasm, the Restate host. This file is the
+ * one place that tie order is written. */
 #ifndef ORBIT_ENGINE_TIMERS_H
 #define ORBIT_ENGINE_TIMERS_H
 
@@ -27,6 +30,8 @@ typedef struct TimerQueue {
 /* `limit`: a timeout, a queue timeout or a workflow deadline. */
 void timers_push(TimerQueue *q, int64_t at, bool limit, uint8_t kind, uint32_t id, uint32_t gen);
 bool timers_pop(TimerQueue *q, Timer *out);
+/* The timer timers_pop would give next, or NULL when the queue is empty. */
+const Timer *timers_first(const TimerQueue *q);
 void timers_free(TimerQueue *q);
 
 #endif

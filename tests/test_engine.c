@@ -15,6 +15,7 @@
 
 #include "engine.h"
 #include "test_runtime_fixture.h"
+#include "timers.h"
 
 /* ---- one module for every test ---- */
 
@@ -433,6 +434,36 @@ START_TEST(deterministic)
 }
 END_TEST
 
+/* The tie order of what a host has due (engine/timers.c), the one rule orbit-run and the
+ * Restate host (through hosts/wasm's wasm_due_*) both follow: by time; at one
+ * millisecond, every limit after everything else; then in the order added — an event of
+ * the world (never a limit) takes its place among the timers by time and arrival. */
+START_TEST(due_order)
+{
+    enum { WORLD, TIMER };
+    TimerQueue q = {0};
+    ck_assert_ptr_null(timers_first(&q));
+    timers_push(&q, 5, true, TIMER, 1, 0);     /* a timeout at 5, set first */
+    timers_push(&q, 5, false, WORLD, 2, 0);    /* a pickup stamped 5 */
+    timers_push(&q, 7, false, TIMER, 3, 0);    /* a later sleep */
+    timers_push(&q, 5, false, TIMER, 4, 0);    /* a backoff at 5, set after the pickup */
+    timers_push(&q, 3, false, WORLD, 5, 0);    /* an answer stamped 3, arrived last */
+    timers_push(&q, 5, true, TIMER, 6, 0);     /* a second limit at 5 */
+    const uint32_t order[] = {5, 2, 4, 1, 6, 3};
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+        const Timer *first = timers_first(&q);
+        ck_assert_ptr_nonnull(first);
+        uint32_t id = first->id;
+        Timer t;
+        ck_assert(timers_pop(&q, &t));
+        ck_assert_uint_eq(t.id, id);
+        ck_assert_uint_eq(t.id, order[i]);
+    }
+    ck_assert_ptr_null(timers_first(&q));
+    timers_free(&q);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -447,6 +478,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, deadline_and_idle);
     tcase_add_test(tc, blocked_without_worker);
     tcase_add_test(tc, deterministic);
+    tcase_add_test(tc, due_order);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Restate host against a real restate-server (docs/restate.md, "Tests"): installs what
 # it needs (tools/install-restate.sh), builds orbitc and orbit-run in build/ if they are
-# missing, then runs hosts/restate/test/restate-test.mjs, which starts and stops its own
+# missing, then runs tests/restate/restate-test.mjs, which starts and stops its own
 # restate-server on free loopback ports in a temporary directory (telemetry off), bounds
 # every wait, prints one line per case and `N passed, N failed` last.
 #   tools/restate-test.sh [--only NAME]...
@@ -15,4 +15,4 @@ if [ -z "${ORBITC:-}" ] || [ -z "${ORBIT_RUN:-}" ]; then
         ninja -C build -j2 cli/orbitc runtime/orbit-run >/dev/null
     fi
 fi
-exec node hosts/restate/test/restate-test.mjs "$@"
+exec node tests/restate/restate-test.mjs "$@"

@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "engine_wasm.h"
 #include "history.h"
+#include "timers.h"
 
 enum { STACK_MAX = 4096 };
 
@@ -21,6 +22,7 @@ typedef struct WasmHost {
     TextBuffer json;          /* the commands of the last event */
     History history;          /* writes nothing: its line is read back (zeroed until open) */
     const char *error;        /* why wasm_open failed */
+    TimerQueue due;           /* the host's due things, in the core's tie order (wasm_due_*) */
 } WasmHost;
 
 /* ---- values, built by the host on a stack ---- */
@@ -150,6 +152,7 @@ void wasm_close(WasmHost *h)
     if (h->loaded)
         orbc_module_free(&h->module);
     text_free(&h->json);
+    timers_free(&h->due);
     arena_free(&h->arena);
     free(h);
 }
@@ -243,12 +246,18 @@ const char *wasm_commands(WasmHost *h)
 
 /* ---- events ---- */
 
+/* A host's time in milliseconds; a double may be out of int64's range (INT64_MAX itself
+ * is not a double). */
+static int64_t time_ms(double time)
+{
+    return time >= 9223372036854775807.0 ? INT64_MAX : time > 0 ? (int64_t)time : 0;
+}
+
 static int send(WasmHost *h, EngineEvent event, double time)
 {
     if (!h->engine)
         return 0;
-    /* A double may be out of int64's range (INT64_MAX itself is not a double). */
-    event.time_ms = time >= 9223372036854775807.0 ? INT64_MAX : time > 0 ? (int64_t)time : 0;
+    event.time_ms = time_ms(time);
     return engine_handle(h->engine, &event);
 }
 
@@ -307,4 +316,32 @@ int wasm_signal(WasmHost *h, double time, const char *name)
 int wasm_idle(WasmHost *h, double time)
 {
     return send(h, (EngineEvent){.kind = ENGINE_IDLE}, time);
+}
+
+/* ---- what the host has due, in the core's order ----
+ * A host that waits in real time keeps what is due — the timers the engine started and
+ * the events of its world, each with its time — in the handle's queue, so that the order
+ * of a tie is the core's (engine/timers.c: by time, limits last, then the order added),
+ * not written again in the host. `id` is the host's name for the thing (not 0). */
+
+void wasm_due_add(WasmHost *h, double time, int limit, uint32_t id)
+{
+    timers_push(&h->due, time_ms(time), limit != 0, 0, id, 0);
+}
+
+/* The time of the first thing due, or -1 when nothing is. */
+double wasm_due_first(const WasmHost *h)
+{
+    const Timer *first = timers_first(&h->due);
+    return first ? (double)first->at : -1;
+}
+
+/* The first thing due at `up_to` or before, taken out of the queue; 0 if there is none. */
+uint32_t wasm_due_take(WasmHost *h, double up_to)
+{
+    const Timer *first = timers_first(&h->due);
+    Timer t;
+    if (!first || first->at > time_ms(up_to) || !timers_pop(&h->due, &t))
+        return 0;
+    return t.id;
 }

@@ -62,4 +62,15 @@ WASM_EXPORT int wasm_worker_lost(WasmHost *h, double time, uint32_t attempt, uin
 WASM_EXPORT int wasm_signal(WasmHost *h, double time, const char *name);
 WASM_EXPORT int wasm_idle(WasmHost *h, double time);
 
+/* ---- what the host has due, in the core's order ----
+ * A host that waits in real time keeps what is due (the timers the engine started and the
+ * events of its world, each with its time) in the handle's queue, so that the order of a
+ * tie is the core's (engine/timers.c: by time, limits last, then the order added), never
+ * written again in the host. `id` is the host's name for the thing (not 0). */
+WASM_EXPORT void wasm_due_add(WasmHost *h, double time, int limit, uint32_t id);
+/* The time of the first thing due, or -1 when nothing is. */
+WASM_EXPORT double wasm_due_first(const WasmHost *h);
+/* The first thing due at `up_to` or before, taken out of the queue; 0 if there is none. */
+WASM_EXPORT uint32_t wasm_due_take(WasmHost *h, double up_to);
+
 #endif

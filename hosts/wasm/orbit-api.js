@@ -268,6 +268,22 @@ export class OrbitEngine {
   }
   idle(time) { return this.event('wasm_idle', time); }
 
+  // What the host has due (the engine's timers, the world's events), in the core's tie
+  // order (engine/timers.c): by time, at one millisecond every limit last, then the order
+  // added. `id` is the host's name for the thing (an integer, not 0).
+  dueAdd(time, limit, id) {
+    this.heap.module._wasm_due_add(this.handle, time, limit ? 1 : 0, id);
+  }
+  // The time of the first thing due, or null when nothing is.
+  dueFirst() {
+    const at = this.heap.module._wasm_due_first(this.handle);
+    return at < 0 ? null : at;
+  }
+  // The id of the first thing due at `upTo` or before, taken out; 0 when there is none.
+  dueTake(upTo) {
+    return this.heap.module._wasm_due_take(this.handle, upTo) >>> 0;
+  }
+
   event(name, ...args) {
     return this.heap.call(name, false, this.handle, ...args) !== 0;
   }

@@ -10,7 +10,7 @@
 // answers but heartbeats (`never_answers`). STATE.json, if given, is where the outcomes used
 // so far are kept, so that a worker started again (after kill -9) goes on with the script.
 import fs from 'node:fs';
-import { complete, fail, heartbeat, poll, shards } from '../lib/worker.mjs';
+import { complete, fail, heartbeat, poll, shards } from '../../hosts/restate/lib/worker.mjs';
 
 const [scenarioPath, ingress, scaleText, statePath] = process.argv.slice(2);
 const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));

@@ -4,7 +4,7 @@
 // Appends one line per charge it made, `KEY`, to LOG.
 //   node load-worker.mjs INGRESS WORKER_ID LOG
 import fs from 'node:fs';
-import { runWorker } from '../lib/worker.mjs';
+import { runWorker } from '../../hosts/restate/lib/worker.mjs';
 
 const [ingress, workerId, log] = process.argv.slice(2);
 process.on('uncaughtException', (e) => console.error(`uncaught: ${e.stack ?? e}`));

@@ -5,11 +5,12 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { spawn, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { spawn, execFile, execFileSync } from 'node:child_process';
 
 export const HERE = path.dirname(new URL(import.meta.url).pathname);
-export const PACKAGE = path.resolve(HERE, '..');
-export const ROOT = path.resolve(PACKAGE, '..', '..');
+export const ROOT = path.resolve(HERE, '..', '..');
+export const PACKAGE = path.join(ROOT, 'hosts', 'restate');
 const SERVER_BIN = path.join(PACKAGE, 'node_modules', '@restatedev', 'restate-server-linux-x64', 'bin', 'restate-server');
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -161,13 +162,17 @@ export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeout
     '--port', String(port), '--admin', server.admin, '--time-scale', String(timeScale),
     '--heartbeat-timeout', String(heartbeatTimeoutMs), '--queue-shards', String(queueShards)], logPath, { RESTATE_LOGGING: process.env.ORBIT_RESTATE_DEBUG ? 'INFO' : 'WARN' });
   await until(() => fs.readFileSync(logPath, 'utf8').includes('registered with'), 30000,
-              `orbit-restate serve ${orbc} registered (${logPath})`);
+              `orbit-restate serve ${orbc} registered (${logPath})`).catch(async (e) => {
+    await p.kill();
+    throw e;
+  });
   const deployment = /as deployment (\S+)/.exec(fs.readFileSync(logPath, 'utf8'))?.[1];
   const kill = p.kill;
   // Stopped only once no invocation is running on it any more (Restate retries a pinned
-  // invocation on its deployment until that answers: it would block its virtual object).
-  p.kill = async (signal) => {
-    await until(async () => (await sqlCount(server, `SELECT count(*) AS n FROM sys_invocation WHERE pinned_deployment_id = '${deployment}'`
+  // invocation on its deployment until that answers: it would block its virtual object);
+  // `drain: false` when nothing else will run on the server (it is stopped next).
+  p.kill = async (signal, { drain = true } = {}) => {
+    if (drain) await until(async () => (await sqlCount(server, `SELECT count(*) AS n FROM sys_invocation WHERE pinned_deployment_id = '${deployment}'`
                                              + ` AND status NOT IN ('completed', 'scheduled')`)) === 0,
                 30000, `deployment ${deployment} drained`).catch(() => {});
     await kill(signal);
@@ -175,13 +180,17 @@ export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeout
   return p;
 }
 
-/** The first column of the first row of an admin SQL query. */
-export async function sqlCount(server, query) {
+/** The rows of an admin SQL query (the server's introspection tables). */
+export async function sqlRows(server, query) {
   const r = await fetch(`${server.admin}/query`, {
     method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ query }), signal: AbortSignal.timeout(10000) });
-  const rows = (await r.json()).rows;
-  return Object.values(rows[0])[0];
+  return (await r.json()).rows;
+}
+
+/** The first column of the first row of an admin SQL query. */
+export async function sqlCount(server, query) {
+  return Object.values((await sqlRows(server, query))[0])[0];
 }
 
 /** The scripted workers of a scenario, as a process. */
@@ -192,13 +201,27 @@ export function workers(server, scenarioPath, dir, timeScale, statePath) {
   const p = startProcess(process.execPath, args, logPath);
   const kill = p.kill;
   p.kill = async () => {
+    if (p.proc.exitCode !== null || p.proc.signalCode !== null) return;
     await kill();
-    await sleep(1500);       // its last poll is over (scripted-worker.mjs, POLL_WAIT_MS)
+    server.pollsOverAt = Date.now() + POLLS_OVER_MS;
   };
   p.ready = () => until(() => fs.readFileSync(logPath, 'utf8').includes('ready'), 30000, `workers ready (${logPath})`);
   return p;
 }
 let serial = 0;
+// How long the polls of a killed worker process may still take a task
+// (scripted-worker.mjs, POLL_WAIT_MS).
+const POLLS_OVER_MS = 1500;
+
+/**
+ * Waits until no poll of a worker process killed on `server` can take a task any more:
+ * before anything is queued for the next workers (an execution started, workers started
+ * again). The wait overlaps whatever came between the kill and this call.
+ */
+export async function pollsOver(server) {
+  const left = (server.pollsOverAt ?? 0) - Date.now();
+  if (left > 0) await sleep(left);
+}
 
 /** Starts execution `id` of `workflow` with `input`; returns the real time it started. */
 export async function startExecution(server, workflow, id, input) {
@@ -249,12 +272,12 @@ export async function history(server, workflow, id) {
   return lines.map((l) => l + '\n').join('');
 }
 
-/** `orbit-restate logs` itself, as a user runs it. */
-export function logs(server, id, workflow) {
+/** `orbit-restate logs` itself, as a user runs it (a process, not waited on in this one). */
+export async function logs(server, id, workflow) {
   const args = [path.join(PACKAGE, 'bin', 'orbit-restate.mjs'), 'logs', id, '--ingress', server.ingress,
                 '--admin', server.admin];
   if (workflow) args.push('--workflow', workflow);
-  return execFileSync(process.execPath, args, { encoding: 'utf8', timeout: 30000 });
+  return (await promisify(execFile)(process.execPath, args, { encoding: 'utf8', timeout: 30000 })).stdout;
 }
 
 /** orbit-run's history of a scenario. */

@@ -1,0 +1,50 @@
+// `orbit_http`, the service that carries out `orbit.http.request`, the built-in task: one
+// journaled action per attempt, whose result — a response or a network error, never an
+// exception — goes to the execution's inbox as the attempt's answer (the engine maps it,
+// docs/engine.md). The execution (execution.mjs) sends it the attempt once the engine has
+// accepted its pickup by `orbit-runtime`.
+import * as restate from '@restatedev/restate-sdk';
+import { ANSWER } from './wasm.mjs';
+import { HTTP, INBOX } from './names.mjs';
+
+export function httpService() {
+  return restate.service({
+    name: HTTP.name,
+    handlers: {
+      /** `orbit.http.request` for one attempt; the answer goes to the execution's inbox. */
+      request: async (ctx, req) => {
+        // One journaled action, never retried by Restate: every failure is an answer.
+        const result = await ctx.run('request', () => httpRequest(req.input), { maxRetryAttempts: 1 });
+        ctx.objectSendClient(INBOX, req.inbox).push({ type: 'answered', at: await ctx.date.now(),
+                                                       attempt: req.attempt, delivery: req.delivery, answer: result });
+      },
+    },
+  });
+}
+
+/** `orbit.http.request` itself: an answer for the engine, never an exception. */
+async function httpRequest(input) {
+  try {
+    const url = new URL(input.url);
+    for (const [name, value] of Object.entries(input.query ?? {})) url.searchParams.append(name, String(value));
+    const headers = { ...(input.headers ?? {}) };
+    let body;
+    if (input.body !== undefined && input.body !== null) {
+      body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
+      if (typeof input.body !== 'string' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+        headers['content-type'] = 'application/json';
+      }
+    }
+    const response = await fetch(url, { method: input.method ?? 'GET', headers, body,
+                                        signal: AbortSignal.timeout(60000) });
+    const text = await response.text();
+    let parsed = text.length ? text : null;
+    if ((response.headers.get('content-type') ?? '').includes('json')) {
+      try { parsed = JSON.parse(text); } catch { /* the text itself */ }
+    }
+    const output = { status: response.status, headers: Object.fromEntries(response.headers), body: parsed };
+    return { kind: ANSWER.HTTP_RESPONSE, status: response.status, output };
+  } catch (e) {
+    return { kind: ANSWER.NETWORK_ERROR, message: String(e?.cause?.message ?? e?.message ?? e) };
+  }
+}

@@ -68,7 +68,7 @@ static int check_with(const CliOptions *opt, bool use_index, const InputObserver
     CliRun run;
     cli_run_init(&run);
     run.w.inputs.observer = run.w.roots.observer = observer;
-    run.c.check_only = true;   /* only the diagnostics are read */
+    run.w.check.check_only = true;   /* only the diagnostics are read */
     run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
     run.w.read_threads = thread_count(opt);
     /* `opened`: the cache, opened; `cache`: the same, when it may be used (a directory

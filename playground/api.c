@@ -147,8 +147,8 @@ typedef struct Run {
 static void run_check(Run *run, Text source, const char *name, bool check_only)
 {
     compiler_init(&run->c);
-    run->c.check_only = check_only;
     workspace_init(&run->w, &run->c, false);
+    run->w.check.check_only = check_only;
     workspace_add_text(&run->w, name, text_copy(source), source.len);
     workspace_check(&run->w);
 }

@@ -200,7 +200,7 @@ FileIndex *check_cache_index(CheckCache *cache, const Workspace *w)
     hash = hash_orbitc(hash);
     hash = hash_field(hash, stdlib->text, stdlib->len);
     hash = hash_field(hash, w->overrides, sizeof w->overrides);
-    uint8_t flags[2] = { c->check_only, c->ignore_suppressions };
+    uint8_t flags[2] = { w->check.check_only, w->check.ignore_suppressions };
     cache->base_key = hash_field(hash, flags, sizeof flags);
     file_index_init(&cache->index, w->start_ns);
     cache->index_path = index_path(cache, w);

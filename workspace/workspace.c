@@ -137,7 +137,7 @@ static void prepare(Workspace *w, Compiler *c)
 static void check_each(Workspace *w, Compiler *c, Program **checked)
 {
     for (uint32_t i = 0; i < w->roots.count; i++)
-        checked[i] = roots_check(&w->roots, c, i, w->overrides);
+        checked[i] = roots_check(&w->roots, c, i, w->overrides, &w->check);
     diag_finish(&c->diags);
 }
 

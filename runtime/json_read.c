@@ -138,23 +138,23 @@ Value jread_value(Arena *a, json_t *json)
     case JSON_REAL: return value_number(json_real_value(json));
     case JSON_STRING: return value_string(a, json_string_value(json), json_string_length(json));
     case JSON_ARRAY: {
-        List *l = list_new(a, (uint32_t)json_array_size(json));
+        List *l = value_list_new(a, (uint32_t)json_array_size(json));
         for (size_t i = 0; i < json_array_size(json); i++)
             l->items[i] = jread_value(a, json_array_get(json, i));
-        list_seal(a, l);
+        value_list_seal(a, l);
         Value v = {.kind = ORBC_KIND_LIST, .list = l};
         return v;
     }
     case JSON_OBJECT: {
-        Record *rec = record_new(a, (uint32_t)json_object_size(json));
+        Record *rec = value_record_new(a, (uint32_t)json_object_size(json));
         const char *key;
         json_t *item;
         uint32_t i = 0;
         json_object_foreach(json, key, item) {
-            rec->names[i] = str_new(a, key, strlen(key));
+            rec->names[i] = value_str_new(a, key, strlen(key));
             rec->values[i++] = jread_value(a, item);
         }
-        record_seal(a, rec);
+        value_record_seal(a, rec);
         Value v = {.kind = ORBC_KIND_RECORD, .rec = rec};
         return v;
     }
@@ -258,7 +258,7 @@ Value jread_input(JsonRead *r, json_t *root)
     json_t *input = json_object_get(root, "input");
     if (input)
         return jread_value(r->a, input);
-    Value v = {.kind = ORBC_KIND_RECORD, .rec = record_new(r->a, 0)};
-    record_seal(r->a, v.rec);
+    Value v = {.kind = ORBC_KIND_RECORD, .rec = value_record_new(r->a, 0)};
+    value_record_seal(r->a, v.rec);
     return v;
 }

@@ -117,16 +117,16 @@ static bool parse_rate(JsonRead *r, const char *where, json_t *value, double *ou
 /* {"status": 200, "headers": {}, "body": null}, the output of an HTTP response. */
 static Value http_output(Arena *a, int64_t status)
 {
-    Record *rec = record_new(a, 3);
-    rec->names[0] = str_new(a, "status", 6);
+    Record *rec = value_record_new(a, 3);
+    rec->names[0] = value_str_new(a, "status", 6);
     rec->values[0] = value_int(status);
-    rec->names[1] = str_new(a, "headers", 7);
+    rec->names[1] = value_str_new(a, "headers", 7);
     rec->values[1].kind = ORBC_KIND_RECORD;
-    rec->values[1].rec = record_new(a, 0);
-    record_seal(a, rec->values[1].rec);
-    rec->names[2] = str_new(a, "body", 4);
+    rec->values[1].rec = value_record_new(a, 0);
+    value_record_seal(a, rec->values[1].rec);
+    rec->names[2] = value_str_new(a, "body", 4);
     rec->values[2] = value_null();
-    record_seal(a, rec);
+    value_record_seal(a, rec);
     return (Value){.kind = ORBC_KIND_RECORD, .rec = rec};
 }
 

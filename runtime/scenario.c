@@ -68,20 +68,20 @@ static bool parse_fail(Parser *p, const char *where, json_t *fail, Outcome *o)
 
 static Value http_response(Parser *p, int64_t status, json_t *headers, json_t *body)
 {
-    Record *r = record_new(p->r.a, 3);
-    r->names[0] = str_new(p->r.a, "status", 6);
+    Record *r = value_record_new(p->r.a, 3);
+    r->names[0] = value_str_new(p->r.a, "status", 6);
     r->values[0] = value_int(status);
-    r->names[1] = str_new(p->r.a, "headers", 7);
+    r->names[1] = value_str_new(p->r.a, "headers", 7);
     if (headers) {
         r->values[1] = jread_value(p->r.a, headers);
     } else {
         r->values[1].kind = ORBC_KIND_RECORD;
-        r->values[1].rec = record_new(p->r.a, 0);
-        record_seal(p->r.a, r->values[1].rec);
+        r->values[1].rec = value_record_new(p->r.a, 0);
+        value_record_seal(p->r.a, r->values[1].rec);
     }
-    r->names[2] = str_new(p->r.a, "body", 4);
+    r->names[2] = value_str_new(p->r.a, "body", 4);
     r->values[2] = body ? jread_value(p->r.a, body) : value_null();
-    record_seal(p->r.a, r);
+    value_record_seal(p->r.a, r);
     Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
     return v;
 }

@@ -96,8 +96,8 @@ static bool load_cached(Worker *wk, uint32_t root, uint64_t *key)
     *key = 0;
     if (!jobs->cache || jobs->w->roots.items[root].file_count == 0)
         return false;
-    *key = check_cache_key(jobs->cache, jobs->w, root);
-    return check_cache_load(jobs->cache, jobs->w, root, *key, &wk->c);
+    *key = cache_key(jobs->cache, jobs->w, root);
+    return cache_load(jobs->cache, jobs->w, root, *key, &wk->c);
 }
 
 /* Parses `files` with the lint levels of a parse of all files. */
@@ -141,7 +141,7 @@ static void check_parsed(Worker *wk, uint32_t root, uint64_t key, uint32_t first
         r->name = r->default_name;
     }
     if (jobs->cache)
-        check_cache_store(jobs->cache, jobs->w, root, key, c, first, c->diags.count);
+        cache_store(jobs->cache, jobs->w, root, key, c, first, c->diags.count);
 }
 
 /* Copies program `root`'s diagnostics (those of wk's compiler since `first`) into

@@ -129,7 +129,7 @@ static uint32_t refused_files(const FixRun *run, struct stat *as_read)
  * first, and one refused writes nothing. With standard input among the paths, its text
  * is the only one written: the other files are an editor's context, never rewritten
  * behind it. */
-int fix_command_write_files(const FixRun *run, const FixCommand *options, bool *written)
+int cli_fix_write_files(const FixRun *run, const FixCommand *options, bool *written)
 {
     bool to_stdout = false;
     for (uint32_t i = 0; i < run->count; i++) {
@@ -191,7 +191,7 @@ static void explain_not_written(const FixRun *run, const FixCommand *options,
                         "written, to standard output; no file was written\n");
 }
 
-int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *options)
+int cli_fix_workspace(Workspace *workspace, const char *stdin_path, const FixCommand *options)
 {
     FixRun run;
     rounds_init(&run, workspace, stdin_path, options->max_rounds);
@@ -202,7 +202,7 @@ int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *
     report_left(&run, current, options->max_left);
     bool *written = xcalloc(run.count + 1, sizeof *written);
     int write_status = options->unread ? EXIT_USAGE
-                                       : fix_command_write_files(&run, options, written);
+                                       : cli_fix_write_files(&run, options, written);
     if (!options->quiet)
         report_fixed(&run, written);
     options->print(options->context, current);
@@ -225,7 +225,7 @@ static void print_remaining(void *context, Compiler *c)
     cli_print_diagnostics(context, c);
 }
 
-/* fix: check as `check` does, then apply the machine-applicable fixes (fix_command).
+/* fix: check as `check` does, then apply the machine-applicable fixes (cli_fix_workspace).
  * With no path, the current directory. When the fixed text of standard input or a diff
  * goes to standard output, the diagnostics must be the human ones, on standard error. */
 int cli_fix(const CliOptions *opt)
@@ -265,7 +265,7 @@ int cli_fix(const CliOptions *opt)
                            run.w.failures > 0, opt->quiet, opt->unsafe_fixes, opt->show_fixes,
                            opt->fmt.diff && cli_want_color_on(opt->color, STDOUT_FILENO),
                            print_remaining, &options, opt->max_diagnostics };
-        status = fix_command(&run.w, stdin_path, &fix);
+        status = cli_fix_workspace(&run.w, stdin_path, &fix);
         if (status == EXIT_ERRORS && opt->exit_zero)
             status = EXIT_OK;
     }

@@ -272,7 +272,7 @@ int cli_add_suppressions(const CliOptions *opt, CliRun *run)
     free(list);
     bool *written = xcalloc(fix.count + 1, sizeof *written);
     FixCommand options = { .max_rounds = 1 };
-    status = fix_command_write_files(&fix, &options, written);
+    status = cli_fix_write_files(&fix, &options, written);
     report(&fix, written, skipped);
     if (status == EXIT_OK && run->c.diags.errors > 0) {
         fprintf(stderr, "orbitc: %u %s remain%s: errors cannot be suppressed (`orbitc check` "

@@ -55,7 +55,7 @@ static void close_cache(CheckCache *cache)
     if (!cache)
         return;
     report_cache(cache);
-    check_cache_close(cache);
+    cache_close(cache);
 }
 
 /* One check: each program on its own, with its own lint levels; the diagnostics of all
@@ -68,20 +68,20 @@ static int check_with(const CliOptions *opt, bool use_index, const InputObserver
     CliRun run;
     cli_run_init(&run);
     run.w.inputs.observer = run.w.roots.observer = observer;
-    run.c.check_only = true;   /* only the diagnostics are read */
+    run.w.check.check_only = true;   /* only the diagnostics are read */
     run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
     run.w.read_threads = thread_count(opt);
     /* `opened`: the cache, opened; `cache`: the same, when it may be used (a directory
      * not to be trusted is said after the diagnostics) */
     CheckCache store, *opened = NULL, *cache = NULL;
     const char *ignored = NULL;
-    char *dir = run.w.threads_parse && !opt->no_cache ? check_cache_default_dir(&ignored) : NULL;
+    char *dir = run.w.threads_parse && !opt->no_cache ? cache_default_dir(&ignored) : NULL;
     if (ignored && use_index)
         fprintf(stderr, "orbitc: warning: ORBITC_CACHE_DIR is not an absolute path (`%s`): "
                         "ignored\n", ignored);
     if (dir) {
         opened = &store;
-        if (check_cache_open(&store, dir)) {
+        if (cache_open(&store, dir)) {
             cache = &store;
             run.w.cache = use_index ? cache : NULL;
         }
@@ -91,7 +91,7 @@ static int check_with(const CliOptions *opt, bool use_index, const InputObserver
     if (status == EXIT_OK)
         check_programs(opt, &run, cache);
     if (status == EXIT_OK && run.w.stale) {
-        check_cache_close(opened);
+        cache_close(opened);
         cli_run_free(&run);
         return check_with(opt, false, observer);
     }

@@ -177,7 +177,7 @@ int cli_fmt(const CliOptions *opt);
 int cli_fix(const CliOptions *opt);
 int cli_graph(const CliOptions *opt);
 
-/* `orbitc lsp`: argv holds the arguments after `lsp` (lsp_command.c). */
-int lsp_command(int argc, char **argv);
+/* `orbitc lsp`: argv holds the arguments after `lsp`, which it reads itself (lsp_command.c). */
+int cli_lsp(int argc, char **argv);
 
 #endif

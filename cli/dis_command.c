@@ -31,7 +31,7 @@ int cli_dis(const CliOptions *opt)
         return EXIT_ERRORS;
     }
     if (opt->format == FORMAT_JSON)
-        dis_json_write(&module, bytes, len, stdout);
+        cli_dis_json_write(&module, bytes, len, stdout);
     else
         orbc_disassemble(&module, stdout);
     free(bytes);

@@ -357,7 +357,7 @@ static void workflow(Writer *wr, const OrbcWorkflow *w)
     end(wr, '}');
 }
 
-bool dis_json_write(const OrbcModule *m, const uint8_t *bytes, size_t len, FILE *out)
+bool cli_dis_json_write(const OrbcModule *m, const uint8_t *bytes, size_t len, FILE *out)
 {
     Writer w = { out, 0, true, false };
     begin(&w, '{');

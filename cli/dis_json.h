@@ -12,6 +12,6 @@
 
 /* Writes the module loaded from `bytes` (the whole verified file) to `out`, then a
  * newline. False when writing failed. */
-bool dis_json_write(const OrbcModule *module, const uint8_t *bytes, size_t len, FILE *out);
+bool cli_dis_json_write(const OrbcModule *module, const uint8_t *bytes, size_t len, FILE *out);
 
 #endif

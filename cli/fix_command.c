@@ -56,7 +56,7 @@ static void report_left(FixRun *run, const Compiler *last, uint32_t max_shown)
     uint32_t offered, shown = 0, hidden = 0;
     FixEdit *edits = fix_select_any(&last->diags, &last->sources, run->unsafe, &offered);
     for (uint32_t i = 0; i < offered; i++) {
-        const LeftFix *left = fix_run_was_left(run, last, &edits[i]);
+        const LeftFix *left = rounds_was_left(run, last, &edits[i]);
         if (!left)
             continue;
         if (max_shown == 0 || shown < max_shown) {
@@ -82,7 +82,7 @@ static void report_fixed(const FixRun *run, const bool *written)
     uint32_t total = 0;
     for (uint32_t i = 0; i < run->count; i++) {
         const FixFile *f = &run->files[i];
-        if (f->fixed == 0 || !fix_file_changed(f))
+        if (f->fixed == 0 || !rounds_file_changed(f))
             continue;
         total += f->fixed;
         fprintf(stderr, "orbitc: %s %s: %u %s (", written[i] ? "fixed" : "would fix", f->path,
@@ -113,7 +113,7 @@ static uint32_t refused_files(const FixRun *run, struct stat *as_read)
     for (uint32_t i = 0; i < run->count; i++) {
         const FixFile *f = &run->files[i];
         ReplaceWhy why;
-        if (f->from_stdin || !fix_file_changed(f)
+        if (f->from_stdin || !rounds_file_changed(f)
             || (replace_file_unchanged(f->path, f->original, f->original_len, &as_read[i], &why)
                 && replace_file_allowed(f->path, &as_read[i], &why)))
             continue;
@@ -129,7 +129,7 @@ static uint32_t refused_files(const FixRun *run, struct stat *as_read)
  * first, and one refused writes nothing. With standard input among the paths, its text
  * is the only one written: the other files are an editor's context, never rewritten
  * behind it. */
-int fix_command_write_files(const FixRun *run, const FixCommand *options, bool *written)
+int cli_fix_write_files(const FixRun *run, const FixCommand *options, bool *written)
 {
     bool to_stdout = false;
     for (uint32_t i = 0; i < run->count; i++) {
@@ -151,7 +151,7 @@ int fix_command_write_files(const FixRun *run, const FixCommand *options, bool *
     for (uint32_t i = 0; i < run->count && status == EXIT_OK; i++) {
         const FixFile *f = &run->files[i];
         ReplaceWhy why;
-        if (!fix_file_changed(f))
+        if (!rounds_file_changed(f))
             continue;
         written[i] = replace_file(f->path, &as_read[i], f->text, f->len, &why);
         if (!written[i]) {
@@ -169,7 +169,7 @@ static void explain_not_written(const FixRun *run, const FixCommand *options,
 {
     uint32_t left = 0, done = 0;
     for (uint32_t i = 0; i < run->count; i++) {
-        if (run->files[i].fixed == 0 || !fix_file_changed(&run->files[i]))
+        if (run->files[i].fixed == 0 || !rounds_file_changed(&run->files[i]))
             continue;
         if (written[i])
             done++;
@@ -191,18 +191,18 @@ static void explain_not_written(const FixRun *run, const FixCommand *options,
                         "written, to standard output; no file was written\n");
 }
 
-int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *options)
+int cli_fix_workspace(Workspace *workspace, const char *stdin_path, const FixCommand *options)
 {
     FixRun run;
-    fix_run_init(&run, workspace, stdin_path, options->max_rounds);
+    rounds_init(&run, workspace, stdin_path, options->max_rounds);
     run.unsafe = options->unsafe;
     if (options->show_fixes)
         run.applied = print_applied;
-    Compiler *current = fix_run_rounds(&run);
+    Compiler *current = rounds_run(&run);
     report_left(&run, current, options->max_left);
     bool *written = xcalloc(run.count + 1, sizeof *written);
     int write_status = options->unread ? EXIT_USAGE
-                                       : fix_command_write_files(&run, options, written);
+                                       : cli_fix_write_files(&run, options, written);
     if (!options->quiet)
         report_fixed(&run, written);
     options->print(options->context, current);
@@ -213,8 +213,8 @@ int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *
         status = write_status;
     free(written);
     if (current != run.first)
-        fix_free_check(current);
-    fix_run_free(&run);
+        rounds_free_check(current);
+    rounds_free(&run);
     return status;
 }
 
@@ -225,7 +225,7 @@ static void print_remaining(void *context, Compiler *c)
     cli_print_diagnostics(context, c);
 }
 
-/* fix: check as `check` does, then apply the machine-applicable fixes (fix_command).
+/* fix: check as `check` does, then apply the machine-applicable fixes (cli_fix_workspace).
  * With no path, the current directory. When the fixed text of standard input or a diff
  * goes to standard output, the diagnostics must be the human ones, on standard error. */
 int cli_fix(const CliOptions *opt)
@@ -265,7 +265,7 @@ int cli_fix(const CliOptions *opt)
                            run.w.failures > 0, opt->quiet, opt->unsafe_fixes, opt->show_fixes,
                            opt->fmt.diff && cli_want_color_on(opt->color, STDOUT_FILENO),
                            print_remaining, &options, opt->max_diagnostics };
-        status = fix_command(&run.w, stdin_path, &fix);
+        status = cli_fix_workspace(&run.w, stdin_path, &fix);
         if (status == EXIT_ERRORS && opt->exit_zero)
             status = EXIT_OK;
     }

@@ -29,13 +29,13 @@ typedef struct FixCommand {
  * diff, reports on standard error what it fixed, and prints what remains. Returns the
  * exit status: 0 no error remains, 1 errors remain, 2 a file could not be read or
  * written. */
-int fix_command(Workspace *workspace, const char *stdin_path, const FixCommand *options);
+int cli_fix_workspace(Workspace *workspace, const char *stdin_path, const FixCommand *options);
 
 /* Writes the files of `run` that changed (all or none: each is checked first, and one
  * refused writes nothing, each refusal reported), standard input's text to standard
  * output, or with options->diff the diff of every change; written[i] says which file's
  * text reached its place. Returns EXIT_OK or EXIT_USAGE. `check --add-suppressions`
  * writes its files through it too. */
-int fix_command_write_files(const FixRun *run, const FixCommand *options, bool *written);
+int cli_fix_write_files(const FixRun *run, const FixCommand *options, bool *written);
 
 #endif

@@ -114,7 +114,7 @@ static int format_one(const Input *input, const FormatOptions *options)
     return status;
 }
 
-int format_command(const char *const *paths, int count, const FormatOptions *options)
+int cli_fmt_paths(const char *const *paths, int count, const FormatOptions *options)
 {
     static const char *const here[] = { "." };
     if (count == 0) {
@@ -144,5 +144,5 @@ int cli_fmt(const CliOptions *opt)
         reads_stdin |= strcmp(opt->paths[i], "-") == 0;
     if (opt->stdin_filename && !reads_stdin)
         return cli_usage_error("%s names standard input: add `-` to the paths", "--stdin-filename");
-    return format_command(opt->paths, opt->path_count, &options);
+    return cli_fmt_paths(opt->paths, opt->path_count, &options);
 }

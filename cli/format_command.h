@@ -20,6 +20,6 @@ typedef struct FormatOptions {
  * status: 0 done (or, under --check and --diff, nothing to change), 1 a file has syntax
  * errors or, under --check and --diff, would change, 2 a path could not be read or
  * written. */
-int format_command(const char *const *paths, int count, const FormatOptions *options);
+int cli_fmt_paths(const char *const *paths, int count, const FormatOptions *options);
 
 #endif

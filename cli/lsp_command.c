@@ -63,7 +63,7 @@ static int client_process_id_option(int argc, char **argv, int *i, long *pid)
     return 0;
 }
 
-int lsp_command(int argc, char **argv)
+int cli_lsp(int argc, char **argv)
 {
     LspOptions options = { 0 };
     for (int i = 0; i < argc; i++) {

@@ -617,7 +617,7 @@ int main(int argc, char **argv)
 
     /* `orbitc lsp` has its own options (lsp/lsp.h) */
     if (argc >= 2 && strcmp(argv[1], "lsp") == 0)
-        return lsp_command(argc - 2, argv + 2);
+        return cli_lsp(argc - 2, argv + 2);
 
     CliOptions opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);

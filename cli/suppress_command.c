@@ -227,7 +227,7 @@ static void report(const FixRun *fix, const bool *written, uint32_t skipped)
     uint32_t total = 0;
     for (uint32_t i = 0; i < fix->count; i++) {
         const FixFile *f = &fix->files[i];
-        if (!fix_file_changed(f))
+        if (!rounds_file_changed(f))
             continue;
         fprintf(stderr, "orbitc: %s %s:", written[i] ? "suppressed in" : "would suppress in",
                 f->path);
@@ -267,12 +267,12 @@ int cli_add_suppressions(const CliOptions *opt, CliRun *run)
     uint32_t count, skipped;
     Insertion *list = plan(run, wanted, &count, &skipped);
     FixRun fix;
-    fix_run_init(&fix, &run->w, NULL, 1);
+    rounds_init(&fix, &run->w, NULL, 1);
     apply(&run->c, &fix, list, count);
     free(list);
     bool *written = xcalloc(fix.count + 1, sizeof *written);
     FixCommand options = { .max_rounds = 1 };
-    status = fix_command_write_files(&fix, &options, written);
+    status = cli_fix_write_files(&fix, &options, written);
     report(&fix, written, skipped);
     if (status == EXIT_OK && run->c.diags.errors > 0) {
         fprintf(stderr, "orbitc: %u %s remain%s: errors cannot be suppressed (`orbitc check` "
@@ -281,6 +281,6 @@ int cli_add_suppressions(const CliOptions *opt, CliRun *run)
         status = EXIT_ERRORS;
     }
     free(written);
-    fix_run_free(&fix);
+    rounds_free(&fix);
     return status;
 }

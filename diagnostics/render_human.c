@@ -21,18 +21,18 @@
 
 /* --- colors and safe text --- */
 
-void human_paint(const Painter *painter, const char *escape)
+void render_human_paint(const Painter *painter, const char *escape)
 {
     if (painter->color)
         fputs(escape, painter->out);
 }
 
-const char *human_severity_color(Severity severity)
+const char *render_human_severity_color(Severity severity)
 {
     return severity == SEV_ERROR ? COLOR_RED : COLOR_YELLOW;
 }
 
-void human_write_safe(FILE *out, const char *text, size_t len)
+void render_human_write_safe(FILE *out, const char *text, size_t len)
 {
     const unsigned char *s = (const unsigned char *)text;
     size_t i = 0;
@@ -51,22 +51,22 @@ void human_write_safe(FILE *out, const char *text, size_t len)
 static void write_safe_string(FILE *out, const char *text)
 {
     if (text)
-        human_write_safe(out, text, strlen(text));
+        render_human_write_safe(out, text, strlen(text));
 }
 
-void human_write_spaces(FILE *out, uint32_t count)
+void render_human_write_spaces(FILE *out, uint32_t count)
 {
     for (uint32_t i = 0; i < count; i++)
         fputc(' ', out);
 }
 
 /* "   |" : the gutter of a line without a line number. */
-void human_blank_gutter(const Painter *painter, uint32_t width)
+void render_human_blank_gutter(const Painter *painter, uint32_t width)
 {
-    human_write_spaces(painter->out, width + 1);
-    human_paint(painter, COLOR_BLUE);
+    render_human_write_spaces(painter->out, width + 1);
+    render_human_paint(painter, COLOR_BLUE);
     fputs(" |", painter->out);
-    human_paint(painter, COLOR_RESET);
+    render_human_paint(painter, COLOR_RESET);
 }
 
 /* A message may have several lines; later lines are indented by `indent` spaces. */
@@ -78,13 +78,13 @@ static void write_lines(FILE *out, const char *text, uint32_t indent)
     for (;;) {
         const char *newline = strchr(line, '\n');
         size_t len = newline ? (size_t)(newline - line) : strlen(line);
-        human_write_safe(out, line, len);
+        render_human_write_safe(out, line, len);
         if (!newline)
             return;
         fputc('\n', out);
         line = newline + 1;
         if (*line != '\n' && *line != '\0')
-            human_write_spaces(out, indent);   /* no trailing blanks on an empty line */
+            render_human_write_spaces(out, indent);   /* no trailing blanks on an empty line */
     }
 }
 
@@ -95,27 +95,27 @@ static void write_header(const Painter *painter, const Diagnostic *d)
     const DiagInfo *info = diag_info(d->code);
     const char *severity = d->severity == SEV_ERROR ? "error" : "warning";
     const char *code = info ? info->code : "?";
-    human_paint(painter, human_severity_color(d->severity));
+    render_human_paint(painter, render_human_severity_color(d->severity));
     fprintf(painter->out, "%s[%s]", severity, code);
-    human_paint(painter, COLOR_RESET);
-    human_paint(painter, COLOR_BOLD);
+    render_human_paint(painter, COLOR_RESET);
+    render_human_paint(painter, COLOR_BOLD);
     fputs(": ", painter->out);
     /* later lines (a newline in a quoted error code) go under the message's first */
     write_lines(painter->out, d->message, (uint32_t)(strlen(severity) + strlen(code) + 4));
-    human_paint(painter, COLOR_RESET);
+    render_human_paint(painter, COLOR_RESET);
     fputc('\n', painter->out);
 }
 
 static void write_sub(const Painter *painter, uint32_t width, const char *kind,
                       const char *text)
 {
-    human_write_spaces(painter->out, width + 2);
-    human_paint(painter, COLOR_BLUE);
+    render_human_write_spaces(painter->out, width + 2);
+    render_human_paint(painter, COLOR_BLUE);
     fputc('=', painter->out);
-    human_paint(painter, COLOR_RESET);
-    human_paint(painter, COLOR_BOLD);
+    render_human_paint(painter, COLOR_RESET);
+    render_human_paint(painter, COLOR_BOLD);
     fprintf(painter->out, " %s:", kind);
-    human_paint(painter, COLOR_RESET);
+    render_human_paint(painter, COLOR_RESET);
     fputc(' ', painter->out);
     write_lines(painter->out, text, width + 2 + 2 + (uint32_t)strlen(kind) + 2);
     fputc('\n', painter->out);
@@ -215,10 +215,10 @@ static uint32_t digits(uint32_t n)
 static void write_location(const Painter *painter, uint32_t width, const char *arrow,
                            const SourceMap *sources, const Mark *m)
 {
-    human_write_spaces(painter->out, width + 1);
-    human_paint(painter, COLOR_BLUE);
+    render_human_write_spaces(painter->out, width + 1);
+    render_human_paint(painter, COLOR_BLUE);
     fputs(arrow, painter->out);
-    human_paint(painter, COLOR_RESET);
+    render_human_paint(painter, COLOR_RESET);
     fputc(' ', painter->out);
     write_safe_string(painter->out, source_file(sources, m->file)->path);
     fprintf(painter->out, ":%u:%u\n", m->line + 1, m->column);
@@ -237,15 +237,15 @@ static void write_file_lines(const Painter *painter, SnippetContext *context,
         while (j < count && marks[j].line == line)
             j++;
         if (!first && line == previous + 2) {
-            human_write_snippet_line(painter, context, marks[i].file, previous + 1, NULL,
+            render_human_write_snippet_line(painter, context, marks[i].file, previous + 1, NULL,
                                      0);
         } else if (!first && line > previous + 2) {
-            human_paint(painter, COLOR_BLUE);
+            render_human_paint(painter, COLOR_BLUE);
             fputs("...", painter->out);
-            human_paint(painter, COLOR_RESET);
+            render_human_paint(painter, COLOR_RESET);
             fputc('\n', painter->out);
         }
-        human_write_snippet_line(painter, context, marks[i].file, line, marks + i, j - i);
+        render_human_write_snippet_line(painter, context, marks[i].file, line, marks + i, j - i);
         previous = line;
         first = false;
         i = j;
@@ -269,11 +269,11 @@ static void write_snippets(const Painter *painter, SnippetContext *context, Mark
             }
             write_location(painter, context->gutter, "-->", context->sources, primary);
         } else {
-            human_blank_gutter(painter, context->gutter);
+            render_human_blank_gutter(painter, context->gutter);
             fputc('\n', painter->out);
             write_location(painter, context->gutter, ":::", context->sources, &marks[i]);
         }
-        human_blank_gutter(painter, context->gutter);
+        render_human_blank_gutter(painter, context->gutter);
         fputc('\n', painter->out);
         write_file_lines(painter, context, marks + i, j - i);
         i = j;
@@ -301,7 +301,7 @@ static void write_diagnostic(const Painter *painter, ColumnCache *cache,
         write_snippets(&p, &context, marks, count);
     if (has_subs(d)) {
         if (count > 0) {
-            human_blank_gutter(&p, context.gutter);
+            render_human_blank_gutter(&p, context.gutter);
             fputc('\n', p.out);
         }
         write_subs(&p, context.gutter, d);
@@ -322,10 +322,10 @@ static void write_summary(const Painter *painter, const DiagSink *sink, bool war
     FILE *out = painter->out;
     bool denied = warnings_denied && sink->warnings > 0;
     if (sink->errors > 0 || denied) {
-        human_paint(painter, COLOR_RED);
+        render_human_paint(painter, COLOR_RED);
         fputs("error", out);
-        human_paint(painter, COLOR_RESET);
-        human_paint(painter, COLOR_BOLD);
+        render_human_paint(painter, COLOR_RESET);
+        render_human_paint(painter, COLOR_BOLD);
         fputs(":", out);
         if (sink->errors > 0)
             fprintf(out, " %u %s%s", sink->errors, plural(sink->errors, "error", "errors"),
@@ -336,16 +336,16 @@ static void write_summary(const Painter *painter, const DiagSink *sink, bool war
         if (denied)
             fputs(" (warnings denied by `--deny-warnings`)", out);
     } else if (sink->warnings > 0) {
-        human_paint(painter, COLOR_YELLOW);
+        render_human_paint(painter, COLOR_YELLOW);
         fputs("warning", out);
-        human_paint(painter, COLOR_RESET);
-        human_paint(painter, COLOR_BOLD);
+        render_human_paint(painter, COLOR_RESET);
+        render_human_paint(painter, COLOR_BOLD);
         fprintf(out, ": %u %s emitted", sink->warnings,
                 plural(sink->warnings, "warning", "warnings"));
     } else {
         return;
     }
-    human_paint(painter, COLOR_RESET);
+    render_human_paint(painter, COLOR_RESET);
     fputc('\n', out);
 }
 
@@ -366,7 +366,7 @@ static void write_explain_hint(const Painter *painter, const DiagSink *sink)
         return;
     FILE *out = painter->out;
     fputc('\n', out);
-    human_paint(painter, COLOR_BOLD);
+    render_human_paint(painter, COLOR_BOLD);
     int first = -1;
     if (distinct > 1) {
         fputs("Some errors have detailed explanations: ", out);
@@ -385,7 +385,7 @@ static void write_explain_hint(const Painter *painter, const DiagSink *sink)
     }
     fprintf(out, "For more information about %s, try `orbitc explain %s`.",
             distinct > 1 ? "an error" : "this error", diag_info((DiagCode)first)->code);
-    human_paint(painter, COLOR_RESET);
+    render_human_paint(painter, COLOR_RESET);
     fputc('\n', out);
 }
 
@@ -402,10 +402,10 @@ void render_human(FILE *out, const DiagSink *sink, const SourceMap *sources,
         write_diagnostic(&painter, &cache, sources, sink->items[i]);
     if (shown < sink->count) {
         uint32_t hidden = sink->count - shown;
-        human_paint(&painter, COLOR_BOLD);
+        render_human_paint(&painter, COLOR_BOLD);
         fprintf(out, "note: %u more %s not shown", hidden,
                 plural(hidden, "diagnostic", "diagnostics"));
-        human_paint(&painter, COLOR_RESET);
+        render_human_paint(&painter, COLOR_RESET);
         fputs("\n\n", out);
     }
     if (options && options->summary && sink->count > 0) {

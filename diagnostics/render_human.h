@@ -23,15 +23,15 @@ typedef struct Painter {
 } Painter;
 
 /* Writes the escape sequence when color is on. */
-void human_paint(const Painter *painter, const char *escape);
-const char *human_severity_color(Severity severity);
+void render_human_paint(const Painter *painter, const char *escape);
+const char *render_human_severity_color(Severity severity);
 
 /* Writes text with invalid UTF-8 and control characters (newline and tab included)
  * replaced by U+FFFD. */
-void human_write_safe(FILE *out, const char *text, size_t len);
-void human_write_spaces(FILE *out, uint32_t count);
+void render_human_write_safe(FILE *out, const char *text, size_t len);
+void render_human_write_spaces(FILE *out, uint32_t count);
 /* The gutter of a line without a number: `width + 1` spaces and " |". */
-void human_blank_gutter(const Painter *painter, uint32_t width);
+void render_human_blank_gutter(const Painter *painter, uint32_t width);
 
 /* A span to underline in one line: `^` for the primary span, `-` for a label. */
 typedef struct Mark {
@@ -65,7 +65,7 @@ enum {
 
 /* Writes line `line` (0-based) of `file` with the gutter, then rows that underline and
  * label `marks` (all on that line, sorted by start; count may be 0). */
-void human_write_snippet_line(const Painter *painter, SnippetContext *context,
+void render_human_write_snippet_line(const Painter *painter, SnippetContext *context,
                               uint32_t file, uint32_t line, const Mark *marks,
                               uint32_t count);
 

@@ -99,9 +99,9 @@ static uint32_t cell_of(SnippetContext *context, uint32_t file, uint32_t line,
 
 static void write_line_number(const Painter *painter, uint32_t width, uint32_t number)
 {
-    human_paint(painter, COLOR_BLUE);
+    render_human_paint(painter, COLOR_BLUE);
     fprintf(painter->out, " %*u |", (int)width, number);
-    human_paint(painter, COLOR_RESET);
+    render_human_paint(painter, COLOR_RESET);
 }
 
 static void write_window_text(FILE *out, const Window *w)
@@ -112,10 +112,10 @@ static void write_window_text(FILE *out, const Window *w)
         int32_t cp;
         uint32_t n = utf8_decode(s + i, end - i, &cp);
         if (cp == '\t') {
-            human_write_spaces(out, tab_cells(cells));
+            render_human_write_spaces(out, tab_cells(cells));
             cells += tab_cells(cells);
         } else {
-            human_write_safe(out, w->text + i, n);
+            render_human_write_safe(out, w->text + i, n);
             cells += utf8_cells(cp);
         }
         i += n;
@@ -159,9 +159,9 @@ static uint8_t style_of(const Mark *m)
 static void style_color(const Painter *painter, uint8_t style)
 {
     if (style == STYLE_PRIMARY)
-        human_paint(painter, human_severity_color(painter->severity));
+        render_human_paint(painter, render_human_severity_color(painter->severity));
     else if (style == STYLE_SECONDARY)
-        human_paint(painter, COLOR_BLUE);
+        render_human_paint(painter, COLOR_BLUE);
 }
 
 static void row_clear(Row *row)
@@ -190,7 +190,7 @@ static void write_row(const Painter *painter, uint32_t gutter, const Row *row,
         while (used > 0 && row->cells[used - 1] == ' ')
             used--;
     }
-    human_blank_gutter(painter, gutter);
+    render_human_blank_gutter(painter, gutter);
     if (used > 0 || label_of)
         fputc(' ', painter->out);
     uint8_t current = STYLE_NONE;
@@ -198,7 +198,7 @@ static void write_row(const Painter *painter, uint32_t gutter, const Row *row,
         uint8_t style = row->cells[i] == ' ' ? current : row->styles[i];
         if (style != current) {
             if (current != STYLE_NONE)
-                human_paint(painter, COLOR_RESET);
+                render_human_paint(painter, COLOR_RESET);
             style_color(painter, style);
             current = style;
         }
@@ -206,14 +206,14 @@ static void write_row(const Painter *painter, uint32_t gutter, const Row *row,
     }
     if (label_of && current != style_of(label_of)) {
         if (current != STYLE_NONE)
-            human_paint(painter, COLOR_RESET);
+            render_human_paint(painter, COLOR_RESET);
         current = style_of(label_of);
         style_color(painter, current);
     }
     if (label_of)
-        human_write_safe(painter->out, label_of->label, strlen(label_of->label));
+        render_human_write_safe(painter->out, label_of->label, strlen(label_of->label));
     if (current != STYLE_NONE)
-        human_paint(painter, COLOR_RESET);
+        render_human_paint(painter, COLOR_RESET);
     fputc('\n', painter->out);
 }
 
@@ -310,7 +310,7 @@ static void write_marks(const Painter *painter, SnippetContext *context, uint32_
     free(placed);
 }
 
-void human_write_snippet_line(const Painter *painter, SnippetContext *context,
+void render_human_write_snippet_line(const Painter *painter, SnippetContext *context,
                               uint32_t file, uint32_t line, const Mark *marks,
                               uint32_t count)
 {

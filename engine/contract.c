@@ -91,14 +91,14 @@ static bool conform_list(Check *c, const OrbcType *t, Value v, Value *out)
         if (!ok)
             return false;
         if (!copy && memcmp(&item, &v.list->items[i], sizeof item) != 0) {
-            copy = list_new(c->a, v.list->count);
+            copy = value_list_new(c->a, v.list->count);
             memcpy(copy->items, v.list->items, sizeof(Value) * v.list->count);
         }
         if (copy)
             copy->items[i] = item;
     }
     if (copy) {
-        list_seal(c->a, copy);
+        value_list_seal(c->a, copy);
         out->list = copy;
     }
     return true;
@@ -114,7 +114,7 @@ static bool conform_record(Check *c, const OrbcType *t, Value v, Value *out)
         const OrbcField *field = &t->fields[i];
         const char *name = string_at(c->m, field->name);
         size_t len = field->name < c->m->string_count ? c->m->strings[field->name].len : 1;
-        int64_t at = record_find(r, name, len);
+        int64_t at = value_record_find(r, name, len);
         if (at < 0) {
             if (field->optional)
                 continue;
@@ -130,7 +130,7 @@ static bool conform_record(Check *c, const OrbcType *t, Value v, Value *out)
         if (!ok)
             return false;
         if (!copy && memcmp(&item, &r->values[at], sizeof item) != 0) {
-            copy = record_new(c->a, r->count);
+            copy = value_record_new(c->a, r->count);
             memcpy(copy->names, r->names, sizeof(Str *) * r->count);
             memcpy(copy->values, r->values, sizeof(Value) * r->count);
         }
@@ -144,7 +144,7 @@ static bool conform_record(Check *c, const OrbcType *t, Value v, Value *out)
                 return field_problem(c, "unexpected", r->names[i]->text);
     }
     if (copy) {
-        record_seal(c->a, copy);
+        value_record_seal(c->a, copy);
         out->rec = copy;
     }
     return true;
@@ -204,31 +204,31 @@ static Value default_of(const OrbcModule *m, Arena *a, uint32_t type, int depth)
     case ORBC_TYPE_NULL:
     case ORBC_TYPE_OPTIONAL: return value_null();
     case ORBC_TYPE_LIST: {
-        Value v = {.kind = ORBC_KIND_LIST, .list = list_new(a, 0)};
-        list_seal(a, v.list);
+        Value v = {.kind = ORBC_KIND_LIST, .list = value_list_new(a, 0)};
+        value_list_seal(a, v.list);
         return v;
     }
     case ORBC_TYPE_RECORD: {
         uint32_t required = 0;
         for (uint32_t i = 0; i < t->field_count; i++)
             required += !t->fields[i].optional;
-        Record *r = record_new(a, required);
+        Record *r = value_record_new(a, required);
         uint32_t at = 0;
         for (uint32_t i = 0; i < t->field_count; i++) {
             if (t->fields[i].optional)
                 continue;
             uint32_t name = t->fields[i].name;
-            r->names[at] = str_new(a, string_at(m, name),
+            r->names[at] = value_str_new(a, string_at(m, name),
                                    name < m->string_count ? m->strings[name].len : 1);
             r->values[at++] = default_of(m, a, t->fields[i].type, depth + 1);
         }
-        record_seal(a, r);
+        value_record_seal(a, r);
         Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
         return v;
     }
     default: {
-        Value v = {.kind = ORBC_KIND_RECORD, .rec = record_new(a, 0)};
-        record_seal(a, v.rec);
+        Value v = {.kind = ORBC_KIND_RECORD, .rec = value_record_new(a, 0)};
+        value_record_seal(a, v.rec);
         return v;
     }
     }

@@ -167,10 +167,10 @@ static void step_complete(Exec *x)
     const OrbcStep *s = x->active;
     Value result = x->units[0]->result;
     if (s->for_code != ORBC_NONE) {
-        List *l = list_new(e->arena, x->unit_count);
+        List *l = value_list_new(e->arena, x->unit_count);
         for (uint32_t i = 0; i < x->unit_count; i++)
             l->items[i] = x->units[i]->result;
-        list_seal(e->arena, l);
+        value_list_seal(e->arena, l);
         result.kind = ORBC_KIND_LIST;
         result.list = l;
         event_step(e, "StepCompleted", step_label(e, x, s));
@@ -338,8 +338,8 @@ static void child_start(Unit *u)
     Engine *e = x->engine;
     uint32_t target = u->step->target;
     const char *err;
-    Value input = {.kind = ORBC_KIND_RECORD, .rec = record_new(e->arena, 0)};
-    record_seal(e->arena, input.rec);
+    Value input = {.kind = ORBC_KIND_RECORD, .rec = value_record_new(e->arena, 0)};
+    value_record_seal(e->arena, input.rec);
     if (u->step->with_code != ORBC_NONE &&
         !engine_eval_code(u, u->step->with_code, "with", &input, &err)) {
         engine_unit_failed(u, "EXPRESSION_ERROR", err);

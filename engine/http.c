@@ -126,7 +126,7 @@ static const char *quoted(Arena *a, const Str *s)
  * (values are strings): absent, null, or a record of strings. */
 static const char *record_problem(Arena *a, const Record *req, const char *field, bool headers)
 {
-    const Value *v = record_get(req, field);
+    const Value *v = value_record_get(req, field);
     if (!v || v->kind == ORBC_KIND_NULL)
         return NULL;
     if (v->kind != ORBC_KIND_RECORD)
@@ -153,13 +153,13 @@ const char *http_request_problem(Arena *a, Value request)
     if (request.kind != ORBC_KIND_RECORD)
         return "invalid request: the input is not a record";
     const Record *req = request.rec;
-    const Value *url = record_get(req, "url");
+    const Value *url = value_record_get(req, "url");
     if (!url || url->kind != ORBC_KIND_STRING)
         return "invalid request: `url` must be a string";
     if (!valid_url(url->s->text, url->s->len))
         return arena_printf(a, "invalid request: url %s is not an absolute http or https URL",
                             quoted(a, url->s));
-    const Value *method = record_get(req, "method");
+    const Value *method = value_record_get(req, "method");
     if (method && method->kind == ORBC_KIND_STRING && !valid_method(method->s))
         return arena_printf(a, "invalid request: method %s is not one of GET, HEAD, POST, "
                             "PUT, PATCH, DELETE, OPTIONS", quoted(a, method->s));

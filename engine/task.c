@@ -148,8 +148,8 @@ void task_start(Unit *u)
         u->timeout_ms = e->module->tasks[u->task].default_timeout_ms;   /* 30s for HTTP */
     u->queue_timeout_ms = u->compensation ? s->compensate.queue_timeout_ms : s->queue_timeout_ms;
     const char *err;
-    Value input = {.kind = ORBC_KIND_RECORD, .rec = record_new(e->arena, 0)};
-    record_seal(e->arena, input.rec);
+    Value input = {.kind = ORBC_KIND_RECORD, .rec = value_record_new(e->arena, 0)};
+    value_record_seal(e->arena, input.rec);
     if (with_code != ORBC_NONE && !engine_eval_code(u, with_code, "with", &input, &err)) {
         engine_unit_failed(u, "EXPRESSION_ERROR", err);
         return;

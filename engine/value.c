@@ -13,7 +13,7 @@ enum { SMALL_RECORD = 8 };
 
 /* ---- strings, lists, records ---- */
 
-const Str *str_new(Arena *a, const char *text, size_t len)
+const Str *value_str_new(Arena *a, const char *text, size_t len)
 {
     Str *s = arena_alloc(a, sizeof *s);
     s->len = len;
@@ -23,7 +23,7 @@ const Str *str_new(Arena *a, const char *text, size_t len)
 
 Value value_string(Arena *a, const char *text, size_t len)
 {
-    Value v = {.kind = ORBC_KIND_STRING, .s = str_new(a, text, len)};
+    Value v = {.kind = ORBC_KIND_STRING, .s = value_str_new(a, text, len)};
     return v;
 }
 
@@ -32,7 +32,7 @@ Value value_cstring(Arena *a, const char *text)
     return value_string(a, text, strlen(text));
 }
 
-List *list_new(Arena *a, uint32_t count)
+List *value_list_new(Arena *a, uint32_t count)
 {
     List *l = arena_alloc(a, sizeof *l);
     l->count = count;
@@ -40,7 +40,7 @@ List *list_new(Arena *a, uint32_t count)
     return l;
 }
 
-Record *record_new(Arena *a, uint32_t count)
+Record *value_record_new(Arena *a, uint32_t count)
 {
     Record *r = arena_alloc(a, sizeof *r);
     r->count = count;
@@ -70,7 +70,7 @@ static uint32_t container_depth(const Value *values, uint32_t count)
     return deepest + 1;
 }
 
-bool list_seal(Arena *a, List *l)
+bool value_list_seal(Arena *a, List *l)
 {
     (void)a;
     l->depth = container_depth(l->items, l->count);
@@ -92,7 +92,7 @@ static void record_build_index(Arena *a, Record *r)
     }
 }
 
-bool record_seal(Arena *a, Record *r)
+bool value_record_seal(Arena *a, Record *r)
 {
     r->depth = container_depth(r->values, r->count);
     if (r->count > SMALL_RECORD)
@@ -105,7 +105,7 @@ static bool name_is(const Str *s, const char *name, size_t len)
     return s->len == len && memcmp(s->text, name, len) == 0;
 }
 
-int64_t record_find(const Record *r, const char *name, size_t len)
+int64_t value_record_find(const Record *r, const char *name, size_t len)
 {
     if (r->index) {
         uint32_t mask = r->index_cap - 1;
@@ -123,9 +123,9 @@ int64_t record_find(const Record *r, const char *name, size_t len)
     return -1;
 }
 
-const Value *record_get(const Record *r, const char *name)
+const Value *value_record_get(const Record *r, const char *name)
 {
-    int64_t i = record_find(r, name, strlen(name));
+    int64_t i = value_record_find(r, name, strlen(name));
     return i < 0 ? NULL : &r->values[i];
 }
 
@@ -187,7 +187,7 @@ bool value_equal(Value a, Value b)
         return false;
     for (uint32_t i = 0; i < a.rec->count; i++) {
         const Str *name = a.rec->names[i];
-        int64_t j = record_find(b.rec, name->text, name->len);
+        int64_t j = value_record_find(b.rec, name->text, name->len);
         if (j < 0 || !value_equal(a.rec->values[i], b.rec->values[j]))
             return false;
     }

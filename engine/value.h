@@ -67,20 +67,20 @@ static inline Value value_duration(int64_t ms)
     return (Value){ .kind = ORBC_KIND_DURATION, .i = ms };
 }
 
-const Str *str_new(Arena *a, const char *text, size_t len);
+const Str *value_str_new(Arena *a, const char *text, size_t len);
 Value value_string(Arena *a, const char *text, size_t len);
 Value value_cstring(Arena *a, const char *text);
 
 /* A list or record of `count` slots to fill, then value_*_seal to compute the depth. */
-List *list_new(Arena *a, uint32_t count);
-Record *record_new(Arena *a, uint32_t count);
+List *value_list_new(Arena *a, uint32_t count);
+Record *value_record_new(Arena *a, uint32_t count);
 /* Computes depth (and the hash index of a large record); false when too deep. */
-bool list_seal(Arena *a, List *l);
-bool record_seal(Arena *a, Record *r);
+bool value_list_seal(Arena *a, List *l);
+bool value_record_seal(Arena *a, Record *r);
 
 /* The position of a field, or -1. */
-int64_t record_find(const Record *r, const char *name, size_t len);
-const Value *record_get(const Record *r, const char *name);
+int64_t value_record_find(const Record *r, const char *name, size_t len);
+const Value *value_record_get(const Record *r, const char *name);
 
 /* The value as liborbc sees it (a string by its bytes, a list or record opaque), and
  * back: a string result of liborbc is wrapped in a Str from the arena. */

@@ -195,7 +195,7 @@ static bool field(Frame *f, uint32_t name, bool optional)
         return push(f, value_null());
     if (r.kind != ORBC_KIND_RECORD)
         return fail(f, "cannot read field `%s` of %s", s->text, value_kind_name(r));
-    int64_t i = record_find(r.rec, s->text, s->len);
+    int64_t i = value_record_find(r.rec, s->text, s->len);
     if (i >= 0)
         return push(f, r.rec->values[i]);
     if (optional)
@@ -215,7 +215,7 @@ static bool index_op(Frame *f)
         return push(f, x.list->items[i.i]);
     }
     if (x.kind == ORBC_KIND_RECORD && i.kind == ORBC_KIND_STRING) {
-        int64_t at = record_find(x.rec, i.s->text, i.s->len);
+        int64_t at = value_record_find(x.rec, i.s->text, i.s->len);
         if (at < 0)
             return fail(f, "field `%s` is missing", i.s->text);
         return push(f, x.rec->values[at]);
@@ -227,10 +227,10 @@ static bool make_list(Frame *f, uint32_t n)
 {
     if (!need(f, n))
         return false;
-    List *l = list_new(f->vm->arena, n);
+    List *l = value_list_new(f->vm->arena, n);
     f->sp -= n;
     memcpy(l->items, &f->vm->stack[f->sp], sizeof(Value) * n);
-    if (!list_seal(f->vm->arena, l))
+    if (!value_list_seal(f->vm->arena, l))
         return too_deep(f);
     Value v = {.kind = ORBC_KIND_LIST, .list = l};
     return push(f, v);
@@ -240,13 +240,13 @@ static bool make_record(Frame *f, uint32_t n, const uint8_t *names)
 {
     if (!need(f, n))
         return false;
-    Record *r = record_new(f->vm->arena, n);
+    Record *r = value_record_new(f->vm->arena, n);
     f->sp -= n;
     for (uint32_t i = 0; i < n; i++) {
         r->names[i] = vm_string(f->vm, orbc_u32(names + 4 * i));
         r->values[i] = f->vm->stack[f->sp + i];
     }
-    if (!record_seal(f->vm->arena, r))
+    if (!value_record_seal(f->vm->arena, r))
         return too_deep(f);
     Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
     return push(f, v);
@@ -279,7 +279,7 @@ static bool call_on_container(Frame *f, uint8_t func, const Value *args)
     case ORBC_FN_CONTAINS:
         if (a.kind == ORBC_KIND_LIST)
             return push(f, value_bool(list_contains(a.list, args[1])));
-        return push(f, value_bool(record_find(a.rec, args[1].s->text, args[1].s->len) >= 0));
+        return push(f, value_bool(value_record_find(a.rec, args[1].s->text, args[1].s->len) >= 0));
     default:
         return fail(f, "function %u does not look into lists or records", func);
     }

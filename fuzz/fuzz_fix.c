@@ -91,7 +91,7 @@ static void run_free(Run *run)
 
 static Compiler *fix(Run *run, bool *unfinished)
 {
-    return fix_in_memory(&run->w, FIX_MAX_ROUNDS, unfinished);
+    return rounds_in_memory(&run->w, FIX_MAX_ROUNDS, unfinished);
 }
 
 static int compare_diags(const void *pa, const void *pb)
@@ -264,11 +264,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (again != &after.c) {
         if (!unfinished)
             fail("a second fix changes something", "it applied a fix");
-        fix_free_check(again);
+        rounds_free_check(again);
     }
     if (before.c.diags.errors == 0)
         same_clean_workflows(&before, &after);
-    fix_free_check(fixed);
+    rounds_free_check(fixed);
     run_free(&after);
     run_free(&before);
     return 0;

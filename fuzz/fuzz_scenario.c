@@ -55,10 +55,10 @@ static EngineAnswer fuzz_answer(Arena *a, uint8_t b)
     EngineAnswer answer = {.kind = b % 4, .retryable = (b & 4) != 0,
                            .status = statuses[(b >> 3) % 6],
                            .code = (b & 8) ? "DECLINED" : NULL, .message = (b & 16) ? "no" : NULL};
-    Record *r = record_new(a, 1);
-    r->names[0] = str_new(a, "charge_id", 9);
+    Record *r = value_record_new(a, 1);
+    r->names[0] = value_str_new(a, "charge_id", 9);
     r->values[0] = (b & 32) ? value_cstring(a, "ch_1") : value_int(b);
-    record_seal(a, r);
+    value_record_seal(a, r);
     answer.output = (b & 64) ? value_null() : (Value){.kind = ORBC_KIND_RECORD, .rec = r};
     return answer;
 }
@@ -67,12 +67,12 @@ static void run_events(const uint8_t *data, size_t size)
 {
     Arena arena;
     arena_init(&arena);
-    Record *r = record_new(&arena, 2);
-    r->names[0] = str_new(&arena, "order_id", 8);
+    Record *r = value_record_new(&arena, 2);
+    r->names[0] = value_str_new(&arena, "order_id", 8);
     r->values[0] = value_cstring(&arena, "A1");
-    r->names[1] = str_new(&arena, "url", 3);
+    r->names[1] = value_str_new(&arena, "url", 3);
     r->values[1] = value_cstring(&arena, "http://localhost/");
-    record_seal(&arena, r);
+    value_record_seal(&arena, r);
     uint8_t flags = size > 1 ? data[1] : 0;
     EngineOptions options = {.show_values = flags & 1, .http_adapter = !(flags & 2)};
     Engine *e = engine_new(&module, 0, (Value){.kind = ORBC_KIND_RECORD, .rec = r}, &options,

@@ -16,9 +16,9 @@ void fuzz_check_source(const uint8_t *data, size_t size, bool check_only,
 
     Compiler c;
     compiler_init(&c);
-    c.check_only = check_only;
     Workspace w;
     workspace_init(&w, &c, false);
+    w.check.check_only = check_only;
     workspace_add_text(&w, "fuzz.orbit", text, size);
     workspace_check(&w);
     then(&c, w.checked[0]);

@@ -8,11 +8,14 @@
                    (golden/harness/runs.py; needs --orbit-run)
   golden/fmt/      `orbitc fmt`: the exact formatted text (golden/harness/fmt.py)
 
-    golden/golden.py --orbitc PATH [--orbit-run PATH] [--update] [SELECTOR...]
+    golden/golden.py [--orbitc PATH] [--orbit-run PATH] [--update] [SELECTOR...]
+
+--orbitc defaults to build/cli/orbitc and --orbit-run to build/runtime/orbit-run when
+it exists (the build directory of `meson setup build`).
 
 A SELECTOR is a path, or a path relative to golden/: an area (`e0410`, `run`, `fmt`) or
 one case (`e0410/x.orbit`, `run/retries`, `fmt/steps`). Without one, every case runs
-(golden/run/ only with --orbit-run). --update rewrites the expected files from the
+(golden/run/ only with an orbit-run). --update rewrites the expected files from the
 actual output: read `git diff golden/` before committing it. Ends with the line
 `N passed, N failed`.
 """
@@ -23,6 +26,7 @@ import sys
 from harness import cases, fmt, runs
 
 GOLDEN = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.path.join(os.path.dirname(GOLDEN), 'build')
 
 
 def part_of(selector):
@@ -43,12 +47,18 @@ def single_cases(selectors, area):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--orbitc', required=True)
+    ap.add_argument('--orbitc', default=os.path.join(BUILD, 'cli', 'orbitc'))
     ap.add_argument('--orbit-run')
     ap.add_argument('--update', action='store_true')
     ap.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 2)
     ap.add_argument('selectors', nargs='*')
     opts = ap.parse_args()
+    if not os.access(opts.orbitc, os.X_OK):
+        ap.error('no executable %s: build first (meson setup build && ninja -C build) '
+                 'or give --orbitc' % opts.orbitc)
+    built_orbit_run = os.path.join(BUILD, 'runtime', 'orbit-run')
+    if opts.orbit_run is None and os.access(built_orbit_run, os.X_OK):
+        opts.orbit_run = built_orbit_run
     orbitc = os.path.abspath(opts.orbitc)
     selected = {'cases': [], 'run': [], 'fmt': []}
     for selector in opts.selectors:

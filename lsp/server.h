@@ -1,23 +1,7 @@
-/* The state of the language server, shared by its parts (internal to lsp/):
- *
- *   server.c       the message loop: lifecycle, dispatch, errors, cancellation
- *   documents.c    open documents and their text (full and incremental sync)
- *   project.c      the program of a document: its files, checking it, the results
- *   publish.c      diagnostics as LSP diagnostics, published for every file
- *   actions.c      code actions: the diagnostics' fixes, fix all in file
- *   query.c        what is at a position: every name of a program and what it means
- *   hover.c        hover: resolved retry policies, settings, types and contracts
- *   markup.c       Markdown for hover, or plain text for a client that prefers it
- *   cache.c        read-only files for the editor: the standard library, explanations
- *   codes.c        diagnostic codes: links to explanations, hover and completion of codes
- *   signature.c    signature help for the standard library's functions
- *   calls.c        the call hierarchy of workflows and their child workflows
- *   navigate.c     definition, references, rename, document and workspace symbols
- *   complete.c     completion
- *   formatting.c   formatting a document or the declarations of a range (`orbitc fmt`)
- *   semantic.c     semantic tokens: the lexer's tokens coloured by the resolved names
- *   hints.c        inlay hints: the resolved retry schedules written into the code
- *   structure.c    folding ranges and selection ranges, from the syntax tree
+/* The state of the language server, shared by its parts (internal to lsp/). Its files and
+ * what each holds are listed once, in the row of lsp/ in docs/architecture.md
+ * (tests/test_layers.py fails on a file that the row does not name); a new request: the
+ * recipe there, "A new language-server request".
  *
  * One thread. Messages are read into a queue as they arrive; a program is re-checked
  * when no message is waiting, and its results are published only if no change to it

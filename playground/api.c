@@ -140,8 +140,8 @@ typedef struct Run {
 static void run_check(Run *run, Text source, const char *name, bool check_only)
 {
     compiler_init(&run->c);
-    run->c.check_only = check_only;
     workspace_init(&run->w, &run->c, false);
+    run->w.check.check_only = check_only;
     workspace_add_text(&run->w, name, text_copy(source), source.len);
     workspace_check(&run->w);
 }
@@ -238,14 +238,14 @@ char *orbit_pg_fix(const char *source, size_t source_len)
     Run run;
     run_check(&run, text_of(source, source_len), DEFAULT_NAME, false);
     FixRun fix;
-    fix_run_init(&fix, &run.w, NULL, FIX_MAX_ROUNDS);
-    Compiler *last = fix_run_rounds(&fix);
+    rounds_init(&fix, &run.w, NULL, FIX_MAX_ROUNDS);
+    Compiler *last = rounds_run(&fix);
     const FixFile *file = &fix.files[0];
     json_t *result = json_pack("{s:o, s:I}", "text", diag_json_text(file->text, file->len),
                                "fixed", (json_int_t)file->fixed);
     if (last != fix.first)
-        fix_free_check(last);
-    fix_run_free(&fix);
+        rounds_free_check(last);
+    rounds_free(&fix);
     run_free(&run);
     return answer_text(result);
 }

@@ -12,26 +12,26 @@
 
 /* ---- maps of names to indices (text maps: keys compare by their bytes) ---- */
 
-void jread_map_put(NameMap *map, Arena *a, const char *key, uint32_t value)
+void json_read_map_put(NameMap *map, Arena *a, const char *key, uint32_t value)
 {
     namemap_add(map, a, key, orbc_hash(key, strlen(key)), value);
 }
 
-bool jread_map_get(const NameMap *map, const char *key, uint32_t *value)
+bool json_read_map_get(const NameMap *map, const char *key, uint32_t *value)
 {
     return namemap_get(map, key, orbc_hash(key, strlen(key)), value);
 }
 
-void jread_init(JsonRead *r, const OrbcModule *module, Arena *arena, const char *path, char *err,
+void json_read_init(JsonRead *r, const OrbcModule *module, Arena *arena, const char *path, char *err,
                 size_t errlen)
 {
     *r = (JsonRead){.m = module, .a = arena, .path = path, .err = err, .errlen = errlen};
     namemap_init_text(&r->tasks, arena, module->task_count);
     for (uint32_t i = 0; i < module->task_count; i++)
-        jread_map_put(&r->tasks, arena, jread_string(module, module->tasks[i].name), i);
+        json_read_map_put(&r->tasks, arena, json_read_string(module, module->tasks[i].name), i);
 }
 
-json_t *jread_parse(const char *path, const char *bytes, size_t len, char *err, size_t errlen)
+json_t *json_read_parse(const char *path, const char *bytes, size_t len, char *err, size_t errlen)
 {
     json_error_t error;
     json_t *root = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, &error);
@@ -41,7 +41,7 @@ json_t *jread_parse(const char *path, const char *bytes, size_t len, char *err, 
     return root;
 }
 
-bool jread_problem(JsonRead *r, const char *where, const char *fmt, ...)
+bool json_read_problem(JsonRead *r, const char *where, const char *fmt, ...)
 {
     int n = snprintf(r->err, r->errlen, "%s: %s%s", r->path, where ? where : "",
                      where ? ": " : "");
@@ -54,36 +54,36 @@ bool jread_problem(JsonRead *r, const char *where, const char *fmt, ...)
     return false;
 }
 
-bool jread_unknown_name(JsonRead *r, const char *where, const char *what, const char *name,
+bool json_read_unknown_name(JsonRead *r, const char *where, const char *what, const char *name,
                         const char *const *candidates, size_t count)
 {
     const char *close = suggest_name(name, strlen(name), candidates, count);
     if (close)
-        return jread_problem(r, where, "unknown %s `%s` (did you mean `%s`?)", what, name, close);
-    return jread_problem(r, where, "unknown %s `%s`", what, name);
+        return json_read_problem(r, where, "unknown %s `%s` (did you mean `%s`?)", what, name, close);
+    return json_read_problem(r, where, "unknown %s `%s`", what, name);
 }
 
-const char *jread_string(const OrbcModule *m, uint32_t index)
+const char *json_read_string(const OrbcModule *m, uint32_t index)
 {
     return index < m->string_count ? m->strings[index].text : "";
 }
 
-const char *jread_where_key(JsonRead *r, const char *where, const char *key)
+const char *json_read_where_key(JsonRead *r, const char *where, const char *key)
 {
     return where ? arena_printf(r->a, "%s.%s", where, key) : key;
 }
 
-const char *jread_where_name(JsonRead *r, const char *where, const char *name)
+const char *json_read_where_name(JsonRead *r, const char *where, const char *name)
 {
     return arena_printf(r->a, "%s[\"%s\"]", where, name);
 }
 
-const char *jread_where_index(JsonRead *r, const char *where, size_t i)
+const char *json_read_where_index(JsonRead *r, const char *where, size_t i)
 {
     return arena_printf(r->a, "%s[%zu]", where, i);
 }
 
-bool jread_check_keys(JsonRead *r, const char *where, json_t *object, const char *const *keys,
+bool json_read_check_keys(JsonRead *r, const char *where, json_t *object, const char *const *keys,
                       size_t count)
 {
     const char *key;
@@ -93,43 +93,43 @@ bool jread_check_keys(JsonRead *r, const char *where, json_t *object, const char
         for (size_t i = 0; i < count && !known; i++)
             known = strcmp(key, keys[i]) == 0;
         if (!known)
-            return jread_unknown_name(r, where, "key", key, keys, count);
+            return json_read_unknown_name(r, where, "key", key, keys, count);
     }
     return true;
 }
 
-bool jread_object(JsonRead *r, const char *where, json_t *value)
+bool json_read_object(JsonRead *r, const char *where, json_t *value)
 {
-    return json_is_object(value) || jread_problem(r, where, "expected an object");
+    return json_is_object(value) || json_read_problem(r, where, "expected an object");
 }
 
-bool jread_ms(JsonRead *r, const char *where, json_t *value, int64_t *out)
+bool json_read_ms(JsonRead *r, const char *where, json_t *value, int64_t *out)
 {
     if (!json_is_integer(value) || json_integer_value(value) < 0 ||
         json_integer_value(value) > JREAD_MAX_MS)
-        return jread_problem(r, where, "expected a number of milliseconds (an integer from 0 "
+        return json_read_problem(r, where, "expected a number of milliseconds (an integer from 0 "
                              "to %lld)", (long long)JREAD_MAX_MS);
     *out = json_integer_value(value);
     return true;
 }
 
-bool jread_bool(JsonRead *r, const char *where, json_t *value, bool *out)
+bool json_read_bool(JsonRead *r, const char *where, json_t *value, bool *out)
 {
     if (!json_is_boolean(value))
-        return jread_problem(r, where, "expected true or false");
+        return json_read_problem(r, where, "expected true or false");
     *out = json_is_true(value);
     return true;
 }
 
-bool jread_text(JsonRead *r, const char *where, json_t *value, const char **out)
+bool json_read_text(JsonRead *r, const char *where, json_t *value, const char **out)
 {
     if (!json_is_string(value))
-        return jread_problem(r, where, "expected a string");
+        return json_read_problem(r, where, "expected a string");
     *out = arena_strndup(r->a, json_string_value(value), json_string_length(value));
     return true;
 }
 
-Value jread_value(Arena *a, json_t *json)
+Value json_read_value(Arena *a, json_t *json)
 {
     switch (json_typeof(json)) {
     case JSON_TRUE: return value_bool(true);
@@ -138,23 +138,23 @@ Value jread_value(Arena *a, json_t *json)
     case JSON_REAL: return value_number(json_real_value(json));
     case JSON_STRING: return value_string(a, json_string_value(json), json_string_length(json));
     case JSON_ARRAY: {
-        List *l = list_new(a, (uint32_t)json_array_size(json));
+        List *l = value_list_new(a, (uint32_t)json_array_size(json));
         for (size_t i = 0; i < json_array_size(json); i++)
-            l->items[i] = jread_value(a, json_array_get(json, i));
-        list_seal(a, l);
+            l->items[i] = json_read_value(a, json_array_get(json, i));
+        value_list_seal(a, l);
         Value v = {.kind = ORBC_KIND_LIST, .list = l};
         return v;
     }
     case JSON_OBJECT: {
-        Record *rec = record_new(a, (uint32_t)json_object_size(json));
+        Record *rec = value_record_new(a, (uint32_t)json_object_size(json));
         const char *key;
         json_t *item;
         uint32_t i = 0;
         json_object_foreach(json, key, item) {
-            rec->names[i] = str_new(a, key, strlen(key));
-            rec->values[i++] = jread_value(a, item);
+            rec->names[i] = value_str_new(a, key, strlen(key));
+            rec->values[i++] = json_read_value(a, item);
         }
-        record_seal(a, rec);
+        value_record_seal(a, rec);
         Value v = {.kind = ORBC_KIND_RECORD, .rec = rec};
         return v;
     }
@@ -164,17 +164,17 @@ Value jread_value(Arena *a, json_t *json)
 
 /* ---- tasks and signals ---- */
 
-bool jread_task(JsonRead *r, const char *where, const char *name, uint32_t *task)
+bool json_read_task(JsonRead *r, const char *where, const char *name, uint32_t *task)
 {
-    if (jread_map_get(&r->tasks, name, task))
+    if (json_read_map_get(&r->tasks, name, task))
         return true;
     const char **names = arena_alloc(r->a, sizeof(char *) * (r->m->task_count + 1));
     for (uint32_t i = 0; i < r->m->task_count; i++)
-        names[i] = jread_string(r->m, r->m->tasks[i].name);
-    return jread_unknown_name(r, where, "worker or built-in task", name, names, r->m->task_count);
+        names[i] = json_read_string(r->m, r->m->tasks[i].name);
+    return json_read_unknown_name(r, where, "worker or built-in task", name, names, r->m->task_count);
 }
 
-bool jread_is_builtin(const JsonRead *r, uint32_t task)
+bool json_read_is_builtin(const JsonRead *r, uint32_t task)
 {
     return task < r->m->task_count && r->m->tasks[task].kind == ORBC_TASK_BUILTIN;
 }
@@ -189,16 +189,16 @@ static void collect_signals(JsonRead *r)
         for (uint32_t s = 0; s < r->m->workflows[w].step_count; s++) {
             const OrbcStep *step = &r->m->workflows[w].steps[s];
             if (step->kind == ORBC_STEP_AWAIT)
-                jread_map_put(&r->signals, r->a, jread_string(r->m, step->target), step->target);
+                json_read_map_put(&r->signals, r->a, json_read_string(r->m, step->target), step->target);
         }
     r->signals_ready = true;
 }
 
-bool jread_signal(JsonRead *r, const char *where, const char *name, uint32_t *string)
+bool json_read_signal(JsonRead *r, const char *where, const char *name, uint32_t *string)
 {
     if (!r->signals_ready)
         collect_signals(r);
-    if (jread_map_get(&r->signals, name, string))
+    if (json_read_map_get(&r->signals, name, string))
         return true;
     const char **names = arena_alloc(r->a, sizeof(char *) * (r->signals.mask + 2));
     size_t count = 0;
@@ -206,20 +206,20 @@ bool jread_signal(JsonRead *r, const char *where, const char *name, uint32_t *st
         if (r->signals.slots[i].text)
             names[count++] = r->signals.slots[i].text;
     if (count == 0)
-        return jread_problem(r, where, "unknown signal `%s`: no step of the program awaits a "
+        return json_read_problem(r, where, "unknown signal `%s`: no step of the program awaits a "
                              "signal", name);
-    return jread_unknown_name(r, where, "signal", name, names, count);
+    return json_read_unknown_name(r, where, "signal", name, names, count);
 }
 
 /* ---- the workflow and its input ---- */
 
-bool jread_workflow(JsonRead *r, const char *name, json_t *root)
+bool json_read_workflow(JsonRead *r, const char *name, json_t *root)
 {
     const OrbcModule *m = r->m;
     json_t *given = json_object_get(root, "workflow");
     if (!name && given) {
         if (!json_is_string(given))
-            return jread_problem(r, "workflow", "expected a string");
+            return json_read_problem(r, "workflow", "expected a string");
         name = json_string_value(given);
     }
     if (!name) {
@@ -229,7 +229,7 @@ bool jread_workflow(JsonRead *r, const char *name, json_t *root)
         }
         TextBuffer names = {0};
         for (uint32_t w = 0; w < m->workflow_count && w < 10; w++)
-            text_printf(&names, "%s`%s`", w ? ", " : "", jread_string(m, m->workflows[w].name));
+            text_printf(&names, "%s`%s`", w ? ", " : "", json_read_string(m, m->workflows[w].name));
         if (m->workflow_count > 10)
             text_append_str(&names, ", …");
         snprintf(r->err, r->errlen, "the program has %" PRIu32 " workflows; choose one with "
@@ -239,7 +239,7 @@ bool jread_workflow(JsonRead *r, const char *name, json_t *root)
     }
     const char **names = arena_alloc(r->a, sizeof(char *) * (m->workflow_count + 1));
     for (uint32_t w = 0; w < m->workflow_count; w++) {
-        names[w] = jread_string(m, m->workflows[w].name);
+        names[w] = json_read_string(m, m->workflows[w].name);
         if (strcmp(names[w], name) == 0) {
             r->workflow = w;
             return true;
@@ -253,12 +253,12 @@ bool jread_workflow(JsonRead *r, const char *name, json_t *root)
     return false;
 }
 
-Value jread_input(JsonRead *r, json_t *root)
+Value json_read_input(JsonRead *r, json_t *root)
 {
     json_t *input = json_object_get(root, "input");
     if (input)
-        return jread_value(r->a, input);
-    Value v = {.kind = ORBC_KIND_RECORD, .rec = record_new(r->a, 0)};
-    record_seal(r->a, v.rec);
+        return json_read_value(r->a, input);
+    Value v = {.kind = ORBC_KIND_RECORD, .rec = value_record_new(r->a, 0)};
+    value_record_seal(r->a, v.rec);
     return v;
 }

@@ -22,7 +22,7 @@ static bool positive_number(JsonRead *r, const char *where, json_t *value, doubl
 {
     if (!json_is_number(value) || json_number_value(value) <= 0 ||
         json_number_value(value) > (double)JREAD_MAX_MS)
-        return jread_problem(r, where, "expected a number of milliseconds greater than 0");
+        return json_read_problem(r, where, "expected a number of milliseconds greater than 0");
     *out = json_number_value(value);
     return true;
 }
@@ -31,13 +31,13 @@ static bool parse_range(JsonRead *r, const char *where, json_t *object, Dist *d)
 {
     json_t *min = json_object_get(object, "min"), *max = json_object_get(object, "max");
     if (!min || !max)
-        return jread_problem(r, where, "a uniform time needs both `min` and `max`");
+        return json_read_problem(r, where, "a uniform time needs both `min` and `max`");
     d->kind = DIST_UNIFORM;
-    if (!jread_ms(r, jread_where_key(r, where, "min"), min, &d->min) ||
-        !jread_ms(r, jread_where_key(r, where, "max"), max, &d->max))
+    if (!json_read_ms(r, json_read_where_key(r, where, "min"), min, &d->min) ||
+        !json_read_ms(r, json_read_where_key(r, where, "max"), max, &d->max))
         return false;
     if (d->min > d->max)
-        return jread_problem(r, where, "`min` (%lld) is greater than `max` (%lld)",
+        return json_read_problem(r, where, "`min` (%lld) is greater than `max` (%lld)",
                              (long long)d->min, (long long)d->max);
     return true;
 }
@@ -46,13 +46,13 @@ static bool parse_lognormal(JsonRead *r, const char *where, json_t *object, Dist
 {
     json_t *p50 = json_object_get(object, "p50"), *p99 = json_object_get(object, "p99");
     if (!p50 || !p99)
-        return jread_problem(r, where, "a log-normal time needs both `p50` and `p99`");
+        return json_read_problem(r, where, "a log-normal time needs both `p50` and `p99`");
     double median, high;
-    if (!positive_number(r, jread_where_key(r, where, "p50"), p50, &median) ||
-        !positive_number(r, jread_where_key(r, where, "p99"), p99, &high))
+    if (!positive_number(r, json_read_where_key(r, where, "p50"), p50, &median) ||
+        !positive_number(r, json_read_where_key(r, where, "p99"), p99, &high))
         return false;
     if (median > high)
-        return jread_problem(r, where, "`p50` (%g) is greater than `p99` (%g)", median, high);
+        return json_read_problem(r, where, "`p50` (%g) is greater than `p99` (%g)", median, high);
     d->kind = DIST_LOGNORMAL;
     d->mu = log(median);
     d->sigma = (log(high) - d->mu) / Z99;
@@ -65,20 +65,20 @@ static bool parse_dist(JsonRead *r, const char *where, json_t *value, Dist *d)
     memset(d, 0, sizeof *d);
     if (!json_is_object(value)) {
         if (!json_is_integer(value))
-            return jread_problem(r, where, "expected a number of milliseconds, {\"min\", \"max\"} "
+            return json_read_problem(r, where, "expected a number of milliseconds, {\"min\", \"max\"} "
                                  "or {\"p50\", \"p99\"}");
         d->kind = DIST_FIXED;
-        return jread_ms(r, where, value, &d->fixed);
+        return json_read_ms(r, where, value, &d->fixed);
     }
-    if (!jread_check_keys(r, where, value, dist_keys, COUNT(dist_keys)))
+    if (!json_read_check_keys(r, where, value, dist_keys, COUNT(dist_keys)))
         return false;
     bool range = json_object_get(value, "min") || json_object_get(value, "max");
     bool quantiles = json_object_get(value, "p50") || json_object_get(value, "p99");
     if (range && quantiles)
-        return jread_problem(r, where, "`min`/`max` (uniform) and `p50`/`p99` (log-normal) "
+        return json_read_problem(r, where, "`min`/`max` (uniform) and `p50`/`p99` (log-normal) "
                              "cannot be combined");
     if (!range && !quantiles)
-        return jread_problem(r, where, "expected {\"min\", \"max\"} or {\"p50\", \"p99\"}");
+        return json_read_problem(r, where, "expected {\"min\", \"max\"} or {\"p50\", \"p99\"}");
     return range ? parse_range(r, where, value, d) : parse_lognormal(r, where, value, d);
 }
 
@@ -109,7 +109,7 @@ static const char *const http_failure_keys[] = {"rate", "status", "network_error
 static bool parse_rate(JsonRead *r, const char *where, json_t *value, double *out)
 {
     if (!json_is_number(value) || json_number_value(value) < 0 || json_number_value(value) > 1)
-        return jread_problem(r, where, "expected a probability from 0 to 1");
+        return json_read_problem(r, where, "expected a probability from 0 to 1");
     *out = json_number_value(value);
     return true;
 }
@@ -117,35 +117,35 @@ static bool parse_rate(JsonRead *r, const char *where, json_t *value, double *ou
 /* {"status": 200, "headers": {}, "body": null}, the output of an HTTP response. */
 static Value http_output(Arena *a, int64_t status)
 {
-    Record *rec = record_new(a, 3);
-    rec->names[0] = str_new(a, "status", 6);
+    Record *rec = value_record_new(a, 3);
+    rec->names[0] = value_str_new(a, "status", 6);
     rec->values[0] = value_int(status);
-    rec->names[1] = str_new(a, "headers", 7);
+    rec->names[1] = value_str_new(a, "headers", 7);
     rec->values[1].kind = ORBC_KIND_RECORD;
-    rec->values[1].rec = record_new(a, 0);
-    record_seal(a, rec->values[1].rec);
-    rec->names[2] = str_new(a, "body", 4);
+    rec->values[1].rec = value_record_new(a, 0);
+    value_record_seal(a, rec->values[1].rec);
+    rec->names[2] = value_str_new(a, "body", 4);
     rec->values[2] = value_null();
-    record_seal(a, rec);
+    value_record_seal(a, rec);
     return (Value){.kind = ORBC_KIND_RECORD, .rec = rec};
 }
 
 static bool parse_http_failure(JsonRead *r, const char *where, json_t *entry, Outcome *o)
 {
-    if (!jread_check_keys(r, where, entry, http_failure_keys, COUNT(http_failure_keys)))
+    if (!json_read_check_keys(r, where, entry, http_failure_keys, COUNT(http_failure_keys)))
         return false;
     json_t *status = json_object_get(entry, "status");
     json_t *network = json_object_get(entry, "network_error");
     if (!status == !network)
-        return jread_problem(r, where, "an `orbit.http.request` failure has either `status` "
+        return json_read_problem(r, where, "an `orbit.http.request` failure has either `status` "
                              "(an HTTP status from 400 to 599) or `network_error`");
     if (network) {
         o->kind = OUT_NETWORK_ERROR;
-        return jread_text(r, jread_where_key(r, where, "network_error"), network, &o->message);
+        return json_read_text(r, json_read_where_key(r, where, "network_error"), network, &o->message);
     }
     if (!json_is_integer(status) || json_integer_value(status) < 400 ||
         json_integer_value(status) > 599)
-        return jread_problem(r, jread_where_key(r, where, "status"),
+        return json_read_problem(r, json_read_where_key(r, where, "status"),
                              "expected an HTTP status that fails, from 400 to 599");
     o->kind = OUT_HTTP_RESPONSE;
     o->status = json_integer_value(status);
@@ -155,43 +155,43 @@ static bool parse_http_failure(JsonRead *r, const char *where, json_t *entry, Ou
 
 static bool parse_worker_failure(JsonRead *r, const char *where, json_t *entry, Outcome *o)
 {
-    if (!jread_check_keys(r, where, entry, failure_keys, COUNT(failure_keys)))
+    if (!json_read_check_keys(r, where, entry, failure_keys, COUNT(failure_keys)))
         return false;
     json_t *code = json_object_get(entry, "code");
     if (!code)
-        return jread_problem(r, where, "missing `code`");
-    if (!jread_text(r, jread_where_key(r, where, "code"), code, &o->code))
+        return json_read_problem(r, where, "missing `code`");
+    if (!json_read_text(r, json_read_where_key(r, where, "code"), code, &o->code))
         return false;
     if (!*o->code)
-        return jread_problem(r, jread_where_key(r, where, "code"), "the error code is empty");
+        return json_read_problem(r, json_read_where_key(r, where, "code"), "the error code is empty");
     o->kind = OUT_FAIL;
     o->message = "";
     o->retryable = true;
     json_t *message = json_object_get(entry, "message");
-    if (message && !jread_text(r, jread_where_key(r, where, "message"), message, &o->message))
+    if (message && !json_read_text(r, json_read_where_key(r, where, "message"), message, &o->message))
         return false;
     json_t *retryable = json_object_get(entry, "retryable");
     return !retryable ||
-           jread_bool(r, jread_where_key(r, where, "retryable"), retryable, &o->retryable);
+           json_read_bool(r, json_read_where_key(r, where, "retryable"), retryable, &o->retryable);
 }
 
 static bool parse_failures(JsonRead *r, const char *where, json_t *list, bool builtin,
                            ModelWorker *w)
 {
     if (!json_is_array(list))
-        return jread_problem(r, where, "expected a list of failures");
+        return json_read_problem(r, where, "expected a list of failures");
     w->failure_count = (uint32_t)json_array_size(list);
     w->failures = arena_alloc(r->a, sizeof(ModelFailure) * (w->failure_count + 1));
     for (uint32_t i = 0; i < w->failure_count; i++) {
-        const char *at = jread_where_index(r, where, i);
+        const char *at = json_read_where_index(r, where, i);
         json_t *entry = json_array_get(list, i);
         ModelFailure *f = &w->failures[i];
-        if (!jread_object(r, at, entry))
+        if (!json_read_object(r, at, entry))
             return false;
         json_t *rate = json_object_get(entry, "rate");
         if (!rate)
-            return jread_problem(r, at, "missing `rate`");
-        if (!parse_rate(r, jread_where_key(r, at, "rate"), rate, &f->rate))
+            return json_read_problem(r, at, "missing `rate`");
+        if (!parse_rate(r, json_read_where_key(r, at, "rate"), rate, &f->rate))
             return false;
         if (!(builtin ? parse_http_failure(r, at, entry, &f->answer)
                       : parse_worker_failure(r, at, entry, &f->answer)))
@@ -208,10 +208,10 @@ static bool check_rates(JsonRead *r, const char *where, const ModelWorker *w)
     for (uint32_t i = 0; i < w->failure_count; i++)
         sum += w->failures[i].rate;
     if (w->lost_rate >= 1)
-        return jread_problem(r, jread_where_key(r, where, "lost_rate"), "a worker lost at every "
+        return json_read_problem(r, json_read_where_key(r, where, "lost_rate"), "a worker lost at every "
                              "delivery never answers: use `\"no_worker\": true`");
     if (sum > 1 + 1e-9)
-        return jread_problem(r, where, "the rates of `failures` and `lost_rate` sum to %g, more "
+        return json_read_problem(r, where, "the rates of `failures` and `lost_rate` sum to %g, more "
                              "than 1 (each attempt has one answer)", sum);
     return true;
 }
@@ -220,9 +220,9 @@ static bool parse_success(JsonRead *r, const char *where, json_t *output, uint32
                           ModelWorker *w)
 {
     const OrbcModule *m = r->m;
-    if (jread_is_builtin(r, task)) {
+    if (json_read_is_builtin(r, task)) {
         if (output)
-            return jread_problem(r, where, "`output` is for a worker; `orbit.http.request` "
+            return json_read_problem(r, where, "`output` is for a worker; `orbit.http.request` "
                                  "answers {\"status\": 200, \"headers\": {}, \"body\": null}");
         w->success = (Outcome){.kind = OUT_HTTP_RESPONSE, .status = 200,
                                .output = http_output(r->a, 200)};
@@ -235,40 +235,40 @@ static bool parse_success(JsonRead *r, const char *where, json_t *output, uint32
         return true;
     }
     char why[512];
-    if (!contract_conform(m, r->a, type, jread_value(r->a, output), &w->success.output, why,
+    if (!contract_conform(m, r->a, type, json_read_value(r->a, output), &w->success.output, why,
                           sizeof why))
-        return jread_problem(r, where, "does not match the output contract of `%s`: %s",
-                             jread_string(m, m->tasks[task].name), why);
+        return json_read_problem(r, where, "does not match the output contract of `%s`: %s",
+                             json_read_string(m, m->tasks[task].name), why);
     return true;
 }
 
 static bool parse_worker(JsonRead *r, const char *where, json_t *entry, uint32_t task,
                          ModelWorker *w)
 {
-    bool builtin = jread_is_builtin(r, task);
-    if (!jread_object(r, where, entry) ||
-        !jread_check_keys(r, where, entry, worker_keys, COUNT(worker_keys)))
+    bool builtin = json_read_is_builtin(r, task);
+    if (!json_read_object(r, where, entry) ||
+        !json_read_check_keys(r, where, entry, worker_keys, COUNT(worker_keys)))
         return false;
     if (builtin && (json_object_get(entry, "pickup_ms") || json_object_get(entry, "no_worker")))
-        return jread_problem(r, where, "`%s` is a built-in task, run by the runtime itself at "
+        return json_read_problem(r, where, "`%s` is a built-in task, run by the runtime itself at "
                              "once: it has no `pickup_ms` or `no_worker` (to make it fail use "
                              "`\"http_adapter\": false` or `failures`)",
-                             jread_string(r->m, r->m->tasks[task].name));
+                             json_read_string(r->m, r->m->tasks[task].name));
     json_t *latency = json_object_get(entry, "latency_ms");
     json_t *pickup = json_object_get(entry, "pickup_ms");
     json_t *failures = json_object_get(entry, "failures");
     json_t *lost = json_object_get(entry, "lost_rate");
     json_t *no_worker = json_object_get(entry, "no_worker");
-    if ((latency && !parse_dist(r, jread_where_key(r, where, "latency_ms"), latency, &w->latency)) ||
-        (pickup && !parse_dist(r, jread_where_key(r, where, "pickup_ms"), pickup, &w->pickup)) ||
-        (failures && !parse_failures(r, jread_where_key(r, where, "failures"), failures, builtin,
+    if ((latency && !parse_dist(r, json_read_where_key(r, where, "latency_ms"), latency, &w->latency)) ||
+        (pickup && !parse_dist(r, json_read_where_key(r, where, "pickup_ms"), pickup, &w->pickup)) ||
+        (failures && !parse_failures(r, json_read_where_key(r, where, "failures"), failures, builtin,
                                      w)) ||
-        (lost && !parse_rate(r, jread_where_key(r, where, "lost_rate"), lost, &w->lost_rate)) ||
-        (no_worker && !jread_bool(r, jread_where_key(r, where, "no_worker"), no_worker,
+        (lost && !parse_rate(r, json_read_where_key(r, where, "lost_rate"), lost, &w->lost_rate)) ||
+        (no_worker && !json_read_bool(r, json_read_where_key(r, where, "no_worker"), no_worker,
                                   &w->no_worker)))
         return false;
     return check_rates(r, where, w) &&
-           parse_success(r, jread_where_key(r, where, "output"), json_object_get(entry, "output"),
+           parse_success(r, json_read_where_key(r, where, "output"), json_object_get(entry, "output"),
                          task, w);
 }
 
@@ -285,14 +285,14 @@ static bool parse_workers(JsonRead *r, json_t *workers, Model *out)
     }
     if (!workers)
         return true;
-    if (!jread_object(r, "workers", workers))
+    if (!json_read_object(r, "workers", workers))
         return false;
     const char *name;
     json_t *entry;
     json_object_foreach(workers, name, entry) {
         uint32_t task;
-        if (!jread_task(r, "workers", name, &task) ||
-            !parse_worker(r, jread_where_name(r, "workers", name), entry, task, &out->workers[task]))
+        if (!json_read_task(r, "workers", name, &task) ||
+            !parse_worker(r, json_read_where_name(r, "workers", name), entry, task, &out->workers[task]))
             return false;
     }
     return true;
@@ -304,7 +304,7 @@ static const char *const signal_keys[] = {"probability", "after_ms", "payload"};
 
 static bool parse_signals(JsonRead *r, json_t *signals, Model *out)
 {
-    if (!jread_object(r, "signals", signals))
+    if (!json_read_object(r, "signals", signals))
         return false;
     out->signal_count = (uint32_t)json_object_size(signals);
     out->signals = arena_alloc(r->a, sizeof(ModelSignal) * (out->signal_count + 1));
@@ -312,25 +312,25 @@ static bool parse_signals(JsonRead *r, json_t *signals, Model *out)
     json_t *entry;
     uint32_t i = 0;
     json_object_foreach(signals, name, entry) {
-        const char *where = jread_where_name(r, "signals", name);
+        const char *where = json_read_where_name(r, "signals", name);
         ModelSignal *s = &out->signals[i++];
-        if (!jread_signal(r, "signals", name, &s->signal.name_string) ||
-            !jread_object(r, where, entry) ||
-            !jread_check_keys(r, where, entry, signal_keys, COUNT(signal_keys)))
+        if (!json_read_signal(r, "signals", name, &s->signal.name_string) ||
+            !json_read_object(r, where, entry) ||
+            !json_read_check_keys(r, where, entry, signal_keys, COUNT(signal_keys)))
             return false;
         s->signal.name = arena_strndup(r->a, name, strlen(name));
         s->probability = 1;
         json_t *probability = json_object_get(entry, "probability");
         json_t *after = json_object_get(entry, "after_ms");
         if (!after)
-            return jread_problem(r, where, "missing `after_ms` (when the signal arrives)");
+            return json_read_problem(r, where, "missing `after_ms` (when the signal arrives)");
         if ((probability &&
-             !parse_rate(r, jread_where_key(r, where, "probability"), probability,
+             !parse_rate(r, json_read_where_key(r, where, "probability"), probability,
                          &s->probability)) ||
-            !parse_dist(r, jread_where_key(r, where, "after_ms"), after, &s->after))
+            !parse_dist(r, json_read_where_key(r, where, "after_ms"), after, &s->after))
             return false;
         json_t *payload = json_object_get(entry, "payload");
-        s->signal.payload = payload ? jread_value(r->a, payload) : value_null();
+        s->signal.payload = payload ? json_read_value(r->a, payload) : value_null();
     }
     return true;
 }
@@ -342,21 +342,21 @@ static const char *const top_keys[] = {"workflow", "input", "http_adapter", "wor
 static bool parse_root(JsonRead *r, json_t *root, const char *workflow, Model *out)
 {
     if (!json_is_object(root))
-        return jread_problem(r, NULL, "expected a JSON object");
-    if (!jread_check_keys(r, NULL, root, top_keys, COUNT(top_keys)) ||
-        !jread_workflow(r, workflow, root))
+        return json_read_problem(r, NULL, "expected a JSON object");
+    if (!json_read_check_keys(r, NULL, root, top_keys, COUNT(top_keys)) ||
+        !json_read_workflow(r, workflow, root))
         return false;
     out->workflow = r->workflow;
     out->http_adapter = true;
     json_t *adapter = json_object_get(root, "http_adapter");
-    if (adapter && !jread_bool(r, "http_adapter", adapter, &out->http_adapter))
+    if (adapter && !json_read_bool(r, "http_adapter", adapter, &out->http_adapter))
         return false;
     const OrbcWorkflow *wf = &r->m->workflows[out->workflow];
     char why[512];
-    if (!contract_conform(r->m, r->a, wf->input_type, jread_input(r, root), &out->input, why,
+    if (!contract_conform(r->m, r->a, wf->input_type, json_read_input(r, root), &out->input, why,
                           sizeof why))
-        return jread_problem(r, "input", "does not match the input contract of workflow `%s`: %s",
-                             jread_string(r->m, wf->name), why);
+        return json_read_problem(r, "input", "does not match the input contract of workflow `%s`: %s",
+                             json_read_string(r->m, wf->name), why);
     if (!parse_workers(r, json_object_get(root, "workers"), out))
         return false;
     json_t *signals = json_object_get(root, "signals");
@@ -372,8 +372,8 @@ bool model_load(const char *path, const char *bytes, size_t len, const OrbcModul
         return false;
     }
     JsonRead r;
-    jread_init(&r, module, arena, path, err, errlen);
-    json_t *root = jread_parse(path, bytes, len, err, errlen);
+    json_read_init(&r, module, arena, path, err, errlen);
+    json_t *root = json_read_parse(path, bytes, len, err, errlen);
     if (!root)
         return false;
     bool ok = parse_root(&r, root, workflow, out);

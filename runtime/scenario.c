@@ -26,10 +26,10 @@ typedef struct Parser {
 bool scenario_load_value(const char *path, const char *bytes, size_t len, Arena *arena, Value *out,
                      char *err, size_t errlen)
 {
-    json_t *root = jread_parse(path, bytes, len, err, errlen);
+    json_t *root = json_read_parse(path, bytes, len, err, errlen);
     if (!root)
         return false;
-    *out = jread_value(arena, root);
+    *out = json_read_value(arena, root);
     json_decref(root);
     return true;
 }
@@ -47,41 +47,41 @@ static const char *const fail_keys[] = {"code", "message", "retryable"};
 
 static bool parse_fail(Parser *p, const char *where, json_t *fail, Outcome *o)
 {
-    if (!jread_object(&p->r, where, fail) ||
-        !jread_check_keys(&p->r, where, fail, fail_keys, sizeof fail_keys / sizeof fail_keys[0]))
+    if (!json_read_object(&p->r, where, fail) ||
+        !json_read_check_keys(&p->r, where, fail, fail_keys, sizeof fail_keys / sizeof fail_keys[0]))
         return false;
     json_t *code = json_object_get(fail, "code");
     if (!code)
-        return jread_problem(&p->r, where, "missing `code`");
-    if (!jread_text(&p->r, jread_where_key(&p->r, where, "code"), code, &o->code))
+        return json_read_problem(&p->r, where, "missing `code`");
+    if (!json_read_text(&p->r, json_read_where_key(&p->r, where, "code"), code, &o->code))
         return false;
     if (!*o->code)
-        return jread_problem(&p->r, jread_where_key(&p->r, where, "code"), "the error code is empty");
+        return json_read_problem(&p->r, json_read_where_key(&p->r, where, "code"), "the error code is empty");
     o->message = "";
     o->retryable = true;
     json_t *message = json_object_get(fail, "message");
-    if (message && !jread_text(&p->r, jread_where_key(&p->r, where, "message"), message, &o->message))
+    if (message && !json_read_text(&p->r, json_read_where_key(&p->r, where, "message"), message, &o->message))
         return false;
     json_t *retryable = json_object_get(fail, "retryable");
-    return !retryable || jread_bool(&p->r, jread_where_key(&p->r, where, "retryable"), retryable, &o->retryable);
+    return !retryable || json_read_bool(&p->r, json_read_where_key(&p->r, where, "retryable"), retryable, &o->retryable);
 }
 
 static Value http_response(Parser *p, int64_t status, json_t *headers, json_t *body)
 {
-    Record *r = record_new(p->r.a, 3);
-    r->names[0] = str_new(p->r.a, "status", 6);
+    Record *r = value_record_new(p->r.a, 3);
+    r->names[0] = value_str_new(p->r.a, "status", 6);
     r->values[0] = value_int(status);
-    r->names[1] = str_new(p->r.a, "headers", 7);
+    r->names[1] = value_str_new(p->r.a, "headers", 7);
     if (headers) {
-        r->values[1] = jread_value(p->r.a, headers);
+        r->values[1] = json_read_value(p->r.a, headers);
     } else {
         r->values[1].kind = ORBC_KIND_RECORD;
-        r->values[1].rec = record_new(p->r.a, 0);
-        record_seal(p->r.a, r->values[1].rec);
+        r->values[1].rec = value_record_new(p->r.a, 0);
+        value_record_seal(p->r.a, r->values[1].rec);
     }
-    r->names[2] = str_new(p->r.a, "body", 4);
-    r->values[2] = body ? jread_value(p->r.a, body) : value_null();
-    record_seal(p->r.a, r);
+    r->names[2] = value_str_new(p->r.a, "body", 4);
+    r->values[2] = body ? json_read_value(p->r.a, body) : value_null();
+    value_record_seal(p->r.a, r);
     Value v = {.kind = ORBC_KIND_RECORD, .rec = r};
     return v;
 }
@@ -89,73 +89,73 @@ static Value http_response(Parser *p, int64_t status, json_t *headers, json_t *b
 static bool parse_http(Parser *p, const char *where, json_t *entry, bool builtin, Outcome *o)
 {
     if (!builtin)
-        return jread_problem(&p->r, where, "`status` and `network_error` script the built-in "
+        return json_read_problem(&p->r, where, "`status` and `network_error` script the built-in "
                        "`orbit.http.request`; a worker answers with `succeed` or `fail`");
     json_t *status = json_object_get(entry, "status");
     if (!status) {
         o->kind = OUT_NETWORK_ERROR;
-        return jread_text(&p->r, jread_where_key(&p->r, where, "network_error"),
+        return json_read_text(&p->r, json_read_where_key(&p->r, where, "network_error"),
                           json_object_get(entry, "network_error"), &o->message);
     }
     o->kind = OUT_HTTP_RESPONSE;
     if (!json_is_integer(status) || json_integer_value(status) < 100 ||
         json_integer_value(status) > 599)
-        return jread_problem(&p->r, jread_where_key(&p->r, where, "status"), "expected an HTTP status from 100 to 599");
+        return json_read_problem(&p->r, json_read_where_key(&p->r, where, "status"), "expected an HTTP status from 100 to 599");
     o->status = json_integer_value(status);
     json_t *headers = json_object_get(entry, "headers");
     if (headers && !json_is_object(headers))
-        return jread_problem(&p->r, jread_where_key(&p->r, where, "headers"), "expected an object");
+        return json_read_problem(&p->r, json_read_where_key(&p->r, where, "headers"), "expected an object");
     o->output = http_response(p, o->status, headers, json_object_get(entry, "body"));
     return true;
 }
 
 static bool parse_outcome(Parser *p, const char *where, json_t *entry, bool builtin, Outcome *o)
 {
-    if (!jread_object(&p->r, where, entry) ||
-        !jread_check_keys(&p->r, where, entry, outcome_keys, sizeof outcome_keys / sizeof outcome_keys[0]))
+    if (!json_read_object(&p->r, where, entry) ||
+        !json_read_check_keys(&p->r, where, entry, outcome_keys, sizeof outcome_keys / sizeof outcome_keys[0]))
         return false;
     const char *kind = NULL;
     for (size_t i = 0; i < sizeof kind_keys / sizeof kind_keys[0]; i++) {
         if (!json_object_get(entry, kind_keys[i]))
             continue;
         if (kind)
-            return jread_problem(&p->r, where, "`%s` and `%s` cannot be combined", kind, kind_keys[i]);
+            return json_read_problem(&p->r, where, "`%s` and `%s` cannot be combined", kind, kind_keys[i]);
         kind = kind_keys[i];
     }
     if (!kind)
-        return jread_problem(&p->r, where, "expected one of `succeed`, `fail`, `never_answers`, "
+        return json_read_problem(&p->r, where, "expected one of `succeed`, `fail`, `never_answers`, "
                        "`lost_after_ms`, `status`, `network_error`");
     o->pickup_ms = -1;
     json_t *pickup = json_object_get(entry, "pickup_ms");
-    if (pickup && !jread_ms(&p->r, jread_where_key(&p->r, where, "pickup_ms"), pickup, &o->pickup_ms))
+    if (pickup && !json_read_ms(&p->r, json_read_where_key(&p->r, where, "pickup_ms"), pickup, &o->pickup_ms))
         return false;
     json_t *after = json_object_get(entry, "after_ms");
-    if (after && !jread_ms(&p->r, jread_where_key(&p->r, where, "after_ms"), after, &o->after_ms))
+    if (after && !json_read_ms(&p->r, json_read_where_key(&p->r, where, "after_ms"), after, &o->after_ms))
         return false;
     if ((json_object_get(entry, "body") || json_object_get(entry, "headers")) &&
         strcmp(kind, "status") != 0)
-        return jread_problem(&p->r, where, "`body` and `headers` belong to a `status` response");
+        return json_read_problem(&p->r, where, "`body` and `headers` belong to a `status` response");
     if (strcmp(kind, "succeed") == 0) {
         o->kind = OUT_SUCCEED;
-        o->output = jread_value(p->r.a, json_object_get(entry, "succeed"));
+        o->output = json_read_value(p->r.a, json_object_get(entry, "succeed"));
         return true;
     }
     if (strcmp(kind, "fail") == 0) {
         o->kind = OUT_FAIL;
-        return parse_fail(p, jread_where_key(&p->r, where, "fail"), json_object_get(entry, "fail"), o);
+        return parse_fail(p, json_read_where_key(&p->r, where, "fail"), json_object_get(entry, "fail"), o);
     }
     if (strcmp(kind, "never_answers") == 0 || strcmp(kind, "lost_after_ms") == 0) {
         if (after)
-            return jread_problem(&p->r, where, "`after_ms` has no meaning with `%s`", kind);
+            return json_read_problem(&p->r, where, "`after_ms` has no meaning with `%s`", kind);
         if (kind[0] == 'n') {
             o->kind = OUT_NEVER;
             json_t *flag = json_object_get(entry, kind);
             if (!json_is_true(flag))
-                return jread_problem(&p->r, jread_where_key(&p->r, where, kind), "expected true");
+                return json_read_problem(&p->r, json_read_where_key(&p->r, where, kind), "expected true");
             return true;
         }
         o->kind = OUT_LOST;
-        return jread_ms(&p->r, jread_where_key(&p->r, where, kind), json_object_get(entry, kind), &o->after_ms);
+        return json_read_ms(&p->r, json_read_where_key(&p->r, where, kind), json_object_get(entry, kind), &o->after_ms);
     }
     return parse_http(p, where, entry, builtin, o);
 }
@@ -179,12 +179,12 @@ static bool valid_worker_id(const char *id)
 static bool parse_outcomes(Parser *p, const char *where, json_t *list, bool builtin, Script *s)
 {
     if (!json_is_array(list))
-        return jread_problem(&p->r, where, "expected a list of outcomes");
+        return json_read_problem(&p->r, where, "expected a list of outcomes");
     s->has_outcomes = true;
     s->count = (uint32_t)json_array_size(list);
     s->outcomes = arena_alloc(p->r.a, sizeof(Outcome) * (s->count + 1));
     for (uint32_t i = 0; i < s->count; i++)
-        if (!parse_outcome(p, jread_where_index(&p->r, where, i), json_array_get(list, i), builtin,
+        if (!parse_outcome(p, json_read_where_index(&p->r, where, i), json_array_get(list, i), builtin,
                            &s->outcomes[i]))
             return false;
     return true;
@@ -199,7 +199,7 @@ static Script *parse_script(Parser *p, const char *where, json_t *entry, uint32_
     size_t key_count = sizeof script_keys / sizeof script_keys[0];
     if (compensate_task == ORBC_NONE)
         key_count--;
-    if (!jread_object(&p->r, where, entry) || !jread_check_keys(&p->r, where, entry, script_keys, key_count))
+    if (!json_read_object(&p->r, where, entry) || !json_read_check_keys(&p->r, where, entry, script_keys, key_count))
         return NULL;
     Script *s = arena_alloc(p->r.a, sizeof *s);
     s->pickup_ms = -1;
@@ -207,35 +207,35 @@ static Script *parse_script(Parser *p, const char *where, json_t *entry, uint32_
     json_t *id = json_object_get(entry, "worker_id");
     json_t *no_worker = json_object_get(entry, "no_worker");
     if (builtin && (id || no_worker)) {
-        jread_problem(&p->r, where, "`%s` is a built-in task, run by the runtime itself (worker_id "
+        json_read_problem(&p->r, where, "`%s` is a built-in task, run by the runtime itself (worker_id "
                 "orbit-runtime); to make it fail use `\"http_adapter\": false`",
-                jread_string(p->r.m, p->r.m->tasks[task].name));
+                json_read_string(p->r.m, p->r.m->tasks[task].name));
         return NULL;
     }
     if (id) {
-        if (!jread_text(&p->r, jread_where_key(&p->r, where, "worker_id"), id, &s->worker_id))
+        if (!json_read_text(&p->r, json_read_where_key(&p->r, where, "worker_id"), id, &s->worker_id))
             return NULL;
         if (!valid_worker_id(s->worker_id)) {
-            jread_problem(&p->r, jread_where_key(&p->r, where, "worker_id"), "a worker id must be non-empty, "
+            json_read_problem(&p->r, json_read_where_key(&p->r, where, "worker_id"), "a worker id must be non-empty, "
                     "without spaces or control characters");
             return NULL;
         }
     }
     json_t *pickup = json_object_get(entry, "pickup_ms");
-    if (pickup && !jread_ms(&p->r, jread_where_key(&p->r, where, "pickup_ms"), pickup, &s->pickup_ms))
+    if (pickup && !json_read_ms(&p->r, json_read_where_key(&p->r, where, "pickup_ms"), pickup, &s->pickup_ms))
         return NULL;
     bool flag = false;
     if (no_worker) {
-        if (!jread_bool(&p->r, jread_where_key(&p->r, where, "no_worker"), no_worker, &flag))
+        if (!json_read_bool(&p->r, json_read_where_key(&p->r, where, "no_worker"), no_worker, &flag))
             return NULL;
         s->no_worker = flag;
     }
     json_t *attempts = json_object_get(entry, "attempts");
-    if (attempts && !parse_outcomes(p, jread_where_key(&p->r, where, "attempts"), attempts, builtin, s))
+    if (attempts && !parse_outcomes(p, json_read_where_key(&p->r, where, "attempts"), attempts, builtin, s))
         return NULL;
     json_t *comp = json_object_get(entry, "compensate");
     if (comp) {
-        s->compensate = parse_script(p, jread_where_key(&p->r, where, "compensate"), comp,
+        s->compensate = parse_script(p, json_read_where_key(&p->r, where, "compensate"), comp,
                                      compensate_task, ORBC_NONE);
         if (!s->compensate)
             return NULL;
@@ -254,14 +254,14 @@ const Outcome *script_next(Script *script)
 
 static bool parse_workers(Parser *p, json_t *workers)
 {
-    if (!jread_object(&p->r, "workers", workers))
+    if (!json_read_object(&p->r, "workers", workers))
         return false;
     const char *name;
     json_t *entry;
     json_object_foreach(workers, name, entry) {
-        const char *where = jread_where_name(&p->r, "workers", name);
+        const char *where = json_read_where_name(&p->r, "workers", name);
         uint32_t task;
-        if (!jread_task(&p->r, "workers", name, &task))
+        if (!json_read_task(&p->r, "workers", name, &task))
             return false;
         p->out->task_scripts[task] = parse_script(p, where, entry, task, ORBC_NONE);
         if (!p->out->task_scripts[task])
@@ -294,8 +294,8 @@ static void build_qualified(Parser *p)
         for (uint32_t s = 0; s < wf->step_count; s++) {
             p->qualified_wf[at] = w;
             p->qualified_step[at] = s;
-            jread_map_put(&p->qualified, p->r.a, arena_printf(p->r.a, "%s.%s", jread_string(p->r.m, wf->name),
-                                                jread_string(p->r.m, wf->steps[s].name)), at);
+            json_read_map_put(&p->qualified, p->r.a, arena_printf(p->r.a, "%s.%s", json_read_string(p->r.m, wf->name),
+                                                json_read_string(p->r.m, wf->steps[s].name)), at);
             at++;
         }
     }
@@ -311,11 +311,11 @@ static const char **step_candidates(Parser *p, size_t *count)
     const char **names = arena_alloc(p->r.a, sizeof(char *) * (total + 1));
     size_t at = 0;
     for (uint32_t s = 0; s < run->step_count; s++)
-        names[at++] = jread_string(p->r.m, run->steps[s].name);
+        names[at++] = json_read_string(p->r.m, run->steps[s].name);
     for (uint32_t w = 0; w < p->r.m->workflow_count; w++)
         for (uint32_t s = 0; s < p->r.m->workflows[w].step_count; s++)
-            names[at++] = arena_printf(p->r.a, "%s.%s", jread_string(p->r.m, p->r.m->workflows[w].name),
-                                       jread_string(p->r.m, p->r.m->workflows[w].steps[s].name));
+            names[at++] = arena_printf(p->r.a, "%s.%s", json_read_string(p->r.m, p->r.m->workflows[w].name),
+                                       json_read_string(p->r.m, p->r.m->workflows[w].steps[s].name));
     *count = at;
     return names;
 }
@@ -328,10 +328,10 @@ static bool find_step(Parser *p, const char *key, uint32_t *wf, uint32_t *step)
     uint32_t at;
     if (!strchr(key, '.')) {
         const char *full = arena_printf(p->r.a, "%s.%s",
-                                        jread_string(p->r.m, p->r.m->workflows[p->r.workflow].name), key);
-        if (!jread_map_get(&p->qualified, full, &at))
+                                        json_read_string(p->r.m, p->r.m->workflows[p->r.workflow].name), key);
+        if (!json_read_map_get(&p->qualified, full, &at))
             return false;
-    } else if (!jread_map_get(&p->qualified, key, &at)) {
+    } else if (!json_read_map_get(&p->qualified, key, &at)) {
         return false;
     }
     *wf = p->qualified_wf[at];
@@ -341,7 +341,7 @@ static bool find_step(Parser *p, const char *key, uint32_t *wf, uint32_t *step)
 
 static bool parse_steps(Parser *p, json_t *steps)
 {
-    if (!jread_object(&p->r, "steps", steps))
+    if (!json_read_object(&p->r, "steps", steps))
         return false;
     const char *key;
     json_t *entry;
@@ -350,12 +350,12 @@ static bool parse_steps(Parser *p, json_t *steps)
         if (!find_step(p, key, &w, &s)) {
             size_t count;
             const char **names = step_candidates(p, &count);
-            return jread_unknown_name(&p->r, "steps", "step", key, names, count);
+            return json_read_unknown_name(&p->r, "steps", "step", key, names, count);
         }
         const OrbcStep *step = &p->r.m->workflows[w].steps[s];
-        const char *where = jread_where_name(&p->r, "steps", key);
+        const char *where = json_read_where_name(&p->r, "steps", key);
         if (step->kind != ORBC_STEP_WORKER && step->kind != ORBC_STEP_BUILTIN)
-            return jread_problem(&p->r, where, "`%s` is a %s step; only task steps have scripted outcomes",
+            return json_read_problem(&p->r, where, "`%s` is a %s step; only task steps have scripted outcomes",
                            key, step_kind_name(step->kind));
         if (!p->out->step_scripts[w]) {
             p->out->step_scripts[w] =
@@ -363,7 +363,7 @@ static bool parse_steps(Parser *p, json_t *steps)
         }
         uint32_t comp = step->has_compensate ? step->compensate.task : ORBC_NONE;
         if (!step->has_compensate && json_is_object(entry) && json_object_get(entry, "compensate"))
-            return jread_problem(&p->r, where, "step `%s` has no compensate block", key);
+            return json_read_problem(&p->r, where, "step `%s` has no compensate block", key);
         Script *script = parse_script(p, where, entry, step->target, comp);
         if (!script)
             return false;
@@ -379,29 +379,29 @@ static const char *const signal_keys[] = {"name", "at_ms", "payload"};
 static bool parse_signals(Parser *p, json_t *list)
 {
     if (!json_is_array(list))
-        return jread_problem(&p->r, "signals", "expected a list of signals");
+        return json_read_problem(&p->r, "signals", "expected a list of signals");
     Scenario *out = p->out;
     out->signal_count = (uint32_t)json_array_size(list);
     out->signals = arena_alloc(p->r.a, sizeof(Signal) * (out->signal_count + 1));
     for (uint32_t i = 0; i < out->signal_count; i++) {
-        const char *where = jread_where_index(&p->r, "signals", i);
+        const char *where = json_read_where_index(&p->r, "signals", i);
         json_t *entry = json_array_get(list, i);
         Signal *sig = &out->signals[i];
-        if (!jread_object(&p->r, where, entry) ||
-            !jread_check_keys(&p->r, where, entry, signal_keys, sizeof signal_keys / sizeof signal_keys[0]))
+        if (!json_read_object(&p->r, where, entry) ||
+            !json_read_check_keys(&p->r, where, entry, signal_keys, sizeof signal_keys / sizeof signal_keys[0]))
             return false;
         json_t *name = json_object_get(entry, "name");
         json_t *at = json_object_get(entry, "at_ms");
         if (!name || !at)
-            return jread_problem(&p->r, where, "a signal needs `name` and `at_ms`");
-        if (!jread_text(&p->r, jread_where_key(&p->r, where, "name"), name, &sig->name) ||
-            !jread_ms(&p->r, jread_where_key(&p->r, where, "at_ms"), at, &sig->at_ms))
+            return json_read_problem(&p->r, where, "a signal needs `name` and `at_ms`");
+        if (!json_read_text(&p->r, json_read_where_key(&p->r, where, "name"), name, &sig->name) ||
+            !json_read_ms(&p->r, json_read_where_key(&p->r, where, "at_ms"), at, &sig->at_ms))
             return false;
-        if (!jread_signal(&p->r, jread_where_key(&p->r, where, "name"), sig->name,
+        if (!json_read_signal(&p->r, json_read_where_key(&p->r, where, "name"), sig->name,
                           &sig->name_string))
             return false;
         json_t *payload = json_object_get(entry, "payload");
-        sig->payload = payload ? jread_value(p->r.a, payload) : value_null();
+        sig->payload = payload ? json_read_value(p->r.a, payload) : value_null();
     }
     return true;
 }
@@ -418,7 +418,7 @@ static bool parse_max_events(Parser *p, json_t *value)
 {
     if (!json_is_integer(value) || json_integer_value(value) < 1 ||
         json_integer_value(value) > UINT32_MAX)
-        return jread_problem(&p->r, "max_events", "expected a number of events (an integer from 1 "
+        return json_read_problem(&p->r, "max_events", "expected a number of events (an integer from 1 "
                              "to %" PRIu32 ")", UINT32_MAX);
     p->out->max_events = (uint32_t)json_integer_value(value);
     return true;
@@ -427,18 +427,18 @@ static bool parse_max_events(Parser *p, json_t *value)
 static bool parse_root(Parser *p, json_t *root, const char *workflow)
 {
     if (!json_is_object(root))
-        return jread_problem(&p->r, NULL, "expected a JSON object");
-    if (!jread_check_keys(&p->r, NULL, root, top_keys, sizeof top_keys / sizeof top_keys[0]))
+        return json_read_problem(&p->r, NULL, "expected a JSON object");
+    if (!json_read_check_keys(&p->r, NULL, root, top_keys, sizeof top_keys / sizeof top_keys[0]))
         return false;
-    if (!jread_workflow(&p->r, workflow, root))
+    if (!json_read_workflow(&p->r, workflow, root))
         return false;
     Scenario *out = p->out;
     out->workflow = p->r.workflow;
     out->http_adapter = true;
     json_t *adapter = json_object_get(root, "http_adapter");
-    if (adapter && !jread_bool(&p->r, "http_adapter", adapter, &out->http_adapter))
+    if (adapter && !json_read_bool(&p->r, "http_adapter", adapter, &out->http_adapter))
         return false;
-    out->input = jread_input(&p->r, root);
+    out->input = json_read_input(&p->r, root);
     json_t *max_events = json_object_get(root, "max_events");
     if (max_events && !parse_max_events(p, max_events))
         return false;
@@ -461,10 +461,10 @@ bool scenario_load(const char *path, const char *bytes, size_t len, const OrbcMo
         return false;
     }
     Parser p = {.out = out};
-    jread_init(&p.r, module, arena, path, err, errlen);
+    json_read_init(&p.r, module, arena, path, err, errlen);
     out->task_scripts = arena_alloc(arena, sizeof(Script *) * (module->task_count + 1));
     out->step_scripts = arena_alloc(arena, sizeof(Script **) * (module->workflow_count + 1));
-    json_t *root = jread_parse(path, bytes, len, err, errlen);
+    json_t *root = json_read_parse(path, bytes, len, err, errlen);
     if (!root)
         return false;
     bool ok = parse_root(&p, root, workflow);

@@ -155,16 +155,16 @@ static void schedule_answer(Sim *s, uint32_t id, uint32_t delivery)
 static Value default_output(Sim *s, uint32_t task)
 {
     if (is_builtin(s, task)) {
-        Record *r = record_new(s->arena, 3);
-        r->names[0] = str_new(s->arena, "status", 6);
+        Record *r = value_record_new(s->arena, 3);
+        r->names[0] = value_str_new(s->arena, "status", 6);
         r->values[0] = value_int(200);
-        r->names[1] = str_new(s->arena, "headers", 7);
+        r->names[1] = value_str_new(s->arena, "headers", 7);
         r->values[1].kind = ORBC_KIND_RECORD;
-        r->values[1].rec = record_new(s->arena, 0);
-        record_seal(s->arena, r->values[1].rec);
-        r->names[2] = str_new(s->arena, "body", 4);
+        r->values[1].rec = value_record_new(s->arena, 0);
+        value_record_seal(s->arena, r->values[1].rec);
+        r->names[2] = value_str_new(s->arena, "body", 4);
         r->values[2] = value_null();
-        record_seal(s->arena, r);
+        value_record_seal(s->arena, r);
         return (Value){.kind = ORBC_KIND_RECORD, .rec = r};
     }
     uint32_t type = task < s->module->task_count ? s->module->tasks[task].output_type : ORBC_NONE;

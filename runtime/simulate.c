@@ -132,7 +132,7 @@ static uint32_t step_index(Job *job, const char *label)
 {
     const char *name = plain_label(job, label);
     uint32_t index;
-    if (jread_map_get(&job->step_map, name, &index))
+    if (json_read_map_get(&job->step_map, name, &index))
         return index;
     if (job->step_count == job->step_cap) {
         job->step_cap = job->step_cap ? job->step_cap * 2 : 16;
@@ -144,7 +144,7 @@ static uint32_t step_index(Job *job, const char *label)
     name = arena_strndup(&job->names, name, strlen(name));
     job->steps[index] = (StepStats){.name = name, .first = job->run << 24 | job->seq};
     job->step_run[index] = 0;
-    jread_map_put(&job->step_map, &job->names, name, index);
+    json_read_map_put(&job->step_map, &job->names, name, index);
     return index;
 }
 
@@ -207,7 +207,7 @@ static bool count_record(void *ctx, const EngineRecord *record)
 static void count_error(Job *job, const char *code)
 {
     uint32_t index;
-    if (!jread_map_get(&job->error_map, code, &index)) {
+    if (!json_read_map_get(&job->error_map, code, &index)) {
         if (job->error_count == job->error_cap) {
             job->error_cap = job->error_cap ? job->error_cap * 2 : 8;
             job->errors = xrealloc(job->errors, job->error_cap * sizeof *job->errors);
@@ -215,7 +215,7 @@ static void count_error(Job *job, const char *code)
         index = job->error_count++;
         code = arena_strndup(&job->names, code, strlen(code));
         job->errors[index] = (ErrorCount){.code = code};
-        jread_map_put(&job->error_map, &job->names, code, index);
+        json_read_map_put(&job->error_map, &job->names, code, index);
     }
     job->errors[index].runs++;
 }
@@ -303,7 +303,7 @@ static void merge_steps(SimulateResult *out, NameMap *map, uint32_t *cap, const 
     for (uint32_t i = 0; i < job->step_count; i++) {
         const StepStats *s = &job->steps[i];
         uint32_t at;
-        if (!jread_map_get(map, s->name, &at)) {
+        if (!json_read_map_get(map, s->name, &at)) {
             if (out->step_count == *cap) {
                 *cap = *cap ? *cap * 2 : 16;
                 out->steps = xrealloc(out->steps, *cap * sizeof *out->steps);
@@ -312,7 +312,7 @@ static void merge_steps(SimulateResult *out, NameMap *map, uint32_t *cap, const 
             out->steps[at] = (StepStats){
                 .name = arena_strndup(&out->arena, s->name, strlen(s->name)),
                 .first = s->first};
-            jread_map_put(map, &out->arena, out->steps[at].name, at);
+            json_read_map_put(map, &out->arena, out->steps[at].name, at);
         }
         StepStats *t = &out->steps[at];
         t->first = s->first < t->first ? s->first : t->first;
@@ -329,7 +329,7 @@ static void merge_errors(SimulateResult *out, NameMap *map, uint32_t *cap, const
     for (uint32_t i = 0; i < job->error_count; i++) {
         const ErrorCount *e = &job->errors[i];
         uint32_t at;
-        if (!jread_map_get(map, e->code, &at)) {
+        if (!json_read_map_get(map, e->code, &at)) {
             if (out->error_count == *cap) {
                 *cap = *cap ? *cap * 2 : 8;
                 out->errors = xrealloc(out->errors, *cap * sizeof *out->errors);
@@ -337,7 +337,7 @@ static void merge_errors(SimulateResult *out, NameMap *map, uint32_t *cap, const
             at = out->error_count++;
             out->errors[at] = (ErrorCount){
                 .code = arena_strndup(&out->arena, e->code, strlen(e->code))};
-            jread_map_put(map, &out->arena, out->errors[at].code, at);
+            json_read_map_put(map, &out->arena, out->errors[at].code, at);
         }
         out->errors[at].runs += e->runs;
     }
@@ -367,7 +367,7 @@ void simulate(const OrbcModule *module, const Model *model, uint64_t runs, uint6
     memset(out, 0, sizeof *out);
     arena_init(&out->arena);
     const OrbcWorkflow *wf = &module->workflows[model->workflow];
-    out->workflow = jread_string(module, wf->name);
+    out->workflow = json_read_string(module, wf->name);
     out->timeout_ms = wf->timeout_ms;
     out->runs = runs;
     out->seed = seed;

@@ -86,8 +86,8 @@ static void start(Driver *d, uint32_t workflow)
 {
     arena_init(&d->arena);
     memset(&d->text, 0, sizeof d->text);
-    Value input = {.kind = ORBC_KIND_RECORD, .rec = record_new(&d->arena, 0)};
-    record_seal(&d->arena, input.rec);
+    Value input = {.kind = ORBC_KIND_RECORD, .rec = value_record_new(&d->arena, 0)};
+    value_record_seal(&d->arena, input.rec);
     EngineOptions options = {.http_adapter = true};
     d->engine = engine_new(&module, workflow, input, &options, &d->arena);
     ck_assert_ptr_nonnull(d->engine);
@@ -171,10 +171,10 @@ static EngineEvent failure(uint32_t attempt, const char *code, bool retryable)
 
 static EngineEvent success(Driver *d, uint32_t attempt, uint32_t delivery, const char *id)
 {
-    Record *r = record_new(&d->arena, 1);
-    r->names[0] = str_new(&d->arena, "charge_id", 9);
+    Record *r = value_record_new(&d->arena, 1);
+    r->names[0] = value_str_new(&d->arena, "charge_id", 9);
     r->values[0] = value_cstring(&d->arena, id);
-    record_seal(&d->arena, r);
+    value_record_seal(&d->arena, r);
     return (EngineEvent){.kind = ENGINE_ANSWERED, .attempt = attempt, .delivery = delivery,
                          .answer = {.kind = ENGINE_ANSWER_OUTPUT,
                                     .output = {.kind = ORBC_KIND_RECORD, .rec = r}}};

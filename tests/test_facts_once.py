@@ -57,6 +57,10 @@ CHECKS = [
      {'diagnostics/json_text.c'}),
     ('our functions in jansson\'s namespace', r'\bjson_(text|write)\s*\(', None),
     ('the server\'s old JSON string text', r'\blsp_json_text', None),
+    ('an operator\'s spelling (its instruction\'s symbol in ops.def)',
+     r'case OP_\w+:\s*return\s+"', None),
+    ('an operator\'s instruction (ast.h\'s AST_OPERATORS)',
+     r'case OP_\w+:\s*return\s+ORBC_OP_|\bOP_\w+\s*\?\s*ORBC_OP_', None),
     # ---- the C/JavaScript boundary ----
     ('the name of each EngineStatus', r'"TIMED_OUT"', {'engine/engine.c'}),
     ('the numbers of engine.h\'s answer and event kinds',

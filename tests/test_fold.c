@@ -358,14 +358,14 @@ static bool is_folded(const Run *run, uint32_t step)
 
 static Value input_record(Arena *arena)
 {
-    Record *r = record_new(arena, SAMPLE_COUNT);
+    Record *r = value_record_new(arena, SAMPLE_COUNT);
     for (uint32_t i = 0; i < SAMPLE_COUNT; i++) {
         char name[16];
         snprintf(name, sizeof name, "v%u", i);
-        r->names[i] = str_new(arena, name, strlen(name));
+        r->names[i] = value_str_new(arena, name, strlen(name));
         r->values[i] = value_from_orbc(arena, samples[i].value);
     }
-    ck_assert(record_seal(arena, r));
+    ck_assert(value_record_seal(arena, r));
     return (Value){ .kind = ORBC_KIND_RECORD, .rec = r };
 }
 

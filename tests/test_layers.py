@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The map of docs/architecture.md holds: every `#include "..."` of product code is one
-its folder may use, a `*_internal.h` header is included only from its own folder, and only
-the command lines (and the one out-of-memory policy) write to standard output or error.
+its folder may use, a `*_internal.h` header is included only from its own folder, only
+the command lines (and the one out-of-memory policy) write to standard output or error,
+and a folder whose row names its source files (`server.c`, or `check_*.c`) names them all:
+that row is the one list of them (lsp/server.h points to it).
 
     test_layers.py [--root DIR]
 
@@ -9,9 +11,10 @@ The table is read from docs/architecture.md ("The layers": a row per folder, its
 column the folders it may include, each in backticks). A header belongs to the folder
 that holds it; generated headers to the folder that generates them. Before the tree, the
 test runs itself on a small tree of its own with an upward include, a foreign internal
-header and a stray printf, and fails unless it finds each.
+header, a stray printf and a file its row does not name, and fails unless it finds each.
 """
 import argparse
+import fnmatch
 import os
 import re
 import sys
@@ -35,7 +38,8 @@ STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
 
 
 def read_map(root):
-    """folder -> set of folders it may include, from docs/architecture.md."""
+    """folder -> (set of folders it may include, the names and patterns of source files in
+    backticks in what it owns), from docs/architecture.md."""
     text = open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8").read()
     allowed = {}
     for line in text.splitlines():
@@ -45,7 +49,8 @@ def read_map(root):
         folder = re.fullmatch(r"`([\w/]+)/`", cells[0])
         if not folder or folder.group(1) not in PRODUCT:
             continue
-        allowed[folder.group(1)] = set(re.findall(r"`([\w/]+)/`", cells[-1]))
+        allowed[folder.group(1)] = (set(re.findall(r"`([\w/]+)/`", cells[-1])),
+                                    re.findall(r"`([\w*]+\.(?:c|re|y))`", cells[2]))
     return allowed
 
 
@@ -73,7 +78,9 @@ def may_print(folder, name):
 
 def problems(root):
     found = []
-    allowed = read_map(root)
+    rows = read_map(root)
+    allowed = {folder: row[0] for folder, row in rows.items()}
+    named = {folder: row[1] for folder, row in rows.items()}
     for folder in PRODUCT:
         if folder not in allowed:
             found.append("docs/architecture.md has no row for `%s/`" % folder)
@@ -104,18 +111,24 @@ def problems(root):
                     line = code.count("\n", 0, m.start()) + 1
                     found.append("%s:%d: writes to standard output or error (`%s`): only "
                                  "the command lines print" % (where, line, m.group(0).strip("( ")))
+            if (named.get(folder) and name.endswith((".c", ".re", ".y"))
+                    and not any(fnmatch.fnmatchcase(name, n) for n in named[folder])):
+                found.append("%s: not named in the row of %s/ in docs/architecture.md, which "
+                             "names its files" % (where, folder))
     return found
 
 
 def self_test():
     """The test on a tree of its own must find an upward include, a foreign internal
-    header and a stray print, and nothing else."""
+    header, a stray print and a file its folder's row does not name, and nothing else."""
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(tmp, "docs"))
         rows = ["| folder | library | owns | may include |", "|---|---|---|---|"]
         for folder in PRODUCT:
             below = PRODUCT[:PRODUCT.index(folder)]
-            rows.append("| `%s/` | x | y | %s |" % (folder, ", ".join("`%s/`" % b for b in below)))
+            owns = "`ok.c`" if folder == "compiler/check" else "y"
+            rows.append("| `%s/` | x | %s | %s |"
+                        % (folder, owns, ", ".join("`%s/`" % b for b in below)))
             os.makedirs(os.path.join(tmp, folder))
             stem = folder.replace("/", "_")
             with open(os.path.join(tmp, folder, stem + ".h"), "w") as f:
@@ -133,7 +146,8 @@ def self_test():
         found = problems(tmp)
     expected = ["compiler/check/up.c:1: includes `cli.h` of cli/",
                 "compiler/check/up.c:2: includes `compiler_syntax_internal.h`, internal",
-                "compiler/check/up.c:3: writes to standard output or error (`stderr`)"]
+                "compiler/check/up.c:3: writes to standard output or error (`stderr`)",
+                "compiler/check/up.c: not named in the row of compiler/check/"]
     ok = len(found) == len(expected) and all(f.startswith(e) for f, e in zip(found, expected))
     if not ok:
         print("test_layers: the self-test did not find exactly what it planted:")

@@ -1,7 +1,15 @@
 #!/usr/bin/env python3
-"""The instruction and function tables of docs/bytecode.md (section 4) say what
-bytecode/ops.def declares: the same opcodes, mnemonics and operands, the same functions
-with the same arity. Prints each difference and exits 1 when there is one."""
+"""Every copy of bytecode/ops.def's facts says what it declares:
+
+  - the instruction and function tables of docs/bytecode.md (section 4): the same opcodes,
+    mnemonics and operands, the same functions with the same arity;
+  - docs/orbc.schema.json: the mnemonics an instruction's `op` may be, in opcode order;
+  - stdlib/orbit.orbit: a `function` declaration for each function, with as many
+    parameters as its arity, and none other (the lowering finds a call's function by its
+    name: a name ops.def does not know would be an internal error, not a message).
+
+Prints each difference and exits 1 when there is one."""
+import json
 import os
 import re
 import sys
@@ -37,6 +45,25 @@ def main():
     for m in re.finditer(r'^\| (\d+) \| `(\w+)` \| (\d+) \|', doc, re.M):
         documented_funcs[int(m.group(1))] = (m.group(2), int(m.group(3)))
     problems = []
+    mnemonics = [declared_ops[code][0] for code in sorted(declared_ops)]
+    schema = json.loads(read('docs/orbc.schema.json'))
+    in_schema = schema['$defs']['instruction']['properties']['op']['enum']
+    if in_schema != mnemonics:
+        problems.append('docs/orbc.schema.json: the instruction op lacks %s, has %s more, '
+                        'and should list them in opcode order: %s'
+                        % (sorted(set(mnemonics) - set(in_schema)) or 'nothing',
+                           sorted(set(in_schema) - set(mnemonics)) or 'nothing',
+                           ', '.join(mnemonics)))
+    arities = dict(declared_funcs.values())
+    declared_in_stdlib = {m.group(1): len(re.findall(r'\w+\s*:', m.group(2)))
+                          for m in re.finditer(r'^function\s+(\w+)\s*\{\s*input\s*\{([^}]*)\}',
+                                               read('stdlib/orbit.orbit'), re.M)}
+    for name in sorted(set(arities) | set(declared_in_stdlib)):
+        if arities.get(name) != declared_in_stdlib.get(name):
+            problems.append('function %s: ops.def says arity %s, stdlib/orbit.orbit declares %s'
+                            % (name, arities.get(name),
+                               'it with %d parameters' % declared_in_stdlib[name]
+                               if name in declared_in_stdlib else 'no such function'))
     for what, declared, documented in (('opcode', declared_ops, documented_ops),
                                        ('function', declared_funcs, documented_funcs)):
         if not declared:

@@ -21,15 +21,24 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, 'docs', 'bytecode.md')
 NONE = 0xFFFFFFFF
-OPS = {0x01: ('const', 'u32'), 0x02: ('input', ''), 0x03: ('step', 'u32'),
-       0x04: ('item', ''), 0x05: ('field', 'u32'), 0x06: ('field_opt', 'u32'),
-       0x07: ('index', ''), 0x08: ('list', 'u32'), 0x09: ('record', 'rec'),
-       0x0A: ('call', 'u8u8'), 0x10: ('not', ''), 0x11: ('neg', ''), 0x12: ('add', ''),
-       0x13: ('sub', ''), 0x14: ('mul', ''), 0x15: ('div', ''), 0x16: ('mod', ''),
-       0x17: ('eq', ''), 0x18: ('ne', ''), 0x19: ('lt', ''), 0x1A: ('le', ''),
-       0x1B: ('gt', ''), 0x1C: ('ge', ''), 0x20: ('jump', 'u32'),
-       0x21: ('jump_if_false', 'u32'), 0x22: ('jump_if_true', 'u32'),
-       0x23: ('jump_if_not_null', 'u32'), 0x30: ('return', '')}
+# How the instruction table of section 4 writes each kind of operands, and how the dumper
+# reads them: a u32; a u32 count, then that many u32 names; two u8.
+OPERANDS = {'': '', 'u32 k': 'u32', 'u32 s': 'u32', 'str name': 'u32', 'u32 n': 'u32',
+            'u32 t': 'u32', 'u32 n, n × str': 'rec', 'u8 f, u8 argc': 'u8u8'}
+
+
+def instructions_from_doc():
+    """opcode -> (mnemonic, operands) from the instruction table of docs/bytecode.md
+    (which tests/test_ops_doc.py keeps equal to bytecode/ops.def)."""
+    text = open(DOC, encoding='utf-8').read()
+    ops = {int(m.group(1), 16): (m.group(2), OPERANDS[m.group(3).strip()])
+           for m in re.finditer(r'^\| (0x[0-9A-F]{2}) \| `(\w+)` \|([^|]*)\|', text, re.M)}
+    if not ops:
+        raise ValueError('no instruction table in %s' % DOC)
+    return ops
+
+
+OPS = instructions_from_doc()
 
 
 class Dumper:

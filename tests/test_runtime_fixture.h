@@ -91,23 +91,19 @@ static inline uint32_t fx_task(Fx *f, const char *name, bool builtin, uint32_t i
 
 static inline uint32_t fx_code(Fx *f, const char *text)
 {
-    static const struct { const char *word; OrbcOp op; } plain[] = {
-        {"input", ORBC_OP_INPUT}, {"item", ORBC_OP_ITEM}, {"index", ORBC_OP_INDEX},
-        {"not", ORBC_OP_NOT}, {"neg", ORBC_OP_NEG}, {"add", ORBC_OP_ADD}, {"sub", ORBC_OP_SUB},
-        {"mul", ORBC_OP_MUL}, {"div", ORBC_OP_DIV}, {"mod", ORBC_OP_MOD}, {"eq", ORBC_OP_EQ},
-        {"ne", ORBC_OP_NE}, {"lt", ORBC_OP_LT}, {"le", ORBC_OP_LE}, {"gt", ORBC_OP_GT},
-        {"ge", ORBC_OP_GE},
-    };
     orbc_code_begin(f->b, f->file);
     orbc_code_pos(f->b, 3, 7);
     char *copy = strdup(text), *save = NULL;
     for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
         bool done = false;
-        for (size_t i = 0; i < sizeof plain / sizeof plain[0] && !done; i++)
-            if (strcmp(w, plain[i].word) == 0) {
-                orbc_emit(f->b, plain[i].op);
+        for (unsigned op = 0; op <= UINT8_MAX && !done; op++) {   /* by mnemonic, ops.def */
+            const OrbcOpInfo *info = orbc_op_info((uint8_t)op);
+            if (info && info->operands == ORBC_OPERANDS_NONE && info->flow == ORBC_FLOW_NEXT &&
+                strcmp(w, info->name) == 0) {
+                orbc_emit(f->b, (OrbcOp)op);
                 done = true;
             }
+        }
         if (done)
             continue;
         if (strncmp(w, "s:", 2) == 0) {

@@ -349,10 +349,10 @@ static char **pipeline_texts(const char *text, size_t len, bool suppressions, ui
 {
     Compiler c;
     compiler_init(&c);
-    c.check_only = true;
-    c.ignore_suppressions = !suppressions;
     Workspace w;
     workspace_init(&w, &c, false);
+    w.check.check_only = true;
+    w.check.ignore_suppressions = !suppressions;
     workspace_add_text(&w, "input.orbit", xstrndup(text, len), len);
     workspace_check(&w);
     char **texts = report_texts(&c.diags, count);

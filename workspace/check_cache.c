@@ -33,7 +33,7 @@ enum { ENTRY_MAX = 64u << 20 };
 /* The largest file index read: 8 M files (56 bytes each and their paths) */
 enum { INDEX_MAX = 1u << 30 };
 
-char *check_cache_default_dir(const char **ignored)
+char *cache_default_dir(const char **ignored)
 {
     const char *dir = getenv("ORBITC_CACHE_DIR");
     *ignored = NULL;
@@ -123,7 +123,7 @@ static const char *untrusted(const struct stat *st)
     return NULL;
 }
 
-bool check_cache_open(CheckCache *cache, const char *dir)
+bool cache_open(CheckCache *cache, const char *dir)
 {
     memset(cache, 0, sizeof *cache);
     json_object_seed(0);   /* jansson's hash seed, set before any thread makes an object */
@@ -192,7 +192,7 @@ static char *index_path(const CheckCache *cache, const Workspace *w)
     return path;
 }
 
-FileIndex *check_cache_index(CheckCache *cache, const Workspace *w)
+FileIndex *cache_index(CheckCache *cache, const Workspace *w)
 {
     const Compiler *c = w->c;
     const SourceFile *stdlib = source_file(&c->sources, 0);
@@ -200,7 +200,7 @@ FileIndex *check_cache_index(CheckCache *cache, const Workspace *w)
     hash = hash_orbitc(hash);
     hash = hash_field(hash, stdlib->text, stdlib->len);
     hash = hash_field(hash, w->overrides, sizeof w->overrides);
-    uint8_t flags[2] = { c->check_only, c->ignore_suppressions };
+    uint8_t flags[2] = { w->check.check_only, w->check.ignore_suppressions };
     cache->base_key = hash_field(hash, flags, sizeof flags);
     file_index_init(&cache->index, w->start_ns);
     cache->index_path = index_path(cache, w);
@@ -219,15 +219,15 @@ static uint64_t config_key(const CheckCache *cache, const char *path, uint64_t h
     return hash_field(key, &hash, sizeof hash);
 }
 
-bool check_cache_config_clean(CheckCache *cache, const char *path, uint64_t hash)
+bool cache_config_clean(CheckCache *cache, const char *path, uint64_t hash)
 {
     if (!cache->index_path || !file_index_is_clean(&cache->index, config_key(cache, path, hash)))
         return false;
-    check_cache_record_config(cache, path, hash);   /* kept in the index written */
+    cache_record_config(cache, path, hash);   /* kept in the index written */
     return true;
 }
 
-void check_cache_record_config(CheckCache *cache, const char *path, uint64_t hash)
+void cache_record_config(CheckCache *cache, const char *path, uint64_t hash)
 {
     pthread_mutex_lock(&cache->lock);
     if (cache->index_path)
@@ -239,7 +239,7 @@ void check_cache_record_config(CheckCache *cache, const char *path, uint64_t has
  * when it is missing; false when it cannot be written. */
 static bool write_file(const char *path, const void *bytes, size_t len);
 
-void check_cache_close(CheckCache *cache)
+void cache_close(CheckCache *cache)
 {
     if (cache->index_path && file_index_changed(&cache->index)) {
         size_t len = 0;
@@ -286,7 +286,7 @@ static uint64_t hash_place(uint64_t hash, const Workspace *w, const Root *root, 
     return below ? hash_text(hash, dir) : hash;
 }
 
-uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t index)
+uint64_t cache_key(const CheckCache *cache, const Workspace *w, uint32_t index)
 {
     const Root *root = &w->roots.items[index];
     uint64_t hash = cache->base_key;
@@ -451,7 +451,7 @@ static json_t *diagnostic_json(const Slots *s, const Diagnostic *d)
 
 /* mkdir -p of the cache's directory, each directory made private (0700, as the XDG Base
  * Directory specification asks of those it makes): a directory that exists is left as
- * it is (check_cache_open refused the cache if it was not to be trusted). */
+ * it is (cache_open refused the cache if it was not to be trusted). */
 static bool make_directories(const char *dir)
 {
     char *path = xstrdup(dir);
@@ -490,7 +490,7 @@ static void record_clean(CheckCache *cache, uint64_t key)
     pthread_mutex_unlock(&cache->lock);
 }
 
-void check_cache_store(CheckCache *cache, const Workspace *w, uint32_t index, uint64_t key,
+void cache_store(CheckCache *cache, const Workspace *w, uint32_t index, uint64_t key,
                        const Compiler *c, uint32_t first, uint32_t end)
 {
     Slots s = { &c->sources, &w->roots.items[index] };
@@ -653,7 +653,7 @@ static void load_shown(Workspace *w, Compiler *c, uint32_t first, uint32_t end)
     }
 }
 
-bool check_cache_load(CheckCache *cache, Workspace *w, uint32_t index, uint64_t key,
+bool cache_load(CheckCache *cache, Workspace *w, uint32_t index, uint64_t key,
                       Compiler *c)
 {
     bool hit = cache->index_path && file_index_is_clean(&cache->index, key);

@@ -36,7 +36,7 @@ typedef struct CheckCache {
     char *dir;                /* where the entries are: DIR/check/KEY.json */
     uint64_t base_key;        /* the key of everything but the program's own files */
     FileIndex index;          /* the file index of this tree (file_index.h) */
-    char *index_path;         /* DIR/index/NAME, NULL until check_cache_index */
+    char *index_path;         /* DIR/index/NAME, NULL until cache_index */
     pthread_mutex_t lock;     /* over the counts below (threads of --jobs) */
     unsigned hits, misses, written;
     unsigned corrupt;         /* entries ignored as unreadable */
@@ -51,10 +51,10 @@ typedef struct CheckCache {
  * specification has a relative XDG_CACHE_HOME ignored (the cache would be written
  * wherever orbitc runs, into the project): *ignored is then ORBITC_CACHE_DIR's value
  * (NULL otherwise), for the caller to say so. malloc'd. */
-char *check_cache_default_dir(const char **ignored);
+char *cache_default_dir(const char **ignored);
 
 /* Opens the cache at `dir`. Creates nothing yet. False (cache->refused says why, the
- * cache is closed with check_cache_close) when `dir`, DIR/check or DIR/index is a
+ * cache is closed with cache_close) when `dir`, DIR/check or DIR/index is a
  * directory that is not this user's or that others may write to: the run goes without
  * the cache. orbitc never changes such a directory: its mode is its owner's choice. What
  * it makes itself is private: directories 0700, files 0600 (whatever the umask lets
@@ -62,7 +62,7 @@ char *check_cache_default_dir(const char **ignored);
  * may write (read without following a symbolic link, and without blocking on a FIFO): any
  * other file in the place of an entry or a file index is ignored as unreadable, counted
  * as corrupt, and replaced. */
-bool check_cache_open(CheckCache *cache, const char *dir);
+bool cache_open(CheckCache *cache, const char *dir);
 
 /* For the run of `w`, once its paths are collected and before its inputs are read
  * (workspace_read_inputs calls it when w->cache is set): computes the key of everything
@@ -70,33 +70,33 @@ bool check_cache_open(CheckCache *cache, const char *dir);
  * reads the file index of this tree (DIR/index/NAME, NAME a hash of that key, the current
  * directory and the paths given), counting it as corrupt when it is not one. Returns the
  * index, empty when there was none. */
-FileIndex *check_cache_index(CheckCache *cache, const Workspace *w);
+FileIndex *cache_index(CheckCache *cache, const Workspace *w);
 
 /* Whether the file index says that the orbit.program at `path` whose content hashes to
  * `hash` has no mistake and no `files` block (for this orbitc: the key of everything
  * but the programs enters it); and recording that it has none. */
-bool check_cache_config_clean(CheckCache *cache, const char *path, uint64_t hash);
-void check_cache_record_config(CheckCache *cache, const char *path, uint64_t hash);
+bool cache_config_clean(CheckCache *cache, const char *path, uint64_t hash);
+void cache_record_config(CheckCache *cache, const char *path, uint64_t hash);
 
 /* Writes the file index when it changed, and frees everything. */
-void check_cache_close(CheckCache *cache);
+void cache_close(CheckCache *cache);
 
 /* The key of program `root` of `w`. */
-uint64_t check_cache_key(const CheckCache *cache, const Workspace *w, uint32_t root);
+uint64_t cache_key(const CheckCache *cache, const Workspace *w, uint32_t root);
 
 /* Adds the cached diagnostics of program `root` under `key` to c->diags (c a view of
  * w's compiler: compiler_init_view), reads the text of the files they show
  * (workspace_load_sources) and returns true; false when there is no entry, or an entry
  * that cannot be read (counted as corrupt). A key the file index knows to have no
  * diagnostics reads nothing. */
-bool check_cache_load(CheckCache *cache, Workspace *w, uint32_t root, uint64_t key,
+bool cache_load(CheckCache *cache, Workspace *w, uint32_t root, uint64_t key,
                       Compiler *c);
 
 /* Writes the diagnostics c->diags.items[first, end) of program `root` under `key` (and,
  * when there are none, says so in the file index). A
  * program whose diagnostics cannot be written as an entry (a span outside its files, text
  * that is not UTF-8) is not cached. */
-void check_cache_store(CheckCache *cache, const Workspace *w, uint32_t root, uint64_t key,
+void cache_store(CheckCache *cache, const Workspace *w, uint32_t root, uint64_t key,
                        const Compiler *c, uint32_t first, uint32_t end);
 
 #endif

@@ -17,7 +17,7 @@
  *   other threads' trees and parse diagnostics, file by file, and checks the program. The
  *   checker's declarations are checked on thread 0 alone; its passes over the workflows
  *   (signatures, bodies) are spread over all the threads again, through the hook of
- *   thread 0's compiler (Compiler.threads, run_on_threads), the diagnostics copied back
+ *   thread 0's checks (CheckOptions.threads, run_on_threads), the diagnostics copied back
  *   into thread 0's sink in the order of the workflows (compiler/check/check.c).
  *
  * Either way, once a program is checked, its diagnostics are copied into a sink of the
@@ -68,7 +68,7 @@ typedef struct Jobs {
     uint32_t generation;      /* counts the jobs handed out */
     uint32_t done;            /* threads done with the current one */
     bool quit;
-    ThreadTask task;          /* the job: this task (Compiler.threads), or when NULL, */
+    ThreadTask task;          /* the job: this task (CheckOptions.threads), or when NULL, */
     void *task_arg;
     const Root *root;         /* parsing this program */
     Share *files;             /* [root->file_count]: who parsed each file */
@@ -80,6 +80,7 @@ struct Worker {
     Jobs *jobs;
     uint32_t index;
     Compiler c;
+    CheckOptions check;       /* the run's, with the threads lent to worker 0's checks */
     Arena kept_arena;
     DiagSink kept;            /* the diagnostics of the programs done, in their order */
     bool stdlib_kept;         /* c holds the standard library's tree (compiler_keep) */
@@ -95,8 +96,8 @@ static bool load_cached(Worker *wk, uint32_t root, uint64_t *key)
     *key = 0;
     if (!jobs->cache || jobs->w->roots.items[root].file_count == 0)
         return false;
-    *key = check_cache_key(jobs->cache, jobs->w, root);
-    return check_cache_load(jobs->cache, jobs->w, root, *key, &wk->c);
+    *key = cache_key(jobs->cache, jobs->w, root);
+    return cache_load(jobs->cache, jobs->w, root, *key, &wk->c);
 }
 
 /* Parses `files` with the lint levels of a parse of all files. */
@@ -134,13 +135,13 @@ static void check_parsed(Worker *wk, uint32_t root, uint64_t key, uint32_t first
     Root *r = &jobs->w->roots.items[root];
     if (r->config_unread)
         configure_unread(jobs->w, c, r);
-    roots_check(&jobs->w->roots, c, root, jobs->w->overrides);
+    roots_check(&jobs->w->roots, c, root, jobs->w->overrides, &wk->check);
     if (r->config_unread) {   /* its tree and name are this program's, forgotten next */
         c->asts[r->config_file] = NULL;
         r->name = r->default_name;
     }
     if (jobs->cache)
-        check_cache_store(jobs->cache, jobs->w, root, key, c, first, c->diags.count);
+        cache_store(jobs->cache, jobs->w, root, key, c, first, c->diags.count);
 }
 
 /* Copies program `root`'s diagnostics (those of wk's compiler since `first`) into
@@ -262,7 +263,7 @@ static void wait_others(Jobs *jobs)
     pthread_mutex_unlock(&jobs->lock);
 }
 
-/* Compiler.threads.run of thread 0's compiler: the checker's task on every thread, this
+/* CheckOptions.threads.run of thread 0's checks: the checker's task on every thread, this
  * one being thread 0. What the others make in their compilers stays until the program
  * is checked (check_by_file rewinds them then). */
 static void run_on_threads(void *context, ThreadTask task, void *arg)
@@ -369,6 +370,7 @@ static void worker_init(Worker *wk, Jobs *jobs, uint32_t index)
     wk->jobs = jobs;
     wk->index = index;
     compiler_init_view(&wk->c, jobs->w->c, jobs->by_file ? share_name : NULL, jobs);
+    wk->check = jobs->w->check;
     arena_init(&wk->kept_arena);
     diag_sink_init(&wk->kept, &wk->kept_arena);
 }
@@ -445,7 +447,7 @@ void workspace_check_jobs(Workspace *w, unsigned threads, CheckCache *cache)
         jobs.started += wk->started;
     }
     if (jobs.by_file && jobs.started)   /* the checker's passes over workflows, too */
-        jobs.workers[0].c.threads = (Threads){ jobs.started + 1, run_on_threads, &jobs };
+        jobs.workers[0].check.threads = (Threads){ jobs.started + 1, run_on_threads, &jobs };
     if (jobs.by_file)
         check_by_file(&jobs.workers[0]);
     else

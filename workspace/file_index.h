@@ -5,7 +5,7 @@
  * the next run takes the hash without opening the file when the stat is the same; and
  * the keys of the programs whose entry holds no diagnostic, so that such a program needs
  * neither its entry nor its sources read (and of the orbit.programs without mistakes,
- * check_cache_config_clean, left unread too).
+ * cache_config_clean, left unread too).
  *
  * A record is trusted only when the file's modification and change times are both older
  * than the start of the run that wrote it by more than FILE_INDEX_GRANULARITY_NS ("racy

@@ -78,7 +78,7 @@ static const Diagnostic **brings_new(const FixRun *run, const Compiler *c, uint3
 
 /* --- the files --- */
 
-void fix_run_init(FixRun *run, Workspace *workspace, const char *stdin_path,
+void rounds_init(FixRun *run, Workspace *workspace, const char *stdin_path,
                   uint32_t max_rounds)
 {
     const Compiler *c = workspace->c;
@@ -99,7 +99,7 @@ void fix_run_init(FixRun *run, Workspace *workspace, const char *stdin_path,
     run->baseline_count = c->diags.count;
 }
 
-void fix_run_free(FixRun *run)
+void rounds_free(FixRun *run)
 {
     for (uint32_t i = 0; i < run->count; i++) {
         free(run->files[i].path);
@@ -115,7 +115,7 @@ void fix_run_free(FixRun *run)
     free(run->baseline);
 }
 
-bool fix_file_changed(const FixFile *f)
+bool rounds_file_changed(const FixFile *f)
 {
     return f->len != f->original_len || memcmp(f->text, f->original, f->len) != 0;
 }
@@ -170,7 +170,7 @@ static void sort_left(FixRun *run)
 
 /* The fix left out that `e` (of `c`) repeats, or NULL. The same edit of the same
  * diagnostic's code is the same fix, wherever earlier fixes moved it. */
-const LeftFix *fix_run_was_left(FixRun *run, const Compiler *c, const FixEdit *e)
+const LeftFix *rounds_was_left(FixRun *run, const Compiler *c, const FixEdit *e)
 {
     sort_left(run);
     if (run->left_sorted == 0)
@@ -382,7 +382,7 @@ static Compiler *fix_round(FixRun *run, const Compiler *current)
     return round.good;
 }
 
-Compiler *fix_run_rounds(FixRun *run)
+Compiler *rounds_run(FixRun *run)
 {
     Compiler *current = run->first;
     while (run->rounds < run->max_rounds) {
@@ -400,17 +400,17 @@ Compiler *fix_run_rounds(FixRun *run)
     return current;
 }
 
-Compiler *fix_in_memory(Workspace *workspace, uint32_t max_rounds, bool *unfinished)
+Compiler *rounds_in_memory(Workspace *workspace, uint32_t max_rounds, bool *unfinished)
 {
     FixRun run;
-    fix_run_init(&run, workspace, NULL, max_rounds);
-    Compiler *last = fix_run_rounds(&run);
+    rounds_init(&run, workspace, NULL, max_rounds);
+    Compiler *last = rounds_run(&run);
     *unfinished = run.gave_up;
-    fix_run_free(&run);
+    rounds_free(&run);
     return last;
 }
 
-void fix_free_check(Compiler *c)
+void rounds_free_check(Compiler *c)
 {
     free_compiler(c);
 }

@@ -57,37 +57,37 @@ typedef struct FixRun {
     Workspace *workspace;      /* the programs and their configurations */
     Compiler *first;           /* the workspace's check, before any fix */
     bool unsafe;               /* maybe-incorrect fixes too (`fix --unsafe-fixes`); set
-                                  after fix_run_init */
+                                  after rounds_init */
     /* Called for each fix a round applies, with the check whose text it edits; NULL:
-       none (`fix --show-fixes` sets it after fix_run_init). */
+       none (`fix --show-fixes` sets it after rounds_init). */
     void (*applied)(void *context, const Compiler *c, const FixEdit *e);
     void *applied_context;
 } FixRun;
 
 /* Takes the files of `workspace`, already loaded and checked (workspace_check); the one
  * named `stdin_path` (NULL: none) is standard input's. */
-void fix_run_init(FixRun *run, Workspace *workspace, const char *stdin_path,
+void rounds_init(FixRun *run, Workspace *workspace, const char *stdin_path,
                   uint32_t max_rounds);
 
 /* Rounds until one applies nothing or max_rounds have run; the files' texts are the
  * fixed ones, and run->gave_up says whether fixes were still untried at the end.
  * Returns the last check, whose sources hold the fixed texts: run->first when no fix
- * was applied, else one to free with fix_free_check. */
-Compiler *fix_run_rounds(FixRun *run);
+ * was applied, else one to free with rounds_free_check. */
+Compiler *rounds_run(FixRun *run);
 
 /* The fix left out by a round that edit `e` (of `c`) repeats, or NULL. */
-const LeftFix *fix_run_was_left(FixRun *run, const Compiler *c, const FixEdit *e);
+const LeftFix *rounds_was_left(FixRun *run, const Compiler *c, const FixEdit *e);
 
 /* Whether the fixes changed the file's text. */
-bool fix_file_changed(const FixFile *f);
+bool rounds_file_changed(const FixFile *f);
 
-void fix_run_free(FixRun *run);
+void rounds_free(FixRun *run);
 
 /* Frees a check the rounds made (never the workspace's own). */
-void fix_free_check(Compiler *c);
+void rounds_free_check(Compiler *c);
 
 /* The rounds alone (the fuzz target): returns the last check (workspace->c when no fix
  * was applied); *unfinished: fixes were still untried when max_rounds ran out. */
-Compiler *fix_in_memory(Workspace *workspace, uint32_t max_rounds, bool *unfinished);
+Compiler *rounds_in_memory(Workspace *workspace, uint32_t max_rounds, bool *unfinished);
 
 #endif

@@ -235,14 +235,15 @@ bool roots_failed(const RootSet *set, const Compiler *c, uint32_t index, bool de
     return false;
 }
 
-Program *roots_check(RootSet *set, Compiler *c, uint32_t index, const uint8_t *overrides)
+Program *roots_check(RootSet *set, Compiler *c, uint32_t index, const uint8_t *overrides,
+                     const CheckOptions *options)
 {
     Root *root = &set->items[index];
     file_levels_for_check(root, overrides, c->diags.level);
     if (root->file_count == 0)
         return NULL;
     uint32_t first = c->diags.count;
-    Program *program = check_files(c, root->files, root->file_count);
+    Program *program = check_files(c, root->files, root->file_count, options);
     file_levels_apply(c, root, overrides, first);
     return program;
 }

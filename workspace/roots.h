@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "checker.h"
 #include "compiler.h"
 #include "inputs.h"
 #include "namemap.h"
@@ -109,7 +110,8 @@ void roots_configure(RootSet *set, Compiler *c);
  * `overrides`, the command line's: LINT_DEFAULT where it says nothing) and checks its
  * files as one program, then gives each warning in its files the level of its file
  * (file_levels_apply). NULL when it has no files. */
-Program *roots_check(RootSet *set, Compiler *c, uint32_t root, const uint8_t *overrides);
+Program *roots_check(RootSet *set, Compiler *c, uint32_t root, const uint8_t *overrides,
+                     const CheckOptions *options);
 
 /* Whether an error (or, with deny_warnings, a warning) lies in a file of root `root` or
  * in its configuration. */

@@ -137,7 +137,7 @@ static void prepare(Workspace *w, Compiler *c)
 static void check_each(Workspace *w, Compiler *c, Program **checked)
 {
     for (uint32_t i = 0; i < w->roots.count; i++)
-        checked[i] = roots_check(&w->roots, c, i, w->overrides);
+        checked[i] = roots_check(&w->roots, c, i, w->overrides, &w->check);
     diag_finish(&c->diags);
 }
 
@@ -157,7 +157,7 @@ static bool config_input(const Root *root, Input *input)
 
 /* With a file index: root `i`'s orbit.program added unread when the index knows its
  * content and that it configures nothing but levels, without a mistake
- * (check_cache_config_clean): a program found in the cache then never needs it, and one
+ * (cache_config_clean): a program found in the cache then never needs it, and one
  * checked reads and configures it on its thread (check_jobs.c). */
 static bool add_config_unread(Workspace *w, uint32_t i, bool *recorded)
 {
@@ -166,7 +166,7 @@ static bool add_config_unread(Workspace *w, uint32_t i, bool *recorded)
     uint64_t hash;
     if (!w->cache || !config_input(root, &input) || !compiler_fits(w->c, (uint64_t)input.size)
         || !(*recorded = file_index_lookup(w->index, &input, &hash))
-        || !check_cache_config_clean(w->cache, root->config_path, hash))
+        || !cache_config_clean(w->cache, root->config_path, hash))
         return false;
     root->config_file = compiler_add_source(w->c, root->config_path, NULL, (uint32_t)input.size);
     root->config_unread = true;
@@ -203,7 +203,7 @@ static void record_clean_configs(Workspace *w)
         const Root *root = &w->roots.items[i];
         if (root->config_file && !root->config_unread && !mistaken[root->config_file]
             && root->file_level_count == 0)
-            check_cache_record_config(w->cache, root->config_path,
+            cache_record_config(w->cache, root->config_path,
                                       workspace_source_hash(w, root->config_file));
     }
     free(mistaken);
@@ -595,7 +595,7 @@ static ReadFile *read_ahead(const Workspace *w)
 void workspace_read_inputs(Workspace *w)
 {
     if (w->cache)
-        w->index = check_cache_index(w->cache, w);
+        w->index = cache_index(w->cache, w);
     ReadFile *ahead = w->read_threads > 1 && w->inputs.count > 1 ? read_ahead(w) : NULL;
     for (size_t i = 0; i < w->inputs.count; i++)
         read_input(w, &w->inputs.items[i], ahead ? &ahead[i] : NULL);

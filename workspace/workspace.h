@@ -34,6 +34,8 @@ typedef void (*WorkspaceReport)(void *context, const char *path, const char *mes
 
 typedef struct Workspace {
     Compiler *c;              /* the sources and their diagnostics (not owned) */
+    CheckOptions check;       /* how each program is checked (checker.h); all zero in
+                                 workspace_init */
     bool by_roots;            /* files form programs by their roots (orbit.program);
                                  false: every file is one program */
     InputList inputs;         /* the paths given, expanded (workspace_collect) */

@@ -191,7 +191,7 @@ const char *check_duration_text(Checker *ck, int64_t ms)
 /* ---- The workflows, on several threads ----------------------------------------------
  *
  * A pass over the workflows (signatures, then bodies) may be spread over the threads
- * that the caller lends (Compiler.threads): the workflows are taken CHUNK at a time, in
+ * that the caller lends (CheckOptions.threads): the workflows are taken CHUNK at a time, in
  * turn, by whichever thread is free. Each thread checks with a Checker of its own, a
  * copy of the caller's after the declarations: what the declarations made (the maps, the
  * Program's declarations, the names, the shared types, made whole by types_init) it only
@@ -275,7 +275,7 @@ static void spread_task(void *arg, uint32_t thread, Compiler *c)
 static void check_each_workflow(Checker *ck, void (*pass)(Checker *ck, uint32_t workflow))
 {
     uint32_t count = ck->program->workflow_count;
-    const Threads *threads = &ck->c->threads;
+    const Threads *threads = &ck->options->threads;
     if (threads->count < 2 || count <= CHUNK) {
         for (uint32_t i = 0; i < count; i++)
             pass(ck, i);
@@ -331,12 +331,17 @@ static void init_names(Checker *ck)
     ck->n_exponential = check_intern_name(ck, "exponential");
 }
 
-Program *check_program(Compiler *c)
+/* Checks every parsed file (c->asts) together with the standard library (file 0), and
+ * reports every problem into c->diags. Returns the checked program; lowering may use it
+ * only when no errors were reported. */
+static Program *check_program(Compiler *c, const CheckOptions *options)
 {
+    static const CheckOptions defaults;
     Checker checker;
     Checker *ck = &checker;
     memset(ck, 0, sizeof *ck);
     ck->c = c;
+    ck->options = options ? options : &defaults;
     ck->diags = &c->diags;
     ck->arena = &c->arena;
     ck->names = &c->names;
@@ -360,7 +365,8 @@ Program *check_program(Compiler *c)
     return ck->program;
 }
 
-Program *check_files(Compiler *c, const uint32_t *files, uint32_t count)
+Program *check_files(Compiler *c, const uint32_t *files, uint32_t count,
+                     const CheckOptions *options)
 {
     SourceAst **all = c->asts;
     uint32_t all_count = c->ast_count;
@@ -371,8 +377,8 @@ Program *check_files(Compiler *c, const uint32_t *files, uint32_t count)
     c->asts = program;   /* the checker and the suppressions see these files only */
     c->ast_count = count + 1;
     uint32_t first = c->diags.count;
-    Program *checked = check_program(c);
-    if (!c->ignore_suppressions)
+    Program *checked = check_program(c, options);
+    if (!options || !options->ignore_suppressions)
         suppress_apply(c, first);
     c->asts = all;
     c->ast_count = all_count;

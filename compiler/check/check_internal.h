@@ -53,6 +53,7 @@ typedef struct FieldIndex {
 
 typedef struct Checker {
     Compiler *c;
+    const CheckOptions *options;
     DiagSink *diags;
     Arena *arena;
     Interner *names;
@@ -94,7 +95,7 @@ typedef struct Checker {
      * never cleared) and the steps a scope used. */
     NameMap steps;
     Member **step_decls;
-    Step *step_buffer;         /* check_only (compiler.h): the steps of the current
+    Step *step_buffer;         /* check_only (checker.h): the steps of the current
                                   workflow, reused; step_capacity entries */
     uint32_t *dep_mark;
     uint32_t dep_stamp;

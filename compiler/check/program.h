@@ -1,4 +1,4 @@
-/* The checked program model: what check_program() produces and lowering consumes.
+/* The checked program model: what check_files() produces and lowering consumes.
  *
  * Everything here is resolved: names point at their declarations (by index), defaults of
  * retry policies and timeouts are filled in, and every expression of a step carries its
@@ -232,7 +232,7 @@ typedef struct StepWorst {
  * failure compensates every step with a compensate block, one at a time. */
 typedef struct WorkflowWorst {
     StepWorst *steps;            /* one per step, in order (kept when Workflow.steps is
-                                    not: compiler.h, check_only) */
+                                    not: checker.h, check_only) */
     uint32_t step_count;
     Worst running;               /* the steps: the sum of their `own` */
     Worst compensations;         /* the sum of the compensate blocks */

@@ -64,7 +64,7 @@ typedef struct StepGraph {
 
 /* The graph of workflow `root` and every workflow it starts, directly or not, in
  * program order; every workflow when `root` is NO_INDEX. `p` must be checked without
- * errors and with its steps kept (compiler.h: check_only false). */
+ * errors and with its steps kept (checker.h: check_only false). */
 void step_graph_build(Arena *arena, const Program *p, uint32_t root, StepGraph *out);
 
 #endif

@@ -2,7 +2,7 @@
  * workflow timeout (worst_path.h; docs/diagnostics.md, "The worst case of a workflow").
  *
  * worst_collect keeps, after each workflow body is checked, what the analysis needs of
- * each step (Workflow.steps may be dropped: compiler.h, check_only); worst_resolve then
+ * each step (Workflow.steps may be dropped: checker.h, check_only); worst_resolve then
  * computes every workflow once, children before their parents, with an explicit stack:
  * linear in workflows + steps, whatever the nesting. */
 #include "worst_path.h"

@@ -565,32 +565,21 @@ static void *alloc_in_arena(void *arena, size_t size)
     return arena_alloc_raw(arena, size);
 }
 
-/* The instruction of a binary operator; ORBC_OP_RETURN for none (&&, ||, ??). */
+/* The instruction of a binary operator that pops both operands (ast.h's AST_OPERATORS);
+ * ORBC_OP_RETURN for none (&&, ||, ??). */
 static OrbcOp binary_op(Op op)
 {
-    switch (op) {
-    case OP_EQ: return ORBC_OP_EQ;
-    case OP_NE: return ORBC_OP_NE;
-    case OP_LT: return ORBC_OP_LT;
-    case OP_LE: return ORBC_OP_LE;
-    case OP_GT: return ORBC_OP_GT;
-    case OP_GE: return ORBC_OP_GE;
-    case OP_ADD: return ORBC_OP_ADD;
-    case OP_SUB: return ORBC_OP_SUB;
-    case OP_MUL: return ORBC_OP_MUL;
-    case OP_DIV: return ORBC_OP_DIV;
-    case OP_MOD: return ORBC_OP_MOD;
-    default: return ORBC_OP_RETURN;   /* not a plain binary operator */
-    }
+    const OrbcOpInfo *info = orbc_op_info(ast_op_instruction(op));
+    return info && info->flow == ORBC_FLOW_NEXT && info->pops == 2
+         ? (OrbcOp)ast_op_instruction(op) : ORBC_OP_RETURN;
 }
 
 /* The conditional jump of `&&`, `||`, `??`; ORBC_OP_RETURN for other operators. */
 static OrbcOp short_circuit_op(Op op)
 {
-    return op == OP_AND ? ORBC_OP_JUMP_IF_FALSE
-         : op == OP_OR ? ORBC_OP_JUMP_IF_TRUE
-         : op == OP_COALESCE ? ORBC_OP_JUMP_IF_NOT_NULL
-         : ORBC_OP_RETURN;
+    const OrbcOpInfo *info = orbc_op_info(ast_op_instruction(op));
+    return info && info->flow == ORBC_FLOW_BRANCH ? (OrbcOp)ast_op_instruction(op)
+                                                  : ORBC_OP_RETURN;
 }
 
 /* A binary operator on constants (b is NULL when the right operand is not constant),
@@ -618,7 +607,7 @@ static bool fold_binary(Lowerer *l, Op op, const OrbcValue *a, const OrbcValue *
 
 static bool fold_unary(Lowerer *l, Op op, const OrbcValue *a, OrbcValue *out)
 {
-    OrbcOp instr = op == OP_NOT ? ORBC_OP_NOT : ORBC_OP_NEG;
+    OrbcOp instr = (OrbcOp)ast_op_instruction(op);
     return orbc_eval_unary(&l->eval, instr, *a, out) == ORBC_EVAL_OK;
 }
 
@@ -945,7 +934,7 @@ static void emit_operand(Lowerer *l, const Expr *e)
         }
         emit_operand(l, e->left);
         code_pos(l, e->span);
-        orbc_emit(l->b, e->op == OP_NOT ? ORBC_OP_NOT : ORBC_OP_NEG);
+        orbc_emit(l->b, (OrbcOp)ast_op_instruction(e->op));
         return;
     case EXPR_BINARY:
         if ((v = folded(l, e)) != NULL) {

@@ -1,5 +1,7 @@
-/* Spellings of keywords and operators, for messages and the checker. */
+/* Spellings of keywords and operators (those from ops.def), for messages and the checker. */
 #include "ast.h"
+
+#include "orbc.h"
 
 static const char *const keyword_spellings[KW_COUNT] = {
     [KW_NONE] = "",
@@ -35,26 +37,19 @@ const char *keyword_text(Keyword kw)
     return keyword_spellings[kw];
 }
 
+uint8_t ast_op_instruction(Op op)
+{
+    static const uint8_t instructions[] = {
+        [OP_NONE] = 0,
+#define AST_OP_INSTRUCTION(name, instruction) [OP_##name] = ORBC_OP_##instruction,
+        AST_OPERATORS(AST_OP_INSTRUCTION)
+#undef AST_OP_INSTRUCTION
+    };
+    return (unsigned)op < sizeof instructions ? instructions[op] : 0;
+}
+
 const char *ast_op_text(Op op)
 {
-    switch (op) {
-    case OP_NONE: return "";
-    case OP_COALESCE: return "??";
-    case OP_OR: return "||";
-    case OP_AND: return "&&";
-    case OP_EQ: return "==";
-    case OP_NE: return "!=";
-    case OP_LT: return "<";
-    case OP_LE: return "<=";
-    case OP_GT: return ">";
-    case OP_GE: return ">=";
-    case OP_ADD: return "+";
-    case OP_SUB: return "-";
-    case OP_MUL: return "*";
-    case OP_DIV: return "/";
-    case OP_MOD: return "%";
-    case OP_NOT: return "!";
-    case OP_NEG: return "-";
-    }
-    return "";
+    const OrbcOpInfo *info = orbc_op_info(ast_op_instruction(op));
+    return info ? info->symbol : "";
 }

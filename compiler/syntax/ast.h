@@ -65,16 +65,41 @@ typedef enum ExprKind {
     EXPR_OPTIONAL,   /* .left '?' : type syntax, `bool?` */
 } ExprKind;
 
+/* The operators of expressions, one row each: the name of its Op and the instruction that
+ * evaluates it (bytecode/ops.def, whose symbol is the operator's spelling in messages and
+ * in the formatter): a plain one (pops its operands, pushes the result) or, for `??`, `||`
+ * and `&&`, the conditional jump that skips the right operand. Binary operators from the
+ * loosest, then the unary ones; what cannot be derived from here is the token (lexer.re),
+ * the grammar rule with its precedence (parser.y) and the typing rule (check_types.c). */
+#define AST_OPERATORS(X)              \
+    X(COALESCE, JUMP_IF_NOT_NULL)     \
+    X(OR,       JUMP_IF_TRUE)         \
+    X(AND,      JUMP_IF_FALSE)        \
+    X(EQ,       EQ)                   \
+    X(NE,       NE)                   \
+    X(LT,       LT)                   \
+    X(LE,       LE)                   \
+    X(GT,       GT)                   \
+    X(GE,       GE)                   \
+    X(ADD,      ADD)                  \
+    X(SUB,      SUB)                  \
+    X(MUL,      MUL)                  \
+    X(DIV,      DIV)                  \
+    X(MOD,      MOD)                  \
+    X(NOT,      NOT)                  \
+    X(NEG,      NEG)
+
 typedef enum Op {
     OP_NONE,
-    OP_COALESCE,     /* ?? */
-    OP_OR, OP_AND,
-    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
-    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
-    OP_NOT, OP_NEG,
+#define AST_OP_ENUM(name, instruction) OP_##name,
+    AST_OPERATORS(AST_OP_ENUM)
+#undef AST_OP_ENUM
 } Op;
 
-/* The operator's spelling, e.g. "??". */
+/* The instruction that evaluates the operator (AST_OPERATORS); 0, no instruction, for
+ * OP_NONE. */
+uint8_t ast_op_instruction(Op op);
+/* The operator's spelling, e.g. "??": its instruction's symbol in ops.def. */
 const char *ast_op_text(Op op);
 
 /* The parser's view of a list or argument list under construction: its elements are

@@ -35,8 +35,6 @@ void compiler_init_view(Compiler *c, const Compiler *from, InternShare share,
     compiler_intern_keywords(c);
     source_map_borrow(&c->sources, &from->sources);
     diag_sink_init(&c->diags, &c->arena);
-    c->check_only = from->check_only;
-    c->ignore_suppressions = from->ignore_suppressions;
     c->ast_count = c->sources.count;
     c->asts = xcalloc(c->ast_count + 1, sizeof *c->asts);
     compiler_keep(c);

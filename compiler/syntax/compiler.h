@@ -16,23 +16,6 @@
 
 typedef struct Compiler Compiler;
 
-/* One thread's part of a pass spread over several threads: `thread` is its number in
- * [0, Threads.count), `c` the compiler of that thread (thread 0 is the caller, with its
- * own compiler; the others have compilers of their own over the same sources, whose
- * names are the caller's: compiler_init_view with a share). */
-typedef void (*ThreadTask)(void *arg, uint32_t thread, Compiler *c);
-
-/* Threads that a pass over one program may use (the checker's workflows: check.c).
- * run(context, task, arg) calls task on each of the `count` threads at once, returning
- * when every call has returned; what a task makes in its thread's compiler's arena stays
- * valid until the caller's check of the program is over. `count` < 2: no threads, every
- * pass serial (compiler_init, compiler_init_view). `orbitc check` sets it in the
- * sharing by file (workspace/check_jobs.c), with the threads that parsed the files. */
-typedef struct Threads {
-    uint32_t count;
-    void (*run)(void *context, ThreadTask task, void *arg);
-    void *context;
-} Threads;
 
 struct Compiler {
     Arena arena;          /* the tree, names, diagnostics: freed together */
@@ -43,18 +26,8 @@ struct Compiler {
     DiagSink diags;
     SourceAst **asts;     /* one per source file, same index as sources.files */
     uint32_t ast_count;
-    bool check_only;      /* the checked Program is not read after the check (`orbitc
-                             check`): the checker keeps a workflow's steps only while it
-                             checks that workflow, so Workflow.steps is NULL and
-                             step_count 0 afterwards. Lowering and the LSP read every step:
-                             they leave it false (compiler_init). */
-    bool ignore_suppressions;   /* `// orbit:allow(...)` comments are not applied: every
-                                   diagnostic is kept and none is made about the comments
-                                   (tools/fmt_properties.c compares the diagnostics before
-                                   and after suppressions); false in compiler_init */
     ArenaMark kept;       /* compiler_keep: what compiler_rewind comes back to */
     uint32_t kept_diags;
-    Threads threads;      /* none unless the caller lends its threads */
 };
 
 /* Initialises `c` and adds the embedded standard library as file 0. */

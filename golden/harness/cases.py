@@ -306,10 +306,9 @@ def run_all(orbitc, update, jobs, selectors):
                     print('  ' + p.replace('\n', '\n  ').rstrip())
             else:
                 passed += 1
-    if not selectors:
-        for p in golden_fix.coverage_problems():
-            failed += 1
-            print('FAIL (fix coverage)\n  ' + p)
+    for p in golden_fix.coverage_problems(all_cases=not selectors):
+        failed += 1
+        print('FAIL (fix coverage)\n  ' + p)
     if use_multitool and cases:
         failures, warnings = sarif_store.validate()
         for name, problems in sorted(failures.items()):

@@ -14,10 +14,10 @@ Then, as properties of every such case:
     but for those whose fix `fix` reports it left out (it would have brought one);
   - `fix --diff` changes no file, and prints a diff exactly when something changes;
   - `fix -` (a single file) prints the same fixed text.
-And over all cases (checked by cases.py at the end): every code of FIX_CODES, the codes
-whose diagnostics offer a machine-applicable fix somewhere in the sources, has been fixed
-in some case, and no golden output offers such a fix for a code not in FIX_CODES (a new
-one must be added there, with a case).
+And (checked by cases.py at the end): no golden output offers such a fix for a code not
+in FIX_CODES (a new one must be added there, with a case), and, over all cases, every
+code of FIX_CODES, the codes whose diagnostics offer a machine-applicable fix somewhere
+in the sources, has been fixed in some case.
 """
 import collections
 import json
@@ -164,10 +164,12 @@ def check_case(case, stem, run, args, target, diags, compare):
     return problems
 
 
-def coverage_problems():
+def coverage_problems(all_cases):
+    """What the cases run say about FIX_CODES: a code whose fix some case offers must be
+    in it; over all cases, every code in it must have been fixed in some case."""
     problems = []
     missing = sorted((FIX_CODES_OFFERED | set(FIX_CODES)) - FIX_CODES_SEEN)
-    if missing:
+    if missing and all_cases:
         problems.append('these codes offer a machine-applicable fix, but no golden `fix` '
                         'applies one: %s' % ', '.join(missing))
     unlisted = sorted(FIX_CODES_OFFERED - set(FIX_CODES))

@@ -51,23 +51,23 @@ void wasm_push_string(WasmHost *h, const char *text)
 void wasm_push_list(WasmHost *h, uint32_t count)
 {
     count = count < h->depth ? count : h->depth;
-    List *l = list_new(&h->arena, count);
+    List *l = value_list_new(&h->arena, count);
     for (uint32_t i = count; i > 0; i--)
         l->items[i - 1] = pop(h);
-    list_seal(&h->arena, l);
+    value_list_seal(&h->arena, l);
     push(h, (Value){.kind = ORBC_KIND_LIST, .list = l});
 }
 
 void wasm_push_record(WasmHost *h, uint32_t count)
 {
     count = 2 * count < h->depth ? count : h->depth / 2;
-    Record *r = record_new(&h->arena, count);
+    Record *r = value_record_new(&h->arena, count);
     for (uint32_t i = count; i > 0; i--) {
         r->values[i - 1] = pop(h);
         Value name = pop(h);
-        r->names[i - 1] = name.kind == ORBC_KIND_STRING ? name.s : str_new(&h->arena, "", 0);
+        r->names[i - 1] = name.kind == ORBC_KIND_STRING ? name.s : value_str_new(&h->arena, "", 0);
     }
-    record_seal(&h->arena, r);
+    value_record_seal(&h->arena, r);
     push(h, (Value){.kind = ORBC_KIND_RECORD, .rec = r});
 }
 

@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh Debian machine: installs what is missing, builds
-# with -Werror, runs every test (with the opt-in suite `fuzz`: the committed fuzz corpora
-# through orbitc, once), then builds again under AddressSanitizer and
-# UndefinedBehaviorSanitizer and runs the default suite there (the fuzz regressions, not
-# the corpora; not the suite `plain-only`, tests that run no C code of ours the plain
-# build has not run: tests/meson.build), then builds the libFuzzer targets and runs each
-# briefly from its committed corpus (which libFuzzer runs first: the corpora under the
-# sanitizers, in-process).
-# Between the two builds, the repository's own Orbit programs must be formatted
-# (`orbitc fmt --check`). Then the playground (tools/playground.sh, which installs
-# emscripten and chromium) and its suite `playground`, in the plain build: the API, native
-# and WebAssembly, against orbitc and orbit-run, and the page in headless chromium. Then the
-# suite `restate`: the Restate host on a real restate-server (tools/restate-test.sh, which
-# installs the server's 225 MB npm package).
-#
+# The whole test suite, from a fresh Debian machine (docs/architecture.md, "Tests and
+# tools"), in this order:
+#  1. installs what is missing;
+#  2. builds build/ with -Werror and runs every test (`--setup full`: with the committed
+#     fuzz corpora through orbitc, the core in WebAssembly and ThreadSanitizer's test);
+#  3. the repository's own Orbit programs must be formatted (`orbitc fmt --check`);
+#  4. the playground (tools/playground.sh, which installs emscripten and chromium) and its
+#     suite `playground`, in the plain build: the API, native and WebAssembly, against
+#     orbitc and orbit-run, and the page in headless chromium;
+#  5. the suite `restate`: the Restate host on a real restate-server
+#     (tools/restate-test.sh, which installs the server's 225 MB npm package), beside 6-7;
+#  6. builds build-asan/ under AddressSanitizer and UndefinedBehaviorSanitizer and runs the
+#     default suite there (`--setup sanitizers`: the fuzz regressions, not the corpora;
+#     not the suite `plain-only`, tests that run no C code of ours that the others do not
+#     run there: tests/meson.build);
+#  7. builds the libFuzzer targets and runs each briefly from its committed corpus (which
+#     libFuzzer runs first: the corpora under the sanitizers, in-process).
 # What waits on the network or on timers runs beside what uses the processors: the npm
 # packages download while build/ compiles, and the suite `restate` (a real server, its
-# time spent in timers and round trips) runs beside the fuzz targets' build and smoke.
+# time spent in timers and round trips) runs beside 6 and 7, which are niced.
 # Each phase is timed; the end prints a table `phase seconds result`, then one closing
 # line counting every meson run's tests once, the fmt check and the fuzz smoke.
 set -euo pipefail
@@ -107,27 +109,37 @@ export ORBIT_PLAYGROUND_WASM="$PWD/build-playground/wasm" ORBIT_REQUIRE_PLAYGROU
 phase "playground: tools/playground.sh" eval 'tools/playground.sh >/dev/null'
 last_ok && phase "suite: playground" meson_run build testlog-playground --suite playground
 
-# ---- the sanitizers ----
-phase "build: build-asan/ (ASan + UBSan)" eval 'setup build-asan -Dwerror=true \
-    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug && ninja -C build-asan >/dev/null'
-last_ok && phase "suite: build-asan/ --setup sanitizers" env ASAN_OPTIONS=detect_leaks=1 \
-    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    meson_run build-asan testlog-asan --setup sanitizers
+# ---- the Restate host, beside the sanitizers and the fuzz targets ----
+# Its suite waits on a real server's timers and round trips (about a quarter of one
+# processor) and its cases compare times: it runs at the normal priority, what runs
+# beside it (the builds, tests and fuzzing below, which use every processor) at a lower
+# one (nice), so that it is not slowed by them; they take what it leaves.
+background "suite: restate (beside what follows)" meson_run build testlog-restate --suite restate
+beside() { ( renice -n 10 -p "$BASHPID" >/dev/null && "$@" ); }   # a subshell, niced
 
-# ---- the Restate host, beside the fuzz targets ----
-background "suite: restate (beside the fuzz phases)" meson_run build testlog-restate --suite restate
+# ---- the sanitizers ----
+asan_build() {
+    setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dbuildtype=debug && ninja -C build-asan >/dev/null
+}
+asan_suite() {
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        meson_run build-asan testlog-asan --setup sanitizers
+}
+phase "build: build-asan/ (ASan + UBSan)" beside asan_build
+last_ok && phase "suite: build-asan/ --setup sanitizers" beside asan_suite
 
 fuzz_passed=0 fuzz_failed=1
 if command -v clang >/dev/null; then
-    phase "build: build-fuzz/ (libFuzzer, clang)" fuzz/build.sh
-    last_ok && phase "fuzz smoke: 20 s per target" env ORBITC="$PWD/build/cli/orbitc" fuzz/run.sh smoke 20
+    phase "build: build-fuzz/ (libFuzzer, clang)" beside fuzz/build.sh
+    last_ok && phase "fuzz smoke: 20 s per target" beside env ORBITC="$PWD/build/cli/orbitc" fuzz/run.sh smoke 20
     [[ ${table[-1]} == 'fuzz smoke'*' ok' ]] && fuzz_passed=1 fuzz_failed=0
 else
     table+=("$(printf '%-44s %7s  %s' 'fuzz: clang' 0 'FAILED (not installed)')")
     status=1
 fi
 
-wait_for "suite: restate (beside the fuzz phases)"
+wait_for "suite: restate (beside what follows)"
 
 # ---- the table, then one closing line over every meson run, the fmt check and the fuzz smoke ----
 echo

@@ -129,32 +129,52 @@ all_targets=(fuzz_check fuzz_build fuzz_graph fuzz_loader fuzz_scenario fuzz_mod
              fuzz_fix fuzz_playground)
 
 # CI: replay the committed corpus and fuzz briefly, on throw-away copies; any new
-# artifact (crash, timeout, leak, OOM) fails the run.
+# artifact (crash, timeout, leak, OOM) fails the run. The targets run $(nproc) at a time
+# (FUZZ_JOBS overrides): each is one process, on one processor, for SECONDS of wall time
+# after its corpus (which it replays whole first, however long that takes); their reports
+# are printed in the order of all_targets.
+smoke_one() {  # smoke_one TARGET SECONDS TMP: its report on stdout; fails when it failed
+    local target=$1 seconds=$2 tmp=$3
+    [ -x "$bin/$target" ] || { echo "smoke: $target is not built"; return 1; }
+    mkdir -p "$tmp/$target/corpus" "$tmp/$target/artifacts"
+    seed_corpus "$target" "$tmp/$target/corpus"
+    local dict=()
+    case $target in fuzz_check|fuzz_build|fuzz_graph|fuzz_fmt|fuzz_fix|fuzz_playground) dict=(-dict="$here/orbit.dict") ;;
+                    fuzz_model) dict=(-dict="$here/model.dict") ;; esac
+    if "$bin/$target" "$tmp/$target/corpus" "${dict[@]}" -max_len=65536 -timeout=10 \
+           -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
+           -artifact_prefix="$tmp/$target/artifacts/" >"$tmp/$target.log" 2>&1; then
+        echo "smoke: $target: $(grep -E '^stat::number_of_executed_units' "$tmp/$target.log" | awk '{print $2}') executions, no crash"
+    else
+        echo "smoke: $target FAILED:"
+        # fuzz_fmt aborts with its own line ("fuzz_fmt: a guarantee ... fails: why").
+        grep -E "ERROR|SUMMARY|runtime error|Test unit written|^fuzz_[a-z]+: " \
+            "$tmp/$target.log" | head -20 || true
+        ls "$tmp/$target/artifacts"
+        # Keep the inputs and the log: the temporary directory goes below.
+        mkdir -p "$out/smoke/$target"
+        cp "$tmp/$target/artifacts"/* "$tmp/$target.log" "$out/smoke/$target/" 2>/dev/null || true
+        echo "smoke: kept in $out/smoke/$target/"
+        return 1
+    fi
+}
+
 smoke() {  # smoke SECONDS
-    local seconds=$1 failed=0 target tmp
+    local seconds=$1 failed=0 target tmp running=0 jobs=${FUZZ_JOBS:-$(nproc)}
     tmp=$(mktemp -d)
+    declare -A pid
     for target in "${all_targets[@]}"; do
-        [ -x "$bin/$target" ] || { echo "smoke: $target is not built" >&2; failed=1; continue; }
-        mkdir -p "$tmp/$target/corpus" "$tmp/$target/artifacts"
-        seed_corpus "$target" "$tmp/$target/corpus"
-        local dict=()
-        case $target in fuzz_check|fuzz_build|fuzz_graph|fuzz_fmt|fuzz_fix|fuzz_playground) dict=(-dict="$here/orbit.dict") ;;
-                        fuzz_model) dict=(-dict="$here/model.dict") ;; esac
-        if "$bin/$target" "$tmp/$target/corpus" "${dict[@]}" -max_len=65536 -timeout=10 \
-               -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
-               -artifact_prefix="$tmp/$target/artifacts/" >"$tmp/$target.log" 2>&1; then
-            echo "smoke: $target: $(grep -E '^stat::number_of_executed_units' "$tmp/$target.log" | awk '{print $2}') executions, no crash"
+        if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+        smoke_one "$target" "$seconds" "$tmp" >"$tmp/$target.report" 2>&1 &
+        pid[$target]=$!
+        running=$((running + 1))
+    done
+    for target in "${all_targets[@]}"; do
+        if wait "${pid[$target]}"; then
+            cat "$tmp/$target.report"
         else
             failed=1
-            echo "smoke: $target FAILED:" >&2
-            # fuzz_fmt aborts with its own line ("fuzz_fmt: a guarantee ... fails: why").
-            grep -E "ERROR|SUMMARY|runtime error|Test unit written|^fuzz_[a-z]+: " \
-                "$tmp/$target.log" | head -20 >&2
-            ls "$tmp/$target/artifacts" >&2
-            # Keep the inputs and the log: the temporary directory goes below.
-            mkdir -p "$out/smoke/$target"
-            cp "$tmp/$target/artifacts"/* "$tmp/$target.log" "$out/smoke/$target/" 2>/dev/null || true
-            echo "smoke: kept in $out/smoke/$target/" >&2
+            cat "$tmp/$target.report" >&2
         fi
     done
     rm -rf "$tmp"

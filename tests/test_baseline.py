@@ -184,7 +184,7 @@ def every_golden_warning_survives_fmt_and_lines_above():
     every warning, none stale, after `orbitc fmt` and three lines added at the top."""
     import glob
     tried = 0
-    for source in sorted(glob.glob(os.path.join(ROOT, "golden", "**", "*.orbit"), recursive=True)):
+    for source in sorted(glob.glob(os.path.join(ROOT, "tests", "golden", "**", "*.orbit"), recursive=True)):
         with Dir() as d:
             path = os.path.join(d, "a.orbit")
             shutil.copy(source, path)
@@ -558,7 +558,7 @@ def every_golden_warning_suppressed_once_and_formatted():
     import glob
     tried = 0
     others = ("W0008", "W0009")
-    for source in sorted(glob.glob(os.path.join(ROOT, "golden", "**", "*.orbit"), recursive=True)):
+    for source in sorted(glob.glob(os.path.join(ROOT, "tests", "golden", "**", "*.orbit"), recursive=True)):
         with Dir() as d:
             path = os.path.join(d, "a.orbit")
             shutil.copy(source, path)

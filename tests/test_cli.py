@@ -428,7 +428,7 @@ def ci_reports_of_a_run_that_could_not_read_a_path():
     would close that file's alerts. The SARIF log must still match the official schema."""
     import sys
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                    'golden', 'harness'))
+                                    'tests', 'golden', 'harness'))
     import formats as golden_formats
     with tempfile.TemporaryDirectory() as tmp:
         write(os.path.join(tmp, 'ok.orbit'), 'workflow w { step s { sleep 1h } }\n')

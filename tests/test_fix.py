@@ -3,7 +3,7 @@
 generated corpus with mistakes (tools/gen_corpus.py --errors N): fix never brings a
 diagnostic (by code and message, counted) that was not there, removes every one that
 offered a machine-applicable fix but for those it reports it left out, and a second fix
-changes nothing. The golden cases (golden/harness/fix.py) pin the exact results.
+changes nothing. The golden cases (tests/golden/harness/fix.py) pin the exact results.
 
     test_fix.py --orbitc PATH
     ORBIT_FIX_CORPUS_SCALE=25 test_fix.py --orbitc PATH    # a long corpus run, by hand

@@ -17,7 +17,7 @@
               cannot be read or written, permissions, symbolic links, directories; the
               hooks of .pre-commit-hooks.yaml
 
-The golden cases of golden/fmt/ (before and after) are golden/golden.py's.
+The golden cases of tests/golden/fmt/ (before and after) are tests/golden/golden.py's.
 
     test_fmt.py --orbitc PATH --fmt-props PATH [TEST...]    ends with `N passed, N failed`
 """
@@ -81,7 +81,7 @@ def write(path, data):
 
 def sources():
     """Every Orbit source of the repository (golden inputs, examples, standard library)."""
-    found = sorted(glob.glob(os.path.join(ROOT, 'golden', '**', '*.orbit'), recursive=True))
+    found = sorted(glob.glob(os.path.join(ROOT, 'tests', 'golden', '**', '*.orbit'), recursive=True))
     found += sorted(glob.glob(os.path.join(ROOT, 'examples', '*.orbit')))
     found.append(os.path.join(ROOT, 'stdlib', 'orbit.orbit'))
     return found
@@ -296,7 +296,7 @@ def check_lists_files_and_changes_nothing():
 @test
 def diff_applies_with_patch():
     with tempfile.TemporaryDirectory() as tmp:
-        big = read(os.path.join(ROOT, 'golden', 'fmt', 'steps.orbit'))
+        big = read(os.path.join(ROOT, 'tests', 'golden', 'fmt', 'steps.orbit'))
         tree(tmp, {'a.orbit': MESSY, 'b.orbit': big, 'c.orbit': TIDY, 'd.orbit': b'type T {}'})
         status, out, _ = run('fmt', '--diff', 'a.orbit', 'b.orbit', 'c.orbit', 'd.orbit', cwd=tmp)
         expect(status == 1, 'exit %d' % status)

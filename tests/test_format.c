@@ -1,6 +1,6 @@
 /* Unit tests of the formatter's interface for editors (format/format.h): a buffer to a
  * buffer, range formatting, and the unified diff of `orbitc fmt --diff`. The layout itself
- * is tested by golden/fmt (golden/golden.py) and tests/test_fmt.py. */
+ * is tested by tests/golden/fmt (tests/golden/golden.py) and tests/test_fmt.py. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -101,7 +101,7 @@ DROPPED = '}])],;'
 FOREIGN_SPACE = re.compile('[\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]')
 LINE_END = re.compile(r'\r\n|\r|\n')
 # Files the lexer abandons (a fatal error): nothing after that point is compared.
-ABANDONED = {'golden/lex/nesting_too_deep.orbit'}
+ABANDONED = {'tests/golden/lex/nesting_too_deep.orbit'}
 
 results = {'passed': 0, 'failed': 0}
 
@@ -135,7 +135,7 @@ def npm_package_missing(node_modules, package):
 
 def all_sources():
     found = sources()
-    found += sorted(glob.glob(os.path.join(ROOT, 'golden', '**', 'orbit.program'), recursive=True))
+    found += sorted(glob.glob(os.path.join(ROOT, 'tests', 'golden', '**', 'orbit.program'), recursive=True))
     return found
 
 

@@ -2,7 +2,7 @@
 """Tests of `orbitc graph` (docs/cli.md, "orbitc graph") against the real consumers:
 
 - golden outputs: each case's DOT, Mermaid and JSON compared exactly with
-  golden/graph/NAME.dot, .mmd and .json (--update rewrites them: read `git diff`);
+  tests/golden/graph/NAME.dot, .mmd and .json (--update rewrites them: read `git diff`);
 - every JSON output valid against docs/graph.schema.json, keys in the documented order
   (tools/validate_json.py);
 - Graphviz (`dot -Tsvg`) renders the graph of every golden program that checks without
@@ -11,9 +11,9 @@
   tools/mermaid/, installed by tools/install-npm.sh) reads the Mermaid output of
   every golden program that checks, and no text in it sets Mermaid's configuration;
 - every label shows exactly its text (docs/cli.md, "orbitc graph"): the graphs of
-  golden/graph/adversarial.orbit and escape.orbit, drawn by Mermaid (tools/mermaid/parse.mjs --render) and by Graphviz,
+  tests/golden/graph/adversarial.orbit and escape.orbit, drawn by Mermaid (tools/mermaid/parse.mjs --render) and by Graphviz,
   show the same lines, each name and string exactly as the JSON gives it (a string as
-  its Orbit literal), and no markup; golden/graph/adversarial.orbit holds the inputs
+  its Orbit literal), and no markup; tests/golden/graph/adversarial.orbit holds the inputs
   that once changed the renderer;
 - the same for random programs whose names and strings are drawn from a dictionary of
   dangerous characters: a few in every run (--fuzz-cases, --fuzz-seed), and as many as
@@ -21,7 +21,7 @@
 - the command line: --workflow, its did-you-mean, a program with errors, a bad --format;
 - the rendered pictures of docs/ are current: docs/graph-checkout.svg (`dot -Tsvg`) and
   docs/graph-checkout-mermaid.svg (tools/render_mermaid.mjs) show exactly the label lines
-  of the checkout example's graph as orbitc writes it today (golden/graph/checkout.dot
+  of the checkout example's graph as orbitc writes it today (tests/golden/graph/checkout.dot
   and .mmd, themselves compared with orbitc above).
 
     test_graph.py --orbitc build/cli/orbitc [--update] [--fuzz-cases N] [--fuzz-seed S]
@@ -42,18 +42,18 @@ import unicodedata
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GOLDEN = os.path.join(ROOT, 'golden', 'graph')
+GOLDEN = os.path.join(ROOT, 'tests', 'golden', 'graph')
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import validate_json  # noqa: E402
 
 # name -> the program it draws (paths relative to the repository)
 CASES = {
-    'adversarial': 'golden/graph/adversarial.orbit',
+    'adversarial': 'tests/golden/graph/adversarial.orbit',
     'checkout': 'examples/checkout.orbit',
-    'escape': 'golden/graph/escape.orbit',
-    'unbounded': 'golden/worst/unbounded.orbit',
-    'fan_out_child': 'golden/worst/fan_out_child.orbit',
-    'huge': 'golden/worst/huge.orbit',
+    'escape': 'tests/golden/graph/escape.orbit',
+    'unbounded': 'tests/golden/worst/unbounded.orbit',
+    'fan_out_child': 'tests/golden/worst/fan_out_child.orbit',
+    'huge': 'tests/golden/worst/huge.orbit',
 }
 FORMATS = {'dot': 'dot', 'mermaid': 'mmd', 'json': 'json'}
 SCHEMA = os.path.join(ROOT, 'docs', 'graph.schema.json')
@@ -118,7 +118,7 @@ def golden(opts):
 def golden_programs():
     """Every golden program: its .orbit file, or its .case directory."""
     found = []
-    for path in sorted(glob.glob(os.path.join(ROOT, 'golden', '**', '*'), recursive=True)):
+    for path in sorted(glob.glob(os.path.join(ROOT, 'tests', 'golden', '**', '*'), recursive=True)):
         if path.endswith('.case') and os.path.isdir(path):
             found.append(path)
         elif path.endswith('.orbit') and '.case' + os.sep not in path:
@@ -604,7 +604,7 @@ def command_line(opts):
     status, out, err = orbitc(opts, 'graph', '--format', 'svg', program)
     if status != 2 or 'expected `dot`, `mermaid` or `json`' not in err:
         fail('--format svg: status %d, %r' % (status, err))
-    status, out, err = orbitc(opts, 'graph', '--color=never', 'golden/e0410/attempts.orbit')
+    status, out, err = orbitc(opts, 'graph', '--color=never', 'tests/golden/e0410/attempts.orbit')
     if status != 1 or out or 'error[E0410]' not in err:
         fail('a program with errors: status %d, stdout %r, stderr %r' % (status, out, err))
     status, out, err = orbitc(opts, 'graph')

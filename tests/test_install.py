@@ -4,7 +4,7 @@ toolchain is used as a user would use it:
 
 - every file meson says it installs is there, and the list is printed;
 - the installed orbitc checks and builds examples/, disassembles what it built, and
-  the installed orbit-run runs it (the history of golden/run/checkout);
+  the installed orbit-run runs it (the history of tests/golden/run/checkout);
 - the installed man pages render with `groff -ww -z` without a warning and with `man -l`;
 - the installed bash completion registers itself and completes `orbitc ex` and
   `orbitc explain E04`;
@@ -93,8 +93,8 @@ def check_toolchain(destdir, paths, work):
           err)
     status, out, err = run([orbitc, 'dis', orbc])
     check('installed orbitc: dis shows the workflows', status == 0 and 'workflow' in out, err)
-    # The golden run of the example (golden/run/checkout.*): the same history.
-    golden = os.path.join(ROOT, 'golden', 'run', 'checkout')
+    # The golden run of the example (tests/golden/run/checkout.*): the same history.
+    golden = os.path.join(ROOT, 'tests', 'golden', 'run', 'checkout')
     status, out, err = run([orbit_run, orbc, '--scenario', golden + '.scenario.json'])
     with open(golden + '.history', encoding='utf-8') as f:
         expected = f.read()

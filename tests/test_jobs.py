@@ -21,7 +21,7 @@ import cli_harness as h  # noqa: E402
 from cli_harness import expect, test  # noqa: E402
 import gen_repo  # noqa: E402
 
-GOLDEN = os.path.join(h.ROOT, 'golden')
+GOLDEN = os.path.join(h.ROOT, 'tests', 'golden')
 FORMATS = ['human', 'json', 'github', 'gitlab', 'sarif']
 
 

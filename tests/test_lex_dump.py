@@ -23,7 +23,7 @@ WHITE = b' \t\f\v\r\n'
 # with nothing open for it, a separator after another one (an empty member).
 DROPPED = b'}])],;'
 # Files the lexer abandons (a fatal error): nothing is read after the point of abandon.
-ABANDONED = {'golden/lex/nesting_too_deep.orbit'}
+ABANDONED = {'tests/golden/lex/nesting_too_deep.orbit'}
 PUNCTUATION = {
     'COMMA': b',', 'SEMI': b';', 'COLON': b':', 'DOT': b'.', 'LBRACE': b'{', 'RBRACE': b'}',
     'LBRACK': b'[', 'RBRACK': b']', 'LPAREN': b'(', 'RPAREN': b')', 'QUESTION': b'?',

@@ -1338,7 +1338,7 @@ def formatting_every_golden_source():
     through the server in both encodings: the edits give exactly what `orbitc fmt`
     gives, and a source with syntax errors gets null."""
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    sources = sorted(glob.glob(os.path.join(root, "golden", "*", "*.orbit")) +
+    sources = sorted(glob.glob(os.path.join(root, "tests", "golden", "*", "*.orbit")) +
                      glob.glob(os.path.join(root, "examples", "*.orbit")) +
                      glob.glob(os.path.join(root, "stdlib", "*.orbit")))
     cases = []
@@ -1348,7 +1348,7 @@ def formatting_every_golden_source():
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            continue                  # not UTF-8: no editor sends it (golden/lex)
+            continue                  # not UTF-8: no editor sends it (tests/golden/lex)
         for t in (text, text.replace("\r\n", "\n").replace("\n", "\r\n")):
             cases.append((os.path.relpath(path, root), t, orbitc_fmt(t)))
     formatted = sum(1 for c in cases if c[2] is not None)

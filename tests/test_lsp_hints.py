@@ -173,7 +173,7 @@ def positions_in_utf16_utf8_and_crlf():
 
 
 def sources():
-    return sorted(glob.glob(os.path.join(ROOT, "golden", "**", "*.orbit"), recursive=True) +
+    return sorted(glob.glob(os.path.join(ROOT, "tests", "golden", "**", "*.orbit"), recursive=True) +
                   glob.glob(os.path.join(ROOT, "examples", "*.orbit")))
 
 

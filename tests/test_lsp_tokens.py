@@ -264,7 +264,7 @@ def every_source_against_the_lexer_utf8():
 # Declarations whose keyword is misspelt (`workfow checkout`): the checker recovers the
 # declaration (go to definition finds it), hover's walk (lsp/query.c) does not visit it,
 # so its name is coloured as an unknown name.
-MISSPELT_DECLARATIONS = {'golden/names/declarations.orbit'}
+MISSPELT_DECLARATIONS = {'tests/golden/names/declarations.orbit'}
 
 
 def token_at(tokens, line, character):

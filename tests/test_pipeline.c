@@ -1,7 +1,7 @@
 /* The compiler and the reference runtime linked into one program: Orbit source is checked
  * and lowered in memory, the bytes are loaded by liborbc's verifying loader, and the
  * runtime runs a scenario on the module. The expected history is the golden history of
- * the same program and scenario that `orbit-run` prints (golden/run/), so this test and
+ * the same program and scenario that `orbit-run` prints (tests/golden/run/), so this test and
  * the command-line golden test must agree.
  *
  * Usage: test_pipeline GOLDEN_RUN_DIR */

@@ -257,7 +257,7 @@ test('the disassembly is `orbitc dis`\'s exact text', async () => {
 test('the checkout run is native orbit-run\'s history, byte for byte, and its timeline', async () => {
   await page.click('[data-tab=run]');
   const scenario = await page.$eval('#scenario', (e) => e.value);
-  assert.equal(scenario, readFileSync(path.join(root, 'golden', 'run', 'checkout.scenario.json'), 'utf8'));
+  assert.equal(scenario, readFileSync(path.join(root, 'tests', 'golden', 'run', 'checkout.scenario.json'), 'utf8'));
   const dir = nativeBuild(await docText(page));
   writeFileSync(path.join(dir, 'scenario.json'), scenario);
   const expected = native(args['orbit-run'], ['program.orbc', '--scenario', 'scenario.json'], '', dir).stdout;
@@ -454,7 +454,7 @@ test('a CRLF link loaded into an open page keeps the text exactly', async () => 
 });
 
 test('a leading byte order mark is kept, as the CLI keeps it', async () => {
-  const source = readFileSync(path.join(root, 'golden', 'fmt', 'bom.orbit'), 'utf8');
+  const source = readFileSync(path.join(root, 'tests', 'golden', 'fmt', 'bom.orbit'), 'utf8');
   assert.ok(source.startsWith('\ufeff'));
   const p = await openPage('#source=' + Buffer.from(source).toString('base64url'));
   await settled(p);
@@ -485,11 +485,11 @@ test('Fix all and Format equal `orbitc fix -` and `orbitc fmt -` on every golden
       else if (entry.name.endsWith('.orbit')) files.push(full);
     }
   };
-  walk(path.join(root, 'golden'));
+  walk(path.join(root, 'tests', 'golden'));
   walk(path.join(root, 'examples'));
   const cases = [];
   for (const file of files.sort()) {
-    // The editor's part, on the sources an editor holds (the 1 MB one of golden/lex
+    // The editor's part, on the sources an editor holds (the 1 MB one of tests/golden/lex
     // costs seconds; test_wasm.py takes it through the API).
     if (statSync(file).size > 65536) continue;
     let text;

@@ -105,7 +105,7 @@ test('durations as orbitc dis writes them', () => {
 });
 
 test('the limits of examples/checkout.orbit, from its real disassembly', () => {
-  const { limits } = nativeRun('examples/checkout.orbit', 'golden/run/checkout.scenario.json');
+  const { limits } = nativeRun('examples/checkout.orbit', 'tests/golden/run/checkout.scenario.json');
   const checkout = limits.workflows.checkout;
   assert.equal(checkout.timeout_ms, 24 * 3600000);
   assert.deepEqual(checkout.steps.charge, { timeout_ms: 10000, queue_timeout_ms: 120000 });
@@ -115,7 +115,7 @@ test('the limits of examples/checkout.orbit, from its real disassembly', () => {
 });
 
 for (const [name, program, scenario] of [
-  ['checkout', 'examples/checkout.orbit', 'golden/run/checkout.scenario.json'],
+  ['checkout', 'examples/checkout.orbit', 'tests/golden/run/checkout.scenario.json'],
   ['timeout', 'playground/examples/timeout.orbit', 'playground/examples/timeout.scenario.json'],
   ['compensation', 'playground/examples/compensation.orbit', 'playground/examples/compensation.scenario.json'],
 ]) {
@@ -158,13 +158,13 @@ function dotLabels(dot) {
   return labels;
 }
 
-// Every program of golden/ that orbitc graph draws: the graph as JSON and as DOT.
+// Every program of tests/golden/ that orbitc graph draws: the graph as JSON and as DOT.
 function graphs() {
   const found = [];
   const programs = [path.join('examples', 'checkout.orbit'),
     ...['graph', 'worst', 'run', 'steps'].flatMap((dir) => {
-      const full = path.join(root, 'golden', dir);
-      return existsSync(full) ? readdirSync(full).filter((f) => f.endsWith('.orbit')).map((f) => path.join('golden', dir, f)) : [];
+      const full = path.join(root, 'tests', 'golden', dir);
+      return existsSync(full) ? readdirSync(full).filter((f) => f.endsWith('.orbit')).map((f) => path.join('tests', 'golden', dir, f)) : [];
     })];
   for (const program of programs) {
     const orbitc = path.resolve(args.orbitc);   // meson gives it relative to the build

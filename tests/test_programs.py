@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Program roots and their configuration (docs/cli.md, "Programs and their
-configuration"), where the golden cases (golden/programs/) cannot reach: building several
+configuration"), where the golden cases (tests/golden/programs/) cannot reach: building several
 programs, the command line over a configuration, a root found from inside it, from a
 single file and from standard input. Each test works in a copy of a golden case in a
 temporary directory.
@@ -15,7 +15,7 @@ import tempfile
 import cli_harness
 from cli_harness import expect, run, test, write
 
-GOLDEN = os.path.join(cli_harness.ROOT, 'golden', 'programs')
+GOLDEN = os.path.join(cli_harness.ROOT, 'tests', 'golden', 'programs')
 
 
 def copy_case(name, tmp):

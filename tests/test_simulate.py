@@ -29,7 +29,7 @@ import unicodedata
 import xml.dom.minidom
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CONFORMANCE = os.path.join(ROOT, 'conformance', 'runtime')
+CONFORMANCE = os.path.join(ROOT, 'tests', 'conformance', 'runtime')
 ORBITC = ORBIT_RUN = TMP = None
 TESTS = []
 RUNS = 20000

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The playground's API against the command line (docs/playground.md, "Tests"): for every
-golden source (golden/**/*.orbit) and the examples, the API's diagnostics JSON, formatted
+golden source (tests/golden/**/*.orbit) and the examples, the API's diagnostics JSON, formatted
 text, fixed text and count, bytecode (base64-decoded, byte for byte) and disassembly
 equal what `orbitc check --format json`, `orbitc fmt -`, `orbitc fix -`, `orbitc build`
 and `orbitc dis` give for the same file alone; its step graph in each format equals
 `orbitc graph --format dot|mermaid|json`'s byte for byte (and `--workflow NAME`'s for the
 first workflow of a program with several), or fails where orbitc graph fails; its tokens
-equal `lex_dump`'s (in UTF-16 units); and for every run case of golden/run/ without extra arguments (the conformance
+equal `lex_dump`'s (in UTF-16 units); and for every run case of tests/golden/run/ without extra arguments (the conformance
 kit's scenarios among them) the run's text history and exit status equal `orbit-run`'s
 byte for byte, and its JSON events equal `orbit-run --format json`'s; and the scenario it
 proposes for examples/checkout.orbit runs to completion.
@@ -176,9 +176,9 @@ def differences(api, source, expected):
 
 
 def run_cases(root):
-    """golden/run cases with a scenario and no extra orbit-run arguments."""
+    """tests/golden/run cases with a scenario and no extra orbit-run arguments."""
     cases = []
-    for scenario in sorted(glob.glob(os.path.join(root, 'golden', 'run', '*.scenario.json'))):
+    for scenario in sorted(glob.glob(os.path.join(root, 'tests', 'golden', 'run', '*.scenario.json'))):
         stem = scenario[:-len('.scenario.json')]
         if os.path.exists(stem + '.orbit') and not os.path.exists(stem + '.args'):
             cases.append((stem + '.orbit', scenario))
@@ -301,7 +301,7 @@ def check_nested_scenarios(apis, work):
 
 
 def sources(root):
-    found = sorted(glob.glob(os.path.join(root, 'golden', '**', '*.orbit'), recursive=True))
+    found = sorted(glob.glob(os.path.join(root, 'tests', 'golden', '**', '*.orbit'), recursive=True))
     return found + sorted(glob.glob(os.path.join(root, 'examples', '*.orbit')))
 
 

@@ -3,7 +3,7 @@
 //   node hosts/wasm/test.mjs BUILD_DIR      (BUILD_DIR: where hosts/wasm/build.sh wrote)
 //
 // A small virtual-time host in JavaScript drives the wasm core through each conformance
-// scenario (conformance/runtime/NAME.*): one timer queue with the ties of docs/runtime.md
+// scenario (tests/conformance/runtime/NAME.*): one timer queue with the ties of docs/runtime.md
 // (time, then limits last, then the order set), scripted workers that pick an attempt up
 // after their pickup delay and answer (or are lost) after `after_ms`, and the scenario's
 // signals. The records' lines must be the committed NAME.history, line for line.
@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { ANSWER, OrbitEngine } from './engine.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
-const KIT = path.join(ROOT, 'conformance', 'runtime');
+const KIT = path.join(ROOT, 'tests', 'conformance', 'runtime');
 
 class Unsupported extends Error {}
 

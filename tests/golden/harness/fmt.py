@@ -1,5 +1,5 @@
-"""Golden tests of `orbitc fmt` (docs/style.md): golden/fmt/NAME.orbit formatted is exactly
-golden/fmt/NAME.fmt, and NAME.fmt formatted is itself (run by golden/golden.py).
+"""Golden tests of `orbitc fmt` (docs/style.md): tests/golden/fmt/NAME.orbit formatted is exactly
+tests/golden/fmt/NAME.fmt, and NAME.fmt formatted is itself (run by tests/golden/golden.py).
 
 --update rewrites the .fmt files from the formatter's output: read the diff before
 committing it.
@@ -59,7 +59,7 @@ def run_all(orbitc, update, selected):
         wanted = {os.path.basename(n).split('.')[0] for n in selected}
         cases = [c for c in cases if os.path.basename(c)[:-len('.orbit')] in wanted]
     elif len(cases) < 10:
-        print('FAIL golden/fmt holds %d cases' % len(cases))
+        print('FAIL tests/golden/fmt holds %d cases' % len(cases))
         return 0, 1
     passed = failed = 0
     for case in cases:

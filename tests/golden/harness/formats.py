@@ -27,7 +27,7 @@ import subprocess
 import tempfile
 
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(GOLDEN)
+ROOT = os.path.dirname(os.path.dirname(GOLDEN))
 SARIF_DIR = os.path.join(ROOT, 'build-tools', 'sarif', 'node_modules', '@microsoft',
                          'sarif-multitool-linux')
 SARIF_SCHEMA = os.path.join(SARIF_DIR, 'sarif-2.1.0.json')

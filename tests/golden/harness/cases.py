@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Golden ("UI") tests of `orbitc check` and `build`: source in, exact output out (run by
-golden/golden.py).
+tests/golden/golden.py).
 
-A case is golden/AREA/NAME.orbit (golden/run/ holds runtime cases, see runs.py;
-golden/fmt/ the formatter's, see fmt.py) (or a directory golden/AREA/NAME.case/ holding
+A case is tests/golden/AREA/NAME.orbit (tests/golden/run/ holds runtime cases, see runs.py;
+tests/golden/fmt/ the formatter's, see fmt.py) (or a directory tests/golden/AREA/NAME.case/ holding
 several .orbit files, checked together). Beside it:
 
   NAME.human   exact stderr of `orbitc check --color=never NAME.orbit`
@@ -27,7 +27,7 @@ several .orbit files, checked together). Beside it:
                `orbitc build --color=never` and stdout of `orbitc build --format=json`;
                the build must fail with exit status 1 and write nothing
 
-Commands run with golden/AREA as the working directory. A first line
+Commands run with tests/golden/AREA as the working directory. A first line
 `// golden-args: ARGS` adds arguments to check and build. The exit status must be 1 when
 there are errors (or warnings under --deny-warnings) and 0 otherwise; JSON lines must
 validate against docs/diagnostics.schema.json; nothing may mention a sanitizer.
@@ -47,7 +47,7 @@ from harness import fix as golden_fix
 from harness import formats as golden_formats
 
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(GOLDEN)
+ROOT = os.path.dirname(os.path.dirname(GOLDEN))
 SCHEMA = os.path.join(ROOT, 'docs', 'diagnostics.schema.json')
 SANITIZER_EXIT = 86
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
@@ -90,7 +90,7 @@ def find_cases(selectors):
                 cases.append(os.path.join(dirpath, name))
     if selectors:
         wanted = []
-        for sel in selectors:  # a path, or a path relative to golden/ ("e0410", "e0410/x.orbit")
+        for sel in selectors:  # a path, or a path relative to tests/golden/ ("e0410", "e0410/x.orbit")
             under = os.path.join(GOLDEN, sel)
             path = under if os.path.exists(under) else os.path.abspath(sel)
             wanted.append(path.rstrip('/'))

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Golden tests of the reference runtime: program + scenario in, exact history out (run by
-golden/golden.py).
+tests/golden/golden.py).
 
-A case is golden/run/NAME.orbit with, beside it (for the runs of the conformance kit,
-every case but `scenario_*`, these are symbolic links to conformance/runtime/NAME.*, the
+A case is tests/golden/run/NAME.orbit with, beside it (for the runs of the conformance kit,
+every case but `scenario_*`, these are symbolic links to tests/conformance/runtime/NAME.*, the
 one copy, tools/conformance.py):
 
   NAME.scenario.json   the scenario (docs/runtime.md)
@@ -14,7 +14,7 @@ one copy, tools/conformance.py):
                        with WorkflowCompleted, else 1
 
 The program is built with `orbitc build NAME.orbit -o TMP.orbc`; commands run with
-golden/run as the working directory. The file's `orbitc dis --format json` must match
+tests/golden/run as the working directory. The file's `orbitc dis --format json` must match
 docs/orbc.schema.json and encode back to the same bytes (tools/orbc_json.py).
 
 --update rewrites .history (and an existing .stderr) from the actual output: read every
@@ -28,7 +28,7 @@ import sys
 import tempfile
 
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(GOLDEN)
+ROOT = os.path.dirname(os.path.dirname(GOLDEN))
 CASES = os.path.join(GOLDEN, 'run')
 SANITIZER_EXIT = 86
 sys.path.insert(0, os.path.join(ROOT, 'tools'))

@@ -13,7 +13,7 @@ mutations still do, and fmt_props counts and skips the others.
                   [--keep DIR]
 
 --count N checks N mutations (default 1000) and is deterministic for a seed: the test
-suite runs it so (tests/test_fmt.py). --minutes M instead runs for M minutes, batch after
+suite runs it so (tests/cli/test_fmt.py). --minutes M instead runs for M minutes, batch after
 batch, for fuzzing on demand. A failing batch is kept in --keep DIR (default
 fuzz/out/mutate_fmt/); exit 1 when a guarantee fails.
 """

@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Codes that no golden file can show, each with the test that covers it instead. The
 # test file must mention the code.
 COVERED_ELSEWHERE = {
-    'E0010': 'tests/test_cli.py',   # needs a file over 256 MiB: a sparse file made at test time
+    'E0010': 'tests/cli/test_cli.py',   # needs a file over 256 MiB: a sparse file made at test time
 }
 
 

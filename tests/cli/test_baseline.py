@@ -29,12 +29,9 @@ SCHEMA = os.path.join(ROOT, "docs", "baseline.schema.json")
 VALIDATE = os.path.join(ROOT, "tools", "validate_json.py")
 GEN = os.path.join(ROOT, "tools", "gen_corpus.py")
 ORBITC = None
-TESTS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cases import main as run_cases, test  # noqa: E402,F401
 
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 def run(*args, cwd):
@@ -673,27 +670,8 @@ def language_server_shows_baselined_warnings_as_hints():
 
 
 def main():
-    global ORBITC
-    import argparse
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--orbitc", required=True)
-    ap.add_argument("-k", default=None)
-    args = ap.parse_args()
-    ORBITC = L.ORBITC = os.path.abspath(args.orbitc)
-    failed = ran = 0
-    for t in TESTS:
-        if args.k and args.k not in t.__name__:
-            continue
-        ran += 1
-        try:
-            t()
-            print("ok   %s" % t.__name__)
-        except (AssertionError, L.Fail, OSError, KeyError, ValueError) as e:
-            failed += 1
-            print("FAIL %s: %s" % (t.__name__, e))
-    print("%d of %d tests failed" % (failed, ran) if failed else "all %d tests passed" % ran)
-    return 1 if failed else 0
+    run_cases(('ORBITC',))
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == '__main__':
+    main()

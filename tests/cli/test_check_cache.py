@@ -28,9 +28,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
-import cli_harness as h  # noqa: E402
-from cli_harness import expect, test  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support import cli as h  # noqa: E402
+from support.cli import expect, test  # noqa: E402
 
 OTHER_UID = 54321   # a user that owns nothing here (the tests run as root: chown works)
 FROM_ENV = object()  # run(cache=FROM_ENV): where the environment says

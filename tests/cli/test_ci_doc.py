@@ -31,9 +31,9 @@ import tempfile
 import yaml
 
 import sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
-import cli_harness
-from cli_harness import expect, test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support import cli as cli_harness
+from support.cli import expect, test
 
 ROOT = cli_harness.ROOT
 DOC = os.path.join(ROOT, 'docs', 'ci.md')

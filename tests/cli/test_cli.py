@@ -15,8 +15,8 @@ import subprocess
 import tempfile
 
 import sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
-from cli_harness import EXAMPLE, expect, main, run, test, write
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cli import EXAMPLE, expect, main, run, test, write
 
 WARNS_W0001 = ('worker "w" {}\nworkflow x {\n  step s { worker "w"\n'
                '    retry { attempts: 1, non_retryable: ["E"] } }\n}\n')

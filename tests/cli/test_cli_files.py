@@ -18,8 +18,8 @@ import tempfile
 import threading
 
 import sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
-from cli_harness import EXAMPLE, expect, main, run, test, write
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cli import EXAMPLE, expect, main, run, test, write
 
 BAD = 'workflow x { step s { sleep 1s; retry { attempts: 2 } } }\n'   # one E0307
 TIMEOUT = 20

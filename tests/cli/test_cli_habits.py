@@ -12,8 +12,8 @@ import re
 import tempfile
 
 import sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
-from cli_harness import expect, main, run, test, write
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cli import expect, main, run, test, write
 
 # An error (E0410, a misspelt retry setting) and two warnings of one code (W0001).
 TWO_KINDS = ('worker "w" {}\n'

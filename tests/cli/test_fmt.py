@@ -21,7 +21,6 @@ The golden cases of tests/golden/fmt/ (before and after) are tests/golden/golden
 
     test_fmt.py --orbitc PATH --fmt-props PATH [TEST...]    ends with `N passed, N failed`
 """
-import argparse
 import glob
 import json
 import os
@@ -32,8 +31,9 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
-from cli_harness import RESULTS, expect, test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cases import expect, test  # noqa: F401
+from support.cases import main as run_cases
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GEN = os.path.join(ROOT, 'tools', 'gen_corpus.py')
@@ -423,25 +423,8 @@ def options_of_other_commands_are_refused():
 
 
 def main():
-    global ORBITC, FMT_PROPS
-    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('--orbitc', required=True)
-    ap.add_argument('--fmt-props', required=True)
-    ap.add_argument('tests', nargs='*', help='run only these tests')
-    args = ap.parse_args()
-    ORBITC, FMT_PROPS = os.path.abspath(args.orbitc), os.path.abspath(args.fmt_props)
-    passed = failed = 0
-    for fn in RESULTS:
-        if args.tests and fn.__name__ not in args.tests:
-            continue
-        try:
-            fn()
-            passed += 1
-        except AssertionError as e:
-            failed += 1
-            print('FAIL %s: %s' % (fn.__name__, e))
-    print('%d passed, %d failed' % (passed, failed))
-    sys.exit(1 if failed else 0)
+    """The script's runner (support.cases): --orbitc PATH --fmt-props PATH [-k NAME]."""
+    run_cases(('ORBITC', 'FMT_PROPS'))
 
 
 if __name__ == '__main__':

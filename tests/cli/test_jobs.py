@@ -15,11 +15,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                 'tools'))
-import cli_harness as h  # noqa: E402
-from cli_harness import expect, test  # noqa: E402
+from support import cli as h  # noqa: E402
+from support.cli import expect, test  # noqa: E402
 import gen_repo  # noqa: E402
 
 GOLDEN = os.path.join(h.ROOT, 'tests', 'golden')

@@ -13,9 +13,9 @@ import shutil
 import tempfile
 
 import sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
-import cli_harness
-from cli_harness import expect, run, test, write
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support import cli as cli_harness
+from support.cli import expect, run, test, write
 
 GOLDEN = os.path.join(cli_harness.ROOT, 'tests', 'golden', 'programs')
 

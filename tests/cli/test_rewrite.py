@@ -20,9 +20,9 @@ import subprocess
 import tempfile
 
 import sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
-import cli_harness
-from cli_harness import expect, main, run, test, write
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support import cli as cli_harness
+from support.cli import expect, main, run, test, write
 
 UNFORMATTED = 'workflow w {\n  step s {   sleep 1h }\n}\n'
 FORMATTED = 'workflow w {\n  step s { sleep 1h }\n}\n'

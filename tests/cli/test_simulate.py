@@ -16,7 +16,6 @@
 
   test_simulate.py --orbitc build/cli/orbitc --orbit-run build/runtime/orbit-run [-k NAME]
 """
-import argparse
 import glob
 import json
 import math
@@ -24,20 +23,16 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unicodedata
 import xml.dom.minidom
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFORMANCE = os.path.join(ROOT, 'tests', 'conformance', 'runtime')
 ORBITC = ORBIT_RUN = TMP = None
-TESTS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cases import main as run_cases, test  # noqa: E402,F401
 RUNS = 20000
 
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 def expect(cond, what):
@@ -634,30 +629,7 @@ def png_has_colour(path):
 
 
 def main():
-    global ORBITC, ORBIT_RUN, TMP
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--orbitc', required=True)
-    ap.add_argument('--orbit-run', required=True)
-    ap.add_argument('-k', default=None, help='run only the tests whose name holds this')
-    a = ap.parse_args()
-    ORBITC, ORBIT_RUN = os.path.abspath(a.orbitc), os.path.abspath(a.orbit_run)
-    passed = failed = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        TMP = tmp
-        for fn in TESTS:
-            if a.k and a.k not in fn.__name__:
-                continue
-            try:
-                fn()
-                passed += 1
-            except AssertionError as e:
-                failed += 1
-                print('FAIL %s: %s' % (fn.__name__, e))
-            except Exception as e:
-                failed += 1
-                print('FAIL %s: %s: %s' % (fn.__name__, type(e).__name__, e))
-    print('%d passed, %d failed' % (passed, failed))
-    sys.exit(1 if failed else 0)
+    run_cases(('ORBITC', 'ORBIT_RUN'))
 
 
 if __name__ == '__main__':

@@ -17,9 +17,9 @@ import threading
 import time
 
 import sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
-import cli_harness
-from cli_harness import expect, main, test, write
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support import cli as cli_harness
+from support.cli import expect, main, test, write
 
 WAIT = 30            # seconds for one check after a change, on a loaded machine
 GOOD = 'workflow w { step s { sleep 1s } }\n'

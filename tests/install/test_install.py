@@ -30,10 +30,10 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'harness'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import gen_orbc_exports  # noqa: E402
-from checklist import check, finish  # noqa: E402
+from support.checklist import check, finish  # noqa: E402
 import test_completions  # noqa: E402
 import test_manpages  # noqa: E402
 

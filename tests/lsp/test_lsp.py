@@ -7,7 +7,6 @@ errors of the base protocol and the lifecycle.
 
 Each test starts its own server in its own temporary directory (the workspace folder).
 """
-import argparse
 import glob
 import json
 import os
@@ -16,22 +15,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-import traceback
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from lsp_client import Client, ProtocolError, file_uri, frame  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cases import main as run_cases, test  # noqa: E402,F401
+from support.lsp import Client, ProtocolError, file_uri, frame  # noqa: E402,F401
 
 ORBITC = None
-TESTS = []
 
 
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
-
-class Fail(Exception):
+class Fail(AssertionError):
     pass
 
 
@@ -1474,34 +1467,11 @@ def formatting_answers_for_the_text_the_editor_had():
 # ==== Runner ================================================================================
 
 
-def main(tests=TESTS):
-    """Runs `tests` (tests/lsp/test_lsp_more.py passes its own) with the command line's
-    --orbitc and -k."""
-    global ORBITC
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--orbitc", required=True)
-    ap.add_argument("-k", default=None, help="run the tests whose name contains this")
-    args = ap.parse_args()
-    ORBITC = os.path.abspath(args.orbitc)
-    failed = 0
-    ran = 0
-    for t in tests:
-        if args.k and args.k not in t.__name__:
-            continue
-        ran += 1
-        start = time.monotonic()
-        try:
-            t()
-            print("ok   %-60s %.2fs" % (t.__name__, time.monotonic() - start))
-        except (Fail, ProtocolError, OSError, KeyError, IndexError, TypeError,
-                ValueError) as e:
-            failed += 1
-            print("FAIL %s: %s" % (t.__name__, e))
-            if not isinstance(e, Fail):
-                traceback.print_exc()
-    print("%d of %d tests failed" % (failed, ran) if failed else "all %d tests passed" % ran)
-    return 1 if failed else 0
+def main(programs=('ORBITC',)):
+    """The script's runner (support.cases): --orbitc PATH [-k NAME], and the options of
+    the other programs a file that imports this one needs."""
+    run_cases(programs)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -13,12 +13,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_lsp as base  # noqa: E402
 from test_lsp import MARKDOWN, Workspace, at, check, eq, hover, read  # noqa: E402
 
-TESTS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cases import test  # noqa: E402
 
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 @test
@@ -77,4 +74,4 @@ def hover_worst_case_against_the_timeout():
 
 
 if __name__ == "__main__":
-    sys.exit(base.main(TESTS))
+    base.main()

@@ -20,7 +20,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_lsp as L  # noqa: E402  (its Workspace, checks and runner)
 from test_lsp import Workspace, at, check, eq, hover, pos, read  # noqa: E402
 
-L.TESTS.clear()
 test = L.test
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 ORBIT_RUN = None
@@ -480,15 +479,8 @@ def structure_invariants_on_every_golden():
 
 
 def main():
-    global ORBIT_RUN
-    argv = sys.argv[1:]
-    if "--orbit-run" in argv:
-        i = argv.index("--orbit-run")
-        ORBIT_RUN = os.path.abspath(argv[i + 1])
-        del argv[i:i + 2]
-    sys.argv[1:] = argv
-    return L.main()
+    L.main(('ORBITC', 'ORBIT_RUN'))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -16,12 +16,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_lsp as base  # noqa: E402
 from test_lsp import Workspace, at, check, eq, hover, pos, read, rng  # noqa: E402
 
-TESTS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cases import test  # noqa: E402
 
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 # ==== Protocol hygiene ======================================================================
@@ -620,4 +617,4 @@ def call_hierarchy_of_child_workflows():
 
 
 if __name__ == "__main__":
-    sys.exit(base.main(TESTS))
+    base.main()

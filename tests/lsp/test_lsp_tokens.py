@@ -16,7 +16,6 @@ client, against the compiler's own lexer (tools/lex_dump) and the server's resol
 
     test_lsp_tokens.py --orbitc build/cli/orbitc --lex-dump build/tools/lex_dump
 """
-import argparse
 import json
 import os
 import shutil
@@ -30,10 +29,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import test_lsp  # noqa: E402
 from test_fmt import ROOT, sources  # noqa: E402
 from test_lsp import Workspace, check, eq  # noqa: E402
-from lsp_client import file_uri  # noqa: E402
+from support.lsp import file_uri  # noqa: E402
 
 LEX_DUMP = None
-TESTS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.cases import test  # noqa: E402
 
 PUNCTUATION = {'COMMA', 'SEMI', 'COLON', 'DOT', 'LBRACE', 'RBRACE', 'LBRACK', 'RBRACK',
                'LPAREN', 'RPAREN', 'STRAY'}
@@ -45,10 +45,6 @@ NAMES = {'variable', 'parameter', 'function', 'type', 'property', 'enumMember'}
 ALLOWED = {'IDENT': NAMES, 'STRING': {'string', 'enumMember'}, 'INT': {'number'},
            'NUMBER': {'number'}, 'DURATION': {'number'}}
 
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 # ---- positions, decoding ---------------------------------------------------------------
@@ -533,15 +529,8 @@ def legend_and_errors():
 
 def main():
     """test_lsp.py's runner (--orbitc, -k) over these tests, given --lex-dump."""
-    global LEX_DUMP
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--lex-dump', required=True)
-    args, rest = ap.parse_known_args()
-    LEX_DUMP = os.path.abspath(args.lex_dump)
-    test_lsp.TESTS[:] = TESTS
-    sys.argv[1:] = rest
-    return test_lsp.main()
+    test_lsp.main(('ORBITC', 'LEX_DUMP'))
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    main()

@@ -497,7 +497,7 @@ def write_baseline_keeps_an_owner_it_cannot_give():
         assert read(b) == before and (st.st_uid, st.st_gid) == (0, 0), (st.st_uid, err)
 
 
-# ---- the demo of issue 32 -------------------------------------------------------------------
+# ---- a repository of many warnings adopts --deny-warnings -------------------------------------
 
 @test
 def repository_of_500_warnings_adopts_deny_warnings():

@@ -278,7 +278,7 @@ def dis_rejects_bad_files():
         expect(status == 2 and 'cannot read' in err, 'missing: %r' % err)
 
 
-# --- issue 11, item 11: the command line ---
+# --- the command line: did-you-mean, lint codes, options a command does not take ---
 
 @test
 def did_you_mean_for_commands_and_options():
@@ -425,7 +425,7 @@ def colour_from_the_environment():
 
 @test
 def ci_reports_of_a_run_that_could_not_read_a_path():
-    """issue 27, 3: a path that cannot be read (exit 2) left SARIF saying
+    """A path that cannot be read (exit 2) left SARIF saying
     `executionSuccessful: true` and the GitLab report looking complete; code scanning
     would close that file's alerts. The SARIF log must still match the official schema."""
     import sys
@@ -459,8 +459,8 @@ def ci_reports_of_a_run_that_could_not_read_a_path():
 
 
 @test
-def messages_of_issue_27_item_19():
-    """issue 27, 19: a message's later lines are indented under its first; SARIF's
+def message_lines_and_sarif_descriptions():
+    """A message's later lines are indented under its first; SARIF's
     fullDescription is plain text (no doubled backticks) and names no made-up
     informationUri; GitHub's secondary-label paths are normalised like `file=`."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -483,7 +483,7 @@ def messages_of_issue_27_item_19():
 
 @test
 def an_option_of_one_value_given_twice():
-    """issue 27, 19: two different values of an option that keeps one are refused (exit 2,
+    """Two different values of an option that keeps one are refused (exit 2,
     naming the option and both values); the same value twice is accepted (docs/cli.md)."""
     with tempfile.TemporaryDirectory() as tmp:
         write(os.path.join(tmp, 'w.orbit'), 'workflow w { step s { sleep 1s } }\n')
@@ -527,7 +527,7 @@ def applies(diff, cwd, tool):
 
 @test
 def diffs_apply_with_patch_and_git_from_the_current_directory():
-    """issue 27, 19: `fmt --diff` and `fix --diff` name a file relative to the current
+    """`fmt --diff` and `fix --diff` name a file relative to the current
     directory, whether it was given relative, with `./` or absolute, so that `patch -p0`
     and `git apply -p0` take the diff from there (docs/cli.md, "Diffs")."""
     if not shutil.which('patch') or not shutil.which('git'):
@@ -579,7 +579,7 @@ def a_program_configuration_is_no_source_path():
 
 @test
 def a_lone_cr_ends_a_line():
-    """issue 27, 17: LF, CRLF and a lone CR each end one line (base/source.h), in every
+    """LF, CRLF and a lone CR each end one line (base/source.h), in every
     output: the JSON range is LSP's, line 1 character 19 here, as the server's."""
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, 'cr.orbit'), 'wb') as f:

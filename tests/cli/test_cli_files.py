@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The files orbitc reads and writes (issue 11, items 1-6): `-o` onto a device, FIFO,
+"""The files orbitc reads and writes: `-o` onto a device, FIFO,
 socket, directory, symbolic link or one of the inputs; output lost on a full device;
 reading pipes, devices and standard input (`--stdin-filename`); directory walks that meet
 FIFOs, dangling links, unlistable directories and paths longer than PATH_MAX.

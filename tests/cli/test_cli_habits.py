@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The command-line habits of issue 32 (docs/cli.md, "Where the diagnostics go"):
+"""The command-line habits users bring from other linters (docs/cli.md, "Where the diagnostics go"):
 `--format concise`, `--statistics`, `--output-file`, `--exit-zero`, `--quiet`, `check`
 without a path, `orbitc COMMAND --help`, and the warning of a SARIF log near GitHub's
 limit of results.

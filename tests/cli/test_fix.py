@@ -199,7 +199,7 @@ PARTLY_READ_DEEP = ('workflow refund_orders {\n  step t { sleep 1s }\n}\n'
 
 @test
 def no_name_is_guessed_while_part_of_the_program_is_unread():
-    """issue 27, 1: after the 500-error cap (E0100) or the nesting limit (E0009) the rest
+    """After the 500-error cap (E0100) or the nesting limit (E0009) the rest
     of a file is not read, and may declare the name a did-you-mean would replace: the
     fix is maybe-incorrect (JSON, the server), `fix` leaves it and the note says why."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -235,7 +235,7 @@ def misspelt_queue_timeouts(n):
 
 @test
 def fixes_left_out_are_found_in_linear_time_and_capped():
-    """issue 27, 12: each `quue_timeout` fix would bring a new E0410, so each is left;
+    """Each `quue_timeout` fix would bring a new E0410, so each is left;
     finding them re-checked the program about 2n log n times (1,600 steps: 17.6 s) and
     printed a `left` line each, past --max-diagnostics."""
     import time
@@ -256,7 +256,7 @@ def fixes_left_out_are_found_in_linear_time_and_capped():
 
 @test
 def a_left_fix_is_placed_in_the_text_its_diagnostics_are_shown_in():
-    """issue 27, 10: an earlier fix on the line moves the left one by a character; the
+    """An earlier fix on the line moves the left one by a character; the
     `left` line gave its place in the original text, the diagnostics the fixed one."""
     with tempfile.TemporaryDirectory() as tmp:
         a = os.path.join(tmp, 'a.orbit')

@@ -315,7 +315,7 @@ def diff_applies_with_patch():
 
 @test
 def diff_lines_end_as_everywhere():
-    """issue 27, 17: --diff splits lines by base/source.h's rule, so a file whose lines end
+    """--diff splits lines by base/source.h's rule, so a file whose lines end
     with a lone CR has a hunk line for each line, with its bytes exactly; a file of LF
     and CRLF lines still applies with patch (diff_applies_with_patch)."""
     with tempfile.TemporaryDirectory() as tmp:

@@ -138,7 +138,7 @@ def an_unreadable_configuration_is_reported():
 
 @test
 def a_configuration_that_is_no_readable_file_is_an_error():
-    """issue 27, 16: a dangling or looping symbolic link, or a directory, named
+    """A dangling or looping symbolic link, or a directory, named
     orbit.program made no root, so the root's deny levels were silently not applied
     (exit 0); like a FIFO or an unreadable file it is an error naming it (exit 2)."""
     makers = {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How `orbitc fmt` and `orbitc fix` rewrite users' files (issue 27, items 4-10; docs/cli.md,
+"""How `orbitc fmt` and `orbitc fix` rewrite users' files (docs/cli.md,
 "How fmt and fix write files"): owner, group, mode and extended attributes kept or the
 file refused; read-only files and directories refused, the directory blamed when it is
 the cause; hard links written through; a private file never world-readable, even

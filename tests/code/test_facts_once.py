@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Each fact is written once (docs/architecture.md; issue 26, item 4): a definition the
+"""Each fact is written once (docs/architecture.md): a definition the
 product code shares must not grow a second copy. Each check names a pattern that may
 match in one file of the product code at most (or in none: a name that is gone); the
 test prints every file beyond that and exits 1.

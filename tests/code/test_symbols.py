@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every global symbol that liborbc defines carries its prefix (`orbc_` or `ORBC_`), so
-that a runtime embedding it cannot clash with it (issue 10). Lists the library's defined
+that a runtime embedding it cannot clash with it. Lists the library's defined
 global symbols with `nm` and prints each unprefixed one; exits 1 when there is one.
 
     test_symbols.py --nm NM LIBRARY.a

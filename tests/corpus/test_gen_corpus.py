@@ -2,8 +2,8 @@
 """Test of the corpus generator against the real checker: generated programs must check
 clean (exit 0, no diagnostic at all), the same seed must give the same bytes, and a
 program with injected mistakes must fail with at least one error per mistake. And the
-shapes of issue 27 (a chain of record types, a long string concatenation, misspelt
-fields of a wide record type, misspelt workflows among many) and of issue 31 (child
+shapes that once took quadratic time (a chain of record types, a long string concatenation, misspelt
+fields of a wide record type, misspelt workflows among many) and the worst-case analysis's (child
 workflows each starting the next twice: the worst-case analysis) scale: 10x the input takes at most
 11x the instructions (callgrind, when valgrind is installed) and 11x the peak memory;
 `dis --format json` of a large module takes memory of the order of the file.

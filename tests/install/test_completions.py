@@ -57,7 +57,7 @@ def cases(help_text, codes):
         (['orbitc', 'check', '--write-b'], {'--write-baseline'}),
         (['orbitc', 'check', '--add-s'], {'--add-suppressions'}),
         (['orbitc', 'check', '--baseline', ''], {'a.orbc', 'b.orbit', 'c.txt', 'sub/'}),
-        # issue 32's flags: check's own, check and fix's, and a format value
+        # the flags users bring from other linters: check's own, check and fix's, and a format value
         (['orbitc', 'check', '--exit-z'], {'--exit-zero'}),
         (['orbitc', 'check', '--stat'], {'--statistics'}),
         (['orbitc', 'check', '--select', 'W'], warnings),

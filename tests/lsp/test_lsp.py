@@ -342,7 +342,7 @@ def line_ends():
 
 @test
 def ranges_equal_the_command_lines():
-    # issue 27, 17: a file whose lines end with a lone CR; the server publishes the ranges
+    # a file whose lines end with a lone CR; the server publishes the ranges
     # of `orbitc check --format json`, line 1 character 19 for `bogus`
     for text in ("workflow w {\r  step s { compute bogus }\r}\r",
                  "workflow w {\r\n  step s { compute 1 + }\r  step t { compute x }\n}\r"):
@@ -747,7 +747,7 @@ def quick_fixes():
 
 @test
 def no_preferred_guess_while_part_of_the_program_is_unread():
-    """issue 27, 1: past the nesting limit the rest of the file is not read, and may
+    """Past the nesting limit the rest of the file is not read, and may
     declare the name a did-you-mean would replace: the quick fix is offered, not
     preferred, and fix-all leaves it."""
     text = ('workflow refund_orders {\n  step t { sleep 1s }\n}\n'
@@ -1138,7 +1138,7 @@ def document_and_workspace_symbols():
 
 @test
 def lone_cr_in_actions_and_completion():
-    # issue 27, 17: a lone CR ends a line (base/source.h) for "Suppress here", which finds
+    # a lone CR ends a line (base/source.h) for "Suppress here", which finds
     # the member's line and ends the comment as the file does, and for completion, where
     # a line comment ends at it
     text = ('workflow w {\r  step s {\r    worker "x"\r'

@@ -509,7 +509,7 @@ START_TEST(replace_file_replaces_and_keeps_the_identity)
 }
 END_TEST
 
-/* Item 7 of issue 27: the file changes between its read and the rewrite. */
+/* The file changes between its read and the rewrite: it is left as it is. */
 START_TEST(replace_file_leaves_a_file_changed_since_it_was_read)
 {
     replace_setup("as read\n");

@@ -1,4 +1,4 @@
-/* The differential test of constant folding (issue 10): for every operator and built-in
+/* The differential test of constant folding: for every operator and built-in
  * function, over a sample of operands of every kind (integer overflow, division by zero,
  * float edge cases, long strings, durations), the value `orbitc build` folds at build
  * time is the value the runtime computes at run time, and what fails at run time is never

@@ -265,7 +265,8 @@ static void m_const_string(OrbcBuilder *b, OrbcModule *m) { m->consts[1].string 
 static void m_type_forward(OrbcBuilder *b, OrbcModule *m) { m->types[6].elem = 6; }
 static void m_dup_field(OrbcBuilder *b, OrbcModule *m) { m->types[4].fields[1].name = m->types[4].fields[0].name; }
 static void m_bad_utf8(OrbcBuilder *b, OrbcModule *m) { ((char *)m->strings[2].text)[1] = (char)0xC0; }
-/* Settled points of docs/bytecode.md (issue 12): */
+/* Points that docs/bytecode.md settles: positions start at 1,
+ * optionality is the field's flag, and fields a kind of step does not use hold zero: */
 static void m_step_line_zero(OrbcBuilder *b, OrbcModule *m) { step(m, 0, 2)->line = 0; }
 static void m_workflow_column_zero(OrbcBuilder *b, OrbcModule *m) { m->workflows[1].column = 0; }
 static void m_compensate_line_zero(OrbcBuilder *b, OrbcModule *m)

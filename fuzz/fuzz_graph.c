@@ -6,7 +6,7 @@
  * ends (a label shows them as escapes); no `%` in the Mermaid text (a directive or a comment starts
  * with `%%`) and an even number of `"` on each of its lines (a label's own quotes are
  * entity codes); the JSON one a document that holds every workflow of the program.
- * What Graphviz and Mermaid make of the output is tests/test_graph.py's business. */
+ * What Graphviz and Mermaid make of the output is tests/cli/test_graph.py's business. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

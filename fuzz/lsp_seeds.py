@@ -6,14 +6,14 @@ them; the committed corpus fuzz/corpus/fuzz_lsp grew from them).
     lsp_seeds.py --out DIR [--count N]
 
 A session initializes (UTF-8 or UTF-16, with or without a workspace folder), opens one
-or two programs (examples/ and golden/), asks every request the server answers at
+or two programs (examples/ and tests/golden/), asks every request the server answers at
 positions spread over the text (inlay hints over ranges of it; semantic tokens whole,
 by ranges and, after an edit, as deltas), formats it (whole, by ranges, with options, laid out
 badly first, in CRLF), edits them by ranges and whole (except one session in four: a
 check whose program has a change queued after it is not published, and the whole
 session is read at once), formats the edited text (which may not parse), cancels,
 sends a few malformed messages, and shuts down. Shorter sessions (format-NNN, each at
-most 4 KB, for runs with -max_len=4096) open one small program of golden/fmt/, laid
+most 4 KB, for runs with -max_len=4096) open one small program of tests/golden/fmt/, laid
 out badly or not, and format it whole and by ranges, before and after edits.
 """
 import argparse
@@ -267,7 +267,7 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     files = sorted(glob.glob(os.path.join(ROOT, "examples", "*.orbit")) +
-                   glob.glob(os.path.join(ROOT, "golden", "*", "*.orbit")))
+                   glob.glob(os.path.join(ROOT, "tests", "golden", "*", "*.orbit")))
     texts = []
     for f in files:
         with open(f, "rb") as fh:
@@ -281,7 +281,7 @@ def main():
         with open(os.path.join(args.out, "session-%03d" % n), "wb") as f:
             f.write(data)
     n = 0
-    for f in sorted(glob.glob(os.path.join(ROOT, "golden", "fmt", "*.orbit"))):
+    for f in sorted(glob.glob(os.path.join(ROOT, "tests", "golden", "fmt", "*.orbit"))):
         with open(f, "rb") as fh:
             text = fh.read().decode("utf-8", "replace")
         for variant in range(4):

@@ -13,7 +13,7 @@ mutations still do, and fmt_props counts and skips the others.
                   [--keep DIR]
 
 --count N checks N mutations (default 1000) and is deterministic for a seed: the test
-suite runs it so (tests/test_fmt.py). --minutes M instead runs for M minutes, batch after
+suite runs it so (tests/cli/test_fmt.py). --minutes M instead runs for M minutes, batch after
 batch, for fuzzing on demand. A failing batch is kept in --keep DIR (default
 fuzz/out/mutate_fmt/); exit 1 when a guarantee fails.
 """
@@ -56,8 +56,8 @@ def seed_texts(tmp, fmt_props):
         args = ['--size', '3K', '--seed', str(seed)] + (['--crlf'] if seed % 5 == 0 else [])
         subprocess.run([sys.executable, GEN] + args + ['-o', path], check=True)
         paths.append(path)
-    paths += sorted(glob.glob(os.path.join(ROOT, 'golden', '**', '*.orbit'), recursive=True))
-    paths += sorted(glob.glob(os.path.join(ROOT, 'golden', 'fmt', '*.fmt')))
+    paths += sorted(glob.glob(os.path.join(ROOT, 'tests', 'golden', '**', '*.orbit'), recursive=True))
+    paths += sorted(glob.glob(os.path.join(ROOT, 'tests', 'golden', 'fmt', '*.fmt')))
     paths += sorted(glob.glob(os.path.join(ROOT, 'examples', '*.orbit')))
     paths.append(os.path.join(ROOT, 'stdlib', 'orbit.orbit'))
     p = subprocess.run([fmt_props, '--must-parse'] + paths, stdout=subprocess.PIPE,

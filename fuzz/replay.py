@@ -21,7 +21,7 @@ regressions/lsp/*.session   a language server session on the standard input of
                             `orbitc lsp --memory-only`: it must exit 0 or 1 (a broken
                             stream ends it), never by a signal, a hang or a sanitizer
                             report
-(regressions/fmt/*.orbit are checked with tools/fmt_props by tests/test_fmt.py.)
+(regressions/fmt/*.orbit are checked with tools/fmt_props by tests/cli/test_fmt.py.)
 
 With --corpora:
 corpus/fuzz_check/*         as regressions/check

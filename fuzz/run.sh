@@ -16,9 +16,9 @@
 #                                     the test suite from then on)
 #
 # Working corpora live in fuzz/out/corpus/TARGET (kept between runs, git-ignored),
-# seeded from the committed corpus fuzz/corpus/TARGET, golden/**/*.orbit, examples/
+# seeded from the committed corpus fuzz/corpus/TARGET, tests/golden/**/*.orbit, examples/
 # and small generated programs; the loader's from the .orbc files that `orbitc build`
-# makes of the golden programs; the scenario target's from golden/run/*.scenario.json;
+# makes of the golden programs; the scenario target's from tests/golden/run/*.scenario.json;
 # the language server's from sessions over the golden programs (lsp_seeds.py).
 # Crashes, timeouts and out-of-memory inputs go to fuzz/out/artifacts/TARGET/.
 set -euo pipefail
@@ -53,25 +53,25 @@ seed_corpus() {  # seed_corpus TARGET DIR
     fi
     if [ "$target" = fuzz_loader ]; then
         local f
-        for f in "$root"/examples/*.orbit "$root"/golden/build/*.orbit "$root"/golden/run/*.orbit; do
+        for f in "$root"/examples/*.orbit "$root"/tests/golden/build/*.orbit "$root"/tests/golden/run/*.orbit; do
             "$orbitc" build "$f" -o "$dir/$(basename "$f" .orbit).orbc" >/dev/null 2>&1 || true
         done
         return
     fi
     if [ "$target" = fuzz_scenario ]; then
-        cp "$root"/golden/run/*.scenario.json "$dir/" 2>/dev/null || true
+        cp "$root"/tests/golden/run/*.scenario.json "$dir/" 2>/dev/null || true
         return
     fi
     if [ "$target" = fuzz_lsp ]; then
         python3 "$here/lsp_seeds.py" --out "$dir"
         return
     fi
-    find "$root/golden" "$root/examples" -name '*.orbit' | while read -r f; do
+    find "$root/tests/golden" "$root/examples" -name '*.orbit' | while read -r f; do
         cp "$f" "$dir/$(echo "$f" | sed "s|$root/||; s|/|_|g")"
     done
     if [ "$target" = fuzz_fix ]; then   # programs of several files, split at `%%` lines
         local previous="" f
-        for f in "$root"/golden/fix/*.orbit "$root"/golden/names/*.orbit; do
+        for f in "$root"/tests/golden/fix/*.orbit "$root"/tests/golden/names/*.orbit; do
             [ -n "$previous" ] && { cat "$previous"; echo '%%'; cat "$f"; } \
                 >"$dir/pair-$(basename "$previous" .orbit)-$(basename "$f")"
             previous=$f

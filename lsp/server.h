@@ -1,6 +1,6 @@
 /* The state of the language server, shared by its parts (internal to lsp/). Its files and
  * what each holds are listed once, in the row of lsp/ in docs/architecture.md
- * (tests/test_layers.py fails on a file that the row does not name); a new request: the
+ * (tests/code/test_layers.py fails on a file that the row does not name); a new request: the
  * recipe there, "A new language-server request".
  *
  * One thread. Messages are read into a queue as they arrive; a program is re-checked

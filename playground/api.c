@@ -1,6 +1,6 @@
 /* The playground's API (docs/playground.md): the toolchain as functions from text to
  * JSON, for the page, compiled to WebAssembly by tools/playground.sh (and natively for
- * its differential test, tests/test_wasm.py). Each text argument is a pointer and a
+ * its differential test, tests/playground/test_wasm.py). Each text argument is a pointer and a
  * length in bytes (UTF-8): every byte counts, a NUL too, as when orbitc reads a file, and
  * nothing needs a terminating NUL. Each function returns a malloc'd NUL-terminated
  * string that the caller frees with orbit_pg_free: JSON, which holds no NUL byte (a NUL

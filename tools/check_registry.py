@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Codes that no golden file can show, each with the test that covers it instead. The
 # test file must mention the code.
 COVERED_ELSEWHERE = {
-    'E0010': 'tests/test_cli.py',   # needs a file over 256 MiB: a sparse file made at test time
+    'E0010': 'tests/cli/test_cli.py',   # needs a file over 256 MiB: a sparse file made at test time
 }
 
 
@@ -32,7 +32,7 @@ def registered_codes():
 def expected_codes():
     """code -> first golden file that expects it."""
     found = {}
-    for path in sorted(glob.glob(os.path.join(ROOT, 'golden', '**', '*.jsonl'), recursive=True)):
+    for path in sorted(glob.glob(os.path.join(ROOT, 'tests', 'golden', '**', '*.jsonl'), recursive=True)):
         with open(path, encoding='utf-8') as f:
             for line in f:
                 if line.strip():
@@ -69,7 +69,7 @@ def main():
             if code not in open(os.path.join(ROOT, elsewhere), encoding='utf-8').read():
                 problems.append('%s does not test it' % elsewhere)
         elif code not in expected:
-            problems.append('no golden test expects it (golden/**/*.jsonl)')
+            problems.append('no golden test expects it (tests/golden/**/*.jsonl)')
         if problems:
             failed += 1
             print('FAIL %s: %s' % (code, '; '.join(problems)))

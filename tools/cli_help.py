@@ -2,7 +2,7 @@
 command line: its commands, its options (with the commands they belong to and the kind
 of value they take) and the environment variables it names. The shell completions
 (tools/gen_completions.py) are generated from it and the man-page test
-(tests/test_manpages.py) checks the pages against it, so the help text, written once in
+(tests/install/test_manpages.py) checks the pages against it, so the help text, written once in
 cli/main.c, is the one list of the command line.
 
 The shape it reads:

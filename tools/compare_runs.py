@@ -5,7 +5,7 @@ for byte (a refactoring of runtime/ or engine/ must change nothing).
   compare_runs.py --orbitc build/cli/orbitc --orbit-run OLD/orbit-run --record DIR
   compare_runs.py --orbitc build/cli/orbitc --orbit-run build/runtime/orbit-run --against DIR
 
-The cases: every golden/run/NAME.orbit (built once with --orbitc; the conformance
+The cases: every tests/golden/run/NAME.orbit (built once with --orbitc; the conformance
 scenarios are among them) with its NAME.scenario.json and NAME.args, each run four ways:
 as the golden runs it, with --format json, with --show-values, and with both. What is
 recorded per run: the exit status, standard output and standard error. --against prints
@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CASES = os.path.join(ROOT, 'golden', 'run')
+CASES = os.path.join(ROOT, 'tests', 'golden', 'run')
 VARIANTS = {
     'plain': [],
     'json': ['--format', 'json'],

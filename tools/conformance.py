@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The conformance kit (conformance/, docs/bytecode.md "Conformance"), made from this
+"""The conformance kit (tests/conformance/, docs/bytecode.md "Conformance"), made from this
 repository and checked against the current build.
 
   conformance.py --orbitc PATH --orbit-run PATH --check    (the test suite runs this)
-  conformance.py --orbitc PATH --orbit-run PATH --update   (then read `git diff conformance/`)
+  conformance.py --orbitc PATH --orbit-run PATH --update   (then read `git diff tests/conformance/`)
 
 --check writes nothing: it rebuilds every file of the kit in a temporary directory and
 reports each one that differs, is missing or is left over, so the kit can never silently
@@ -20,11 +20,11 @@ The kit:
   runtime/NAME.*        the runs of the reference runtime: .orbit, .scenario.json, .args
                         (kept by hand), the .orbc built from the source and the exact
                         .history of `orbit-run NAME.orbc --scenario NAME.scenario.json
-                        ARGS`. They are golden runtime cases too: golden/run/NAME.orbit,
+                        ARGS`. They are golden runtime cases too: tests/golden/run/NAME.orbit,
                         .scenario.json, .args and .history are symbolic links to these
-                        files, the one copy (the kit must ship them; golden/run holds as
+                        files, the one copy (the kit must ship them; tests/golden/run holds as
                         real files only the cases of RUNTIME_EXCLUDED). --check fails on a
-                        copy in golden/run; --update moves a new golden/run case here and
+                        copy in tests/golden/run; --update moves a new tests/golden/run case here and
                         leaves the links.
 
 Besides, for every valid file: its dump validates against docs/orbc.schema.json, and
@@ -48,14 +48,14 @@ import orbc_json  # noqa: E402
 import validate_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KIT = os.path.join(ROOT, 'conformance')
-GOLDEN_RUN = os.path.join(ROOT, 'golden', 'run')
+KIT = os.path.join(ROOT, 'tests', 'conformance')
+GOLDEN_RUN = os.path.join(ROOT, 'tests', 'golden', 'run')
 SCHEMA = os.path.join(ROOT, 'docs', 'orbc.schema.json')
 
-# golden/run cases that test orbit-run's own command line (a malformed scenario, an
+# tests/golden/run cases that test orbit-run's own command line (a malformed scenario, an
 # input that does not match the contract), not the semantics of a file: not in the kit.
 RUNTIME_EXCLUDED = ('scenario_',)
-# The files of a runtime case that golden/run and the kit share (golden/run links to the
+# The files of a runtime case that tests/golden/run and the kit share (tests/golden/run links to the
 # kit's); the kit adds NAME.orbc.
 RUNTIME_SHARED = ('.orbit', '.scenario.json', '.args', '.history')
 
@@ -584,19 +584,19 @@ class Kit:
             self.check_golden_links(name)
 
     def check_golden_links(self, name):
-        """golden/run/NAME.* of a kit case are links to the kit's files, not copies."""
+        """tests/golden/run/NAME.* of a kit case are links to the kit's files, not copies."""
         for suffix in RUNTIME_SHARED:
             kit_file = os.path.join(KIT, 'runtime', name + suffix)
             link = os.path.join(GOLDEN_RUN, name + suffix)
             if not os.path.exists(kit_file) and not os.path.lexists(link):
                 continue
             if not (os.path.islink(link) and os.readlink(link) == golden_link(name + suffix)):
-                self.problems.append('golden/run/%s is not a symbolic link to %s (the kit '
+                self.problems.append('tests/golden/run/%s is not a symbolic link to %s (the kit '
                                      'holds the one copy)' % (name + suffix, golden_link(name + suffix)))
 
     def adopt_golden_cases(self, move):
-        """A runtime case added to golden/run as files belongs to the kit: with `move`, its
-        files go to conformance/runtime/ and golden/run keeps links; else it is a problem."""
+        """A runtime case added to tests/golden/run as files belongs to the kit: with `move`, its
+        files go to tests/conformance/runtime/ and tests/golden/run keeps links; else it is a problem."""
         for entry in sorted(os.listdir(GOLDEN_RUN)):
             path = os.path.join(GOLDEN_RUN, entry)
             if (not entry.endswith('.orbit') or entry.startswith(RUNTIME_EXCLUDED)
@@ -604,15 +604,15 @@ class Kit:
                 continue
             name = entry[:-len('.orbit')]
             if not move:
-                self.problems.append('golden/run/%s is a runtime case of the kit: '
-                                     '--update moves it to conformance/runtime/' % entry)
+                self.problems.append('tests/golden/run/%s is a runtime case of the kit: '
+                                     '--update moves it to tests/conformance/runtime/' % entry)
                 continue
             for suffix in RUNTIME_SHARED:
                 source = os.path.join(GOLDEN_RUN, name + suffix)
                 if os.path.exists(source) and not os.path.islink(source):
                     shutil.move(source, os.path.join(KIT, 'runtime', name + suffix))
                     os.symlink(golden_link(name + suffix), source)
-            print('conformance/: moved golden/run/%s.* into the kit, links left' % name)
+            print('tests/conformance/: moved tests/golden/run/%s.* into the kit, links left' % name)
 
     # ---- comparing with the kit ----
 
@@ -628,14 +628,14 @@ class Kit:
         for relpath in sorted(self.expected):
             path = os.path.join(KIT, relpath)
             if not os.path.exists(path):
-                self.problems.append('missing conformance/%s' % relpath)
+                self.problems.append('missing tests/conformance/%s' % relpath)
                 continue
             actual = read_bytes(path)
             if actual != self.expected[relpath]:
-                self.problems.append('conformance/%s differs from what the build gives%s'
+                self.problems.append('tests/conformance/%s differs from what the build gives%s'
                                      % (relpath, text_diff(actual, self.expected[relpath])))
         for relpath in sorted(self.kit_files() - set(self.expected)):
-            self.problems.append('conformance/%s is left over (no case makes it)' % relpath)
+            self.problems.append('tests/conformance/%s is left over (no case makes it)' % relpath)
 
     def update(self):
         written = 0
@@ -651,12 +651,12 @@ class Kit:
         for relpath in sorted(self.kit_files() - set(self.expected)):
             os.remove(os.path.join(KIT, relpath))
             removed += 1
-        print('conformance/: %d files written, %d removed; read `git diff conformance/` '
+        print('tests/conformance/: %d files written, %d removed; read `git diff tests/conformance/` '
               'before committing' % (written, removed))
 
 
 def golden_link(filename):
-    """What golden/run/FILENAME holds: a relative link to the kit's file."""
+    """What tests/golden/run/FILENAME holds: a relative link to the kit's file."""
     return os.path.join('..', '..', 'conformance', 'runtime', filename)
 
 

@@ -27,7 +27,7 @@ import tempfile
 
 INPUTS = ["fuzz/corpus/fuzz_check/*", "fuzz/corpus/fuzz_build/*",
           "fuzz/corpus/fuzz_fmt/*", "fuzz/regressions/*/*.orbit",
-          "golden/**/*.orbit", "examples/**/*.orbit", "conformance/**/*.orbit"]
+          "tests/golden/**/*.orbit", "examples/**/*.orbit", "tests/conformance/**/*.orbit"]
 
 PIECES = [b"{", b"}", b"(", b")", b"[", b"]", b",", b";", b":", b"\n", b"=", b".", b"-",
           b"!", b"and ", b"not ", b"if ", b"\"", b"'", b"1x", b"2 min", b"step",
@@ -51,7 +51,7 @@ def mutate(data, rng):
 
 def mutations(root, out_dir, per_golden, rng):
     paths = []
-    sources = sorted(glob.glob(os.path.join(root, "golden/**/*.orbit"), recursive=True))
+    sources = sorted(glob.glob(os.path.join(root, "tests/golden/**/*.orbit"), recursive=True))
     for src in sources:
         with open(src, "rb") as f:
             data = f.read()

@@ -8,7 +8,7 @@
         const char *const diag_explanations[] = { <explain/CODE.md for each code>, ... };
         in the order of codes.def. Fails, naming the file, if an explanation is missing.
         The fence of each example loses what follows ```orbit (`erroneous`,
-        `corrected` and the options that tests/test_explain.py reads): the reader of
+        `corrected` and the options that tests/cli/test_explain.py reads): the reader of
         `orbitc explain` sees a plain ```orbit block, as rustc's --explain does.
 """
 import os

@@ -1,5 +1,5 @@
 /* fmt_props: checks the formatter's guarantees (fmt_properties.h) on files, for the test
- * suite (tests/test_fmt.py runs it over every golden source, example, the standard
+ * suite (tests/cli/test_fmt.py runs it over every golden source, example, the standard
  * library, generated programs and the fuzz corpora).
  *
  *   build/tools/fmt_props [--crlf] [--cr] [--must-parse] FILE...

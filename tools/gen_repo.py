@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates repositories of Orbit programs from tools/gen_corpus.py's realistic programs,
-for `--jobs` and the cache of `orbitc check` (tests/test_jobs.py, tools/bench_repo.py).
+for `--jobs` and the cache of `orbitc check` (tests/cli/test_jobs.py, tools/bench_repo.py).
 
     gen_repo.py roots DIR [--count 1000] [--size 20K] [--errors-every 10]
         COUNT program roots DIR/pNNNN/ (each an orbit.program and main.orbit of about

@@ -3,7 +3,7 @@
 # node_modules/ (git-ignored), with `npm ci`: the VS Code extension's
 # (editors/vscode/package-lock.json: vscode-textmate and vscode-oniguruma for the
 # grammar's test, and what type-checks, bundles and packages the extension), and the
-# real Mermaid parser that tests/test_graph.py runs on `orbitc graph --format mermaid`
+# real Mermaid parser that tests/cli/test_graph.py runs on `orbitc graph --format mermaid`
 # (tools/mermaid/package-lock.json: mermaid, and jsdom for the DOM it asks for). Needs
 # npm (installed with apt-get when missing) and Node.js 20 or later. Safe to run again:
 # it does nothing when the installed packages are those of the lock files. Building and

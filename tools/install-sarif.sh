@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the SARIF validators that the golden tests run on `orbitc check --format sarif`
-# (golden/golden.py): Microsoft's SARIF Multitool and the official SARIF 2.1.0 JSON schema
+# (tests/golden/golden.py): Microsoft's SARIF Multitool and the official SARIF 2.1.0 JSON schema
 # it ships, from the npm package @microsoft/sarif-multitool-linux, pinned, into
 # build-tools/sarif/ (git-ignored). Needs npm (installed with apt-get when missing).
 # Safe to run again: it does nothing when the pinned version is there.

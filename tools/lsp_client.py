@@ -1,5 +1,5 @@
 """A minimal Language Server Protocol client over a child process's stdin and stdout,
-standard library only: Content-Length framing and JSON. Used by tests/test_lsp.py and
+standard library only: Content-Length framing and JSON. Used by tests/lsp/test_lsp.py and
 tools/lsp_bench.py.
 
     client = Client([orbitc, "lsp"])

@@ -1,5 +1,5 @@
 // The playground's page under hostile input, in Debian's chromium (headless, driven by
-// puppeteer-core as tests/test_playground.mjs drives it; docs/performance.md, "The
+// puppeteer-core as tests/playground/test_playground.mjs drives it; docs/performance.md, "The
 // playground's page"): how long the page's thread is blocked and how long each thing
 // takes.
 //
@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { graphProgram, link, LINK_132, manyDiagnostics, PROGRAM_586 } from '../tests/playground_hostile.mjs';
+import { graphProgram, link, LINK_132, manyDiagnostics, PROGRAM_586 } from '../tests/playground/playground_hostile.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -39,7 +39,7 @@ const puppeteer = require('puppeteer-core');
 const CAP_MS = Number(args.cap) * 1000;
 const only = new Set(args.only.split(','));
 
-// ---- the programs (tests/playground_hostile.mjs: LINK_132, PROGRAM_586, graphProgram,
+// ---- the programs (tests/playground/playground_hostile.mjs: LINK_132, PROGRAM_586, graphProgram,
 // manyDiagnostics) ----
 
 function realistic1M() {

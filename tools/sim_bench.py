@@ -4,7 +4,7 @@
   tools/sim_bench.py [--orbitc build/cli/orbitc] [--orbit-run build/runtime/orbit-run]
                      [--runs 200000] [--repeat 3] [--no-instructions]
 
-For the documentation page's retry example (golden/run/retries_in_the_history.orbit with
+For the documentation page's retry example (tests/golden/run/retries_in_the_history.orbit with
 examples/simulate/retry.model.json) and the checkout example (examples/checkout.orbit with
 examples/simulate/checkout.model.json), it prints the best wall time of --repeat runs
 with --jobs 1 and --jobs 2, the runs per second per core (--jobs 1: the runs divided by
@@ -36,7 +36,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = [
-    ('retry example', os.path.join(ROOT, 'golden', 'run', 'retries_in_the_history.orbit'),
+    ('retry example', os.path.join(ROOT, 'tests', 'golden', 'run', 'retries_in_the_history.orbit'),
      os.path.join(ROOT, 'examples', 'simulate', 'retry.model.json')),
     ('checkout', os.path.join(ROOT, 'examples', 'checkout.orbit'),
      os.path.join(ROOT, 'examples', 'simulate', 'checkout.model.json')),

@@ -10,7 +10,7 @@
  * program's orbit.program (path as shown and text) and each of its files in order (path
  * as shown and text; with `files` blocks, its path below the root's real directory too,
  * root_relative_path, which is what their patterns match: the same path as shown may be
- * another file there). tests/test_check_cache.py checks, over random trees, directories
+ * another file there). tests/cli/test_check_cache.py checks, over random trees, directories
  * and flags, that a run with the cache prints what a run without it prints. An entry
  * holds the diagnostics with their spans as (file of the program, byte offsets), so that
  * it does not depend on the other programs of the run.

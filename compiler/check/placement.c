@@ -4,7 +4,7 @@
 #include "placement.h"
 
 /* One row per member, in the order a misspelt member's suggestions are tried: on a tie
- * the first row wins (golden/steps/suggestion_order.orbit). Columns in Place order; the
+ * the first row wins (tests/golden/steps/suggestion_order.orbit). Columns in Place order; the
  * last, a step whose action is unknown, allows everything a step may hold. A step's
  * action is allowed on every step, so that a second one is reported as such (E0302). */
 static const struct { Keyword kw; bool yes[PLACE_COUNT]; } MEMBERS[] = {

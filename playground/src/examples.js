@@ -1,11 +1,11 @@
 // The examples menu. Each example is a program and the scenario the Run pane starts
 // with; the files are bundled as text (checkout and the retries example are the
-// repository's own: examples/ and golden/run/, so they cannot drift from what orbitc
+// repository's own: examples/ and tests/golden/run/, so they cannot drift from what orbitc
 // and orbit-run are tested with).
 import checkout from '../../examples/checkout.orbit';
-import checkoutScenario from '../../golden/run/checkout.scenario.json';
+import checkoutScenario from '../../tests/golden/run/checkout.scenario.json';
 import retries from '../examples/retries.orbit';
-import retriesScenario from '../../golden/run/retries_in_the_history.scenario.json';
+import retriesScenario from '../../tests/golden/run/retries_in_the_history.scenario.json';
 import timeout from '../examples/timeout.orbit';
 import timeoutScenario from '../examples/timeout.scenario.json';
 import compensation from '../examples/compensation.orbit';

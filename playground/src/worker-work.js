@@ -1,7 +1,7 @@
 // What the worker (src/worker.js) makes of the module's answers before they cross to the
 // page: compact, so that the page's share of a check or of the tokens does not grow with
 // the program (docs/playground.md, "Off the page's thread"). Pure functions, tested under
-// Node (tests/test_playground_units.mjs).
+// Node (tests/playground/test_playground_units.mjs).
 
 export const SEVERITIES = ['error', 'warning', 'note', 'help'];
 

@@ -288,7 +288,7 @@ async function clusterCrash() {
   });
 }
 
-const KIT = path.join(h.ROOT, 'conformance', 'runtime');
+const KIT = path.join(h.ROOT, 'tests', 'conformance', 'runtime');
 const SCENARIO_BUDGET_MS = 20000;   // the longest a scenario may take in real time
 export const scenarioSummary = { run: 0, passed: 0, total: 0, skipped: [] };
 

@@ -6,7 +6,7 @@
 // WebAssembly build), loaded through the one wrapper, hosts/wasm/orbit-api.js.
 //
 // A small virtual-time host in JavaScript drives the wasm core through each conformance
-// scenario (conformance/runtime/NAME.*): one timer queue with the ties of docs/runtime.md
+// scenario (tests/conformance/runtime/NAME.*): one timer queue with the ties of docs/runtime.md
 // (time, then limits last, then the order set), scripted workers that pick an attempt up
 // after their pickup delay and answer (or are lost) after `after_ms`, and the scenario's
 // signals. The records' lines must be the committed NAME.history, line for line.
@@ -20,7 +20,7 @@ import { ANSWER, loadOrbit } from '../../hosts/wasm/orbit-api.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 // The conformance kit's runtime scenarios (the one place that names where they are).
-const KIT = path.join(ROOT, 'conformance', 'runtime');
+const KIT = path.join(ROOT, 'tests', 'conformance', 'runtime');
 
 class Unsupported extends Error {}
 

@@ -1,6 +1,6 @@
 // What the extension decides before it talks to VS Code: where orbitc is, what the
 // server is told at start, what the user reads when orbitc cannot be found. No `vscode`
-// import here, so that tests/test_vscode_extension.py runs it under Node alone.
+// import here, so that tests/editors/test_vscode_extension.py runs it under Node alone.
 import * as fs from 'fs';
 import * as path from 'path';
 

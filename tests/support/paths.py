@@ -1,0 +1,42 @@
+"""Where things are: the repository, and the built programs a test runs.
+
+A program is found from its environment variable (meson sets them: ORBITC, ORBIT_RUN,
+LEX_DUMP, FMT_PROPS), else in the build directory (build_dir), the same way for every
+test."""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLE = os.path.join(ROOT, 'examples', 'checkout.orbit')
+
+# variable -> the program's path inside a build directory
+PROGRAMS = {
+    'ORBITC': os.path.join('cli', 'orbitc'),
+    'ORBIT_RUN': os.path.join('runtime', 'orbit-run'),
+    'LEX_DUMP': os.path.join('tools', 'lex_dump'),
+    'FMT_PROPS': os.path.join('tools', 'fmt_props'),
+}
+
+
+def flag(variable):
+    """The option that names a program on a command line: ORBIT_RUN, --orbit-run."""
+    return '--' + variable.lower().replace('_', '-')
+
+
+def build_dir():
+    """ORBIT_BUILD; else the build whose orbitc ORBITC names (so that a test given only
+    --orbitc of build-asan finds the other programs there too); else build/."""
+    if os.environ.get('ORBIT_BUILD'):
+        return os.path.abspath(os.environ['ORBIT_BUILD'])
+    if os.environ.get('ORBITC'):
+        return os.path.dirname(os.path.dirname(os.path.abspath(os.environ['ORBITC'])))
+    return os.path.join(ROOT, 'build')
+
+
+def program(variable):
+    """The absolute path of the program that `variable` (a key of PROGRAMS) names."""
+    given = os.environ.get(variable)
+    path = given or os.path.join(build_dir(), PROGRAMS[variable])
+    if not os.path.exists(path):
+        raise FileNotFoundError('%s: %s does not exist (build first, or set %s)'
+                                % (variable, path, variable))
+    return os.path.abspath(path)

@@ -66,9 +66,8 @@ void interner_rewind(Interner *interner)
     interner->count = interner->kept_count;
 }
 
-static void grow(Interner *interner)
+static void resize(Interner *interner, uint32_t new_size)
 {
-    uint32_t new_size = (interner->mask + 1) * 2;
     InternSlot *slots = alloc_slots(new_size);
     for (uint32_t i = 0; i <= interner->mask; i++) {
         const InternSlot *slot = &interner->slots[i];
@@ -82,6 +81,20 @@ static void grow(Interner *interner)
     free(interner->slots);
     interner->slots = slots;
     interner->mask = new_size - 1;
+}
+
+static void grow(Interner *interner)
+{
+    resize(interner, (interner->mask + 1) * 2);
+}
+
+void interner_reserve(Interner *interner, uint32_t names)
+{
+    uint32_t size = interner->mask + 1;
+    while ((uint64_t)names * 2 > size - 1 && size < (UINT32_C(1) << 31))
+        size *= 2;
+    if (size != interner->mask + 1)
+        resize(interner, size);
 }
 
 const Name *intern_lookup(const Interner *interner, const char *text, size_t len)

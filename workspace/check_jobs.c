@@ -290,18 +290,22 @@ static void run_on_threads(void *context, ThreadTask task, void *arg)
  * thread is left parsing a large file alone at the end while the others wait (one
  * large file among many small ones: taken in the order of the paths, a 9.5 MB last
  * file among 9,999 of 1 to 7 KB kept a thread busy 50 to 120 ms after the other was
- * done). Equal sizes in the order of the paths. */
-static void order_files(Jobs *jobs, const Root *r)
+ * done). Equal sizes in the order of the paths. Returns the bytes of the files. */
+static uint64_t order_files(Jobs *jobs, const Root *r)
 {
     const SourceFile *sources = jobs->w->c->sources.files;
     int64_t *keys = xmalloc((r->file_count + 1) * sizeof *keys);
-    for (uint32_t i = 0; i < r->file_count; i++)   /* sizes < SOURCE_MAX_FILE_SIZE */
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < r->file_count; i++) {   /* sizes < SOURCE_MAX_FILE_SIZE */
         keys[i] = (int64_t)(SOURCE_MAX_FILE_SIZE - sources[r->files[i]].len) << 32 | i;
+        bytes += sources[r->files[i]].len;
+    }
     sort_int64(keys, r->file_count);
     jobs->order = xrealloc(jobs->order, (r->file_count + 1) * sizeof *jobs->order);
     for (uint32_t k = 0; k < r->file_count; k++)
         jobs->order[k] = (uint32_t)keys[k];
     free(keys);
+    return bytes;
 }
 
 /* Every thread parses files of `root` until none is left; then thread 0 (wk) takes the
@@ -311,7 +315,8 @@ static void parse_together(Worker *wk, uint32_t root)
     Jobs *jobs = wk->jobs;
     const Root *r = &jobs->w->roots.items[root];
     jobs->files = xrealloc(jobs->files, (r->file_count + 1) * sizeof *jobs->files);
-    order_files(jobs, r);
+    uint64_t bytes = order_files(jobs, r);
+    interner_reserve_for_source(&jobs->names, bytes);   /* the others wait: no lock */
     atomic_store(&jobs->next_file, 0);
     hand_out(jobs, NULL, NULL, r);
     parse_share(wk);

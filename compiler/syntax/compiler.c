@@ -58,23 +58,12 @@ void compiler_rewind(Compiler *c, const uint32_t *files, uint32_t count)
     arena_rewind(&c->arena, c->kept);
 }
 
-/* The fewest bytes of source per name, about, that a program has (the realistic 1 MB
- * program of tools/gen_corpus.py: a name every 300 bytes): the table of names is made
- * that large before a parse, rather than grown to it from its first size. */
-enum { BYTES_PER_NAME = 512 };
-
-static void reserve_names(Compiler *c, uint64_t bytes)
-{
-    uint64_t names = c->names.count + bytes / BYTES_PER_NAME;
-    interner_reserve(&c->names, names > UINT32_MAX ? UINT32_MAX : (uint32_t)names);
-}
-
 void compiler_parse_only(Compiler *c, const uint32_t *files, uint32_t count)
 {
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < count; i++)
         bytes += c->sources.files[files[i]].len;
-    reserve_names(c, bytes);
+    interner_reserve_for_source(&c->names, bytes);
     uint32_t total = c->sources.count;
     c->asts = xrealloc(c->asts, (total + 1) * sizeof *c->asts);
     for (uint32_t i = c->ast_count; i < total; i++)
@@ -132,7 +121,7 @@ void compiler_parse(Compiler *c)
     uint64_t bytes = 0;
     for (uint32_t i = c->ast_count; i < count; i++)
         bytes += c->sources.files[i].len;
-    reserve_names(c, bytes);
+    interner_reserve_for_source(&c->names, bytes);
     c->asts = xrealloc(c->asts, count * sizeof *c->asts);
     for (uint32_t i = c->ast_count; i < count; i++)
         c->asts[i] = parse_source(c, i);

@@ -97,6 +97,17 @@ void interner_reserve(Interner *interner, uint32_t names)
         resize(interner, size);
 }
 
+/* The fewest bytes of source per name, about, that a program has (the realistic 1 MB
+ * program of tools/gen_corpus.py: a name every 300 bytes): the table is made that large
+ * before a parse, rather than grown to it from its first size. */
+enum { BYTES_PER_NAME = 512 };
+
+void interner_reserve_for_source(Interner *interner, uint64_t bytes)
+{
+    uint64_t names = interner->count + bytes / BYTES_PER_NAME;
+    interner_reserve(interner, names > UINT32_MAX ? UINT32_MAX : (uint32_t)names);
+}
+
 const Name *intern_lookup(const Interner *interner, const char *text, size_t len)
 {
     return interner->slots[intern_find_slot(interner, text, len, intern_hash(text, len))].name;

@@ -3,6 +3,7 @@
 
     tools/bench.py [--orbitc build/cli/orbitc] [--sizes 1M,10M,100M] [--quick]
                    [--no-instructions]
+    tools/bench.py --instructions [--orbitc build-release/cli/orbitc]
 
 For `orbitc check`, `orbitc build` and `orbitc fmt` (standard input to standard output), on
 realistic programs of each size and on each adversarial shape of tools/gen_corpus.py:
@@ -10,6 +11,8 @@ wall time (best of N runs), MB/s, steps/s, peak resident memory of the orbitc pr
 its ratio to the source size, the time ratio between consecutive sizes, and on the 1 MB
 realistic program the instructions per source byte (callgrind or perf). Then the
 small example checked end to end, process start included: median of 200 runs.
+`--instructions` prints only the instructions per byte of `check` and `build` on the 1 MB
+realistic program, counted by callgrind (the figures of docs/performance.md).
 
 Run it on demand, on a quiet machine with an optimised build (the default
 `buildtype=debugoptimized` is what users get); it is not a test. Inputs are generated
@@ -161,8 +164,8 @@ def count_instructions(cmd, tmp, stdin_path=None):
         return count_instructions_of(cmd, tmp, stdin)
 
 
-def count_instructions_of(cmd, tmp, stdin):
-    if perf_counts_instructions():
+def count_instructions_of(cmd, tmp, stdin, callgrind_only=False):
+    if not callgrind_only and perf_counts_instructions():
         p = subprocess.run(["perf", "stat", "-x,", "-e", "instructions"] + cmd, stdin=stdin,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         m = re.search(r"^(\d+),", p.stderr.decode(), re.M)
@@ -177,12 +180,16 @@ def count_instructions_of(cmd, tmp, stdin):
     return (int(m.group(1)), "callgrind") if m else None
 
 
-def command_line(orbitc, command, path, tmp):
-    """The command, and the file to give it on standard input (or None)."""
+def command_line(orbitc, command, path, tmp, counting=False):
+    """The command, and the file to give it on standard input (or None). Instructions
+    (`counting`) are those of `check` on one thread without the cache: the front end's
+    figure, which a warm cache or the threads would change."""
     if command == "build":
         return [orbitc, "build", path, "-o", os.path.join(tmp, "out.orbc")], None
     if command == "fmt":
         return [orbitc, "fmt", "--color=never", "-"], path
+    if counting:
+        return [orbitc, "check", "--color=never", "--no-cache", "--jobs", "1", path], None
     return [orbitc, "check", "--color=never", path], None
 
 
@@ -241,7 +248,8 @@ def bench_command(orbitc, command, inputs, runs, tmp, results, timeout,
         if status != expected:
             misses.append("exit %d" % status)
         if name == INSTR_INPUT and count_instructions_wanted:
-            counted = count_instructions(cmd, tmp, stdin_path)
+            counted = count_instructions(command_line(orbitc, command, path, tmp, True)[0],
+                                         tmp, stdin_path)
             if counted is None:
                 row += "   instr/byte: no perf or valgrind"
             else:
@@ -273,6 +281,27 @@ def bench_small(orbitc, runs):
              "" if status == 0 else "  (exit %d)" % status))
 
 
+def bench_instructions(orbitc, seed):
+    """--instructions: instructions per byte of check and build on the 1 MB realistic
+    program, by callgrind."""
+    with tempfile.TemporaryDirectory(prefix="orbit-bench-") as tmp:
+        path, size, _ = generate(tmp, "realistic-1M", ["--size", "1M", "--seed", str(seed)])
+        print("instructions (callgrind) on the realistic 1 MB program, seed %d, %d bytes:"
+              % (seed, size))
+        for command in ("check", "build"):
+            cmd, _ = command_line(orbitc, command, path, tmp, True)
+            with open(os.devnull, "rb") as stdin:
+                counted = count_instructions_of(cmd, tmp, stdin, callgrind_only=True)
+            if counted is None:
+                sys.exit("bench.py: valgrind's callgrind did not count %s" % " ".join(cmd))
+            per_byte = counted[0] / size
+            shown = ["FILE" if a == path else "OUT" if a.startswith(tmp) else a for a in cmd[1:]]
+            print("  %-50s %12s  %6.2f a byte  (target <= %.0f)%s"
+                  % (" ".join(["orbitc"] + shown), "{:,}".format(counted[0]),
+                     per_byte, TARGET_INSTR_PER_BYTE[command],
+                     mark(per_byte <= TARGET_INSTR_PER_BYTE[command])))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--orbitc", default=os.path.join(ROOT, "build", "compiler", "orbitc"))
@@ -288,6 +317,9 @@ def main():
                    help="skip counting instructions on the 1 MB realistic program")
     p.add_argument("--timeout", type=float, default=120,
                    help="seconds before a run is killed (and reported as a miss)")
+    p.add_argument("--instructions", action="store_true",
+                   help="only the instructions per byte of check and build on the 1 MB "
+                        "realistic program, by callgrind")
     args = p.parse_args()
     if args.quick:
         if args.sizes == p.get_default("sizes"):
@@ -296,6 +328,9 @@ def main():
         args.small_runs = min(args.small_runs, 50)
     if not os.access(args.orbitc, os.X_OK):
         sys.exit("bench.py: no orbitc at %s (build it, or pass --orbitc)" % args.orbitc)
+    if args.instructions:
+        bench_instructions(args.orbitc, args.seed)
+        return
 
     with tempfile.TemporaryDirectory(prefix="orbit-bench-") as tmp:
         inputs = []

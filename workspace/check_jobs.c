@@ -22,8 +22,9 @@
  *
  * Either way, once a program is checked, its diagnostics are copied into a sink of the
  * thread's own (`kept`, in an arena of its own) and the rest is forgotten
- * (compiler_rewind): a thread holds the trees, names and checker's data of one program
- * at a time, in memory reused from one to the next. When every thread is done, the
+ * (compiler_rewind) when the thread takes its next program (forget_held): a thread holds
+ * the trees, names and checker's data of one program at a time, in memory reused from
+ * one to the next, and after its last program forgets nothing it is about to free. When every thread is done, the
  * diagnostics are copied into the run's sink program by program, in the order of the
  * programs, and finished there: the same sort as a run on one thread, so the output is
  * the same byte for byte whatever the number of threads. (Sorting is by file, position
@@ -84,6 +85,7 @@ struct Worker {
     Arena kept_arena;
     DiagSink kept;            /* the diagnostics of the programs done, in their order */
     bool stdlib_kept;         /* c holds the standard library's tree (compiler_keep) */
+    const Root *held;         /* the program c still holds, done (forget_held), or NULL */
     pthread_t thread;
     bool started;
 };
@@ -144,25 +146,36 @@ static void check_parsed(Worker *wk, uint32_t root, uint64_t key, uint32_t first
         cache_store(jobs->cache, jobs->w, root, key, c, first, c->diags.count);
 }
 
+/* Forgets the program that wk's compiler still holds, if any, before it takes another
+ * (compiler_rewind: the table of names cleared, the arena rewound). Not done after a
+ * thread's last program: the compiler is freed then, and clearing a table of names as
+ * large as the program's cost about a byte's instruction per byte of the table. */
+static void forget_held(Worker *wk)
+{
+    if (wk->held)
+        compiler_rewind(&wk->c, wk->held->files, wk->held->file_count);
+    wk->held = NULL;
+}
+
 /* Copies program `root`'s diagnostics (those of wk's compiler since `first`) into
- * wk->kept and forgets the program. */
+ * wk->kept; the compiler holds the program until the next one (forget_held). */
 static void keep_diagnostics(Worker *wk, uint32_t root, uint32_t first)
 {
     Compiler *c = &wk->c;
-    const Root *r = &wk->jobs->w->roots.items[root];
     Share *share = &wk->jobs->shares[root];
     share->worker = wk->index;
     share->first = wk->kept.count;
     for (uint32_t i = first; i < c->diags.count; i++)
         diag_copy(&wk->kept, c->diags.items[i]);
     share->end = wk->kept.count;
-    compiler_rewind(c, r->files, r->file_count);
+    wk->held = &wk->jobs->w->roots.items[root];
 }
 
 /* Parses (or reads from the cache) and checks program `root` on worker `wk`. */
 static void check_one(Worker *wk, uint32_t root)
 {
     const Root *r = &wk->jobs->w->roots.items[root];
+    forget_held(wk);
     uint32_t first = wk->c.diags.count;
     uint64_t key;
     if (!load_cached(wk, root, &key) && r->file_count > 0) {
@@ -264,8 +277,8 @@ static void wait_others(Jobs *jobs)
 }
 
 /* CheckOptions.threads.run of thread 0's checks: the checker's task on every thread, this
- * one being thread 0. What the others make in their compilers stays until the program
- * is checked (check_by_file rewinds them then). */
+ * one being thread 0. What the others make in their compilers stays until the next
+ * program (check_by_file forgets it then, forget_held). */
 static void run_on_threads(void *context, ThreadTask task, void *arg)
 {
     Jobs *jobs = context;
@@ -278,18 +291,22 @@ static void run_on_threads(void *context, ThreadTask task, void *arg)
  * thread is left parsing a large file alone at the end while the others wait (one
  * large file among many small ones: taken in the order of the paths, a 9.5 MB last
  * file among 9,999 of 1 to 7 KB kept a thread busy 50 to 120 ms after the other was
- * done). Equal sizes in the order of the paths. */
-static void order_files(Jobs *jobs, const Root *r)
+ * done). Equal sizes in the order of the paths. Returns the bytes of the files. */
+static uint64_t order_files(Jobs *jobs, const Root *r)
 {
     const SourceFile *sources = jobs->w->c->sources.files;
     int64_t *keys = xmalloc((r->file_count + 1) * sizeof *keys);
-    for (uint32_t i = 0; i < r->file_count; i++)   /* sizes < SOURCE_MAX_FILE_SIZE */
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < r->file_count; i++) {   /* sizes < SOURCE_MAX_FILE_SIZE */
         keys[i] = (int64_t)(SOURCE_MAX_FILE_SIZE - sources[r->files[i]].len) << 32 | i;
+        bytes += sources[r->files[i]].len;
+    }
     sort_int64(keys, r->file_count);
     jobs->order = xrealloc(jobs->order, (r->file_count + 1) * sizeof *jobs->order);
     for (uint32_t k = 0; k < r->file_count; k++)
         jobs->order[k] = (uint32_t)keys[k];
     free(keys);
+    return bytes;
 }
 
 /* Every thread parses files of `root` until none is left; then thread 0 (wk) takes the
@@ -299,7 +316,8 @@ static void parse_together(Worker *wk, uint32_t root)
     Jobs *jobs = wk->jobs;
     const Root *r = &jobs->w->roots.items[root];
     jobs->files = xrealloc(jobs->files, (r->file_count + 1) * sizeof *jobs->files);
-    order_files(jobs, r);
+    uint64_t bytes = order_files(jobs, r);
+    interner_reserve_for_source(&jobs->names, bytes);   /* the others wait: no lock */
     atomic_store(&jobs->next_file, 0);
     hand_out(jobs, NULL, NULL, r);
     parse_share(wk);
@@ -322,15 +340,17 @@ static void check_by_file(Worker *wk)
     Jobs *jobs = wk->jobs;
     for (uint32_t root = 0; root < jobs->w->roots.count; root++) {
         const Root *r = &jobs->w->roots.items[root];
+        for (uint32_t i = 0; i < jobs->started + 1; i++)   /* the others wait */
+            forget_held(&jobs->workers[i]);
         uint32_t first = wk->c.diags.count;
         uint64_t key;
         if (!load_cached(wk, root, &key) && r->file_count > 0) {
             parse_stdlib(wk);
             parse_together(wk, root);
             check_parsed(wk, root, key, first);
-            for (uint32_t i = 0; i < jobs->started + 1; i++)   /* the others wait */
+            for (uint32_t i = 0; i < jobs->started + 1; i++)
                 if (i != wk->index)
-                    compiler_rewind(&jobs->workers[i].c, r->files, r->file_count);
+                    jobs->workers[i].held = r;
         }
         keep_diagnostics(wk, root, first);
     }

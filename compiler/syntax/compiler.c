@@ -58,6 +58,10 @@ void compiler_rewind(Compiler *c, const uint32_t *files, uint32_t count)
 
 void compiler_parse_only(Compiler *c, const uint32_t *files, uint32_t count)
 {
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < count; i++)
+        bytes += c->sources.files[files[i]].len;
+    interner_reserve_for_source(&c->names, bytes);
     uint32_t total = c->sources.count;
     c->asts = xrealloc(c->asts, (total + 1) * sizeof *c->asts);
     for (uint32_t i = c->ast_count; i < total; i++)
@@ -112,6 +116,10 @@ bool compiler_fits(const Compiler *c, uint64_t size)
 void compiler_parse(Compiler *c)
 {
     uint32_t count = c->sources.count;
+    uint64_t bytes = 0;
+    for (uint32_t i = c->ast_count; i < count; i++)
+        bytes += c->sources.files[i].len;
+    interner_reserve_for_source(&c->names, bytes);
     c->asts = xrealloc(c->asts, count * sizeof *c->asts);
     for (uint32_t i = c->ast_count; i < count; i++)
         c->asts[i] = parse_source(c, i);

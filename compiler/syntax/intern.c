@@ -66,9 +66,8 @@ void interner_rewind(Interner *interner)
     interner->count = interner->kept_count;
 }
 
-static void grow(Interner *interner)
+static void resize(Interner *interner, uint32_t new_size)
 {
-    uint32_t new_size = (interner->mask + 1) * 2;
     InternSlot *slots = alloc_slots(new_size);
     for (uint32_t i = 0; i <= interner->mask; i++) {
         const InternSlot *slot = &interner->slots[i];
@@ -82,6 +81,31 @@ static void grow(Interner *interner)
     free(interner->slots);
     interner->slots = slots;
     interner->mask = new_size - 1;
+}
+
+static void grow(Interner *interner)
+{
+    resize(interner, (interner->mask + 1) * 2);
+}
+
+void interner_reserve(Interner *interner, uint32_t names)
+{
+    uint32_t size = interner->mask + 1;
+    while ((uint64_t)names * 2 > size - 1 && size < (UINT32_C(1) << 31))
+        size *= 2;
+    if (size != interner->mask + 1)
+        resize(interner, size);
+}
+
+/* The fewest bytes of source per name, about, that a program has (the realistic 1 MB
+ * program of tools/gen_corpus.py: a name every 300 bytes): the table is made that large
+ * before a parse, rather than grown to it from its first size. */
+enum { BYTES_PER_NAME = 512 };
+
+void interner_reserve_for_source(Interner *interner, uint64_t bytes)
+{
+    uint64_t names = interner->count + bytes / BYTES_PER_NAME;
+    interner_reserve(interner, names > UINT32_MAX ? UINT32_MAX : (uint32_t)names);
 }
 
 const Name *intern_lookup(const Interner *interner, const char *text, size_t len)

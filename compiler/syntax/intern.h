@@ -45,6 +45,12 @@ typedef struct Interner {
 void interner_init(Interner *interner, Arena *arena);
 void interner_free(Interner *interner);
 
+/* Room for `names` names in all, made at once: the table does not grow on the way to
+ * them (each growth moves every name and clears a table twice as large). */
+void interner_reserve(Interner *interner, uint32_t names);
+/* Room for the names of `bytes` more bytes of source, made before they are parsed. */
+void interner_reserve_for_source(Interner *interner, uint64_t bytes);
+
 /* interner_rewind forgets every name interned after the last interner_keep (whose
  * memory its arena's arena_rewind frees), keeping the table's size: a cost in the size
  * of the table, which the job that filled it paid for already. */

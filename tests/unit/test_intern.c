@@ -49,6 +49,36 @@ START_TEST(intern_grows)
 }
 END_TEST
 
+/* interner_reserve makes the room at once, keeping the names already there: interning up
+ * to the number reserved moves the table no more. */
+START_TEST(intern_reserve_makes_room_at_once)
+{
+    Arena a;
+    Interner in;
+    arena_init(&a);
+    interner_init(&in, &a);
+    const Name *before = intern_cstr(&in, "attempts");
+    interner_reserve(&in, 5000);
+    const InternSlot *slots = in.slots;
+    ck_assert_uint_ge(in.mask, 2 * 5000);
+    ck_assert_ptr_eq(intern_lookup(&in, "attempts", 8), before);
+    char buf[32];
+    for (int i = 1; i < 5000; i++) {
+        int n = snprintf(buf, sizeof buf, "step_%d", i);
+        intern(&in, buf, (size_t)n);
+    }
+    ck_assert_uint_eq(in.count, 5000);
+    ck_assert_ptr_eq(in.slots, slots);
+    uint32_t mask = in.mask;
+    interner_reserve(&in, 100);   /* less than there is: nothing to do */
+    ck_assert_uint_eq(in.mask, mask);
+    ck_assert_ptr_eq(intern_cstr(&in, "attempts"), before);
+    ck_assert_ptr_eq(intern_cstr(&in, "step_4999"), intern_lookup(&in, "step_4999", 9));
+    interner_free(&in);
+    arena_free(&a);
+}
+END_TEST
+
 START_TEST(intern_rewind_forgets_later_names)
 {
     Arena a;
@@ -119,6 +149,7 @@ int main(void)
     TCase *tc = tcase_create("intern");
     tcase_add_test(tc, intern_identity);
     tcase_add_test(tc, intern_grows);
+    tcase_add_test(tc, intern_reserve_makes_room_at_once);
     tcase_add_test(tc, intern_rewind_forgets_later_names);
     tcase_add_test(tc, intern_share_gives_one_name_to_every_interner);
     suite_add_tcase(s, tc);

@@ -102,6 +102,48 @@ START_TEST(keywords_and_identifiers)
 }
 END_TEST
 
+/* An identifier ends at the first byte that is not [a-zA-Z0-9_], whatever its length and
+ * however near the end of the text it is: the lexer looks at 16 bytes at a time while 16
+ * are left, then at one. The bytes just outside each range of identifier characters stop
+ * it; a keyword followed by an identifier character is an identifier. */
+START_TEST(identifiers_of_every_length_and_place)
+{
+    static const char first[] = "_aAzZ", rest[] = "azAZ09_mQ5";
+    static const char *const stops[] = { "", " ", "/", ":", "@", "[", "`", "{", "-", ".",
+                                         "\xc3\xa9", "\x7f", "\t" };
+    char text[128];
+    for (size_t len = 1; len <= 40; len++)
+        for (size_t s = 0; s < sizeof stops / sizeof stops[0]; s++)
+            for (size_t pad = 0; pad <= 17; pad += s == 0 ? 18 : 1) {
+                for (size_t i = 0; i < len; i++)
+                    text[i] = i == 0 ? first[len % 5] : rest[(i + len) % 10];
+                size_t n = len + (size_t)snprintf(text + len, sizeof text - len, "%s%*s",
+                                                  stops[s], (int)pad, "");
+                Lexed *l = lex_text(text, n);
+                size_t want = s == 10 ? len + 2 : len;   /* `é` continues the identifier */
+                ck_assert_msg(l->count >= 1 && l->locs[0].end - l->locs[0].start == want,
+                              "`%s`: the first token is %u bytes, expected %zu", text,
+                              l->count ? l->locs[0].end - l->locs[0].start : 0, want);
+                ck_assert_int_eq(l->kinds[0], IDENT);
+                lexed_free(l);
+            }
+    static const char *const words[] = { "inputs", "in_", "step9", "trueX", "null_", "and_",
+                                         "ifx", "workflowworkflow", "queue_timeouts",
+                                         "idempotency_keys", "compensate0", "wit", "t" };
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        Lexed *l = lex(words[w]);
+        ck_assert_int_eq(l->count, 1);
+        ck_assert_int_eq(l->kinds[0], IDENT);
+        ck_assert_str_eq(l->values[0].name->text, words[w]);
+        lexed_free(l);
+    }
+    Lexed *l = lex("null.in(step)input-when");
+    int kinds[] = { T_NULL, DOT, T_IN, LPAREN, T_STEP, RPAREN, T_INPUT, MINUS, T_WHEN };
+    expect_kinds(l, kinds, sizeof kinds / sizeof kinds[0]);
+    lexed_free(l);
+}
+END_TEST
+
 START_TEST(literals)
 {
     Lexed *l = lex("42 1_000 1.5 2e3 1.5e-3 \"a\\n\\t\\r\\\"\\\\\\u{1F600}\" 500ms 1h30m");
@@ -519,6 +561,7 @@ static Suite *lexer_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, punctuation);
     tcase_add_test(tc, keywords_and_identifiers);
+    tcase_add_test(tc, identifiers_of_every_length_and_place);
     tcase_add_test(tc, literals);
     tcase_add_test(tc, durations);
     tcase_add_test(tc, duration_overflow);

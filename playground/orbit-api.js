@@ -62,7 +62,7 @@ export async function loadOrbit(wasmUrl) {
       module._orbit_pg_free(result);
       return text;
     } finally {
-      pointers.forEach((p) => module._free(p));
+      for (const p of pointers) module._free(p);
     }
   }
   const json = (name, ...strings) => JSON.parse(call(name, ...strings));

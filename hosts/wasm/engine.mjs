@@ -68,7 +68,7 @@ export class OrbitEngine {
     } else if (typeof value === 'string') {
       m.ccall('wasm_push_string', null, ['number', 'string'], [h, value]);
     } else if (Array.isArray(value)) {
-      value.forEach((item) => this.push(item));
+      for (const item of value) this.push(item);
       m.ccall('wasm_push_list', null, ['number', 'number'], [h, value.length]);
     } else {
       const names = Object.keys(value);

@@ -13,7 +13,7 @@ import * as h from './harness.mjs';
 
 const ORBITC = process.env.ORBITC ?? path.join(h.ROOT, 'build', 'cli', 'orbitc');
 const ORBIT_RUN = process.env.ORBIT_RUN ?? path.join(h.ROOT, 'build', 'runtime', 'orbit-run');
-const only = process.argv.slice(2).filter((a, i, all) => all[i - 1] === '--only');
+const only = process.argv.slice(2).filter((_a, i, all) => all[i - 1] === '--only');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orbit-restate-test-'));
 const server = new h.RestateServer(path.join(dir, 'restate'));
 fs.mkdirSync(server.dir);
@@ -38,7 +38,7 @@ export async function runScenario({ name, orbc, scenarioPath, workflow, timeScal
   const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));
   expected ??= h.orbitRun(ORBIT_RUN, orbc, scenarioPath, workflow ? ['--workflow', workflow] : []);
   workflow ??= scenario.workflow;
-  let served = await h.serve(srv, orbc, dir, { timeScale, heartbeatTimeoutMs });
+  const served = await h.serve(srv, orbc, dir, { timeScale, heartbeatTimeoutMs });
   const workerState = path.join(dir, `${name}-workers.json`);
   let w = h.workers(srv, workerScenarioPath, dir, timeScale, workerState);
   await w.ready();

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The style of the JavaScript and TypeScript, checked by a machine (docs/style.md, "The
-JavaScript and TypeScript"): Biome, from tools/style/package-lock.json, with the one
+"""The style of the JavaScript and TypeScript, checked by a machine (docs/code-style.md,
+"JavaScript and TypeScript"): Biome, from tools/style/package-lock.json, with the one
 configuration of the repository, `biome.jsonc`.
 
   biome     `biome ci --error-on-warnings` over the source tree: fails on a file the

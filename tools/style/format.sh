@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Formats every JavaScript and TypeScript file of the repository with Biome, as
-# biome.jsonc says (docs/style.md, "The JavaScript and TypeScript"), and turns on the
+# biome.jsonc says (docs/code-style.md, "JavaScript and TypeScript"), and turns on the
 # format check of tests/test_style.py: the one command that makes (or makes again, after
 # a merge) the commit "style: format every JavaScript and TypeScript file with Biome".
 # Installs Biome first from tools/style/package-lock.json (tools/install-npm.sh).

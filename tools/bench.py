@@ -34,14 +34,16 @@ GEN = os.path.join(ROOT, "tools", "gen_corpus.py")
 SMALL = os.path.join(ROOT, "examples", "checkout.orbit")
 
 TARGET_MBS = {"check": 150.0, "build": 100.0, "fmt": 50.0}
-# Peak resident memory over the source size: 8x for every command (issue 6), 6x for
-# `check` (issue 17). Judged from 10 MB of source: below that, the process's own few
-# megabytes (libc, the tables, the first arena chunks) dominate the ratio.
+# Peak resident memory over the source size (docs/performance.md, "Targets"): 8x for
+# every command, 6x for `check`, which holds no bytecode. Judged from 10 MB of source:
+# below that, the process's own few megabytes (libc, the tables, the first arena chunks)
+# dominate the ratio.
 TARGET_RSS_RATIO = {"check": 6.0, "build": 8.0, "fmt": 8.0}
 RSS_JUDGED_FROM = 10_000_000
 TARGET_SCALING_SLACK = 1.1      # 10x the input may take at most 11x the time
 TARGET_SMALL_MS = 3.0
-# Instructions per source byte on the 1 MB realistic program (issue 17): a figure that
+# Instructions per source byte on the 1 MB realistic program (docs/performance.md,
+# "Targets": the throughput asked for, at this machine's speed): a figure that
 # does not drift with the machine's load, counted by callgrind (or `perf stat` where the
 # machine exposes the instructions counter).
 # fmt: the front end (parsing is most of `check`) plus about 40 for the formatter itself.

@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import gen_corpus  # noqa: E402
 import gen_repo  # noqa: E402
 
-TARGET_JOBS = 1.8     # --jobs 2 over --jobs 1 on a 2-core machine (issue 32)
+TARGET_JOBS = 1.8     # --jobs 2 over --jobs 1 on a 2-core machine (docs/performance.md)
 TARGET_CACHE = 20.0   # a warm-cache re-check over a cold run
 
 

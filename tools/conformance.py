@@ -394,7 +394,8 @@ MALFORMED = [
      set_code(3, ('input',))),
     ('code_after_return', 'checkout', '6.5', 'nothing follows `return`',
      set_code(3, ('input',), ('return',), ('input',))),
-    # the points settled in issue 12
+    # what docs/bytecode.md settles beyond the layout of its sections: positions from 1,
+    # optional fields, default policies, names distinct by their text, dependencies
     ('position_zero_step', 'checkout', '1', 'lines and columns are at least 1 (a step)',
      set_step('pack', line=0)),
     ('position_zero_workflow', 'checkout', '1', 'lines and columns are at least 1 (a workflow)',

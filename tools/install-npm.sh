@@ -4,7 +4,9 @@
 # (editors/vscode/package-lock.json: vscode-textmate and vscode-oniguruma for the
 # grammar's test, and what type-checks, bundles and packages the extension), and the
 # real Mermaid parser that tests/cli/test_graph.py runs on `orbitc graph --format mermaid`
-# (tools/mermaid/package-lock.json: mermaid, and jsdom for the DOM it asks for). Needs
+# (tools/mermaid/package-lock.json: mermaid, and jsdom for the DOM it asks for), and Biome,
+# the formatter and linter of the JavaScript and TypeScript that tests/code/test_style.py runs
+# (tools/style/package-lock.json). Needs
 # npm (installed with apt-get when missing) and Node.js 20 or later. Safe to run again:
 # it does nothing when the installed packages are those of the lock files. Building and
 # checking programs never needs them (tools/example.sh does not run this). With arguments
@@ -37,3 +39,4 @@ if [ $# -gt 0 ]; then   # install-npm.sh DIR...: those lock files only (tools/in
 fi
 install editors/vscode
 install tools/mermaid
+install tools/style

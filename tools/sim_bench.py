@@ -19,8 +19,8 @@ processes of half the runs each, started together ("2 procs": the wall time of -
 over theirs). No threading can scale better than that; "of ceiling" is the scaling of
 --jobs 2 over it. The rounds alternate --jobs 1, --jobs 2 and the pair, and each figure
 is the best of --repeat.
-Goals of issue 31: at least 50,000 runs/s per core on the retry example, at least 1.8
-times with 2 jobs. The machine is shared and its speed drifts: the stable figure is the
+Goals (docs/performance.md, "Targets"): at least 50,000 runs/s per core on the retry
+example, at least 1.8 times with 2 jobs. The machine is shared and its speed drifts: the stable figure is the
 instructions per run counted by valgrind's callgrind (the difference between 2N and N
 runs divided by N, so the start-up is not counted), printed unless --no-instructions.
 """

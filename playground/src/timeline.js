@@ -172,7 +172,7 @@ function timeScale(times) {
   const position = new Map(sorted.map((t, i) => [t, LABEL_WIDTH + (raw[i] / span) * PLOT_WIDTH]));
   const x = (t) => {
     if (position.has(t)) return position.get(t);
-    let i = sorted.findIndex((s) => s > t);
+    const i = sorted.findIndex((s) => s > t);
     if (i <= 0) return i === 0 ? LABEL_WIDTH : LABEL_WIDTH + PLOT_WIDTH;
     const a = sorted[i - 1], b = sorted[i];
     return position.get(a) + ((t - a) / (b - a)) * (position.get(b) - position.get(a));

@@ -111,7 +111,7 @@ export function withMaxEvents(text, max) {
   }
   if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario))
     return { text, limit: null, own: false };
-  if (Object.prototype.hasOwnProperty.call(scenario, 'max_events'))
+  if (Object.hasOwn(scenario, 'max_events'))
     return { text, limit: scenario.max_events, own: true };
   const close = text.lastIndexOf('}');
   const comma = Object.keys(scenario).length ? ', ' : '';

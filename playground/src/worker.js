@@ -62,8 +62,8 @@ const HANDLERS = {
     const result = orbit.run(text, bounded);
     if (!result.ok) return { ok: false, message: result.message };
     const history = result.history || [];
-    const events = history.filter((e) => e && e.event);
-    const end = history.find((e) => e && e.status);
+    const events = history.filter((e) => e?.event);
+    const end = history.find((e) => e?.status);
     const started = events.find((e) => e.event === 'WorkflowStarted');
     let svg = '';
     if (events.length && started) {
@@ -88,7 +88,7 @@ function serveOne() {
     const moved = Object.values(result || {}).filter(ArrayBuffer.isView).map((a) => a.buffer);
     postMessage({ id: request.id, result }, moved);
   } catch (error) {
-    postMessage({ id: request.id, error: String(error && error.message ? error.message : error) });
+    postMessage({ id: request.id, error: String(error?.message ? error.message : error) });
   }
   schedule();
 }
@@ -122,4 +122,4 @@ loadOrbit().then((module) => {
   orbit = module;
   postMessage({ ready: true });
   schedule();
-}, (error) => postMessage({ failed: String(error && error.message ? error.message : error) }));
+}, (error) => postMessage({ failed: String(error?.message ? error.message : error) }));

@@ -224,7 +224,7 @@ def large_records_stay_linear():
 
 @test
 def a_chain_of_record_types_builds():
-    """Issue 27, item 14: `type Ti { v: int, next: Ti+1? }` for 200,000 types, used by a
+    """Deep recursion on user input: `type Ti { v: int, next: Ti+1? }` for 200,000 types, used by a
     workflow. Lowering a type lowered its parts by recursion, one C stack frame per type:
     build died of a stack overflow (signal 11) under an 8 MiB stack."""
     n = 200000
@@ -247,7 +247,7 @@ def a_chain_of_record_types_builds():
 
 @test
 def named_types_sharing_parts_compare_in_linear_time():
-    """Issue 27, item 14 (the audit): `type T0 { a: T1, b: T1 }`, … 40 deep, given where a
+    """A comparison exponential in the depth of shared parts: `type T0 { a: T1, b: T1 }`, … 40 deep, given where a
     copy of it, U0, is expected. Each pair of types was compared once per path to it,
     2^40 times: check never finished. A difference at the bottom is still found."""
     n = 40

@@ -17,7 +17,7 @@
   that once changed the renderer;
 - the same for random programs whose names and strings are drawn from a dictionary of
   dangerous characters: a few in every run (--fuzz-cases, --fuzz-seed), and as many as
-  --fuzz-seconds allows with --fuzz-only (docs/performance.md, "Fuzzing");
+  --fuzz-seconds allows with --fuzz-only (docs/fuzzing.md);
 - the command line: --workflow, its did-you-mean, a program with errors, a bad --format;
 - the rendered pictures of docs/ are current: docs/graph-checkout.svg (`dot -Tsvg`) and
   docs/graph-checkout-mermaid.svg (tools/render_mermaid.mjs) show exactly the label lines

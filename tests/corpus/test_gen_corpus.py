@@ -2,9 +2,10 @@
 """Test of the corpus generator against the real checker: generated programs must check
 clean (exit 0, no diagnostic at all), the same seed must give the same bytes, and a
 program with injected mistakes must fail with at least one error per mistake. And the
-shapes that once took quadratic time (a chain of record types, a long string concatenation, misspelt
-fields of a wide record type, misspelt workflows among many) and the worst-case analysis's (child
-workflows each starting the next twice: the worst-case analysis) scale: 10x the input takes at most
+adversarial shapes, each of which once took quadratic time or memory somewhere (a
+chain of record types, a long string concatenation, misspelt fields of a wide record
+type and misspelt workflows among many: did-you-mean; child workflows each starting the
+next twice: the worst-case analysis) scale: 10x the input takes at most
 11x the instructions (callgrind, when valgrind is installed) and 11x the peak memory;
 `dis --format json` of a large module takes memory of the order of the file.
 

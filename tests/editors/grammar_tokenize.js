@@ -9,8 +9,8 @@
 // at the line's end is the initial one, and `top` is the scope of the rule left open
 // there (null when none).
 'use strict';
-const fs = require('fs');
-const path = require('path');
+const fs = require('node:fs');
+const path = require('node:path');
 
 const [nodeModules, grammarPath] = process.argv.slice(2);
 const textmate = require(path.join(nodeModules, 'vscode-textmate'));

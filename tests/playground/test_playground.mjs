@@ -399,6 +399,7 @@ test('a #source= link opens with its program and its diagnostics', async () => {
   await settled(linked);
   assert.equal(await docText(linked), source);
   await linked.waitForSelector('.cm-lintRange-error');
+  // biome-ignore lint/performance/useDomNodeTextContent: what the page shows, not the text of hidden tabs
   const body = await linked.evaluate(() => document.body.innerText);
   assert.match(body, /E0410/);
   assert.match(body, /backoff/);

@@ -30,7 +30,9 @@ def examples():
     text = open(EXAMPLES_JS, encoding='utf-8').read()
     imports = {name: os.path.normpath(os.path.join(os.path.dirname(EXAMPLES_JS), rel))
                for name, rel in re.findall(r"^import (\w+) from '([^']+)';$", text, re.M)}
-    entries = re.findall(r"\{ id: '(\w+)', title: '[^']*', source: (\w+), scenario: (\w+) \}", text)
+    # One entry on a line or spread over several, as the formatter (biome.jsonc) lays it out.
+    entries = re.findall(r"\{\s*id: '(\w+)',\s*title: '[^']*',\s*source: (\w+),\s*scenario: (\w+),?\s*\}",
+                         text)
     return [(ident, imports[source], imports[scenario]) for ident, source, scenario in entries]
 
 

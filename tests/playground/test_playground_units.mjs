@@ -146,14 +146,14 @@ for (const [name, program, scenario] of [
 
 // The labels of a DOT graph as orbitc writes it: node id (or cluster_ID) → its lines.
 function dotLabels(dot) {
-  const unescape = (text) => text.replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c)).replace(/&amp;/g, '&').split('\n');
+  const labelLines = (text) => text.replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c)).replace(/&amp;/g, '&').split('\n');
   const labels = new Map();
   let cluster = null;
   for (const line of dot.split('\n')) {
     let m;
     if ((m = /^ {2}subgraph (cluster_\w+) \{$/.exec(line))) cluster = m[1];
-    else if ((m = /^ {4}label="((?:[^"\\]|\\.)*)";$/.exec(line)) && cluster) labels.set(cluster, unescape(m[1]));
-    else if ((m = /^ {4}(w\d+_[sc]\d+) \[.*label="((?:[^"\\]|\\.)*)"\];$/.exec(line))) labels.set(m[1], unescape(m[2]));
+    else if ((m = /^ {4}label="((?:[^"\\]|\\.)*)";$/.exec(line)) && cluster) labels.set(cluster, labelLines(m[1]));
+    else if ((m = /^ {4}(w\d+_[sc]\d+) \[.*label="((?:[^"\\]|\\.)*)"\];$/.exec(line))) labels.set(m[1], labelLines(m[2]));
   }
   return labels;
 }

@@ -14,7 +14,7 @@ import { describeLoad, runLoad } from './load.mjs';
 
 const ORBITC = process.env.ORBITC ?? path.join(h.ROOT, 'build', 'cli', 'orbitc');
 const ORBIT_RUN = process.env.ORBIT_RUN ?? path.join(h.ROOT, 'build', 'runtime', 'orbit-run');
-const only = process.argv.slice(2).filter((a, i, all) => all[i - 1] === '--only');
+const only = process.argv.slice(2).filter((_a, i, all) => all[i - 1] === '--only');
 const selected = (name) => !only.length || only.some((o) => name.startsWith(o));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orbit-restate-test-'));
 const results = [];

@@ -80,7 +80,7 @@ async function runScenario(orbit, name) {
   const used = {};
   const attempts = new Map();   // attempt id -> {outcome, workerId}
   const timers = new TimerQueue();
-  (scenario.signals ?? []).forEach((s) => timers.push(s.at_ms, false, { type: 'signal', signal: s }));
+  for (const s of scenario.signals ?? []) timers.push(s.at_ms, false, { type: 'signal', signal: s });
   const lines = [];
   let now = 0, finished = null;
 

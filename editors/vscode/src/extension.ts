@@ -2,11 +2,11 @@
 // Orbit files with vscode-languageclient, restarts it when its settings change, and says
 // plainly when orbitc cannot be found. Highlighting (the TextMate grammar) and the
 // language configuration need no code: package.json contributes them.
-import * as os from 'os';
+import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import { LanguageClient, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 
-import { initializationOptions, OrbitSettings, resolveServer } from './server';
+import { initializationOptions, type OrbitSettings, resolveServer } from './server';
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;

@@ -1,8 +1,8 @@
 // What the extension decides before it talks to VS Code: where orbitc is, what the
 // server is told at start, what the user reads when orbitc cannot be found. No `vscode`
 // import here, so that tests/editors/test_vscode_extension.py runs it under Node alone.
-import * as fs from 'fs';
-import * as path from 'path';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 /** The settings of the extension that the server needs (package.json, contributes). */
 export interface OrbitSettings {

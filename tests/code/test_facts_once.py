@@ -18,7 +18,7 @@ import pathlib
 import re
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / 'tools'))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / 'tools'))
 from wasm_exports import marked  # noqa: E402
 
 # The folders of the product code (not tests/, tools/, the fuzz targets).

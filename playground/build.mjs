@@ -28,7 +28,10 @@ mkdirSync(out, { recursive: true });
 
 // The page (playground.js) and the worker that runs the WebAssembly module off the
 // page's thread (worker.js, a module worker of the same origin: src/worker.js).
-for (const [entry, file] of [['main.js', 'playground.js'], ['worker.js', 'worker.js']]) {
+for (const [entry, file] of [
+  ['main.js', 'playground.js'],
+  ['worker.js', 'worker.js'],
+]) {
   await build({
     entryPoints: [path.join(here, 'src', entry)],
     bundle: true,
@@ -36,7 +39,7 @@ for (const [entry, file] of [['main.js', 'playground.js'], ['worker.js', 'worker
     minify: true,
     target: 'es2020',
     loader: { '.orbit': 'text', '.json': 'text' },
-    external: ['./orbit-api.js'],   // loaded at run time, beside the bundles
+    external: ['./orbit-api.js'], // loaded at run time, beside the bundles
     outfile: path.join(out, file),
     legalComments: 'linked',
     logLevel: 'warning',

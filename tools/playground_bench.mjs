@@ -36,8 +36,7 @@ const orbit = await loadOrbit(join(dir, 'orbit.wasm'));
 
 const work = mkdtempSync(join(tmpdir(), 'playground-bench-'));
 const program = join(work, 'playground.orbit');
-execFileSync('python3', [join(root, 'tools', 'gen_corpus.py'), '--size', '1M', '--seed', '1',
-  '-o', program]);
+execFileSync('python3', [join(root, 'tools', 'gen_corpus.py'), '--size', '1M', '--seed', '1', '-o', program]);
 const source = readFileSync(program, 'utf8');
 
 // The fastest of `repeat` runs, in wall-clock milliseconds and in CPU milliseconds (user +
@@ -45,7 +44,9 @@ const source = readFileSync(program, 'utf8');
 // [result, cpu ms] (the CPU time of a child process, which this one cannot see) or
 // [result] (this process's CPU time is measured).
 function fastest(run) {
-  let wall = Infinity, cpu = Infinity, result;
+  let wall = Infinity,
+    cpu = Infinity,
+    result;
   for (let i = 0; i < repeat; i++) {
     const start = process.hrtime.bigint();
     const before = process.cpuUsage();
@@ -60,8 +61,15 @@ function fastest(run) {
 
 // orbitc's output, and its CPU time from bash's `time` (TIMEFORMAT: user + system, s).
 function nativeCheck() {
-  const out = execFileSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; { time "$0" check --format json ' +
-    'playground.orbit > out.jsonl; } 2> time.txt', orbitc], { cwd: work });
+  const out = execFileSync(
+    'bash',
+    [
+      '-c',
+      'TIMEFORMAT="%3U %3S"; { time "$0" check --format json ' + 'playground.orbit > out.jsonl; } 2> time.txt',
+      orbitc,
+    ],
+    { cwd: work },
+  );
   const [user, system] = readFileSync(join(work, 'time.txt'), 'utf8').trim().split(/\s+/).map(Number);
   return [readFileSync(join(work, 'out.jsonl'), 'utf8') + out.toString(), (user + system) * 1e3];
 }
@@ -78,7 +86,8 @@ const figures = (r) => `${r.wall.toFixed(1)} ms wall, ${r.cpu.toFixed(1)} ms CPU
 console.log(`  WebAssembly under Node ${process.version}: ${figures(wasm)}`);
 console.log(`  native orbitc (the whole process): ${figures(native)}`);
 console.log(`  ratio: ${(wasm.wall / native.wall).toFixed(2)}x wall, ${(wasm.cpu / native.cpu).toFixed(2)}x CPU`);
-let total = 0, totalGzip = 0;
+let total = 0,
+  totalGzip = 0;
 for (const name of ['orbit.wasm', 'orbit.js', 'orbit-api.js']) {
   const bytes = readFileSync(join(dir, name));
   const gzip = gzipSync(bytes, { level: 9 }).length;

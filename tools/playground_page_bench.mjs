@@ -43,8 +43,10 @@ const only = new Set(args.only.split(','));
 // manyDiagnostics) ----
 
 function realistic1M() {
-  const r = spawnSync('python3', [path.join(root, 'tools', 'gen_corpus.py'), '--size', '1M', '--seed', '1'],
-    { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync('python3', [path.join(root, 'tools', 'gen_corpus.py'), '--size', '1M', '--seed', '1'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return r.stdout;
 }
@@ -53,8 +55,9 @@ function realistic1M() {
 
 function startServer(site) {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', site],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', site], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
@@ -83,8 +86,12 @@ async function relaunch() {
 // Resolves to what `promise` gives, or to null after `ms`.
 function within(promise, ms) {
   let timer;
-  return Promise.race([promise.finally(() => clearTimeout(timer)),
-    new Promise((resolve) => { timer = setTimeout(() => resolve(null), ms); })]);
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise((resolve) => {
+      timer = setTimeout(() => resolve(null), ms);
+    }),
+  ]);
 }
 
 let baseUrl;
@@ -98,10 +105,14 @@ async function openPage(fragment = '') {
   return page;
 }
 
-const settled = (page) => page.waitForFunction(() => {
-  const s = window.playground;
-  return s.view && s.checkedText === s.view.state.doc.toString();
-}, { polling: 50 });
+const settled = (page) =>
+  page.waitForFunction(
+    () => {
+      const s = window.playground;
+      return s.view && s.checkedText === s.view.state.doc.toString();
+    },
+    { polling: 50 },
+  );
 
 // A 10 ms timer in the page; its longest gap is how long the page's thread was blocked.
 const HEARTBEAT = `(() => {
@@ -109,7 +120,8 @@ const HEARTBEAT = `(() => {
   h.reset = () => { h.last = performance.now(); h.max = 0; h.ticks = 0; };
   setInterval(() => { const now = performance.now(); h.max = Math.max(h.max, now - h.last); h.last = now; h.ticks++; }, 10);
 })()`;
-const blocked = (page) => page.evaluate(() => Math.max(window.heartbeat.max, performance.now() - window.heartbeat.last));
+const blocked = (page) =>
+  page.evaluate(() => Math.max(window.heartbeat.max, performance.now() - window.heartbeat.last));
 
 async function setDoc(page, text) {
   await page.evaluate((t) => {
@@ -118,7 +130,8 @@ async function setDoc(page, text) {
   }, text);
 }
 
-const ms = (x) => (x === null ? `> ${CAP_MS / 1000} s` : x >= 10000 ? (x / 1000).toFixed(1) + ' s' : x.toFixed(0) + ' ms');
+const ms = (x) =>
+  x === null ? `> ${CAP_MS / 1000} s` : x >= 10000 ? (x / 1000).toFixed(1) + ' s' : x.toFixed(0) + ' ms';
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
@@ -132,7 +145,15 @@ async function benchRun(name, source, scenario) {
   const page = await openPage(link(source));
   await page.click('[data-tab=run]');
   await page.waitForFunction(() => document.getElementById('scenario').value.trim() !== '');
-  if (scenario) await page.$eval('#scenario', (e, s) => { e.value = s; e.dispatchEvent(new Event('input')); }, scenario);
+  if (scenario)
+    await page.$eval(
+      '#scenario',
+      (e, s) => {
+        e.value = s;
+        e.dispatchEvent(new Event('input'));
+      },
+      scenario,
+    );
   await page.evaluate(HEARTBEAT);
   const started = Date.now();
   const done = (async () => {
@@ -141,23 +162,34 @@ async function benchRun(name, source, scenario) {
       document.getElementById('run-status').textContent = '';
       document.getElementById('run').click();
     });
-    await page.waitForFunction(() => {
-      const t = document.getElementById('run-status').textContent;
-      return t !== '' && !/^Running/.test(t);
-    }, { polling: 100, timeout: CAP_MS });
-    return { took: Date.now() - started, blocked: await blocked(page),
+    await page.waitForFunction(
+      () => {
+        const t = document.getElementById('run-status').textContent;
+        return t !== '' && !/^Running/.test(t);
+      },
+      { polling: 100, timeout: CAP_MS },
+    );
+    return {
+      took: Date.now() - started,
+      blocked: await blocked(page),
       status: await page.$eval('#run-status', (e) => e.textContent),
       lines: await page.$eval('#run-logs', (e) => e.textContent.split('\n').length - 1),
-      svg: await page.$eval('#timeline', (e) => e.innerHTML.length) };
+      svg: await page.$eval('#timeline', (e) => e.innerHTML.length),
+    };
   })();
-  const r = await within(done.catch(() => null), CAP_MS);
+  const r = await within(
+    done.catch(() => null),
+    CAP_MS,
+  );
   if (!r) {
     console.log(`run ${name}: no result within ${CAP_MS / 1000} s (the page's thread blocked all along)`);
     await relaunch();
     return;
   }
-  console.log(`run ${name}: result after ${ms(r.took)}, page blocked at most ${ms(r.blocked)}; ` +
-    `${r.lines} lines of logs, timeline ${(r.svg / 1e6).toFixed(2)} MB of SVG; status: ${r.status}`);
+  console.log(
+    `run ${name}: result after ${ms(r.took)}, page blocked at most ${ms(r.blocked)}; ` +
+      `${r.lines} lines of logs, timeline ${(r.svg / 1e6).toFixed(2)} MB of SVG; status: ${r.status}`,
+  );
   await page.close();
 }
 
@@ -184,7 +216,9 @@ async function benchCancel() {
   const before = await blocked(page);
   const t0 = Date.now();
   await page.click('#cancel-run');
-  await page.waitForFunction(() => /Cancelled/.test(document.getElementById('run-status').textContent), { polling: 20 });
+  await page.waitForFunction(() => /Cancelled/.test(document.getElementById('run-status').textContent), {
+    polling: 20,
+  });
   const took = Date.now() - t0;
   // The fresh worker runs the next one.
   await page.$eval('#scenario', (e) => {
@@ -195,9 +229,13 @@ async function benchCancel() {
   });
   const t1 = Date.now();
   await page.click('#run');
-  await page.waitForFunction(() => /Stopped after 50 events/.test(document.getElementById('run-status').textContent), { polling: 20 });
-  console.log(`cancel: after 2 s of running ("${running}", page blocked at most ${ms(before)}), Cancel took ${ms(took)}; ` +
-    `the next run (50 events) ${ms(Date.now() - t1)}`);
+  await page.waitForFunction(() => /Stopped after 50 events/.test(document.getElementById('run-status').textContent), {
+    polling: 20,
+  });
+  console.log(
+    `cancel: after 2 s of running ("${running}", page blocked at most ${ms(before)}), Cancel took ${ms(took)}; ` +
+      `the next run (50 events) ${ms(Date.now() - t1)}`,
+  );
   await page.close();
 }
 
@@ -208,13 +246,18 @@ async function benchGraph(steps) {
   await setDoc(page, graphProgram(steps));
   await settled(page);
   await page.evaluate(HEARTBEAT);
-  const first = await within(page.evaluate(async () => {
-    window.heartbeat.reset();
-    const t0 = performance.now();
-    document.querySelector('[data-tab=graph]').click();
-    while (!document.querySelector('#graph svg.graph')) await new Promise((r) => setTimeout(r, 5));
-    return performance.now() - t0;
-  }).catch(() => null), CAP_MS);
+  const first = await within(
+    page
+      .evaluate(async () => {
+        window.heartbeat.reset();
+        const t0 = performance.now();
+        document.querySelector('[data-tab=graph]').click();
+        while (!document.querySelector('#graph svg.graph')) await new Promise((r) => setTimeout(r, 5));
+        return performance.now() - t0;
+      })
+      .catch(() => null),
+    CAP_MS,
+  );
   if (first === null) {
     console.log(`graph ${steps} steps: the tab did not open within ${CAP_MS / 1000} s`);
     await relaunch();
@@ -233,8 +276,15 @@ async function benchGraph(steps) {
     });
     const t0 = Date.now();
     await page.keyboard.press(i % 2 ? 'Backspace' : 'Enter');
-    const ok = await within(page.waitForFunction(() => document.querySelector('#graph svg.graph:not([data-old])'), { polling: 20 })
-      .then(() => true, () => null), CAP_MS);
+    const ok = await within(
+      page
+        .waitForFunction(() => document.querySelector('#graph svg.graph:not([data-old])'), { polling: 20 })
+        .then(
+          () => true,
+          () => null,
+        ),
+      CAP_MS,
+    );
     if (!ok) {
       console.log(`graph ${steps} steps: opened in ${ms(first)}; a keystroke did not redraw within ${CAP_MS / 1000} s`);
       await relaunch();
@@ -243,8 +293,11 @@ async function benchGraph(steps) {
     keys.push({ took: Date.now() - t0, blocked: await blocked(page) });
   }
   const nodes = await page.$$eval('#graph g.node', (g) => g.length);
-  console.log(`graph ${steps} steps: tab opened in ${ms(first)} (blocked ${ms(firstBlocked)}); keystroke to redrawn graph ` +
-    keys.map((k) => `${ms(k.took)} (blocked ${ms(k.blocked)})`).join(', ') + `; ${nodes} nodes drawn`);
+  console.log(
+    `graph ${steps} steps: tab opened in ${ms(first)} (blocked ${ms(firstBlocked)}); keystroke to redrawn graph ` +
+      keys.map((k) => `${ms(k.took)} (blocked ${ms(k.blocked)})`).join(', ') +
+      `; ${nodes} nodes drawn`,
+  );
   await page.close();
 }
 
@@ -252,7 +305,15 @@ async function benchGraph(steps) {
 
 async function benchKeys(name, source) {
   const page = await openPage();
-  const loaded = await within(setDoc(page, source).then(() => settled(page)).then(() => true, () => null), CAP_MS);
+  const loaded = await within(
+    setDoc(page, source)
+      .then(() => settled(page))
+      .then(
+        () => true,
+        () => null,
+      ),
+    CAP_MS,
+  );
   if (!loaded) {
     console.log(`keys ${name}: the program was not checked within ${CAP_MS / 1000} s`);
     await relaunch();
@@ -269,17 +330,28 @@ async function benchKeys(name, source) {
       view.dispatch({ selection: { anchor: view.state.doc.length } });
       view.focus();
       window.playground.keyAt = null;
-      window.addEventListener('keydown', (e) => { window.playground.keyAt = e.timeStamp; }, { once: true, capture: true });
+      window.addEventListener(
+        'keydown',
+        (e) => {
+          window.playground.keyAt = e.timeStamp;
+        },
+        { once: true, capture: true },
+      );
     });
     const checks = await page.evaluate(() => window.playground.checks);
     await page.evaluate(() => window.heartbeat.reset());
     await page.keyboard.press(i % 2 === 0 ? 'x' : 'Backspace');
-    const sample = await within(page.evaluate(async (before) => {
-      const s = window.playground;
-      while (s.checks === before) await new Promise((r) => setTimeout(r, 1));
-      await new Promise((r) => requestAnimationFrame(() => r()));
-      return { checked: s.checkedAt - s.keyAt, painted: performance.now() - s.keyAt };
-    }, checks).catch(() => null), CAP_MS);
+    const sample = await within(
+      page
+        .evaluate(async (before) => {
+          const s = window.playground;
+          while (s.checks === before) await new Promise((r) => setTimeout(r, 1));
+          await new Promise((r) => requestAnimationFrame(() => r()));
+          return { checked: s.checkedAt - s.keyAt, painted: performance.now() - s.keyAt };
+        }, checks)
+        .catch(() => null),
+      CAP_MS,
+    );
     if (!sample) break;
     sample.blocked = await blocked(page);
     samples.push(sample);
@@ -289,9 +361,22 @@ async function benchKeys(name, source) {
     await relaunch();
     return;
   }
-  const q = (key) => `${ms(quantile(samples.map((s) => s[key]), 0.5))} / ${ms(quantile(samples.map((s) => s[key]), 0.95))}`;
-  console.log(`keys ${name} (${source.length} characters, ${count} diagnostics), ${samples.length} keystrokes, p50 / p95: ` +
-    `to diagnostics ${q('checked')}, to the next frame ${q('painted')}, page blocked ${q('blocked')}`);
+  const q = (key) =>
+    `${ms(
+      quantile(
+        samples.map((s) => s[key]),
+        0.5,
+      ),
+    )} / ${ms(
+      quantile(
+        samples.map((s) => s[key]),
+        0.95,
+      ),
+    )}`;
+  console.log(
+    `keys ${name} (${source.length} characters, ${count} diagnostics), ${samples.length} keystrokes, p50 / p95: ` +
+      `to diagnostics ${q('checked')}, to the next frame ${q('painted')}, page blocked ${q('blocked')}`,
+  );
   await page.close();
 }
 
@@ -301,12 +386,15 @@ async function benchOpen(name, source) {
   const page = await browser.newPage();
   await page.setViewport({ width: 1400, height: 900 });
   const t0 = Date.now();
-  const ok = await within((async () => {
-    await page.goto(baseUrl + link(source), { waitUntil: 'load', timeout: CAP_MS });
-    await page.waitForSelector('body[data-ready=true]', { timeout: CAP_MS });
-    await settled(page);
-    return true;
-  })().catch(() => null), CAP_MS);
+  const ok = await within(
+    (async () => {
+      await page.goto(baseUrl + link(source), { waitUntil: 'load', timeout: CAP_MS });
+      await page.waitForSelector('body[data-ready=true]', { timeout: CAP_MS });
+      await settled(page);
+      return true;
+    })().catch(() => null),
+    CAP_MS,
+  );
   if (!ok) {
     console.log(`open ${name}: not open within ${CAP_MS / 1000} s`);
     await relaunch();
@@ -314,8 +402,10 @@ async function benchOpen(name, source) {
   }
   const took = Date.now() - t0;
   const inPage = await page.evaluate(() => window.playground.checkedAt);
-  console.log(`open ${name} (a link of ${link(source).length} characters): diagnostics shown ${ms(took)} after the navigation ` +
-    `(${ms(inPage)} after the page's start)`);
+  console.log(
+    `open ${name} (a link of ${link(source).length} characters): diagnostics shown ${ms(took)} after the navigation ` +
+      `(${ms(inPage)} after the page's start)`,
+  );
   await page.close();
 }
 
@@ -324,7 +414,9 @@ async function benchOpen(name, source) {
 const { child: server, url } = await startServer(path.resolve(args.site));
 baseUrl = url;
 await launch();
-console.log(`# ${path.resolve(args.site)}, ${new Date().toISOString()}, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+console.log(
+  `# ${path.resolve(args.site)}, ${new Date().toISOString()}, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+);
 try {
   if (only.has('run')) {
     await benchRun('132-character link', LINK_132);

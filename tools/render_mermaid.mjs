@@ -42,22 +42,27 @@ try {
   const page = await browser.newPage();
   await page.setContent('<!doctype html><html><body></body></html>');
   await page.addScriptTag({ path: bundle });
-  await page.evaluate(() => window.mermaid.initialize({
-    startOnLoad: false,
-    securityLevel: 'strict',
-    theme: 'default',
-    handDrawnSeed: 1,   // the shapes roughjs draws: the same SVG every time
-    flowchart: { subGraphTitleMargin: { top: 0, bottom: 46 } },
-  }));
+  await page.evaluate(() =>
+    window.mermaid.initialize({
+      startOnLoad: false,
+      securityLevel: 'strict',
+      theme: 'default',
+      handDrawnSeed: 1, // the shapes roughjs draws: the same SVG every time
+      flowchart: { subGraphTitleMargin: { top: 0, bottom: 46 } },
+    }),
+  );
   for (let i = 0; i < files.length; i += 2) {
     const [input, output] = [files[i], files[i + 1]];
     try {
-      const svg = await page.evaluate(async (text) => {
-        const { svg: markup } = await window.mermaid.render('graph', text);
-        const holder = document.createElement('div');
-        holder.innerHTML = markup;   // HTML's parser: Mermaid's labels are HTML (<br>)
-        return new XMLSerializer().serializeToString(holder.firstElementChild);
-      }, readFileSync(input, 'utf8'));
+      const svg = await page.evaluate(
+        async (text) => {
+          const { svg: markup } = await window.mermaid.render('graph', text);
+          const holder = document.createElement('div');
+          holder.innerHTML = markup; // HTML's parser: Mermaid's labels are HTML (<br>)
+          return new XMLSerializer().serializeToString(holder.firstElementChild);
+        },
+        readFileSync(input, 'utf8'),
+      );
       const temporary = output + '.tmp';
       writeFileSync(temporary, '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + '\n');
       renameSync(temporary, output);

@@ -30,7 +30,9 @@ const { values: args } = parseArgs({
     bound: { type: 'string', default: '900' },
   },
 });
-const n = Number(args.executions), timeScale = Number(args['time-scale']), shards = Number(args.shards);
+const n = Number(args.executions),
+  timeScale = Number(args['time-scale']),
+  shards = Number(args.shards);
 const ORBITC = process.env.ORBITC ?? path.join(h.ROOT, 'build', 'cli', 'orbitc');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orbit-restate-bench-'));
@@ -39,14 +41,22 @@ fs.mkdirSync(server.dir);
 let status = 0;
 try {
   const orbc = path.join(dir, 'checkout.orbc');
-  execFileSync(ORBITC, ['build', path.join(h.ROOT, 'examples', 'checkout.orbit'), '-o', orbc], { stdio: 'pipe', timeout: 30000 });
+  execFileSync(ORBITC, ['build', path.join(h.ROOT, 'examples', 'checkout.orbit'), '-o', orbc], {
+    stdio: 'pipe',
+    timeout: 30000,
+  });
   await server.start();
-  const load = os.loadavg().map((x) => x.toFixed(1)).join(' ');
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
   const r = await runLoad({ server, orbc, dir, n, timeScale, shards, boundMs: Number(args.bound) * 1000, last: true });
   console.log(describeLoad(r));
   console.log(`load average at the start: ${load}`);
-  console.log(`| ${new Date().toISOString().slice(0, 16).replace('T', ' ')} | ${n} | ${timeScale} | ${shards} | ${r.n}, one \`run\` each `
-    + `| ${r.keys} / ${r.charges} | ${r.seconds.toFixed(0)} s | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(1)} s | ${r.p99.toFixed(1)} s |`);
+  console.log(
+    `| ${new Date().toISOString().slice(0, 16).replace('T', ' ')} | ${n} | ${timeScale} | ${shards} | ${r.n}, one \`run\` each ` +
+      `| ${r.keys} / ${r.charges} | ${r.seconds.toFixed(0)} s | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(1)} s | ${r.p99.toFixed(1)} s |`,
+  );
 } catch (e) {
   console.error(`restate_bench: ${e.stack ?? e.message}`);
   status = 1;

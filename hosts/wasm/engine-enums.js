@@ -6,4 +6,13 @@
 export const ANSWER = Object.freeze({ OUTPUT: 0, FAIL: 1, HTTP_RESPONSE: 2, NETWORK_ERROR: 3 });
 
 // EngineEventKind (engine.h)
-export const EVENT = Object.freeze({ START: 0, TIMER_FIRED: 1, PICKED_UP: 2, ANSWERED: 3, WORKER_LOST: 4, SIGNAL: 5, NO_WORKER: 6, IDLE: 7 });
+export const EVENT = Object.freeze({
+  START: 0,
+  TIMER_FIRED: 1,
+  PICKED_UP: 2,
+  ANSWERED: 3,
+  WORKER_LOST: 4,
+  SIGNAL: 5,
+  NO_WORKER: 6,
+  IDLE: 7,
+});

@@ -107,7 +107,7 @@ class Heap {
   copyIn(bytes) {
     const pointer = this.module._malloc(bytes.length + 1);
     if (!pointer) throw new RangeError('out of memory for a text of ' + bytes.length + ' bytes');
-    const heap = this.module.HEAPU8;   // read HEAPU8 after malloc: the heap may have grown
+    const heap = this.module.HEAPU8; // read HEAPU8 after malloc: the heap may have grown
     heap.set(bytes, pointer);
     heap[pointer + bytes.length] = 0;
     return pointer;
@@ -140,7 +140,7 @@ class Heap {
       }
       return this.module['_' + name](...values);
     } finally {
-      pointers.forEach((p) => this.module._free(p));
+      for (const p of pointers) this.module._free(p);
     }
   }
 }
@@ -164,7 +164,10 @@ function api(heap) {
   return Object.freeze({
     checkText,
     check: (source, name = DEFAULT_NAME) =>
-      checkText(source, name).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line)),
+      checkText(source, name)
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line)),
     format: (source) => json('format', source),
     fix: (source) => json('fix', source),
     build: (source) => json('build', source),
@@ -233,7 +236,7 @@ export class OrbitEngine {
     } else if (typeof value === 'string') {
       heap.call('wasm_push_string', false, handle, value);
     } else if (Array.isArray(value)) {
-      value.forEach((item) => this.push(item));
+      for (const item of value) this.push(item);
       c._wasm_push_list(handle, value.length);
     } else {
       const names = Object.keys(value);
@@ -250,23 +253,40 @@ export class OrbitEngine {
   }
 
   // Each event returns whether the engine accepted it; its commands: commands().
-  start() { return this.event('wasm_start'); }
-  timerFired(time, timer) { return this.event('wasm_timer_fired', time, timer); }
+  start() {
+    return this.event('wasm_start');
+  }
+  timerFired(time, timer) {
+    return this.event('wasm_timer_fired', time, timer);
+  }
   pickedUp(time, attempt, delivery, workerId) {
     return this.event('wasm_picked_up', time, attempt, delivery, String(workerId));
   }
   // answer: {kind: ANSWER.*, output, code, message, retryable, status}
   answered(time, attempt, delivery, answer) {
     if (answer.kind === ANSWER.OUTPUT || answer.kind === ANSWER.HTTP_RESPONSE) this.push(answer.output);
-    return this.event('wasm_answered', time, attempt, delivery, answer.kind, answer.code ?? '',
-                      answer.message ?? '', answer.retryable ? 1 : 0, answer.status ?? 0);
+    return this.event(
+      'wasm_answered',
+      time,
+      attempt,
+      delivery,
+      answer.kind,
+      answer.code ?? '',
+      answer.message ?? '',
+      answer.retryable ? 1 : 0,
+      answer.status ?? 0,
+    );
   }
-  workerLost(time, attempt, delivery) { return this.event('wasm_worker_lost', time, attempt, delivery); }
+  workerLost(time, attempt, delivery) {
+    return this.event('wasm_worker_lost', time, attempt, delivery);
+  }
   signal(time, name, payload) {
     this.push(payload);
     return this.event('wasm_signal', time, String(name));
   }
-  idle(time) { return this.event('wasm_idle', time); }
+  idle(time) {
+    return this.event('wasm_idle', time);
+  }
 
   // What the host has due (the engine's timers, the world's events), in the core's tie
   // order (engine/timers.c): by time, at one millisecond every limit last, then the order

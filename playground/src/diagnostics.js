@@ -120,7 +120,8 @@ export function codeSpans(text) {
     }
     let run = 1;
     while (text[i + run] === '`') run++;
-    if (run >= 2) {   // Markdown: the next run of exactly as many backticks
+    if (run >= 2) {
+      // Markdown: the next run of exactly as many backticks
       const fence = '`'.repeat(run);
       let j = text.indexOf(fence, i + run);
       while (j >= 0 && text[j + run] === '`') j = text.indexOf(fence, j + run + 1);
@@ -143,7 +144,9 @@ export function codeSpans(text) {
 
 // A message without its quotes, for where only text goes (a button's label).
 export function plainText(text) {
-  return codeSpans(text).map((span) => span.text).join('');
+  return codeSpans(text)
+    .map((span) => span.text)
+    .join('');
 }
 
 // Text with `code spans` as <code> elements.
@@ -211,8 +214,12 @@ export class DiagnosticSet {
     return d;
   }
 
-  from(i) { return this.spans[3 * i]; }
-  to(i) { return this.spans[3 * i + 1]; }
+  from(i) {
+    return this.spans[3 * i];
+  }
+  to(i) {
+    return this.spans[3 * i + 1];
+  }
 
   // The same diagnostics placed again in a text whose check gave the same JSON Lines.
   placed({ spans, order }) {
@@ -221,8 +228,14 @@ export class DiagnosticSet {
     return set;
   }
 }
-DiagnosticSet.empty = new DiagnosticSet({ count: 0, errors: 0, jsonl: '', bounds: new Int32Array(0),
-  spans: new Int32Array(0), order: new Int32Array(0) });
+DiagnosticSet.empty = new DiagnosticSet({
+  count: 0,
+  errors: 0,
+  jsonl: '',
+  bounds: new Int32Array(0),
+  spans: new Int32Array(0),
+  order: new Int32Array(0),
+});
 
 // At most this many diagnostics are marked in the editor at once (underline, gutter,
 // hover, F8): beyond, those whose range starts in and near the visible part.
@@ -236,7 +249,8 @@ export function markedIndexes(set, from, to, max = MAX_MARKS) {
   let lo = 0;
   let hi = order.length;
   const start = set.count <= max ? 0 : from;
-  while (lo < hi) {   // the first diagnostic that starts at `start` or after
+  while (lo < hi) {
+    // the first diagnostic that starts at `start` or after
     const mid = (lo + hi) >> 1;
     if (spans[3 * order[mid]] < start) lo = mid + 1;
     else hi = mid;

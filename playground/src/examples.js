@@ -13,7 +13,12 @@ import compensationScenario from '../examples/compensation.scenario.json';
 
 export const EXAMPLES = [
   { id: 'checkout', title: 'Checkout (examples/checkout.orbit)', source: checkout, scenario: checkoutScenario },
-  { id: 'retries', title: 'Retries in the history (the documentation page)', source: retries, scenario: retriesScenario },
+  {
+    id: 'retries',
+    title: 'Retries in the history (the documentation page)',
+    source: retries,
+    scenario: retriesScenario,
+  },
   { id: 'timeout', title: 'A timeout that fires', source: timeout, scenario: timeoutScenario },
   { id: 'compensation', title: 'A compensation', source: compensation, scenario: compensationScenario },
 ];

@@ -30,7 +30,8 @@ export function parseGraph(text) {
   const number = /-?\d+(\.\d+)?([eE][-+]?\d+)?/y;
   while (at < text.length) {
     const c = text[at];
-    if (c === '"') {   // a string, copied as it is
+    if (c === '"') {
+      // a string, copied as it is
       let end = at + 1;
       while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
       out += text.slice(at, end + 1);
@@ -49,16 +50,16 @@ export function parseGraph(text) {
 }
 
 const NODE_WIDTH = 236;
-const NODE_LINE = 14;            // the height of a line of a node's label
+const NODE_LINE = 14; // the height of a line of a node's label
 const NODE_PAD = 7;
-const ROW_GAP = 26;              // between two steps
-const ARC_SPACE = 46;            // left of the steps: the data dependencies' arcs
-const COMPENSATION_GAP = 66;     // between a step and its compensate block
+const ROW_GAP = 26; // between two steps
+const ARC_SPACE = 46; // left of the steps: the data dependencies' arcs
+const COMPENSATION_GAP = 66; // between a step and its compensate block
 const CLUSTER_PAD = 12;
 const CLUSTER_GAP = 34;
-const STARTS_LANE = 10;          // right of the boxes: one lane per "starts" arrow
+const STARTS_LANE = 10; // right of the boxes: one lane per "starts" arrow
 const TITLE_LINE = 15;
-const CHAR_WIDTH = 6.1;          // about, at 11px: longer labels are broken into lines
+const CHAR_WIDTH = 6.1; // about, at 11px: longer labels are broken into lines
 
 // A line broken at spaces into lines of about `width` pixels (a word longer than that
 // is cut).
@@ -101,15 +102,15 @@ export function layoutGraph(graph) {
   const nodes = new Map();
   const clusters = [];
   const edges = [];
-  const compensationOf = new Map();   // step id → its compensate block
-  const blockOf = new Map();          // step id → the id of its compensate block
+  const compensationOf = new Map(); // step id → its compensate block
+  const blockOf = new Map(); // step id → the id of its compensate block
   for (const e of graph.edges) if (e.kind === 'compensates') blockOf.set(e.from, e.to);
   const x = 0;
   let top = 0;
   let right = 0;
   for (const workflow of graph.workflows) {
     const steps = [];
-    const blocks = new Map();   // id → compensate block
+    const blocks = new Map(); // id → compensate block
     for (const n of workflow.nodes) {
       if (n.compensation) blocks.set(n.id, n);
       else steps.push(n);
@@ -124,35 +125,75 @@ export function layoutGraph(graph) {
       const block = blocks.get(blockOf.get(node.id));
       const blockLines = block ? nodeLines(block) : [];
       const rowHeight = Math.max(nodeHeight(lines), block ? nodeHeight(blockLines) : 0);
-      nodes.set(node.id, { x: x + CLUSTER_PAD + ARC_SPACE, y, width: NODE_WIDTH, height: nodeHeight(lines), node, lines, row, cluster: workflow.id });
+      nodes.set(node.id, {
+        x: x + CLUSTER_PAD + ARC_SPACE,
+        y,
+        width: NODE_WIDTH,
+        height: nodeHeight(lines),
+        node,
+        lines,
+        row,
+        cluster: workflow.id,
+      });
       if (block) {
-        nodes.set(block.id, { x: x + CLUSTER_PAD + ARC_SPACE + NODE_WIDTH + COMPENSATION_GAP, y, width: NODE_WIDTH,
-          height: nodeHeight(blockLines), node: block, lines: blockLines, row, cluster: workflow.id });
+        nodes.set(block.id, {
+          x: x + CLUSTER_PAD + ARC_SPACE + NODE_WIDTH + COMPENSATION_GAP,
+          y,
+          width: NODE_WIDTH,
+          height: nodeHeight(blockLines),
+          node: block,
+          lines: blockLines,
+          row,
+          cluster: workflow.id,
+        });
         compensationOf.set(node.id, block.id);
       }
       y += rowHeight + ROW_GAP;
     }
-    if (steps.length === 0 || workflow.omitted) y += NODE_LINE + ROW_GAP;   // "no steps", "… more not drawn"
-    const cluster = { id: workflow.id, x, y: top, width, height: y - ROW_GAP + CLUSTER_PAD - top, workflow, lines: titleLines, title };
+    if (steps.length === 0 || workflow.omitted) y += NODE_LINE + ROW_GAP; // "no steps", "… more not drawn"
+    const cluster = {
+      id: workflow.id,
+      x,
+      y: top,
+      width,
+      height: y - ROW_GAP + CLUSTER_PAD - top,
+      workflow,
+      lines: titleLines,
+      title,
+    };
     clusters.push(cluster);
     right = Math.max(right, x + width);
     top += cluster.height + CLUSTER_GAP;
 
     // The order they run in: red between two steps of the critical path, grey otherwise.
     const path = workflow.critical_path;
-    const next = new Map();   // a step of the critical path → the one after it
+    const next = new Map(); // a step of the critical path → the one after it
     for (let i = 0; i + 1 < path.length; i++) {
       edges.push({ from: path[i], to: path[i + 1], kind: 'critical' });
       next.set(path[i], path[i + 1]);
     }
     for (let i = 0; i + 1 < steps.length; i++)
-      if (next.get(steps[i].id) !== steps[i + 1].id) edges.push({ from: steps[i].id, to: steps[i + 1].id, kind: 'order' });
+      if (next.get(steps[i].id) !== steps[i + 1].id)
+        edges.push({ from: steps[i].id, to: steps[i + 1].id, kind: 'order' });
   }
   let lanes = 0;
   for (const e of graph.edges)
-    edges.push(e.kind === 'starts' ? { from: e.from, to: e.to, kind: e.kind, lane: lanes++ } : { from: e.from, to: e.to, kind: e.kind });
+    edges.push(
+      e.kind === 'starts'
+        ? { from: e.from, to: e.to, kind: e.kind, lane: lanes++ }
+        : { from: e.from, to: e.to, kind: e.kind },
+    );
   const clusterOf = new Map(clusters.map((c) => [c.id, c]));
-  return { width: right + (lanes + 1) * STARTS_LANE, height: Math.max(top - CLUSTER_GAP, 0), right, clusters, clusterOf, nodes, edges, compensationOf };
+  return {
+    width: right + (lanes + 1) * STARTS_LANE,
+    height: Math.max(top - CLUSTER_GAP, 0),
+    right,
+    clusters,
+    clusterOf,
+    nodes,
+    edges,
+    compensationOf,
+  };
 }
 
 // At most this many nodes are drawn: a picture of thousands of steps takes the browser
@@ -168,7 +209,7 @@ export const MAX_DRAWN_NODES = 200;
 export function boundGraph(graph, max = MAX_DRAWN_NODES) {
   const total = graph.workflows.reduce((sum, w) => sum + w.nodes.length, 0);
   if (total <= max) return graph;
-  const kept = new Set();   // the ids of the nodes and workflows kept
+  const kept = new Set(); // the ids of the nodes and workflows kept
   const workflows = [];
   let drawn = 0;
   for (const workflow of graph.workflows) {
@@ -182,8 +223,12 @@ export function boundGraph(graph, max = MAX_DRAWN_NODES) {
       kept.add(node.id);
       drawn++;
     }
-    workflows.push({ ...workflow, nodes, omitted: workflow.nodes.length - nodes.length,
-      critical_path: workflow.critical_path.filter((id) => kept.has(id)) });
+    workflows.push({
+      ...workflow,
+      nodes,
+      omitted: workflow.nodes.length - nodes.length,
+      critical_path: workflow.critical_path.filter((id) => kept.has(id)),
+    });
   }
   return {
     ...graph,
@@ -200,8 +245,7 @@ function shapePath(kind, compensation, x, y, w, h) {
     return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9"/>`;
   if (kind === 'workflow')
     return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="2"/><rect class="inner" x="${x + 4}" y="${y + 4}" width="${w - 8}" height="${h - 8}" rx="1"/>`;
-  if (kind === 'sleep')
-    return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${Math.min(h / 2, 22)}"/>`;
+  if (kind === 'sleep') return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${Math.min(h / 2, 22)}"/>`;
   const d = 12;
   if (kind === 'await')
     return `<polygon points="${x + d},${y} ${x + w - d},${y} ${x + w},${y + h / 2} ${x + w - d},${y + h} ${x + d},${y + h} ${x},${y + h / 2}"/>`;
@@ -215,25 +259,42 @@ function drawNode(box) {
   if (n.critical) classes.push('critical');
   if (n.compensation) classes.push('compensation');
   const name = wrap(box.lines[0], TEXT_WIDTH).length;
-  const text = wrapAll(box.lines, TEXT_WIDTH).map((line, i) =>
-    `<text x="${box.x + box.width / 2}" y="${box.y + NODE_PAD + (i + 0.8) * NODE_LINE}"${i < name ? ' class="name"' : ''}>${escapeXml(line)}</text>`).join('');
-  return `<g class="${classes.join(' ')}" data-id="${escapeXml(n.id)}" data-name="${escapeXml(n.name)}" data-critical="${n.critical}" data-compensation="${n.compensation}">` +
+  const text = wrapAll(box.lines, TEXT_WIDTH)
+    .map(
+      (line, i) =>
+        `<text x="${box.x + box.width / 2}" y="${box.y + NODE_PAD + (i + 0.8) * NODE_LINE}"${i < name ? ' class="name"' : ''}>${escapeXml(line)}</text>`,
+    )
+    .join('');
+  return (
+    `<g class="${classes.join(' ')}" data-id="${escapeXml(n.id)}" data-name="${escapeXml(n.name)}" data-critical="${n.critical}" data-compensation="${n.compensation}">` +
     `<title>${escapeXml(box.lines.join('\n'))}</title>` +
-    shapePath(n.kind, n.compensation, box.x, box.y, box.width, box.height) + text + '</g>';
+    shapePath(n.kind, n.compensation, box.x, box.y, box.width, box.height) +
+    text +
+    '</g>'
+  );
 }
 
 function drawCluster(c) {
   const first = wrap(c.lines[0], c.width - 2 * CLUSTER_PAD).length;
-  const title = c.title.map((line, i) =>
-    `<text x="${c.x + CLUSTER_PAD}" y="${c.y + CLUSTER_PAD + (i + 0.8) * TITLE_LINE}"${i < first ? ' class="title"' : ''}>${escapeXml(line)}</text>`).join('');
+  const title = c.title
+    .map(
+      (line, i) =>
+        `<text x="${c.x + CLUSTER_PAD}" y="${c.y + CLUSTER_PAD + (i + 0.8) * TITLE_LINE}"${i < first ? ' class="title"' : ''}>${escapeXml(line)}</text>`,
+    )
+    .join('');
   const note = c.workflow.omitted
     ? `${c.workflow.omitted.toLocaleString('en')} more ${c.workflow.omitted === 1 ? 'node' : 'nodes'} not drawn`
-    : c.workflow.nodes.length === 0 ? 'no steps' : '';
+    : c.workflow.nodes.length === 0
+      ? 'no steps'
+      : '';
   const empty = note
-    ? `<text class="${c.workflow.omitted ? 'omitted' : 'empty'}" x="${c.x + c.width / 2}" y="${c.y + c.height - CLUSTER_PAD - 4}">${note}</text>` : '';
-  return `<g class="cluster" data-id="${escapeXml(c.id)}" data-workflow="${escapeXml(c.workflow.name)}">` +
+    ? `<text class="${c.workflow.omitted ? 'omitted' : 'empty'}" x="${c.x + c.width / 2}" y="${c.y + c.height - CLUSTER_PAD - 4}">${note}</text>`
+    : '';
+  return (
+    `<g class="cluster" data-id="${escapeXml(c.id)}" data-workflow="${escapeXml(c.workflow.name)}">` +
     `<title>${escapeXml(c.lines.join('\n'))}</title>` +
-    `<rect x="${c.x}" y="${c.y}" width="${c.width}" height="${c.height}" rx="6"/>${title}${empty}</g>`;
+    `<rect x="${c.x}" y="${c.y}" width="${c.width}" height="${c.height}" rx="6"/>${title}${empty}</g>`
+  );
 }
 
 const arrow = (kind) => ` marker-end="url(#arrow-${kind})"`;
@@ -263,15 +324,19 @@ function drawEdge(layout, e) {
     const y2 = c.y + CLUSTER_PAD + TITLE_LINE / 2;
     points.push([lane, y2], [c.x + c.width, y2]);
     const d = points.map(([px, py], i) => (i ? 'L' : 'M') + px + ',' + py).join(' ');
-    return `<g class="edge starts" data-from="${e.from}" data-to="${e.to}"><path d="${d}"${arrow('starts')}/>` +
-      `<text class="starts-label" x="${c.x + c.width + 4}" y="${y2 - 5}">starts</text></g>`;
+    return (
+      `<g class="edge starts" data-from="${e.from}" data-to="${e.to}"><path d="${d}"${arrow('starts')}/>` +
+      `<text class="starts-label" x="${c.x + c.width + 4}" y="${y2 - 5}">starts</text></g>`
+    );
   }
   const to = layout.nodes.get(e.to);
   if (!to) return '';
   if (e.kind === 'compensates') {
     const y = from.y + Math.min(from.height, to.height) / 2;
-    return `<g class="edge compensates" data-from="${e.from}" data-to="${e.to}"><path d="M${from.x + from.width},${y} L${to.x},${y}"${arrow('compensates')}/>` +
-      `<text x="${(from.x + from.width + to.x) / 2}" y="${y - 5}">on failure</text></g>`;
+    return (
+      `<g class="edge compensates" data-from="${e.from}" data-to="${e.to}"><path d="M${from.x + from.width},${y} L${to.x},${y}"${arrow('compensates')}/>` +
+      `<text x="${(from.x + from.width + to.x) / 2}" y="${y - 5}">on failure</text></g>`
+    );
   }
   const cx = from.x + from.width / 2;
   if ((e.kind === 'critical' || e.kind === 'order') && to.row === from.row + 1)
@@ -284,8 +349,12 @@ function drawEdge(layout, e) {
   return `<g class="edge ${e.kind}" data-from="${e.from}" data-to="${e.to}"><path d="M${x},${y1} C${x - reach},${y1} ${x - reach},${y2} ${x},${y2}"${arrow(e.kind)}/></g>`;
 }
 
-const MARKERS = ['critical', 'order', 'data', 'compensates', 'starts'].map((kind) =>
-  `<marker id="arrow-${kind}" class="arrow-${kind}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker>`).join('');
+const MARKERS = ['critical', 'order', 'data', 'compensates', 'starts']
+  .map(
+    (kind) =>
+      `<marker id="arrow-${kind}" class="arrow-${kind}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker>`,
+  )
+  .join('');
 
 const LEGEND_ROW = 18;
 const LEGEND = [
@@ -325,15 +394,21 @@ export function graphSvg(graph, max = MAX_DRAWN_NODES) {
   let note = '';
   if (bounded.omitted) {
     const drawn = layout.nodes.size;
-    note = `<text class="omitted-note" x="0" y="${bottom + 18}">${drawn.toLocaleString('en')} of ` +
+    note =
+      `<text class="omitted-note" x="0" y="${bottom + 18}">${drawn.toLocaleString('en')} of ` +
       `${(drawn + bounded.omitted).toLocaleString('en')} nodes drawn (Show: DOT, Mermaid or JSON for all)</text>`;
     bottom += 20;
   }
   const [key, keyHeight] = legend(bottom + 20, width - 2 * pad);
   const height = bottom + 14 + keyHeight + 2 * pad;
-  const body = layout.clusters.map(drawCluster).join('') +
+  const body =
+    layout.clusters.map(drawCluster).join('') +
     layout.edges.map((e) => drawEdge(layout, e)).join('') +
-    [...layout.nodes.values()].map(drawNode).join('') + note + key;
-  return `<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="${width}" height="${height}" viewBox="${-pad} ${-pad} ${width} ${height}" role="img" aria-label="the step graph">` +
-    `<defs>${MARKERS}</defs>${body}</svg>`;
+    [...layout.nodes.values()].map(drawNode).join('') +
+    note +
+    key;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="${width}" height="${height}" viewBox="${-pad} ${-pad} ${width} ${height}" role="img" aria-label="the step graph">` +
+    `<defs>${MARKERS}</defs>${body}</svg>`
+  );
 }

@@ -14,9 +14,17 @@ import { Decoration, ViewPlugin } from '@codemirror/view';
 import { SUPERSEDED } from './orbit-worker.js';
 
 const CLASSES = {
-  COMMENT: 'comment', STRING: 'string', INT: 'number', NUMBER: 'number', DURATION: 'duration',
-  IDENT: 'identifier', T_TRUE: 'constant', T_FALSE: 'constant', T_NULL: 'constant',
-  STRAY: 'error', RECOVERED: 'error',
+  COMMENT: 'comment',
+  STRING: 'string',
+  INT: 'number',
+  NUMBER: 'number',
+  DURATION: 'duration',
+  IDENT: 'identifier',
+  T_TRUE: 'constant',
+  T_FALSE: 'constant',
+  T_NULL: 'constant',
+  STRAY: 'error',
+  RECOVERED: 'error',
 };
 
 export function tokenClass(kind) {
@@ -42,7 +50,8 @@ export function visibleDecorations(view, tokens) {
   for (const { from, to } of view.visibleRanges) {
     let lo = 0;
     let hi = count;
-    while (lo < hi) {   // the first token that ends after `from`
+    while (lo < hi) {
+      // the first token that ends after `from`
       const mid = (lo + hi) >> 1;
       if (spans[3 * mid + 1] <= from) lo = mid + 1;
       else hi = mid;
@@ -66,7 +75,7 @@ export function lexerHighlighting(requestTokens) {
     class {
       constructor(view) {
         this.view = view;
-        this.tokens = null;      // of the current document, or null until they arrive
+        this.tokens = null; // of the current document, or null until they arrive
         this.decorations = Decoration.none;
         this.busy = false;
         this.again = false;
@@ -77,8 +86,10 @@ export function lexerHighlighting(requestTokens) {
           this.tokens = null;
           this.decorations = this.decorations.map(update.changes);
           this.ask();
-        } else if (this.tokens && (update.viewportChanged
-            || update.transactions.some((tr) => tr.effects.some((e) => e.is(tokensArrived))))) {
+        } else if (
+          this.tokens &&
+          (update.viewportChanged || update.transactions.some((tr) => tr.effects.some((e) => e.is(tokensArrived))))
+        ) {
           this.decorations = visibleDecorations(update.view, this.tokens);
         }
       }
@@ -90,14 +101,19 @@ export function lexerHighlighting(requestTokens) {
         this.busy = true;
         this.again = false;
         const doc = this.view.state.doc;
-        requestTokens(doc.toString()).then((tokens) => {
-          if (this.destroyed || tokens === SUPERSEDED || this.view.state.doc !== doc) return;
-          this.tokens = tokens;
-          this.view.dispatch({ effects: tokensArrived.of(null) });
-        }, () => {}).finally(() => {
-          this.busy = false;
-          if (!this.destroyed && (this.again || this.view.state.doc !== doc)) this.ask();
-        });
+        requestTokens(doc.toString())
+          .then(
+            (tokens) => {
+              if (this.destroyed || tokens === SUPERSEDED || this.view.state.doc !== doc) return;
+              this.tokens = tokens;
+              this.view.dispatch({ effects: tokensArrived.of(null) });
+            },
+            () => {},
+          )
+          .finally(() => {
+            this.busy = false;
+            if (!this.destroyed && (this.again || this.view.state.doc !== doc)) this.ask();
+          });
       }
       destroy() {
         this.destroyed = true;

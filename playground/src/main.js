@@ -2,14 +2,28 @@
 // build of orbitc and orbit-run (orbit-api.js, loaded beside this bundle).
 import { EditorState } from '@codemirror/state';
 import {
-  EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection,
+  EditorView,
+  keymap,
+  lineNumbers,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  drawSelection,
   highlightSpecialChars,
 } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { lintGutter, lintKeymap, setDiagnostics } from '@codemirror/lint';
 import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
 import { lexerHighlighting } from './highlight.js';
-import { DiagnosticSet, lintDiagnostic, markedIndexes, MAX_MARKS, renderDiagnostic, fixChanges, diagnosticRange, plainText } from './diagnostics.js';
+import {
+  DiagnosticSet,
+  lintDiagnostic,
+  markedIndexes,
+  MAX_MARKS,
+  renderDiagnostic,
+  fixChanges,
+  diagnosticRange,
+  plainText,
+} from './diagnostics.js';
 import { decodeSource, shareFragment, MAX_LINK_LENGTH } from './share.js';
 import { OrbitWorker, SUPERSEDED } from './orbit-worker.js';
 import { EXAMPLES } from './examples.js';
@@ -27,11 +41,19 @@ const LIST_PAGE = 100;
 
 const $ = (id) => document.getElementById(id);
 // What to do when the module cannot be fetched (boot.js says the same for file:).
-const SERVE_HINT = 'The page must be served over HTTP: in its folder, run `python3 -m http.server 8000` '
-  + 'and open http://localhost:8000/';
-const state = { view: null, diagnostics: DiagnosticSet.empty, lastCount: 0, checks: 0, scenarioEdited: false,
-  tab: 'diagnostics', listPage: 0 };
-window.playground = state;   // for the browser tests and the curious
+const SERVE_HINT =
+  'The page must be served over HTTP: in its folder, run `python3 -m http.server 8000` ' +
+  'and open http://localhost:8000/';
+const state = {
+  view: null,
+  diagnostics: DiagnosticSet.empty,
+  lastCount: 0,
+  checks: 0,
+  scenarioEdited: false,
+  tab: 'diagnostics',
+  listPage: 0,
+};
+window.playground = state; // for the browser tests and the curious
 
 // The WebAssembly module runs in workers (src/worker.js, site/worker.js), never on this
 // thread: one checks as you type (and fixes and formats), one makes what the tabs show
@@ -46,7 +68,10 @@ let statusTimer = null;
 function setStatus(text, transient = true) {
   $('status').textContent = text;
   clearTimeout(statusTimer);
-  if (transient && state.view) statusTimer = setTimeout(() => { $('status').textContent = 'Ready.'; }, 4000);
+  if (transient && state.view)
+    statusTimer = setTimeout(() => {
+      $('status').textContent = 'Ready.';
+    }, 4000);
 }
 
 function source() {
@@ -61,7 +86,12 @@ function replaceSource(text) {
   let start = 0;
   while (start < old.length && start < text.length && old[start] === text[start]) start++;
   let end = 0;
-  while (end < old.length - start && end < text.length - start && old[old.length - 1 - end] === text[text.length - 1 - end]) end++;
+  while (
+    end < old.length - start &&
+    end < text.length - start &&
+    old[old.length - 1 - end] === text[text.length - 1 - end]
+  )
+    end++;
   state.view.dispatch({ changes: { from: start, to: old.length - end, insert: text.slice(start, text.length - end) } });
 }
 
@@ -89,14 +119,19 @@ class Follower {
     const doc = state.view.state.doc;
     const text = doc.toString();
     const started = performance.now();
-    this.ask(text).then((result) => {
-      if (result !== SUPERSEDED && state.view.state.doc === doc) this.apply(result, text, started);
-    }, (error) => {
-      if (!error.cancelled) setStatus(error.message);
-    }).finally(() => {
-      this.busy = false;
-      if (this.again || state.view.state.doc !== doc) this.poke();
-    });
+    this.ask(text)
+      .then(
+        (result) => {
+          if (result !== SUPERSEDED && state.view.state.doc === doc) this.apply(result, text, started);
+        },
+        (error) => {
+          if (!error.cancelled) setStatus(error.message);
+        },
+      )
+      .finally(() => {
+        this.busy = false;
+        if (this.again || state.view.state.doc !== doc) this.poke();
+      });
   }
 }
 
@@ -115,7 +150,8 @@ const checker = new Follower(
     state.checks++;
     renderDiagnosticList(state.view);
     refreshTab();
-  });
+  },
+);
 
 let checkTimer = null;
 function checkSoon() {
@@ -133,8 +169,12 @@ function markDiagnostics() {
   const marked = markedIndexes(set, Math.max(0, from - margin), to + margin);
   state.marked = marked.length;
   const doc = view.state.doc;
-  view.dispatch(setDiagnostics(view.state,
-    marked.map((i) => lintDiagnostic(doc, set.get(i), set.from(i), set.to(i), FILE_NAME))));
+  view.dispatch(
+    setDiagnostics(
+      view.state,
+      marked.map((i) => lintDiagnostic(doc, set.get(i), set.from(i), set.to(i), FILE_NAME)),
+    ),
+  );
 }
 
 // Past MAX_MARKS, a scroll marks what came into view (once the view settles).
@@ -171,7 +211,8 @@ function renderDiagnosticList(view) {
   const first = state.listPage * LIST_PAGE;
   const last = Math.min(first + LIST_PAGE, set.count);
   if (pages > 1) {
-    $('diag-range').textContent = `${(first + 1).toLocaleString('en')}–${last.toLocaleString('en')} of ${set.count.toLocaleString('en')}`;
+    $('diag-range').textContent =
+      `${(first + 1).toLocaleString('en')}–${last.toLocaleString('en')} of ${set.count.toLocaleString('en')}`;
     $('diag-previous').disabled = state.listPage === 0;
     $('diag-next').disabled = state.listPage === pages - 1;
   }
@@ -198,7 +239,7 @@ function renderDiagnosticList(view) {
       button.className = 'apply-fix';
       button.textContent = 'Apply: ' + plainText(fix.message);
       button.addEventListener('click', () => {
-        if (view.state.doc !== doc) return;   // stale: the list is redrawn after the next check
+        if (view.state.doc !== doc) return; // stale: the list is redrawn after the next check
         view.dispatch({ changes: fixChanges(doc, fix, FILE_NAME) });
       });
       item.append(button);
@@ -227,32 +268,40 @@ function refreshTab() {
   const serial = ++tabRequests;
   const pane = $('tab-' + tab);
   pane.classList.add('stale');
-  const [op, args] = tab === 'formatted' ? ['format', { text }]
-    : tab === 'disassembly' ? ['dis', { text }]
-      : tab === 'graph' ? ['graph', { text, workflow: $('graph-workflow').value, view: $('graph-view').value }]
-        : ['scenario', { text }];
-  workers.background.request(op, args, 'tab').then((result) => {
-    if (result === SUPERSEDED || serial !== tabRequests || state.view.state.doc !== doc || state.tab !== tab) return;
-    pane.classList.remove('stale');
-    if (tab === 'formatted') {
-      $('formatted').textContent = result.ok ? result.text : result.message;
-      $('formatted').classList.toggle('error', !result.ok);
-    } else if (tab === 'disassembly') {
-      $('dis').textContent = result.ok ? result.text : (result.message || 'The program has errors: see Diagnostics.');
-      $('dis').classList.toggle('error', !result.ok);
-    } else if (tab === 'graph') {
-      showGraph(result);
-    } else if (!state.scenarioEdited) {
-      if (result && result.ok === false) {   // no scenario can hold the program's values
-        $('scenario').value = '';
-        $('run-status').textContent = result.message;
-      } else {
-        $('scenario').value = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
+  const [op, args] =
+    tab === 'formatted'
+      ? ['format', { text }]
+      : tab === 'disassembly'
+        ? ['dis', { text }]
+        : tab === 'graph'
+          ? ['graph', { text, workflow: $('graph-workflow').value, view: $('graph-view').value }]
+          : ['scenario', { text }];
+  workers.background.request(op, args, 'tab').then(
+    (result) => {
+      if (result === SUPERSEDED || serial !== tabRequests || state.view.state.doc !== doc || state.tab !== tab) return;
+      pane.classList.remove('stale');
+      if (tab === 'formatted') {
+        $('formatted').textContent = result.ok ? result.text : result.message;
+        $('formatted').classList.toggle('error', !result.ok);
+      } else if (tab === 'disassembly') {
+        $('dis').textContent = result.ok ? result.text : result.message || 'The program has errors: see Diagnostics.';
+        $('dis').classList.toggle('error', !result.ok);
+      } else if (tab === 'graph') {
+        showGraph(result);
+      } else if (!state.scenarioEdited) {
+        if (result && result.ok === false) {
+          // no scenario can hold the program's values
+          $('scenario').value = '';
+          $('run-status').textContent = result.message;
+        } else {
+          $('scenario').value = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
+        }
       }
-    }
-  }, (error) => {
-    if (!error.cancelled) setStatus(error.message);
-  });
+    },
+    (error) => {
+      if (!error.cancelled) setStatus(error.message);
+    },
+  );
 }
 
 // The Graph tab: the workflows of the program in the selector (when there are several),
@@ -351,9 +400,11 @@ function showRun(result) {
   let status;
   if (!result.ok) status = result.message;
   else if (result.status === 'STOPPED')
-    status = `Stopped after ${result.limit.toLocaleString('en')} events` + (result.ownLimit
-      ? ' (the scenario\'s max_events).'
-      : ': the page stops a run there ("max_events" in the scenario changes it).');
+    status =
+      `Stopped after ${result.limit.toLocaleString('en')} events` +
+      (result.ownLimit
+        ? " (the scenario's max_events)."
+        : ': the page stops a run there ("max_events" in the scenario changes it).');
   else status = result.status ? 'Status: ' + result.status : 'Completed.';
   $('run-status').textContent = status;
 }
@@ -369,8 +420,9 @@ function share() {
   const warning = $('share-warning');
   if (base.length + fragment.length > MAX_LINK_LENGTH) {
     const size = (n) => (n / 1e6).toFixed(2) + ' MB';
-    $('share-warning-text').textContent = `This program is too long for a link: its link would be ${size(base.length + fragment.length)}, `
-      + `and browsers open links of at most ${size(MAX_LINK_LENGTH)}. Download it instead: `;
+    $('share-warning-text').textContent =
+      `This program is too long for a link: its link would be ${size(base.length + fragment.length)}, ` +
+      `and browsers open links of at most ${size(MAX_LINK_LENGTH)}. Download it instead: `;
     const download = $('share-download');
     URL.revokeObjectURL(download.href);
     download.href = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
@@ -386,10 +438,11 @@ function share() {
   link.hidden = false;
   link.value = window.location.href;
   link.select();
-  if (navigator.clipboard) navigator.clipboard.writeText(link.value).then(
-    () => setStatus('Link copied.'),
-    () => setStatus('Link in the address bar.'),
-  );
+  if (navigator.clipboard)
+    navigator.clipboard.writeText(link.value).then(
+      () => setStatus('Link copied.'),
+      () => setStatus('Link in the address bar.'),
+    );
 }
 
 function loadExample(example) {
@@ -427,21 +480,27 @@ function setUpControls() {
     const example = EXAMPLES.find((e) => e.id === select.value);
     if (example) loadExample(example);
   });
-  $('fix-all').addEventListener('click', () => whole('fix', (result) => {
-    replaceSource(result.text);
-    setStatus(result.fixed === 1 ? '1 fix applied.' : result.fixed + ' fixes applied.');
-  }));
-  $('format').addEventListener('click', () => whole('format', (result) => {
-    if (result.ok) replaceSource(result.text);
-    setStatus(result.ok ? 'Formatted.' : result.message);
-  }));
+  $('fix-all').addEventListener('click', () =>
+    whole('fix', (result) => {
+      replaceSource(result.text);
+      setStatus(result.fixed === 1 ? '1 fix applied.' : result.fixed + ' fixes applied.');
+    }),
+  );
+  $('format').addEventListener('click', () =>
+    whole('format', (result) => {
+      if (result.ok) replaceSource(result.text);
+      setStatus(result.ok ? 'Formatted.' : result.message);
+    }),
+  );
   $('share').addEventListener('click', share);
   $('run').addEventListener('click', run);
   $('cancel-run').addEventListener('click', () => workers.run.cancel());
   $('reset-scenario').addEventListener('click', prefillScenario);
   $('diag-previous').addEventListener('click', () => showListPage(-1));
   $('diag-next').addEventListener('click', () => showListPage(1));
-  $('scenario').addEventListener('input', () => { state.scenarioEdited = true; });
+  $('scenario').addEventListener('input', () => {
+    state.scenarioEdited = true;
+  });
   for (const button of document.querySelectorAll('[role=tab]'))
     button.addEventListener('click', () => showTab(button.dataset.tab));
   $('graph-workflow').addEventListener('change', refreshTab);
@@ -489,7 +548,7 @@ function createEditor(text) {
           checkSoon();
           const length = update.state.doc.length;
           $('examples').value = EXAMPLES.find((e) => e.source.length === length && e.source === source())?.id ?? '';
-          setStatus('Ready.', false);   // what was said was about the text before
+          setStatus('Ready.', false); // what was said was about the text before
         }),
       ],
     }),
@@ -525,7 +584,12 @@ async function start() {
   $('examples').value = example ? example.id : '';
   if (example) loadExample(example);
   checker.poke();
-  setStatus(longLink ? 'Opened the link\'s program; the link, too long to keep, left the address bar (Share makes it again).' : 'Ready.', false);
+  setStatus(
+    longLink
+      ? "Opened the link's program; the link, too long to keep, left the address bar (Share makes it again)."
+      : 'Ready.',
+    false,
+  );
   document.body.dataset.ready = 'true';
 }
 

@@ -16,7 +16,7 @@ export class OrbitWorker {
   constructor(url) {
     this.url = url;
     this.nextId = 1;
-    this.pending = new Map();   // id → {resolve, reject}
+    this.pending = new Map(); // id → {resolve, reject}
     this.start();
   }
 
@@ -32,7 +32,7 @@ export class OrbitWorker {
           const error = new Error(message.failed);
           reject(error);
           this.failAll(error);
-          this.failed = error;   // requests made later fail at once
+          this.failed = error; // requests made later fail at once
         } else {
           this.answer(message);
         }
@@ -45,7 +45,7 @@ export class OrbitWorker {
         this.failed = error;
       };
     });
-    this.ready.catch(() => {});   // whoever awaits it sees the failure
+    this.ready.catch(() => {}); // whoever awaits it sees the failure
   }
 
   answer({ id, result, error, superseded }) {

@@ -10,8 +10,7 @@ export const UNIT_MS = Object.freeze({ ms: 1, s: 1000, m: 60000, h: 3600000, d: 
 export function parseDuration(text) {
   if (!/^(\d+(ms|s|m|h|d))+$/.test(text)) return null;
   let total = 0;
-  for (const [, count, unit] of text.matchAll(/(\d+)(ms|s|m|h|d)/g))
-    total += Number(count) * UNIT_MS[unit];
+  for (const [, count, unit] of text.matchAll(/(\d+)(ms|s|m|h|d)/g)) total += Number(count) * UNIT_MS[unit];
   return total;
 }
 

@@ -10,8 +10,7 @@ export const MAX_LINK_LENGTH = 2 * 1024 * 1024;
 export function encodeSource(source) {
   const bytes = new TextEncoder().encode(source);
   let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 

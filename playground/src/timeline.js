@@ -35,11 +35,13 @@ export function formatMs(ms) {
 // The limits of the step named by a history `step` field: "pack[0]/pick" is step `pick`
 // of the child workflow; "charge.compensate" is the compensate block (no limits here).
 function stepLimits(limits, workflowName, stepField) {
-  const last = stepField.split('/').pop().replace(/\[\d+\]$/, '');
+  const last = stepField
+    .split('/')
+    .pop()
+    .replace(/\[\d+\]$/, '');
   const own = limits.workflows[workflowName];
   if (!stepField.includes('/') && own && own.steps[last]) return own.steps[last];
-  for (const workflow of Object.values(limits.workflows))
-    if (workflow.steps[last]) return workflow.steps[last];
+  for (const workflow of Object.values(limits.workflows)) if (workflow.steps[last]) return workflow.steps[last];
   return { timeout_ms: null, queue_timeout_ms: null };
 }
 
@@ -54,7 +56,7 @@ export function layoutRun(events, limits, workflowName) {
     }
     return lanes[laneOf.get(step)];
   };
-  const open = new Map();   // "step#attempt" or "step" → the item still running
+  const open = new Map(); // "step#attempt" or "step" → the item still running
   const lastTime = events.length ? events[events.length - 1].time_ms : 0;
   const start = (key, item, step) => {
     lane(step).items.push(item);
@@ -69,7 +71,7 @@ export function layoutRun(events, limits, workflowName) {
     open.delete(key);
     return item;
   };
-  const marks = [];   // whole-run vertical lines
+  const marks = []; // whole-run vertical lines
   let status = null;
 
   for (const e of events) {
@@ -95,7 +97,8 @@ export function layoutRun(events, limits, workflowName) {
         break;
       case 'StepCompleted':
         if (e.attempt !== undefined) finish(key, t, 'ok');
-        else if (!finish(e.step, t, 'ok')) lane(e.step).items.push({ kind: 'point', step: e.step, start: t, end: t, outcome: 'ok' });
+        else if (!finish(e.step, t, 'ok'))
+          lane(e.step).items.push({ kind: 'point', step: e.step, start: t, end: t, outcome: 'ok' });
         break;
       case 'StepCancelled':
         if (!finish(e.attempt !== undefined ? key : e.step, t, 'cancelled'))
@@ -121,7 +124,11 @@ export function layoutRun(events, limits, workflowName) {
         finish(e.step, t, 'ok');
         break;
       case 'SignalWaitStarted':
-        start(e.step, { kind: 'wait', step: e.step, start: t, timeout_ms: e.timeout_ms ?? null, detail: 'signal ' + e.signal }, e.step);
+        start(
+          e.step,
+          { kind: 'wait', step: e.step, start: t, timeout_ms: e.timeout_ms ?? null, detail: 'signal ' + e.signal },
+          e.step,
+        );
         break;
       case 'ChildWorkflowStarted':
         start(e.step, { kind: 'child', step: e.step, start: t, detail: 'workflow ' + e.workflow }, e.step);
@@ -166,31 +173,47 @@ export function layoutRun(events, limits, workflowName) {
 function timeScale(times) {
   const sorted = [...new Set(times)].sort((a, b) => a - b);
   const raw = [0];
-  for (let i = 1; i < sorted.length; i++)
-    raw.push(raw[i - 1] + 4 + 30 * Math.log10(1 + (sorted[i] - sorted[i - 1])));
+  for (let i = 1; i < sorted.length; i++) raw.push(raw[i - 1] + 4 + 30 * Math.log10(1 + (sorted[i] - sorted[i - 1])));
   const span = raw[raw.length - 1] || 1;
   const position = new Map(sorted.map((t, i) => [t, LABEL_WIDTH + (raw[i] / span) * PLOT_WIDTH]));
   const x = (t) => {
     if (position.has(t)) return position.get(t);
     const i = sorted.findIndex((s) => s > t);
     if (i <= 0) return i === 0 ? LABEL_WIDTH : LABEL_WIDTH + PLOT_WIDTH;
-    const a = sorted[i - 1], b = sorted[i];
+    const a = sorted[i - 1],
+      b = sorted[i];
     return position.get(a) + ((t - a) / (b - a)) * (position.get(b) - position.get(a));
   };
   return { x, sorted };
 }
 
 const OUTCOME_TEXT = {
-  ok: 'completed', failed: 'failed', timeout: 'timed out', cancelled: 'cancelled',
-  lost: 'worker lost (redelivered)', dispatched: 'dispatched', open: 'still running at the end',
-  retry: 'retry delay', skipped: 'skipped',
+  ok: 'completed',
+  failed: 'failed',
+  timeout: 'timed out',
+  cancelled: 'cancelled',
+  lost: 'worker lost (redelivered)',
+  dispatched: 'dispatched',
+  open: 'still running at the end',
+  retry: 'retry delay',
+  skipped: 'skipped',
 };
 
 function itemTitle(item) {
-  const what = { queued: 'queued', attempt: 'attempt', retry: 'retry delay', sleep: 'sleep',
-    wait: 'waiting for a signal', child: 'child workflow', point: '' }[item.kind];
+  const what = {
+    queued: 'queued',
+    attempt: 'attempt',
+    retry: 'retry delay',
+    sleep: 'sleep',
+    wait: 'waiting for a signal',
+    child: 'child workflow',
+    point: '',
+  }[item.kind];
   let text = item.step + (item.attempt !== undefined ? ' attempt ' + item.attempt : '') + ': ' + what;
-  text += ' ' + formatMs(item.start) + (item.end !== item.start ? ' → ' + formatMs(item.end) + ' (' + formatMs(item.end - item.start) + ')' : '');
+  text +=
+    ' ' +
+    formatMs(item.start) +
+    (item.end !== item.start ? ' → ' + formatMs(item.end) + ' (' + formatMs(item.end - item.start) + ')' : '');
   if (item.kind !== 'retry') text += ', ' + (OUTCOME_TEXT[item.outcome] || item.outcome);
   if (item.detail) text += ' — ' + item.detail;
   if (item.timeout_ms) text += ' (limit ' + formatMs(item.timeout_ms) + ')';
@@ -205,8 +228,10 @@ function drawItem(item, y, x) {
   const top = mid - BAR_HEIGHT / 2;
   switch (item.kind) {
     case 'retry':
-      return `<g class="retry">${title}<line x1="${x0}" y1="${mid}" x2="${x1}" y2="${mid}"/>` +
-        `<text x="${(x0 + x1) / 2}" y="${top - 1}">+${escapeXml(formatMs(item.end - item.start))}</text></g>`;
+      return (
+        `<g class="retry">${title}<line x1="${x0}" y1="${mid}" x2="${x1}" y2="${mid}"/>` +
+        `<text x="${(x0 + x1) / 2}" y="${top - 1}">+${escapeXml(formatMs(item.end - item.start))}</text></g>`
+      );
     case 'point':
       return `<g class="point ${item.outcome}">${title}<circle cx="${x0}" cy="${mid}" r="4"/></g>`;
     default: {
@@ -221,8 +246,12 @@ function drawItem(item, y, x) {
 }
 
 const LEGEND = [
-  ['queued', 'queued'], ['attempt ok', 'completed'], ['attempt failed', 'failed'],
-  ['attempt timeout', 'timed out'], ['retry', 'retry delay'], ['sleep', 'sleep, signal wait'],
+  ['queued', 'queued'],
+  ['attempt ok', 'completed'],
+  ['attempt failed', 'failed'],
+  ['attempt timeout', 'timed out'],
+  ['retry', 'retry delay'],
+  ['sleep', 'sleep, signal wait'],
   ['deadline', 'workflow deadline'],
 ];
 
@@ -230,8 +259,10 @@ function legend(y) {
   let x = 6;
   const parts = ['<g class="legend">'];
   for (const [kind, text] of LEGEND) {
-    if (kind === 'retry') parts.push(`<g class="retry"><line x1="${x}" y1="${y - 4}" x2="${x + 16}" y2="${y - 4}"/></g>`);
-    else if (kind === 'deadline') parts.push(`<g class="deadline"><line x1="${x + 8}" y1="${y - 10}" x2="${x + 8}" y2="${y + 2}"/></g>`);
+    if (kind === 'retry')
+      parts.push(`<g class="retry"><line x1="${x}" y1="${y - 4}" x2="${x + 16}" y2="${y - 4}"/></g>`);
+    else if (kind === 'deadline')
+      parts.push(`<g class="deadline"><line x1="${x + 8}" y1="${y - 10}" x2="${x + 8}" y2="${y + 2}"/></g>`);
     else parts.push(`<rect class="${kind}" x="${x}" y="${y - 9}" width="16" height="10" rx="2"/>`);
     parts.push(`<text class="legend-text" x="${x + 20}" y="${y}">${text}</text>`);
     x += 28 + text.length * 5.6;
@@ -281,7 +312,9 @@ export function timelineSvg(events, limits, workflowName, maxLanes = MAX_LANES, 
   const height = TOP + lanes.length * LANE_HEIGHT + 64 + noted;
   const width = LABEL_WIDTH + PLOT_WIDTH + 60;
   const parts = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" class="timeline" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="timeline of the run">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="timeline of the run">`,
+  );
   // The axis: a label at each moment, unless it would overlap the previous one.
   let lastLabel = -Infinity;
   const bottom = TOP + lanes.length * LANE_HEIGHT;
@@ -303,23 +336,34 @@ export function timelineSvg(events, limits, workflowName, maxLanes = MAX_LANES, 
   });
   if (run.deadline !== null) {
     const dx = x(run.deadline);
-    parts.push(`<g class="deadline"><title>workflow timeout ${escapeXml(formatMs(run.deadline))}</title>` +
-      `<line x1="${dx}" y1="${TOP - 4}" x2="${dx}" y2="${bottom + 4}"/>` +
-      `<text x="${dx}" y="${bottom + 16}">deadline ${escapeXml(formatMs(run.deadline))}</text></g>`);
+    parts.push(
+      `<g class="deadline"><title>workflow timeout ${escapeXml(formatMs(run.deadline))}</title>` +
+        `<line x1="${dx}" y1="${TOP - 4}" x2="${dx}" y2="${bottom + 4}"/>` +
+        `<text x="${dx}" y="${bottom + 16}">deadline ${escapeXml(formatMs(run.deadline))}</text></g>`,
+    );
   }
   if (run.status) {
     const sx = x(run.status.time);
-    const label = { WorkflowCompleted: 'completed', WorkflowFailed: 'failed', WorkflowTimedOut: 'timed out', WorkflowBlocked: 'blocked' }[run.status.event];
-    parts.push(`<g class="end ${run.status.event}"><title>${escapeXml(run.status.event + ' at ' + formatMs(run.status.time) + (run.status.detail ? ': ' + run.status.detail : ''))}</title>` +
-      `<line x1="${sx}" y1="${TOP - 4}" x2="${sx}" y2="${bottom + 4}"/>` +
-      `<text x="${sx}" y="${bottom + 30}">${escapeXml(label)} at ${escapeXml(formatMs(run.status.time))}</text></g>`);
+    const label = {
+      WorkflowCompleted: 'completed',
+      WorkflowFailed: 'failed',
+      WorkflowTimedOut: 'timed out',
+      WorkflowBlocked: 'blocked',
+    }[run.status.event];
+    parts.push(
+      `<g class="end ${run.status.event}"><title>${escapeXml(run.status.event + ' at ' + formatMs(run.status.time) + (run.status.detail ? ': ' + run.status.detail : ''))}</title>` +
+        `<line x1="${sx}" y1="${TOP - 4}" x2="${sx}" y2="${bottom + 4}"/>` +
+        `<text x="${sx}" y="${bottom + 30}">${escapeXml(label)} at ${escapeXml(formatMs(run.status.time))}</text></g>`,
+    );
   }
   parts.push(legend(bottom + 46));
   if (noted) {
     const what = [];
     if (omittedLanes) what.push(`${omittedLanes.toLocaleString('en')} more ${omittedLanes === 1 ? 'lane' : 'lanes'}`);
     what.push(`${omittedItems.toLocaleString('en')} more ${omittedItems === 1 ? 'bar' : 'bars'}`);
-    parts.push(`<text class="omitted-note" x="6" y="${bottom + 64}">Not drawn: ${what.join(' with ')}; the logs below have every event.</text>`);
+    parts.push(
+      `<text class="omitted-note" x="6" y="${bottom + 64}">Not drawn: ${what.join(' with ')}; the logs below have every event.</text>`,
+    );
   }
   parts.push('</svg>');
   return parts.join('');

@@ -13,7 +13,7 @@ export const SEVERITIES = ['error', 'warning', 'note', 'help'];
 // the bytes are where the editor's text has them.
 export function readCheck(jsonl, name) {
   const bounds = [];
-  for (let at = 0; at < jsonl.length;) {
+  for (let at = 0; at < jsonl.length; ) {
     const nl = jsonl.indexOf('\n', at);
     const end = nl < 0 ? jsonl.length : nl;
     if (end > at) bounds.push(at, end);
@@ -26,7 +26,10 @@ export function readCheck(jsonl, name) {
     const d = JSON.parse(jsonl.slice(bounds[2 * i], bounds[2 * i + 1]));
     if (d.severity === 'error') errors++;
     const placed = d.file === name && typeof d.byte_start === 'number' && typeof d.byte_end === 'number';
-    ranges.set([placed ? d.byte_start : -1, placed ? d.byte_end : -1, Math.max(SEVERITIES.indexOf(d.severity), 0)], 3 * i);
+    ranges.set(
+      [placed ? d.byte_start : -1, placed ? d.byte_end : -1, Math.max(SEVERITIES.indexOf(d.severity), 0)],
+      3 * i,
+    );
   }
   return { count, errors, jsonl, bounds: Int32Array.from(bounds), ranges };
 }
@@ -75,8 +78,7 @@ export function placeCheck(text, { count, ranges }) {
     spans[3 * i + 1] = to;
     spans[3 * i + 2] = ranges[3 * i + 2];
   }
-  const order = Int32Array.from({ length: count }, (_, i) => i)
-    .sort((a, b) => spans[3 * a] - spans[3 * b] || a - b);
+  const order = Int32Array.from({ length: count }, (_, i) => i).sort((a, b) => spans[3 * a] - spans[3 * b] || a - b);
   return { spans, order };
 }
 
@@ -111,8 +113,7 @@ export function withMaxEvents(text, max) {
   }
   if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario))
     return { text, limit: null, own: false };
-  if (Object.hasOwn(scenario, 'max_events'))
-    return { text, limit: scenario.max_events, own: true };
+  if (Object.hasOwn(scenario, 'max_events')) return { text, limit: scenario.max_events, own: true };
   const close = text.lastIndexOf('}');
   const comma = Object.keys(scenario).length ? ', ' : '';
   return { text: text.slice(0, close) + comma + '"max_events": ' + max + text.slice(close), limit: max, own: false };

@@ -13,14 +13,14 @@
 // earlier one of the same key that has not started (it answers `superseded`): only the
 // newest text is worth checking. The page stops a request by terminating the worker and
 // starting another (src/orbit-worker.js, cancel()).
-import { loadOrbit } from './orbit-api.js';   // beside worker.js in the site, not bundled
+import { loadOrbit } from './orbit-api.js'; // beside worker.js in the site, not bundled
 import { graphSvg, parseGraph } from './graph.js';
 import { timelineSvg } from './timeline.js';
 import { limitsFromDisassembly } from './policies.js';
 import { placeCheck, readCheck, tokenArrays, withMaxEvents } from './worker-work.js';
 
 let orbit = null;
-let lastCheck = null;   // readCheck of the last check this worker answered
+let lastCheck = null; // readCheck of the last check this worker answered
 
 const HANDLERS = {
   // The diagnostics of `text` (the JSON Lines of `orbitc check --format json`, with
@@ -52,7 +52,8 @@ const HANDLERS = {
     const format = view === 'picture' ? 'json' : view;
     const result = chosen || format !== 'json' ? orbit.graph(text, { workflow: chosen, format }) : all;
     if (!result.ok) return { ok: false, message: result.message, names };
-    return view === 'picture' ? { ok: true, names, workflow: chosen, svg: graphSvg(parseGraph(result.text)) }
+    return view === 'picture'
+      ? { ok: true, names, workflow: chosen, svg: graphSvg(parseGraph(result.text)) }
       : { ok: true, names, workflow: chosen, text: result.text };
   },
   // A run, stopped after `maxEvents` history events unless the scenario says otherwise
@@ -70,8 +71,16 @@ const HANDLERS = {
       const dis = orbit.dis(text);
       svg = timelineSvg(events, limitsFromDisassembly(dis.ok ? dis.text : ''), started.workflow);
     }
-    return { ok: true, exit: result.exit, logs: result.logs || '', svg, events: events.length,
-      status: end ? end.status : null, limit, ownLimit: own };
+    return {
+      ok: true,
+      exit: result.exit,
+      logs: result.logs || '',
+      svg,
+      events: events.length,
+      status: end ? end.status : null,
+      limit,
+      ownLimit: own,
+    };
   },
 };
 
@@ -85,7 +94,9 @@ function serveOne() {
   try {
     const result = HANDLERS[request.op](request.args || {});
     // Typed arrays move to the page rather than being copied.
-    const moved = Object.values(result || {}).filter(ArrayBuffer.isView).map((a) => a.buffer);
+    const moved = Object.values(result || {})
+      .filter(ArrayBuffer.isView)
+      .map((a) => a.buffer);
     postMessage({ id: request.id, result }, moved);
   } catch (error) {
     postMessage({ id: request.id, error: String(error?.message ? error.message : error) });
@@ -118,8 +129,11 @@ self.onmessage = (event) => {
   schedule();
 };
 
-loadOrbit().then((module) => {
-  orbit = module;
-  postMessage({ ready: true });
-  schedule();
-}, (error) => postMessage({ failed: String(error?.message ? error.message : error) }));
+loadOrbit().then(
+  (module) => {
+    orbit = module;
+    postMessage({ ready: true });
+    schedule();
+  },
+  (error) => postMessage({ failed: String(error?.message ? error.message : error) }),
+);

@@ -17,38 +17,37 @@ const textmate = require(path.join(nodeModules, 'vscode-textmate'));
 const oniguruma = require(path.join(nodeModules, 'vscode-oniguruma'));
 
 async function loadGrammar() {
-    const wasm = fs.readFileSync(path.join(nodeModules, 'vscode-oniguruma', 'release', 'onig.wasm'));
-    const onigLib = oniguruma.loadWASM(wasm.buffer).then(() => ({
-        createOnigScanner: (patterns) => new oniguruma.OnigScanner(patterns),
-        createOnigString: (text) => new oniguruma.OnigString(text),
-    }));
-    const raw = fs.readFileSync(grammarPath, 'utf8');
-    const registry = new textmate.Registry({
-        onigLib,
-        loadGrammar: async () => textmate.parseRawGrammar(raw, grammarPath),
-    });
-    return registry.loadGrammar(JSON.parse(raw).scopeName);
+  const wasm = fs.readFileSync(path.join(nodeModules, 'vscode-oniguruma', 'release', 'onig.wasm'));
+  const onigLib = oniguruma.loadWASM(wasm.buffer).then(() => ({
+    createOnigScanner: (patterns) => new oniguruma.OnigScanner(patterns),
+    createOnigString: (text) => new oniguruma.OnigString(text),
+  }));
+  const raw = fs.readFileSync(grammarPath, 'utf8');
+  const registry = new textmate.Registry({
+    onigLib,
+    loadGrammar: async () => textmate.parseRawGrammar(raw, grammarPath),
+  });
+  return registry.loadGrammar(JSON.parse(raw).scopeName);
 }
 
 function tokenizeDocument(grammar, lines) {
-    let stack = textmate.INITIAL;
-    return lines.map((line) => {
-        const result = grammar.tokenizeLine(line, stack);
-        stack = result.ruleStack;
-        const initial = stack.depth === textmate.INITIAL.depth;
-        const top = initial ? null : stack.nameScopesList?.scopeName ?? 'unnamed';
-        return [result.tokens.map((t) => [t.startIndex, Math.min(t.endIndex, line.length), t.scopes]),
-                initial, top];
-    });
+  let stack = textmate.INITIAL;
+  return lines.map((line) => {
+    const result = grammar.tokenizeLine(line, stack);
+    stack = result.ruleStack;
+    const initial = stack.depth === textmate.INITIAL.depth;
+    const top = initial ? null : (stack.nameScopesList?.scopeName ?? 'unnamed');
+    return [result.tokens.map((t) => [t.startIndex, Math.min(t.endIndex, line.length), t.scopes]), initial, top];
+  });
 }
 
 async function main() {
-    const grammar = await loadGrammar();
-    const documents = JSON.parse(fs.readFileSync(0, 'utf8'));
-    process.stdout.write(JSON.stringify(documents.map((lines) => tokenizeDocument(grammar, lines))));
+  const grammar = await loadGrammar();
+  const documents = JSON.parse(fs.readFileSync(0, 'utf8'));
+  process.stdout.write(JSON.stringify(documents.map((lines) => tokenizeDocument(grammar, lines))));
 }
 
 main().catch((error) => {
-    process.stderr.write(`grammar_tokenize: ${error.stack || error}\n`);
-    process.exit(1);
+  process.stderr.write(`grammar_tokenize: ${error.stack || error}\n`);
+  process.exit(1);
 });

@@ -22,10 +22,16 @@ export const PROGRAM_586 = [
 // One workflow of `steps` steps, each reading the one before and undone by a compensate
 // block: what the Graph tab draws with arcs and "on failure" arrows.
 export function graphProgram(steps) {
-  const lines = ['worker "w" { input { n: int } output { n: int } }', 'worker "undo" { input { n: int } }',
-    'workflow big {', '  input { n: int }'];
+  const lines = [
+    'worker "w" { input { n: int } output { n: int } }',
+    'worker "undo" { input { n: int } }',
+    'workflow big {',
+    '  input { n: int }',
+  ];
   for (let k = 0; k < steps; k++)
-    lines.push(`  step s${k} { worker "w"; with { n: ${k ? `s${k - 1}.n` : 'input.n'} }; compensate { worker "undo"; with { n: s${k}.n } } }`);
+    lines.push(
+      `  step s${k} { worker "w"; with { n: ${k ? `s${k - 1}.n` : 'input.n'} }; compensate { worker "undo"; with { n: s${k}.n } } }`,
+    );
   lines.push('}', '');
   return lines.join('\n');
 }

@@ -11,7 +11,14 @@ import { spawn, execFile, execFileSync } from 'node:child_process';
 export const HERE = path.dirname(new URL(import.meta.url).pathname);
 export const ROOT = path.resolve(HERE, '..', '..');
 export const PACKAGE = path.join(ROOT, 'hosts', 'restate');
-const SERVER_BIN = path.join(PACKAGE, 'node_modules', '@restatedev', 'restate-server-linux-x64', 'bin', 'restate-server');
+const SERVER_BIN = path.join(
+  PACKAGE,
+  'node_modules',
+  '@restatedev',
+  'restate-server-linux-x64',
+  'bin',
+  'restate-server',
+);
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,7 +40,9 @@ export async function until(probe, ms, what) {
   while (Date.now() < end) {
     try {
       if (await probe()) return;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     await sleep(200);
   }
   throw new Error(`timed out after ${ms} ms: ${what}`);
@@ -41,7 +50,9 @@ export async function until(probe, ms, what) {
 
 async function post(url, body, ms = 10000) {
   const response = await fetch(url, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? null),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body ?? null),
     signal: AbortSignal.timeout(ms),
   });
   const text = await response.text();
@@ -81,12 +92,19 @@ export class RestateServer {
     const log = fs.openSync(path.join(this.dir, 'server.log'), 'a');
     this.proc = spawn(SERVER_BIN, ['--base-dir', this.dir], { env, stdio: ['ignore', log, log] });
     fs.closeSync(log);
-    await until(async () => (await fetch(`${this.admin}/health`)).ok
-      && (await fetch(`${this.ingress}/restate/health`)).ok, 60000, 'restate-server healthy');
+    await until(
+      async () => (await fetch(`${this.admin}/health`)).ok && (await fetch(`${this.ingress}/restate/health`)).ok,
+      60000,
+      'restate-server healthy',
+    );
   }
 
-  get admin() { return `http://127.0.0.1:${this.ports.admin}`; }
-  get ingress() { return `http://127.0.0.1:${this.ports.ingress}`; }
+  get admin() {
+    return `http://127.0.0.1:${this.ports.admin}`;
+  }
+  get ingress() {
+    return `http://127.0.0.1:${this.ports.ingress}`;
+  }
 
   /** kill -9: no shutdown at all. */
   async kill9() {
@@ -117,17 +135,21 @@ export class RestateServer {
  */
 export async function cluster(dir, n = 3) {
   const ports = [];
-  for (let i = 0; i < n; i++) ports.push({ admin: await freePort(), ingress: await freePort(), fabric: await freePort() });
+  for (let i = 0; i < n; i++)
+    ports.push({ admin: await freePort(), ingress: await freePort(), fabric: await freePort() });
   const peers = JSON.stringify(ports.map((p) => `http://127.0.0.1:${p.fabric}`));
   return ports.map((p, i) => {
-    const node = new RestateServer(path.join(dir, `node-${i + 1}`), { nodeName: `node-${i + 1}`, env: {
-      RESTATE_CLUSTER_NAME: 'orbit-test-cluster',
-      RESTATE_FORCE_NODE_ID: String(i + 1),
-      RESTATE_AUTO_PROVISION: i === 0 ? 'true' : 'false',
-      RESTATE_DEFAULT_REPLICATION: '2',
-      RESTATE_METADATA_CLIENT__ADDRESSES: peers,
-      RESTATE_ROCKSDB_TOTAL_MEMORY_SIZE: '128MiB',
-    } });
+    const node = new RestateServer(path.join(dir, `node-${i + 1}`), {
+      nodeName: `node-${i + 1}`,
+      env: {
+        RESTATE_CLUSTER_NAME: 'orbit-test-cluster',
+        RESTATE_FORCE_NODE_ID: String(i + 1),
+        RESTATE_AUTO_PROVISION: i === 0 ? 'true' : 'false',
+        RESTATE_DEFAULT_REPLICATION: '2',
+        RESTATE_METADATA_CLIENT__ADDRESSES: peers,
+        RESTATE_ROCKSDB_TOTAL_MEMORY_SIZE: '128MiB',
+      },
+    });
     node.ports = p;
     fs.mkdirSync(node.dir, { recursive: true });
     return node;
@@ -158,11 +180,31 @@ export function startProcess(cmd, args, logPath, env = {}) {
 export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeoutMs = 2000, queueShards = 1 } = {}) {
   const port = await freePort();
   const logPath = path.join(dir, `serve-${port}.log`);
-  const p = startProcess(process.execPath, [path.join(PACKAGE, 'bin', 'orbit-restate.mjs'), 'serve', orbc,
-    '--port', String(port), '--admin', server.admin, '--time-scale', String(timeScale),
-    '--heartbeat-timeout', String(heartbeatTimeoutMs), '--queue-shards', String(queueShards)], logPath, { RESTATE_LOGGING: process.env.ORBIT_RESTATE_DEBUG ? 'INFO' : 'WARN' });
-  await until(() => fs.readFileSync(logPath, 'utf8').includes('registered with'), 30000,
-              `orbit-restate serve ${orbc} registered (${logPath})`).catch(async (e) => {
+  const p = startProcess(
+    process.execPath,
+    [
+      path.join(PACKAGE, 'bin', 'orbit-restate.mjs'),
+      'serve',
+      orbc,
+      '--port',
+      String(port),
+      '--admin',
+      server.admin,
+      '--time-scale',
+      String(timeScale),
+      '--heartbeat-timeout',
+      String(heartbeatTimeoutMs),
+      '--queue-shards',
+      String(queueShards),
+    ],
+    logPath,
+    { RESTATE_LOGGING: process.env.ORBIT_RESTATE_DEBUG ? 'INFO' : 'WARN' },
+  );
+  await until(
+    () => fs.readFileSync(logPath, 'utf8').includes('registered with'),
+    30000,
+    `orbit-restate serve ${orbc} registered (${logPath})`,
+  ).catch(async (e) => {
     await p.kill();
     throw e;
   });
@@ -172,9 +214,17 @@ export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeout
   // invocation on its deployment until that answers: it would block its virtual object);
   // `drain: false` when nothing else will run on the server (it is stopped next).
   p.kill = async (signal, { drain = true } = {}) => {
-    if (drain) await until(async () => (await sqlCount(server, `SELECT count(*) AS n FROM sys_invocation WHERE pinned_deployment_id = '${deployment}'`
-                                             + ` AND status NOT IN ('completed', 'scheduled')`)) === 0,
-                30000, `deployment ${deployment} drained`).catch(() => {});
+    if (drain)
+      await until(
+        async () =>
+          (await sqlCount(
+            server,
+            `SELECT count(*) AS n FROM sys_invocation WHERE pinned_deployment_id = '${deployment}'` +
+              ` AND status NOT IN ('completed', 'scheduled')`,
+          )) === 0,
+        30000,
+        `deployment ${deployment} drained`,
+      ).catch(() => {});
     await kill(signal);
   };
   return p;
@@ -183,8 +233,11 @@ export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeout
 /** The rows of an admin SQL query (the server's introspection tables). */
 export async function sqlRows(server, query) {
   const r = await fetch(`${server.admin}/query`, {
-    method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ query }), signal: AbortSignal.timeout(10000) });
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query }),
+    signal: AbortSignal.timeout(10000),
+  });
   return (await r.json()).rows;
 }
 
@@ -228,13 +281,23 @@ export async function startExecution(server, workflow, id, input) {
   const t = Date.now();
   // Sent again if the server is too busy to answer: a workflow's `run` starts once per key
   // (Restate answers the second `PreviouslyAccepted`).
-  await until(() => post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/run/send`,
-                         input, 30000).then(() => true), 300000, `execution ${workflow}/${id} started`);
+  await until(
+    () =>
+      post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/run/send`, input, 30000).then(
+        () => true,
+      ),
+    300000,
+    `execution ${workflow}/${id} started`,
+  );
   return t;
 }
 
 export function signal(server, workflow, id, name, payload) {
-  return post(`${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/signal`, { name, payload }, 30000);
+  return post(
+    `${server.ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/signal`,
+    { name, payload },
+    30000,
+  );
 }
 
 /** When execution `id`'s clock started (real ms), waiting for it at most `ms`. */
@@ -259,8 +322,16 @@ export async function result(server, workflow, id, ms) {
         throw new Error(`${url}: ${response.status} ${await response.text()}`);
       }
     } catch (e) {
-      if (!(e.name === 'TimeoutError' || e.cause?.code === 'ECONNREFUSED' || e.cause?.code === 'ECONNRESET'
-            || e.message?.includes('fetch failed') || e.message?.includes('terminated'))) throw e;
+      if (
+        !(
+          e.name === 'TimeoutError' ||
+          e.cause?.code === 'ECONNREFUSED' ||
+          e.cause?.code === 'ECONNRESET' ||
+          e.message?.includes('fetch failed') ||
+          e.message?.includes('terminated')
+        )
+      )
+        throw e;
     }
     await sleep(100);
   }
@@ -274,8 +345,15 @@ export async function history(server, workflow, id) {
 
 /** `orbit-restate logs` itself, as a user runs it (a process, not waited on in this one). */
 export async function logs(server, id, workflow) {
-  const args = [path.join(PACKAGE, 'bin', 'orbit-restate.mjs'), 'logs', id, '--ingress', server.ingress,
-                '--admin', server.admin];
+  const args = [
+    path.join(PACKAGE, 'bin', 'orbit-restate.mjs'),
+    'logs',
+    id,
+    '--ingress',
+    server.ingress,
+    '--admin',
+    server.admin,
+  ];
   if (workflow) args.push('--workflow', workflow);
   return (await promisify(execFile)(process.execPath, args, { encoding: 'utf8', timeout: 30000 })).stdout;
 }
@@ -283,18 +361,24 @@ export async function logs(server, id, workflow) {
 /** orbit-run's history of a scenario. */
 export function orbitRun(orbitRunBin, orbc, scenarioPath, extraArgs = []) {
   try {
-    return execFileSync(orbitRunBin, [orbc, '--scenario', scenarioPath, ...extraArgs], { encoding: 'utf8', timeout: 30000 });
+    return execFileSync(orbitRunBin, [orbc, '--scenario', scenarioPath, ...extraArgs], {
+      encoding: 'utf8',
+      timeout: 30000,
+    });
   } catch (e) {
-    if (typeof e.stdout === 'string' && e.status === 1) return e.stdout;   // failed, timed out, blocked
+    if (typeof e.stdout === 'string' && e.status === 1) return e.stdout; // failed, timed out, blocked
     throw e;
   }
 }
 
 function parseHistory(text) {
-  return text.split('\n').filter((l) => l.length > 0).map((line) => {
-    const m = /^\+ (\d+)ms #(\d+) (.*)$/.exec(line);
-    return m ? { time: Number(m[1]), rest: `#${m[2]} ${m[3]}` } : { time: 0, rest: line };
-  });
+  return text
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((line) => {
+      const m = /^\+ (\d+)ms #(\d+) (.*)$/.exec(line);
+      return m ? { time: Number(m[1]), rest: `#${m[2]} ${m[3]}` } : { time: 0, rest: line };
+    });
 }
 
 /**
@@ -308,19 +392,31 @@ function parseHistory(text) {
  * @returns {{ok: boolean, why?: string, maxDelta: number, drift: number}}
  */
 export function compareHistories(expected, actual, tolerance) {
-  const e = parseHistory(expected), a = parseHistory(actual);
-  let maxDelta = 0, drift = 0;
+  const e = parseHistory(expected),
+    a = parseHistory(actual);
+  let maxDelta = 0,
+    drift = 0;
   for (let i = 0; i < Math.max(e.length, a.length); i++) {
     if (!e[i] || !a[i] || e[i].rest !== a[i].rest) {
-      return { ok: false, maxDelta, drift, why: `line ${i + 1}: expected "${e[i]?.rest ?? '(end)'}", got "${a[i]?.rest ?? '(end)'}"` };
+      return {
+        ok: false,
+        maxDelta,
+        drift,
+        why: `line ${i + 1}: expected "${e[i]?.rest ?? '(end)'}", got "${a[i]?.rest ?? '(end)'}"`,
+      };
     }
     const absolute = Math.abs(e[i].time - a[i].time);
     drift = Math.max(drift, absolute);
     if (i === 0) continue;
-    const delta = Math.abs((e[i].time - e[i - 1].time) - (a[i].time - a[i - 1].time));
+    const delta = Math.abs(e[i].time - e[i - 1].time - (a[i].time - a[i - 1].time));
     maxDelta = Math.max(maxDelta, Math.min(delta, absolute));
     if (delta > tolerance && absolute > tolerance) {
-      return { ok: false, maxDelta, drift, why: `line ${i + 1} (${e[i].rest}): at ${a[i].time} ms, ${a[i].time - a[i - 1].time} ms after the line before; orbit-run ${e[i].time} ms, ${e[i].time - e[i - 1].time} ms (tolerance ${tolerance} ms)` };
+      return {
+        ok: false,
+        maxDelta,
+        drift,
+        why: `line ${i + 1} (${e[i].rest}): at ${a[i].time} ms, ${a[i].time - a[i - 1].time} ms after the line before; orbit-run ${e[i].time} ms, ${e[i].time - e[i - 1].time} ms (tolerance ${tolerance} ms)`,
+      };
     }
   }
   return { ok: true, maxDelta, drift };

@@ -11,7 +11,10 @@ process.on('uncaughtException', (e) => console.error(`uncaught: ${e.stack ?? e}`
 process.on('unhandledRejection', (e) => console.error(`unhandled: ${e?.stack ?? e}`));
 const charged = new Map();
 runWorker({
-  ingress, task: 'payments.charge', workerId, concurrency: 64,
+  ingress,
+  task: 'payments.charge',
+  workerId,
+  concurrency: 64,
   handler: async (input, t) => {
     if (!charged.has(t.idempotency_key)) {
       charged.set(t.idempotency_key, `ch_${input.order_id}`);

@@ -32,9 +32,20 @@ const lastTime = (history) => Math.max(0, ...history.split('\n').map((l) => Numb
  * One scenario on Restate with scripted workers, compared with orbit-run's history.
  * @returns {Promise<{ok: boolean, why?: string, maxDelta: number, actual: string}>}
  */
-export async function runScenario({ name, orbc, scenarioPath, workflow, timeScale, toleranceRealMs,
-                                    expected, during, workerScenarioPath = scenarioPath,
-                                    heartbeatTimeoutMs = 2000, boundMs = 60000, srv }) {
+export async function runScenario({
+  name,
+  orbc,
+  scenarioPath,
+  workflow,
+  timeScale,
+  toleranceRealMs,
+  expected,
+  during,
+  workerScenarioPath = scenarioPath,
+  heartbeatTimeoutMs = 2000,
+  boundMs = 60000,
+  srv,
+}) {
   const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));
   expected ??= h.orbitRun(ORBIT_RUN, orbc, scenarioPath, workflow ? ['--workflow', workflow] : []);
   workflow ??= scenario.workflow;
@@ -56,9 +67,19 @@ export async function runScenario({ name, orbc, scenarioPath, workflow, timeScal
     await h.startExecution(srv, workflow, id, scenario.input ?? {});
     const t0 = await h.started(srv, workflow, id, 30000);
     for (const s of scenario.signals ?? []) {
-      timers.push(setTimeout(() => h.until(() => h.signal(srv, workflow, id, s.name, s.payload ?? null).then(() => true),
-                                           60000, `signal ${s.name} sent`).catch(() => {}),
-                             Math.max(0, t0 + s.at_ms / timeScale - Date.now())));
+      timers.push(
+        setTimeout(
+          () =>
+            h
+              .until(
+                () => h.signal(srv, workflow, id, s.name, s.payload ?? null).then(() => true),
+                60000,
+                `signal ${s.name} sent`,
+              )
+              .catch(() => {}),
+          Math.max(0, t0 + s.at_ms / timeScale - Date.now()),
+        ),
+      );
     }
     if (during) await during({ t0, id, workflow, restartWorkers, killWorkers });
     const bound = lastTime(expected) / timeScale + boundMs;
@@ -106,8 +127,10 @@ const SCENARIO_LANES = 2;
 // cores to spare (a load average under its number of cores: the cases mostly wait on
 // their timers), else 1: on a busy machine every process more (servers, `serve`s,
 // workers) slows every round trip of every case, past the margins the cases have.
-const JOBS = Math.max(1, Number(process.argv[process.argv.indexOf('--jobs') + 1])
-                         || (os.loadavg()[0] < os.cpus().length ? 4 : 1));
+const JOBS = Math.max(
+  1,
+  Number(process.argv[process.argv.indexOf('--jobs') + 1]) || (os.loadavg()[0] < os.cpus().length ? 4 : 1),
+);
 // Case 4: load, small: LOAD executions of load.orbit at once (checkout's shape, a 2 s
 // cool-off), queues of 8 shards, three worker processes. The 1,000-execution run is the
 // benchmark tools/restate_bench.mjs.
@@ -133,7 +156,9 @@ async function withServer(name, fn) {
  * stops everything on it); JOBS groups run at the same time, the longest first.
  */
 async function main() {
-  console.log(`${JOBS} group${JOBS > 1 ? 's' : ''} of cases at a time (load average ${os.loadavg()[0].toFixed(1)}, ${os.cpus().length} cores)`);
+  console.log(
+    `${JOBS} group${JOBS > 1 ? 's' : ''} of cases at a time (load average ${os.loadavg()[0].toFixed(1)}, ${os.cpus().length} cores)`,
+  );
   const runnable = runnableScenarios();
   const lanes = Array.from({ length: SCENARIO_LANES }, (_, lane) => () => scenarios(lane, runnable));
   const clusterThenLoad = async () => {
@@ -142,13 +167,16 @@ async function main() {
   };
   const queue = [endToEnd, crashes, ...lanes, clusterThenLoad];
   // A group that cannot set up (its server does not start) fails; the others go on.
-  const run = (g) => g().catch((e) => {
-    console.log(`FAILED  setup of ${g.name || 'scenarios'}: ${e.stack ?? e.message}`);
-    results.push(false);
-  });
-  await Promise.all(Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
-    while (queue.length > 0) await run(queue.shift());
-  }));
+  const run = (g) =>
+    g().catch((e) => {
+      console.log(`FAILED  setup of ${g.name || 'scenarios'}: ${e.stack ?? e.message}`);
+      results.push(false);
+    });
+  await Promise.all(
+    Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
+      while (queue.length > 0) await run(queue.shift());
+    }),
+  );
 }
 
 let starting = Promise.resolve();
@@ -165,10 +193,17 @@ async function endToEnd() {
   await withServer('restate-checkout', async (server) => {
     await check('e2e checkout', async () => {
       const checkout = compile(path.join(h.ROOT, 'examples', 'checkout.orbit'));
-      const r = await expectSame({ name: 'checkout', orbc: checkout, scenarioPath: path.join(h.HERE, 'checkout.scenario.json'),
-                                   srv: server, ...CHECKOUT });
-      return `${r.actual.trim().split('\n').length} events as orbit-run's; time between events off by at most ${r.maxDelta} ms `
-        + `(tolerance ${CHECKOUT.toleranceRealMs * CHECKOUT.timeScale} = ${CHECKOUT.toleranceRealMs} ms real x ${CHECKOUT.timeScale}), drift ${r.drift} ms`;
+      const r = await expectSame({
+        name: 'checkout',
+        orbc: checkout,
+        scenarioPath: path.join(h.HERE, 'checkout.scenario.json'),
+        srv: server,
+        ...CHECKOUT,
+      });
+      return (
+        `${r.actual.trim().split('\n').length} events as orbit-run's; time between events off by at most ${r.maxDelta} ms ` +
+        `(tolerance ${CHECKOUT.toleranceRealMs * CHECKOUT.timeScale} = ${CHECKOUT.toleranceRealMs} ms real x ${CHECKOUT.timeScale}), drift ${r.drift} ms`
+      );
     });
   });
 }
@@ -184,9 +219,16 @@ async function smallLoad() {
     await check(`load ${LOAD} checkouts`, async () => {
       const loadDir = path.join(dir, 'load');
       fs.mkdirSync(loadDir);
-      const r = await runLoad({ server, orbc: compile(path.join(h.HERE, 'load.orbit')), dir: loadDir, n: LOAD, boundMs: 300000,
-                               last: true });
-      if (r.atOnce < LOAD / 2) throw new Error(`at most ${r.atOnce} of ${LOAD} executions in flight at once (${describeLoad(r)})`);
+      const r = await runLoad({
+        server,
+        orbc: compile(path.join(h.HERE, 'load.orbit')),
+        dir: loadDir,
+        n: LOAD,
+        boundMs: 300000,
+        last: true,
+      });
+      if (r.atOnce < LOAD / 2)
+        throw new Error(`at most ${r.atOnce} of ${LOAD} executions in flight at once (${describeLoad(r)})`);
       return describeLoad(r);
     });
   });
@@ -211,10 +253,19 @@ async function crashes() {
       await check(`crash server -9 ${label}`, async () => {
         let killedAt = null;
         const r = await expectSame({
-          name: `crash-${label.replace(/\W+/g, '-')}`, orbc: crash, scenarioPath: crashScenario, timeScale: 1,
-          toleranceRealMs: 15000, heartbeatTimeoutMs: 15000, srv: server,
+          name: `crash-${label.replace(/\W+/g, '-')}`,
+          orbc: crash,
+          scenarioPath: crashScenario,
+          timeScale: 1,
+          toleranceRealMs: 15000,
+          heartbeatTimeoutMs: 15000,
+          srv: server,
           during: async ({ id, workflow }) => {
-            await h.until(async () => (await h.history(server, workflow, id)).includes(line), 120000, `"${line}" in the history`);
+            await h.until(
+              async () => (await h.history(server, workflow, id)).includes(line),
+              120000,
+              `"${line}" in the history`,
+            );
             await h.sleep(afterMs);
             const before = (await h.history(server, workflow, id)).trim().split('\n');
             await server.kill9();
@@ -222,7 +273,8 @@ async function crashes() {
             await h.sleep(2000);
             await server.start();
             // The kill must hit the moment: the trigger was still the last event.
-            if (!before[before.length - 1].includes(line)) throw new Error(`missed the moment: the history went on to "${before[before.length - 1]}"`);
+            if (!before[before.length - 1].includes(line))
+              throw new Error(`missed the moment: the history went on to "${before[before.length - 1]}"`);
           },
         });
         // The backoff is measured from its schedule, across the crash: exactly 8 s.
@@ -240,11 +292,20 @@ async function crashes() {
     // attempt is redelivered (same attempt number) to the worker started again.
     await check('crash worker -9 mid-attempt', async () => {
       const r = await expectSame({
-        name: 'crash-worker', orbc: crash, scenarioPath: path.join(h.HERE, 'crash', 'lost.scenario.json'),
-        workerScenarioPath: path.join(h.HERE, 'crash', 'lost.workers.json'), timeScale: 1, toleranceRealMs: 15000,
-        heartbeatTimeoutMs: 2000, srv: server,
+        name: 'crash-worker',
+        orbc: crash,
+        scenarioPath: path.join(h.HERE, 'crash', 'lost.scenario.json'),
+        workerScenarioPath: path.join(h.HERE, 'crash', 'lost.workers.json'),
+        timeScale: 1,
+        toleranceRealMs: 15000,
+        heartbeatTimeoutMs: 2000,
+        srv: server,
         during: async ({ id, workflow, killWorkers, restartWorkers }) => {
-          await h.until(async () => (await h.history(server, workflow, id)).includes('StepDispatched step=pay attempt=1'), 120000, 'dispatched');
+          await h.until(
+            async () => (await h.history(server, workflow, id)).includes('StepDispatched step=pay attempt=1'),
+            120000,
+            'dispatched',
+          );
           await h.sleep(500);
           await killWorkers();
           await restartWorkers();
@@ -269,19 +330,31 @@ async function clusterCrash() {
       await startServer({ start: () => Promise.all(nodes.map((n) => n.start())) });
       let killedAt = null;
       const r = await expectSame({
-        name: 'crash-cluster', orbc: crash, scenarioPath: path.join(h.HERE, 'crash', 'crash.scenario.json'), timeScale: 1,
-        toleranceRealMs: 15000, heartbeatTimeoutMs: 15000, srv: front,
+        name: 'crash-cluster',
+        orbc: crash,
+        scenarioPath: path.join(h.HERE, 'crash', 'crash.scenario.json'),
+        timeScale: 1,
+        toleranceRealMs: 15000,
+        heartbeatTimeoutMs: 15000,
+        srv: front,
         during: async ({ id, workflow }) => {
-          await h.until(async () => (await h.history(front, workflow, id)).includes(line), 120000, `"${line}" in the history`);
+          await h.until(
+            async () => (await h.history(front, workflow, id)).includes(line),
+            120000,
+            `"${line}" in the history`,
+          );
           await h.sleep(1000);
           const before = (await h.history(front, workflow, id)).trim().split('\n');
           await victim.kill9();
           killedAt = before.length;
-          if (!before[before.length - 1].includes(line)) throw new Error(`missed the moment: the history went on to "${before[before.length - 1]}"`);
+          if (!before[before.length - 1].includes(line))
+            throw new Error(`missed the moment: the history went on to "${before[before.length - 1]}"`);
         },
       });
-      return `${nodes.length} nodes, ${victim.nodeName} killed after event #${killedAt} (${line}) and left dead; `
-        + `${attemptsOf(r.actual)}, as orbit-run; ${r.actual.trim().split('\n').length} events`;
+      return (
+        `${nodes.length} nodes, ${victim.nodeName} killed after event #${killedAt} (${line}) and left dead; ` +
+        `${attemptsOf(r.actual)}, as orbit-run; ${r.actual.trim().split('\n').length} events`
+      );
     } finally {
       await Promise.all(nodes.map((n) => n.stop()));
     }
@@ -289,7 +362,7 @@ async function clusterCrash() {
 }
 
 const KIT = path.join(h.ROOT, 'tests', 'conformance', 'runtime');
-const SCENARIO_BUDGET_MS = 20000;   // the longest a scenario may take in real time
+const SCENARIO_BUDGET_MS = 20000; // the longest a scenario may take in real time
 export const scenarioSummary = { run: 0, passed: 0, total: 0, skipped: [] };
 
 // Scenarios whose outcome hangs on a margin between what the world does and a timer
@@ -302,14 +375,19 @@ const MARGINS = {
   deadline_while_compensating: 'a 1 s workflow deadline against three worker round trips',
   redelivery: 'a 700 ms pickup delay against a 1 s queue timeout (300 ms margin)',
   timeout_late_success: 'a late answer 400 ms after the timeout, 600 ms before the retry',
-  workflow_timeout: 'a retry whose answer comes 500 ms after the 10 s deadline (the latency of 13 steps adds up past it)',
+  workflow_timeout:
+    'a retry whose answer comes 500 ms after the 10 s deadline (the latency of 13 steps adds up past it)',
 };
 
 /** Why a conformance scenario cannot run on Restate, or null. */
 function skipReason(name, scenario, text, expected, args) {
   // `0.0` is a number for Orbit and the integer 0 once JSON.parse has read it (tests/wasm/engine_conformance.mjs).
   const outsideStrings = text.replace(/"(?:\\.|[^"\\])*"/g, '""');
-  if ((outsideStrings.match(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g) ?? []).some((t) => /[.eE]/.test(t) && Number.isInteger(Number(t)))) {
+  if (
+    (outsideStrings.match(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g) ?? []).some(
+      (t) => /[.eE]/.test(t) && Number.isInteger(Number(t)),
+    )
+  ) {
     return 'an integral number with a fraction or exponent (JSON.parse makes `0.0` the integer 0)';
   }
   if (MARGINS[name]) return `${MARGINS[name]}: a margin under the real latency`;
@@ -318,19 +396,26 @@ function skipReason(name, scenario, text, expected, args) {
   if (scenario.steps) return 'step scripts (workers are scripted by task name only, as real workers are)';
   if (scenario.http_adapter === false) return 'a disabled HTTP adapter (the host always does orbit.http.request)';
   if (scenario.workers?.['orbit.http.request']) return 'scripted HTTP responses (the host makes real requests)';
-  if (expected.includes('worker_id=orbit-runtime')) return 'an HTTP request sent (orbit-run answers 200 without sending it; the host sends it)';
-  if (Object.values(scenario.workers ?? {}).some((w) => w.no_worker)) return 'no_worker (a real queue never knows no worker will come)';
-  if (expected.includes('WorkflowBlocked')) return 'ends BLOCKED (needs ENGINE_IDLE: a real host never knows nothing else can happen)';
+  if (expected.includes('worker_id=orbit-runtime'))
+    return 'an HTTP request sent (orbit-run answers 200 without sending it; the host sends it)';
+  if (Object.values(scenario.workers ?? {}).some((w) => w.no_worker))
+    return 'no_worker (a real queue never knows no worker will come)';
+  if (expected.includes('WorkflowBlocked'))
+    return 'ends BLOCKED (needs ENGINE_IDLE: a real host never knows nothing else can happen)';
   const last = Math.max(0, ...expected.split('\n').map((l) => Number(/^\+ (\d+)ms/.exec(l)?.[1] ?? 0)));
   if (last > Number.MAX_SAFE_INTEGER / 2) return 'times beyond 2^53 ms';
-  if (last > SCENARIO_BUDGET_MS * 60) return `${last} ms long (over 60x the ${SCENARIO_BUDGET_MS} ms budget: its step timeouts would be shorter than the latency)`;
+  if (last > SCENARIO_BUDGET_MS * 60)
+    return `${last} ms long (over 60x the ${SCENARIO_BUDGET_MS} ms budget: its step timeouts would be shorter than the latency)`;
   return null;
 }
 
 /** The names of the conformance runtime scenarios, in order. */
 function conformanceNames() {
-  return fs.readdirSync(KIT).filter((f) => f.endsWith('.scenario.json'))
-    .map((f) => f.slice(0, -'.scenario.json'.length)).sort();
+  return fs
+    .readdirSync(KIT)
+    .filter((f) => f.endsWith('.scenario.json'))
+    .map((f) => f.slice(0, -'.scenario.json'.length))
+    .sort();
 }
 
 /**
@@ -346,7 +431,11 @@ function runnableScenarios() {
     const text = fs.readFileSync(scenarioPath, 'utf8');
     const scenario = JSON.parse(text);
     const args = fs.existsSync(path.join(KIT, name + '.args'))
-      ? fs.readFileSync(path.join(KIT, name + '.args'), 'utf8').trim().split(/\s+/) : [];
+      ? fs
+          .readFileSync(path.join(KIT, name + '.args'), 'utf8')
+          .trim()
+          .split(/\s+/)
+      : [];
     const expected = fs.readFileSync(path.join(KIT, name + '.history'), 'utf8');
     const why = skipReason(name, scenario, text, expected, args);
     if (why) {
@@ -355,9 +444,16 @@ function runnableScenarios() {
       continue;
     }
     let workflow = args.includes('--workflow') ? args[args.indexOf('--workflow') + 1] : scenario.workflow;
-    if (!workflow) workflow = [...fs.readFileSync(path.join(KIT, name + '.orbit'), 'utf8').matchAll(/^workflow\s+(\w+)/gm)][0][1];
+    if (!workflow)
+      workflow = [...fs.readFileSync(path.join(KIT, name + '.orbit'), 'utf8').matchAll(/^workflow\s+(\w+)/gm)][0][1];
     const last = Math.max(0, ...expected.split('\n').map((l) => Number(/^\+ (\d+)ms/.exec(l)?.[1] ?? 0)));
-    runnable.push({ name, scenarioPath, workflow, expected, timeScale: Math.max(1, Math.ceil(last / SCENARIO_BUDGET_MS)) });
+    runnable.push({
+      name,
+      scenarioPath,
+      workflow,
+      expected,
+      timeScale: Math.max(1, Math.ceil(last / SCENARIO_BUDGET_MS)),
+    });
   }
   return runnable;
 }
@@ -367,8 +463,16 @@ async function conformance(server, scenarios) {
   for (const { name, scenarioPath, workflow, expected, timeScale } of scenarios) {
     scenarioSummary.run++;
     const passed = await check(`scenario ${name}`, async () => {
-      const r = await expectSame({ name, orbc: path.join(KIT, name + '.orbc'), scenarioPath, workflow, expected,
-                                   timeScale, toleranceRealMs: 2500, srv: server });
+      const r = await expectSame({
+        name,
+        orbc: path.join(KIT, name + '.orbc'),
+        scenarioPath,
+        workflow,
+        expected,
+        timeScale,
+        toleranceRealMs: 2500,
+        srv: server,
+      });
       return `scale ${timeScale}, time between events off by at most ${r.maxDelta} ms`;
     });
     if (passed) scenarioSummary.passed++;
@@ -376,8 +480,11 @@ async function conformance(server, scenarios) {
 }
 
 function summary() {
-  if (scenarioSummary.total > 0) console.log(`conformance scenarios on Restate: ${scenarioSummary.passed} passed of ${scenarioSummary.run} run, `
-    + `${scenarioSummary.total} in the kit (${scenarioSummary.skipped.length} skipped)`);
+  if (scenarioSummary.total > 0)
+    console.log(
+      `conformance scenarios on Restate: ${scenarioSummary.passed} passed of ${scenarioSummary.run} run, ` +
+        `${scenarioSummary.total} in the kit (${scenarioSummary.skipped.length} skipped)`,
+    );
 }
 
 /** The attempts of each step of a history: `pay: 2 attempts, 1 redelivery`. */
@@ -392,9 +499,14 @@ function attemptsOf(history) {
     else s.completed++;
     steps.set(m[2], s);
   }
-  return [...steps].filter(([, s]) => s.scheduled > 0)
-    .map(([step, s]) => `${step}: ${s.scheduled} attempt${s.scheduled > 1 ? 's' : ''}`
-      + `${s.redelivered ? `, ${s.redelivered} redelivery` : ''}, completed ${s.completed}x`).join('; ');
+  return [...steps]
+    .filter(([, s]) => s.scheduled > 0)
+    .map(
+      ([step, s]) =>
+        `${step}: ${s.scheduled} attempt${s.scheduled > 1 ? 's' : ''}` +
+        `${s.redelivered ? `, ${s.redelivered} redelivery` : ''}, completed ${s.completed}x`,
+    )
+    .join('; ');
 }
 
 try {

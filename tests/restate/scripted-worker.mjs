@@ -16,8 +16,8 @@ const [scenarioPath, ingress, scaleText, statePath] = process.argv.slice(2);
 const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));
 const scale = Number(scaleText);
 const used = statePath && fs.existsSync(statePath) ? JSON.parse(fs.readFileSync(statePath, 'utf8')) : {};
-const held = new Map();       // lease -> its queue key (heartbeats)
-const queueOf = {};           // task -> its queue key (served with one shard: the scripts are per task)
+const held = new Map(); // lease -> its queue key (heartbeats)
+const queueOf = {}; // task -> its queue key (served with one shard: the scripts are per task)
 // Short long polls: a poll still waiting when the process is killed takes the next task
 // queued for it (and that task is then redelivered); the tests wait this long after a kill.
 export const POLL_WAIT_MS = 1000;
@@ -42,22 +42,26 @@ async function serve(task, script) {
   const workerId = script.worker_id ?? 'worker-1';
   for (;;) {
     const next = list[used[task] ?? 0];
-    if (!next) return;                           // the script is over: nothing more is taken
+    if (!next) return; // the script is over: nothing more is taken
     const pickup = (next.pickup_ms ?? script.pickup_ms ?? 0) / scale;
     let tasks;
     try {
       // Several at once when they need no pickup delay: attempts queued together are
       // picked up together, as orbit-run's scripted workers (one per attempt) do.
       let max = 1;
-      while (pickup === 0 && (list[(used[task] ?? 0) + max]?.pickup_ms ?? script.pickup_ms ?? 0) === 0
-             && (used[task] ?? 0) + max < list.length) max++;
+      while (
+        pickup === 0 &&
+        (list[(used[task] ?? 0) + max]?.pickup_ms ?? script.pickup_ms ?? 0) === 0 &&
+        (used[task] ?? 0) + max < list.length
+      )
+        max++;
       tasks = await poll(ingress, queueOf[task], workerId, max, pickup, POLL_WAIT_MS);
     } catch {
       await sleep(50);
       continue;
     }
     if (tasks.length === 0) {
-      if (pickup > 0) await sleep(5);            // a pickup delay is polled for, not waited on
+      if (pickup > 0) await sleep(5); // a pickup delay is polled for, not waited on
       continue;
     }
     for (const t of tasks) take(task, t, list[used[task] ?? 0]);
@@ -68,7 +72,7 @@ async function serve(task, script) {
 function take(task, t, next) {
   used[task] = (used[task] ?? 0) + 1;
   saveState();
-  if (!next || 'lost_after_ms' in next) return;   // no heartbeat, no answer: lost
+  if (!next || 'lost_after_ms' in next) return; // no heartbeat, no answer: lost
   held.set(t.lease, t.queue);
   if (next.never_answers) return;
   (async () => {
@@ -81,7 +85,7 @@ function take(task, t, next) {
         else await fail(ingress, t.queue, t.lease, ...a.fail);
         return;
       } catch {
-        await sleep(100);                        // the server is away: answer again
+        await sleep(100); // the server is away: answer again
       }
     }
   })();
@@ -95,7 +99,9 @@ async function beat() {
     for (const [queue, leases] of byTask) {
       try {
         for (const lease of await heartbeat(ingress, queue, 'scripted', leases)) held.delete(lease);
-      } catch { /* the server is away */ }
+      } catch {
+        /* the server is away */
+      }
     }
   }
 }
@@ -119,8 +125,10 @@ for (const task of tasks) {
 }
 console.log('ready');
 beat();
-await Promise.all(Object.entries(scenario.workers ?? {})
-  .filter(([task]) => !task.startsWith('orbit.'))
-  .map(([task, script]) => serve(task, script)));
+await Promise.all(
+  Object.entries(scenario.workers ?? {})
+    .filter(([task]) => !task.startsWith('orbit.'))
+    .map(([task, script]) => serve(task, script)),
+);
 // Every script is over: keep heartbeating for `never_answers` until killed.
 await new Promise(() => {});

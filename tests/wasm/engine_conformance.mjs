@@ -28,18 +28,25 @@ class Unsupported extends Error {}
 // number for the runtime and an integer for JSON.parse: such a scenario is skipped.
 function hasAmbiguousNumber(text) {
   const outsideStrings = text.replace(/"(?:\\.|[^"\\])*"/g, '""');
-  return (outsideStrings.match(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g) ?? [])
-    .some((token) => /[.eE]/.test(token) && Number.isInteger(Number(token)));
+  return (outsideStrings.match(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g) ?? []).some(
+    (token) => /[.eE]/.test(token) && Number.isInteger(Number(token)),
+  );
 }
 
 class TimerQueue {
-  constructor() { this.items = []; this.seq = 0; }
-  push(at, limit, timer) { this.items.push({ at, limit, seq: this.seq++, ...timer }); }
+  constructor() {
+    this.items = [];
+    this.seq = 0;
+  }
+  push(at, limit, timer) {
+    this.items.push({ at, limit, seq: this.seq++, ...timer });
+  }
   pop() {
     if (this.items.length === 0) return null;
     let best = 0;
     for (let i = 1; i < this.items.length; i++) {
-      const a = this.items[i], b = this.items[best];
+      const a = this.items[i],
+        b = this.items[best];
       if (a.at !== b.at ? a.at < b.at : a.limit !== b.limit ? !a.limit : a.seq < b.seq) best = i;
     }
     return this.items.splice(best, 1)[0];
@@ -59,7 +66,11 @@ function answerOf(outcome) {
 
 async function runScenario(orbit, name) {
   const args = fs.existsSync(path.join(KIT, name + '.args'))
-    ? fs.readFileSync(path.join(KIT, name + '.args'), 'utf8').trim().split(/\s+/) : [];
+    ? fs
+        .readFileSync(path.join(KIT, name + '.args'), 'utf8')
+        .trim()
+        .split(/\s+/)
+    : [];
   const text = fs.readFileSync(path.join(KIT, name + '.scenario.json'), 'utf8');
   const scenario = JSON.parse(text);
   if (args.includes('--show-values')) throw new Unsupported('--show-values');
@@ -78,11 +89,12 @@ async function runScenario(orbit, name) {
   const engine = orbit.open(orbc, workflow, scenario.input ?? {});
   const workers = scenario.workers ?? {};
   const used = {};
-  const attempts = new Map();   // attempt id -> {outcome, workerId}
+  const attempts = new Map(); // attempt id -> {outcome, workerId}
   const timers = new TimerQueue();
   for (const s of scenario.signals ?? []) timers.push(s.at_ms, false, { type: 'signal', signal: s });
   const lines = [];
-  let now = 0, finished = null;
+  let now = 0,
+    finished = null;
 
   const carryOut = () => {
     for (const c of engine.commands()) {
@@ -90,8 +102,7 @@ async function runScenario(orbit, name) {
       else if (c.kind === 'timer') {
         if (c.at_ms > Number.MAX_SAFE_INTEGER) throw new Unsupported('a time beyond 2^53 ms');
         timers.push(c.at_ms, c.limit, { type: 'engine', id: c.timer });
-      }
-      else if (c.kind === 'finished') finished = c;
+      } else if (c.kind === 'finished') finished = c;
       else if (c.kind === 'queue') {
         const script = workers[c.task] ?? {};
         if (script.no_worker) throw new Unsupported('no_worker');
@@ -100,7 +111,7 @@ async function runScenario(orbit, name) {
         if (used[c.task] >= list.length) throw new Unsupported('a script that runs out');
         const outcome = list[used[c.task]++];
         const builtin = c.task.startsWith('orbit.');
-        attempts.set(c.attempt, { outcome, workerId: builtin ? 'orbit-runtime' : script.worker_id ?? 'worker-1' });
+        attempts.set(c.attempt, { outcome, workerId: builtin ? 'orbit-runtime' : (script.worker_id ?? 'worker-1') });
         const pickup = outcome.pickup_ms ?? script.pickup_ms ?? 0;
         timers.push(now + pickup, false, { type: 'pickup', attempt: c.attempt, delivery: c.delivery });
       }
@@ -112,7 +123,11 @@ async function runScenario(orbit, name) {
   for (let steps = 0; !finished; steps++) {
     if (steps > 100000) throw new Error('more than 100000 events');
     const t = timers.pop();
-    if (!t) { engine.idle(now); carryOut(); continue; }
+    if (!t) {
+      engine.idle(now);
+      carryOut();
+      continue;
+    }
     now = t.at;
     if (t.type === 'engine') engine.timerFired(now, t.id);
     else if (t.type === 'signal') engine.signal(now, t.signal.name, t.signal.payload ?? null);
@@ -145,9 +160,14 @@ async function main() {
   }
   // One instance for every scenario: each execution is a handle in it, as in the Restate host.
   const orbit = await loadOrbit(path.resolve(dir, 'orbit.wasm'));
-  const names = fs.readdirSync(KIT).filter((f) => f.endsWith('.scenario.json'))
-    .map((f) => f.slice(0, -'.scenario.json'.length)).sort();
-  let passed = 0, failed = 0, skipped = 0;
+  const names = fs
+    .readdirSync(KIT)
+    .filter((f) => f.endsWith('.scenario.json'))
+    .map((f) => f.slice(0, -'.scenario.json'.length))
+    .sort();
+  let passed = 0,
+    failed = 0,
+    skipped = 0;
   for (const name of names) {
     let actual;
     try {
@@ -171,4 +191,7 @@ async function main() {
   process.exit(failed > 0 || passed === 0 ? 1 : 0);
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

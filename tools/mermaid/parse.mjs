@@ -23,16 +23,28 @@ import { JSDOM } from 'jsdom';
 const dom = new JSDOM('<!doctype html><html><body></body></html>', { pretendToBeVisual: true });
 globalThis.window = dom.window;
 globalThis.document = dom.window.document;
-for (const name of ['Element', 'HTMLElement', 'SVGElement', 'Node', 'DOMParser', 'XMLSerializer',
-                    'CSSStyleSheet', 'MutationObserver'])
-  if (!(name in globalThis))
-    globalThis[name] = dom.window[name];
+for (const name of [
+  'Element',
+  'HTMLElement',
+  'SVGElement',
+  'Node',
+  'DOMParser',
+  'XMLSerializer',
+  'CSSStyleSheet',
+  'MutationObserver',
+])
+  if (!(name in globalThis)) globalThis[name] = dom.window[name];
 const measured = (el) => {
-  const width = 8 * (el.textContent || '').length + 1, height = 24;
+  const width = 8 * (el.textContent || '').length + 1,
+    height = 24;
   return { x: 0, y: 0, left: 0, top: 0, right: width, bottom: height, width, height };
 };
-dom.window.Element.prototype.getBoundingClientRect = function () { return measured(this); };
-dom.window.SVGElement.prototype.getBBox = function () { return measured(this); };
+dom.window.Element.prototype.getBoundingClientRect = function () {
+  return measured(this);
+};
+dom.window.SVGElement.prototype.getBBox = function () {
+  return measured(this);
+};
 dom.window.SVGElement.prototype.getComputedTextLength = function () {
   return measured(this).width;
 };
@@ -49,12 +61,9 @@ function labelLines(el, markup) {
         lines[lines.length - 1] += child.data;
       } else if (child.nodeType === 1) {
         const tag = child.tagName.toLowerCase();
-        if (tag === 'br')
-          lines.push('');
-        else if (tag === 'p')
-          walk(child);
-        else if (tag === 'span' && !child.attributes.length && !child.childNodes.length)
-          ;   // orbitc's separator of two characters that Mermaid would read together
+        if (tag === 'br') lines.push('');
+        else if (tag === 'p') walk(child);
+        else if (tag === 'span' && !child.attributes.length && !child.childNodes.length); // orbitc's separator of two characters that Mermaid would read together
         else {
           markup.push(child.outerHTML.slice(0, 200));
           walk(child);
@@ -68,29 +77,32 @@ function labelLines(el, markup) {
 
 function labels(svg, renderId) {
   const holder = document.createElement('div');
-  holder.innerHTML = svg;   // as a page inserts Mermaid's SVG: HTML parsing, entities decoded
+  holder.innerHTML = svg; // as a page inserts Mermaid's SVG: HTML parsing, entities decoded
   const out = { nodes: {}, clusters: {}, edges: {}, markup: [] };
   const prefix = renderId + '-';
   for (const g of holder.querySelectorAll('g.node')) {
-    const id = g.id.slice(prefix.length).replace(/^flowchart-/, '').replace(/-\d+$/, '');
+    const id = g.id
+      .slice(prefix.length)
+      .replace(/^flowchart-/, '')
+      .replace(/-\d+$/, '');
     const span = g.querySelector('.label span.nodeLabel') || g.querySelector('.label');
     out.nodes[id] = span ? labelLines(span, out.markup) : [];
   }
   for (const g of holder.querySelectorAll('g.cluster')) {
-    const span = g.querySelector('.cluster-label span.nodeLabel') ||
-      g.querySelector('.cluster-label');
+    const span = g.querySelector('.cluster-label span.nodeLabel') || g.querySelector('.cluster-label');
     out.clusters[g.id.slice(prefix.length)] = span ? labelLines(span, out.markup) : [];
   }
   for (const g of holder.querySelectorAll('g.edgeLabel g.label[data-id]')) {
     const span = g.querySelector('span.edgeLabel') || g;
     const lines = labelLines(span, out.markup);
-    if (lines.length > 1 || lines[0] !== '')
-      out.edges[g.getAttribute('data-id')] = lines;
+    if (lines.length > 1 || lines[0] !== '') out.edges[g.getAttribute('data-id')] = lines;
   }
   return out;
 }
 
-let failed = 0, count = 0, render = false;
+let failed = 0,
+  count = 0,
+  render = false;
 for (const path of process.argv.slice(2)) {
   if (path === '--render') {
     render = true;
@@ -99,10 +111,9 @@ for (const path of process.argv.slice(2)) {
   try {
     const text = readFileSync(path, 'utf8');
     const result = await mermaid.parse(text);
-    if (result.diagramType !== 'flowchart-v2')
-      throw new Error('a ' + result.diagramType + ', not a flowchart');
+    if (result.diagramType !== 'flowchart-v2') throw new Error('a ' + result.diagramType + ', not a flowchart');
     if (result.config && Object.keys(result.config).length)
-      throw new Error('the text sets Mermaid\'s configuration: ' + JSON.stringify(result.config));
+      throw new Error("the text sets Mermaid's configuration: " + JSON.stringify(result.config));
     if (!render) {
       console.log('ok ' + path);
       continue;
@@ -112,7 +123,14 @@ for (const path of process.argv.slice(2)) {
     console.log('ok ' + path + ' ' + JSON.stringify(labels(svg, renderId)));
   } catch (e) {
     failed++;
-    console.log('FAIL ' + path + ': ' + String(e.message || e).split('\n').join(' '));
+    console.log(
+      'FAIL ' +
+        path +
+        ': ' +
+        String(e.message || e)
+          .split('\n')
+          .join(' '),
+    );
   }
 }
 process.exit(failed ? 1 : 0);

@@ -12,67 +12,70 @@ let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
 
 function readSettings(): OrbitSettings {
-    const config = vscode.workspace.getConfiguration('orbit');
-    return {
-        serverPath: config.get<string>('server.path', 'orbitc'),
-        warn: config.get<string[]>('lint.warn', []),
-        allow: config.get<string[]>('lint.allow', []),
-        baseline: config.get<string>('baseline', ''),
-    };
+  const config = vscode.workspace.getConfiguration('orbit');
+  return {
+    serverPath: config.get<string>('server.path', 'orbitc'),
+    warn: config.get<string[]>('lint.warn', []),
+    allow: config.get<string[]>('lint.allow', []),
+    baseline: config.get<string>('baseline', ''),
+  };
 }
 
 async function start(): Promise<void> {
-    const settings = readSettings();
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const server = resolveServer(settings.serverPath, process.env.PATH ?? '', os.homedir(), folder);
-    if (!server.found) {
-        const choice = await vscode.window.showErrorMessage(server.message, 'Open Settings');
-        if (choice === 'Open Settings') {
-            await vscode.commands.executeCommand('workbench.action.openSettings', 'orbit.server.path');
-        }
-        return;
+  const settings = readSettings();
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const server = resolveServer(settings.serverPath, process.env.PATH ?? '', os.homedir(), folder);
+  if (!server.found) {
+    const choice = await vscode.window.showErrorMessage(server.message, 'Open Settings');
+    if (choice === 'Open Settings') {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'orbit.server.path');
     }
-    output ??= vscode.window.createOutputChannel('Orbit Language Server', { log: true });
-    const serverOptions: ServerOptions = { command: server.command, args: ['lsp'] };
-    const clientOptions: LanguageClientOptions = {
-        documentSelector: [
-            { scheme: 'file', language: 'orbit' },
-            { scheme: 'untitled', language: 'orbit' },
-        ],
-        initializationOptions: initializationOptions(settings),
-        outputChannel: output,
-    };
-    client = new LanguageClient('orbit', 'Orbit Language Server', serverOptions, clientOptions);
-    await client.start();
+    return;
+  }
+  output ??= vscode.window.createOutputChannel('Orbit Language Server', { log: true });
+  const serverOptions: ServerOptions = { command: server.command, args: ['lsp'] };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: 'file', language: 'orbit' },
+      { scheme: 'untitled', language: 'orbit' },
+    ],
+    initializationOptions: initializationOptions(settings),
+    outputChannel: output,
+  };
+  client = new LanguageClient('orbit', 'Orbit Language Server', serverOptions, clientOptions);
+  await client.start();
 }
 
 async function stop(): Promise<void> {
-    const running = client;
-    client = undefined;
-    if (running) {
-        await running.stop();
-    }
+  const running = client;
+  client = undefined;
+  if (running) {
+    await running.stop();
+  }
 }
 
 async function restart(): Promise<void> {
-    await stop();
-    await start();
+  await stop();
+  await start();
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-    context.subscriptions.push(
-        vscode.commands.registerCommand('orbit.restartServer', restart),
-        vscode.workspace.onDidChangeConfiguration((event) => {
-            if (event.affectsConfiguration('orbit.server.path') || event.affectsConfiguration('orbit.lint')
-                || event.affectsConfiguration('orbit.baseline')) {
-                void restart();
-            }
-        }),
-        { dispose: () => void stop() },
-    );
-    await start();
+  context.subscriptions.push(
+    vscode.commands.registerCommand('orbit.restartServer', restart),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (
+        event.affectsConfiguration('orbit.server.path') ||
+        event.affectsConfiguration('orbit.lint') ||
+        event.affectsConfiguration('orbit.baseline')
+      ) {
+        void restart();
+      }
+    }),
+    { dispose: () => void stop() },
+  );
+  await start();
 }
 
 export function deactivate(): Promise<void> {
-    return stop();
+  return stop();
 }

@@ -46,7 +46,11 @@ function shardCount(text) {
 }
 
 async function serve(args) {
-  const o = parse(args, ['--port', '--admin', '--time-scale', '--heartbeat-timeout', '--queue-shards'], ['--no-register']);
+  const o = parse(
+    args,
+    ['--port', '--admin', '--time-scale', '--heartbeat-timeout', '--queue-shards'],
+    ['--no-register'],
+  );
   if (o.positional.length !== 1) fail(USAGE);
   const port = o.port ? positiveNumber(o.port, '--port') : 9080;
   const admin = o.admin ?? process.env.RESTATE_ADMIN_URL ?? 'http://127.0.0.1:9070';
@@ -64,7 +68,9 @@ async function serve(args) {
     fail(`${o.positional[0]}: ${e.message}`);
   }
   const list = services({
-    core, orbc, workflows,
+    core,
+    orbc,
+    workflows,
     timeScale: o['time-scale'] ? positiveNumber(o['time-scale'], '--time-scale') : 1,
     heartbeatTimeoutMs: o['heartbeat-timeout'] ? positiveNumber(o['heartbeat-timeout'], '--heartbeat-timeout') : 5000,
     queueShards: o['queue-shards'] ? shardCount(o['queue-shards']) : 4,
@@ -75,7 +81,8 @@ async function serve(args) {
   console.log(`orbit-restate: serving ${workflows.join(', ')} on http://127.0.0.1:${port}`);
   if (!o['no-register']) {
     const response = await fetch(`${admin}/deployments`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ uri: `http://127.0.0.1:${port}`, force: true }),
     }).catch((e) => fail(`cannot register with ${admin}: ${e.message}`));
     if (!response.ok) fail(`registering with ${admin}: ${response.status} ${await response.text()}`);
@@ -86,10 +93,12 @@ async function serve(args) {
 
 /** The workflow an execution ID runs, from the server's introspection (SQL over invocations). */
 async function workflowOf(admin, id) {
-  const query = `SELECT target_service_name FROM sys_invocation WHERE target_service_key = '${id.replace(/'/g, "''")}'`
-    + ` AND target_handler_name = 'run' AND target_service_ty = 'workflow'`;
+  const query =
+    `SELECT target_service_name FROM sys_invocation WHERE target_service_key = '${id.replace(/'/g, "''")}'` +
+    ` AND target_handler_name = 'run' AND target_service_ty = 'workflow'`;
   const response = await fetch(`${admin}/query`, {
-    method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ query }),
   }).catch((e) => fail(`cannot reach ${admin}: ${e.message}`));
   if (!response.ok) fail(`${admin}/query: ${response.status} ${await response.text()}`);
@@ -106,10 +115,13 @@ async function logs(args) {
   const id = o.positional[0];
   const ingress = o.ingress ?? process.env.RESTATE_INGRESS_URL ?? 'http://127.0.0.1:8080';
   const admin = o.admin ?? process.env.RESTATE_ADMIN_URL ?? 'http://127.0.0.1:9070';
-  const workflow = o.workflow ?? await workflowOf(admin, id);
+  const workflow = o.workflow ?? (await workflowOf(admin, id));
   const url = `${ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}/history`;
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'null' })
-    .catch((e) => fail(`cannot reach ${ingress}: ${e.message}`));
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: 'null',
+  }).catch((e) => fail(`cannot reach ${ingress}: ${e.message}`));
   if (!response.ok) fail(`${url}: ${response.status} ${await response.text()}`);
   const lines = await response.json();
   process.stdout.write(lines.map((l) => l + '\n').join(''));

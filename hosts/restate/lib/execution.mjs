@@ -35,10 +35,10 @@ export class Execution {
     this.key = key;
     this.timeScale = timeScale;
     this.queueShards = queueShards;
-    this.start = 0;               // the real time of the execution's start (journaled)
-    this.due = new Map();         // what is due, by the id the engine's due queue orders
+    this.start = 0; // the real time of the execution's start (journaled)
+    this.due = new Map(); // what is due, by the id the engine's due queue orders
     this.lastId = 0;
-    this.tasks = new Map();       // attempt -> task name (to cancel it in its queue)
+    this.tasks = new Map(); // attempt -> task name (to cancel it in its queue)
     // The queue timeouts of first deliveries, by timer and by attempt: {attempt, shard,
     // item, done (picked up or cancelled: nothing to settle), held (the timer, waiting
     // for the pickup that won the race)}.
@@ -46,8 +46,8 @@ export class Execution {
     this.queueTimerOf = new Map();
     this.history = [];
     this.saved = 0;
-    this.now = 0;                 // the time of the last event handed to the engine
-    this.finished = null;         // the engine's `finished` command
+    this.now = 0; // the time of the last event handed to the engine
+    this.finished = null; // the engine's `finished` command
   }
 
   /** Runs the execution to its end: its result. */
@@ -57,7 +57,7 @@ export class Execution {
     ctx.set('started_at', this.start);
     engine.start();
     this.carryOut();
-    const waiting = [];           // the awakeables the inbox resolves with the next events, in order
+    const waiting = []; // the awakeables the inbox resolves with the next events, in order
     while (!this.finished) {
       const real = await ctx.date.now();
       if (DEBUG) ctx.console.log(`orbit ${key} at ${this.orbitTime(real)} due ${this.due.size}`);
@@ -115,7 +115,7 @@ export class Execution {
 
   /** Carries out the commands of the last event. */
   carryOut() {
-    const queued = new Map();     // shard -> the attempts this event queues on it
+    const queued = new Map(); // shard -> the attempts this event queues on it
     for (const c of this.engine.commands()) {
       if (c.kind === 'record') this.history.push(c.text);
       else if (c.kind === 'timer') this.startTimer(c);
@@ -138,13 +138,26 @@ export class Execution {
     this.tasks.set(c.attempt, c.task);
     if (c.task.startsWith('orbit.')) {
       // A built-in task is the host's own: picked up at once by `orbit-runtime`.
-      this.add({ type: 'picked_up', time: this.now, attempt: c.attempt, delivery: c.delivery,
-                 worker_id: 'orbit-runtime', builtin: c });
+      this.add({
+        type: 'picked_up',
+        time: this.now,
+        attempt: c.attempt,
+        delivery: c.delivery,
+        worker_id: 'orbit-runtime',
+        builtin: c,
+      });
       return;
     }
     const shard = shardOf(c.task, this.key, this.queueShards);
-    const item = { inbox: this.key, attempt: c.attempt, delivery: c.delivery, number: c.number,
-                   step: c.step, input: c.input, idempotency_key: c.idempotency_key };
+    const item = {
+      inbox: this.key,
+      attempt: c.attempt,
+      delivery: c.delivery,
+      number: c.number,
+      step: c.step,
+      input: c.input,
+      idempotency_key: c.idempotency_key,
+    };
     if (!queued.has(shard)) queued.set(shard, []);
     queued.get(shard).push(item);
     if (c.queue_timer) {
@@ -156,11 +169,13 @@ export class Execution {
 
   cancelAttempt(c, queued) {
     const task = this.tasks.get(c.attempt);
-    this.flush(queued);           // the attempts queued before it go first
+    this.flush(queued); // the attempts queued before it go first
     const q = this.queueTimerOf.get(c.attempt);
     if (q) q.done = true;
     if (task && !task.startsWith('orbit.')) {
-      this.ctx.objectSendClient(QUEUE, shardOf(task, this.key, this.queueShards)).cancel({ inbox: this.key, attempt: c.attempt });
+      this.ctx
+        .objectSendClient(QUEUE, shardOf(task, this.key, this.queueShards))
+        .cancel({ inbox: this.key, attempt: c.attempt });
     }
   }
 
@@ -212,7 +227,9 @@ export class Execution {
     if (e.type === 'answered') return engine.answered(e.time, e.attempt, e.delivery, e.answer);
     const accepted = engine.pickedUp(e.time, e.attempt, e.delivery, e.worker_id);
     if (accepted && e.builtin) {
-      ctx.serviceSendClient(HTTP).request({ inbox: this.key, attempt: e.attempt, delivery: e.delivery, input: e.builtin.input });
+      ctx
+        .serviceSendClient(HTTP)
+        .request({ inbox: this.key, attempt: e.attempt, delivery: e.delivery, input: e.builtin.input });
     }
     return accepted;
   }

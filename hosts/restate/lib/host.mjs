@@ -64,7 +64,11 @@ function workflowService(name, { core, orbc, timeScale, queueShards }) {
       signal: async (ctx, req) => {
         if (typeof req?.name !== 'string') throw new TerminalError('a signal needs a "name"');
         ctx.objectSendClient(INBOX, inboxKey(name, ctx.key)).push({
-          type: 'signal', at: await ctx.date.now(), name: req.name, payload: req.payload ?? null });
+          type: 'signal',
+          at: await ctx.date.now(),
+          name: req.name,
+          payload: req.payload ?? null,
+        });
       },
       /** The execution's history so far, as `orbit logs` lines. */
       history: async (ctx) => (await ctx.get('history')) ?? [],

@@ -15,8 +15,13 @@ export function httpService() {
       request: async (ctx, req) => {
         // One journaled action, never retried by Restate: every failure is an answer.
         const result = await ctx.run('request', () => httpRequest(req.input), { maxRetryAttempts: 1 });
-        ctx.objectSendClient(INBOX, req.inbox).push({ type: 'answered', at: await ctx.date.now(),
-                                                       attempt: req.attempt, delivery: req.delivery, answer: result });
+        ctx.objectSendClient(INBOX, req.inbox).push({
+          type: 'answered',
+          at: await ctx.date.now(),
+          attempt: req.attempt,
+          delivery: req.delivery,
+          answer: result,
+        });
       },
     },
   });
@@ -35,12 +40,20 @@ async function httpRequest(input) {
         headers['content-type'] = 'application/json';
       }
     }
-    const response = await fetch(url, { method: input.method ?? 'GET', headers, body,
-                                        signal: AbortSignal.timeout(60000) });
+    const response = await fetch(url, {
+      method: input.method ?? 'GET',
+      headers,
+      body,
+      signal: AbortSignal.timeout(60000),
+    });
     const text = await response.text();
     let parsed = text.length ? text : null;
     if ((response.headers.get('content-type') ?? '').includes('json')) {
-      try { parsed = JSON.parse(text); } catch { /* the text itself */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* the text itself */
+      }
     }
     const output = { status: response.status, headers: Object.fromEntries(response.headers), body: parsed };
     return { kind: ANSWER.HTTP_RESPONSE, status: response.status, output };

@@ -42,7 +42,7 @@ export function queueService({ heartbeatTimeoutMs, queueShards }) {
       cancel: async (ctx, { inbox: key, attempt }) => {
         await unqueue(ctx, key, attempt);
         const lease = await ctx.get(`l:${key}|${attempt}`);
-        const c = lease && await ctx.get(`c:${lease}`);
+        const c = lease && (await ctx.get(`c:${lease}`));
         if (c) ctx.set(`c:${lease}`, { ...c, cancelled: true });
       },
       /**
@@ -62,8 +62,12 @@ export function queueService({ heartbeatTimeoutMs, queueShards }) {
         const waitMs = Math.max(0, Math.min(60000, Number(req?.wait_ms ?? 20000) || 0));
         const { id, promise } = ctx.awakeable();
         ctx.objectSendClient(QUEUE, ctx.key).claim({
-          worker_id: String(req?.worker_id ?? 'worker'), max: Math.max(1, Math.min(100, Number(req?.max ?? 1) || 1)),
-          min_age_ms: Number(req?.min_age_ms ?? 0) || 0, wait: waitMs > 0, awakeable: id });
+          worker_id: String(req?.worker_id ?? 'worker'),
+          max: Math.max(1, Math.min(100, Number(req?.max ?? 1) || 1)),
+          min_age_ms: Number(req?.min_age_ms ?? 0) || 0,
+          wait: waitMs > 0,
+          awakeable: id,
+        });
         try {
           return { tasks: await promise.orTimeout(waitMs + 1000) };
         } catch (e) {
@@ -108,10 +112,13 @@ export function queueService({ heartbeatTimeoutMs, queueShards }) {
         return { cancel };
       },
       complete: async (ctx, req) => answer(ctx, req?.lease, { kind: ANSWER.OUTPUT, output: req?.output ?? null }),
-      fail: async (ctx, req) => answer(ctx, req?.lease, {
-        kind: ANSWER.FAIL, code: String(req?.code ?? 'WORKER_ERROR'), message: String(req?.message ?? ''),
-        retryable: req?.retryable !== false,
-      }),
+      fail: async (ctx, req) =>
+        answer(ctx, req?.lease, {
+          kind: ANSWER.FAIL,
+          code: String(req?.code ?? 'WORKER_ERROR'),
+          message: String(req?.message ?? ''),
+          retryable: req?.retryable !== false,
+        }),
       /**
        * The delayed call that finds lost workers: a lease whose deadline passed is lost.
        * Due at the earliest deadline (not sooner than an eighth of the heartbeat timeout
@@ -128,7 +135,9 @@ export function queueService({ heartbeatTimeoutMs, queueShards }) {
             continue;
           }
           release(ctx, k.slice(2), c);
-          ctx.objectSendClient(INBOX, c.inbox).push({ type: 'lost', at: now, attempt: c.attempt, delivery: c.delivery });
+          ctx
+            .objectSendClient(INBOX, c.inbox)
+            .push({ type: 'lost', at: now, attempt: c.attempt, delivery: c.delivery });
         }
         ctx.clear('sweep');
         if (Number.isFinite(due)) sweepAt(ctx, Math.max(due, now + heartbeatTimeoutMs / 8), now);
@@ -182,7 +191,7 @@ async function take(ctx, req, now, heartbeatTimeoutMs) {
   for (let n = head; n < tail && taken.length < req.max; n++) {
     const item = await ctx.get(`q:${n}`);
     if (item && item.expires_at !== undefined && now >= item.expires_at) continue;
-    if (item && now - item.enqueued_at < req.min_age_ms) break;   // the rest are younger
+    if (item && now - item.enqueued_at < req.min_age_ms) break; // the rest are younger
     if (item) {
       ctx.clear(`q:${n}`);
       ctx.clear(`at:${item.inbox}|${item.attempt}`);
@@ -196,13 +205,27 @@ async function take(ctx, req, now, heartbeatTimeoutMs) {
   const task = taskOf(ctx.key);
   return taken.map((item) => {
     const lease = leaseOf(item.inbox, item.attempt, item.delivery);
-    ctx.set(`c:${lease}`, { worker_id: req.worker_id, deadline: now + heartbeatTimeoutMs,
-                            inbox: item.inbox, attempt: item.attempt, delivery: item.delivery });
+    ctx.set(`c:${lease}`, {
+      worker_id: req.worker_id,
+      deadline: now + heartbeatTimeoutMs,
+      inbox: item.inbox,
+      attempt: item.attempt,
+      delivery: item.delivery,
+    });
     ctx.set(`l:${item.inbox}|${item.attempt}`, lease);
-    ctx.objectSendClient(INBOX, item.inbox).push({ type: 'picked_up', at: now, attempt: item.attempt,
-                                                   delivery: item.delivery, worker_id: req.worker_id });
-    return { lease, queue: ctx.key, task, step: item.step, attempt: item.number, input: item.input,
-             idempotency_key: item.idempotency_key, heartbeat_timeout_ms: heartbeatTimeoutMs };
+    ctx
+      .objectSendClient(INBOX, item.inbox)
+      .push({ type: 'picked_up', at: now, attempt: item.attempt, delivery: item.delivery, worker_id: req.worker_id });
+    return {
+      lease,
+      queue: ctx.key,
+      task,
+      step: item.step,
+      attempt: item.number,
+      input: item.input,
+      idempotency_key: item.idempotency_key,
+      heartbeat_timeout_ms: heartbeatTimeoutMs,
+    };
   });
 }
 
@@ -211,7 +234,8 @@ async function answer(ctx, lease, result) {
   const c = await ctx.get(`c:${lease}`);
   if (!c) return { accepted: false };
   release(ctx, lease, c);
-  ctx.objectSendClient(INBOX, c.inbox).push({ type: 'answered', at: await ctx.date.now(), attempt: c.attempt,
-                                              delivery: c.delivery, answer: result });
+  ctx
+    .objectSendClient(INBOX, c.inbox)
+    .push({ type: 'answered', at: await ctx.date.now(), attempt: c.attempt, delivery: c.delivery, answer: result });
   return { accepted: true };
 }

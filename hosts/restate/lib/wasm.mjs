@@ -27,7 +27,7 @@ export function loadCore(dir = wasmDir()) {
   const wasm = path.join(dir, 'orbit.wasm');
   if (!fs.existsSync(wasm)) throw new Error(`${wasm} is missing: run tools/install-restate.sh`);
   let orbit = null;
-  return () => orbit ??= loadOrbit(wasm);
+  return () => (orbit ??= loadOrbit(wasm));
 }
 
 /**

@@ -22,7 +22,9 @@ export class TaskError extends Error {
 export async function call(ingress, key, handler, body) {
   const url = `${ingress}/orbit_queue/${encodeURIComponent(key)}/${handler}`;
   const response = await fetch(url, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
     signal: AbortSignal.timeout(30000),
   });
   if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
@@ -34,8 +36,9 @@ export async function call(ingress, key, handler, body) {
 export const shards = (ingress, task) => call(ingress, task, 'shards', {}).then((r) => r.keys);
 /** Up to `max` tasks; waits up to `waitMs` for one (a long poll). */
 export const poll = (ingress, queue, workerId, max = 1, minAgeMs = 0, waitMs = 20000) =>
-  call(ingress, queue, 'poll', { worker_id: workerId, max, min_age_ms: minAgeMs, wait_ms: waitMs })
-    .then((r) => r.tasks);
+  call(ingress, queue, 'poll', { worker_id: workerId, max, min_age_ms: minAgeMs, wait_ms: waitMs }).then(
+    (r) => r.tasks,
+  );
 export const heartbeat = (ingress, queue, workerId, leases) =>
   call(ingress, queue, 'heartbeat', { worker_id: workerId, leases }).then((r) => r.cancel);
 export const complete = (ingress, queue, lease, output) =>
@@ -54,9 +57,15 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  *          concurrency?: number, pollIntervalMs?: number}} o
  * @returns {{stop: () => Promise<void>}}
  */
-export function runWorker({ ingress, task, handler, workerId = `worker-${process.pid}`, concurrency = 1,
-                            pollIntervalMs = 50 }) {
-  const held = new Map();          // lease -> {controller, queue}
+export function runWorker({
+  ingress,
+  task,
+  handler,
+  workerId = `worker-${process.pid}`,
+  concurrency = 1,
+  pollIntervalMs = 50,
+}) {
+  const held = new Map(); // lease -> {controller, queue}
   let running = true;
   let beatEvery = 1000;
 
@@ -68,7 +77,9 @@ export function runWorker({ ingress, task, handler, workerId = `worker-${process
       for (const [queue, leases] of byQueue) {
         try {
           for (const lease of await heartbeat(ingress, queue, workerId, leases)) held.get(lease)?.controller.abort();
-        } catch { /* the server is away: the next beat tries again */ }
+        } catch {
+          /* the server is away: the next beat tries again */
+        }
       }
     }
   };
@@ -98,7 +109,7 @@ export function runWorker({ ingress, task, handler, workerId = `worker-${process
         try {
           tasks = await poll(ingress, queue, workerId, slots - active.size);
         } catch {
-          await sleep(500);                    // the server is away: poll again later
+          await sleep(500); // the server is away: poll again later
         }
       }
       for (const t of tasks) {
@@ -121,5 +132,10 @@ export function runWorker({ ingress, task, handler, workerId = `worker-${process
   };
 
   const done = Promise.all([loops(), beat()]);
-  return { stop: async () => { running = false; await done; } };
+  return {
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
 }

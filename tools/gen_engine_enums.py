@@ -51,10 +51,11 @@ def generate(root):
              '// The numbers JavaScript passes to the engine core in WebAssembly',
              '// (hosts/wasm/orbit-api.js); the meson test engine-enums fails when they differ.']
     for name, js, prefix in ENUMS:
-        items = ', '.join('%s: %d' % pair for pair in read_enum(header, name, prefix))
+        # One member a line, as the style check (Biome) keeps an object written so.
+        items = ''.join('  %s: %d,\n' % pair for pair in read_enum(header, name, prefix))
         lines.append('')
         lines.append('// %s (engine.h)' % name)
-        lines.append('export const %s = Object.freeze({ %s });' % (js, items))
+        lines.append('export const %s = Object.freeze({\n%s});' % (js, items))
     return '\n'.join(lines) + '\n'
 
 

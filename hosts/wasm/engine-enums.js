@@ -3,7 +3,12 @@
 // (hosts/wasm/orbit-api.js); the meson test engine-enums fails when they differ.
 
 // EngineAnswerKind (engine.h)
-export const ANSWER = Object.freeze({ OUTPUT: 0, FAIL: 1, HTTP_RESPONSE: 2, NETWORK_ERROR: 3 });
+export const ANSWER = Object.freeze({
+  OUTPUT: 0,
+  FAIL: 1,
+  HTTP_RESPONSE: 2,
+  NETWORK_ERROR: 3,
+});
 
 // EngineEventKind (engine.h)
 export const EVENT = Object.freeze({

@@ -72,14 +72,23 @@ setup() {  # setup DIR [meson options...]
     fi
 }
 
-meson_run() {  # meson_run DIR LOGBASE [meson test options...]: the log DIR/meson-logs/LOGBASE.json
+meson_run() {  # meson_run DIR LOGBASE [meson test options...]
+    # meson writes DIR/meson-logs/LOGBASE.json, or LOGBASE-SETUP.json with --setup SETUP
+    # (meson_logs below names each); a run that stops early is not counted twice: the
+    # file of an earlier run is removed first.
     local dir=$1 logbase=$2; shift 2
-    rm -f "$dir/meson-logs/$logbase.json"   # a run that stops early is not counted twice
+    local log=$logbase arg previous=
+    for arg in "$@"; do
+        [ "$previous" = --setup ] && log=$logbase-$arg
+        previous=$arg
+    done
+    rm -f "$dir/meson-logs/$log.json"
     meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$(nproc)" \
         --logbase "$logbase" "$@"
 }
-meson_logs+=(build/meson-logs/testlog-full.json build/meson-logs/testlog-playground.json
-             build/meson-logs/testlog-restate.json build-asan/meson-logs/testlog-asan.json)
+# A missing log counts as a failure: its run did not run its tests.
+meson_logs+=(build/meson-logs/testlog-full-full.json build/meson-logs/testlog-playground.json
+             build/meson-logs/testlog-restate.json build-asan/meson-logs/testlog-asan-sanitizers.json)
 
 # ---- install ----
 npm_installs() {

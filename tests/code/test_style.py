@@ -19,6 +19,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.paths import npm_tool_missing  # noqa: E402
+
 # What Biome reads: the extensions of biome.jsonc's "files.includes".
 SUFFIXES = ('.js', '.mjs', '.cjs', '.ts', '.mts', '.cts')
 # Tracked files that are data, not code: the fuzz corpora.
@@ -36,18 +39,6 @@ def report(name, problems):
     else:
         results['passed'] += 1
         print(f'ok   {name}')
-
-
-def biome_missing(biome):
-    if os.path.exists(biome):
-        return None
-    message = f'{biome} is missing: run tools/install-npm.sh'
-    if os.environ.get('ORBIT_REQUIRE_NPM_TOOLS') == '1':
-        print('FAIL ' + message)
-        print('0 passed, 1 failed')
-        return 1
-    print('SKIP ' + message)
-    return 77
 
 
 def processed_files(output):
@@ -79,7 +70,7 @@ def tracked_code(root):
 def main():
     root = os.path.abspath(sys.argv[1])
     biome = os.path.join(root, 'tools', 'style', 'node_modules', '.bin', 'biome')
-    missing = biome_missing(biome)
+    missing = npm_tool_missing(biome)
     if missing is not None:
         return missing
     run = subprocess.run([biome, 'ci', '--error-on-warnings', '--colors=off', '--verbose',

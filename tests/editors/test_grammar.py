@@ -38,6 +38,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'cli'))
 from test_fmt import ROOT, sources  # noqa: E402  every Orbit source of the repository
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support.paths import npm_tool_missing  # noqa: E402
 
 EDITOR = os.path.join(ROOT, 'editors', 'vscode')
 GRAMMAR = os.path.join(EDITOR, 'syntaxes', 'orbit.tmLanguage.json')
@@ -121,17 +123,8 @@ def check(name, problems):
 
 
 def npm_package_missing(node_modules, package):
-    """None when the package is installed; else the exit status after saying so: skipped
-    (77), or failed when ORBIT_REQUIRE_NPM_TOOLS=1."""
-    if os.path.isdir(os.path.join(node_modules, package)):
-        return None
-    message = f'{node_modules}/{package} is missing: run tools/install-npm.sh'
-    if os.environ.get('ORBIT_REQUIRE_NPM_TOOLS') == '1':
-        print('FAIL ' + message)
-        print('0 passed, 1 failed')
-        return 1
-    print('SKIP ' + message)
-    return 77
+    """None when the package is installed; else the exit status after saying so."""
+    return npm_tool_missing(os.path.join(node_modules, package))
 
 
 def all_sources():

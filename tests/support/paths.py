@@ -40,3 +40,19 @@ def program(variable):
         raise FileNotFoundError('%s: %s does not exist (build first, or set %s)'
                                 % (variable, path, variable))
     return os.path.abspath(path)
+
+
+def npm_tool_missing(path):
+    """None when `path` (an npm package's folder or program, installed by
+    tools/install-npm.sh) exists; else, having said so, the exit status of a test that
+    cannot run without it: skipped (77), or failed (1) when ORBIT_REQUIRE_NPM_TOOLS=1
+    (tools/test.sh sets it)."""
+    if os.path.exists(path):
+        return None
+    message = '%s is missing: run tools/install-npm.sh' % path
+    if os.environ.get('ORBIT_REQUIRE_NPM_TOOLS') == '1':
+        print('FAIL ' + message)
+        print('0 passed, 1 failed')
+        return 1
+    print('SKIP ' + message)
+    return 77

@@ -6,8 +6,8 @@
 // WebAssembly build), loaded through the one wrapper, hosts/wasm/orbit-api.js.
 //
 // A small virtual-time host in JavaScript drives the wasm core through each conformance
-// scenario (tests/conformance/runtime/NAME.*): one timer queue with the ties of docs/runtime.md
-// (time, then limits last, then the order set), scripted workers that pick an attempt up
+// scenario (tests/conformance/runtime/NAME.*): what is due kept in the core's due queue (its
+// ties: docs/runtime.md), scripted workers that pick an attempt up
 // after their pickup delay and answer (or are lost) after `after_ms`, and the scenario's
 // signals. The records' lines must be the committed NAME.history, line for line.
 // Scenarios that use what this small host does not script (the runtime's placeholder
@@ -33,23 +33,26 @@ function hasAmbiguousNumber(text) {
   );
 }
 
-class TimerQueue {
-  constructor() {
-    this.items = [];
-    this.seq = 0;
+// What is due, in the engine core's tie order (its due queue, engine/timers.c), as the
+// Restate host keeps it: this file never orders events itself.
+class DueQueue {
+  constructor(engine) {
+    this.engine = engine;
+    this.items = new Map(); // id -> {at, ...thing}
+    this.lastId = 0;
   }
-  push(at, limit, timer) {
-    this.items.push({ at, limit, seq: this.seq++, ...timer });
+  push(at, limit, thing) {
+    const id = ++this.lastId;
+    this.items.set(id, { at, ...thing });
+    this.engine.dueAdd(at, limit, id);
   }
   pop() {
-    if (this.items.length === 0) return null;
-    let best = 0;
-    for (let i = 1; i < this.items.length; i++) {
-      const a = this.items[i],
-        b = this.items[best];
-      if (a.at !== b.at ? a.at < b.at : a.limit !== b.limit ? !a.limit : a.seq < b.seq) best = i;
-    }
-    return this.items.splice(best, 1)[0];
+    const first = this.engine.dueFirst();
+    if (first === null) return null;
+    const id = this.engine.dueTake(first);
+    const thing = this.items.get(id);
+    this.items.delete(id);
+    return thing;
   }
 }
 
@@ -90,7 +93,7 @@ async function runScenario(orbit, name) {
   const workers = scenario.workers ?? {};
   const used = {};
   const attempts = new Map(); // attempt id -> {outcome, workerId}
-  const timers = new TimerQueue();
+  const timers = new DueQueue(engine);
   for (const s of scenario.signals ?? []) timers.push(s.at_ms, false, { type: 'signal', signal: s });
   const lines = [];
   let now = 0,

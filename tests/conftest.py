@@ -1,4 +1,4 @@
-"""pytest over the tests of tests/ (docs/testing.md): each case a test of its own.
+"""pytest over the tests of tests/ (docs/test-suite.md): each case a test of its own.
 
 - A case is a function marked by support.cases.test (`@test`), collected under its own
   name: `pytest tests/cli/test_cli.py -k help_and_version`. A function that pytest itself

@@ -23,7 +23,7 @@ packages=(
   "${build_packages[@]}"
   clang libclang-rt-dev               # clang builds the libFuzzer targets
   python3-jsonschema                  # golden harness, JSON Schema validation of output
-  python3-pytest                      # the Python tests run under pytest (docs/testing.md)
+  python3-pytest                      # the Python tests run under pytest (docs/test-suite.md)
   python3-yaml pre-commit patch git   # tests/cli/test_ci_doc.py: the jobs of docs/ci.md, the hooks
   neovim                              # a real editor for the language server's test
   groff-base man-db                   # the man-page test renders them (groff -ww -z, man -l)

@@ -1,4 +1,4 @@
-"""What the Python tests share (docs/testing.md): where the repository and the built
+"""What the Python tests share (docs/test-suite.md): where the repository and the built
 programs are (`paths`), running a command with a bound on its time (`proc`), texts
 compared with a readable diff (`text`), the cases of a test file and its two runners,
 pytest and the file's own `main` (`cases`), and the language client (`lsp`)."""

@@ -323,6 +323,7 @@ static void init_names(Checker *ck)
     ck->n_builtin = check_intern_name(ck, "builtin");
     ck->n_error = check_intern_name(ck, "error");
     ck->n_function = check_intern_name(ck, "function");
+    ck->n_test = check_intern_name(ck, "test");
     ck->n_retryable = check_intern_name(ck, "retryable");
     ck->n_yes = check_intern_name(ck, "yes");
     ck->n_no = check_intern_name(ck, "no");

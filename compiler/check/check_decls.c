@@ -177,13 +177,23 @@ static void add_declaration(Checker *ck, Member *m, Keyword kw)
         add_type(ck, m);
 }
 
+/* `test "NAME" { … }` (docs/testing.md): kept for the pass over tests and `orbitc test`;
+ * the bytecode leaves it out. */
+static void add_test(Checker *ck, Member *m)
+{
+    if (!m->name || !member_body(m))
+        return;     /* malformed: the parser reported it */
+    Program *p = ck->program;
+    p->tests[p->test_count++] = m;
+}
+
 /* `workfow checkout { … }`: reported once; when the word is close to a declaration
  * keyword the declaration is still registered, so that its uses do not cascade. */
 static void unknown_declaration(Checker *ck, Member *m)
 {
     Diagnostic *d = diag_report(ck->diags, E0208, member_key_span(m), "unknown declaration `%s`",
                                 m->key->text);
-    diag_set_label(ck->diags, d, "expected `workflow`, `worker` or `type`");
+    diag_set_label(ck->diags, d, "expected `workflow`, `worker`, `type` or `test`");
     const char *s = check_suggest(ck, m->key->text, DECLARATION_WORDS, 3);
     if (!s)
         return;
@@ -202,6 +212,8 @@ static void collect(Checker *ck, SourceAst *ast)
         if (m->keyword == KW_NONE && m->key) {
             if (stdlib)
                 add_stdlib_declaration(ck, m);
+            else if (m->key == ck->n_test)
+                add_test(ck, m);
             else
                 unknown_declaration(ck, m);
         } else {
@@ -233,6 +245,7 @@ static void allocate(Checker *ck)
     p->error_codes = arena_alloc_raw(a, words * sizeof *p->error_codes);
     p->functions = arena_alloc_raw(a, words * sizeof *p->functions);
     p->types = arena_alloc_raw(a, types * sizeof *p->types);
+    p->tests = arena_alloc_raw(a, words * sizeof *p->tests);
     ck->workflow_decls = arena_alloc_raw(a, workflows * sizeof *ck->workflow_decls);
     ck->worker_decls = arena_alloc_raw(a, workers * sizeof *ck->worker_decls);
     ck->type_decls = arena_alloc_raw(a, types * sizeof *ck->type_decls);

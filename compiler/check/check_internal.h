@@ -78,7 +78,7 @@ typedef struct Checker {
     uint64_t code_lengths;     /* bit min(len, 63) of each runtime error code's length */
 
     /* well-known names */
-    const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_retryable,
+    const Name *n_input, *n_workflow, *n_builtin, *n_error, *n_function, *n_test, *n_retryable,
         *n_yes, *n_no, *n_depends, *n_fixed, *n_exponential;
     const Name *n_keywords[KW_COUNT];  /* each keyword as a name; [KW_NONE] is NULL */
     const Name *n_settings[RETRY_SETTING_COUNT];     /* RETRY_SETTING_NAMES as names */

@@ -267,6 +267,8 @@ typedef struct Program {
     ErrorCode *error_codes; uint32_t error_code_count; /* from the standard library */
     Function *functions;    uint32_t function_count;   /* from the standard library */
     NamedType *types;       uint32_t type_count;
+    const Member **tests;   uint32_t test_count;       /* `test "NAME" { … }` declarations
+                                                        * (docs/testing.md), in source order */
 } Program;
 
 #endif

@@ -113,7 +113,7 @@ static void unexpected_assign(Parser *p, const SyntaxError *e)
 static void not_a_declaration(Parser *p, int kind, Loc loc)
 {
     const char *message = arena_printf(&p->c->arena,
-                                       "expected `workflow`, `worker` or `type`, found %s",
+                                       "expected `workflow`, `worker`, `type` or `test`, found %s",
                                        describe(p, kind, loc));
     report(p, E0104, loc, message);
 }

@@ -170,9 +170,9 @@ START_TEST(top_level)
 {
     CHECK_PARSE("x: 1\nworkflow a {}\n5\nstep s {}\nworkflow: b {}\n",
                 "(workflow a {})\n(workflow b {})\n",
-                "E0104@1:1 expected `workflow`, `worker` or `type`, found identifier `x`\n"
-                "E0104@3:1 expected `workflow`, `worker` or `type`, found integer `5`\n"
-                "E0104@4:1 expected `workflow`, `worker` or `type`, found keyword `step`\n"
+                "E0104@1:1 expected `workflow`, `worker`, `type` or `test`, found identifier `x`\n"
+                "E0104@3:1 expected `workflow`, `worker`, `type` or `test`, found integer `5`\n"
+                "E0104@4:1 expected `workflow`, `worker`, `type` or `test`, found keyword `step`\n"
                 "E0103@5:9 unexpected `:` after keyword `workflow`\n");
 }
 END_TEST

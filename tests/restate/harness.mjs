@@ -20,18 +20,50 @@ const SERVER_BIN = path.join(
   'restate-server',
 );
 
+// How long a server may take to answer its health checks: three nodes starting at once
+// beside the sanitizer suite take tens of seconds.
+const START_MS = 120000;
+
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A free loopback port (the kernel's choice). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
+// Ports are taken below the kernel's ephemeral range (32768 and up on Linux): a port the
+// kernel chose (`listen(0)`) and that was closed again for a child process to bind can
+// meanwhile become the source port of one of the many loopback connections the tests
+// open, and the child then fails to bind it. No port is handed out twice in a process.
+const PORT_LOW = 10000;
+const PORT_HIGH = 32000;
+const handedOut = new Set();
+
+function tryListen(port) {
+  return new Promise((resolve) => {
     const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+}
+
+/** A free loopback port below the ephemeral range, never the same one twice. */
+export async function freePort() {
+  for (let tries = 0; tries < 1000; tries++) {
+    const port = PORT_LOW + Math.floor(Math.random() * (PORT_HIGH - PORT_LOW));
+    if (handedOut.has(port) || !(await tryListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free loopback port between ${PORT_LOW} and ${PORT_HIGH}`);
+}
+
+/** The last `n` lines of a log file, indented, for an error message. */
+export function logTail(file, n = 15) {
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return `  (no log at ${file})`;
+  }
+  if (text.trim() === '') return `  (${file} is empty)`;
+  const lines = text.trimEnd().split('\n').slice(-n);
+  return lines.map((l) => `  | ${l}`).join('\n');
 }
 
 /** Waits until `probe()` is true, at most `ms`; throws `what` then. */
@@ -89,14 +121,39 @@ export class RestateServer {
       RESTATE_LOG_SERVER__ROCKSDB_DISABLE_WAL_FSYNC: 'true',
       ...this.env,
     };
-    const log = fs.openSync(path.join(this.dir, 'server.log'), 'a');
-    this.proc = spawn(SERVER_BIN, ['--base-dir', this.dir], { env, stdio: ['ignore', log, log] });
+    const logPath = path.join(this.dir, 'server.log');
+    const log = fs.openSync(logPath, 'a');
+    const proc = spawn(SERVER_BIN, ['--base-dir', this.dir], { env, stdio: ['ignore', log, log] });
     fs.closeSync(log);
-    await until(
-      async () => (await fetch(`${this.admin}/health`)).ok && (await fetch(`${this.ingress}/restate/health`)).ok,
-      60000,
-      'restate-server healthy',
-    );
+    this.proc = proc;
+    // A server that cannot start (not installed, a port taken, a bad setting) ends the wait
+    // at once, with why; one that is still starting after the wait, with its log.
+    let failure = null;
+    proc.once('error', (e) => {
+      failure = e.code === 'ENOENT' ? `${SERVER_BIN} is not installed (tools/install-restate.sh)` : e.message;
+    });
+    proc.once('exit', (code, signal) => {
+      failure ??= `restate-server ${this.nodeName} exited (${signal ?? code}) while starting`;
+    });
+    const end = Date.now() + START_MS;
+    for (;;) {
+      if (failure && this.proc === proc) {
+        this.proc = null;
+        throw new Error(`${failure}:\n${logTail(logPath)}`);
+      }
+      if (this.proc !== proc) throw new Error(`restate-server ${this.nodeName} was stopped while starting`);
+      try {
+        const ok = async (url) => (await fetch(url, { signal: AbortSignal.timeout(5000) })).ok;
+        if ((await ok(`${this.admin}/health`)) && (await ok(`${this.ingress}/restate/health`))) return;
+      } catch {
+        /* not yet */
+      }
+      if (Date.now() > end)
+        throw new Error(
+          `timed out after ${START_MS} ms: restate-server ${this.nodeName} healthy; its log ends:\n${logTail(logPath)}`,
+        );
+      await sleep(200);
+    }
   }
 
   get admin() {

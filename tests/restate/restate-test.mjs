@@ -18,6 +18,7 @@ const only = process.argv.slice(2).filter((_a, i, all) => all[i - 1] === '--only
 const selected = (name) => !only.length || only.some((o) => name.startsWith(o));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orbit-restate-test-'));
 const results = [];
+const failedNames = []; // repeated last: a long run's log is often read from its end
 let serial = 0;
 
 function compile(source) {
@@ -107,6 +108,7 @@ async function check(name, fn) {
   } catch (e) {
     console.log(`FAILED  ${name}: ${e.message} ${took()}`);
     results.push(false);
+    failedNames.push(name);
     return false;
   }
 }
@@ -171,6 +173,7 @@ async function main() {
     g().catch((e) => {
       console.log(`FAILED  setup of ${g.name || 'scenarios'}: ${e.stack ?? e.message}`);
       results.push(false);
+      failedNames.push(`setup of ${g.name || 'scenarios'}`);
     });
   await Promise.all(
     Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
@@ -515,11 +518,13 @@ try {
 } catch (e) {
   console.log(`FAILED  setup: ${e.stack ?? e.message}`);
   results.push(false);
+  failedNames.push('setup');
 } finally {
   await Promise.all(servers.map((s) => s.stop()));
   if (!process.env.ORBIT_RESTATE_KEEP) fs.rmSync(dir, { recursive: true, force: true });
   else console.log(`kept ${dir}`);
 }
 const passed = results.filter(Boolean).length;
+if (failedNames.length > 0) console.log(`failed: ${failedNames.join('; ')}`);
 console.log(`${passed} passed, ${results.length - passed} failed`);
 process.exit(results.length - passed > 0 || passed === 0 ? 1 : 0);

@@ -45,6 +45,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 GOLDEN = os.path.join(ROOT, 'tests', 'golden', 'graph')
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import validate_json  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
+from support.cases import corpus_sample  # noqa: E402
 
 # name -> the program it draws (paths relative to the repository)
 CASES = {
@@ -116,14 +118,14 @@ def golden(opts):
 
 
 def golden_programs():
-    """Every golden program: its .orbit file, or its .case directory."""
+    """Every golden program: its .orbit file, or its .case directory (corpus_sample)."""
     found = []
     for path in sorted(glob.glob(os.path.join(ROOT, 'tests', 'golden', '**', '*'), recursive=True)):
         if path.endswith('.case') and os.path.isdir(path):
             found.append(path)
         elif path.endswith('.orbit') and '.case' + os.sep not in path:
             found.append(path)
-    return found
+    return corpus_sample(found)
 
 
 def renders(opts):

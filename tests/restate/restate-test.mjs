@@ -125,13 +125,16 @@ async function expectSame(options) {
 const CHECKOUT = { timeScale: 3, toleranceRealMs: 2500 };
 // The conformance scenarios are split over this many lanes, each on a server of its own.
 const SCENARIO_LANES = 2;
-// How many groups of cases run at once (`--jobs N`). By default 4 on a machine with
-// cores to spare (a load average under its number of cores: the cases mostly wait on
-// their timers), else 1: on a busy machine every process more (servers, `serve`s,
-// workers) slows every round trip of every case, past the margins the cases have.
+// How many groups of cases run at once (`--jobs N`, or ORBIT_RESTATE_JOBS). By default 4
+// on a machine with cores to spare (a load average under its number of cores: the cases
+// mostly wait on their timers), else 1: on a busy machine every process more (servers,
+// `serve`s, workers) slows every round trip of every case, past the margins the cases
+// have. tools/test.sh says 2: what runs beside the suite there runs niced.
 const JOBS = Math.max(
   1,
-  Number(process.argv[process.argv.indexOf('--jobs') + 1]) || (os.loadavg()[0] < os.cpus().length ? 4 : 1),
+  Number(process.argv[process.argv.indexOf('--jobs') + 1]) ||
+    Number(process.env.ORBIT_RESTATE_JOBS) ||
+    (os.loadavg()[0] < os.cpus().length ? 4 : 1),
 );
 // Case 4: load, small: LOAD executions of load.orbit at once (checkout's shape, a 2 s
 // cool-off), queues of 8 shards, three worker processes. The 1,000-execution run is the

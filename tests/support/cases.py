@@ -92,3 +92,15 @@ def main(programs=('ORBITC',), module='__main__'):
             traceback.print_exc()
     print('%d passed, %d failed' % (passed, failed))
     sys.exit(1 if failed or not passed else 0)
+
+
+CORPUS_SAMPLE = max(1, int(os.environ.get('ORBIT_CORPUS_SAMPLE') or 1))
+
+
+def corpus_sample(items):
+    """A corpus-wide loop's items: all of them, or under the sanitizers' setup
+    (tests/meson.build sets ORBIT_CORPUS_SAMPLE=N) every Nth, the same ones each run. Those
+    loops run a property over every golden source; the plain build's run checks each, the
+    sanitizers' run a third of them, which reaches the same code for a third of the time
+    (the fuzz targets run under the sanitizers on everything)."""
+    return list(items)[::CORPUS_SAMPLE]

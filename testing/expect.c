@@ -260,8 +260,8 @@ static StepFacts step_facts(const TestHistory *h, const char *name)
                     f.status = "running";
             } else if (own && strcmp(e->event, "StepCompleted") == 0) {
                 f.status = "completed";
-            } else if (own && strcmp(e->event, "StepFailed") == 0) {
-                f.status = "failed";
+            } else if (strcmp(e->event, "StepFailed") == 0 && strcmp(f.status, "failed") != 0) {
+                f.status = "failed";   /* the step, or the first of its `for` elements */
                 f.error = e->error;
             } else if (own && strcmp(e->event, "StepSkipped") == 0) {
                 f.status = "skipped";

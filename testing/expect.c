@@ -36,6 +36,29 @@ static bool is_identifier(const char *s)
     return true;
 }
 
+/* A string as an Orbit literal: the escapes \n \t \r \" \\ and \u{…} for the other
+ * control characters (docs/language.md). */
+static void write_string(TextBuffer *out, const char *text, size_t len)
+{
+    text_append_str(out, "\"");
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '"' || c == '\\')
+            text_printf(out, "\\%c", c);
+        else if (c == '\n')
+            text_append_str(out, "\\n");
+        else if (c == '\t')
+            text_append_str(out, "\\t");
+        else if (c == '\r')
+            text_append_str(out, "\\r");
+        else if (c < 0x20 || c == 0x7f)
+            text_printf(out, "\\u{%X}", c);
+        else
+            text_append(out, (const char *)&text[i], 1);
+    }
+    text_append_str(out, "\"");
+}
+
 static void append_json_text(TextBuffer *out, const json_t *v)
 {
     char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
@@ -60,13 +83,10 @@ static void write_value(TextBuffer *out, const json_t *v)
             if (!first)
                 text_append_str(out, ", ");
             first = false;
-            if (is_identifier(key)) {
+            if (is_identifier(key))
                 text_append_str(out, key);
-            } else {
-                json_t *quoted = json_string(key);
-                append_json_text(out, quoted);
-                json_decref(quoted);
-            }
+            else
+                write_string(out, key, strlen(key));
             text_append_str(out, ": ");
             write_value(out, item);
         }
@@ -83,6 +103,9 @@ static void write_value(TextBuffer *out, const json_t *v)
         text_append_str(out, "]");
         break;
     }
+    case JSON_STRING:
+        write_string(out, json_string_value(v), json_string_length(v));
+        break;
     case JSON_REAL: {
         char number[ORBC_NUMBER_TEXT_SIZE];
         orbc_format_number(number, json_real_value(v));
@@ -223,9 +246,16 @@ static bool is_step(const char *label, const char *name)
 
 /* ---- each expectation ----------------------------------------------------------------- */
 
+/* `text` as an Orbit string literal, or NULL. */
 static const char *quoted(Judge *j, const char *text)
 {
-    return text ? arena_printf(j->arena, "\"%s\"", text) : NULL;
+    if (!text)
+        return NULL;
+    TextBuffer out = { 0 };
+    write_string(&out, text, strlen(text));
+    const char *literal = arena_strndup(j->arena, out.data, out.len);
+    text_free(&out);
+    return literal;
 }
 
 static void expect_status(Judge *j, uint32_t pos, const char *expected)

@@ -342,8 +342,8 @@ static bool put_signal(json_t *scenario, const Member *m, TestingProblem *proble
 static bool put_test_member(json_t *scenario, const Member *m, TestingProblem *problem)
 {
     const char *word = testing_member_word(m);
-    if (m->kind == MEMBER_ERROR)
-        return true;   /* reported by the parser */
+    if (m->kind == MEMBER_ERROR || strcmp(word, "expect") == 0)
+        return true;   /* reported by the parser; the runner's */
     if (m->kind == MEMBER_CLAUSE && m->keyword == KW_WORKFLOW) {
         const Expr *name = member_value(m);
         if (!name || name->kind != EXPR_NAME) {
@@ -364,8 +364,6 @@ static bool put_test_member(json_t *scenario, const Member *m, TestingProblem *p
     if (m->kind == MEMBER_CLAUSE && m->keyword == KW_STEP)
         return put_step(scenario, NULL, m, problem);
     if (m->kind == MEMBER_CLAUSE && m->keyword == KW_NONE) {
-        if (strcmp(word, "expect") == 0)
-            return true;
         if (strcmp(word, "task") == 0 && m->name && member_body(m)) {
             json_t *script = script_json(member_body(m), false, problem);
             if (script)

@@ -195,6 +195,16 @@ def a_world_the_runtime_refuses_could_not_run():
 
 
 @test
+def a_world_that_is_not_literal_could_not_run():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp, tests='test "computed" {\n  task "w.call" { pickup: 1 + 2 }\n}\n')
+        status, out, _ = run('test', '.', cwd=tmp)
+        expect(status == 2 and out.startswith('ERROR ./one.test.orbit:1:1: computed\n'
+                                              '  ./one.test.orbit:2:27: `pickup` is a duration'),
+               'got %d %s' % (status, out))
+
+
+@test
 def a_test_of_no_workflow_could_not_run():
     with tempfile.TemporaryDirectory() as tmp:
         project(tmp, tests='test "which" {\n  expect { status: completed }\n}\n',

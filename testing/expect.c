@@ -186,6 +186,7 @@ typedef struct Judge {
     uint32_t *positions;
     uint32_t count, cap;
     uint32_t diverged;       /* the event of the first failure (h->count: none) */
+    struct StepIndex *steps; /* what happened to each step, made when first asked */
 } Judge;
 
 /* The text of an expression as Orbit writes the value, or its source-less description. */
@@ -233,17 +234,6 @@ static uint32_t ending_event(const TestHistory *h)
     return h->count ? h->count - 1 : 0;
 }
 
-/* Whether the label of an event (`pack[0]`, `charge`) is step `name` of the workflow
- * under test, or one of its `for` elements. */
-static bool is_step(const char *label, const char *name)
-{
-    size_t len = strlen(name);
-    if (!label || strncmp(label, name, len) != 0)
-        return false;
-    return label[len] == '\0' || (label[len] == '[' && !strchr(label + len, '/')
-                                  && !strchr(label + len, '.'));
-}
-
 /* ---- each expectation ----------------------------------------------------------------- */
 
 /* `text` as an Orbit string literal, or NULL. */
@@ -274,54 +264,82 @@ typedef struct StepFacts {
     uint32_t last_event;        /* h->count: none */
 } StepFacts;
 
-static StepFacts step_facts(const TestHistory *h, const char *name)
+/* The facts of every step of the workflow under test, in one pass over the history:
+ * `map` takes a step's name to its index in `facts`. An event counts for step S when its
+ * label is S or one of S's `for` elements (`S[2]`); a child's steps (`S[0]/pick`) and
+ * compensation attempts (`S.compensate`) do not, S's Compensation* events do. */
+typedef struct StepIndex {
+    NameMap map;
+    StepFacts *facts;
+    uint32_t count;
+} StepIndex;
+
+static void add_event(StepFacts *f, const TestEvent *e, bool own, uint32_t i)
 {
-    StepFacts f = { "not_reached", 0, NULL, false, NULL, h->count };
-    for (uint32_t i = 0; i < h->count; i++) {
-        const TestEvent *e = &h->events[i];
-        if (!e->step || strncmp(e->step, name, strlen(name)) != 0)
-            continue;
-        bool own = strcmp(e->step, name) == 0;
-        if (is_step(e->step, name)) {
-            f.last_event = i;
-            if (strcmp(e->event, "StepScheduled") == 0) {
-                f.attempts++;
-                if (strcmp(f.status, "not_reached") == 0)
-                    f.status = "running";
-            } else if (own && strcmp(e->event, "StepCompleted") == 0) {
-                f.status = "completed";
-            } else if (strcmp(e->event, "StepFailed") == 0 && strcmp(f.status, "failed") != 0) {
-                f.status = "failed";   /* the step, or the first of its `for` elements */
-                f.error = e->error;
-            } else if (own && strcmp(e->event, "StepSkipped") == 0) {
-                f.status = "skipped";
-            } else if (own && strcmp(e->event, "StepCancelled") == 0) {
-                f.status = "cancelled";
-            } else if (strcmp(f.status, "not_reached") == 0) {
-                f.status = "running";
-            }
-        }
-        if (own && strcmp(e->event, "CompensationStarted") == 0) {
-            f.compensated = true;
-            f.last_event = i;
-        } else if (own && strcmp(e->event, "CompensationCompleted") == 0) {
-            f.compensation = "completed";
-            f.last_event = i;
-        } else if (own && strcmp(e->event, "CompensationFailed") == 0) {
-            f.compensation = "failed";
-            f.last_event = i;
-        }
+    f->last_event = i;
+    if (strcmp(e->event, "StepScheduled") == 0) {
+        f->attempts++;
+        if (strcmp(f->status, "not_reached") == 0)
+            f->status = "running";
+    } else if (own && strcmp(e->event, "StepCompleted") == 0) {
+        f->status = "completed";
+    } else if (strcmp(e->event, "StepFailed") == 0 && strcmp(f->status, "failed") != 0) {
+        f->status = "failed";   /* the step, or the first of its `for` elements */
+        f->error = e->error;
+    } else if (own && strcmp(e->event, "StepSkipped") == 0) {
+        f->status = "skipped";
+    } else if (own && strcmp(e->event, "StepCancelled") == 0) {
+        f->status = "cancelled";
+    } else if (own && strcmp(e->event, "CompensationStarted") == 0) {
+        f->compensated = true;
+    } else if (own && strcmp(e->event, "CompensationCompleted") == 0) {
+        f->compensation = "completed";
+    } else if (own && strcmp(e->event, "CompensationFailed") == 0) {
+        f->compensation = "failed";
+    } else if (strcmp(f->status, "not_reached") == 0 && strncmp(e->event, "Compensation", 12) != 0) {
+        f->status = "running";
     }
-    return f;
 }
 
-static void expect_step(Judge *j, const Member *m)
+static void index_steps(Judge *j, StepIndex *index)
+{
+    const TestHistory *h = j->h;
+    namemap_init_text(&index->map, j->arena, 16);
+    index->facts = arena_alloc(j->arena, (h->count + 1) * sizeof *index->facts);
+    index->count = 0;
+    for (uint32_t i = 0; i < h->count; i++) {
+        const TestEvent *e = &h->events[i];
+        if (!e->step || strpbrk(e->step, "/."))
+            continue;
+        size_t len = strcspn(e->step, "[");
+        const char *name = e->step[len] ? arena_strndup(j->arena, e->step, len) : e->step;
+        uint32_t hash = orbc_hash(name, len), at;
+        if (!namemap_get(&index->map, name, hash, &at)) {
+            at = index->count++;
+            index->facts[at] = (StepFacts){ "not_reached", 0, NULL, false, NULL, h->count };
+            namemap_put(&index->map, j->arena, name, hash, at);
+        }
+        add_event(&index->facts[at], e, e->step[len] == '\0', i);
+    }
+}
+
+static StepFacts step_facts(Judge *j, StepIndex *index, const char *name)
+{
+    if (!index->facts)
+        index_steps(j, index);
+    uint32_t at;
+    if (namemap_get(&index->map, name, orbc_hash(name, strlen(name)), &at))
+        return index->facts[at];
+    return (StepFacts){ "not_reached", 0, NULL, false, NULL, j->h->count };
+}
+
+static void expect_step(Judge *j, StepIndex *index, const Member *m)
 {
     const Block *b = testing_member_block(m);
     if (!m->name || !b)
         return;
     const char *name = m->name->text;
-    StepFacts f = step_facts(j->h, name);
+    StepFacts f = step_facts(j, index, name);
     uint32_t at = f.last_event < j->h->count ? f.last_event : ending_event(j->h);
     for (uint32_t i = 0; i < b->count; i++) {
         const Member *field = &b->members[i];
@@ -415,7 +433,7 @@ static void expect_member(Judge *j, const Member *m)
     const Expr *v = member_value(m);
     const TestHistory *h = j->h;
     if (m->kind == MEMBER_CLAUSE && m->keyword == KW_STEP) {
-        expect_step(j, m);
+        expect_step(j, j->steps, m);
         return;
     }
     if (m->kind != MEMBER_ATTR || !v)
@@ -701,7 +719,8 @@ static const char *divergence(Judge *j)
 void testing_judge(Arena *arena, const TestCase *tc, const TestHistory *h, TestResult *r,
                    uint32_t **positions)
 {
-    Judge j = { .arena = arena, .tc = tc, .h = h, .diverged = h->count };
+    StepIndex steps = { 0 };
+    Judge j = { .arena = arena, .tc = tc, .h = h, .diverged = h->count, .steps = &steps };
     const Block *test = member_body(tc->test);
     /* Without `status`, a test expects `completed`: judged first, at its `expect` (or
        its `test`), so that the failures stay in source order. */

@@ -7,6 +7,7 @@
 
 #include "json_text.h"
 #include "memory.h"
+#include "orbc_value.h"
 
 /* ANSI colours of the human report. */
 #define PAINT_RESET "\x1b[0m"
@@ -55,9 +56,11 @@ void testing_report_human(const TestRun *run, bool color, TextBuffer *out)
         paint(out, color, PAINT_BOLD);
         text_append_str(out, r->name);
         paint(out, color, PAINT_RESET);
-        if (r->status != TEST_ERROR)
-            text_printf(out, " (%s: %s at %lldms)", r->workflow, r->outcome,
-                        (long long)r->virtual_ms);
+        if (r->status != TEST_ERROR) {
+            char at[ORBC_DURATION_TEXT_SIZE];
+            orbc_format_duration(at, r->virtual_ms);
+            text_printf(out, " (%s: %s at %s)", r->workflow, r->outcome, at);
+        }
         text_append_str(out, "\n");
         if (r->status == TEST_ERROR)
             text_printf(out, "  %s\n", r->message);

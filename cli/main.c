@@ -199,13 +199,15 @@ static const HelpPiece help_pieces[] = {
     "Options of test (docs/testing.md):\n"
     "  --filter PATTERN        run only the tests whose name holds PATTERN\n"
     "  -j, --jobs N            run N tests at a time, on N threads (default: the number\n"
-    "                          of processors); the output is the same for any N\n"
+    "                          of processors); the report is the same for any N but for\n"
+    "                          the real times of --format json\n"
     "  --format human|json|junit|tap|github\n"
     "                          a line per test for people (default), one JSON document,\n"
     "                          JUnit XML, TAP, or GitHub annotations (stdout)\n"
     "  --color auto|always|never\n"
     "                          colour in the human report and in the errors of a program\n"
     "                          that does not check\n"
+    "\n"
     "Exit status of test: 0 every test passed, 1 a test failed, 2 the tests could not run.\n" },
     { FOR_FMT,
     "\n"

@@ -3,7 +3,7 @@
 failing one with its report exact (the expectations, expected against actual, the history
 around the divergence and the scripted outcomes), tests that could not run, --filter,
 --jobs (the same report for 1 and 4 threads), the exit status, the human and JSON
-reports, and the formats not built yet. Each case works in a temporary directory.
+reports (docs/test-report.schema.json), and the formats not built yet. Each case works in a temporary directory.
 
     test_orbitc_test.py --orbitc PATH
 """
@@ -18,6 +18,9 @@ from support import cli as cli_harness
 from support.cli import expect, run, test, write
 
 EXAMPLES = os.path.join(cli_harness.ROOT, 'examples')
+SCHEMA = os.path.join(cli_harness.ROOT, 'docs', 'test-report.schema.json')
+sys.path.insert(0, os.path.join(cli_harness.ROOT, 'tools'))
+import validate_json  # noqa: E402
 
 PROGRAM = '''worker "w.call" {
   output { id: string }
@@ -85,9 +88,23 @@ def project(tmp, tests=TESTS, program=PROGRAM):
     return tmp
 
 
+def valid(report):
+    """The JSON report, checked against docs/test-report.schema.json (keys in order)."""
+    doc = json.loads(report)
+    with open(SCHEMA, encoding='utf-8') as f:
+        schema = json.load(f)
+    try:
+        validate_json.jsonschema.validate(doc, schema)
+    except validate_json.jsonschema.ValidationError as e:
+        raise AssertionError('the report does not fit the schema: %s' % e.message)
+    problem = validate_json.key_order_problem(doc, schema, schema.get('$defs', {}), '')
+    expect(problem is None, 'the report\'s keys: %s' % problem)
+    return doc
+
+
 def without_times(report):
     """The JSON report without the real times, the one thing that differs between runs."""
-    doc = json.loads(report)
+    doc = valid(report)
     for result in doc['tests']:
         result['seconds'] = 0
     doc['summary']['seconds'] = 0
@@ -150,7 +167,7 @@ def json_report():
     with tempfile.TemporaryDirectory() as tmp:
         status, out, err = run('test', '--format', 'json', '.', cwd=project(tmp))
         expect(status == 1 and err == '', 'got %d %s' % (status, err))
-        doc = json.loads(out)
+        doc = valid(out)
         expect(list(doc) == ['version', 'tests', 'summary'] and doc['version'] == 1,
                'the document: %s' % list(doc))
         passed, failed = doc['tests']
@@ -210,7 +227,7 @@ def a_test_of_no_workflow_could_not_run():
         project(tmp, tests='test "which" {\n  expect { status: completed }\n}\n',
                 program=PROGRAM + '\nworkflow two {\n  step s { sleep 1s }\n}\n')
         status, out, _ = run('test', '--format', 'json', '.', cwd=tmp)
-        result = json.loads(out)['tests'][0]
+        result = valid(out)['tests'][0]
         expect(status == 2 and result['status'] == 'error'
                and 'several workflows' in result['message'] and result['history'] == [],
                'got %d %s' % (status, result))

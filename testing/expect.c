@@ -644,52 +644,69 @@ static Source *delivery_source(Judge *j, Sources *s, const char *label, const Na
     return source_of(j, s, NULL, step_where);
 }
 
-/* The scripted outcomes of the deliveries up to event `upto`, the last OUTCOMES_SHOWN. */
+/* The outcome a delivery of `src` takes, in words; counts it. */
+static const char *next_outcome(Judge *j, Source *src)
+{
+    if (!src->list)
+        return "the default outcome (no script)";
+    uint64_t n = src->used++;
+    for (uint32_t k = 0; k < src->list->count; k++) {
+        const Expr *outcome = src->list->elems[k];
+        uint64_t times = (uint64_t)outcome_times(outcome);
+        if (n < times)
+            return arena_printf(j->arena, "scripted %s (%s, attempts[%u])",
+                                outcome_words(j, outcome), src->where, k);
+        n -= times;
+    }
+    return arena_printf(j->arena, "the default outcome (%s: its attempts are used up)",
+                        src->where);
+}
+
+/* The scripted outcomes of the deliveries up to event `upto`, the last OUTCOMES_SHOWN.
+ * An attempt the runtime fails before any worker sees it (an invalid HTTP request, the
+ * adapter disabled: StepAttemptFailed without StepDispatched) takes no outcome. */
 static void write_outcomes(Judge *j, TextBuffer *out, uint32_t upto)
 {
     Sources sources = { 0 };
-    NameMap children;
+    NameMap children, pending;   /* label -> its ChildWorkflowStarted; its delivery + 1 */
     namemap_init_text(&children, j->arena, 8);
-    const char *lines[OUTCOMES_SHOWN];
+    namemap_init_text(&pending, j->arena, 8);
+    const char **lines = arena_alloc(j->arena, (upto + 2) * sizeof *lines);
+    Source **from = arena_alloc(j->arena, (upto + 2) * sizeof *from);
     uint32_t shown = 0;
     for (uint32_t i = 0; i <= upto && i < j->h->count; i++) {
         const TestEvent *e = &j->h->events[i];
-        if (e->step && strcmp(e->event, "ChildWorkflowStarted") == 0)
-            namemap_put(&children, j->arena, e->step, orbc_hash(e->step, strlen(e->step)), i);
-        bool scheduled = strcmp(e->event, "StepScheduled") == 0;
-        if (!e->step || (!scheduled && strcmp(e->event, "StepRedelivered") != 0))
+        if (!e->step)
             continue;
-        Source *src = delivery_source(j, &sources, e->step, &children);
-        const char *what = NULL;
-        if (src->list) {
-            uint64_t n = src->used++;
-            for (uint32_t k = 0; k < src->list->count && !what; k++) {
-                const Expr *outcome = src->list->elems[k];
-                int64_t times = outcome_times(outcome);
-                if (n < (uint64_t)times)
-                    what = arena_printf(j->arena, "scripted %s (%s, attempts[%u])",
-                                        outcome_words(j, outcome), src->where, k);
-                else
-                    n -= (uint64_t)times;
-            }
-            if (!what)
-                what = arena_printf(j->arena, "the default outcome (%s: its attempts are used "
-                                    "up)", src->where);
-        } else {
-            what = "the default outcome (no script)";
+        uint32_t hash = orbc_hash(e->step, strlen(e->step)), at;
+        if (strcmp(e->event, "ChildWorkflowStarted") == 0)
+            namemap_put(&children, j->arena, e->step, hash, i);
+        if (strcmp(e->event, "StepDispatched") == 0)
+            namemap_put(&pending, j->arena, e->step, hash, 0);
+        if (strcmp(e->event, "StepAttemptFailed") == 0
+            && namemap_get(&pending, e->step, hash, &at) && at > 0 && e->error
+            && (strcmp(e->error, "HTTP_ERROR") == 0 || strcmp(e->error, "ADAPTER_DISABLED") == 0)) {
+            if (from[at - 1]->list)
+                from[at - 1]->used--;
+            lines[at - 1] = arena_printf(j->arena, "attempt %" PRId64 " of %s: no outcome (the "
+                                         "runtime failed it before any worker: %s)",
+                                         e->attempt, e->step, e->error);
+            namemap_put(&pending, j->arena, e->step, hash, 0);
         }
-        lines[shown % OUTCOMES_SHOWN] = arena_printf(j->arena, "%s%s %" PRId64 " of %s: %s",
-                                                     scheduled ? "" : "redelivery of ",
-                                                     scheduled ? "attempt" : "attempt",
-                                                     e->attempt, e->step, what);
-        shown++;
+        bool scheduled = strcmp(e->event, "StepScheduled") == 0;
+        if (!scheduled && strcmp(e->event, "StepRedelivered") != 0)
+            continue;
+        from[shown] = delivery_source(j, &sources, e->step, &children);
+        lines[shown] = arena_printf(j->arena, "%sattempt %" PRId64 " of %s: %s",
+                                    scheduled ? "" : "redelivery of ", e->attempt, e->step,
+                                    next_outcome(j, from[shown]));
+        namemap_put(&pending, j->arena, e->step, hash, ++shown);
     }
     if (shown == 0)
         return;
     text_append_str(out, "scripted outcomes that led there:\n");
-    uint32_t first = shown > OUTCOMES_SHOWN ? shown - OUTCOMES_SHOWN : 0;
-    for (uint32_t k = first; k < shown; k++)
-        text_printf(out, "  %s\n", lines[k % OUTCOMES_SHOWN]);
+    for (uint32_t k = shown > OUTCOMES_SHOWN ? shown - OUTCOMES_SHOWN : 0; k < shown; k++)
+        text_printf(out, "  %s\n", lines[k]);
 }
 
 static const char *divergence(Judge *j)

@@ -244,6 +244,18 @@ def the_default_status_is_completed():
 
 
 @test
+def an_attempt_failed_before_any_worker_takes_no_outcome():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp, program='workflow hook {\n  step call {\n    using orbit.http.request\n'
+                             '    with { url: "::bad::" }\n  }\n}\n',
+                tests='test "bad url" {\n  task "orbit.http.request" { attempts: [{ status: 200 }] }\n}\n')
+        status, out, _ = run('test', '.', cwd=tmp)
+        expect(status == 1 and out.endswith(
+            '  scripted outcomes that led there:\n    attempt 1 of call: no outcome (the runtime '
+            'failed it before any worker: HTTP_ERROR)\n\n1 test: 0 passed, 1 failed\n'), out)
+
+
+@test
 def formats_not_built_yet_and_bad_usage():
     for fmt in ('junit', 'tap', 'github'):
         status, out, err = run('test', '--format', fmt, EXAMPLES)

@@ -1,26 +1,12 @@
 /* `orbitc check [OPTIONS] [PATH...]` (docs/cli.md): loads the sources through the
  * workspace (run.c), checks the programs on --jobs threads with the cache
  * (workspace_check_jobs) and prints every diagnostic (output.c). No PATH: `.`. */
-#define _GNU_SOURCE   /* sched_getaffinity */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "check_cache.h"
 #include "cli.h"
-
-/* --jobs, or the processors this process may run on. */
-static unsigned thread_count(const CliOptions *opt)
-{
-    if (opt->jobs > 0)
-        return opt->jobs;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return (unsigned)CPU_COUNT(&set);
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online > 0 ? (unsigned)online : 1;
-}
 
 /* Says once, after the diagnostics, that the cache was not used, or that entries of it
  * were ignored. */
@@ -43,7 +29,7 @@ static void report_cache(const CheckCache *cache)
 static void check_programs(const CliOptions *opt, CliRun *run, CheckCache *cache)
 {
     if (run->w.threads_parse)
-        workspace_check_jobs(&run->w, thread_count(opt), cache);
+        workspace_check_jobs(&run->w, cli_thread_count(opt), cache);
     else
         workspace_check(&run->w);
 }
@@ -70,7 +56,7 @@ static int check_with(const CliOptions *opt, bool use_index, const InputObserver
     run.w.inputs.observer = run.w.roots.observer = observer;
     run.w.check.check_only = true;   /* only the diagnostics are read */
     run.w.threads_parse = !opt->add_suppressions && !opt->baseline && !opt->write_baseline;
-    run.w.read_threads = thread_count(opt);
+    run.w.read_threads = cli_thread_count(opt);
     /* `opened`: the cache, opened; `cache`: the same, when it may be used (a directory
      * not to be trusted is said after the diagnostics) */
     CheckCache store, *opened = NULL, *cache = NULL;

@@ -1,5 +1,5 @@
 /* What the commands of orbitc share (cli/): the options main.c parses, one run of
- * check, build or fix through the workspace (run.c), and each command's entry. */
+ * check, build, fix or test through the workspace (run.c), and each command's entry. */
 #ifndef ORBIT_CLI_H
 #define ORBIT_CLI_H
 
@@ -17,6 +17,10 @@ enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
 typedef enum Format {
     FORMAT_HUMAN, FORMAT_JSON, FORMAT_GITHUB, FORMAT_GITLAB, FORMAT_SARIF, FORMAT_CONCISE
 } Format;
+/* test --format: the reports of testing/report.h. */
+typedef enum TestFormat {
+    TEST_FORMAT_HUMAN, TEST_FORMAT_JSON, TEST_FORMAT_JUNIT, TEST_FORMAT_TAP, TEST_FORMAT_GITHUB
+} TestFormat;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
 typedef struct LintSetting {
@@ -32,6 +36,8 @@ typedef struct CliOptions {
     const char *format_text;        /* --format as given (main.c reads it for the command) */
     GraphFormat graph_format;       /* graph --format */
     const char *workflow;           /* graph --workflow */
+    TestFormat test_format;         /* test --format */
+    const char *filter;             /* test --filter */
     ColorMode color;
     bool deny_warnings;
     bool help;                      /* --help: the help of the command (main.c) */
@@ -72,6 +78,9 @@ int cli_usage_error(const char *fmt, const char *arg);
 bool cli_want_color(ColorMode mode);
 /* The same for output to descriptor `fd` (a diff on standard output). */
 bool cli_want_color_on(ColorMode mode, int fd);
+
+/* --jobs, or the processors this process may run on (check and test). */
+unsigned cli_thread_count(const CliOptions *opt);
 
 /* What a directory walk passes over: --no-ignore and --exclude (workspace/ignore.h). */
 InputIgnore cli_input_ignore(const CliOptions *opt);
@@ -176,6 +185,7 @@ int cli_explain(const CliOptions *opt);
 int cli_fmt(const CliOptions *opt);
 int cli_fix(const CliOptions *opt);
 int cli_graph(const CliOptions *opt);
+int cli_test(const CliOptions *opt);
 
 /* `orbitc lsp`: argv holds the arguments after `lsp`, which it reads itself (lsp_command.c). */
 int cli_lsp(int argc, char **argv);

@@ -23,13 +23,13 @@ typedef enum OptionId {
     OPT_OUTPUT, OPT_STDIN_FILENAME, OPT_CHECK, OPT_DIFF, OPT_MAX_ROUNDS, OPT_WORKFLOW, OPT_HELP,
     OPT_VERSION, OPT_QUIET, OPT_EXIT_ZERO, OPT_STATISTICS, OPT_OUTPUT_FILE, OPT_SELECT,
     OPT_IGNORE, OPT_BASELINE, OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_EXCLUDE,
-    OPT_NO_IGNORE, OPT_UNSAFE_FIXES, OPT_SHOW_FIXES, OPT_WATCH, OPT_JOBS, OPT_NO_CACHE,
+    OPT_NO_IGNORE, OPT_UNSAFE_FIXES, OPT_SHOW_FIXES, OPT_WATCH, OPT_JOBS, OPT_NO_CACHE, OPT_FILTER,
     OPT_COUNT
 } OptionId;
 
 enum {
     FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_FMT = 16, FOR_FIX = 32,
-    FOR_GRAPH = 64, FOR_ALL = 127,
+    FOR_GRAPH = 64, FOR_TEST = 256, FOR_ALL = 127 | FOR_TEST,
     FOR_LSP = 128,  /* only in the help: lsp reads its own options (lsp_command.c) */
     FOR_SOURCES = FOR_CHECK | FOR_BUILD | FOR_FIX | FOR_GRAPH   /* the commands of programs */
 };
@@ -45,9 +45,9 @@ typedef struct OptionSpec {
 
 static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab, sarif or concise",
-                     FOR_CHECK | FOR_BUILD | FOR_DIS | FOR_FIX | FOR_GRAPH },
+                     FOR_CHECK | FOR_BUILD | FOR_DIS | FOR_FIX | FOR_GRAPH | FOR_TEST },
     [OPT_COLOR] = { "--color", "--colour", "auto, always or never",
-                    FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX | FOR_GRAPH },
+                    FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX | FOR_GRAPH | FOR_TEST },
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_WARN] = { "--warn", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_ALLOW] = { "--allow", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
@@ -66,7 +66,8 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT | FOR_FIX },
     [OPT_MAX_ROUNDS] = { "--max-rounds", NULL, "a number", FOR_FIX },
     [OPT_WORKFLOW] = { "--workflow", NULL, "a workflow's name", FOR_GRAPH },
-    [OPT_JOBS] = { "--jobs", "-j", "a number", FOR_CHECK },
+    [OPT_JOBS] = { "--jobs", "-j", "a number", FOR_CHECK | FOR_TEST },
+    [OPT_FILTER] = { "--filter", NULL, "a part of a test's name", FOR_TEST },
     [OPT_NO_CACHE] = { "--no-cache", NULL, NULL, FOR_CHECK },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
@@ -103,6 +104,7 @@ static const HelpPiece help_pieces[] = {
     { FOR_FMT, "  orbitc fmt [--check|--diff] [PATH...]    format files in place (no PATH: `.`; `-`: stdin)\n" },
     { FOR_FIX, "  orbitc fix [--diff] [PATH...]            apply every machine-applicable fix (no PATH: `.`)\n" },
     { FOR_GRAPH, "  orbitc graph [OPTIONS] PATH...           draw the steps of workflows and their worst case\n" },
+    { FOR_TEST, "  orbitc test [OPTIONS] [PATH...]          run the tests of programs (no PATH: `.`)\n" },
     { FOR_SOURCES,
     "\n"
     "A PATH is an .orbit file, a directory (every *.orbit file below it, in sorted order)\n"
@@ -192,6 +194,21 @@ static const HelpPiece help_pieces[] = {
     "  --color auto|always|never\n"
     "                          colour in the errors of a program that does not check\n"
     "  --stdin-filename PATH   the name of `-`, as for check\n" },
+    { FOR_TEST,
+    "\n"
+    "Options of test (docs/testing.md):\n"
+    "  --filter PATTERN        run only the tests whose name holds PATTERN\n"
+    "  -j, --jobs N            run N tests at a time, on N threads (default: the number\n"
+    "                          of processors); the report is the same for any N but for\n"
+    "                          the real times of --format json\n"
+    "  --format human|json|junit|tap|github\n"
+    "                          a line per test for people (default), one JSON document,\n"
+    "                          JUnit XML, TAP, or GitHub annotations (stdout)\n"
+    "  --color auto|always|never\n"
+    "                          colour in the human report and in the errors of a program\n"
+    "                          that does not check\n"
+    "\n"
+    "Exit status of test: 0 every test passed, 1 a test failed, 2 the tests could not run.\n" },
     { FOR_FMT,
     "\n"
     "Options of fmt (docs/style.md):\n"
@@ -259,6 +276,7 @@ static const CommandSpec command_specs[] = {
     { "fmt", FOR_FMT, cli_fmt },
     { "fix", FOR_FIX, cli_fix },
     { "graph", FOR_GRAPH, cli_graph },
+    { "test", FOR_TEST, cli_test },
     { "help", FOR_ALL, command_help },
     { "version", FOR_ALL, command_version },
 };
@@ -348,6 +366,9 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         return parse_count("--max-rounds", value, 1, &opt->max_rounds);
     case OPT_JOBS:
         return parse_count("--jobs", value, 1, &opt->jobs);
+    case OPT_FILTER:
+        opt->filter = value;
+        break;
     case OPT_NO_CACHE:
         opt->no_cache = true;
         break;
@@ -532,7 +553,8 @@ static int refuse_ignored_options(const char *const *given, const CommandSpec *c
  * --stdin-filename, build's output. */
 static int check_paths(const CliOptions *opt, const CommandSpec *command)
 {
-    if (opt->path_count == 0 && command->bit != FOR_FIX && command->bit != FOR_CHECK)
+    if (opt->path_count == 0 && command->bit != FOR_FIX && command->bit != FOR_CHECK
+        && command->bit != FOR_TEST)
         return cli_usage_error("%s needs at least one file or directory", command->name);
     int stdin_count = 0;
     for (int i = 0; i < opt->path_count; i++)
@@ -554,6 +576,13 @@ static int read_format(CliOptions *opt, const CommandSpec *command)
     int choice;
     if (!opt->format_text)
         return EXIT_OK;
+    if (command->bit == FOR_TEST) {
+        static const char *const test_formats[] = { "human", "json", "junit", "tap", "github" };
+        if (parse_choice("--format", opt->format_text, test_formats, 5, &choice))
+            return EXIT_USAGE;
+        opt->test_format = (TestFormat)choice;
+        return EXIT_OK;
+    }
     if (command->bit == FOR_GRAPH) {
         if (parse_choice("--format", opt->format_text, GRAPH_FORMAT_NAMES, GRAPH_FORMAT_COUNT, &choice))
             return EXIT_USAGE;
@@ -581,7 +610,7 @@ static int run_command(CliOptions *opt, const char *const *given)
     if (status == EXIT_OK)
         status = read_format(opt, command);
     bool takes_paths = command->bit == FOR_CHECK || command->bit == FOR_BUILD
-        || command->bit == FOR_FIX || command->bit == FOR_GRAPH;
+        || command->bit == FOR_FIX || command->bit == FOR_GRAPH || command->bit == FOR_TEST;
     if (status == EXIT_OK && takes_paths)
         status = check_paths(opt, command);
     return status == EXIT_OK ? command->run(opt) : status;

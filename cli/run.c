@@ -2,6 +2,8 @@
  * --warn and --allow, one run through the workspace's pipeline (workspace/workspace.h),
  * the printing of its diagnostics in the format asked for, and the exit status they
  * deserve. */
+#define _GNU_SOURCE   /* sched_getaffinity */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,17 @@ bool cli_want_color_on(ColorMode mode, int fd)
     if (term && strcmp(term, "dumb") == 0)
         return false;
     return isatty(fd);
+}
+
+unsigned cli_thread_count(const CliOptions *opt)
+{
+    if (opt->jobs > 0)
+        return opt->jobs;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (unsigned)online : 1;
 }
 
 InputIgnore cli_input_ignore(const CliOptions *opt)

@@ -1,0 +1,305 @@
+/* The runner of `orbitc test` (runner.h). */
+#include "runner.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lower.h"
+#include "memory.h"
+#include "orbc.h"
+#include "run_scenario.h"
+#include "scenario_of_test.h"
+#include "testing_internal.h"
+
+enum { TESTING_MAX_THREADS = 256 };
+
+/* One test to run: what it needs, and where its result goes. */
+typedef struct Job {
+    TestCase tc;
+    const OrbcModule *module;
+    TestResult *result;
+    uint32_t *positions;      /* of the failures, for their lines and columns */
+    uint32_t problem_pos;     /* TEST_ERROR: where the problem lies, or UINT32_MAX */
+} Job;
+
+typedef struct Pool {
+    Job *jobs;
+    uint32_t count;
+    _Atomic uint32_t next;
+} Pool;
+
+typedef struct Thread {
+    Pool *pool;
+    Arena *arena;
+} Thread;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The history of one run of `scenario` in `format`, malloc'd (*len bytes); *status is
+ * run_scenario's. */
+static char *run_history(const OrbcModule *module, const char *name, const char *scenario,
+                         HistoryFormat format, int *status, size_t *len, char *err,
+                         size_t errlen)
+{
+    RunRequest request = { .scenario_name = name, .scenario = scenario,
+                           .scenario_len = strlen(scenario), .format = format };
+    char *text = NULL;
+    FILE *out = open_memstream(&text, len);
+    if (!out)
+        out_of_memory();
+    *status = run_scenario(module, &request, out, err, errlen);
+    if (fclose(out) != 0)
+        out_of_memory();
+    return text;
+}
+
+/* How the workflow ended, in words: "completed", "failed CARD_DECLINED". */
+static const char *outcome_of(Arena *arena, const TestHistory *h)
+{
+    if (strcmp(h->status, "failed") == 0 && h->error)
+        return arena_printf(arena, "failed %s", h->error);
+    return h->status;
+}
+
+static void run_job(Job *job, Arena *arena)
+{
+    TestResult *r = job->result;
+    if (!job->tc.workflow)
+        return;   /* no workflow to run: said already */
+    double start = now_seconds();
+    TestingProblem problem = { "", UINT32_MAX };
+    char *scenario = testing_scenario_of_test(job->tc.test, &problem);
+    if (!scenario) {
+        r->status = TEST_ERROR;
+        r->message = arena_strndup(arena, problem.message, strlen(problem.message));
+        job->problem_pos = problem.pos;
+        r->seconds = now_seconds() - start;
+        return;
+    }
+    /* Each run of a scenario gives the same history: once as JSON lines, which are read
+       back, once as the `orbit logs` lines that expectations match and reports show. */
+    char err[1024];
+    const char *name = arena_printf(arena, "test \"%s\"", r->name);
+    size_t json_len = 0, text_len = 0;
+    int status, text_status;
+    char *json = run_history(job->module, name, scenario, HISTORY_JSON, &status, &json_len,
+                             err, sizeof err);
+    char *text = status == 2 ? NULL
+        : run_history(job->module, name, scenario, HISTORY_TEXT, &text_status, &text_len,
+                      err, sizeof err);
+    free(scenario);
+    TestHistory h;
+    if (status == 2) {
+        r->status = TEST_ERROR;
+        r->message = arena_printf(arena, "the runtime refused the test's world: %s", err);
+    } else if (!testing_history_read(arena, json, json_len, text, text_len, &h)) {
+        r->status = TEST_ERROR;
+        r->message = "the runtime's history could not be read back";
+    } else {
+        r->history = h.text;
+        r->outcome = outcome_of(arena, &h);
+        r->virtual_ms = h.count ? h.events[h.count - 1].time_ms : 0;
+        testing_judge(arena, &job->tc, &h, r, &job->positions);
+        testing_history_free(&h);
+    }
+    free(json);
+    free(text);
+    r->seconds = now_seconds() - start;
+}
+
+static void *thread_main(void *arg)
+{
+    Thread *w = arg;
+    for (;;) {
+        uint32_t i = atomic_fetch_add(&w->pool->next, 1);
+        if (i >= w->pool->count)
+            return NULL;
+        run_job(&w->pool->jobs[i], w->arena);
+    }
+}
+
+/* The 1-based line and column (in characters) of position `pos`. */
+static void place(const SourceMap *map, uint32_t pos, uint32_t *line, uint32_t *column)
+{
+    uint32_t file = source_file_at(map, pos);
+    const SourceFile *f = source_file(map, file);
+    uint32_t offset = pos - f->origin;
+    uint32_t l = source_line_of(map, file, offset);
+    uint32_t start = source_line_start(map, file, l);
+    uint32_t chars = 0;
+    for (uint32_t i = start; i < offset; i++)
+        chars += ((unsigned char)f->text[i] & 0xC0) != 0x80;
+    *line = l + 1;
+    *column = chars + 1;
+}
+
+/* The workflow a test runs: its `workflow NAME`, else the program's only one; NULL with
+ * *why when there is none to run. */
+static const Workflow *workflow_of(Arena *arena, const Program *p, const Member *test,
+                                   const char **why)
+{
+    const Block *b = member_body(test);
+    for (uint32_t i = 0; b && i < b->count; i++) {
+        const Member *m = &b->members[i];
+        const Expr *name = member_value(m);
+        if (m->kind != MEMBER_CLAUSE || m->keyword != KW_WORKFLOW || !name
+            || name->kind != EXPR_NAME)
+            continue;
+        for (uint32_t w = 0; w < p->workflow_count; w++) {
+            if (p->workflows[w].name == name->name)
+                return &p->workflows[w];
+        }
+        *why = arena_printf(arena, "the program has no workflow `%s`", name->name->text);
+        return NULL;
+    }
+    if (p->workflow_count == 1)
+        return &p->workflows[0];
+    *why = p->workflow_count ? "the program has several workflows: say which the test runs, "
+                               "`workflow NAME`"
+                             : "the program has no workflow to run";
+    return NULL;
+}
+
+/* The tests of program `root` that the filter keeps, as jobs over `module`. */
+static void add_jobs(TestingRun *out, const Root *root, const Program *p,
+                     const OrbcModule *module, const TestingOptions *options,
+                     const SourceMap *map, Job **jobs, uint32_t *count)
+{
+    for (uint32_t i = 0; i < p->test_count; i++) {
+        const Member *test = p->tests[i];
+        if (options->filter && !strstr(test->name->text, options->filter))
+            continue;
+        *jobs = xrealloc(*jobs, (*count + 1) * sizeof **jobs);
+        Job *job = &(*jobs)[(*count)++];
+        memset(job, 0, sizeof *job);
+        job->problem_pos = UINT32_MAX;
+        job->module = module;
+        job->tc = (TestCase){ test, p, NULL };
+        TestResult *r = arena_alloc(&out->arena, sizeof *r);
+        job->result = r;
+        r->name = test->name->text;
+        r->program = root->dir ? root->dir : "";
+        r->file = source_file(map, source_file_at(map, test->span.start))->path;
+        place(map, test->span.start, &r->line, &r->column);
+        const char *why = NULL;
+        job->tc.workflow = workflow_of(&out->arena, p, test, &why);
+        r->workflow = job->tc.workflow ? job->tc.workflow->name->text : "";
+        if (!job->tc.workflow) {
+            r->status = TEST_ERROR;
+            r->message = why;
+        }
+    }
+}
+
+/* Each program with tests to run, lowered and loaded once. */
+static bool load_programs(Workspace *w, const TestingOptions *options, TestingRun *out,
+                          OrbcModule *modules, Job **jobs, uint32_t *count, char *why,
+                          size_t why_size)
+{
+    for (uint32_t i = 0; i < w->roots.count; i++) {
+        const Program *p = w->checked[i];
+        if (!p || p->test_count == 0)
+            continue;
+        uint8_t *bytes;
+        size_t len;
+        if (!lower_program(w->c, p, &bytes, &len, why, why_size))
+            return false;
+        OrbcError err;
+        bool loaded = orbc_load(bytes, len, &modules[i], &err);
+        free(bytes);
+        if (!loaded) {
+            snprintf(why, why_size, "the program's bytecode does not load: %s", err.text);
+            return false;
+        }
+        add_jobs(out, &w->roots.items[i], p, &modules[i], options, &w->c->sources, jobs,
+                 count);
+    }
+    return true;
+}
+
+/* Runs the jobs on `threads` threads (this one among them). */
+static void run_jobs(TestingRun *out, Job *jobs, uint32_t count, unsigned threads)
+{
+    Pool pool = { jobs, count, 0 };
+    if (threads > TESTING_MAX_THREADS)
+        threads = TESTING_MAX_THREADS;
+    if (threads > count)
+        threads = count ? count : 1;
+    out->thread_count = threads;
+    out->thread_arenas = xcalloc(threads, sizeof *out->thread_arenas);
+    Thread *workers = xcalloc(threads, sizeof *workers);
+    pthread_t *ids = xcalloc(threads, sizeof *ids);
+    for (unsigned t = 0; t < threads; t++) {
+        arena_init(&out->thread_arenas[t]);
+        workers[t] = (Thread){ &pool, &out->thread_arenas[t] };
+    }
+    unsigned started = 1;
+    for (unsigned t = 1; t < threads; t++) {
+        if (pthread_create(&ids[t], NULL, thread_main, &workers[t]) != 0)
+            break;
+        started++;
+    }
+    thread_main(&workers[0]);
+    for (unsigned t = 1; t < started; t++)
+        pthread_join(ids[t], NULL);
+    free(ids);
+    free(workers);
+}
+
+bool testing_run(Workspace *w, const TestingOptions *options, TestingRun *out, char *why,
+                 size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    arena_init(&out->arena);
+    double start = now_seconds();
+    OrbcModule *modules = xcalloc(w->roots.count + 1, sizeof *modules);
+    Job *jobs = NULL;
+    uint32_t count = 0;
+    bool ok = load_programs(w, options, out, modules, &jobs, &count, why, why_size);
+    if (ok) {
+        run_jobs(out, jobs, count, options->jobs ? options->jobs : 1);
+        TestRun *run = &out->run;
+        run->results = arena_alloc(&out->arena, (count + 1) * sizeof *run->results);
+        run->count = count;
+        for (uint32_t i = 0; i < count; i++) {
+            TestResult *r = &run->results[i];
+            *r = *jobs[i].result;
+            if (jobs[i].problem_pos != UINT32_MAX) {
+                uint32_t line, column;
+                place(&w->c->sources, jobs[i].problem_pos, &line, &column);
+                r->message = arena_printf(&out->arena, "%s:%u:%u: %s", r->file, line, column,
+                                          r->message);
+            }
+            for (uint32_t f = 0; f < r->failure_count; f++)
+                place(&w->c->sources, jobs[i].positions[f], &r->failures[f].line,
+                      &r->failures[f].column);
+            run->passed += r->status == TEST_PASSED;
+            run->failed += r->status == TEST_FAILED;
+            run->errors += r->status == TEST_ERROR;
+        }
+        run->seconds = now_seconds() - start;
+    }
+    for (uint32_t i = 0; i < w->roots.count; i++)
+        orbc_module_free(&modules[i]);
+    free(modules);
+    free(jobs);
+    return ok;
+}
+
+void testing_run_free(TestingRun *run)
+{
+    for (unsigned t = 0; t < run->thread_count; t++)
+        arena_free(&run->thread_arenas[t]);
+    free(run->thread_arenas);
+    arena_free(&run->arena);
+    memset(run, 0, sizeof *run);
+}

@@ -1,0 +1,37 @@
+/* The runner of `orbitc test` (docs/testing.md): the tests of every checked program of a
+ * workspace, each program lowered to bytecode once in memory and loaded with liborbc,
+ * each test turned into its scenario (scenario_of_test.h) and run by the runtime's
+ * run_scenario, as orbit-run runs a scenario, on threads; its history read back and its
+ * expectations judged into a TestResult (results.h). The results are in the order of
+ * the programs and of the tests in their sources, whatever the number of threads. */
+#ifndef ORBIT_TESTING_RUNNER_H
+#define ORBIT_TESTING_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "results.h"
+#include "workspace.h"
+
+typedef struct TestingOptions {
+    const char *filter;     /* --filter: only the tests whose name holds it; NULL: all */
+    unsigned jobs;          /* threads, at least 1 (no more than there are tests, nor 256) */
+} TestingOptions;
+
+/* A run and what its texts live in. */
+typedef struct TestingRun {
+    TestRun run;
+    Arena arena;            /* the results and the texts made on this thread */
+    Arena *thread_arenas;   /* the texts each thread made */
+    unsigned thread_count;
+} TestingRun;
+
+/* Runs the tests of the programs of `w`, which workspace_check checked without errors.
+ * False when a program cannot be lowered or loaded (`why` says so; nothing ran); else
+ * every result is in out->run. Free with testing_run_free either way. */
+bool testing_run(Workspace *w, const TestingOptions *options, TestingRun *out, char *why,
+                 size_t why_size);
+void testing_run_free(TestingRun *run);
+
+#endif

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""`orbitc test` (docs/testing.md, "`orbitc test`") as a user meets it: a passing run, a
+failing one with its report exact (the expectations, expected against actual, the history
+around the divergence and the scripted outcomes), tests that could not run, --filter,
+--jobs (the same report for 1 and 4 threads), the exit status, the human and JSON
+reports (docs/test-report.schema.json), and the formats not built yet. Each case works in a temporary directory.
+
+    test_orbitc_test.py --orbitc PATH
+"""
+import json
+import os
+import shutil
+import tempfile
+
+import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support import cli as cli_harness
+from support.cli import expect, run, test, write
+
+EXAMPLES = os.path.join(cli_harness.ROOT, 'examples')
+SCHEMA = os.path.join(cli_harness.ROOT, 'docs', 'test-report.schema.json')
+sys.path.insert(0, os.path.join(cli_harness.ROOT, 'tools'))
+import validate_json  # noqa: E402
+
+PROGRAM = '''worker "w.call" {
+  output { id: string }
+}
+
+workflow one {
+  step call {
+    worker "w.call"
+    retry { attempts: 3, backoff: fixed, initial_delay: 100ms }
+  }
+  return { id: call.id }
+}
+'''
+
+TESTS = '''test "retries twice" {
+  task "w.call" {
+    attempts: [{ fail: { code: "BUSY" }, after: 5ms }, { fail: { code: "BUSY" } }, { succeed: { id: "x" } }]
+  }
+  expect {
+    output: { id: "x" }
+    step call { attempts: 3 }
+    events: ["+ 105ms StepScheduled step=call attempt=2"]
+  }
+}
+
+test "expects too little" {
+  task "w.call" { attempts: [{ fail: { code: "BUSY" }, after: 5ms }] }
+  expect {
+    step call { attempts: 1 }
+    events: ["+ 5ms RetryScheduled step=call", "+ 106ms StepScheduled step=call attempt=2"]
+  }
+}
+'''
+
+# The report of TESTS, exactly: the second test expects one attempt where there were two,
+# and an attempt at 106 ms where it came at 105 ms.
+FAILING_REPORT = '''PASS  one.test.orbit:1:1: retries twice (one: completed at 205ms)
+FAIL  one.test.orbit:12:1: expects too little (one: completed at 115ms)
+  one.test.orbit:15:17: step call: attempts
+    expected: 1
+    actual:   2
+  one.test.orbit:16:48: events[1]
+    expected: "+ 106ms StepScheduled step=call attempt=2"
+    actual:   "+ 105ms #6 StepScheduled step=call attempt=2"
+  history around the divergence (event 6 of 9):
+    …
+    + 0ms #3 StepDispatched step=call attempt=1 worker_id=worker-1
+    + 5ms #4 StepAttemptFailed step=call attempt=1 error=BUSY
+    + 5ms #5 RetryScheduled step=call delay_ms=100
+  > + 105ms #6 StepScheduled step=call attempt=2
+    + 105ms #7 StepDispatched step=call attempt=2 worker_id=worker-1
+    + 115ms #8 StepCompleted step=call attempt=2
+    …
+  scripted outcomes that led there:
+    attempt 1 of call: scripted fail BUSY (task "w.call", attempts[0])
+    attempt 2 of call: the default outcome (task "w.call": its attempts are used up)
+
+2 tests: 1 passed, 1 failed
+'''
+
+
+def project(tmp, tests=TESTS, program=PROGRAM):
+    write(os.path.join(tmp, 'one.orbit'), program)
+    write(os.path.join(tmp, 'one.test.orbit'), tests)
+    return tmp
+
+
+def valid(report):
+    """The JSON report, checked against docs/test-report.schema.json (keys in order)."""
+    doc = json.loads(report)
+    with open(SCHEMA, encoding='utf-8') as f:
+        schema = json.load(f)
+    try:
+        validate_json.jsonschema.validate(doc, schema)
+    except validate_json.jsonschema.ValidationError as e:
+        raise AssertionError('the report does not fit the schema: %s' % e.message)
+    problem = validate_json.key_order_problem(doc, schema, schema.get('$defs', {}), '')
+    expect(problem is None, 'the report\'s keys: %s' % problem)
+    return doc
+
+
+def without_times(report):
+    """The JSON report without the real times, the one thing that differs between runs."""
+    doc = valid(report)
+    for result in doc['tests']:
+        result['seconds'] = 0
+    doc['summary']['seconds'] = 0
+    return doc
+
+
+@test
+def examples_pass():
+    status, out, err = run('test', EXAMPLES)
+    expect(status == 0 and err == '', 'got %d %s%s' % (status, out, err))
+    lines = out.splitlines()
+    expect(all(line.startswith('PASS ') for line in lines[:-2]) and len(lines) > 3,
+           'a line per test, each PASS:\n' + out)
+    expect(lines[-1].endswith('passed, 0 failed'), 'the counts: ' + lines[-1])
+
+
+@test
+def a_failure_is_reported_with_its_divergence():
+    with tempfile.TemporaryDirectory() as tmp:
+        status, out, err = run('test', '.', cwd=project(tmp))
+        expect(status == 1, 'status %d (1: a test failed)' % status)
+        expect(err == '', 'nothing on standard error: ' + err)
+        expect(out.replace('./', '') == FAILING_REPORT,
+               'the report differs:\n%s\n--- expected:\n%s' % (out, FAILING_REPORT))
+
+
+@test
+def no_path_is_the_current_directory():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp)
+        expect(run('test', cwd=tmp)[1] == run('test', '.', cwd=tmp)[1], 'no PATH is `.`')
+
+
+@test
+def filter_keeps_the_tests_whose_name_holds_it():
+    with tempfile.TemporaryDirectory() as tmp:
+        status, out, _ = run('test', '--filter', 'twice', cwd=project(tmp))
+        expect(status == 0 and 'retries twice' in out and 'too little' not in out
+               and out.endswith('1 test: 1 passed, 0 failed\n'), 'got %d %s' % (status, out))
+        status, out, _ = run('test', '--filter', 'nothing like it', cwd=tmp)
+        expect(status == 0 and out == 'no tests ran\n', 'got %d %r' % (status, out))
+
+
+@test
+def jobs_do_not_change_the_report():
+    for args in ([EXAMPLES], ['--filter', 'a', EXAMPLES]):
+        human = {jobs: run('test', '--jobs', str(jobs), *args) for jobs in (1, 4)}
+        expect(human[1] == human[4], '--jobs 1 and 4 differ:\n%s\n%s' % (human[1][1], human[4][1]))
+        docs = [without_times(run('test', '--format', 'json', '-j', str(jobs), *args)[1])
+                for jobs in (1, 4)]
+        expect(docs[0] == docs[1], 'the JSON of --jobs 1 and 4 differ')
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp)
+        outs = {jobs: run('test', '-j', str(jobs), cwd=tmp) for jobs in (1, 2, 3)}
+        expect(outs[1] == outs[2] == outs[3], 'the failing report depends on --jobs')
+
+
+@test
+def json_report():
+    with tempfile.TemporaryDirectory() as tmp:
+        status, out, err = run('test', '--format', 'json', '.', cwd=project(tmp))
+        expect(status == 1 and err == '', 'got %d %s' % (status, err))
+        doc = valid(out)
+        expect(list(doc) == ['version', 'tests', 'summary'] and doc['version'] == 1,
+               'the document: %s' % list(doc))
+        passed, failed = doc['tests']
+        expect(list(passed) == ['name', 'program', 'file', 'line', 'column', 'workflow',
+                                'status', 'message', 'outcome', 'virtual_ms', 'seconds',
+                                'failures', 'divergence', 'history'],
+               'the fields of a result: %s' % list(passed))
+        expect((passed['name'], passed['status'], passed['failures'], passed['divergence'],
+                passed['outcome'], passed['virtual_ms'], passed['workflow'])
+               == ('retries twice', 'passed', [], None, 'completed', 205, 'one'),
+               'the passing test: %s' % passed)
+        expect(passed['history'][0] == '+ 0ms #1 WorkflowStarted workflow=one'
+               and len(passed['history']) == 13, 'its history: %s' % passed['history'])
+        expect(failed['status'] == 'failed' and failed['failures'][0] == {
+            'expectation': 'step call: attempts', 'expected': '1', 'actual': '2',
+            'line': 15, 'column': 17}, 'the failure: %s' % failed['failures'])
+        expect(failed['divergence'] in FAILING_REPORT.replace('\n  ', '\n'),
+               'the divergence: %r' % failed['divergence'])
+        expect(doc['summary']['total'] == 2 and doc['summary']['passed'] == 1
+               and doc['summary']['failed'] == 1 and doc['summary']['errors'] == 0
+               and isinstance(doc['summary']['seconds'], float), 'summary %s' % doc['summary'])
+
+
+@test
+def a_program_with_errors_runs_no_test():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp, program=PROGRAM.replace('call.id', 'cal.id'))
+        status, out, err = run('test', '--format', 'json', '.', cwd=tmp)
+        expect(status == 2 and out == '' and 'error[' in err and 'cal' in err,
+               'got %d %r %s' % (status, out, err))
+
+
+@test
+def a_world_the_runtime_refuses_could_not_run():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp, tests='test "misnamed" {\n  task "w.cal" { attempts: [] }\n}\n')
+        status, out, err = run('test', '.', cwd=tmp)
+        expect(status == 2 and err == '', 'got %d %s' % (status, err))
+        expect(out.startswith('ERROR ./one.test.orbit:1:1: misnamed\n  the runtime refused the '
+                              "test's world: ") and 'did you mean `w.call`?' in out
+               and out.endswith('1 test: 0 passed, 0 failed, 1 could not run\n'), out)
+
+
+@test
+def a_world_that_is_not_literal_could_not_run():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp, tests='test "computed" {\n  task "w.call" { pickup: 1 + 2 }\n}\n')
+        status, out, _ = run('test', '.', cwd=tmp)
+        expect(status == 2 and out.startswith('ERROR ./one.test.orbit:1:1: computed\n'
+                                              '  ./one.test.orbit:2:27: `pickup` is a duration'),
+               'got %d %s' % (status, out))
+
+
+@test
+def a_test_of_no_workflow_could_not_run():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp, tests='test "which" {\n  expect { status: completed }\n}\n',
+                program=PROGRAM + '\nworkflow two {\n  step s { sleep 1s }\n}\n')
+        status, out, _ = run('test', '--format', 'json', '.', cwd=tmp)
+        result = valid(out)['tests'][0]
+        expect(status == 2 and result['status'] == 'error'
+               and 'several workflows' in result['message'] and result['history'] == [],
+               'got %d %s' % (status, result))
+
+
+@test
+def the_default_status_is_completed():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp, tests='test "fails" {\n  task "w.call" {\n    attempts: [{ fail: { code: '
+                           '"NO", retryable: false } }]\n  }\n}\n')
+        status, out, _ = run('test', '.', cwd=tmp)
+        expect(status == 1 and '  ./one.test.orbit:1:1: status\n    expected: completed\n'
+               '    actual:   failed\n' in out, 'got %d %s' % (status, out))
+
+
+@test
+def an_attempt_failed_before_any_worker_takes_no_outcome():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp, program='workflow hook {\n  step call {\n    using orbit.http.request\n'
+                             '    with { url: "::bad::" }\n  }\n}\n',
+                tests='test "bad url" {\n  task "orbit.http.request" { attempts: [{ status: 200 }] }\n}\n')
+        status, out, _ = run('test', '.', cwd=tmp)
+        expect(status == 1 and out.endswith(
+            '  scripted outcomes that led there:\n    attempt 1 of call: no outcome (the runtime '
+            'failed it before any worker: HTTP_ERROR)\n\n1 test: 0 passed, 1 failed\n'), out)
+
+
+@test
+def formats_not_built_yet_and_bad_usage():
+    for fmt in ('junit', 'tap', 'github'):
+        status, out, err = run('test', '--format', fmt, EXAMPLES)
+        expect(status == 2 and out == '' and 'not yet built' in err, '%s: %d %s' % (fmt, status, err))
+    status, _, err = run('test', '--format', 'sarif', EXAMPLES)
+    expect(status == 2 and 'invalid value `sarif` for --format' in err, err)
+    status, _, err = run('check', '--filter', 'x', EXAMPLES)
+    expect(status == 2 and 'takes no option `--filter`' in err, err)
+    status, _, err = run('test', '--jobs', '0', EXAMPLES)
+    expect(status == 2 and 'invalid number' in err, err)
+
+
+@test
+def color_only_when_asked():
+    status, out, _ = run('test', '--color', 'always', '--filter', 'declined', EXAMPLES)
+    expect(status == 0 and '\x1b[1;32mPASS \x1b[0m' in out, repr(out))
+    expect('\x1b[' not in run('test', '--filter', 'declined', EXAMPLES)[1], 'colour in a pipe')
+
+
+@test
+def a_missing_path_could_not_run():
+    with tempfile.TemporaryDirectory() as tmp:
+        status, _, err = run('test', os.path.join(tmp, 'nowhere'))
+        expect(status == 2 and 'nowhere' in err, 'got %d %s' % (status, err))
+
+
+if __name__ == '__main__':
+    cli_harness.main()

@@ -643,13 +643,15 @@ void coverage_write_json(const Coverage *c, TextBuffer *out)
             const Item *it = &c->items[i];
             json_t *item = json_object();
             json_object_set_new(item, "item", json_string(KINDS[it->kind].json));
-            if (it->step != ORBC_NONE)
-                json_object_set_new(item, "step",
-                                    json_text(module_string(m, wf->steps[it->step].name)));
-            if (it->kind == KIND_ATTEMPT)
-                json_object_set_new(item, "attempt", json_integer(it->arg));
-            else if (it->kind == KIND_NON_RETRYABLE)
-                json_object_set_new(item, "code", json_text(module_string(m, it->arg)));
+            /* Every item has every key, null where it does not apply. */
+            json_object_set_new(item, "step", it->step == ORBC_NONE
+                                                  ? json_null()
+                                                  : json_text(module_string(m, wf->steps[it->step].name)));
+            json_object_set_new(item, "attempt",
+                                it->kind == KIND_ATTEMPT ? json_integer(it->arg) : json_null());
+            json_object_set_new(item, "code", it->kind == KIND_NON_RETRYABLE
+                                                  ? json_text(module_string(m, it->arg))
+                                                  : json_null());
             json_object_set_new(item, "line", json_integer(item_line(c, it)));
             json_object_set_new(item, "hits", json_integer((json_int_t)c->hits[i]));
             json_object_set_new(item, "covered", json_boolean(c->hits[i] > 0));

@@ -122,9 +122,9 @@ static int64_t hits(const Coverage *c, const char *workflow, const char *item, c
         json_array_foreach(json_object_get(wf, "items"), k, it) {
             const char *s = json_string_value(json_object_get(it, "step"));
             char arg[64] = "";
-            if (json_object_get(it, "attempt"))
+            if (json_is_integer(json_object_get(it, "attempt")))
                 snprintf(arg, sizeof arg, "%lld", json_integer_value(json_object_get(it, "attempt")));
-            else if (json_object_get(it, "code"))
+            else if (json_is_string(json_object_get(it, "code")))
                 snprintf(arg, sizeof arg, "%s", json_string_value(json_object_get(it, "code")));
             if (strcmp(json_string_value(json_object_get(it, "item")), item) == 0 &&
                 (step ? s && strcmp(s, step) == 0 : !s) && strcmp(arg, detail ? detail : "") == 0) {
@@ -559,8 +559,8 @@ START_TEST(text_json_and_lcov)
     json_t *items = json_object_get(json_array_get(json_object_get(root, "workflows"), 0), "items");
     ck_assert_uint_eq(json_array_size(items), 7);
     char *item = json_dumps(json_array_get(items, 4), JSON_COMPACT);
-    ck_assert_str_eq(item, "{\"item\":\"attempt\",\"step\":\"a\",\"attempt\":2,\"line\":5,"
-                           "\"hits\":1,\"covered\":true}");
+    ck_assert_str_eq(item, "{\"item\":\"attempt\",\"step\":\"a\",\"attempt\":2,\"code\":null,"
+                           "\"line\":5,\"hits\":1,\"covered\":true}");
     free(item);
     json_decref(root);
     text_free(&out);

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
-"""The coverage's lcov tracefile (testing/coverage.c, `orbitc test --coverage-format
-lcov`, docs/testing.md "Coverage") is one that lcov's own tools read without a warning:
-genhtml renders it to HTML, with branches and functions, and `lcov --summary` reads it.
-The tracefile is that of examples/checkout.orbit over the three scenarios of
-tests/unit/coverage/, written by the unit test's writer (`test_coverage ROOT --write DIR
---source-root ROOT`; $TEST_COVERAGE, else build/tests/unit/test_coverage). The same check
-run on a tracefile that genhtml warns about must fail, or the check proves nothing.
+"""The coverage's machine formats (testing/coverage.c, `orbitc test --coverage-format
+json|lcov`, docs/testing.md "Coverage") are what their readers take:
 
-  test_coverage_lcov.py [-k NAME]      (genhtml and lcov: Debian's lcov, tools/install-deps.sh)
+- lcov: a tracefile that lcov's own tools read without a warning: genhtml renders it to
+  HTML, with branches and functions, and `lcov --summary` reads it; the same check run on
+  a tracefile that genhtml warns about must fail, or the check proves nothing.
+- JSON: a document that docs/coverage.schema.json accepts, keys in its order
+  (tools/validate_json.py), and whose kinds of items are exactly the schema's.
+
+Both are those of examples/checkout.orbit over the three scenarios of tests/unit/coverage/,
+written by the unit test's writer (`test_coverage ROOT --write DIR --source-root ROOT`;
+$TEST_COVERAGE, else build/tests/unit/test_coverage).
+
+  test_coverage_formats.py [-k NAME]   (genhtml and lcov: Debian's lcov, tools/install-deps.sh)
 """
+import json
 import os
 import shutil
 import subprocess
@@ -54,13 +60,18 @@ def check_tracefile(tracefile, out):
     return found
 
 
-def checkout_tracefile(name):
+def checkout_files(name):
+    """The directory where the writer wrote checkout.txt, .json and .lcov."""
     directory = os.path.join(TMP, name)
     os.makedirs(directory, exist_ok=True)
     p = subprocess.run([writer(), paths.ROOT, '--write', directory, '--source-root', paths.ROOT],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     expect(p.returncode == 0, 'test_coverage --write failed:\n%s' % p.stdout)
-    return os.path.join(directory, 'checkout.lcov')
+    return directory
+
+
+def checkout_tracefile(name):
+    return os.path.join(checkout_files(name), 'checkout.lcov')
 
 
 @test
@@ -89,6 +100,23 @@ def the_check_fails_on_a_tracefile_genhtml_warns_about():
     found = check_tracefile(tracefile, os.path.join(TMP, 'html-broken'))
     expect(any('WARNING' in line for line in found),
            'no warning found for an invalid test name: %s' % found)
+
+
+@test
+def the_json_matches_its_schema():
+    document = os.path.join(checkout_files('json'), 'checkout.json')
+    schema = os.path.join(paths.ROOT, 'docs', 'coverage.schema.json')
+    p = subprocess.run([sys.executable, os.path.join(paths.ROOT, 'tools', 'validate_json.py'),
+                        '--document', schema, document],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    expect(p.returncode == 0, 'docs/coverage.schema.json refuses the JSON:\n%s' % p.stdout)
+    # The checkout program has an item of every kind: the schema names exactly those.
+    with open(schema, encoding='utf-8') as f:
+        kinds = json.load(f)['$defs']['item']['properties']['item']['enum']
+    with open(document, encoding='utf-8') as f:
+        seen = {item['item'] for w in json.load(f)['workflows'] for item in w['items']}
+    expect(set(kinds) == seen, 'the schema names %s, the JSON has %s'
+           % (sorted(set(kinds) - seen), sorted(seen - set(kinds))))
 
 
 if __name__ == '__main__':

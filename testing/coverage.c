@@ -20,7 +20,6 @@
 #include "arena.h"
 #include "memory.h"
 #include "namemap.h"
-#include "utf8.h"
 
 /* The kinds of items, in the order a step lists them: the one table of their names (JSON),
  * their text (the text table) and their group (a block of lcov branches; 0: a line, not a
@@ -591,26 +590,11 @@ void coverage_write_text(const Coverage *c, TextBuffer *out)
 
 /* ---- JSON ---- */
 
-/* A JSON string of text that may not be UTF-8 (a path): each byte that is not is U+FFFD. */
-static json_t *json_text(const char *text)
+/* A string of the module as JSON (the loader checked that it is UTF-8). */
+static json_t *json_module_string(const OrbcModule *m, uint32_t index)
 {
-    json_t *s = json_string(text);
-    if (s)
-        return s;
-    TextBuffer b = {0};
-    size_t len = strlen(text);
-    for (size_t i = 0; i < len;) {
-        int32_t cp;
-        uint32_t n = utf8_decode((const unsigned char *)text + i, len - i, &cp);
-        if (cp < 0)
-            text_append_str(&b, "\xEF\xBF\xBD");
-        else
-            text_append(&b, text + i, n);
-        i += n;
-    }
-    s = json_stringn(b.data ? b.data : "", b.len);
-    text_free(&b);
-    return s;
+    return index < m->string_count ? json_stringn(m->strings[index].text, m->strings[index].len)
+                                   : json_string("");
 }
 
 static void set_counts(json_t *obj, uint64_t covered, uint64_t total)
@@ -632,8 +616,8 @@ void coverage_write_json(const Coverage *c, TextBuffer *out)
         const OrbcWorkflow *wf = &m->workflows[w];
         const WorkflowItems *wi = &c->workflows[w];
         json_t *o = json_object();
-        json_object_set_new(o, "workflow", json_text(module_string(m, wf->name)));
-        json_object_set_new(o, "file", json_text(module_string(m, wf->file)));
+        json_object_set_new(o, "workflow", json_module_string(m, wf->name));
+        json_object_set_new(o, "file", json_module_string(m, wf->file));
         json_object_set_new(o, "line", json_integer(wf->line));
         json_object_set_new(o, "runs", json_integer((json_int_t)c->runs[w]));
         count_range(c, wi->first, wi->end, &covered, &total);
@@ -646,11 +630,11 @@ void coverage_write_json(const Coverage *c, TextBuffer *out)
             /* Every item has every key, null where it does not apply. */
             json_object_set_new(item, "step", it->step == ORBC_NONE
                                                   ? json_null()
-                                                  : json_text(module_string(m, wf->steps[it->step].name)));
+                                                  : json_module_string(m, wf->steps[it->step].name));
             json_object_set_new(item, "attempt",
                                 it->kind == KIND_ATTEMPT ? json_integer(it->arg) : json_null());
             json_object_set_new(item, "code", it->kind == KIND_NON_RETRYABLE
-                                                  ? json_text(module_string(m, it->arg))
+                                                  ? json_module_string(m, it->arg)
                                                   : json_null());
             json_object_set_new(item, "line", json_integer(item_line(c, it)));
             json_object_set_new(item, "hits", json_integer((json_int_t)c->hits[i]));

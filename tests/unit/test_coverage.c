@@ -8,10 +8,11 @@
  *        test_coverage SOURCE_ROOT --write DIR [--source-root ROOT]
  * The second writes checkout.txt, checkout.json and checkout.lcov into DIR (lcov's SF:
  * names under ROOT): tests/unit/coverage/ is written so (`--write tests/unit/coverage`,
- * read the diff), and tests/cli/test_coverage_lcov.py renders the lcov with genhtml. */
+ * read the diff), and tests/cli/test_coverage_formats.py checks the lcov and JSON. */
 #define _GNU_SOURCE   /* open_memstream */
 #include <check.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,13 +83,13 @@ static uint32_t workflow_index(const OrbcModule *m, const char *name)
     return 0;
 }
 
-/* Runs the scenario (its "workflow" says which) as `orbit-run --format json` does and
- * adds the history to `c`. */
-static void add_run(Coverage *c, const OrbcModule *m, const char *scenario)
+/* Runs the scenario (its "workflow" says which) as `orbit-run --format json` does:
+ * the history (malloc'd) and the workflow's index. */
+static char *history_of(const OrbcModule *m, const char *scenario, uint32_t *workflow)
 {
     json_t *sc = json_loads(scenario, 0, NULL);
     ck_assert_msg(sc != NULL, "bad scenario %s", scenario);
-    uint32_t workflow = workflow_index(m, json_string_value(json_object_get(sc, "workflow")));
+    *workflow = workflow_index(m, json_string_value(json_object_get(sc, "workflow")));
     json_decref(sc);
     char *history = NULL;
     size_t len = 0;
@@ -99,7 +100,15 @@ static void add_run(Coverage *c, const OrbcModule *m, const char *scenario)
     int status = run_scenario(m, &request, out, err, sizeof err);
     fclose(out);
     ck_assert_msg(status != 2, "scenario refused: %s", err);
-    coverage_add_run(c, workflow, history, len);
+    return history;
+}
+
+/* Runs the scenario and adds its history to `c`. */
+static void add_run(Coverage *c, const OrbcModule *m, const char *scenario)
+{
+    uint32_t workflow;
+    char *history = history_of(m, scenario, &workflow);
+    coverage_add_run(c, workflow, history, strlen(history));
     free(history);
 }
 
@@ -467,6 +476,71 @@ START_TEST(merged_coverages_add_up)
 }
 END_TEST
 
+/* One Coverage per thread over one module, merged, as the runner does (under
+ * ThreadSanitizer: tests/cli/test_tsan.py): the sum of the serial counts. */
+enum { THREADS = 4, ROUNDS = 20, HISTORIES = 3 };
+
+typedef struct ThreadJob {
+    const OrbcModule *m;
+    char *const *histories;
+    const uint32_t *workflows;
+    Coverage *c;
+} ThreadJob;
+
+static void *thread_adds(void *arg)
+{
+    ThreadJob *job = arg;
+    job->c = coverage_new(job->m, NULL);
+    for (int r = 0; r < ROUNDS; r++)
+        for (int h = 0; h < HISTORIES; h++)
+            coverage_add_run(job->c, job->workflows[h], job->histories[h],
+                             strlen(job->histories[h]));
+    return NULL;
+}
+
+START_TEST(coverages_of_threads_merged)
+{
+    OrbcModule m;
+    compile_text(PROGRAM, &m);
+    const char *scenarios[HISTORIES] = {
+        "{\"workflow\": \"main\", " INPUT("true", "[1, 2]") ", " APPROVED "}",
+        "{\"workflow\": \"main\", " INPUT("false", "[]") "}",
+        "{\"workflow\": \"sub\", \"input\": {\"n\": 1}}",
+    };
+    char *histories[HISTORIES];
+    uint32_t workflows[HISTORIES];
+    for (int h = 0; h < HISTORIES; h++)
+        histories[h] = history_of(&m, scenarios[h], &workflows[h]);
+    pthread_t threads[THREADS];
+    ThreadJob jobs[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        jobs[t] = (ThreadJob){.m = &m, .histories = histories, .workflows = workflows};
+        ck_assert_int_eq(pthread_create(&threads[t], NULL, thread_adds, &jobs[t]), 0);
+    }
+    Coverage *serial = coverage_new(&m, NULL);
+    for (int r = 0; r < THREADS * ROUNDS; r++)
+        for (int h = 0; h < HISTORIES; h++)
+            coverage_add_run(serial, workflows[h], histories[h], strlen(histories[h]));
+    for (int t = 0; t < THREADS; t++)
+        ck_assert_int_eq(pthread_join(threads[t], NULL), 0);
+    for (int t = 1; t < THREADS; t++)
+        coverage_merge(jobs[0].c, jobs[t].c);
+    TextBuffer x = {0}, y = {0};
+    coverage_write_json(serial, &x);
+    coverage_write_json(jobs[0].c, &y);
+    ck_assert_str_eq(x.data, y.data);
+    ck_assert_int_eq(runs(serial, "main"), 2 * THREADS * ROUNDS);
+    text_free(&x);
+    text_free(&y);
+    for (int t = 0; t < THREADS; t++)
+        coverage_free(jobs[t].c);
+    coverage_free(serial);
+    for (int h = 0; h < HISTORIES; h++)
+        free(histories[h]);
+    orbc_module_free(&m);
+}
+END_TEST
+
 /* What is not a history of the module is passed over. */
 START_TEST(lines_that_are_not_events)
 {
@@ -673,6 +747,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, compensation_ran_and_failed);
     tcase_add_test(tc, child_events_count_for_the_child);
     tcase_add_test(tc, merged_coverages_add_up);
+    tcase_add_test(tc, coverages_of_threads_merged);
     tcase_add_test(tc, lines_that_are_not_events);
     tcase_add_test(tc, text_json_and_lcov);
     tcase_add_test(tc, checkout_in_three_formats);

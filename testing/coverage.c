@@ -20,6 +20,7 @@
 #include "arena.h"
 #include "memory.h"
 #include "namemap.h"
+#include "utf8.h"
 
 /* The kinds of items, in the order a step lists them: the one table of their names (JSON),
  * their text (the text table) and their group (a block of lcov branches; 0: a line, not a
@@ -550,6 +551,26 @@ static void percent_text(TextBuffer *out, uint64_t covered, uint64_t total)
 
 /* ---- text ---- */
 
+/* The terminal cells of UTF-8 text (names may be any identifier: `step café`). */
+static size_t text_cells(const char *text, size_t len)
+{
+    size_t cells = 0;
+    for (size_t i = 0; i < len;) {
+        int32_t cp;
+        i += utf8_decode((const unsigned char *)text + i, len - i, &cp);
+        cells += utf8_cells(cp);
+    }
+    return cells;
+}
+
+/* `text` and spaces up to `width` cells. */
+static void append_padded(TextBuffer *out, const char *text, size_t len, size_t width)
+{
+    text_append(out, text, len);
+    for (size_t cells = text_cells(text, len); cells < width; cells++)
+        text_append(out, " ", 1);
+}
+
 void coverage_write_text(const Coverage *c, TextBuffer *out)
 {
     const OrbcModule *m = c->module;
@@ -564,15 +585,19 @@ void coverage_write_text(const Coverage *c, TextBuffer *out)
         for (uint32_t i = wi->first; i < wi->end; i++) {
             name.len = 0;
             item_text(c, &c->items[i], &name);
-            if (name.len > width)
-                width = name.len;
+            size_t cells = text_cells(name.data, name.len);
+            if (cells > width)
+                width = cells;
         }
-        text_printf(out, "  %6s  %-*s  %8s  %s\n", "line", (int)width, "item", "hits", "covered");
+        text_printf(out, "  %6s  ", "line");
+        append_padded(out, "item", 4, width);
+        text_printf(out, "  %8s  %s\n", "hits", "covered");
         for (uint32_t i = wi->first; i < wi->end; i++) {
             name.len = 0;
             item_text(c, &c->items[i], &name);
-            text_printf(out, "  %6" PRIu32 "  %-*s  %8" PRIu64 "  %s\n", item_line(c, &c->items[i]),
-                        (int)width, name.data, c->hits[i], c->hits[i] ? "yes" : "no");
+            text_printf(out, "  %6" PRIu32 "  ", item_line(c, &c->items[i]));
+            append_padded(out, name.data, name.len, width);
+            text_printf(out, "  %8" PRIu64 "  %s\n", c->hits[i], c->hits[i] ? "yes" : "no");
         }
         uint64_t covered, total;
         count_range(c, wi->first, wi->end, &covered, &total);

@@ -566,6 +566,31 @@ START_TEST(lines_that_are_not_events)
 }
 END_TEST
 
+/* The table's columns are aligned in terminal cells: a name of wide characters. */
+START_TEST(text_of_wide_names)
+{
+    OrbcModule m;
+    compile_text("workflow w {\n"
+                 "  step \xE6\xB3\xA8\xE6\x96\x87 { sleep 1s; when true }\n"   /* 注文 */
+                 "}\n", &m);
+    Coverage *c = coverage_new(&m, NULL);
+    TextBuffer out = {0};
+    coverage_write_text(c, &out);
+    ck_assert_str_eq(out.data,
+        "workflow w (t.orbit:1), 0 runs\n"
+        "    line  item                       hits  covered\n"
+        "       2  step \xE6\xB3\xA8\xE6\x96\x87                     0  no\n"
+        "       2  step \xE6\xB3\xA8\xE6\x96\x87: when true          0  no\n"
+        "       2  step \xE6\xB3\xA8\xE6\x96\x87: when false         0  no\n"
+        "  w: 0 of 3 items covered (0.0%)\n"
+        "\n"
+        "total: 0 of 3 items covered (0.0%)\n");
+    text_free(&out);
+    coverage_free(c);
+    orbc_module_free(&m);
+}
+END_TEST
+
 /* The three formats of a small program, exactly. */
 START_TEST(text_json_and_lcov)
 {
@@ -750,6 +775,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, coverages_of_threads_merged);
     tcase_add_test(tc, lines_that_are_not_events);
     tcase_add_test(tc, text_json_and_lcov);
+    tcase_add_test(tc, text_of_wide_names);
     tcase_add_test(tc, checkout_in_three_formats);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);

@@ -9,8 +9,10 @@ full cache (the single program without it); a program of many workflows with mis
 (test_jobs.many_workflows) checked with --jobs 2 and 4, whose outputs must be the bytes
 of --jobs 1;
 and `orbit-run simulate` of the checkout example with --jobs 2 and 4, whose reports must
-be the bytes of --jobs 1. Any report of ThreadSanitizer fails the test. Bounded: the
-build of two executables (-j2) and a few seconds of runs.
+be the bytes of --jobs 1; and the unit test of the coverage of Orbit tests
+(tests/unit/test_coverage.c: a Coverage per thread over one module, merged). Any report
+of ThreadSanitizer fails the test. Bounded: the build of three executables (-j2) and a
+few seconds of runs.
 
     test_tsan.py [--keep DIR]   (DIR: build there and keep it, to run it again faster)
 """
@@ -36,7 +38,8 @@ def build(directory):
         subprocess.run(['meson', 'setup', directory, ROOT, '-Db_sanitize=thread',
                         '-Db_lundef=false', '-Dbuildtype=debugoptimized'],
                        check=True, stdout=subprocess.DEVNULL, timeout=600)
-    subprocess.run(['ninja', '-C', directory, '-j2', 'cli/orbitc', 'runtime/orbit-run'],
+    subprocess.run(['ninja', '-C', directory, '-j2', 'cli/orbitc', 'runtime/orbit-run',
+                    'tests/unit/test_coverage'],
                    check=True, stdout=subprocess.DEVNULL, timeout=1500)
     return os.path.join(directory, 'cli', 'orbitc'), os.path.join(directory, 'runtime',
                                                                   'orbit-run')
@@ -79,6 +82,18 @@ def simulate(orbitc, orbit_run, tmp):
     return failed
 
 
+def coverage(directory):
+    """The failures of the coverage's unit test (its Coverage objects on threads)."""
+    p = subprocess.run([os.path.join(directory, 'tests', 'unit', 'test_coverage'), ROOT],
+                       env=tsan_env(CK_FORK='no'), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=600)
+    if p.returncode != 0 or b'ThreadSanitizer' in p.stderr:
+        print('FAIL: test_coverage: exit status %d\n%s%s' % (
+            p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')))
+        return 1
+    return 0
+
+
 def many_workflows(orbitc, tmp):
     """The failures of checking one program of many workflows with 2 and 4 threads (the
     checker's passes over the workflows spread over them: compiler/check/check.c)."""
@@ -102,7 +117,8 @@ def main():
     ap.add_argument('--keep')
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        orbitc, orbit_run = build(args.keep or os.path.join(tmp, 'build'))
+        directory = args.keep or os.path.join(tmp, 'build')
+        orbitc, orbit_run = build(directory)
         gen_repo.make_roots(os.path.join(tmp, 'roots'), 16, 4000, errors_every=2)
         test_jobs.golden_roots(os.path.join(tmp, 'golden'))
         test_jobs.one_program(os.path.join(tmp, 'one'))   # its files parsed by 4 threads
@@ -127,7 +143,8 @@ def main():
                     print('FAIL: --format %s with %s: exit status %d' % (fmt, what, status))
         failed += many_workflows(orbitc, tmp)
         failed += simulate(orbitc, orbit_run, tmp)
-        print('%d passed, %d failed' % (16 - failed, failed))
+        failed += coverage(directory)
+        print('%d passed, %d failed' % (17 - failed, failed))
         return 1 if failed else 0
 
 

@@ -21,6 +21,8 @@ typedef enum Format {
 typedef enum TestFormat {
     TEST_FORMAT_HUMAN, TEST_FORMAT_JSON, TEST_FORMAT_JUNIT, TEST_FORMAT_TAP, TEST_FORMAT_GITHUB
 } TestFormat;
+/* test --coverage-format */
+typedef enum CoverageFormat { COVERAGE_TEXT, COVERAGE_JSON, COVERAGE_LCOV } CoverageFormat;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
 typedef struct LintSetting {
@@ -38,6 +40,10 @@ typedef struct CliOptions {
     const char *workflow;           /* graph --workflow */
     TestFormat test_format;         /* test --format */
     const char *filter;             /* test --filter */
+    bool coverage;                  /* test --coverage (or any --coverage-* option) */
+    CoverageFormat coverage_format; /* test --coverage-format */
+    const char *coverage_output;    /* test --coverage-output */
+    double coverage_threshold;      /* test --coverage-threshold; -1: none */
     ColorMode color;
     bool deny_warnings;
     bool help;                      /* --help: the help of the command (main.c) */
@@ -125,6 +131,10 @@ int cli_watch(const CliOptions *opt, int (*check)(const CliOptions *opt,
  * into check --output-file, atomically, when given) and warns when a SARIF log nears
  * GitHub's limit of results. False when the output file could not be written (said on
  * standard error). */
+/* Writes a report to `path` (--output-file, --coverage-output) atomically
+ * (orbc_write_file: a temporary file renamed over it; a device or FIFO written to);
+ * false with the error said. */
+bool cli_write_file(const char *path, const char *text, size_t len);
 bool cli_render(const CliOptions *opt, const Compiler *c, RenderOptions *render);
 
 /* The exit status the diagnostics deserve (--deny-warnings, --exit-zero; 2 when the

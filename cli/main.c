@@ -24,6 +24,7 @@ typedef enum OptionId {
     OPT_VERSION, OPT_QUIET, OPT_EXIT_ZERO, OPT_STATISTICS, OPT_OUTPUT_FILE, OPT_SELECT,
     OPT_IGNORE, OPT_BASELINE, OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_EXCLUDE,
     OPT_NO_IGNORE, OPT_UNSAFE_FIXES, OPT_SHOW_FIXES, OPT_WATCH, OPT_JOBS, OPT_NO_CACHE, OPT_FILTER,
+    OPT_COVERAGE, OPT_COVERAGE_FORMAT, OPT_COVERAGE_OUTPUT, OPT_COVERAGE_THRESHOLD,
     OPT_COUNT
 } OptionId;
 
@@ -68,6 +69,10 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_WORKFLOW] = { "--workflow", NULL, "a workflow's name", FOR_GRAPH },
     [OPT_JOBS] = { "--jobs", "-j", "a number", FOR_CHECK | FOR_TEST },
     [OPT_FILTER] = { "--filter", NULL, "a part of a test's name", FOR_TEST },
+    [OPT_COVERAGE] = { "--coverage", NULL, NULL, FOR_TEST },
+    [OPT_COVERAGE_FORMAT] = { "--coverage-format", NULL, "text, json or lcov", FOR_TEST },
+    [OPT_COVERAGE_OUTPUT] = { "--coverage-output", NULL, "a file name", FOR_TEST },
+    [OPT_COVERAGE_THRESHOLD] = { "--coverage-threshold", NULL, "a percentage", FOR_TEST },
     [OPT_NO_CACHE] = { "--no-cache", NULL, NULL, FOR_CHECK },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
@@ -207,8 +212,19 @@ static const HelpPiece help_pieces[] = {
     "  --color auto|always|never\n"
     "                          colour in the human report and in the errors of a program\n"
     "                          that does not check\n"
+    "  --coverage              count the items of the workflows the tests reach (steps,\n"
+    "                          when, for, attempts, timeouts, compensations) and print\n"
+    "                          them after the human report\n"
+    "  --coverage-format text|json|lcov\n"
+    "                          a table per workflow (default), one JSON document, or an\n"
+    "                          lcov tracefile for genhtml (implies --coverage)\n"
+    "  --coverage-output FILE  write the coverage to FILE instead (needed with a --format\n"
+    "                          other than human; implies --coverage)\n"
+    "  --coverage-threshold N  exit with status 1 when less than N % of the items are\n"
+    "                          covered (0 to 100; implies --coverage)\n"
     "\n"
-    "Exit status of test: 0 every test passed, 1 a test failed, 2 the tests could not run.\n" },
+    "Exit status of test: 0 every test passed (and the coverage is at the threshold),\n"
+    "1 a test failed or the coverage is under the threshold, 2 the tests could not run.\n" },
     { FOR_FMT,
     "\n"
     "Options of fmt (docs/style.md):\n"
@@ -313,6 +329,24 @@ static int parse_count(const char *option, const char *value, unsigned long min,
     return EXIT_OK;
 }
 
+/* A percentage from 0 to 100, in decimal (`90`, `87.5`). */
+static int parse_percentage(const char *option, const char *value, double *out)
+{
+    char *end;
+    errno = 0;
+    double n = strtod(value, &end);
+    const char *dot = strchr(value, '.');
+    bool decimal = strspn(value, "0123456789.") == strlen(value) && (!dot || !strchr(dot + 1, '.'))
+                   && value[0] != '.';
+    if (*value == '\0' || !decimal || *end != '\0' || errno || !(n >= 0.0 && n <= 100.0)) {
+        fprintf(stderr, "orbitc: error: invalid percentage `%s` for %s (a number from 0 to "
+                        "100)\nTry `orbitc --help` for usage.\n", value, option);
+        return EXIT_USAGE;
+    }
+    *out = n;
+    return EXIT_OK;
+}
+
 /* The option `arg` spells ("--format", "--format=json", "-o"), or OPT_COUNT. */
 static OptionId find_option(const char *arg)
 {
@@ -369,6 +403,24 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
     case OPT_FILTER:
         opt->filter = value;
         break;
+    case OPT_COVERAGE:
+        opt->coverage = true;
+        break;
+    case OPT_COVERAGE_FORMAT: {
+        static const char *const formats[] = { "text", "json", "lcov" };
+        if (parse_choice("--coverage-format", value, formats, 3, &choice))
+            return EXIT_USAGE;
+        opt->coverage_format = (CoverageFormat)choice;
+        opt->coverage = true;
+        break;
+    }
+    case OPT_COVERAGE_OUTPUT:
+        opt->coverage_output = value;
+        opt->coverage = true;
+        break;
+    case OPT_COVERAGE_THRESHOLD:
+        opt->coverage = true;
+        return parse_percentage("--coverage-threshold", value, &opt->coverage_threshold);
     case OPT_NO_CACHE:
         opt->no_cache = true;
         break;
@@ -648,7 +700,8 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "lsp") == 0)
         return cli_lsp(argc - 2, argv + 2);
 
-    CliOptions opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS };
+    CliOptions opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS,
+                       .coverage_threshold = -1 };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);
     opt.lints = xcalloc((size_t)argc + 1, sizeof *opt.lints);
     opt.excludes = xcalloc((size_t)argc + 1, sizeof *opt.excludes);

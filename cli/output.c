@@ -74,9 +74,7 @@ static void warn_near_sarif_limit(const CliOptions *opt, const DiagSink *sink)
                     "(`orbitc check --statistics`)\n");
 }
 
-/* Writes the text rendered for --output-file to its file, atomically (orbc_write_file:
- * a temporary file renamed over it; a device or FIFO written to). */
-static bool write_output_file(const char *path, const char *text, size_t len)
+bool cli_write_file(const char *path, const char *text, size_t len)
 {
     OrbcError err;
     if (orbc_write_file(path, (const uint8_t *)text, len, &err))
@@ -103,7 +101,7 @@ bool cli_render(const CliOptions *opt, const Compiler *c, RenderOptions *render)
     warn_near_sarif_limit(opt, &c->diags);
     if (!opt->output_file)
         return true;
-    bool ok = fclose(out) == 0 && write_output_file(opt->output_file, text, len);
+    bool ok = fclose(out) == 0 && cli_write_file(opt->output_file, text, len);
     free(text);
     return ok;
 }

@@ -1,13 +1,16 @@
-/* `orbitc test [PATH...] [--filter P] [--jobs N] [--format human|json|junit|tap|github]`
- * (docs/testing.md): loads and checks the programs through the workspace (run.c), runs
- * their tests (testing/runner.h) and prints the report (testing/report.h) on standard
- * output. Exit status: 0 every test passed, 1 a test failed, 2 the tests could not run
- * (a program does not check, a path cannot be read, a test's world is refused, bad
- * usage). */
+/* `orbitc test [PATH...] [--filter P] [--jobs N] [--format human|json|junit|tap|github]
+ * [--coverage] [--coverage-format text|json|lcov] [--coverage-output FILE]
+ * [--coverage-threshold N]` (docs/testing.md): loads and checks the programs through the
+ * workspace (run.c), runs their tests (testing/runner.h), prints the report
+ * (testing/report.h) on standard output, then the coverage (testing/coverage.h) there or
+ * into its file. Exit status: 0 every test passed, 1 a test failed or the coverage is
+ * under the threshold, 2 the tests could not run (a program does not check, a path
+ * cannot be read, a test's world is refused, bad usage). */
 #include <stdio.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "coverage.h"
 #include "report.h"
 #include "runner.h"
 #include "textbuf.h"
@@ -35,6 +38,45 @@ static void print_report(const CliOptions *opt, const TestRun *run)
     text_free(&out);
 }
 
+/* The coverage of the run, printed after a human report or written to its file; false
+ * when the file could not be written. */
+static bool write_coverage(const CliOptions *opt, const TestingRun *tests)
+{
+    const Coverage *const *list = (const Coverage *const *)tests->coverage;
+    TextBuffer out = { 0 };
+    if (opt->coverage_format == COVERAGE_JSON)
+        coverage_write_json(list, tests->coverage_count, &out);
+    else if (opt->coverage_format == COVERAGE_LCOV)
+        coverage_write_lcov(list, tests->coverage_count, &out);
+    else
+        coverage_write_text(list, tests->coverage_count, &out);
+    bool ok = true;
+    if (opt->coverage_output) {
+        ok = cli_write_file(opt->coverage_output, out.data ? out.data : "", out.len);
+    } else {
+        fputs("\n", stdout);
+        fwrite(out.data, 1, out.len, stdout);
+    }
+    text_free(&out);
+    return ok;
+}
+
+/* Whether the coverage is at --coverage-threshold; said on stderr when it is not. */
+static bool threshold_met(const CliOptions *opt, const TestingRun *tests)
+{
+    const Coverage *const *list = (const Coverage *const *)tests->coverage;
+    if (opt->coverage_threshold < 0
+        || coverage_meets(list, tests->coverage_count, opt->coverage_threshold))
+        return true;
+    uint64_t covered, total;
+    coverage_counts(list, tests->coverage_count, &covered, &total);
+    fprintf(stderr, "orbitc: error: the tests cover %.1f %% of the items (%llu of %llu), "
+                    "under --coverage-threshold %g\n",
+            coverage_percent(list, tests->coverage_count), (unsigned long long)covered,
+            (unsigned long long)total, opt->coverage_threshold);
+    return false;
+}
+
 /* The status of a run: 2 when a test could not run, else 1 when one failed. */
 static int run_status(const TestRun *run)
 {
@@ -57,13 +99,19 @@ static int test_programs(const CliOptions *opt, CliRun *run)
         cli_report_unread(run, "no test ran");
         return EXIT_USAGE;
     }
-    TestingOptions options = { opt->filter, cli_thread_count(opt) };
+    TestingOptions options = { opt->filter, cli_thread_count(opt), opt->coverage };
     TestingRun tests;
     char why[256] = "";
     int status;
     if (testing_run(&run->w, &options, &tests, why, sizeof why)) {
         print_report(opt, &tests.run);
         status = run_status(&tests.run);
+        if (opt->coverage && status != EXIT_USAGE) {
+            if (!write_coverage(opt, &tests))
+                status = EXIT_USAGE;
+            else if (!threshold_met(opt, &tests) && status == EXIT_OK)
+                status = EXIT_ERRORS;
+        }
     } else {
         CliOptions human = *opt;
         human.format = FORMAT_HUMAN;
@@ -87,6 +135,12 @@ int cli_test(const CliOptions *given)
     int status = refuse_unbuilt_format(&options);
     if (status != EXIT_OK)
         return status;
+    if (options.coverage && !options.coverage_output && options.test_format != TEST_FORMAT_HUMAN) {
+        fprintf(stderr, "orbitc: error: `--coverage` with `--format %s` needs "
+                        "`--coverage-output FILE`: standard output holds the report\n",
+                options.format_text);
+        return EXIT_USAGE;
+    }
     CliRun run;
     cli_run_init(&run);
     status = cli_load(&options, &run);

@@ -494,9 +494,16 @@ static void count_range(const Coverage *c, uint32_t first, uint32_t end, uint64_
         *covered += c->hits[i] > 0;
 }
 
-void coverage_counts(const Coverage *c, uint64_t *covered, uint64_t *total)
+void coverage_counts(const Coverage *const *list, uint32_t count, uint64_t *covered,
+                     uint64_t *total)
 {
-    count_range(c, 0, c->item_count, covered, total);
+    *covered = *total = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t c, t;
+        count_range(list[i], 0, list[i]->item_count, &c, &t);
+        *covered += c;
+        *total += t;
+    }
 }
 
 static double percent_of(uint64_t covered, uint64_t total)
@@ -504,16 +511,16 @@ static double percent_of(uint64_t covered, uint64_t total)
     return total == 0 ? 100.0 : 100.0 * (double)covered / (double)total;
 }
 
-double coverage_percent(const Coverage *c)
+double coverage_percent(const Coverage *const *list, uint32_t count)
 {
     uint64_t covered, total;
-    coverage_counts(c, &covered, &total);
+    coverage_counts(list, count, &covered, &total);
     return percent_of(covered, total);
 }
 
-bool coverage_meets(const Coverage *c, double threshold)
+bool coverage_meets(const Coverage *const *list, uint32_t count, double threshold)
 {
-    return coverage_percent(c) >= threshold;
+    return coverage_percent(list, count) >= threshold;
 }
 
 /* ---- what an item is called and where it is ---- */
@@ -571,7 +578,8 @@ static void append_padded(TextBuffer *out, const char *text, size_t len, size_t 
         text_append(out, " ", 1);
 }
 
-void coverage_write_text(const Coverage *c, TextBuffer *out)
+/* The table of each workflow of `c`. */
+static void write_text_workflows(const Coverage *c, TextBuffer *out)
 {
     const OrbcModule *m = c->module;
     TextBuffer name = {0};
@@ -605,12 +613,18 @@ void coverage_write_text(const Coverage *c, TextBuffer *out)
         percent_text(out, covered, total);
         text_append_str(out, "\n\n");
     }
+    text_free(&name);
+}
+
+void coverage_write_text(const Coverage *const *list, uint32_t count, TextBuffer *out)
+{
+    for (uint32_t i = 0; i < count; i++)
+        write_text_workflows(list[i], out);
     uint64_t covered, total;
-    coverage_counts(c, &covered, &total);
+    coverage_counts(list, count, &covered, &total);
     text_append_str(out, "total: ");
     percent_text(out, covered, total);
     text_append_str(out, "\n");
-    text_free(&name);
 }
 
 /* ---- JSON ---- */
@@ -629,14 +643,11 @@ static void set_counts(json_t *obj, uint64_t covered, uint64_t total)
     json_object_set_new(obj, "percent", json_real(percent_of(covered, total)));
 }
 
-void coverage_write_json(const Coverage *c, TextBuffer *out)
+/* Each workflow of `c` as an object of `workflows`. */
+static void json_workflows(const Coverage *c, json_t *workflows)
 {
     const OrbcModule *m = c->module;
-    json_t *root = json_object();
     uint64_t covered, total;
-    coverage_counts(c, &covered, &total);
-    set_counts(root, covered, total);
-    json_t *workflows = json_array();
     for (uint32_t w = 0; w < m->workflow_count; w++) {
         const OrbcWorkflow *wf = &m->workflows[w];
         const WorkflowItems *wi = &c->workflows[w];
@@ -669,6 +680,17 @@ void coverage_write_json(const Coverage *c, TextBuffer *out)
         json_object_set_new(o, "items", items);
         json_array_append_new(workflows, o);
     }
+}
+
+void coverage_write_json(const Coverage *const *list, uint32_t count, TextBuffer *out)
+{
+    json_t *root = json_object();
+    uint64_t covered, total;
+    coverage_counts(list, count, &covered, &total);
+    set_counts(root, covered, total);
+    json_t *workflows = json_array();
+    for (uint32_t i = 0; i < count; i++)
+        json_workflows(list[i], workflows);
     json_object_set_new(root, "workflows", workflows);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
     if (!text)
@@ -812,7 +834,8 @@ static void write_lcov_file(const Coverage *c, TextBuffer *out, const uint32_t *
     free(lines);
 }
 
-void coverage_write_lcov(const Coverage *c, TextBuffer *out)
+/* The records of the source files of `c`. */
+static void write_lcov_records(const Coverage *c, TextBuffer *out)
 {
     const OrbcModule *m = c->module;
     uint32_t n = m->workflow_count;
@@ -849,4 +872,10 @@ void coverage_write_lcov(const Coverage *c, TextBuffer *out)
     free(start);
     free(file_of);
     arena_free(&a);
+}
+
+void coverage_write_lcov(const Coverage *const *list, uint32_t count, TextBuffer *out)
+{
+    for (uint32_t i = 0; i < count; i++)
+        write_lcov_records(list[i], out);
 }

@@ -35,22 +35,27 @@ void coverage_add_run(Coverage *c, uint32_t workflow, const char *history_json, 
 /* Adds the counts of `from` to `into`; both were made for the same module. */
 void coverage_merge(Coverage *into, const Coverage *from);
 
-/* Covered and total items; the percentage is 100 * covered / total (100 when total is
- * 0): coverage_percent. */
-void coverage_counts(const Coverage *c, uint64_t *covered, uint64_t *total);
-double coverage_percent(const Coverage *c);
+/* What a run reports is the coverage of every program it tested: a list of Coverage
+ * objects, one per module, written as one table, one JSON document or one tracefile. */
+
+/* Covered and total items of the list; the percentage is 100 * covered / total (100 when
+ * total is 0): coverage_percent. */
+void coverage_counts(const Coverage *const *list, uint32_t count, uint64_t *covered,
+                     uint64_t *total);
+double coverage_percent(const Coverage *const *list, uint32_t count);
 /* Whether the percentage is at least `threshold` (`--coverage-threshold N`). */
-bool coverage_meets(const Coverage *c, double threshold);
+bool coverage_meets(const Coverage *const *list, uint32_t count, double threshold);
 
 /* A table per workflow (line, item, hits, covered), a total line per workflow and one
  * for all, with the percentage. */
-void coverage_write_text(const Coverage *c, TextBuffer *out);
-/* The same as one JSON object (docs/testing.md, "Coverage"). */
-void coverage_write_json(const Coverage *c, TextBuffer *out);
+void coverage_write_text(const Coverage *const *list, uint32_t count, TextBuffer *out);
+/* The same as one JSON object (docs/testing.md, "Coverage"): the workflows of every
+ * module of the list in its `workflows`. */
+void coverage_write_json(const Coverage *const *list, uint32_t count, TextBuffer *out);
 /* lcov's tracefile: a record per source file, FN/FNDA per workflow, DA per step line,
  * BRDA per item of two or more ways on the step's line (the workflow timeout on the
  * workflow's line). */
-void coverage_write_lcov(const Coverage *c, TextBuffer *out);
+void coverage_write_lcov(const Coverage *const *list, uint32_t count, TextBuffer *out);
 
 void coverage_free(Coverage *c);
 

@@ -21,6 +21,8 @@ enum { TESTING_MAX_THREADS = 256 };
 typedef struct Job {
     TestCase tc;
     const OrbcModule *module;
+    uint32_t program;         /* the index of its program's root: its coverage */
+    uint32_t workflow;        /* the index of tc.workflow in the program and the module */
     TestResult *result;
     uint32_t *positions;      /* of the failures, for their lines and columns */
     uint32_t problem_pos;     /* TEST_ERROR: where the problem lies, or UINT32_MAX */
@@ -35,6 +37,7 @@ typedef struct Pool {
 typedef struct Thread {
     Pool *pool;
     Arena *arena;
+    Coverage **coverage;      /* --coverage: this thread's, per program root; else NULL */
 } Thread;
 
 static double now_seconds(void)
@@ -70,8 +73,18 @@ static const char *outcome_of(Arena *arena, const TestHistory *h)
     return h->status;
 }
 
-static void run_job(Job *job, Arena *arena)
+/* The run's history, counted in this thread's coverage of the job's program. */
+static void count_coverage(Thread *w, const Job *job, const char *json, size_t len)
 {
+    Coverage **c = &w->coverage[job->program];
+    if (!*c)
+        *c = coverage_new(job->module, NULL);
+    coverage_add_run(*c, job->workflow, json, len);
+}
+
+static void run_job(Job *job, Thread *w)
+{
+    Arena *arena = w->arena;
     TestResult *r = job->result;
     if (!job->tc.workflow)
         return;   /* no workflow to run: said already */
@@ -110,6 +123,8 @@ static void run_job(Job *job, Arena *arena)
         r->virtual_ms = h.count ? h.events[h.count - 1].time_ms : 0;
         testing_judge(arena, &job->tc, &h, r, &job->positions);
         testing_history_free(&h);
+        if (w->coverage)
+            count_coverage(w, job, json, json_len);
     }
     free(json);
     free(text);
@@ -123,7 +138,7 @@ static void *thread_main(void *arg)
         uint32_t i = atomic_fetch_add(&w->pool->next, 1);
         if (i >= w->pool->count)
             return NULL;
-        run_job(&w->pool->jobs[i], w->arena);
+        run_job(&w->pool->jobs[i], w);
     }
 }
 
@@ -170,19 +185,23 @@ static const Workflow *workflow_of(Arena *arena, const Program *p, const Member 
 }
 
 /* The tests of program `root` that the filter keeps, as jobs over `module`. */
-static void add_jobs(TestingRun *out, const Root *root, const Program *p,
+static void add_jobs(TestingRun *out, uint32_t program, const Root *root, const Program *p,
                      const OrbcModule *module, const TestingOptions *options,
-                     const SourceMap *map, Job **jobs, uint32_t *count)
+                     const SourceMap *map, Job **jobs, uint32_t *count, uint32_t *capacity)
 {
     for (uint32_t i = 0; i < p->test_count; i++) {
         const Member *test = p->tests[i];
         if (options->filter && !strstr(test->name->text, options->filter))
             continue;
-        *jobs = xrealloc(*jobs, (*count + 1) * sizeof **jobs);
+        if (*count == *capacity) {
+            *capacity = *capacity ? 2 * *capacity : 16;
+            *jobs = xrealloc(*jobs, *capacity * sizeof **jobs);
+        }
         Job *job = &(*jobs)[(*count)++];
         memset(job, 0, sizeof *job);
         job->problem_pos = UINT32_MAX;
         job->module = module;
+        job->program = program;
         job->tc = (TestCase){ test, p, NULL };
         TestResult *r = arena_alloc(&out->arena, sizeof *r);
         job->result = r;
@@ -192,6 +211,7 @@ static void add_jobs(TestingRun *out, const Root *root, const Program *p,
         place(map, test->span.start, &r->line, &r->column);
         const char *why = NULL;
         job->tc.workflow = workflow_of(&out->arena, p, test, &why);
+        job->workflow = job->tc.workflow ? (uint32_t)(job->tc.workflow - p->workflows) : 0;
         r->workflow = job->tc.workflow ? job->tc.workflow->name->text : "";
         if (!job->tc.workflow) {
             r->status = TEST_ERROR;
@@ -205,6 +225,7 @@ static bool load_programs(Workspace *w, const TestingOptions *options, TestingRu
                           OrbcModule *modules, Job **jobs, uint32_t *count, char *why,
                           size_t why_size)
 {
+    uint32_t capacity = 0;
     for (uint32_t i = 0; i < w->roots.count; i++) {
         const Program *p = w->checked[i];
         if (!p || p->test_count == 0)
@@ -220,14 +241,42 @@ static bool load_programs(Workspace *w, const TestingOptions *options, TestingRu
             snprintf(why, why_size, "the program's bytecode does not load: %s", err.text);
             return false;
         }
-        add_jobs(out, &w->roots.items[i], p, &modules[i], options, &w->c->sources, jobs,
-                 count);
+        add_jobs(out, i, &w->roots.items[i], p, &modules[i], options, &w->c->sources, jobs,
+                 count, &capacity);
     }
     return true;
 }
 
-/* Runs the jobs on `threads` threads (this one among them). */
-static void run_jobs(TestingRun *out, Job *jobs, uint32_t count, unsigned threads)
+/* The coverage of each program that has some, the threads' merged into the first
+ * thread's, in the programs' order. */
+static void gather_coverage(TestingRun *out, Thread *workers, unsigned threads,
+                            uint32_t programs)
+{
+    out->coverage = xcalloc(programs + 1, sizeof *out->coverage);
+    for (uint32_t p = 0; p < programs; p++) {
+        Coverage *into = NULL;
+        for (unsigned t = 0; t < threads; t++) {
+            Coverage *c = workers[t].coverage[p];
+            if (!c)
+                continue;
+            if (!into) {
+                into = c;
+            } else {
+                coverage_merge(into, c);
+                coverage_free(c);
+            }
+        }
+        if (into)
+            out->coverage[out->coverage_count++] = into;
+    }
+    for (unsigned t = 0; t < threads; t++)
+        free(workers[t].coverage);
+}
+
+/* Runs the jobs on `threads` threads (this one among them); with `coverage`, counts what
+ * they reach in each of the `programs`. */
+static void run_jobs(TestingRun *out, Job *jobs, uint32_t count, unsigned threads,
+                     bool coverage, uint32_t programs)
 {
     Pool pool = { jobs, count, 0 };
     if (threads > TESTING_MAX_THREADS)
@@ -240,7 +289,8 @@ static void run_jobs(TestingRun *out, Job *jobs, uint32_t count, unsigned thread
     pthread_t *ids = xcalloc(threads, sizeof *ids);
     for (unsigned t = 0; t < threads; t++) {
         arena_init(&out->thread_arenas[t]);
-        workers[t] = (Thread){ &pool, &out->thread_arenas[t] };
+        workers[t] = (Thread){ &pool, &out->thread_arenas[t],
+                               coverage ? xcalloc(programs + 1, sizeof(Coverage *)) : NULL };
     }
     unsigned started = 1;
     for (unsigned t = 1; t < threads; t++) {
@@ -251,6 +301,8 @@ static void run_jobs(TestingRun *out, Job *jobs, uint32_t count, unsigned thread
     thread_main(&workers[0]);
     for (unsigned t = 1; t < started; t++)
         pthread_join(ids[t], NULL);
+    if (coverage)
+        gather_coverage(out, workers, threads, programs);
     free(ids);
     free(workers);
 }
@@ -266,7 +318,8 @@ bool testing_run(Workspace *w, const TestingOptions *options, TestingRun *out, c
     uint32_t count = 0;
     bool ok = load_programs(w, options, out, modules, &jobs, &count, why, why_size);
     if (ok) {
-        run_jobs(out, jobs, count, options->jobs ? options->jobs : 1);
+        run_jobs(out, jobs, count, options->jobs ? options->jobs : 1, options->coverage,
+                 w->roots.count);
         TestRun *run = &out->run;
         run->results = arena_alloc(&out->arena, (count + 1) * sizeof *run->results);
         run->count = count;
@@ -288,15 +341,20 @@ bool testing_run(Workspace *w, const TestingOptions *options, TestingRun *out, c
         }
         run->seconds = now_seconds() - start;
     }
-    for (uint32_t i = 0; i < w->roots.count; i++)
-        orbc_module_free(&modules[i]);
-    free(modules);
+    out->modules = modules;   /* the coverage reads them: freed with the run */
+    out->module_count = w->roots.count;
     free(jobs);
     return ok;
 }
 
 void testing_run_free(TestingRun *run)
 {
+    for (uint32_t i = 0; i < run->coverage_count; i++)
+        coverage_free(run->coverage[i]);
+    free(run->coverage);
+    for (uint32_t i = 0; i < run->module_count; i++)
+        orbc_module_free(&run->modules[i]);
+    free(run->modules);
     for (unsigned t = 0; t < run->thread_count; t++)
         arena_free(&run->thread_arenas[t]);
     free(run->thread_arenas);

@@ -11,12 +11,15 @@
 #include <stddef.h>
 
 #include "arena.h"
+#include "coverage.h"
+#include "orbc.h"
 #include "results.h"
 #include "workspace.h"
 
 typedef struct TestingOptions {
     const char *filter;     /* --filter: only the tests whose name holds it; NULL: all */
     unsigned jobs;          /* threads, at least 1 (no more than there are tests, nor 256) */
+    bool coverage;          /* --coverage: count what the tests reach (coverage.h) */
 } TestingOptions;
 
 /* A run and what its texts live in. */
@@ -25,6 +28,12 @@ typedef struct TestingRun {
     Arena arena;            /* the results and the texts made on this thread */
     Arena *thread_arenas;   /* the texts each thread made */
     unsigned thread_count;
+    /* --coverage: one per program that has tests, in the programs' order, over the
+     * modules kept here until testing_run_free */
+    Coverage **coverage;
+    uint32_t coverage_count;
+    OrbcModule *modules;
+    uint32_t module_count;
 } TestingRun;
 
 /* Runs the tests of the programs of `w`, which workspace_check checked without errors.

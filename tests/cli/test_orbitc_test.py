@@ -282,5 +282,80 @@ def a_missing_path_could_not_run():
         expect(status == 2 and 'nowhere' in err, 'got %d %s' % (status, err))
 
 
+# The coverage of TESTS' first test alone: the step reached, attempts 2 and 3 of its
+# policy, never giving up.
+COVERAGE_OF_FIRST = '''workflow one (one.orbit:5), 1 run
+    line  item                      hits  covered
+       6  step call                    1  yes
+       6  step call: attempt 2         1  yes
+       6  step call: attempt 3         1  yes
+       6  step call: gave up           0  no
+  one: 3 of 4 items covered (75.0%)
+
+total: 3 of 4 items covered (75.0%)
+'''
+
+
+@test
+def coverage_after_the_report():
+    with tempfile.TemporaryDirectory() as tmp:
+        status, out, err = run('test', '--coverage', '--filter', 'twice', '.', cwd=project(tmp))
+        expect(status == 0 and err == '', 'got %d %s' % (status, err))
+        report, _, coverage = out.partition('\n\n1 test: 1 passed, 0 failed\n\n')
+        expect(coverage.replace('./', '') == COVERAGE_OF_FIRST,
+               'the coverage differs:\n%s\n--- expected:\n%s' % (out, COVERAGE_OF_FIRST))
+
+
+@test
+def coverage_threshold_fails_the_run_under_it():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp)
+        status, _, err = run('test', '--coverage-threshold', '75', '--filter', 'twice', '.', cwd=tmp)
+        expect(status == 0 and err == '', 'at the threshold: %d %s' % (status, err))
+        status, _, err = run('test', '--coverage-threshold', '75.1', '--filter', 'twice', '.', cwd=tmp)
+        expect(status == 1, 'under the threshold: status %d' % status)
+        expect('the tests cover 75.0 % of the items (3 of 4), under --coverage-threshold 75.1' in err,
+               err)
+        for bad in ('101', '-1', 'x', '', '1e2'):
+            status, _, err = run('test', '--coverage-threshold', bad, '.', cwd=tmp)
+            expect(status == 2 and 'invalid percentage' in err, '%r: %d %s' % (bad, status, err))
+
+
+@test
+def coverage_to_a_file_in_each_format():
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp)
+        for fmt, starts in (('text', 'workflow one'), ('json', '{'), ('lcov', 'TN:')):
+            path = os.path.join(tmp, 'cov.' + fmt)
+            status, out, err = run('test', '--format', 'json', '--coverage-format', fmt,
+                                   '--coverage-output', path, '--filter', 'twice', '.', cwd=tmp)
+            expect(status == 0 and err == '', '%s: %d %s' % (fmt, status, err))
+            valid(out)   # standard output is the report alone
+            with open(path, encoding='utf-8') as f:
+                text = f.read()
+            expect(text.startswith(starts), '%s: %s' % (fmt, text[:200]))
+        doc = json.loads(open(os.path.join(tmp, 'cov.json'), encoding='utf-8').read())
+        expect((doc['covered'], doc['total']) == (3, 4), 'the JSON counts: %r' % doc)
+        status, out, err = run('test', '--format', 'json', '--coverage', '.', cwd=tmp)
+        expect(status == 2 and out == '' and 'needs `--coverage-output FILE`' in err,
+               'coverage beside a JSON report: %d %s' % (status, err))
+
+
+@test
+def coverage_of_two_programs_is_one_report():
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ('a', 'b'):
+            os.makedirs(os.path.join(tmp, name))
+            write(os.path.join(tmp, name, 'orbit.program'), '')
+            project(os.path.join(tmp, name))
+        status, out, err = run('test', '--coverage-format', 'json', '--coverage-output', 'c.json',
+                               '--filter', 'twice', 'a', 'b', cwd=tmp)
+        expect(status == 0 and err == '', 'got %d %s' % (status, err))
+        doc = json.loads(open(os.path.join(tmp, 'c.json'), encoding='utf-8').read())
+        files = [w['file'] for w in doc['workflows']]
+        expect(files == ['a/one.orbit', 'b/one.orbit'] and (doc['covered'], doc['total']) == (6, 8),
+               'both programs\' workflows, counted together: %r' % doc)
+
+
 if __name__ == '__main__':
     cli_harness.main()

@@ -102,6 +102,8 @@ struct Coverage {
     Item *items;
     uint32_t item_count;
     uint64_t *hits;         /* per item */
+    char **unreachable;     /* per item: why no run can reach it (shown, not counted), or
+                               NULL */
     uint64_t *runs;         /* per workflow: its executions, top and child */
     WorkflowItems *workflows;
     NameMap workflow_by_name;
@@ -223,7 +225,17 @@ Coverage *coverage_new(const OrbcModule *module, const char *source_root)
         wi->end = c->item_count;
     }
     c->hits = xcalloc(c->item_count ? c->item_count : 1, sizeof *c->hits);
+    c->unreachable = xcalloc(c->item_count ? c->item_count : 1, sizeof *c->unreachable);
     return c;
+}
+
+void coverage_timeout_unreachable(Coverage *c, uint32_t workflow, const char *why)
+{
+    if (workflow >= c->module->workflow_count || c->workflows[workflow].timeout == ORBC_NONE)
+        return;
+    char **slot = &c->unreachable[c->workflows[workflow].timeout];
+    free(*slot);
+    *slot = xstrdup(why);
 }
 
 void coverage_free(Coverage *c)
@@ -233,6 +245,9 @@ void coverage_free(Coverage *c)
     arena_free(&c->arena);
     arena_free(&c->run_arena);
     free(c->items);
+    for (uint32_t i = 0; i < c->item_count; i++)
+        free(c->unreachable[i]);
+    free(c->unreachable);
     free(c->hits);
     free(c->runs);
     free(c->workflows);
@@ -488,10 +503,13 @@ void coverage_merge(Coverage *into, const Coverage *from)
 static void count_range(const Coverage *c, uint32_t first, uint32_t end, uint64_t *covered,
                         uint64_t *total)
 {
-    *covered = 0;
-    *total = end - first;
-    for (uint32_t i = first; i < end; i++)
+    *covered = *total = 0;
+    for (uint32_t i = first; i < end; i++) {
+        if (c->unreachable[i])
+            continue;
+        *total += 1;
         *covered += c->hits[i] > 0;
+    }
 }
 
 void coverage_counts(const Coverage *const *list, uint32_t count, uint64_t *covered,
@@ -605,7 +623,10 @@ static void write_text_workflows(const Coverage *c, TextBuffer *out)
             item_text(c, &c->items[i], &name);
             text_printf(out, "  %6" PRIu32 "  ", item_line(c, &c->items[i]));
             append_padded(out, name.data, name.len, width);
-            text_printf(out, "  %8" PRIu64 "  %s\n", c->hits[i], c->hits[i] ? "yes" : "no");
+            if (c->unreachable[i])
+                text_printf(out, "  %8" PRIu64 "  unreachable: %s\n", c->hits[i], c->unreachable[i]);
+            else
+                text_printf(out, "  %8" PRIu64 "  %s\n", c->hits[i], c->hits[i] ? "yes" : "no");
         }
         uint64_t covered, total;
         count_range(c, wi->first, wi->end, &covered, &total);
@@ -675,6 +696,9 @@ static void json_workflows(const Coverage *c, json_t *workflows)
             json_object_set_new(item, "line", json_integer(item_line(c, it)));
             json_object_set_new(item, "hits", json_integer((json_int_t)c->hits[i]));
             json_object_set_new(item, "covered", json_boolean(c->hits[i] > 0));
+            json_object_set_new(item, "unreachable", c->unreachable[i]
+                                                         ? json_string(c->unreachable[i])
+                                                         : json_null());
             json_array_append_new(items, item);
         }
         json_object_set_new(o, "items", items);
@@ -780,6 +804,8 @@ static void write_lcov_file(const Coverage *c, TextBuffer *out, const uint32_t *
                 lines[nl++] = (LineHits){line, c->hits[i]};
                 continue;
             }
+            if (c->unreachable[i])
+                continue;   /* no run can take it: not a branch */
             if (KINDS[it->kind].group != last_group || it->step != last_step)
                 group++;
             last_group = KINDS[it->kind].group;

@@ -25,6 +25,12 @@ typedef struct Coverage Coverage;
  * lines (NULL or "": the names as they are; an absolute name is kept as it is). */
 Coverage *coverage_new(const OrbcModule *module, const char *source_root);
 
+/* Marks the workflow timeout of `workflow` as an item no run can reach: `why` says so
+ * ("the steps take at most 12h52m27s800ms", from the checker's worst case). It is shown
+ * with its reason and counted in no total, nor as a branch of lcov. The runner marks
+ * every Coverage of a module alike, before any run. */
+void coverage_timeout_unreachable(Coverage *c, uint32_t workflow, const char *why);
+
 /* One run of one test: the history as orbit-run's `--format json` lines (every event,
  * then the closing status line), `workflow` the index of the workflow that ran. Events
  * of child workflows count for the child workflow. A line that is not an event of the

@@ -367,17 +367,30 @@ static void expect_step(Judge *j, StepIndex *index, const Member *m)
     }
 }
 
+/* Whether the time of an entry, `time` (`len` bytes: "120000ms", "2m"), is `ms`: as the
+ * history writes it, in milliseconds, or as a duration in its largest exact units, as
+ * Orbit writes durations (liborbc's orbc_format_duration). */
+static bool time_matches(const char *time, size_t len, int64_t ms)
+{
+    char text[ORBC_DURATION_TEXT_SIZE];
+    size_t n = orbc_format_duration(text, ms);
+    if (n == len && memcmp(text, time, len) == 0)
+        return true;
+    n = (size_t)snprintf(text, sizeof text, "%lldms", (long long)ms);
+    return n == len && memcmp(text, time, len) == 0;
+}
+
 /* Whether event `e` matches the entry of `events: […]`: its line without time and
  * number starts with the entry, up to a space; an entry that starts with a time
- * (`+ 500ms …`) matches the time too. */
+ * (`+ 500ms …`, `+ 2m …`) matches the time too. */
 static bool event_matches(const TestEvent *e, const char *entry)
 {
     if (entry[0] == '+' && entry[1] == ' ') {
-        char *end;
-        long long ms = strtoll(entry + 2, &end, 10);
-        if (end == entry + 2 || strncmp(end, "ms ", 3) != 0 || ms != e->time_ms)
+        const char *time = entry + 2;
+        size_t len = strcspn(time, " ");
+        if (time[len] != ' ' || !time_matches(time, len, e->time_ms))
             return false;
-        entry = end + 3;
+        entry = time + len + 1;
     }
     size_t len = strlen(entry);
     return strncmp(e->body, entry, len) == 0 && (e->body[len] == '\0' || e->body[len] == ' ');

@@ -13,6 +13,7 @@
 #include "orbc.h"
 #include "run_scenario.h"
 #include "scenario_of_test.h"
+#include "worst_path.h"
 #include "testing_internal.h"
 
 enum { TESTING_MAX_THREADS = 256 };
@@ -22,6 +23,8 @@ typedef struct Job {
     TestCase tc;
     const OrbcModule *module;
     uint32_t program;         /* the index of its program's root: its coverage */
+    const char *const *timeout_unreachable;  /* per workflow of the program: why its
+                                                timeout can never fire, or NULL */
     uint32_t workflow;        /* the index of tc.workflow in the program and the module */
     TestResult *result;
     uint32_t *positions;      /* of the failures, for their lines and columns */
@@ -77,8 +80,12 @@ static const char *outcome_of(Arena *arena, const TestHistory *h)
 static void count_coverage(Thread *w, const Job *job, const char *json, size_t len)
 {
     Coverage **c = &w->coverage[job->program];
-    if (!*c)
+    if (!*c) {
         *c = coverage_new(job->module, NULL);
+        for (uint32_t i = 0; i < job->module->workflow_count; i++)
+            if (job->timeout_unreachable[i])
+                coverage_timeout_unreachable(*c, i, job->timeout_unreachable[i]);
+    }
     coverage_add_run(*c, job->workflow, json, len);
 }
 
@@ -184,11 +191,36 @@ static const Workflow *workflow_of(Arena *arena, const Program *p, const Member 
     return NULL;
 }
 
+/* Per workflow of `p`, why its timeout can never fire, or NULL: its steps' worst case
+ * (worst_path.c, the arithmetic of W0010) is bounded and not over the timeout. A limit
+ * fires after what it limits at the same millisecond (docs/runtime.md, "Ties"), so a
+ * worst case equal to the timeout does not reach it either. */
+static const char *const *unreachable_timeouts(Arena *arena, const Program *p)
+{
+    const char **why = arena_alloc(arena, (p->workflow_count + 1) * sizeof *why);
+    TextBuffer text = { 0 };
+    for (uint32_t i = 0; i < p->workflow_count; i++) {
+        const Workflow *wf = &p->workflows[i];
+        const Worst *running = &wf->worst.running;
+        if (wf->timeout_ms <= 0 || running->unbounded != UNBOUNDED_NONE
+            || running->ms > wf->timeout_ms)
+            continue;
+        text.len = 0;
+        text_append_str(&text, "its steps take at most ");
+        worst_text(running, wf->name, &text);
+        why[i] = arena_strndup(arena, text.data, text.len);
+    }
+    text_free(&text);
+    return why;
+}
+
 /* The tests of program `root` that the filter keeps, as jobs over `module`. */
 static void add_jobs(TestingRun *out, uint32_t program, const Root *root, const Program *p,
                      const OrbcModule *module, const TestingOptions *options,
                      const SourceMap *map, Job **jobs, uint32_t *count, uint32_t *capacity)
 {
+    const char *const *unreachable = options->coverage ? unreachable_timeouts(&out->arena, p)
+                                                       : NULL;
     for (uint32_t i = 0; i < p->test_count; i++) {
         const Member *test = p->tests[i];
         if (options->filter && !strstr(test->name->text, options->filter))
@@ -202,6 +234,7 @@ static void add_jobs(TestingRun *out, uint32_t program, const Root *root, const 
         job->problem_pos = UINT32_MAX;
         job->module = module;
         job->program = program;
+        job->timeout_unreachable = unreachable;
         job->tc = (TestCase){ test, p, NULL };
         TestResult *r = arena_alloc(&out->arena, sizeof *r);
         job->result = r;

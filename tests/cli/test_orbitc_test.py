@@ -357,5 +357,45 @@ def coverage_of_two_programs_is_one_report():
                'both programs\' workflows, counted together: %r' % doc)
 
 
+@test
+def the_examples_cover_every_item():
+    status, out, err = run('test', '--coverage-threshold', '100', EXAMPLES)
+    expect(status == 0 and err == '', 'got %d %s%s' % (status, out, err))
+    expect(out.endswith('total: 28 of 28 items covered (100.0%)\n'), out[-300:])
+
+
+# Changes to examples/checkout.orbit that its tests must catch, and the step a failure
+# then names (an expectation of the step, or an expected event of it).
+MUTATIONS = [
+    ('attempts: 5', 'attempts: 4', 'charge'),
+    ('backoff: exponential\n      initial_delay: 500ms', 'backoff: fixed\n      initial_delay: 500ms',
+     'charge'),
+    ("""    compensate {
+      worker "payments.refund"
+      with { charge_id: charge.charge_id }
+      retry { attempts: 10, backoff: exponential }
+    }
+""", '', 'charge'),
+]
+
+
+@test
+def the_examples_catch_a_changed_policy():
+    for old, new, step in MUTATIONS:
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(EXAMPLES, os.path.join(tmp, 'examples'))
+            path = os.path.join(tmp, 'examples', 'checkout.orbit')
+            with open(path, encoding='utf-8') as f:
+                text = f.read()
+            expect(text.count(old) == 1, 'examples/checkout.orbit has %r once' % old)
+            write(path, text.replace(old, new))
+            status, out, err = run('test', 'examples', cwd=tmp)
+            expect(status == 1, '%r -> %r: status %d (1: a test failed) %s' % (old, new, status, err))
+            failures = [line for line in out.splitlines() if line.startswith('    expected: ')
+                        or (line.startswith('  ') and ': step ' in line)]
+            expect(any(': step %s: ' % step in line or 'step=%s ' % step in line for line in failures),
+                   '%r -> %r: no failure names step %s:\n%s' % (old, new, step, out))
+
+
 if __name__ == '__main__':
     cli_harness.main()

@@ -662,7 +662,7 @@ START_TEST(text_json_and_lcov)
     ck_assert_uint_eq(json_array_size(items), 7);
     char *item = json_dumps(json_array_get(items, 4), JSON_COMPACT);
     ck_assert_str_eq(item, "{\"item\":\"attempt\",\"step\":\"a\",\"attempt\":2,\"code\":null,"
-                           "\"line\":5,\"hits\":1,\"covered\":true}");
+                           "\"line\":5,\"hits\":1,\"covered\":true,\"unreachable\":null}");
     free(item);
     json_decref(root);
     text_free(&out);
@@ -675,6 +675,44 @@ END_TEST
 
 static const char *const CHECKOUT_SCENARIOS[] = {"declined", "express", "retried"};
 static const char *const CHECKOUT_FORMATS[] = {"txt", "json", "lcov"};
+
+/* A workflow timeout the runner marks unreachable: shown with its reason, in no total,
+ * no branch of lcov; marking a workflow without a timeout changes nothing. */
+START_TEST(an_unreachable_workflow_timeout_is_not_counted)
+{
+    OrbcModule m;
+    compile_text(
+        "workflow top {\n"
+        "  timeout 1h\n"
+        "  step b { sleep 1s }\n"
+        "}\n"
+        "workflow other { step c { sleep 1s } }\n", &m);
+    Coverage *c = coverage_new(&m, NULL);
+    coverage_timeout_unreachable(c, 0, "its steps take at most 1s");
+    coverage_timeout_unreachable(c, 1, "nothing to mark");
+    add_run(c, &m, "{\"workflow\": \"top\"}");
+    uint64_t covered, total;
+    coverage_counts(CV(c), &covered, &total);
+    ck_assert_uint_eq(covered, 1);
+    ck_assert_uint_eq(total, 2);   /* step b, step c */
+    TextBuffer out = {0};
+    coverage_write_text(CV(c), &out);
+    ck_assert_msg(strstr(out.data, "       1  workflow timeout         0  unreachable: its steps "
+                                   "take at most 1s\n") != NULL, "%s", out.data);
+    ck_assert_msg(strstr(out.data, "  top: 1 of 1 items covered (100.0%)\n") != NULL, "%s", out.data);
+    out.len = 0;
+    coverage_write_lcov(CV(c), &out);
+    ck_assert_msg(strstr(out.data, "BRDA") == NULL && strstr(out.data, "BRF:0\n") != NULL, "%s",
+                  out.data);
+    out.len = 0;
+    coverage_write_json(CV(c), &out);
+    ck_assert_msg(strstr(out.data, "\"unreachable\": \"its steps take at most 1s\"") != NULL, "%s",
+                  out.data);
+    text_free(&out);
+    coverage_free(c);
+    orbc_module_free(&m);
+}
+END_TEST
 
 static Coverage *checkout_coverage(OrbcModule *m, const char *root)
 {
@@ -779,6 +817,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, lines_that_are_not_events);
     tcase_add_test(tc, text_json_and_lcov);
     tcase_add_test(tc, text_of_wide_names);
+    tcase_add_test(tc, an_unreachable_workflow_timeout_is_not_counted);
     tcase_add_test(tc, checkout_in_three_formats);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);

@@ -364,6 +364,17 @@ def the_examples_cover_every_item():
     expect(out.endswith('total: 28 of 28 items covered (100.0%)\n'), out[-300:])
 
 
+@test
+def the_readme_shows_the_coverage_of_the_examples_as_it_is():
+    with open(os.path.join(cli_harness.ROOT, 'README.md'), encoding='utf-8') as f:
+        readme = f.read()
+    start = readme.index('$ orbitc test --coverage examples/\n') + len('$ orbitc test --coverage examples/\n')
+    shown = readme[start:readme.index('```', start)]
+    status, out, err = run('test', '--coverage', 'examples/', cwd=cli_harness.ROOT)
+    expect(status == 0 and out == shown,
+           'README.md shows another output than `orbitc test --coverage examples/`:\n' + out)
+
+
 # Changes to examples/checkout.orbit that its tests must catch, and the step a failure
 # then names (an expectation of the step, or an expected event of it).
 MUTATIONS = [

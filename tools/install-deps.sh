@@ -31,6 +31,7 @@ packages=(
   emscripten nodejs                   # the engine core in WebAssembly, run by Node (hosts/wasm/)
   graphviz                            # `orbitc graph`'s test renders every golden graph (dot -Tsvg)
   librsvg2-bin                        # `orbit-run simulate`'s test renders its SVG plot (rsvg-convert)
+  libxml2-utils perl                  # `orbitc test`'s CI formats: xmllint --schema (JUnit), prove (TAP)
   "$@"                                # what the caller adds
 )
 

@@ -17,12 +17,16 @@ UTF-8:
   version 13 and reports any `TAP version 14` line as a parse error; the writers use
   nothing of version 14 beyond that line (TAP 14 is TAP 13's syntax with that header), so
   prove reads the document with the header said as 13.
+- TAP: node-tap's parser (tap-parser, the reference implementation of TAP 14; tools/tap/,
+  installed by tools/install-npm.sh) reads the document as written, in strict mode: the
+  version, the plan, each test point's name (escapes undone) and its YAML diagnostic.
 
 Each check is also run on a broken copy of a document, which the tool must refuse: a
 check that could not fail would prove nothing.
 
     test_report_ci_tools.py   (REPORT_CI_SAMPLES=DIR)
 """
+import json
 import os
 import shutil
 import subprocess
@@ -35,6 +39,7 @@ from support.cases import expect, main, test  # noqa: E402
 from support.paths import ROOT  # noqa: E402
 
 SCHEMA = os.path.join(ROOT, 'tests', 'support', 'schemas', 'junit-10.xsd')
+TAP_PARSER = os.path.join(ROOT, 'tools', 'tap')
 
 
 def sample(name):
@@ -176,6 +181,62 @@ def a_broken_tap_document_is_refused():
     result = prove(bad_yaml)
     expect('Parse errors' in result.stdout or 'YAML' in result.stdout + result.stderr,
            'prove read a broken YAML block:\n%s%s' % (result.stdout, result.stderr))
+
+
+def tap_parser(text):
+    """What tools/tap/parse.mjs makes of `text`, or None when tap-parser is not installed
+    (a failure under ORBIT_REQUIRE_NPM_TOOLS, which tools/test.sh sets)."""
+    if not os.path.isdir(os.path.join(TAP_PARSER, 'node_modules', 'tap-parser')):
+        expect(not os.environ.get('ORBIT_REQUIRE_NPM_TOOLS'),
+               'tap-parser is not installed: run tools/install-npm.sh')
+        print('note: tools/install-npm.sh installs tap-parser (tools/test.sh requires it)')
+        return None
+    path = in_temp('report.tap', text)
+    try:
+        run = subprocess.run([tool('node'), os.path.join(TAP_PARSER, 'parse.mjs'), path],
+                             capture_output=True, text=True, timeout=60)
+    finally:
+        os.unlink(path)
+    expect(run.returncode == 0, 'tools/tap/parse.mjs failed:\n%s' % run.stderr)
+    return json.loads(run.stdout)
+
+
+@test
+def tap_parser_reads_version_14():
+    passing = tap_parser(read('passing.tap'))
+    if passing is None:
+        return
+    expect(passing['version'] == 14 and passing['ok'] and not passing['errors'],
+           'passing run: %r' % passing)
+    expect(passing['plan'] == {'start': 1, 'end': 2} and passing['pass'] == 2, repr(passing))
+    failing = tap_parser(read('failing.tap'))
+    expect(failing['version'] == 14 and not failing['ok'] and not failing['errors'],
+           'failing run: %r' % failing)
+    expect([t['ok'] for t in failing['tests']] == [True, False, False, False], repr(failing['tests']))
+    names = [t['name'] for t in failing['tests']]
+    expect(names[2:] == ['refund <&"\'> runs', 'line one line two \ufffd#1\\'], repr(names))
+    diag = failing['tests'][1]['diag']
+    expect(diag['severity'] == 'fail' and diag['at'] == {'file': 'shop/checkout.test.orbit',
+                                                         'line': 20, 'column': 1}, repr(diag))
+    expect([(f['what'], f['expected'], f['actual'], f['at']['line']) for f in diag['failures']]
+           == [('status', 'failed', 'completed', 27), ('step charge: attempts', '3', '1', 28)],
+           repr(diag['failures']))
+    expect(diag['divergence'].startswith('+ 10ms #4 StepCompleted'), repr(diag))
+    odd = failing['tests'][3]['diag']['failures'][0]
+    expect(odd['actual'] == '"bad\x01\ufffd%"', 'read back: %r' % odd['actual'])
+    error = failing['tests'][2]['diag']
+    expect(error['severity'] == 'error' and 'unknown step' in error['message'], repr(error))
+
+
+@test
+def tap_parser_refuses_a_broken_document():
+    text = read('passing.tap')
+    missing = tap_parser(text.replace('ok 2 - a good card\n', ''))
+    if missing is None:
+        return
+    expect(not missing['ok'], 'a run with a test missing passed: %r' % missing)
+    stray = tap_parser(text + 'a line that is not TAP\n')
+    expect(not stray['ok'] and stray['errors'], 'a line that is not TAP passed: %r' % stray)
 
 
 if __name__ == '__main__':

@@ -12,25 +12,21 @@
 #include "cli.h"
 #include "coverage.h"
 #include "report.h"
+#include "report_ci.h"
 #include "runner.h"
 #include "textbuf.h"
-
-/* The reports not built yet, refused in this one place until their writers
- * (testing/report_ci.c) are merged. */
-static int refuse_unbuilt_format(const CliOptions *opt)
-{
-    if (opt->test_format == TEST_FORMAT_HUMAN || opt->test_format == TEST_FORMAT_JSON)
-        return EXIT_OK;
-    fprintf(stderr, "orbitc: error: `orbitc test --format %s` is not yet built; use human or "
-                    "json\n", opt->format_text);
-    return EXIT_USAGE;
-}
 
 static void print_report(const CliOptions *opt, const TestRun *run)
 {
     TextBuffer out = { 0 };
     if (opt->test_format == TEST_FORMAT_JSON)
         testing_report_json(run, &out);
+    else if (opt->test_format == TEST_FORMAT_JUNIT)
+        testing_report_junit(run, &out);
+    else if (opt->test_format == TEST_FORMAT_TAP)
+        testing_report_tap(run, &out);
+    else if (opt->test_format == TEST_FORMAT_GITHUB)
+        testing_report_github(run, &out);
     else
         testing_report_human(run, cli_want_color_on(opt->color, STDOUT_FILENO), &out);
     if (out.len)
@@ -132,15 +128,13 @@ int cli_test(const CliOptions *given)
         options.paths = (const char **)here;
         options.path_count = 1;
     }
-    int status = refuse_unbuilt_format(&options);
-    if (status != EXIT_OK)
-        return status;
     if (options.coverage && !options.coverage_output && options.test_format != TEST_FORMAT_HUMAN) {
         fprintf(stderr, "orbitc: error: `--coverage` with `--format %s` needs "
                         "`--coverage-output FILE`: standard output holds the report\n",
                 options.format_text);
         return EXIT_USAGE;
     }
+    int status;
     CliRun run;
     cli_run_init(&run);
     status = cli_load(&options, &run);

@@ -332,6 +332,78 @@ static void compute_start(Unit *u)
     engine_unit_completed(u, v, 0);
 }
 
+/* ---- children the host answers (EngineOptions.host_children) ---- */
+
+static const char *child_wf_name(const Unit *u)
+{
+    Engine *e = u->exec->engine;
+    return engine_string(e, e->module->workflows[u->step->target].name);
+}
+
+static void host_child_event(const Unit *u, const char *event)
+{
+    Engine *e = u->exec->engine;
+    event_step(e, event, u->label);
+    outbox_str(e, "workflow", child_wf_name(u));
+}
+
+static bool host_answers(const Engine *e, const Unit *u)
+{
+    const uint8_t *const *hosted = e->options.host_children;
+    return hosted && hosted[u->exec->wf_index] && hosted[u->exec->wf_index][u->step_index];
+}
+
+/* The step's usual events, ChildWorkflowStarted and then how the child ended, and no
+ * events of the child's own: the host answers for it. */
+static void host_child_start(Unit *u, uint32_t target, Value input)
+{
+    Engine *e = u->exec->engine;
+    if (e->host_child_count == e->host_child_cap)
+        e->host_children = engine_grow(e->host_children, &e->host_child_cap, sizeof *e->host_children);
+    e->host_children[e->host_child_count++] = u;
+    u->host_child = (uint32_t)e->host_child_count;
+    u->state = U_ACTIVE;
+    host_child_event(u, "ChildWorkflowStarted");
+    outbox_start_child(e, u, target, input);
+    if (u->step->timeout_ms > 0)
+        outbox_timer(e, u->step->timeout_ms, true, EV_CHILD_TIMEOUT, u, u->gen);
+}
+
+/* The host's answer for a child: an output, checked against the child workflow's output
+ * contract as its `return` value would be, or a failure. */
+static bool on_child_answered(Engine *e, const EngineEvent *event)
+{
+    if (event->child == 0 || event->child > e->host_child_count)
+        return false;
+    Unit *u = e->host_children[event->child - 1];
+    if (u->state != U_ACTIVE || u->exec->state == X_DONE)
+        return false;
+    const EngineAnswer *a = &event->answer;
+    const char *code, *message;
+    if (a->kind == ENGINE_ANSWER_OUTPUT) {
+        const OrbcWorkflow *wf = &e->module->workflows[u->step->target];
+        char why[512];
+        Value checked;
+        if (contract_conform(e->module, e->arena, wf->output_type, a->output, &checked, why, sizeof why)) {
+            host_child_event(u, "ChildWorkflowCompleted");
+            engine_unit_completed(u, checked, 0);
+            return true;
+        }
+        code = "OUTPUT_CONTRACT_VIOLATION";
+        message = arena_printf(e->arena, "output does not match the contract of workflow `%s`: %s",
+                               child_wf_name(u), why);
+    } else if (a->kind == ENGINE_ANSWER_FAIL) {
+        code = a->code ? a->code : "";
+        message = a->message ? a->message : "";
+    } else {
+        return false;
+    }
+    host_child_event(u, "ChildWorkflowFailed");
+    outbox_error(e, code, message);
+    engine_unit_failed(u, code, message);
+    return true;
+}
+
 static void child_start(Unit *u)
 {
     Exec *x = u->exec;
@@ -356,6 +428,10 @@ static void child_start(Unit *u)
         engine_unit_failed(u, "INPUT_CONTRACT_VIOLATION",
                     arena_printf(e->arena, "input does not match the contract of workflow `%s`: %s",
                                  engine_string(e, wf->name), why));
+        return;
+    }
+    if (host_answers(e, u)) {
+        host_child_start(u, target, checked);
         return;
     }
     if (x->depth + 1 > MAX_CHILD_DEPTH || e->exec_count >= MAX_EXECUTIONS) {
@@ -469,6 +545,8 @@ static void unit_stop(Unit *u, bool keep_dispatched)
     } else if (u->step->kind == ORBC_STEP_WORKFLOW && u->child) {
         exec_cancel(u->child);
         child_event(u->child, "ChildWorkflowCancelled");
+    } else if (u->step->kind == ORBC_STEP_WORKFLOW && u->host_child) {
+        host_child_event(u, "ChildWorkflowCancelled");
     }
     engine_unit_cancelled(u, attempt);
 }
@@ -641,14 +719,20 @@ static void on_unit_timer(Engine *e, const EngineTimer *t)
                                  engine_string(e, u->step->target), limit));
         break;
     case EV_CHILD_TIMEOUT:
-        if (u->state != U_ACTIVE || !u->child || u->child->state == X_DONE)
+        if (u->state != U_ACTIVE)
             break;
-        exec_cancel(u->child);
-        child_event(u->child, "ChildWorkflowCancelled");
+        if (u->host_child) {
+            host_child_event(u, "ChildWorkflowCancelled");
+        } else {
+            if (!u->child || u->child->state == X_DONE)
+                break;
+            exec_cancel(u->child);
+            child_event(u->child, "ChildWorkflowCancelled");
+        }
         orbc_format_duration(limit, u->step->timeout_ms);
         engine_unit_failed(u, "TIMEOUT",
                     arena_printf(e->arena, "the child workflow `%s` did not finish within the step "
-                                 "timeout of %s", wf_name(u->child), limit));
+                                 "timeout of %s", child_wf_name(u), limit));
         break;
     default:
         break;
@@ -730,6 +814,9 @@ static void report_blocked(Engine *e)
                                             engine_string(e, u->step->target)));
         else if (u->step->kind <= ORBC_STEP_BUILTIN)
             outbox_note(e, task_waiting(u));
+        else if (u->host_child)
+            outbox_note(e, arena_printf(e->arena, "waiting for the child workflow `%s`, whose "
+                                        "script never answers", child_wf_name(u)));
     }
 }
 
@@ -769,6 +856,7 @@ static bool dispatch(Engine *e, const EngineEvent *event)
     case ENGINE_TIMER_FIRED: return on_timer(e, event->timer);
     case ENGINE_SIGNAL: on_signal(e, event); return true;
     case ENGINE_IDLE: return on_idle(e);
+    case ENGINE_CHILD_ANSWERED: return on_child_answered(e, event);
     default: return task_event(e, event);
     }
 }

@@ -25,6 +25,11 @@ typedef struct Engine Engine;
 typedef struct EngineOptions {
     bool show_values;    /* history events carry inputs, outputs and signal payloads */
     bool http_adapter;   /* the built-in task orbit.http.request may run */
+    /* [workflow][step] (either level NULL: none): nonzero on a child-workflow step whose
+     * children the host answers itself (a scripted child, docs/runtime.md): each start of
+     * such a child is an ENGINE_START_CHILD command instead of an execution, and its
+     * answer an ENGINE_CHILD_ANSWERED event. */
+    const uint8_t *const *host_children;
 } EngineOptions;
 
 /* ---- events: what the host tells the engine ---- */
@@ -38,6 +43,7 @@ typedef enum EngineEventKind {
     ENGINE_SIGNAL,         /* `signal`, `signal_name`, `payload`: a signal arrived */
     ENGINE_NO_WORKER,      /* `attempt`: no worker will ever take it (explains a block) */
     ENGINE_IDLE,           /* nothing else can ever happen (virtual time only) */
+    ENGINE_CHILD_ANSWERED, /* `child`, `answer` (OUTPUT or FAIL): a child the host answers ended */
 } EngineEventKind;
 
 typedef enum EngineAnswerKind {
@@ -67,6 +73,7 @@ typedef struct EngineEvent {
     uint32_t signal;         /* SIGNAL: the module's string index of its name */
     const char *signal_name; /* SIGNAL: its text (NULL: the module's string) */
     Value payload;           /* SIGNAL */
+    uint32_t child;          /* CHILD_ANSWERED: the child, as START_CHILD gave it */
 } EngineEvent;
 
 /* ---- commands: what the engine asks of the host ---- */
@@ -77,6 +84,7 @@ typedef enum EngineCommandKind {
     ENGINE_QUEUE_ATTEMPT,   /* `attempt`, `delivery`, `task`, `queue_timer`: offer it to a worker */
     ENGINE_CANCEL_ATTEMPT,  /* `attempt`: it is no longer wanted (tell its worker) */
     ENGINE_FINISHED,        /* `result`: the execution ended; no more events */
+    ENGINE_START_CHILD,     /* `child`: a child the host answers started (host_children) */
 } EngineCommandKind;
 
 typedef enum EngineFieldKind {
@@ -116,6 +124,16 @@ typedef struct EngineTask {
     const char *idempotency_key;   /* or NULL */
 } EngineTask;
 
+/* What a START_CHILD starts: a child workflow that the host answers instead of the core
+ * running it (EngineOptions.host_children). */
+typedef struct EngineChild {
+    uint32_t id;            /* the host's name for it in CHILD_ANSWERED: 1, 2, … */
+    uint32_t workflow;      /* the module's index of the child workflow */
+    uint32_t parent_workflow, parent_step;   /* the workflow step that starts it */
+    const char *label;      /* the step's `step=` ("pack", "pack[1]", "ship/pack[0]") */
+    Value input;            /* checked against the child's input contract */
+} EngineChild;
+
 typedef enum EngineStatus {
     ENGINE_COMPLETED,
     ENGINE_FAILED,
@@ -150,6 +168,7 @@ typedef struct EngineCommand {
             EngineTask task;
         };
         EngineResult result;                /* FINISHED */
+        EngineChild child;                  /* START_CHILD */
     };
 } EngineCommand;
 

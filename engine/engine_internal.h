@@ -70,6 +70,7 @@ struct Unit {
     Attempt *current;
     /* child workflows */
     Exec *child;
+    uint32_t host_child;      /* the id of the child the host answers (0: none) */
 };
 
 /* One execution of a workflow: the top one, or a child. */
@@ -128,6 +129,8 @@ struct Engine {
     size_t timer_count, timer_cap;
     Attempt **attempts;       /* every attempt, by id - 1 */
     size_t attempt_count, attempt_cap;
+    Unit **host_children;     /* the unit of every child the host answers, by id - 1 */
+    size_t host_child_count, host_child_cap;
     /* the outbox: the commands of the event being handled */
     EngineCommand *commands;
     uint32_t *first_field;    /* per command: its record's first field in `fields` */
@@ -169,6 +172,7 @@ uint32_t outbox_timer(Engine *e, int64_t delay, bool limit, uint8_t kind, void *
 size_t outbox_queue(Engine *e, const Attempt *a);   /* its index in the outbox */
 void outbox_cancel(Engine *e, const Attempt *a);
 void outbox_finished(Engine *e, const EngineResult *result);
+void outbox_start_child(Engine *e, const Unit *u, uint32_t workflow, Value input);
 void outbox_clear(Engine *e);
 void outbox_seal(Engine *e);
 void outbox_free(Engine *e);

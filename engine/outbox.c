@@ -99,6 +99,14 @@ void outbox_finished(Engine *e, const EngineResult *result)
     command(e, ENGINE_FINISHED)->result = *result;
 }
 
+void outbox_start_child(Engine *e, const Unit *u, uint32_t workflow, Value input)
+{
+    command(e, ENGINE_START_CHILD)->child = (EngineChild){
+        .id = u->host_child, .workflow = workflow, .parent_workflow = u->exec->wf_index,
+        .parent_step = u->step_index, .label = u->label, .input = input,
+    };
+}
+
 void outbox_clear(Engine *e)
 {
     e->command_count = 0;
@@ -119,4 +127,5 @@ void outbox_free(Engine *e)
     free(e->fields);
     free(e->timers);
     free(e->attempts);
+    free(e->host_children);
 }

@@ -6,7 +6,9 @@
  * Bytes that start with `!` drive the engine core directly instead, as a careless or
  * hostile host would (run_events): each 4 bytes are an event of any kind, at a time that
  * only moves forward, for a timer or attempt the engine announced or any other id, with
- * any delivery and answer. The engine must survive every sequence.
+ * any delivery and answer; with the flag 4, the host answers every child workflow itself
+ * (EngineOptions.host_children) and events may answer those children. The engine must
+ * survive every sequence.
  *
  * Built by meson with -Dfuzz=true (fuzz/build.sh); run with fuzz/run.sh. */
 #include <stdio.h>
@@ -27,8 +29,8 @@ static FILE *sink;
 enum { KNOWN_MAX = 64 };
 
 typedef struct Known {
-    uint32_t timers[KNOWN_MAX], attempts[KNOWN_MAX], deliveries[KNOWN_MAX];
-    uint32_t timer_count, attempt_count;
+    uint32_t timers[KNOWN_MAX], attempts[KNOWN_MAX], deliveries[KNOWN_MAX], children[KNOWN_MAX];
+    uint32_t timer_count, attempt_count, child_count;
     bool finished;
 } Known;
 
@@ -44,6 +46,8 @@ static void note_commands(const Engine *e, Known *k)
             k->attempts[k->attempt_count % KNOWN_MAX] = c->attempt;
             k->deliveries[k->attempt_count++ % KNOWN_MAX] = c->delivery;
         }
+        if (c->kind == ENGINE_START_CHILD)
+            k->children[k->child_count++ % KNOWN_MAX] = c->child.id;
         if (c->kind == ENGINE_FINISHED)
             k->finished = true;
     }
@@ -75,6 +79,16 @@ static void run_events(const uint8_t *data, size_t size)
     value_record_seal(&arena, r);
     uint8_t flags = size > 1 ? data[1] : 0;
     EngineOptions options = {.show_values = flags & 1, .http_adapter = !(flags & 2)};
+    const uint8_t **hosted = NULL;
+    if (flags & 4) {   /* every step hosted: only child-workflow steps heed it */
+        hosted = arena_alloc(&arena, sizeof *hosted * (module.workflow_count + 1));
+        for (uint32_t w = 0; w < module.workflow_count; w++) {
+            uint8_t *steps = arena_alloc(&arena, module.workflows[w].step_count + 1);
+            memset(steps, 1, module.workflows[w].step_count + 1);
+            hosted[w] = steps;
+        }
+        options.host_children = hosted;
+    }
     Engine *e = engine_new(&module, 0, (Value){.kind = ORBC_KIND_RECORD, .rec = r}, &options,
                            &arena);
     Known known = {0};
@@ -92,6 +106,12 @@ static void run_events(const uint8_t *data, size_t size)
             uint32_t k = b[2] % (known.attempt_count < KNOWN_MAX ? known.attempt_count : KNOWN_MAX);
             event.attempt = known.attempts[k];
             event.delivery = known.deliveries[k];
+        }
+        if (hosted && (b[0] & 64)) {
+            event.kind = ENGINE_CHILD_ANSWERED;
+            event.child = known.child_count && (b[0] & 128)
+                              ? known.children[b[2] % (known.child_count < KNOWN_MAX ? known.child_count : KNOWN_MAX)]
+                              : b[2] % 4;
         }
         event.answer = fuzz_answer(&arena, b[3]);
         event.signal = b[2];

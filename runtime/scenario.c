@@ -37,11 +37,15 @@ bool scenario_load_value(const char *path, const char *bytes, size_t len, Arena 
 /* ---- outcomes ---- */
 
 static const char *const outcome_keys[] = {
-    "after_ms", "pickup_ms", "succeed", "fail", "never_answers", "lost_after_ms",
+    "after_ms", "pickup_ms", "times", "succeed", "fail", "never_answers", "lost_after_ms",
     "status", "body", "headers", "network_error",
 };
 static const char *const kind_keys[] = {
     "succeed", "fail", "never_answers", "lost_after_ms", "status", "network_error",
+};
+/* A child-workflow step's outcome: the child answers `after_ms` after its start. */
+static const char *const child_outcome_keys[] = {
+    "after_ms", "times", "succeed", "fail", "never_answers",
 };
 static const char *const fail_keys[] = {"code", "message", "retryable"};
 
@@ -126,6 +130,15 @@ static bool parse_outcome(Parser *p, const char *where, json_t *entry, bool buil
         return json_read_problem(&p->r, where, "expected one of `succeed`, `fail`, `never_answers`, "
                        "`lost_after_ms`, `status`, `network_error`");
     o->pickup_ms = -1;
+    o->times = 1;
+    json_t *times = json_object_get(entry, "times");
+    if (times && (!json_is_integer(times) || json_integer_value(times) < 1 ||
+                  json_integer_value(times) > UINT32_MAX))
+        return json_read_problem(&p->r, json_read_where_key(&p->r, where, "times"),
+                                 "expected how many times the outcome is handed out (an integer "
+                                 "from 1 to %" PRIu32 ")", UINT32_MAX);
+    if (times)
+        o->times = (uint32_t)json_integer_value(times);
     json_t *pickup = json_object_get(entry, "pickup_ms");
     if (pickup && !json_read_ms(&p->r, json_read_where_key(&p->r, where, "pickup_ms"), pickup, &o->pickup_ms))
         return false;
@@ -176,17 +189,25 @@ static bool valid_worker_id(const char *id)
     return true;
 }
 
-static bool parse_outcomes(Parser *p, const char *where, json_t *list, bool builtin, Script *s)
+/* `child`: the outcomes of a child-workflow step, which have fewer keys. */
+static bool parse_outcomes(Parser *p, const char *where, json_t *list, bool builtin, bool child,
+                           Script *s)
 {
     if (!json_is_array(list))
         return json_read_problem(&p->r, where, "expected a list of outcomes");
     s->has_outcomes = true;
     s->count = (uint32_t)json_array_size(list);
     s->outcomes = arena_alloc(p->r.a, sizeof(Outcome) * (s->count + 1));
-    for (uint32_t i = 0; i < s->count; i++)
-        if (!parse_outcome(p, json_read_where_index(&p->r, where, i), json_array_get(list, i), builtin,
-                           &s->outcomes[i]))
+    for (uint32_t i = 0; i < s->count; i++) {
+        const char *at = json_read_where_index(&p->r, where, i);
+        json_t *entry = json_array_get(list, i);
+        if (child && json_is_object(entry) &&
+            !json_read_check_keys(&p->r, at, entry, child_outcome_keys,
+                                  sizeof child_outcome_keys / sizeof child_outcome_keys[0]))
             return false;
+        if (!parse_outcome(p, at, entry, builtin, &s->outcomes[i]))
+            return false;
+    }
     return true;
 }
 
@@ -231,7 +252,8 @@ static Script *parse_script(Parser *p, const char *where, json_t *entry, uint32_
         s->no_worker = flag;
     }
     json_t *attempts = json_object_get(entry, "attempts");
-    if (attempts && !parse_outcomes(p, json_read_where_key(&p->r, where, "attempts"), attempts, builtin, s))
+    if (attempts &&
+        !parse_outcomes(p, json_read_where_key(&p->r, where, "attempts"), attempts, builtin, false, s))
         return NULL;
     json_t *comp = json_object_get(entry, "compensate");
     if (comp) {
@@ -243,11 +265,32 @@ static Script *parse_script(Parser *p, const char *where, json_t *entry, uint32_
     return s;
 }
 
+/* A child-workflow step's entry: only `attempts`, each start of the child takes the next. */
+static Script *parse_child_script(Parser *p, const char *where, json_t *entry)
+{
+    static const char *const keys[] = {"attempts"};
+    if (!json_read_object(&p->r, where, entry) || !json_read_check_keys(&p->r, where, entry, keys, 1))
+        return NULL;
+    Script *s = arena_alloc(p->r.a, sizeof *s);
+    s->pickup_ms = -1;
+    s->no_worker = -1;
+    json_t *attempts = json_object_get(entry, "attempts");
+    if (attempts &&
+        !parse_outcomes(p, json_read_where_key(&p->r, where, "attempts"), attempts, false, true, s))
+        return NULL;
+    return s;
+}
+
 const Outcome *script_next(Script *script)
 {
     if (!script || script->next >= script->count)
         return NULL;
-    return &script->outcomes[script->next++];
+    const Outcome *o = &script->outcomes[script->next];
+    if (++script->used >= o->times) {
+        script->next++;
+        script->used = 0;
+    }
+    return o;
 }
 
 /* ---- workers ---- */
@@ -354,12 +397,22 @@ static bool parse_steps(Parser *p, json_t *steps)
         }
         const OrbcStep *step = &p->r.m->workflows[w].steps[s];
         const char *where = json_read_where_name(&p->r, "steps", key);
-        if (step->kind != ORBC_STEP_WORKER && step->kind != ORBC_STEP_BUILTIN)
-            return json_read_problem(&p->r, where, "`%s` is a %s step; only task steps have scripted outcomes",
-                           key, step_kind_name(step->kind));
-        if (!p->out->step_scripts[w]) {
-            p->out->step_scripts[w] =
-                arena_alloc(p->r.a, sizeof(Script *) * (p->r.m->workflows[w].step_count + 1));
+        if (step->kind != ORBC_STEP_WORKER && step->kind != ORBC_STEP_BUILTIN &&
+            step->kind != ORBC_STEP_WORKFLOW)
+            return json_read_problem(&p->r, where, "`%s` is a %s step; only task and child-workflow "
+                                     "steps have scripted outcomes", key, step_kind_name(step->kind));
+        uint32_t step_count = p->r.m->workflows[w].step_count;
+        if (!p->out->step_scripts[w])
+            p->out->step_scripts[w] = arena_alloc(p->r.a, sizeof(Script *) * (step_count + 1));
+        if (step->kind == ORBC_STEP_WORKFLOW) {
+            Script *script = parse_child_script(p, where, entry);
+            if (!script)
+                return false;
+            p->out->step_scripts[w][s] = script;
+            if (!p->out->host_children[w])
+                p->out->host_children[w] = arena_alloc(p->r.a, step_count + 1);
+            p->out->host_children[w][s] = 1;
+            continue;
         }
         uint32_t comp = step->has_compensate ? step->compensate.task : ORBC_NONE;
         if (!step->has_compensate && json_is_object(entry) && json_object_get(entry, "compensate"))
@@ -464,6 +517,7 @@ bool scenario_load(const char *path, const char *bytes, size_t len, const OrbcMo
     json_read_init(&p.r, module, arena, path, err, errlen);
     out->task_scripts = arena_alloc(arena, sizeof(Script *) * (module->task_count + 1));
     out->step_scripts = arena_alloc(arena, sizeof(Script **) * (module->workflow_count + 1));
+    out->host_children = arena_alloc(arena, sizeof(uint8_t *) * (module->workflow_count + 1));
     json_t *root = json_read_parse(path, bytes, len, err, errlen);
     if (!root)
         return false;

@@ -27,13 +27,17 @@ typedef struct Outcome {
     const char *message;    /* FAIL; NETWORK_ERROR: the error text */
     bool retryable;         /* FAIL */
     int64_t status;         /* HTTP_RESPONSE */
+    uint32_t times;         /* "times": how many deliveries it answers in a row (1 or more) */
 } Outcome;
 
-/* The script of a worker, a built-in task, a step or a compensate block. */
+/* The script of a worker, a built-in task, a step or a compensate block; or of a
+ * child-workflow step, whose outcomes (succeed, fail, never_answers; after_ms from the
+ * start, times) replace its children. */
 typedef struct Script {
     Outcome *outcomes;
     uint32_t count;
     uint32_t next;          /* the next outcome to hand out */
+    uint32_t used;          /* how many times outcomes[next] was handed out already */
     bool has_outcomes;      /* "attempts" was given */
     const char *worker_id;  /* NULL: not given */
     int64_t pickup_ms;      /* -1: not given */
@@ -54,6 +58,9 @@ typedef struct Scenario {
     bool http_adapter;          /* default true */
     Script **task_scripts;      /* [task_count], NULL where not given */
     Script ***step_scripts;     /* [workflow_count] -> [step_count] or NULL */
+    uint8_t **host_children;    /* [workflow_count] -> [step_count] or NULL: 1 on a
+                                 * child-workflow step with a script, whose children the
+                                 * script replaces (EngineOptions.host_children) */
     Signal *signals;            /* in file order */
     uint32_t signal_count;
     uint32_t max_events;        /* "max_events": the run stops after this many history
@@ -70,7 +77,8 @@ bool scenario_load(const char *path, const char *bytes, size_t len, const OrbcMo
 bool scenario_load_value(const char *path, const char *bytes, size_t len, Arena *arena, Value *out,
                      char *err, size_t errlen);
 
-/* The next scripted outcome, or NULL when the list is used up. */
+/* The next scripted outcome (an outcome with "times": N is handed out N times in a row),
+ * or NULL when the list is used up. */
 const Outcome *script_next(Script *script);
 
 #endif

@@ -4,7 +4,8 @@
  * engine; its commands are carried out at once, in order: a record goes to the world
  * (orbit-run writes it to the history), a timer joins the queue, a queued attempt takes
  * the outcome the world serves (the scenario's next scripted one, or a sampled one for
- * `orbit-run simulate`) and waits for its pickup. When the queue is empty, the engine
+ * `orbit-run simulate`) and waits for its pickup; a child the world answers (a scripted
+ * child of a scenario) takes its next outcome and answers after it. When the queue is empty, the engine
  * hears that nothing else can happen (ENGINE_IDLE). */
 #include "sim.h"
 
@@ -22,6 +23,7 @@ typedef enum SimTimerKind {
     T_ANSWER,
     T_LOST,
     T_SIGNAL,    /* id: the scenario's signal */
+    T_CHILD,     /* id: the child the world answers */
 } SimTimerKind;
 
 typedef struct Sim {
@@ -91,6 +93,12 @@ static SimServe serve_scripted(void *ctx, const EngineCommand *queued)
     return serve;
 }
 
+static const Outcome *serve_child_scripted(void *ctx, const EngineChild *child)
+{
+    ScriptedWorld *w = ctx;
+    return script_next(w->scenario->step_scripts[child->parent_workflow][child->parent_step]);
+}
+
 static bool write_record(void *ctx, const EngineRecord *record)
 {
     ScriptedWorld *w = ctx;
@@ -104,16 +112,40 @@ static bool write_record(void *ctx, const EngineRecord *record)
 
 /* ---- attempts ---- */
 
+/* Entry `id` of a table by id - 1, grown (zeroed) as needed. */
+static SimAttempt *entry(SimAttempt **table, size_t *cap, uint32_t id)
+{
+    while (id > *cap) {
+        size_t old = *cap;
+        *cap = old ? old * 2 : 64;
+        *table = xrealloc(*table, *cap * sizeof **table);
+        memset(*table + old, 0, (*cap - old) * sizeof **table);
+    }
+    return &(*table)[id - 1];
+}
+
 static SimAttempt *attempt(Sim *s, uint32_t id)
 {
-    SimBuffers *b = s->buf;
-    while (id > b->attempt_cap) {
-        size_t old = b->attempt_cap;
-        b->attempt_cap = old ? old * 2 : 64;
-        b->attempts = xrealloc(b->attempts, b->attempt_cap * sizeof *b->attempts);
-        memset(b->attempts + old, 0, (b->attempt_cap - old) * sizeof *b->attempts);
-    }
-    return &b->attempts[id - 1];
+    return entry(&s->buf->attempts, &s->buf->attempt_cap, id);
+}
+
+static SimAttempt *child(Sim *s, uint32_t id)
+{
+    return entry(&s->buf->children, &s->buf->child_cap, id);
+}
+
+/* A child the world answers: its outcome after `after_ms` from its start (the default
+ * outcome after 10 ms; never for never_answers). */
+static void start_child(Sim *s, const EngineChild *c)
+{
+    SimAttempt *a = child(s, c->id);
+    a->outcome = s->world->serve_child ? s->world->serve_child(s->world->ctx, c) : NULL;
+    a->task = c->workflow;
+    if (a->outcome && a->outcome->kind == OUT_NEVER)
+        return;
+    timers_push(&s->buf->timers,
+                engine_time_after(s->now, a->outcome ? a->outcome->after_ms : DEFAULT_ANSWER_MS),
+                false, T_CHILD, c->id, 0);
 }
 
 static void queue_attempt(Sim *s, const EngineCommand *c)
@@ -171,6 +203,20 @@ static Value default_output(Sim *s, uint32_t task)
     return contract_default(s->module, s->arena, type);
 }
 
+static EngineAnswer child_answer(Sim *s, const SimAttempt *c)
+{
+    const Outcome *o = c->outcome;
+    if (o && o->kind == OUT_FAIL)
+        return (EngineAnswer){.kind = ENGINE_ANSWER_FAIL, .code = o->code, .message = o->message,
+                              .retryable = o->retryable};
+    if (o)
+        return (EngineAnswer){.kind = ENGINE_ANSWER_OUTPUT, .output = o->output};
+    uint32_t type = c->task < s->module->workflow_count ? s->module->workflows[c->task].output_type
+                                                         : ORBC_NONE;
+    return (EngineAnswer){.kind = ENGINE_ANSWER_OUTPUT,
+                          .output = contract_default(s->module, s->arena, type)};
+}
+
 static EngineAnswer answer(Sim *s, const SimAttempt *a)
 {
     const Outcome *o = a->outcome;
@@ -209,6 +255,7 @@ static void carry_out(Sim *s)
             timers_push(&s->buf->timers, c->at_ms, c->limit, T_ENGINE, c->timer, 0);
             break;
         case ENGINE_QUEUE_ATTEMPT: queue_attempt(s, c); break;
+        case ENGINE_START_CHILD: start_child(s, &c->child); break;
         case ENGINE_FINISHED:
             s->finished = true;
             s->result = c->result;
@@ -254,6 +301,10 @@ static void fire(Sim *s, const Timer *t)
     case T_LOST:
         event.kind = ENGINE_WORKER_LOST;
         break;
+    case T_CHILD:
+        event = (EngineEvent){.kind = ENGINE_CHILD_ANSWERED, .child = t->id,
+                              .answer = child_answer(s, child(s, t->id))};
+        break;
     default: {
         const Signal *signal = &s->world->signals[t->id];
         event = (EngineEvent){.kind = ENGINE_SIGNAL, .signal = signal->name_string,
@@ -268,7 +319,8 @@ EngineResult sim_drive(const OrbcModule *module, uint32_t workflow, Value input,
                        const SimWorld *world, SimBuffers *buffers, Arena *arena, int64_t *end_ms)
 {
     EngineOptions engine_options = {.show_values = world->show_values,
-                                    .http_adapter = world->http_adapter};
+                                    .http_adapter = world->http_adapter,
+                                    .host_children = world->host_children};
     Sim s = {.module = module, .world = world, .arena = arena, .buf = buffers,
              .result = {.status = ENGINE_BLOCKED}};
     buffers->timers.count = 0;
@@ -300,6 +352,7 @@ void sim_buffers_free(SimBuffers *buffers)
     timers_free(&buffers->timers);
     free(buffers->attempts);
     free(buffers->unserved);
+    free(buffers->children);
     memset(buffers, 0, sizeof *buffers);
 }
 
@@ -310,6 +363,8 @@ EngineResult sim_run(const OrbcModule *module, Scenario *scenario, Value input, 
     SimWorld world = {.ctx = &scripted, .serve = serve_scripted, .record = write_record,
                       .signals = scenario->signals, .signal_count = scenario->signal_count,
                       .http_adapter = scenario->http_adapter,
+                      .host_children = (const uint8_t *const *)scenario->host_children,
+                      .serve_child = serve_child_scripted,
                       .show_values = options->show_values};
     SimBuffers buffers = {0};
     EngineResult r = sim_drive(module, scenario->workflow, input, &world, &buffers, arena, NULL);

@@ -29,6 +29,11 @@ typedef struct SimServe {
 typedef struct SimWorld {
     void *ctx;
     SimServe (*serve)(void *ctx, const EngineCommand *queued);   /* a QUEUE_ATTEMPT */
+    /* The child-workflow steps whose children the world answers ([workflow][step], or
+     * NULL: none), and the outcome of each start of one (an ENGINE_START_CHILD): NULL
+     * for the default outcome; it must live until it is answered. */
+    const uint8_t *const *host_children;
+    const Outcome *(*serve_child)(void *ctx, const EngineChild *child);
     /* A history record; false: the world wants no more (the record is dropped and the
      * run stops where it is, unfinished: a scenario's max_events). */
     bool (*record)(void *ctx, const EngineRecord *record);
@@ -52,6 +57,9 @@ typedef struct SimBuffers {
     size_t attempt_cap;
     uint32_t *unserved;       /* attempts queued where no worker runs, to tell the engine */
     size_t unserved_count, unserved_cap;
+    SimAttempt *children;     /* the children the world answers, by the engine's child id - 1
+                               * (`task`: the child workflow) */
+    size_t child_cap;
 } SimBuffers;
 
 /* Runs `workflow` with `input` (already checked against its contract) in `world` until

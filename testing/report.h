@@ -1,7 +1,7 @@
 /* The reports of a run of `orbitc test` (results.h), each written into a text buffer
  * that the command line prints: for people and as one JSON document (report.c; the
  * document's schema is in docs/testing.md, "JSON output"), and for CI systems: JUnit
- * XML, TAP and GitHub annotations (report_ci.c). */
+ * XML, TAP and GitHub annotations (report_ci.h). */
 #ifndef ORBIT_TESTING_REPORT_H
 #define ORBIT_TESTING_REPORT_H
 
@@ -17,10 +17,5 @@ void testing_report_human(const TestRun *run, bool color, TextBuffer *out);
 
 /* One JSON document (docs/testing.md, "JSON output"), with a final newline. */
 void testing_report_json(const TestRun *run, TextBuffer *out);
-
-/* report_ci.c */
-void testing_report_junit(const TestRun *run, TextBuffer *out);
-void testing_report_tap(const TestRun *run, TextBuffer *out);
-void testing_report_github(const TestRun *run, TextBuffer *out);
 
 #endif

@@ -53,7 +53,8 @@ GOLDEN_RUN = os.path.join(ROOT, 'tests', 'golden', 'run')
 SCHEMA = os.path.join(ROOT, 'docs', 'orbc.schema.json')
 
 # tests/golden/run cases that test orbit-run's own command line (a malformed scenario, an
-# input that does not match the contract), not the semantics of a file: not in the kit.
+# input that does not match the contract) or what only its scenarios script (an outcome's
+# `times`, a child workflow replaced by a script), not the semantics of a file: not in the kit.
 RUNTIME_EXCLUDED = ('scenario_',)
 # The files of a runtime case that tests/golden/run and the kit share (tests/golden/run links to the
 # kit's); the kit adds NAME.orbc.

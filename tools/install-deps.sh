@@ -32,6 +32,7 @@ packages=(
   graphviz                            # `orbitc graph`'s test renders every golden graph (dot -Tsvg)
   librsvg2-bin                        # `orbit-run simulate`'s test renders its SVG plot (rsvg-convert)
   lcov                                # `orbitc test --coverage-format lcov` is rendered by genhtml
+  libxml2-utils perl                  # `orbitc test`'s CI formats: xmllint --schema (JUnit), prove (TAP)
   "$@"                                # what the caller adds
 )
 

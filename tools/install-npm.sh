@@ -6,7 +6,9 @@
 # real Mermaid parser that tests/cli/test_graph.py runs on `orbitc graph --format mermaid`
 # (tools/mermaid/package-lock.json: mermaid, and jsdom for the DOM it asks for), and Biome,
 # the formatter and linter of the JavaScript and TypeScript that tests/code/test_style.py runs
-# (tools/style/package-lock.json). Needs
+# (tools/style/package-lock.json), and node-tap's TAP parser, that
+# tests/unit/test_report_ci_tools.py reads `orbitc test --format tap` with
+# (tools/tap/package-lock.json). Needs
 # npm (installed with apt-get when missing) and Node.js 20 or later. Safe to run again:
 # it does nothing when the installed packages are those of the lock files. Building and
 # checking programs never needs them (tools/example.sh does not run this). With arguments
@@ -39,4 +41,5 @@ if [ $# -gt 0 ]; then   # install-npm.sh DIR...: those lock files only (tools/in
 fi
 install editors/vscode
 install tools/mermaid
+install tools/tap
 install tools/style

@@ -20,4 +20,5 @@ export const EVENT = Object.freeze({
   SIGNAL: 5,
   NO_WORKER: 6,
   IDLE: 7,
+  CHILD_ANSWERED: 8,
 });

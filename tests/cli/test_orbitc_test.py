@@ -3,7 +3,8 @@
 failing one with its report exact (the expectations, expected against actual, the history
 around the divergence and the scripted outcomes), tests that could not run, --filter,
 --jobs (the same report for 1 and 4 threads), the exit status, the human and JSON
-reports (docs/test-report.schema.json), and the formats not built yet. Each case works in a temporary directory.
+reports (docs/test-report.schema.json), the CI formats as their consumers read them, and
+coverage. Each case works in a temporary directory.
 
     test_orbitc_test.py --orbitc PATH
 """
@@ -256,16 +257,37 @@ def an_attempt_failed_before_any_worker_takes_no_outcome():
 
 
 @test
-def formats_not_built_yet_and_bad_usage():
-    for fmt in ('junit', 'tap', 'github'):
-        status, out, err = run('test', '--format', fmt, EXAMPLES)
-        expect(status == 2 and out == '' and 'not yet built' in err, '%s: %d %s' % (fmt, status, err))
+def bad_usage():
     status, _, err = run('test', '--format', 'sarif', EXAMPLES)
     expect(status == 2 and 'invalid value `sarif` for --format' in err, err)
     status, _, err = run('check', '--filter', 'x', EXAMPLES)
     expect(status == 2 and 'takes no option `--filter`' in err, err)
     status, _, err = run('test', '--jobs', '0', EXAMPLES)
     expect(status == 2 and 'invalid number' in err, err)
+
+
+@test
+def ci_formats_of_a_failing_run_as_their_consumers_read_them():
+    """JUnit through xmllint against junit-10.xsd, TAP through prove, GitHub annotations
+    one per failed expectation, each with the exit status of the run (1)."""
+    sys.path.insert(0, os.path.join(cli_harness.ROOT, 'tests', 'unit'))
+    import test_report_ci_tools as consumers
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp)
+        status, junit, err = run('test', '--format', 'junit', '.', cwd=tmp)
+        expect(status == 1 and err == '', 'junit: %d %s' % (status, err))
+        stripped, places = consumers.without_file_and_line(junit)
+        expect(places == [('./one.test.orbit', '1'), ('./one.test.orbit', '12')], repr(places))
+        lint = consumers.xmllint(stripped)
+        expect(lint.returncode == 0, 'xmllint:\n' + lint.stderr)
+        status, tap, _ = run('test', '--format', 'tap', '.', cwd=tmp)
+        result = consumers.prove(tap)
+        expect(status == 1 and result.returncode != 0 and 'Failed test:  2' in result.stdout,
+               'prove: %d\n%s%s' % (status, result.stdout, result.stderr))
+        status, github, _ = run('test', '--format', 'github', '.', cwd=tmp)
+        lines = github.splitlines()
+        expect(status == 1 and len(lines) == 2 and all(l.startswith('::error file=./one.test.orbit,line=')
+                                                    for l in lines), github)
 
 
 @test

@@ -6,6 +6,7 @@
  *   timer ID at TIME [limit]                          ENGINE_START_TIMER
  *   queue ATTEMPT.DELIVERY LABEL#NUMBER task=T        ENGINE_QUEUE_ATTEMPT
  *   cancel ATTEMPT                                    ENGINE_CANCEL_ATTEMPT
+ *   child ID workflow=W LABEL input=JSON              ENGINE_START_CHILD
  *   finished STATUS [ERROR]                           ENGINE_FINISHED
  *
  * The modules are made with liborbc's builder (tests/unit/test_runtime_fixture.h). */
@@ -82,15 +83,19 @@ typedef struct Driver {
     bool accepted;
 } Driver;
 
-static void start(Driver *d, uint32_t workflow)
+static void start_with(Driver *d, uint32_t workflow, const EngineOptions *options)
 {
     arena_init(&d->arena);
     memset(&d->text, 0, sizeof d->text);
     Value input = {.kind = ORBC_KIND_RECORD, .rec = value_record_new(&d->arena, 0)};
     value_record_seal(&d->arena, input.rec);
-    EngineOptions options = {.http_adapter = true};
-    d->engine = engine_new(&module, workflow, input, &options, &d->arena);
+    d->engine = engine_new(&module, workflow, input, options, &d->arena);
     ck_assert_ptr_nonnull(d->engine);
+}
+
+static void start(Driver *d, uint32_t workflow)
+{
+    start_with(d, workflow, &(EngineOptions){.http_adapter = true});
 }
 
 static void stop(Driver *d)
@@ -141,6 +146,11 @@ static const char *send(Driver *d, int64_t time, EngineEvent event)
                         c->attempt, c->delivery, c->task.label, c->task.number, c->task.task);
             break;
         case ENGINE_CANCEL_ATTEMPT: text_printf(&d->text, "cancel %" PRIu32, c->attempt); break;
+        case ENGINE_START_CHILD:
+            text_printf(&d->text, "child %" PRIu32 " workflow=%" PRIu32 " %s input=", c->child.id,
+                        c->child.workflow, c->child.label);
+            value_to_json(&d->text, c->child.input);
+            break;
         default:
             text_printf(&d->text, "finished %s", status_names[c->result.status]);
             if (c->result.error)
@@ -367,6 +377,66 @@ START_TEST(child_workflow)
 }
 END_TEST
 
+/* A child the host answers (EngineOptions.host_children): the step's events and no
+ * events of the child's own, its output or failure from the host, a stale answer, and
+ * the step timeout. */
+START_TEST(host_child)
+{
+    static const uint8_t pack[] = {1};
+    const uint8_t *hosted[WF_DEADLINE + 1] = {[WF_CHILD] = pack};
+    EngineOptions options = {.http_adapter = true, .host_children = hosted};
+    Driver d;
+    start_with(&d, WF_CHILD, &options);
+    ck_assert_str_eq(send(&d, 0, start_event),
+        "+ 0 WorkflowStarted workflow=child\n"
+        "+ 0 ChildWorkflowStarted step=pack workflow=inner\n"
+        "child 1 workflow=4 pack input={\"sku\":\"X\"}\n"
+        "timer 1 at 3000 limit");
+    EngineEvent done = {.kind = ENGINE_CHILD_ANSWERED, .child = 1,
+                        .answer = {.kind = ENGINE_ANSWER_OUTPUT, .output = value_cstring(&d.arena, "B-1")}};
+    ck_assert_str_eq(send(&d, 40, (EngineEvent){.kind = ENGINE_CHILD_ANSWERED, .child = 2}), "");
+    ck_assert(!d.accepted);
+    ck_assert_str_eq(send(&d, 40, done),
+        "+ 40 ChildWorkflowCompleted step=pack workflow=inner\n"
+        "+ 40 StepCompleted step=pack\n"
+        "+ 40 WorkflowCompleted workflow=child output=\"B-1\"\n"
+        "finished COMPLETED");
+    stop(&d);
+
+    start_with(&d, WF_CHILD, &options);
+    send(&d, 0, start_event);
+    EngineEvent failed = {.kind = ENGINE_CHILD_ANSWERED, .child = 1,
+                          .answer = {.kind = ENGINE_ANSWER_FAIL, .code = "OUT_OF_STOCK", .message = "none left"}};
+    ck_assert_str_eq(send(&d, 7, failed),
+        "+ 7 ChildWorkflowFailed step=pack workflow=inner error=OUT_OF_STOCK none left\n"
+        "+ 7 StepFailed step=pack error=OUT_OF_STOCK none left\n"
+        "+ 7 WorkflowFailed workflow=child step=pack error=OUT_OF_STOCK none left\n"
+        "finished FAILED OUT_OF_STOCK");
+    stop(&d);
+
+    /* The step timeout cancels it; its answer after that is stale. */
+    start_with(&d, WF_CHILD, &options);
+    send(&d, 0, start_event);
+    ck_assert_str_eq(send(&d, 3000, timer(1)),
+        "+ 3000 ChildWorkflowCancelled step=pack workflow=inner\n"
+        "+ 3000 StepFailed step=pack error=TIMEOUT the child workflow `inner` did not finish "
+        "within the step timeout of 3s\n"
+        "+ 3000 WorkflowFailed workflow=child step=pack error=TIMEOUT the child workflow "
+        "`inner` did not finish within the step timeout of 3s\n"
+        "finished FAILED TIMEOUT");
+    stop(&d);
+
+    /* Nothing else can happen while it has not answered: blocked, waiting for it. */
+    start_with(&d, WF_CHILD, &options);
+    send(&d, 0, start_event);
+    ck_assert_str_eq(send(&d, 0, (EngineEvent){.kind = ENGINE_IDLE}),
+        "+ 0 WorkflowBlocked workflow=child step=pack waiting for the child workflow `inner`, "
+        "whose script never answers\n"
+        "finished BLOCKED");
+    stop(&d);
+}
+END_TEST
+
 /* The workflow deadline cancels a sleep; nothing else can happen, and no event is
  * accepted after the end. */
 START_TEST(deadline_and_idle)
@@ -475,6 +545,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, lost_worker_redelivered);
     tcase_add_test(tc, signal_received);
     tcase_add_test(tc, child_workflow);
+    tcase_add_test(tc, host_child);
     tcase_add_test(tc, deadline_and_idle);
     tcase_add_test(tc, blocked_without_worker);
     tcase_add_test(tc, deterministic);

@@ -359,7 +359,7 @@ static const Case cases[] = {
     {"contracts", "{\"input\":{\"n\":\"A\"}}", false,
      "error: missing field `zero`"},
     {"contracts", "{\"steps\":{\"div\":{}}}", false,
-     "error: s.json: steps[\"div\"]: `div` is a compute step; only task steps have scripted outcomes"},
+     "error: s.json: steps[\"div\"]: `div` is a compute step; only task and child-workflow steps have scripted outcomes"},
     {"contracts", "{\"workers\":{\"payments.charg\":{}}}", false,
      "error: s.json: workers: unknown worker or built-in task `payments.charg` (did you mean `payments.charge`?)"},
     {"contracts", "{\"workers\":{\"payments.charge\":{\"attempts\":[{\"afterms\":1}]}}}", false,

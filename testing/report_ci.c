@@ -1,0 +1,336 @@
+/* The CI formats of `orbitc test`'s results (report_ci.h): JUnit XML, TAP version 14 and
+ * GitHub Actions workflow commands. Every text goes through next_char, so that each
+ * writer sees valid UTF-8 (a byte that is not becomes U+FFFD) and escapes it its own
+ * way: XML drops the characters XML 1.0 forbids, TAP and YAML escape control characters,
+ * GitHub percent-encodes its separators. One pass over the run each: linear in its size. */
+#include "report_ci.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "utf8.h"
+
+/* ---- text ---- */
+
+/* The code point at *s (U+FFFD for a byte that is not valid UTF-8); *s moves past it.
+ * The NUL at the end stops the decoder (it breaks any sequence), so it reads no further. */
+static int32_t next_char(const char **s)
+{
+    int32_t cp;
+    uint32_t n = utf8_decode((const unsigned char *)*s, 4, &cp);
+    *s += n;
+    return cp < 0 ? 0xFFFD : cp;
+}
+
+static void put_char(TextBuffer *out, int32_t cp)
+{
+    char bytes[4];
+    text_append(out, bytes, utf8_write(cp, bytes));
+}
+
+static const char *or_empty(const char *text)
+{
+    return text ? text : "";
+}
+
+/* The first failure of a test carries the divergence (the history around it). */
+static const char *failure_divergence(const TestResult *r, uint32_t index)
+{
+    return index == 0 && r->divergence && *r->divergence ? r->divergence : NULL;
+}
+
+/* ---- JUnit XML ---- */
+
+/* What XML 1.0 allows in a document (its production Char). */
+static bool xml_char(int32_t c)
+{
+    return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) ||
+           (c >= 0xE000 && c <= 0xFFFD) || c >= 0x10000;
+}
+
+/* Text or an attribute's value (in double quotes): the five markup characters as
+ * entities, what XML 1.0 forbids removed, and in an attribute tabs and line ends as
+ * character references (a parser would turn them into spaces). */
+static void xml_text(TextBuffer *out, const char *text, bool attribute)
+{
+    const char *s = or_empty(text);
+    while (*s) {
+        int32_t c = next_char(&s);
+        if (!xml_char(c))
+            continue;
+        switch (c) {
+        case '&': text_append_str(out, "&amp;"); break;
+        case '<': text_append_str(out, "&lt;"); break;
+        case '>': text_append_str(out, "&gt;"); break;
+        case '"': text_append_str(out, "&quot;"); break;
+        case '\'': text_append_str(out, "&apos;"); break;
+        case '\r': text_append_str(out, "&#13;"); break;
+        case '\n':
+        case '\t':
+            if (attribute)
+                text_printf(out, "&#%d;", (int)c);
+            else
+                put_char(out, c);
+            break;
+        default: put_char(out, c); break;
+        }
+    }
+}
+
+static void xml_attribute(TextBuffer *out, const char *name, const char *value)
+{
+    text_printf(out, " %s=\"", name);
+    xml_text(out, value, true);
+    text_append_str(out, "\"");
+}
+
+static void junit_failure(TextBuffer *out, const TestResult *r, uint32_t index)
+{
+    const TestFailure *f = &r->failures[index];
+    TextBuffer message = {0};
+    text_printf(&message, "%s: expected %s, actual %s", or_empty(f->what), or_empty(f->expected),
+                or_empty(f->actual));
+    text_append_str(out, "      <failure");
+    xml_attribute(out, "message", message.data);
+    xml_attribute(out, "type", "expectation");
+    text_append_str(out, ">");
+    text_free(&message);
+    TextBuffer body = {0};
+    text_printf(&body, "%s:%" PRIu32 ":%" PRIu32 ": %s\nexpected: %s\nactual:   %s\n", or_empty(r->file),
+                f->line, f->column, or_empty(f->what), or_empty(f->expected), or_empty(f->actual));
+    const char *divergence = failure_divergence(r, index);
+    if (divergence)
+        text_printf(&body, "\n%s", divergence);
+    xml_text(out, body.data, false);
+    text_free(&body);
+    text_append_str(out, "</failure>\n");
+}
+
+static void junit_case(TextBuffer *out, const TestResult *r)
+{
+    text_append_str(out, "    <testcase");
+    xml_attribute(out, "name", r->name);
+    xml_attribute(out, "classname", r->workflow ? r->workflow : r->program);
+    text_printf(out, " time=\"%.3f\"", r->seconds);
+    xml_attribute(out, "file", r->file);
+    text_printf(out, " line=\"%" PRIu32 "\"", r->line);
+    if (r->status == TEST_PASSED) {
+        text_append_str(out, "/>\n");
+        return;
+    }
+    text_append_str(out, ">\n");
+    if (r->status == TEST_ERROR) {
+        text_append_str(out, "      <error");
+        xml_attribute(out, "message", r->message);
+        xml_attribute(out, "type", "error");
+        text_append_str(out, ">");
+        xml_text(out, r->message, false);
+        text_append_str(out, "</error>\n");
+    } else {
+        for (uint32_t i = 0; i < r->failure_count; i++)
+            junit_failure(out, r, i);
+    }
+    if (r->history && *r->history) {
+        text_append_str(out, "      <system-out>");
+        xml_text(out, r->history, false);
+        text_append_str(out, "</system-out>\n");
+    }
+    text_append_str(out, "    </testcase>\n");
+}
+
+static bool same_program(const TestResult *a, const TestResult *b)
+{
+    return strcmp(or_empty(a->program), or_empty(b->program)) == 0;
+}
+
+/* <testsuites> of the run, a <testsuite> per program (the results come program by
+ * program), a <testcase> per test with a <failure> per expectation that did not hold or
+ * an <error>, and the history as its <system-out>. `file` and `line` on <testcase> are
+ * the attributes GitLab and the JUnit reporters of GitHub Actions read. */
+void testing_report_junit(const TestRun *run, TextBuffer *out)
+{
+    text_append_str(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    text_printf(out, "<testsuites name=\"orbitc test\" tests=\"%" PRIu32 "\" failures=\"%" PRIu32
+                "\" errors=\"%" PRIu32 "\" time=\"%.3f\">\n",
+                run->count, run->failed, run->errors, run->seconds);
+    for (uint32_t first = 0, end; first < run->count; first = end) {
+        uint32_t failed = 0, errors = 0;
+        double seconds = 0;
+        for (end = first; end < run->count && same_program(&run->results[first], &run->results[end]); end++) {
+            failed += run->results[end].status == TEST_FAILED;
+            errors += run->results[end].status == TEST_ERROR;
+            seconds += run->results[end].seconds;
+        }
+        text_append_str(out, "  <testsuite");
+        xml_attribute(out, "name", run->results[first].program);
+        text_printf(out, " tests=\"%" PRIu32 "\" failures=\"%" PRIu32 "\" errors=\"%" PRIu32
+                    "\" skipped=\"0\" time=\"%.3f\">\n", end - first, failed, errors, seconds);
+        for (uint32_t i = first; i < end; i++)
+            junit_case(out, &run->results[i]);
+        text_append_str(out, "  </testsuite>\n");
+    }
+    text_append_str(out, "</testsuites>\n");
+}
+
+/* ---- TAP version 14 ---- */
+
+/* A test point's description: one line, `#` and `\` escaped (TAP 14), control
+ * characters as spaces. */
+static void tap_description(TextBuffer *out, const char *text)
+{
+    const char *s = or_empty(text);
+    while (*s) {
+        int32_t c = next_char(&s);
+        if (c == '#' || c == '\\')
+            text_printf(out, "\\%c", (char)c);
+        else if (c < 0x20 || c == 0x7f)
+            text_append_str(out, " ");
+        else
+            put_char(out, c);
+    }
+}
+
+/* A YAML double-quoted scalar, with only the escapes YAML and Perl's TAP::Parser both
+ * read. */
+static void yaml_string(TextBuffer *out, const char *text)
+{
+    const char *s = or_empty(text);
+    text_append_str(out, "\"");
+    while (*s) {
+        int32_t c = next_char(&s);
+        switch (c) {
+        case '"': text_append_str(out, "\\\""); break;
+        case '\\': text_append_str(out, "\\\\"); break;
+        case '\n': text_append_str(out, "\\n"); break;
+        case '\r': text_append_str(out, "\\r"); break;
+        case '\t': text_append_str(out, "\\t"); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                text_printf(out, "\\x%02X", (unsigned)c);
+            else
+                put_char(out, c);
+            break;
+        }
+    }
+    text_append_str(out, "\"");
+}
+
+static void yaml_key(TextBuffer *out, int indent, const char *key, const char *value)
+{
+    text_printf(out, "%*s%s: ", indent, "", key);
+    yaml_string(out, value);
+    text_append_str(out, "\n");
+}
+
+static void yaml_at(TextBuffer *out, int indent, const char *file, uint32_t line, uint32_t column)
+{
+    text_printf(out, "%*sat:\n", indent, "");
+    yaml_key(out, indent + 2, "file", file);
+    text_printf(out, "%*sline: %" PRIu32 "\n%*scolumn: %" PRIu32 "\n", indent + 2, "", line,
+                indent + 2, "", column);
+}
+
+/* A test point per test; a failed or errored one with a YAML diagnostic block: where,
+ * why, each failed expectation with its expected and actual value, the divergence. */
+void testing_report_tap(const TestRun *run, TextBuffer *out)
+{
+    text_printf(out, "TAP version 14\n1..%" PRIu32 "\n", run->count);
+    for (uint32_t i = 0; i < run->count; i++) {
+        const TestResult *r = &run->results[i];
+        text_printf(out, "%sok %" PRIu32 " - ", r->status == TEST_PASSED ? "" : "not ", i + 1);
+        tap_description(out, r->name);
+        text_append_str(out, "\n");
+        if (r->status == TEST_PASSED)
+            continue;
+        text_append_str(out, "  ---\n");
+        if (r->status == TEST_ERROR) {
+            yaml_key(out, 2, "message", r->message);
+            yaml_key(out, 2, "severity", "error");
+        } else {
+            TextBuffer message = {0};
+            text_printf(&message, "%" PRIu32 " expectation%s failed", r->failure_count,
+                        r->failure_count == 1 ? "" : "s");
+            yaml_key(out, 2, "message", message.data);
+            text_free(&message);
+            yaml_key(out, 2, "severity", "fail");
+        }
+        yaml_at(out, 2, r->file, r->line, r->column);
+        yaml_key(out, 2, "program", r->program);
+        yaml_key(out, 2, "workflow", r->workflow);
+        if (r->outcome)
+            yaml_key(out, 2, "outcome", r->outcome);
+        if (r->status == TEST_FAILED && r->failure_count > 0) {
+            text_append_str(out, "  failures:\n");
+            for (uint32_t k = 0; k < r->failure_count; k++) {
+                const TestFailure *f = &r->failures[k];
+                text_append_str(out, "    - what: ");
+                yaml_string(out, f->what);
+                text_append_str(out, "\n");
+                yaml_key(out, 6, "expected", f->expected);
+                yaml_key(out, 6, "actual", f->actual);
+                yaml_at(out, 6, r->file, f->line, f->column);
+            }
+        }
+        if (r->status == TEST_FAILED && r->divergence && *r->divergence)
+            yaml_key(out, 2, "divergence", r->divergence);
+        text_append_str(out, "  ...\n");
+    }
+}
+
+/* ---- GitHub Actions workflow commands ---- */
+
+/* A command's message (`property` false) or a property's value: `%`, CR and LF
+ * percent-encoded, and in a property `:` and `,` too, as the runner decodes them. */
+static void github_text(TextBuffer *out, const char *text, bool property)
+{
+    const char *s = or_empty(text);
+    while (*s) {
+        int32_t c = next_char(&s);
+        if (c == '%' || c == '\r' || c == '\n' || (property && (c == ':' || c == ',')))
+            text_printf(out, "%%%02X", (unsigned)c);
+        else
+            put_char(out, c);
+    }
+}
+
+static void github_error(TextBuffer *out, const TestResult *r, uint32_t line, uint32_t column,
+                         const char *message)
+{
+    text_append_str(out, "::error file=");
+    github_text(out, r->file, true);
+    text_printf(out, ",line=%" PRIu32 ",col=%" PRIu32 ",title=", line, column);
+    TextBuffer title = {0};
+    text_printf(&title, "test \"%s\"", or_empty(r->name));
+    github_text(out, title.data, true);
+    text_free(&title);
+    text_append_str(out, "::");
+    github_text(out, message, false);
+    text_append_str(out, "\n");
+}
+
+/* An `::error` annotation per expectation that did not hold, at its line, and one per
+ * test that could not run, at the test's; nothing for a test that passed. */
+void testing_report_github(const TestRun *run, TextBuffer *out)
+{
+    TextBuffer message = {0};
+    for (uint32_t i = 0; i < run->count; i++) {
+        const TestResult *r = &run->results[i];
+        if (r->status == TEST_ERROR) {
+            message.len = 0;
+            text_printf(&message, "the test could not run: %s", or_empty(r->message));
+            github_error(out, r, r->line, r->column, message.data);
+            continue;
+        }
+        for (uint32_t k = 0; r->status == TEST_FAILED && k < r->failure_count; k++) {
+            const TestFailure *f = &r->failures[k];
+            message.len = 0;
+            text_printf(&message, "%s: expected %s, actual %s", or_empty(f->what), or_empty(f->expected),
+                        or_empty(f->actual));
+            const char *divergence = failure_divergence(r, k);
+            if (divergence)
+                text_printf(&message, "\n\n%s", divergence);
+            github_error(out, r, f->line, f->column, message.data);
+        }
+    }
+    text_free(&message);
+}

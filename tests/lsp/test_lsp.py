@@ -1106,6 +1106,14 @@ def names_in_tests_are_occurrences():
         check({"uri": w.file_uri("checkout.test.orbit"),
                "range": location(w, "checkout.test.orbit", tests, "charge {", length=6)["range"]} in refs,
               "a step's references include the test's", refs)
+        r = w.client.request_full("textDocument/rename", {
+            "textDocument": {"uri": uri}, "position": at(tests, "step charge", 0, 6),
+            "newName": "pay"})["result"]
+        new_tests = apply_edits(tests, r["changes"][uri])
+        new_program = apply_edits(program, r["changes"][w.file_uri("checkout.orbit")])
+        check("step pay {" in new_tests and "step pay {" in new_program and
+              "charge.charge_id" not in new_program, "a step renamed from a test, everywhere",
+              new_tests)
         eq(w.client.stop(), 0, "exit status")
 
 

@@ -15,9 +15,11 @@
  * its contract, so that one mistake is one report. */
 #include "check_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "memory.h"
+#include "orbc_value.h"   /* orbc_duration_units, orbc_format_duration */
 
 /* ---- The members of each block of a test (docs/testing.md, "A test") ---------------- */
 
@@ -563,6 +565,44 @@ static Span in_string(Checker *ck, const Expr *s, uint32_t from, uint32_t to)
     return span_make(at + from, at + to);
 }
 
+/* Whether `time` ("120ms", "1d1h20ms") is an event time an entry can match: its
+ * milliseconds as the history writes them ("90000ms"), or its duration as Orbit writes
+ * it, in its largest exact units ("1m30s", liborbc's orbc_format_duration; "90s" never
+ * matches). `shown`: the duration as Orbit writes it, when `time` reads as one, else "". */
+static bool event_time_matches(const char *time, char shown[ORBC_DURATION_TEXT_SIZE])
+{
+    shown[0] = '\0';
+    int64_t ms = 0;
+    const char *p = time;
+    while (*p >= '0' && *p <= '9') {
+        int64_t number = 0;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (number > (INT64_MAX - 9) / 10)
+                return false;
+            number = number * 10 + (*p - '0');
+        }
+        const OrbcDurationUnit *unit = NULL;
+        size_t len = 0;
+        for (uint32_t u = 0; u < ORBC_DURATION_UNIT_COUNT; u++) {
+            size_t l = strlen(orbc_duration_units[u].name);
+            if (strncmp(p, orbc_duration_units[u].name, l) == 0 && l > len) {
+                unit = &orbc_duration_units[u];
+                len = l;
+            }
+        }
+        if (!unit || number > (INT64_MAX - ms) / unit->ms)
+            return false;
+        ms += number * unit->ms;
+        p += len;
+    }
+    if (p == time || *p)
+        return false;
+    orbc_format_duration(shown, ms);
+    char in_ms[32];
+    snprintf(in_ms, sizeof in_ms, "%lldms", (long long)ms);
+    return strcmp(shown, time) == 0 || strcmp(in_ms, time) == 0;
+}
+
 /* `events: ["StepScheduled step=charge", "+ 120ms StepFailed step=charge"]`: each entry
  * names a history event, after an optional time. */
 static void check_event(Checker *ck, Expr *e)
@@ -577,28 +617,24 @@ static void check_event(Checker *ck, Expr *e)
     const char *s = e->text;
     uint32_t n = e->len, i = 0;
     if (n > 0 && s[0] == '+') {
-        i = 1;
-        while (i < n && s[i] == ' ')
+        i = n > 1 && s[1] == ' ' ? 2 : 1;
+        uint32_t time = i;
+        while (i < n && s[i] != ' ')
             i++;
-        uint32_t digits = i;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++;
-        uint32_t unit = i;
-        while (i < n && s[i] >= 'a' && s[i] <= 'z')
-            i++;
-        const char *u = s + unit;
-        size_t ulen = i - unit;
-        bool unit_ok = (ulen == 2 && memcmp(u, "ms", 2) == 0) ||
-                       (ulen == 1 && strchr("smhd", u[0]));
-        if (unit == digits || !unit_ok || (i < n && s[i] != ' ')) {
+        const char *written = arena_strndup(ck->arena, s + time, i - time);
+        char shown[ORBC_DURATION_TEXT_SIZE] = "";
+        if (time != 2 || i == time || i == n || !event_time_matches(written, shown)) {
             Diagnostic *d = diag_report(ck->diags, E0809, in_string(ck, e, 0, i),
-                                        "an entry of `events` starts with `+` and a time, "
-                                        "such as `+ 500ms`");
-            diag_set_label(ck->diags, d, "not a time");
+                                        "an entry of `events` starts with `+ `, a time and a "
+                                        "space, such as `+ 500ms StepFailed`");
+            diag_set_label(ck->diags, d, "not a time this entry can match");
+            if (shown[0] && strcmp(shown, written) != 0)
+                diag_add_note(ck->diags, d, "a time is written in milliseconds or as Orbit "
+                                            "writes durations, in its largest exact units: "
+                                            "`%s`", shown);
             return;
         }
-        while (i < n && s[i] == ' ')
-            i++;
+        i++;   /* the space after the time */
     }
     uint32_t start = i;
     while (i < n && s[i] != ' ')

@@ -13,7 +13,12 @@
  *   in an expression            `input`, the steps above, the `for` variable, the
  *                               functions; after `x.` the fields of x's type
  *   at the start of a `with`    the fields of the target's input contract not given yet
- *   in a contract               the types */
+ *   in a contract               the types
+ *   in a test (docs/testing.md) after `workflow` and `child` the workflows; after `step`
+ *                               the steps of the tested workflow (in a script: those
+ *                               that answer, task and workflow steps; in `child W`:
+ *                               W's); after `task` the tasks (quoted); after `signal`
+ *                               the signals some step awaits (quoted) */
 #define _GNU_SOURCE   /* memmem */
 #include "query.h"
 #include "source.h"
@@ -40,6 +45,9 @@ typedef enum BlockKind {
     B_OBJECT,        /* an object literal in an expression (`with { … }`) */
     B_CODES,         /* `non_retryable: [ … ]` */
     B_LIST, B_PAREN, /* brackets in an expression */
+    B_TEST,          /* test "NAME" { … }: its name is the workflow it names */
+    B_TEST_CHILD,    /* child W { … } in a test: its name is W */
+    B_TEST_EXPECT,   /* expect { … } in a test */
     B_OTHER,
 } BlockKind;
 
@@ -125,6 +133,11 @@ static void add_token(Scan *s, TokenKind kind, uint32_t start, uint32_t end)
             if (token_is(s, &t, RETRY_SETTING_NAMES[i]))
                 f->settings |= 1u << i;
     }
+    if (f->kind == B_TEST && f->token_count == 1 && kind == T_WORD &&
+        token_is(s, &f->tokens[0], "workflow")) {   /* `workflow checkout` in a test */
+        Token t = { kind, start, end };
+        copy_name(s, &t, f->name);
+    }
     if (f->token_count < MAX_TOKENS)
         f->tokens[f->token_count] = (Token){ kind, start, end };
     f->token_count++;
@@ -149,7 +162,15 @@ static BlockKind classify_brace(Scan *s, char name[NAME_MAX])
             copy_name(s, &t[1], name);
             return B_WORKFLOW;
         }
+        if (n >= 1 && token_is(s, &t[0], "test"))
+            return B_TEST;
         return first == KW_WORKER ? B_WORKER : first == KW_TYPE ? B_TYPE : B_OTHER;
+    case B_TEST:
+        if (n >= 2 && t[1].kind == T_WORD && token_is(s, &t[0], "child")) {
+            copy_name(s, &t[1], name);
+            return B_TEST_CHILD;
+        }
+        return n == 1 && token_is(s, &t[0], "expect") ? B_TEST_EXPECT : B_OTHER;
     case B_WORKFLOW:
         if (first == KW_INPUT || first == KW_OUTPUT)
             return B_SCHEMA;
@@ -578,6 +599,120 @@ static void with_field_items(Completion *c)
     field_items(c, input, 0);
 }
 
+/* ---- Names in tests ----------------------------------------------------------------- */
+
+/* The workflow a test runs: the one its `workflow NAME` names (the test's frame keeps
+ * it), else the program's only one. */
+static const Workflow *tested_workflow(Completion *c)
+{
+    const Scan *s = c->scan;
+    const Program *p = c->a->program;
+    const char *name = NULL;
+    for (int d = 0; d < s->depth; d++)
+        if (s->frames[d].kind == B_TEST)
+            name = s->frames[d].name;
+    if (name && *name) {
+        for (uint32_t i = 0; i < p->workflow_count; i++)
+            if (strcmp(p->workflows[i].name->text, name) == 0)
+                return &p->workflows[i];
+        return NULL;
+    }
+    return p->workflow_count == 1 ? &p->workflows[0] : NULL;
+}
+
+static const Workflow *workflow_named(Completion *c, const char *name)
+{
+    const Program *p = c->a->program;
+    for (uint32_t i = 0; i < p->workflow_count; i++)
+        if (strcmp(p->workflows[i].name->text, name) == 0)
+            return &p->workflows[i];
+    return NULL;
+}
+
+static const char *step_kind_detail(StepKind kind)
+{
+    switch (kind) {
+    case STEP_TASK_WORKER: case STEP_TASK_BUILTIN: return "task step";
+    case STEP_WORKFLOW: return "workflow step";
+    case STEP_SLEEP: return "sleep step";
+    case STEP_AWAIT: return "await step";
+    default: return "compute step";
+    }
+}
+
+/* The steps of `wf`; with `answering`, only those a script can answer (task and
+ * workflow steps). */
+static void test_step_items(Completion *c, const Workflow *wf, bool answering)
+{
+    for (uint32_t i = 0; wf && i < wf->step_count; i++) {
+        const Step *st = &wf->steps[i];
+        bool answers = st->kind == STEP_TASK_WORKER || st->kind == STEP_TASK_BUILTIN ||
+                       st->kind == STEP_WORKFLOW;
+        if (st->name && (answers || !answering))
+            item(c, st->name->text, ITEM_VARIABLE, step_kind_detail(st->kind));
+    }
+}
+
+/* The tasks a test may script: declared workers, workers steps use, built-in tasks;
+ * each once (`seen`: the names offered, a name many steps use). */
+static void test_task_items(Completion *c)
+{
+    const Program *p = c->a->program;
+    NameMap seen;
+    namemap_init(&seen, &c->arena, p->worker_count + 16);
+    for (uint32_t i = 0; i < p->worker_count; i++) {
+        const Name *name = p->workers[i].name;
+        if (namemap_add(&seen, &c->arena, name->text, name->hash, i))
+            quoted_items(c, name->text, ITEM_INTERFACE, "worker");
+    }
+    for (uint32_t i = 0; i < p->workflow_count; i++)
+        for (uint32_t k = 0; k < p->workflows[i].step_count; k++) {
+            const Step *st = &p->workflows[i].steps[k];
+            const Name *name = st->target_name;
+            if (st->kind == STEP_TASK_WORKER && name &&
+                namemap_add(&seen, &c->arena, name->text, name->hash, 0))
+                quoted_items(c, name->text, ITEM_INTERFACE, "worker (not declared)");
+        }
+    for (uint32_t i = 0; i < p->builtin_count; i++)
+        quoted_items(c, p->builtins[i].name->text, ITEM_MODULE, "built-in task");
+}
+
+/* The signals some step awaits, each once. */
+static void test_signal_items(Completion *c)
+{
+    const Program *p = c->a->program;
+    NameMap seen;
+    namemap_init(&seen, &c->arena, 16);
+    for (uint32_t i = 0; i < p->workflow_count; i++)
+        for (uint32_t k = 0; k < p->workflows[i].step_count; k++) {
+            const Step *st = &p->workflows[i].steps[k];
+            const Name *name = st->target_name;
+            if (st->kind == STEP_AWAIT && name &&
+                namemap_add(&seen, &c->arena, name->text, name->hash, 0))
+                quoted_items(c, name->text, ITEM_VALUE,
+                             arena_printf(&c->arena, "awaited by step `%s`", st->name->text));
+        }
+}
+
+/* After the first word of a member of a test, its `child`, or its `expect`. */
+static void test_items(Completion *c, const Frame *f, const Token *first, uint32_t n)
+{
+    Scan *s = c->scan;
+    bool word = n == 1 && !s->in_string;
+    if (f->kind == B_TEST && word && (token_is(s, first, "workflow") || token_is(s, first, "child")))
+        workflow_items(c);
+    else if (f->kind == B_TEST && word && token_is(s, first, "step"))
+        test_step_items(c, tested_workflow(c), true);
+    else if (f->kind == B_TEST && n == 1 && token_is(s, first, "task"))
+        test_task_items(c);
+    else if (f->kind == B_TEST && n == 1 && token_is(s, first, "signal"))
+        test_signal_items(c);
+    else if (f->kind == B_TEST_CHILD && word && token_is(s, first, "step"))
+        test_step_items(c, workflow_named(c, f->name), true);
+    else if (f->kind == B_TEST_EXPECT && word && token_is(s, first, "step"))
+        test_step_items(c, tested_workflow(c), false);
+}
+
 /* ---- The context ------------------------------------------------------------------ */
 
 static void complete_at(Completion *c)
@@ -592,9 +727,15 @@ static void complete_at(Completion *c)
     static const Keyword TOP[] = { KW_WORKFLOW, KW_WORKER, KW_TYPE };
     static const Keyword BODY[] = { KW_INPUT, KW_OUTPUT, KW_TIMEOUT, KW_STEP, KW_RETURN };
     static const Keyword WORKER_MEMBERS[] = { KW_INPUT, KW_OUTPUT };
-    if (s->in_string && f->kind != B_CODES && first != KW_WORKER)
+    if (s->in_string && f->kind != B_CODES && first != KW_WORKER && f->kind != B_TEST)
         return;
     switch (f->kind) {
+    case B_TEST:
+    case B_TEST_CHILD:
+    case B_TEST_EXPECT:
+        if (n >= 1)
+            test_items(c, f, &t[0], n);
+        return;
     case B_TOP:
         if (n == 0)
             keyword_items(c, TOP, 3, 0);

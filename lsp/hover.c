@@ -489,6 +489,18 @@ static void write_symbol(Hover *h, const Occurrence *o)
     case SYM_FUNCTION:
         write_function(h, o);
         break;
+    case SYM_SIGNAL: {
+        uint32_t workflow, step;
+        const char *name = sym->name ? sym->name->text : "";
+        if (lsp_query_await(h->a, sym->name, &workflow, &step))
+            text_printf(&h->out, "**signal `\"%s\"`** — awaited by step `%s` of workflow "
+                                 "`%s`\n", name, p->workflows[workflow].steps[step].name->text,
+                        p->workflows[workflow].name->text);
+        else
+            text_printf(&h->out, "**signal `\"%s\"`** — no step of the program awaits it\n",
+                        name);
+        break;
+    }
     case SYM_ERROR_CODE: {
         const ErrorCode *e = &p->error_codes[sym->index];
         text_printf(&h->out, "**`%s`** — runtime error code, %s", e->name->text,

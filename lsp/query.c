@@ -75,6 +75,32 @@ const Step *lsp_query_step(Analysis *a, uint32_t workflow, uint32_t step)
     return &p->workflows[workflow].steps[step];
 }
 
+const Expr *lsp_query_await(Analysis *a, const Name *signal, uint32_t *workflow,
+                            uint32_t *step)
+{
+    const Program *p = a->program;
+    for (uint32_t i = 0; i < p->workflow_count; i++)
+        for (uint32_t k = 0; k < p->workflows[i].step_count; k++) {
+            const Step *s = &p->workflows[i].steps[k];
+            if (s->kind != STEP_AWAIT || s->target_name != signal)
+                continue;
+            const Member *decl = lsp_query_declaration_member(a, p->workflows[i].span);
+            const Block *body = decl ? member_body(decl) : NULL;
+            for (const Member *m = block_first(body), *end = block_end(body); m != end; m++) {
+                if (m->span.start != s->span.start)
+                    continue;
+                for (const Member *x = block_first(member_body(m)),
+                                  *xend = block_end(member_body(m)); x != xend; x++)
+                    if (x->keyword == KW_AWAIT && x->kind != MEMBER_ERROR && member_value(x)) {
+                        *workflow = i;
+                        *step = k;
+                        return member_value(x);
+                    }
+            }
+        }
+    return NULL;
+}
+
 const Block *lsp_query_retry_block(const Block *body)
 {
     for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
@@ -115,8 +141,22 @@ static void build_index(Analysis *a)
     a->indexed = a->program;
     memset(&a->types_by_name, 0, sizeof a->types_by_name);
     memset(&a->error_codes_by_name, 0, sizeof a->error_codes_by_name);
+    memset(&a->workflows_by_name, 0, sizeof a->workflows_by_name);
+    memset(&a->workers_by_name, 0, sizeof a->workers_by_name);
+    memset(&a->builtins_by_name, 0, sizeof a->builtins_by_name);
     arena_init(&a->index_arena);
     const Program *p = a->program;
+    a->steps_by_name = arena_alloc(&a->index_arena,
+                                   (p->workflow_count + 1) * sizeof *a->steps_by_name);
+    for (uint32_t i = 0; i < p->workflow_count; i++)
+        namemap_add(&a->workflows_by_name, &a->index_arena, p->workflows[i].name->text,
+                    name_hash(p->workflows[i].name), i);
+    for (uint32_t i = 0; i < p->worker_count; i++)
+        namemap_add(&a->workers_by_name, &a->index_arena, p->workers[i].name->text,
+                    name_hash(p->workers[i].name), i);
+    for (uint32_t i = 0; i < p->builtin_count; i++)
+        namemap_add(&a->builtins_by_name, &a->index_arena, p->builtins[i].name->text,
+                    name_hash(p->builtins[i].name), i);
     for (uint32_t i = 0; i < p->type_count; i++)
         namemap_add(&a->types_by_name, &a->index_arena, p->types[i].name->text,
                     name_hash(p->types[i].name), i);
@@ -432,6 +472,110 @@ static void walk_type_declaration(Walk *w, const Member *decl)
     walk_record(w, member_body(decl), w->p->types[index].type);
 }
 
+/* ---- Tests (docs/testing.md) ------------------------------------------------------ */
+
+/* The index of `name` in a map of build_index, or NO_INDEX. */
+static uint32_t named(Analysis *a, const NameMap *map, const Name *name)
+{
+    build_index(a);
+    uint32_t i;
+    return name && namemap_get(map, name->text, name_hash(name), &i) ? i : NO_INDEX;
+}
+
+/* The step `name` of workflow `workflow`, or NO_INDEX. */
+static uint32_t step_named(Analysis *a, uint32_t workflow, const Name *name)
+{
+    build_index(a);
+    if (workflow >= a->program->workflow_count || !name)
+        return NO_INDEX;
+    const Workflow *wf = &a->program->workflows[workflow];
+    NameMap *map = &a->steps_by_name[workflow];
+    if (!map->slots) {
+        namemap_init(map, &a->index_arena, wf->step_count);
+        for (uint32_t i = 0; i < wf->step_count; i++)
+            namemap_add(map, &a->index_arena, wf->steps[i].name->text,
+                        name_hash(wf->steps[i].name), i);
+    }
+    uint32_t i;
+    return namemap_get(map, name->text, name_hash(name), &i) ? i : NO_INDEX;
+}
+
+/* The word a member of a test starts with (`task`, `step`, `expect`, `workflow`). */
+static const char *test_word(const Member *m)
+{
+    if (m->kind == MEMBER_ERROR)
+        return "";
+    if (m->kind == MEMBER_CLAUSE && m->keyword == KW_NONE)
+        return m->key ? m->key->text : "";
+    return m->keyword != KW_NONE ? keyword_text(m->keyword) : m->name ? m->name->text : "";
+}
+
+static void emit_test_step(Walk *w, const Member *m, uint32_t workflow)
+{
+    uint32_t s = step_named(w->a, workflow, m->name);
+    if (s != NO_INDEX)
+        emit(w, member_name_span(m), symbol(SYM_STEP, workflow, s), false, NULL);
+}
+
+/* `step NAME { … }` members of a test's block (`child W { … }`, `expect { … }`). */
+static void walk_test_steps(Walk *w, const Block *body, uint32_t workflow)
+{
+    for (const Member *m = block_first(body), *end = block_end(body);
+         m != end && !w->stopped; m++)
+        if (strcmp(test_word(m), "step") == 0)
+            emit_test_step(w, m, workflow);
+}
+
+/* The names a test uses are occurrences of what they name: its workflow, the tasks it
+ * scripts (workers or built-in tasks), the steps of the tested workflow (in scripts and
+ * in `expect`), child workflows and their steps, and the signals it sends. */
+static void walk_test(Walk *w, const Member *decl)
+{
+    Analysis *a = w->a;
+    const Block *body = member_body(decl);
+    uint32_t workflow = w->p->workflow_count == 1 ? 0 : NO_INDEX;
+    for (const Member *m = block_first(body), *end = block_end(body); m != end; m++)
+        if (strcmp(test_word(m), "workflow") == 0 && member_value(m) &&
+            member_value(m)->kind == EXPR_NAME)
+            workflow = named(a, &a->workflows_by_name, member_value(m)->name);
+    w->context = (Context){ workflow, NO_INDEX, false };
+    for (const Member *m = block_first(body), *end = block_end(body);
+         m != end && !w->stopped; m++) {
+        const char *word = test_word(m);
+        if (strcmp(word, "workflow") == 0 && member_value(m) &&
+            member_value(m)->kind == EXPR_NAME) {
+            uint32_t i = named(a, &a->workflows_by_name, member_value(m)->name);
+            if (i != NO_INDEX)
+                emit(w, member_value(m)->span, symbol(SYM_WORKFLOW, NO_INDEX, i), false, NULL);
+        } else if (strcmp(word, "step") == 0) {
+            emit_test_step(w, m, workflow);
+        } else if (strcmp(word, "child") == 0 && m->name) {
+            uint32_t i = named(a, &a->workflows_by_name, m->name);
+            if (i == NO_INDEX)
+                continue;
+            emit(w, member_name_span(m), symbol(SYM_WORKFLOW, NO_INDEX, i), false, NULL);
+            walk_test_steps(w, member_body(m), i);
+        } else if (strcmp(word, "task") == 0 && m->name) {
+            uint32_t i = named(a, &a->builtins_by_name, m->name);
+            Symbol s = symbol(SYM_BUILTIN, NO_INDEX, i);
+            if (i == NO_INDEX) {
+                s = symbol(SYM_WORKER, NO_INDEX, named(a, &a->workers_by_name, m->name));
+                s.name = m->name;
+            }
+            emit(w, member_name_span(m), s, false, NULL);
+        } else if (strcmp(word, "signal") == 0 && m->name) {
+            Symbol s = symbol(SYM_SIGNAL, NO_INDEX, NO_INDEX);
+            s.name = m->name;
+            emit(w, member_name_span(m), s, false, NULL);
+        } else if (strcmp(word, "expect") == 0) {
+            const Expr *v = member_value(m);
+            walk_test_steps(w, member_body(m) ? member_body(m)
+                               : v && v->kind == EXPR_OBJECT ? v->block : NULL, workflow);
+        }
+    }
+    w->context = (Context){ NO_INDEX, NO_INDEX, false };
+}
+
 void lsp_query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, void *user)
 {
     if (!a->program || file >= a->c.ast_count || !a->c.asts[file] || file == 0)
@@ -447,6 +591,9 @@ void lsp_query_walk_file(Analysis *a, uint32_t file, OccurrenceVisitor visit, vo
             walk_worker(&w, m);
         else if (m->keyword == KW_TYPE)
             walk_type_declaration(&w, m);
+        else if (m->keyword == KW_NONE && m->key && strcmp(m->key->text, "test") == 0 &&
+                 m->name && member_body(m))
+            walk_test(&w, m);
     }
 }
 
@@ -504,6 +651,8 @@ bool lsp_symbol_same(const Symbol *x, const Symbol *y)
                                                             : x->index == y->index;
     case SYM_FIELD:
         return x->field == y->field;
+    case SYM_SIGNAL:
+        return x->name == y->name;
     default:
         return x->index == y->index;
     }
@@ -571,6 +720,13 @@ bool lsp_symbol_declaration(Analysis *a, const Symbol *sym, Span *out)
     case SYM_ERROR_CODE:
         m = stdlib_member(a, "error", p->error_codes[sym->index].name);
         break;
+    case SYM_SIGNAL: {
+        uint32_t workflow, step;
+        const Expr *await = lsp_query_await(a, sym->name, &workflow, &step);
+        if (await)
+            *out = await->span;
+        return await != NULL;
+    }
     default:
         return false;
     }
@@ -615,6 +771,7 @@ const char *lsp_symbol_name(Analysis *a, const Symbol *sym)
     case SYM_ERROR_CODE: return p->error_codes[sym->index].name->text;
     case SYM_SETTING: return RETRY_SETTING_NAMES[sym->index];
     case SYM_KEYWORD: return keyword_text((Keyword)sym->index);
+    case SYM_SIGNAL: return sym->name ? sym->name->text : "";
     default: return "";
     }
 }

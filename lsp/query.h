@@ -23,6 +23,8 @@ typedef enum SymbolKind {
     SYM_ERROR_CODE,    /* index: Program.error_codes */
     SYM_SETTING,       /* index: a RetrySetting (a key of a retry block) */
     SYM_KEYWORD,       /* index: a Keyword (`timeout`, `queue_timeout`, `retry`, …) */
+    SYM_SIGNAL,        /* name: a signal a test sends (`signal "NAME" { … }`); declared by
+                          the first step that awaits it */
 } SymbolKind;
 
 typedef struct Symbol {
@@ -82,6 +84,11 @@ const Member *lsp_query_declaration_member(Analysis *a, Span span);
 
 /* A step of a workflow by its index, NULL when out of range. */
 const Step *lsp_query_step(Analysis *a, uint32_t workflow, uint32_t step);
+
+/* The `await` value of the first step of the program that awaits `signal` (its
+ * workflow and step in *workflow, *step), or NULL when no step does. */
+const Expr *lsp_query_await(Analysis *a, const Name *signal, uint32_t *workflow,
+                            uint32_t *step);
 
 /* The retry block written among a step's (or compensate block's) members, `retry { … }`
  * (or `retry: { … }`, reported but read as the clause), or NULL. */

@@ -130,6 +130,7 @@ static Colour colour_of(Analysis *a, const Occurrence *o)
     case SYM_SETTING: c.type = TT_PROPERTY; break;
     case SYM_FUNCTION: c.type = TT_FUNCTION; c.modifiers |= MOD_DEFAULT_LIBRARY; break;
     case SYM_ERROR_CODE: c.type = TT_ENUM_MEMBER; c.modifiers |= MOD_DEFAULT_LIBRARY; break;
+    case SYM_SIGNAL: c.type = TT_STRING; break;
     case SYM_NONE:
     case SYM_KEYWORD: break;
     }

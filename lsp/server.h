@@ -84,6 +84,10 @@ typedef struct Analysis {
     const Program *indexed;    /* query.c: the maps below are of this program */
     Arena index_arena;
     NameMap types_by_name, error_codes_by_name;
+    NameMap workflows_by_name, workers_by_name, builtins_by_name;  /* for the names tests
+                                                                      write (query.c) */
+    NameMap *steps_by_name;    /* [workflow_count]: each workflow's steps, made when a test
+                                  first names one (slots NULL before) */
 } Analysis;
 
 /* What was last published for a URI. */

@@ -2,7 +2,8 @@
  * did-you-mean with the peer-system aliases, dotted names, durations for messages.
  *
  * Passes, in order: declarations (check_decls.c), workflow signatures and bodies
- * (check_steps.c, which calls check_policy.c, check_types.c and check_lints.c). */
+ * (check_steps.c, which calls check_policy.c, check_types.c and check_lints.c), the
+ * tests (check_tests.c). */
 #include "check_internal.h"
 
 #include <stdatomic.h>
@@ -362,6 +363,7 @@ static Program *check_program(Compiler *c, const CheckOptions *options)
     check_each_workflow(ck, check_workflow_signature);   /* every one before any body */
     check_each_workflow(ck, check_workflow_body);
     worst_resolve(ck);
+    check_tests(ck);
     check_state_free(ck);
     return ck->program;
 }

@@ -272,6 +272,10 @@ void lint_idempotency(Checker *ck, const RetryPolicy *policy, bool has_key, Span
 bool lint_retry_budget(Checker *ck, const Workflow *wf, const Step *step,
                        const RetryPolicy *policy, int64_t timeout_ms, Span where);
 
+/* check_tests.c: the test declarations (Program.tests, docs/testing.md), once every
+ * workflow is checked */
+void check_tests(Checker *ck);
+
 /* worst_path.c: the worst case of each workflow (worst_path.h), and W0010 */
 /* Keeps what the analysis needs of the steps of `wf`, once its body is checked. */
 void worst_collect(Checker *ck, Workflow *wf);

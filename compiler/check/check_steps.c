@@ -898,6 +898,13 @@ static bool is_step_decl(Checker *ck, const Member *m)
     return m->keyword == KW_NONE && m->key && check_suggest(ck, m->key->text, STEP, 1);
 }
 
+/* Whether the workflows' steps live in one buffer reused from workflow to workflow
+ * (checker.h, check_only): not when the program has tests, whose pass reads them. */
+static bool reuse_steps(const Checker *ck)
+{
+    return ck->options->check_only && !ck->program->test_count;
+}
+
 /* Room for the tables of a workflow of `n` steps (check_internal.h). */
 static void workflow_tables(Checker *ck, uint32_t n)
 {
@@ -908,7 +915,7 @@ static void workflow_tables(Checker *ck, uint32_t n)
     ck->step_decls = xrealloc(ck->step_decls, capacity * sizeof *ck->step_decls);
     ck->dep_buffer = xrealloc(ck->dep_buffer, capacity * sizeof *ck->dep_buffer);
     ck->dep_mark = xrealloc(ck->dep_mark, capacity * sizeof *ck->dep_mark);
-    if (ck->options->check_only) {
+    if (reuse_steps(ck)) {
         free(ck->step_buffer);   /* nothing in it is kept: no copy */
         ck->step_buffer = xmalloc(capacity * sizeof *ck->step_buffer);
     }
@@ -924,7 +931,7 @@ static void collect_steps(Checker *ck, Workflow *wf, Member *decl, uint32_t n)
     Member **decls = ck->step_decls;
     NameMap *steps = &ck->steps;
     /* Not zeroed (no memset of the whole array): each step is written whole below. */
-    wf->steps = ck->options->check_only ? ck->step_buffer
+    wf->steps = reuse_steps(ck) ? ck->step_buffer
                                   : arena_alloc_raw(ck->arena, n * sizeof *wf->steps);
     for (Member *m = block_first(member_body(decl)), *end = block_end(member_body(decl)); m != end; m++) {
         if (!is_step_decl(ck, m))
@@ -1006,7 +1013,7 @@ void check_workflow_body(Checker *ck, uint32_t index)
         check_step(ck, wf, &ck->steps, ck->step_decls[i], i);
     check_return(ck, wf, ret, &ck->steps);
     worst_collect(ck, wf);
-    if (ck->options->check_only) {   /* the next workflow reuses the buffer (checker.h) */
+    if (reuse_steps(ck)) {   /* the next workflow reuses the buffer (checker.h) */
         wf->steps = NULL;
         wf->step_count = 0;
     }

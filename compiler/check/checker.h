@@ -34,8 +34,9 @@ typedef struct CheckOptions {
     bool check_only;      /* the checked Program is not read after the check (`orbitc
                              check`): the checker keeps a workflow's steps only while it
                              checks that workflow, so Workflow.steps is NULL and
-                             step_count 0 afterwards. Lowering and the LSP read every step:
-                             they leave it false. */
+                             step_count 0 afterwards (except in a program with tests:
+                             their pass reads the steps, check_tests.c). Lowering and the
+                             LSP read every step: they leave it false. */
     bool ignore_suppressions;   /* `// orbit:allow(...)` comments are not applied: every
                                    diagnostic is kept and none is made about the comments
                                    (tools/fmt_properties.c compares the diagnostics before

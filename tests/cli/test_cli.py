@@ -157,6 +157,37 @@ def build_is_atomic_and_deterministic():
         expect(status == 2 and 'cannot write' in err, 'unwritable output: %d %r' % (status, err))
 
 
+TESTS_OF_CHECKOUT = '''test "a declined card fails the checkout" {
+  workflow checkout
+  input { order_id: "A1", total: { amount: 42.5, currency: "EUR" }, items: ["sku-1"] }
+  task "payments.charge" { attempts: [{ fail: { code: "CARD_DECLINED", retryable: false } }] }
+  child pack_items { step pick { attempts: [{ succeed: { sku: "sku-9" } }] } }
+  signal "manager_approved" { at: 5s, payload: { by: "ann" } }
+  expect { status: failed, error: "CARD_DECLINED", step charge { attempts: 1 } }
+}
+'''
+
+
+@test
+def tests_leave_the_bytecode_as_it_is():
+    """`orbitc build` leaves tests out (docs/testing.md): a program's bytecode is the same
+    byte for byte with its tests, in a file before or after its own, as without them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        program = os.path.join(tmp, 'checkout.orbit')
+        shutil.copyfile(EXAMPLE, program)
+        before, after = os.path.join(tmp, 'a.test.orbit'), os.path.join(tmp, 'z.test.orbit')
+        write(before, TESTS_OF_CHECKOUT)
+        write(after, TESTS_OF_CHECKOUT.replace('a declined', 'another declined'))
+        outputs = []
+        for files in ([program], [before, program, after]):
+            out = os.path.join(tmp, '%d.orbc' % len(outputs))
+            status, _, err = run('build', *files, '-o', out)
+            expect(status == 0 and err == '', 'build %s: %d %r' % (files, status, err))
+            outputs.append(open(out, 'rb').read())
+        expect(outputs[0] == outputs[1], 'the tests changed the bytecode (%d bytes, then %d)'
+               % (len(outputs[0]), len(outputs[1])))
+
+
 @test
 def build_refuses_what_the_format_cannot_hold_e0601():
     """Programs that check clean but pass a limit of the .orbc format (too big for a golden

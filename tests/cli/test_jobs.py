@@ -147,6 +147,32 @@ def jobs_over_one_program_of_many_files():
             expect(cached == (status, out, err), 'with the cache, --jobs 2 differs')
 
 
+@test
+def jobs_over_a_program_with_tests():
+    """The tests of a program checked on threads: its workflows' steps are checked by
+    several threads (more than one chunk of workflows), whose names of tasks and signals
+    are their own, and a test that scripts them checks clean, as on one thread."""
+    with tempfile.TemporaryDirectory() as tmp:
+        into = os.path.join(tmp, 'p')
+        os.makedirs(into)
+        for i in range(40):
+            h.write(os.path.join(into, 'w%02d.orbit' % i),
+                    'workflow w%d {\n'
+                    '  step call { using orbit.http.request; with { url: "https://x/%d" } }\n'
+                    '  step work { worker "only.here.%d"; timeout 1s; retry { attempts: 2 } }\n'
+                    '  step wait { await "go.%d"; timeout 1h }\n}\n' % (i, i, i, i))
+        h.write(os.path.join(into, 'z.test.orbit'),
+                'test "every name of a workflow checked on another thread" {\n'
+                '  workflow w37\n'
+                '  step call { attempts: [{ status: 503 }, { network_error: "reset" }] }\n'
+                '  task "only.here.37" { attempts: [{ fail: { code: "BUSY" }, times: 2 }] }\n'
+                '  signal "go.37" { at: 1s }\n'
+                '  expect { status: failed, step work { attempts: 3 } }\n}\n')
+        status, out, err = same_for_every_jobs('p', ['human', 'json'], jobs=(1, 2, 4), cwd=tmp)
+        expect(status == 0 and err.count(b'warning[W0012]') == 1 and b'error[' not in err,
+               'the test is checked as on one thread: %r' % err[-600:])
+
+
 def entries(cache):
     folder = os.path.join(cache, 'check')
     return sorted(os.listdir(folder)) if os.path.isdir(folder) else []

@@ -8,7 +8,8 @@ The C/JavaScript boundary (engine/, hosts/, playground/): the numbers of engine.
 JavaScript passes (generated into hosts/wasm/engine-enums.js), the one wrapper that
 copies bytes in and out of the WebAssembly module, its export list (the functions the C
 marks WASM_EXPORT, tools/wasm_exports.py: the wrapper calls no other; the history
-events the JavaScript reads by name are events the engine records), the order of
+events the JavaScript reads by name are events the engine records, and those the engine
+records are the list of bytecode/history_events.def that the compiler reads), the order of
 timer ties (engine/timers.c, which no JavaScript host may restate), the XML escaping
 and the duration units of the playground's pictures.
 
@@ -120,6 +121,25 @@ def unknown_events(texts):
     return problems
 
 
+def event_table(root, texts):
+    """The names of history events that bytecode/history_events.def lists (the compiler
+    checks a test's `events` against it) and the names engine/ records differ: an event
+    renamed, added or removed on one side only."""
+    table = re.findall(r'^HISTORY_EVENT\((\w+)\)',
+                       (root / 'bytecode' / 'history_events.def').read_text(), re.M)
+    recorded = set()
+    for name, text in texts.items():
+        if name.startswith('engine/') and name.endswith(C):
+            recorded.update(re.findall(r'"([A-Z][a-z]+[A-Z]\w*)"', text))
+    problems = ['engine/ records the history event %s, which bytecode/history_events.def '
+                'does not list' % event for event in sorted(recorded - set(table))]
+    problems += ['bytecode/history_events.def lists the history event %s, which engine/ '
+                 'never records' % event for event in sorted(set(table) - recorded)]
+    if len(set(table)) != len(table):
+        problems.append('bytecode/history_events.def lists an event twice')
+    return problems
+
+
 def main():
     root = pathlib.Path(sys.argv[1])
     texts = {p.relative_to(root).as_posix(): p.read_text(errors='replace')
@@ -135,10 +155,10 @@ def main():
             print('%s written again in %s (allowed: %s)'
                   % (what, name, ', '.join(sorted(allowed)) if allowed else 'nowhere'))
         failures += len(extra)
-    for problem in unexported_calls(root, texts) + unknown_events(texts):
+    for problem in unexported_calls(root, texts) + unknown_events(texts) + event_table(root, texts):
         print(problem)
         failures += 1
-    print('%d checks over %d files, %d copies too many' % (len(CHECKS) + 2, len(texts), failures))
+    print('%d checks over %d files, %d copies too many' % (len(CHECKS) + 3, len(texts), failures))
     return 1 if failures else 0
 
 

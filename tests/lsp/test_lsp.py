@@ -1048,6 +1048,107 @@ def go_to_definition():
         eq(got, [], "no diagnostics for the standard library")
 
 
+# A test of examples/checkout.orbit in a file of its own (docs/testing.md).
+CHECKOUT_TEST = (
+    'test "a declined card" {\n'
+    '  workflow checkout\n'
+    '  input { order_id: "A1", total: { amount: 42.5, currency: "EUR" }, items: ["sku-1"] }\n'
+    '  task "payments.charge" { attempts: [{ fail: { code: "CARD_DECLINED" } }] }\n'
+    '  task "warehouse.pick" { pickup: 1s }\n'
+    '  step notify { attempts: [{ status: 503 }] }\n'
+    '  child pack_items { step pick { pickup: 2s } }\n'
+    '  signal "manager_approved" { at: 5s }\n'
+    '  expect { status: failed, step charge { attempts: 1 } }\n'
+    '}\n')
+
+
+@test
+def names_in_tests_are_occurrences():
+    """Go to definition, hover and references of the names a test writes: its workflow,
+    tasks, steps, child workflow and its steps, signals."""
+    program, tests = read(CHECKOUT_PATH), CHECKOUT_TEST
+    with Workspace({"checkout.orbit": program, "checkout.test.orbit": tests},
+                   capabilities=MARKDOWN) as w:
+        uri = w.open("checkout.test.orbit")
+        diags = w.client.wait_diagnostics(uri)
+        eq(codes(diags), [], "the test checks clean")
+        cases = [
+            (at(tests, "workflow checkout", 0, 10), location(w, "checkout.orbit", program, "checkout", 1)),
+            (at(tests, '"payments.charge"', 0, 3),
+             location(w, "checkout.orbit", program, '"payments.charge"')),
+            (at(tests, "step notify", 0, 6),
+             location(w, "checkout.orbit", program, "notify {", length=6)),
+            (at(tests, "child pack_items", 0, 7),
+             location(w, "checkout.orbit", program, "pack_items", 1)),
+            (at(tests, "step pick", 0, 6), location(w, "checkout.orbit", program, "pick {", length=4)),
+            (at(tests, "step charge", 0, 6),
+             location(w, "checkout.orbit", program, "charge {", length=6)),
+            (at(tests, '"manager_approved"', 0, 3),
+             location(w, "checkout.orbit", program, '"manager_approved"')),
+        ]
+        for position, want in cases:
+            eq(definition(w, uri, position), want, "definition at %r" % (position,))
+        eq(definition(w, uri, at(tests, '"warehouse.pick"', 0, 3)), None,
+           "an undeclared worker has no declaration")
+        check("**worker `\"warehouse.pick\"`**" in hover(w, uri, at(tests, '"warehouse.pick"', 0, 3)),
+              "hover on an undeclared worker")
+        check("**workflow `checkout`**" in hover(w, uri, at(tests, "workflow checkout", 0, 10)),
+              "hover on the tested workflow")
+        check("step `charge`" in hover(w, uri, at(tests, "step charge", 0, 6)),
+              "hover on an expected step", hover(w, uri, at(tests, "step charge", 0, 6)))
+        eq(hover(w, uri, at(tests, '"manager_approved"', 0, 3)),
+           '**signal `"manager_approved"`** — awaited by step `approval` of workflow `checkout`\n',
+           "hover on a signal")
+        params = {"textDocument": {"uri": w.file_uri("checkout.orbit")},
+                  "position": at(program, "step charge", 0, 6),
+                  "context": {"includeDeclaration": False}}
+        refs = w.client.request("textDocument/references", params)
+        check({"uri": w.file_uri("checkout.test.orbit"),
+               "range": location(w, "checkout.test.orbit", tests, "charge {", length=6)["range"]} in refs,
+              "a step's references include the test's", refs)
+        r = w.client.request_full("textDocument/rename", {
+            "textDocument": {"uri": uri}, "position": at(tests, "step charge", 0, 6),
+            "newName": "pay"})["result"]
+        new_tests = apply_edits(tests, r["changes"][uri])
+        new_program = apply_edits(program, r["changes"][w.file_uri("checkout.orbit")])
+        check("step pay {" in new_tests and "step pay {" in new_program and
+              "charge.charge_id" not in new_program, "a step renamed from a test, everywhere",
+              new_tests)
+        eq(w.client.stop(), 0, "exit status")
+
+
+@test
+def completion_in_tests():
+    program = read(CHECKOUT_PATH)
+    with Workspace({"checkout.orbit": program}) as w:
+        uri = w.open("checkout.test.orbit", CHECKOUT_TEST)
+        w.client.wait_diagnostics(uri)
+
+        def labels(text):
+            return [i["label"] for i in completion_labels(w, uri, text)]
+        t = CHECKOUT_TEST
+        cases = [
+            ("workflows", t.replace("workflow checkout", "workflow |"), ["checkout", "pack_items"]),
+            ("steps that answer a script", t.replace("step notify", "step |"),
+             ["charge", "notify", "pack"]),
+            ("steps in expect", t.replace("step charge", "step |"),
+             ["charge", "notify", "pack", "approval", "cool_off", "total_cents"]),
+            ("the steps of a child", t.replace("step pick", "step |"), ["pick"]),
+            ("child workflows", t.replace("child pack_items", "child |"), ["checkout", "pack_items"]),
+            ("tasks, quoted", t.replace('task "warehouse.pick"', "task |"),
+             ['"payments.charge"', '"payments.refund"', '"warehouse.pick"', '"orbit.http.request"']),
+            ("tasks in the quotes", t.replace('task "warehouse.pick"', 'task "wa|'),
+             ["payments.charge", "payments.refund", "warehouse.pick", "orbit.http.request"]),
+            ("signals", t.replace('signal "manager_approved"', "signal |"), ['"manager_approved"']),
+            ("the workflow named, not the only one",
+             t.replace("workflow checkout", "workflow pack_items").replace("step notify", "step |"),
+             ["pick"]),
+        ]
+        for what, text, want in cases:
+            eq(labels(text), want, what)
+        eq(w.client.stop(), 0, "exit status")
+
+
 @test
 def references_and_highlights():
     flow = TWO_FILES["flow.orbit"]

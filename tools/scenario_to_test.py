@@ -19,9 +19,14 @@ on every one. A case a test cannot express is skipped, with its reason:
   reached);
 - `show-values`, `json`: the history was recorded with `--show-values` or
   `--format json`, not as orbitc test's `orbit logs` lines;
-- `key`: a record of the scenario has a key that is not an Orbit name (`"x-id"`).
+- `key`: a record of the scenario has a key that is not an Orbit name (`"x-id"`);
+- `checked`: with `--orbitc`, the checker refuses the test (`orbitc check` reports an
+  error): a world whose input or scripted output breaks its contract, which orbit-run
+  refuses at run time and a test at check time (docs/testing.md, "Checked like code"),
+  or an integer where the input contract says `duration` (JSON has no durations; Orbit
+  writes `1500ms`).
 
-    scenario_to_test.py OUT [--cases DIR]... [--list]
+    scenario_to_test.py OUT [--cases DIR]... [--orbitc PATH]
 
 Prints `converted N` and a line per reason with its count and cases."""
 import argparse
@@ -30,6 +35,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -190,7 +196,14 @@ def cases(dirs):
     return found
 
 
-def convert(name, base, out):
+def refused_by_check(orbitc, target):
+    """Whether `orbitc check` reports an error in the case's program."""
+    p = subprocess.run([orbitc, 'check', '--format', 'concise', target], capture_output=True,
+                       text=True, timeout=60)
+    return p.returncode != 0 and ': error[' in p.stdout
+
+
+def convert(name, base, out, orbitc=None):
     """Writes OUT/NAME/; raises Unexpressible."""
     args = shlex.split(read(base + '.args')) if os.path.exists(base + '.args') else []
     status = int(read(base + '.status')) if os.path.exists(base + '.status') else None
@@ -213,17 +226,21 @@ def convert(name, base, out):
     shutil.copyfile(base + '.orbit', os.path.join(target, name + '.orbit'))
     with open(os.path.join(target, name + '.test.orbit'), 'w', encoding='utf-8') as f:
         f.write(text)
+    if orbitc and refused_by_check(orbitc, target):
+        shutil.rmtree(target)
+        raise Unexpressible('checked')
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('out')
     p.add_argument('--cases', action='append', help='a folder of cases (default: both)')
+    p.add_argument('--orbitc', help='skip the cases whose test this orbitc refuses')
     args = p.parse_args()
     converted, skipped = [], {}
     for name, base in sorted(cases(args.cases or CASE_DIRS).items()):
         try:
-            convert(name, base, args.out)
+            convert(name, base, args.out, args.orbitc)
             converted.append(name)
         except Unexpressible as e:
             skipped.setdefault(e.args[0], []).append(name)

@@ -577,8 +577,8 @@ static bool event_time_matches(const char *time, char shown[ORBC_DURATION_TEXT_S
     while (*p >= '0' && *p <= '9') {
         int64_t number = 0;
         for (; *p >= '0' && *p <= '9'; p++) {
-            if (number > (INT64_MAX - 9) / 10)
-                return false;
+            if (number > (INT64_MAX - (*p - '0')) / 10)
+                return false;   /* over INT64_MAX, the last millisecond a clock has */
             number = number * 10 + (*p - '0');
         }
         const OrbcDurationUnit *unit = NULL;

@@ -202,36 +202,23 @@ def a_program_with_errors_runs_no_test():
 
 
 @test
-def a_world_the_runtime_refuses_could_not_run():
-    with tempfile.TemporaryDirectory() as tmp:
-        project(tmp, tests='test "misnamed" {\n  task "w.cal" { attempts: [] }\n}\n')
-        status, out, err = run('test', '.', cwd=tmp)
-        expect(status == 2 and err == '', 'got %d %s' % (status, err))
-        expect(out.startswith('ERROR ./one.test.orbit:1:1: misnamed\n  the runtime refused the '
-                              "test's world: ") and 'did you mean `w.call`?' in out
-               and out.endswith('1 test: 0 passed, 0 failed, 1 could not run\n'), out)
-
-
-@test
-def a_world_that_is_not_literal_could_not_run():
-    with tempfile.TemporaryDirectory() as tmp:
-        project(tmp, tests='test "computed" {\n  task "w.call" { pickup: 1 + 2 }\n}\n')
-        status, out, _ = run('test', '.', cwd=tmp)
-        expect(status == 2 and out.startswith('ERROR ./one.test.orbit:1:1: computed\n'
-                                              '  ./one.test.orbit:2:27: `pickup` is a duration'),
-               'got %d %s' % (status, out))
-
-
-@test
-def a_test_of_no_workflow_could_not_run():
-    with tempfile.TemporaryDirectory() as tmp:
-        project(tmp, tests='test "which" {\n  expect { status: completed }\n}\n',
-                program=PROGRAM + '\nworkflow two {\n  step s { sleep 1s }\n}\n')
-        status, out, _ = run('test', '--format', 'json', '.', cwd=tmp)
-        result = valid(out)['tests'][0]
-        expect(status == 2 and result['status'] == 'error'
-               and 'several workflows' in result['message'] and result['history'] == [],
-               'got %d %s' % (status, result))
+def a_test_the_checker_refuses_runs_nothing():
+    """A misnamed task, a computed value, no workflow to run: errors of `orbitc check`
+    (E0804 with its did-you-mean, E0803, E0805), printed before anything runs, status 2."""
+    cases = [
+        ('test "misnamed" {\n  task "w.cal" { attempts: [] }\n}\n', PROGRAM,
+         ['error[E0804]: unknown task `w.cal`', 'did you mean `"w.call"`?']),
+        ('test "computed" {\n  task "w.call" { pickup: 1 + 2 }\n}\n', PROGRAM,
+         ['error[E0803]', 'one.test.orbit:2:27']),
+        ('test "which" {\n  expect { status: completed }\n}\n',
+         PROGRAM + '\nworkflow two {\n  step s { sleep 1s }\n}\n', ['error[E0805]']),
+    ]
+    for tests, program, wanted in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            project(tmp, tests=tests, program=program)
+            status, out, err = run('test', '.', cwd=tmp)
+            expect(status == 2 and out == '' and all(w in err for w in wanted),
+                   'got %d %s%s, wanted %r' % (status, out, err, wanted))
 
 
 @test

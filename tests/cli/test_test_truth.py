@@ -21,13 +21,13 @@ from support.cli import expect, run, test
 
 TOOL = os.path.join(cli_harness.ROOT, 'tools', 'scenario_to_test.py')
 # Why a scenario may be left out (the tool's docstring says what each means).
-REASONS = {'refused', 'stopped', 'show-values', 'json', 'key', 'number'}
+REASONS = {'refused', 'stopped', 'show-values', 'json', 'key', 'number', 'checked'}
 
 
 def convert(out):
     """The tool's summary: (converted names, {reason: names})."""
-    p = subprocess.run([sys.executable, TOOL, out], capture_output=True, text=True,
-                       check=True)
+    p = subprocess.run([sys.executable, TOOL, out, '--orbitc', cli_harness.ORBITC],
+                       capture_output=True, text=True, check=True)
     lines = p.stdout.splitlines()
     skipped = {}
     for line in lines[1:]:

@@ -116,8 +116,14 @@ def hint_requests(s, doc, text):
 
 def codes_requests(s, doc, text):
     """Document links, and hover and completion on the codes of a suppression (when the
-    text has one) and at its start."""
+    text has one) and at its start; the code lenses of the tests, and the commands that
+    run them (every test, a name no test has, arguments of the wrong shape)."""
     s.request("textDocument/documentLink", {"textDocument": doc})
+    s.request("textDocument/codeLens", {"textDocument": doc})
+    for command, arguments in (("orbit.runTests", [doc["uri"]]),
+                               ("orbit.runTest", [doc["uri"], "no such test"]),
+                               ("orbit.runTest", [doc["uri"]])):
+        s.request("workspace/executeCommand", {"command": command, "arguments": arguments})
     lines = text.split("\n")
     after = [(i, k + 1) for i, line in enumerate(lines) for k, c in enumerate(line) if c in "(,"]
     for i, ch in after[:8]:               # signature help after the first `(` and `,`

@@ -185,6 +185,7 @@ void lsp_publish_diagnostics(Server *s, Project *p)
             if (at.file == file)
                 json_array_append_new(list, publishable(s, a, k));
         }
+        lsp_lens_diagnostics(s, &a->files[file], list);   /* the tests' failures */
         publish_file(s, p, &a->files[file], list);
     }
     for (uint32_t i = 0; i < p->published_count; i++) {

@@ -276,6 +276,8 @@ static json_t *server_capabilities(Server *s)
     json_object_set_new(caps, "foldingRangeProvider", json_true());
     json_object_set_new(caps, "selectionRangeProvider", json_true());
     json_object_set_new(caps, "semanticTokensProvider", lsp_semantic_legend());
+    json_object_set_new(caps, "codeLensProvider", json_pack("{s:b}", "resolveProvider", 0));
+    json_object_set_new(caps, "executeCommandProvider", lsp_lens_commands());
     json_object_set_new(caps, "workspace",
                         json_pack("{s:{s:b, s:b}}", "workspaceFolders", "supported", 1,
                                   "changeNotifications", 1));
@@ -323,6 +325,7 @@ static json_t *handle_initialize(Server *s, json_t *params)
                                                "positionEncodings");
     s->encoding = string_in_array(encodings, "utf-8") ? ENCODING_UTF8 : ENCODING_UTF16;
     s->client_document_changes = flag_at(caps, "workspace", "workspaceEdit", "documentChanges");
+    s->client_code_lens_refresh = flag_at(caps, "workspace", "codeLens", "refreshSupport");
     s->client_watch_files = flag_at(caps, "workspace", "didChangeWatchedFiles",
                                     "dynamicRegistration");
     json_t *hover = lsp_json_object_member(lsp_json_object_member(caps, "textDocument"), "hover");
@@ -426,6 +429,8 @@ static const Method METHODS[] = {
     { "textDocument/semanticTokens/full", lsp_handle_semantic_tokens_full, true },
     { "textDocument/semanticTokens/full/delta", lsp_handle_semantic_tokens_delta, true },
     { "textDocument/semanticTokens/range", lsp_handle_semantic_tokens_range, true },
+    { "textDocument/codeLens", lsp_handle_code_lens, true },
+    { "workspace/executeCommand", lsp_handle_execute_command, true },
 };
 
 static Handler find_handler(const char *name, bool *request)
@@ -698,6 +703,7 @@ int lsp_serve(LspReader *reader, LspWrite write, void *write_context,
     lsp_projects_free(s);
     lsp_documents_free(s);
     lsp_codes_free(s);
+    lsp_lens_free(s);
     free(s->baseline);
     free(s->baseline_problem);
     free(s);

@@ -147,6 +147,7 @@ typedef struct Server {
     bool client_watch_files;        /* dynamic registration of file watchers */
     bool client_markdown;           /* hover in Markdown (else plain text) */
     bool client_line_folding_only;  /* foldingRange.lineFoldingOnly */
+    bool client_code_lens_refresh;  /* workspace.codeLens.refreshSupport */
     uint32_t folding_range_limit;   /* foldingRange.rangeLimit, 0: none */
     uint8_t lint_level[DIAG_CODE_COUNT];   /* initializationOptions warn / allow */
     char *explain_uri;         /* initializationOptions.explainUri (with {code}), or NULL */
@@ -168,6 +169,7 @@ typedef struct Server {
     char *stdlib_uri;
 
     uint64_t semantic_results; /* resultIds of semantic tokens given so far */
+    json_t *lens;              /* lens.c: the last result of each test run, or NULL */
 
     /* The integers that the answer being sent ends with, written into its last (empty)
      * array by server.c instead of through jansson (lsp_answer_integers); NULL: none. */
@@ -338,5 +340,15 @@ json_t *lsp_handle_semantic_tokens_delta(Server *s, json_t *params);
 json_t *lsp_handle_semantic_tokens_range(Server *s, json_t *params);
 /* Drops the document's last semantic tokens (closed, or the server ends). */
 void lsp_semantic_forget(Document *d);
+
+/* ---- lens.c ---- */
+/* The executeCommandProvider capability: the commands that run tests. */
+json_t *lsp_lens_commands(void);
+json_t *lsp_handle_code_lens(Server *s, json_t *params);
+json_t *lsp_handle_execute_command(Server *s, json_t *params);
+/* Appends to `list` the failed expectations of the tests last run in file `f`, unless
+ * its document changed since (they are dropped then). */
+void lsp_lens_diagnostics(Server *s, const AnalysisFile *f, json_t *list);
+void lsp_lens_free(Server *s);
 
 #endif

@@ -9,7 +9,8 @@
  * document well-formed XML (checked here without a parser: tags balanced, attributes
  * quoted, `&` only in an entity, no character XML 1.0 forbids); the coverage's covered
  * items no more than its total; the reports of 1 and 2 threads the same (the human one
- * and the coverage, which hold no real time). */
+ * and the coverage, which hold no real time). A test that raises its `max_events` over
+ * the default (TESTING_MAX_EVENTS) is not run: it may ask for a run of hours. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "report.h"
 #include "report_ci.h"
 #include "runner.h"
+#include "scenario_of_test.h"
 #include "utf8.h"
 
 static void fail(const char *what, const char *detail)
@@ -316,11 +318,34 @@ typedef struct FuzzInput {
     size_t size;
 } FuzzInput;
 
+/* Whether every test keeps the default bound on its run: one that raises `max_events`
+ * over TESTING_MAX_EVENTS may ask for hours of redeliveries (`lost_after: 0ms, times:
+ * 2000000000`), which is what it says; such an input is checked, not run. */
+static bool bounded(const Program *program)
+{
+    for (uint32_t t = 0; t < program->test_count; t++) {
+        const Block *b = member_body(program->tests[t]);
+        for (uint32_t i = 0; b && i < b->count; i++) {
+            const Member *m = &b->members[i];
+            if (strcmp(testing_member_word(m), "max_events") != 0 || m->kind != MEMBER_ATTR
+                || !member_value(m))
+                continue;
+            TestingProblem problem;
+            json_t *value = testing_value_json(member_value(m), &problem);
+            bool over = json_is_integer(value) && json_integer_value(value) > TESTING_MAX_EVENTS;
+            json_decref(value);
+            if (over)
+                return false;
+        }
+    }
+    return true;
+}
+
 static void test_if_clean(Workspace *w, void *context)
 {
     const FuzzInput *input = context;
     const Program *program = w->checked[0];
-    if (!program || w->c->diags.errors > 0 || program->test_count == 0)
+    if (!program || w->c->diags.errors > 0 || program->test_count == 0 || !bounded(program))
         return;
     TextBuffer one = { 0 };
     if (run_tests(w, 1, &one) && twice(input->data, input->size)) {

@@ -88,6 +88,12 @@ seed_corpus() {  # seed_corpus TARGET DIR
         python3 "$root/tools/gen_corpus.py" --size 3K --seed "$seed" --errors 3 \
             -o "$dir/gen-errors-$seed.orbit" 2>/dev/null
     done
+    if [ "$target" = fuzz_test ]; then   # every other program with a test of its own:
+        local f                          # mutation seldom writes one
+        for f in "$dir"/*.orbit; do
+            grep -q '^test "' "$f" || printf '\ntest "t" { expect { status: completed } }\n' >>"$f"
+        done
+    fi
 }
 
 fuzz() {  # fuzz TARGET SECONDS

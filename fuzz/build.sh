@@ -14,5 +14,5 @@ else
 fi
 ninja -C "$dir" fuzz/fuzz_check fuzz/fuzz_build fuzz/fuzz_graph fuzz/fuzz_loader \
     fuzz/fuzz_scenario fuzz/fuzz_model fuzz/fuzz_lsp fuzz/fuzz_fmt fuzz/fuzz_fix \
-    fuzz/fuzz_playground >/dev/null
+    fuzz/fuzz_playground fuzz/fuzz_test >/dev/null
 echo "built the fuzz targets in $dir/fuzz/"

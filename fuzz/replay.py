@@ -21,12 +21,17 @@ regressions/lsp/*.session   a language server session on the standard input of
                             `orbitc lsp --memory-only`: it must exit 0 or 1 (a broken
                             stream ends it), never by a signal, a hang or a sanitizer
                             report
+regressions/test/*.orbit    `orbitc test --coverage` must exit 0, 1 or 2, never by a
+                            signal, a hang or a sanitizer report; and `--format json`
+                            the same, its output (when it writes one) a JSON document
+                            whose summary counts its tests
 (regressions/fmt/*.orbit are checked with tools/fmt_props by tests/cli/test_fmt.py.)
 
 With --corpora:
 corpus/fuzz_check/*         as regressions/check
 corpus/fuzz_build/*         as regressions/build
 corpus/fuzz_loader/*        as regressions/loader
+corpus/fuzz_test/*          as regressions/test
 corpus/fuzz_lsp/*           as regressions/lsp
 corpus/fuzz_check/*, corpus/fuzz_build/*, corpus/fuzz_fmt/*
                             with --fmt-props, the formatter's guarantees
@@ -35,6 +40,7 @@ corpus/fuzz_check/*, corpus/fuzz_build/*, corpus/fuzz_fmt/*
 (corpus/fuzz_scenario is replayed by `fuzz/run.sh smoke` through its fuzz target.)
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -132,6 +138,40 @@ def replay_sessions(orbitc, files, timeout):
     return failures
 
 
+def replay_tests(orbitc, files, timeout):
+    """orbitc test over each file: its human report with coverage, then its JSON report."""
+    if not files or not command_exists(orbitc, "test"):
+        return []
+    failures = []
+    for path in files:
+        status, err = run([orbitc, "test", "--coverage", "--color=never", path], timeout)
+        if status not in (0, 1, 2) or SANITIZER_REPORT.search(err):
+            failures.append((path, "test --coverage: " + describe(status), err))
+            continue
+        try:
+            p = subprocess.run([orbitc, "test", "--format", "json", path],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=timeout)
+            status, err = p.returncode, p.stderr.decode("utf-8", "replace")[-2000:]
+        except subprocess.TimeoutExpired:
+            failures.append((path, "test --format json: " + describe(None), ""))
+            continue
+        if status not in (0, 1, 2) or SANITIZER_REPORT.search(err):
+            failures.append((path, "test --format json: " + describe(status), err))
+            continue
+        if not p.stdout:
+            continue   # the program does not check: no report, its diagnostics
+        try:
+            report = json.loads(p.stdout.decode("utf-8"))
+            counted = report["summary"]["total"] == len(report["tests"])
+        except (ValueError, KeyError, TypeError) as e:
+            failures.append((path, "test --format json: not a report: %s" % e, err))
+            continue
+        if not counted:
+            failures.append((path, "test --format json: the summary miscounts", ""))
+    return failures
+
+
 def listing(folder, ext=""):
     d = os.path.join(HERE, folder)
     if not os.path.isdir(d):
@@ -177,16 +217,19 @@ def main():
     if args.corpora:
         check, build = listing("corpus/fuzz_check"), listing("corpus/fuzz_build")
         loader, sessions = listing("corpus/fuzz_loader"), listing("corpus/fuzz_lsp")
+        tests = listing("corpus/fuzz_test")
     else:
         check = listing("regressions/check", ".orbit")
         build = listing("regressions/build", ".orbit")
         loader = listing("regressions/loader", ".orbc")
         sessions = listing("regressions/lsp", ".session")
+        tests = listing("regressions/test", ".orbit")
     failures = replay_sources(args.orbitc, check, args.timeout, False)
     failures += replay_sources(args.orbitc, build, args.timeout, True)
     failures += replay_bytecode(args.orbitc, loader, args.timeout)
     failures += replay_sessions(args.orbitc, sessions, args.timeout)
-    total = len(check) + len(build) + len(loader) + len(sessions)
+    failures += replay_tests(args.orbitc, tests, args.timeout)
+    total = len(check) + len(build) + len(loader) + len(sessions) + len(tests)
     if args.corpora and args.fmt_props:
         sources = check + build + listing("corpus/fuzz_fmt")
         failures += replay_fmt_props(args.fmt_props, sources, args.timeout)

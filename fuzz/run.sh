@@ -19,7 +19,8 @@
 # seeded from the committed corpus fuzz/corpus/TARGET, tests/golden/**/*.orbit, examples/
 # and small generated programs; the loader's from the .orbc files that `orbitc build`
 # makes of the golden programs; the scenario target's from tests/golden/run/*.scenario.json;
-# the language server's from sessions over the golden programs (lsp_seeds.py).
+# the language server's from sessions over the golden programs (lsp_seeds.py); the
+# tests' (fuzz_test) also from examples/checkout.orbit and its tests joined in one file.
 # Crashes, timeouts and out-of-memory inputs go to fuzz/out/artifacts/TARGET/.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -69,6 +70,10 @@ seed_corpus() {  # seed_corpus TARGET DIR
     find "$root/tests/golden" "$root/examples" -name '*.orbit' | while read -r f; do
         cp "$f" "$dir/$(echo "$f" | sed "s|$root/||; s|/|_|g")"
     done
+    if [ "$target" = fuzz_test ]; then   # a program and its tests, one file
+        cat "$root/examples/checkout.orbit" "$root/examples/checkout.test.orbit" \
+            >"$dir/examples_checkout_with_tests.orbit"
+    fi
     if [ "$target" = fuzz_fix ]; then   # programs of several files, split at `%%` lines
         local previous="" f
         for f in "$root"/tests/golden/fix/*.orbit "$root"/tests/golden/names/*.orbit; do
@@ -83,6 +88,12 @@ seed_corpus() {  # seed_corpus TARGET DIR
         python3 "$root/tools/gen_corpus.py" --size 3K --seed "$seed" --errors 3 \
             -o "$dir/gen-errors-$seed.orbit" 2>/dev/null
     done
+    if [ "$target" = fuzz_test ]; then   # every other program with a test of its own:
+        local f                          # mutation seldom writes one
+        for f in "$dir"/*.orbit; do
+            grep -q '^test "' "$f" || printf '\ntest "t" { expect { status: completed } }\n' >>"$f"
+        done
+    fi
 }
 
 fuzz() {  # fuzz TARGET SECONDS
@@ -95,7 +106,7 @@ fuzz() {  # fuzz TARGET SECONDS
     before_files=$(ls "$corpus" | wc -l)
     before_artifacts=$(ls "$artifacts" | sort)
     local dict=()
-    case $target in fuzz_check|fuzz_build|fuzz_graph|fuzz_fmt|fuzz_fix|fuzz_playground) dict=(-dict="$here/orbit.dict") ;;
+    case $target in fuzz_check|fuzz_build|fuzz_graph|fuzz_fmt|fuzz_fix|fuzz_playground|fuzz_test) dict=(-dict="$here/orbit.dict") ;;
                     fuzz_model) dict=(-dict="$here/model.dict") ;; esac
     # Fork mode keeps fuzzing after a crash, timeout or OOM, so one bug does not end the run.
     "$bin/$target" "$corpus" "${dict[@]}" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
@@ -126,7 +137,7 @@ fuzz() {  # fuzz TARGET SECONDS
 }
 
 all_targets=(fuzz_check fuzz_build fuzz_graph fuzz_loader fuzz_scenario fuzz_model fuzz_lsp fuzz_fmt
-             fuzz_fix fuzz_playground)
+             fuzz_fix fuzz_playground fuzz_test)
 
 # CI: replay the committed corpus and fuzz briefly, on throw-away copies; any new
 # artifact (crash, timeout, leak, OOM) fails the run. The targets run $(nproc) at a time
@@ -139,7 +150,7 @@ smoke_one() {  # smoke_one TARGET SECONDS TMP: its report on stdout; fails when 
     mkdir -p "$tmp/$target/corpus" "$tmp/$target/artifacts"
     seed_corpus "$target" "$tmp/$target/corpus"
     local dict=()
-    case $target in fuzz_check|fuzz_build|fuzz_graph|fuzz_fmt|fuzz_fix|fuzz_playground) dict=(-dict="$here/orbit.dict") ;;
+    case $target in fuzz_check|fuzz_build|fuzz_graph|fuzz_fmt|fuzz_fix|fuzz_playground|fuzz_test) dict=(-dict="$here/orbit.dict") ;;
                     fuzz_model) dict=(-dict="$here/model.dict") ;; esac
     if "$bin/$target" "$tmp/$target/corpus" "${dict[@]}" -max_len=65536 -timeout=10 \
            -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \

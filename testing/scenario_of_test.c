@@ -391,6 +391,8 @@ char *testing_scenario_of_test(const Member *test, TestingProblem *problem)
         problem_at(problem, test->span.start, "a test is written `test \"NAME\" { … }`");
     for (uint32_t i = 0; ok && b && i < b->count; i++)
         ok = put_test_member(scenario, &b->members[i], problem);
+    if (ok && !json_object_get(scenario, "max_events"))
+        json_object_set_new(scenario, "max_events", json_integer(TESTING_MAX_EVENTS));
     char *text = ok ? json_dumps(scenario, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(scenario);
     if (ok && !text)

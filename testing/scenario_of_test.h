@@ -33,9 +33,15 @@ const Block *testing_member_block(const Member *m);
  * when `e` is not such a literal (*problem says where). */
 json_t *testing_value_json(const Expr *e, TestingProblem *problem);
 
+/* The `max_events` of a test that says none: a test's run ends in bounded time, as the
+ * playground's does (a lost task redelivered `times: 2000000000`, or a workflow that
+ * starts itself twice per run, would otherwise run for hours). */
+#define TESTING_MAX_EVENTS 10000
+
 /* The scenario of `test` (a generic clause with a body: Program.tests), as compact JSON
- * text (malloc'd, NUL-terminated), or NULL (*problem says why). The members the world
- * does not hold (`expect`) are left to the runner. */
+ * text (malloc'd, NUL-terminated), or NULL (*problem says why); its `max_events`
+ * TESTING_MAX_EVENTS unless the test says otherwise. The members the world does not
+ * hold (`expect`) are left to the runner. */
 char *testing_scenario_of_test(const Member *test, TestingProblem *problem);
 
 #endif

@@ -232,6 +232,23 @@ def the_default_status_is_completed():
 
 
 @test
+def a_test_without_max_events_stops_at_ten_thousand_events():
+    # A task lost two billion times would be redelivered for hours; the test stops at
+    # 10,000 history events unless it says `max_events`.
+    lost = 'test "lost" {\n  task "w.call" { attempts: [{ lost_after: 0ms, times: 2000000000 }] }\n%s}\n'
+    with tempfile.TemporaryDirectory() as tmp:
+        project(tmp, tests=lost % '')
+        status, out, _ = run('test', '--format', 'json', '.', cwd=tmp, timeout=60)
+        result = valid(out)['tests'][0]
+        expect(status == 1 and result['outcome'] == 'stopped'
+               and len(result['history']) == 10000, 'got %d %s' % (status, out[:2000]))
+        project(tmp, tests=lost % '  max_events: 12345\n')
+        status, out, _ = run('test', '--format', 'json', '.', cwd=tmp, timeout=60)
+        result = valid(out)['tests'][0]
+        expect(status == 1 and len(result['history']) == 12345, 'got %d' % status)
+
+
+@test
 def an_attempt_failed_before_any_worker_takes_no_outcome():
     with tempfile.TemporaryDirectory() as tmp:
         project(tmp, program='workflow hook {\n  step call {\n    using orbit.http.request\n'

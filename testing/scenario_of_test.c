@@ -6,53 +6,7 @@
 #include <string.h>
 
 #include "memory.h"
-
-/* A member of the test (or of a script, an outcome, a signal) and the scenario's key for
- * it; `duration`: its value is a duration, written in milliseconds. The tables of
- * docs/testing.md, "The world". */
-typedef struct KeyMap {
-    const char *orbit;
-    const char *scenario;
-    bool duration;
-} KeyMap;
-
-/* The attributes of the test itself. */
-static const KeyMap WORLD_KEYS[] = {
-    { "http_adapter", "http_adapter", false },
-    { "max_events", "max_events", false },
-};
-
-/* A script: `task "NAME" { … }`, `step NAME { … }`, `compensate { … }`. */
-static const KeyMap SCRIPT_KEYS[] = {
-    { "attempts", "attempts", false },
-    { "pickup", "pickup_ms", true },
-    { "no_worker", "no_worker", false },
-    { "worker_id", "worker_id", false },
-};
-
-/* An outcome, an element of `attempts`. `times` goes through as it is (the runtime
- * repeats the outcome). */
-static const KeyMap OUTCOME_KEYS[] = {
-    { "succeed", "succeed", false },
-    { "fail", "fail", false },
-    { "never_answers", "never_answers", false },
-    { "lost_after", "lost_after_ms", true },
-    { "status", "status", false },
-    { "body", "body", false },
-    { "headers", "headers", false },
-    { "network_error", "network_error", false },
-    { "after", "after_ms", true },
-    { "pickup", "pickup_ms", true },
-    { "times", "times", false },
-};
-
-/* `signal "NAME" { … }`. */
-static const KeyMap SIGNAL_KEYS[] = {
-    { "at", "at_ms", true },
-    { "payload", "payload", false },
-};
-
-#define KEYS(table) table, sizeof table / sizeof table[0]
+#include "test_members.h"   /* each member's scenario key: the checker's table */
 
 static void problem_at(TestingProblem *problem, uint32_t pos, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -148,28 +102,26 @@ json_t *testing_value_json(const Expr *e, TestingProblem *problem)
     return NULL;
 }
 
-/* The entry of `table` for `word`, or NULL. */
-static const KeyMap *find_key(const KeyMap *table, size_t count, const char *word)
+/* The member `word` of `block` that the scenario holds as it is (under its own key, a
+ * duration in milliseconds), or NULL. */
+static const TestMember *find_key(TestBlock block, const char *word)
 {
-    for (size_t i = 0; i < count; i++) {
-        if (strcmp(table[i].orbit, word) == 0)
-            return &table[i];
-    }
-    return NULL;
+    const TestMember *m = check_test_member(block, word);
+    return m && m->scenario ? m : NULL;
 }
 
 /* Sets `object[key.scenario]` to the value of attribute `m` (a duration where the key
  * says so). */
-static bool put_attribute(json_t *object, const KeyMap *key, const Member *m,
+static bool put_attribute(json_t *object, const TestMember *key, const Member *m,
                           TestingProblem *problem)
 {
     const Expr *value = member_value(m);
     if (m->kind != MEMBER_ATTR || !value) {
-        problem_at(problem, m->span.start, "`%s` is written `%s: VALUE`", key->orbit, key->orbit);
+        problem_at(problem, m->span.start, "`%s` is written `%s: VALUE`", key->name, key->name);
         return false;
     }
-    if (key->duration && value->kind != EXPR_DURATION) {
-        problem_at(problem, value->span.start, "`%s` is a duration (such as `120ms`)", key->orbit);
+    if (key->value == TV_DURATION && value->kind != EXPR_DURATION) {
+        problem_at(problem, value->span.start, "`%s` is a duration (such as `120ms`)", key->name);
         return false;
     }
     json_t *json = testing_value_json(value, problem);
@@ -189,7 +141,7 @@ static json_t *outcome_json(const Expr *e, TestingProblem *problem)
     json_t *outcome = json_object();
     for (uint32_t i = 0; i < e->block->count; i++) {
         const Member *m = &e->block->members[i];
-        const KeyMap *key = find_key(KEYS(OUTCOME_KEYS), testing_member_word(m));
+        const TestMember *key = find_key(TB_OUTCOME, testing_member_word(m));
         if (!key) {
             problem_at(problem, m->span.start, "unknown member `%s` of an outcome",
                        testing_member_word(m));
@@ -217,12 +169,12 @@ static bool put_script_member(json_t *script, const Member *m, bool compensable,
         json_object_set_new(script, "compensate", compensate);
         return true;
     }
-    const KeyMap *key = find_key(KEYS(SCRIPT_KEYS), word);
+    const TestMember *key = find_key(TB_SCRIPT, word);
     if (!key) {
         problem_at(problem, m->span.start, "unknown member `%s` of a script", word);
         return false;
     }
-    if (strcmp(key->orbit, "attempts") != 0)
+    if (strcmp(key->name, "attempts") != 0)
         return put_attribute(script, key, m, problem);
     const Expr *list = member_value(m);
     if (m->kind != MEMBER_ATTR || !list || list->kind != EXPR_LIST) {
@@ -326,7 +278,7 @@ static bool put_signal(json_t *scenario, const Member *m, TestingProblem *proble
     json_array_append_new(signals, signal);
     for (uint32_t i = 0; i < b->count; i++) {
         const Member *field = &b->members[i];
-        const KeyMap *key = find_key(KEYS(SIGNAL_KEYS), testing_member_word(field));
+        const TestMember *key = find_key(TB_SIGNAL, testing_member_word(field));
         if (!key) {
             problem_at(problem, field->span.start, "unknown member `%s` of a signal",
                        testing_member_word(field));
@@ -375,7 +327,7 @@ static bool put_test_member(json_t *scenario, const Member *m, TestingProblem *p
         if (strcmp(word, "signal") == 0)
             return put_signal(scenario, m, problem);
     }
-    const KeyMap *key = find_key(KEYS(WORLD_KEYS), word);
+    const TestMember *key = find_key(TB_TEST, word);
     if (key)
         return put_attribute(scenario, key, m, problem);
     problem_at(problem, m->span.start, "unknown member `%s` of a test", word);

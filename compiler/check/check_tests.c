@@ -20,151 +20,11 @@
 
 #include "memory.h"
 #include "orbc_value.h"   /* orbc_duration_units, orbc_format_duration */
+#include "test_members.h"
 
-/* ---- The members of each block of a test (docs/testing.md, "A test") ---------------- */
+/* ---- The members of each block of a test: test_members.h, the one table ------------- */
 
-typedef enum TestBlock {
-    TB_TEST,           /* test "NAME" { … } */
-    TB_SCRIPT,         /* task "NAME" { … }, child W { step NAME { … } }, compensate { … } */
-    TB_STEP_SCRIPT,    /* step NAME { … } of the tested workflow: a script, and `compensate` */
-    TB_CHILD,          /* child WORKFLOW { … } */
-    TB_SIGNAL,         /* signal "NAME" { … } */
-    TB_EXPECT,         /* expect { … } */
-    TB_EXPECT_STEP,    /* step NAME { … } in expect */
-    TB_OUTCOME,        /* an element of `attempts` */
-    TB_FAIL,           /* fail: { … } */
-    TB_COUNT
-} TestBlock;
-
-typedef enum TestValue {
-    TV_WORKFLOW,       /* a workflow's name */
-    TV_INPUT,          /* a record, against the tested workflow's input contract */
-    TV_VALUE,          /* any constant */
-    TV_RECORD,         /* a constant record */
-    TV_SUCCEED,        /* a constant, against the output contract of what is scripted */
-    TV_DURATION,
-    TV_BOOL,
-    TV_TRUE,           /* `never_answers: true` */
-    TV_POSITIVE,       /* an integer from 1 */
-    TV_COUNT,          /* an integer from 0 */
-    TV_STRING,
-    TV_CODE,           /* an error code: a string spelt as a code */
-    TV_OUTCOMES,       /* a list of outcomes (TB_OUTCOME) */
-    TV_HTTP_STATUS,    /* an HTTP status, 100 to 599 */
-    TV_STATUS,         /* one of STATUS_WORDS */
-    TV_STEP_STATUS,    /* one of STEP_STATUS_WORDS */
-    TV_COMPENSATION,   /* one of COMPENSATION_WORDS */
-    TV_EVENTS,         /* a list of history events (bytecode/history_events.def) */
-    TV_BLOCK,          /* a block of TestMember.block's members */
-} TestValue;
-
-typedef enum TestNamed {
-    TN_NONE,           /* `expect { … }` */
-    TN_WORD,           /* `step charge { … }` */
-    TN_STRING,         /* `task "payments.charge" { … }` */
-} TestNamed;
-
-typedef struct TestMember {
-    const char *name;
-    TestValue value;
-    TestBlock block;   /* TV_BLOCK: the block's members */
-    TestNamed named;
-    bool repeats;      /* may be given again, name and all (a signal arriving twice) */
-    bool kind;         /* an outcome's kind: an outcome has exactly one */
-} TestMember;
-
-static const TestMember TEST_MEMBERS[] = {
-    { "workflow", TV_WORKFLOW, 0, TN_NONE, false, false },
-    { "input", TV_INPUT, 0, TN_NONE, false, false },
-    { "task", TV_BLOCK, TB_SCRIPT, TN_STRING, false, false },
-    { "step", TV_BLOCK, TB_STEP_SCRIPT, TN_WORD, false, false },
-    { "child", TV_BLOCK, TB_CHILD, TN_WORD, false, false },
-    { "signal", TV_BLOCK, TB_SIGNAL, TN_STRING, true, false },
-    { "http_adapter", TV_BOOL, 0, TN_NONE, false, false },
-    { "max_events", TV_POSITIVE, 0, TN_NONE, false, false },
-    { "expect", TV_BLOCK, TB_EXPECT, TN_NONE, false, false },
-};
-
-static const TestMember SCRIPT_MEMBERS[] = {
-    { "attempts", TV_OUTCOMES, 0, TN_NONE, false, false },
-    { "pickup", TV_DURATION, 0, TN_NONE, false, false },
-    { "no_worker", TV_BOOL, 0, TN_NONE, false, false },
-    { "worker_id", TV_STRING, 0, TN_NONE, false, false },
-};
-
-static const TestMember STEP_SCRIPT_MEMBERS[] = {
-    { "attempts", TV_OUTCOMES, 0, TN_NONE, false, false },
-    { "pickup", TV_DURATION, 0, TN_NONE, false, false },
-    { "no_worker", TV_BOOL, 0, TN_NONE, false, false },
-    { "worker_id", TV_STRING, 0, TN_NONE, false, false },
-    { "compensate", TV_BLOCK, TB_SCRIPT, TN_NONE, false, false },
-};
-
-static const TestMember CHILD_MEMBERS[] = {
-    { "step", TV_BLOCK, TB_STEP_SCRIPT, TN_WORD, false, false },
-};
-
-static const TestMember SIGNAL_MEMBERS[] = {
-    { "at", TV_DURATION, 0, TN_NONE, false, false },
-    { "payload", TV_VALUE, 0, TN_NONE, false, false },
-};
-
-static const TestMember EXPECT_MEMBERS[] = {
-    { "status", TV_STATUS, 0, TN_NONE, false, false },
-    { "error", TV_CODE, 0, TN_NONE, false, false },
-    { "output", TV_VALUE, 0, TN_NONE, false, false },
-    { "output_includes", TV_RECORD, 0, TN_NONE, false, false },
-    { "step", TV_BLOCK, TB_EXPECT_STEP, TN_WORD, false, false },
-    { "events", TV_EVENTS, 0, TN_NONE, false, false },
-};
-
-static const TestMember EXPECT_STEP_MEMBERS[] = {
-    { "status", TV_STEP_STATUS, 0, TN_NONE, false, false },
-    { "attempts", TV_COUNT, 0, TN_NONE, false, false },
-    { "error", TV_CODE, 0, TN_NONE, false, false },
-    { "compensated", TV_BOOL, 0, TN_NONE, false, false },
-    { "compensation", TV_COMPENSATION, 0, TN_NONE, false, false },
-};
-
-static const TestMember OUTCOME_MEMBERS[] = {
-    { "succeed", TV_SUCCEED, 0, TN_NONE, false, true },
-    { "fail", TV_BLOCK, TB_FAIL, TN_NONE, false, true },
-    { "never_answers", TV_TRUE, 0, TN_NONE, false, true },
-    { "lost_after", TV_DURATION, 0, TN_NONE, false, true },
-    { "status", TV_HTTP_STATUS, 0, TN_NONE, false, true },
-    { "network_error", TV_STRING, 0, TN_NONE, false, true },
-    { "body", TV_VALUE, 0, TN_NONE, false, false },
-    { "headers", TV_RECORD, 0, TN_NONE, false, false },
-    { "after", TV_DURATION, 0, TN_NONE, false, false },
-    { "pickup", TV_DURATION, 0, TN_NONE, false, false },
-    { "times", TV_POSITIVE, 0, TN_NONE, false, false },
-};
-
-static const TestMember FAIL_MEMBERS[] = {
-    { "code", TV_CODE, 0, TN_NONE, false, false },
-    { "message", TV_STRING, 0, TN_NONE, false, false },
-    { "retryable", TV_BOOL, 0, TN_NONE, false, false },
-};
-
-enum { MEMBERS_MAX = 11 };   /* the longest table: OUTCOME_MEMBERS */
-
-#define TABLE(members, what) { members, sizeof members / sizeof members[0], what }
-static const struct {
-    const TestMember *members;
-    uint32_t count;
-    const char *what;          /* "unknown member `x` in …" */
-} BLOCKS[TB_COUNT] = {
-    [TB_TEST] = TABLE(TEST_MEMBERS, "a test"),
-    [TB_SCRIPT] = TABLE(SCRIPT_MEMBERS, "a script"),
-    [TB_STEP_SCRIPT] = TABLE(STEP_SCRIPT_MEMBERS, "a step's script"),
-    [TB_CHILD] = TABLE(CHILD_MEMBERS, "`child`"),
-    [TB_SIGNAL] = TABLE(SIGNAL_MEMBERS, "`signal`"),
-    [TB_EXPECT] = TABLE(EXPECT_MEMBERS, "`expect`"),
-    [TB_EXPECT_STEP] = TABLE(EXPECT_STEP_MEMBERS, "an expected step"),
-    [TB_OUTCOME] = TABLE(OUTCOME_MEMBERS, "an outcome"),
-    [TB_FAIL] = TABLE(FAIL_MEMBERS, "`fail`"),
-};
-#undef TABLE
+enum { MEMBERS_MAX = TEST_MEMBERS_MAX };
 
 static const char *const STATUS_WORDS[] = { "completed", "failed", "timed_out", "blocked" };
 static const char *const STEP_STATUS_WORDS[] = { "completed", "failed", "skipped",
@@ -227,10 +87,10 @@ static const Name *member_word(Checker *ck, const Member *m)
 
 static int find_member(TestBlock kind, const char *word)
 {
-    for (uint32_t i = 0; i < BLOCKS[kind].count; i++)
-        if (strcmp(BLOCKS[kind].members[i].name, word) == 0)
-            return (int)i;
-    return -1;
+    uint32_t count;
+    const TestMember *members = check_test_members(kind, &count, NULL);
+    const TestMember *m = check_test_member(kind, word);
+    return m ? (int)(m - members) : -1;
 }
 
 static const char *word_list(Checker *ck, const char *const *words, uint32_t count)
@@ -246,18 +106,20 @@ static const char *word_list(Checker *ck, const char *const *words, uint32_t cou
 
 static COLD void unknown_member(Checker *ck, Member *m, const Name *word, TestBlock kind)
 {
+    uint32_t count;
+    const char *what;
+    const TestMember *members = check_test_members(kind, &count, &what);
     Diagnostic *d = diag_report(ck->diags, E0801, member_key_span(m),
-                                "unknown member `%s` in %s", word->text, BLOCKS[kind].what);
+                                "unknown member `%s` in %s", word->text, what);
     diag_set_label(ck->diags, d, "unknown member");
     const char *names[MEMBERS_MAX];
-    for (uint32_t i = 0; i < BLOCKS[kind].count; i++)
-        names[i] = BLOCKS[kind].members[i].name;
-    const char *s = check_suggest(ck, word->text, names, BLOCKS[kind].count);
+    for (uint32_t i = 0; i < count; i++)
+        names[i] = members[i].name;
+    const char *s = check_suggest(ck, word->text, names, count);
     if (s)
         check_add_suggestion(ck, d, member_key_span(m), s);
     else
-        diag_add_help(ck->diags, d, "%s holds %s", BLOCKS[kind].what,
-                      word_list(ck, names, BLOCKS[kind].count));
+        diag_add_help(ck->diags, d, "%s holds %s", what, word_list(ck, names, count));
 }
 
 static COLD void given_twice(Checker *ck, const Member *again, const Member *first,
@@ -965,9 +827,11 @@ static void check_error_with_status(Checker *ck, Member *error, Member *status,
 static void check_outcome(Checker *ck, Block *b, Member **found, const About *about)
 {
     Member *kind = NULL;
-    for (uint32_t i = 0; i < BLOCKS[TB_OUTCOME].count; i++) {
+    uint32_t count;
+    const TestMember *members = check_test_members(TB_OUTCOME, &count, NULL);
+    for (uint32_t i = 0; i < count; i++) {
         Member *m = found[i];
-        if (!m || !OUTCOME_MEMBERS[i].kind)
+        if (!m || !members[i].kind)
             continue;
         if (!kind) {
             kind = m;
@@ -1111,7 +975,8 @@ static void check_block(Checker *ck, Tests *t, Block *b, TestBlock kind, const A
             unknown_member(ck, m, word, kind);
             continue;
         }
-        const TestMember *spec = &BLOCKS[kind].members[i];
+        uint32_t count;
+        const TestMember *spec = &check_test_members(kind, &count, NULL)[i];
         if (spec->named != TN_NONE) {
             Expr *named_only = member_value(m);
             if (!m->name && named_only &&

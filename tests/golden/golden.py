@@ -26,7 +26,7 @@ import sys
 from harness import cases, fmt, runs
 
 GOLDEN = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.path.join(os.path.dirname(GOLDEN), 'build')
+BUILD = os.path.join(os.path.dirname(os.path.dirname(GOLDEN)), 'build')   # the repository's build/
 
 
 def part_of(selector):

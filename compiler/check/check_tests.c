@@ -595,6 +595,17 @@ static void check_value(Checker *ck, Tests *t, Member *m, Expr *v, const TestMem
         else if (constant(ck, v, member))
             check_constant(ck, v, NULL, v->span, NULL);
         return;
+    case TV_OUTPUT: {
+        if (!constant(ck, v, member))
+            return;
+        if (!about->workflow || !about->workflow->output) {
+            check_constant(ck, v, NULL, v->span, NULL);
+            return;
+        }
+        What wf = what_named(WHAT_OUTPUT_OF, about->workflow->name);
+        check_constant(ck, v, about->workflow->output, member_key_span(m), &wf);
+        return;
+    }
     case TV_SUCCEED: {
         if (!constant(ck, v, member))
             return;
@@ -1085,6 +1096,12 @@ static void check_test(Checker *ck, Tests *t, const Member *test)
     a.workflow = tested_workflow(ck, test);
     Member *found[MEMBERS_MAX] = { 0 };
     check_block(ck, t, member_body(test), TB_TEST, &a, found);
+    if (a.workflow && !found[find_member(TB_TEST, "input")]) {
+        /* No `input`: the runtime runs the workflow on `{}`, which must keep its contract. */
+        What wf = what_named(WHAT_WORKFLOW, a.workflow->name);
+        What what = what_of(WHAT_INPUT_OF, &wf);
+        check_contract(ck, &(Scope){ 0 }, NULL, a.workflow->input, member_name_span(test), &what);
+    }
 }
 
 /* Two tests of one name (E0810). */

@@ -42,7 +42,7 @@ static const TestMember SIGNAL_MEMBERS[] = {
 static const TestMember EXPECT_MEMBERS[] = {
     { "status", TV_STATUS, 0, TN_NONE, false, false, NULL },
     { "error", TV_CODE, 0, TN_NONE, false, false, NULL },
-    { "output", TV_VALUE, 0, TN_NONE, false, false, NULL },
+    { "output", TV_OUTPUT, 0, TN_NONE, false, false, NULL },
     { "output_includes", TV_RECORD, 0, TN_NONE, false, false, NULL },
     { "step", TV_BLOCK, TB_EXPECT_STEP, TN_WORD, false, false, NULL },
     { "events", TV_EVENTS, 0, TN_NONE, false, false, NULL },

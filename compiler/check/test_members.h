@@ -26,6 +26,7 @@ typedef enum TestValue {
     TV_VALUE,          /* any constant */
     TV_RECORD,         /* a constant record */
     TV_SUCCEED,        /* a constant, against the output contract of what is scripted */
+    TV_OUTPUT,         /* a constant, against the tested workflow's output contract */
     TV_DURATION,       /* a duration; in the scenario, its milliseconds */
     TV_BOOL,
     TV_TRUE,           /* `never_answers: true` */

@@ -216,8 +216,8 @@ def check_placement(reference, page_tables):
     spell = keywords()
     columns = ['TASK', 'WORKFLOW_STEP', 'SLEEP', 'AWAIT', 'COMPUTE', 'COMPENSATE', 'WORKFLOW_BODY']
     check('placement.h has the places the table shows', all(p in places for p in columns), places)
-    header, table = table_with_header(reference['4-steps.md'], ['member', 'task'])
-    check('4-steps.md has the placement table', header is not None)
+    header, table = table_with_header(reference['04-steps.md'], ['member', 'task'])
+    check('04-steps.md has the placement table', header is not None)
     if header is None:
         return
     want = [(spell[kw], [yes_ for yes_ in (allowed[p] for p in columns)])
@@ -239,10 +239,10 @@ def check_placement(reference, page_tables):
 
 
 def check_keywords(reference):
-    text = reference['1-lexical.md']
+    text = reference['01-lexical.md']
     m = re.search(r'These words are keywords:\n\n(.*?)\n\n', text, re.S)
     listed = re.findall(r'`([^`]+)`', m.group(1)) if m else []
-    check('1-lexical.md lists the keywords of ast.c, in its order',
+    check('01-lexical.md lists the keywords of ast.c, in its order',
           listed == list(keywords().values()), 'listed %s\nast.c   %s'
           % (listed, list(keywords().values())))
 
@@ -258,9 +258,9 @@ def check_operators(reference):
         if tokens.split()[0] == 'DOT':
             break  # postfix: field, index, call, `?`
         levels.append([spelling.get(t, t) for t in tokens.split()])
-    header, rows = table_with_header(reference['7-expressions.md'], ['level', 'operators'])
+    header, rows = table_with_header(reference['07-expressions.md'], ['level', 'operators'])
     got = [re.findall(r'`([^`]+)`', r[1].replace('\\|', '|')) for r in rows or []]
-    check('the operators\' levels of 7-expressions.md are parser.y\'s, lowest first',
+    check('the operators\' levels of 07-expressions.md are parser.y\'s, lowest first',
           got[:len(levels)] == levels, 'reference %s\nparser.y  %s' % (got, levels))
     ops = dict(re.findall(r'ORBC_OP\((\w+),[^"]*"[^"]*",[^"]*"([^"]*)"\)', read('bytecode',
                                                                                'ops.def')))
@@ -274,7 +274,7 @@ def check_operators(reference):
 
 def check_stdlib(reference):
     stdlib = read('stdlib', 'orbit.orbit')
-    text = reference['8-stdlib.md']
+    text = reference['08-stdlib.md']
     flat = lambda s: re.sub(r'\s+', ' ', s.strip())  # noqa: E731
     builtins = [(name, flat(inp), flat(out), timeout) for name, inp, out, timeout in re.findall(
         r'^builtin "([^"]+)" \{\s*input (\{[^}]*\})\s*output (\{[^}]*\})\s*timeout (\w+)',

@@ -7,7 +7,8 @@
   (code spans and links shown as their text), and the page's sentences listed below are
   in the reference's text: a drift of either side fails.
 - The tables that restate the code are the code's: the placement table is
-  compiler/check/placement.c's MEMBERS (and the page's placement table agrees with it),
+  compiler/check/placement.c's MEMBERS (and the page's placement table and the one of
+  diagnostics/explain/E0307.md agree with it),
   the keywords compiler/syntax/ast.c's, the operators' levels compiler/syntax/parser.y's
   precedence lines (spelt as compiler/syntax/lexer.re spells their tokens) and every
   operator of AST_OPERATORS (compiler/syntax/ast.h) with its instruction's symbol in
@@ -228,6 +229,14 @@ def check_placement(reference, page_tables):
           '\n'.join('placement.c: %s %s\nreference:   %s %s' % (a[0], a[1], b[0], b[1])
                     for a, b in zip(want + [('', [])] * len(got), got + [('', [])] * len(want))
                     if a != b))
+    # The explanation of E0307 shows rows of the same table.
+    _, explained = table_with_header(read('diagnostics', 'explain', 'E0307.md'), ['member', 'task'])
+    by_kw = {spell[kw]: allowed for kw, allowed in rows}
+    wrong = [r for r in explained or []
+             if rendered(r[0]) not in by_kw
+             or [yes(c) for c in r[1:]] != [by_kw[rendered(r[0])][p] for p in columns]]
+    check('the placement table of diagnostics/explain/E0307.md agrees with placement.c',
+          explained and not wrong, wrong or 'no table')
     # The normative page's own placement table agrees with the code.
     page = next((rows_ for h, rows_ in page_tables if h[:2] == ['Setting', 'Task step']), [])
     by_name = {spell[kw]: allowed for kw, allowed in rows}

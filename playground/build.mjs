@@ -3,7 +3,8 @@
 // worker, src/worker.js and what it draws with, into worker.js), with
 // index.html and playground.css, and the WebAssembly build beside it (orbit.js,
 // orbit.wasm, and its wrapper orbit-api.js with engine-enums.js, from tools/playground.sh's
-// wasm part). Prints each file's
+// wasm part), and the language reference's pages (docs/reference/*.md into reference/,
+// which the page's header links: the site stays whole offline). Prints each file's
 // size, raw and gzipped, and the total.
 //
 //   node playground/build.mjs --out SITE_DIR --wasm WASM_DIR
@@ -55,6 +56,12 @@ for (const file of ['orbit.js', 'orbit.wasm', 'orbit-api.js', 'engine-enums.js']
   }
   copyFileSync(path.join(wasm, file), path.join(out, file));
 }
+
+// The language reference, as the repository has it (Markdown, shown as text).
+const reference = path.join(here, '..', 'docs', 'reference');
+mkdirSync(path.join(out, 'reference'));
+for (const file of readdirSync(reference).filter((name) => name.endsWith('.md')))
+  copyFileSync(path.join(reference, file), path.join(out, 'reference', file));
 
 // The sizes: what a browser transfers (uncompressed, and as gzip would send it).
 let raw = 0;

@@ -1,6 +1,7 @@
-/* Which members each place may hold, written once (diagnostics/explain/E0307.md has the
- * same table for users): place_allows and the checker's suggestions for a misspelt
- * member (place_members) both read MEMBERS. */
+/* Which members each place may hold, written once (the language reference's table,
+ * docs/reference/04-steps.md, and diagnostics/explain/E0307.md's show it to users, checked
+ * against MEMBERS by tests/code/test_reference.py): place_allows and the checker's
+ * suggestions for a misspelt member (place_members) both read MEMBERS. */
 #include "placement.h"
 
 /* One row per member, in the order a misspelt member's suggestions are tried: on a tie

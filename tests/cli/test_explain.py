@@ -22,7 +22,17 @@ A lint (LINT in codes.def) is enabled with `--warn CODE` for both kinds. A file 
 an erroneous example, an unmarked or unknown fence, or a `…` without its `fill` fails.
 Ends with `N passed, N failed`.
 
-    test_explain.py --orbitc PATH
+With --reference DIR, the same rules run over the Markdown pages of the language
+reference (docs/reference/*.md) instead, where examples sit among other blocks:
+
+  ```orbit                       a plain example: must check clean and build clean
+  ```orbit erroneous code=CODE   must produce CODE, and no other code
+  ```sh, ```text, ```            not examples (any fence but ```orbit)
+
+and every example is also formatted as `orbitc fmt` writes it (`fmt --check`), but for
+a lexical or syntax error (E00xx, E01xx), which fmt does not format.
+
+    test_explain.py --orbitc PATH [--reference DIR]
 """
 import argparse
 import json
@@ -42,8 +52,9 @@ KINDS = ('erroneous', 'corrected')
 
 
 class Example:
-    def __init__(self, code, number, line, kind, text):
-        self.code = code
+    def __init__(self, code, number, line, kind, text, page=None):
+        self.code = code          # the code it shows (None: a clean example of a page)
+        self.page = page          # the reference page it is on (None: an explanation)
         self.number = number      # 1-based, in file order
         self.line = line          # line of the opening fence
         self.kind = kind
@@ -54,7 +65,15 @@ class Example:
         self.program = False      # the example is an orbit.program
 
     def name(self):
+        if self.page:
+            return '%s:%d (%s)' % (self.page, self.line, self.code or 'clean')
         return '%s.md:%d (%s example %d)' % (self.code, self.line, self.kind, self.number)
+
+    def stem(self):
+        """The name of its file in the work directory."""
+        if self.page:
+            return '%s_%d' % (re.sub(r'\W', '_', self.page), self.number)
+        return '%s_%d' % (self.code, self.number)
 
     def source(self):
         """The bytes of the file this example stands for."""
@@ -81,6 +100,8 @@ def parse_options(example, words):
             example.size = int(value)
         elif word == 'program':
             example.program = True
+        elif key == 'code' and example.page and re.fullmatch(r'[EW][0-9]{4}', value):
+            example.code = value
         else:
             problems.append('unknown option `%s`' % word)
     elisions = example.text.count(ELLIPSIS)
@@ -90,8 +111,9 @@ def parse_options(example, words):
     return problems
 
 
-def extract(code, text):
-    """The examples of one explanation, and the problems of its markup."""
+def extract(code, text, page=None):
+    """The examples of one explanation (or, with page, of a page of the reference), and
+    the problems of its markup."""
     examples, problems = [], []
     lines = text.split('\n')
     i = 0
@@ -111,6 +133,10 @@ def extract(code, text):
         except ValueError as e:
             problems.append('line %d: cannot read the fence: %s' % (start + 1, e))
             continue
+        if page and (not words or words[0] != 'orbit'):
+            continue  # a page's other blocks (shell, history, grammar) are not examples
+        if page and len(words) == 1:
+            words.append('corrected')  # a plain example of a page checks clean
         if not words or words[0] != 'orbit':
             problems.append('line %d: a block in an explanation is an ```orbit example' % (start + 1))
             continue
@@ -119,10 +145,14 @@ def extract(code, text):
                             '```orbit corrected' % (start + 1))
             continue
         example = Example(code, len(examples) + 1, start + 1, words[1],
-                          '\n'.join(lines[start + 1:end]) + '\n')
+                          '\n'.join(lines[start + 1:end]) + '\n', page)
         problems += ['line %d: %s' % (start + 1, p) for p in parse_options(example, words[2:])]
+        if page and (example.kind == 'erroneous') != (example.code is not None):
+            problems.append('line %d: an example of the reference is ```orbit (clean) or '
+                            '```orbit erroneous code=CODE' % (start + 1))
+            continue
         examples.append(example)
-    if not any(e.kind == 'erroneous' for e in examples):
+    if not page and not any(e.kind == 'erroneous' for e in examples):
         problems.append('no ```orbit erroneous example')
     return examples, problems
 
@@ -141,12 +171,19 @@ def run(orbitc, args):
     return proc.returncode, codes, proc.stderr.decode('utf-8', 'replace')
 
 
+def run_fmt_check(orbitc, path):
+    """`orbitc fmt --check --diff`: exit status 0 when the file is formatted."""
+    proc = subprocess.run([orbitc, 'fmt', '--check', '--diff', path], capture_output=True)
+    return (proc.returncode, proc.stdout.decode('utf-8', 'replace'),
+            proc.stderr.decode('utf-8', 'replace'))
+
+
 def judge(orbitc, example, severity, workdir):
     """None if the example does what its fence says, else what went wrong."""
-    path = os.path.join(workdir, '%s_%d.orbit' % (example.code, example.number))
+    path = os.path.join(workdir, example.stem() + '.orbit')
     output = path + 'c'
     if example.program:  # the configuration of a program whose source is clean
-        path = os.path.join(workdir, '%s_%d' % (example.code, example.number))
+        path = os.path.join(workdir, example.stem())
         os.makedirs(path, exist_ok=True)
         with open(os.path.join(path, 'main.orbit'), 'w', encoding='utf-8') as f:
             f.write('workflow main {\n  step wait { sleep 1h }\n}\n')
@@ -165,6 +202,10 @@ def judge(orbitc, example, severity, workdir):
     seen = 'check gave %s (exit %d), build gave %s (exit %d)%s' % (
         check_codes or 'nothing', check_status, build_codes or 'nothing', build_status,
         (': ' + (check_err or build_err).strip()) if check_err or build_err else '')
+    if example.page and not re.match(r'E0[01]', example.code or ''):
+        status, out, err = run_fmt_check(orbitc, path)
+        if status != 0:
+            return 'is not formatted as `orbitc fmt` writes it:\n' + (out + err).rstrip()
     if example.kind == 'corrected':
         clean = (check_status == 0 and build_status == 0 and not check_codes and not build_codes
                  and os.path.exists(output))
@@ -199,17 +240,75 @@ def self_test():
             or not examples[0].program):
         failures.append('the options are not read as documented: %r %r'
                         % (problems, examples and examples[0].source()))
+    # A page of the reference: other blocks are not examples, a plain ```orbit is clean,
+    # an erroneous one says its code.
+    page = ('# 9\n\n```sh\norbitc check .\n```\n\n```orbit\nworkflow w {}\n```\n\n'
+            '```orbit erroneous code=E0410\nworkflow w {}\n```\n')
+    examples, problems = extract(None, page, 'page.md')
+    if problems or [(e.kind, e.code) for e in examples] != [('corrected', None),
+                                                            ('erroneous', 'E0410')]:
+        failures.append('a page\'s examples are not read as documented: %r %r'
+                        % (problems, [(e.kind, e.code) for e in examples]))
+    for what, text in {'an erroneous example without its code':
+                       '```orbit erroneous\nworkflow w {}\n```\n',
+                       'a clean example with a code':
+                       '```orbit corrected code=E0410\nworkflow w {}\n```\n'}.items():
+        if not extract(None, text, 'page.md')[1]:
+            failures.append('the rules of a page accept %s' % what)
     return failures
+
+
+def reference_pages(directory):
+    """[(name, text)] of the reference's pages, in order."""
+    names = sorted(n for n in os.listdir(directory) if n.endswith('.md'))
+    pages = []
+    for name in names:
+        with open(os.path.join(directory, name), encoding='utf-8') as f:
+            pages.append((name, f.read()))
+    return pages
+
+
+def run_reference(orbitc, directory, workdir):
+    """(passed, failed) over the examples of the reference's pages."""
+    severities = dict(registered_codes())
+    passed = failed = 0
+    for name, text in reference_pages(directory):
+        examples, problems = extract(None, text, name)
+        for problem in problems:
+            failed += 1
+            print('FAIL %s: %s' % (name, problem))
+        for example in examples:
+            if example.code and example.code not in severities:
+                wrong = 'shows %s, which diagnostics/codes.def does not register' % example.code
+            else:
+                wrong = judge(orbitc, example, severities.get(example.code), workdir)
+            if wrong:
+                failed += 1
+                print('FAIL %s: %s' % (example.name(), wrong))
+            else:
+                passed += 1
+                print('ok   %s' % example.name())
+    if passed + failed == 0:
+        failed += 1
+        print('FAIL %s: no example found' % directory)
+    return passed, failed
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--orbitc', required=True)
+    parser.add_argument('--reference', metavar='DIR',
+                        help='the examples of the language reference\'s pages instead')
     args = parser.parse_args()
     passed = failed = 0
     for failure in self_test():
         failed += 1
         print('FAIL self-test: ' + failure)
+    if args.reference:
+        with tempfile.TemporaryDirectory(prefix='orbit-reference-') as workdir:
+            more_passed, more_failed = run_reference(args.orbitc, args.reference, workdir)
+        print('%d passed, %d failed' % (passed + more_passed, failed + more_failed))
+        sys.exit(1 if failed + more_failed else 0)
     with tempfile.TemporaryDirectory(prefix='orbit-explain-') as workdir:
         for code, severity in registered_codes():
             with open(os.path.join(EXPLAIN, code + '.md'), encoding='utf-8') as f:

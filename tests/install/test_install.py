@@ -6,6 +6,10 @@ toolchain is used as a user would use it:
 - the installed orbitc checks and builds examples/, disassembles what it built, and
   the installed orbit-run runs it (the history of tests/golden/run/checkout);
 - the installed man pages render with `groff -ww -z` without a warning and with `man -l`;
+- the language reference: every page of docs/reference/ is installed under
+  share/doc/orbitc/reference/, the same bytes, and every link between the installed
+  documents resolves (the links into the sources, `../../diagnostics/explain/CODE.md`
+  and `../../stdlib/`, are the repository's: `orbitc explain CODE` shows the first);
 - the installed bash completion registers itself and completes `orbitc ex` and
   `orbitc explain E04`;
 - liborbc: no header is installed but the public ones; the shared library has the
@@ -112,6 +116,30 @@ def check_man_pages(destdir, paths):
         test_manpages.render_checks(staged(destdir, page))
 
 
+def check_reference(destdir, paths):
+    source = os.path.join(ROOT, 'docs', 'reference')
+    pages = sorted(n for n in os.listdir(source) if n.endswith('.md'))
+    installed = {os.path.basename(p): staged(destdir, p) for p in paths
+                 if os.path.basename(os.path.dirname(p)) == 'reference'
+                 and '/doc/' in p}
+    check('every page of docs/reference/ is installed in the reference folder of the docs',
+          sorted(installed) == pages, 'installed %s, pages %s' % (sorted(installed), pages))
+    broken = []
+    for name, path in sorted(installed.items()):
+        with open(path, 'rb') as f, open(os.path.join(source, name), 'rb') as g:
+            if f.read() != g.read():
+                broken.append('%s differs from docs/reference/%s' % (path, name))
+        with open(path, encoding='utf-8') as f:
+            text = re.sub(r'^```.*?^```[^\n]*$', '', f.read(), flags=re.M | re.S)
+        for target in re.findall(r'\]\(([^)\s#]+)(?:#[^)]*)?\)', text):
+            if re.match(r'[a-z]+:', target) or target.startswith('../../'):
+                continue
+            if not os.path.exists(os.path.join(os.path.dirname(path), target)):
+                broken.append('%s links %s, which is not installed' % (name, target))
+    check('the installed reference is the source\'s, and its links resolve among the '
+          'installed documents', installed and not broken, '\n'.join(broken))
+
+
 def check_bash_completion(destdir, paths, work):
     script = staged(destdir, find_installed(paths, '/bash-completion/completions/orbitc'))
     registered, found, err = test_completions.bash_complete(script, ['orbitc', 'ex'], work)
@@ -207,6 +235,7 @@ def main():
         files = check_files(destdir, paths)
         orbitc, orbc = check_toolchain(destdir, paths, work)
         check_man_pages(destdir, paths)
+        check_reference(destdir, paths)
         check_bash_completion(destdir, paths, work)
         headers = check_headers(files)
         check_liborbc(destdir, files, headers, orbitc, orbc, work, args.cc,

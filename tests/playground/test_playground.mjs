@@ -195,6 +195,18 @@ test('the page loads without an error', async () => {
   assert.match(await page.$eval('#status', (e) => e.textContent), /Ready/);
 });
 
+test('the header links the language reference, whose pages the site serves as docs/reference/ has them', async () => {
+  const href = await page.$eval('header a#reference', (a) => a.href);
+  assert.equal(href, baseUrl + 'reference/README.md');
+  const pages = readdirSync(path.join(root, 'docs', 'reference')).filter((name) => name.endsWith('.md'));
+  assert.ok(pages.includes('README.md') && pages.length > 1, pages.join(' '));
+  for (const name of pages) {
+    const response = await fetch(new URL(name, href));
+    assert.equal(response.status, 200, name);
+    assert.equal(await response.text(), readFileSync(path.join(root, 'docs', 'reference', name), 'utf8'), name);
+  }
+});
+
 test('a typed `backof` shows E0410, underlined at its columns, with `backoff` on hover', async () => {
   await setDoc(page, '');
   await page.click('.cm-content');

@@ -117,15 +117,28 @@ static bool is_for(const Places *p, Frame f)
     return p->run->old->workflows[f.wf].steps[f.step].for_code != ORBC_NONE;
 }
 
-/* Effect `e` of the frame's workflow, the frame at step k in `state`. */
+/* Whether an effect at a step an execution has completed changes its records. */
+static bool stops_completed(const CompatEffect *e)
+{
+    return e->aspect != ASPECT_COMPENSATE && e->aspect != ASPECT_FAILURE
+        && e->aspect != ASPECT_RESULT;
+}
+
+/* Effect `e` of the frame's workflow, the frame at step k in `state`. A compensating
+ * execution completed steps 0..k and failed at a later step or at its `return`: anything
+ * after step k may have made its records, and the compensations of the steps after k ran
+ * before step k's. */
 static bool stops(const Places *p, const CompatEffect *e, Frame f, uint8_t state,
                   uint32_t attempt)
 {
     uint32_t k = f.step;
     if (e->aspect == ASPECT_WORKFLOW)
         return true;
-    if (state == COMPAT_COMPENSATING)
-        return !(e->aspect == ASPECT_COMPENSATE && e->step < k);
+    if (state == COMPAT_COMPENSATING) {
+        if (e->aspect == ASPECT_RESULT || e->step > k)
+            return true;
+        return e->step == k && e->aspect == ASPECT_COMPENSATE ? true : stops_completed(e);
+    }
     if (e->aspect == ASPECT_RESULT || e->aspect == ASPECT_COMPENSATE)
         return false;
     if (e->aspect == ASPECT_FAILURE)
@@ -174,9 +187,10 @@ static void frame_effects(Places *p, Frame f, uint8_t state, uint32_t attempt, b
     for (uint32_t k = 0; k < children->count; k++) {
         uint32_t s = children->items[k];
         uint32_t t = child_target(m, &m->workflows[f.wf].steps[s]);
-        if (s < f.step)
+        bool compensating = state == COMPAT_COMPENSATING;
+        if (s < f.step || (compensating && s == f.step))
             take(p, &p->reach_done[t], place);
-        else if (state == COMPAT_COMPENSATING || (s == f.step && (last || is_for(p, f))))
+        else if (compensating || (s == f.step && (last || is_for(p, f))))
             take(p, &p->reach_any[t], place);
     }
 }

@@ -15,6 +15,8 @@ typedef struct Pair {
     const char *name;               /* the workflow's */
     bool moved;                     /* some expression moved: the first one's places */
     CompatLoc moved_old, moved_new;
+    uint32_t moved_last;            /* the last step whose expressions moved (the
+                                       return: step_count) */
 } Pair;
 
 static CompatLoc step_loc(const OrbcModule *m, const OrbcWorkflow *wf, uint32_t s)
@@ -38,6 +40,18 @@ static const char *step_name(const OrbcModule *m, const OrbcWorkflow *wf, uint32
     return compat_str(m, wf->steps[s].name);
 }
 
+/* An expression of step `s` (or the return, s = step_count) moved: the first one's
+ * places are shown, the last step is the one its effect starts after. */
+static void moved(Pair *p, uint32_t s, uint32_t ca, uint32_t cb)
+{
+    if (!p->moved) {
+        p->moved_old = compat_code_loc(p->run->old, ca);
+        p->moved_new = compat_code_loc(p->run->new, cb);
+    }
+    p->moved = true;
+    p->moved_last = s;
+}
+
 /* A code block of the step: changed (its rule), or moved (code-moved). */
 static void compare_code(Pair *p, uint32_t s, uint32_t t, uint32_t ca, uint32_t cb,
                          CompatRule rule, const char *part)
@@ -47,10 +61,8 @@ static void compare_code(Pair *p, uint32_t s, uint32_t t, uint32_t ca, uint32_t 
     if (!compat_code_same(run, p->a, ca, p->b, cb)) {
         add_step_change(p, rule, s, t, ASPECT_IDENTITY, s,
                         arena_printf(run->arena, "the %s of step `%s` changed", part, name));
-    } else if (!p->moved && !compat_code_same_place(run, ca, cb)) {
-        p->moved = true;
-        p->moved_old = compat_code_loc(run->old, ca);
-        p->moved_new = compat_code_loc(run->new, cb);
+    } else if (!compat_code_same_place(run, ca, cb)) {
+        moved(p, s, ca, cb);
     }
 }
 
@@ -78,9 +90,7 @@ static bool compensate_same(Pair *p, const OrbcStep *x, const OrbcStep *y)
         && strcmp(compat_str(run->old, run->old->tasks[a->task].name),
                   compat_str(run->new, run->new->tasks[b->task].name)) == 0
         && compat_code_same(run, p->a, a->with_code, p->b, b->with_code)
-        && compat_code_same_place(run, a->with_code, b->with_code)
         && compat_code_same(run, p->a, a->key_code, p->b, b->key_code)
-        && compat_code_same_place(run, a->key_code, b->key_code)
         && pa->attempts == pb->attempts && pa->backoff == pb->backoff
         && pa->initial_delay_ms == pb->initial_delay_ms && pa->max_delay_ms == pb->max_delay_ms
         && a->timeout_ms == b->timeout_ms && a->queue_timeout_ms == b->queue_timeout_ms;
@@ -128,6 +138,13 @@ static void compare_step(Pair *p, uint32_t s, uint32_t t)
                  x->kind == ORBC_STEP_SLEEP ? "duration" : "value");
     compat_compare_policy(run, p->wi, s, p->wj, t);
     compare_compensate(p, s, t);
+    if (x->has_compensate && y->has_compensate) {
+        const OrbcCompensate *a = &x->compensate, *b = &y->compensate;
+        if (!compat_code_same_place(run, a->with_code, b->with_code))
+            moved(p, s, a->with_code, b->with_code);
+        if (!compat_code_same_place(run, a->key_code, b->key_code))
+            moved(p, s, a->key_code, b->key_code);
+    }
 }
 
 /* The steps of `b` that are not in the longest run of `old_index` (OLD's index of each
@@ -223,17 +240,14 @@ void compat_compare_steps(CompatRun *run, uint32_t wi, uint32_t wj)
         if (new_of_old[s] != ORBC_NONE)
             compare_step(&p, s, new_of_old[s]);
     }
-    if (!p.moved && compat_code_same(run, p.a, p.a->return_code, p.b, p.b->return_code)
-        && !compat_code_same_place(run, p.a->return_code, p.b->return_code)) {
-        p.moved = true;
-        p.moved_old = compat_code_loc(run->old, p.a->return_code);
-        p.moved_new = compat_code_loc(run->new, p.b->return_code);
-    }
+    if (compat_code_same(run, p.a, p.a->return_code, p.b, p.b->return_code)
+        && !compat_code_same_place(run, p.a->return_code, p.b->return_code))
+        moved(&p, p.a->step_count, p.a->return_code, p.b->return_code);
     if (p.moved) {   /* once per workflow: the first expression that moved */
         uint32_t c = compat_add_change(run, COMPAT_CODE_MOVED, p.name, &p.moved_old, &p.moved_new,
                                        "expressions of workflow `%s` moved in their file "
                                        "(their errors name their lines)", p.name);
-        compat_add_effect(run, c, wi, ORBC_NONE, ASPECT_FAILURE, 0);
+        compat_add_effect(run, c, wi, p.moved_last, ASPECT_FAILURE, 0);
     }
     free(new_of_old);
 }

@@ -187,18 +187,20 @@ void compat_write_junit(const CompatReport *r, const char *old_label, const char
     uint32_t failing = r->errors;
     text_append_str(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
     text_xml_attribute(out, "name", "orbitc compat");
-    text_printf(out, " tests=\"%u\" failures=\"%u\">\n", r->change_count + r->place_count,
-                failing + r->places_blocked);
+    text_printf(out, " tests=\"%u\" failures=\"%u\" errors=\"0\" time=\"0.000\">\n",
+                r->change_count + r->place_count, failing + r->places_blocked);
     TextBuffer name = { 0 };
     text_printf(&name, "changes from %s to %s", old_label, new_label);
     text_append_str(out, "  <testsuite");
     text_xml_attribute(out, "name", name.data);
-    text_printf(out, " tests=\"%u\" failures=\"%u\">\n", r->change_count, failing);
+    text_printf(out, " tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n",
+                r->change_count, failing);
     for (uint32_t i = 0; i < r->change_count; i++)
         junit_change(&r->changes[i], out);
     text_append_str(out, "  </testsuite>\n  <testsuite");
     text_xml_attribute(out, "name", "places of running executions");
-    text_printf(out, " tests=\"%u\" failures=\"%u\">\n", r->place_count, r->places_blocked);
+    text_printf(out, " tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n",
+                r->place_count, r->places_blocked);
     for (uint32_t i = 0; i < r->place_count; i++)
         junit_place(r, &r->places[i], out);
     text_append_str(out, "  </testsuite>\n</testsuites>\n");

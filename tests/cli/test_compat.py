@@ -188,6 +188,8 @@ def json_follows_its_schema_and_workflow_selects():
         expect({p['workflow'] for p in only['places']} == {'ping'}, only['places'])
         expect(all(c['workflow'] in ('ping', None) for c in only['changes']), only['changes'])
         expect(any(c['rule'] == 'step-target-changed' for c in only['changes']), only['changes'])
+        status, out, err = run('compat', 'old', 'new', '--workflow', 'pong', cwd=tmp)
+        expect(status == 2 and 'neither side has a workflow `pong`' in err, (status, err))
 
 
 def sarif_problems(log):

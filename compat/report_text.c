@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "compat.h"
+#include "version.h"
 
 enum { LISTED_PLACES = 5 };
 
@@ -129,8 +130,7 @@ void compat_write_sarif(const CompatReport *r, TextBuffer *out)
     json_t *log = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:o}}, s:o}]}",
                             "$schema", "https://json.schemastore.org/sarif-2.1.0.json",
                             "version", "2.1.0", "runs", "tool", "driver", "name", "orbitc compat",
-                            "informationUri", "https://github.com/orbit-lang/orbitc/blob/main/docs/compat.md",
-                            "rules", sarif_rules(), "results", results);
+                            "version", ORBIT_VERSION, "rules", sarif_rules(), "results", results);
     char *text = json_dumps(log, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (text) {
         text_append_str(out, text);

@@ -178,6 +178,21 @@ function api(heap) {
     scenario: (source) => json('scenario', source),
     graph: (source, { workflow = '', format = 'json' } = {}) => json('graph', source, workflow, format),
 
+    // ---- orbitc compat (compat/compat.h): two .orbc files' bytes (Uint8Array) in, the
+    // report of docs/compat.md out (its JSON, parsed); a side that does not load throws.
+    compat(oldOrbc, newOrbc) {
+      const result = heap.call('compat_orbc_json', false, oldOrbc, newOrbc);
+      if (!result) throw new RangeError('compat_orbc_json: out of memory');
+      let report;
+      try {
+        report = JSON.parse(heap.textAt(result));
+      } finally {
+        heap.module._free(result);
+      }
+      if (report.error) throw new Error(`the ${report.side} module does not load: ${report.error}`);
+      return report;
+    },
+
     // ---- the engine core (hosts/wasm/engine_wasm.h) ----
     workflows(orbc) {
       const handle = heap.module._wasm_new();

@@ -14,7 +14,7 @@ import pytest
 GOLDEN = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, GOLDEN)
 sys.path.insert(0, os.path.dirname(GOLDEN))
-from harness import cases, fmt, runs  # noqa: E402
+from harness import cases, compat, fmt, runs  # noqa: E402
 from support import paths  # noqa: E402
 
 
@@ -24,6 +24,7 @@ def names():
               if f.endswith('.orbit')]
     found += ['fmt/' + f[:-len('.orbit')] for f in sorted(os.listdir(fmt.CASES))
               if f.endswith('.orbit')]
+    found += ['compat/' + os.path.basename(c) for c in compat.find_cases([])]
     return found
 
 
@@ -35,6 +36,8 @@ def test_golden(case):
         passed, failed = runs.run_all(orbitc, paths.program('ORBIT_RUN'), False, [case])
     elif area == 'fmt':
         passed, failed = fmt.run_all(orbitc, False, [case])
+    elif area == 'compat':
+        passed, failed = compat.run_all(orbitc, False, [case])
     else:
         target = case + ('.case' if os.path.isdir(os.path.join(GOLDEN, case + '.case'))
                          else '.orbit')

@@ -80,6 +80,8 @@ def find_cases(selectors):
             dirnames.remove('run')  # runtime cases: runs.py
         if dirpath == GOLDEN and 'fmt' in dirnames:
             dirnames.remove('fmt')  # formatter cases: fmt.py
+        if dirpath == GOLDEN and 'compat' in dirnames:
+            dirnames.remove('compat')  # orbitc compat's cases: compat.py
         dirnames.sort()
         for d in list(dirnames):
             if d.endswith('.case'):

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compat.h"
@@ -150,6 +151,13 @@ static bool workflows_known(const CliOptions *opt, const CompatSide *old, const 
     return true;
 }
 
+/* Whether `arg` names one source file (not a directory, a git side or an .orbc file). */
+static bool is_source_file(const char *arg)
+{
+    struct stat st;
+    return !is_git(arg) && !is_orbc(arg) && stat(arg, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int cli_compat(const CliOptions *opt)
 {
     if (opt->path_count != 2)
@@ -160,7 +168,11 @@ int cli_compat(const CliOptions *opt)
     if (load_side(opt, &old, path_of(new.label)) && load_side(opt, &new, path_of(old.label))
         && workflows_known(opt, &old, &new)) {
         CompatOptions options = { opt->workflow_count ? opt->workflows : NULL,
-                                  (uint32_t)opt->workflow_count };
+                                  (uint32_t)opt->workflow_count, NULL, NULL };
+        if (is_source_file(old.label) && is_source_file(new.label)) {
+            options.old_file = old.label;   /* two versions of one file */
+            options.new_file = new.label;
+        }
         CompatReport r;
         compat_compare(&old.module, &new.module, &options, &r);
         print_report(opt, &r, old.label, new.label);

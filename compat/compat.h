@@ -77,6 +77,9 @@ typedef struct CompatPlace {
 typedef struct CompatOptions {
     const char *const *workflows;   /* only these OLD workflows (NULL: every one) */
     uint32_t workflow_count;
+    /* Two versions of one file given by two names (`orbitc compat old.orbit new.orbit`):
+     * OLD's file `old_file` is NEW's `new_file`, not a move (NULL: none). */
+    const char *old_file, *new_file;
 } CompatOptions;
 
 typedef struct CompatReport {

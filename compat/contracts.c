@@ -161,6 +161,18 @@ const char *compat_type_text(Arena *arena, const OrbcModule *m, uint32_t type)
     return t->kind < 10 ? kinds[t->kind] : "?";
 }
 
+
+/* Whether OLD's file `a` is NEW's file `b`: the same name, or the two names of one file
+ * that the options give. */
+static bool same_file(const CompatRun *run, const char *a, const char *b)
+{
+    const CompatOptions *o = run->options;
+    if (strcmp(a, b) == 0)
+        return true;
+    return o && o->old_file && o->new_file && strcmp(a, o->old_file) == 0
+        && strcmp(b, o->new_file) == 0;
+}
+
 /* ---- workflows: their callers ---- */
 
 static CompatLoc wf_loc(const OrbcModule *m, uint32_t wf)
@@ -227,7 +239,7 @@ void compat_workflow_contracts(CompatRun *run, uint32_t i, uint32_t j)
                                        name, x, y);
         compat_add_effect(run, c, i, ORBC_NONE, ASPECT_WORKFLOW, 0);
     }
-    if (strcmp(compat_str(run->old, a->file), compat_str(run->new, b->file)) != 0) {
+    if (!same_file(run, compat_str(run->old, a->file), compat_str(run->new, b->file))) {
         uint32_t c = compat_add_change(run, COMPAT_CODE_MOVED, name, &lo, &ln,
                                        "workflow `%s` is in another file (`%s`, not `%s`), "
                                        "which its expressions' errors name", name,

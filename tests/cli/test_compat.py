@@ -111,7 +111,9 @@ def the_three_kinds_of_side_give_the_same_report():
                               ('git:HEAD', '.', flows),                       # directory
                               ('git:HEAD:flows', 'flows', root),              # PATH given
                               ('git:main', 'flows/checkout.orbit', root),
-                              (os.path.join(tmp, 'old.orbc'), os.path.join(tmp, 'new.orbc'), tmp)]:
+                              (os.path.join(tmp, 'old.orbc'), os.path.join(tmp, 'new.orbc'), tmp),
+                              # two files of other names: two versions of one file, no move
+                              (os.path.join(tmp, 'old', 'checkout.orbit'), 'flows/checkout.orbit', root)]:
             status, report = compat_json(old, new, cwd=cwd, tmp=tmp)
             expect(status == 1, '%s %s: status %d' % (old, new, status))
             expect(report['old']['label'] == old and report['new']['label'] == new, report['old'])

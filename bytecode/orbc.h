@@ -144,6 +144,14 @@ typedef struct OrbcPolicy {
     uint32_t *non_retryable;    /* string indices */
 } OrbcPolicy;
 
+/* The delay before attempt `attempt` (>= 2; 0 for the first) of a policy with this
+ * backoff, initial and maximum delay (docs/bytecode.md, section 3.6): `initial_ms`
+ * (fixed), or min(initial_ms × 2^(attempt−2), max_ms) (exponential), without overflow.
+ * The one formula: the engine core waits it, the checker and `orbitc compat` reason
+ * with it. */
+int64_t orbc_retry_delay(OrbcBackoff backoff, int64_t initial_ms, int64_t max_ms,
+                         uint32_t attempt);
+
 typedef enum OrbcTaskKind { ORBC_TASK_WORKER = 0, ORBC_TASK_BUILTIN = 1 } OrbcTaskKind;
 
 /* A declared worker or a built-in task, with its contract. */

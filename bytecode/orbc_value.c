@@ -359,6 +359,19 @@ const OrbcDurationUnit orbc_duration_units[ORBC_DURATION_UNIT_COUNT] = {
     { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
 };
 
+int64_t orbc_retry_delay(OrbcBackoff backoff, int64_t initial_ms, int64_t max_ms,
+                         uint32_t attempt)
+{
+    if (attempt < 2)
+        return 0;
+    if (backoff != ORBC_BACKOFF_EXPONENTIAL)
+        return initial_ms;
+    int64_t delay = initial_ms;
+    for (uint32_t n = 2; n < attempt && delay > 0 && delay < max_ms; n++)
+        delay = delay > max_ms / 2 ? max_ms : delay * 2;
+    return delay < max_ms ? delay : max_ms;
+}
+
 size_t orbc_format_duration(char out[ORBC_DURATION_TEXT_SIZE], int64_t ms)
 {
     if (ms == 0) {

@@ -10,17 +10,10 @@
 #include "compat_internal.h"
 #include "orbc_value.h"
 
-/* The delay before attempt n >= 2 (docs/bytecode.md §3.6, the formula the engine core's
- * task.c evaluates): initial (fixed), or min(initial × 2^(n−2), max) (exponential),
- * saturating. */
+/* The delay before attempt n >= 2: liborbc's one formula, which the engine core waits. */
 static int64_t delay_before(const OrbcPolicy *p, uint32_t n)
 {
-    if (p->backoff != ORBC_BACKOFF_EXPONENTIAL)
-        return p->initial_delay_ms;
-    int64_t delay = p->initial_delay_ms;
-    for (uint32_t k = 2; k < n && delay > 0 && delay < p->max_delay_ms; k++)
-        delay = delay > p->max_delay_ms / 2 ? p->max_delay_ms : delay * 2;
-    return delay < p->max_delay_ms ? delay : p->max_delay_ms;
+    return orbc_retry_delay((OrbcBackoff)p->backoff, p->initial_delay_ms, p->max_delay_ms, n);
 }
 
 static int64_t add_sat(int64_t a, int64_t b)

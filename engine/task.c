@@ -87,12 +87,8 @@ static void schedule_attempt(Unit *u, uint32_t number)
 
 static int64_t retry_delay(const OrbcPolicy *p, uint32_t next_attempt)
 {
-    if (p->backoff != ORBC_BACKOFF_EXPONENTIAL)
-        return p->initial_delay_ms;
-    int64_t delay = p->initial_delay_ms;
-    for (uint32_t n = 2; n < next_attempt && delay > 0 && delay < p->max_delay_ms; n++)
-        delay = delay > p->max_delay_ms / 2 ? p->max_delay_ms : delay * 2;
-    return delay < p->max_delay_ms ? delay : p->max_delay_ms;
+    return orbc_retry_delay((OrbcBackoff)p->backoff, p->initial_delay_ms, p->max_delay_ms,
+                            next_attempt);
 }
 
 static bool listed_non_retryable(const Engine *e, const OrbcPolicy *p, const char *code)

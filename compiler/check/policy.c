@@ -65,14 +65,9 @@ const char *policy_setting_default(RetrySetting setting, char *buf, size_t size)
 
 int64_t policy_retry_delay(const RetryPolicy *policy, uint32_t attempt)
 {
-    if (attempt < 2)
-        return 0;
-    if (policy->backoff == BACKOFF_FIXED)
-        return policy->initial_delay_ms;
-    int64_t delay = policy->initial_delay_ms;
-    for (uint32_t n = 2; n < attempt && delay < policy->max_delay_ms; n++)
-        delay = delay > INT64_MAX / 2 ? INT64_MAX : delay * 2;
-    return delay < policy->max_delay_ms ? delay : policy->max_delay_ms;
+    return orbc_retry_delay(policy->backoff == BACKOFF_EXPONENTIAL ? ORBC_BACKOFF_EXPONENTIAL
+                                                                   : ORBC_BACKOFF_FIXED,
+                            policy->initial_delay_ms, policy->max_delay_ms, attempt);
 }
 
 int64_t policy_add_saturating(int64_t a, int64_t b)

@@ -420,16 +420,17 @@ static int replay_main(int argc, char **argv)
         free(histories);
         return status;
     }
-    size_t counts[3] = {0};   /* continue, finished, diverge */
+    size_t counts[3] = {0}, unreadable = 0;   /* continue, finished, diverge */
     status = 0;
     for (size_t i = 0; i < count; i++) {
         int one = replay_one(&module, histories[i], workflow, json, counts);
+        unreadable += one == 2;
         status = one > status ? one : status;
     }
     if (!json)
-        printf("%zu histor%s: %zu continue%s, %zu finished, %zu diverge%s\n", count,
-               count == 1 ? "y" : "ies", counts[0], counts[0] == 1 ? "s" : "", counts[1], counts[2],
-               counts[2] == 1 ? "s" : "");
+        printf("%zu histor%s: %zu continue%s, %zu finished, %zu diverge%s, %zu could not be "
+               "replayed\n", count, count == 1 ? "y" : "ies", counts[0], counts[0] == 1 ? "s" : "",
+               counts[1], counts[2], counts[2] == 1 ? "s" : "", unreadable);
     fflush(stdout);
     orbc_module_free(&module);
     free(histories);

@@ -327,11 +327,14 @@ json_t *replay_places(const ReplayHistory *h)
                                numbered ? json_integer(s->attempt) : json_null());
     }
     qsort(items, n, sizeof *items, compare_ids);
+    json_t *last = NULL;   /* the last one kept: a place listed twice is kept once */
     for (size_t i = 0; i < n; i++) {
-        if (i > 0 && compare_ids(&items[i - 1], &items[i]) == 0)
+        if (last && compare_ids(&last, &items[i]) == 0) {
             json_decref(items[i]);
-        else
-            json_array_append_new(places, items[i]);
+            continue;
+        }
+        json_array_append_new(places, items[i]);
+        last = items[i];
     }
     free(items);
     free(slots);

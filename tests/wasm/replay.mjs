@@ -22,7 +22,10 @@ const orbitRun = path.resolve(orbitRunArg);
 const orbit = await loadOrbit(path.join(path.resolve(wasmDir), 'orbit.wasm'));
 let passed = 0;
 let failed = 0;
-for (const file of fs.readdirSync(KIT).filter((f) => f.endsWith('.orbc')).sort()) {
+for (const file of fs
+  .readdirSync(KIT)
+  .filter((f) => f.endsWith('.orbc'))
+  .sort()) {
   const name = file.slice(0, -'.orbc'.length);
   const orbc = path.join(KIT, file);
   const args = [orbc, '--format', 'json', '--show-values'];

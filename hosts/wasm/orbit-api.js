@@ -44,6 +44,14 @@
 //                      number a number); throws when the module does not load or the
 //                      input does not match the workflow's contract
 //
+// replay(orbc, history, workflow)  a history (JSON lines of `orbit-run --format json
+//                      --show-values` or `orbit-restate logs --format json`) replayed
+//                      against the module `orbc`: {history, verdict, places, records,
+//                      divergence}, as `orbit-run replay --format json` (docs/runtime.md,
+//                      "Replay"); `workflow` (optional) NEW's workflow; throws when the
+//                      module does not load or the history is malformed or has no values
+// places(history)      the places a history waits at: [{id, workflow, step, state, attempt}]
+//
 // Each engine's event returns whether the engine accepted it; commands() then gives its
 // commands as objects:
 //   {kind: "record", event, text}   the event as an `orbit logs` line
@@ -200,6 +208,28 @@ function api(heap) {
         const list = heap.call('wasm_workflows', false, handle, orbc);
         const text = heap.textAt(list || heap.module._wasm_error(handle));
         if (!list) throw new Error(text);
+        return JSON.parse(text);
+      } finally {
+        heap.module._wasm_close(handle);
+      }
+    },
+    replay(orbc, history, workflow = '') {
+      const handle = heap.module._wasm_new();
+      try {
+        const result = heap.call('wasm_replay', false, handle, orbc, history, workflow);
+        const text = heap.textAt(result || heap.module._wasm_error(handle));
+        if (!result) throw new Error(text);
+        return JSON.parse(text);
+      } finally {
+        heap.module._wasm_close(handle);
+      }
+    },
+    places(history) {
+      const handle = heap.module._wasm_new();
+      try {
+        const result = heap.call('wasm_places', false, handle, history);
+        const text = heap.textAt(result || heap.module._wasm_error(handle));
+        if (!result) throw new Error(text);
         return JSON.parse(text);
       } finally {
         heap.module._wasm_close(handle);

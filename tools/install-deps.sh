@@ -33,6 +33,8 @@ packages=(
   librsvg2-bin                        # `orbit-run simulate`'s test renders its SVG plot (rsvg-convert)
   lcov                                # `orbitc test --coverage-format lcov` is rendered by genhtml
   libxml2-utils perl                  # `orbitc test`'s CI formats: xmllint --schema (JUnit), prove (TAP)
+  debhelper dpkg-dev fakeroot lintian # the Debian packages (debian/), built and checked by tests/install/test_deb.py
+  diffoscope-minimal                  # ... which explains a difference between two builds of them
   "$@"                                # what the caller adds
 )
 

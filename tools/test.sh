@@ -10,6 +10,8 @@
 #     orbitc and orbit-run, and the page in headless chromium;
 #  5. the suite `restate`: the Restate host on a real restate-server
 #     (tools/restate-test.sh, which installs the server's 225 MB npm package), beside 6-7;
+#     and the suite `packages` (the Debian packages and the static binary, which build the
+#     project again), beside 6-7 too, at the lowest priority;
 #  6. builds build-asan/ under AddressSanitizer and UndefinedBehaviorSanitizer and runs the
 #     default suite there (`--setup sanitizers`: the fuzz regressions, not the corpora;
 #     not the suite `plain-only`, tests that run no C code of ours that the others do not
@@ -88,7 +90,8 @@ meson_run() {  # meson_run DIR LOGBASE [meson test options...]
 }
 # A missing log counts as a failure: its run did not run its tests.
 meson_logs+=(build/meson-logs/testlog-full-full.json build/meson-logs/testlog-playground.json
-             build/meson-logs/testlog-restate.json build-asan/meson-logs/testlog-asan-sanitizers.json)
+             build/meson-logs/testlog-restate.json build/meson-logs/testlog-packages.json
+             build-asan/meson-logs/testlog-asan-sanitizers.json)
 
 # ---- install ----
 npm_installs() {
@@ -129,6 +132,13 @@ export ORBIT_RESTATE_JOBS=2
 background "suite: restate (beside what follows)" meson_run build testlog-restate --suite restate
 beside() { ( renice -n 10 -p "$BASHPID" >/dev/null && "$@" ); }   # a subshell, niced
 
+# ---- the Debian packages and the static binary, beside what follows ----
+# Their suite compiles the project three more times (two package builds, compared byte
+# for byte, and the static binary): in the background at the lowest priority, so that it
+# takes only what the sanitizers and the fuzzing leave of the processors.
+lowest() { ( renice -n 19 -p "$BASHPID" >/dev/null && "$@" ); }    # a subshell, nice 19
+background "suite: packages (beside what follows)" lowest meson_run build testlog-packages --suite packages
+
 # ---- the sanitizers ----
 asan_build() {
     setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
@@ -152,6 +162,7 @@ else
 fi
 
 wait_for "suite: restate (beside what follows)"
+wait_for "suite: packages (beside what follows)"
 
 # ---- the table, then one closing line over every meson run, the fmt check and the fuzz smoke ----
 echo

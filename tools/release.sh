@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds every release artefact into dist/, each one tested as it is built, with their
+# SHA-256 checksums in dist/SHA256SUMS (docs/install.md, "Making a release"):
+#   tools/release.sh
+# - the Debian packages orbitc, liborbc1, liborbc-dev (and their -dbgsym .ddebs):
+#   tests/install/test_deb.py builds them twice (the same bytes), runs lintian, installs
+#   and purges them in a throwaway root, and keeps the first build's in dist/;
+# - the static binary, orbitc and orbit-run in dist/orbitc-VERSION-ARCH-linux-static.tar.gz:
+#   tests/install/test_static.py builds them (-Dstatic=true) and runs them in an empty
+#   chroot against build/'s; they are stripped and packed here (a tarball of fixed dates
+#   and owners: the same bytes from the same commit).
+# Needs root (chroot), the packages of tools/install-deps.sh, and build/ (made if missing:
+# the dynamic programs the static ones are compared with, and meson's project version).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ -f build/build.ninja ] || meson setup build >/dev/null
+ninja -C build cli/orbitc runtime/orbit-run >/dev/null
+version=$(meson introspect --projectinfo build | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
+arch=$(uname -m)
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -STimestamp)}
+
+rm -rf dist
+mkdir -p dist
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# ---- the Debian packages ----
+/usr/bin/python3 tests/install/test_deb.py --meson meson --builddir build --keep dist
+
+# ---- the static binary ----
+/usr/bin/python3 tests/install/test_static.py --orbitc build/cli/orbitc \
+    --orbit-run build/runtime/orbit-run --keep "$work/static"
+name=orbitc-$version-$arch-linux-static
+mkdir "$work/$name"
+for program in orbitc orbit-run; do
+    strip -o "$work/$name/$program" "$work/static/$program"
+done
+tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner --mode=u+rwX,go=rX \
+    -C "$work" -cf - "$name" | gzip -9n >"dist/$name.tar.gz"
+
+# ---- the npm packages ----
+# (to come: the launcher `orbitc`, its per-platform package with the native binary, and
+# the WebAssembly fallback, each `npm pack`ed into dist/ here.)
+
+# ---- the checksums, and what was made ----
+(cd dist && sha256sum -- * >SHA256SUMS)
+echo "dist/ (version $version):"
+(cd dist && for f in *; do printf '  %-48s %10d bytes\n' "$f" "$(stat -c %s "$f")"; done)

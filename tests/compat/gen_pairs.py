@@ -450,6 +450,30 @@ class Gen:
                                  **{"with": None})
         return "workflow %s removed" % wf["name"]
 
+    def m_explicit_defaults(self, prog):
+        """The same policies written out: `retry { attempts: 1, backoff: fixed }` where there
+        was none, `initial_delay: 1s` where it was left out (a change of text only)."""
+        wf, i = self._retry_step(prog, lambda s: s["retry"] is None or s["retry"]["initial_delay"] is None)
+        if wf is None:
+            return None
+        s = wf["steps"][i]
+        if s["retry"] is None:
+            s["retry"] = {"attempts": 1, "backoff": "fixed", "initial_delay": None,
+                          "max_delay": None, "non_retryable": []}
+            return "retry { attempts: 1, backoff: fixed } written on %s/%s" % (wf["name"], s["name"])
+        s["retry"]["initial_delay"] = 1000
+        if s["retry"]["max_delay"] is not None and s["retry"]["max_delay"] < 1000:
+            s["retry"]["max_delay"] = None
+        return "initial_delay: 1s written on %s/%s" % (wf["name"], s["name"])
+
+    def m_http_url(self, prog):
+        wf, i = self.pick_step(prog, lambda s: s["kind"] == "http")
+        if wf is None:
+            return None
+        s = wf["steps"][i]
+        s["with"] = [("url", ("str", "https://hooks.example/v2/" + s["name"]))] + s["with"][1:]
+        return "url of %s/%s changed" % (wf["name"], s["name"])
+
     def m_workflow_timeout(self, prog):
         top = prog["workflows"][0]
         before = top["timeout"]
@@ -562,7 +586,8 @@ MUTATIONS = ["none", "format", "remove_step", "reorder", "insert_step", "insert_
              "change_task", "change_with", "attempts_up", "attempts_down", "delay", "backoff",
              "non_retryable", "timeout", "queue_timeout", "sleep", "signal", "when", "for",
              "idempotency_key", "field_added", "field_removed", "field_retyped",
-             "compensation", "workflow_renamed", "workflow_removed", "workflow_timeout"]
+             "compensation", "workflow_renamed", "workflow_removed", "workflow_timeout",
+             "explicit_defaults", "http_url"]
 
 
 def sample_value(typ, k):

@@ -2,7 +2,8 @@
  * scenario with jansson, runs one workflow in virtual time and prints its history.
  * Exit status: 0 the workflow completed, 1 it failed, timed out or is blocked forever,
  * 2 bad usage or malformed input. `orbit-run simulate` runs it many times against a
- * simulation model instead (simulate.h) and prints what happened how often. */
+ * simulation model instead (simulate.h) and prints what happened how often;
+ * `orbit-run replay` replays recorded histories against new bytecode (replay.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "memory.h"
 #include "orbc.h"
+#include "replay.h"
 #include "run_scenario.h"
 #include "simulate.h"
 #include "version.h"
@@ -21,6 +23,7 @@ static const char usage[] =
     "                 [--input INPUT.json] [--format text|json] [--show-values]\n"
     "       orbit-run simulate FILE.orbc --model MODEL.json [--workflow NAME] [--runs N]\n"
     "                 [--seed S] [--jobs J] [--format text|json|svg]\n"
+    "       orbit-run replay NEW.orbc HISTORY... [--workflow NAME] [--format text|json]\n"
     "\n"
     "Runs a workflow of a compiled Orbit program in virtual time against a scenario of\n"
     "scripted workers, built-in tasks and signals, and prints its history.\n"
@@ -46,7 +49,21 @@ static const char usage[] =
     "  --format text|json|svg  a table with 95% intervals (default), the JSON report, or\n"
     "                        an SVG picture of the completion time by outcome\n"
     "\n"
-    "Exit status: 0 the simulation ran, 2 usage or malformed input.\n";
+    "Exit status: 0 the simulation ran, 2 usage or malformed input.\n"
+    "\n"
+    "replay: replays recorded histories (JSON lines of `orbit-run --format json\n"
+    "--show-values` or `orbit-restate logs --format json`; `-` reads standard input)\n"
+    "through the engine core against NEW.orbc, and says for each whether it continues\n"
+    "(NEW writes the same records), finished (it ended, and NEW writes all of it) or\n"
+    "diverges (the first record NEW writes differently, and what NEW wrote instead).\n"
+    "\n"
+    "  --workflow NAME       the workflow of NEW to replay against (default: the one\n"
+    "                        each history's WorkflowStarted names)\n"
+    "  --format text|json    one line per history and a summary (default), or one JSON\n"
+    "                        object per history\n"
+    "\n"
+    "Exit status: 0 every history continues or finished, 1 some history diverges,\n"
+    "2 usage, an unreadable or malformed history, or one recorded without values.\n";
 
 typedef struct Args {
     const char *orbc;
@@ -127,7 +144,8 @@ static int parse_args(int argc, char **argv, Args *args)
 
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    bool stdin_ = strcmp(path, "-") == 0;
+    FILE *f = stdin_ ? stdin : fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "orbit-run: cannot read %s: %s\n", path, strerror(errno));
         return NULL;
@@ -142,7 +160,8 @@ static char *read_file(const char *path, size_t *len)
         data = xrealloc(data, cap);
     }
     bool failed = ferror(f) || n >= MAX_INPUT_FILE;
-    fclose(f);
+    if (!stdin_)
+        fclose(f);
     if (failed) {
         fprintf(stderr, "orbit-run: cannot read %s: %s\n", path,
                 "the file is too large or unreadable");
@@ -317,10 +336,113 @@ static int simulate_main(int argc, char **argv)
     return status;
 }
 
+/* ---- orbit-run replay ---- */
+
+static int replay_usage_error(const char *message, const char *arg)
+{
+    return usage_line_error("orbit-run replay", "orbit-run replay NEW.orbc HISTORY... "
+                            "[--workflow NAME] [--format text|json]", message, arg);
+}
+
+/* Replays one history; returns its exit status (0, 1, 2) and counts its verdict. */
+static int replay_one(const OrbcModule *module, const char *path, const char *workflow, bool json,
+                      size_t counts[3])
+{
+    size_t len;
+    char *bytes = read_file(path, &len);
+    if (!bytes)
+        return 2;
+    ReplayHistory history;
+    char err[2048];
+    json_t *result = NULL;
+    if (replay_read(path, bytes, len, &history, err, sizeof err)) {
+        result = replay_run(module, &history, path, workflow, err, sizeof err);
+        replay_history_free(&history);
+    }
+    free(bytes);
+    if (!result) {
+        fprintf(stderr, "orbit-run: %s\n", err);
+        return 2;
+    }
+    const char *verdict = json_string_value(json_object_get(result, "verdict"));
+    int status = strcmp(verdict, "diverges") == 0 ? 1 : 0;
+    counts[strcmp(verdict, "continues") == 0 ? 0 : status ? 2 : 1]++;
+    if (json) {
+        json_dumpf(result, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+    } else {
+        TextBuffer line = {0};
+        replay_text(&line, result);
+        fwrite(line.data, 1, line.len, stdout);
+        text_free(&line);
+    }
+    json_decref(result);
+    return status;
+}
+
+static int replay_main(int argc, char **argv)
+{
+    const char *orbc = NULL, *workflow = NULL;
+    bool json = false;
+    const char **histories = xmalloc(sizeof(char *) * (size_t)argc);
+    size_t count = 0;
+    int status = -1;
+    for (int i = 2; i < argc && status < 0; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            status = 0;
+        } else if (strcmp(a, "--workflow") == 0 || strcmp(a, "--format") == 0) {
+            if (i + 1 >= argc)
+                status = replay_usage_error("missing value after", a);
+            else if (a[2] == 'w')
+                workflow = argv[++i];
+            else if (strcmp(argv[++i], "json") == 0 || strcmp(argv[i], "text") == 0)
+                json = argv[i][0] == 'j';
+            else
+                status = replay_usage_error("unknown format (use text or json):", argv[i]);
+        } else if (a[0] == '-' && a[1] != '\0') {
+            status = replay_usage_error("unknown option", a);
+        } else if (!orbc) {
+            orbc = a;
+        } else {
+            histories[count++] = a;
+        }
+    }
+    if (status < 0 && !orbc)
+        status = replay_usage_error("no .orbc file given", NULL);
+    else if (status < 0 && count == 0)
+        status = replay_usage_error("no history given", NULL);
+    OrbcModule module;
+    if (status < 0 && !load_module(orbc, &module))
+        status = 2;
+    if (status >= 0) {
+        free(histories);
+        return status;
+    }
+    size_t counts[3] = {0}, unreadable = 0;   /* continue, finished, diverge */
+    status = 0;
+    for (size_t i = 0; i < count; i++) {
+        int one = replay_one(&module, histories[i], workflow, json, counts);
+        unreadable += one == 2;
+        status = one > status ? one : status;
+    }
+    if (!json)
+        printf("%zu histor%s: %zu continue%s, %zu finished, %zu diverge%s, %zu could not be "
+               "replayed\n", count, count == 1 ? "y" : "ies", counts[0], counts[0] == 1 ? "s" : "",
+               counts[1], counts[2], counts[2] == 1 ? "s" : "", unreadable);
+    fflush(stdout);
+    orbc_module_free(&module);
+    free(histories);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "simulate") == 0)
         return simulate_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "replay") == 0)
+        return replay_main(argc, argv);
     Args args = {.format = HISTORY_TEXT};
     int status = parse_args(argc, argv, &args);
     if (status >= 0)

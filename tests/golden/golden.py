@@ -7,6 +7,9 @@
   golden/run/      `orbitc build`, then `orbit-run` on a scenario: the exact history
                    (golden/harness/runs.py; needs --orbit-run)
   golden/fmt/      `orbitc fmt`: the exact formatted text (golden/harness/fmt.py)
+  golden/replay/   `orbit-run replay`: an OLD program's history replayed against a NEW
+                   program, the exact report (golden/harness/replays.py; needs
+                   --orbit-run)
 
     golden/golden.py [--orbitc PATH] [--orbit-run PATH] [--update] [SELECTOR...]
 
@@ -23,7 +26,7 @@ import argparse
 import os
 import sys
 
-from harness import cases, fmt, runs
+from harness import cases, fmt, replays, runs
 
 GOLDEN = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(os.path.dirname(GOLDEN), 'build')
@@ -34,7 +37,7 @@ def part_of(selector):
     here = os.path.abspath(selector)
     path = here if os.path.exists(here) else os.path.join(GOLDEN, selector)
     first = os.path.relpath(path, GOLDEN).split(os.sep)[0]
-    return first if first in ('run', 'fmt') else 'cases'
+    return first if first in ('run', 'fmt', 'replay') else 'cases'
 
 
 def single_cases(selectors, area):
@@ -60,7 +63,7 @@ def main():
     if opts.orbit_run is None and os.access(built_orbit_run, os.X_OK):
         opts.orbit_run = built_orbit_run
     orbitc = os.path.abspath(opts.orbitc)
-    selected = {'cases': [], 'run': [], 'fmt': []}
+    selected = {'cases': [], 'run': [], 'fmt': [], 'replay': []}
     for selector in opts.selectors:
         selected[part_of(selector)].append(selector)
     everything = not opts.selectors
@@ -74,6 +77,12 @@ def main():
             ap.error('golden/run needs --orbit-run')
         p, f = runs.run_all(orbitc, os.path.abspath(opts.orbit_run), opts.update,
                             single_cases(selected['run'], 'run'))
+        passed, failed = passed + p, failed + f
+    if (everything and opts.orbit_run) or selected['replay']:
+        if not opts.orbit_run:
+            ap.error('golden/replay needs --orbit-run')
+        p, f = replays.run_all(orbitc, os.path.abspath(opts.orbit_run), opts.update,
+                               single_cases(selected['replay'], 'replay'))
         passed, failed = passed + p, failed + f
     if everything or selected['fmt']:
         p, f = fmt.run_all(orbitc, opts.update, single_cases(selected['fmt'], 'fmt'))

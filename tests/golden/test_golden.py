@@ -3,7 +3,7 @@ without `.orbit` (`e0410/attempts`, `run/retries`, `fmt/steps`):
 
     pytest tests/golden -k 'e0410/attempts'     (or: tests/run e0410/attempts)
 
-Each runs what golden.py runs for that case (harness/cases.py, runs.py, fmt.py), with the
+Each runs what golden.py runs for that case (harness/cases.py, runs.py, fmt.py, replays.py), with the
 orbitc and orbit-run of support.paths. The meson test `golden` runs golden.py itself: every
 case on every core, and the checks over all cases at once (the fix codes' coverage)."""
 import os
@@ -14,7 +14,7 @@ import pytest
 GOLDEN = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, GOLDEN)
 sys.path.insert(0, os.path.dirname(GOLDEN))
-from harness import cases, fmt, runs  # noqa: E402
+from harness import cases, fmt, replays, runs  # noqa: E402
 from support import paths  # noqa: E402
 
 
@@ -24,6 +24,8 @@ def names():
               if f.endswith('.orbit')]
     found += ['fmt/' + f[:-len('.orbit')] for f in sorted(os.listdir(fmt.CASES))
               if f.endswith('.orbit')]
+    found += ['replay/' + d for d in sorted(os.listdir(replays.CASES))
+              if os.path.isdir(os.path.join(replays.CASES, d))]
     return found
 
 
@@ -33,6 +35,8 @@ def test_golden(case):
     area = case.split('/')[0]
     if area == 'run':
         passed, failed = runs.run_all(orbitc, paths.program('ORBIT_RUN'), False, [case])
+    elif area == 'replay':
+        passed, failed = replays.run_all(orbitc, paths.program('ORBIT_RUN'), False, [case])
     elif area == 'fmt':
         passed, failed = fmt.run_all(orbitc, False, [case])
     else:

@@ -80,6 +80,8 @@ def find_cases(selectors):
             dirnames.remove('run')  # runtime cases: runs.py
         if dirpath == GOLDEN and 'fmt' in dirnames:
             dirnames.remove('fmt')  # formatter cases: fmt.py
+        if dirpath == GOLDEN and 'replay' in dirnames:
+            dirnames.remove('replay')  # replay cases: replays.py
         dirnames.sort()
         for d in list(dirnames):
             if d.endswith('.case'):

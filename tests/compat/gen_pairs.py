@@ -166,6 +166,20 @@ class Gen:
         prog["workflows"].insert(0, top)
         for _ in range(rng.randint(2, 6)):
             top["steps"].append(self.new_step(prog, top))
+        # every child workflow is started by a step of main (a change to one that nothing
+        # starts would change no history), or is not declared
+        for child in prog["workflows"][1:]:
+            if any(s["kind"] == "child" and s["workflow"] == child["name"] for s in top["steps"]):
+                continue
+            if len(top["steps"]) < 6 and rng.random() < 0.6:
+                s = self.new_step(prog, top, ["child"])
+                s["workflow"] = child["name"]
+                top["steps"].insert(rng.randint(0, len(top["steps"])), s)
+            else:
+                prog["workflows"].remove(child)
+                for s in top["steps"]:
+                    if s["kind"] == "child" and s["workflow"] == child["name"]:
+                        s["workflow"] = None   # another child, chosen by repair
         repair(prog, rng)
         return prog
 

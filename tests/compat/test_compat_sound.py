@@ -24,8 +24,9 @@ ORBIT_COMPAT_SOUND_SEED=1; the larger run is on demand:
 
     ORBIT_COMPAT_SOUND_PAIRS=500 tests/run compat_sound_generated
 
-Ended prefixes (no place: the workflow completed, failed, timed out or is blocked) make no
-claim and are counted apart. Every regression of tests/compat/regressions/ (an OLD, a NEW
+A prefix at no place makes no claim and is counted apart: one that ended (the workflow
+completed, failed, timed out or is blocked), or one cut between the records of one event
+(after StepCompleted, before the next step's StepScheduled: replay says it waits nowhere). Every regression of tests/compat/regressions/ (an OLD, a NEW
 and a history) is judged the same way.
 """
 import concurrent.futures
@@ -65,7 +66,7 @@ def cache_env(tmp):
 
 class Counts:
     FIELDS = ["pairs", "unchanged_pairs", "histories", "prefixes", "ended_prefixes",
-              "judged_prefixes", "places", "agreed_continue", "agreed_blocked",
+              "between_prefixes", "judged_prefixes", "places", "agreed_continue", "agreed_blocked",
               "conservative", "unsound", "forgotten_places", "self_divergent"]
 
     def __init__(self):
@@ -87,7 +88,8 @@ class Counts:
         share = 100.0 * d["conservative"] / claim_ok if claim_ok else 0.0
         return ("compat soundness: %(pairs)d pairs (%(unchanged_pairs)d without a change of "
                 "behaviour), %(histories)d histories, %(prefixes)d prefixes (%(ended_prefixes)d "
-                "ended, %(judged_prefixes)d in flight), %(places)d places; verdicts: "
+                "ended, %(between_prefixes)d cut between an event's records with no place, "
+                "%(judged_prefixes)d at places), %(places)d places; verdicts: "
                 "%(agreed_continue)d continue (compat and replay), %(agreed_blocked)d blocked "
                 "(compat and replay), %(conservative)d conservative, %(unsound)d unsound; "
                 "%(forgotten_places)d places compat did not list; %(self_divergent)d "
@@ -103,10 +105,10 @@ def compat_places(report):
 def judge(report, places, verdict):
     """The verdict of one prefix: `places` its place ids (from replay against OLD),
     `verdict` replay's against NEW ('continues', 'finished', 'diverges', or None when
-    replay could not run NEW). Returns (kind, forgotten ids): kind one of 'ended' (no
-    place: no claim), 'agreed_continue', 'agreed_blocked', 'conservative', 'unsound'."""
+    replay could not run NEW). Returns (kind, forgotten ids): kind one of 'no_place' (no
+    claim), 'agreed_continue', 'agreed_blocked', 'conservative', 'unsound'."""
     if not places:
-        return "ended", []
+        return "no_place", []
     listed = compat_places(report)
     forgotten = [p for p in places if p not in listed]
     claim = not forgotten and all(listed[p].get("continue") is True for p in places)
@@ -215,6 +217,12 @@ def write_prefixes(records, stem):
     return out
 
 
+def ended(prefix):
+    """Whether the history has its end (WorkflowCompleted, …), or was cut before it."""
+    with open(prefix, encoding="utf-8") as f:
+        return any(json.loads(line).get("event") in ENDED for line in f if line.strip())
+
+
 def save_failure(kind, old, new, prefix, report, replayed, places):
     """Keeps an unsound (or forgotten) verdict's inputs and outputs for a regression."""
     root = os.environ.get("ORBIT_COMPAT_SOUND_SAVE") or os.path.join(paths.build_dir(),
@@ -260,8 +268,11 @@ def judge_pair(old_src, new_src, changes, prefixes, old_places, new_orbc, tmp, c
         verdict = replayed[prefix]["verdict"] if replayed is not None else None
         kind, forgotten = judge(report, places, verdict)
         counts.prefixes += 1
-        if kind == "ended":
-            counts.ended_prefixes += 1
+        if kind == "no_place":
+            if ended(prefix):
+                counts.ended_prefixes += 1
+            else:
+                counts.between_prefixes += 1
             continue
         counts.judged_prefixes += 1
         counts.places += len(places)
@@ -358,7 +369,7 @@ def compat_sound_judge():
     expect(judge(report, ["main/b#queued:1"], "diverges")[0] == "agreed_blocked", "blocked")
     kind, forgotten = judge(report, ["main/c#sleep"], "continues")
     expect(forgotten == ["main/c#sleep"] and kind == "conservative", "forgotten place")
-    expect(judge(report, [], "diverges")[0] == "ended", "an ended history claims nothing")
+    expect(judge(report, [], "diverges")[0] == "no_place", "a history at no place claims nothing")
     bad = {"changes": [], "places": [{"id": "x", "continue": True, "changes": [3]}],
            "summary": {"places": 1, "places_blocked": 0}}
     try:

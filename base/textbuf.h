@@ -4,6 +4,7 @@
 #ifndef ORBIT_TEXTBUF_H
 #define ORBIT_TEXTBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* `data` is NUL-terminated once anything was appended; a zeroed buffer is empty. */
@@ -17,5 +18,17 @@ void text_append(TextBuffer *buffer, const char *text, size_t len);
 void text_append_str(TextBuffer *buffer, const char *text);
 void text_printf(TextBuffer *buffer, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void text_free(TextBuffer *buffer);
+
+/* ---- text for CI systems (ci_text.c); the input's invalid UTF-8 becomes U+FFFD ---- */
+
+/* XML text or an attribute's value (in double quotes): the five markup characters as
+ * entities, what XML 1.0 forbids removed, and in an attribute tabs and line ends as
+ * character references (a parser would turn them into spaces). */
+void text_xml(TextBuffer *out, const char *text, bool attribute);
+/* ` NAME="VALUE"`, the value as text_xml writes an attribute. */
+void text_xml_attribute(TextBuffer *out, const char *name, const char *value);
+/* A GitHub Actions command's message (`property` false) or a property's value: `%`, CR
+ * and LF percent-encoded, and in a property `:` and `,` too, as the runner decodes them. */
+void text_github(TextBuffer *out, const char *text, bool property);
 
 #endif

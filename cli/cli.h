@@ -21,6 +21,11 @@ typedef enum Format {
 typedef enum TestFormat {
     TEST_FORMAT_HUMAN, TEST_FORMAT_JSON, TEST_FORMAT_JUNIT, TEST_FORMAT_TAP, TEST_FORMAT_GITHUB
 } TestFormat;
+/* compat --format: the reports of compat/compat.h. */
+typedef enum CompatFormat {
+    COMPAT_FORMAT_HUMAN, COMPAT_FORMAT_JSON, COMPAT_FORMAT_GITHUB, COMPAT_FORMAT_SARIF,
+    COMPAT_FORMAT_JUNIT
+} CompatFormat;
 /* test --coverage-format */
 typedef enum CoverageFormat { COVERAGE_TEXT, COVERAGE_JSON, COVERAGE_LCOV } CoverageFormat;
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
@@ -38,6 +43,10 @@ typedef struct CliOptions {
     const char *format_text;        /* --format as given (main.c reads it for the command) */
     GraphFormat graph_format;       /* graph --format */
     const char *workflow;           /* graph --workflow */
+    const char **workflows;         /* compat --workflow, each as given */
+    int workflow_count;
+    CompatFormat compat_format;     /* compat --format */
+    int fail_on;                    /* compat --fail-on: CompatLevel (0 info .. 2 error) */
     TestFormat test_format;         /* test --format */
     const char *filter;             /* test --filter */
     bool coverage;                  /* test --coverage (or any --coverage-* option) */
@@ -196,6 +205,7 @@ int cli_fmt(const CliOptions *opt);
 int cli_fix(const CliOptions *opt);
 int cli_graph(const CliOptions *opt);
 int cli_test(const CliOptions *opt);
+int cli_compat(const CliOptions *opt);
 
 /* `orbitc lsp`: argv holds the arguments after `lsp`, which it reads itself (lsp_command.c). */
 int cli_lsp(int argc, char **argv);

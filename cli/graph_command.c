@@ -35,7 +35,9 @@ int cli_graph(const CliOptions *opt)
 {
     CliRun run;
     cli_run_init(&run);
-    int status = cli_load(opt, &run);
+    int status = opt->workflow_count > 1
+        ? cli_usage_error("%s draws one workflow: give --workflow once", "`orbitc graph`")
+        : cli_load(opt, &run);
     if (status == EXIT_OK && run.w.roots.count > 1)
         status = cli_usage_error("%s draws one program: the paths hold several (program "
                                  "roots); give the paths of one", "`orbitc graph`");

@@ -25,12 +25,13 @@ typedef enum OptionId {
     OPT_IGNORE, OPT_BASELINE, OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_EXCLUDE,
     OPT_NO_IGNORE, OPT_UNSAFE_FIXES, OPT_SHOW_FIXES, OPT_WATCH, OPT_JOBS, OPT_NO_CACHE, OPT_FILTER,
     OPT_COVERAGE, OPT_COVERAGE_FORMAT, OPT_COVERAGE_OUTPUT, OPT_COVERAGE_THRESHOLD,
+    OPT_FAIL_ON,
     OPT_COUNT
 } OptionId;
 
 enum {
     FOR_CHECK = 1, FOR_BUILD = 2, FOR_DIS = 4, FOR_EXPLAIN = 8, FOR_FMT = 16, FOR_FIX = 32,
-    FOR_GRAPH = 64, FOR_TEST = 256, FOR_ALL = 127 | FOR_TEST,
+    FOR_GRAPH = 64, FOR_TEST = 256, FOR_COMPAT = 512, FOR_ALL = 127 | FOR_TEST | FOR_COMPAT,
     FOR_LSP = 128,  /* only in the help: lsp reads its own options (lsp_command.c) */
     FOR_SOURCES = FOR_CHECK | FOR_BUILD | FOR_FIX | FOR_GRAPH   /* the commands of programs */
 };
@@ -46,9 +47,9 @@ typedef struct OptionSpec {
 
 static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_FORMAT] = { "--format", NULL, "human, json, github, gitlab, sarif or concise",
-                     FOR_CHECK | FOR_BUILD | FOR_DIS | FOR_FIX | FOR_GRAPH | FOR_TEST },
+                     FOR_CHECK | FOR_BUILD | FOR_DIS | FOR_FIX | FOR_GRAPH | FOR_TEST | FOR_COMPAT },
     [OPT_COLOR] = { "--color", "--colour", "auto, always or never",
-                    FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX | FOR_GRAPH | FOR_TEST },
+                    FOR_CHECK | FOR_BUILD | FOR_FMT | FOR_FIX | FOR_GRAPH | FOR_TEST | FOR_COMPAT },
     [OPT_DENY_WARNINGS] = { "--deny-warnings", NULL, NULL, FOR_CHECK | FOR_BUILD | FOR_FIX },
     [OPT_WARN] = { "--warn", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
     [OPT_ALLOW] = { "--allow", NULL, "a warning code or prefix", FOR_CHECK | FOR_BUILD | FOR_FIX, true },
@@ -66,7 +67,8 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_CHECK] = { "--check", NULL, NULL, FOR_FMT },
     [OPT_DIFF] = { "--diff", NULL, NULL, FOR_FMT | FOR_FIX },
     [OPT_MAX_ROUNDS] = { "--max-rounds", NULL, "a number", FOR_FIX },
-    [OPT_WORKFLOW] = { "--workflow", NULL, "a workflow's name", FOR_GRAPH },
+    [OPT_WORKFLOW] = { "--workflow", NULL, "a workflow's name", FOR_GRAPH | FOR_COMPAT, true },
+    [OPT_FAIL_ON] = { "--fail-on", NULL, "error, warning or info", FOR_COMPAT },
     [OPT_JOBS] = { "--jobs", "-j", "a number", FOR_CHECK | FOR_TEST },
     [OPT_FILTER] = { "--filter", NULL, "a part of a test's name", FOR_TEST },
     [OPT_COVERAGE] = { "--coverage", NULL, NULL, FOR_TEST },
@@ -110,6 +112,8 @@ static const HelpPiece help_pieces[] = {
     { FOR_FIX, "  orbitc fix [--diff] [PATH...]            apply every machine-applicable fix (no PATH: `.`)\n" },
     { FOR_GRAPH, "  orbitc graph [OPTIONS] PATH...           draw the steps of workflows and their worst case\n" },
     { FOR_TEST, "  orbitc test [OPTIONS] [PATH...]          run the tests of programs (no PATH: `.`)\n" },
+    { FOR_COMPAT, "  orbitc compat [OPTIONS] OLD NEW          what changing OLD into NEW breaks: running\n"
+                  "                                           executions, workers, callers\n" },
     { FOR_SOURCES,
     "\n"
     "A PATH is an .orbit file, a directory (every *.orbit file below it, in sorted order)\n"
@@ -225,6 +229,26 @@ static const HelpPiece help_pieces[] = {
     "\n"
     "Exit status of test: 0 every test passed (and the coverage is at the threshold),\n"
     "1 a test failed or the coverage is under the threshold, 2 the tests could not run.\n" },
+    { FOR_COMPAT,
+    "\n"
+    "Options of compat (docs/compat.md):\n"
+    "  OLD, NEW                an .orbc file, a source path (file or directory), or\n"
+    "                          git:REV[:PATH], a revision of the current directory's git\n"
+    "                          repository, read without checking it out (PATH: the other\n"
+    "                          side's path from the repository's root)\n"
+    "  --format human|json|github|sarif|junit\n"
+    "                          one block per change for people (default), one JSON\n"
+    "                          document (docs/compat.schema.json), GitHub annotations,\n"
+    "                          SARIF 2.1.0 or JUnit XML (stdout)\n"
+    "  --fail-on error|warning|info\n"
+    "                          the level of change that makes the exit status 1 (default\n"
+    "                          error; a change that stops a running execution is an error)\n"
+    "  --workflow NAME         only that workflow's changes and places (repeatable)\n"
+    "  --color auto|always|never\n"
+    "                          colour in the human report\n"
+    "\n"
+    "Exit status of compat: 0 compatible, 1 breaking (a change at --fail-on's level),\n"
+    "2 a side could not be loaded (unreadable, does not check, git failed, bad usage).\n" },
     { FOR_FMT,
     "\n"
     "Options of fmt (docs/style.md):\n"
@@ -293,6 +317,7 @@ static const CommandSpec command_specs[] = {
     { "fix", FOR_FIX, cli_fix },
     { "graph", FOR_GRAPH, cli_graph },
     { "test", FOR_TEST, cli_test },
+    { "compat", FOR_COMPAT, cli_compat },
     { "help", FOR_ALL, command_help },
     { "version", FOR_ALL, command_version },
 };
@@ -429,7 +454,12 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
         break;
     case OPT_WORKFLOW:
         opt->workflow = value;
+        opt->workflows[opt->workflow_count++] = value;
         break;
+    case OPT_FAIL_ON: {
+        static const char *const levels[] = { "info", "warning", "error" };
+        return parse_choice("--fail-on", value, levels, 3, &opt->fail_on);
+    }
     case OPT_STDIN_FILENAME:
         opt->stdin_filename = value;
         break;
@@ -635,6 +665,13 @@ static int read_format(CliOptions *opt, const CommandSpec *command)
         opt->test_format = (TestFormat)choice;
         return EXIT_OK;
     }
+    if (command->bit == FOR_COMPAT) {
+        static const char *const compat_formats[] = { "human", "json", "github", "sarif", "junit" };
+        if (parse_choice("--format", opt->format_text, compat_formats, 5, &choice))
+            return EXIT_USAGE;
+        opt->compat_format = (CompatFormat)choice;
+        return EXIT_OK;
+    }
     if (command->bit == FOR_GRAPH) {
         if (parse_choice("--format", opt->format_text, GRAPH_FORMAT_NAMES, GRAPH_FORMAT_COUNT, &choice))
             return EXIT_USAGE;
@@ -701,10 +738,11 @@ int main(int argc, char **argv)
         return cli_lsp(argc - 2, argv + 2);
 
     CliOptions opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS,
-                       .coverage_threshold = -1 };
+                       .coverage_threshold = -1, .fail_on = 2 };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);
     opt.lints = xcalloc((size_t)argc + 1, sizeof *opt.lints);
     opt.excludes = xcalloc((size_t)argc + 1, sizeof *opt.excludes);
+    opt.workflows = xcalloc((size_t)argc + 1, sizeof *opt.workflows);
     const char *given[OPT_COUNT] = { 0 };
     int status = parse_args(argc, argv, &opt, given);
     if (status == EXIT_OK)
@@ -712,5 +750,6 @@ int main(int argc, char **argv)
     free(opt.paths);
     free(opt.lints);
     free(opt.excludes);
+    free(opt.workflows);
     return finish_output(status);
 }

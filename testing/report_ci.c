@@ -41,49 +41,6 @@ static const char *failure_divergence(const TestResult *r, uint32_t index)
 
 /* ---- JUnit XML ---- */
 
-/* What XML 1.0 allows in a document (its production Char). */
-static bool xml_char(int32_t c)
-{
-    return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) ||
-           (c >= 0xE000 && c <= 0xFFFD) || c >= 0x10000;
-}
-
-/* Text or an attribute's value (in double quotes): the five markup characters as
- * entities, what XML 1.0 forbids removed, and in an attribute tabs and line ends as
- * character references (a parser would turn them into spaces). */
-static void xml_text(TextBuffer *out, const char *text, bool attribute)
-{
-    const char *s = or_empty(text);
-    while (*s) {
-        int32_t c = next_char(&s);
-        if (!xml_char(c))
-            continue;
-        switch (c) {
-        case '&': text_append_str(out, "&amp;"); break;
-        case '<': text_append_str(out, "&lt;"); break;
-        case '>': text_append_str(out, "&gt;"); break;
-        case '"': text_append_str(out, "&quot;"); break;
-        case '\'': text_append_str(out, "&apos;"); break;
-        case '\r': text_append_str(out, "&#13;"); break;
-        case '\n':
-        case '\t':
-            if (attribute)
-                text_printf(out, "&#%d;", (int)c);
-            else
-                put_char(out, c);
-            break;
-        default: put_char(out, c); break;
-        }
-    }
-}
-
-static void xml_attribute(TextBuffer *out, const char *name, const char *value)
-{
-    text_printf(out, " %s=\"", name);
-    xml_text(out, value, true);
-    text_append_str(out, "\"");
-}
-
 static void junit_failure(TextBuffer *out, const TestResult *r, uint32_t index)
 {
     const TestFailure *f = &r->failures[index];
@@ -91,8 +48,8 @@ static void junit_failure(TextBuffer *out, const TestResult *r, uint32_t index)
     text_printf(&message, "%s: expected %s, actual %s", or_empty(f->what), or_empty(f->expected),
                 or_empty(f->actual));
     text_append_str(out, "      <failure");
-    xml_attribute(out, "message", message.data);
-    xml_attribute(out, "type", "expectation");
+    text_xml_attribute(out, "message", message.data);
+    text_xml_attribute(out, "type", "expectation");
     text_append_str(out, ">");
     text_free(&message);
     TextBuffer body = {0};
@@ -101,7 +58,7 @@ static void junit_failure(TextBuffer *out, const TestResult *r, uint32_t index)
     const char *divergence = failure_divergence(r, index);
     if (divergence)
         text_printf(&body, "\n%s", divergence);
-    xml_text(out, body.data, false);
+    text_xml(out, body.data, false);
     text_free(&body);
     text_append_str(out, "</failure>\n");
 }
@@ -109,10 +66,10 @@ static void junit_failure(TextBuffer *out, const TestResult *r, uint32_t index)
 static void junit_case(TextBuffer *out, const TestResult *r)
 {
     text_append_str(out, "    <testcase");
-    xml_attribute(out, "name", r->name);
-    xml_attribute(out, "classname", r->workflow ? r->workflow : r->program);
+    text_xml_attribute(out, "name", r->name);
+    text_xml_attribute(out, "classname", r->workflow ? r->workflow : r->program);
     text_printf(out, " time=\"%.3f\"", r->seconds);
-    xml_attribute(out, "file", r->file);
+    text_xml_attribute(out, "file", r->file);
     text_printf(out, " line=\"%" PRIu32 "\"", r->line);
     if (r->status == TEST_PASSED) {
         text_append_str(out, "/>\n");
@@ -121,10 +78,10 @@ static void junit_case(TextBuffer *out, const TestResult *r)
     text_append_str(out, ">\n");
     if (r->status == TEST_ERROR) {
         text_append_str(out, "      <error");
-        xml_attribute(out, "message", r->message);
-        xml_attribute(out, "type", "error");
+        text_xml_attribute(out, "message", r->message);
+        text_xml_attribute(out, "type", "error");
         text_append_str(out, ">");
-        xml_text(out, r->message, false);
+        text_xml(out, r->message, false);
         text_append_str(out, "</error>\n");
     } else {
         for (uint32_t i = 0; i < r->failure_count; i++)
@@ -132,7 +89,7 @@ static void junit_case(TextBuffer *out, const TestResult *r)
     }
     if (r->history && *r->history) {
         text_append_str(out, "      <system-out>");
-        xml_text(out, r->history, false);
+        text_xml(out, r->history, false);
         text_append_str(out, "</system-out>\n");
     }
     text_append_str(out, "    </testcase>\n");
@@ -162,7 +119,7 @@ void testing_report_junit(const TestRun *run, TextBuffer *out)
             seconds += run->results[end].seconds;
         }
         text_append_str(out, "  <testsuite");
-        xml_attribute(out, "name", run->results[first].program);
+        text_xml_attribute(out, "name", run->results[first].program);
         text_printf(out, " tests=\"%" PRIu32 "\" failures=\"%" PRIu32 "\" errors=\"%" PRIu32
                     "\" skipped=\"0\" time=\"%.3f\">\n", end - first, failed, errors, seconds);
         for (uint32_t i = first; i < end; i++)
@@ -279,32 +236,18 @@ void testing_report_tap(const TestRun *run, TextBuffer *out)
 
 /* ---- GitHub Actions workflow commands ---- */
 
-/* A command's message (`property` false) or a property's value: `%`, CR and LF
- * percent-encoded, and in a property `:` and `,` too, as the runner decodes them. */
-static void github_text(TextBuffer *out, const char *text, bool property)
-{
-    const char *s = or_empty(text);
-    while (*s) {
-        int32_t c = next_char(&s);
-        if (c == '%' || c == '\r' || c == '\n' || (property && (c == ':' || c == ',')))
-            text_printf(out, "%%%02X", (unsigned)c);
-        else
-            put_char(out, c);
-    }
-}
-
 static void github_error(TextBuffer *out, const TestResult *r, uint32_t line, uint32_t column,
                          const char *message)
 {
     text_append_str(out, "::error file=");
-    github_text(out, r->file, true);
+    text_github(out, r->file, true);
     text_printf(out, ",line=%" PRIu32 ",col=%" PRIu32 ",title=", line, column);
     TextBuffer title = {0};
     text_printf(&title, "test \"%s\"", or_empty(r->name));
-    github_text(out, title.data, true);
+    text_github(out, title.data, true);
     text_free(&title);
     text_append_str(out, "::");
-    github_text(out, message, false);
+    text_github(out, message, false);
     text_append_str(out, "\n");
 }
 

@@ -23,7 +23,7 @@ import tempfile
 # Folders of product code (installed or linked into orbitc and orbit-run).
 PRODUCT = ["base", "bytecode", "diagnostics", "compiler/syntax", "compiler/check",
            "compiler/lower", "format", "workspace", "lsp", "cli", "engine", "runtime",
-           "testing", "playground"]
+           "testing", "playground", "compat"]
 # Headers made at build time, by the folder whose meson.build makes them.
 GENERATED = {"parser.h": "compiler/syntax", "version.h": "base"}
 # The only product files that may write to standard output or standard error.

@@ -10,6 +10,8 @@
   golden/replay/   `orbit-run replay`: an OLD program's history replayed against a NEW
                    program, the exact report (golden/harness/replays.py; needs
                    --orbit-run)
+  golden/compat/   `orbitc compat`: two versions of a program, the exact report
+                   (golden/harness/compat.py)
 
     golden/golden.py [--orbitc PATH] [--orbit-run PATH] [--update] [SELECTOR...]
 
@@ -26,7 +28,7 @@ import argparse
 import os
 import sys
 
-from harness import cases, fmt, replays, runs
+from harness import cases, compat, fmt, replays, runs
 
 GOLDEN = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(os.path.dirname(GOLDEN), 'build')
@@ -37,7 +39,7 @@ def part_of(selector):
     here = os.path.abspath(selector)
     path = here if os.path.exists(here) else os.path.join(GOLDEN, selector)
     first = os.path.relpath(path, GOLDEN).split(os.sep)[0]
-    return first if first in ('run', 'fmt', 'replay') else 'cases'
+    return first if first in ('run', 'fmt', 'replay', 'compat') else 'cases'
 
 
 def single_cases(selectors, area):
@@ -63,7 +65,7 @@ def main():
     if opts.orbit_run is None and os.access(built_orbit_run, os.X_OK):
         opts.orbit_run = built_orbit_run
     orbitc = os.path.abspath(opts.orbitc)
-    selected = {'cases': [], 'run': [], 'fmt': [], 'replay': []}
+    selected = {'cases': [], 'run': [], 'fmt': [], 'replay': [], 'compat': []}
     for selector in opts.selectors:
         selected[part_of(selector)].append(selector)
     everything = not opts.selectors
@@ -86,6 +88,9 @@ def main():
         passed, failed = passed + p, failed + f
     if everything or selected['fmt']:
         p, f = fmt.run_all(orbitc, opts.update, single_cases(selected['fmt'], 'fmt'))
+        passed, failed = passed + p, failed + f
+    if everything or selected['compat']:
+        p, f = compat.run_all(orbitc, opts.update, single_cases(selected['compat'], 'compat'))
         passed, failed = passed + p, failed + f
     if opts.update:
         print('golden: expected files updated: read `git diff golden/` before committing')

@@ -14,7 +14,7 @@ import pytest
 GOLDEN = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, GOLDEN)
 sys.path.insert(0, os.path.dirname(GOLDEN))
-from harness import cases, fmt, replays, runs  # noqa: E402
+from harness import cases, compat, fmt, replays, runs  # noqa: E402
 from support import paths  # noqa: E402
 
 
@@ -26,6 +26,7 @@ def names():
               if f.endswith('.orbit')]
     found += ['replay/' + d for d in sorted(os.listdir(replays.CASES))
               if os.path.isdir(os.path.join(replays.CASES, d))]
+    found += ['compat/' + os.path.basename(c) for c in compat.find_cases([])]
     return found
 
 
@@ -39,6 +40,8 @@ def test_golden(case):
         passed, failed = replays.run_all(orbitc, paths.program('ORBIT_RUN'), False, [case])
     elif area == 'fmt':
         passed, failed = fmt.run_all(orbitc, False, [case])
+    elif area == 'compat':
+        passed, failed = compat.run_all(orbitc, False, [case])
     else:
         target = case + ('.case' if os.path.isdir(os.path.join(GOLDEN, case + '.case'))
                          else '.orbit')

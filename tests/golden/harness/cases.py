@@ -82,6 +82,8 @@ def find_cases(selectors):
             dirnames.remove('fmt')  # formatter cases: fmt.py
         if dirpath == GOLDEN and 'replay' in dirnames:
             dirnames.remove('replay')  # replay cases: replays.py
+        if dirpath == GOLDEN and 'compat' in dirnames:
+            dirnames.remove('compat')  # orbitc compat's cases: compat.py
         dirnames.sort()
         for d in list(dirnames):
             if d.endswith('.case'):

@@ -5,8 +5,10 @@ docs/compat-soundness.md).
 
     gen_pairs.py --seed 7 --out DIR [--mutations 3]
 
-writes DIR/old.orbit, DIR/new-K.orbit (K = 1..mutations, each with the changes it made in
-DIR/new-K.changes) and DIR/scenario-J.json. The output is a pure function of the seed.
+writes DIR/old/prog.orbit, DIR/new-K/prog.orbit (K = 1..mutations, each with the changes
+it made in DIR/new-K/changes.txt) and DIR/scenario-J.json. Both versions keep the one file
+name, as a program deployed again does (the bytecode names its file: the messages of
+expression errors do). The output is a pure function of the seed.
 
 A program is a model (workers with contracts, a top-level workflow `main` of 2 to 6 steps
 of every kind, a child workflow or two) rendered as Orbit source. Every expression is
@@ -975,11 +977,12 @@ def write(path, text):
 
 def generate(seed, out, mutations=3, scenarios=4):
     """Writes one OLD, `mutations` NEWs and `scenarios` scenarios of OLD into `out`;
-    returns their names: {"old": path, "new": [(path, [changes])], "scenarios": [path]}."""
+    returns their paths: {"old": path, "new": [(path, [changes])], "scenarios": [path]}."""
     g = Gen(seed)
     old = g.new_program()
     os.makedirs(out, exist_ok=True)
-    made = {"old": os.path.join(out, "old.orbit"), "new": [], "scenarios": []}
+    made = {"old": os.path.join(out, "old", "prog.orbit"), "new": [], "scenarios": []}
+    os.makedirs(os.path.dirname(made["old"]), exist_ok=True)
     write(made["old"], render(old))
     for k in range(1, mutations + 1):
         # the first NEW of every fourth OLD is unchanged, of the next a format-only change
@@ -990,9 +993,10 @@ def generate(seed, out, mutations=3, scenarios=4):
             said = ["format: " + g.m_format(new)]
         else:
             new, said = g.new_version(old, g.rng.choice([1, 1, 1, 2, 3]))
-        path = os.path.join(out, "new-%d.orbit" % k)
+        path = os.path.join(out, "new-%d" % k, "prog.orbit")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         write(path, render(new))
-        write(path[:-len(".orbit")] + ".changes", "\n".join(said) + "\n")
+        write(os.path.join(os.path.dirname(path), "changes.txt"), "\n".join(said) + "\n")
         made["new"].append((path, said))
     for j in range(scenarios):
         path = os.path.join(out, "scenario-%d.json" % j)

@@ -248,15 +248,16 @@ class Gen:
         s = wf["steps"][i]
         k = self.rng.randrange(len(s["with"]))
         name, expr = s["with"][k]
-        s["with"][k] = (name, ("bad",))   # repair makes a new one
-        repair(prog, self.rng)
-        new = s["with"][k][1]
-        if new == expr:
-            s["with"][k] = (name, ("concat", ("str", "v2-"), expr)) if expr_is_string(expr) else (name, expr)
-            if s["with"][k][1] == expr:
-                return None
+        env = scope(prog, wf, i, var=s["for"][0] if s["for"] else None)
+        typ = type_of(expr, env)
+        new = make_expr(typ, env, self.rng) if typ else None
+        if new == expr and typ == "string":
+            new = ("concat", ("str", "v2-"), expr)
+        if new is None or new == expr:
+            return None
+        s["with"][k] = (name, new)
         return "with %s of %s/%s: %s -> %s" % (name, wf["name"], s["name"], render_expr(expr),
-                                                render_expr(s["with"][k][1]))
+                                                render_expr(new))
 
     def _retry_step(self, prog, pred=lambda s: True):
         return self.pick_step(prog, lambda s: s["kind"] in ("task", "http") and pred(s))

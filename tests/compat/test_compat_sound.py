@@ -36,6 +36,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -383,6 +384,8 @@ def run_generated(pairs, seed0):
                 fut.result()
             except AssertionError as e:
                 errors.append("seed %d: %s" % (futures[fut], e))
+            except Exception:   # a crash of the generator or the test: the seed, and go on
+                errors.append("seed %d: %s" % (futures[fut], traceback.format_exc()))
             else:   # a seed's files are kept only while it fails
                 shutil.rmtree(os.path.join(tmp_root, "old-%d" % futures[fut]), True)
     return counts, failures, errors

@@ -127,6 +127,29 @@ static void print_report(const CliOptions *opt, const CompatReport *r, const cha
     text_free(&out);
 }
 
+static bool has_workflow(const OrbcModule *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->workflow_count; i++) {
+        uint32_t s = m->workflows[i].name;
+        if (s < m->string_count && strcmp(m->strings[s].text, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Each --workflow names a workflow of one side or the other. */
+static bool workflows_known(const CliOptions *opt, const CompatSide *old, const CompatSide *new)
+{
+    for (int i = 0; i < opt->workflow_count; i++) {
+        const char *name = opt->workflows[i];
+        if (!has_workflow(&old->module, name) && !has_workflow(&new->module, name)) {
+            fprintf(stderr, "orbitc: error: neither side has a workflow `%s` (--workflow)\n", name);
+            return false;
+        }
+    }
+    return true;
+}
+
 int cli_compat(const CliOptions *opt)
 {
     if (opt->path_count != 2)
@@ -134,7 +157,8 @@ int cli_compat(const CliOptions *opt)
                                ".orbc file, a source path or git:REV[:PATH])", "compat");
     CompatSide old = { .label = opt->paths[0] }, new = { .label = opt->paths[1] };
     int status = EXIT_USAGE;
-    if (load_side(opt, &old, path_of(new.label)) && load_side(opt, &new, path_of(old.label))) {
+    if (load_side(opt, &old, path_of(new.label)) && load_side(opt, &new, path_of(old.label))
+        && workflows_known(opt, &old, &new)) {
         CompatOptions options = { opt->workflow_count ? opt->workflows : NULL,
                                   (uint32_t)opt->workflow_count };
         CompatReport r;

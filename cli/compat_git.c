@@ -164,12 +164,32 @@ static void list_sources(const TextBuffer *tree, char ***names, uint32_t *count)
     }
 }
 
-/* Adds each blob of `cat-file --batch`'s output (`SHA blob SIZE\n`, the bytes, `\n`) as
- * the source `names[i]`, named as the current directory sees it. */
-static bool add_blobs(CompatSide *s, const TextBuffer *batch, char **names, uint32_t count,
-                      const char *prefix)
+/* The name of the revision's file `name` (from the repository's root) as the other side
+ * names its own: below `other` as a directory walk joins them (`./a.orbit`), `other`
+ * itself for the file it is; or, with PATH given, from the current directory. */
+static char *shown_name(const char *name, const char *path, const char *other,
+                        const char *prefix)
 {
-    size_t at = 0, plen = strlen(prefix);
+    size_t n = strlen(path), plen = strlen(prefix);
+    if (other) {
+        const char *rest = strncmp(name, path, n) == 0 ? name + n : name;
+        rest += n > 0 && *rest == '/';
+        if (!*rest)
+            return xstrdup(other);
+        size_t olen = strlen(other);
+        char *joined = xmalloc(olen + strlen(rest) + 2);
+        sprintf(joined, "%s%s%s", other, olen && other[olen - 1] == '/' ? "" : "/", rest);
+        return joined;
+    }
+    return xstrdup(strncmp(name, prefix, plen) == 0 ? name + plen : name);
+}
+
+/* Adds each blob of `cat-file --batch`'s output (`SHA blob SIZE\n`, the bytes, `\n`) as
+ * the source `names[i]`, named by shown_name. */
+static bool add_blobs(CompatSide *s, const TextBuffer *batch, char **names, uint32_t count,
+                      const char *path, const char *other, const char *prefix)
+{
+    size_t at = 0;
     for (uint32_t i = 0; i < count; i++) {
         const char *header = batch->data + at;
         const char *eol = memchr(header, '\n', batch->len - at);
@@ -185,9 +205,7 @@ static bool add_blobs(CompatSide *s, const TextBuffer *batch, char **names, uint
         char *text = xmalloc(size + 1);
         memcpy(text, body, size);
         text[size] = '\0';
-        const char *name = names[i];
-        char *shown = strncmp(name, prefix, plen) == 0 ? xstrdup(name + plen)
-                                                       : xstrdup(name);
+        char *shown = shown_name(names[i], path, other, prefix);
         workspace_add_text(&s->run.w, shown, text, size);
         free(shown);
         at = (size_t)(body - batch->data) + size + 1;
@@ -209,9 +227,12 @@ bool cli_compat_git(CompatSide *s, const char *other)
     if (prefix && *rev && rev[0] != '-') {
         char *verify = xmalloc(strlen(rev) + 16);
         sprintf(verify, "%s^{commit}", rev);
+        char *unknown = xmalloc(strlen(rev) + 32);
+        sprintf(unknown, "unknown revision `%s`", rev);
         commit = git_line((const char *const[]){ "git", "rev-parse", "--verify", "--quiet",
                                                  "--end-of-options", verify, NULL },
-                          s->label, "unknown revision");
+                          s->label, unknown);
+        free(unknown);
         if (commit && !*commit) {
             fprintf(stderr, "orbitc: error: `%s`: unknown revision `%s`\n", s->label, rev);
             free(commit);
@@ -249,7 +270,7 @@ bool cli_compat_git(CompatSide *s, const char *other)
             else if (run_git(cat, request.data, request.len, &batch, &err2) != 0)
                 git_failed(s->label, "cannot read the revision's files", &err2);
             else
-                ok = add_blobs(s, &batch, names, count, prefix);
+                ok = add_blobs(s, &batch, names, count, path, colon ? NULL : other, prefix);
             free(names);
             text_free(&request);
             text_free(&batch);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "compat.h"
+#include "version.h"
 
 enum { LISTED_PLACES = 5 };
 
@@ -129,8 +130,7 @@ void compat_write_sarif(const CompatReport *r, TextBuffer *out)
     json_t *log = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:o}}, s:o}]}",
                             "$schema", "https://json.schemastore.org/sarif-2.1.0.json",
                             "version", "2.1.0", "runs", "tool", "driver", "name", "orbitc compat",
-                            "informationUri", "https://github.com/orbit-lang/orbitc/blob/main/docs/compat.md",
-                            "rules", sarif_rules(), "results", results);
+                            "version", ORBIT_VERSION, "rules", sarif_rules(), "results", results);
     char *text = json_dumps(log, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (text) {
         text_append_str(out, text);
@@ -187,18 +187,20 @@ void compat_write_junit(const CompatReport *r, const char *old_label, const char
     uint32_t failing = r->errors;
     text_append_str(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
     text_xml_attribute(out, "name", "orbitc compat");
-    text_printf(out, " tests=\"%u\" failures=\"%u\">\n", r->change_count + r->place_count,
-                failing + r->places_blocked);
+    text_printf(out, " tests=\"%u\" failures=\"%u\" errors=\"0\" time=\"0.000\">\n",
+                r->change_count + r->place_count, failing + r->places_blocked);
     TextBuffer name = { 0 };
     text_printf(&name, "changes from %s to %s", old_label, new_label);
     text_append_str(out, "  <testsuite");
     text_xml_attribute(out, "name", name.data);
-    text_printf(out, " tests=\"%u\" failures=\"%u\">\n", r->change_count, failing);
+    text_printf(out, " tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n",
+                r->change_count, failing);
     for (uint32_t i = 0; i < r->change_count; i++)
         junit_change(&r->changes[i], out);
     text_append_str(out, "  </testsuite>\n  <testsuite");
     text_xml_attribute(out, "name", "places of running executions");
-    text_printf(out, " tests=\"%u\" failures=\"%u\">\n", r->place_count, r->places_blocked);
+    text_printf(out, " tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n",
+                r->place_count, r->places_blocked);
     for (uint32_t i = 0; i < r->place_count; i++)
         junit_place(r, &r->places[i], out);
     text_append_str(out, "  </testsuite>\n</testsuites>\n");

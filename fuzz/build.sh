@@ -13,6 +13,6 @@ else
     CC=clang meson setup "$dir" "$root" "${options[@]}" >/dev/null
 fi
 ninja -C "$dir" fuzz/fuzz_check fuzz/fuzz_build fuzz/fuzz_graph fuzz/fuzz_loader \
-    fuzz/fuzz_scenario fuzz/fuzz_model fuzz/fuzz_lsp fuzz/fuzz_fmt fuzz/fuzz_fix \
+    fuzz/fuzz_scenario fuzz/fuzz_model fuzz/fuzz_replay fuzz/fuzz_lsp fuzz/fuzz_fmt fuzz/fuzz_fix \
     fuzz/fuzz_playground fuzz/fuzz_test >/dev/null
 echo "built the fuzz targets in $dir/fuzz/"

@@ -67,6 +67,20 @@ seed_corpus() {  # seed_corpus TARGET DIR
         python3 "$here/lsp_seeds.py" --out "$dir"
         return
     fi
+    if [ "$target" = fuzz_replay ]; then   # each module's own history, behind its byte
+        local i=0 name kit="$root/tests/conformance/runtime"
+        for name in checkout child_ok failure_compensation http_statuses await_signal \
+                    redelivery queue_timeout sleep timeout_late_success workflow_timeout \
+                    retries_in_the_history tie_retry_at_deadline; do
+            { printf "\\$(printf %03o "$i")"
+              (cd "$kit" && "${ORBIT_RUN:-$root/build/runtime/orbit-run}" "$name.orbc" \
+                   --scenario "$name.scenario.json" $(cat "$name.args" 2>/dev/null) \
+                   --format json --show-values 2>/dev/null) || true
+            } | head -c 4096 >"$dir/$name.history"
+            i=$((i + 1))
+        done
+        return
+    fi
     find "$root/tests/golden" "$root/examples" -name '*.orbit' | while read -r f; do
         cp "$f" "$dir/$(echo "$f" | sed "s|$root/||; s|/|_|g")"
     done
@@ -136,7 +150,7 @@ fuzz() {  # fuzz TARGET SECONDS
     echo "   log: $log"
 }
 
-all_targets=(fuzz_check fuzz_build fuzz_graph fuzz_loader fuzz_scenario fuzz_model fuzz_lsp fuzz_fmt
+all_targets=(fuzz_check fuzz_build fuzz_graph fuzz_loader fuzz_scenario fuzz_model fuzz_replay fuzz_lsp fuzz_fmt
              fuzz_fix fuzz_playground fuzz_test)
 
 # CI: replay the committed corpus and fuzz briefly, on throw-away copies; any new

@@ -106,8 +106,9 @@ static bool read_line(const char *path, size_t line_no, const char *line, size_t
              (h->count && json_integer_value(time) <
                               json_integer_value(json_object_get(h->records[h->count - 1], "time_ms"))))
         problem = "records out of order: its \"time_ms\" is before the last record's";
-    else if (h->count == 0 && strcmp(json_string_value(event), "WorkflowStarted") != 0)
-        problem = "a history begins with WorkflowStarted";
+    else if (h->count == 0 && (strcmp(json_string_value(event), "WorkflowStarted") != 0 ||
+                               !json_is_string(json_object_get(j, "workflow"))))
+        problem = "a history begins with WorkflowStarted and its \"workflow\"";
     if (problem) {
         json_decref(j);
         return read_problem(err, errlen, path, line_no, problem);

@@ -31,7 +31,7 @@ from wasm_exports import marked  # noqa: E402
 # The libraries of the native build the API stands on (meson target names), bottom up.
 LIBRARIES = ['orbit_base', 'orbc', 'orbit_diag', 'orbit_syntax', 'orbit_check',
              'orbit_lower', 'orbit_format', 'orbit_workspace', 'orbit_engine', 'orbit_runtime',
-             'orbit_playground', 'orbit_engine_wasm']
+             'orbit_playground', 'orbit_engine_wasm', 'orbit_compat']
 # Besides the functions marked WASM_EXPORT: the heap's, for the texts and bytes copied in.
 ALLOCATOR = ['malloc', 'free']
 # orbit-api.js copies texts in and out of the heap itself (TextEncoder, TextDecoder).

@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "engine_wasm.h"
 #include "history.h"
+#include "replay.h"
 #include "timers.h"
 
 enum { STACK_MAX = 4096 };
@@ -138,6 +139,53 @@ const char *wasm_workflows(WasmHost *h, const uint8_t *bytes, uint32_t len)
     return h->json.data;
 }
 
+/* The JSON text of `j` (stolen) in the handle's buffer, or NULL with `err` as the error. */
+static const char *json_out(WasmHost *h, json_t *j, const char *err)
+{
+    if (!j) {
+        h->error = arena_strndup(&h->arena, err, strlen(err));
+        return NULL;
+    }
+    char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(j);
+    h->json.len = 0;
+    text_append_str(&h->json, text ? text : "null");
+    free(text);
+    return h->json.data;
+}
+
+const char *wasm_replay(WasmHost *h, const uint8_t *bytes, uint32_t len, const char *history,
+                        const char *workflow)
+{
+    OrbcError err;
+    if (h->loaded || !orbc_load(bytes, len, &h->module, &err)) {
+        h->error = h->loaded ? "the handle has a module" : arena_strndup(&h->arena, err.text, strlen(err.text));
+        return NULL;
+    }
+    h->loaded = true;
+    char problem[2048];
+    ReplayHistory records;
+    json_t *result = NULL;
+    if (replay_read("-", history, strlen(history), &records, problem, sizeof problem)) {
+        result = replay_run(&h->module, &records, "-", *workflow ? workflow : NULL, problem,
+                            sizeof problem);
+        replay_history_free(&records);
+    }
+    return json_out(h, result, problem);
+}
+
+const char *wasm_places(WasmHost *h, const char *history)
+{
+    char problem[2048];
+    ReplayHistory records;
+    json_t *places = NULL;
+    if (replay_read("-", history, strlen(history), &records, problem, sizeof problem)) {
+        places = replay_places(&records);
+        replay_history_free(&records);
+    }
+    return json_out(h, places, problem);
+}
+
 const char *wasm_error(const WasmHost *h)
 {
     return h->error;
@@ -166,7 +214,7 @@ static void json_key(TextBuffer *b, const char *key)
     text_append_str(b, ":");
 }
 
-static void json_string(TextBuffer *b, const char *key, const char *text)
+static void json_text_field(TextBuffer *b, const char *key, const char *text)
 {
     json_key(b, key);
     if (text)
@@ -200,11 +248,11 @@ static void command_json(WasmHost *h, const EngineCommand *c)
         text_printf(b, "{\"kind\":\"queue\",\"attempt\":%u,\"delivery\":%u,\"number\":%u,\"queue_timer\":%u",
                     (unsigned)c->attempt, (unsigned)c->delivery, (unsigned)c->task.number,
                     (unsigned)c->queue_timer);
-        json_string(b, "task", h->module.strings[h->module.tasks[c->task.task].name].text);
-        json_string(b, "step", c->task.label);
+        json_text_field(b, "task", h->module.strings[h->module.tasks[c->task.task].name].text);
+        json_text_field(b, "step", c->task.label);
         json_key(b, "input");
         value_to_json(b, c->task.input);
-        json_string(b, "idempotency_key", c->task.idempotency_key);
+        json_text_field(b, "idempotency_key", c->task.idempotency_key);
         text_append_str(b, "}");
         return;
     case ENGINE_CANCEL_ATTEMPT:
@@ -219,9 +267,9 @@ static void command_json(WasmHost *h, const EngineCommand *c)
             value_to_json(b, c->result.output);
         }
         if (c->result.status == ENGINE_FAILED) {
-            json_string(b, "error", c->result.error);
-            json_string(b, "message", c->result.message);
-            json_string(b, "step", c->result.step);
+            json_text_field(b, "error", c->result.error);
+            json_text_field(b, "message", c->result.message);
+            json_text_field(b, "step", c->result.step);
         }
         text_append_str(b, "}");
         return;

@@ -39,6 +39,16 @@ WASM_EXPORT int wasm_open(WasmHost *h, const uint8_t *bytes, uint32_t len, const
  * host may start), on a handle of its own that nothing else uses; NULL (wasm_error says
  * why) if the module does not load. */
 WASM_EXPORT const char *wasm_workflows(WasmHost *h, const uint8_t *bytes, uint32_t len);
+/* Replays a history (its JSON lines, runtime/replay.h) against the module in `bytes`, on a
+ * handle of its own that nothing else uses: the JSON object of `orbit-run replay --format
+ * json` for it (`history` named "-"), its `workflow` NEW's workflow to replay against ("":
+ * the one the history names); NULL (wasm_error says why) when the module does not load or
+ * the history is malformed or has no values. */
+WASM_EXPORT const char *wasm_replay(WasmHost *h, const uint8_t *bytes, uint32_t len,
+                                    const char *history, const char *workflow);
+/* The places of a history (its JSON lines): a JSON array of place objects, sorted by id;
+ * NULL (wasm_error says why) when the history is malformed. */
+WASM_EXPORT const char *wasm_places(WasmHost *h, const char *history);
 WASM_EXPORT const char *wasm_error(const WasmHost *h);
 WASM_EXPORT void wasm_close(WasmHost *h);
 

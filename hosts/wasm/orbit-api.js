@@ -44,6 +44,14 @@
 //                      number a number); throws when the module does not load or the
 //                      input does not match the workflow's contract
 //
+// replay(orbc, history, workflow)  a history (JSON lines of `orbit-run --format json
+//                      --show-values` or `orbit-restate logs --format json`) replayed
+//                      against the module `orbc`: {history, verdict, places, records,
+//                      divergence}, as `orbit-run replay --format json` (docs/runtime.md,
+//                      "Replay"); `workflow` (optional) NEW's workflow; throws when the
+//                      module does not load or the history is malformed or has no values
+// places(history)      the places a history waits at: [{id, workflow, step, state, attempt}]
+//
 // Each engine's event returns whether the engine accepted it; commands() then gives its
 // commands as objects:
 //   {kind: "record", event, text}   the event as an `orbit logs` line
@@ -178,6 +186,21 @@ function api(heap) {
     scenario: (source) => json('scenario', source),
     graph: (source, { workflow = '', format = 'json' } = {}) => json('graph', source, workflow, format),
 
+    // ---- orbitc compat (compat/compat.h): two .orbc files' bytes (Uint8Array) in, the
+    // report of docs/compat.md out (its JSON, parsed); a side that does not load throws.
+    compat(oldOrbc, newOrbc) {
+      const result = heap.call('compat_orbc_json', false, oldOrbc, newOrbc);
+      if (!result) throw new RangeError('compat_orbc_json: out of memory');
+      let report;
+      try {
+        report = JSON.parse(heap.textAt(result));
+      } finally {
+        heap.module._free(result);
+      }
+      if (report.error) throw new Error(`the ${report.side} module does not load: ${report.error}`);
+      return report;
+    },
+
     // ---- the engine core (hosts/wasm/engine_wasm.h) ----
     workflows(orbc) {
       const handle = heap.module._wasm_new();
@@ -185,6 +208,28 @@ function api(heap) {
         const list = heap.call('wasm_workflows', false, handle, orbc);
         const text = heap.textAt(list || heap.module._wasm_error(handle));
         if (!list) throw new Error(text);
+        return JSON.parse(text);
+      } finally {
+        heap.module._wasm_close(handle);
+      }
+    },
+    replay(orbc, history, workflow = '') {
+      const handle = heap.module._wasm_new();
+      try {
+        const result = heap.call('wasm_replay', false, handle, orbc, history, workflow);
+        const text = heap.textAt(result || heap.module._wasm_error(handle));
+        if (!result) throw new Error(text);
+        return JSON.parse(text);
+      } finally {
+        heap.module._wasm_close(handle);
+      }
+    },
+    places(history) {
+      const handle = heap.module._wasm_new();
+      try {
+        const result = heap.call('wasm_places', false, handle, history);
+        const text = heap.textAt(result || heap.module._wasm_error(handle));
+        if (!result) throw new Error(text);
         return JSON.parse(text);
       } finally {
         heap.module._wasm_close(handle);

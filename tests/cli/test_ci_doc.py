@@ -65,9 +65,11 @@ def commands(node):
     return []
 
 
-def github_job():
-    (workflow,) = [b for b in yaml_blocks() if isinstance(b, dict) and 'jobs' in b]
-    (job,) = workflow['jobs'].values()
+def github_job(name='orbitc'):
+    """The job `name` of the document's GitHub workflows: `orbitc` (checks, SARIF,
+    formatting) or `compat` (orbitc compat against origin/main)."""
+    (job,) = [b['jobs'][name] for b in yaml_blocks()
+              if isinstance(b, dict) and name in b.get('jobs', {})]
     return job
 
 
@@ -119,10 +121,10 @@ def environment(tmp):
     return env
 
 
-def run_github(ws, env):
+def run_github(ws, env, job=None):
     """Runs the job's steps; returns {step name: (status, stdout, stderr)} and whether
     the job passed."""
-    job = github_job()
+    job = job or github_job()
     github_path = os.path.join(ws, '..', 'github_path')
     open(github_path, 'w').close()
     env = dict(env, GITHUB_PATH=github_path, GITHUB_WORKSPACE=ws, CI='true')
@@ -199,10 +201,46 @@ def github_job_on_a_mistake():
     check_github(True)
 
 
+def ci_git(ws, *args):
+    env = dict(os.environ, GIT_CONFIG_NOSYSTEM='1', HOME=ws, GIT_AUTHOR_NAME='ci',
+               GIT_AUTHOR_EMAIL='ci@example.org', GIT_COMMITTER_NAME='ci',
+               GIT_COMMITTER_EMAIL='ci@example.org')
+    subprocess.run(['git'] + list(args), cwd=ws, env=env, check=True, capture_output=True)
+
+
+@test
+def compat_job_on_a_pull_request():
+    """The compat job in a clone whose origin/main is the examples: a pull request that
+    changes nothing passes; one that removes a step before a waiting point fails with an
+    annotation on the old line."""
+    for breaking in (False, True):
+        with tempfile.TemporaryDirectory() as tmp:
+            ws = workspace(tmp, False)
+            ci_git(ws, 'init', '-q', '-b', 'main')
+            ci_git(ws, 'add', '--', '.', ':!.orbitc-src')
+            ci_git(ws, 'commit', '-q', '-m', 'main')
+            ci_git(ws, 'update-ref', 'refs/remotes/origin/main', 'HEAD')
+            if breaking:
+                path = os.path.join(ws, 'checkout.orbit')
+                with open(path, encoding='utf-8') as f:
+                    text = f.read()
+                with open(path, 'w', encoding='utf-8') as f:
+                    f.write(re.sub(r'\n  step cool_off \{[^\n]*\}', '', text, count=1))
+            results, passed = run_github(ws, dict(environment(tmp), TMPDIR=tmp),
+                                         github_job('compat'))
+            status, out, err = results['Compatibility with main (annotations)']
+            if breaking:
+                expect(status == 1 and not passed
+                       and '::error file=./checkout.orbit,line=' in out
+                       and 'title=step-removed::step `cool_off` was removed' in out, (status, out, err))
+            else:
+                expect(status == 0 and passed and '::error' not in out, (status, out, err))
+
+
 @test
 def every_command_of_the_document_is_run():
     """No `run:` or `script:` line of docs/ci.md escapes the jobs run above."""
-    run = commands(github_job()) + commands(gitlab_job())
+    run = commands(github_job()) + commands(github_job('compat')) + commands(gitlab_job())
     documented = [c for block in yaml_blocks() for c in commands(block)]
     expect(sorted(documented) == sorted(run), 'commands outside the jobs: %s'
            % [c for c in documented if c not in run])

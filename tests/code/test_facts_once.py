@@ -93,7 +93,7 @@ def product_files(root):
 def unexported_calls(root, texts):
     """The functions of the WebAssembly module the wrapper calls that the C does not mark
     WASM_EXPORT (the build exports only those)."""
-    exported = set(marked([root / 'hosts' / 'wasm', root / 'playground']))
+    exported = set(marked([root / 'hosts' / 'wasm', root / 'playground', root / 'compat']))
     text = texts.get(WRAPPER, '')
     # module._NAME(...), call('NAME', ...), and the toolchain's toolchain('NAME')/json('NAME')
     names = set(re.findall(r'\b_((?:wasm|orbit_pg)_\w+)\b', text))

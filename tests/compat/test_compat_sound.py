@@ -465,14 +465,6 @@ def compat_sound_generated():
     expect(counts.unsound == 0 and counts.judged_prefixes > 0, counts.text())
 
 
-# What compat still gets wrong on an unchanged program, by the NEW side's spelling: each
-# entry is checked to fail as written (so that the day compat is fixed, this case fails
-# and asks for the entry to go). `.` names its files `./prog.orbit` where the git side
-# says `prog.orbit`, and code-moved stops executions for it: `orbitc compat
-# git:origin/main .`, docs/ci.md's job, fails on every pull request.
-KNOWN_UNCHANGED = {".": "code-moved"}
-
-
 def unchanged_problems(report):
     """The error-level changes and the blocked places of a report of no change."""
     errors = [c["rule"] for c in report["changes"] if c.get("level") == "error"]
@@ -484,7 +476,8 @@ def unchanged_problems(report):
 def compat_sound_unchanged_through_git():
     """The CI recipe on an unchanged program: `orbitc compat git:HEAD NEW` in a repository
     whose work tree is HEAD, NEW spelt `prog.orbit` or `.`: no error-level change, every
-    place continues (but for KNOWN_UNCHANGED)."""
+    place continues (`.` once named its file `./prog.orbit` where the revision said
+    `prog.orbit`, and code-moved stopped executions for it)."""
     env = {"HOME": TMP, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
            "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com"}
@@ -504,18 +497,9 @@ def compat_sound_unchanged_through_git():
             report = json_objects(out)[0]
             check_report_shape(report, "compat git:HEAD %s" % new)
             errors, blocked = unchanged_problems(report)
-            known = KNOWN_UNCHANGED.get(new)
-            if known is None:
-                expect(status == 0 and not errors and not blocked,
-                       "seed %d, compat git:HEAD %s of an unchanged program: status %d, errors "
-                       "%s, blocked %s" % (seed, new, status, errors, blocked))
-            else:
-                expect(errors and set(errors) == {known},
-                       "seed %d, compat git:HEAD %s: the known finding (%s) is gone or changed: "
-                       "errors %s, blocked %s; remove it from KNOWN_UNCHANGED"
-                       % (seed, new, known, errors, blocked))
-                print("known: compat git:HEAD %s of an unchanged program: status %d, %d %s "
-                      "errors, %d places blocked" % (new, status, len(errors), known, len(blocked)))
+            expect(status == 0 and not errors and not blocked,
+                   "seed %d, compat git:HEAD %s of an unchanged program: status %d, errors "
+                   "%s, blocked %s" % (seed, new, status, errors, blocked))
 
 
 def regression_dirs():

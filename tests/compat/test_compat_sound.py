@@ -81,6 +81,7 @@ class Counts:
         for f in self.FIELDS:
             setattr(self, f, 0)
         self.conservative_rules = {}   # rule -> conservative prefixes it blocked
+        self.conservative_examples = {}   # rule -> one of them: the pair's changes, places
 
     def add(self, other):
         with self.lock:
@@ -88,10 +89,13 @@ class Counts:
                 setattr(self, f, getattr(self, f) + getattr(other, f))
             for rule, n in other.conservative_rules.items():
                 self.conservative_rules[rule] = self.conservative_rules.get(rule, 0) + n
+            for rule, example in other.conservative_examples.items():
+                self.conservative_examples.setdefault(rule, example)
 
     def as_dict(self):
         d = {f: getattr(self, f) for f in self.FIELDS}
         d["conservative_rules"] = dict(sorted(self.conservative_rules.items()))
+        d["conservative_examples"] = dict(sorted(self.conservative_examples.items()))
         return d
 
     def text(self):
@@ -314,6 +318,11 @@ def judge_pair(old_src, new_src, changes, prefixes, old_places, old_orbc, new_or
                      for i in listed[p]["changes"]}
             for rule in rules:
                 counts.conservative_rules[rule] = counts.conservative_rules.get(rule, 0) + 1
+                counts.conservative_examples.setdefault(rule, {
+                    "changes": changes, "places": places,
+                    "messages": sorted({report["changes"][i]["message"] for p in places
+                                        if p in listed for i in listed[p]["changes"]}),
+                    "last_record": open(prefix, encoding="utf-8").read().splitlines()[-1]})
         out = replayed[prefix] if replayed is not None else why
         if forgotten:
             counts.forgotten_places += len(forgotten)

@@ -71,7 +71,8 @@ def cache_env(tmp):
 
 
 class Counts:
-    FIELDS = ["pairs", "unchanged_pairs", "histories", "prefixes", "ended_prefixes",
+    FIELDS = ["pairs", "unchanged_pairs", "histories", "distinct_prefixes", "prefixes",
+              "ended_prefixes",
               "between_prefixes", "judged_prefixes", "places", "agreed_continue", "agreed_blocked",
               "conservative", "unsound", "forgotten_places", "self_divergent",
               "format_blocked_places"]
@@ -103,7 +104,8 @@ class Counts:
         claim_ok = d["agreed_continue"] + d["conservative"]
         share = 100.0 * d["conservative"] / claim_ok if claim_ok else 0.0
         return ("compat soundness: %(pairs)d pairs (%(unchanged_pairs)d without a change of "
-                "behaviour), %(histories)d histories, %(prefixes)d prefixes (%(ended_prefixes)d "
+                "behaviour), %(histories)d histories, %(distinct_prefixes)d prefixes judged "
+                "against each NEW: %(prefixes)d verdicts (%(ended_prefixes)d "
                 "ended, %(between_prefixes)d cut between an event's records with no place, "
                 "%(judged_prefixes)d at places), %(places)d places; verdicts: "
                 "%(agreed_continue)d continue (compat and replay), %(agreed_blocked)d blocked "
@@ -366,6 +368,7 @@ def one_old(seed, tmp_root, counts, failures):
         records = history(old_orbc, scenario, tmp)
         mine.histories += 1
         prefixes += write_prefixes(records, os.path.join(tmp, "h%d" % j))
+    mine.distinct_prefixes += len(prefixes)
     old_places = old_places_of(old_orbc, prefixes, tmp, mine, failures, "seed %d" % seed)
     for k, (new_src, changes) in enumerate(made["new"], 1):
         new_orbc = os.path.join(tmp, "new-%d.orbc" % k)
@@ -545,6 +548,7 @@ def compat_sound_regressions():
             counts.histories += 1
             prefixes += write_prefixes(records, os.path.join(tmp, name))
         expect(prefixes, "%s: no history" % d)
+        counts.distinct_prefixes += len(prefixes)
         places = old_places_of(old_orbc, prefixes, tmp, counts, failures, d)
         about = os.path.join(d, "about.txt")
         changes = [open(about, encoding="utf-8").read().strip()] if os.path.exists(about) else []

@@ -365,7 +365,7 @@ static const struct { const char *event; uint8_t source; } sources[] = {
     {"StepRedelivered", SRC_LOST},
     {"SignalReceived", SRC_SIGNAL},
     {"WorkflowBlocked", SRC_IDLE},
-    {"StepCancelled", SRC_IDLE},
+    {"StepCancelled", SRC_IDLE},   /* of an attempt picked up: SRC_LOST (step()) */
 };
 
 static uint8_t source_of(const json_t *record)
@@ -661,6 +661,13 @@ static void step(Replay *r)
     if (fire_due(r, time, true))
         return;
     uint8_t source = source_of(rec);
+    /* A worker lost while its execution aborts is cancelled, not redelivered: the same
+     * record as an attempt abandoned when nothing else can happen. */
+    json_t *number = json_object_get(rec, "attempt");
+    ReplayAttempt *lost = source == SRC_IDLE && json_is_integer(number)
+        ? find_attempt(r, field_str(rec, "step"), json_integer_value(number)) : NULL;
+    if (lost && lost->picked)
+        source = SRC_LOST;
     const char *code = field_str(rec, "error");
     if (source == SRC_ANSWER && is_event(rec, "StepAttemptFailed") &&
         (strcmp(code, "TIMEOUT") == 0 || strcmp(code, "QUEUE_TIMEOUT") == 0) &&

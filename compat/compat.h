@@ -95,7 +95,7 @@ void compat_compare(const OrbcModule *old_module, const OrbcModule *new_module,
                     const CompatOptions *options, CompatReport *report);
 void compat_report_free(CompatReport *report);
 
-/* "checkout/charge#backoff:2" of a place's parts; `attempt` 0 for none. */
+/* "queued", "backoff", "signal", "sleep", "child", "compensating" (a place's `state`). */
 const char *compat_state_name(uint32_t state);
 
 /* Whether the report breaks at `fail_on`: a change at that level or above. */

@@ -246,75 +246,118 @@ void compat_workflow_contracts(CompatRun *run, uint32_t i, uint32_t j)
 
 /* ---- tasks: their deployed workers ---- */
 
-/* Where OLD (or NEW) first runs task `task`: its first step or compensate block. */
-static CompatLoc task_loc(const OrbcModule *m, uint32_t task)
+/* Where each task of a module is first run (its first step or compensate block; file
+ * NULL for none), in one pass over the steps. */
+static CompatLoc *first_runs(CompatRun *run, const OrbcModule *m)
 {
+    CompatLoc *at = arena_alloc(run->arena, (m->task_count + 1) * sizeof *at);
     for (uint32_t w = 0; w < m->workflow_count; w++) {
         const OrbcWorkflow *wf = &m->workflows[w];
         for (uint32_t s = 0; s < wf->step_count; s++) {
             const OrbcStep *st = &wf->steps[s];
-            if (st->kind <= ORBC_STEP_BUILTIN && st->target == task)
-                return (CompatLoc){ compat_str(m, wf->file), st->line, st->column };
-            if (st->has_compensate && st->compensate.task == task)
-                return (CompatLoc){ compat_str(m, wf->file), st->compensate.line,
-                                    st->compensate.column };
+            if (st->kind <= ORBC_STEP_BUILTIN && st->target < m->task_count && !at[st->target].file)
+                at[st->target] = (CompatLoc){ compat_str(m, wf->file), st->line, st->column };
+            uint32_t c = st->compensate.task;
+            if (st->has_compensate && c < m->task_count && !at[c].file)
+                at[c] = (CompatLoc){ compat_str(m, wf->file), st->compensate.line,
+                                     st->compensate.column };
         }
     }
-    return (CompatLoc){ 0 };
+    return at;
 }
 
-/* Every step and compensate block of an OLD workflow that runs `task` is
- * stopped by change `c`; false when none runs it. */
-static bool task_effects(CompatRun *run, uint32_t task, uint32_t c)
+/* A step or compensate block of OLD that runs a task. */
+typedef struct TaskUse {
+    uint32_t wf, step;
+    bool compensate;
+} TaskUse;
+
+/* OLD's uses of each task, grouped by task (uses[first[t]..first[t + 1]]), in one pass. */
+typedef struct TaskUses {
+    TaskUse *uses;
+    uint32_t *first;
+} TaskUses;
+
+static void task_uses(CompatRun *run, TaskUses *out)
 {
     const OrbcModule *m = run->old;
-    bool used = false;
-    for (uint32_t w = 0; w < m->workflow_count; w++) {
-        const OrbcWorkflow *wf = &m->workflows[w];
-        for (uint32_t s = 0; s < wf->step_count; s++) {
-            const OrbcStep *st = &wf->steps[s];
-            if (st->kind <= ORBC_STEP_BUILTIN && st->target == task) {
-                if (c != ORBC_NONE)
-                    compat_add_effect(run, c, w, s, ASPECT_IDENTITY, 0);
-                used = true;
-            }
-            if (st->has_compensate && st->compensate.task == task) {
-                if (c != ORBC_NONE)
-                    compat_add_effect(run, c, w, s, ASPECT_COMPENSATE, 0);
-                used = true;
+    out->first = arena_alloc(run->arena, (m->task_count + 2) * sizeof *out->first);
+    uint32_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t w = 0; w < m->workflow_count; w++) {
+            const OrbcWorkflow *wf = &m->workflows[w];
+            for (uint32_t s = 0; s < wf->step_count; s++) {
+                const OrbcStep *st = &wf->steps[s];
+                uint32_t tasks[2] = { st->kind <= ORBC_STEP_BUILTIN ? st->target : ORBC_NONE,
+                                      st->has_compensate ? st->compensate.task : ORBC_NONE };
+                for (int k = 0; k < 2; k++) {
+                    if (tasks[k] >= m->task_count)
+                        continue;
+                    if (pass == 0)
+                        out->first[tasks[k] + 1]++;
+                    else
+                        out->uses[out->first[tasks[k]]++] = (TaskUse){ w, s, k == 1 };
+                }
             }
         }
+        if (pass == 0) {
+            for (uint32_t t = 0; t < m->task_count; t++)
+                out->first[t + 1] += out->first[t];
+            total = out->first[m->task_count];
+            out->uses = arena_alloc(run->arena, (total + 1) * sizeof *out->uses);
+        }
     }
-    return used;
+    /* the second pass moved each first[t] to the end of its group: shift back */
+    for (uint32_t t = m->task_count; t > 0; t--)
+        out->first[t] = out->first[t - 1];
+    out->first[0] = 0;
 }
 
-static void task_contract(CompatRun *run, uint32_t i, uint32_t j)
+/* Every step and compensate block of OLD that runs task `task` is stopped by change `c`. */
+static void task_effects(CompatRun *run, const TaskUses *uses, uint32_t task, uint32_t c)
+{
+    for (uint32_t k = uses->first[task]; k < uses->first[task + 1]; k++) {
+        const TaskUse *u = &uses->uses[k];
+        compat_add_effect(run, c, u->wf, u->step,
+                          u->compensate ? ASPECT_COMPENSATE : ASPECT_IDENTITY, 0);
+    }
+}
+
+typedef struct Tasks {
+    TaskUses uses;
+    CompatLoc *old_at, *new_at;     /* where each task is first run */
+} Tasks;
+
+static void task_contract(CompatRun *run, const Tasks *tasks, uint32_t i, uint32_t j)
 {
     const OrbcTask *a = &run->old->tasks[i], *b = &run->new->tasks[j];
     const char *name = compat_str(run->old, a->name);
-    CompatLoc lo = task_loc(run->old, i), ln = task_loc(run->new, j);
-    const CompatLoc *plo = lo.file ? &lo : NULL, *pln = ln.file ? &ln : NULL;
+    const CompatLoc *plo = tasks->old_at[i].file ? &tasks->old_at[i] : NULL;
+    const CompatLoc *pln = tasks->new_at[j].file ? &tasks->new_at[j] : NULL;
     char why[320];
     bool missing, changed = false, broken = false;
     if (!compat_type_equal(run->old, a->input_type, run->new, b->input_type)) {
         changed = true;
-        if (!compat_type_within(run->new, b->input_type, run->old, a->input_type, true, why,
-                                sizeof why, &missing) && (broken = true))
-            task_effects(run, i, compat_add_change(
+        broken = !compat_type_within(run->new, b->input_type, run->old, a->input_type, true,
+                                     why, sizeof why, &missing);
+        if (broken)
+            task_effects(run, &tasks->uses, i, compat_add_change(
                 run, COMPAT_TASK_INPUT_CONTRACT_BROKEN, NULL, plo, pln,
                 "the input of task `%s` is not what its deployed workers read: %s", name, why));
     }
     if (!compat_type_equal(run->old, a->output_type, run->new, b->output_type)) {
         changed = true;
-        if (!compat_type_within(run->old, a->output_type, run->new, b->output_type, false,
-                                why, sizeof why, &missing) && (broken = true))
-            task_effects(run, i, compat_add_change(
+        bool narrowed = !compat_type_within(run->old, a->output_type, run->new, b->output_type,
+                                            false, why, sizeof why, &missing);
+        broken = broken || narrowed;
+        if (narrowed)
+            task_effects(run, &tasks->uses, i, compat_add_change(
                 run, COMPAT_TASK_OUTPUT_CONTRACT_NARROWED, NULL, plo, pln,
                 "the output of task `%s` needs what its deployed workers do not return: %s",
                 name, why));
     }
     if (changed && !broken)
-        task_effects(run, i, compat_add_change(run, COMPAT_TASK_CONTRACT_CHANGED, NULL, plo, pln,
+        task_effects(run, &tasks->uses, i, compat_add_change(run, COMPAT_TASK_CONTRACT_CHANGED, NULL, plo, pln,
                                                "the contract of task `%s` changed; its deployed "
                                                "workers accept it", name));
 }
@@ -322,17 +365,19 @@ static void task_contract(CompatRun *run, uint32_t i, uint32_t j)
 void compat_task_contracts(CompatRun *run)
 {
     const OrbcModule *old = run->old;
+    Tasks tasks = { .old_at = first_runs(run, old), .new_at = first_runs(run, run->new) };
+    task_uses(run, &tasks.uses);
     for (uint32_t i = 0; i < old->task_count; i++) {
-        if (!task_effects(run, i, ORBC_NONE))
-            continue;
+        if (tasks.uses.first[i] == tasks.uses.first[i + 1])
+            continue;   /* no step runs it: a task of the standard library unused */
         const char *name = compat_str(old, old->tasks[i].name);
         uint32_t j = compat_lookup(&run->new_tasks, name);
         if (j != ORBC_NONE) {
-            task_contract(run, i, j);
+            task_contract(run, &tasks, i, j);
             continue;
         }
-        CompatLoc lo = task_loc(old, i);
-        compat_add_change(run, COMPAT_TASK_REMOVED, NULL, lo.file ? &lo : NULL, NULL,
+        const CompatLoc *lo = tasks.old_at[i].file ? &tasks.old_at[i] : NULL;
+        compat_add_change(run, COMPAT_TASK_REMOVED, NULL, lo, NULL,
                           "no step runs task `%s` any more: its workers can be retired once "
                           "no execution waits for them", name);
     }

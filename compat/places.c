@@ -51,6 +51,8 @@ static void push(List *l, uint32_t v)
     l->items[l->count++] = v;
 }
 
+/* Whether an effect in a child workflow that completed changes the records it left (its
+ * result too, which its parent records). */
 static bool changes_done(const CompatEffect *e)
 {
     return e->aspect != ASPECT_COMPENSATE && e->aspect != ASPECT_FAILURE;

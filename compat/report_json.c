@@ -64,16 +64,18 @@ static json_t *report_json(const CompatReport *r, const char *old_label, const c
     return o;
 }
 
+static int append(const char *text, size_t len, void *out)
+{
+    text_append(out, text, len);
+    return 0;
+}
+
 void compat_write_json(const CompatReport *r, const char *old_label, const char *new_label,
                        TextBuffer *out)
 {
     json_t *o = report_json(r, old_label, new_label);
-    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (text) {
-        text_append_str(out, text);
-        text_append_str(out, "\n");
-    }
-    free(text);
+    json_dump_callback(o, append, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    text_append_str(out, "\n");
     json_decref(o);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "compat.h"
+#include "memory.h"
 #include "version.h"
 
 enum { LISTED_PLACES = 5 };
@@ -15,25 +16,31 @@ static const char *paint(bool color, uint8_t level)
     return color ? colors[level] : "";
 }
 
-static void blocked_places(const CompatReport *r, uint32_t change, TextBuffer *out)
+/* The first LISTED_PLACES places each change stops, in one pass over the places:
+ * shown[change * LISTED_PLACES + k], `count` of each. */
+static void first_blocked(const CompatReport *r, uint32_t *shown, uint32_t *count)
+{
+    for (uint32_t i = 0; i < r->place_count; i++) {
+        const CompatPlace *p = &r->places[i];
+        for (uint32_t k = 0; k < p->change_count; k++) {
+            uint32_t c = p->changes[k];
+            if (count[c] < LISTED_PLACES)
+                shown[c * LISTED_PLACES + count[c]++] = i;
+        }
+    }
+}
+
+static void blocked_places(const CompatReport *r, uint32_t change, const uint32_t *shown,
+                           uint32_t count, TextBuffer *out)
 {
     const CompatChange *c = &r->changes[change];
     if (c->blocks == 0)
         return;
     text_printf(out, "  = blocks %u place%s:", c->blocks, c->blocks == 1 ? "" : "s");
-    uint32_t shown = 0;
-    for (uint32_t i = 0; i < r->place_count && shown < LISTED_PLACES; i++) {
-        const CompatPlace *p = &r->places[i];
-        for (uint32_t k = 0; k < p->change_count; k++) {
-            if (p->changes[k] == change) {
-                text_printf(out, "%s %s", shown ? "," : "", p->id);
-                shown++;
-                break;
-            }
-        }
-    }
-    if (c->blocks > shown)
-        text_printf(out, ", and %u more", c->blocks - shown);
+    for (uint32_t k = 0; k < count; k++)
+        text_printf(out, "%s %s", k ? "," : "", r->places[shown[change * LISTED_PLACES + k]].id);
+    if (c->blocks > count)
+        text_printf(out, ", and %u more", c->blocks - count);
     text_append_str(out, "\n");
 }
 
@@ -41,6 +48,9 @@ void compat_write_human(const CompatReport *r, const char *old_label, const char
                         bool color, TextBuffer *out)
 {
     const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+    uint32_t *shown = xcalloc((size_t)r->change_count * LISTED_PLACES + 1, sizeof *shown);
+    uint32_t *count = xcalloc((size_t)r->change_count + 1, sizeof *count);
+    first_blocked(r, shown, count);
     for (uint32_t i = 0; i < r->change_count; i++) {
         const CompatChange *c = &r->changes[i];
         text_printf(out, "%s%s[%s]%s%s: %s%s\n", paint(color, c->level), compat_level_name(c->level),
@@ -49,9 +59,11 @@ void compat_write_human(const CompatReport *r, const char *old_label, const char
             text_printf(out, "  --> %s:%u:%u (old)\n", c->old.file, c->old.line, c->old.column);
         if (c->new.file)
             text_printf(out, "  --> %s:%u:%u (new)\n", c->new.file, c->new.line, c->new.column);
-        blocked_places(r, i, out);
+        blocked_places(r, i, shown, count[i], out);
         text_append_str(out, "\n");
     }
+    free(shown);
+    free(count);
     text_printf(out, "%s%s%s → %s: %u error%s, %u warning%s, %u info%s; %u of %u place%s "
                 "cannot continue%s\n", bold, old_label, "", new_label, r->errors,
                 r->errors == 1 ? "" : "s", r->warnings, r->warnings == 1 ? "" : "s", r->infos,

@@ -10,7 +10,7 @@ A case is a folder tests/golden/replay/NAME/ with:
   args             (optional) more arguments of the recording (`--workflow NAME`)
   cut              (optional) how many records of the recorded history to keep: a
                    history of an execution still in flight
-  history.jsonl    (optional) the history itself, committed instead of recorded (the
+  history          (optional) the history itself, committed instead of recorded (the
                    malformed ones, a history without values)
   expected         exact: the text report, then `--- json` and the JSON report, then
                    `--- stderr` and its standard error, then `--- exit N`
@@ -56,7 +56,7 @@ def run_case(name, args):
     case = os.path.join(CASES, name)
     with tempfile.TemporaryDirectory() as tmp:
         history = os.path.join(tmp, 'history.jsonl')
-        committed = os.path.join(case, 'history.jsonl')
+        committed = os.path.join(case, 'history')
         if os.path.exists(committed):
             with open(committed, 'rb') as f, open(history, 'wb') as out:
                 out.write(f.read())

@@ -175,7 +175,7 @@ static void step_complete(Exec *x)
         result.list = l;
         event_step(e, "StepCompleted", step_label(e, x, s));
         if (e->options.show_values)
-            outbox_value(e, "output", result);
+            outbox_shown_value(e, "output", result);
     }
     x->results[x->active_index] = result;
     if (s->has_compensate) {
@@ -219,7 +219,7 @@ void engine_unit_completed(Unit *u, Value result, uint32_t attempt)
     if (attempt)
         outbox_int(e, "attempt", attempt);
     if (e->options.show_values && !u->compensation)
-        outbox_value(e, "output", result);
+        outbox_shown_value(e, "output", result);
     unit_resolved(u);
 }
 
@@ -305,7 +305,7 @@ static void on_signal(Engine *e, const EngineEvent *sig)
     outbox_event(e, "SignalReceived");
     outbox_str(e, "signal", sig->signal_name ? sig->signal_name : engine_string(e, name));
     if (e->options.show_values)
-        outbox_value(e, "payload", sig->payload);
+        outbox_shown_value(e, "payload", sig->payload);
     SignalBox *box = signal_box(e, name);
     while (box->wcount > 0) {
         Unit *u = box->waiters[box->whead++];
@@ -838,7 +838,7 @@ static void on_start(Engine *e)
     outbox_event(e, "WorkflowStarted");
     outbox_str(e, "workflow", engine_string(e, e->module->workflows[e->workflow].name));
     if (e->options.show_values)
-        outbox_value(e, "input", e->input);
+        outbox_shown_value(e, "input", e->input);
     e->top = exec_new(e, e->workflow, e->input, NULL);
 }
 

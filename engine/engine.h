@@ -102,6 +102,8 @@ typedef struct EngineField {
     const char *message;    /* ERROR */
     int64_t number;         /* INT */
     Value value;            /* VALUE */
+    bool shown;             /* there only because of `show_values` (a host that keeps both
+                               forms of a record writes its plain line without it) */
 } EngineField;
 
 /* One history event (docs/runtime.md, "History events"). */

@@ -165,6 +165,8 @@ void outbox_event(Engine *e, const char *event);
 void outbox_str(Engine *e, const char *key, const char *value);
 void outbox_int(Engine *e, const char *key, int64_t value);
 void outbox_value(Engine *e, const char *key, Value value);
+/* A value recorded only under `show_values` (EngineField.shown). */
+void outbox_shown_value(Engine *e, const char *key, Value value);
 void outbox_error(Engine *e, const char *code, const char *message);
 void outbox_note(Engine *e, const char *message);
 /* the other commands */

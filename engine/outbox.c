@@ -51,6 +51,13 @@ void outbox_value(Engine *e, const char *key, Value value)
     field(e, ENGINE_FIELD_VALUE, key)->value = value;
 }
 
+void outbox_shown_value(Engine *e, const char *key, Value value)
+{
+    EngineField *f = field(e, ENGINE_FIELD_VALUE, key);
+    f->value = value;
+    f->shown = true;
+}
+
 void outbox_error(Engine *e, const char *code, const char *message)
 {
     EngineField *f = field(e, ENGINE_FIELD_ERROR, "error");

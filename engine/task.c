@@ -68,7 +68,7 @@ static void schedule_attempt(Unit *u, uint32_t number)
     if (u->key)
         outbox_str(e, "idempotency_key", u->key);
     if (e->options.show_values)
-        outbox_value(e, "input", u->input);
+        outbox_shown_value(e, "input", u->input);
     if (is_builtin(u) && !e->options.http_adapter) {
         a->state = A_DONE;
         attempt_failed(a, "ADAPTER_DISABLED",

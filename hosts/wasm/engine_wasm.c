@@ -22,6 +22,9 @@ typedef struct WasmHost {
     uint32_t depth;
     TextBuffer json;          /* the commands of the last event */
     History history;          /* writes nothing: its line is read back (zeroed until open) */
+    History history_json;     /* the same records as `orbit-run --format json --show-values` */
+    EngineField *plain;       /* a record's fields but those of `show_values` (record_json) */
+    uint32_t plain_cap;
     const char *error;        /* why wasm_open failed */
     TimerQueue due;           /* the host's due things, in the core's tie order (wasm_due_*) */
 } WasmHost;
@@ -115,7 +118,10 @@ int wasm_open(WasmHost *h, const uint8_t *bytes, uint32_t len,
         return 0;
     }
     history_init(&h->history, NULL, HISTORY_TEXT);
-    EngineOptions options = {.http_adapter = true};
+    history_init(&h->history_json, NULL, HISTORY_JSON);
+    /* Values are recorded for the JSON lines (`logs --format json`); the text lines leave
+     * them out, as `orbit logs` without --show-values does. */
+    EngineOptions options = {.http_adapter = true, .show_values = true};
     h->engine = engine_new(&h->module, index, checked, &options, &h->arena);
     return 1;
 }
@@ -197,6 +203,8 @@ void wasm_close(WasmHost *h)
         return;
     engine_free(h->engine);
     history_free(&h->history);
+    history_free(&h->history_json);
+    free(h->plain);
     if (h->loaded)
         orbc_module_free(&h->module);
     text_free(&h->json);
@@ -223,15 +231,34 @@ static void json_text_field(TextBuffer *b, const char *key, const char *text)
         text_append_str(b, "null");
 }
 
+/* The line `history` just wrote, without its LF, as a JSON string after `key`. */
+static void line_json(WasmHost *h, const char *key, const History *history)
+{
+    const TextBuffer *line = &history->line;
+    json_key(&h->json, key);
+    value_json_quote(&h->json, line->data, line->len ? line->len - 1 : 0);
+}
+
+/* A record as its `orbit logs` line (the fields of `show_values` left out) and as its
+ * JSON line with them (`orbit-run --format json --show-values`). */
 static void record_json(WasmHost *h, const EngineRecord *r)
 {
-    history_write(&h->history, r);
-    const TextBuffer *line = &h->history.line;   /* the line just written, with its LF */
-    size_t len = line->len ? line->len - 1 : 0;
+    if (r->field_count > h->plain_cap) {
+        h->plain_cap = r->field_count;
+        h->plain = xrealloc(h->plain, h->plain_cap * sizeof *h->plain);
+    }
+    EngineRecord plain = *r;
+    plain.fields = h->plain;
+    plain.field_count = 0;
+    for (uint32_t i = 0; i < r->field_count; i++)
+        if (!r->fields[i].shown)
+            h->plain[plain.field_count++] = r->fields[i];
+    history_write(&h->history, &plain);
+    history_write(&h->history_json, r);
     text_append_str(&h->json, "{\"kind\":\"record\",\"event\":");
     value_json_quote(&h->json, r->event, strlen(r->event));
-    json_key(&h->json, "text");
-    value_json_quote(&h->json, line->data, len);
+    line_json(h, "text", &h->history);
+    line_json(h, "json", &h->history_json);
     text_append_str(&h->json, "}");
 }
 
@@ -271,6 +298,13 @@ static void command_json(WasmHost *h, const EngineCommand *c)
             json_text_field(b, "message", c->result.message);
             json_text_field(b, "step", c->result.step);
         }
+        /* The closing line of `orbit-run --format json`, as runtime/run_scenario.c
+         * writes it. */
+        history_final(&h->history_json, status,
+                      c->result.status == ENGINE_COMPLETED ? &c->result.output : NULL,
+                      c->result.status == ENGINE_FAILED ? c->result.error : NULL,
+                      c->result.message, c->result.step);
+        line_json(h, "final", &h->history_json);
         text_append_str(b, "}");
         return;
     }

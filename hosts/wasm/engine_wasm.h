@@ -3,8 +3,9 @@
  * file's marks into its export list), called by hosts/wasm/orbit-api.js. A host opens a
  * `.orbc` module, builds values on a small stack (wasm_push_*), sends events
  * (wasm_start, wasm_picked_up, …) and reads the commands of each as one JSON array
- * (wasm_commands). A record is given as its `orbit logs` line, written by orbit-run's own
- * history writer (runtime/history.c).
+ * (wasm_commands). A record is given as its `orbit logs` line and as its JSON line of
+ * `orbit-run --format json --show-values`, both written by orbit-run's own history writer
+ * (runtime/history.c): the engine records values, which the text line leaves out.
  *
  * Texts in are NUL-terminated UTF-8; texts out belong to the handle. Times are
  * milliseconds as doubles (exact up to 2^53), ids are 32-bit. Everything a handle owns is

@@ -54,12 +54,15 @@
 //
 // Each engine's event returns whether the engine accepted it; commands() then gives its
 // commands as objects:
-//   {kind: "record", event, text}   the event as an `orbit logs` line
+//   {kind: "record", event, text, json}  the event as an `orbit logs` line (`text`) and
+//                                   as `orbit-run --format json --show-values` writes
+//                                   it (`json`: one JSON object, values included)
 //   {kind: "timer", timer, at_ms, limit}
 //   {kind: "queue", attempt, delivery, number, queue_timer, task, step, input, idempotency_key}
 //                                   queue_timer: the timer of its queue timeout (0: none)
 //   {kind: "cancel", attempt}
-//   {kind: "finished", status, output | error, message, step}
+//   {kind: "finished", status, output | error, message, step, final}
+//                                   final: the closing `{"status":…}` line of the JSON history
 // Every engine of a loaded module is a handle in its one instance: close() frees it.
 import { ANSWER } from './engine-enums.js';
 

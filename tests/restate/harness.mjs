@@ -231,18 +231,26 @@ export function startProcess(cmd, args, logPath, env = {}) {
 }
 
 /**
- * `orbit-restate serve ORBC` on a free port, registered with `server`; one queue shard
- * unless told (the scripted workers follow a script per task: scripted-worker.mjs).
+ * `orbit-restate serve ORBC` (or every version of `orbc`, an array, oldest first) on a
+ * free port (or `port`), registered with `server`; one queue shard unless told (the
+ * scripted workers follow a script per task: scripted-worker.mjs). The process has
+ * `program`, the program's name as serve named it, and `deployment`.
  */
-export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeoutMs = 2000, queueShards = 1 } = {}) {
-  const port = await freePort();
-  const logPath = path.join(dir, `serve-${port}.log`);
+export async function serve(
+  server,
+  orbc,
+  dir,
+  { timeScale = 1, heartbeatTimeoutMs = 2000, queueShards = 1, port = null, program = null } = {},
+) {
+  port ??= await freePort();
+  const logPath = path.join(dir, `serve-${port}-${serial++}.log`);
   const p = startProcess(
     process.execPath,
     [
       path.join(PACKAGE, 'bin', 'orbit-restate.mjs'),
       'serve',
-      orbc,
+      ...[orbc].flat(),
+      ...(program ? ['--program', program] : []),
       '--port',
       String(port),
       '--admin',
@@ -266,6 +274,10 @@ export async function serve(server, orbc, dir, { timeScale = 1, heartbeatTimeout
     throw e;
   });
   const deployment = /as deployment (\S+)/.exec(fs.readFileSync(logPath, 'utf8'))?.[1];
+  p.program = /serving program (\S+),/.exec(fs.readFileSync(logPath, 'utf8'))?.[1];
+  p.deployment = deployment;
+  p.port = port;
+  p.logPath = logPath;
   const kill = p.kill;
   // Stopped only once no invocation is running on it any more (Restate retries a pinned
   // invocation on its deployment until that answers: it would block its virtual object);
@@ -303,9 +315,9 @@ export async function sqlCount(server, query) {
   return Object.values((await sqlRows(server, query))[0])[0];
 }
 
-/** The scripted workers of a scenario, as a process. */
-export function workers(server, scenarioPath, dir, timeScale, statePath) {
-  const args = [path.join(HERE, 'scripted-worker.mjs'), scenarioPath, server.ingress, String(timeScale)];
+/** The scripted workers of a scenario, for the queues of `program`, as a process. */
+export function workers(server, program, scenarioPath, dir, timeScale, statePath) {
+  const args = [path.join(HERE, 'scripted-worker.mjs'), scenarioPath, server.ingress, program, String(timeScale)];
   if (statePath) args.push(statePath);
   const logPath = path.join(dir, `workers-${path.basename(scenarioPath)}-${serial++}.log`);
   const p = startProcess(process.execPath, args, logPath);

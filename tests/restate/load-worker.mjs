@@ -2,16 +2,17 @@
 // the worker library, answering at once, and charges once per idempotency key (a
 // redelivered or retried attempt with a key already charged gets the same charge id).
 // Appends one line per charge it made, `KEY`, to LOG.
-//   node load-worker.mjs INGRESS WORKER_ID LOG
+//   node load-worker.mjs INGRESS PROGRAM WORKER_ID LOG
 import fs from 'node:fs';
 import { runWorker } from '../../hosts/restate/lib/worker.mjs';
 
-const [ingress, workerId, log] = process.argv.slice(2);
+const [ingress, program, workerId, log] = process.argv.slice(2);
 process.on('uncaughtException', (e) => console.error(`uncaught: ${e.stack ?? e}`));
 process.on('unhandledRejection', (e) => console.error(`unhandled: ${e?.stack ?? e}`));
 const charged = new Map();
 runWorker({
   ingress,
+  program,
   task: 'payments.charge',
   workerId,
   concurrency: 64,
@@ -23,4 +24,4 @@ runWorker({
     return { charge_id: charged.get(t.idempotency_key) };
   },
 });
-runWorker({ ingress, task: 'warehouse.pick', workerId, concurrency: 64, handler: async () => ({}) });
+runWorker({ ingress, program, task: 'warehouse.pick', workerId, concurrency: 64, handler: async () => ({}) });

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as h from './harness.mjs';
-import { inboxKey, shardOf } from '../../hosts/restate/lib/names.mjs';
+import { inboxKey, programServices, shardOf, shortVersion, versionOf } from '../../hosts/restate/lib/names.mjs';
 
 const START_BATCH = 25; // start requests in flight at a time
 
@@ -26,7 +26,7 @@ export async function runLoad({ server, orbc, dir, n, timeScale = 1, shards = 8,
   const procs = [1, 2, 3].map((i) =>
     h.startProcess(
       process.execPath,
-      [path.join(h.HERE, 'load-worker.mjs'), server.ingress, `load-${i}`, log],
+      [path.join(h.HERE, 'load-worker.mjs'), server.ingress, served.program, `load-${i}`, log],
       path.join(dir, `load-worker-${i}.log`),
     ),
   );
@@ -83,11 +83,12 @@ export async function runLoad({ server, orbc, dir, n, timeScale = 1, shards = 8,
     if (once.size !== n || [...once].some((k) => !orderKeys.has(k)))
       throw new Error(`${once.size} idempotency keys charged for ${n} orders`);
     // The charges went through the shards their executions hash to, and only those.
-    const want = new Set(ids.map((id) => shardOf('payments.charge', inboxKey('checkout', id), shards)));
+    const version = versionOf(fs.readFileSync(orbc));
+    const want = new Set(ids.map((id) => shardOf('payments.charge', version, inboxKey('checkout', id), shards)));
     const used = await h.sqlRows(
       server,
-      `SELECT DISTINCT service_key AS k FROM state WHERE service_name = 'orbit_queue'` +
-        ` AND key = 'tail' AND service_key LIKE 'payments.charge~%'`,
+      `SELECT DISTINCT service_key AS k FROM state WHERE service_name = '${programServices(served.program).QUEUE.name}'` +
+        ` AND key = 'tail' AND service_key LIKE 'payments.charge@${shortVersion(version)}~%'`,
     );
     const got = new Set(used.map((r) => r.k));
     if (got.size !== want.size || [...want].some((k) => !got.has(k))) {

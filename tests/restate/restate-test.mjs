@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import * as h from './harness.mjs';
 import { describeLoad, runLoad } from './load.mjs';
+import { versionCases } from './versions.mjs';
 
 const ORBITC = process.env.ORBITC ?? path.join(h.ROOT, 'build', 'cli', 'orbitc');
 const ORBIT_RUN = process.env.ORBIT_RUN ?? path.join(h.ROOT, 'build', 'runtime', 'orbit-run');
@@ -52,11 +53,11 @@ export async function runScenario({
   workflow ??= scenario.workflow;
   const served = await h.serve(srv, orbc, dir, { timeScale, heartbeatTimeoutMs });
   const workerState = path.join(dir, `${name}-workers.json`);
-  let w = h.workers(srv, workerScenarioPath, dir, timeScale, workerState);
+  let w = h.workers(srv, served.program, workerScenarioPath, dir, timeScale, workerState);
   const restartWorkers = async () => {
     await w.kill();
     await h.pollsOver(srv);
-    w = h.workers(srv, workerScenarioPath, dir, timeScale, workerState);
+    w = h.workers(srv, served.program, workerScenarioPath, dir, timeScale, workerState);
     await w.ready();
   };
   const killWorkers = () => w.kill();
@@ -170,7 +171,7 @@ async function main() {
     await clusterCrash();
     await smallLoad();
   };
-  const queue = [endToEnd, crashes, ...lanes, clusterThenLoad];
+  const queue = [endToEnd, versionsGroup, crashes, ...lanes, clusterThenLoad];
   // A group that cannot set up (its server does not start) fails; the others go on.
   const run = (g) =>
     g().catch((e) => {
@@ -212,6 +213,15 @@ async function endToEnd() {
       );
     });
   });
+}
+
+// Case 5, on a server of its own (one case kills it): versions side by side, `migrate`,
+// two programs on one server (versions.mjs).
+async function versionsGroup() {
+  if (!selected('versions')) return;
+  await withServer('restate-versions', (server) =>
+    versionCases({ server, dir, compile, orbitRunBin: ORBIT_RUN, check }),
+  );
 }
 
 // Case 4, on a server of its own: what it proves is concurrency: LOAD executions in

@@ -1,7 +1,7 @@
 // Scripted workers over the worker protocol: the workers of a scenario (docs/runtime.md,
 // "Scenarios") as a real process that polls the Restate host's queues.
 //
-//   node scripted-worker.mjs SCENARIO.json INGRESS TIME_SCALE [STATE.json]
+//   node scripted-worker.mjs SCENARIO.json INGRESS PROGRAM TIME_SCALE [STATE.json]
 //
 // For each task the scenario scripts (built-in tasks are the host's), one poll loop takes
 // the next outcome of the task's list in pickup order: it waits `pickup_ms` (real time:
@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import { complete, fail, heartbeat, poll, shards } from '../../hosts/restate/lib/worker.mjs';
 
-const [scenarioPath, ingress, scaleText, statePath] = process.argv.slice(2);
+const [scenarioPath, ingress, program, scaleText, statePath] = process.argv.slice(2);
 const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));
 const scale = Number(scaleText);
 const used = statePath && fs.existsSync(statePath) ? JSON.parse(fs.readFileSync(statePath, 'utf8')) : {};
@@ -55,7 +55,7 @@ async function serve(task, script) {
         (used[task] ?? 0) + max < list.length
       )
         max++;
-      tasks = await poll(ingress, queueOf[task], workerId, max, pickup, POLL_WAIT_MS);
+      tasks = await poll(ingress, program, queueOf[task], workerId, max, pickup, POLL_WAIT_MS);
     } catch {
       await sleep(50);
       continue;
@@ -81,8 +81,8 @@ function take(task, t, next) {
     const a = answerOf(next);
     for (let i = 0; i < 100; i++) {
       try {
-        if (a.output !== undefined) await complete(ingress, t.queue, t.lease, a.output);
-        else await fail(ingress, t.queue, t.lease, ...a.fail);
+        if (a.output !== undefined) await complete(ingress, program, t.queue, t.lease, a.output);
+        else await fail(ingress, program, t.queue, t.lease, ...a.fail);
         return;
       } catch {
         await sleep(100); // the server is away: answer again
@@ -98,7 +98,7 @@ async function beat() {
     for (const [lease, queue] of held) byTask.set(queue, [...(byTask.get(queue) ?? []), lease]);
     for (const [queue, leases] of byTask) {
       try {
-        for (const lease of await heartbeat(ingress, queue, 'scripted', leases)) held.delete(lease);
+        for (const lease of await heartbeat(ingress, program, queue, 'scripted', leases)) held.delete(lease);
       } catch {
         /* the server is away */
       }
@@ -112,10 +112,10 @@ const tasks = Object.keys(scenario.workers ?? {}).filter((task) => !task.startsW
 for (const task of tasks) {
   for (let i = 0; ; i++) {
     try {
-      const keys = await shards(ingress, task);
+      const keys = await shards(ingress, program, task);
       if (keys.length !== 1) throw new Error(`${task}: ${keys.length} queue shards (serve with --queue-shards 1)`);
       queueOf[task] = keys[0];
-      await poll(ingress, queueOf[task], 'ready-check', 1, 24 * 3600 * 1000, 0);
+      await poll(ingress, program, queueOf[task], 'ready-check', 1, 24 * 3600 * 1000, 0);
       break;
     } catch (e) {
       if (i >= 200) throw e;

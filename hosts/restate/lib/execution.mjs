@@ -9,8 +9,16 @@
 // Replay: Restate runs `run` again from its journal after a crash or a suspension, and
 // the engine, a pure function of its events, is rebuilt by feeding it the same journaled
 // events in the same order (docs/engine.md, "Replay").
+//
+// Versions: the execution runs on the version it started on (its hash, journaled by
+// host.mjs). A `move` event from the inbox (orbit-restate migrate) asks it to go on with
+// another version: it decides once, in a journaled step (versions.mjs canMove: its events
+// replayed through a fresh engine of that version give its history exactly), and if so
+// swaps its engine for the replayed one. The decision and the swap are in its own
+// journal, so a crash at any moment leaves it on one version or the other, never between.
 import * as restate from '@restatedev/restate-sdk';
-import { HTTP, INBOX, QUEUE, shardOf } from './names.mjs';
+import { shardOf, shortVersion } from './names.mjs';
+import { canMove, feed, replay } from './versions.mjs';
 
 const { RestatePromise } = restate;
 
@@ -26,19 +34,33 @@ export class Execution {
    * @param {object} engine       the engine core (OrbitEngine of hosts/wasm/orbit-api.js), opened
    * @param {string} key          the execution's inbox (names.mjs inboxKey)
    * @param {object} o
+   * @param {object} o.orbit       the loaded engine core (to open another version's engine)
+   * @param {object} o.names       the program's services (names.mjs programServices)
+   * @param {Map<string, Uint8Array>} o.versions the versions served, by hash
+   * @param {string} o.version     the hash of the version `engine` runs
+   * @param {string} o.workflow    the workflow, and `o.input` its input (to replay it)
    * @param {number} o.timeScale   Orbit milliseconds per real millisecond
    * @param {number} o.queueShards the keys each task's queue is sharded over
    */
-  constructor(ctx, engine, key, { timeScale, queueShards }) {
+  constructor(ctx, engine, key, { orbit, names, versions, version, workflow, input, timeScale, queueShards }) {
     this.ctx = ctx;
     this.engine = engine;
     this.key = key;
+    this.orbit = orbit;
+    this.names = names;
+    this.versions = versions;
+    this.version = version;
+    this.workflow = workflow;
+    this.input = input;
     this.timeScale = timeScale;
     this.queueShards = queueShards;
+    this.events = []; // the events handed to the engine, in order (what a move replays)
+    this.historyJson = []; // the records as JSON lines (`orbit-run --format json --show-values`)
+    this.moves = [];
     this.start = 0; // the real time of the execution's start (journaled)
     this.due = new Map(); // what is due, by the id the engine's due queue orders
     this.lastId = 0;
-    this.tasks = new Map(); // attempt -> task name (to cancel it in its queue)
+    this.tasks = new Map(); // attempt -> its queue key, or null for a built-in task (to cancel it)
     // The queue timeouts of first deliveries, by timer and by attempt: {attempt, shard,
     // item, done (picked up or cancelled: nothing to settle), held (the timer, waiting
     // for the pickup that won the race)}.
@@ -46,16 +68,19 @@ export class Execution {
     this.queueTimerOf = new Map();
     this.history = [];
     this.saved = 0;
+    this.savedEvents = 0;
     this.now = 0; // the time of the last event handed to the engine
     this.finished = null; // the engine's `finished` command
   }
 
   /** Runs the execution to its end: its result. */
   async run() {
-    const { ctx, engine, key } = this;
+    const { ctx, key } = this; // not the engine: a move replaces it
     this.start = await ctx.date.now();
     ctx.set('started_at', this.start);
-    engine.start();
+    ctx.set('version', this.version);
+    ctx.set('input', this.input);
+    this.engine.start();
     this.carryOut();
     const waiting = []; // the awakeables the inbox resolves with the next events, in order
     while (!this.finished) {
@@ -70,9 +95,9 @@ export class Execution {
       if (this.finished) break;
       if (waiting.length === 0) {
         for (let i = 0; i < WAIT_AHEAD; i++) waiting.push(ctx.awakeable());
-        ctx.objectSendClient(INBOX, key).wait(waiting.map((a) => a.id));
+        ctx.objectSendClient(this.names.INBOX, key).wait(waiting.map((a) => a.id));
       }
-      const first = engine.dueFirst();
+      const first = this.engine.dueFirst();
       let events;
       if (first !== null) {
         const delay = Math.min(MAX_SLEEP_MS, Math.max(1, Math.ceil(this.start + first / this.timeScale - real)));
@@ -82,12 +107,16 @@ export class Execution {
       }
       if (Array.isArray(events)) {
         waiting.shift();
-        for (const e of events) this.arrived({ ...e, time: this.orbitTime(e.at) });
+        for (const e of events) {
+          if (e.type === 'move') await this.move(e);
+          else this.arrived({ ...e, time: this.orbitTime(e.at) });
+        }
       }
     }
     this.save();
-    ctx.objectSendClient(INBOX, key).clear();
-    const { kind, ...result } = this.finished;
+    ctx.set('final', this.finished.final);
+    ctx.objectSendClient(this.names.INBOX, key).clear();
+    const { kind, final, ...result } = this.finished;
     ctx.set('result', result);
     return result;
   }
@@ -117,8 +146,10 @@ export class Execution {
   carryOut() {
     const queued = new Map(); // shard -> the attempts this event queues on it
     for (const c of this.engine.commands()) {
-      if (c.kind === 'record') this.history.push(c.text);
-      else if (c.kind === 'timer') this.startTimer(c);
+      if (c.kind === 'record') {
+        this.history.push(c.text);
+        this.historyJson.push(c.json);
+      } else if (c.kind === 'timer') this.startTimer(c);
       else if (c.kind === 'queue') this.queueAttempt(c, queued);
       else if (c.kind === 'cancel') this.cancelAttempt(c, queued);
       else if (c.kind === 'finished') this.finished = c;
@@ -135,8 +166,10 @@ export class Execution {
   }
 
   queueAttempt(c, queued) {
-    this.tasks.set(c.attempt, c.task);
-    if (c.task.startsWith('orbit.')) {
+    const builtin = c.task.startsWith('orbit.');
+    const shard = builtin ? null : shardOf(c.task, this.version, this.key, this.queueShards);
+    this.tasks.set(c.attempt, shard);
+    if (builtin) {
       // A built-in task is the host's own: picked up at once by `orbit-runtime`.
       this.add({
         type: 'picked_up',
@@ -148,7 +181,6 @@ export class Execution {
       });
       return;
     }
-    const shard = shardOf(c.task, this.key, this.queueShards);
     const item = {
       inbox: this.key,
       attempt: c.attempt,
@@ -168,20 +200,16 @@ export class Execution {
   }
 
   cancelAttempt(c, queued) {
-    const task = this.tasks.get(c.attempt);
+    const shard = this.tasks.get(c.attempt);
     this.flush(queued); // the attempts queued before it go first
     const q = this.queueTimerOf.get(c.attempt);
     if (q) q.done = true;
-    if (task && !task.startsWith('orbit.')) {
-      this.ctx
-        .objectSendClient(QUEUE, shardOf(task, this.key, this.queueShards))
-        .cancel({ inbox: this.key, attempt: c.attempt });
-    }
+    if (shard) this.ctx.objectSendClient(this.names.QUEUE, shard).cancel({ inbox: this.key, attempt: c.attempt });
   }
 
   /** The attempts queued so far, one call per queue key. */
   flush(queued) {
-    for (const [shard, items] of queued) this.ctx.objectSendClient(QUEUE, shard).enqueue({ items });
+    for (const [shard, items] of queued) this.ctx.objectSendClient(this.names.QUEUE, shard).enqueue({ items });
     queued.clear();
   }
 
@@ -195,7 +223,9 @@ export class Execution {
     const q = this.queueTimers.get(e.timer);
     if (!q || q.done) return true;
     q.done = true;
-    const { expired } = await this.ctx.objectClient(QUEUE, q.shard).expire({ inbox: this.key, attempt: q.attempt });
+    const { expired } = await this.ctx
+      .objectClient(this.names.QUEUE, q.shard)
+      .expire({ inbox: this.key, attempt: q.attempt });
     if (expired) return true;
     q.held = e;
     return false;
@@ -221,24 +251,89 @@ export class Execution {
     const { ctx, engine } = this;
     if (DEBUG) ctx.console.log(`orbit ${this.key} handle ${JSON.stringify(e)}`);
     this.now = Math.max(this.now, e.time);
-    if (e.type === 'timer') return engine.timerFired(e.time, e.timer);
-    if (e.type === 'signal') return engine.signal(e.time, e.name, e.payload);
-    if (e.type === 'lost') return engine.workerLost(e.time, e.attempt, e.delivery);
-    if (e.type === 'answered') return engine.answered(e.time, e.attempt, e.delivery, e.answer);
-    const accepted = engine.pickedUp(e.time, e.attempt, e.delivery, e.worker_id);
-    if (accepted && e.builtin) {
+    const { builtin, limit, ...event } = e;
+    this.events.push(event);
+    const accepted = feed(engine, event);
+    if (accepted && builtin) {
       ctx
-        .serviceSendClient(HTTP)
+        .serviceSendClient(this.names.HTTP)
         .request({ inbox: this.key, attempt: e.attempt, delivery: e.delivery, input: e.builtin.input });
     }
     return accepted;
   }
 
-  /** The history, into the workflow's state when it grew. */
+  /**
+   * The history (text and JSON lines) and the events handed to the engine, into the
+   * workflow's state when they grew.
+   */
   save() {
     if (this.history.length !== this.saved) {
       this.ctx.set('history', this.history);
+      this.ctx.set('history_json', this.historyJson);
       this.saved = this.history.length;
     }
+    if (this.events.length !== this.savedEvents) {
+      this.ctx.set('events', this.events);
+      this.savedEvents = this.events.length;
+    }
+  }
+
+  /**
+   * A move to version `e.to` asked by `migrate`: decided once, in a journaled step, by
+   * canMove; if it can continue there, the engine is swapped for one of that version fed
+   * the same events. The world's events due stay due; the old engine's timers are
+   * replaced by the new one's that have not fired. The decision is kept in `moves`.
+   */
+  async move(e) {
+    const { ctx } = this;
+    const from = this.version;
+    const to = e.to;
+    const verdict = await ctx.run('move', () => {
+      if (to === from) return { move: false, why: 'it runs on that version already' };
+      const orbc = this.versions.get(to);
+      if (!orbc) return { move: false, why: `version ${shortVersion(to)} is not served` };
+      return canMove(this.orbit, {
+        orbc,
+        workflow: this.workflow,
+        input: this.input,
+        events: this.events,
+        history: this.historyJson,
+      });
+    });
+    if (verdict.move) {
+      const orbc = this.versions.get(to);
+      if (!orbc) throw new Error(`${this.key} moved to version ${to}, which this process does not serve: serve it`);
+      this.swap(replay(this.orbit, { orbc, workflow: this.workflow, input: this.input, events: this.events }));
+      this.version = to;
+      ctx.set('version', to);
+    }
+    this.moves.push({ at: e.at, from, to, moved: verdict.move, why: verdict.why, seq: verdict.seq ?? null });
+    ctx.set('moves', this.moves);
+  }
+
+  /** The engine replaced by `r.engine` (versions.mjs replay), with what is due carried over. */
+  swap(r) {
+    const old = this.engine;
+    const kept = [...this.due].sort((a, b) => a[0] - b[0]);
+    this.engine = r.engine;
+    this.due = new Map();
+    for (const [id, item] of kept) {
+      if (item.type === 'timer') continue; // the old engine's
+      this.due.set(id, item);
+      this.engine.dueAdd(item.time, !!item.limit, id);
+    }
+    // The queue timeouts still to settle, by the new engine's timer of their attempt.
+    this.queueTimers = new Map();
+    for (const [attempt, q] of this.queueTimerOf) {
+      const timer = r.queues.get(attempt)?.queue_timer;
+      if (timer) this.queueTimers.set(timer, q);
+    }
+    for (const [timer, t] of [...r.timers].sort((a, b) => a[0] - b[0])) {
+      const ev = { type: 'timer', timer, time: t.at_ms, limit: t.limit };
+      const q = this.queueTimers.get(timer);
+      if (q?.held) q.held = ev;
+      else this.add(ev);
+    }
+    old.close();
   }
 }

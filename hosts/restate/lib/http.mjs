@@ -1,13 +1,13 @@
-// `orbit_http`, the service that carries out `orbit.http.request`, the built-in task: one
+// `orbit_http_PROGRAM`, the service that carries out `orbit.http.request`, the built-in task: one
 // journaled action per attempt, whose result — a response or a network error, never an
 // exception — goes to the execution's inbox as the attempt's answer (the engine maps it,
 // docs/engine.md). The execution (execution.mjs) sends it the attempt once the engine has
 // accepted its pickup by `orbit-runtime`.
 import * as restate from '@restatedev/restate-sdk';
 import { ANSWER } from './wasm.mjs';
-import { HTTP, INBOX } from './names.mjs';
 
-export function httpService() {
+/** The HTTP service of a program (`names`: names.mjs programServices). */
+export function httpService({ HTTP, INBOX }) {
   return restate.service({
     name: HTTP.name,
     handlers: {

@@ -1,4 +1,4 @@
-// `orbit_inbox`, a virtual object per execution (key: names.mjs inboxKey): the events of
+// `orbit_inbox_PROGRAM`, a virtual object per execution (key: names.mjs inboxKey): the events of
 // the world (pickups, answers, lost workers, signals) in arrival order, handed to the
 // execution's `run` (execution.mjs) through the awakeables it gives, so that they come
 // back to it as journaled results — what a replay feeds the engine again.
@@ -6,7 +6,6 @@
 // State: `events`, the events not yet handed over; `waiters`, the awakeables the
 // execution waits on, in order (each is resolved with one batch of events).
 import * as restate from '@restatedev/restate-sdk';
-import { INBOX } from './names.mjs';
 
 /** The events kept go to the first awakeable waiting, if any. */
 async function handOver(ctx, waiters, events) {
@@ -18,7 +17,8 @@ async function handOver(ctx, waiters, events) {
   ctx.set('events', events);
 }
 
-export function inboxService() {
+/** The inbox service of a program (`names`: names.mjs programServices). */
+export function inboxService({ INBOX }) {
   return restate.object({
     name: INBOX.name,
     handlers: {

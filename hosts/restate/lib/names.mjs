@@ -1,36 +1,79 @@
-// The keys of the host's Restate objects (docs/restate.md, "Workers"): an execution's
-// inbox, the shards of a task's queue, a claim's lease. Written once, here; the
-// services (host.mjs, inbox.mjs, queue.mjs, execution.mjs) only call these.
+// The names of the host's Restate services and the keys of its objects (docs/restate.md,
+// "Names"): a program's services, a version's hash, an execution's inbox, the shards of a
+// task's queue, a claim's lease. Written once, here; the services (host.mjs, inbox.mjs,
+// queue.mjs, http.mjs, execution.mjs), the command and the worker library only call these.
+//
+// Every program has services of its own (`orbit_queue_PROGRAM`, …): two programs on one
+// server never serve each other's queues, inboxes or HTTP calls. Every version of a
+// program has queues of its own: a queue key carries the version (`TASK@VERSION~K`), so
+// a worker deployed for one version's contract never takes another's task unless it asks
+// for all versions. The inbox is an execution's, whichever version it runs on (an
+// execution moved by `migrate` keeps it).
+import crypto from 'node:crypto';
+
+/** A program's name: a Restate service name's part (letters, digits, `_`). */
+export const PROGRAM_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/** The hash of a version: SHA-256 of its `.orbc` bytes, in hex. */
+export function versionOf(orbc) {
+  return crypto.createHash('sha256').update(orbc).digest('hex');
+}
+
+/** A version as queue keys and people show it: the first 12 hex digits of its hash. */
+export function shortVersion(hash) {
+  return hash.slice(0, 12);
+}
+
+/** The services of program `program`, as the others address them (a name is all a client needs). */
+export function programServices(program) {
+  return {
+    INBOX: { name: `orbit_inbox_${program}` },
+    QUEUE: { name: `orbit_queue_${program}` },
+    HTTP: { name: `orbit_http_${program}` },
+    VERSIONS: { name: `orbit_versions_${program}` },
+  };
+}
+
+/** The program of a `orbit_versions_PROGRAM` service name, or null. */
+export function programOfService(name) {
+  const m = /^orbit_versions_(.+)$/.exec(name);
+  return m ? m[1] : null;
+}
 
 /** The inbox of one execution: `WORKFLOW:ID` (an Orbit name has no `:`). */
 export function inboxKey(workflow, id) {
   return `${workflow}:${id}`;
 }
 
-/** The keys of a task's queue, one per shard: `TASK~0`, `TASK~1`, … */
-export function shardKeys(task, shards) {
-  return Array.from({ length: shards }, (_, k) => `${task}~${k}`);
+/** The keys of a task's queue in one version, one per shard: `TASK@VERSION~0`, … */
+export function shardKeys(task, version, shards) {
+  return Array.from({ length: shards }, (_, k) => `${task}@${shortVersion(version)}~${k}`);
 }
 
-/** The task of a queue key (`TASK~K`). */
+/** The task of a queue key (`TASK@VERSION~K`, or `TASK@VERSION`, or `TASK`). */
 export function taskOf(key) {
-  const i = key.lastIndexOf('~');
-  return i < 0 ? key : key.slice(0, i);
+  const tilde = key.lastIndexOf('~');
+  const rest = tilde < 0 ? key : key.slice(0, tilde);
+  const at = rest.lastIndexOf('@');
+  return at < 0 ? rest : rest.slice(0, at);
 }
 
-/** The queue key of `task` for the execution whose inbox is `inbox` (FNV-1a of it). */
-export function shardOf(task, inbox, shards) {
+/** The short version of a queue key (`TASK@VERSION…`), or null for a bare task. */
+export function versionOfKey(key) {
+  const tilde = key.lastIndexOf('~');
+  const rest = tilde < 0 ? key : key.slice(0, tilde);
+  const at = rest.lastIndexOf('@');
+  return at < 0 ? null : rest.slice(at + 1);
+}
+
+/** The queue key of `task` in `version` for the execution whose inbox is `inbox` (FNV-1a of it). */
+export function shardOf(task, version, inbox, shards) {
   let h = 0x811c9dc5;
   for (let i = 0; i < inbox.length; i++) h = Math.imul(h ^ inbox.charCodeAt(i), 0x01000193) >>> 0;
-  return `${task}~${h % shards}`;
+  return `${task}@${shortVersion(version)}~${h % shards}`;
 }
 
 /** A task's lease, what a worker holds while it works: `INBOX|ATTEMPT|DELIVERY`. */
 export function leaseOf(inbox, attempt, delivery) {
   return `${inbox}|${attempt}|${delivery}`;
 }
-
-/** The services as the others address them (a definition's name is all a client needs). */
-export const INBOX = { name: 'orbit_inbox' };
-export const QUEUE = { name: 'orbit_queue' };
-export const HTTP = { name: 'orbit_http' };

@@ -1,6 +1,7 @@
-// `orbit_queue`, the durable task queue of each task name that workers poll (the worker
+// `orbit_queue_PROGRAM`, the durable task queue of each task name that workers poll (the worker
 // protocol of docs/restate.md, "Workers": poll, heartbeat, complete, fail). A task's
-// queue is sharded over a few virtual object keys (names.mjs shardKeys: `TASK~0` …): an
+// queue is sharded over a few virtual object keys per version of the program (names.mjs
+// shardKeys: `TASK@VERSION~0` …): an
 // execution's attempts all go to one shard (shardOf), so they keep their order; a worker
 // polls every shard. Each shard finds its lost workers with a delayed call to itself
 // (`sweep`). What happens to a task goes to its execution's inbox (inbox.mjs) as an event
@@ -15,15 +16,32 @@
 //   waiters           the polls waiting in line; `sweep`: when the lost-worker sweep is due
 import * as restate from '@restatedev/restate-sdk';
 import { ANSWER } from './wasm.mjs';
-import { INBOX, QUEUE, leaseOf, shardKeys, taskOf } from './names.mjs';
+import { leaseOf, shardKeys, shortVersion, taskOf, versionOfKey } from './names.mjs';
 
 /**
- * The queue service.
+ * The queue service of a program.
  * @param {object} o
+ * @param {object} o.names              the program's services (names.mjs programServices)
+ * @param {string[]} o.versions         the hashes of the versions served, oldest first
  * @param {number} o.heartbeatTimeoutMs a claimed task whose worker is silent this long is lost
  * @param {number} o.queueShards        the keys each task's queue is sharded over
  */
-export function queueService({ heartbeatTimeoutMs, queueShards }) {
+export function queueService({ names, versions, heartbeatTimeoutMs, queueShards }) {
+  const { INBOX, QUEUE } = names;
+  const sweepAt = (ctx, at, now) => {
+    ctx.set('sweep', at);
+    ctx.objectSendClient(QUEUE, ctx.key).sweep(restate.rpc.sendOpts({ delay: Math.max(1, Math.ceil(at - now)) }));
+  };
+  const answer = async (ctx, lease, result) => {
+    const c = await ctx.get(`c:${lease}`);
+    if (!c) return { accepted: false };
+    release(ctx, lease, c);
+    ctx
+      .objectSendClient(INBOX, c.inbox)
+      .push({ type: 'answered', at: await ctx.date.now(), attempt: c.attempt, delivery: c.delivery, answer: result });
+    return { accepted: true };
+  };
+  const take = (ctx, req, now) => takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, sweepAt });
   return restate.object({
     name: QUEUE.name,
     handlers: {
@@ -36,7 +54,7 @@ export function queueService({ heartbeatTimeoutMs, queueShards }) {
           ctx.set(`at:${item.inbox}|${item.attempt}`, tail++);
         }
         ctx.set('tail', tail);
-        await handOut(ctx, now, heartbeatTimeoutMs);
+        await handOut(ctx, now, take);
       },
       /** The engine no longer wants the attempt: unqueued, or on the cancellation list. */
       cancel: async (ctx, { inbox: key, attempt }) => {
@@ -77,12 +95,19 @@ export function queueService({ heartbeatTimeoutMs, queueShards }) {
         if (await ctx.objectClient(QUEUE, ctx.key).unwait(id)) return { tasks: [] };
         return { tasks: await promise };
       }),
-      /** The keys of this queue's task, to poll in turn: `{keys: ["TASK~0", …]}`. */
-      shards: restate.handlers.object.shared(async (ctx) => ({ keys: shardKeys(taskOf(ctx.key), queueShards) })),
+      /**
+       * The keys of this queue's task, to poll in turn: `{keys: ["TASK@VERSION~0", …]}` —
+       * of every version served when asked on `TASK`, of one when asked on `TASK@VERSION`.
+       */
+      shards: restate.handlers.object.shared(async (ctx) => {
+        const only = versionOfKey(ctx.key);
+        const chosen = only === null ? versions : versions.filter((v) => shortVersion(v) === only);
+        return { keys: chosen.flatMap((v) => shardKeys(taskOf(ctx.key), v, queueShards)) };
+      }),
       /** The exclusive half of `poll`: tasks for the poller now, or it waits in line. */
       claim: async (ctx, req) => {
         const now = await ctx.date.now();
-        const tasks = await take(ctx, req, now, heartbeatTimeoutMs);
+        const tasks = await take(ctx, req, now);
         if (tasks.length > 0 || !req.wait || req.min_age_ms > 0) {
           ctx.resolveAwakeable(req.awakeable, tasks);
           return;
@@ -146,12 +171,6 @@ export function queueService({ heartbeatTimeoutMs, queueShards }) {
   });
 }
 
-/** The next sweep for lost workers, at `at` (real ms). */
-function sweepAt(ctx, at, now) {
-  ctx.set('sweep', at);
-  ctx.objectSendClient(QUEUE, ctx.key).sweep(restate.rpc.sendOpts({ delay: Math.max(1, Math.ceil(at - now)) }));
-}
-
 /** Takes attempt `attempt` of `key` out of the queue: true if it was there. */
 async function unqueue(ctx, key, attempt) {
   const n = await ctx.get(`at:${key}|${attempt}`);
@@ -168,11 +187,11 @@ function release(ctx, lease, c) {
 }
 
 /** Hands queued tasks to the pollers waiting in line, in order. */
-async function handOut(ctx, now, heartbeatTimeoutMs) {
+async function handOut(ctx, now, take) {
   const waiters = (await ctx.get('waiters')) ?? [];
   let served = 0;
   for (; served < waiters.length; served++) {
-    const tasks = await take(ctx, waiters[served], now, heartbeatTimeoutMs);
+    const tasks = await take(ctx, waiters[served], now);
     if (tasks.length === 0) break;
     ctx.resolveAwakeable(waiters[served].awakeable, tasks);
   }
@@ -184,7 +203,7 @@ async function handOut(ctx, now, heartbeatTimeoutMs) {
  * their pickup. An item whose queue timeout has passed (`expires_at`, real ms) is never
  * taken: it stays until the execution's `expire` takes it out.
  */
-async function take(ctx, req, now, heartbeatTimeoutMs) {
+async function takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, sweepAt }) {
   let head = (await ctx.get('head')) ?? 0;
   const tail = (await ctx.get('tail')) ?? 0;
   const taken = [];
@@ -227,15 +246,4 @@ async function take(ctx, req, now, heartbeatTimeoutMs) {
       heartbeat_timeout_ms: heartbeatTimeoutMs,
     };
   });
-}
-
-/** A worker's answer for a lease it holds; a lease lost or unknown is refused. */
-async function answer(ctx, lease, result) {
-  const c = await ctx.get(`c:${lease}`);
-  if (!c) return { accepted: false };
-  release(ctx, lease, c);
-  ctx
-    .objectSendClient(INBOX, c.inbox)
-    .push({ type: 'answered', at: await ctx.date.now(), attempt: c.attempt, delivery: c.delivery, answer: result });
-  return { accepted: true };
 }

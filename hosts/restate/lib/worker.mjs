@@ -2,12 +2,14 @@
 // protocol as functions, and a worker loop over it.
 //
 //   import { runWorker, TaskError } from '.../hosts/restate/lib/worker.mjs';
-//   const w = runWorker({ ingress: 'http://127.0.0.1:8080', task: 'payments.charge',
+//   const w = runWorker({ ingress: 'http://127.0.0.1:8080', program: 'checkout', task: 'payments.charge',
 //     handler: async (input, t) => {   // t: {lease, queue, attempt, step, idempotency_key, signal}
 //       if (declined) throw new TaskError('CARD_DECLINED', 'declined', false);
 //       return { charge_id: 'ch_1' };
 //     } });
 //   ...; await w.stop();
+
+import { programServices } from './names.mjs';
 
 /** A failure a worker reports: an Orbit error code, a message, whether to retry. */
 export class TaskError extends Error {
@@ -18,9 +20,12 @@ export class TaskError extends Error {
   }
 }
 
-/** One call of the protocol: POST INGRESS/orbit_queue/KEY/HANDLER with a JSON body. */
-export async function call(ingress, key, handler, body) {
-  const url = `${ingress}/orbit_queue/${encodeURIComponent(key)}/${handler}`;
+/**
+ * One call of the protocol: POST INGRESS/orbit_queue_PROGRAM/KEY/HANDLER with a JSON body
+ * (`PROGRAM`: the program whose queues these are, as `orbit-restate serve` names it).
+ */
+export async function call(ingress, program, key, handler, body) {
+  const url = `${ingress}/${programServices(program).QUEUE.name}/${encodeURIComponent(key)}/${handler}`;
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -31,20 +36,22 @@ export async function call(ingress, key, handler, body) {
   return response.json();
 }
 
-// A task's queue is a few keys (`TASK~0`, …: its shards); `shards` names them. Each task
-// polled from a key is answered (heartbeat, complete, fail) on that key, its `queue`.
-export const shards = (ingress, task) => call(ingress, task, 'shards', {}).then((r) => r.keys);
+// A task's queue is a few keys per version of the program (`TASK@VERSION~0`, …: its
+// shards); `shards` names them: asked on `TASK`, those of every version served; on
+// `TASK@VERSION`, one version's. Each task polled from a key is answered (heartbeat,
+// complete, fail) on that key, its `queue`.
+export const shards = (ingress, program, task) => call(ingress, program, task, 'shards', {}).then((r) => r.keys);
 /** Up to `max` tasks; waits up to `waitMs` for one (a long poll). */
-export const poll = (ingress, queue, workerId, max = 1, minAgeMs = 0, waitMs = 20000) =>
-  call(ingress, queue, 'poll', { worker_id: workerId, max, min_age_ms: minAgeMs, wait_ms: waitMs }).then(
+export const poll = (ingress, program, queue, workerId, max = 1, minAgeMs = 0, waitMs = 20000) =>
+  call(ingress, program, queue, 'poll', { worker_id: workerId, max, min_age_ms: minAgeMs, wait_ms: waitMs }).then(
     (r) => r.tasks,
   );
-export const heartbeat = (ingress, queue, workerId, leases) =>
-  call(ingress, queue, 'heartbeat', { worker_id: workerId, leases }).then((r) => r.cancel);
-export const complete = (ingress, queue, lease, output) =>
-  call(ingress, queue, 'complete', { lease, output }).then((r) => r.accepted);
-export const fail = (ingress, queue, lease, code, message, retryable) =>
-  call(ingress, queue, 'fail', { lease, code, message, retryable }).then((r) => r.accepted);
+export const heartbeat = (ingress, program, queue, workerId, leases) =>
+  call(ingress, program, queue, 'heartbeat', { worker_id: workerId, leases }).then((r) => r.cancel);
+export const complete = (ingress, program, queue, lease, output) =>
+  call(ingress, program, queue, 'complete', { lease, output }).then((r) => r.accepted);
+export const fail = (ingress, program, queue, lease, code, message, retryable) =>
+  call(ingress, program, queue, 'fail', { lease, code, message, retryable }).then((r) => r.accepted);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,17 +60,20 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * a time (shared evenly between the shards), with heartbeats every third of the heartbeat
  * timeout; a task the engine cancels sees its `signal` aborted (its answer would be
  * ignored).
- * @param {{ingress: string, task: string, handler: Function, workerId?: string,
- *          concurrency?: number, pollIntervalMs?: number}} o
+ * `task` may be `TASK@VERSION` to serve one version's queue only (names.mjs).
+ * @param {{ingress: string, program: string, task: string, handler: Function, workerId?: string,
+ *          concurrency?: number, pollIntervalMs?: number, shardsEveryMs?: number}} o
  * @returns {{stop: () => Promise<void>}}
  */
 export function runWorker({
   ingress,
+  program,
   task,
   handler,
   workerId = `worker-${process.pid}`,
   concurrency = 1,
   pollIntervalMs = 50,
+  shardsEveryMs = 5000,
 }) {
   const held = new Map(); // lease -> {controller, queue}
   let running = true;
@@ -76,7 +86,8 @@ export function runWorker({
       for (const [lease, h] of held) byQueue.set(h.queue, [...(byQueue.get(h.queue) ?? []), lease]);
       for (const [queue, leases] of byQueue) {
         try {
-          for (const lease of await heartbeat(ingress, queue, workerId, leases)) held.get(lease)?.controller.abort();
+          for (const lease of await heartbeat(ingress, program, queue, workerId, leases))
+            held.get(lease)?.controller.abort();
         } catch {
           /* the server is away: the next beat tries again */
         }
@@ -90,11 +101,11 @@ export function runWorker({
     beatEvery = Math.max(10, Math.floor(t.heartbeat_timeout_ms / 3));
     try {
       const output = await handler(t.input, { ...t, signal: controller.signal });
-      if (!controller.signal.aborted) await complete(ingress, t.queue, t.lease, output ?? null);
+      if (!controller.signal.aborted) await complete(ingress, program, t.queue, t.lease, output ?? null);
     } catch (e) {
       if (!controller.signal.aborted) {
         const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
-        await fail(ingress, t.queue, t.lease, te.code, te.message, te.retryable).catch(() => {});
+        await fail(ingress, program, t.queue, t.lease, te.code, te.message, te.retryable).catch(() => {});
       }
     } finally {
       held.delete(t.lease);
@@ -107,7 +118,7 @@ export function runWorker({
       let tasks = [];
       if (active.size < slots) {
         try {
-          tasks = await poll(ingress, queue, workerId, slots - active.size);
+          tasks = await poll(ingress, program, queue, workerId, slots - active.size);
         } catch {
           await sleep(500); // the server is away: poll again later
         }
@@ -121,14 +132,18 @@ export function runWorker({
     await Promise.all(active);
   };
 
+  // The shards are asked for again every `shardsEveryMs`: a version served later (orbit-restate
+  // serve with more versions) brings queue keys of its own, polled from then on.
   const loops = async () => {
-    let keys;
-    while (running && !keys) {
-      keys = await shards(ingress, task).catch(() => sleep(500).then(() => null));
+    const polled = new Map(); // key -> its loop
+    while (running) {
+      const keys = await shards(ingress, program, task).catch(() => null);
+      for (const key of keys ?? []) {
+        if (!polled.has(key)) polled.set(key, loop(key, Math.max(1, Math.ceil(concurrency / keys.length))));
+      }
+      for (let waited = 0; running && waited < (keys ? shardsEveryMs : 500); waited += 100) await sleep(100);
     }
-    if (!keys) return;
-    const slots = Math.max(1, Math.ceil(concurrency / keys.length));
-    await Promise.all(keys.map((key) => loop(key, slots)));
+    await Promise.all(polled.values());
   };
 
   const done = Promise.all([loops(), beat()]);

@@ -293,6 +293,7 @@ export class Execution {
       const orbc = this.versions.get(to);
       if (!orbc) return { move: false, why: `version ${shortVersion(to)} is not served` };
       return canMove(this.orbit, {
+        oldOrbc: this.versions.get(from),
         orbc,
         workflow: this.workflow,
         input: this.input,

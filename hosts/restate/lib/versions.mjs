@@ -51,15 +51,46 @@ export function replay(orbit, { orbc, workflow, input, events }) {
 }
 
 /**
+ * Why `orbitc compat OLD NEW` says an execution with `history` (JSON lines) cannot
+ * continue — a place it waits at is stopped by a change, or compat does not list it — or
+ * null when every place can.
+ */
+function compatBlocks(orbit, oldOrbc, orbc, history) {
+  let report;
+  try {
+    report = orbit.compat(oldOrbc, orbc);
+  } catch (e) {
+    return `orbitc compat cannot compare the versions: ${e.message}`;
+  }
+  const byId = new Map(report.places.map((p) => [p.id, p]));
+  for (const place of orbit.places(history.join('\n'))) {
+    const judged = byId.get(place.id);
+    if (!judged) return `orbitc compat does not know the place ${place.id}`;
+    if (!judged.continue) {
+      const rules = judged.changes.map((i) => report.changes[i].rule).join(', ');
+      return `orbitc compat: at ${place.id} it cannot continue (${rules})`;
+    }
+  }
+  return null;
+}
+
+/**
  * Whether an execution whose journaled `events` gave the records `history` (JSON lines)
  * can move to `orbc`: NEW's replay of the events writes exactly `history`. `{move: true,
  * why}`, or `{move: false, why, seq, expected, actual}` with the first record that
  * differs (`actual` null: NEW wrote fewer records; `expected` null: it wrote more).
+ * With `oldOrbc`, the bytes of the version it runs on, `orbitc compat`'s verdict must
+ * agree too: every place the history waits at (orbit.places) can continue under NEW
+ * (orbit.compat; docs/compat.md) — the static rule says yes before the replay is asked.
  * The one verdict of a move (execution.mjs, bin/orbit-restate.mjs migrate).
  * @param {object} orbit the loaded engine core (hosts/wasm/orbit-api.js loadOrbit)
- * @param {{orbc: Uint8Array, workflow: string, input: any, events: object[], history: string[]}} execution
+ * @param {{oldOrbc?: Uint8Array, orbc: Uint8Array, workflow: string, input: any, events: object[], history: string[]}} execution
  */
-export function canMove(orbit, { orbc, workflow, input, events, history }) {
+export function canMove(orbit, { oldOrbc, orbc, workflow, input, events, history }) {
+  if (oldOrbc) {
+    const blocked = compatBlocks(orbit, oldOrbc, orbc, history);
+    if (blocked) return { move: false, why: blocked };
+  }
   let r;
   try {
     r = replay(orbit, { orbc, workflow, input, events });

@@ -108,6 +108,15 @@ export ORBIT_REQUIRE_SARIF_TOOLS=1 ORBIT_REQUIRE_NPM_TOOLS=1
 last_ok() { [[ ${table[-1]} == *' ok' ]]; }   # the phase just recorded passed
 phase "build: build/ (-Dwerror=true)" eval 'setup build -Dwerror=true && ninja -C build >/dev/null'
 built=$(last_ok && echo yes || echo no)
+
+# ---- the Debian packages and the static binary, beside everything that follows ----
+# Their suite compiles the project three more times (two package builds, compared byte
+# for byte, and the static binary) from copies of the tree: in the background from here
+# on, at the lowest priority, so that it takes only what the other phases leave of the
+# processors (the restate suite's waits, the last minutes of each suite).
+lowest() { ( renice -n 19 -p "$BASHPID" >/dev/null && "$@" ); }    # a subshell, nice 19
+[ "$built" = yes ] && \
+    background "suite: packages (beside what follows)" lowest meson_run build testlog-packages --suite packages
 wait_for "install: npm packages, chromium (beside the build)"
 [ "$built" = yes ] && \
     phase "suite: build/ --setup full (every test, fuzz corpora)" meson_run build testlog-full --setup full
@@ -132,12 +141,6 @@ export ORBIT_RESTATE_JOBS=2
 background "suite: restate (beside what follows)" meson_run build testlog-restate --suite restate
 beside() { ( renice -n 10 -p "$BASHPID" >/dev/null && "$@" ); }   # a subshell, niced
 
-# ---- the Debian packages and the static binary, beside what follows ----
-# Their suite compiles the project three more times (two package builds, compared byte
-# for byte, and the static binary): in the background at the lowest priority, so that it
-# takes only what the sanitizers and the fuzzing leave of the processors.
-lowest() { ( renice -n 19 -p "$BASHPID" >/dev/null && "$@" ); }    # a subshell, nice 19
-background "suite: packages (beside what follows)" lowest meson_run build testlog-packages --suite packages
 
 # ---- the sanitizers ----
 asan_build() {

@@ -170,6 +170,21 @@ static void take(Places *p, const List *effects, uint32_t place)
     }
 }
 
+/* The effects of a child that is running, not compensating: an expression's error there
+ * would have ended it (a step of a child does not retry it) and made it compensate, which
+ * its own places, listed beside this one, say; so a message that names a moved line
+ * (ASPECT_FAILURE) is not yet in its records. */
+static void take_running(Places *p, const List *effects, uint32_t place)
+{
+    for (uint32_t k = 0; k < effects->count; k++) {
+        uint32_t e = effects->items[k];
+        if (p->run->effects[e].aspect != ASPECT_FAILURE && p->seen[e] != place) {
+            p->seen[e] = place;
+            push(&p->found, e);
+        }
+    }
+}
+
 static void take_one(Places *p, uint32_t e, uint32_t place)
 {
     List one = { &e, 1, 1 };
@@ -192,8 +207,10 @@ static void frame_effects(Places *p, Frame f, uint8_t state, uint32_t attempt, b
         bool compensating = state == COMPAT_COMPENSATING;
         if (s < f.step || (compensating && s == f.step))
             take(p, &p->reach_done[t], place);
-        else if (compensating || (s == f.step && (last || is_for(p, f))))
+        else if (compensating || (s == f.step && is_for(p, f)))
             take(p, &p->reach_any[t], place);
+        else if (s == f.step && last)
+            take_running(p, &p->reach_any[t], place);
     }
 }
 

@@ -145,8 +145,17 @@ function gap(text, from, to) {
  */
 export async function versionCases({ server, dir, compile, orbitRunBin, check }) {
   const vdir = path.join(h.HERE, 'versions');
-  const v1 = compile(path.join(vdir, 'v1.orbit'));
-  const later = CHANGES.map((c) => ({ ...c, orbc: compile(path.join(vdir, c.file)) }));
+  // Each version built from one path, as a program deployed again keeps its file's name:
+  // the bytecode names its file (an expression's error does), so versions built from
+  // files of other names would differ there too (orbitc compat: code-moved).
+  const built = path.join(dir, 'version', 'program.orbit');
+  fs.mkdirSync(path.dirname(built), { recursive: true });
+  const compileVersion = (file) => {
+    fs.copyFileSync(path.join(vdir, file), built);
+    return compile(built);
+  };
+  const v1 = compileVersion('v1.orbit');
+  const later = CHANGES.map((c) => ({ ...c, orbc: compileVersion(c.file) }));
   const hashOf = (orbc) => versionOf(fs.readFileSync(orbc));
   const sourceOf = new Map([[v1, path.join(vdir, 'v1.orbit')], ...later.map((c) => [c.orbc, path.join(vdir, c.file)])]);
   const ids = {}; // change -> workflow -> id

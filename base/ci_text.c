@@ -1,5 +1,6 @@
-/* Text in the formats CI systems read (ci_text.h): XML 1.0 and GitHub Actions' workflow
- * commands, each writer seeing valid UTF-8 (a byte that is not becomes U+FFFD). */
+/* Text in the formats CI systems read (textbuf.h): XML 1.0, GitHub Actions' workflow
+ * commands, TAP 14 descriptions and YAML strings, each writer seeing valid UTF-8 (a byte
+ * that is not becomes U+FFFD). */
 #include "textbuf.h"
 
 #include <stdbool.h>
@@ -73,4 +74,45 @@ void text_github(TextBuffer *out, const char *text, bool property)
         else
             put_char(out, c);
     }
+}
+
+/* A test point's description: one line, `#` and `\` escaped (TAP 14), control
+ * characters as spaces. */
+void text_tap_description(TextBuffer *out, const char *text)
+{
+    const char *s = text ? text : "";
+    while (*s) {
+        int32_t c = next_char(&s);
+        if (c == '#' || c == '\\')
+            text_printf(out, "\\%c", (char)c);
+        else if (c < 0x20 || c == 0x7f)
+            text_append_str(out, " ");
+        else
+            put_char(out, c);
+    }
+}
+
+/* A YAML double-quoted scalar, with only the escapes YAML and Perl's TAP::Parser both
+ * read. */
+void text_yaml_string(TextBuffer *out, const char *text)
+{
+    const char *s = text ? text : "";
+    text_append_str(out, "\"");
+    while (*s) {
+        int32_t c = next_char(&s);
+        switch (c) {
+        case '"': text_append_str(out, "\\\""); break;
+        case '\\': text_append_str(out, "\\\\"); break;
+        case '\n': text_append_str(out, "\\n"); break;
+        case '\r': text_append_str(out, "\\r"); break;
+        case '\t': text_append_str(out, "\\t"); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                text_printf(out, "\\x%02X", (unsigned)c);
+            else
+                put_char(out, c);
+            break;
+        }
+    }
+    text_append_str(out, "\"");
 }

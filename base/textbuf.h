@@ -30,5 +30,11 @@ void text_xml_attribute(TextBuffer *out, const char *name, const char *value);
 /* A GitHub Actions command's message (`property` false) or a property's value: `%`, CR
  * and LF percent-encoded, and in a property `:` and `,` too, as the runner decodes them. */
 void text_github(TextBuffer *out, const char *text, bool property);
+/* A TAP 14 test point's description: one line, `#` and `\` escaped, control characters
+ * as spaces (NULL: empty). */
+void text_tap_description(TextBuffer *out, const char *text);
+/* A YAML double-quoted scalar with only the escapes YAML and Perl's TAP::Parser both read
+ * (NULL: ""). */
+void text_yaml_string(TextBuffer *out, const char *text);
 
 #endif

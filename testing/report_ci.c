@@ -1,32 +1,16 @@
 /* The CI formats of `orbitc test`'s results (report_ci.h): JUnit XML, TAP version 14 and
- * GitHub Actions workflow commands. Every text goes through next_char, so that each
- * writer sees valid UTF-8 (a byte that is not becomes U+FFFD) and escapes it its own
- * way: XML drops the characters XML 1.0 forbids, TAP and YAML escape control characters,
- * GitHub percent-encodes its separators. One pass over the run each: linear in its size. */
+ * GitHub Actions workflow commands. Every text goes through base/ci_text.c (textbuf.h),
+ * which reads it as UTF-8 (a byte that is not becomes U+FFFD) and escapes it each
+ * format's way: XML drops the characters XML 1.0 forbids, TAP and YAML escape control
+ * characters, GitHub percent-encodes its separators. One pass over the run each: linear
+ * in its size. */
 #include "report_ci.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "utf8.h"
 
 /* ---- text ---- */
-
-/* The code point at *s (U+FFFD for a byte that is not valid UTF-8); *s moves past it.
- * The NUL at the end stops the decoder (it breaks any sequence), so it reads no further. */
-static int32_t next_char(const char **s)
-{
-    int32_t cp;
-    uint32_t n = utf8_decode((const unsigned char *)*s, 4, &cp);
-    *s += n;
-    return cp < 0 ? 0xFFFD : cp;
-}
-
-static void put_char(TextBuffer *out, int32_t cp)
-{
-    char bytes[4];
-    text_append(out, bytes, utf8_write(cp, bytes));
-}
 
 static const char *or_empty(const char *text)
 {
@@ -131,51 +115,10 @@ void testing_report_junit(const TestRun *run, TextBuffer *out)
 
 /* ---- TAP version 14 ---- */
 
-/* A test point's description: one line, `#` and `\` escaped (TAP 14), control
- * characters as spaces. */
-static void tap_description(TextBuffer *out, const char *text)
-{
-    const char *s = or_empty(text);
-    while (*s) {
-        int32_t c = next_char(&s);
-        if (c == '#' || c == '\\')
-            text_printf(out, "\\%c", (char)c);
-        else if (c < 0x20 || c == 0x7f)
-            text_append_str(out, " ");
-        else
-            put_char(out, c);
-    }
-}
-
-/* A YAML double-quoted scalar, with only the escapes YAML and Perl's TAP::Parser both
- * read. */
-static void yaml_string(TextBuffer *out, const char *text)
-{
-    const char *s = or_empty(text);
-    text_append_str(out, "\"");
-    while (*s) {
-        int32_t c = next_char(&s);
-        switch (c) {
-        case '"': text_append_str(out, "\\\""); break;
-        case '\\': text_append_str(out, "\\\\"); break;
-        case '\n': text_append_str(out, "\\n"); break;
-        case '\r': text_append_str(out, "\\r"); break;
-        case '\t': text_append_str(out, "\\t"); break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                text_printf(out, "\\x%02X", (unsigned)c);
-            else
-                put_char(out, c);
-            break;
-        }
-    }
-    text_append_str(out, "\"");
-}
-
 static void yaml_key(TextBuffer *out, int indent, const char *key, const char *value)
 {
     text_printf(out, "%*s%s: ", indent, "", key);
-    yaml_string(out, value);
+    text_yaml_string(out, value);
     text_append_str(out, "\n");
 }
 
@@ -195,7 +138,7 @@ void testing_report_tap(const TestRun *run, TextBuffer *out)
     for (uint32_t i = 0; i < run->count; i++) {
         const TestResult *r = &run->results[i];
         text_printf(out, "%sok %" PRIu32 " - ", r->status == TEST_PASSED ? "" : "not ", i + 1);
-        tap_description(out, r->name);
+        text_tap_description(out, r->name);
         text_append_str(out, "\n");
         if (r->status == TEST_PASSED)
             continue;
@@ -221,7 +164,7 @@ void testing_report_tap(const TestRun *run, TextBuffer *out)
             for (uint32_t k = 0; k < r->failure_count; k++) {
                 const TestFailure *f = &r->failures[k];
                 text_append_str(out, "    - what: ");
-                yaml_string(out, f->what);
+                text_yaml_string(out, f->what);
                 text_append_str(out, "\n");
                 yaml_key(out, 6, "expected", f->expected);
                 yaml_key(out, 6, "actual", f->actual);

@@ -157,7 +157,7 @@ last_ok && phase "suite: build-asan/ --setup sanitizers" beside asan_suite
 fuzz_passed=0 fuzz_failed=1
 if command -v clang >/dev/null; then
     phase "build: build-fuzz/ (libFuzzer, clang)" beside fuzz/build.sh
-    last_ok && phase "fuzz smoke: 8 s per target" beside env ORBITC="$PWD/build/cli/orbitc" fuzz/run.sh smoke 8
+    last_ok && phase "fuzz smoke: 6 s per target" beside env ORBITC="$PWD/build/cli/orbitc" fuzz/run.sh smoke 6
     [[ ${table[-1]} == 'fuzz smoke'*' ok' ]] && fuzz_passed=1 fuzz_failed=0
 else
     table+=("$(printf '%-44s %7s  %s' 'fuzz: clang' 0 'FAILED (not installed)')")

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import tempfile
 
+from harness.fmt import plain_env, read, write
+
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(GOLDEN, 'compat')
 RULES_DEF = os.path.join(os.path.dirname(os.path.dirname(GOLDEN)), 'compat', 'rules.def')
@@ -24,21 +26,8 @@ def rules():
     return re.findall(r'^COMPAT_RULE\(\w+, "([a-z-]+)"', text, re.M)
 
 
-def read(path):
-    with open(path, 'rb') as f:
-        return f.read()
-
-
-def write(path, data):
-    with open(path, 'wb') as f:
-        f.write(data)
-
-
 def run(args, cwd):
-    env = dict(os.environ)
-    for name in ('NO_COLOR', 'FORCE_COLOR', 'CLICOLOR_FORCE'):
-        env.pop(name, None)
-    return subprocess.run(args, cwd=cwd, env=env, stdout=subprocess.PIPE,
+    return subprocess.run(args, cwd=cwd, env=plain_env(), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, timeout=300)
 
 

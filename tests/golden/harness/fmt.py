@@ -22,12 +22,17 @@ def write(path, data):
         f.write(data)
 
 
-def fmt_text(orbitc, data):
-    """`orbitc fmt -` of `data`: (status, stdout bytes, stderr text)."""
+def plain_env():
+    """The environment without the variables that turn colour on or off."""
     env = dict(os.environ)
     for name in ('NO_COLOR', 'FORCE_COLOR', 'CLICOLOR_FORCE'):
         env.pop(name, None)
-    p = subprocess.run([orbitc, 'fmt', '-'], input=data, env=env, stdout=subprocess.PIPE,
+    return env
+
+
+def fmt_text(orbitc, data):
+    """`orbitc fmt -` of `data`: (status, stdout bytes, stderr text)."""
+    p = subprocess.run([orbitc, 'fmt', '-'], input=data, env=plain_env(), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=300)
     return p.returncode, p.stdout, p.stderr.decode('utf-8', 'replace')
 

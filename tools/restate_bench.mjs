@@ -24,11 +24,13 @@
 //
 //   tools/install-restate.sh && node tools/restate_bench.mjs [--workflows one_step,checkout,nine_step]
 //        [--sides orbit,baseline] [--executions N] [--in-flight C] [--rate R] [--seconds S]
-//        [--shards K] [--profile DIR]
+//        [--shards K] [--profile DIR] [--host NAME=PATH]...
 //
 // `--profile DIR`: the Orbit host runs under `node --cpu-prof` (one .cpuprofile per side
 // and workflow in DIR) and the benchmark prints where its time went. Timings on a shared
 // machine are only comparable within one run: the table says the load average.
+// `--host NAME=PATH`: one more side, `orbit-NAME`, served by the orbit-restate.mjs at PATH
+// (a patched copy of hosts/restate): a change to the host measured against it in one run.
 //
 // `--load` runs the former benchmark instead: N executions of examples/checkout.orbit
 // itself (1000 by default, its 10-minute cool-off, about 11 minutes) with the checks of
@@ -55,6 +57,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '20' },
     shards: { type: 'string', default: '8' },
     profile: { type: 'string' },
+    host: { type: 'string', multiple: true, default: [] },
     load: { type: 'boolean', default: false },
     'time-scale': { type: 'string', default: '1' },
     bound: { type: 'string', default: '900' },
@@ -172,7 +175,7 @@ async function checkOutputs(server, side, workflow, ids) {
         const id = queue.shift();
         const r = await fetch(`${server.ingress}/restate/workflow/${workflow}/${id}/output`);
         const out = await r.json();
-        const value = side === 'orbit' ? (out.status === 'COMPLETED' ? out.output : null) : out;
+        const value = side.startsWith('orbit') ? (out.status === 'COMPLETED' ? out.output : null) : out;
         const ok = workflow === 'checkout' ? value?.charge_id === `ch_${id}` : value?.n === WORKFLOWS[workflow].steps;
         if (!ok) throw new Error(`${side} ${workflow}/${id}: ${JSON.stringify(out)}`);
       }
@@ -216,6 +219,19 @@ function latencies(spans, arrivals, steps) {
   return { e2e: sort(e2e), perStep: sort(perStep), first: sort(first), extra };
 }
 
+/**
+ * The `orbit-restate` of a side: this tree's, or for a side `orbit-NAME` the one given by
+ * `--host NAME=PATH` (a patched copy of hosts/restate, to measure a change against this
+ * tree's host in one run).
+ */
+function hostBin(side) {
+  if (side === 'orbit') return path.join(h.PACKAGE, 'bin', 'orbit-restate.mjs');
+  const name = side.slice('orbit-'.length);
+  const given = args.host.find((v) => v.split('=')[0] === name);
+  if (!given) throw new Error(`no --host ${name}=PATH`);
+  return path.resolve(given.slice(name.length + 1));
+}
+
 /** One side of one workflow: warm-up, saturation, fixed rate. */
 async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, shards, profile }) {
   const dir = path.join(top, `${workflow}-${side}`);
@@ -228,7 +244,7 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
   const workerLogs = Array.from({ length: WORKERS }, (_, i) => path.join(dir, `worker-${i}.records`));
   const workers = [];
   let host;
-  if (side === 'orbit') {
+  if (side === 'orbit' || side.startsWith('orbit-')) {
     const orbc = path.join(dir, `${workflow}.orbc`);
     execFileSync(ORBITC, ['build', path.join(BASELINE, `${workflow}.orbit`), '-o', orbc], { stdio: 'pipe' });
     const port = await h.freePort();
@@ -237,14 +253,14 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
     if (profile) {
       fs.mkdirSync(profile, { recursive: true });
       // A profile is written when the process exits, not when a signal kills it.
-      node.push('--cpu-prof', '--cpu-prof-dir', profile, '--cpu-prof-name', `${workflow}-orbit-host.cpuprofile`);
+      node.push('--cpu-prof', '--cpu-prof-dir', profile, '--cpu-prof-name', `${workflow}-${side}-host.cpuprofile`);
       node.push('--import', `data:text/javascript,process.on('SIGTERM',()=>process.exit(0))`);
     }
     host = start(
       process.execPath,
       [
         ...node,
-        path.join(h.PACKAGE, 'bin', 'orbit-restate.mjs'),
+        hostBin(side),
         'serve',
         orbc,
         '--port',
@@ -257,7 +273,11 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
         '10000',
       ],
       log,
-      { RESTATE_LOGGING: 'WARN' },
+      // A patched copy of the host (--host) loads this tree's engine core.
+      {
+        RESTATE_LOGGING: 'WARN',
+        ORBIT_ENGINE_WASM: process.env.ORBIT_ENGINE_WASM ?? path.join(h.ROOT, 'build-playground', 'wasm'),
+      },
     );
     await waitFor(log, 'registered with', 'orbit-restate serve registered');
     for (let i = 0; i < WORKERS; i++) {
@@ -265,11 +285,7 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
       workers.push(
         start(
           process.execPath,
-          [
-            path.join(BASELINE, 'worker.mjs'),
-            ...['--side', 'orbit', '--ingress', server.ingress, '--log', workerLogs[i]],
-            ...['--program', workflow, '--tasks', tasks.join(','), '--id', `w${i}`],
-          ],
+          [path.join(BASELINE, 'worker.mjs'), ...['--program', workflow, '--tasks', tasks.join(','), '--id', `w${i}`]],
           wlog,
         ),
       );
@@ -430,7 +446,7 @@ function summarizeProfile(file) {
     else if (url.includes('/hosts/restate/lib/')) cat = `host: ${path.basename(url)}`;
     else if (url.includes('restate-sdk-core')) cat = 'Restate SDK core (wasm-bindgen VM)';
     else if (url.includes('restate-sdk')) cat = 'Restate SDK';
-    else if (url.startsWith('node:')) cat = `node: ${url.slice(5).split('/')[0]}`;
+    else if (url.startsWith('node:')) cat = `node: ${url.slice(5).split('/').slice(0, 2).join('/')}`;
     else cat = url ? path.basename(url) : fn || '(anonymous)';
     cats.set(cat, (cats.get(cat) ?? 0) + us);
     const key = `${fn || '(anonymous)'} ${url ? path.basename(url) : ''}`;
@@ -456,6 +472,7 @@ function summarizeProfile(file) {
 async function compare() {
   const workflows = args.workflows.split(',').filter(Boolean);
   const sides = args.sides.split(',').filter(Boolean);
+  for (const v of args.host) sides.push(`orbit-${v.split('=')[0]}`);
   for (const w of workflows) if (!WORKFLOWS[w]) throw new Error(`no workflow ${w} (${Object.keys(WORKFLOWS)})`);
   const o = {
     inFlight: Number(args['in-flight']),
@@ -482,8 +499,8 @@ async function compare() {
         `${workflow} ${side}: ${r.perSecond.toFixed(1)} executions/s at saturation (${n} at once, ${r.wall.toFixed(0)} s); ` +
           `at ${r.rate.toFixed(1)}/s end to end p50 ${r.atRate.e2e.length ? pct(r.atRate.e2e, 0.5) : '-'} ms (load average ${os.loadavg()[0].toFixed(1)})`,
       );
-      if (o.profile && side === 'orbit')
-        console.log(summarizeProfile(path.join(o.profile, `${workflow}-orbit-host.cpuprofile`)));
+      if (o.profile && side.startsWith('orbit'))
+        console.log(summarizeProfile(path.join(o.profile, `${workflow}-${side}-host.cpuprofile`)));
     }
   }
   printTable(results, { started, loadAtStart });
@@ -523,12 +540,12 @@ function printTable(results, { started, loadAtStart }) {
   for (const k of kinds) console.log(`| ${k} | ${results.map((r) => f1(r.entries.get(k) ?? 0)).join(' | ')} |`);
   const byKey = new Map(results.map((r) => [`${r.workflow} ${r.side}`, r]));
   const ratios = [];
-  for (const r of results.filter((x) => x.side === 'orbit')) {
+  for (const r of results.filter((x) => x.side.startsWith('orbit'))) {
     const b = byKey.get(`${r.workflow} baseline`);
     if (!b) continue;
     const cpuTotal = (c) => c.server + c.host + c.workers;
     ratios.push(
-      `| ${r.workflow} | ${(r.perSecond / b.perSecond).toFixed(2)} | ${(pct(r.atRate.e2e, 0.5) / pct(b.atRate.e2e, 0.5)).toFixed(2)} ` +
+      `| ${r.workflow}${r.side === 'orbit' ? '' : ` (${r.side})`} | ${(r.perSecond / b.perSecond).toFixed(2)} | ${(pct(r.atRate.e2e, 0.5) / pct(b.atRate.e2e, 0.5)).toFixed(2)} ` +
         `| ${(pct(r.atRate.perStep, 0.5) / pct(b.atRate.perStep, 0.5)).toFixed(2)} | ${(cpuTotal(r.cpuSat) / cpuTotal(b.cpuSat)).toFixed(2)} ` +
         `| ${(r.cpuSat.server / b.cpuSat.server).toFixed(2)} | ${(r.invocations / b.invocations).toFixed(2)} |`,
     );

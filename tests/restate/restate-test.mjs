@@ -166,19 +166,27 @@ async function main() {
     `${JOBS} group${JOBS > 1 ? 's' : ''} of cases at a time (load average ${os.loadavg()[0].toFixed(1)}, ${os.cpus().length} cores)`,
   );
   const runnable = runnableScenarios();
-  const lanes = Array.from({ length: SCENARIO_LANES }, (_, lane) => () => scenarios(lane, runnable));
+  const lanes = Array.from({ length: SCENARIO_LANES }, (_, lane) =>
+    Object.defineProperty(() => scenarios(lane, runnable), 'name', { value: `scenarios lane ${lane}` }),
+  );
   const clusterThenLoad = async () => {
     await clusterCrash();
     await smallLoad();
   };
   const queue = [endToEnd, versionsGroup, crashes, ...lanes, clusterThenLoad];
   // A group that cannot set up (its server does not start) fails; the others go on.
-  const run = (g) =>
-    g().catch((e) => {
+  const suiteStart = Date.now();
+  const run = async (g) => {
+    const t = Date.now();
+    await g().catch((e) => {
       console.log(`FAILED  setup of ${g.name || 'scenarios'}: ${e.stack ?? e.message}`);
       results.push(false);
       failedNames.push(`setup of ${g.name || 'scenarios'}`);
     });
+    // Each group's time, and when it ended: what the suite's wall time is made of.
+    const s = (ms) => (ms / 1000).toFixed(0);
+    console.log(`group   ${g.name || 'scenarios'}: ${s(Date.now() - t)} s, ended at ${s(Date.now() - suiteStart)} s`);
+  };
   await Promise.all(
     Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
       while (queue.length > 0) await run(queue.shift());

@@ -285,7 +285,11 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
       workers.push(
         start(
           process.execPath,
-          [path.join(BASELINE, 'worker.mjs'), ...['--program', workflow, '--tasks', tasks.join(','), '--id', `w${i}`]],
+          [
+            path.join(BASELINE, 'worker.mjs'),
+            ...['--side', 'orbit', '--ingress', server.ingress, '--log', workerLogs[i]],
+            ...['--program', workflow, '--tasks', tasks.join(','), '--id', `w${i}`],
+          ],
           wlog,
         ),
       );

@@ -431,6 +431,25 @@ function journalEntries(m0, m1, n) {
 function summarizeProfile(file) {
   const p = JSON.parse(fs.readFileSync(file, 'utf8'));
   const byId = new Map(p.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of p.nodes) for (const c of node.children ?? []) parent.set(c, node.id);
+  // A WebAssembly function is the engine core's or the Restate SDK's own VM (it has one
+  // too): a module is the engine's when JavaScript of hosts/wasm (orbit-api.js, orbit.js)
+  // calls into it, past the glue frames (no URL) between them.
+  const isWasm = (f) => f.url.startsWith('wasm://');
+  const caller = (id) => {
+    for (let n = parent.get(id); n !== undefined; n = parent.get(n)) {
+      const f = byId.get(n).callFrame;
+      if (!isWasm(f) && f.url) return f.url;
+    }
+    return '';
+  };
+  const ENGINE_JS = /\/hosts\/wasm\/|\/wasm\/orbit\.js$/;
+  const engineModules = new Set(
+    p.nodes
+      .filter((node) => isWasm(node.callFrame) && ENGINE_JS.test(caller(node.id)))
+      .map((node) => node.callFrame.url),
+  );
   const self = new Map();
   for (let i = 0; i < p.samples.length; i++) {
     const dt = p.timeDeltas[i] ?? 0;
@@ -445,10 +464,11 @@ function summarizeProfile(file) {
     if (fn === '(idle)') cat = 'idle';
     else if (fn === '(garbage collector)') cat = 'garbage collector';
     else if (fn === '(program)') cat = 'native (program)';
-    else if (url.startsWith('wasm://') || /^\$?wasm-function|^\$/.test(fn)) cat = 'engine core (wasm)';
-    else if (url.includes('/hosts/wasm/')) cat = 'engine wrapper (orbit-api.js)';
+    else if (isWasm(byId.get(id).callFrame))
+      cat = engineModules.has(url) ? 'engine core (wasm)' : 'Restate SDK core (wasm VM)';
+    else if (ENGINE_JS.test(url)) cat = 'engine wrapper (orbit-api.js, orbit.js)';
     else if (url.includes('/hosts/restate/lib/')) cat = `host: ${path.basename(url)}`;
-    else if (url.includes('restate-sdk-core')) cat = 'Restate SDK core (wasm-bindgen VM)';
+    else if (url.includes('restate-sdk-core')) cat = 'Restate SDK core (its JavaScript)';
     else if (url.includes('restate-sdk')) cat = 'Restate SDK';
     else if (url.startsWith('node:')) cat = `node: ${url.slice(5).split('/').slice(0, 2).join('/')}`;
     else cat = url ? path.basename(url) : fn || '(anonymous)';

@@ -24,13 +24,15 @@
 //
 //   tools/install-restate.sh && node tools/restate_bench.mjs [--workflows one_step,checkout,nine_step]
 //        [--sides orbit,baseline] [--executions N] [--in-flight C] [--rate R] [--seconds S]
-//        [--shards K] [--profile DIR] [--host NAME=PATH]...
+//        [--shards K] [--profile DIR] [--host NAME=PATH[,SERVE-OPTION...]]...
 //
 // `--profile DIR`: the Orbit host runs under `node --cpu-prof` (one .cpuprofile per side
 // and workflow in DIR) and the benchmark prints where its time went. Timings on a shared
 // machine are only comparable within one run: the table says the load average.
-// `--host NAME=PATH`: one more side, `orbit-NAME`, served by the orbit-restate.mjs at PATH
-// (a patched copy of hosts/restate): a change to the host measured against it in one run.
+// `--host NAME=PATH[,SERVE-OPTION...]`: one more side, `orbit-NAME`, served by the
+// orbit-restate.mjs at PATH (a patched copy of hosts/restate; empty: this tree's) with
+// more options of `serve` (after the benchmark's, so they win: `--host s32=,--queue-shards,32`):
+// a change to the host or a setting measured against this tree's host in one run.
 //
 // `--load` runs the former benchmark instead: N executions of examples/checkout.orbit
 // itself (1000 by default, its 10-minute cool-off, about 11 minutes) with the checks of
@@ -224,12 +226,13 @@ function latencies(spans, arrivals, steps) {
  * `--host NAME=PATH` (a patched copy of hosts/restate, to measure a change against this
  * tree's host in one run).
  */
-function hostBin(side) {
-  if (side === 'orbit') return path.join(h.PACKAGE, 'bin', 'orbit-restate.mjs');
+function hostOf(side) {
+  if (side === 'orbit') return { bin: path.join(h.PACKAGE, 'bin', 'orbit-restate.mjs'), extra: [] };
   const name = side.slice('orbit-'.length);
   const given = args.host.find((v) => v.split('=')[0] === name);
   if (!given) throw new Error(`no --host ${name}=PATH`);
-  return path.resolve(given.slice(name.length + 1));
+  const [bin, ...extra] = given.slice(name.length + 1).split(',');
+  return { bin: bin ? path.resolve(bin) : path.join(h.PACKAGE, 'bin', 'orbit-restate.mjs'), extra };
 }
 
 /** One side of one workflow: warm-up, saturation, fixed rate. */
@@ -260,7 +263,7 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
       process.execPath,
       [
         ...node,
-        hostBin(side),
+        hostOf(side).bin,
         'serve',
         orbc,
         '--port',
@@ -271,6 +274,7 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
         String(shards),
         '--heartbeat-timeout',
         '10000',
+        ...hostOf(side).extra,
       ],
       log,
       // A patched copy of the host (--host) loads this tree's engine core.

@@ -347,6 +347,7 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
   const first = Math.min(...[...satSpans.values()].map((s) => s.start));
   const last = Math.max(...[...satSpans.values()].map((s) => s.end));
   const perSecond = n / ((last - first) / 1000);
+  const loadAverage = os.loadavg()[0]; // the machine's, over the last minute of the saturation
   const wall = (Date.now() - t0) / 1000;
 
   // A fixed rate: `rate` per second for `seconds` (the rate the caller chose, or half this saturation).
@@ -397,6 +398,7 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
     workflow,
     n,
     perSecond,
+    loadAverage,
     wall,
     sat: sat_,
     rate: r,
@@ -542,15 +544,15 @@ function printTable(results, { started, loadAtStart }) {
       `saturation: N at once; fixed rate: the same for both sides; times in ms; CPU in ms per execution`,
   );
   console.log(
-    '| workflow | side | exec/s (sat.) | e2e p50 / p99 (sat.) | step p50 / p99 (sat.) | rate/s | e2e p50 / p99 (rate) | step p50 / p99 (rate) | CPU server / host / workers (sat.) | journal entries of `run` | invocations |',
+    '| workflow | side | exec/s (sat.) | e2e p50 / p99 (sat.) | step p50 / p99 (sat.) | rate/s | e2e p50 / p99 (rate) | step p50 / p99 (rate) | CPU server / host / workers (sat.) | journal entries of `run` | invocations | load average (sat.) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     console.log(
       `| ${r.workflow} | ${r.side} | ${f1(r.perSecond)} | ${ms(pct(r.sat.e2e, 0.5))} / ${ms(pct(r.sat.e2e, 0.99))} ` +
         `| ${ms(pct(r.sat.perStep, 0.5))} / ${ms(pct(r.sat.perStep, 0.99))} | ${f1(r.rate)} ` +
         `| ${ms(pct(r.atRate.e2e, 0.5))} / ${ms(pct(r.atRate.e2e, 0.99))} | ${ms(pct(r.atRate.perStep, 0.5))} / ${ms(pct(r.atRate.perStep, 0.99))} ` +
-        `| ${f1(r.cpuSat.server)} / ${f1(r.cpuSat.host)} / ${f1(r.cpuSat.workers)} | ${f1(r.journal)} | ${f1(r.invocations)} |`,
+        `| ${f1(r.cpuSat.server)} / ${f1(r.cpuSat.host)} / ${f1(r.cpuSat.workers)} | ${f1(r.journal)} | ${f1(r.invocations)} | ${f1(r.loadAverage)} |`,
     );
   }
   // What Restate did per execution at saturation (its counters): invocations started (each

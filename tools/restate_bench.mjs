@@ -235,9 +235,11 @@ function hostOf(side) {
   return { bin: bin ? path.resolve(bin) : path.join(h.PACKAGE, 'bin', 'orbit-restate.mjs'), extra };
 }
 
+let sideRuns = 0;
+
 /** One side of one workflow: warm-up, saturation, fixed rate. */
 async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, shards, profile }) {
-  const dir = path.join(top, `${workflow}-${side}`);
+  const dir = path.join(top, `${workflow}-${side}-${++sideRuns}`); // a side may run twice (--sides orbit,orbit-x,orbit)
   fs.mkdirSync(dir);
   const server = new h.RestateServer(path.join(dir, 'restate'));
   fs.mkdirSync(server.dir);
@@ -256,7 +258,13 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
     if (profile) {
       fs.mkdirSync(profile, { recursive: true });
       // A profile is written when the process exits, not when a signal kills it.
-      node.push('--cpu-prof', '--cpu-prof-dir', profile, '--cpu-prof-name', `${workflow}-${side}-host.cpuprofile`);
+      node.push(
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        profile,
+        '--cpu-prof-name',
+        `${workflow}-${side}-${sideRuns}-host.cpuprofile`,
+      );
       node.push('--import', `data:text/javascript,process.on('SIGTERM',()=>process.exit(0))`);
     }
     host = start(
@@ -502,7 +510,8 @@ function summarizeProfile(file) {
 async function compare() {
   const workflows = args.workflows.split(',').filter(Boolean);
   const sides = args.sides.split(',').filter(Boolean);
-  for (const v of args.host) sides.push(`orbit-${v.split('=')[0]}`);
+  // A --host side not named in --sides runs after them.
+  for (const v of args.host) if (!sides.includes(`orbit-${v.split('=')[0]}`)) sides.push(`orbit-${v.split('=')[0]}`);
   for (const w of workflows) if (!WORKFLOWS[w]) throw new Error(`no workflow ${w} (${Object.keys(WORKFLOWS)})`);
   const o = {
     inFlight: Number(args['in-flight']),
@@ -530,7 +539,7 @@ async function compare() {
           `at ${r.rate.toFixed(1)}/s end to end p50 ${r.atRate.e2e.length ? pct(r.atRate.e2e, 0.5) : '-'} ms (load average ${os.loadavg()[0].toFixed(1)})`,
       );
       if (o.profile && side.startsWith('orbit'))
-        console.log(summarizeProfile(path.join(o.profile, `${workflow}-${side}-host.cpuprofile`)));
+        console.log(summarizeProfile(path.join(o.profile, `${workflow}-${side}-${sideRuns}-host.cpuprofile`)));
     }
   }
   printTable(results, { started, loadAtStart });

@@ -638,6 +638,13 @@ async function legacyLoad() {
 }
 
 let status = 0;
+// Stopped from outside (Ctrl-C, kill): its servers and processes stop with it.
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.once(sig, async () => {
+    for (const r of running.reverse()) await r.stop().catch(() => {});
+    fs.rmSync(top, { recursive: true, force: true });
+    process.exit(130);
+  });
 try {
   if (args.load) await legacyLoad();
   else await compare();

@@ -135,9 +135,11 @@ last_ok && phase "suite: playground" meson_run build testlog-playground --suite 
 # processor) and its cases compare times: it runs at the normal priority, what runs
 # beside it (the builds, tests and fuzzing below, which use every processor) at a lower
 # one (nice), so that it is not slowed by them; they take what it leaves.
-# Two groups of its cases at a time: one alone is too long (most of it waits on timers),
-# more fight over the processors.
-export ORBIT_RESTATE_JOBS=2
+# Four of its seven groups of cases at a time: two took about 600 s (most of it waits on
+# timers, the two longest groups 250-290 s each), four about 390 s on a machine loaded
+# twice over by other work, and all seven at once lost margins of its timing cases there
+# (docs/restate-performance.md, "The suite's time").
+export ORBIT_RESTATE_JOBS=4
 background "suite: restate (beside what follows)" meson_run build testlog-restate --suite restate
 beside() { ( renice -n 10 -p "$BASHPID" >/dev/null && "$@" ); }   # a subshell, niced
 

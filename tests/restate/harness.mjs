@@ -385,7 +385,7 @@ export async function result(server, workflow, id, ms) {
     const left = end - Date.now();
     if (left <= 0) throw new Error(`timed out after ${ms} ms: the result of ${workflow}/${id}`);
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(Math.min(left, 20000)) });
+      const response = await fetch(url, { signal: AbortSignal.timeout(Math.ceil(Math.min(left, 20000))) });
       if (response.ok) return response.json();
       if (response.status >= 400 && response.status < 500 && response.status !== 404) {
         throw new Error(`${url}: ${response.status} ${await response.text()}`);

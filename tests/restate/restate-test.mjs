@@ -130,7 +130,8 @@ const SCENARIO_LANES = 2;
 // on a machine with cores to spare (a load average under its number of cores: the cases
 // mostly wait on their timers), else 1: on a busy machine every process more (servers,
 // `serve`s, workers) slows every round trip of every case, past the margins the cases
-// have. tools/test.sh says 2: what runs beside the suite there runs niced.
+// have. tools/test.sh says 4: what runs beside the suite there runs niced (seven groups,
+// the two longest about 250-290 s: docs/restate-performance.md, "The suite's time").
 const JOBS = Math.max(
   1,
   Number(process.argv[process.argv.indexOf('--jobs') + 1]) ||
@@ -408,6 +409,9 @@ const MARGINS = {
   tie_retry_at_deadline: 'a retry at the very millisecond of the workflow deadline',
   deadline_while_compensating: 'a 1 s workflow deadline against three worker round trips',
   redelivery: 'a 700 ms pickup delay against a 1 s queue timeout (300 ms margin)',
+  // Failed in 2 of 3 runs with 4 and 7 groups of cases at a time beside other builds
+  // (docs/restate-performance.md, "The suite's time").
+  queue_timeout_each_retry: 'pickups 1500 ms after queueing against a 2 s queue timeout (500 ms margin)',
   timeout_late_success: 'a late answer 400 ms after the timeout, 600 ms before the retry',
   workflow_timeout:
     'a retry whose answer comes 500 ms after the 10 s deadline (the latency of 13 steps adds up past it)',

@@ -290,7 +290,7 @@ async function serve(args) {
     heartbeatTimeoutMs,
     pickupTimeoutMs: o['pickup-timeout']
       ? Math.min(heartbeatTimeoutMs, positiveNumber(o['pickup-timeout'], '--pickup-timeout'))
-      : Math.min(heartbeatTimeoutMs, 2000),
+      : Math.min(heartbeatTimeoutMs, 5000),
     queueShards: o['queue-shards'] ? shardCount(o['queue-shards']) : 4,
     workerToken,
     maxValueBytes: o['max-value-bytes'] ? positiveNumber(o['max-value-bytes'], '--max-value-bytes') : MAX_VALUE_BYTES,

@@ -62,7 +62,7 @@ export function services({
   timeScale = 1,
   heartbeatTimeoutMs = 5000,
   queueShards = 4,
-  pickupTimeoutMs = Math.min(heartbeatTimeoutMs, 2000),
+  pickupTimeoutMs = Math.min(heartbeatTimeoutMs, 5000),
   workerToken = null,
   maxValueBytes = MAX_VALUE_BYTES,
 }) {

@@ -67,7 +67,7 @@ export const shards = (ingress, program, task, token) =>
   call(ingress, program, task, 'shards', {}, token).then((r) => r.keys);
 /**
  * Up to `max` tasks; waits up to `waitMs` for one (a long poll). A task taken must be
- * heartbeated within the queue's pickup timeout (2 s by default), or it is lost again.
+ * heartbeated within the queue's pickup timeout (5 s by default), or it is lost again.
  */
 export const poll = (ingress, program, queue, workerId, max = 1, minAgeMs = 0, waitMs = 20000, token) =>
   call(

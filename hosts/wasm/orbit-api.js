@@ -90,7 +90,7 @@ export class EngineFault extends Error {
 }
 
 // What frees memory: nothing to do once the instance failed (its memory is left alone).
-const RELEASE = new Set(['_free', '_wasm_close', '_orbit_pg_free']);
+const RELEASE = /^_(free|wasm_close|orbit_pg_free)$/;
 
 // Loads the module: orbit.wasm at `wasm` (a URL, or in Node a path; by default beside
 // this file), with emscripten's orbit.js beside it.
@@ -139,7 +139,7 @@ class Heap {
         if (typeof value !== 'function' || typeof name !== 'string' || name[0] !== '_') return value;
         let f = wrapped.get(name);
         if (!f) {
-          f = RELEASE.has(name)
+          f = RELEASE.test(name)
             ? (...args) => (this.fault ? 0 : this.enter(() => value(...args)))
             : (...args) => this.enter(() => value(...args));
           wrapped.set(name, f);

@@ -261,6 +261,11 @@ export async function serve(
       String(heartbeatTimeoutMs),
       '--queue-shards',
       String(queueShards),
+      // A pickup's own timeout as long as the heartbeat timeout (as before there was one):
+      // the crash cases' heartbeat timeout is long so that a server killed and started
+      // again loses no claim; the security cases set theirs.
+      '--pickup-timeout',
+      String(heartbeatTimeoutMs),
       ...args,
     ],
     logPath,
@@ -386,7 +391,7 @@ export async function result(server, workflow, id, ms) {
     const left = end - Date.now();
     if (left <= 0) throw new Error(`timed out after ${ms} ms: the result of ${workflow}/${id}`);
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(Math.min(left, 20000)) });
+      const response = await fetch(url, { signal: AbortSignal.timeout(Math.ceil(Math.min(left, 20000))) });
       if (response.ok) return response.json();
       if (response.status >= 400 && response.status < 500 && response.status !== 404) {
         throw new Error(`${url}: ${response.status} ${await response.text()}`);

@@ -64,6 +64,12 @@
 //   {kind: "finished", status, output | error, message, step, final}
 //                                   final: the closing `{"status":…}` line of the JSON history
 // Every engine of a loaded module is a handle in its one instance: close() frees it.
+//
+// A trap inside the module (a WebAssembly RuntimeError: memory out of bounds, unreachable,
+// emscripten's abort) leaves its memory in a state nobody knows: the call that trapped
+// throws an EngineFault with `here` true, the instance is marked failed (fault()), and
+// every later call into it throws an EngineFault with `here` false, never touching that
+// memory again — load the module again for a fresh instance (hosts/restate/lib/wasm.mjs).
 import { ANSWER } from './engine-enums.js';
 
 export { ANSWER, EVENT } from './engine-enums.js';
@@ -72,6 +78,19 @@ const DEFAULT_NAME = 'playground.orbit';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const IN_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
+
+// A call into a loaded module that trapped (`here`: this call; else an earlier one, and
+// the instance is not used any more).
+export class EngineFault extends Error {
+  constructor(message, here) {
+    super(message);
+    this.name = 'EngineFault';
+    this.here = here;
+  }
+}
+
+// What frees memory: nothing to do once the instance failed (its memory is left alone).
+const RELEASE = /^_(free|wasm_close|orbit_pg_free)$/;
 
 // Loads the module: orbit.wasm at `wasm` (a URL, or in Node a path; by default beside
 // this file), with emscripten's orbit.js beside it.
@@ -110,7 +129,40 @@ async function moduleUrl(wasm) {
 // copies in and out of it.
 class Heap {
   constructor(module) {
-    this.module = module;
+    this.raw = module;
+    this.fault = null; // the trap that failed the instance
+    const wrapped = new Map();
+    // The module with each exported function (`_name`) guarded by enter().
+    this.module = new Proxy(module, {
+      get: (target, name) => {
+        const value = target[name];
+        if (typeof value !== 'function' || typeof name !== 'string' || name[0] !== '_') return value;
+        let f = wrapped.get(name);
+        if (!f) {
+          f = RELEASE.test(name)
+            ? (...args) => (this.fault ? 0 : this.enter(() => value(...args)))
+            : (...args) => this.enter(() => value(...args));
+          wrapped.set(name, f);
+        }
+        return f;
+      },
+    });
+  }
+
+  // Runs `fn`, a call into the module: a trap fails the instance (see EngineFault).
+  enter(fn) {
+    if (this.fault)
+      throw new EngineFault(
+        `the engine core's instance failed earlier (${this.fault.message}) and is not used any more: load it again`,
+        false,
+      );
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof WebAssembly.RuntimeError)) throw e;
+      this.fault = e;
+      throw new EngineFault(`the engine core failed: ${e.message}`, true);
+    }
   }
 
   // Copies `bytes` (a Uint8Array) into the heap with a NUL after them (for the functions
@@ -173,6 +225,8 @@ function api(heap) {
   const json = (name, ...strings) => JSON.parse(toolchain(name, ...strings));
   const checkText = (source, name = DEFAULT_NAME) => toolchain('check', source, name);
   return Object.freeze({
+    // The trap that failed this instance (every call now throws EngineFault), or null.
+    fault: () => heap.fault,
     checkText,
     check: (source, name = DEFAULT_NAME) =>
       checkText(source, name)

@@ -240,7 +240,7 @@ export async function serve(
   server,
   orbc,
   dir,
-  { timeScale = 1, heartbeatTimeoutMs = 2000, queueShards = 1, port = null, program = null } = {},
+  { timeScale = 1, heartbeatTimeoutMs = 2000, queueShards = 1, port = null, program = null, args = [] } = {},
 ) {
   port ??= await freePort();
   const logPath = path.join(dir, `serve-${port}-${serial++}.log`);
@@ -261,6 +261,12 @@ export async function serve(
       String(heartbeatTimeoutMs),
       '--queue-shards',
       String(queueShards),
+      // A pickup's own timeout as long as the heartbeat timeout (as before there was one):
+      // the crash cases' heartbeat timeout is long so that a server killed and started
+      // again loses no claim; the security cases set theirs.
+      '--pickup-timeout',
+      String(heartbeatTimeoutMs),
+      ...args,
     ],
     logPath,
     { RESTATE_LOGGING: process.env.ORBIT_RESTATE_DEBUG ? 'INFO' : 'WARN' },

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import * as h from './harness.mjs';
 import { describeLoad, runLoad } from './load.mjs';
+import { securityCases } from './security.mjs';
 import { versionCases } from './versions.mjs';
 
 const ORBITC = process.env.ORBITC ?? path.join(h.ROOT, 'build', 'cli', 'orbitc');
@@ -178,7 +179,7 @@ async function main() {
     Object.defineProperty(() => crashes(part), 'name', { value: `crashes ${part}` }),
   );
   // The longest first (measured: docs/restate-performance.md, "The suite's time").
-  const queue = [versionsGroup, endToEnd, clusterThenLoad, ...lanes, ...crashGroups];
+  const queue = [versionsGroup, endToEnd, securityGroup, clusterThenLoad, ...lanes, ...crashGroups];
   // A group that cannot set up (its server does not start) fails; the others go on.
   const suiteStart = Date.now();
   const run = async (g) => {
@@ -235,6 +236,13 @@ async function versionsGroup() {
   await withServer('restate-versions', (server) =>
     versionCases({ server, dir, compile, orbitRunBin: ORBIT_RUN, check }),
   );
+}
+
+// Case 6, on a server of its own (and one more, with a request identity key): the host
+// safe to expose (security.mjs).
+async function securityGroup() {
+  if (!selected('security') && !only.some((o) => o.startsWith('security'))) return;
+  await withServer('restate-security', (server) => securityCases({ server, dir, compile, check, startServer }));
 }
 
 // Case 4, on a server of its own: what it proves is concurrency: LOAD executions in

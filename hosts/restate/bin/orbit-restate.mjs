@@ -1,40 +1,50 @@
 #!/usr/bin/env node
 // orbit-restate: Orbit programs on a Restate server (docs/restate.md).
 //
-//   orbit-restate serve VERSION.orbc... [--program NAME] [--port N] [--admin URL]
-//                       [--time-scale N] [--heartbeat-timeout MS] [--queue-shards K]
-//                       [--no-register] [--force]
+//   orbit-restate serve VERSION.orbc... [--program NAME] [--listen HOST:PORT | --port N]
+//                       [--admin URL] [--time-scale N] [--heartbeat-timeout MS]
+//                       [--pickup-timeout MS] [--queue-shards K] [--worker-token-file FILE]
+//                       [--identity-key KEY]... [--max-value-bytes N] [--no-register] [--force]
 //   orbit-restate versions [--program NAME] [--admin URL] [--ingress URL] [--format text|json]
 //   orbit-restate migrate --to NEW.orbc [ID...] [--dry-run] [--program NAME] [--admin URL]
 //                         [--ingress URL] [--format text|json]
 //   orbit-restate logs ID [--workflow NAME] [--ingress URL] [--admin URL] [--format text|json]
+//   orbit-restate start WORKFLOW ID [--input JSON | --input-file FILE] [--ingress URL]
 import fs from 'node:fs';
+import http2 from 'node:http2';
 import * as restate from '@restatedev/restate-sdk';
-import { services } from '../lib/host.mjs';
+import { MAX_VALUE_BYTES, services } from '../lib/host.mjs';
+import { readToken } from '../lib/worker.mjs';
 import { PROGRAM_NAME, programOfService, programServices, shortVersion, versionOf } from '../lib/names.mjs';
 import { canMove } from '../lib/versions.mjs';
 import { loadCore, workflowsOf } from '../lib/wasm.mjs';
 
-const USAGE = `usage: orbit-restate serve VERSION.orbc... [--program NAME] [--port N] [--admin URL]
-                           [--time-scale N] [--heartbeat-timeout MS] [--queue-shards K]
-                           [--no-register] [--force]
+const USAGE = `usage: orbit-restate serve VERSION.orbc... [--program NAME] [--listen HOST:PORT | --port N]
+                           [--admin URL] [--time-scale N] [--heartbeat-timeout MS]
+                           [--pickup-timeout MS] [--queue-shards K] [--worker-token-file FILE]
+                           [--identity-key KEY]... [--max-value-bytes N] [--no-register] [--force]
        orbit-restate versions [--program NAME] [--admin URL] [--ingress URL] [--format text|json]
        orbit-restate migrate --to NEW.orbc [ID...] [--dry-run] [--program NAME] [--admin URL]
                              [--ingress URL] [--format text|json]
-       orbit-restate logs ID [--workflow NAME] [--ingress URL] [--admin URL] [--format text|json]`;
+       orbit-restate logs ID [--workflow NAME] [--ingress URL] [--admin URL] [--format text|json]
+       orbit-restate start WORKFLOW ID [--input JSON | --input-file FILE] [--ingress URL]`;
 
 function fail(message) {
   console.error(`orbit-restate: ${message}`);
   process.exit(2);
 }
 
-/** `--name value` options after the positional arguments. */
-function parse(args, names, flags = []) {
+/** `--name value` options after the positional arguments (those of `lists`: every value, in a list). */
+function parse(args, names, flags = [], lists = []) {
   const out = { positional: [] };
+  for (const l of lists) out[l.slice(2)] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (flags.includes(a)) out[a.slice(2)] = true;
-    else if (names.includes(a)) {
+    else if (lists.includes(a)) {
+      if (i + 1 >= args.length) fail(`${a} needs a value`);
+      out[a.slice(2)].push(args[++i]);
+    } else if (names.includes(a)) {
       if (i + 1 >= args.length) fail(`${a} needs a value`);
       out[a.slice(2)] = args[++i];
     } else if (a.startsWith('--')) fail(`unknown option ${a}\n${USAGE}`);
@@ -171,14 +181,66 @@ function format(o) {
   return f;
 }
 
+/** `HOST:PORT` (`[V6]:PORT`) of --listen: {host, port}. */
+function listenAddress(text) {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port < 1 || port > 65535) fail(`--listen must be HOST:PORT (e.g. 127.0.0.1:9080), not "${text}"`);
+  return { host: m[1] ?? m[2], port };
+}
+
+/** A URL's host part for `host` (IPv6 in brackets). */
+const urlHost = (host) => (host.includes(':') ? `[${host}]` : host);
+
+/**
+ * Restate's request identity keys (`publickeyv1_…`, docs/restate.md "Security"): those of
+ * --identity-key, and ORBIT_RESTATE_IDENTITY_KEYS (comma-separated). With any, the endpoint
+ * answers only requests the server signed with a matching private key.
+ */
+function identityKeys(given) {
+  const keys = [...given, ...(process.env.ORBIT_RESTATE_IDENTITY_KEYS ?? '').split(',')]
+    .map((k) => k.trim())
+    .filter(Boolean);
+  for (const k of keys)
+    if (!/^publickeyv1_[1-9A-HJ-NP-Za-km-z]+$/.test(k))
+      fail(`an identity key is a public key "publickeyv1_…" (restate's request identity), not "${k}"`);
+  return keys;
+}
+
 async function serve(args) {
   const o = parse(
     args,
-    ['--port', '--admin', '--time-scale', '--heartbeat-timeout', '--queue-shards', '--program'],
+    [
+      '--port',
+      '--listen',
+      '--admin',
+      '--time-scale',
+      '--heartbeat-timeout',
+      '--pickup-timeout',
+      '--queue-shards',
+      '--program',
+      '--worker-token-file',
+      '--max-value-bytes',
+    ],
     ['--no-register', '--force'],
+    ['--identity-key'],
   );
   if (o.positional.length < 1) fail(USAGE);
-  const port = o.port ? positiveNumber(o.port, '--port') : 9080;
+  if (o.port && o.listen) fail('give --listen HOST:PORT or --port N, not both');
+  // Loopback unless told: the endpoint runs every handler for whoever reaches it.
+  const { host, port } = o.listen
+    ? listenAddress(o.listen)
+    : { host: '127.0.0.1', port: o.port ? positiveNumber(o.port, '--port') : 9080 };
+  const keys = identityKeys(o['identity-key']);
+  let workerToken = process.env.ORBIT_WORKER_TOKEN || null;
+  const tokenFile = o['worker-token-file'] ?? process.env.ORBIT_WORKER_TOKEN_FILE;
+  if (tokenFile) {
+    try {
+      workerToken = readToken(tokenFile);
+    } catch (e) {
+      fail(`--worker-token-file: ${e.message}`);
+    }
+  }
   const admin = o.admin ?? process.env.RESTATE_ADMIN_URL ?? 'http://127.0.0.1:9070';
   const core = loadCore();
   const versions = [];
@@ -217,31 +279,56 @@ async function serve(args) {
       );
     }
   }
+  const heartbeatTimeoutMs = o['heartbeat-timeout']
+    ? positiveNumber(o['heartbeat-timeout'], '--heartbeat-timeout')
+    : 5000;
   const list = services({
     core,
     program,
     versions,
     timeScale: o['time-scale'] ? positiveNumber(o['time-scale'], '--time-scale') : 1,
-    heartbeatTimeoutMs: o['heartbeat-timeout'] ? positiveNumber(o['heartbeat-timeout'], '--heartbeat-timeout') : 5000,
+    heartbeatTimeoutMs,
+    pickupTimeoutMs: o['pickup-timeout']
+      ? Math.min(heartbeatTimeoutMs, positiveNumber(o['pickup-timeout'], '--pickup-timeout'))
+      : Math.min(heartbeatTimeoutMs, 5000),
     queueShards: o['queue-shards'] ? shardCount(o['queue-shards']) : 4,
+    workerToken,
+    maxValueBytes: o['max-value-bytes'] ? positiveNumber(o['max-value-bytes'], '--max-value-bytes') : MAX_VALUE_BYTES,
   });
   const endpoint = restate.endpoint();
   for (const s of list) endpoint.bind(s);
-  await endpoint.listen(port);
+  if (keys.length > 0) endpoint.withIdentityV1(...keys);
+  const server = http2.createServer(endpoint.http2Handler());
+  await new Promise((resolve) => {
+    server.once('error', (e) => fail(`cannot listen on ${urlHost(host)}:${port}: ${e.message}`));
+    server.listen(port, host, resolve);
+  });
+  const bound = server.address();
+  const url = `http://${urlHost(bound.address)}:${bound.port}`;
   const shown = versions.map(
     (v, i) => `${shortVersion(v.hash)} (${v.file}${i === versions.length - 1 ? ', newest' : ''})`,
   );
   console.log(`orbit-restate: serving program ${program}, versions ${shown.join(', ')}`);
+  console.log(`orbit-restate: serving ${[...new Set(versions.flatMap((v) => v.workflows))].join(', ')} on ${url}`);
   console.log(
-    `orbit-restate: serving ${[...new Set(versions.flatMap((v) => v.workflows))].join(', ')} on http://127.0.0.1:${port}`,
+    keys.length > 0
+      ? `orbit-restate: requests must carry Restate's signature (${keys.length} identity key${keys.length > 1 ? 's' : ''})`
+      : 'orbit-restate: requests are not signed (no --identity-key): whoever reaches this address runs every handler',
   );
+  if (!workerToken)
+    console.log(
+      'orbit-restate: the worker protocol is open (no --worker-token-file): whoever reaches the ingress can take and answer tasks',
+    );
   if (!o['no-register']) {
     // `force`: a deployment already at this address is replaced — safe, as every version
     // its executions run on is served here (checked above), each pinned by its hash.
     const response = await fetch(`${admin}/deployments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ uri: `http://127.0.0.1:${port}`, force: true }),
+      body: JSON.stringify({
+        uri: ['0.0.0.0', '::'].includes(bound.address) ? `http://127.0.0.1:${bound.port}` : url,
+        force: true,
+      }),
     }).catch((e) => fail(`cannot register with ${admin}: ${e.message}`));
     if (!response.ok) fail(`registering with ${admin}: ${response.status} ${await response.text()}`);
     const { id } = await response.json();
@@ -398,6 +485,36 @@ async function workflowOf(admin, id) {
   return names[0];
 }
 
+/**
+ * Why the `run` of `workflow`/`id` is not making progress (Restate retries it, or paused
+ * it: a journal mismatch, a version not served, a failing write), or null; null too when
+ * the admin API cannot be asked.
+ */
+async function stuck(admin, workflow, id) {
+  let rows;
+  try {
+    const response = await fetch(`${admin}/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        query:
+          `SELECT status, retry_count, last_failure, last_failure_error_code FROM sys_invocation` +
+          ` WHERE target_service_name = ${quote(workflow)} AND target_service_key = ${quote(id)}` +
+          ` AND target_handler_name = 'run'`,
+      }),
+      signal: AbortSignal.timeout(10000),
+    });
+    if (!response.ok) return null;
+    rows = (await response.json()).rows ?? [];
+  } catch {
+    return null;
+  }
+  const r = rows.find((row) => row.status !== 'completed' && (row.last_failure || row.status === 'paused'));
+  if (!r) return null;
+  const code = r.last_failure_error_code ? `[${r.last_failure_error_code}] ` : '';
+  return `${r.status}${r.retry_count ? `, retried ${r.retry_count} times` : ''}: ${code}${r.last_failure ?? 'paused'}`;
+}
+
 async function logs(args) {
   const o = parse(args, ['--workflow', '--ingress', '--admin', '--format']);
   if (o.positional.length !== 1) fail(USAGE);
@@ -407,17 +524,74 @@ async function logs(args) {
   const workflow = o.workflow ?? (await workflowOf(admin, id));
   const base = `${ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}`;
   const state = await post(`${base}/state`, null);
+  const why = await stuck(admin, workflow, id);
+  if (state.version === null && state.history_json.length === 0 && !why)
+    fail(`no execution ${workflow}/${id} (it never started, or its state is gone)`);
   if (state.version) console.error(`orbit-restate: ${workflow}/${id} runs on version ${state.version}`);
   for (const m of state.moves) {
     console.error(`orbit-restate: asked to move to ${shortVersion(m.to)}: ${m.moved ? 'moved' : 'stayed'} (${m.why})`);
   }
+  // An execution Restate cannot run on (it retries it, or paused it) is not healthy,
+  // whatever its history says so far.
+  if (why) console.error(`orbit-restate: ${workflow}/${id} is stuck: ${why}`);
   if (fmt === 'json') {
     const lines = state.final ? [...state.history_json, state.final] : state.history_json;
     process.stdout.write(lines.map((l) => l + '\n').join(''));
+  } else {
+    const lines = await post(`${base}/history`, null);
+    process.stdout.write(lines.map((l) => l + '\n').join(''));
+  }
+  if (why) process.exitCode = 1;
+}
+
+/** JSON text with every object's keys sorted: two values are equal when their texts are. */
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * `orbit-restate start WORKFLOW ID`: starts an execution. Restate answers a second start of
+ * an ID `PreviouslyAccepted` and drops its input; here that is an error when the input
+ * differs from the one the execution started with (exit 1), and nothing when it is the
+ * same (a start sent again).
+ */
+async function start(args) {
+  const o = parse(args, ['--input', '--input-file', '--ingress']);
+  if (o.positional.length !== 2 || (o.input && o['input-file'])) fail(USAGE);
+  const [workflow, id] = o.positional;
+  const { ingress } = urls(o);
+  let input;
+  try {
+    input = JSON.parse(o['input-file'] ? fs.readFileSync(o['input-file'], 'utf8') : (o.input ?? '{}'));
+  } catch (e) {
+    fail(`the input is not JSON: ${e.message}`);
+  }
+  const base = `${ingress}/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}`;
+  const answer = await post(`${base}/run/send`, input);
+  if (answer?.status !== 'PreviouslyAccepted') {
+    console.log(`orbit-restate: started ${workflow}/${id} (${answer?.invocationId ?? 'accepted'})`);
     return;
   }
-  const lines = await post(`${base}/history`, null);
-  process.stdout.write(lines.map((l) => l + '\n').join(''));
+  // The execution keeps the input it started with (its state `input`, set as it starts).
+  let state = null;
+  for (const end = Date.now() + 30000; Date.now() < end; await sleepMs(200)) {
+    state = await post(`${base}/state`, null);
+    if (state.input !== null) break;
+  }
+  if (state?.input === null) fail(`${workflow}/${id} was started already, and has not started running yet`);
+  if (canonical(state.input) !== canonical(input)) {
+    console.error(
+      `orbit-restate: execution ${workflow}/${id} exists already, started with another input (Restate ignores this one): ${canonical(state.input).slice(0, 200)}`,
+    );
+    process.exit(1);
+  }
+  console.log(`orbit-restate: ${workflow}/${id} was started already, with this input`);
 }
 
 const [command, ...rest] = process.argv.slice(2);
@@ -425,5 +599,6 @@ if (command === 'serve') await serve(rest);
 else if (command === 'versions') await versions(rest);
 else if (command === 'migrate') await migrate(rest);
 else if (command === 'logs') await logs(rest);
+else if (command === 'start') await start(rest);
 else if (command === '--help' || command === '-h') console.log(USAGE);
 else fail(USAGE);

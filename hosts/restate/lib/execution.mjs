@@ -20,13 +20,18 @@ import * as restate from '@restatedev/restate-sdk';
 import { shardOf, shortVersion } from './names.mjs';
 import { canMove, feed, replay } from './versions.mjs';
 
-const { RestatePromise } = restate;
+const { RestatePromise, TerminalError } = restate;
 
 const DEBUG = !!process.env.ORBIT_RESTATE_DEBUG;
 // The longest sleep asked of Restate at once; a later due time is slept towards again.
 const MAX_SLEEP_MS = 7 * 24 * 3600 * 1000;
 // The awakeables an execution gives its inbox at once (one `wait` call for that many batches).
 const WAIT_AHEAD = 4;
+// The most bytes of JSON lines (or of journaled events) an execution's state may hold: a
+// state value is one message to Restate, which refuses one over 32 MiB (and a line's
+// JSON may double once it is quoted into the state). Past it the execution fails with
+// that reason, instead of retrying a write Restate will never take.
+export const MAX_STATE_BYTES = 12 * 1024 * 1024;
 
 export class Execution {
   /**
@@ -42,7 +47,12 @@ export class Execution {
    * @param {number} o.timeScale   Orbit milliseconds per real millisecond
    * @param {number} o.queueShards the keys each task's queue is sharded over
    */
-  constructor(ctx, engine, key, { orbit, names, versions, version, workflow, input, timeScale, queueShards }) {
+  constructor(
+    ctx,
+    engine,
+    key,
+    { orbit, names, versions, version, workflow, input, timeScale, queueShards, maxValueBytes },
+  ) {
     this.ctx = ctx;
     this.engine = engine;
     this.key = key;
@@ -71,6 +81,9 @@ export class Execution {
     this.savedEvents = 0;
     this.now = 0; // the time of the last event handed to the engine
     this.finished = null; // the engine's `finished` command
+    this.maxValueBytes = maxValueBytes;
+    this.historyBytes = 0; // the bytes of `historyJson`'s lines, and of `events` as JSON
+    this.eventBytes = 0;
   }
 
   /** Runs the execution to its end: its result. */
@@ -149,6 +162,7 @@ export class Execution {
       if (c.kind === 'record') {
         this.history.push(c.text);
         this.historyJson.push(c.json);
+        this.historyBytes += Buffer.byteLength(c.json);
       } else if (c.kind === 'timer') this.startTimer(c);
       else if (c.kind === 'queue') this.queueAttempt(c, queued);
       else if (c.kind === 'cancel') this.cancelAttempt(c, queued);
@@ -253,6 +267,7 @@ export class Execution {
     this.now = Math.max(this.now, e.time);
     const { builtin, limit, ...event } = e;
     this.events.push(event);
+    this.eventBytes += Buffer.byteLength(JSON.stringify(event));
     const accepted = feed(engine, event);
     if (accepted && builtin) {
       ctx
@@ -267,6 +282,14 @@ export class Execution {
    * workflow's state when they grew.
    */
   save() {
+    const bytes = Math.max(this.historyBytes, this.eventBytes);
+    if (bytes > MAX_STATE_BYTES) {
+      this.ctx.objectSendClient(this.names.INBOX, this.key).clear();
+      throw new TerminalError(
+        `execution ${this.key} fails: its history holds ${bytes} bytes of values, over the ${MAX_STATE_BYTES} a Restate state value can take (values of at most ${this.maxValueBytes} bytes each: orbit-restate serve --max-value-bytes)`,
+        { errorCode: 413 },
+      );
+    }
     if (this.history.length !== this.saved) {
       this.ctx.set('history', this.history);
       this.ctx.set('history_json', this.historyJson);

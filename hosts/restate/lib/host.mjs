@@ -20,16 +20,25 @@
 // and feeds it the events back.
 import './compat.mjs';
 import * as restate from '@restatedev/restate-sdk';
-import { OrbitEngine } from './wasm.mjs';
+import { EngineFault, OrbitEngine } from './wasm.mjs';
 import { Execution } from './execution.mjs';
 import { httpService } from './http.mjs';
 import { inboxService } from './inbox.mjs';
 import { inboxKey, programServices } from './names.mjs';
-import { queueService } from './queue.mjs';
+import { jsonBytes, queueService, refuse } from './queue.mjs';
 
 export { inboxKey, shardKeys, shardOf } from './names.mjs';
 
 const { TerminalError } = restate;
+
+/**
+ * The largest value (an execution's input, a worker's output, a signal's payload, an HTTP
+ * response's body) the host takes, as JSON bytes: 4 MiB. A value is kept several times
+ * over in an execution's journal and state (its event, its history's JSON lines), and
+ * Restate refuses a message over 32 MiB; what is over the limit is refused at the door,
+ * as that one execution's error (docs/restate.md, "Large values").
+ */
+export const MAX_VALUE_BYTES = 4 * 1024 * 1024;
 
 /**
  * The services of one program, with every version of it that this process serves.
@@ -42,21 +51,52 @@ const { TerminalError } = restate;
  * @param {number} [o.timeScale]          Orbit milliseconds per real millisecond (1)
  * @param {number} [o.heartbeatTimeoutMs] a claimed task whose worker is silent this long is lost
  * @param {number} [o.queueShards]        the keys each task's queue is sharded over (4)
+ * @param {number} [o.pickupTimeoutMs]    a task a poll took is lost if not heartbeated this soon
+ * @param {string} [o.workerToken]        the workers' shared token (null: the protocol is open)
+ * @param {number} [o.maxValueBytes]      the largest input, output or payload (JSON bytes)
  */
-export function services({ core, program, versions, timeScale = 1, heartbeatTimeoutMs = 5000, queueShards = 4 }) {
+export function services({
+  core,
+  program,
+  versions,
+  timeScale = 1,
+  heartbeatTimeoutMs = 5000,
+  queueShards = 4,
+  pickupTimeoutMs = Math.min(heartbeatTimeoutMs, 5000),
+  workerToken = null,
+  maxValueBytes = MAX_VALUE_BYTES,
+}) {
   const names = programServices(program);
   const byHash = new Map(versions.map((v) => [v.hash, v.orbc]));
   const workflows = [...new Set(versions.flatMap((v) => v.workflows))];
   const served = workflows.map((name) =>
-    workflowService(name, { core, names, versions, byHash, timeScale, queueShards }),
+    workflowService(name, { core, names, versions, byHash, timeScale, queueShards, maxValueBytes }),
   );
   return [
     inboxService(names),
-    queueService({ names, versions: versions.map((v) => v.hash), heartbeatTimeoutMs, queueShards }),
-    httpService(names),
+    queueService({
+      names,
+      versions: versions.map((v) => v.hash),
+      heartbeatTimeoutMs,
+      pickupTimeoutMs,
+      queueShards,
+      workerToken,
+      maxValueBytes,
+    }),
+    httpService(names, { maxValueBytes }),
     versionsService(names, { program, versions, queueShards }),
     ...served,
   ];
+}
+
+/**
+ * A trap in the engine core (orbit-api.js EngineFault): the execution whose call trapped
+ * fails, with the trap as its reason (its replay would trap again); one whose engine was
+ * in the failed instance is retried by Restate, on a fresh instance.
+ */
+function engineFault(workflow, id, e) {
+  if (!e.here) return new Error(`${workflow}/${id}: ${e.message} (retried on a fresh instance)`);
+  return new TerminalError(`execution ${workflow}/${id} fails: ${e.message}`, { errorCode: 500 });
 }
 
 /** `orbit_versions_PROGRAM`: what this process serves (orbit-restate versions, migrate). */
@@ -71,7 +111,7 @@ function versionsService({ VERSIONS }, { program, versions, queueShards }) {
 }
 
 /** The workflow service of Orbit workflow `name`. */
-function workflowService(name, { core, names, versions, byHash, timeScale, queueShards }) {
+function workflowService(name, { core, names, versions, byHash, timeScale, queueShards, maxValueBytes }) {
   const { INBOX } = names;
   const newest = versions.filter((v) => v.workflows.includes(name)).at(-1).hash;
   return restate.workflow({
@@ -79,6 +119,12 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
     handlers: {
       /** One execution of the workflow, to its end: the engine's event loop. */
       run: async (ctx, input) => {
+        const inputBytes = jsonBytes(input);
+        if (inputBytes > maxValueBytes)
+          throw refuse(
+            `the input of ${name}/${ctx.key} is ${inputBytes} bytes of JSON, over the host's limit of ${maxValueBytes} (orbit-restate serve --max-value-bytes)`,
+            413,
+          );
         // The version it starts on, journaled: a replay (after a crash, or in a process
         // serving newer versions) goes on with the same one.
         const version = await ctx.run('version', () => newest);
@@ -92,9 +138,10 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
         try {
           engine = await OrbitEngine.open(orbit, orbc, name, input ?? {});
         } catch (e) {
-          throw new TerminalError(e.message);
+          throw e instanceof EngineFault ? engineFault(name, ctx.key, e) : new TerminalError(e.message);
         }
         const execution = new Execution(ctx, engine, inboxKey(name, ctx.key), {
+          maxValueBytes,
           orbit,
           names,
           versions: byHash,
@@ -106,13 +153,26 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
         });
         try {
           return await execution.run();
+        } catch (e) {
+          throw e instanceof EngineFault ? engineFault(name, ctx.key, e) : e;
         } finally {
           execution.engine.close();
         }
       },
       /** A signal for the execution: `{"name": "...", "payload": ...}`. */
       signal: async (ctx, req) => {
-        if (typeof req?.name !== 'string') throw new TerminalError('a signal needs a "name"');
+        if (typeof req?.name !== 'string' || req.name === '' || req.name.length > 1000)
+          throw refuse('a signal needs a "name" (a text), and may have a "payload": {"name": …, "payload": …}');
+        const bytes = jsonBytes(req.payload);
+        if (bytes > maxValueBytes)
+          throw refuse(
+            `the payload of signal ${req.name} is ${bytes} bytes of JSON, over the host's limit of ${maxValueBytes} (orbit-restate serve --max-value-bytes)`,
+            413,
+          );
+        // An execution that never started has no inbox to keep it in (a signal to a
+        // mistyped ID would be kept forever).
+        if ((await ctx.get('started_at')) == null)
+          throw refuse(`no execution ${name}/${ctx.key} has started (a signal goes to an execution once it runs)`, 404);
         ctx.objectSendClient(INBOX, inboxKey(name, ctx.key)).push({
           type: 'signal',
           at: await ctx.date.now(),
@@ -126,7 +186,8 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
        * journal; its `moves` say what it decided.
        */
       move: async (ctx, req) => {
-        if (typeof req?.to !== 'string') throw new TerminalError('a move needs "to", a version\'s hash');
+        if (typeof req?.to !== 'string' || !/^[0-9a-f]{64}$/.test(req.to))
+          throw refuse('a move needs "to", a version\'s hash (64 hex digits)');
         ctx
           .objectSendClient(INBOX, inboxKey(name, ctx.key))
           .push({ type: 'move', at: await ctx.date.now(), to: req.to });

@@ -6,15 +6,22 @@
 import * as restate from '@restatedev/restate-sdk';
 import { ANSWER } from './wasm.mjs';
 
-/** The HTTP service of a program (`names`: names.mjs programServices). */
-export function httpService({ HTTP, INBOX }) {
+/**
+ * The HTTP service of a program (`names`: names.mjs programServices). Private to Restate
+ * (`ingressPrivate`): only an execution asks it for a request — through the ingress it
+ * would fetch any URL for anyone. `maxValueBytes`: the largest response body kept.
+ */
+export function httpService({ HTTP, INBOX }, { maxValueBytes = Infinity } = {}) {
   return restate.service({
     name: HTTP.name,
+    options: { ingressPrivate: true },
     handlers: {
       /** `orbit.http.request` for one attempt; the answer goes to the execution's inbox. */
       request: async (ctx, req) => {
+        if (typeof req?.inbox !== 'string' || typeof req?.input !== 'object' || req.input === null)
+          throw new restate.TerminalError('request needs {inbox, attempt, delivery, input}', { errorCode: 400 });
         // One journaled action, never retried by Restate: every failure is an answer.
-        const result = await ctx.run('request', () => httpRequest(req.input), { maxRetryAttempts: 1 });
+        const result = await ctx.run('request', () => httpRequest(req.input, maxValueBytes), { maxRetryAttempts: 1 });
         ctx.objectSendClient(INBOX, req.inbox).push({
           type: 'answered',
           at: await ctx.date.now(),
@@ -28,7 +35,7 @@ export function httpService({ HTTP, INBOX }) {
 }
 
 /** `orbit.http.request` itself: an answer for the engine, never an exception. */
-async function httpRequest(input) {
+async function httpRequest(input, maxValueBytes) {
   try {
     const url = new URL(input.url);
     for (const [name, value] of Object.entries(input.query ?? {})) url.searchParams.append(name, String(value));
@@ -47,6 +54,11 @@ async function httpRequest(input) {
       signal: AbortSignal.timeout(60000),
     });
     const text = await response.text();
+    if (Buffer.byteLength(text) > maxValueBytes)
+      return {
+        kind: ANSWER.NETWORK_ERROR,
+        message: `the response body is over the host's limit of ${maxValueBytes} bytes (orbit-restate serve --max-value-bytes)`,
+      };
     let parsed = text.length ? text : null;
     if ((response.headers.get('content-type') ?? '').includes('json')) {
       try {

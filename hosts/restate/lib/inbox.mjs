@@ -5,7 +5,14 @@
 //
 // State: `events`, the events not yet handed over; `waiters`, the awakeables the
 // execution waits on, in order (each is resolved with one batch of events).
+//
+// Every handler is private to Restate (`ingressPrivate`): only the execution, its queue
+// shards and the HTTP service call them; the ingress refuses them.
 import * as restate from '@restatedev/restate-sdk';
+
+const { TerminalError } = restate;
+const internal = (fn) => restate.handlers.object.exclusive({ ingressPrivate: true }, fn);
+const EVENT_TYPES = new Set(['picked_up', 'answered', 'lost', 'signal', 'move']);
 
 /** The events kept go to the first awakeable waiting, if any. */
 async function handOver(ctx, waiters, events) {
@@ -23,24 +30,28 @@ export function inboxService({ INBOX }) {
     name: INBOX.name,
     handlers: {
       /** An event of the world; handed to the waiting execution at once, or kept. */
-      push: async (ctx, event) => {
+      push: internal(async (ctx, event) => {
+        if (!EVENT_TYPES.has(event?.type) || typeof event.at !== 'number')
+          throw new TerminalError('push needs an event {type, at, ...}', { errorCode: 400 });
         const events = (await ctx.get('events')) ?? [];
         events.push(event);
         await handOver(ctx, (await ctx.get('waiters')) ?? [], events);
-      },
+      }),
       /**
        * The execution's next awakeables, `ids`, in the order it waits on them: each is
        * resolved with the events that arrive, one batch each (a few at once save a call
        * per event).
        */
-      wait: async (ctx, ids) => {
+      wait: internal(async (ctx, ids) => {
+        if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+          throw new TerminalError('wait needs a list of awakeable ids', { errorCode: 400 });
         const waiters = (await ctx.get('waiters')) ?? [];
         await handOver(ctx, waiters.concat(ids), (await ctx.get('events')) ?? []);
-      },
+      }),
       /** The execution is over: nothing is kept. */
-      clear: async (ctx) => {
+      clear: internal(async (ctx) => {
         ctx.clearAll();
-      },
+      }),
     },
   });
 }

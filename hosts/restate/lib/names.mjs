@@ -1,6 +1,6 @@
 // The names of the host's Restate services and the keys of its objects (docs/restate.md,
 // "Names"): a program's services, a version's hash, an execution's inbox, the shards of a
-// task's queue, a claim's lease. Written once, here; the services (host.mjs, inbox.mjs,
+// task's queue, a claim and its lease. Written once, here; the services (host.mjs, inbox.mjs,
 // queue.mjs, http.mjs, execution.mjs), the command and the worker library only call these.
 //
 // Every program has services of its own (`orbit_queue_PROGRAM`, …): two programs on one
@@ -73,7 +73,41 @@ export function shardOf(task, version, inbox, shards) {
   return `${task}@${shortVersion(version)}~${h % shards}`;
 }
 
-/** A task's lease, what a worker holds while it works: `INBOX|ATTEMPT|DELIVERY`. */
-export function leaseOf(inbox, attempt, delivery) {
+/**
+ * A claim of a task: `INBOX|ATTEMPT|DELIVERY`, the state key under which its queue shard
+ * keeps it (one claim per delivery).
+ */
+export function claimOf(inbox, attempt, delivery) {
   return `${inbox}|${attempt}|${delivery}`;
+}
+
+/**
+ * A task's lease, what a worker holds while it works: its claim and the claim's token,
+ * `INBOX|ATTEMPT|DELIVERY|TOKEN` — 128 random bits drawn for that delivery, so that
+ * knowing an execution's ID is not enough to answer its task (docs/restate.md, "Security").
+ */
+export function leaseOf(claim, token) {
+  return `${claim}|${token}`;
+}
+
+/** The claim and the token of a lease (`{claim, token}`), or null when it is not one. */
+export function parseLease(lease) {
+  if (typeof lease !== 'string' || lease.length > 4096) return null;
+  const bar = lease.lastIndexOf('|');
+  if (bar <= 0) return null;
+  const token = lease.slice(bar + 1);
+  if (!/^[0-9a-f]{32}$/.test(token)) return null;
+  return { claim: lease.slice(0, bar), token };
+}
+
+/** Whether two texts are equal, in a time that does not depend on where they differ. */
+export function sameSecret(a, b) {
+  const ha = crypto.createHash('sha256').update(String(a)).digest();
+  const hb = crypto.createHash('sha256').update(String(b)).digest();
+  return crypto.timingSafeEqual(ha, hb);
+}
+
+/** A fresh random token (hex): a lease's. */
+export function newToken() {
+  return crypto.randomBytes(16).toString('hex');
 }

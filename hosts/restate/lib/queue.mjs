@@ -11,12 +11,56 @@
 // whole queue:
 //   head, tail        the positions of the queue; `q:N` the item at N (cleared when it
 //                     leaves), `at:INBOX|ATTEMPT` its position
-//   c:LEASE           a claimed task: {worker_id, deadline, inbox, attempt, delivery, cancelled}
-//   l:INBOX|ATTEMPT   the lease of an attempt's claim (to cancel it)
+//   c:CLAIM           a claimed task (CLAIM: names.mjs claimOf): {worker_id, deadline,
+//                     inbox, attempt, delivery, token, beaten, cancelled}
+//   l:INBOX|ATTEMPT   the claim of an attempt (to cancel it)
 //   waiters           the polls waiting in line; `sweep`: when the lost-worker sweep is due
+//
+// Security (docs/restate.md, "Security"): the handlers only Restate calls (enqueue,
+// cancel, expire, claim, unwait, sweep) are private to it (`ingressPrivate`: the ingress
+// refuses them); those of the worker protocol (shards, poll, heartbeat, complete, fail)
+// ask for the workers' shared token when `serve` has one (`authorization: Bearer TOKEN`,
+// compared in constant time), and a task is answered only with its lease, which carries
+// a random token drawn for its delivery. Bad input is a terminal error (400), never an
+// exception Restate would retry while the shard waits behind it.
 import * as restate from '@restatedev/restate-sdk';
 import { ANSWER } from './wasm.mjs';
-import { leaseOf, shardKeys, shortVersion, taskOf, versionOfKey } from './names.mjs';
+import {
+  claimOf,
+  leaseOf,
+  newToken,
+  parseLease,
+  sameSecret,
+  shardKeys,
+  shortVersion,
+  taskOf,
+  versionOfKey,
+} from './names.mjs';
+
+const { TerminalError } = restate;
+
+/** A request the handler refuses: a terminal error with an HTTP status (400 unless told). */
+export function refuse(message, errorCode = 400) {
+  return new TerminalError(message, { errorCode });
+}
+
+/** The size of a value as JSON text, in bytes (what Restate's journal and state hold). */
+export function jsonBytes(value) {
+  return Buffer.byteLength(JSON.stringify(value ?? null) ?? 'null');
+}
+
+/** A handler only Restate itself may call (the ingress refuses it). */
+const internal = (fn) => restate.handlers.object.exclusive({ ingressPrivate: true }, fn);
+
+const isIndex = (n) => Number.isInteger(n) && n >= 0 && n < 2 ** 32;
+
+/** Refuses a call without the workers' token, when there is one (`serve --worker-token-file`). */
+export function checkWorker(ctx, workerToken) {
+  if (!workerToken) return;
+  const given = ctx.request().headers.get('authorization') ?? '';
+  if (!sameSecret(given, `Bearer ${workerToken}`))
+    throw refuse("the worker protocol needs the workers' token (authorization: Bearer TOKEN)", 401);
+}
 
 /**
  * The queue service of a program.
@@ -24,29 +68,52 @@ import { leaseOf, shardKeys, shortVersion, taskOf, versionOfKey } from './names.
  * @param {object} o.names              the program's services (names.mjs programServices)
  * @param {string[]} o.versions         the hashes of the versions served, oldest first
  * @param {number} o.heartbeatTimeoutMs a claimed task whose worker is silent this long is lost
+ * @param {number} [o.pickupTimeoutMs]  a task handed to a poll whose worker has not heartbeated
+ *                                      it yet is lost after this long (a dead poll's)
  * @param {number} o.queueShards        the keys each task's queue is sharded over
+ * @param {string} [o.workerToken]      the workers' shared token (none: the protocol is open)
+ * @param {number} [o.maxValueBytes]    the largest output a worker may answer (JSON bytes)
  */
-export function queueService({ names, versions, heartbeatTimeoutMs, queueShards }) {
+export function queueService({
+  names,
+  versions,
+  heartbeatTimeoutMs,
+  pickupTimeoutMs = heartbeatTimeoutMs,
+  queueShards,
+  workerToken = null,
+  maxValueBytes = Infinity,
+}) {
   const { INBOX, QUEUE } = names;
   const sweepAt = (ctx, at, now) => {
     ctx.set('sweep', at);
     ctx.objectSendClient(QUEUE, ctx.key).sweep(restate.rpc.sendOpts({ delay: Math.max(1, Math.ceil(at - now)) }));
   };
+  // The claim a lease names, if the lease's token is the claim's: null for a lease that
+  // is forged, answered already, or lost.
+  const claimed = async (ctx, lease) => {
+    const l = parseLease(lease);
+    if (!l) throw refuse('"lease" must be a lease a poll handed out');
+    const c = await ctx.get(`c:${l.claim}`);
+    return c && sameSecret(c.token ?? '', l.token) ? { claim: l.claim, c } : null;
+  };
   const answer = async (ctx, lease, result) => {
-    const c = await ctx.get(`c:${lease}`);
-    if (!c) return { accepted: false };
-    release(ctx, lease, c);
+    const found = await claimed(ctx, lease);
+    if (!found) return { accepted: false };
+    const { claim, c } = found;
+    release(ctx, claim, c);
     ctx
       .objectSendClient(INBOX, c.inbox)
       .push({ type: 'answered', at: await ctx.date.now(), attempt: c.attempt, delivery: c.delivery, answer: result });
     return { accepted: true };
   };
-  const take = (ctx, req, now) => takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, sweepAt });
+  const take = (ctx, req, now) => takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt });
   return restate.object({
     name: QUEUE.name,
     handlers: {
       /** Attempts queued by one event of an execution, together: `{items: [...]}`. */
-      enqueue: async (ctx, req) => {
+      enqueue: internal(async (ctx, req) => {
+        if (!Array.isArray(req?.items) || !req.items.every((i) => typeof i?.inbox === 'string' && isIndex(i.attempt)))
+          throw refuse('enqueue needs {"items": [{inbox, attempt, ...}]}');
         const now = await ctx.date.now();
         let tail = (await ctx.get('tail')) ?? 0;
         for (const item of req.items) {
@@ -55,21 +122,25 @@ export function queueService({ names, versions, heartbeatTimeoutMs, queueShards 
         }
         ctx.set('tail', tail);
         await handOut(ctx, now, take);
-      },
+      }),
       /** The engine no longer wants the attempt: unqueued, or on the cancellation list. */
-      cancel: async (ctx, { inbox: key, attempt }) => {
+      cancel: internal(async (ctx, req) => {
+        const { inbox: key, attempt } = attemptOf(req);
         await unqueue(ctx, key, attempt);
-        const lease = await ctx.get(`l:${key}|${attempt}`);
-        const c = lease && (await ctx.get(`c:${lease}`));
-        if (c) ctx.set(`c:${lease}`, { ...c, cancelled: true });
-      },
+        const claim = await ctx.get(`l:${key}|${attempt}`);
+        const c = claim && (await ctx.get(`c:${claim}`));
+        if (c) ctx.set(`c:${claim}`, { ...c, cancelled: true });
+      }),
       /**
        * The execution's queue timeout of a first delivery is due: the queue settles the
        * race with a claim. `{expired: true}`: it was still queued, and is no more (no claim
        * can take it now); `{expired: false}`: a worker claimed it in time, and its pickup
        * is on its way to the execution (which hands it to the engine before the timeout).
        */
-      expire: async (ctx, { inbox: key, attempt }) => ({ expired: await unqueue(ctx, key, attempt) }),
+      expire: internal(async (ctx, req) => {
+        const { inbox: key, attempt } = attemptOf(req);
+        return { expired: await unqueue(ctx, key, attempt) };
+      }),
       /**
        * A worker asks for up to `max` tasks (a long poll: it waits up to `wait_ms`, 20 s
        * by default, for one to be queued); `min_age_ms`: only tasks queued that long ago,
@@ -77,6 +148,9 @@ export function queueService({ names, versions, heartbeatTimeoutMs, queueShards 
        * @returns {{tasks: object[]}}
        */
       poll: restate.handlers.object.shared(async (ctx, req) => {
+        checkWorker(ctx, workerToken);
+        if (req?.worker_id !== undefined && (typeof req.worker_id !== 'string' || req.worker_id.length > 200))
+          throw refuse('"worker_id" must be a text of at most 200 characters');
         const waitMs = Math.max(0, Math.min(60000, Number(req?.wait_ms ?? 20000) || 0));
         const { id, promise } = ctx.awakeable();
         ctx.objectSendClient(QUEUE, ctx.key).claim({
@@ -100,12 +174,14 @@ export function queueService({ names, versions, heartbeatTimeoutMs, queueShards 
        * of every version served when asked on `TASK`, of one when asked on `TASK@VERSION`.
        */
       shards: restate.handlers.object.shared(async (ctx) => {
+        checkWorker(ctx, workerToken);
         const only = versionOfKey(ctx.key);
         const chosen = only === null ? versions : versions.filter((v) => shortVersion(v) === only);
         return { keys: chosen.flatMap((v) => shardKeys(taskOf(ctx.key), v, queueShards)) };
       }),
       /** The exclusive half of `poll`: tasks for the poller now, or it waits in line. */
-      claim: async (ctx, req) => {
+      claim: internal(async (ctx, req) => {
+        if (typeof req?.awakeable !== 'string') throw refuse('claim needs an awakeable');
         const now = await ctx.date.now();
         const tasks = await take(ctx, req, now);
         if (tasks.length > 0 || !req.wait || req.min_age_ms > 0) {
@@ -115,41 +191,71 @@ export function queueService({ names, versions, heartbeatTimeoutMs, queueShards 
         const waiters = (await ctx.get('waiters')) ?? [];
         waiters.push(req);
         ctx.set('waiters', waiters);
-      },
+      }),
       /** A poller gives up waiting: true if it was still in line (and is no longer). */
-      unwait: async (ctx, id) => {
+      unwait: internal(async (ctx, id) => {
         const waiters = (await ctx.get('waiters')) ?? [];
         const left = waiters.filter((w) => w.awakeable !== id);
         if (left.length === waiters.length) return false;
         ctx.set('waiters', left);
         ctx.resolveAwakeable(id, []);
         return true;
-      },
-      /** A worker is alive: its leases' deadlines move on; answers which to stop. */
+      }),
+      /**
+       * A worker is alive: its leases' deadlines move on; answers which to stop (those
+       * cancelled, and those that are not its claims any more — or never were).
+       */
       heartbeat: async (ctx, req) => {
+        checkWorker(ctx, workerToken);
+        const leases = req?.leases;
+        if (!Array.isArray(leases) || leases.length > 10000 || !leases.every((l) => typeof l === 'string'))
+          throw refuse('heartbeat needs {"leases": [LEASE, ...]}, the leases a poll handed out');
         const now = await ctx.date.now();
         const cancel = [];
-        for (const lease of req?.leases ?? []) {
-          const c = await ctx.get(`c:${lease}`);
-          if (!c || c.cancelled) cancel.push(lease);
-          else ctx.set(`c:${lease}`, { ...c, deadline: now + heartbeatTimeoutMs });
+        for (const lease of leases) {
+          const found = parseLease(lease) ? await claimed(ctx, lease) : null;
+          if (!found || found.c.cancelled) cancel.push(lease);
+          else ctx.set(`c:${found.claim}`, { ...found.c, deadline: now + heartbeatTimeoutMs, beaten: true });
         }
         return { cancel };
       },
-      complete: async (ctx, req) => answer(ctx, req?.lease, { kind: ANSWER.OUTPUT, output: req?.output ?? null }),
-      fail: async (ctx, req) =>
-        answer(ctx, req?.lease, {
+      /**
+       * A task's output: `{lease, output}`. An output larger than `--max-value-bytes` is
+       * the attempt's failure (OUTPUT_TOO_LARGE, not retryable), never a value that
+       * would break the execution's journal.
+       */
+      complete: async (ctx, req) => {
+        checkWorker(ctx, workerToken);
+        const bytes = jsonBytes(req?.output);
+        if (bytes > maxValueBytes) {
+          const message = `the worker's output is ${bytes} bytes of JSON, over the host's limit of ${maxValueBytes} (orbit-restate serve --max-value-bytes)`;
+          const r = await answer(ctx, req?.lease, {
+            kind: ANSWER.FAIL,
+            code: 'OUTPUT_TOO_LARGE',
+            message,
+            retryable: false,
+          });
+          return { ...r, error: message };
+        }
+        return answer(ctx, req?.lease, { kind: ANSWER.OUTPUT, output: req?.output ?? null });
+      },
+      fail: async (ctx, req) => {
+        checkWorker(ctx, workerToken);
+        if (req?.code !== undefined && (typeof req.code !== 'string' || !/^[A-Za-z0-9_.-]{1,200}$/.test(req.code)))
+          throw refuse('"code" must be an error code: letters, digits, _ . - (at most 200)');
+        return answer(ctx, req?.lease, {
           kind: ANSWER.FAIL,
-          code: String(req?.code ?? 'WORKER_ERROR'),
-          message: String(req?.message ?? ''),
+          code: req?.code ?? 'WORKER_ERROR',
+          message: String(req?.message ?? '').slice(0, 65536),
           retryable: req?.retryable !== false,
-        }),
+        });
+      },
       /**
        * The delayed call that finds lost workers: a lease whose deadline passed is lost.
        * Due at the earliest deadline (not sooner than an eighth of the heartbeat timeout
        * after the last sweep); one per shard, whatever the number of claims.
        */
-      sweep: async (ctx) => {
+      sweep: internal(async (ctx) => {
         const now = await ctx.date.now();
         let due = Infinity;
         for (const k of await ctx.stateKeys()) {
@@ -165,10 +271,17 @@ export function queueService({ names, versions, heartbeatTimeoutMs, queueShards 
             .push({ type: 'lost', at: now, attempt: c.attempt, delivery: c.delivery });
         }
         ctx.clear('sweep');
-        if (Number.isFinite(due)) sweepAt(ctx, Math.max(due, now + heartbeatTimeoutMs / 8), now);
-      },
+        if (Number.isFinite(due))
+          sweepAt(ctx, Math.max(due, now + Math.min(heartbeatTimeoutMs / 8, pickupTimeoutMs / 2)), now);
+      }),
     },
   });
+}
+
+/** `{inbox, attempt}` of an internal call, checked. */
+function attemptOf(req) {
+  if (typeof req?.inbox !== 'string' || !isIndex(req?.attempt)) throw refuse('needs {"inbox": KEY, "attempt": N}');
+  return req;
 }
 
 /** Takes attempt `attempt` of `key` out of the queue: true if it was there. */
@@ -181,8 +294,8 @@ async function unqueue(ctx, key, attempt) {
 }
 
 /** A claim is over (answered or lost). */
-function release(ctx, lease, c) {
-  ctx.clear(`c:${lease}`);
+function release(ctx, claim, c) {
+  ctx.clear(`c:${claim}`);
   ctx.clear(`l:${c.inbox}|${c.attempt}`);
 }
 
@@ -201,9 +314,12 @@ async function handOut(ctx, now, take) {
 /**
  * Takes up to `req.max` tasks from the head of the queue for worker `req.worker_id`:
  * their pickup. An item whose queue timeout has passed (`expires_at`, real ms) is never
- * taken: it stays until the execution's `expire` takes it out.
+ * taken: it stays until the execution's `expire` takes it out. Each delivery gets a
+ * lease with a token of its own (random, journaled); its claim is lost after
+ * `pickupTimeoutMs` unless the worker heartbeats it first (a poll whose worker died
+ * takes tasks nobody will do: they come back soon, not after the heartbeat timeout).
  */
-async function takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, sweepAt }) {
+async function takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt }) {
   let head = (await ctx.get('head')) ?? 0;
   const tail = (await ctx.get('tail')) ?? 0;
   const taken = [];
@@ -220,18 +336,22 @@ async function takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, sweepAt }) 
   }
   ctx.set('head', head);
   if (taken.length === 0) return [];
-  if (!(await ctx.get('sweep'))) sweepAt(ctx, now + heartbeatTimeoutMs, now);
+  const sweep = await ctx.get('sweep');
+  if (!sweep || sweep > now + pickupTimeoutMs) sweepAt(ctx, now + pickupTimeoutMs, now);
+  const tokens = await ctx.run('tokens', () => taken.map(() => newToken()));
   const task = taskOf(ctx.key);
-  return taken.map((item) => {
-    const lease = leaseOf(item.inbox, item.attempt, item.delivery);
-    ctx.set(`c:${lease}`, {
+  return taken.map((item, i) => {
+    const claim = claimOf(item.inbox, item.attempt, item.delivery);
+    const lease = leaseOf(claim, tokens[i]);
+    ctx.set(`c:${claim}`, {
       worker_id: req.worker_id,
-      deadline: now + heartbeatTimeoutMs,
+      deadline: now + pickupTimeoutMs,
       inbox: item.inbox,
       attempt: item.attempt,
       delivery: item.delivery,
+      token: tokens[i],
     });
-    ctx.set(`l:${item.inbox}|${item.attempt}`, lease);
+    ctx.set(`l:${item.inbox}|${item.attempt}`, claim);
     ctx
       .objectSendClient(INBOX, item.inbox)
       .push({ type: 'picked_up', at: now, attempt: item.attempt, delivery: item.delivery, worker_id: req.worker_id });

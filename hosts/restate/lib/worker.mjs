@@ -9,6 +9,7 @@
 //     } });
 //   ...; await w.stop();
 
+import fs from 'node:fs';
 import { programServices } from './names.mjs';
 
 /** A failure a worker reports: an Orbit error code, a message, whether to retry. */
@@ -21,14 +22,35 @@ export class TaskError extends Error {
 }
 
 /**
- * One call of the protocol: POST INGRESS/orbit_queue_PROGRAM/KEY/HANDLER with a JSON body
- * (`PROGRAM`: the program whose queues these are, as `orbit-restate serve` names it).
+ * The workers' shared token (`orbit-restate serve --worker-token-file`), sent with every
+ * call as `authorization: Bearer TOKEN`: ORBIT_WORKER_TOKEN, or the first line of the
+ * file ORBIT_WORKER_TOKEN_FILE names; null when neither is set.
  */
-export async function call(ingress, program, key, handler, body) {
+export function workerToken(env = process.env) {
+  if (env.ORBIT_WORKER_TOKEN) return env.ORBIT_WORKER_TOKEN;
+  if (env.ORBIT_WORKER_TOKEN_FILE) return readToken(env.ORBIT_WORKER_TOKEN_FILE);
+  return null;
+}
+
+/** The token in a file: its first line, trimmed. */
+export function readToken(file) {
+  const token = fs.readFileSync(file, 'utf8').split('\n')[0].trim();
+  if (!token) throw new Error(`${file} holds no token`);
+  return token;
+}
+
+/**
+ * One call of the protocol: POST INGRESS/orbit_queue_PROGRAM/KEY/HANDLER with a JSON body
+ * (`PROGRAM`: the program whose queues these are, as `orbit-restate serve` names it),
+ * with the workers' token (`token`, by default workerToken()).
+ */
+export async function call(ingress, program, key, handler, body, token = workerToken()) {
   const url = `${ingress}/${programServices(program).QUEUE.name}/${encodeURIComponent(key)}/${handler}`;
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers,
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(30000),
   });
@@ -40,18 +62,28 @@ export async function call(ingress, program, key, handler, body) {
 // shards); `shards` names them: asked on `TASK`, those of every version served; on
 // `TASK@VERSION`, one version's. Each task polled from a key is answered (heartbeat,
 // complete, fail) on that key, its `queue`.
-export const shards = (ingress, program, task) => call(ingress, program, task, 'shards', {}).then((r) => r.keys);
-/** Up to `max` tasks; waits up to `waitMs` for one (a long poll). */
-export const poll = (ingress, program, queue, workerId, max = 1, minAgeMs = 0, waitMs = 20000) =>
-  call(ingress, program, queue, 'poll', { worker_id: workerId, max, min_age_ms: minAgeMs, wait_ms: waitMs }).then(
-    (r) => r.tasks,
-  );
-export const heartbeat = (ingress, program, queue, workerId, leases) =>
-  call(ingress, program, queue, 'heartbeat', { worker_id: workerId, leases }).then((r) => r.cancel);
-export const complete = (ingress, program, queue, lease, output) =>
-  call(ingress, program, queue, 'complete', { lease, output }).then((r) => r.accepted);
-export const fail = (ingress, program, queue, lease, code, message, retryable) =>
-  call(ingress, program, queue, 'fail', { lease, code, message, retryable }).then((r) => r.accepted);
+// `token`: the workers' shared token (by default workerToken()).
+export const shards = (ingress, program, task, token) =>
+  call(ingress, program, task, 'shards', {}, token).then((r) => r.keys);
+/**
+ * Up to `max` tasks; waits up to `waitMs` for one (a long poll). A task taken must be
+ * heartbeated within the queue's pickup timeout (5 s by default), or it is lost again.
+ */
+export const poll = (ingress, program, queue, workerId, max = 1, minAgeMs = 0, waitMs = 20000, token) =>
+  call(
+    ingress,
+    program,
+    queue,
+    'poll',
+    { worker_id: workerId, max, min_age_ms: minAgeMs, wait_ms: waitMs },
+    token,
+  ).then((r) => r.tasks);
+export const heartbeat = (ingress, program, queue, workerId, leases, token) =>
+  call(ingress, program, queue, 'heartbeat', { worker_id: workerId, leases }, token).then((r) => r.cancel);
+export const complete = (ingress, program, queue, lease, output, token) =>
+  call(ingress, program, queue, 'complete', { lease, output }, token).then((r) => r.accepted);
+export const fail = (ingress, program, queue, lease, code, message, retryable, token) =>
+  call(ingress, program, queue, 'fail', { lease, code, message, retryable }, token).then((r) => r.accepted);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -61,8 +93,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * timeout; a task the engine cancels sees its `signal` aborted (its answer would be
  * ignored).
  * `task` may be `TASK@VERSION` to serve one version's queue only (names.mjs).
+ * The tasks of each poll are heartbeated at once (the queue's pickup timeout: a poll
+ * whose worker is gone gives its tasks back soon). `token`: the workers' shared token
+ * (by default workerToken()).
  * @param {{ingress: string, program: string, task: string, handler: Function, workerId?: string,
- *          concurrency?: number, pollIntervalMs?: number, shardsEveryMs?: number}} o
+ *          concurrency?: number, pollIntervalMs?: number, shardsEveryMs?: number, token?: string}} o
  * @returns {{stop: () => Promise<void>}}
  */
 export function runWorker({
@@ -74,6 +109,7 @@ export function runWorker({
   concurrency = 1,
   pollIntervalMs = 50,
   shardsEveryMs = 5000,
+  token = workerToken(),
 }) {
   const held = new Map(); // lease -> {controller, queue}
   let running = true;
@@ -86,7 +122,7 @@ export function runWorker({
       for (const [lease, h] of held) byQueue.set(h.queue, [...(byQueue.get(h.queue) ?? []), lease]);
       for (const [queue, leases] of byQueue) {
         try {
-          for (const lease of await heartbeat(ingress, program, queue, workerId, leases))
+          for (const lease of await heartbeat(ingress, program, queue, workerId, leases, token))
             held.get(lease)?.controller.abort();
         } catch {
           /* the server is away: the next beat tries again */
@@ -101,11 +137,11 @@ export function runWorker({
     beatEvery = Math.max(10, Math.floor(t.heartbeat_timeout_ms / 3));
     try {
       const output = await handler(t.input, { ...t, signal: controller.signal });
-      if (!controller.signal.aborted) await complete(ingress, program, t.queue, t.lease, output ?? null);
+      if (!controller.signal.aborted) await complete(ingress, program, t.queue, t.lease, output ?? null, token);
     } catch (e) {
       if (!controller.signal.aborted) {
         const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
-        await fail(ingress, program, t.queue, t.lease, te.code, te.message, te.retryable).catch(() => {});
+        await fail(ingress, program, t.queue, t.lease, te.code, te.message, te.retryable, token).catch(() => {});
       }
     } finally {
       held.delete(t.lease);
@@ -118,10 +154,19 @@ export function runWorker({
       let tasks = [];
       if (active.size < slots) {
         try {
-          tasks = await poll(ingress, program, queue, workerId, slots - active.size);
+          tasks = await poll(ingress, program, queue, workerId, slots - active.size, 0, 20000, token);
         } catch {
           await sleep(500); // the server is away: poll again later
         }
+      }
+      if (tasks.length > 0) {
+        // Taken: said at once, before the pickup timeout gives them to another worker.
+        const leases = tasks.map((t) => t.lease);
+        heartbeat(ingress, program, queue, workerId, leases, token)
+          .then((cancel) => {
+            for (const lease of cancel) held.get(lease)?.controller.abort();
+          })
+          .catch(() => {});
       }
       for (const t of tasks) {
         const p = work(t).finally(() => active.delete(p));
@@ -137,7 +182,7 @@ export function runWorker({
   const loops = async () => {
     const polled = new Map(); // key -> its loop
     while (running) {
-      const keys = await shards(ingress, program, task).catch(() => null);
+      const keys = await shards(ingress, program, task, token).catch(() => null);
       for (const key of keys ?? []) {
         if (!polled.has(key)) polled.set(key, loop(key, Math.max(1, Math.ceil(concurrency / keys.length))));
       }

@@ -47,7 +47,9 @@ typedef struct InvariantRun {
 } InvariantRun;
 
 /* The first invariant that `h` breaks (the built-ins first, in the order above, then the
- * user's in source order) into *out; false when every one holds. */
+ * user's in source order) into *out; false when every one holds. A run stopped at its
+ * `max_events` has no end: only the invariants of its events so far are judged
+ * (no_attempt_after_end, attempts_within_policy, idempotent_single_flight). */
 bool testing_invariants_check(Arena *arena, const InvariantRun *run, const TestHistory *h,
                               InvariantBreak *out);
 

@@ -149,6 +149,9 @@ START_TEST(compensations_end)
                                 "5 CompensationStarted pay", "6 CompensationFailed pay",
                                 "6 WorkflowFailed");
     ck_assert_ptr_null(builtin_broken(&ended, false));
+    TestHistory stopped = HISTORY("stopped", NULL, "0 StepCompleted pay 1",
+                                  "5 StepFailed wait 0 X", "5 CompensationStarted pay");
+    ck_assert_ptr_null(builtin_broken(&stopped, false));   /* no end to judge */
 }
 END_TEST
 

@@ -166,6 +166,8 @@ static Expr *not_constant(Expr *e)
         return NULL;
     case EXPR_OBJECT:
         for (Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
+            if (m->kind == MEMBER_CLAUSE)
+                return e;   /* `{ step s { … } }`: a block, not a record of values */
             Expr *bad = not_constant(member_value(m));
             if (bad)
                 return bad;

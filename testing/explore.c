@@ -921,8 +921,8 @@ static void explore_test(Job *job, Arena *arena, const ExploreOptions *options)
     Found found = { .tape = xcalloc(cap + 1, sizeof(uint16_t)) };
     uint64_t worlds = 0;
     /* Exhaustive by the number of non-default choices, on half the budget. */
-    bool exhausted = false;
-    for (uint32_t most = 0; !found.broken && !exhausted && worlds < (budget + 1) / 2; most++) {
+    bool exhausted = false, cut = false;   /* cut: by the budget, the time or the tape */
+    for (uint32_t most = 0; !found.broken && !exhausted && !cut; most++) {
         len = 0;
         bool deeper = false;   /* a world with `most` non-default choices was run */
         for (;;) {
@@ -933,16 +933,15 @@ static void explore_test(Job *job, Arena *arena, const ExploreOptions *options)
                 found = (Found){ true, w, found.tape, take_choices(&ex, found.tape) };
                 break;
             }
-            if (ex.decisions > cap || worlds >= (budget + 1) / 2
-                || (options->seconds > 0 && now_seconds() - start > options->seconds))
+            cut = ex.decisions > cap || worlds >= (budget + 1) / 2
+                || (options->seconds > 0 && now_seconds() - start > options->seconds);
+            if (cut)
                 break;
             if (!next_world(&ex, tape, &len, most)) {
-                exhausted = !deeper;
+                exhausted = !deeper;   /* no world has `most` non-default choices: none more */
                 break;
             }
         }
-        if (!deeper && !found.broken && worlds < (budget + 1) / 2)
-            exhausted = true;
     }
     /* Then at random from the seed: world N's choices depend on the seed and N only. */
     for (uint64_t n = 0; !found.broken && !exhausted && worlds < budget; n++) {

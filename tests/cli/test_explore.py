@@ -141,6 +141,16 @@ def the_budget_bounds_the_worlds():
            'the summary counts every world')
 
 
+@test
+def the_time_cuts_the_search_short():
+    # A search cut short by --time has not tried every world, whatever it reached.
+    status, doc = explore('--time', '0.000001', EXAMPLES)
+    expect(status == 0, 'status %d' % status)
+    expect(not any(t['exhaustive'] for t in doc['tests']) and all(
+        1 <= t['worlds'] < BUDGET for t in doc['tests']),
+           [(t['worlds'], t['exhaustive']) for t in doc['tests']])
+
+
 BLOCKING = '''worker "w.call" {
   output { id: string }
 }

@@ -53,6 +53,12 @@ typedef struct CliOptions {
     CoverageFormat coverage_format; /* test --coverage-format */
     const char *coverage_output;    /* test --coverage-output */
     double coverage_threshold;      /* test --coverage-threshold; -1: none */
+    struct {                        /* test --explore (and --budget, --time, --seed) */
+        bool on;
+        uint32_t budget;            /* 0: the default */
+        double seconds;             /* 0: none */
+        uint64_t seed;
+    } explore;
     ColorMode color;
     bool deny_warnings;
     bool help;                      /* --help: the help of the command (main.c) */

@@ -26,6 +26,7 @@ typedef enum OptionId {
     OPT_NO_IGNORE, OPT_UNSAFE_FIXES, OPT_SHOW_FIXES, OPT_WATCH, OPT_JOBS, OPT_NO_CACHE, OPT_FILTER,
     OPT_COVERAGE, OPT_COVERAGE_FORMAT, OPT_COVERAGE_OUTPUT, OPT_COVERAGE_THRESHOLD,
     OPT_FAIL_ON,
+    OPT_EXPLORE, OPT_BUDGET, OPT_TIME, OPT_SEED,
     OPT_COUNT
 } OptionId;
 
@@ -75,6 +76,10 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_COVERAGE_FORMAT] = { "--coverage-format", NULL, "text, json or lcov", FOR_TEST },
     [OPT_COVERAGE_OUTPUT] = { "--coverage-output", NULL, "a file name", FOR_TEST },
     [OPT_COVERAGE_THRESHOLD] = { "--coverage-threshold", NULL, "a percentage", FOR_TEST },
+    [OPT_EXPLORE] = { "--explore", NULL, NULL, FOR_TEST },
+    [OPT_BUDGET] = { "--budget", NULL, "a number", FOR_TEST },
+    [OPT_TIME] = { "--time", NULL, "a number of seconds", FOR_TEST },
+    [OPT_SEED] = { "--seed", NULL, "a number", FOR_TEST },
     [OPT_NO_CACHE] = { "--no-cache", NULL, NULL, FOR_CHECK },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
@@ -226,9 +231,17 @@ static const HelpPiece help_pieces[] = {
     "                          other than human; implies --coverage)\n"
     "  --coverage-threshold N  exit with status 1 when less than N % of the items are\n"
     "                          covered (0 to 100; implies --coverage)\n"
+    "  --explore               search the worlds around each test (outcomes, timings,\n"
+    "                          signals) for one that breaks an invariant, and print it\n"
+    "                          shrunk as a test (--format human or json)\n"
+    "  --budget N              --explore: the worlds tried per test (default 10000)\n"
+    "  --time SECONDS          --explore: at most this long per test\n"
+    "  --seed S                --explore: the seed of the random worlds (default 1); the\n"
+    "                          same seed and budget give the same report for any --jobs\n"
     "\n"
     "Exit status of test: 0 every test passed (and the coverage is at the threshold),\n"
-    "1 a test failed or the coverage is under the threshold, 2 the tests could not run.\n" },
+    "1 a test failed or the coverage is under the threshold, 2 the tests could not run.\n"
+    "With --explore: 0 no world broke an invariant, 1 one did, 2 the tests could not run.\n" },
     { FOR_COMPAT,
     "\n"
     "Options of compat (docs/compat.md):\n"
@@ -449,6 +462,32 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
     case OPT_NO_CACHE:
         opt->no_cache = true;
         break;
+    case OPT_EXPLORE:
+        opt->explore.on = true;
+        break;
+    case OPT_BUDGET:
+        opt->explore.on = true;
+        return parse_count("--budget", value, 1, &opt->explore.budget);
+    case OPT_TIME: {
+        char *end;
+        errno = 0;
+        double seconds = strtod(value, &end);
+        if (*value == '\0' || *end != '\0' || errno || !(seconds > 0 && seconds <= 1e9))
+            return cli_usage_error("invalid number of seconds `%s` for --time", value);
+        opt->explore.on = true;
+        opt->explore.seconds = seconds;
+        break;
+    }
+    case OPT_SEED: {
+        char *end;
+        errno = 0;
+        unsigned long long seed = strtoull(value, &end, 10);
+        if (*value == '\0' || *end != '\0' || errno || value[0] == '-')
+            return cli_usage_error("invalid seed `%s` for --seed (a whole number)", value);
+        opt->explore.on = true;
+        opt->explore.seed = seed;
+        break;
+    }
     case OPT_OUTPUT:
         opt->output = value;
         break;
@@ -738,7 +777,7 @@ int main(int argc, char **argv)
         return cli_lsp(argc - 2, argv + 2);
 
     CliOptions opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS,
-                       .coverage_threshold = -1, .fail_on = 2 };
+                       .coverage_threshold = -1, .fail_on = 2, .explore.seed = 1 };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);
     opt.lints = xcalloc((size_t)argc + 1, sizeof *opt.lints);
     opt.excludes = xcalloc((size_t)argc + 1, sizeof *opt.excludes);

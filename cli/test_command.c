@@ -1,6 +1,6 @@
 /* `orbitc test [PATH...] [--filter P] [--jobs N] [--format human|json|junit|tap|github]
  * [--coverage] [--coverage-format text|json|lcov] [--coverage-output FILE]
- * [--coverage-threshold N]` (docs/testing.md): loads and checks the programs through the
+ * [--coverage-threshold N] [--explore [--budget N] [--time S] [--seed S]]` (docs/testing.md): loads and checks the programs through the
  * workspace (run.c), runs their tests (testing/runner.h), prints the report
  * (testing/report.h) on standard output, then the coverage (testing/coverage.h) there or
  * into its file. Exit status: 0 every test passed, 1 a test failed or the coverage is
@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "coverage.h"
+#include "explore.h"
 #include "report.h"
 #include "report_ci.h"
 #include "runner.h"
@@ -81,6 +82,31 @@ static int run_status(const TestRun *run)
     return run->failed ? EXIT_ERRORS : EXIT_OK;
 }
 
+/* `--explore`: the worlds around each test (testing/explore.h); 1 when one broke an
+ * invariant. */
+static int explore_programs(const CliOptions *opt, CliRun *run)
+{
+    ExploreOptions options = { opt->filter, cli_thread_count(opt), opt->explore.budget,
+                               opt->explore.seconds, opt->explore.seed };
+    ExploreRun explored;
+    char why[256] = "";
+    int status = EXIT_USAGE;
+    if (testing_explore(&run->w, &options, &explored, why, sizeof why)) {
+        TextBuffer out = { 0 };
+        if (opt->test_format == TEST_FORMAT_JSON)
+            testing_explore_report_json(&explored, &out);
+        else
+            testing_explore_report_human(&explored, &out);
+        fwrite(out.data, 1, out.len, stdout);
+        text_free(&out);
+        status = explored.errors ? EXIT_USAGE : explored.broken ? EXIT_ERRORS : EXIT_OK;
+    } else {
+        fprintf(stderr, "orbitc: %s\n", why[0] ? why : "cannot build the program");
+    }
+    testing_explore_free(&explored);
+    return status;
+}
+
 /* The programs checked; their tests run when every one checks and every path was read. */
 static int test_programs(const CliOptions *opt, CliRun *run)
 {
@@ -95,6 +121,8 @@ static int test_programs(const CliOptions *opt, CliRun *run)
         cli_report_unread(run, "no test ran");
         return EXIT_USAGE;
     }
+    if (opt->explore.on)
+        return explore_programs(opt, run);
     TestingOptions options = { opt->filter, cli_thread_count(opt), opt->coverage };
     TestingRun tests;
     char why[256] = "";
@@ -132,6 +160,12 @@ int cli_test(const CliOptions *given)
         fprintf(stderr, "orbitc: error: `--coverage` with `--format %s` needs "
                         "`--coverage-output FILE`: standard output holds the report\n",
                 options.format_text);
+        return EXIT_USAGE;
+    }
+    if (options.explore.on && (options.coverage || (options.test_format != TEST_FORMAT_HUMAN
+                                                     && options.test_format != TEST_FORMAT_JSON))) {
+        fprintf(stderr, "orbitc: error: `--explore` reports as human or json, without "
+                        "`--coverage`\n");
         return EXIT_USAGE;
     }
     int status;

@@ -82,10 +82,10 @@ typedef struct ScriptedWorld {
     bool stopped;             /* a record beyond the scenario's max_events was refused */
 } ScriptedWorld;
 
-static SimServe serve_scripted(void *ctx, const EngineCommand *queued)
+SimServe sim_serve_scenario(const OrbcModule *module, Scenario *scenario,
+                            const EngineCommand *queued)
 {
-    ScriptedWorld *w = ctx;
-    Route r = route(w->module, w->scenario, &queued->task);
+    Route r = route(module, scenario, &queued->task);
     SimServe serve = {.outcome = script_next(r.script), .worker_id = r.worker_id,
                       .pickup_ms = r.pickup_ms, .no_worker = r.no_worker};
     if (serve.outcome && serve.outcome->pickup_ms >= 0)
@@ -93,10 +93,21 @@ static SimServe serve_scripted(void *ctx, const EngineCommand *queued)
     return serve;
 }
 
+static SimServe serve_scripted(void *ctx, const EngineCommand *queued)
+{
+    ScriptedWorld *w = ctx;
+    return sim_serve_scenario(w->module, w->scenario, queued);
+}
+
+const Outcome *sim_serve_scenario_child(Scenario *scenario, const EngineChild *child)
+{
+    return script_next(scenario->step_scripts[child->parent_workflow][child->parent_step]);
+}
+
 static const Outcome *serve_child_scripted(void *ctx, const EngineChild *child)
 {
     ScriptedWorld *w = ctx;
-    return script_next(w->scenario->step_scripts[child->parent_workflow][child->parent_step]);
+    return sim_serve_scenario_child(w->scenario, child);
 }
 
 static bool write_record(void *ctx, const EngineRecord *record)

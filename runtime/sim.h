@@ -62,6 +62,14 @@ typedef struct SimBuffers {
     size_t child_cap;
 } SimBuffers;
 
+/* How a scenario's scripts serve a queued attempt (the step's script, else its task's;
+ * the next scripted outcome, or NULL for the default one), and a child the scenario
+ * answers: the scripted world of sim_run, for a world of its own that starts from a
+ * scenario (`orbitc test --explore`, testing/explore.c). */
+SimServe sim_serve_scenario(const OrbcModule *module, Scenario *scenario,
+                            const EngineCommand *queued);
+const Outcome *sim_serve_scenario_child(Scenario *scenario, const EngineChild *child);
+
 /* Runs `workflow` with `input` (already checked against its contract) in `world` until
  * it finishes or the world refuses a record; *end_ms (if not NULL) is the virtual time of its last event. */
 EngineResult sim_drive(const OrbcModule *module, uint32_t workflow, Value input,

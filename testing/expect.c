@@ -12,6 +12,7 @@
 #include "orbc_value.h"
 #include "scenario_of_test.h"
 #include "textbuf.h"
+#include "invariants.h"
 #include "testing_internal.h"
 
 enum {
@@ -130,7 +131,7 @@ char *testing_value_text(Arena *arena, const json_t *value)
 }
 
 /* Equality of values: numbers by their value (an integer equals the same real). */
-static bool values_equal(const json_t *a, const json_t *b)
+bool testing_values_equal(const json_t *a, const json_t *b)
 {
     if (json_is_number(a) && json_is_number(b))
         return json_number_value(a) == json_number_value(b);
@@ -140,7 +141,7 @@ static bool values_equal(const json_t *a, const json_t *b)
         if (json_array_size(a) != json_array_size(b))
             return false;
         for (size_t i = 0; i < json_array_size(a); i++) {
-            if (!values_equal(json_array_get(a, i), json_array_get(b, i)))
+            if (!testing_values_equal(json_array_get(a, i), json_array_get(b, i)))
                 return false;
         }
         return true;
@@ -152,7 +153,7 @@ static bool values_equal(const json_t *a, const json_t *b)
         const json_t *item;
         json_object_foreach((json_t *)a, key, item) {
             const json_t *other = json_object_get(b, key);
-            if (!other || !values_equal(item, other))
+            if (!other || !testing_values_equal(item, other))
                 return false;
         }
         return true;
@@ -164,7 +165,7 @@ static bool values_equal(const json_t *a, const json_t *b)
 static bool value_includes(const json_t *whole, const json_t *part)
 {
     if (!json_is_object(part))
-        return whole && values_equal(part, whole);
+        return whole && testing_values_equal(part, whole);
     if (!json_is_object(whole))
         return false;
     const char *key;
@@ -254,26 +255,6 @@ static void expect_status(Judge *j, uint32_t pos, const char *expected)
         fail(j, pos, "status", expected, j->h->status, ending_event(j->h));
 }
 
-/* What happened to step `name`: its status, attempts, error and compensation. */
-typedef struct StepFacts {
-    const char *status;         /* completed, failed, skipped, cancelled, not_reached, running */
-    uint32_t attempts;
-    const char *error;
-    bool compensated;
-    const char *compensation;   /* completed, failed, or NULL */
-    uint32_t last_event;        /* h->count: none */
-} StepFacts;
-
-/* The facts of every step of the workflow under test, in one pass over the history:
- * `map` takes a step's name to its index in `facts`. An event counts for step S when its
- * label is S or one of S's `for` elements (`S[2]`); a child's steps (`S[0]/pick`) and
- * compensation attempts (`S.compensate`) do not, S's Compensation* events do. */
-typedef struct StepIndex {
-    NameMap map;
-    StepFacts *facts;
-    uint32_t count;
-} StepIndex;
-
 static void add_event(StepFacts *f, const TestEvent *e, bool own, uint32_t i)
 {
     f->last_event = i;
@@ -301,36 +282,36 @@ static void add_event(StepFacts *f, const TestEvent *e, bool own, uint32_t i)
     }
 }
 
-static void index_steps(Judge *j, StepIndex *index)
+void testing_step_index(Arena *arena, const TestHistory *h, StepIndex *index)
 {
-    const TestHistory *h = j->h;
-    namemap_init_text(&index->map, j->arena, 16);
-    index->facts = arena_alloc(j->arena, (h->count + 1) * sizeof *index->facts);
+    namemap_init_text(&index->map, arena, 16);
+    index->facts = arena_alloc(arena, (h->count + 1) * sizeof *index->facts);
     index->count = 0;
     for (uint32_t i = 0; i < h->count; i++) {
         const TestEvent *e = &h->events[i];
         if (!e->step || strpbrk(e->step, "/."))
             continue;
         size_t len = strcspn(e->step, "[");
-        const char *name = e->step[len] ? arena_strndup(j->arena, e->step, len) : e->step;
+        const char *name = e->step[len] ? arena_strndup(arena, e->step, len) : e->step;
         uint32_t hash = orbc_hash(name, len), at;
         if (!namemap_get(&index->map, name, hash, &at)) {
             at = index->count++;
             index->facts[at] = (StepFacts){ "not_reached", 0, NULL, false, NULL, h->count };
-            namemap_put(&index->map, j->arena, name, hash, at);
+            namemap_put(&index->map, arena, name, hash, at);
         }
         add_event(&index->facts[at], e, e->step[len] == '\0', i);
     }
 }
 
-static StepFacts step_facts(Judge *j, StepIndex *index, const char *name)
+StepFacts testing_step_facts(Arena *arena, const TestHistory *h, StepIndex *index,
+                             const char *name)
 {
     if (!index->facts)
-        index_steps(j, index);
+        testing_step_index(arena, h, index);
     uint32_t at;
     if (namemap_get(&index->map, name, orbc_hash(name, strlen(name)), &at))
         return index->facts[at];
-    return (StepFacts){ "not_reached", 0, NULL, false, NULL, j->h->count };
+    return (StepFacts){ "not_reached", 0, NULL, false, NULL, h->count };
 }
 
 static void expect_step(Judge *j, StepIndex *index, const Member *m)
@@ -339,7 +320,7 @@ static void expect_step(Judge *j, StepIndex *index, const Member *m)
     if (!m->name || !b)
         return;
     const char *name = m->name->text;
-    StepFacts f = step_facts(j, index, name);
+    StepFacts f = testing_step_facts(j->arena, j->h, index, name);
     uint32_t at = f.last_event < j->h->count ? f.last_event : ending_event(j->h);
     for (uint32_t i = 0; i < b->count; i++) {
         const Member *field = &b->members[i];
@@ -463,7 +444,7 @@ static void expect_member(Judge *j, const Member *m)
         json_t *expected = testing_value_json(v, &problem);
         bool whole = strcmp(word, "output") == 0;
         bool holds = expected && h->output
-            && (whole ? values_equal(expected, h->output) : value_includes(h->output, expected));
+            && (whole ? testing_values_equal(expected, h->output) : value_includes(h->output, expected));
         if (!holds)
             fail(j, m->span.start, whole ? "output" : "output_includes",
                  testing_value_text(j->arena, expected),
@@ -775,6 +756,14 @@ void testing_judge(Arena *arena, const TestCase *tc, const TestHistory *h, TestR
         const Block *b = testing_member_block(m);
         for (uint32_t k = 0; b && k < b->count; k++)
             expect_member(&j, &b->members[k]);
+    }
+    InvariantRun run = { tc->module, tc->workflow_index, tc->test, tc->module != NULL,
+                         testing_expects_blocked(tc->test) };
+    InvariantBreak broken;
+    if (testing_invariants_check(arena, &run, h, &broken)) {
+        uint32_t at = broken.event < h->count ? broken.event : ending_event(h);
+        fail(&j, broken.member ? broken.member->span.start : tc->test->span.start,
+             arena_printf(arena, "invariant \"%s\"", broken.name), "holds", broken.detail, at);
     }
     r->failures = j.failures;
     r->failure_count = j.count;

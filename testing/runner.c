@@ -149,8 +149,7 @@ static void *thread_main(void *arg)
     }
 }
 
-/* The 1-based line and column (in characters) of position `pos`. */
-static void place(const SourceMap *map, uint32_t pos, uint32_t *line, uint32_t *column)
+void testing_place(const SourceMap *map, uint32_t pos, uint32_t *line, uint32_t *column)
 {
     uint32_t file = source_file_at(map, pos);
     const SourceFile *f = source_file(map, file);
@@ -164,9 +163,7 @@ static void place(const SourceMap *map, uint32_t pos, uint32_t *line, uint32_t *
     *column = chars + 1;
 }
 
-/* The workflow a test runs: its `workflow NAME`, else the program's only one; NULL with
- * *why when there is none to run. */
-static const Workflow *workflow_of(Arena *arena, const Program *p, const Member *test,
+const Workflow *testing_workflow_of(Arena *arena, const Program *p, const Member *test,
                                    const char **why)
 {
     const Block *b = member_body(test);
@@ -235,22 +232,38 @@ static void add_jobs(TestingRun *out, uint32_t program, const Root *root, const 
         job->module = module;
         job->program = program;
         job->timeout_unreachable = unreachable;
-        job->tc = (TestCase){ test, p, NULL };
+        job->tc = (TestCase){ test, p, NULL, module, 0 };
         TestResult *r = arena_alloc(&out->arena, sizeof *r);
         job->result = r;
         r->name = test->name->text;
         r->program = root->dir ? root->dir : "";
         r->file = source_file(map, source_file_at(map, test->span.start))->path;
-        place(map, test->span.start, &r->line, &r->column);
+        testing_place(map, test->span.start, &r->line, &r->column);
         const char *why = NULL;
-        job->tc.workflow = workflow_of(&out->arena, p, test, &why);
+        job->tc.workflow = testing_workflow_of(&out->arena, p, test, &why);
         job->workflow = job->tc.workflow ? (uint32_t)(job->tc.workflow - p->workflows) : 0;
+        job->tc.workflow_index = job->workflow;
         r->workflow = job->tc.workflow ? job->tc.workflow->name->text : "";
         if (!job->tc.workflow) {
             r->status = TEST_ERROR;
             r->message = why;
         }
     }
+}
+
+bool testing_load_module(Workspace *w, uint32_t root, OrbcModule *out, char *why,
+                         size_t why_size)
+{
+    uint8_t *bytes;
+    size_t len;
+    if (!lower_program(w->c, w->checked[root], &bytes, &len, why, why_size))
+        return false;
+    OrbcError err;
+    bool loaded = orbc_load(bytes, len, out, &err);
+    free(bytes);
+    if (!loaded)
+        snprintf(why, why_size, "the program's bytecode does not load: %s", err.text);
+    return loaded;
 }
 
 /* Each program with tests to run, lowered and loaded once. */
@@ -263,17 +276,8 @@ static bool load_programs(Workspace *w, const TestingOptions *options, TestingRu
         const Program *p = w->checked[i];
         if (!p || p->test_count == 0)
             continue;
-        uint8_t *bytes;
-        size_t len;
-        if (!lower_program(w->c, p, &bytes, &len, why, why_size))
+        if (!testing_load_module(w, i, &modules[i], why, why_size))
             return false;
-        OrbcError err;
-        bool loaded = orbc_load(bytes, len, &modules[i], &err);
-        free(bytes);
-        if (!loaded) {
-            snprintf(why, why_size, "the program's bytecode does not load: %s", err.text);
-            return false;
-        }
         add_jobs(out, i, &w->roots.items[i], p, &modules[i], options, &w->c->sources, jobs,
                  count, &capacity);
     }
@@ -361,12 +365,12 @@ bool testing_run(Workspace *w, const TestingOptions *options, TestingRun *out, c
             *r = *jobs[i].result;
             if (jobs[i].problem_pos != UINT32_MAX) {
                 uint32_t line, column;
-                place(&w->c->sources, jobs[i].problem_pos, &line, &column);
+                testing_place(&w->c->sources, jobs[i].problem_pos, &line, &column);
                 r->message = arena_printf(&out->arena, "%s:%u:%u: %s", r->file, line, column,
                                           r->message);
             }
             for (uint32_t f = 0; f < r->failure_count; f++)
-                place(&w->c->sources, jobs[i].positions[f], &r->failures[f].line,
+                testing_place(&w->c->sources, jobs[i].positions[f], &r->failures[f].line,
                       &r->failures[f].column);
             run->passed += r->status == TEST_PASSED;
             run->failed += r->status == TEST_FAILED;

@@ -13,6 +13,7 @@
 #include "arena.h"
 #include "coverage.h"
 #include "orbc.h"
+#include "program.h"
 #include "results.h"
 #include "workspace.h"
 
@@ -42,5 +43,18 @@ typedef struct TestingRun {
 bool testing_run(Workspace *w, const TestingOptions *options, TestingRun *out, char *why,
                  size_t why_size);
 void testing_run_free(TestingRun *run);
+
+/* The checked program of root `root` of `w` lowered and loaded into *out (free it with
+ * orbc_module_free); false with `why` when it cannot be. */
+bool testing_load_module(Workspace *w, uint32_t root, OrbcModule *out, char *why,
+                         size_t why_size);
+
+/* The workflow a test runs: its `workflow NAME`, else the program's only one; NULL with
+ * *why when there is none to run. */
+const Workflow *testing_workflow_of(Arena *arena, const Program *p, const Member *test,
+                                    const char **why);
+
+/* The 1-based line and column (in characters) of position `pos`. */
+void testing_place(const SourceMap *map, uint32_t pos, uint32_t *line, uint32_t *column);
 
 #endif

@@ -290,12 +290,13 @@ static bool put_signal(json_t *scenario, const Member *m, TestingProblem *proble
     return true;
 }
 
-/* One member of the test into the scenario; `expect` is the runner's. */
+/* One member of the test into the scenario; `expect` and `invariant` are the runner's. */
 static bool put_test_member(json_t *scenario, const Member *m, TestingProblem *problem)
 {
     const char *word = testing_member_word(m);
-    if (m->kind == MEMBER_ERROR || strcmp(word, "expect") == 0)
-        return true;   /* reported by the parser; the runner's */
+    if (m->kind == MEMBER_ERROR || strcmp(word, "expect") == 0
+        || strcmp(word, "invariant") == 0)
+        return true;   /* reported by the parser; the runner's, the invariants' */
     if (m->kind == MEMBER_CLAUSE && m->keyword == KW_WORKFLOW) {
         const Expr *name = member_value(m);
         if (!name || name->kind != EXPR_NAME) {

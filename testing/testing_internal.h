@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "namemap.h"
+#include "orbc.h"
 #include "program.h"
 #include "results.h"
 
@@ -39,11 +41,40 @@ bool testing_history_read(Arena *arena, const char *json_lines, size_t json_len,
                           const char *text, size_t text_len, TestHistory *h);
 void testing_history_free(TestHistory *h);
 
+/* What happened to a step: its status, attempts, error and compensation. */
+typedef struct StepFacts {
+    const char *status;         /* completed, failed, skipped, cancelled, not_reached, running */
+    uint32_t attempts;
+    const char *error;
+    bool compensated;
+    const char *compensation;   /* completed, failed, or NULL */
+    uint32_t last_event;        /* h->count: none */
+} StepFacts;
+
+/* The facts of every step of the workflow under test, in one pass over the history:
+ * `map` takes a step's name to its index in `facts`. An event counts for step S when its
+ * label is S or one of S's `for` elements (`S[2]`); a child's steps (`S[0]/pick`) and
+ * compensation attempts (`S.compensate`) do not, S's Compensation* events do. */
+typedef struct StepIndex {
+    NameMap map;
+    StepFacts *facts;
+    uint32_t count;
+} StepIndex;
+
+/* The facts of every step of `h` into *index (its strings in `arena`), and those of
+ * step `name` (indexed when first asked: `index` zeroed before). */
+void testing_step_index(Arena *arena, const TestHistory *h, StepIndex *index);
+StepFacts testing_step_facts(Arena *arena, const TestHistory *h, StepIndex *index,
+                             const char *name);
+
 /* What the judge needs of the test beside the history. */
 typedef struct TestCase {
     const Member *test;        /* the declaration */
     const Program *program;    /* its checked program */
     const Workflow *workflow;  /* the workflow under test */
+    const OrbcModule *module;  /* the program's bytecode (the invariants read its
+                                  policies), or NULL: no built-in invariant is judged */
+    uint32_t workflow_index;   /* the workflow's index in the module */
 } TestCase;
 
 /* Judges every expectation of `tc` over `h` into r->status, r->failures (in source
@@ -51,6 +82,10 @@ typedef struct TestCase {
  * r->divergence. */
 void testing_judge(Arena *arena, const TestCase *tc, const TestHistory *h, TestResult *r,
                    uint32_t **positions);
+
+/* Equality of values as Orbit compares them: numbers by their value (an integer equals
+ * the same real), lists and records by their contents. */
+bool testing_values_equal(const json_t *a, const json_t *b);
 
 /* A JSON value as Orbit writes it: `{ charge_id: "ch_1" }`, `[1, 2.5]`, `null`. */
 char *testing_value_text(Arena *arena, const json_t *value);

@@ -166,6 +166,8 @@ static Expr *not_constant(Expr *e)
         return NULL;
     case EXPR_OBJECT:
         for (Member *m = block_first(e->block), *end = block_end(e->block); m != end; m++) {
+            if (m->kind == MEMBER_CLAUSE)
+                return e;   /* `{ step s { … } }`: a block, not a record of values */
             Expr *bad = not_constant(member_value(m));
             if (bad)
                 return bad;
@@ -554,6 +556,173 @@ static void check_outcomes(Checker *ck, Tests *t, Expr *v, const Name *member,
     }
 }
 
+/* ---- Invariants ------------------------------------------------------------------------- */
+
+/* The fields of the final state an invariant reads (testing/invariants.c evaluates them):
+ * `execution.FIELD` (the tested workflow's execution: `workflow` is a keyword) and
+ * `STEP.FIELD` for a step of the tested workflow. */
+static const char *const WORKFLOW_FIELDS[] = { "status", "error", "output" };
+static const char *const STEP_FIELDS[] = { "status", "attempts", "error", "compensated",
+                                           "compensation" };
+
+static COLD void not_condition(Checker *ck, Expr *e, const char *message, const char *label)
+{
+    Diagnostic *d = diag_report(ck->diags, E0813, e->span, "%s", message);
+    diag_set_label(ck->diags, d, "%s", label);
+    diag_add_note(ck->diags, d, "an invariant holds a condition over the final state: "
+                                "`execution.status`, `execution.error`, `execution.output` and "
+                                "each step's `status`, `attempts`, `error`, `compensated` "
+                                "and `compensation`, with literals and operators");
+}
+
+/* E0812 for an unknown `name` (or field) at `at`, with a did-you-mean over `names`. */
+static COLD void unknown_in_invariant(Checker *ck, Span at, const char *message,
+                                      const char *word, const char *const *names,
+                                      uint32_t count)
+{
+    Diagnostic *d = diag_report(ck->diags, E0812, at, "%s", message);
+    diag_set_label(ck->diags, d, "not in the final state");
+    const char *s = check_suggest(ck, word, names, count);
+    if (s)
+        check_add_name_suggestion(ck, d, at, s);
+}
+
+static bool known_field(const char *field, const char *const *fields, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (strcmp(fields[i], field) == 0)
+            return true;
+    return false;
+}
+
+/* `NAME.FIELD`: true when it is a field of the final state; `*is_bool` when its value
+ * is a bool (`compensated`) or may be one (within `execution.output`). */
+static bool check_state_field(Checker *ck, Tests *t, Expr *e, Workflow *wf, bool *is_bool)
+{
+    const Name *name = e->left->name;
+    const char *field = e->field->text;
+    if (strcmp(name->text, "execution") == 0) {
+        if (known_field(field, WORKFLOW_FIELDS, COUNT_OF(WORKFLOW_FIELDS))) {
+            *is_bool = strcmp(field, "output") == 0;
+            return true;
+        }
+        unknown_in_invariant(ck, expr_field_span(e),
+                             arena_printf(ck->arena, "the execution has no field `%s` in an "
+                                                     "invariant", field),
+                             field, WORKFLOW_FIELDS, COUNT_OF(WORKFLOW_FIELDS));
+        return false;
+    }
+    if (!wf)
+        return false;
+    if (!find_step(ck, t, workflow_index(ck, wf), name)) {
+        const char **names = arena_alloc(ck->arena, (wf->step_count + 2) * sizeof *names);
+        names[0] = "execution";
+        for (uint32_t i = 0; i < wf->step_count; i++)
+            names[i + 1] = wf->steps[i].name->text;
+        unknown_in_invariant(ck, e->left->span,
+                             arena_printf(ck->arena, "`%s` is neither `execution` nor a step "
+                                                     "of workflow `%s`", name->text,
+                                          wf->name->text),
+                             name->text, names, wf->step_count + 1);
+        return false;
+    }
+    if (known_field(field, STEP_FIELDS, COUNT_OF(STEP_FIELDS))) {
+        *is_bool = strcmp(field, "compensated") == 0;
+        return true;
+    }
+    unknown_in_invariant(ck, expr_field_span(e),
+                         arena_printf(ck->arena, "a step has no field `%s` in an invariant",
+                                      field),
+                         field, STEP_FIELDS, COUNT_OF(STEP_FIELDS));
+    return false;
+}
+
+/* An invariant's condition, or a part of it (`top`: the whole, which must be a bool). */
+static void check_condition(Checker *ck, Tests *t, Expr *e, Workflow *wf, bool top)
+{
+    bool is_bool = false;
+    switch (e->kind) {
+    case EXPR_ERROR:
+        return;
+    case EXPR_BOOL:
+        return;
+    case EXPR_INT: case EXPR_NUMBER: case EXPR_STRING: case EXPR_DURATION: case EXPR_NULL:
+        if (top)
+            not_condition(ck, e, "an invariant's condition is a bool", "not a bool");
+        return;
+    case EXPR_LIST: case EXPR_OBJECT: {
+        Expr *bad = not_constant(e);
+        if (bad)
+            not_condition(ck, bad, "a list or record in an invariant is written out",
+                          "computed");
+        else if (top)
+            not_condition(ck, e, "an invariant's condition is a bool", "not a bool");
+        return;
+    }
+    case EXPR_NAME:
+        if (strcmp(e->name->text, "execution") != 0 && wf
+            && !find_step(ck, t, workflow_index(ck, wf), e->name)) {
+            const char **names = arena_alloc(ck->arena, (wf->step_count + 2) * sizeof *names);
+            names[0] = "execution";
+            for (uint32_t i = 0; i < wf->step_count; i++)
+                names[i + 1] = wf->steps[i].name->text;
+            unknown_in_invariant(ck, e->span,
+                                 arena_printf(ck->arena, "`%s` is neither `execution` nor a "
+                                                         "step of workflow `%s`",
+                                              e->name->text, wf->name->text),
+                                 e->name->text, names, wf->step_count + 1);
+            return;
+        }
+        not_condition(ck, e, arena_printf(ck->arena, "an invariant reads a field of `%s`, "
+                                                     "such as `%s.status`",
+                                          e->name->text, e->name->text),
+                      "a whole state");
+        return;
+    case EXPR_FIELD:
+        if (e->left->kind == EXPR_NAME) {
+            if (check_state_field(ck, t, e, wf, &is_bool) && top && !is_bool)
+                not_condition(ck, e, "an invariant's condition is a bool: compare the field",
+                              "not a bool");
+            return;
+        }
+        /* within `execution.output`: a record's field, whatever it holds */
+        check_condition(ck, t, e->left, wf, false);
+        return;
+    case EXPR_UNARY:
+        if (top && e->op == OP_NEG)
+            not_condition(ck, e, "an invariant's condition is a bool", "a number");
+        check_condition(ck, t, e->left, wf, false);
+        return;
+    case EXPR_BINARY: {
+        bool arithmetic = e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL
+            || e->op == OP_DIV || e->op == OP_MOD;
+        if (top && arithmetic)
+            not_condition(ck, e, "an invariant's condition is a bool", "a number");
+        bool logical = e->op == OP_AND || e->op == OP_OR;
+        check_condition(ck, t, e->left, wf, logical);
+        check_condition(ck, t, e->right, wf, logical);
+        return;
+    }
+    default:
+        not_condition(ck, e, "an invariant reads the final state with fields, literals and "
+                             "operators only", "not evaluated in an invariant");
+        return;
+    }
+}
+
+/* `invariant "NAME" { holds: CONDITION }`: E0813 without `holds`. */
+static void check_invariant(Checker *ck, Tests *t, Member *m, Block *body, const About *about)
+{
+    Member *found[MEMBERS_MAX] = { 0 };
+    check_block(ck, t, body, TB_INVARIANT, about, found);
+    if (found[find_member(TB_INVARIANT, "holds")] || body->count != 0)
+        return;
+    Diagnostic *d = diag_report(ck->diags, E0813, member_name_span(m),
+                                "invariant \"%s\" says nothing", m->name->text);
+    diag_set_label(ck->diags, d, "no `holds`");
+    diag_add_help(ck->diags, d, "write its condition: `holds: execution.status != \"blocked\"`");
+}
+
 /* The value `v` of member `m` (of table entry `spec`) in a block about `about`. */
 static void check_value(Checker *ck, Tests *t, Member *m, Expr *v, const TestMember *spec,
                         const About *about)
@@ -669,6 +838,9 @@ static void check_value(Checker *ck, Tests *t, Member *m, Expr *v, const TestMem
         return;
     case TV_EVENTS:
         check_events(ck, v, member);
+        return;
+    case TV_CONDITION:
+        check_condition(ck, t, v, about->workflow, true);
         return;
     case TV_BLOCK:
         return;
@@ -959,6 +1131,8 @@ static void check_member_block(Checker *ck, Tests *t, Member *m, Block *body,
         check_expected_step(ck, t, m, body, about->workflow);
     else if (kind == TB_STEP_SCRIPT)
         check_compensate_script(ck, t, m, body, about);
+    else if (kind == TB_TEST && spec->block == TB_INVARIANT)
+        check_invariant(ck, t, m, body, about);
     else {   /* expect, fail */
         Member *found[MEMBERS_MAX] = { 0 };
         check_block(ck, t, body, spec->block, about, found);

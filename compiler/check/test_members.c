@@ -13,6 +13,11 @@ static const TestMember TEST_MEMBERS[] = {
     { "http_adapter", TV_BOOL, 0, TN_NONE, false, false, "http_adapter" },
     { "max_events", TV_POSITIVE, 0, TN_NONE, false, false, "max_events" },
     { "expect", TV_BLOCK, TB_EXPECT, TN_NONE, false, false, NULL },
+    { "invariant", TV_BLOCK, TB_INVARIANT, TN_STRING, false, false, NULL },
+};
+
+static const TestMember INVARIANT_MEMBERS[] = {
+    { "holds", TV_CONDITION, 0, TN_NONE, false, false, NULL },
 };
 
 static const TestMember SCRIPT_MEMBERS[] = {
@@ -92,6 +97,7 @@ static const struct {
     [TB_EXPECT_STEP] = TABLE(EXPECT_STEP_MEMBERS, "an expected step"),
     [TB_OUTCOME] = TABLE(OUTCOME_MEMBERS, "an outcome"),
     [TB_FAIL] = TABLE(FAIL_MEMBERS, "`fail`"),
+    [TB_INVARIANT] = TABLE(INVARIANT_MEMBERS, "`invariant`"),
 };
 #undef TABLE
 

@@ -17,6 +17,7 @@ typedef enum TestBlock {
     TB_EXPECT_STEP,    /* step NAME { … } in expect */
     TB_OUTCOME,        /* an element of `attempts` */
     TB_FAIL,           /* fail: { … } */
+    TB_INVARIANT,      /* invariant "NAME" { … } */
     TB_COUNT
 } TestBlock;
 
@@ -40,6 +41,7 @@ typedef enum TestValue {
     TV_STEP_STATUS,    /* a step's status */
     TV_COMPENSATION,   /* a compensation's status */
     TV_EVENTS,         /* a list of history events (bytecode/history_events.def) */
+    TV_CONDITION,      /* an invariant's condition over the final state (check_tests.c) */
     TV_BLOCK,          /* a block of TestMember.block's members */
 } TestValue;
 

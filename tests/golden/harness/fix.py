@@ -50,6 +50,7 @@ FIX_CODES = {
     'E0803': 'check_tests.c: a status word, a code in quotes, did you mean',
     'E0804': 'check_tests.c: unknown workflow, task, step or signal of a test, did you mean',
     'E0809': 'check_tests.c: unknown history event, did you mean',
+    'E0812': 'check_tests.c: an unknown name or field in an invariant, did you mean',
     'W0003': 'check_lints.c: a runtime error code, did you mean',
     'W0008': 'suppress.c: unknown code or directive in a suppression, did you mean',
     'W0009': 'suppress.c: an unused suppression, removed',

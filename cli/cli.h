@@ -53,6 +53,8 @@ typedef struct CliOptions {
     CoverageFormat coverage_format; /* test --coverage-format */
     const char *coverage_output;    /* test --coverage-output */
     double coverage_threshold;      /* test --coverage-threshold; -1: none */
+    bool mutate;                    /* test --mutate */
+    double fail_under;              /* test --fail-under; -1: none */
     ColorMode color;
     bool deny_warnings;
     bool help;                      /* --help: the help of the command (main.c) */

@@ -25,7 +25,7 @@ typedef enum OptionId {
     OPT_IGNORE, OPT_BASELINE, OPT_WRITE_BASELINE, OPT_ADD_SUPPRESSIONS, OPT_EXCLUDE,
     OPT_NO_IGNORE, OPT_UNSAFE_FIXES, OPT_SHOW_FIXES, OPT_WATCH, OPT_JOBS, OPT_NO_CACHE, OPT_FILTER,
     OPT_COVERAGE, OPT_COVERAGE_FORMAT, OPT_COVERAGE_OUTPUT, OPT_COVERAGE_THRESHOLD,
-    OPT_FAIL_ON,
+    OPT_FAIL_ON, OPT_MUTATE, OPT_FAIL_UNDER,
     OPT_COUNT
 } OptionId;
 
@@ -75,6 +75,8 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_COVERAGE_FORMAT] = { "--coverage-format", NULL, "text, json or lcov", FOR_TEST },
     [OPT_COVERAGE_OUTPUT] = { "--coverage-output", NULL, "a file name", FOR_TEST },
     [OPT_COVERAGE_THRESHOLD] = { "--coverage-threshold", NULL, "a percentage", FOR_TEST },
+    [OPT_MUTATE] = { "--mutate", NULL, NULL, FOR_TEST },
+    [OPT_FAIL_UNDER] = { "--fail-under", NULL, "a percentage", FOR_TEST },
     [OPT_NO_CACHE] = { "--no-cache", NULL, NULL, FOR_CHECK },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
@@ -226,9 +228,19 @@ static const HelpPiece help_pieces[] = {
     "                          other than human; implies --coverage)\n"
     "  --coverage-threshold N  exit with status 1 when less than N % of the items are\n"
     "                          covered (0 to 100; implies --coverage)\n"
+    "  --mutate                once the tests pass, run them against mutants of the\n"
+    "                          policies (attempts, backoff, delays, timeouts, codes,\n"
+    "                          compensate, when), in memory, and list each mutant no\n"
+    "                          test notices, with a mutation score per workflow\n"
+    "                          (--format human or json)\n"
+    "  --fail-under SCORE      with --mutate: exit with status 1 only when less than\n"
+    "                          SCORE % of the mutants are killed (0 to 100; without it,\n"
+    "                          any surviving mutant gives status 1)\n"
     "\n"
-    "Exit status of test: 0 every test passed (and the coverage is at the threshold),\n"
-    "1 a test failed or the coverage is under the threshold, 2 the tests could not run.\n" },
+    "Exit status of test: 0 every test passed (and the coverage is at the threshold;\n"
+    "with --mutate, no mutant survived or the score is at --fail-under), 1 a test\n"
+    "failed, the coverage is under the threshold or a mutant survived, 2 the tests\n"
+    "could not run.\n" },
     { FOR_COMPAT,
     "\n"
     "Options of compat (docs/compat.md):\n"
@@ -446,6 +458,11 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
     case OPT_COVERAGE_THRESHOLD:
         opt->coverage = true;
         return parse_percentage("--coverage-threshold", value, &opt->coverage_threshold);
+    case OPT_MUTATE:
+        opt->mutate = true;
+        break;
+    case OPT_FAIL_UNDER:
+        return parse_percentage("--fail-under", value, &opt->fail_under);
     case OPT_NO_CACHE:
         opt->no_cache = true;
         break;
@@ -738,7 +755,7 @@ int main(int argc, char **argv)
         return cli_lsp(argc - 2, argv + 2);
 
     CliOptions opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS,
-                       .coverage_threshold = -1, .fail_on = 2 };
+                       .coverage_threshold = -1, .fail_under = -1, .fail_on = 2 };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);
     opt.lints = xcalloc((size_t)argc + 1, sizeof *opt.lints);
     opt.excludes = xcalloc((size_t)argc + 1, sizeof *opt.excludes);

@@ -7,8 +7,11 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "history.h"
+#include "orbc.h"
 #include "program.h"
 #include "results.h"
+#include "source.h"
 
 /* One history event: its JSON object (history --format json) and its `orbit logs`
  * line. */
@@ -54,5 +57,16 @@ void testing_judge(Arena *arena, const TestCase *tc, const TestHistory *h, TestR
 
 /* A JSON value as Orbit writes it: `{ charge_id: "ch_1" }`, `[1, 2.5]`, `null`. */
 char *testing_value_text(Arena *arena, const json_t *value);
+
+/* The runner's own (runner.c), for mutate.c: the history of one run of `scenario` in
+ * `format` (malloc'd, *len bytes; *status is run_scenario's), the 1-based line and
+ * column (in characters) of a position, and the workflow a test runs (NULL with *why
+ * when there is none). */
+char *testing_run_history(const OrbcModule *module, const char *name, const char *scenario,
+                          HistoryFormat format, int *status, size_t *len, char *err,
+                          size_t errlen);
+void testing_place(const SourceMap *map, uint32_t pos, uint32_t *line, uint32_t *column);
+const Workflow *testing_workflow_of(Arena *arena, const Program *p, const Member *test,
+                                    const char **why);
 
 #endif

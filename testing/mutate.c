@@ -179,6 +179,8 @@ static void negate_code(OrbcCode *c, uint8_t **code, OrbcPos **pos)
     for (uint32_t at = 0; at < len;) {
         uint32_t size = orbc_instr_size(out + at, len - at);
         const OrbcOpInfo *info = orbc_op_info(out[at]);
+        if (!size || !info)
+            break;   /* never in a verified block */
         if (info->operands == ORBC_OPERANDS_TARGET) {
             uint32_t target = map[orbc_u32(out + at + 1)];
             for (int b = 0; b < 4; b++)

@@ -185,7 +185,7 @@ WHEN_TESTS = '''test "both ship" {
 }
 
 test "one does not ship" {
-  input { a: true, b: false }
+  input { a: false, b: true }
   expect { step ship { status: skipped } }
 }
 
@@ -210,9 +210,9 @@ def a_negated_when_and_a_removed_compensation_are_killed():
             ('step ship', 'when negated'): ('killed', 'both ship'),
         }
         expect(status == 0 and got == want, 'got %d %s' % (status, got))
-    # With only the test where the condition is false, `not (a && b)` is what a `when`
-    # true for a and b, negated by the jump it short-circuits with, must give: skipped
-    # there becomes completed, and the test fails.
+    # With only the test where the condition is false, the negated block must give true
+    # where `a && b` jumps to its end with `a` false: the jump must land on the `not`
+    # before the `return` (skipped there becomes completed, and the test fails).
     only_false = WHEN_TESTS.split('test "a failed')[0].split('test "one')[1]
     with tempfile.TemporaryDirectory() as tmp:
         _, doc = mutate_json('.', cwd=project(tmp, WHEN_PROGRAM, 'test "one' + only_false))

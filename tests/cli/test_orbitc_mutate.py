@@ -6,14 +6,17 @@ checkout example's tests every surviving mutant listed, exactly
 test reported killed by that test; a `when` negated and a compensation removed killed
 where a test sees them (the verifier accepting the mutants); the equivalent mutants
 and why; no file written; --jobs 1 and 4 alike; the JSON against
-docs/mutation-report.schema.json; the exit status. Each case works in a temporary
-directory.
+docs/mutation-report.schema.json; the exit status; and over orbit-run's recorded
+histories written as tests (tools/scenario_to_test.py, as test_test_truth.py makes them),
+every mutant made is a module liborbc's verifier accepts and each kind of mutation is
+killed by some history. Each case works in a temporary directory.
 
     test_orbitc_mutate.py --orbitc PATH
 """
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 
 import sys
@@ -327,6 +330,23 @@ def exit_status():
         expect(status == 1 and out.startswith('FAIL ') and 'SURVIVED' not in out
                and '--mutate needs every test to pass first: 1 failed' in err,
                'a failing test first: %d %s%s' % (status, out, err))
+
+
+MUTATIONS = {'attempts_up', 'attempts_down', 'backoff', 'initial_delay_double',
+             'initial_delay_halve', 'max_delay_double', 'max_delay_halve', 'non_retryable_drop',
+             'timeout_double', 'timeout_halve', 'timeout_remove', 'queue_timeout_double',
+             'queue_timeout_halve', 'queue_timeout_remove', 'compensate_remove', 'when_negate'}
+
+
+@test
+def every_kind_of_mutant_is_killed_by_a_recorded_history():
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run([sys.executable, os.path.join(cli_harness.ROOT, 'tools', 'scenario_to_test.py'),
+                        out, '--orbitc', cli_harness.ORBITC], capture_output=True, check=True)
+        status, doc = mutate_json('.', cwd=out)
+    expect(status == 1 and doc['summary']['tests'] >= 40, 'got %d %s' % (status, doc['summary']))
+    kinds = {m['mutation'] for m in doc['mutants'] if m['status'] == 'killed'}
+    expect(kinds == MUTATIONS, 'never killed: %s' % sorted(MUTATIONS - kinds))
 
 
 if __name__ == '__main__':

@@ -457,6 +457,8 @@ static const Member *clause(const Block *b, Keyword kw)
 /* The delays a policy waits, before attempts 2..attempts, as text ("500ms, 1s, 2s"). */
 static const char *delays_text(Arena *arena, const OrbcPolicy *p)
 {
+    if (p->attempts < 2)
+        return "one attempt: none";
     TextBuffer t = { 0 };
     for (uint32_t a = 2; a <= p->attempts && a <= 12; a++) {
         char d[ORBC_DURATION_TEXT_SIZE];
@@ -598,8 +600,7 @@ static void plan_policy(Planner *pl, const Where *at, const OrbcPolicy *pol,
         base.kind = MUT_BACKOFF;
         add_plan(pl, base,
                  k ? NULL : arena_printf(a, "the same delays before each attempt (%s)",
-                                         pol->attempts > 1 ? delays_text(a, pol)
-                                                           : "one attempt: none"),
+                                         delays_text(a, pol)),
                  k ? delay_hint(a, at->who, at->events_step, pol, &mutated, k) : NULL);
     }
     bool max_written = attr(b, "max_delay") != NULL;

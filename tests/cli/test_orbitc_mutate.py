@@ -235,6 +235,7 @@ workflow one {
   step hook {
     using orbit.http.request
     with { url: "https://example.invalid/" }
+    retry { attempts: 1, initial_delay: 2s }
     timeout 30s
   }
 }
@@ -261,6 +262,9 @@ def equivalent_mutants_are_not_run():
             ('workflow one', 'timeout 1h → 2h'): 'its steps take at most 2m31s: the timeout never fires',
             ('workflow one', 'timeout 1h → 30m'): 'its steps take at most 2m31s: the timeout never fires',
             ('workflow one', 'timeout 1h removed'): 'its steps take at most 2m31s: the timeout never fires',
+            # one attempt waits no delay
+            ('step hook', 'initial_delay 2s → 4s'): 'the same delays before each attempt (one attempt: none)',
+            ('step hook', 'initial_delay 2s → 1s'): 'the same delays before each attempt (one attempt: none)',
             # orbit.http.request's own default
             ('step hook', 'timeout 30s removed'):
                 "`timeout 30s` is the built-in task's default: the same bytecode",

@@ -59,6 +59,8 @@ typedef struct CliOptions {
         double seconds;             /* 0: none */
         uint64_t seed;
     } explore;
+    bool mutate;                    /* test --mutate */
+    double fail_under;              /* test --fail-under; -1: none */
     ColorMode color;
     bool deny_warnings;
     bool help;                      /* --help: the help of the command (main.c) */

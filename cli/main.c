@@ -27,6 +27,7 @@ typedef enum OptionId {
     OPT_COVERAGE, OPT_COVERAGE_FORMAT, OPT_COVERAGE_OUTPUT, OPT_COVERAGE_THRESHOLD,
     OPT_FAIL_ON,
     OPT_EXPLORE, OPT_BUDGET, OPT_TIME, OPT_SEED,
+    OPT_MUTATE, OPT_FAIL_UNDER,
     OPT_COUNT
 } OptionId;
 
@@ -80,6 +81,8 @@ static const OptionSpec option_specs[OPT_COUNT] = {
     [OPT_BUDGET] = { "--budget", NULL, "a number", FOR_TEST },
     [OPT_TIME] = { "--time", NULL, "a number of seconds", FOR_TEST },
     [OPT_SEED] = { "--seed", NULL, "a number", FOR_TEST },
+    [OPT_MUTATE] = { "--mutate", NULL, NULL, FOR_TEST },
+    [OPT_FAIL_UNDER] = { "--fail-under", NULL, "a percentage", FOR_TEST },
     [OPT_NO_CACHE] = { "--no-cache", NULL, NULL, FOR_CHECK },
     [OPT_HELP] = { "--help", "-h", NULL, FOR_ALL },
     [OPT_VERSION] = { "--version", "-V", NULL, FOR_ALL },
@@ -238,10 +241,20 @@ static const HelpPiece help_pieces[] = {
     "  --time SECONDS          --explore: at most this long per test\n"
     "  --seed S                --explore: the seed of the random worlds (default 1); the\n"
     "                          same seed and budget give the same report for any --jobs\n"
+    "  --mutate                once the tests pass, run them against mutants of the\n"
+    "                          policies (attempts, backoff, delays, timeouts, codes,\n"
+    "                          compensate, when), in memory, and list each mutant no\n"
+    "                          test notices, with a mutation score per workflow\n"
+    "                          (--format human or json)\n"
+    "  --fail-under SCORE      with --mutate: exit with status 1 only when less than\n"
+    "                          SCORE % of the mutants are killed (0 to 100; without it,\n"
+    "                          any surviving mutant gives status 1)\n"
     "\n"
-    "Exit status of test: 0 every test passed (and the coverage is at the threshold),\n"
-    "1 a test failed or the coverage is under the threshold, 2 the tests could not run.\n"
-    "With --explore: 0 no world broke an invariant, 1 one did, 2 the tests could not run.\n" },
+    "Exit status of test: 0 every test passed (and the coverage is at the threshold;\n"
+    "with --mutate, no mutant survived or the score is at --fail-under), 1 a test\n"
+    "failed, the coverage is under the threshold or a mutant survived, 2 the tests\n"
+    "could not run. With --explore: 0 no world broke an invariant, 1 one did, 2 the\n"
+    "tests could not run.\n" },
     { FOR_COMPAT,
     "\n"
     "Options of compat (docs/compat.md):\n"
@@ -459,6 +472,11 @@ static int set_option(CliOptions *opt, OptionId id, const char *value)
     case OPT_COVERAGE_THRESHOLD:
         opt->coverage = true;
         return parse_percentage("--coverage-threshold", value, &opt->coverage_threshold);
+    case OPT_MUTATE:
+        opt->mutate = true;
+        break;
+    case OPT_FAIL_UNDER:
+        return parse_percentage("--fail-under", value, &opt->fail_under);
     case OPT_NO_CACHE:
         opt->no_cache = true;
         break;
@@ -777,7 +795,8 @@ int main(int argc, char **argv)
         return cli_lsp(argc - 2, argv + 2);
 
     CliOptions opt = { .max_diagnostics = DEFAULT_MAX_DIAGNOSTICS, .max_rounds = FIX_MAX_ROUNDS,
-                       .coverage_threshold = -1, .fail_on = 2, .explore.seed = 1 };
+                       .coverage_threshold = -1, .fail_under = -1, .fail_on = 2,
+                       .explore.seed = 1 };
     opt.paths = xcalloc((size_t)argc + 1, sizeof *opt.paths);
     opt.lints = xcalloc((size_t)argc + 1, sizeof *opt.lints);
     opt.excludes = xcalloc((size_t)argc + 1, sizeof *opt.excludes);

@@ -5,13 +5,16 @@
  * (testing/report.h) on standard output, then the coverage (testing/coverage.h) there or
  * into its file. Exit status: 0 every test passed, 1 a test failed or the coverage is
  * under the threshold, 2 the tests could not run (a program does not check, a path
- * cannot be read, a test's world is refused, bad usage). */
+ * cannot be read, a test's world is refused, bad usage). With `--mutate [--fail-under
+ * SCORE]`, once every test passed, the mutation report (testing/mutate.h) instead of the
+ * tests' own, and 1 when a mutant survived (or the score is under SCORE). */
 #include <stdio.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "coverage.h"
 #include "explore.h"
+#include "mutate.h"
 #include "report.h"
 #include "report_ci.h"
 #include "runner.h"
@@ -107,6 +110,39 @@ static int explore_programs(const CliOptions *opt, CliRun *run)
     return status;
 }
 
+/* --mutate, once every test passed: the mutants run and reported; the status. */
+static int mutate_programs(const CliOptions *opt, CliRun *run)
+{
+    TestingOptions options = { opt->filter, cli_thread_count(opt), false };
+    MutationRun mutants;
+    char why[256] = "";
+    if (!testing_mutate(&run->w, &options, &mutants, why, sizeof why)) {
+        fprintf(stderr, "orbitc: error: %s\n", why);
+        testing_mutate_free(&mutants);
+        return EXIT_USAGE;
+    }
+    TextBuffer out = { 0 };
+    if (opt->test_format == TEST_FORMAT_JSON)
+        testing_mutate_report_json(&mutants, &out);
+    else
+        testing_mutate_report_human(&mutants, cli_want_color_on(opt->color, STDOUT_FILENO),
+                                    &out);
+    fwrite(out.data, 1, out.len, stdout);
+    text_free(&out);
+    double score = testing_mutation_score(mutants.killed, mutants.survived);
+    int status = EXIT_OK;
+    if (opt->fail_under >= 0 && score < opt->fail_under) {
+        fprintf(stderr, "orbitc: error: the tests kill %.1f %% of the mutants (%u of %u), "
+                        "under --fail-under %g\n", score, mutants.killed,
+                mutants.killed + mutants.survived, opt->fail_under);
+        status = EXIT_ERRORS;
+    } else if (opt->fail_under < 0 && mutants.survived) {
+        status = EXIT_ERRORS;
+    }
+    testing_mutate_free(&mutants);
+    return status;
+}
+
 /* The programs checked; their tests run when every one checks and every path was read. */
 static int test_programs(const CliOptions *opt, CliRun *run)
 {
@@ -128,8 +164,15 @@ static int test_programs(const CliOptions *opt, CliRun *run)
     char why[256] = "";
     int status;
     if (testing_run(&run->w, &options, &tests, why, sizeof why)) {
-        print_report(opt, &tests.run);
         status = run_status(&tests.run);
+        if (opt->mutate && status == EXIT_OK) {
+            testing_run_free(&tests);
+            return mutate_programs(opt, run);
+        }
+        print_report(opt, &tests.run);
+        if (opt->mutate)
+            fprintf(stderr, "orbitc: error: --mutate needs every test to pass first: %u "
+                            "failed, %u could not run\n", tests.run.failed, tests.run.errors);
         if (opt->coverage && status != EXIT_USAGE) {
             if (!write_coverage(opt, &tests))
                 status = EXIT_USAGE;
@@ -162,9 +205,23 @@ int cli_test(const CliOptions *given)
                 options.format_text);
         return EXIT_USAGE;
     }
+    if (options.explore.on && options.mutate) {
+        fprintf(stderr, "orbitc: error: `--explore` and `--mutate` are two runs: give one\n");
+        return EXIT_USAGE;
+    }
     if (options.explore.on && (options.coverage || (options.test_format != TEST_FORMAT_HUMAN
                                                      && options.test_format != TEST_FORMAT_JSON))) {
         fprintf(stderr, "orbitc: error: `--explore` reports as human or json, without "
+                        "`--coverage`\n");
+        return EXIT_USAGE;
+    }
+    if (options.fail_under >= 0 && !options.mutate) {
+        fprintf(stderr, "orbitc: error: `--fail-under` is the score of `--mutate`\n");
+        return EXIT_USAGE;
+    }
+    if (options.mutate && (options.coverage || (options.test_format != TEST_FORMAT_HUMAN
+                                                && options.test_format != TEST_FORMAT_JSON))) {
+        fprintf(stderr, "orbitc: error: `--mutate` reports as human text or JSON, without "
                         "`--coverage`\n");
         return EXIT_USAGE;
     }

@@ -398,3 +398,11 @@ void testing_run_free(TestingRun *run)
     arena_free(&run->arena);
     memset(run, 0, sizeof *run);
 }
+
+/* What mutate.c shares of the runner (testing_internal.h). */
+char *testing_run_history(const OrbcModule *module, const char *name, const char *scenario,
+                          HistoryFormat format, int *status, size_t *len, char *err,
+                          size_t errlen)
+{
+    return run_history(module, name, scenario, format, status, len, err, errlen);
+}

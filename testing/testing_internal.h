@@ -8,9 +8,11 @@
 
 #include "arena.h"
 #include "namemap.h"
+#include "history.h"
 #include "orbc.h"
 #include "program.h"
 #include "results.h"
+#include "source.h"
 
 /* One history event: its JSON object (history --format json) and its `orbit logs`
  * line. */
@@ -89,5 +91,12 @@ bool testing_values_equal(const json_t *a, const json_t *b);
 
 /* A JSON value as Orbit writes it: `{ charge_id: "ch_1" }`, `[1, 2.5]`, `null`. */
 char *testing_value_text(Arena *arena, const json_t *value);
+
+/* The runner's own (runner.c), for mutate.c: the history of one run of `scenario` in
+ * `format` (malloc'd, *len bytes; *status is run_scenario's). Where a position is and
+ * the workflow a test runs: runner.h. */
+char *testing_run_history(const OrbcModule *module, const char *name, const char *scenario,
+                          HistoryFormat format, int *status, size_t *len, char *err,
+                          size_t errlen);
 
 #endif

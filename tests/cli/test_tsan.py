@@ -10,7 +10,8 @@ full cache (the single program without it); a program of many workflows with mis
 of --jobs 1;
 and `orbit-run simulate` of the checkout example with --jobs 2 and 4, whose reports must
 be the bytes of --jobs 1; and the unit test of the coverage of Orbit tests
-(tests/unit/test_coverage.c: a Coverage per thread over one module, merged). Any report
+(tests/unit/test_coverage.c: a Coverage per thread over one module, merged); and
+`orbitc test --mutate` of the checkout example on 4 threads, the bytes of 1. Any report
 of ThreadSanitizer fails the test. Bounded: the build of three executables (-j2) and a
 few seconds of runs.
 
@@ -112,6 +113,23 @@ def many_workflows(orbitc, tmp):
     return failed
 
 
+def mutate(orbitc):
+    """`orbitc test --mutate` of the checkout example on 4 threads: the bytes of 1 thread."""
+    reports, failed = {}, 0
+    for jobs in (1, 4):
+        p = subprocess.run([orbitc, 'test', '--mutate', '--jobs', str(jobs),
+                            os.path.join(ROOT, 'examples')], capture_output=True, env=tsan_env())
+        if p.returncode != 1 or b'ThreadSanitizer' in p.stderr:
+            failed += 1
+            print('FAIL: test --mutate --jobs %d: exit status %d\n%s' % (
+                jobs, p.returncode, p.stderr.decode(errors='replace')))
+        reports[jobs] = p.stdout
+    if reports[4] != reports[1]:
+        failed += 1
+        print('FAIL: test --mutate --jobs 4 reports other bytes than --jobs 1')
+    return failed
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--keep')
@@ -144,7 +162,8 @@ def main():
         failed += many_workflows(orbitc, tmp)
         failed += simulate(orbitc, orbit_run, tmp)
         failed += coverage(directory)
-        print('%d passed, %d failed' % (17 - failed, failed))
+        failed += mutate(orbitc)
+        print('%d passed, %d failed' % (20 - failed, failed))
         return 1 if failed else 0
 
 

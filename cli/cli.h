@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "attributes.h"   /* WASM_EXPORT */
 #include "baseline.h"
 #include "format_command.h"
 #include "graph_write.h"
@@ -214,6 +215,11 @@ int cli_fix(const CliOptions *opt);
 int cli_graph(const CliOptions *opt);
 int cli_test(const CliOptions *opt);
 int cli_compat(const CliOptions *opt);
+
+/* orbitc's command line (main.c): the exit status. The one WebAssembly build exports it
+ * (the npm package's fallback, hosts/wasm/orbit-api.js runOrbitc): once per instance of
+ * the module, as a process runs main once. */
+WASM_EXPORT int cli_main(int argc, char **argv);
 
 /* `orbitc lsp`: argv holds the arguments after `lsp`, which it reads itself (lsp_command.c). */
 int cli_lsp(int argc, char **argv);

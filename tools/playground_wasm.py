@@ -9,12 +9,14 @@ build BUILD (meson introspect): each library the playground's API stands on, its
 generated sources (re2c's lexer, bison's parser, the embedded standard library) taken
 from BUILD, which must have made them (the script prints their paths for ninja with
 --generated). utf8proc and jansson are compiled from Debian's own sources in DIR
-(utf8proc-*/, jansson-*/). The output: DIR/orbit.js (an ES module, MODULARIZE with
-EXPORT_ES6, whose default export is createOrbit) and DIR/orbit.wasm, without a file
-system. This is the one WebAssembly build: the toolchain with the playground's API
-(playground/api.h) and the engine core with its shim for JavaScript hosts
-(hosts/wasm/engine_wasm.h), which hosts/wasm/orbit-api.js wraps for the playground, the
-Restate host and Node. It exports the functions marked WASM_EXPORT in the C
+(utf8proc-*/, jansson-*/). The output: DIR/orbit.js (an ES module, MODULARIZE with EXPORT_ES6,
+whose default export is createOrbit) and DIR/orbit.wasm. This is the one WebAssembly
+build: the toolchain with the playground's API (playground/api.h) and the engine core
+with its shim for JavaScript hosts (hosts/wasm/engine_wasm.h), which
+hosts/wasm/orbit-api.js wraps for the playground, the Restate host and Node, and orbitc's
+command line (cli/ but its main: cli_main, which the npm package runs where it has no
+native binary, over Node's file system: emscripten's file system with NODEFS, used only
+there; docs/install.md, "npm"). It exports the functions marked WASM_EXPORT in the C
 (tools/wasm_exports.py reads them), with malloc and free for the texts.
 """
 import argparse
@@ -31,11 +33,19 @@ from wasm_exports import marked  # noqa: E402
 # The libraries of the native build the API stands on (meson target names), bottom up.
 LIBRARIES = ['orbit_base', 'orbc', 'orbit_diag', 'orbit_syntax', 'orbit_check',
              'orbit_lower', 'orbit_format', 'orbit_workspace', 'orbit_engine', 'orbit_runtime',
-             'orbit_playground', 'orbit_engine_wasm', 'orbit_compat']
+             'orbit_playground', 'orbit_engine_wasm', 'orbit_compat', 'orbit_testing',
+             'orbit_lsp']
+# And the executable orbitc's sources but the one that holds main (cli/orbitc.c): its
+# command line, cli_main, for the npm package's fallback.
+EXECUTABLE = 'orbitc'
+EXECUTABLE_MAIN = 'orbitc.c'
 # Besides the functions marked WASM_EXPORT: the heap's, for the texts and bytes copied in.
 ALLOCATOR = ['malloc', 'free']
 # orbit-api.js copies texts in and out of the heap itself (TextEncoder, TextDecoder).
 RUNTIME_METHODS = ['HEAPU8']
+# ... and the command line's file system (runOrbitc: Node's, mounted with NODEFS) and
+# environment.
+RUNTIME_METHODS += ['FS', 'ENV']
 # jansson's configuration (jansson_config.h.in), as Debian's build sets it.
 JANSSON_CONFIG = {'json_inline': 'inline', 'json_have_long_long': '1',
                   'json_have_localeconv': '1', 'json_have_atomic_builtins': '1',
@@ -55,10 +65,12 @@ def introspect(native):
     for t in json.loads(out):
         if t['type'] == 'static library' and t['name'] in LIBRARIES:
             targets[t['name']] = t
-    missing = [name for name in LIBRARIES if name not in targets]
+        elif t['type'] == 'executable' and t['name'] == EXECUTABLE:
+            targets[EXECUTABLE] = t
+    missing = [name for name in LIBRARIES + [EXECUTABLE] if name not in targets]
     if missing:
         sys.exit('playground_wasm.py: the native build has no ' + ', '.join(missing))
-    return [targets[name] for name in LIBRARIES]
+    return [targets[name] for name in LIBRARIES + [EXECUTABLE]]
 
 
 def portable_flags(parameters):
@@ -76,6 +88,8 @@ def units(native):
                 continue
             flags = portable_flags(ts['parameters'])
             for source in ts['sources'] + ts.get('generated_sources', []):
+                if target['name'] == EXECUTABLE and os.path.basename(source) == EXECUTABLE_MAIN:
+                    continue
                 if source.endswith('.c'):
                     result.append((source, flags))
     return result
@@ -132,7 +146,9 @@ def exports(compile_units):
 
 def link_flags(opt, names):
     return [opt, '-sMODULARIZE=1', '-sEXPORT_ES6=1', '-sEXPORT_NAME=createOrbit',
-            '-sFILESYSTEM=0', '-sALLOW_MEMORY_GROWTH=1', '-sTOTAL_STACK=8MB',
+            # emscripten's file system, with NODEFS, for runOrbitc in Node; the toolchain's
+            # functions for the page read and write no file.
+            '-sFILESYSTEM=1', '-lnodefs.js', '-sALLOW_MEMORY_GROWTH=1', '-sTOTAL_STACK=8MB',
             '-sENVIRONMENT=web,worker,node',
             # A Node process that loads the module (the Restate host) keeps its own
             # handlers of exceptions and rejections.

@@ -8,8 +8,10 @@
 # - the static binary, orbitc and orbit-run in dist/orbitc-VERSION-ARCH-linux-static.tar.gz:
 #   tests/install/test_static.py builds them (-Dstatic=true) and runs them in an empty
 #   chroot against build/'s; they are stripped and packed here (a tarball of fixed dates
-#   and owners: the same bytes from the same commit).
-# Needs root (chroot), the packages of tools/install-deps.sh, and build/ (made if missing:
+#   and owners: the same bytes from the same commit);
+# - the npm packages orbitc-VERSION.tgz and orbitc-cli-linux-x64-VERSION.tgz:
+#   tests/install/test_npm.py packs them (tools/npm-pack.sh) and tests them.
+# Needs root (chroot), the packages of tools/install-deps.sh and tools/install-npm.sh, and build/ (made if missing:
 # the dynamic programs the static ones are compared with, and meson's project version).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,8 +42,14 @@ tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owne
     -C "$work" -cf - "$name" | gzip -9n >"dist/$name.tar.gz"
 
 # ---- the npm packages ----
-# (to come: the launcher `orbitc`, its per-platform package with the native binary, and
-# the WebAssembly fallback, each `npm pack`ed into dist/ here.)
+# orbitc (the launcher, the API, the one WebAssembly build, made or brought up to date
+# here) and @orbitc/cli-linux-x64 (the static orbitc just tested): tools/npm-pack.sh packs
+# them into dist/ from tests/install/test_npm.py, which installs them offline and compares
+# them with build/'s orbitc, natively and in WebAssembly, and runs the pre-commit hooks and
+# the GitHub Action on them.
+wasm=$(tools/playground.sh --wasm | tail -n 1)
+/usr/bin/python3 tests/install/test_npm.py --orbitc build/cli/orbitc --wasm "$wasm" \
+    --native "$work/static/orbitc" --keep dist
 
 # ---- the checksums, and what was made ----
 (cd dist && sha256sum -- * >SHA256SUMS)

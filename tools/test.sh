@@ -11,7 +11,8 @@
 #  5. the suite `restate`: the Restate host on a real restate-server
 #     (tools/restate-test.sh, which installs the server's 225 MB npm package), beside 6-7;
 #     and the suite `packages` (the Debian packages and the static binary, which build the
-#     project again), beside 6-7 too, at the lowest priority;
+#     project again), beside 6-7 too, at the lowest priority, and after 4 its test `npm`
+#     (the npm packages, which carry the WebAssembly build of 4), the same way;
 #  6. builds build-asan/ under AddressSanitizer and UndefinedBehaviorSanitizer and runs the
 #     default suite there (`--setup sanitizers`: the fuzz regressions, not the corpora;
 #     not the suite `plain-only`, tests that run no C code of ours that the others do not
@@ -91,6 +92,7 @@ meson_run() {  # meson_run DIR LOGBASE [meson test options...]
 # A missing log counts as a failure: its run did not run its tests.
 meson_logs+=(build/meson-logs/testlog-full-full.json build/meson-logs/testlog-playground.json
              build/meson-logs/testlog-restate.json build/meson-logs/testlog-packages.json
+             build/meson-logs/testlog-npm.json
              build-asan/meson-logs/testlog-asan-sanitizers.json)
 
 # ---- install ----
@@ -116,7 +118,7 @@ built=$(last_ok && echo yes || echo no)
 # processors (the restate suite's waits, the last minutes of each suite).
 lowest() { ( renice -n 19 -p "$BASHPID" >/dev/null && "$@" ); }    # a subshell, nice 19
 [ "$built" = yes ] && \
-    background "suite: packages (beside what follows)" lowest meson_run build testlog-packages --suite packages
+    background "suite: packages (beside what follows)" lowest meson_run build testlog-packages --suite packages --no-suite npm
 wait_for "install: npm packages, chromium (beside the build)"
 [ "$built" = yes ] && \
     phase "suite: build/ --setup full (every test, fuzz corpora)" meson_run build testlog-full --setup full
@@ -129,6 +131,10 @@ last_ok && fmt_passed=1 fmt_failed=0
 export ORBIT_PLAYGROUND_WASM="$PWD/build-playground/wasm" ORBIT_REQUIRE_PLAYGROUND=1
 phase "playground: tools/playground.sh" eval 'tools/playground.sh >/dev/null'
 last_ok && phase "suite: playground" meson_run build testlog-playground --suite playground
+# The npm packages (tests/install/test_npm.py) carry the WebAssembly build just made: their
+# suite runs from here, beside what follows, at the lowest priority (it builds the static
+# orbitc again, and runs orbitc three ways on a sample of the goldens).
+background "suite: npm (beside what follows)" lowest meson_run build testlog-npm --suite npm
 
 # ---- the Restate host, beside the sanitizers and the fuzz targets ----
 # Its suite waits on a real server's timers and round trips (about a quarter of one
@@ -168,6 +174,7 @@ fi
 
 wait_for "suite: restate (beside what follows)"
 wait_for "suite: packages (beside what follows)"
+wait_for "suite: npm (beside what follows)"
 
 # ---- the table, then one closing line over every meson run, the fmt check and the fuzz smoke ----
 echo

@@ -11,6 +11,9 @@
 //   const orbit = await loadOrbit();        // orbit.wasm and orbit.js beside this file, or
 //                                           // loadOrbit(URL or path of orbit.wasm)
 //
+// In Node, runOrbitc(args) runs orbitc's command line itself in an instance of its own,
+// over Node's file system (the npm package's fallback; docs/install.md, "npm").
+//
 // The toolchain (playground/api.h): each method takes strings and returns the parsed JSON
 // the C function returned; nothing touches a file or the network but the one fetch of
 // orbit.wasm (in Node: the one read of it).
@@ -95,9 +98,115 @@ const RELEASE = /^_(free|wasm_close|orbit_pg_free)$/;
 // Loads the module: orbit.wasm at `wasm` (a URL, or in Node a path; by default beside
 // this file), with emscripten's orbit.js beside it.
 export async function loadOrbit(wasm) {
+  return api(new Heap(await instantiate(wasm, {})));
+}
+
+// orbitc's command line (cli_main, cli/main.c) in Node, in an instance of the module of
+// its own, as a process runs main once: `args` as they follow `orbitc`; resolves to its
+// exit status. Its file system is Node's: every directory at the top of the machine's
+// (but /dev and /proc, emscripten's own) is mounted at the same path (NODEFS), and its
+// working directory is `cwd`, so paths are read, and printed, as the native orbitc reads
+// and prints them. Its standard input, output and error are the process's descriptors
+// 0, 1 and 2, byte for byte; its environment is `env` (process.env) but the check's
+// cache (ORBITC_CACHE_DIR, XDG_CACHE_HOME, HOME: none, docs/install.md, "npm").
+export async function runOrbitc(args, { wasm, cwd, env } = {}) {
+  if (!IN_NODE) throw new Error("runOrbitc needs Node: its files are Node's");
+  const fs = await import('node:fs');
+  const module = await instantiate(wasm, {
+    preRun: [(m) => mountNode(m, fs, cwd ?? process.cwd(), env ?? process.env)],
+  });
+  const heap = new Heap(module);
+  const argv = ['orbitc', ...args].map((arg) => heap.copyIn(encoder.encode(arg)));
+  const table = module._malloc(4 * (argv.length + 1));
+  const view = new DataView(module.HEAPU8.buffer);
+  for (const [i, pointer] of argv.entries()) view.setUint32(table + 4 * i, pointer, true);
+  view.setUint32(table + 4 * argv.length, 0, true);
+  try {
+    return module._cli_main(argv.length, table);
+  } catch (error) {
+    // exit() (out of memory: `orbitc: out of memory`, status 2) ends the instance with
+    // emscripten's ExitStatus
+    if (error && error.name === 'ExitStatus') return error.status;
+    throw error;
+  }
+}
+
+// Makes the module's file system Node's (runOrbitc), before the module starts.
+function mountNode(module, fs, cwd, env) {
+  const { FS, ENV } = module;
+  const { NODEFS } = FS.filesystems;
+  // the machine's top directories at their own paths, over emscripten's /tmp and /home
+  FS.rmdir('/home/web_user');
+  FS.rmdir('/home');
+  FS.rmdir('/tmp');
+  for (const name of fs.readdirSync('/')) {
+    if (name === 'dev' || name === 'proc') continue;
+    let stat;
+    try {
+      stat = fs.statSync('/' + name);
+    } catch {
+      continue; // a dangling link
+    }
+    if (!stat.isDirectory()) continue;
+    FS.mkdir('/' + name);
+    FS.mount(NODEFS, { root: '/' + name }, '/' + name);
+  }
+  FS.chdir(cwd);
+  // the process's descriptors, byte for byte (emscripten's terminal writes lines)
+  const device = (fd) => ({
+    open() {},
+    close() {},
+    read(_stream, buffer, offset, length) {
+      for (;;) {
+        try {
+          return fs.readSync(fd, new Uint8Array(buffer.buffer, buffer.byteOffset + offset, length));
+        } catch (error) {
+          if (error.code === 'EAGAIN') continue;
+          if (error.code === 'EOF') return 0;
+          throw new FS.ErrnoError(29 /* EIO */);
+        }
+      }
+    },
+    write(_stream, buffer, offset, length) {
+      const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset + offset, length);
+      let done = 0;
+      while (done < length) {
+        try {
+          done += fs.writeSync(fd, bytes, done, length - done);
+        } catch (error) {
+          if (error.code === 'EAGAIN') continue;
+          throw new FS.ErrnoError(error.code === 'EPIPE' ? 64 /* EPIPE */ : 29 /* EIO */);
+        }
+      }
+      return length;
+    },
+  });
+  for (const fd of [0, 1, 2]) FS.registerDevice(FS.makedev(64, fd), device(fd));
+  FS.mkdir('/dev/node');
+  for (const fd of [0, 1, 2]) FS.mkdev('/dev/node/' + fd, FS.makedev(64, fd));
+  // emscripten opens 0, 1 and 2 on these once it starts (FS.init: Module.stdin...); the
+  // devices replace its terminal
+  module.stdin = module.stdout = module.stderr = undefined;
+  FS.init.initialized = true;
+  FS.ensureErrnoError();
+  FS.open('/dev/node/0', 0 /* O_RDONLY */);
+  FS.open('/dev/node/1', 1 /* O_WRONLY */);
+  FS.open('/dev/node/2', 1 /* O_WRONLY */);
+  // the environment, without emscripten's defaults (HOME=/home/web_user...)
+  for (const name of ['USER', 'LOGNAME', 'PATH', 'PWD', 'HOME', 'LANG', '_']) ENV[name] = undefined;
+  for (const [name, value] of Object.entries(env)) {
+    if (!NO_CACHE.includes(name) && value !== undefined) ENV[name] = String(value);
+  }
+}
+
+// What says where the check's cache is: the WebAssembly orbitc has none (its key would
+// be the version alone, without the native executable's build ID).
+const NO_CACHE = ['ORBITC_CACHE_DIR', 'XDG_CACHE_HOME', 'HOME'];
+
+// The module's instance (emscripten's Module, with `options`: wasmBinary, preRun, ...).
+async function instantiate(wasm, options) {
   const wasmUrl = await moduleUrl(wasm);
   const script = new URL('orbit.js', wasmUrl);
-  const options = {};
   if (IN_NODE) {
     // emscripten's ES module, under Node, uses require and __dirname as if it were
     // CommonJS; the bytes are given, not fetched (Node's fetch does not read files).
@@ -112,7 +221,7 @@ export async function loadOrbit(wasm) {
     options.locateFile = (path, prefix) => (path.endsWith('.wasm') ? wasmUrl.href : prefix + path);
   }
   const { default: createOrbit } = await import(script.href);
-  return api(new Heap(await createOrbit(options)));
+  return createOrbit(options);
 }
 
 async function moduleUrl(wasm) {

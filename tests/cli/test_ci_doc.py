@@ -10,9 +10,9 @@ with a mistake in it), as a new user's CI would run them:
   - the GitLab job: its `script:` lines in one shell that stops at the first failure,
     and the Code Quality report it leaves;
   - every `run:` or `script:` command of the document is one of those (none untested);
-  - the repository's .pre-commit-hooks.yaml, through the real `pre-commit` (Debian's
-    package) with this repository as the hook repository and the document's
-    .pre-commit-config.yaml.
+  - the hooks of the repository's .pre-commit-hooks.yaml are the document's table (the
+    hooks themselves run through the real `pre-commit` on the npm packages in
+    tests/install/test_npm.py, the suite `packages`: they install the npm package).
 
 The package installation step (apt-get) is not run: the test must not change the
 machine, and tools/install-deps.sh has installed those packages. The build steps run
@@ -276,63 +276,6 @@ def gitlab_job_on_examples_and_a_mistake():
                        and report[0]['location']['path'] == 'checkout.orbit', 'report: %s' % report)
             else:
                 expect(p.returncode == 0 and report == [], 'clean: %d %s %s' % (p.returncode, report, p.stderr))
-
-
-def pre_commit_config(repository, rev):
-    """The document's .pre-commit-config.yaml, with this repository's hooks at `rev`."""
-    (config,) = [b for b in yaml_blocks() if isinstance(b, dict) and 'repos' in b]
-    (repo,) = config['repos']
-    ids = [hook['id'] for hook in repo['hooks']]
-    expect(ids == ['orbitc-check', 'orbitc-fix', 'orbitc-fmt'], 'documented hooks: %s' % ids)
-    return {'repos': [dict(repo, repo=repository, rev=rev)]}
-
-
-def git(args, cwd, env):
-    subprocess.run(['git'] + args, cwd=cwd, env=env, check=True, capture_output=True)
-
-
-@test
-def pre_commit_hooks():
-    pre_commit = shutil.which('pre-commit')
-    expect(pre_commit is not None, 'pre-commit is not installed (tools/install-deps.sh)')
-    head = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=ROOT, capture_output=True, text=True)
-    expect(head.returncode == 0, 'this source tree is not a git repository')
-    with tempfile.TemporaryDirectory() as tmp:
-        hooks = os.path.join(tmp, 'orbitc.git')
-        # The hook repository: this repository's HEAD with the working tree's hooks file.
-        env = environment(tmp)
-        env['PATH'] = os.path.dirname(cli_harness.ORBITC) + os.pathsep + env['PATH']
-        env.update(GIT_AUTHOR_NAME='t', GIT_AUTHOR_EMAIL='t@example.invalid',
-                   GIT_COMMITTER_NAME='t', GIT_COMMITTER_EMAIL='t@example.invalid',
-                   PRE_COMMIT_HOME=os.path.join(tmp, 'pre-commit-cache'))
-        os.mkdir(hooks)
-        git(['init', '-q'], hooks, env)
-        shutil.copy(os.path.join(ROOT, '.pre-commit-hooks.yaml'), hooks)
-        git(['add', '.'], hooks, env)
-        git(['commit', '-q', '-m', 'hooks'], hooks, env)
-        rev = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=hooks, capture_output=True,
-                             text=True).stdout.strip()
-        ws = workspace(tmp, True)
-        os.remove(os.path.join(ws, '.orbitc-src'))
-        unformatted(os.path.join(ws, 'checkout.orbit'))
-        with open(os.path.join(ws, '.pre-commit-config.yaml'), 'w') as f:
-            f.write(yaml.safe_dump(pre_commit_config(hooks, rev)))
-        git(['init', '-q'], ws, env)
-        git(['add', '.'], ws, env)
-        p = subprocess.run([pre_commit, 'run', '--all-files'], cwd=ws, env=env,
-                           capture_output=True, text=True, timeout=600)
-        expect(p.returncode == 1, 'pre-commit on a mistake: %d\n%s' % (p.returncode, p.stdout))
-        expect(re.search(r'orbitc check\.+Failed', p.stdout) and re.search(r'orbitc fix\.+Failed', p.stdout)
-               and re.search(r'orbitc fmt\.+Failed', p.stdout)
-               and 'files were modified by this hook' in p.stdout, 'hooks: %s' % p.stdout)
-        with open(os.path.join(ws, 'checkout.orbit'), encoding='utf-8') as f:
-            fixed = f.read()
-        with open(os.path.join(ROOT, 'examples', 'checkout.orbit'), encoding='utf-8') as f:
-            expect(fixed == f.read(), 'orbitc-fix and orbitc-fmt did not restore the file')
-        git(['add', '.'], ws, env)
-        p = subprocess.run([pre_commit, 'run', '--all-files'], cwd=ws, env=env,
-                           capture_output=True, text=True, timeout=600)
-        expect(p.returncode == 0, 'pre-commit after the fix: %d\n%s' % (p.returncode, p.stdout))
 
 
 if __name__ == '__main__':

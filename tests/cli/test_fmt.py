@@ -402,11 +402,13 @@ def symbolic_links_are_followed():
 @test
 def pre_commit_hooks_run():
     """Each formatting hook of .pre-commit-hooks.yaml, run as pre-commit runs it: its entry, then the
-    staged file names that match its `files` pattern."""
+    staged file names that match its `files` pattern (its entry is `orbitc-hook fmt ...`, which
+    runs the npm package's orbitc: here the orbitc under test; the hooks themselves run on
+    the packages in tests/install/test_npm.py)."""
     text = read(os.path.join(ROOT, '.pre-commit-hooks.yaml')).decode()
     hooks = re.findall(r'^- id: (\S+)\n(?:  .*\n)*?  entry: (.+)\n(?:  .*\n)*?  files: (.+)$',
                        text, re.M)
-    hooks = [h for h in hooks if h[1].startswith('orbitc fmt')]   # the formatting hooks
+    hooks = [h for h in hooks if h[1].startswith('orbitc-hook fmt')]   # the formatting hooks
     expect(sorted(h[0] for h in hooks) == ['orbitc-fmt', 'orbitc-fmt-check'], repr(hooks))
     for name, entry, pattern in hooks:
         with tempfile.TemporaryDirectory() as tmp:

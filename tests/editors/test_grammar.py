@@ -4,7 +4,7 @@ configuration (editors/vscode/language-configuration.json) against the compiler.
 
   tokens       over every golden source, example, `orbit.program` and the standard
                library, tokenized by vscode-textmate + vscode-oniguruma (VS Code's own
-               tokenizer, tests/editors/grammar_tokenize.js): each token of the compiler's lexer
+               tokenizer, tests/editors/grammar_tokenize.cjs): each token of the compiler's lexer
                (tools/lex_dump) gets the scope of its kind (KIND_SCOPES below), a numeric
                literal the compiler reports as malformed (E0006, E0008) is invalid.illegal,
                and what lies between tokens is white space with no scope; the documented
@@ -44,7 +44,7 @@ from support.paths import npm_tool_missing  # noqa: E402
 EDITOR = os.path.join(ROOT, 'editors', 'vscode')
 GRAMMAR = os.path.join(EDITOR, 'syntaxes', 'orbit.tmLanguage.json')
 CONFIGURATION = os.path.join(EDITOR, 'language-configuration.json')
-TOKENIZE = os.path.join(ROOT, 'tests', 'editors', 'grammar_tokenize.js')
+TOKENIZE = os.path.join(ROOT, 'tests', 'editors', 'grammar_tokenize.cjs')
 
 KEYWORDS = ('workflow worker type input output timeout step return using sleep await '
             'compute with when for in idempotency_key retry queue_timeout compensate '
@@ -338,7 +338,7 @@ def tokenize(node_modules, documents):
     run = subprocess.run(['node', TOKENIZE, node_modules, GRAMMAR],
                          input=json.dumps(documents).encode(), capture_output=True)
     if run.returncode != 0:
-        sys.exit('grammar_tokenize.js failed:\n' + run.stderr.decode())
+        sys.exit('grammar_tokenize.cjs failed:\n' + run.stderr.decode())
     return json.loads(run.stdout)
 
 

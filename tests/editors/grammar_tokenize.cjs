@@ -1,7 +1,7 @@
 // Tokenizes lines with a TextMate grammar through vscode-textmate and vscode-oniguruma,
 // the tokenizer VS Code itself runs, for tests/editors/test_grammar.py.
 //
-//   node grammar_tokenize.js NODE_MODULES GRAMMAR < REQUEST > ANSWER
+//   node grammar_tokenize.cjs NODE_MODULES GRAMMAR < REQUEST > ANSWER
 //
 // REQUEST is JSON: a list of documents, each a list of lines (without their line ends).
 // ANSWER is JSON: for each document, for each line, [tokens, initial, top], where tokens

@@ -1,7 +1,6 @@
 /* `orbitc test --explore` (explore.h). */
 #include "explore.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1070,21 +1069,11 @@ bool testing_explore(Workspace *w, const ExploreOptions *options, ExploreRun *ou
     out->thread_count = threads;
     out->thread_arenas = xcalloc(threads, sizeof *out->thread_arenas);
     Thread *workers = xcalloc(threads, sizeof *workers);
-    pthread_t *ids = xcalloc(threads, sizeof *ids);
     for (unsigned t = 0; t < threads; t++) {
         arena_init(&out->thread_arenas[t]);
         workers[t] = (Thread){ &pool, &out->thread_arenas[t] };
     }
-    unsigned started = 1;
-    for (unsigned t = 1; t < threads; t++) {
-        if (pthread_create(&ids[t], NULL, thread_main, &workers[t]) != 0)
-            break;
-        started++;
-    }
-    thread_main(&workers[0]);
-    for (unsigned t = 1; t < started; t++)
-        pthread_join(ids[t], NULL);
-    free(ids);
+    testing_threads_run(thread_main, workers, sizeof *workers, threads);
     free(workers);
     out->results = arena_alloc(&out->arena, (count + 1) * sizeof *out->results);
     out->count = count;

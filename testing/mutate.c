@@ -934,23 +934,13 @@ static void run_plans(Pool *pool, unsigned threads)
     if (threads > pool->count)
         threads = pool->count ? pool->count : 1;
     Thread *workers = xcalloc(threads, sizeof *workers);
-    pthread_t *ids = xcalloc(threads, sizeof *ids);
     for (unsigned t = 0; t < threads; t++) {
         workers[t].pool = pool;
         arena_init(&workers[t].arena);
     }
-    unsigned started = 1;
-    for (unsigned t = 1; t < threads; t++) {
-        if (pthread_create(&ids[t], NULL, thread_main, &workers[t]) != 0)
-            break;
-        started++;
-    }
-    thread_main(&workers[0]);
-    for (unsigned t = 1; t < started; t++)
-        pthread_join(ids[t], NULL);
+    testing_threads_run(thread_main, workers, sizeof *workers, threads);
     for (unsigned t = 0; t < threads; t++)
         arena_free(&workers[t].arena);
-    free(ids);
     free(workers);
 }
 

@@ -323,24 +323,14 @@ static void run_jobs(TestingRun *out, Job *jobs, uint32_t count, unsigned thread
     out->thread_count = threads;
     out->thread_arenas = xcalloc(threads, sizeof *out->thread_arenas);
     Thread *workers = xcalloc(threads, sizeof *workers);
-    pthread_t *ids = xcalloc(threads, sizeof *ids);
     for (unsigned t = 0; t < threads; t++) {
         arena_init(&out->thread_arenas[t]);
         workers[t] = (Thread){ &pool, &out->thread_arenas[t],
                                coverage ? xcalloc(programs + 1, sizeof(Coverage *)) : NULL };
     }
-    unsigned started = 1;
-    for (unsigned t = 1; t < threads; t++) {
-        if (pthread_create(&ids[t], NULL, thread_main, &workers[t]) != 0)
-            break;
-        started++;
-    }
-    thread_main(&workers[0]);
-    for (unsigned t = 1; t < started; t++)
-        pthread_join(ids[t], NULL);
+    testing_threads_run(thread_main, workers, sizeof *workers, threads);
     if (coverage)
         gather_coverage(out, workers, threads, programs);
-    free(ids);
     free(workers);
 }
 
@@ -397,6 +387,21 @@ void testing_run_free(TestingRun *run)
     free(run->thread_arenas);
     arena_free(&run->arena);
     memset(run, 0, sizeof *run);
+}
+
+void testing_threads_run(void *(*work)(void *), void *items, size_t item_size, unsigned count)
+{
+    pthread_t *ids = xcalloc(count ? count : 1, sizeof *ids);
+    unsigned started = 1;
+    for (unsigned t = 1; t < count; t++) {
+        if (pthread_create(&ids[t], NULL, work, (char *)items + t * item_size) != 0)
+            break;
+        started++;
+    }
+    work(items);
+    for (unsigned t = 1; t < started; t++)
+        pthread_join(ids[t], NULL);
+    free(ids);
 }
 
 /* What mutate.c shares of the runner (testing_internal.h). */

@@ -4,6 +4,7 @@
 #define ORBIT_TESTING_INTERNAL_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arena.h"
@@ -99,4 +100,9 @@ char *testing_run_history(const OrbcModule *module, const char *name, const char
                           HistoryFormat format, int *status, size_t *len, char *err,
                           size_t errlen);
 
+/* Runs `work` on each of `count` items of `item_size` bytes: items 1.. on threads of
+ * their own, item 0 on the calling thread (which is all there is when a thread cannot
+ * start: the work is shared through the items, so fewer threads only take longer);
+ * returns when every one has returned. The runner, the explorer and the mutants. */
+void testing_threads_run(void *(*work)(void *), void *items, size_t item_size, unsigned count);
 #endif

@@ -102,6 +102,8 @@ def stage(args, version, license_):
         os.makedirs(os.path.dirname(os.path.join(pkg, rel)), exist_ok=True)
         shutil.copyfile(os.path.join(src, rel), os.path.join(pkg, rel))
     os.chmod(os.path.join(pkg, 'bin', 'orbitc'), 0o755)
+    # the licence's notice travels with every copy (npm packs LICENSE whatever `files` says)
+    shutil.copyfile(os.path.join(ROOT, 'LICENSE'), os.path.join(pkg, 'LICENSE'))
     for name in WASM_FILES:
         source = os.path.join(args.wasm, name)
         if not os.path.isfile(source):
@@ -117,6 +119,7 @@ def stage(args, version, license_):
         os.makedirs(pdir)
         shutil.copyfile(args.native, os.path.join(pdir, 'orbitc'))
         os.chmod(os.path.join(pdir, 'orbitc'), 0o755)
+        shutil.copyfile(os.path.join(ROOT, 'LICENSE'), os.path.join(pdir, 'LICENSE'))
         write(os.path.join(pdir, 'package.json'), dump(platform_manifest(platform, version, license_)))
         write(os.path.join(pdir, 'README.md'),
               'The native `orbitc` of the npm package `orbitc` for %s %s, which runs it: '

@@ -161,10 +161,14 @@ def main():
         check('npm-pack.sh made orbitc-%s.tgz and orbitc-cli-linux-x64-%s.tgz' % (version, version),
               os.path.isfile(launcher) and os.path.isfile(platform), sorted(os.listdir(dist)))
         manifests = {}
+        with open(os.path.join(ROOT, 'LICENSE'), 'rb') as f:
+            licence = f.read()
         for tarball in (launcher, platform):
             with tarfile.open(tarball) as t:
                 manifests[tarball] = json.load(t.extractfile('package/package.json'))
                 names = sorted(m.name for m in t.getmembers())
+                shipped = t.extractfile('package/LICENSE').read() if 'package/LICENSE' in names else None
+            check('%s carries the LICENSE' % os.path.basename(tarball), shipped == licence, names)
             print('%s: %d bytes, %s' % (os.path.basename(tarball), os.path.getsize(tarball), names))
         m, n = manifests[launcher], manifests[platform]
         check("the packages' versions are meson.build's",

@@ -467,7 +467,8 @@ static uint32_t take_choices(const Explorer *ex, uint16_t *tape)
     uint32_t len = ex->decisions < TAPE_MAX ? ex->decisions : TAPE_MAX;
     while (len > 0 && ex->choices[len - 1] == 0)
         len--;
-    memcpy(tape, ex->choices, len * sizeof *tape);
+    if (len > 0)   /* no decision yet: choices may be NULL */
+        memcpy(tape, ex->choices, len * sizeof *tape);
     return len;
 }
 
@@ -476,7 +477,8 @@ static uint32_t take_choices(const Explorer *ex, uint16_t *tape)
 static bool next_world(const Explorer *ex, uint16_t *tape, uint32_t *len, uint32_t most)
 {
     uint32_t n = ex->decisions < TAPE_MAX ? ex->decisions : TAPE_MAX;
-    memcpy(tape, ex->choices, n * sizeof *tape);
+    if (n > 0)
+        memcpy(tape, ex->choices, n * sizeof *tape);
     for (uint32_t i = n; i-- > 0;) {
         uint32_t before = nonzero(tape, i);
         if (tape[i] + 1 < ex->sizes[i] && (tape[i] > 0 || before < most)) {
@@ -507,7 +509,8 @@ static void shrink(Explorer *ex, Found *found, uint64_t *runs, uint32_t cap)
             if (i >= found->len || found->tape[i] == 0)
                 continue;
             for (uint16_t c = 0; c < found->tape[i]; c++) {
-                memcpy(tape, found->tape, found->len * sizeof *tape);
+                if (found->len > 0)
+                    memcpy(tape, found->tape, found->len * sizeof *tape);
                 tape[i] = c;
                 World w = run_world(ex, tape, found->len, NULL);
                 ++*runs;

@@ -284,7 +284,7 @@ static bool make_mutant(const Plan *p, OrbcModule *out, bool *same, char *why,
     free(pos);
     orbc_module_free(&m);
     if (ok) {
-        *same = len == s->len && memcmp(bytes, s->bytes, len) == 0;
+        *same = len == s->len && (len == 0 || memcmp(bytes, s->bytes, len) == 0);
         ok = orbc_load(bytes, len, out, &err);
     }
     free(bytes);
@@ -309,7 +309,7 @@ static bool test_passes(Arena *arena, const OrbcModule *module, const MutTest *t
         free(json);
         return false;   /* the runtime refuses the world: the test noticed */
     }
-    if (json_len == t->history_len && memcmp(json, t->history, json_len) == 0) {
+    if (json_len == t->history_len && (json_len == 0 || memcmp(json, t->history, json_len) == 0)) {
         free(json);
         return true;
     }

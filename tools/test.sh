@@ -20,7 +20,8 @@
 #  7. builds the libFuzzer targets and runs each briefly from its committed corpus (which
 #     libFuzzer runs first: the corpora under the sanitizers, in-process).
 # What waits on the network or on timers runs beside what uses the processors: the npm
-# packages download while build/ compiles, and the suite `restate` (a real server, its
+# packages download while build/ compiles (and build-asan/ and build-fuzz/ of 6 and 7,
+# niced, in the rest of that wait), and the suite `restate` (a real server, its
 # time spent in timers and round trips) runs beside 6 and 7, which are niced.
 # Each phase is timed; the end prints a table `phase seconds result`, then one closing
 # line counting every meson run's tests once, the fmt check and the fuzz smoke.
@@ -119,6 +120,19 @@ built=$(last_ok && echo yes || echo no)
 lowest() { ( renice -n 19 -p "$BASHPID" >/dev/null && "$@" ); }    # a subshell, nice 19
 [ "$built" = yes ] && \
     background "suite: packages (beside what follows)" lowest meson_run build testlog-packages --suite packages --no-suite npm
+# ---- the sanitizers' and the fuzz targets' builds, beside the installs ----
+# The full suite waits for the npm installs (downloads, npm ci, the WebAssembly build:
+# 250-340 s) where build/ takes 60-80: build-asan/ and build-fuzz/ compile in that wait,
+# niced (the installs' own compiling goes first), and their suites run after the playground.
+beside() { ( renice -n 10 -p "$BASHPID" >/dev/null && "$@" ); }   # a subshell, niced
+asan_build() {
+    setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dbuildtype=debug && ninja -C build-asan >/dev/null
+}
+have_clang=$(command -v clang >/dev/null && echo yes || echo no)
+background "build: build-asan/ (ASan + UBSan, beside the installs)" beside asan_build
+[ "$have_clang" = yes ] && \
+    background "build: build-fuzz/ (libFuzzer, clang, beside the installs)" beside fuzz/build.sh
 wait_for "install: npm packages, chromium (beside the build)"
 [ "$built" = yes ] && \
     phase "suite: build/ --setup full (every test, fuzz corpora)" meson_run build testlog-full --setup full
@@ -132,8 +146,8 @@ export ORBIT_PLAYGROUND_WASM="$PWD/build-playground/wasm" ORBIT_REQUIRE_PLAYGROU
 phase "playground: tools/playground.sh" eval 'tools/playground.sh >/dev/null'
 last_ok && phase "suite: playground" meson_run build testlog-playground --suite playground
 # The npm packages (tests/install/test_npm.py) carry the WebAssembly build just made: their
-# suite runs from here, beside what follows, at the lowest priority (it builds the static
-# orbitc again, and runs orbitc three ways on a sample of the goldens).
+# suite runs from here, beside what follows, at the lowest priority (it runs orbitc three
+# ways on a sample of the goldens; its static orbitc is the one the suite packages built).
 background "suite: npm (beside what follows)" lowest meson_run build testlog-npm --suite npm
 
 # ---- the Restate host, beside the sanitizers and the fuzz targets ----
@@ -147,24 +161,19 @@ background "suite: npm (beside what follows)" lowest meson_run build testlog-npm
 # (docs/restate-performance.md, "The suite's time").
 export ORBIT_RESTATE_JOBS=4
 background "suite: restate (beside what follows)" meson_run build testlog-restate --suite restate
-beside() { ( renice -n 10 -p "$BASHPID" >/dev/null && "$@" ); }   # a subshell, niced
 
 
 # ---- the sanitizers ----
-asan_build() {
-    setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
-        -Dbuildtype=debug && ninja -C build-asan >/dev/null
-}
 asan_suite() {
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         meson_run build-asan testlog-asan --setup sanitizers
 }
-phase "build: build-asan/ (ASan + UBSan)" beside asan_build
+wait_for "build: build-asan/ (ASan + UBSan, beside the installs)"
 last_ok && phase "suite: build-asan/ --setup sanitizers" beside asan_suite
 
 fuzz_passed=0 fuzz_failed=1
-if command -v clang >/dev/null; then
-    phase "build: build-fuzz/ (libFuzzer, clang)" beside fuzz/build.sh
+if [ "$have_clang" = yes ]; then
+    wait_for "build: build-fuzz/ (libFuzzer, clang, beside the installs)"
     last_ok && phase "fuzz smoke: 6 s per target" beside env ORBITC="$PWD/build/cli/orbitc" fuzz/run.sh smoke 6
     [[ ${table[-1]} == 'fuzz smoke'*' ok' ]] && fuzz_passed=1 fuzz_failed=0
 else

@@ -42,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, '..'))  # support
 from support.checklist import check, finish  # noqa: E402
+from support.static_build import build_static  # noqa: E402
 
 GOLDEN = os.path.join(ROOT, 'tests', 'golden')
 FORMATS = ['human', 'json', 'github', 'gitlab', 'sarif', 'concise']
@@ -54,17 +55,6 @@ def project_version():
     out = subprocess.run(['meson', 'introspect', '--projectinfo', os.path.join(ROOT, 'meson.build')],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)['version']
-
-
-def build_static(builddir):
-    """The static orbitc of @orbitc/cli-linux-x64, as docs/install.md builds it."""
-    for argv in (['meson', 'setup', builddir, ROOT, '-Dstatic=true', '-Dtests=false',
-                  '-Dbuildtype=release'],
-                 ['ninja', '-C', builddir, 'cli/orbitc']):
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=3000)
-        if p.returncode != 0:
-            sys.exit('FAIL: %s\n%s' % (' '.join(argv), p.stdout.decode(errors='replace')[-6000:]))
-    return os.path.join(builddir, 'cli', 'orbitc')
 
 
 def golden_args(path):
@@ -127,6 +117,7 @@ def main():
     ap.add_argument('--orbitc', required=True)
     ap.add_argument('--wasm')
     ap.add_argument('--native')
+    ap.add_argument('--static-builddir')
     ap.add_argument('--keep')
     args = ap.parse_args()
     built = os.path.abspath(args.orbitc)
@@ -146,7 +137,8 @@ def main():
                'npm_config_update_notifier': 'false', 'npm_config_loglevel': 'error'}
 
         # ---- the tarballs ----
-        native = args.native or build_static(os.path.join(work, 'build-static'))
+        native = args.native or build_static(args.static_builddir
+                                             or os.path.join(work, 'build-static'))['orbitc']
         dist = args.keep or os.path.join(work, 'dist')
         pack = [os.path.join(ROOT, 'tools', 'npm-pack.sh'), dist, '--wasm', wasm, '--native', native]
         p = subprocess.run(pack, env=dict(os.environ, HOME=home, npm_config_cache=env['npm_config_cache']),

@@ -18,8 +18,8 @@ byte for byte what the dynamic build prints outside it:
 
     test_static.py --orbitc DYNAMIC_ORBITC --orbit-run DYNAMIC_ORBIT_RUN
                    [--static-builddir DIR] [--keep DIR]
-builds the static programs in a temporary directory (or uses DIR's, built with
--Dstatic=true), and needs root for chroot (else `unshare --map-root-user`). Ends with
+builds the static programs in a temporary directory (or in DIR, set up with -Dstatic=true
+on first use and rebuilt by ninja after: tests/support/static_build.py), and needs root for chroot (else `unshare --map-root-user`). Ends with
 `N passed, N failed`. --keep DIR leaves the two static programs there (tools/release.sh).
 """
 import argparse
@@ -30,26 +30,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, '..'))  # support
 from support.checklist import check, finish  # noqa: E402
+from support.static_build import PROGRAMS, build_static  # noqa: E402
 
 GOLDEN = os.path.join(ROOT, 'tests', 'golden')
-PROGRAMS = {'orbitc': 'cli/orbitc', 'orbit-run': 'runtime/orbit-run'}
-
-
-def build_static(builddir):
-    start = time.monotonic()
-    for argv in (['meson', 'setup', builddir, ROOT, '-Dstatic=true', '-Dtests=false',
-                  '-Dbuildtype=release'],
-                 ['ninja', '-C', builddir] + list(PROGRAMS.values())):
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=3000)
-        if p.returncode != 0:
-            sys.exit('FAIL: %s\n%s' % (' '.join(argv), p.stdout.decode(errors='replace')[-6000:]))
-    print('static build: %.0f s' % (time.monotonic() - start))
 
 
 class Runner:
@@ -102,10 +90,8 @@ def main():
     dynamic = {'orbitc': os.path.abspath(args.orbitc),
                'orbit-run': os.path.abspath(args.orbit_run)}
     with tempfile.TemporaryDirectory(prefix='orbitc-static-') as work:
-        builddir = args.static_builddir
-        if not builddir:
-            builddir = os.path.join(work, 'build-static')
-            build_static(builddir)
+        builddir = args.static_builddir or os.path.join(work, 'build-static')
+        build_static(builddir)
         chroot = os.path.join(work, 'chroot')
         os.makedirs(chroot)
         for name, rel in PROGRAMS.items():

@@ -122,8 +122,10 @@ def main():
     args = ap.parse_args()
     built = os.path.abspath(args.orbitc)
     version = project_version()
-    wasm = args.wasm or os.environ.get('ORBIT_PLAYGROUND_WASM') or os.path.join(ROOT, 'build-playground', 'wasm')
-    if not os.path.exists(os.path.join(wasm, 'orbit.wasm')):
+    # the WebAssembly build given, or this tree's made up to date (ninja: no work when it
+    # is), never a stale one left in build-playground/
+    wasm = args.wasm or os.environ.get('ORBIT_PLAYGROUND_WASM')
+    if not wasm:
         wasm = subprocess.run([os.path.join(ROOT, 'tools', 'playground.sh'), '--wasm'], check=True,
                               stdout=subprocess.PIPE, text=True).stdout.splitlines()[-1]
 

@@ -70,6 +70,19 @@ typedef struct Delivery {
     uint32_t number;             /* the attempt's number */
 } Delivery;
 
+/* What a decision is about, whatever the decisions before it: a slot, or one delivery of
+ * an attempt of a step (or of its compensate block). The shrinker keeps a choice on its
+ * key, so that a choice taken out, which takes out the deliveries it caused (a retry),
+ * leaves the others on the attempts they were made for. */
+typedef struct Key {
+    uint8_t kind;                /* KEY_SLOT, KEY_STEP, KEY_COMPENSATION */
+    uint32_t index;              /* the slot, or the step */
+    uint32_t number;             /* the attempt's number */
+    uint32_t nth;                /* the deliveries of that attempt before this one */
+} Key;
+
+enum { KEY_SLOT, KEY_STEP, KEY_COMPENSATION };
+
 /* A signal the tested workflow awaits at a top-level step. */
 typedef struct Slot {
     uint32_t step;               /* the await step */
@@ -102,7 +115,13 @@ typedef struct Explorer {
     Rng *rng;                    /* beyond the tape: random choices; NULL: the test's */
     uint16_t *choices;           /* the choices made, and the size of each menu */
     uint16_t *sizes;
+    Key *keys;                   /* what each decision was about */
     uint32_t decisions, decisions_cap;
+    const Key *want_keys;        /* keyed: the choices to make, by key (then 0) */
+    const uint16_t *want_choices;
+    uint32_t want_count;
+    bool keyed;
+    bool counting;               /* shrinking: keys count the deliveries of an attempt */
     Delivery *deliveries;
     uint32_t delivery_count, delivery_cap;
     Choice *slot_choices;        /* [slot_count] */
@@ -112,22 +131,35 @@ typedef struct Explorer {
     bool stopped;
 } Explorer;
 
-/* The next decision among `size` choices. */
-static uint16_t decide(Explorer *ex, uint32_t size)
+static bool same_key(const Key *a, const Key *b)
+{
+    return a->kind == b->kind && a->index == b->index && a->number == b->number
+        && a->nth == b->nth;
+}
+
+/* The next decision, about `key`, among `size` choices. */
+static uint16_t decide(Explorer *ex, uint32_t size, Key key)
 {
     uint32_t i = ex->decisions;
     uint16_t c = 0;
-    if (i < ex->tape_len)
+    if (ex->keyed) {
+        for (uint32_t j = 0; j < ex->want_count; j++)
+            if (same_key(&ex->want_keys[j], &key))
+                c = ex->want_choices[j];
+    } else if (i < ex->tape_len) {
         c = ex->tape[i];
-    else if (ex->rng && size > 1 && rng_next(ex->rng) % 100 < RANDOM_PERCENT)
+    } else if (ex->rng && size > 1 && rng_next(ex->rng) % 100 < RANDOM_PERCENT) {
         c = (uint16_t)(1 + rng_next(ex->rng) % (size - 1));
+    }
     if (c >= size)
         c = (uint16_t)(size - 1);
     if (ex->decisions == ex->decisions_cap) {
         ex->decisions_cap = ex->decisions_cap ? 2 * ex->decisions_cap : 64;
         ex->choices = xrealloc(ex->choices, ex->decisions_cap * sizeof *ex->choices);
         ex->sizes = xrealloc(ex->sizes, ex->decisions_cap * sizeof *ex->sizes);
+        ex->keys = xrealloc(ex->keys, ex->decisions_cap * sizeof *ex->keys);
     }
+    ex->keys[i] = key;
     ex->choices[i] = c;
     ex->sizes[i] = (uint16_t)size;
     ex->decisions++;
@@ -248,6 +280,12 @@ static SimServe serve(void *ctx, const EngineCommand *queued)
     bool own = t->workflow == ex->workflow && t->label && !strchr(t->label, '/');
     if (!own)
         return served;
+    Key key = { t->compensation ? KEY_COMPENSATION : KEY_STEP, t->step, t->number, 0 };
+    for (uint32_t i = 0; ex->counting && i < ex->delivery_count; i++) {
+        const Delivery *e = &ex->deliveries[i];
+        key.nth += e->decided && e->step == t->step && e->compensation == t->compensation
+            && e->number == t->number;
+    }
     Delivery *d = new_delivery(ex);
     d->step = t->step;
     d->compensation = t->compensation;
@@ -261,7 +299,7 @@ static SimServe serve(void *ctx, const EngineCommand *queued)
     uint32_t n = delivery_menu(ex, queued, &served, menu);
     d->decided = true;
     d->decision = ex->decisions;
-    d->choice = menu[decide(ex, n)];
+    d->choice = menu[decide(ex, n, key)];
     const OrbcStep *s = &ex->module->workflows[t->workflow].steps[t->step];
     if (d->choice.kind == C_PICKUP)
         served.pickup_ms = d->choice.arg;
@@ -396,7 +434,7 @@ static World run_world(Explorer *ex, const uint16_t *tape, uint32_t tape_len, Rn
     for (uint32_t k = 0; k < ex->slot_count; k++) {
         Choice menu[MENU_MAX];
         uint32_t n = slot_menu(ex, k, menu);
-        ex->slot_choices[k] = menu[decide(ex, n)];
+        ex->slot_choices[k] = menu[decide(ex, n, (Key){ KEY_SLOT, k, 0, 0 })];
         relative |= ex->slot_choices[k].kind == C_SIGNAL_WAIT;
     }
     Scenario *sc = &ex->scenario;
@@ -497,33 +535,67 @@ typedef struct Found {
     uint32_t len;
 } Found;
 
-/* Shrinks the world of `found`: each non-default choice made default, then smaller, kept
- * when the same invariant still breaks; until nothing changes. */
+/* The non-default choices of the last world run (its first `cap` decisions), by key. */
+static uint32_t take_keyed(const Explorer *ex, Key *keys, uint16_t *choices, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ex->decisions && i < cap; i++) {
+        if (ex->choices[i]) {
+            keys[n] = ex->keys[i];
+            choices[n++] = ex->choices[i];
+        }
+    }
+    return n;
+}
+
+/* Runs the world of these choices by key, every other decision the test's. */
+static World run_keyed(Explorer *ex, const Key *keys, const uint16_t *choices, uint32_t n)
+{
+    ex->keyed = true;
+    ex->want_keys = keys;
+    ex->want_choices = choices;
+    ex->want_count = n;
+    World w = run_world(ex, NULL, 0, NULL);
+    ex->keyed = false;
+    return w;
+}
+
+/* Shrinks the world of `found`: each non-default choice, last first, made default, then
+ * smaller, kept when the same invariant still breaks; until nothing changes. A choice is
+ * kept on its key, not its place among the decisions (Key). */
 static void shrink(Explorer *ex, Found *found, uint64_t *runs, uint32_t cap)
 {
-    uint16_t *tape = xcalloc(cap + 1, sizeof *tape);
+    Key *keys = xcalloc(cap + 1, sizeof *keys);
+    uint16_t *choices = xcalloc(cap + 1, sizeof *choices);
+    uint16_t *trial = xcalloc(cap + 1, sizeof *trial);
+    ex->counting = true;
+    run_world(ex, found->tape, found->len, NULL);
+    uint32_t n = take_keyed(ex, keys, choices, cap);
     bool changed = true;
     while (changed) {
         changed = false;
-        for (uint32_t i = found->len; i-- > 0;) {
-            if (i >= found->len || found->tape[i] == 0)
+        for (uint32_t j = n; j-- > 0;) {
+            if (j >= n)
                 continue;
-            for (uint16_t c = 0; c < found->tape[i]; c++) {
-                if (found->len > 0)
-                    memcpy(tape, found->tape, found->len * sizeof *tape);
-                tape[i] = c;
-                World w = run_world(ex, tape, found->len, NULL);
+            for (uint16_t c = 0; c < choices[j]; c++) {
+                memcpy(trial, choices, n * sizeof *trial);
+                trial[j] = c;
+                World w = run_keyed(ex, keys, trial, n);
                 ++*runs;
                 if (!w.broken || strcmp(w.why.name, found->world.why.name) != 0)
                     continue;
                 found->world = w;
                 found->len = take_choices(ex, found->tape);
+                n = take_keyed(ex, keys, choices, cap);
                 changed = true;
                 break;
             }
         }
     }
-    free(tape);
+    ex->counting = false;
+    free(keys);
+    free(choices);
+    free(trial);
 }
 
 /* ---- describing a world --------------------------------------------------------------- */

@@ -2,9 +2,12 @@
 """`orbitc test --explore` (docs/testing.md, "Exploring") against the truth:
 
 - each planted bug of tests/explore/ (a program whose own test passes) is found within the
-  default budget, shrunk to the world its case states (the size, and the choices: why that
-  size is the least is said beside each case), and the test printed for it, pasted beside
-  the program, fails through the normal `orbitc test` with exactly that invariant;
+  default budget (or the one its case gives), shrunk to the world its case states (the
+  size, and the choices: why that size is the least is said beside each case), and the
+  test printed for it, pasted beside the program, fails through the normal `orbitc test`
+  with exactly that invariant;
+- one of them is out of the enumeration's reach: the random worlds find it in a larger
+  world than the least, which the shrinker reduces to the least, the same on any --jobs;
 - on correct programs (the examples, and every golden runtime scenario written as a test
   by tools/scenario_to_test.py) nothing breaks, and the report says how many worlds it
   tried;
@@ -29,9 +32,11 @@ EXAMPLES = os.path.join(cli_harness.ROOT, 'examples')
 PLANTED = os.path.join(cli_harness.ROOT, 'tests', 'explore')
 TOOL = os.path.join(cli_harness.ROOT, 'tools', 'scenario_to_test.py')
 BUDGET = 10000   # TESTING_EXPLORE_BUDGET: the default
+RANDOM_BUDGET = 2000   # retries_exhausted: the enumeration's half ends before its bug
+RANDOM_CASE = 'retries_exhausted'
 
-# Each planted bug: its invariant, and the shrunk world, a line per non-default choice.
-# Why no smaller world breaks it:
+# Each planted bug: its invariant, the shrunk world, a line per non-default choice, and the
+# options of its search (none: the default budget). Why no smaller world breaks it:
 PLANTED_CASES = {
     # The charge must start a moment before the deadline, which the test's signal (at 30m)
     # never lets it: one choice, the signal's arrival. Arriving *at* the await's timeout
@@ -39,24 +44,37 @@ PLANTED_CASES = {
     # "just before" is the earliest time that breaks it.
     'signal_race': ('a charge never completes in an order that timed out', [
         'signal "approved" 59m59s999ms after its await starts (just before its await\'s timeout)',
-    ]),
+    ], []),
     # The order must time out (the charge never answers: one choice) and the release must
     # fail (one more; it has no retry): neither alone breaks it.
     'compensation_after_deadline': ('the stock of an order that timed out is released', [
         'attempt 1 of charge: never answers (its timeout fires)',
         'attempt 1 of reserve.compensate: fails with UNAVAILABLE (retryable)',
-    ]),
+    ], []),
     # The order must fail (ship fails: one choice) and the refund must fail: with a
     # retryable error it would take five, with its non-retryable code one.
     'non_retryable_compensation': ('a charge that went through is refunded when the order fails', [
         'attempt 1 of ship: fails with UNAVAILABLE (retryable)',
         'attempt 1 of charge.compensate: fails with REFUND_WINDOW_CLOSED (non-retryable)',
-    ]),
+    ], []),
     # One pickup a millisecond after the queue timeout; at the timeout itself the pickup
     # counts (the tie), and every failure that is retried leaves attempts to use.
     'queue_timeout_race': ('a charge that fails has used its retries', [
         'attempt 1 of charge: is picked up after 1m1ms (just after its queue timeout)',
-    ]),
+    ], []),
+    # Every step retries every failure (no non-retryable code, no queue timeout, no
+    # deadline) and a lost worker uses no attempt: shipping fails only when its three
+    # attempts fail, three choices, none of which can be smaller than the first failure of
+    # the table (a retryable one), and no other step's choice helps. Under a budget of
+    # 2,000 the enumeration's 1,000 worlds end among the worlds of two choices: the random
+    # worlds find it (world 1,226 of seed 1), with a timeout where a failure does and two
+    # choices beside; one of them, a retried failure of pack, the shrinker kept when it
+    # kept choices by their place (the retry it took out slid ship's failures past ship).
+    'retries_exhausted': ('an order whose shipping fails is refunded', [
+        'attempt 1 of ship: fails with UNAVAILABLE (retryable)',
+        'attempt 2 of ship: fails with UNAVAILABLE (retryable)',
+        'attempt 3 of ship: fails with UNAVAILABLE (retryable)',
+    ], ['--budget', str(RANDOM_BUDGET)]),
 }
 
 
@@ -77,21 +95,28 @@ def without_times(doc):
 def planted_bugs_are_found_shrunk_and_pasted():
     expect(sorted(os.listdir(PLANTED)) == sorted(PLANTED_CASES),
            'tests/explore/ and the cases differ: %s' % sorted(os.listdir(PLANTED)))
-    for name, (invariant, shrunk) in sorted(PLANTED_CASES.items()):
+    for name, (invariant, shrunk, options) in sorted(PLANTED_CASES.items()):
         with tempfile.TemporaryDirectory() as tmp:
             program = os.path.join(tmp, name)
             shutil.copytree(os.path.join(PLANTED, name), program)
             status, out, err = run('test', program)
             expect(status == 0, '%s: its own test passes: %s%s' % (name, out, err))
-            status, doc = explore(program)
+            status, doc = explore(*options, program)
             expect(status == 1, '%s: status %d, 1 expected (a broken invariant)' % (name, status))
             [t] = doc['tests']
             expect(t['status'] == 'broken' and t['invariant'] == invariant,
                    '%s: %s %s' % (name, t['status'], t['invariant']))
-            expect(t['worlds'] <= BUDGET, '%s: %d worlds' % (name, t['worlds']))
+            budget = int(options[options.index('--budget') + 1]) if options else BUDGET
+            expect(t['worlds'] <= budget, '%s: %d worlds' % (name, t['worlds']))
             expect(t['shrunk'] == shrunk and t['shrunk_size'] == len(shrunk),
                    '%s: shrunk to %s, expected %s' % (name, t['shrunk'], shrunk))
             expect(t['found_size'] >= t['shrunk_size'], '%s: shrinking grew' % name)
+            if name == RANDOM_CASE:
+                # Found by the random worlds (after the enumeration's half), in a larger
+                # world than the least: the shrinker took the other choices out.
+                expect(t['worlds'] > budget // 2 and t['found_size'] > t['shrunk_size'],
+                       '%s: found in world %d with %d choices, shrunk to %d: %s' % (
+                           name, t['worlds'], t['found_size'], t['shrunk_size'], t['found']))
             # The printed test, pasted beside the program, fails the same way.
             write(os.path.join(program, 'pasted.test.orbit'), t['test'])
             status, out, err = run('test', '--format', 'json', program)
@@ -129,6 +154,28 @@ def the_same_report_for_any_jobs():
         three = without_times(explore('--jobs', '3', '--seed', '7', path)[1])
         expect(one == three, '%s: the reports of --jobs 1 and 3 differ' % path)
         expect(one['seed'] == 7, 'the seed is reported')
+
+
+@test
+def the_shrunk_world_is_the_same_for_any_jobs():
+    # Every planted program in one run (each its own root), under the budget whose random
+    # worlds find retries_exhausted: a seed gives the same worlds found and shrunk on 1
+    # thread and on 3, and again; the shrinker works from the world found alone.
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in PLANTED_CASES:
+            shutil.copytree(os.path.join(PLANTED, name), os.path.join(tmp, name))
+            write(os.path.join(tmp, name, 'orbit.program'), '')
+        for seed in ['1', '3']:   # (seed 7 finds nothing in 2,000 worlds)
+            args = ['--budget', str(RANDOM_BUDGET), '--seed', seed, tmp]
+            one, three, again = (without_times(explore('--jobs', jobs, *args)[1])
+                                 for jobs in ['1', '3', '3'])
+            expect(one == three == again, 'seed %s: the reports of --jobs 1 and 3 differ' % seed)
+            expect(len(one['tests']) == len(PLANTED_CASES), '%d tests' % len(one['tests']))
+            [t] = [t for t in one['tests'] if t['program'].endswith(RANDOM_CASE)]
+            expect(t['status'] == 'broken' and t['worlds'] > RANDOM_BUDGET // 2
+                   and t['found'] != t['shrunk'] and t['shrunk_size'] == 3,
+                   'seed %s: found in world %d, %s shrunk to %s' % (
+                       seed, t['worlds'], t['found'], t['shrunk']))
 
 
 @test

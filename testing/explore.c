@@ -1054,6 +1054,7 @@ static void explore_test(Job *job, Arena *arena, const ExploreOptions *options)
     free(found.tape);
     free(ex.choices);
     free(ex.sizes);
+    free(ex.keys);
     free(ex.deliveries);
     free(ex.events);
     sim_buffers_free(&ex.buffers);

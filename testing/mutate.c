@@ -1117,11 +1117,5 @@ void testing_mutate_report_json(const MutationRun *run, TextBuffer *out)
                             "equivalent", (json_int_t)run->equivalent,
                             "score", json_score(run->killed, run->survived),
                             "seconds", run->seconds);
-    char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(doc);
-    if (!text)
-        out_of_memory();
-    text_append_str(out, text);
-    text_append_str(out, "\n");
-    free(text);
+    testing_append_json(out, doc);
 }

@@ -1,5 +1,6 @@
 /* The human and JSON reports of `orbitc test` (report.h). */
 #include "report.h"
+#include "testing_internal.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -123,6 +124,19 @@ static json_t *json_result(const TestResult *r)
                      "divergence", json_text(r->divergence), "history", json_lines(r->history));
 }
 
+/* `doc` (taken) as indented JSON with its keys in order, and a newline, into `out`: every
+ * JSON report of orbitc test. */
+void testing_append_json(TextBuffer *out, json_t *doc)
+{
+    char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    if (!text)
+        out_of_memory();
+    text_append_str(out, text);
+    text_append_str(out, "\n");
+    free(text);
+}
+
 void testing_report_json(const TestRun *run, TextBuffer *out)
 {
     json_t *tests = json_array();
@@ -133,11 +147,5 @@ void testing_report_json(const TestRun *run, TextBuffer *out)
                             "passed", (json_int_t)run->passed, "failed",
                             (json_int_t)run->failed, "errors", (json_int_t)run->errors,
                             "seconds", run->seconds);
-    char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(doc);
-    if (!text)
-        out_of_memory();
-    text_append_str(out, text);
-    text_append_str(out, "\n");
-    free(text);
+    testing_append_json(out, doc);
 }

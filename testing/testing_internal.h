@@ -105,4 +105,6 @@ char *testing_run_history(const OrbcModule *module, const char *name, const char
  * start: the work is shared through the items, so fewer threads only take longer);
  * returns when every one has returned. The runner, the explorer and the mutants. */
 void testing_threads_run(void *(*work)(void *), void *items, size_t item_size, unsigned count);
+/* `doc` (taken) as indented JSON, keys in order, then a newline (report.c). */
+void testing_append_json(TextBuffer *out, json_t *doc);
 #endif

@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
 from support import cli as h  # noqa: E402
 from support.cli import expect, test  # noqa: E402
+from support import sanitizers  # noqa: E402
 
 OTHER_UID = 54321   # a user that owns nothing here (the tests run as root: chown works)
 FROM_ENV = object()  # run(cache=FROM_ENV): where the environment says
@@ -43,8 +44,6 @@ def run(args, cwd, cache=None, stdin=None, env_extra=None, umask=None, timeout=6
     for name in ('NO_COLOR', 'FORCE_COLOR', 'CLICOLOR_FORCE', 'ORBITC_CACHE_DIR',
                  'XDG_CACHE_HOME'):
         env.pop(name, None)
-    env['ASAN_OPTIONS'] = 'exitcode=86'
-    env['UBSAN_OPTIONS'] = 'halt_on_error=1:exitcode=86'
     extra = []
     if cache is None:
         extra = ['--no-cache']
@@ -53,7 +52,7 @@ def run(args, cwd, cache=None, stdin=None, env_extra=None, umask=None, timeout=6
     if env_extra:
         env.update(env_extra)
     try:
-        p = subprocess.run([h.ORBITC, 'check', '--color=never'] + extra + list(args), cwd=cwd,
+        p = sanitizers.run([h.ORBITC, 'check', '--color=never'] + extra + list(args), cwd=cwd,
                            env=env, input=stdin, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=timeout,
                            preexec_fn=(lambda: os.umask(umask)) if umask is not None else None)

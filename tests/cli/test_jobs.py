@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
                                 'tools'))
 from support import cli as h  # noqa: E402
 from support.cli import expect, test  # noqa: E402
+from support import sanitizers  # noqa: E402
 import gen_repo  # noqa: E402
 
 GOLDEN = os.path.join(h.ROOT, 'tests', 'golden')
@@ -728,7 +729,6 @@ def jobs_thread_holds_one_program_at_a_time():
     if not os.access(GNU_TIME, os.X_OK):
         print('jobs_thread_holds_one_program_at_a_time: no %s, not measured' % GNU_TIME)
         return
-    env = dict(os.environ, ASAN_OPTIONS='exitcode=86:quarantine_size_mb=0')
     with tempfile.TemporaryDirectory() as tmp:
         gen_repo.make_roots(os.path.join(tmp, 'many'), 40, 60000, errors_every=0)
         gen_repo.make_roots(os.path.join(tmp, 'one'), 1, 60000, errors_every=0)
@@ -737,9 +737,9 @@ def jobs_thread_holds_one_program_at_a_time():
         held = {}
         for name in ('one', 'many'):
             kb = os.path.join(tmp, name + '.kb')
-            p = subprocess.run([GNU_TIME, '-f', '%M', '-o', kb, h.ORBITC, 'check', '--no-cache',
-                                '-j', '1', name], cwd=tmp, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+            p = sanitizers.run([GNU_TIME, '-f', '%M', '-o', kb, h.ORBITC, 'check', '--no-cache',
+                                '-j', '1', name], cwd=tmp, quarantine_size_mb=0,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             expect(p.returncode == 0, '%s: %d %r' % (name, p.returncode, p.stderr[-500:]))
             held[name] = int(open(kb).read().split()[-1])
         expect(held['many'] < held['one'] + 2 * source // 1024,

@@ -15,9 +15,12 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support import sanitizers  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        'examples', 'checkout.orbit')
-SANITIZER_EXIT = 86
+SANITIZER_EXIT = sanitizers.EXIT
 
 
 def cases():
@@ -61,10 +64,8 @@ def check(orbitc, name, data, codes, tmp, at_most=None):
     path = os.path.join(tmp, 'case.orbit')
     with open(path, 'wb') as f:
         f.write(data)
-    env = dict(os.environ, ASAN_OPTIONS='exitcode=%d' % SANITIZER_EXIT,
-               UBSAN_OPTIONS='halt_on_error=1:exitcode=%d' % SANITIZER_EXIT)
     start = time.monotonic()
-    p = subprocess.run([orbitc, 'check', '--format=json', path], env=env,
+    p = sanitizers.run([orbitc, 'check', '--format=json', path],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     elapsed = time.monotonic() - start
     err = p.stderr.decode('utf-8', 'replace')

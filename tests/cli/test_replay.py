@@ -20,13 +20,13 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORBITC = ORBIT_RUN = TMP = None
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
 from support.cases import CORPUS_SAMPLE, corpus_sample, main as run_cases, test  # noqa: E402,F401
+from support import sanitizers  # noqa: E402
 
 # Histories no replay can reproduce, and why.
 UNREPLAYABLE = {
@@ -51,10 +51,8 @@ def expect(cond, what):
 
 
 def run(argv, cwd=None, stdin=None):
-    env = dict(os.environ, ASAN_OPTIONS='exitcode=86', UBSAN_OPTIONS='halt_on_error=1:exitcode=86')
-    p = subprocess.run(argv, cwd=cwd, input=stdin, capture_output=True, text=True, env=env,
-                       timeout=300)
-    expect(p.returncode not in (86, 134) and p.returncode >= 0,
+    p = sanitizers.run(argv, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=300)
+    expect(p.returncode not in (sanitizers.EXIT, 134) and p.returncode >= 0,
            '%s crashed (exit %d):\n%s' % (argv[:3], p.returncode, p.stderr))
     return p.returncode, p.stdout, p.stderr
 

@@ -31,6 +31,7 @@ CONFORMANCE = os.path.join(ROOT, 'tests', 'conformance', 'runtime')
 ORBITC = ORBIT_RUN = TMP = None
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
 from support.cases import main as run_cases, test  # noqa: E402,F401
+from support import sanitizers  # noqa: E402
 RUNS = 20000
 
 
@@ -41,9 +42,8 @@ def expect(cond, what):
 
 
 def run(argv, timeout=120, text=True):
-    env = dict(os.environ, ASAN_OPTIONS='exitcode=86', UBSAN_OPTIONS='halt_on_error=1:exitcode=86')
     try:
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        p = sanitizers.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
         raise AssertionError('%s: no answer within %d s (hangs)' % (argv, timeout))

@@ -49,15 +49,13 @@ from harness import formats as golden_formats
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(GOLDEN))
 SCHEMA = os.path.join(ROOT, 'docs', 'diagnostics.schema.json')
-SANITIZER_EXIT = 86
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
 import orbc_json  # noqa: E402
 ORBC_SCHEMA = orbc_json.load_schema()
+from harness.runs import SANITIZER_EXIT, run_program  # noqa: E402
 
 ENV = dict(os.environ)
 ENV.pop('NO_COLOR', None)
-ENV['ASAN_OPTIONS'] = 'exitcode=%d:detect_leaks=1' % SANITIZER_EXIT
-ENV['UBSAN_OPTIONS'] = 'halt_on_error=1:print_stacktrace=1:exitcode=%d' % SANITIZER_EXIT
 
 
 def load_validator():
@@ -118,8 +116,8 @@ def case_args(case):
 
 
 def run(cmd, cwd, stdin=None):
-    p = subprocess.run(cmd, cwd=cwd, env=ENV, input=stdin if stdin is not None else b'',
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    p = run_program(cmd, cwd=cwd, env=ENV, input=stdin if stdin is not None else b'',
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
 
 

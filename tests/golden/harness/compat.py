@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 
 from harness.fmt import plain_env, read, write
+from harness.runs import run_program
 
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(GOLDEN, 'compat')
@@ -27,8 +28,8 @@ def rules():
 
 
 def run(args, cwd):
-    return subprocess.run(args, cwd=cwd, env=plain_env(), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=300)
+    return run_program(args, cwd=cwd, env=plain_env(), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=300)
 
 
 def outputs(orbitc, case):

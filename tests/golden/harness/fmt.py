@@ -8,6 +8,8 @@ import glob
 import os
 import subprocess
 
+from harness.runs import run_program
+
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(GOLDEN, 'fmt')
 
@@ -32,8 +34,8 @@ def plain_env():
 
 def fmt_text(orbitc, data):
     """`orbitc fmt -` of `data`: (status, stdout bytes, stderr text)."""
-    p = subprocess.run([orbitc, 'fmt', '-'], input=data, env=plain_env(), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=300)
+    p = run_program([orbitc, 'fmt', '-'], input=data, env=plain_env(), stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, timeout=300)
     return p.returncode, p.stdout, p.stderr.decode('utf-8', 'replace')
 
 

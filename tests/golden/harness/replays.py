@@ -21,7 +21,6 @@ folder, so that the reports name it alike. --update rewrites `expected`: read it
 """
 import os
 import shlex
-import subprocess
 import tempfile
 
 from harness import runs
@@ -36,15 +35,15 @@ def read_opt(path):
 def record(args, case, tmp):
     """The history of the case's OLD program: its lines, or a problem."""
     old = os.path.join(tmp, 'old.orbc')
-    p = subprocess.run([args.orbitc, 'build', os.path.join(case, 'old.orbit'), '-o', old],
-                       env=runs.ENV, capture_output=True, timeout=120)
+    p = runs.run_program([args.orbitc, 'build', os.path.join(case, 'old.orbit'), '-o', old],
+                         capture_output=True, timeout=120)
     if p.returncode:
         return None, 'orbitc build old.orbit failed:\n' + p.stderr.decode('utf-8', 'replace')
     cmd = [args.orbit_run, old, '--format', 'json', '--show-values']
     if os.path.exists(os.path.join(case, 'scenario.json')):
         cmd += ['--scenario', 'scenario.json']
     cmd += shlex.split(read_opt(os.path.join(case, 'args')) or '')
-    p = subprocess.run(cmd, cwd=case, env=runs.ENV, capture_output=True, timeout=120)
+    p = runs.run_program(cmd, cwd=case, capture_output=True, timeout=120)
     if p.returncode not in (0, 1):
         return None, 'orbit-run failed:\n' + p.stderr.decode('utf-8', 'replace')
     lines = p.stdout.decode('utf-8').splitlines(True)
@@ -69,16 +68,16 @@ def run_case(name, args):
         if not os.path.exists(new_src):
             new_src = os.path.join(case, 'old.orbit')
         new = os.path.join(tmp, 'new.orbc')
-        p = subprocess.run([args.orbitc, 'build', new_src, '-o', new], env=runs.ENV,
-                           capture_output=True, timeout=120)
+        p = runs.run_program([args.orbitc, 'build', new_src, '-o', new], capture_output=True,
+                             timeout=120)
         if p.returncode:
             return ['orbitc build failed:\n' + p.stderr.decode('utf-8', 'replace')]
         out = []
         status = None
         for fmt in ('text', 'json'):
-            p = subprocess.run([args.orbit_run, 'replay', 'new.orbc', 'history.jsonl',
-                                '--format', fmt], cwd=tmp, env=runs.ENV, capture_output=True,
-                               timeout=120)
+            p = runs.run_program([args.orbit_run, 'replay', 'new.orbc', 'history.jsonl',
+                                  '--format', fmt], cwd=tmp, capture_output=True,
+                                 timeout=120)
             err = p.stderr.decode('utf-8', 'replace')
             if p.returncode == runs.SANITIZER_EXIT or p.returncode < 0 or 'Sanitizer' in err:
                 return ['crashed or sanitizer report (exit %d):\n%s' % (p.returncode, err)]

@@ -23,21 +23,19 @@ written file before committing it.
 import difflib
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(GOLDEN))
 CASES = os.path.join(GOLDEN, 'run')
-SANITIZER_EXIT = 86
 sys.path.insert(0, os.path.join(ROOT, 'tools'))
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
 import orbc_json  # noqa: E402
+from support import sanitizers  # noqa: E402
 ORBC_SCHEMA = orbc_json.load_schema()
-
-ENV = dict(os.environ)
-ENV['ASAN_OPTIONS'] = 'exitcode=%d:detect_leaks=1' % SANITIZER_EXIT
-ENV['UBSAN_OPTIONS'] = 'halt_on_error=1:print_stacktrace=1:exitcode=%d' % SANITIZER_EXIT
+SANITIZER_EXIT = sanitizers.EXIT
+run_program = sanitizers.run   # subprocess.run under the sanitizers, their reports in stderr
 
 
 def read(path):
@@ -74,15 +72,15 @@ def run_case(name, args):
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         orbc = os.path.join(tmp, name + '.orbc')
-        build = subprocess.run([args.orbitc, 'build', name + '.orbit', '-o', orbc],
-                               cwd=CASES, env=ENV, capture_output=True, timeout=120)
+        build = run_program([args.orbitc, 'build', name + '.orbit', '-o', orbc],
+                              cwd=CASES, capture_output=True, timeout=120)
         if build.returncode != 0:
             return ['orbitc build failed (exit %d):\n%s' % (build.returncode,
                                                             build.stderr.decode('utf-8', 'replace'))]
         problems += orbc_json.check_dump(args.orbitc, orbc, ORBC_SCHEMA)[1]
         extra = shlex.split(read(base + '.args')) if os.path.exists(base + '.args') else []
         cmd = [args.orbit_run, orbc, '--scenario', name + '.scenario.json'] + extra
-        p = subprocess.run(cmd, cwd=CASES, env=ENV, capture_output=True, timeout=120)
+        p = run_program(cmd, cwd=CASES, capture_output=True, timeout=120)
     out = p.stdout.decode('utf-8', 'replace')
     err = p.stderr.decode('utf-8', 'replace').replace(orbc, name + '.orbc')
     if p.returncode == SANITIZER_EXIT or p.returncode < 0 or 'Sanitizer' in err:

@@ -23,7 +23,8 @@
 # packages download while build/ compiles (and build-asan/ and build-fuzz/ of 6 and 7,
 # niced, in the rest of that wait), and the suite `restate` (a real server, its
 # time spent in timers and round trips) runs beside 6 and 7, which are niced.
-# Each phase is timed; the end prints a table `phase seconds result`, then one closing
+# Each phase is timed; the end prints a table `phase seconds idle result` (idle: the share
+# of the processors no process used while the phase ran, from /proc/stat), then one closing
 # line counting every meson run's tests once, the fmt check and the fuzz smoke.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,27 +33,40 @@ status=0
 table=()       # one line per phase: name, wall seconds, result
 meson_logs=()  # the JSON log of every meson test run, each counted once at the end
 started=$EPOCHREALTIME
+started_ticks=$(cpu_ticks)
 
 seconds_since() {  # seconds_since START: wall seconds from START ($EPOCHREALTIME) to now
     awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'
 }
 
-record() {  # record NAME START RESULT
-    table+=("$(printf '%-44s %7s  %s' "$1" "$(seconds_since "$2")" "$3")")
+cpu_ticks() {  # the machine's idle and total processor ticks so far (/proc/stat)
+    awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t; exit }' /proc/stat
+}
+idle_since() {  # idle_since "IDLE TOTAL": the share of the processors idle since then, in %
+    local now
+    now=$(cpu_ticks)
+    awk -v a="$1" -v b="$now" 'BEGIN { split(a, x, " "); split(b, y, " ");
+        d = y[2] - x[2]; printf "%.0f", (d > 0 ? 100 * (y[1] - x[1]) / d : 0) }'
+}
+
+record() {  # record NAME START RESULT CPU_TICKS_AT_START
+    table+=("$(printf '%-44s %7s %5s%%  %s' "$1" "$(seconds_since "$2")" "$(idle_since "$4")" "$3")")
     [ "$3" = ok ] || status=1
 }
 
 phase() {  # phase NAME COMMAND...: runs COMMAND in the foreground, timed
-    local name=$1 start=$EPOCHREALTIME; shift
+    local name=$1 start=$EPOCHREALTIME ticks; shift
+    ticks=$(cpu_ticks)
     echo "== $name"
-    if "$@"; then record "$name" "$start" ok; else record "$name" "$start" FAILED; fi
+    if "$@"; then record "$name" "$start" ok "$ticks"; else record "$name" "$start" FAILED "$ticks"; fi
 }
 
 # A phase in the background: its output goes to a file, printed when it is waited for.
-declare -A bg_pid bg_start bg_out
+declare -A bg_pid bg_start bg_out bg_ticks
 background() {  # background NAME COMMAND...
     local name=$1; shift
     bg_start[$name]=$EPOCHREALTIME
+    bg_ticks[$name]=$(cpu_ticks)
     bg_out[$name]=$(mktemp)
     echo "== $name (in the background)"
     "$@" >"${bg_out[$name]}" 2>&1 &
@@ -64,7 +78,7 @@ wait_for() {  # wait_for NAME: its output, then its line in the table
     echo "== $name (finished)"
     cat "${bg_out[$name]}"
     rm -f "${bg_out[$name]}"
-    record "$name" "${bg_start[$name]}" "$result"
+    record "$name" "${bg_start[$name]}" "$result" "${bg_ticks[$name]}"
 }
 
 setup() {  # setup DIR [meson options...]
@@ -177,7 +191,7 @@ if [ "$have_clang" = yes ]; then
     last_ok && phase "fuzz smoke: 6 s per target" beside env ORBITC="$PWD/build/cli/orbitc" fuzz/run.sh smoke 6
     [[ ${table[-1]} == 'fuzz smoke'*' ok' ]] && fuzz_passed=1 fuzz_failed=0
 else
-    table+=("$(printf '%-44s %7s  %s' 'fuzz: clang' 0 'FAILED (not installed)')")
+    table+=("$(printf '%-44s %7s %5s%%  %s' 'fuzz: clang' 0 - 'FAILED (not installed)')")
     status=1
 fi
 
@@ -187,9 +201,9 @@ wait_for "suite: npm (beside what follows)"
 
 # ---- the table, then one closing line over every meson run, the fmt check and the fuzz smoke ----
 echo
-printf '%-44s %7s  %s\n' phase seconds result
+printf '%-44s %7s %6s  %s\n' phase seconds idle result
 printf '%s\n' "${table[@]}"
-printf '%-44s %7s\n' "total (wall)" "$(seconds_since "$started")"
+printf '%-44s %7s %5s%%\n' "total (wall)" "$(seconds_since "$started")" "$(idle_since "$started_ticks")"
 FUZZ_PASSED=$((fuzz_passed + fmt_passed)) FUZZ_FAILED=$((fuzz_failed + fmt_failed)) \
     python3 - "${meson_logs[@]}" <<'PY'
 import json, os, sys

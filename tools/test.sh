@@ -3,7 +3,8 @@
 # tools"), in this order:
 #  1. installs what is missing;
 #  2. builds build/ with -Werror and runs every test (`--setup full`: with the committed
-#     fuzz corpora through orbitc, the core in WebAssembly and ThreadSanitizer's test);
+#     fuzz corpora through orbitc and ThreadSanitizer's test), then the suite `wasm` (the
+#     core in WebAssembly) once its build is made;
 #  3. the repository's own Orbit programs must be formatted (`orbitc fmt --check`);
 #  4. the playground (tools/playground.sh, which installs emscripten and chromium) and its
 #     suite `playground`, in the plain build: the API, native and WebAssembly, against
@@ -20,9 +21,10 @@
 #  7. builds the libFuzzer targets and runs each briefly from its committed corpus (which
 #     libFuzzer runs first: the corpora under the sanitizers, in-process).
 # What waits on the network or on timers runs beside what uses the processors: the npm
-# packages download while build/ compiles (and build-asan/ and build-fuzz/ of 6 and 7,
-# niced, in the rest of that wait), and the suite `restate` (a real server, its
-# time spent in timers and round trips) runs beside 6 and 7, which are niced.
+# packages download while build/ compiles, the WebAssembly build and the Restate server's
+# package beside the full suite (and build-asan/ and build-fuzz/ of 6 and 7, niced,
+# beside both), and the suite `restate` (a real server, its time spent in timers and
+# round trips) runs beside 6 and 7, which are niced.
 # Each phase is timed; the end prints a table `phase seconds idle result` (idle: the share
 # of the processors no process used while the phase ran, from /proc/stat), then one closing
 # line counting every meson run's tests once, the fmt check and the fuzz smoke.
@@ -105,20 +107,29 @@ meson_run() {  # meson_run DIR LOGBASE [meson test options...]
         --logbase "$logbase" "$@"
 }
 # A missing log counts as a failure: its run did not run its tests.
-meson_logs+=(build/meson-logs/testlog-full-full.json build/meson-logs/testlog-playground.json
+meson_logs+=(build/meson-logs/testlog-full-full.json build/meson-logs/testlog-wasm-full.json
+             build/meson-logs/testlog-playground.json
              build/meson-logs/testlog-restate.json build/meson-logs/testlog-packages.json
              build/meson-logs/testlog-npm.json
              build-asan/meson-logs/testlog-asan-sanitizers.json)
 
 # ---- install ----
-npm_installs() {
+# In two parts, beside the build: what the full suite's tests need (a minute), then it
+# starts; and what only the suite `wasm`, the playground and the Restate host need
+# (emscripten, chromium, the server's 225 MB package, the WebAssembly build: five to
+# seven minutes, most of it the WebAssembly build), which the full suite's other tests
+# run beside.
+tool_installs() {
     tools/install-sarif.sh &&     # the SARIF validators of the golden tests (build-tools/)
-    tools/install-npm.sh &&       # the editor tests' and test_graph's Mermaid parser
+    tools/install-npm.sh          # the editor tests' and test_graph's Mermaid parser
+}
+wasm_installs() {
     tools/install-playground-deps.sh &&   # emscripten, chromium, the page's npm packages
     tools/install-restate.sh      # the Restate host's (the 225 MB server) and its wasm core
 }
 phase "install: Debian packages" tools/install-deps.sh
-background "install: npm packages, chromium (beside the build)" npm_installs
+background "install: test tools (npm, SARIF; beside the build)" tool_installs
+background "install: emscripten, chromium, Restate, wasm (beside)" wasm_installs
 export ORBIT_REQUIRE_SARIF_TOOLS=1 ORBIT_REQUIRE_NPM_TOOLS=1
 
 # ---- the plain build ----
@@ -135,9 +146,9 @@ lowest() { ( renice -n 19 -p "$BASHPID" >/dev/null && "$@" ); }    # a subshell,
 [ "$built" = yes ] && \
     background "suite: packages (beside what follows)" lowest meson_run build testlog-packages --suite packages --no-suite npm
 # ---- the sanitizers' and the fuzz targets' builds, beside the installs ----
-# The full suite waits for the npm installs (downloads, npm ci, the WebAssembly build:
-# 250-340 s) where build/ takes 60-80: build-asan/ and build-fuzz/ compile in that wait,
-# niced (the installs' own compiling goes first), and their suites run after the playground.
+# build-asan/ and build-fuzz/ compile beside the installs and the full suite, niced (the
+# installs' own compiling and the full suite go first); their suites run after the
+# playground.
 beside() { ( renice -n 10 -p "$BASHPID" >/dev/null && "$@" ); }   # a subshell, niced
 asan_build() {
     setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
@@ -147,16 +158,20 @@ have_clang=$(command -v clang >/dev/null && echo yes || echo no)
 background "build: build-asan/ (ASan + UBSan, beside the installs)" beside asan_build
 [ "$have_clang" = yes ] && \
     background "build: build-fuzz/ (libFuzzer, clang, beside the installs)" beside fuzz/build.sh
-wait_for "install: npm packages, chromium (beside the build)"
+wait_for "install: test tools (npm, SARIF; beside the build)"
 [ "$built" = yes ] && \
-    phase "suite: build/ --setup full (every test, fuzz corpora)" meson_run build testlog-full --setup full
+    phase "suite: build/ --setup full but wasm (fuzz corpora)" meson_run build testlog-full --setup full --no-suite wasm
+wait_for "install: emscripten, chromium, Restate, wasm (beside)"
+export ORBIT_PLAYGROUND_WASM="$PWD/build-playground/wasm"   # the build just made
+[ "$built" = yes ] && \
+    phase "suite: build/ wasm" meson_run build testlog-wasm --setup full --suite wasm
 
 fmt_passed=0 fmt_failed=1
 phase "fmt --check examples/ stdlib/" build/cli/orbitc fmt --check examples/ stdlib/
 last_ok && fmt_passed=1 fmt_failed=0
 
 # ---- the playground ----
-export ORBIT_PLAYGROUND_WASM="$PWD/build-playground/wasm" ORBIT_REQUIRE_PLAYGROUND=1
+export ORBIT_REQUIRE_PLAYGROUND=1
 phase "playground: tools/playground.sh" eval 'tools/playground.sh >/dev/null'
 last_ok && phase "suite: playground" meson_run build testlog-playground --suite playground
 # The npm packages (tests/install/test_npm.py) carry the WebAssembly build just made: their

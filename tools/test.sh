@@ -35,7 +35,6 @@ status=0
 table=()       # one line per phase: name, wall seconds, result
 meson_logs=()  # the JSON log of every meson test run, each counted once at the end
 started=$EPOCHREALTIME
-started_ticks=$(cpu_ticks)
 
 seconds_since() {  # seconds_since START: wall seconds from START ($EPOCHREALTIME) to now
     awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'
@@ -50,6 +49,8 @@ idle_since() {  # idle_since "IDLE TOTAL": the share of the processors idle sinc
     awk -v a="$1" -v b="$now" 'BEGIN { split(a, x, " "); split(b, y, " ");
         d = y[2] - x[2]; printf "%.0f", (d > 0 ? 100 * (y[1] - x[1]) / d : 0) }'
 }
+
+started_ticks=$(cpu_ticks)
 
 record() {  # record NAME START RESULT CPU_TICKS_AT_START
     table+=("$(printf '%-44s %7s %5s%%  %s' "$1" "$(seconds_since "$2")" "$(idle_since "$4")" "$3")")

@@ -144,7 +144,8 @@ def main():
         # ---- the tarballs ----
         native = args.native or build_static(args.static_builddir
                                              or os.path.join(work, 'build-static'))['orbitc']
-        dist = args.keep or os.path.join(work, 'dist')
+        # absolute: npm reads a relative tarball path (dist/x.tgz) as a GitHub repository
+        dist = os.path.abspath(args.keep) if args.keep else os.path.join(work, 'dist')
         pack = [os.path.join(ROOT, 'tools', 'npm-pack.sh'), dist, '--wasm', wasm, '--native', native]
         p = subprocess.run(pack, env=dict(os.environ, HOME=home, npm_config_cache=env['npm_config_cache']),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=3000)

@@ -5,7 +5,8 @@
 #   (DIR, else tools/playground.sh --wasm makes it in build-playground/wasm);
 # - orbitc-cli-linux-x64-VERSION.tgz: the static orbitc, stripped (STATIC_ORBITC, else
 #   built here in build-static/ with -Dstatic=true, as docs/install.md says).
-# The package.json files are tools/npm_packages.py's, at meson.build's version. Prints
+# Each carries LICENSE and THIRD_PARTY_NOTICES (tools/notices.py: what it holds of
+# others'). The package.json files are tools/npm_packages.py's, at meson.build's version. Prints
 # each tarball's path and size. Needs npm, and what tools/install-deps.sh installs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -5,6 +5,8 @@ each a folder `npm pack` packs; tools/npm-pack.sh runs it, then packs them.
     npm_packages.py --wasm DIR --native ORBITC --out DIR
     npm_packages.py --root-manifest [--check]
 
+Each carries LICENSE and THIRD_PARTY_NOTICES (tools/notices.py: what it holds of others').
+
 - `orbitc`: the launcher npm/orbitc/bin/orbitc, the JavaScript API (npm/orbitc/index.mjs,
   typed by index.d.ts), and in wasm/ the one WebAssembly build (DIR's orbit.js,
   orbit.wasm, and its wrapper orbit-api.js with engine-enums.js: what tools/playground.sh
@@ -24,6 +26,9 @@ import re
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import notices  # noqa: E402  (tools/notices.py: THIRD_PARTY_NOTICES)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCOPE = '@orbitc'
@@ -54,7 +59,7 @@ def orbitc_manifest(version, license_):
                 'exports': {'.': {'types': './index.d.ts', 'import': './index.mjs'},
                             './bin/orbitc': './bin/orbitc', './package.json': './package.json'},
                 'types': './index.d.ts',
-                'files': ['bin/', 'wasm/', 'index.mjs', 'index.d.ts'],
+                'files': ['bin/', 'wasm/', 'index.mjs', 'index.d.ts', 'THIRD_PARTY_NOTICES'],
                 'optionalDependencies': {'%s/%s' % (SCOPE, p['name']): version for p in PLATFORMS}}
     return manifest
 
@@ -64,7 +69,7 @@ def platform_manifest(platform, version, license_):
             'description': 'the native orbitc for %s %s (static), run by the package orbitc'
                            % (platform['os'][0], platform['cpu'][0]),
             'os': platform['os'], 'cpu': platform['cpu'],
-            'files': ['orbitc'], 'preferUnplugged': True}
+            'files': ['orbitc', 'THIRD_PARTY_NOTICES'], 'preferUnplugged': True}
 
 
 def root_manifest(version, license_):
@@ -104,6 +109,8 @@ def stage(args, version, license_):
     os.chmod(os.path.join(pkg, 'bin', 'orbitc'), 0o755)
     # the licence's notice travels with every copy (npm packs LICENSE whatever `files` says)
     shutil.copyfile(os.path.join(ROOT, 'LICENSE'), os.path.join(pkg, 'LICENSE'))
+    # ... and the notices of what the WebAssembly build holds of others' (tools/notices.py)
+    write(os.path.join(pkg, 'THIRD_PARTY_NOTICES'), notices.notices('wasm'))
     for name in WASM_FILES:
         source = os.path.join(args.wasm, name)
         if not os.path.isfile(source):
@@ -120,6 +127,7 @@ def stage(args, version, license_):
         shutil.copyfile(args.native, os.path.join(pdir, 'orbitc'))
         os.chmod(os.path.join(pdir, 'orbitc'), 0o755)
         shutil.copyfile(os.path.join(ROOT, 'LICENSE'), os.path.join(pdir, 'LICENSE'))
+        write(os.path.join(pdir, 'THIRD_PARTY_NOTICES'), notices.notices('static'))
         write(os.path.join(pdir, 'package.json'), dump(platform_manifest(platform, version, license_)))
         write(os.path.join(pdir, 'README.md'),
               'The native `orbitc` of the npm package `orbitc` for %s %s, which runs it: '

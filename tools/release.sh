@@ -6,9 +6,9 @@
 #   tests/install/test_deb.py builds them twice (the same bytes), runs lintian, installs
 #   and purges them in a throwaway root, and keeps the first build's in dist/;
 # - the static binary, orbitc and orbit-run in dist/orbitc-VERSION-ARCH-linux-static.tar.gz:
-#   tests/install/test_static.py builds them (-Dstatic=true) and runs them in an empty
-#   chroot against build/'s; they are stripped and packed here (a tarball of fixed dates
-#   and owners: the same bytes from the same commit);
+#   tests/install/test_static.py builds them (-Dstatic=true), runs them in an empty
+#   chroot against build/'s, and packs them stripped with LICENSE and THIRD_PARTY_NOTICES
+#   (a tarball of fixed dates and owners: the same bytes from the same commit);
 # - the npm packages orbitc-VERSION.tgz and orbitc-cli-linux-x64-VERSION.tgz:
 #   tests/install/test_npm.py packs them (tools/npm-pack.sh) and tests them.
 # Needs root (chroot), the packages of tools/install-deps.sh and tools/install-npm.sh, and build/ (made if missing:
@@ -31,15 +31,11 @@ trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 tests/install/test_deb.py --meson meson --builddir build --keep dist
 
 # ---- the static binary ----
+# test_static.py packs the tarball it tested: the programs stripped, LICENSE and
+# THIRD_PARTY_NOTICES (tools/notices.py: glibc, libgcc, jansson and utf8proc are inside).
 /usr/bin/python3 tests/install/test_static.py --orbitc build/cli/orbitc \
     --orbit-run build/runtime/orbit-run --keep "$work/static"
-name=orbitc-$version-$arch-linux-static
-mkdir "$work/$name"
-for program in orbitc orbit-run; do
-    strip -o "$work/$name/$program" "$work/static/$program"
-done
-tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner --mode=u+rwX,go=rX \
-    -C "$work" -cf - "$name" | gzip -9n >"dist/$name.tar.gz"
+mv "$work/static/orbitc-$version-$arch-linux-static.tar.gz" dist/
 
 # ---- the npm packages ----
 # orbitc (the launcher, the API, the one WebAssembly build, made or brought up to date

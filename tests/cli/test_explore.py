@@ -13,7 +13,10 @@
   tried;
 - the report is the same for any --jobs, and --budget bounds the worlds;
 - the built-in invariants hold in `orbitc test` too: a world that blocks without awaiting
-  a signal fails its test unless the test expects `status: blocked`.
+  a signal fails its test unless the test expects `status: blocked`;
+- every JSON report these tests read fits docs/explore-report.schema.json (keys in their
+  order, with the sizes and counts it cannot say checked here), and the schema refuses a
+  report broken in each way a writer could break it.
 
     test_explore.py --orbitc PATH
 """
@@ -31,6 +34,9 @@ from support.cli import expect, run, test, write
 EXAMPLES = os.path.join(cli_harness.ROOT, 'examples')
 PLANTED = os.path.join(cli_harness.ROOT, 'tests', 'explore')
 TOOL = os.path.join(cli_harness.ROOT, 'tools', 'scenario_to_test.py')
+SCHEMA = os.path.join(cli_harness.ROOT, 'docs', 'explore-report.schema.json')
+sys.path.insert(0, os.path.join(cli_harness.ROOT, 'tools'))
+import validate_json  # noqa: E402
 BUDGET = 10000   # TESTING_EXPLORE_BUDGET: the default
 RANDOM_BUDGET = 2000   # retries_exhausted: the enumeration's half ends before its bug
 RANDOM_CASE = 'retries_exhausted'
@@ -78,10 +84,35 @@ PLANTED_CASES = {
 }
 
 
+def report_problem(doc):
+    """Why `doc` is not a report as docs/explore-report.schema.json says, or None: the
+    schema (through tools/validate_json.py, keys in order), then what it cannot say."""
+    schema, validator = validate_json.load_validator(SCHEMA)
+    problem = validate_json.value_problem(doc, validator, schema)
+    if problem:
+        return problem
+    for t in doc['tests']:
+        if t['status'] == 'broken' and not (
+                len(t['found']) == t['found_size'] >= t['shrunk_size'] == len(t['shrunk'])):
+            return '%s: the sizes %s, %s and the choices %s, %s disagree' % (
+                t['name'], t['found_size'], t['shrunk_size'], t['found'], t['shrunk'])
+    summary, tests = doc['summary'], doc['tests']
+    counts = {key: sum(t['status'] == status for t in tests)
+              for key, status in [('clean', 'clean'), ('broken', 'broken'), ('errors', 'error')]}
+    if summary['total'] != len(tests) or any(summary[k] != n for k, n in counts.items()):
+        return 'the summary %s counts other tests than %d: %s' % (summary, len(tests), counts)
+    if summary['worlds'] < sum(t['worlds'] + t['shrink_runs'] for t in tests):
+        return 'the summary\'s %d worlds are fewer than the tests\'' % summary['worlds']
+    return None
+
+
 def explore(*args, cwd=None):
     status, out, err = run('test', '--explore', '--format', 'json', *args, cwd=cwd, timeout=600)
     expect(err == '', 'stderr: ' + err)
-    return status, json.loads(out)
+    doc = json.loads(out)
+    problem = report_problem(doc)
+    expect(problem is None, 'the report does not fit docs/explore-report.schema.json: %s' % problem)
+    return status, doc
 
 
 def without_times(doc):
@@ -196,6 +227,50 @@ def the_time_cuts_the_search_short():
     expect(not any(t['exhaustive'] for t in doc['tests']) and all(
         1 <= t['worlds'] < BUDGET for t in doc['tests']),
            [(t['worlds'], t['exhaustive']) for t in doc['tests']])
+
+
+@test
+def the_schema_refuses_broken_reports():
+    # A real report of each kind, clean and broken, fits; each break a writer could make
+    # does not (a key renamed, missing, added or moved, a null where a broken test has a
+    # value, a value where a clean one has null, a count off, a choice not a line).
+    _, clean = explore('--budget', '3', EXAMPLES)
+    _, broken = explore(os.path.join(PLANTED, 'compensation_after_deadline'))
+    expect(clean['tests'] and broken['tests'][0]['status'] == 'broken', 'the reports')
+
+    def renamed(t):
+        t['invariants'] = t.pop('invariant')
+
+    def moved(t):
+        t['name'] = t.pop('name')   # name last: the keys out of their order
+
+    breaks = {
+        'a key renamed': (broken, renamed),
+        'a key missing': (broken, lambda t: t.pop('detail')),
+        'a key added': (clean, lambda t: t.update(seed=1)),
+        'the keys out of order': (clean, moved),
+        'a status unknown': (clean, lambda t: t.update(status='passed')),
+        'a broken test without its test': (broken, lambda t: t.update(test=None)),
+        'a broken test with a message': (broken, lambda t: t.update(message='why')),
+        'a clean test with an invariant': (clean, lambda t: t.update(invariant='never_blocks')),
+        'an error without a message': (clean, lambda t: t.update(status='error')),
+        'a choice not a line': (broken, lambda t: t['shrunk'].__setitem__(0, 7)),
+        'the sizes off': (broken, lambda t: t.update(shrunk_size=t['shrunk_size'] + 1)),
+        'a line of 0': (clean, lambda t: t.update(line=0)),
+        'worlds as text': (clean, lambda t: t.update(worlds='3')),
+    }
+    for what, (report, change) in breaks.items():
+        doc = json.loads(json.dumps(report))
+        change(doc['tests'][0])
+        expect(report_problem(doc) is not None, 'the schema accepts %s' % what)
+    for what, change in [('a count off', lambda s: s.update(broken=s['broken'] + 1)),
+                         ('the seconds missing', lambda s: s.pop('seconds'))]:
+        doc = json.loads(json.dumps(broken))
+        change(doc['summary'])
+        expect(report_problem(doc) is not None, 'the schema accepts %s' % what)
+    doc = json.loads(json.dumps(clean))
+    doc['version'] = 2
+    expect(report_problem(doc) is not None, 'the schema accepts version 2')
 
 
 BLOCKING = '''worker "w.call" {

@@ -144,8 +144,14 @@ def properties_of_layout_mutations():
 
 @test
 def examples_and_stdlib_parse_and_are_formatted():
+    # The repository's own programs, as a user would keep them: the examples, the standard
+    # library, and the planted bugs of `orbitc test --explore` (tests/explore/, read as
+    # programs a person wrote; the golden cases keep their layouts on purpose).
     files = sorted(glob.glob(os.path.join(ROOT, 'examples', '*.orbit')))
     files.append(os.path.join(ROOT, 'stdlib', 'orbit.orbit'))
+    explore = sorted(glob.glob(os.path.join(ROOT, 'tests', 'explore', '*', '*.orbit')))
+    expect(explore, 'no program in tests/explore/')
+    files += explore
     failures = props(files, '--must-parse')
     expect(not failures, '\n  '.join(failures))
     status, out, err = run('fmt', '--check', *files)

@@ -22,7 +22,8 @@ import tempfile
 import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
 from support import cli as cli_harness
-from support.cli import expect, run, test, write
+from support.cli import expect, run, test
+from support.retrying import TESTS, project
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(cli_harness.ROOT, 'examples')
@@ -102,42 +103,10 @@ def the_missing_tests_kill_every_survivor():
            'the scores: %s then %s' % (before['summary']['score'], after['summary']['score']))
 
 
-PROGRAM = '''worker "w.call" {
-  output { id: string }
-}
-
-workflow one {
-  step call {
-    worker "w.call"
-    retry { attempts: 3, backoff: fixed, initial_delay: 100ms }
-  }
-  return { id: call.id }
-}
-'''
-
-TESTS = '''test "retries twice" {
-  task "w.call" {
-    attempts: [{ fail: { code: "BUSY" }, after: 5ms }, { fail: { code: "BUSY" } }, { succeed: { id: "x" } }]
-  }
-  expect {
-    output: { id: "x" }
-    step call { attempts: 3 }
-    events: ["+ 105ms StepScheduled step=call attempt=2"]
-  }
-}
-'''
-
-
-def project(tmp, program, tests):
-    write(os.path.join(tmp, 'one.orbit'), program)
-    write(os.path.join(tmp, 'one.test.orbit'), tests)
-    return tmp
-
-
 @test
 def a_mutant_that_breaks_a_test_is_killed_by_it():
     with tempfile.TemporaryDirectory() as tmp:
-        status, doc = mutate_json('.', cwd=project(tmp, PROGRAM, TESTS))
+        status, doc = mutate_json('.', cwd=project(tmp))
         got = by_change(doc)
         want = {
             # the third attempt succeeds: the test never uses up the attempts
@@ -206,7 +175,7 @@ test "a failed shipment is paid back" {
 @test
 def a_negated_when_and_a_removed_compensation_are_killed():
     with tempfile.TemporaryDirectory() as tmp:
-        status, doc = mutate_json('.', cwd=project(tmp, WHEN_PROGRAM, WHEN_TESTS))
+        status, doc = mutate_json('.', cwd=project(tmp, WHEN_TESTS, WHEN_PROGRAM))
         got = by_change(doc)
         want = {
             ('step pay', 'compensate removed'): ('killed', 'a failed shipment is paid back'),
@@ -218,7 +187,7 @@ def a_negated_when_and_a_removed_compensation_are_killed():
     # before the `return` (skipped there becomes completed, and the test fails).
     only_false = WHEN_TESTS.split('test "a failed')[0].split('test "one')[1]
     with tempfile.TemporaryDirectory() as tmp:
-        _, doc = mutate_json('.', cwd=project(tmp, WHEN_PROGRAM, 'test "one' + only_false))
+        _, doc = mutate_json('.', cwd=project(tmp, 'test "one' + only_false, WHEN_PROGRAM))
         expect(by_change(doc)[('step ship', 'when negated')] == ('killed', 'one does not ship'),
                'the negated `&&`: %s' % by_change(doc))
 
@@ -250,7 +219,7 @@ EQUIVALENT_TESTS = '''test "runs" {
 @test
 def equivalent_mutants_are_not_run():
     with tempfile.TemporaryDirectory() as tmp:
-        _, doc = mutate_json('.', cwd=project(tmp, EQUIVALENT_PROGRAM, EQUIVALENT_TESTS))
+        _, doc = mutate_json('.', cwd=project(tmp, EQUIVALENT_TESTS, EQUIVALENT_PROGRAM))
         reasons = {(m['member'], m['change']): m['reason'] for m in doc['mutants']
                    if m['status'] == 'equivalent'}
         want = {
@@ -330,7 +299,7 @@ def exit_status():
             expect(status == 2 and out == '' and err, '%s: %d %s' % (args, status, err))
     with tempfile.TemporaryDirectory() as tmp:
         failing = TESTS.replace('attempts: 3 }', 'attempts: 2 }')
-        status, out, err = run('test', '--mutate', '.', cwd=project(tmp, PROGRAM, failing))
+        status, out, err = run('test', '--mutate', '.', cwd=project(tmp, failing))
         expect(status == 1 and out.startswith('FAIL ') and 'SURVIVED' not in out
                and '--mutate needs every test to pass first: 1 failed' in err,
                'a failing test first: %d %s%s' % (status, out, err))

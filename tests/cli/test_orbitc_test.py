@@ -16,37 +16,17 @@ import tempfile
 import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
 from support import cli as cli_harness
+from support import retrying
 from support.cli import expect, run, test, write
+from support.retrying import PROGRAM
 
 EXAMPLES = os.path.join(cli_harness.ROOT, 'examples')
 SCHEMA = os.path.join(cli_harness.ROOT, 'docs', 'test-report.schema.json')
 sys.path.insert(0, os.path.join(cli_harness.ROOT, 'tools'))
 import validate_json  # noqa: E402
 
-PROGRAM = '''worker "w.call" {
-  output { id: string }
-}
-
-workflow one {
-  step call {
-    worker "w.call"
-    retry { attempts: 3, backoff: fixed, initial_delay: 100ms }
-  }
-  return { id: call.id }
-}
-'''
-
-TESTS = '''test "retries twice" {
-  task "w.call" {
-    attempts: [{ fail: { code: "BUSY" }, after: 5ms }, { fail: { code: "BUSY" } }, { succeed: { id: "x" } }]
-  }
-  expect {
-    output: { id: "x" }
-    step call { attempts: 3 }
-    events: ["+ 105ms StepScheduled step=call attempt=2"]
-  }
-}
-
+# The shared project's test, and one that expects too little of the same run.
+TESTS = retrying.TESTS + '''
 test "expects too little" {
   task "w.call" { attempts: [{ fail: { code: "BUSY" }, after: 5ms }] }
   expect {
@@ -84,9 +64,7 @@ FAIL  one.test.orbit:12:1: expects too little (one: completed at 115ms)
 
 
 def project(tmp, tests=TESTS, program=PROGRAM):
-    write(os.path.join(tmp, 'one.orbit'), program)
-    write(os.path.join(tmp, 'one.test.orbit'), tests)
-    return tmp
+    return retrying.project(tmp, tests, program)
 
 
 def valid(report):

@@ -22,6 +22,10 @@ as a user would, without touching this machine's own packages:
   (PKG_CONFIG_LIBDIR and PKG_CONFIG_SYSROOT_DIR into the root), linked with the
   installed liborbc.so.1 (not found anywhere else) and prints the retry policies that
   `orbitc dis` prints;
+- the libraries the installed programs need (readelf's NEEDED) are of the Debian packages
+  tools/notices.py's list says (the packages hold no one else's code: the static binary
+  and the npm packages carry THIRD_PARTY_NOTICES), and the installed copyright file,
+  debian/copyright, names each of them;
 - `dpkg --root --purge` removes them: nothing is left in the root but dpkg's database.
 
     test_deb.py --meson MESON --builddir DIR [--keep DIR]
@@ -43,6 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, '..'))  # support
 from support.checklist import check, finish  # noqa: E402
+from support import notices  # noqa: E402
 
 PACKAGES = ['orbitc', 'liborbc1', 'liborbc-dev']
 EXAMPLE = os.path.join(ROOT, 'examples', 'liborbc', 'print_policies.c')
@@ -181,6 +186,17 @@ def check_installed(root, work):
     libdir = os.path.join(root, 'usr', 'lib', multiarch)
     env = dict(os.environ, LD_LIBRARY_PATH=libdir)
     orbitc, orbit_run = os.path.join(bindir, 'orbitc'), os.path.join(bindir, 'orbit-run')
+    for program in (orbitc, orbit_run):
+        linked = notices.owners(notices.needed_libraries(program))
+        check('installed %s needs the libraries of the packages tools/notices.py names'
+              % os.path.basename(program), linked == notices.expected_owners('deb'),
+              'needs %s, the list says %s' % (linked, notices.expected_owners('deb')))
+    copyright_path = os.path.join(root, 'usr', 'share', 'doc', 'orbitc', 'copyright')
+    text = open(copyright_path, encoding='utf-8').read() if os.path.isfile(copyright_path) else ''
+    unnamed = [c['name'] for c in notices.components('deb')
+               if c['name'].split(' (')[0] not in text or c['linked_from']['deb'] not in text]
+    check('the installed copyright names what the programs link: %s'
+          % ', '.join(c['name'] for c in notices.components('deb')), text and not unnamed, unnamed)
     examples = os.path.join(ROOT, 'examples')
     status, out = run([orbitc, 'check', examples], env=env)
     check('installed orbitc: check examples/ exits 0', status == 0, out)

@@ -5,7 +5,9 @@
 project with `npm install --offline` (no registry), and then:
 
 - their package.json files carry meson.build's version, and the platform package its os
-  and cpu;
+  and cpu; each carries LICENSE and THIRD_PARTY_NOTICES, the notices of tools/notices.py for
+  what it holds (the WebAssembly build's, the static orbitc's), and the WebAssembly build's
+  link reads nothing of others' that the list does not name;
 - a sample of the golden sources (every format of `check` at least once, `fmt --diff`,
   `fmt --check`, `fmt -` from standard input, `fmt` and `fix` rewriting copies in place,
   `explain`, `--version`, a directory, a usage error, a missing file) give the same
@@ -43,6 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, '..'))  # support
 from support.checklist import check, finish  # noqa: E402
 from support.static_build import build_static  # noqa: E402
+from support import notices  # noqa: E402
 
 GOLDEN = os.path.join(ROOT, 'tests', 'golden')
 FORMATS = ['human', 'json', 'github', 'gitlab', 'sarif', 'concise']
@@ -141,7 +144,8 @@ def main():
         # ---- the tarballs ----
         native = args.native or build_static(args.static_builddir
                                              or os.path.join(work, 'build-static'))['orbitc']
-        dist = args.keep or os.path.join(work, 'dist')
+        # absolute: npm reads a relative tarball path (dist/x.tgz) as a GitHub repository
+        dist = os.path.abspath(args.keep) if args.keep else os.path.join(work, 'dist')
         pack = [os.path.join(ROOT, 'tools', 'npm-pack.sh'), dist, '--wasm', wasm, '--native', native]
         p = subprocess.run(pack, env=dict(os.environ, HOME=home, npm_config_cache=env['npm_config_cache']),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=3000)
@@ -162,8 +166,19 @@ def main():
                 manifests[tarball] = json.load(t.extractfile('package/package.json'))
                 names = sorted(m.name for m in t.getmembers())
                 shipped = t.extractfile('package/LICENSE').read() if 'package/LICENSE' in names else None
+                notice_text = (t.extractfile('package/THIRD_PARTY_NOTICES').read().decode()
+                               if 'package/THIRD_PARTY_NOTICES' in names else None)
             check('%s carries the LICENSE' % os.path.basename(tarball), shipped == licence, names)
+            # ... and the notices of what it holds of others' (tools/notices.py)
+            artefact = 'wasm' if tarball == launcher else 'static'
+            problem = notices.notices_problem(notice_text, artefact)
+            check('%s carries THIRD_PARTY_NOTICES: %s' % (os.path.basename(tarball),
+                                                         problem or 'the notices of its %s build' % artefact),
+                  problem is None, names)
             print('%s: %d bytes, %s' % (os.path.basename(tarball), os.path.getsize(tarball), names))
+        problem = notices.wasm_link_problem(wasm)
+        check('the WebAssembly link reads what tools/notices.py names%s' % (': ' + problem if problem else ''),
+              problem is None)
         m, n = manifests[launcher], manifests[platform]
         check("the packages' versions are meson.build's",
               m['version'] == n['version'] == version

@@ -14,21 +14,28 @@ byte for byte what the dynamic build prints outside it:
   (ORBITC_CACHE_DIR in the chroot, cold and warm);
 - `orbitc build` of every runtime golden case (tests/golden/run/), the .orbc bytes, and
   `orbit-run` on its scenario (with the case's .args): the history;
-- `orbitc fmt` of a golden source to standard output.
+- `orbitc fmt` of a golden source to standard output;
+- the release's tarball, orbitc-VERSION-ARCH-linux-static.tar.gz (fixed dates and owners),
+  holds the two programs stripped, LICENSE and THIRD_PARTY_NOTICES, the notices of
+  tools/notices.py --artefact static; and that list is true to the link: the Debian
+  packages whose files the link of each program reads (-Wl,--trace) are the ones it names.
 
     test_static.py --orbitc DYNAMIC_ORBITC --orbit-run DYNAMIC_ORBIT_RUN
                    [--static-builddir DIR] [--keep DIR]
 builds the static programs in a temporary directory (or in DIR, set up with -Dstatic=true
 on first use and rebuilt by ninja after: tests/support/static_build.py), and needs root for chroot (else `unshare --map-root-user`). Ends with
-`N passed, N failed`. --keep DIR leaves the two static programs there (tools/release.sh).
+`N passed, N failed`. --keep DIR leaves the two static programs and the tarball there
+(tools/release.sh).
 """
 import argparse
 import glob
+import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,6 +43,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, '..'))  # support
 from support.checklist import check, finish  # noqa: E402
 from support.static_build import PROGRAMS, build_static  # noqa: E402
+from support import notices  # noqa: E402
 
 GOLDEN = os.path.join(ROOT, 'tests', 'golden')
 
@@ -106,6 +114,35 @@ def main():
             if args.keep:
                 os.makedirs(args.keep, exist_ok=True)
                 shutil.copy2(program, args.keep)
+        for name, rel in PROGRAMS.items():
+            try:
+                linked = notices.owners(notices.static_link_inputs(builddir, rel))
+            except RuntimeError as e:
+                linked = str(e)
+            check('the link of %s reads the packages tools/notices.py names for it' % name,
+                  linked == notices.expected_owners('static'),
+                  'linked from %s, the list says %s' % (linked, notices.expected_owners('static')))
+        tarball = pack(builddir, work)
+        with tarfile.open(tarball) as t:
+            top = os.path.basename(tarball)[:-len('.tar.gz')]
+            names = sorted(m.name for m in t.getmembers())
+            check('%s holds the programs, LICENSE and THIRD_PARTY_NOTICES' % os.path.basename(tarball),
+                  names == sorted([top] + ['%s/%s' % (top, n) for n in
+                                           ['LICENSE', 'THIRD_PARTY_NOTICES', 'orbit-run', 'orbitc']]),
+                  names)
+            member = '%s/THIRD_PARTY_NOTICES' % top
+            text = t.extractfile(member).read().decode() if member in names else None
+            problem = notices.notices_problem(text, 'static')
+            check('its THIRD_PARTY_NOTICES: %s' % (problem or 'the notices of what is linked in'),
+                  problem is None)
+            with open(os.path.join(ROOT, 'LICENSE'), 'rb') as f:
+                licence = f.read()
+            member = '%s/LICENSE' % top
+            check('its LICENSE is the repository\'s',
+                  member in names and t.extractfile(member).read() == licence)
+        print('%s: %d bytes' % (os.path.basename(tarball), os.path.getsize(tarball)))
+        if args.keep:
+            shutil.copy2(tarball, args.keep)
         shutil.copytree(GOLDEN, os.path.join(chroot, 'in'), symlinks=False,
                         ignore=shutil.ignore_patterns('*.py', '__pycache__', 'harness'))
         os.makedirs(os.path.join(chroot, 'out-dynamic'))
@@ -187,6 +224,33 @@ def main():
         fmt_source = os.path.relpath(sources[0], chroot)
         r.same('orbitc fmt --diff %s' % fmt_source, 'orbitc', 'fmt', '--diff', fmt_source)
     return finish()
+
+
+def pack(builddir, work):
+    """The release's tarball in `work`: orbitc-VERSION-ARCH-linux-static/ with the programs
+    stripped, LICENSE and THIRD_PARTY_NOTICES, of fixed dates (SOURCE_DATE_EPOCH, else
+    debian/changelog's) and owners: the same bytes from the same commit."""
+    info = subprocess.run(['meson', 'introspect', '--projectinfo', os.path.join(ROOT, 'meson.build')],
+                          capture_output=True, text=True, check=True).stdout
+    version = json.loads(info)['version']
+    name = 'orbitc-%s-%s-linux-static' % (version, os.uname().machine)
+    top = os.path.join(work, 'pack', name)
+    os.makedirs(top)
+    for program, rel in PROGRAMS.items():
+        subprocess.run(['strip', '-o', os.path.join(top, program), os.path.join(builddir, rel)],
+                       check=True)
+    shutil.copyfile(os.path.join(ROOT, 'LICENSE'), os.path.join(top, 'LICENSE'))
+    subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'notices.py'), '--artefact',
+                    'static', '--out', os.path.join(top, 'THIRD_PARTY_NOTICES')], check=True)
+    epoch = os.environ.get('SOURCE_DATE_EPOCH') or subprocess.run(
+        ['dpkg-parsechangelog', '-l', os.path.join(ROOT, 'debian', 'changelog'), '-STimestamp'],
+        capture_output=True, text=True, check=True).stdout.strip()
+    tarball = os.path.join(work, name + '.tar.gz')
+    subprocess.run('tar --sort=name --mtime=@%s --owner=0 --group=0 --numeric-owner '
+                   '--mode=u+rwX,go=rX -C %s -cf - %s | gzip -9n >%s'
+                   % (shlex.quote(epoch), shlex.quote(os.path.dirname(top)), shlex.quote(name),
+                      shlex.quote(tarball)), shell=True, check=True)
+    return tarball
 
 
 def stripped_size(program, work):

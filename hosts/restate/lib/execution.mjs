@@ -2,8 +2,10 @@
 // handler (host.mjs). It carries out the engine's commands with Restate's primitives —
 // a record into the history, a timer into the engine's due queue, an attempt into its
 // task's queue shard (queue.mjs), a built-in attempt to `orbit_http` (http.mjs), a cancel
-// — and hands the engine back what is due: its timers and the events of the world that
-// the inbox (inbox.mjs) delivers. What is due first, ties included, is the engine's
+// — and hands the engine back what is due: its timers and the events of the world: a
+// delivery's pickup and outcome, from the awakeables its queue shard resolves (two per
+// delivery, their IDs in the queued item), and the rest (signals, moves, the answers of
+// built-in tasks) from the inbox (inbox.mjs). What is due first, ties included, is the engine's
 // decision (`dueAdd`/`dueTake`, engine/timers.c); this file never orders events itself.
 //
 // Replay: Restate runs `run` again from its journal after a crash or a suspension, and
@@ -32,6 +34,11 @@ const WAIT_AHEAD = 4;
 // JSON may double once it is quoted into the state). Past it the execution fails with
 // that reason, instead of retrying a write Restate will never take.
 export const MAX_STATE_BYTES = 12 * 1024 * 1024;
+// The workflow's durable promise that says its inbox holds something (a signal's or a
+// move's handler resolves it, host.mjs): only then does the execution ask its inbox for
+// events (`wait`) — one that never gets a signal, a move or a built-in task's answer
+// never calls its inbox at all.
+export const INBOX_PROMISE = 'inbox';
 
 export class Execution {
   /**
@@ -71,6 +78,10 @@ export class Execution {
     this.due = new Map(); // what is due, by the id the engine's due queue orders
     this.lastId = 0;
     this.tasks = new Map(); // attempt -> its queue key, or null for a built-in task (to cancel it)
+    this.lastDelivery = new Map(); // attempt -> its last delivery queued (to cancel it)
+    // The deliveries queued to a worker, by `ATTEMPT|DELIVERY`: the awakeable their queue
+    // shard resolves next — the pickup's, then the outcome's (answered or lost).
+    this.deliveries = new Map();
     // The queue timeouts of first deliveries, by timer and by attempt: {attempt, shard,
     // item, done (picked up or cancelled: nothing to settle), held (the timer, waiting
     // for the pickup that won the race)}.
@@ -79,6 +90,8 @@ export class Execution {
     this.history = [];
     this.saved = 0;
     this.savedEvents = 0;
+    this.parts = 0; // the parts of the history saved so far (save)
+    this.inboxOpen = false; // the inbox is asked for events (INBOX_PROMISE, or a built-in task)
     this.now = 0; // the time of the last event handed to the engine
     this.finished = null; // the engine's `finished` command
     this.maxValueBytes = maxValueBytes;
@@ -96,8 +109,18 @@ export class Execution {
     this.engine.start();
     this.carryOut();
     const waiting = []; // the awakeables the inbox resolves with the next events, in order
+    const inboxUsed = ctx
+      .promise(INBOX_PROMISE)
+      .get()
+      .map(() => ({ inbox: true }));
+    // The real time up to which what is due is handed over: the clock read at the start,
+    // then the latest time an event or a timer woke the execution at (every event carries
+    // its time, journaled) — the clock (`ctx.date.now()`, a journaled action, one round
+    // trip) is read again only to start a new sleep. `fresh`: `real` was read, not inferred.
+    let real = this.start;
+    let fresh = true;
+    let sleeping = null; // {first, promise}: the sleep until what is due first
     while (!this.finished) {
-      const real = await ctx.date.now();
       if (DEBUG) ctx.console.log(`orbit ${key} at ${this.orbitTime(real)} due ${this.due.size}`);
       for (let e = this.next(this.orbitTime(real)); e && !this.finished; e = this.next(this.orbitTime(real))) {
         if (e.type === 'timer' && !(await this.settle(e))) continue;
@@ -106,29 +129,54 @@ export class Execution {
       }
       this.save();
       if (this.finished) break;
-      if (waiting.length === 0) {
+      if (this.inboxOpen && waiting.length === 0) {
         for (let i = 0; i < WAIT_AHEAD; i++) waiting.push(ctx.awakeable());
         ctx.objectSendClient(this.names.INBOX, key).wait(waiting.map((a) => a.id));
       }
+      // Whichever comes first — a batch of the inbox, a delivery's pickup or outcome
+      // (resolved by its queue shard), what is due next — is journaled as the winner, so
+      // a replay takes the same one.
+      const racers = [this.inboxOpen ? waiting[0].promise.map((events) => ({ events })) : inboxUsed];
+      for (const d of this.deliveries.values()) racers.push(d.next);
       const first = this.engine.dueFirst();
-      let events;
-      if (first !== null) {
+      if (first !== null && sleeping?.first !== first) {
+        // A sleep of its own for what is due first, from the clock read now (what is due
+        // by then first handed over); the same sleep stays in the race while it is first.
+        if (!fresh) {
+          real = Math.max(real, await ctx.date.now());
+          fresh = true;
+          continue;
+        }
         const delay = Math.min(MAX_SLEEP_MS, Math.max(1, Math.ceil(this.start + first / this.timeScale - real)));
-        events = await RestatePromise.race([waiting[0].promise, ctx.sleep(delay)]);
-      } else {
-        events = await waiting[0].promise;
+        const slept = real + delay;
+        sleeping = { first, promise: ctx.sleep(delay).map(() => ({ slept })) };
       }
-      if (Array.isArray(events)) {
+      if (first !== null) racers.push(sleeping.promise);
+      const won = await RestatePromise.race(racers);
+      fresh = false;
+      if (won.inbox) {
+        this.inboxOpen = true; // a signal or a move waits in the inbox: ask for it
+      } else if (won.events) {
         waiting.shift();
-        for (const e of events) {
+        for (const e of won.events) {
+          real = Math.max(real, e.at);
           if (e.type === 'move') await this.move(e);
           else this.arrived({ ...e, time: this.orbitTime(e.at) });
         }
+      } else if (won.delivery) {
+        real = Math.max(real, won.event.at);
+        this.delivered(won.delivery, won.event);
+      } else {
+        real = Math.max(real, won.slept); // it slept that long at least
+        sleeping = null;
       }
     }
     this.save();
     ctx.set('final', this.finished.final);
-    ctx.objectSendClient(this.names.INBOX, key).clear();
+    // The inbox keeps nothing once the execution is over (it kept something only if it
+    // was used: a signal or a move resolved the promise, maybe after the last wake-up).
+    if (this.inboxOpen || (await ctx.promise(INBOX_PROMISE).peek()) !== undefined)
+      ctx.objectSendClient(this.names.INBOX, key).clear();
     const { kind, final, ...result } = this.finished;
     ctx.set('result', result);
     return result;
@@ -195,6 +243,8 @@ export class Execution {
       });
       return;
     }
+    const pickup = this.ctx.awakeable();
+    const outcome = this.ctx.awakeable();
     const item = {
       inbox: this.key,
       attempt: c.attempt,
@@ -203,7 +253,13 @@ export class Execution {
       step: c.step,
       input: c.input,
       idempotency_key: c.idempotency_key,
+      pickup: pickup.id,
+      outcome: outcome.id,
     };
+    const d = `${c.attempt}|${c.delivery}`;
+    this.lastDelivery.set(c.attempt, c.delivery);
+    const tag = (p) => p.map((event) => ({ delivery: d, event }));
+    this.deliveries.set(d, { next: tag(pickup.promise), outcome: tag(outcome.promise) });
     if (!queued.has(shard)) queued.set(shard, []);
     queued.get(shard).push(item);
     if (c.queue_timer) {
@@ -218,7 +274,10 @@ export class Execution {
     this.flush(queued); // the attempts queued before it go first
     const q = this.queueTimerOf.get(c.attempt);
     if (q) q.done = true;
-    if (shard) this.ctx.objectSendClient(this.names.QUEUE, shard).cancel({ inbox: this.key, attempt: c.attempt });
+    if (shard)
+      this.ctx
+        .objectSendClient(this.names.QUEUE, shard)
+        .cancel({ inbox: this.key, attempt: c.attempt, delivery: this.lastDelivery.get(c.attempt) });
   }
 
   /** The attempts queued so far, one call per queue key. */
@@ -240,13 +299,31 @@ export class Execution {
     const { expired } = await this.ctx
       .objectClient(this.names.QUEUE, q.shard)
       .expire({ inbox: this.key, attempt: q.attempt });
-    if (expired) return true;
+    if (expired) {
+      this.deliveries.delete(`${q.attempt}|1`); // never picked up now: nothing will come
+      return true;
+    }
     q.held = e;
     return false;
   }
 
   /**
-   * An event of the world, from the inbox: due at its time. A queue timeout held for this
+   * What a delivery's queue shard resolved: its pickup (then the outcome is awaited), or
+   * its outcome, the answer or the worker lost (then nothing more comes of it). An event
+   * of the world, as from the inbox.
+   */
+  delivered(d, e) {
+    const w = this.deliveries.get(d);
+    if (e.type === 'picked_up' && w?.outcome) {
+      w.next = w.outcome;
+      w.outcome = null;
+    } else this.deliveries.delete(d);
+    const [attempt, delivery] = d.split('|').map(Number);
+    this.arrived({ ...e, attempt, delivery, time: this.orbitTime(e.at) });
+  }
+
+  /**
+   * An event of the world, from the inbox or a delivery's awakeables: due at its time. A queue timeout held for this
    * pickup is due again after it (at its own time, never before the pickup's; stale by
    * then — the engine ignores a queue timeout once the attempt is picked up).
    */
@@ -270,6 +347,7 @@ export class Execution {
     this.eventBytes += Buffer.byteLength(JSON.stringify(event));
     const accepted = feed(engine, event);
     if (accepted && builtin) {
+      this.inboxOpen = true; // its answer comes through the inbox
       ctx
         .serviceSendClient(this.names.HTTP)
         .request({ inbox: this.key, attempt: e.attempt, delivery: e.delivery, input: e.builtin.input });
@@ -279,7 +357,9 @@ export class Execution {
 
   /**
    * The history (text and JSON lines) and the events handed to the engine, into the
-   * workflow's state when they grew.
+   * workflow's state when they grew: what they gained since the last save, as one more
+   * part (`part:N`, then `parts` = N + 1; host.mjs `parts` reads them back), so that a
+   * wake-up writes two small values, never the whole history again.
    */
   save() {
     const bytes = Math.max(this.historyBytes, this.eventBytes);
@@ -290,15 +370,15 @@ export class Execution {
         { errorCode: 413 },
       );
     }
-    if (this.history.length !== this.saved) {
-      this.ctx.set('history', this.history);
-      this.ctx.set('history_json', this.historyJson);
-      this.saved = this.history.length;
-    }
-    if (this.events.length !== this.savedEvents) {
-      this.ctx.set('events', this.events);
-      this.savedEvents = this.events.length;
-    }
+    if (this.history.length === this.saved && this.events.length === this.savedEvents) return;
+    this.ctx.set(`part:${this.parts}`, {
+      history: this.history.slice(this.saved),
+      history_json: this.historyJson.slice(this.saved),
+      events: this.events.slice(this.savedEvents),
+    });
+    this.ctx.set('parts', ++this.parts);
+    this.saved = this.history.length;
+    this.savedEvents = this.events.length;
   }
 
   /**

@@ -21,7 +21,7 @@
 import './compat.mjs';
 import * as restate from '@restatedev/restate-sdk';
 import { EngineFault, OrbitEngine } from './wasm.mjs';
-import { Execution } from './execution.mjs';
+import { Execution, INBOX_PROMISE } from './execution.mjs';
 import { httpService } from './http.mjs';
 import { inboxService } from './inbox.mjs';
 import { inboxKey, programServices } from './names.mjs';
@@ -97,6 +97,30 @@ export function services({
 function engineFault(workflow, id, e) {
   if (!e.here) return new Error(`${workflow}/${id}: ${e.message} (retried on a fresh instance)`);
   return new TerminalError(`execution ${workflow}/${id} fails: ${e.message}`, { errorCode: 500 });
+}
+
+/**
+ * Tells the execution that its inbox holds something (execution.mjs INBOX_PROMISE): the
+ * first time resolves the promise; later, it is resolved already (and that is all).
+ */
+async function inboxUsed(ctx) {
+  await ctx
+    .promise(INBOX_PROMISE)
+    .resolve(true)
+    .catch((e) => {
+      if (!(e instanceof TerminalError)) throw e;
+    });
+}
+
+/**
+ * The parts of an execution's history saved so far, in order (execution.mjs `save`: each
+ * wake-up that grew it adds one): `{history, history_json, events}` each.
+ */
+async function parts(ctx) {
+  const n = (await ctx.get('parts')) ?? 0;
+  const saved = [];
+  for (let i = 0; i < n; i++) saved.push((await ctx.get(`part:${i}`)) ?? { history: [], history_json: [], events: [] });
+  return saved;
 }
 
 /** `orbit_versions_PROGRAM`: what this process serves (orbit-restate versions, migrate). */
@@ -179,6 +203,7 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
           name: req.name,
           payload: req.payload ?? null,
         });
+        await inboxUsed(ctx);
       },
       /**
        * Moves the execution to version `to` (a hash) if it can continue there
@@ -191,22 +216,26 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
         ctx
           .objectSendClient(INBOX, inboxKey(name, ctx.key))
           .push({ type: 'move', at: await ctx.date.now(), to: req.to });
+        await inboxUsed(ctx);
       },
       /** The execution's history so far, as `orbit logs` lines. */
-      history: async (ctx) => (await ctx.get('history')) ?? [],
+      history: async (ctx) => (await parts(ctx)).flatMap((p) => p.history),
       /**
        * What the execution keeps: its version, input, the events handed to its engine,
        * its history as `orbit-run --format json --show-values` lines (with the closing
        * line once it ended), its moves.
        */
-      state: async (ctx) => ({
-        version: (await ctx.get('version')) ?? null,
-        input: (await ctx.get('input')) ?? null,
-        events: (await ctx.get('events')) ?? [],
-        history_json: (await ctx.get('history_json')) ?? [],
-        final: (await ctx.get('final')) ?? null,
-        moves: (await ctx.get('moves')) ?? [],
-      }),
+      state: async (ctx) => {
+        const saved = await parts(ctx);
+        return {
+          version: (await ctx.get('version')) ?? null,
+          input: (await ctx.get('input')) ?? null,
+          events: saved.flatMap((p) => p.events),
+          history_json: saved.flatMap((p) => p.history_json),
+          final: (await ctx.get('final')) ?? null,
+          moves: (await ctx.get('moves')) ?? [],
+        };
+      },
       /** When the execution's clock started (real milliseconds since 1970), or null. */
       started: async (ctx) => (await ctx.get('started_at')) ?? null,
     },

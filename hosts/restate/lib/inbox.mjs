@@ -1,5 +1,7 @@
 // `orbit_inbox_PROGRAM`, a virtual object per execution (key: names.mjs inboxKey): the events of
-// the world (pickups, answers, lost workers, signals) in arrival order, handed to the
+// the world that do not come through a delivery's own awakeables (queue.mjs: pickups,
+// answers and lost workers do) — signals, moves, the answers of built-in tasks (http.mjs)
+// — in arrival order, handed to the
 // execution's `run` (execution.mjs) through the awakeables it gives, so that they come
 // back to it as journaled results — what a replay feeds the engine again.
 //

@@ -107,6 +107,15 @@ export function sameSecret(a, b) {
   return crypto.timingSafeEqual(ha, hb);
 }
 
+/**
+ * The token of a claim's lease: 128 bits of HMAC-SHA-256 keyed by `seed`, a random token
+ * drawn (and journaled) by the call that hands the claim out — one draw for every lease
+ * of that call, each as unguessable as the seed.
+ */
+export function tokenOf(seed, claim) {
+  return crypto.createHmac('sha256', seed).update(claim).digest('hex').slice(0, 32);
+}
+
 /** A fresh random token (hex): a lease's. */
 export function newToken() {
   return crypto.randomBytes(16).toString('hex');

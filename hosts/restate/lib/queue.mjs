@@ -4,8 +4,9 @@
 // shardKeys: `TASK@VERSION~0` …): an
 // execution's attempts all go to one shard (shardOf), so they keep their order; a worker
 // polls every shard. Each shard finds its lost workers with a delayed call to itself
-// (`sweep`). What happens to a task goes to its execution's inbox (inbox.mjs) as an event
-// of the world: its pickup, its answer, its worker lost.
+// (`sweep`). What happens to a task goes to its execution as an event of the world — its
+// pickup, then its answer or its worker lost — by resolving the awakeables the execution
+// queued with it (`pickup`, `outcome`): no call of the execution's inbox (inbox.mjs).
 //
 // Each queued item, claim and lease is its own state key, so that no call rewrites the
 // whole queue:
@@ -13,7 +14,6 @@
 //                     leaves), `at:INBOX|ATTEMPT` its position
 //   c:CLAIM           a claimed task (CLAIM: names.mjs claimOf): {worker_id, deadline,
 //                     inbox, attempt, delivery, token, beaten, cancelled}
-//   l:INBOX|ATTEMPT   the claim of an attempt (to cancel it)
 //   waiters           the polls waiting in line; `sweep`: when the lost-worker sweep is due
 //
 // Security (docs/restate.md, "Security"): the handlers only Restate calls (enqueue,
@@ -34,6 +34,7 @@ import {
   shardKeys,
   shortVersion,
   taskOf,
+  tokenOf,
   versionOfKey,
 } from './names.mjs';
 
@@ -100,34 +101,43 @@ export function queueService({
     const found = await claimed(ctx, lease);
     if (!found) return { accepted: false };
     const { claim, c } = found;
-    release(ctx, claim, c);
-    ctx
-      .objectSendClient(INBOX, c.inbox)
-      .push({ type: 'answered', at: await ctx.date.now(), attempt: c.attempt, delivery: c.delivery, answer: result });
+    release(ctx, claim);
+    tell(ctx, INBOX, c, c.outcome, { type: 'answered', at: await ctx.date.now(), answer: result });
     return { accepted: true };
   };
-  const take = (ctx, req, now) => takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt });
+  const take = (ctx, req, clock) => takeTasks(ctx, req, clock, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt });
   return restate.object({
     name: QUEUE.name,
     handlers: {
       /** Attempts queued by one event of an execution, together: `{items: [...]}`. */
       enqueue: internal(async (ctx, req) => {
-        if (!Array.isArray(req?.items) || !req.items.every((i) => typeof i?.inbox === 'string' && isIndex(i.attempt)))
-          throw refuse('enqueue needs {"items": [{inbox, attempt, ...}]}');
-        const now = await ctx.date.now();
+        if (
+          !Array.isArray(req?.items) ||
+          !req.items.every(
+            (i) =>
+              typeof i?.inbox === 'string' &&
+              isIndex(i.attempt) &&
+              typeof i.pickup === 'string' &&
+              typeof i.outcome === 'string',
+          )
+        )
+          throw refuse('enqueue needs {"items": [{inbox, attempt, pickup, outcome, ...}]}');
+        const clock = await clockOf(ctx);
+        const { now } = clock;
         let tail = (await ctx.get('tail')) ?? 0;
         for (const item of req.items) {
           ctx.set(`q:${tail}`, { ...item, enqueued_at: now });
           ctx.set(`at:${item.inbox}|${item.attempt}`, tail++);
         }
         ctx.set('tail', tail);
-        await handOut(ctx, now, take);
+        await handOut(ctx, clock, take);
       }),
       /** The engine no longer wants the attempt: unqueued, or on the cancellation list. */
       cancel: internal(async (ctx, req) => {
         const { inbox: key, attempt } = attemptOf(req);
         await unqueue(ctx, key, attempt);
-        const claim = await ctx.get(`l:${key}|${attempt}`);
+        // Its last delivery's claim (the execution says which delivery it queued last).
+        const claim = isIndex(req.delivery) ? claimOf(key, attempt, req.delivery) : null;
         const c = claim && (await ctx.get(`c:${claim}`));
         if (c) ctx.set(`c:${claim}`, { ...c, cancelled: true });
       }),
@@ -182,8 +192,7 @@ export function queueService({
       /** The exclusive half of `poll`: tasks for the poller now, or it waits in line. */
       claim: internal(async (ctx, req) => {
         if (typeof req?.awakeable !== 'string') throw refuse('claim needs an awakeable');
-        const now = await ctx.date.now();
-        const tasks = await take(ctx, req, now);
+        const tasks = await take(ctx, req, await clockOf(ctx));
         if (tasks.length > 0 || !req.wait || req.min_age_ms > 0) {
           ctx.resolveAwakeable(req.awakeable, tasks);
           return;
@@ -265,10 +274,8 @@ export function queueService({
             due = Math.min(due, c.deadline);
             continue;
           }
-          release(ctx, k.slice(2), c);
-          ctx
-            .objectSendClient(INBOX, c.inbox)
-            .push({ type: 'lost', at: now, attempt: c.attempt, delivery: c.delivery });
+          release(ctx, k.slice(2));
+          tell(ctx, INBOX, c, c.outcome, { type: 'lost', at: now });
         }
         ctx.clear('sweep');
         if (Number.isFinite(due))
@@ -276,6 +283,15 @@ export function queueService({
       }),
     },
   });
+}
+
+/**
+ * The time of an exclusive call that may hand out tasks, and the random seed of the
+ * leases it hands out (names.mjs tokenOf), in one journaled action: one round trip to
+ * the server where the time and the tokens took one each.
+ */
+function clockOf(ctx) {
+  return ctx.run('clock', () => ({ now: Date.now(), seed: newToken() }));
 }
 
 /** `{inbox, attempt}` of an internal call, checked. */
@@ -293,18 +309,28 @@ async function unqueue(ctx, key, attempt) {
   return true;
 }
 
+/**
+ * What became of a delivery (`d`: its item or claim), for its execution: the awakeable
+ * the execution gave for it (`id`: its pickup's or its outcome's) resolved with `event`.
+ * No call of the execution's inbox: the awakeable is resolved in this call's journal.
+ */
+function tell(ctx, INBOX, d, id, event) {
+  const e = { ...event, attempt: d.attempt, delivery: d.delivery };
+  if (typeof id === 'string') ctx.resolveAwakeable(id, e);
+  else ctx.objectSendClient(INBOX, d.inbox).push(e); // an item queued before the awakeables
+}
+
 /** A claim is over (answered or lost). */
-function release(ctx, claim, c) {
+function release(ctx, claim) {
   ctx.clear(`c:${claim}`);
-  ctx.clear(`l:${c.inbox}|${c.attempt}`);
 }
 
 /** Hands queued tasks to the pollers waiting in line, in order. */
-async function handOut(ctx, now, take) {
+async function handOut(ctx, clock, take) {
   const waiters = (await ctx.get('waiters')) ?? [];
   let served = 0;
   for (; served < waiters.length; served++) {
-    const tasks = await take(ctx, waiters[served], now);
+    const tasks = await take(ctx, waiters[served], clock);
     if (tasks.length === 0) break;
     ctx.resolveAwakeable(waiters[served].awakeable, tasks);
   }
@@ -315,11 +341,12 @@ async function handOut(ctx, now, take) {
  * Takes up to `req.max` tasks from the head of the queue for worker `req.worker_id`:
  * their pickup. An item whose queue timeout has passed (`expires_at`, real ms) is never
  * taken: it stays until the execution's `expire` takes it out. Each delivery gets a
- * lease with a token of its own (random, journaled); its claim is lost after
+ * lease with a token of its own (names.mjs tokenOf of the call's journaled random
+ * seed); its claim is lost after
  * `pickupTimeoutMs` unless the worker heartbeats it first (a poll whose worker died
  * takes tasks nobody will do: they come back soon, not after the heartbeat timeout).
  */
-async function takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt }) {
+async function takeTasks(ctx, req, { now, seed }, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt }) {
   let head = (await ctx.get('head')) ?? 0;
   const tail = (await ctx.get('tail')) ?? 0;
   const taken = [];
@@ -338,23 +365,21 @@ async function takeTasks(ctx, req, now, { INBOX, heartbeatTimeoutMs, pickupTimeo
   if (taken.length === 0) return [];
   const sweep = await ctx.get('sweep');
   if (!sweep || sweep > now + pickupTimeoutMs) sweepAt(ctx, now + pickupTimeoutMs, now);
-  const tokens = await ctx.run('tokens', () => taken.map(() => newToken()));
   const task = taskOf(ctx.key);
-  return taken.map((item, i) => {
+  return taken.map((item) => {
     const claim = claimOf(item.inbox, item.attempt, item.delivery);
-    const lease = leaseOf(claim, tokens[i]);
+    const token = tokenOf(seed, claim);
+    const lease = leaseOf(claim, token);
     ctx.set(`c:${claim}`, {
       worker_id: req.worker_id,
       deadline: now + pickupTimeoutMs,
       inbox: item.inbox,
       attempt: item.attempt,
       delivery: item.delivery,
-      token: tokens[i],
+      token,
+      outcome: item.outcome,
     });
-    ctx.set(`l:${item.inbox}|${item.attempt}`, claim);
-    ctx
-      .objectSendClient(INBOX, item.inbox)
-      .push({ type: 'picked_up', at: now, attempt: item.attempt, delivery: item.delivery, worker_id: req.worker_id });
+    tell(ctx, INBOX, item, item.pickup, { type: 'picked_up', at: now, worker_id: req.worker_id });
     return {
       lease,
       queue: ctx.key,

@@ -331,13 +331,15 @@ static void about_task(Checker *ck, Tests *t, About *a, StepKind kind, uint32_t 
     a->http = name && strcmp(name->text, t->http) == 0;   /* by text: a step's target may
                                                              be another thread's Name */
     switch (kind) {
-    case STEP_TASK_WORKER:
+    case STEP_TASK_WORKER:   /* no name: a target the checker could not resolve */
         a->output = index != NO_INDEX ? p->workers[index].output : NULL;
-        a->output_what = arena_printf(ck->arena, "the output of worker `%s`", name->text);
+        a->output_what = name ? arena_printf(ck->arena, "the output of worker `%s`", name->text)
+                              : "the output of the worker";
         break;
     case STEP_TASK_BUILTIN:
         a->output = index != NO_INDEX ? p->builtins[index].output : NULL;
-        a->output_what = arena_printf(ck->arena, "the output of `%s`", name->text);
+        a->output_what = name ? arena_printf(ck->arena, "the output of `%s`", name->text)
+                              : "the output of the built-in task";
         break;
     case STEP_WORKFLOW:
         a->child = true;

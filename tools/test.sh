@@ -25,8 +25,10 @@
 # package beside the full suite (and build-asan/ and build-fuzz/ of 6 and 7, niced,
 # beside both), and the suite `restate` (a real server, its time spent in timers and
 # round trips) runs beside 6 and 7, which are niced.
-# Each phase is timed; the end prints a table `phase seconds idle result` (idle: the share
-# of the processors no process used while the phase ran, from /proc/stat), then one closing
+# Each phase is measured; the end prints a table `phase from to wall cpu idle result`: when
+# it started and ended (seconds from the start), its wall and processor seconds (its
+# processes and their children), and the share of the processors no process used while
+# it ran (/proc/stat); then one closing
 # line counting every meson run's tests once, the fmt check and the fuzz smoke.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,43 +38,70 @@ table=()       # one line per phase: name, wall seconds, result
 meson_logs=()  # the JSON log of every meson test run, each counted once at the end
 started=$EPOCHREALTIME
 
-seconds_since() {  # seconds_since START: wall seconds from START ($EPOCHREALTIME) to now
-    awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'
+seconds_since() {  # seconds_since START [END]: wall seconds from START to END (now), $EPOCHREALTIME's
+    awk -v a="$1" -v b="${2:-$EPOCHREALTIME}" 'BEGIN { printf "%.0f", b - a }'
 }
 
 cpu_ticks() {  # the machine's idle and total processor ticks so far (/proc/stat)
     awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t; exit }' /proc/stat
 }
-idle_since() {  # idle_since "IDLE TOTAL": the share of the processors idle since then, in %
-    local now
-    now=$(cpu_ticks)
-    awk -v a="$1" -v b="$now" 'BEGIN { split(a, x, " "); split(b, y, " ");
+idle_between() {  # idle_between "IDLE TOTAL" "IDLE TOTAL": the share of the processors idle, in %
+    awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " ");
         d = y[2] - x[2]; printf "%.0f", (d > 0 ? 100 * (y[1] - x[1]) / d : 0) }'
 }
 
 started_ticks=$(cpu_ticks)
 
-record() {  # record NAME START RESULT CPU_TICKS_AT_START
-    table+=("$(printf '%-44s %7s %5s%%  %s' "$1" "$(seconds_since "$2")" "$(idle_since "$4")" "$3")")
-    [ "$3" = ok ] || status=1
+# Each phase runs in a subshell that writes, when its command ends, to a file: the time,
+# the machine's processor ticks and the processor seconds the command and its children
+# used (`times`). A background phase's line is thus its own, not the time it was waited for.
+measured() {  # measured FILE COMMAND...: runs COMMAND, then writes FILE; COMMAND's status
+    local file=$1 rc=0; shift
+    "$@" || rc=$?
+    { echo "$EPOCHREALTIME"; cpu_ticks; cpu_seconds; } > "$file"
+    return $rc
+}
+cpu_seconds() {  # the processor seconds of this shell and its children so far (`times`,
+    local file      # into a file: in a pipe or $(...) it would be a new process's, none)
+    file=$(mktemp)
+    times > "$file"
+    awk '{ for (i = 1; i <= NF; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } }
+         END { printf "%.0f\n", s }' "$file"
+    rm -f "$file"
 }
 
-phase() {  # phase NAME COMMAND...: runs COMMAND in the foreground, timed
-    local name=$1 start=$EPOCHREALTIME ticks; shift
+record() {  # record NAME START START_TICKS FILE RESULT: its line in the table
+    local name=$1 start=$2 ticks=$3 file=$4 result=$5 end cpu end_ticks
+    { read -r end; read -r end_ticks; read -r cpu; } < "$file" || { end=$EPOCHREALTIME; end_ticks=$(cpu_ticks); cpu=-; }
+    rm -f "$file"
+    table+=("$(printf '%-44s %5s %5s %6s %6s %5s%%  %s' "$name" "$(seconds_since "$started" "$start")" \
+        "$(seconds_since "$started" "$end")" "$(seconds_since "$start" "$end")" "$cpu" \
+        "$(idle_between "$ticks" "$end_ticks")" "$result")")
+    [ "$result" = ok ] || status=1
+}
+
+phase() {  # phase NAME COMMAND...: runs COMMAND in the foreground, measured
+    local name=$1 start=$EPOCHREALTIME ticks file; shift
     ticks=$(cpu_ticks)
+    file=$(mktemp)
     echo "== $name"
-    if "$@"; then record "$name" "$start" ok "$ticks"; else record "$name" "$start" FAILED "$ticks"; fi
+    if (measured "$file" "$@"); then
+        record "$name" "$start" "$ticks" "$file" ok
+    else
+        record "$name" "$start" "$ticks" "$file" FAILED
+    fi
 }
 
 # A phase in the background: its output goes to a file, printed when it is waited for.
-declare -A bg_pid bg_start bg_out bg_ticks
+declare -A bg_pid bg_start bg_out bg_ticks bg_file
 background() {  # background NAME COMMAND...
     local name=$1; shift
     bg_start[$name]=$EPOCHREALTIME
     bg_ticks[$name]=$(cpu_ticks)
     bg_out[$name]=$(mktemp)
+    bg_file[$name]=$(mktemp)
     echo "== $name (in the background)"
-    "$@" >"${bg_out[$name]}" 2>&1 &
+    (measured "${bg_file[$name]}" "$@") >"${bg_out[$name]}" 2>&1 &
     bg_pid[$name]=$!
 }
 wait_for() {  # wait_for NAME: its output, then its line in the table
@@ -81,7 +110,7 @@ wait_for() {  # wait_for NAME: its output, then its line in the table
     echo "== $name (finished)"
     cat "${bg_out[$name]}"
     rm -f "${bg_out[$name]}"
-    record "$name" "${bg_start[$name]}" "$result" "${bg_ticks[$name]}"
+    record "$name" "${bg_start[$name]}" "${bg_ticks[$name]}" "${bg_file[$name]}" "$result"
 }
 
 setup() {  # setup DIR [meson options...]
@@ -207,7 +236,7 @@ if [ "$have_clang" = yes ]; then
     last_ok && phase "fuzz smoke: 6 s per target" beside env ORBITC="$PWD/build/cli/orbitc" fuzz/run.sh smoke 6
     [[ ${table[-1]} == 'fuzz smoke'*' ok' ]] && fuzz_passed=1 fuzz_failed=0
 else
-    table+=("$(printf '%-44s %7s %5s%%  %s' 'fuzz: clang' 0 - 'FAILED (not installed)')")
+    table+=("$(printf '%-44s %5s %5s %6s %6s %6s  %s' 'fuzz: clang' - - 0 0 - 'FAILED (not installed)')")
     status=1
 fi
 
@@ -217,9 +246,13 @@ wait_for "suite: npm (beside what follows)"
 
 # ---- the table, then one closing line over every meson run, the fmt check and the fuzz smoke ----
 echo
-printf '%-44s %7s %6s  %s\n' phase seconds idle result
+printf '%-44s %5s %5s %6s %6s %6s  %s\n' phase from to wall cpu idle result
 printf '%s\n' "${table[@]}"
-printf '%-44s %7s %5s%%\n' "total (wall)" "$(seconds_since "$started")" "$(idle_since "$started_ticks")"
+total_cpu=$(mktemp)
+cpu_seconds > "$total_cpu"   # in this shell: every phase's subshell has been waited for
+printf '%-44s %5s %5s %6s %6s %5s%%\n' "total" 0 "$(seconds_since "$started")" \
+    "$(seconds_since "$started")" "$(cat "$total_cpu")" "$(idle_between "$started_ticks" "$(cpu_ticks)")"
+rm -f "$total_cpu"
 FUZZ_PASSED=$((fuzz_passed + fmt_passed)) FUZZ_FAILED=$((fuzz_failed + fmt_failed)) \
     python3 - "${meson_logs[@]}" <<'PY'
 import json, os, sys

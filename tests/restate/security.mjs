@@ -11,6 +11,11 @@
 //                               shard is not wedged; a nameless signal is a 400, a signal
 //                               to an unknown ID a 404 that leaves no state; `logs` of an
 //                               unknown ID exits non-zero
+//   security forged events      an event resolved through the ingress's awakeables (a
+//                               held task's outcome with a forged answer and a wrong
+//                               seal, an inbox batch with a forged signal and none) ends
+//                               that execution failed with FORGED_EVENT, never with the
+//                               forged output; a bystander completes
 //   security dead polls         a worker killed with -9: tasks queued after it are done by
 //                               the live worker well before the heartbeat timeout
 //   security stuck is visible   an execution Restate cannot run (its version not served)
@@ -33,6 +38,7 @@ import { execFile } from 'node:child_process';
 import * as h from './harness.mjs';
 import { runWorker } from '../../hosts/restate/lib/worker.mjs';
 import * as core from '../../hosts/restate/lib/wasm.mjs';
+import { ANSWER } from '../../hosts/wasm/engine-enums.js';
 
 const TOKEN = 'orbit-test-worker-token-0123456789';
 // Under Restate's 32 MiB body limit and over the host's value limit; its history (the
@@ -355,6 +361,116 @@ export async function securityCases({ server, dir, compile, check, startServer }
       if (problems.length > 0) throw new Error(problems.join('; '));
       return 'token refused/missing: 401; forged leases and 5 internal handlers refused; bad heartbeat 400, shard not wedged; nameless signal 400, unknown ID 404 and no state; logs of it exit non-zero; start with another input exit 1';
     } finally {
+      await served.kill('SIGTERM');
+    }
+  });
+
+  await check('security forged events', async () => {
+    const served = await h.serve(server, orbc, dir, { args: serveArgs });
+    const program = served.program;
+    const queueUrl = (key, handler) => `${server.ingress}/orbit_queue_${program}/${encodeURIComponent(key)}/${handler}`;
+    // An attacker's resolution of an awakeable of the execution through the ingress.
+    const forge = (awakeable, value) =>
+      post(`${server.ingress}/restate/awakeables/${encodeURIComponent(awakeable)}/resolve`, value, {}, 10000);
+    // What a service keeps (the admin query API, as the host keeps it: what an attacker
+    // who derives an awakeable's ID from the invocation ID the start answered, and the
+    // awakeable's index in the journal, which the program fixes, writes the same).
+    const stateOf = async (service, key, like) => {
+      const rows = await h.sqlRows(
+        server,
+        `SELECT key, value_utf8 FROM state WHERE service_name = '${service}' AND service_key = '${key}' AND key LIKE '${like}'`,
+      );
+      return rows.map((r) => JSON.parse(r.value_utf8));
+    };
+    const problems = [];
+    let w = null;
+    try {
+      const keys = json(await post(queueUrl('echo', 'shards'), {}, auth, 30000))?.keys;
+      if (!keys) throw new Error('shards: no keys');
+      // A task a worker holds (polled, not answered yet): its outcome is forged.
+      const held = id('held');
+      await h.startExecution(server, 'secure', held, { s: 'real' });
+      let task = null;
+      let shard = null;
+      await h.until(
+        async () => {
+          for (const k of keys) {
+            const r = await post(queueUrl(k, 'poll'), { worker_id: 'honest', max: 1, wait_ms: 300 }, auth);
+            task = json(r)?.tasks?.[0] ?? null;
+            shard = k;
+            if (task) return true;
+          }
+          return false;
+        },
+        30000,
+        'the task polled',
+      );
+      const claims = await stateOf(`orbit_queue_${program}`, shard, 'c:%');
+      const outcomeId = claims.find((c) => c.inbox === `secure:${held}`)?.outcome;
+      if (typeof outcomeId !== 'string')
+        throw new Error(`no outcome awakeable in the shard: ${JSON.stringify(claims)}`);
+      // The answer as the queue shard resolved it before seals, and a seal of its own.
+      const answered = {
+        type: 'answered',
+        at: Date.now(),
+        attempt: 1,
+        delivery: 1,
+        answer: { kind: ANSWER.OUTPUT, output: { s: 'forged' } },
+      };
+      const sent = await forge(outcomeId, { ...answered, seal: '0'.repeat(32), value: answered });
+      if (sent.status >= 300) throw new Error(`the forged resolution: HTTP ${sent.status} ${sent.text.slice(0, 200)}`);
+
+      // An execution that reads its inbox (a signal it does not await yet opened it): a
+      // batch of a signal nobody sent.
+      w = runWorker({
+        ingress: server.ingress,
+        program,
+        task: 'echo',
+        token: TOKEN,
+        handler: async (input) => input,
+      });
+      const batch = id('batch');
+      await h.startExecution(server, 'secure', batch, { s: 'real' });
+      await h.until(
+        async () => (await h.history(server, 'secure', batch)).includes('SignalWaitStarted'),
+        30000,
+        'waiting for the signal',
+      );
+      await h.signal(server, 'secure', batch, 'early', null);
+      let waiters = [];
+      await h.until(
+        async () =>
+          (waiters = (await stateOf(`orbit_inbox_${program}`, `secure:${batch}`, 'waiters'))[0] ?? []).length > 0,
+        30000,
+        "the inbox holding the execution's awakeables",
+      );
+      const next = typeof waiters[0] === 'string' ? waiters[0] : waiters[0].id;
+      const forgedBatch = await forge(next, [{ type: 'signal', at: Date.now(), name: 'go', payload: null }]);
+      if (forgedBatch.status >= 300)
+        throw new Error(`the forged batch: HTTP ${forgedBatch.status} ${forgedBatch.text.slice(0, 200)}`);
+
+      const bystander = id('bystander');
+      await h.startExecution(server, 'secure', bystander, { s: 'real' });
+      await h.started(server, 'secure', bystander, 30000);
+      await h.until(() => h.signal(server, 'secure', bystander, 'go', null).then(() => true), 30000, 'signal sent');
+      // What the forged answer could reach: the signal the held execution awaits next.
+      await h.until(() => h.signal(server, 'secure', held, 'go', null).then(() => true), 30000, 'signal sent');
+      const results = {
+        held: await outcome(server, held, 60000),
+        batch: await outcome(server, batch, 60000),
+        bystander: await outcome(server, bystander, 60000),
+      };
+      for (const what of ['held', 'batch']) {
+        const r = results[what];
+        if (r.status === 'COMPLETED' || !/FORGED_EVENT/.test(r.error ?? ''))
+          problems.push(`the ${what} execution: ${JSON.stringify(r).slice(0, 300)}, not failed with FORGED_EVENT`);
+      }
+      if (results.bystander.status !== 'COMPLETED' || results.bystander.output?.s !== 'real')
+        problems.push(`the bystander: ${JSON.stringify(results.bystander)}`);
+      if (problems.length > 0) throw new Error(problems.join('; '));
+      return `forged outcome and forged inbox batch: both executions failed with FORGED_EVENT (${results.held.error.replace(/^.*?FORGED_EVENT/s, 'FORGED_EVENT').slice(0, 90)}…); bystander completed`;
+    } finally {
+      await w?.stop();
       await served.kill('SIGTERM');
     }
   });

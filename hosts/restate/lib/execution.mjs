@@ -18,8 +18,16 @@
 // replayed through a fresh engine of that version give its history exactly), and if so
 // swaps its engine for the replayed one. The decision and the swap are in its own
 // journal, so a crash at any moment leaves it on one version or the other, never between.
+//
+// Seals: Restate's ingress resolves any awakeable whose ID it is given, and an awakeable's
+// ID derives from the invocation ID, which the client that started the execution is told.
+// So each execution draws a secret at its start (journaled, with the start's time), and
+// hands every awakeable out with its seal, tokenOf(secret, ID), to the one that resolves
+// it (the queue shard, the inbox), which resolves it with `{seal, value}`. A resolution
+// without its seal is forged: the execution fails at once (FORGED_EVENT), and the engine
+// never sees it. The check is a pure function of journaled values: a replay decides alike.
 import * as restate from '@restatedev/restate-sdk';
-import { shardOf, shortVersion } from './names.mjs';
+import { newToken, sameSecret, shardOf, shortVersion, tokenOf } from './names.mjs';
 import { canMove, feed, replay } from './versions.mjs';
 
 const { RestatePromise, TerminalError } = restate;
@@ -75,6 +83,7 @@ export class Execution {
     this.historyJson = []; // the records as JSON lines (`orbit-run --format json --show-values`)
     this.moves = [];
     this.start = 0; // the real time of the execution's start (journaled)
+    this.secret = ''; // the key of its awakeables' seals (journaled with the start)
     this.due = new Map(); // what is due, by the id the engine's due queue orders
     this.lastId = 0;
     this.tasks = new Map(); // attempt -> its queue key, or null for a built-in task (to cancel it)
@@ -102,7 +111,12 @@ export class Execution {
   /** Runs the execution to its end: its result. */
   async run() {
     const { ctx, key } = this; // not the engine: a move replaces it
-    this.start = await ctx.date.now();
+    // The start's time and the secret of the seals, in one journaled action (a replay
+    // gets both again); not ctx.rand, whose seed derives from the invocation ID.
+    ({ now: this.start, secret: this.secret } = await ctx.run('start', () => ({
+      now: Date.now(),
+      secret: newToken(32),
+    })));
     ctx.set('started_at', this.start);
     ctx.set('version', this.version);
     ctx.set('input', this.input);
@@ -130,13 +144,13 @@ export class Execution {
       this.save();
       if (this.finished) break;
       if (this.inboxOpen && waiting.length === 0) {
-        for (let i = 0; i < WAIT_AHEAD; i++) waiting.push(ctx.awakeable());
-        ctx.objectSendClient(this.names.INBOX, key).wait(waiting.map((a) => a.id));
+        for (let i = 0; i < WAIT_AHEAD; i++) waiting.push(this.sealed((events) => ({ events })));
+        ctx.objectSendClient(this.names.INBOX, key).wait(waiting.map(({ id, seal }) => ({ id, seal })));
       }
       // Whichever comes first — a batch of the inbox, a delivery's pickup or outcome
       // (resolved by its queue shard), what is due next — is journaled as the winner, so
       // a replay takes the same one.
-      const racers = [this.inboxOpen ? waiting[0].promise.map((events) => ({ events })) : inboxUsed];
+      const racers = [this.inboxOpen ? waiting[0].promise : inboxUsed];
       for (const d of this.deliveries.values()) racers.push(d.next);
       const first = this.engine.dueFirst();
       if (first !== null && sleeping?.first !== first) {
@@ -154,6 +168,14 @@ export class Execution {
       if (first !== null) racers.push(sleeping.promise);
       const won = await RestatePromise.race(racers);
       fresh = false;
+      if (won.forged) {
+        this.save();
+        this.ctx.objectSendClient(this.names.INBOX, key).clear();
+        throw new TerminalError(
+          `execution ${key} fails: FORGED_EVENT: an event of this execution was resolved through Restate's ingress by someone other than the host (awakeable ${won.forged}): block /restate/awakeables/ in front of the ingress`,
+          { errorCode: 403 },
+        );
+      }
       if (won.inbox) {
         this.inboxOpen = true; // a signal or a move waits in the inbox: ask for it
       } else if (won.events) {
@@ -180,6 +202,26 @@ export class Execution {
     const { kind, final, ...result } = this.finished;
     ctx.set('result', result);
     return result;
+  }
+
+  /**
+   * A new awakeable of the execution and its seal: `{id, seal, promise}`, where `promise`
+   * gives `tag(value)` of a resolution `{seal, value}` with the right seal (compared in
+   * constant time), and `{forged: id}` of any other (another seal or none, a text that
+   * is not JSON, a rejection): only the host's resolutions reach the engine.
+   */
+  sealed(tag) {
+    const a = this.ctx.awakeable(restate.serde.binary);
+    const seal = tokenOf(this.secret, a.id);
+    const promise = a.promise.map((bytes, failure) => {
+      let r = null;
+      try {
+        r = failure ? null : JSON.parse(Buffer.from(bytes).toString('utf8'));
+      } catch {}
+      const ok = r !== null && typeof r === 'object' && typeof r.seal === 'string' && sameSecret(r.seal, seal);
+      return ok ? tag(r.value) : { forged: a.id };
+    });
+    return { id: a.id, seal, promise };
   }
 
   /** Orbit time (ms from the start) of a real time. */
@@ -243,8 +285,10 @@ export class Execution {
       });
       return;
     }
-    const pickup = this.ctx.awakeable();
-    const outcome = this.ctx.awakeable();
+    const d = `${c.attempt}|${c.delivery}`;
+    const tag = (event) => ({ delivery: d, event });
+    const pickup = this.sealed(tag);
+    const outcome = this.sealed(tag);
     const item = {
       inbox: this.key,
       attempt: c.attempt,
@@ -255,11 +299,11 @@ export class Execution {
       idempotency_key: c.idempotency_key,
       pickup: pickup.id,
       outcome: outcome.id,
+      pickup_seal: pickup.seal,
+      outcome_seal: outcome.seal,
     };
-    const d = `${c.attempt}|${c.delivery}`;
     this.lastDelivery.set(c.attempt, c.delivery);
-    const tag = (p) => p.map((event) => ({ delivery: d, event }));
-    this.deliveries.set(d, { next: tag(pickup.promise), outcome: tag(outcome.promise) });
+    this.deliveries.set(d, { next: pickup.promise, outcome: outcome.promise });
     if (!queued.has(shard)) queued.set(shard, []);
     queued.get(shard).push(item);
     if (c.queue_timer) {

@@ -6,7 +6,8 @@
 // back to it as journaled results — what a replay feeds the engine again.
 //
 // State: `events`, the events not yet handed over; `waiters`, the awakeables the
-// execution waits on, in order (each is resolved with one batch of events).
+// execution waits on, in order, `{id, seal}` each (resolved with one batch of events and
+// the awakeable's seal, which the execution checks: docs/restate.md, "Security").
 //
 // Every handler is private to Restate (`ingressPrivate`): only the execution, its queue
 // shards and the HTTP service call them; the ingress refuses them.
@@ -19,7 +20,8 @@ const EVENT_TYPES = new Set(['picked_up', 'answered', 'lost', 'signal', 'move'])
 /** The events kept go to the first awakeable waiting, if any. */
 async function handOver(ctx, waiters, events) {
   if (events.length > 0 && waiters.length > 0) {
-    ctx.resolveAwakeable(waiters.shift(), events);
+    const { id, seal } = waiters.shift();
+    ctx.resolveAwakeable(id, { seal, value: events });
     events = [];
   }
   ctx.set('waiters', waiters);
@@ -40,15 +42,22 @@ export function inboxService({ INBOX }) {
         await handOver(ctx, (await ctx.get('waiters')) ?? [], events);
       }),
       /**
-       * The execution's next awakeables, `ids`, in the order it waits on them: each is
-       * resolved with the events that arrive, one batch each (a few at once save a call
-       * per event).
+       * The execution's next awakeables, `awakeables` (`{id, seal}` each), in the order it
+       * waits on them: each is resolved with the events that arrive, one batch each (a
+       * few at once save a call per event).
        */
-      wait: internal(async (ctx, ids) => {
-        if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
-          throw new TerminalError('wait needs a list of awakeable ids', { errorCode: 400 });
+      wait: internal(async (ctx, awakeables) => {
+        if (
+          !Array.isArray(awakeables) ||
+          !awakeables.every((a) => typeof a?.id === 'string' && typeof a.seal === 'string')
+        )
+          throw new TerminalError('wait needs a list of awakeables {id, seal}', { errorCode: 400 });
         const waiters = (await ctx.get('waiters')) ?? [];
-        await handOver(ctx, waiters.concat(ids), (await ctx.get('events')) ?? []);
+        await handOver(
+          ctx,
+          waiters.concat(awakeables.map(({ id, seal }) => ({ id, seal }))),
+          (await ctx.get('events')) ?? [],
+        );
       }),
       /** The execution is over: nothing is kept. */
       clear: internal(async (ctx) => {

@@ -113,10 +113,11 @@ export function sameSecret(a, b) {
  * of that call, each as unguessable as the seed.
  */
 export function tokenOf(seed, claim) {
+  // Also an awakeable's seal (execution.mjs `sealed`): tokenOf(the execution's secret, its ID).
   return crypto.createHmac('sha256', seed).update(claim).digest('hex').slice(0, 32);
 }
 
-/** A fresh random token (hex): a lease's. */
-export function newToken() {
-  return crypto.randomBytes(16).toString('hex');
+/** A fresh random token (hex) of `bytes` random bytes: a lease's seed, an execution's secret. */
+export function newToken(bytes = 16) {
+  return crypto.randomBytes(bytes).toString('hex');
 }

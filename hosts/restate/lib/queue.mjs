@@ -102,7 +102,7 @@ export function queueService({
     if (!found) return { accepted: false };
     const { claim, c } = found;
     release(ctx, claim);
-    tell(ctx, INBOX, c, c.outcome, { type: 'answered', at: await ctx.date.now(), answer: result });
+    tell(ctx, INBOX, c, c.outcome, c.outcome_seal, { type: 'answered', at: await ctx.date.now(), answer: result });
     return { accepted: true };
   };
   const take = (ctx, req, clock) => takeTasks(ctx, req, clock, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt });
@@ -118,10 +118,12 @@ export function queueService({
               typeof i?.inbox === 'string' &&
               isIndex(i.attempt) &&
               typeof i.pickup === 'string' &&
-              typeof i.outcome === 'string',
+              typeof i.outcome === 'string' &&
+              typeof i.pickup_seal === 'string' &&
+              typeof i.outcome_seal === 'string',
           )
         )
-          throw refuse('enqueue needs {"items": [{inbox, attempt, pickup, outcome, ...}]}');
+          throw refuse('enqueue needs {"items": [{inbox, attempt, pickup, outcome, pickup_seal, outcome_seal, ...}]}');
         const clock = await clockOf(ctx);
         const { now } = clock;
         let tail = (await ctx.get('tail')) ?? 0;
@@ -275,7 +277,7 @@ export function queueService({
             continue;
           }
           release(ctx, k.slice(2));
-          tell(ctx, INBOX, c, c.outcome, { type: 'lost', at: now });
+          tell(ctx, INBOX, c, c.outcome, c.outcome_seal, { type: 'lost', at: now });
         }
         ctx.clear('sweep');
         if (Number.isFinite(due))
@@ -311,12 +313,13 @@ async function unqueue(ctx, key, attempt) {
 
 /**
  * What became of a delivery (`d`: its item or claim), for its execution: the awakeable
- * the execution gave for it (`id`: its pickup's or its outcome's) resolved with `event`.
+ * the execution gave for it (`id`: its pickup's or its outcome's) resolved with `event`
+ * and the awakeable's `seal`, which the execution checks (no worker ever sees a seal).
  * No call of the execution's inbox: the awakeable is resolved in this call's journal.
  */
-function tell(ctx, INBOX, d, id, event) {
+function tell(ctx, INBOX, d, id, seal, event) {
   const e = { ...event, attempt: d.attempt, delivery: d.delivery };
-  if (typeof id === 'string') ctx.resolveAwakeable(id, e);
+  if (typeof id === 'string') ctx.resolveAwakeable(id, { seal, value: e });
   else ctx.objectSendClient(INBOX, d.inbox).push(e); // an item queued before the awakeables
 }
 
@@ -378,8 +381,9 @@ async function takeTasks(ctx, req, { now, seed }, { INBOX, heartbeatTimeoutMs, p
       delivery: item.delivery,
       token,
       outcome: item.outcome,
+      outcome_seal: item.outcome_seal,
     });
-    tell(ctx, INBOX, item, item.pickup, { type: 'picked_up', at: now, worker_id: req.worker_id });
+    tell(ctx, INBOX, item, item.pickup, item.pickup_seal, { type: 'picked_up', at: now, worker_id: req.worker_id });
     return {
       lease,
       queue: ctx.key,

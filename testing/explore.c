@@ -1279,11 +1279,5 @@ void testing_explore_report_json(const ExploreRun *run, TextBuffer *out)
                             "broken", (json_int_t)run->broken, "errors",
                             (json_int_t)run->errors, "worlds", (json_int_t)run->worlds,
                             "seconds", run->seconds);
-    char *text = json_dumps(doc, JSON_PRESERVE_ORDER | JSON_INDENT(2));
-    json_decref(doc);
-    if (!text)
-        out_of_memory();
-    text_append_str(out, text);
-    text_append_str(out, "\n");
-    free(text);
+    testing_append_json(out, doc);
 }

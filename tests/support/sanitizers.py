@@ -61,6 +61,8 @@ def run(argv, env=None, quarantine_size_mb=None, **kwargs):
     peak memory is measured)."""
     extra = {} if quarantine_size_mb is None else {'quarantine_size_mb': quarantine_size_mb}
     with Reports() as reports:
+        if kwargs.get('user') is not None:
+            os.chmod(reports.dir, 0o1777)   # the user the run becomes writes its report
         p = subprocess.run(argv, env=environment(env, log_dir=reports.dir, **extra), **kwargs)
         report = reports.text()
     if report:

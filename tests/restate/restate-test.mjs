@@ -128,17 +128,35 @@ const CHECKOUT = { timeScale: 3, toleranceRealMs: 2500 };
 // The conformance scenarios are split over this many lanes, each on a server of its own.
 const SCENARIO_LANES = 2;
 // How many groups of cases run at once (`--jobs N`, or ORBIT_RESTATE_JOBS). By default 4
-// on a machine with cores to spare (a load average under its number of cores: the cases
-// mostly wait on their timers), else 1: on a busy machine every process more (servers,
-// `serve`s, workers) slows every round trip of every case, past the margins the cases
-// have. tools/test.sh says 4: what runs beside the suite there runs niced (seven groups,
-// the two longest about 250-290 s: docs/restate-performance.md, "The suite's time").
+// when the processors are mostly idle now (over half of them idle across a second of
+// /proc/stat: the cases mostly wait on their timers), else 1: on a busy machine every
+// process more (servers, `serve`s, workers) slows every round trip of every case, past
+// the margins the cases have. Not the load average: it still counts the build that
+// tools/restate-test.sh ran a moment before (2.5 on an idle fresh machine). tools/test.sh
+// says 4: what runs beside the suite there runs niced (seven groups, the two longest
+// about 220 s: docs/restate-performance.md, "The suite's time").
 const JOBS = Math.max(
   1,
   Number(process.argv[process.argv.indexOf('--jobs') + 1]) ||
     Number(process.env.ORBIT_RESTATE_JOBS) ||
-    (os.loadavg()[0] < os.cpus().length ? 4 : 1),
+    ((await idleShare(1000)) > 0.5 ? 4 : 1),
 );
+
+/** The share of the processors' time that was idle over the next `ms` (null off Linux). */
+async function idleShare(ms) {
+  const sample = () => {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { idle: f[3] + (f[4] ?? 0), total: f.reduce((a, b) => a + b, 0) };
+  };
+  try {
+    const a = sample();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    const b = sample();
+    return (b.idle - a.idle) / Math.max(1, b.total - a.total);
+  } catch {
+    return null;
+  }
+}
 // Case 4: load, small: LOAD executions of load.orbit at once (checkout's shape, a 2 s
 // cool-off), queues of 8 shards, three worker processes. The 1,000-execution run is the
 // benchmark tools/restate_bench.mjs.

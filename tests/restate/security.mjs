@@ -328,12 +328,39 @@ export async function securityCases({ server, dir, compile, check, startServer }
       const bad = await post(queueUrl(queue, 'heartbeat'), { worker_id: 'honest', leases: 5 }, auth, 10000);
       if (bad.status !== 400)
         problems.push(`heartbeat {"leases":5}: HTTP ${bad.status} ${bad.text.slice(0, 100)}, not 400`);
+      // An answer that takes the next task in the same call (`next`): a malformed one is a
+      // 400 (the task stays claimed); the real one hands over y's task, queued meanwhile.
+      for (const next of [-1, 101, 1.5, '1']) {
+        const r = await post(queueUrl(queue, 'complete'), { lease: task.lease, output: { s: 'x' }, next }, auth, 10000);
+        if (r.status !== 400) problems.push(`complete with "next": ${JSON.stringify(next)}: HTTP ${r.status}, not 400`);
+      }
+      const y = id('next');
+      await h.startExecution(server, 'secure', y, { s: 'second' });
+      const queued = `SELECT count(*) AS n FROM state WHERE service_name = 'orbit_queue_${program}' AND key LIKE 'q:%'`;
+      await h.until(async () => (await h.sqlCount(server, queued)) > 0, 30000, "y's task queued");
+      await post(queueUrl(queue, 'heartbeat'), { worker_id: 'honest', leases: [task.lease] }, auth);
       const t = Date.now();
-      const real = await post(queueUrl(queue, 'complete'), { lease: task.lease, output: { s: 'real' } }, auth, 10000);
+      const real = await post(
+        queueUrl(queue, 'complete'),
+        { lease: task.lease, output: { s: 'real' }, worker_id: 'honest', next: 1 },
+        auth,
+        10000,
+      );
       if (real.status !== 200 || json(real)?.accepted !== true)
         problems.push(
           `the real worker's answer after them: HTTP ${real.status} ${real.text.slice(0, 100)} after ${Date.now() - t} ms`,
         );
+      const handed = json(real)?.tasks ?? [];
+      if (handed.length !== 1 || handed[0].input?.s !== 'second' || typeof handed[0].lease !== 'string')
+        problems.push(`the answer with "next": 1 handed over ${JSON.stringify(handed).slice(0, 200)}, not y's task`);
+      else {
+        const done = await post(queueUrl(queue, 'complete'), { lease: handed[0].lease, output: { s: 'second' } }, auth);
+        if (json(done)?.accepted !== true) problems.push(`y's task handed over by "next": ${done.text.slice(0, 100)}`);
+        await h.signal(server, 'secure', y, 'go', null);
+        const ry = await outcome(server, y, 30000);
+        if (ry.status !== 'COMPLETED' || ry.output?.s !== 'second')
+          problems.push(`y, its task handed over by "next": ${JSON.stringify(ry)}`);
+      }
       // Signals: nameless; to an unknown ID (no state left behind).
       const nameless = await post(`${server.ingress}/secure/${x}/signal`, { payload: 1 });
       if (nameless.status < 400 || nameless.status >= 500)
@@ -359,7 +386,7 @@ export async function securityCases({ server, dir, compile, check, startServer }
           `start again with another input: exit ${other.code} ${(other.stderr + other.stdout).trim().slice(0, 200)}`,
         );
       if (problems.length > 0) throw new Error(problems.join('; '));
-      return 'token refused/missing: 401; forged leases and 5 internal handlers refused; bad heartbeat 400, shard not wedged; nameless signal 400, unknown ID 404 and no state; logs of it exit non-zero; start with another input exit 1';
+      return 'token refused/missing: 401; forged leases and 5 internal handlers refused; bad heartbeat 400, shard not wedged; a bad "next" 400, "next": 1 hands the next task over; nameless signal 400, unknown ID 404 and no state; logs of it exit non-zero; start with another input exit 1';
     } finally {
       await served.kill('SIGTERM');
     }

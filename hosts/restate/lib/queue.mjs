@@ -97,15 +97,22 @@ export function queueService({
     const c = await ctx.get(`c:${l.claim}`);
     return c && sameSecret(c.token ?? '', l.token) ? { claim: l.claim, c } : null;
   };
-  const answer = async (ctx, lease, result) => {
-    const found = await claimed(ctx, lease);
-    if (!found) return { accepted: false };
-    const { claim, c } = found;
-    release(ctx, claim);
-    tell(ctx, INBOX, c, c.outcome, c.outcome_seal, { type: 'answered', at: await ctx.date.now(), answer: result });
-    return { accepted: true };
-  };
   const take = (ctx, req, clock) => takeTasks(ctx, req, clock, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt });
+  // A worker's answer (`complete`, `fail`), and with `next: N` up to N more tasks of this
+  // shard for the slot it frees, in the same call: at saturation a worker's next tasks
+  // cost no poll (a shared call and its exclusive claim) and no call of its own.
+  const answer = async (ctx, req, result) => {
+    const next = nextOf(req);
+    const clock = next > 0 ? await clockOf(ctx) : { now: await ctx.date.now() };
+    const found = await claimed(ctx, req?.lease);
+    if (found) {
+      release(ctx, found.claim);
+      tell(ctx, INBOX, found.c, found.c.outcome, found.c.outcome_seal, { type: 'answered', at: clock.now, answer: result });
+    }
+    if (next === 0) return { accepted: !!found };
+    const tasks = await take(ctx, { worker_id: workerIdOf(req), max: next, min_age_ms: 0 }, clock);
+    return { accepted: !!found, tasks };
+  };
   return restate.object({
     name: QUEUE.name,
     handlers: {
@@ -161,12 +168,11 @@ export function queueService({
        */
       poll: restate.handlers.object.shared(async (ctx, req) => {
         checkWorker(ctx, workerToken);
-        if (req?.worker_id !== undefined && (typeof req.worker_id !== 'string' || req.worker_id.length > 200))
-          throw refuse('"worker_id" must be a text of at most 200 characters');
+        const workerId = workerIdOf(req);
         const waitMs = Math.max(0, Math.min(60000, Number(req?.wait_ms ?? 20000) || 0));
         const { id, promise } = ctx.awakeable();
         ctx.objectSendClient(QUEUE, ctx.key).claim({
-          worker_id: String(req?.worker_id ?? 'worker'),
+          worker_id: workerId,
           max: Math.max(1, Math.min(100, Number(req?.max ?? 1) || 1)),
           min_age_ms: Number(req?.min_age_ms ?? 0) || 0,
           wait: waitMs > 0,
@@ -240,7 +246,7 @@ export function queueService({
         const bytes = jsonBytes(req?.output);
         if (bytes > maxValueBytes) {
           const message = `the worker's output is ${bytes} bytes of JSON, over the host's limit of ${maxValueBytes} (orbit-restate serve --max-value-bytes)`;
-          const r = await answer(ctx, req?.lease, {
+          const r = await answer(ctx, req, {
             kind: ANSWER.FAIL,
             code: 'OUTPUT_TOO_LARGE',
             message,
@@ -248,13 +254,13 @@ export function queueService({
           });
           return { ...r, error: message };
         }
-        return answer(ctx, req?.lease, { kind: ANSWER.OUTPUT, output: req?.output ?? null });
+        return answer(ctx, req, { kind: ANSWER.OUTPUT, output: req?.output ?? null });
       },
       fail: async (ctx, req) => {
         checkWorker(ctx, workerToken);
         if (req?.code !== undefined && (typeof req.code !== 'string' || !/^[A-Za-z0-9_.-]{1,200}$/.test(req.code)))
           throw refuse('"code" must be an error code: letters, digits, _ . - (at most 200)');
-        return answer(ctx, req?.lease, {
+        return answer(ctx, req, {
           kind: ANSWER.FAIL,
           code: req?.code ?? 'WORKER_ERROR',
           message: String(req?.message ?? '').slice(0, 65536),
@@ -294,6 +300,22 @@ export function queueService({
  */
 function clockOf(ctx) {
   return ctx.run('clock', () => ({ now: Date.now(), seed: newToken() }));
+}
+
+/** The `worker_id` of a worker's call, checked ("worker" when it names none). */
+function workerIdOf(req) {
+  const id = req?.worker_id;
+  if (id !== undefined && (typeof id !== 'string' || id.length > 200))
+    throw refuse('"worker_id" must be a text of at most 200 characters');
+  return id ?? 'worker';
+}
+
+/** The `next` of a worker's answer: how many more tasks it takes in the same call (0 to 100). */
+function nextOf(req) {
+  const next = req?.next ?? 0;
+  if (!Number.isInteger(next) || next < 0 || next > 100)
+    throw refuse('"next" must be a whole number of tasks from 0 to 100');
+  return next;
 }
 
 /** `{inbox, attempt}` of an internal call, checked. */
@@ -393,6 +415,7 @@ async function takeTasks(ctx, req, { now, seed }, { INBOX, heartbeatTimeoutMs, p
       input: item.input,
       idempotency_key: item.idempotency_key,
       heartbeat_timeout_ms: heartbeatTimeoutMs,
+      pickup_timeout_ms: pickupTimeoutMs,
     };
   });
 }

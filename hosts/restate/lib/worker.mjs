@@ -93,9 +93,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * timeout; a task the engine cancels sees its `signal` aborted (its answer would be
  * ignored).
  * `task` may be `TASK@VERSION` to serve one version's queue only (names.mjs).
- * The tasks of each poll are heartbeated at once (the queue's pickup timeout: a poll
- * whose worker is gone gives its tasks back soon). `token`: the workers' shared token
- * (by default workerToken()).
+ * A task taken is heartbeated after a fifth of the queue's pickup timeout if it is still
+ * running (a poll whose worker is gone gives its tasks back soon); each answer takes the
+ * slot's next task of that shard in the same call (`next`), so that a busy worker rarely
+ * polls. `token`: the workers' shared token (by default workerToken()).
  * @param {{ingress: string, program: string, task: string, handler: Function, workerId?: string,
  *          concurrency?: number, pollIntervalMs?: number, shardsEveryMs?: number, token?: string}} o
  * @returns {{stop: () => Promise<void>}}
@@ -111,7 +112,7 @@ export function runWorker({
   shardsEveryMs = 5000,
   token = workerToken(),
 }) {
-  const held = new Map(); // lease -> {controller, queue}
+  const held = new Map(); // lease -> {controller, queue, beatFrom: when the periodic beat starts to name it}
   let running = true;
   let beatEvery = 1000;
 
@@ -119,7 +120,11 @@ export function runWorker({
     while (running || held.size > 0) {
       await sleep(beatEvery);
       const byQueue = new Map();
-      for (const [lease, h] of held) byQueue.set(h.queue, [...(byQueue.get(h.queue) ?? []), lease]);
+      const now = Date.now();
+      for (const [lease, h] of held) {
+        // A task younger than its first heartbeat's delay is beaten by that (firstBeat).
+        if (now >= h.beatFrom) byQueue.set(h.queue, [...(byQueue.get(h.queue) ?? []), lease]);
+      }
       for (const [queue, leases] of byQueue) {
         try {
           for (const lease of await heartbeat(ingress, program, queue, workerId, leases, token))
@@ -131,20 +136,61 @@ export function runWorker({
     }
   };
 
-  const work = async (t) => {
-    const controller = new AbortController();
-    held.set(t.lease, { controller, queue: t.queue });
-    beatEvery = Math.max(10, Math.floor(t.heartbeat_timeout_ms / 3));
-    try {
-      const output = await handler(t.input, { ...t, signal: controller.signal });
-      if (!controller.signal.aborted) await complete(ingress, program, t.queue, t.lease, output ?? null, token);
-    } catch (e) {
-      if (!controller.signal.aborted) {
-        const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
-        await fail(ingress, program, t.queue, t.lease, te.code, te.message, te.retryable, token).catch(() => {});
+  // The first heartbeat of tasks just taken: after a fifth of the queue's pickup timeout
+  // (`pickup_timeout_ms`; at once from a host that does not say it), for those still held
+  // then. A task answered sooner needs none: its answer ends the claim.
+  const firstDelay = (t) => Math.floor((t.pickup_timeout_ms ?? 0) / 5);
+  const firstBeat = (queue, tasks) => {
+    const delay = firstDelay(tasks[0]);
+    const send = () => {
+      const leases = tasks.map((t) => t.lease).filter((lease) => delay === 0 || held.has(lease));
+      if (leases.length === 0) return;
+      heartbeat(ingress, program, queue, workerId, leases, token)
+        .then((cancel) => {
+          for (const lease of cancel) held.get(lease)?.controller.abort();
+        })
+        .catch(() => {});
+    };
+    if (delay > 0) setTimeout(send, delay).unref();
+    else send();
+  };
+
+  // A task's answer (`complete` or `fail`), which takes the slot's next task from the same
+  // shard in the same call while the worker runs (`next`): the tasks it hands out.
+  const answer = async (t, handler, body) => {
+    const r = await call(
+      ingress,
+      program,
+      t.queue,
+      handler,
+      { ...body, lease: t.lease, worker_id: workerId, next: running ? 1 : 0 },
+      token,
+    );
+    return r.tasks ?? [];
+  };
+
+  // Runs task `first`, then each task its answer hands over, in one slot.
+  const work = async (first) => {
+    for (let t = first; t; ) {
+      const controller = new AbortController();
+      held.set(t.lease, { controller, queue: t.queue, beatFrom: Date.now() + firstDelay(t) });
+      beatEvery = Math.max(10, Math.floor(t.heartbeat_timeout_ms / 3));
+      let next = [];
+      try {
+        const output = await handler(t.input, { ...t, signal: controller.signal });
+        if (!controller.signal.aborted) next = await answer(t, 'complete', { output: output ?? null });
+      } catch (e) {
+        if (!controller.signal.aborted) {
+          const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
+          next = await answer(t, 'fail', { code: te.code, message: te.message, retryable: te.retryable }).catch(
+            () => [],
+          );
+        }
+      } finally {
+        held.delete(t.lease);
       }
-    } finally {
-      held.delete(t.lease);
+      if (next.length > 0) firstBeat(t.queue, next);
+      t = next[0];
     }
   };
 
@@ -159,15 +205,8 @@ export function runWorker({
           await sleep(500); // the server is away: poll again later
         }
       }
-      if (tasks.length > 0) {
-        // Taken: said at once, before the pickup timeout gives them to another worker.
-        const leases = tasks.map((t) => t.lease);
-        heartbeat(ingress, program, queue, workerId, leases, token)
-          .then((cancel) => {
-            for (const lease of cancel) held.get(lease)?.controller.abort();
-          })
-          .catch(() => {});
-      }
+      // Taken: said soon, before the pickup timeout gives them to another worker.
+      if (tasks.length > 0) firstBeat(queue, tasks);
       for (const t of tasks) {
         const p = work(t).finally(() => active.delete(p));
         active.add(p);

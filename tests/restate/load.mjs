@@ -88,7 +88,7 @@ export async function runLoad({ server, orbc, dir, n, timeScale = 1, shards = 8,
     const used = await h.sqlRows(
       server,
       `SELECT DISTINCT service_key AS k FROM state WHERE service_name = '${programServices(served.program).QUEUE.name}'` +
-        ` AND key = 'tail' AND service_key LIKE 'payments.charge@${shortVersion(version)}~%'`,
+        ` AND key = 'order' AND service_key LIKE 'payments.charge@${shortVersion(version)}~%'`,
     );
     const got = new Set(used.map((r) => r.k));
     if (got.size !== want.size || [...want].some((k) => !got.has(k))) {

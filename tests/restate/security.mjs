@@ -336,7 +336,7 @@ export async function securityCases({ server, dir, compile, check, startServer }
       }
       const y = id('next');
       await h.startExecution(server, 'secure', y, { s: 'second' });
-      const queued = `SELECT count(*) AS n FROM state WHERE service_name = 'orbit_queue_${program}' AND key LIKE 'q:%'`;
+      const queued = `SELECT count(*) AS n FROM state WHERE service_name = 'orbit_queue_${program}' AND key LIKE 't:%' AND value_utf8 NOT LIKE '%"claimed":true%'`;
       await h.until(async () => (await h.sqlCount(server, queued)) > 0, 30000, "y's task queued");
       await post(queueUrl(queue, 'heartbeat'), { worker_id: 'honest', leases: [task.lease] }, auth);
       const t = Date.now();
@@ -432,7 +432,7 @@ export async function securityCases({ server, dir, compile, check, startServer }
         30000,
         'the task polled',
       );
-      const claims = await stateOf(`orbit_queue_${program}`, shard, 'c:%');
+      const claims = (await stateOf(`orbit_queue_${program}`, shard, 't:%')).filter((c) => c.claimed);
       const outcomeId = claims.find((c) => c.inbox === `secure:${held}`)?.outcome;
       if (typeof outcomeId !== 'string')
         throw new Error(`no outcome awakeable in the shard: ${JSON.stringify(claims)}`);

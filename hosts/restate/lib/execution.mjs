@@ -119,7 +119,6 @@ export class Execution {
     })));
     ctx.set('started_at', this.start);
     ctx.set('version', this.version);
-    ctx.set('input', this.input);
     this.engine.start();
     this.carryOut();
     const waiting = []; // the awakeables the inbox resolves with the next events, in order
@@ -200,8 +199,7 @@ export class Execution {
     if (this.inboxOpen || (await ctx.promise(INBOX_PROMISE).peek()) !== undefined)
       ctx.objectSendClient(this.names.INBOX, key).clear();
     const { kind, final, ...result } = this.finished;
-    ctx.set('result', result);
-    return result;
+    return result; // kept by Restate as the output of `run`
   }
 
   /**
@@ -342,9 +340,9 @@ export class Execution {
     q.done = true;
     const { expired } = await this.ctx
       .objectClient(this.names.QUEUE, q.shard)
-      .expire({ inbox: this.key, attempt: q.attempt });
+      .expire({ inbox: this.key, attempt: q.attempt, delivery: q.item.delivery });
     if (expired) {
-      this.deliveries.delete(`${q.attempt}|1`); // never picked up now: nothing will come
+      this.deliveries.delete(`${q.attempt}|${q.item.delivery}`); // never picked up now: nothing will come
       return true;
     }
     q.held = e;
@@ -402,8 +400,9 @@ export class Execution {
   /**
    * The history (text and JSON lines) and the events handed to the engine, into the
    * workflow's state when they grew: what they gained since the last save, as one more
-   * part (`part:N`, then `parts` = N + 1; host.mjs `parts` reads them back), so that a
-   * wake-up writes two small values, never the whole history again.
+   * part (`part:N`, N from 0; host.mjs `parts` reads them back; the first also holds the
+   * execution's input), so that a wake-up writes one small value, never the whole
+   * history again.
    */
   save() {
     const bytes = Math.max(this.historyBytes, this.eventBytes);
@@ -416,11 +415,12 @@ export class Execution {
     }
     if (this.history.length === this.saved && this.events.length === this.savedEvents) return;
     this.ctx.set(`part:${this.parts}`, {
+      ...(this.parts === 0 ? { input: this.input } : {}),
       history: this.history.slice(this.saved),
       history_json: this.historyJson.slice(this.saved),
       events: this.events.slice(this.savedEvents),
     });
-    this.ctx.set('parts', ++this.parts);
+    this.parts++;
     this.saved = this.history.length;
     this.savedEvents = this.events.length;
   }

@@ -114,12 +114,16 @@ async function inboxUsed(ctx) {
 
 /**
  * The parts of an execution's history saved so far, in order (execution.mjs `save`: each
- * wake-up that grew it adds one): `{history, history_json, events}` each.
+ * wake-up that grew it adds one, `part:N` from 0): `{history, history_json, events}` each,
+ * and the first `input`.
  */
 async function parts(ctx) {
-  const n = (await ctx.get('parts')) ?? 0;
+  const numbers = (await ctx.stateKeys())
+    .filter((k) => /^part:\d+$/.test(k))
+    .map((k) => Number(k.slice(5)))
+    .sort((a, b) => a - b);
   const saved = [];
-  for (let i = 0; i < n; i++) saved.push((await ctx.get(`part:${i}`)) ?? { history: [], history_json: [], events: [] });
+  for (const n of numbers) saved.push(await ctx.get(`part:${n}`));
   return saved;
 }
 
@@ -229,7 +233,7 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
         const saved = await parts(ctx);
         return {
           version: (await ctx.get('version')) ?? null,
-          input: (await ctx.get('input')) ?? null,
+          input: saved[0]?.input ?? (await ctx.get('input')) ?? null, // or its own key, as earlier hosts kept it
           events: saved.flatMap((p) => p.events),
           history_json: saved.flatMap((p) => p.history_json),
           final: (await ctx.get('final')) ?? null,

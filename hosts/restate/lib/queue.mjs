@@ -8,12 +8,13 @@
 // pickup, then its answer or its worker lost — by resolving the awakeables the execution
 // queued with it (`pickup`, `outcome`): no call of the execution's inbox (inbox.mjs).
 //
-// Each queued item, claim and lease is its own state key, so that no call rewrites the
-// whole queue:
-//   head, tail        the positions of the queue; `q:N` the item at N (cleared when it
-//                     leaves), `at:INBOX|ATTEMPT` its position
-//   c:CLAIM           a claimed task (CLAIM: names.mjs claimOf): {worker_id, deadline,
-//                     inbox, attempt, delivery, token, beaten, cancelled}
+// Each delivery is one state key from its enqueue to its answer — queued, then claimed —
+// so that no call rewrites another's, and a step costs the shard few state writes:
+//   t:CLAIM           a delivery (CLAIM: names.mjs claimOf, `INBOX|ATTEMPT|DELIVERY`):
+//                     queued, the item the execution sent and `enqueued_at`; claimed (taken
+//                     by a poll), {claimed: true, worker_id, deadline, inbox, attempt,
+//                     delivery, token, outcome, outcome_seal, cancelled} (no input)
+//   order             the CLAIMs queued, oldest first
 //   waiters           the polls waiting in line; `sweep`: when the lost-worker sweep is due
 //
 // Security (docs/restate.md, "Security"): the handlers only Restate calls (enqueue,
@@ -94,10 +95,11 @@ export function queueService({
   const claimed = async (ctx, lease) => {
     const l = parseLease(lease);
     if (!l) throw refuse('"lease" must be a lease a poll handed out');
-    const c = await ctx.get(`c:${l.claim}`);
-    return c && sameSecret(c.token ?? '', l.token) ? { claim: l.claim, c } : null;
+    const c = await ctx.get(`t:${l.claim}`);
+    return c?.claimed && sameSecret(c.token ?? '', l.token) ? { claim: l.claim, c } : null;
   };
-  const take = (ctx, req, clock) => takeTasks(ctx, req, clock, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt });
+  const take = (ctx, req, clock, order) =>
+    takeTasks(ctx, req, clock, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt }, order);
   // A worker's answer (`complete`, `fail`), and with `next: N` up to N more tasks of this
   // shard for the slot it frees, in the same call: at saturation a worker's next tasks
   // cost no poll (a shared call and its exclusive claim) and no call of its own.
@@ -132,23 +134,22 @@ export function queueService({
         )
           throw refuse('enqueue needs {"items": [{inbox, attempt, pickup, outcome, pickup_seal, outcome_seal, ...}]}');
         const clock = await clockOf(ctx);
-        const { now } = clock;
-        let tail = (await ctx.get('tail')) ?? 0;
+        const order = (await ctx.get('order')) ?? [];
         for (const item of req.items) {
-          ctx.set(`q:${tail}`, { ...item, enqueued_at: now });
-          ctx.set(`at:${item.inbox}|${item.attempt}`, tail++);
+          const claim = claimOf(item.inbox, item.attempt, item.delivery);
+          ctx.set(`t:${claim}`, { ...item, enqueued_at: clock.now });
+          order.push(claim);
         }
-        ctx.set('tail', tail);
-        await handOut(ctx, clock, take);
+        await handOut(ctx, clock, take, order);
+        ctx.set('order', order);
       }),
       /** The engine no longer wants the attempt: unqueued, or on the cancellation list. */
       cancel: internal(async (ctx, req) => {
-        const { inbox: key, attempt } = attemptOf(req);
-        await unqueue(ctx, key, attempt);
-        // Its last delivery's claim (the execution says which delivery it queued last).
-        const claim = isIndex(req.delivery) ? claimOf(key, attempt, req.delivery) : null;
-        const c = claim && (await ctx.get(`c:${claim}`));
-        if (c) ctx.set(`c:${claim}`, { ...c, cancelled: true });
+        // Its last delivery (the execution says which delivery it queued last).
+        const claim = deliveryOf(req);
+        if (await unqueue(ctx, claim)) return;
+        const c = await ctx.get(`t:${claim}`);
+        if (c?.claimed) ctx.set(`t:${claim}`, { ...c, cancelled: true });
       }),
       /**
        * The execution's queue timeout of a first delivery is due: the queue settles the
@@ -156,10 +157,7 @@ export function queueService({
        * can take it now); `{expired: false}`: a worker claimed it in time, and its pickup
        * is on its way to the execution (which hands it to the engine before the timeout).
        */
-      expire: internal(async (ctx, req) => {
-        const { inbox: key, attempt } = attemptOf(req);
-        return { expired: await unqueue(ctx, key, attempt) };
-      }),
+      expire: internal(async (ctx, req) => ({ expired: await unqueue(ctx, deliveryOf(req)) })),
       /**
        * A worker asks for up to `max` tasks (a long poll: it waits up to `wait_ms`, 20 s
        * by default, for one to be queued); `min_age_ms`: only tasks queued that long ago,
@@ -232,7 +230,7 @@ export function queueService({
         for (const lease of leases) {
           const found = parseLease(lease) ? await claimed(ctx, lease) : null;
           if (!found || found.c.cancelled) cancel.push(lease);
-          else ctx.set(`c:${found.claim}`, { ...found.c, deadline: now + heartbeatTimeoutMs, beaten: true });
+          else ctx.set(`t:${found.claim}`, { ...found.c, deadline: now + heartbeatTimeoutMs });
         }
         return { cancel };
       },
@@ -276,8 +274,9 @@ export function queueService({
         const now = await ctx.date.now();
         let due = Infinity;
         for (const k of await ctx.stateKeys()) {
-          if (!k.startsWith('c:')) continue;
+          if (!k.startsWith('t:')) continue;
           const c = await ctx.get(k);
+          if (!c.claimed) continue;
           if (c.deadline > now) {
             due = Math.min(due, c.deadline);
             continue;
@@ -318,18 +317,23 @@ function nextOf(req) {
   return next;
 }
 
-/** `{inbox, attempt}` of an internal call, checked. */
-function attemptOf(req) {
-  if (typeof req?.inbox !== 'string' || !isIndex(req?.attempt)) throw refuse('needs {"inbox": KEY, "attempt": N}');
-  return req;
+/** The delivery `{inbox, attempt, delivery}` an internal call names, checked: its CLAIM. */
+function deliveryOf(req) {
+  if (typeof req?.inbox !== 'string' || !isIndex(req?.attempt) || !isIndex(req?.delivery))
+    throw refuse('needs {"inbox": KEY, "attempt": N, "delivery": N}');
+  return claimOf(req.inbox, req.attempt, req.delivery);
 }
 
-/** Takes attempt `attempt` of `key` out of the queue: true if it was there. */
-async function unqueue(ctx, key, attempt) {
-  const n = await ctx.get(`at:${key}|${attempt}`);
-  if (n === null || n === undefined) return false;
-  ctx.clear(`q:${n}`);
-  ctx.clear(`at:${key}|${attempt}`);
+/** Takes delivery `claim` out of the queue: true if it was queued (not claimed, not gone). */
+async function unqueue(ctx, claim) {
+  const item = await ctx.get(`t:${claim}`);
+  if (!item || item.claimed) return false;
+  ctx.clear(`t:${claim}`);
+  const order = (await ctx.get('order')) ?? [];
+  ctx.set(
+    'order',
+    order.filter((c) => c !== claim),
+  );
   return true;
 }
 
@@ -347,15 +351,15 @@ function tell(ctx, INBOX, d, id, seal, event) {
 
 /** A claim is over (answered or lost). */
 function release(ctx, claim) {
-  ctx.clear(`c:${claim}`);
+  ctx.clear(`t:${claim}`);
 }
 
-/** Hands queued tasks to the pollers waiting in line, in order. */
-async function handOut(ctx, clock, take) {
+/** Hands queued tasks (`order`, the queue read already) to the pollers waiting in line, in order. */
+async function handOut(ctx, clock, take, order) {
   const waiters = (await ctx.get('waiters')) ?? [];
   let served = 0;
   for (; served < waiters.length; served++) {
-    const tasks = await take(ctx, waiters[served], clock);
+    const tasks = await take(ctx, waiters[served], clock, order);
     if (tasks.length === 0) break;
     ctx.resolveAwakeable(waiters[served].awakeable, tasks);
   }
@@ -370,32 +374,35 @@ async function handOut(ctx, clock, take) {
  * seed); its claim is lost after
  * `pickupTimeoutMs` unless the worker heartbeats it first (a poll whose worker died
  * takes tasks nobody will do: they come back soon, not after the heartbeat timeout).
+ * `given`: the queue's `order` read already by the caller, who saves it (else read and
+ * saved here).
  */
-async function takeTasks(ctx, req, { now, seed }, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt }) {
-  let head = (await ctx.get('head')) ?? 0;
-  const tail = (await ctx.get('tail')) ?? 0;
+async function takeTasks(ctx, req, { now, seed }, { INBOX, heartbeatTimeoutMs, pickupTimeoutMs, sweepAt }, given) {
+  const order = given ?? (await ctx.get('order')) ?? [];
   const taken = [];
-  for (let n = head; n < tail && taken.length < req.max; n++) {
-    const item = await ctx.get(`q:${n}`);
-    if (item && item.expires_at !== undefined && now >= item.expires_at) continue;
-    if (item && now - item.enqueued_at < req.min_age_ms) break; // the rest are younger
-    if (item) {
-      ctx.clear(`q:${n}`);
-      ctx.clear(`at:${item.inbox}|${item.attempt}`);
-      taken.push(item);
-    }
-    if (n === head) head++;
+  const expired = []; // stay queued, in order, until the execution's `expire`
+  let n = 0;
+  for (; n < order.length && taken.length < req.max; n++) {
+    const claim = order[n];
+    const item = await ctx.get(`t:${claim}`);
+    if (!item || item.claimed) continue; // gone: left out of the order
+    if (item.expires_at !== undefined && now >= item.expires_at) expired.push(claim);
+    else if (now - item.enqueued_at < req.min_age_ms) break; // the rest are younger
+    else taken.push({ claim, item });
   }
-  ctx.set('head', head);
+  if (n > expired.length) {
+    order.splice(0, n, ...expired);
+    if (!given) ctx.set('order', order);
+  }
   if (taken.length === 0) return [];
   const sweep = await ctx.get('sweep');
   if (!sweep || sweep > now + pickupTimeoutMs) sweepAt(ctx, now + pickupTimeoutMs, now);
   const task = taskOf(ctx.key);
-  return taken.map((item) => {
-    const claim = claimOf(item.inbox, item.attempt, item.delivery);
+  return taken.map(({ claim, item }) => {
     const token = tokenOf(seed, claim);
     const lease = leaseOf(claim, token);
-    ctx.set(`c:${claim}`, {
+    ctx.set(`t:${claim}`, {
+      claimed: true,
       worker_id: req.worker_id,
       deadline: now + pickupTimeoutMs,
       inbox: item.inbox,

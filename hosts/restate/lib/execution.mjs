@@ -27,7 +27,7 @@
 // without its seal is forged: the execution fails at once (FORGED_EVENT), and the engine
 // never sees it. The check is a pure function of journaled values: a replay decides alike.
 import * as restate from '@restatedev/restate-sdk';
-import { newToken, sameSecret, shardOf, shortVersion, tokenOf } from './names.mjs';
+import { sameSecret, shardOf, shortVersion, tokenOf } from './names.mjs';
 import { canMove, feed, replay } from './versions.mjs';
 
 const { RestatePromise, TerminalError } = restate;
@@ -59,6 +59,8 @@ export class Execution {
    * @param {Map<string, Uint8Array>} o.versions the versions served, by hash
    * @param {string} o.version     the hash of the version `engine` runs
    * @param {string} o.workflow    the workflow, and `o.input` its input (to replay it)
+   * @param {{now: number, secret: string}} o.start the real time of its start and the
+   *                               secret of its seals, journaled (host.mjs)
    * @param {number} o.timeScale   Orbit milliseconds per real millisecond
    * @param {number} o.queueShards the keys each task's queue is sharded over
    */
@@ -66,7 +68,7 @@ export class Execution {
     ctx,
     engine,
     key,
-    { orbit, names, versions, version, workflow, input, timeScale, queueShards, maxValueBytes },
+    { orbit, names, versions, version, workflow, input, start, timeScale, queueShards, maxValueBytes },
   ) {
     this.ctx = ctx;
     this.engine = engine;
@@ -82,8 +84,8 @@ export class Execution {
     this.events = []; // the events handed to the engine, in order (what a move replays)
     this.historyJson = []; // the records as JSON lines (`orbit-run --format json --show-values`)
     this.moves = [];
-    this.start = 0; // the real time of the execution's start (journaled)
-    this.secret = ''; // the key of its awakeables' seals (journaled with the start)
+    this.start = start.now; // the real time of the execution's start (journaled by host.mjs)
+    this.secret = start.secret; // the key of its awakeables' seals (journaled with the start)
     this.due = new Map(); // what is due, by the id the engine's due queue orders
     this.lastId = 0;
     this.tasks = new Map(); // attempt -> its queue key, or null for a built-in task (to cancel it)
@@ -111,12 +113,6 @@ export class Execution {
   /** Runs the execution to its end: its result. */
   async run() {
     const { ctx, key } = this; // not the engine: a move replaces it
-    // The start's time and the secret of the seals, in one journaled action (a replay
-    // gets both again); not ctx.rand, whose seed derives from the invocation ID.
-    ({ now: this.start, secret: this.secret } = await ctx.run('start', () => ({
-      now: Date.now(),
-      secret: newToken(32),
-    })));
     ctx.set('started_at', this.start);
     ctx.set('version', this.version);
     this.engine.start();

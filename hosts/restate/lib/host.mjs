@@ -24,7 +24,7 @@ import { EngineFault, OrbitEngine } from './wasm.mjs';
 import { Execution, INBOX_PROMISE } from './execution.mjs';
 import { httpService } from './http.mjs';
 import { inboxService } from './inbox.mjs';
-import { inboxKey, programServices } from './names.mjs';
+import { inboxKey, newToken, programServices } from './names.mjs';
 import { jsonBytes, queueService, refuse } from './queue.mjs';
 
 export { inboxKey, shardKeys, shardOf } from './names.mjs';
@@ -153,9 +153,12 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
             `the input of ${name}/${ctx.key} is ${inputBytes} bytes of JSON, over the host's limit of ${maxValueBytes} (orbit-restate serve --max-value-bytes)`,
             413,
           );
-        // The version it starts on, journaled: a replay (after a crash, or in a process
-        // serving newer versions) goes on with the same one.
-        const version = await ctx.run('version', () => newest);
+        // The version it starts on, the start's time and the secret of its awakeables'
+        // seals (execution.mjs), in one journaled action: a replay (after a crash, or in a
+        // process serving newer versions) goes on with the same three; not ctx.rand,
+        // whose seed derives from the invocation ID.
+        const start = await ctx.run('start', () => ({ version: newest, now: Date.now(), secret: newToken(32) }));
+        const version = start.version;
         const orbc = byHash.get(version);
         if (!orbc)
           throw new Error(
@@ -176,6 +179,7 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
           version,
           workflow: name,
           input: input ?? {},
+          start,
           timeScale,
           queueShards,
         });

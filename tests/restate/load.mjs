@@ -55,7 +55,9 @@ export async function runLoad({ server, orbc, dir, n, timeScale = 1, shards = 8,
         ends.set(id, Date.now());
         return r;
       }),
-    );
+    ).catch(async (e) => {
+      throw new Error(`${e.message}; ${await stuck(server, served.program, ids, ends)}`);
+    });
     const seconds = (Date.now() - t0) / 1000;
     const notCompleted = results.filter((r) => r.status !== 'COMPLETED').length;
     if (notCompleted)
@@ -140,4 +142,40 @@ export function describeLoad(r) {
     `through ${r.shardsUsed} of ${r.shards} shards; ${r.atOnce} in flight at once; ${r.perSecond.toFixed(1)} executions/s over ${r.seconds.toFixed(0)} s; ` +
     `end to end p50 ${r.p50.toFixed(1)} s, p99 ${r.p99.toFixed(1)} s`
   );
+}
+
+/**
+ * Where the executions not ended yet are, for a failure's message: each one's `run`
+ * invocation (status, journal, last failure), the last lines of its history, and what
+ * the queue shards hold of it.
+ */
+async function stuck(server, program, ids, ends) {
+  const left = ids.filter((id) => !ends.has(id));
+  const parts = [`${left.length} of ${ids.length} not ended (${left.slice(0, 5).join(', ')}…)`];
+  for (const id of left.slice(0, 3)) {
+    try {
+      const [run] = await h.sqlRows(
+        server,
+        `SELECT status, journal_size, retry_count, last_failure FROM sys_invocation WHERE target_service_name = 'checkout'` +
+          ` AND target_handler_name = 'run' AND target_service_key = '${id}'`,
+      );
+      const history = await fetch(`${server.ingress}/checkout/${encodeURIComponent(id)}/history`, {
+        method: 'POST',
+        signal: AbortSignal.timeout(10000),
+      }).then((r) => r.json());
+      const queued = await h.sqlRows(
+        server,
+        `SELECT service_key, key, value_utf8 FROM state WHERE service_name = '${programServices(program).QUEUE.name}'` +
+          ` AND value_utf8 LIKE '%checkout:${id}"%'`,
+      );
+      parts.push(
+        `${id}: run ${JSON.stringify(run)}; history …${JSON.stringify(history.slice(-4))}; in the queues ${JSON.stringify(
+          queued.map((q) => `${q.service_key} ${q.key} ${q.value_utf8.slice(0, 200)}`),
+        )}`,
+      );
+    } catch (e) {
+      parts.push(`${id}: (${e.message})`);
+    }
+  }
+  return parts.join('; ');
 }

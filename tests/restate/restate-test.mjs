@@ -18,6 +18,9 @@ const ORBITC = process.env.ORBITC ?? path.join(h.ROOT, 'build', 'cli', 'orbitc')
 const ORBIT_RUN = process.env.ORBIT_RUN ?? path.join(h.ROOT, 'build', 'runtime', 'orbit-run');
 const only = process.argv.slice(2).filter((_a, i, all) => all[i - 1] === '--only');
 const selected = (name) => !only.length || only.some((o) => name.startsWith(o));
+// A group of cases named `prefix …` runs if some of its cases may be selected: `--only
+// crash` and `--only "crash server -9 during a retry backoff"` both run the crash group.
+const mayRun = (prefix) => selected(prefix) || only.some((o) => o.startsWith(prefix));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orbit-restate-test-'));
 const results = [];
 const failedNames = []; // repeated last: a long run's log is often read from its end
@@ -250,7 +253,7 @@ async function endToEnd() {
 // Case 5, on a server of its own (one case kills it): versions side by side, `migrate`,
 // two programs on one server (versions.mjs).
 async function versionsGroup() {
-  if (!selected('versions')) return;
+  if (!mayRun('versions')) return;
   await withServer('restate-versions', (server) =>
     versionCases({ server, dir, compile, orbitRunBin: ORBIT_RUN, check }),
   );
@@ -259,7 +262,7 @@ async function versionsGroup() {
 // Case 6, on a server of its own (and one more, with a request identity key): the host
 // safe to expose (security.mjs).
 async function securityGroup() {
-  if (!selected('security') && !only.some((o) => o.startsWith('security'))) return;
+  if (!mayRun('security')) return;
   await withServer('restate-security', (server) => securityCases({ server, dir, compile, check, startServer }));
 }
 
@@ -303,7 +306,7 @@ async function scenarios(lane, runnable) {
 // which the groups wait out side by side): `part` 0, the kills during the retry backoff
 // and during an in-flight attempt; 1, the kill while waiting for a signal and the worker's.
 async function crashes(part) {
-  if (!selected('crash server') && !selected('crash worker')) return;
+  if (!mayRun('crash server') && !mayRun('crash worker')) return;
   await withServer(`restate-crash-${part}`, async (server) => {
     const crash = compile(path.join(h.HERE, 'crash', 'crash.orbit'));
     const crashScenario = path.join(h.HERE, 'crash', 'crash.scenario.json');

@@ -109,7 +109,11 @@ export function queueService({
     const found = await claimed(ctx, req?.lease);
     if (found) {
       release(ctx, found.claim);
-      tell(ctx, INBOX, found.c, found.c.outcome, found.c.outcome_seal, { type: 'answered', at: clock.now, answer: result });
+      tell(ctx, INBOX, found.c, found.c.outcome, found.c.outcome_seal, {
+        type: 'answered',
+        at: clock.now,
+        answer: result,
+      });
     }
     if (next === 0) return { accepted: !!found };
     const tasks = await take(ctx, { worker_id: workerIdOf(req), max: next, min_age_ms: 0 }, clock);
@@ -387,7 +391,8 @@ async function takeTasks(ctx, req, { now, seed }, { INBOX, heartbeatTimeoutMs, p
     const item = await ctx.get(`t:${claim}`);
     if (!item || item.claimed) continue; // gone: left out of the order
     if (item.expires_at !== undefined && now >= item.expires_at) expired.push(claim);
-    else if (now - item.enqueued_at < req.min_age_ms) break; // the rest are younger
+    else if (now - item.enqueued_at < req.min_age_ms)
+      break; // the rest are younger
     else taken.push({ claim, item });
   }
   if (n > expired.length) {

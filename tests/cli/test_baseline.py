@@ -179,15 +179,30 @@ def survives_a_workflow_moved_to_another_file_of_its_program():
 GOLDEN_CODES = {}
 
 
+def golden_sources():
+    import glob
+    return corpus_sample(sorted(glob.glob(os.path.join(ROOT, "tests", "golden", "**", "*.orbit"), recursive=True)))
+
+
 def golden_codes(source):
     """The codes of `orbitc check --format json` on the golden source copied alone (to
-    a.orbit in a directory of its own): asked once for the two tests below, each of which
-    tries only the sources with warnings (a process start each, slow under the
-    sanitizers)."""
-    if source not in GOLDEN_CODES:
+    a.orbit in a directory of its own, a program of its own: an empty orbit.program):
+    asked once, of every source in one run, for the two tests below, each of which tries
+    only the sources with warnings (a process start each, slow under the sanitizers)."""
+    if not GOLDEN_CODES:
+        sources = golden_sources()
         with Dir() as d:
-            shutil.copy(source, os.path.join(d, "a.orbit"))
-            GOLDEN_CODES[source] = json_codes(run("check", "--format", "json", "a.orbit", cwd=d)[1])
+            for i, path in enumerate(sources):
+                write(os.path.join(d, "%03d" % i, "orbit.program"), "")
+                shutil.copy(path, os.path.join(d, "%03d" % i, "a.orbit"))
+            status, out, err = run("check", "--format", "json", "--max-diagnostics=0",
+                                   *sorted(os.listdir(d)), cwd=d)
+            assert status in (0, 1), err
+            found = [[] for _ in sources]
+            for line in out.splitlines():
+                diagnostic = json.loads(line)
+                found[int(diagnostic["file"].split("/")[0])].append(diagnostic["code"])
+            GOLDEN_CODES.update(zip(sources, found))
     return GOLDEN_CODES[source]
 
 
@@ -195,15 +210,16 @@ def golden_codes(source):
 def every_golden_warning_survives_fmt_and_lines_above():
     """Each golden source with warnings that fmt formats: its baseline still matches
     every warning, none stale, after `orbitc fmt` and three lines added at the top."""
-    import glob
     tried = 0
-    for source in corpus_sample(sorted(glob.glob(os.path.join(ROOT, "tests", "golden", "**", "*.orbit"), recursive=True))):
+    for source in golden_sources():
         if not any(c.startswith("W") for c in golden_codes(source)):
             continue
         with Dir() as d:
             path = os.path.join(d, "a.orbit")
             shutil.copy(source, path)
             run("check", "--write-baseline", "b.json", "a.orbit", cwd=d)
+            with open(os.path.join(d, "b.json"), encoding="utf-8") as f:
+                assert json.load(f)["entries"], (source, "its warnings are not in the baseline")
             if run("fmt", "a.orbit", cwd=d)[0] != 0:
                 continue   # syntax errors: fmt leaves it
             with open(path, "rb") as f:
@@ -567,10 +583,9 @@ def every_golden_warning_suppressed_once_and_formatted():
     """On each golden source with warnings (formatted first, when fmt can): after
     --add-suppressions no warning is left but W0008 and W0009, a second run changes
     nothing, and the file is still formatted."""
-    import glob
     tried = 0
     others = ("W0008", "W0009")
-    for source in corpus_sample(sorted(glob.glob(os.path.join(ROOT, "tests", "golden", "**", "*.orbit"), recursive=True))):
+    for source in golden_sources():
         if not any(c.startswith("W") and c not in others for c in golden_codes(source)):
             continue
         with Dir() as d:

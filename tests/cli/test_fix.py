@@ -319,41 +319,55 @@ def each_program_root_with_its_lint_levels():
                'quiet/w.orbit was touched')
 
 
-def corpus_property(seed, size, errors, crlf, tmp, stats):
-    """None when `fix` keeps its promises on one generated program with mistakes, else
-    what went wrong. Adds to `stats` what it saw."""
-    path = os.path.join(tmp, 'corpus_%d.orbit' % seed)
-    subprocess.run([sys.executable, GEN, '--size', size, '--seed', str(seed), '--errors',
-                    str(errors), '-o', path] + (['--crlf'] if crlf else []), check=True,
-                   stderr=subprocess.DEVNULL)
-    _, before = diagnostics(path)
-    offered = [d for d in before
-               if any(f['applicability'] == 'machine-applicable' for f in d['fixes'])]
-    status, out, err = run('fix', path)
+def corpus_diagnostics(tmp, names):
+    """{program: its diagnostics} of one `orbitc check` of every program of the corpus."""
+    status, out, err = run('check', '--format=json', '--max-diagnostics=0', *names, cwd=tmp)
+    expect(status in (0, 1), 'check exited %d: %s' % (status, err[-2000:]))
+    found = {name: [] for name in names}
+    for d in map(json.loads, out.splitlines()):
+        found[d['file'].split('/')[0]].append(d)
+    return found
+
+
+def corpus_problems(names, tmp, stats):
+    """What went wrong when `fix` ran on the generated programs with mistakes, each a
+    program of its own in tmp/NAME/ (an empty orbit.program), all in one run of each
+    command (orbitc under the sanitizers costs a process start each): the promises of
+    fix for each program. Adds to `stats` what it saw."""
+    problems = []
+    before = corpus_diagnostics(tmp, names)
+    status, out, err = run('fix', *names, cwd=tmp)
     if status not in (0, 1):
-        return 'seed %d: fix exited %d: %s' % (seed, status, err[-2000:])
-    _, after = diagnostics(path)
-    introduced = counted(after) - counted(before)
-    if introduced:
-        return 'seed %d: fix introduced %s' % (seed, sorted(introduced))
-    # of each (code, message), no more may remain than had no fix, but for the fixes
-    # that fix reports it left out
-    left_out = sum(line.startswith('orbitc: left ') for line in err.splitlines())
-    unfixable = counted(before) - counted(offered)
-    not_removed = sum((counted(after) - unfixable).values())
-    if not_removed > left_out:
-        return 'seed %d: %d fixable diagnostics remain, %d reported left out: %s' % (
-            seed, not_removed, left_out, sorted(counted(after) - unfixable)[:5])
-    text = read(path)
-    status2, out2, err2 = run('fix', path)
-    if read(path) != text or 'nothing to fix' not in err2:
-        return 'seed %d: a second fix changed the file' % seed
-    stats['programs'] += 1
-    stats['diagnostics'] += len(before)
-    stats['offered'] += len(offered)
-    stats['left out'] += left_out
-    stats['remain'] += len(after)
-    return None
+        return ['fix exited %d: %s' % (status, err[-2000:])]
+    after = corpus_diagnostics(tmp, names)
+    # "orbitc: left NAME/corpus.orbit:7:7: the fix of E0410 would bring a new E0410"
+    left_out = collections.Counter(line[len('orbitc: left '):].split('/')[0]
+                                   for line in err.splitlines() if line.startswith('orbitc: left '))
+    texts = {}
+    for name in names:
+        offered = [d for d in before[name]
+                   if any(f['applicability'] == 'machine-applicable' for f in d['fixes'])]
+        introduced = counted(after[name]) - counted(before[name])
+        # of each (code, message), no more may remain than had no fix, but for the fixes
+        # that fix reports it left out
+        unfixable = counted(before[name]) - counted(offered)
+        not_removed = sum((counted(after[name]) - unfixable).values())
+        if introduced:
+            problems.append('%s: fix introduced %s' % (name, sorted(introduced)))
+        elif not_removed > left_out[name]:
+            problems.append('%s: %d fixable diagnostics remain, %d reported left out: %s' % (
+                name, not_removed, left_out[name], sorted(counted(after[name]) - unfixable)[:5]))
+        texts[name] = read(os.path.join(tmp, name, 'corpus.orbit'))
+        stats['programs'] += 1
+        stats['diagnostics'] += len(before[name])
+        stats['offered'] += len(offered)
+        stats['left out'] += left_out[name]
+        stats['remain'] += len(after[name])
+    status2, out2, err2 = run('fix', *names, cwd=tmp)
+    changed = [n for n in names if read(os.path.join(tmp, n, 'corpus.orbit')) != texts[n]]
+    if changed or 'nothing to fix' not in err2:
+        problems.append('a second fix changed %s: %s' % (changed, err2[-2000:]))
+    return problems
 
 
 def corpus_runs(scale):
@@ -366,14 +380,19 @@ def corpus_runs(scale):
 
 @test
 def corpus_with_mistakes():
-    problems = []
     stats = collections.Counter()
     scale = int(os.environ.get('ORBIT_FIX_CORPUS_SCALE', '1'))
     with tempfile.TemporaryDirectory() as tmp:
+        names = []
         for seed, size, errors, crlf in corpus_runs(scale):
-            problem = corpus_property(seed, size, errors, crlf, tmp, stats)
-            if problem:
-                problems.append(problem)
+            name = 'seed%d' % seed
+            os.mkdir(os.path.join(tmp, name))
+            write(os.path.join(tmp, name, 'orbit.program'), '')
+            subprocess.run([sys.executable, GEN, '--size', size, '--seed', str(seed), '--errors',
+                            str(errors), '-o', os.path.join(tmp, name, 'corpus.orbit')]
+                           + (['--crlf'] if crlf else []), check=True, stderr=subprocess.DEVNULL)
+            names.append(name)
+        problems = corpus_problems(names, tmp, stats)
     print('corpus: %s' % ', '.join('%s %d' % kv for kv in sorted(stats.items())))
     expect(stats['offered'] > 0, 'the corpus offered no fix: the test tests nothing')
     expect(not problems, '\n  '.join(problems))

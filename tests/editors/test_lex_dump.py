@@ -41,6 +41,24 @@ def lex_dump(tool, path):
     return [json.loads(line) for line in out.decode().splitlines()]
 
 
+def lex_dump_all(tool, paths):
+    """{path: its tokens} of one lex_dump of every path (each file's tokens after a line
+    {"file": PATH}: a process for all, which the sanitizers' run starts once; also
+    tests/lsp/test_lsp_tokens.py's)."""
+    if len(paths) == 1:   # no line names a lone file
+        return {paths[0]: lex_dump(tool, paths[0])}
+    out = subprocess.run([tool] + paths, check=True, capture_output=True).stdout
+    tokens = {}
+    for line in out.decode().splitlines():
+        token = json.loads(line)
+        if 'file' in token:
+            current = tokens.setdefault(token['file'], [])
+        else:
+            current.append(token)
+    assert sorted(tokens) == sorted(paths), 'lex_dump named other files than it was given'
+    return tokens
+
+
 def unread(text, start, end):
     """What in text[start, end) should have been a token: not white space, a dropped
     closer or separator, the byte order mark or an invisible character (each reported
@@ -98,8 +116,9 @@ def main():
     args = ap.parse_args()
     failed = 0
     paths = sources()
+    tokens = lex_dump_all(args.lex_dump, paths)
     for path in paths:
-        found = problems(path, lex_dump(args.lex_dump, path))
+        found = problems(path, tokens[path])
         if found:
             failed += 1
             print(f'FAIL {os.path.relpath(path, ROOT)}:')

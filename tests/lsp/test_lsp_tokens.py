@@ -29,6 +29,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import test_lsp  # noqa: E402
 from test_fmt import ROOT, sources  # noqa: E402
 from test_lsp import Workspace, check, eq  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, '..', 'editors'))
+from test_lex_dump import lex_dump_all  # noqa: E402
 from support.cases import CORPUS_SAMPLE, corpus_sample  # noqa: E402
 from support.lsp import file_uri  # noqa: E402
 
@@ -226,7 +228,12 @@ def valid_utf8(text: bytes):
         return False
 
 
+LEXED = {}
+
+
 def check_sources(encoding):
+    if not LEXED:   # lex_dump once, of every source, for both encodings
+        LEXED.update(lex_dump_all(LEX_DUMP, corpus_sample(sources())))
     server = Server(encoding)
     problems = []
     try:
@@ -238,7 +245,7 @@ def check_sources(encoding):
             uri = server.open('doc.orbit', text)
             result = server.full(uri)
             tokens = decode(result['data'], server.legend)
-            problems += compare_with_lexer(os.path.relpath(path, ROOT), text, lex_dump(path),
+            problems += compare_with_lexer(os.path.relpath(path, ROOT), text, LEXED[path],
                                            tokens, Positions(text, server.encoding))
             server.close_document(uri)
             count += 1

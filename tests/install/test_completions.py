@@ -124,8 +124,11 @@ fpath_dir=$1 line=$2 buffer_file=$3
 zpty z zsh -f -i
 # Ctrl-X Ctrl-D writes the line being edited to $buffer_file.
 zpty -w z "dump_buffer() { print -r -- \$BUFFER > $buffer_file }; zle -N dump_buffer; bindkey '^X^D' dump_buffer"
-# The marker is written RE''ADY so that the echo of this line does not contain it.
-zpty -w z "PS1='%% '; fpath=($fpath_dir \$fpath); autoload -U compinit; compinit -u -D; unsetopt list_beep list_ambiguous; zstyle ':completion:*' list-prompt ''; LISTMAX=10000; print RE''ADY"
+# The marker is written RE''ADY so that the echo of this line does not contain it. It is
+# printed by zle-line-init, once the line editor has the terminal again (raw): a line
+# typed while zsh still runs a command goes to the terminal in its cooked mode, where
+# Ctrl-D is an end of file the line discipline takes (seen as no answer on a loaded machine).
+zpty -w z "PS1='%% '; fpath=($fpath_dir \$fpath); autoload -U compinit; compinit -u -D; unsetopt list_beep list_ambiguous; zstyle ':completion:*' list-prompt ''; LISTMAX=10000; zle-line-init() { print -rn -- RE''ADY }; zle -N zle-line-init"
 # The deadlines only matter when something is wrong: a loaded machine (the suites run beside
 # the sanitizer builds) has taken several seconds to start an interactive zsh.
 out= deadline=$(( SECONDS + 60 ))

@@ -20,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # support
+from support import sanitizers  # noqa: E402
+
 GEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "gen_corpus.py")
 
 
@@ -101,7 +104,7 @@ def dis_json_memory(orbitc, tmp):
     rss = int(open(rss_file).read().split()[-1]) * 1024
     size = os.path.getsize(orbc)
     print("dis --format json: peak RSS %.1f MB for a %.1f MB file" % (rss / 1e6, size / 1e6))
-    if os.environ.get("ASAN_OPTIONS") is not None:
+    if sanitizers.built_with(orbitc):
         return []   # AddressSanitizer's shadow memory and quarantine: no absolute bound
     if rss > 8 * size + (16 << 20):
         return ["dis --format json: peak RSS %.0fx the file" % (rss / size)]

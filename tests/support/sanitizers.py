@@ -15,6 +15,14 @@ import tempfile
 EXIT = 86
 
 
+def built_with(program):
+    """True if `program` carries AddressSanitizer's runtime (build-asan/ links it into each
+    executable, meson.build `exe_link_args`): what a test whose bound is absolute (memory)
+    asks, whether or not the run set ASAN_OPTIONS."""
+    with open(program, 'rb') as f:
+        return b'AddressSanitizer' in f.read()
+
+
 def options(log_dir=None, **asan_extra):
     """The variables ASAN_OPTIONS and UBSAN_OPTIONS of a run, as a dict; reports into
     `log_dir` when given; `asan_extra` adds AddressSanitizer options (quarantine_size_mb=0)."""

@@ -240,9 +240,20 @@ export async function serve(
   server,
   orbc,
   dir,
-  { timeScale = 1, heartbeatTimeoutMs = 2000, queueShards = 1, port = null, program = null, args = [] } = {},
+  {
+    timeScale = 1,
+    heartbeatTimeoutMs = 2000,
+    queueShards = 1,
+    port = null,
+    program = null,
+    args = [],
+    push = false,
+  } = {},
 ) {
   port ??= await freePort();
+  // Pushed workers (docs/restate.md, "Pushed workers"): a worker port of its own.
+  const workerPort = push ? await freePort() : null;
+  if (push) args = [...args, '--worker-listen', `127.0.0.1:${workerPort}`, '--ingress', server.ingress];
   const logPath = path.join(dir, `serve-${port}-${serial++}.log`);
   const p = startProcess(
     process.execPath,
@@ -284,6 +295,7 @@ export async function serve(
   p.deployment = deployment;
   p.port = port;
   p.logPath = logPath;
+  p.pushServe = push ? `http://127.0.0.1:${workerPort}` : null;
   const kill = p.kill;
   // Stopped only once no invocation is running on it any more (Restate retries a pinned
   // invocation on its deployment until that answers: it would block its virtual object);
@@ -322,11 +334,11 @@ export async function sqlCount(server, query) {
 }
 
 /** The scripted workers of a scenario, for the queues of `program`, as a process. */
-export function workers(server, program, scenarioPath, dir, timeScale, statePath) {
+export function workers(server, program, scenarioPath, dir, timeScale, statePath, pushServe = null) {
   const args = [path.join(HERE, 'scripted-worker.mjs'), scenarioPath, server.ingress, program, String(timeScale)];
   if (statePath) args.push(statePath);
   const logPath = path.join(dir, `workers-${path.basename(scenarioPath)}-${serial++}.log`);
-  const p = startProcess(process.execPath, args, logPath);
+  const p = startProcess(process.execPath, args, logPath, pushServe ? { ORBIT_PUSH_SERVE: pushServe } : {});
   const kill = p.kill;
   p.kill = async () => {
     if (p.proc.exitCode !== null || p.proc.signalCode !== null) return;

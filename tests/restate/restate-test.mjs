@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import * as h from './harness.mjs';
 import { describeLoad, runLoad } from './load.mjs';
+import { pushCases } from './push.mjs';
 import { securityCases } from './security.mjs';
 import { versionCases } from './versions.mjs';
 
@@ -51,17 +52,18 @@ export async function runScenario({
   heartbeatTimeoutMs = 2000,
   boundMs = 60000,
   srv,
+  push = false,
 }) {
   const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));
   expected ??= h.orbitRun(ORBIT_RUN, orbc, scenarioPath, workflow ? ['--workflow', workflow] : []);
   workflow ??= scenario.workflow;
-  const served = await h.serve(srv, orbc, dir, { timeScale, heartbeatTimeoutMs });
+  const served = await h.serve(srv, orbc, dir, { timeScale, heartbeatTimeoutMs, push });
   const workerState = path.join(dir, `${name}-workers.json`);
-  let w = h.workers(srv, served.program, workerScenarioPath, dir, timeScale, workerState);
+  let w = h.workers(srv, served.program, workerScenarioPath, dir, timeScale, workerState, served.pushServe);
   const restartWorkers = async () => {
     await w.kill();
     await h.pollsOver(srv);
-    w = h.workers(srv, served.program, workerScenarioPath, dir, timeScale, workerState);
+    w = h.workers(srv, served.program, workerScenarioPath, dir, timeScale, workerState, served.pushServe);
     await w.ready();
   };
   const killWorkers = () => w.kill();
@@ -87,12 +89,12 @@ export async function runScenario({
         ),
       );
     }
-    if (during) await during({ t0, id, workflow, restartWorkers, killWorkers });
+    if (during) await during({ t0, id, workflow, restartWorkers, killWorkers, served });
     const bound = lastTime(expected) / timeScale + boundMs;
     await h.result(srv, workflow, id, bound);
     const [actual] = await Promise.all([h.logs(srv, id), w.kill()]);
     const c = h.compareHistories(expected, actual, toleranceRealMs * timeScale);
-    return { ...c, actual, expected };
+    return { ...c, actual, expected, id };
   } finally {
     timers.forEach(clearTimeout);
     await w.kill();
@@ -200,7 +202,7 @@ async function main() {
     Object.defineProperty(() => crashes(part), 'name', { value: `crashes ${part}` }),
   );
   // The longest first (measured: docs/restate-performance.md, "The suite's time").
-  const queue = [versionsGroup, endToEnd, securityGroup, clusterThenLoad, ...lanes, ...crashGroups];
+  const queue = [versionsGroup, endToEnd, securityGroup, pushGroup, clusterThenLoad, ...lanes, ...crashGroups];
   // A group that cannot set up (its server does not start) fails; the others go on.
   const suiteStart = Date.now();
   const run = async (g) => {
@@ -264,6 +266,12 @@ async function versionsGroup() {
 async function securityGroup() {
   if (!mayRun('security')) return;
   await withServer('restate-security', (server) => securityCases({ server, dir, compile, check, startServer }));
+}
+
+// Case 7, on a server of its own (one case kills it): pushed workers (push.mjs).
+async function pushGroup() {
+  if (!mayRun('push')) return;
+  await withServer('restate-push', (server) => pushCases({ server, dir, compile, check, expectSame, attemptsOf }));
 }
 
 // Case 4, on a server of its own: what it proves is concurrency: LOAD executions in

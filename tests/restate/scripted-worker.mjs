@@ -9,8 +9,17 @@
 // `after_ms`, or stops heartbeating (`lost_after_ms`: the queue finds it lost), or never
 // answers but heartbeats (`never_answers`). STATE.json, if given, is where the outcomes used
 // so far are kept, so that a worker started again (after kill -9) goes on with the script.
+//
+// With ORBIT_PUSH_SERVE (serve's worker port, `serve --worker-listen`) it is also a pushed
+// worker (hosts/restate/lib/push.mjs): it registers each task and takes the tasks offered
+// whose next outcome needs no pickup delay (the others it refuses, 429: they go to the
+// queue, where its polls claim them after their delay); a `lost_after_ms` outcome is
+// taken and then denied by its liveness checks, a `never_answers` one is confirmed by
+// them for ever; answers go to serve's worker port.
 import fs from 'node:fs';
+import http from 'node:http';
 import { complete, fail, heartbeat, poll, shards } from '../../hosts/restate/lib/worker.mjs';
+import { PATHS, parsePushLease, post, readJson, reply } from '../../hosts/restate/lib/push.mjs';
 
 const [scenarioPath, ingress, program, scaleText, statePath] = process.argv.slice(2);
 const scenario = JSON.parse(fs.readFileSync(scenarioPath, 'utf8'));
@@ -21,6 +30,8 @@ const queueOf = {}; // task -> its queue key (served with one shard: the scripts
 // Short long polls: a poll still waiting when the process is killed takes the next task
 // queued for it (and that task is then redelivered); the tests wait this long after a kill.
 export const POLL_WAIT_MS = 1000;
+const pushServe = process.env.ORBIT_PUSH_SERVE || null;
+const seen = new Set(); // the pushed leases taken (an offer replayed is taken, not scripted again)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function saveState() {
@@ -68,7 +79,7 @@ async function serve(task, script) {
   }
 }
 
-/** Task `t` gets the next outcome of its script, `next`. */
+/** Task `t` gets the next outcome of its script, `next` (`t.queue` null: pushed). */
 function take(task, t, next) {
   used[task] = (used[task] ?? 0) + 1;
   saveState();
@@ -77,25 +88,67 @@ function take(task, t, next) {
   if (next.never_answers) return;
   (async () => {
     await sleep((next.after_ms ?? 0) / scale);
-    held.delete(t.lease);
     const a = answerOf(next);
     for (let i = 0; i < 100; i++) {
       try {
-        if (a.output !== undefined) await complete(ingress, program, t.queue, t.lease, a.output);
+        if (t.queue === null) {
+          const body =
+            a.output !== undefined
+              ? { output: a.output }
+              : { code: a.fail[0], message: a.fail[1], retryable: a.fail[2] };
+          const r = await post(
+            `${pushServe}${a.output !== undefined ? PATHS.complete : PATHS.fail}`,
+            { ...body, lease: t.lease },
+            null,
+            30000,
+          );
+          if (r.status !== 200) throw new Error(`answer: ${r.status}`);
+        } else if (a.output !== undefined) await complete(ingress, program, t.queue, t.lease, a.output);
         else await fail(ingress, program, t.queue, t.lease, ...a.fail);
-        return;
+        break;
       } catch {
         await sleep(100); // the server is away: answer again
       }
     }
+    held.delete(t.lease);
   })();
+}
+
+/** Serve's worker port pushes tasks: taken when their next outcome needs no pickup delay. */
+async function pushed(tasks) {
+  const server = http.createServer(async (req, res) => {
+    const { body, error, status } = await readJson(req, 64 * 1024 * 1024);
+    if (error) return reply(res, status, { error });
+    const leases = Array.isArray(body?.leases) ? body.leases : [];
+    if (req.url === PATHS.alive) return reply(res, 200, { alive: leases.filter((l) => held.has(l)) });
+    if (req.url === PATHS.cancel) {
+      for (const l of leases) held.delete(l); // as a heartbeat's cancel list: no more heartbeats
+      return reply(res, 200, {});
+    }
+    const script = scenario.workers?.[body?.task];
+    if (req.url !== PATHS.task || !parsePushLease(body?.lease) || !script) return reply(res, 400, { error: 'no' });
+    if (held.has(body.lease) || seen.has(body.lease))
+      return reply(res, 202, { worker_id: script.worker_id ?? 'worker-1' });
+    const next = (script.attempts ?? [])[used[body.task] ?? 0];
+    if (!next || (next.pickup_ms ?? script.pickup_ms ?? 0) > 0) return reply(res, 429, { error: 'busy' });
+    seen.add(body.lease);
+    take(body.task, { lease: body.lease, queue: null }, next);
+    return reply(res, 202, { worker_id: script.worker_id ?? 'worker-1' });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const register = async () => {
+    for (const task of tasks) await post(`${pushServe}${PATHS.register}`, { task, url, worker_id: 'scripted' }, null);
+  };
+  await register();
+  setInterval(() => register().catch(() => {}), 1000);
 }
 
 async function beat() {
   for (;;) {
     await sleep(300);
     const byTask = new Map();
-    for (const [lease, queue] of held) byTask.set(queue, [...(byTask.get(queue) ?? []), lease]);
+    for (const [lease, queue] of held) if (queue !== null) byTask.set(queue, [...(byTask.get(queue) ?? []), lease]);
     for (const [queue, leases] of byTask) {
       try {
         for (const lease of await heartbeat(ingress, program, queue, 'scripted', leases)) held.delete(lease);
@@ -123,6 +176,7 @@ for (const task of tasks) {
     }
   }
 }
+if (pushServe) await pushed(tasks);
 console.log('ready');
 beat();
 await Promise.all(

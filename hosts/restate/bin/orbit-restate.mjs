@@ -5,6 +5,7 @@
 //                       [--admin URL] [--time-scale N] [--heartbeat-timeout MS]
 //                       [--pickup-timeout MS] [--queue-shards K] [--worker-token-file FILE]
 //                       [--identity-key KEY]... [--max-value-bytes N] [--no-register] [--force]
+//                       [--worker-listen HOST:PORT [--ingress URL]]
 //   orbit-restate versions [--program NAME] [--admin URL] [--ingress URL] [--format text|json]
 //   orbit-restate migrate --to NEW.orbc [ID...] [--dry-run] [--program NAME] [--admin URL]
 //                         [--ingress URL] [--format text|json]
@@ -15,6 +16,7 @@ import http2 from 'node:http2';
 import * as restate from '@restatedev/restate-sdk';
 import { MAX_VALUE_BYTES, services } from '../lib/host.mjs';
 import { readToken } from '../lib/worker.mjs';
+import { WorkerRegistry, workerPort } from '../lib/push.mjs';
 import { PROGRAM_NAME, programOfService, programServices, shortVersion, versionOf } from '../lib/names.mjs';
 import { canMove } from '../lib/versions.mjs';
 import { loadCore, workflowsOf } from '../lib/wasm.mjs';
@@ -23,6 +25,7 @@ const USAGE = `usage: orbit-restate serve VERSION.orbc... [--program NAME] [--li
                            [--admin URL] [--time-scale N] [--heartbeat-timeout MS]
                            [--pickup-timeout MS] [--queue-shards K] [--worker-token-file FILE]
                            [--identity-key KEY]... [--max-value-bytes N] [--no-register] [--force]
+                           [--worker-listen HOST:PORT [--ingress URL]]
        orbit-restate versions [--program NAME] [--admin URL] [--ingress URL] [--format text|json]
        orbit-restate migrate --to NEW.orbc [ID...] [--dry-run] [--program NAME] [--admin URL]
                              [--ingress URL] [--format text|json]
@@ -181,11 +184,12 @@ function format(o) {
   return f;
 }
 
-/** `HOST:PORT` (`[V6]:PORT`) of --listen: {host, port}. */
-function listenAddress(text) {
+/** `HOST:PORT` (`[V6]:PORT`) of --listen (or `option`): {host, port}; port 0 for --worker-listen. */
+function listenAddress(text, option = '--listen') {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
   const port = m ? Number(m[3]) : NaN;
-  if (!m || port < 1 || port > 65535) fail(`--listen must be HOST:PORT (e.g. 127.0.0.1:9080), not "${text}"`);
+  const least = option === '--listen' ? 1 : 0;
+  if (!m || port < least || port > 65535) fail(`${option} must be HOST:PORT (e.g. 127.0.0.1:9080), not "${text}"`);
   return { host: m[1] ?? m[2], port };
 }
 
@@ -221,6 +225,8 @@ async function serve(args) {
       '--program',
       '--worker-token-file',
       '--max-value-bytes',
+      '--worker-listen',
+      '--ingress',
     ],
     ['--no-register', '--force'],
     ['--identity-key'],
@@ -282,6 +288,30 @@ async function serve(args) {
   const heartbeatTimeoutMs = o['heartbeat-timeout']
     ? positiveNumber(o['heartbeat-timeout'], '--heartbeat-timeout')
     : 5000;
+  // Pushed workers register and answer on a port of serve's own (docs/restate.md, "Pushed
+  // workers"); their answers reach the executions through the ingress's private address.
+  const maxValueBytes = o['max-value-bytes']
+    ? positiveNumber(o['max-value-bytes'], '--max-value-bytes')
+    : MAX_VALUE_BYTES;
+  let registry = null;
+  let workerUrl = null;
+  if (o.ingress && !o['worker-listen']) fail("--ingress is where pushed workers' answers go: give --worker-listen too");
+  if (o['worker-listen']) {
+    const w = listenAddress(o['worker-listen'], '--worker-listen');
+    const ingress = (o.ingress ?? process.env.RESTATE_INGRESS_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, '');
+    if (!/^https?:\/\/[^/]+$/.test(ingress)) fail(`--ingress must be http://HOST:PORT, not "${ingress}"`);
+    registry = new WorkerRegistry();
+    const port = await workerPort({
+      host: w.host,
+      port: w.port,
+      registry,
+      token: workerToken,
+      ingress,
+      maxValueBytes,
+    }).catch((e) => fail(`cannot listen on ${urlHost(w.host)}:${w.port} (--worker-listen): ${e.message}`));
+    const a = port.address();
+    workerUrl = `http://${urlHost(a.address)}:${a.port}`;
+  }
   const list = services({
     core,
     program,
@@ -293,7 +323,8 @@ async function serve(args) {
       : Math.min(heartbeatTimeoutMs, 5000),
     queueShards: o['queue-shards'] ? shardCount(o['queue-shards']) : 4,
     workerToken,
-    maxValueBytes: o['max-value-bytes'] ? positiveNumber(o['max-value-bytes'], '--max-value-bytes') : MAX_VALUE_BYTES,
+    maxValueBytes,
+    registry,
   });
   const endpoint = restate.endpoint();
   for (const s of list) endpoint.bind(s);
@@ -315,6 +346,7 @@ async function serve(args) {
       ? `orbit-restate: requests must carry Restate's signature (${keys.length} identity key${keys.length > 1 ? 's' : ''})`
       : 'orbit-restate: requests are not signed (no --identity-key): whoever reaches this address runs every handler',
   );
+  if (workerUrl) console.log(`orbit-restate: pushed workers register and answer on ${workerUrl}`);
   if (!workerToken)
     console.log(
       'orbit-restate: the worker protocol is open (no --worker-token-file): whoever reaches the ingress can take and answer tasks',

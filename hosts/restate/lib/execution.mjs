@@ -26,8 +26,17 @@
 // it (the queue shard, the inbox), which resolves it with `{seal, value}`. A resolution
 // without its seal is forged: the execution fails at once (FORGED_EVENT), and the engine
 // never sees it. The check is a pure function of journaled values: a replay decides alike.
+//
+// Pushed workers (push.mjs): when `serve` has a worker port and did at the execution's
+// start (journaled), each attempt is first offered to the workers registered for its
+// task, in a journaled action (`push`) whose result is its pickup — or, if none took it,
+// the attempt goes to its queue shard as above. A pushed delivery's outcome is one sealed
+// awakeable, which serve resolves with the worker's answer; its liveness is checked by the
+// execution itself (`alive`, a journaled action due a heartbeat timeout after the last
+// sign of life, in the engine's due queue with the rest), and a failed check is its loss.
 import * as restate from '@restatedev/restate-sdk';
 import { sameSecret, shardOf, shortVersion, tokenOf } from './names.mjs';
+import { cancelPushed, checkAlive, offer, pushLeaseOf } from './push.mjs';
 import { canMove, feed, replay } from './versions.mjs';
 
 const { RestatePromise, TerminalError } = restate;
@@ -63,12 +72,14 @@ export class Execution {
    *                               secret of its seals, journaled (host.mjs)
    * @param {number} o.timeScale   Orbit milliseconds per real millisecond
    * @param {number} o.queueShards the keys each task's queue is sharded over
+   * @param {object} [o.push]      pushed workers, if the execution started with them
+   *                               (`{registry, token, heartbeatTimeoutMs}`, push.mjs)
    */
   constructor(
     ctx,
     engine,
     key,
-    { orbit, names, versions, version, workflow, input, start, timeScale, queueShards, maxValueBytes },
+    { orbit, names, versions, version, workflow, input, start, timeScale, queueShards, maxValueBytes, push = null },
   ) {
     this.ctx = ctx;
     this.engine = engine;
@@ -81,6 +92,10 @@ export class Execution {
     this.input = input;
     this.timeScale = timeScale;
     this.queueShards = queueShards;
+    this.push = push;
+    this.offers = []; // attempts to offer to pushed workers, after the event that queued them
+    this.cancels = []; // pushed deliveries to tell their worker to stop, likewise
+    this.pushed = new Map(); // `ATTEMPT|DELIVERY` -> {url, lease} of a delivery a worker took
     this.events = []; // the events handed to the engine, in order (what a move replays)
     this.historyJson = []; // the records as JSON lines (`orbit-run --format json --show-values`)
     this.moves = [];
@@ -117,6 +132,7 @@ export class Execution {
     ctx.set('version', this.version);
     this.engine.start();
     this.carryOut();
+    const offered = await this.dispatch();
     const waiting = []; // the awakeables the inbox resolves with the next events, in order
     const inboxUsed = ctx
       .promise(INBOX_PROMISE)
@@ -126,15 +142,21 @@ export class Execution {
     // then the latest time an event or a timer woke the execution at (every event carries
     // its time, journaled) — the clock (`ctx.date.now()`, a journaled action, one round
     // trip) is read again only to start a new sleep. `fresh`: `real` was read, not inferred.
-    let real = this.start;
+    let real = Math.max(this.start, offered);
     let fresh = true;
     let sleeping = null; // {first, promise}: the sleep until what is due first
     while (!this.finished) {
       if (DEBUG) ctx.console.log(`orbit ${key} at ${this.orbitTime(real)} due ${this.due.size}`);
       for (let e = this.next(this.orbitTime(real)); e && !this.finished; e = this.next(this.orbitTime(real))) {
+        if (e.type === 'alive') {
+          real = Math.max(real, await this.alive(e));
+          continue;
+        }
         if (e.type === 'timer' && !(await this.settle(e))) continue;
         this.handle(e);
         this.carryOut();
+        // Its pickups are events of the world at their real time, as the inbox's are.
+        real = Math.max(real, await this.dispatch());
       }
       this.save();
       if (this.finished) break;
@@ -279,10 +301,6 @@ export class Execution {
       });
       return;
     }
-    const d = `${c.attempt}|${c.delivery}`;
-    const tag = (event) => ({ delivery: d, event });
-    const pickup = this.sealed(tag);
-    const outcome = this.sealed(tag);
     const item = {
       inbox: this.key,
       attempt: c.attempt,
@@ -291,20 +309,119 @@ export class Execution {
       step: c.step,
       input: c.input,
       idempotency_key: c.idempotency_key,
-      pickup: pickup.id,
-      outcome: outcome.id,
-      pickup_seal: pickup.seal,
-      outcome_seal: outcome.seal,
     };
     this.lastDelivery.set(c.attempt, c.delivery);
-    this.deliveries.set(d, { next: pickup.promise, outcome: outcome.promise });
-    if (!queued.has(shard)) queued.set(shard, []);
-    queued.get(shard).push(item);
     if (c.queue_timer) {
       const q = { attempt: c.attempt, shard, item, done: false, held: null };
       this.queueTimers.set(c.queue_timer, q);
       this.queueTimerOf.set(c.attempt, q);
     }
+    if (this.push) this.offers.push({ task: c.task, shard, item });
+    else this.enqueue(shard, item, queued);
+  }
+
+  /** A delivery into its queue shard (sent with the others of `queued`), with its two awakeables. */
+  enqueue(shard, item, queued) {
+    const d = `${item.attempt}|${item.delivery}`;
+    const tag = (event) => ({ delivery: d, event });
+    const pickup = this.sealed(tag);
+    const outcome = this.sealed(tag);
+    Object.assign(item, {
+      pickup: pickup.id,
+      outcome: outcome.id,
+      pickup_seal: pickup.seal,
+      outcome_seal: outcome.seal,
+    });
+    this.deliveries.set(d, { next: pickup.promise, outcome: outcome.promise });
+    if (!queued.has(shard)) queued.set(shard, []);
+    queued.get(shard).push(item);
+  }
+
+  /**
+   * The attempts of the last event offered to pushed workers (one journaled action each,
+   * side by side), and its cancellations told: a delivery a worker took is picked up at
+   * the time it took it, and its liveness checked a heartbeat timeout later; one nobody
+   * took goes to its queue shard. The latest real time of a pickup (0 if none).
+   */
+  async dispatch() {
+    if (this.offers.length === 0 && this.cancels.length === 0) return 0;
+    const { ctx, push } = this;
+    const offers = this.offers.splice(0);
+    const cancels = this.cancels.splice(0);
+    const made = offers.map((o) => {
+      const d = `${o.item.attempt}|${o.item.delivery}`;
+      const outcome = this.sealed((event) => ({ delivery: d, event }));
+      const lease = pushLeaseOf(outcome.id, outcome.seal);
+      const body = {
+        lease,
+        task: o.task,
+        step: o.item.step,
+        attempt: o.item.number,
+        input: o.item.input,
+        idempotency_key: o.item.idempotency_key,
+        heartbeat_timeout_ms: push.heartbeatTimeoutMs,
+      };
+      const taken = ctx.run('push', () =>
+        offer(push.registry, {
+          task: o.task,
+          short: shortVersion(this.version),
+          body,
+          token: push.token,
+          expiresAt: o.item.expires_at,
+        }),
+      );
+      return { ...o, d, outcome, lease, taken };
+    });
+    const told = cancels.map((c) => ctx.run('cancel', () => cancelPushed(c.url, c.lease, push.token)));
+    const results = await RestatePromise.all([...made.map((m) => m.taken), ...told]);
+    // The deliveries taken are picked up together, at the time the last was taken: as
+    // a queue shard hands out the attempts of one event in one call, and the engine
+    // orders their pickups (not the race of the offers).
+    const latest = Math.max(0, ...made.map((_m, i) => (results[i].url ? results[i].at : 0)));
+    const queued = new Map();
+    made.forEach((m, i) => {
+      const r = results[i];
+      if (!r.url) {
+        if (DEBUG) ctx.console.log(`orbit ${this.key} ${m.d} queued: ${r.refused}`);
+        this.enqueue(m.shard, m.item, queued);
+        return;
+      }
+      this.tasks.set(m.item.attempt, null); // no shard to cancel it in
+      this.pushed.set(m.d, { url: r.url, lease: m.lease });
+      this.deliveries.set(m.d, { next: m.outcome.promise, outcome: null });
+      this.arrived({
+        type: 'picked_up',
+        at: latest,
+        attempt: m.item.attempt,
+        delivery: m.item.delivery,
+        worker_id: r.worker_id,
+        time: this.orbitTime(latest),
+      });
+      this.checkAt(m.d, latest);
+    });
+    this.flush(queued);
+    return latest;
+  }
+
+  /** The liveness check of pushed delivery `d`, due a heartbeat timeout after `at` (real ms). */
+  checkAt(d, at) {
+    this.add({ type: 'alive', d, time: this.orbitTime(at + this.push.heartbeatTimeoutMs) });
+  }
+
+  /**
+   * A pushed delivery's liveness check is due: its worker is asked (a journaled action)
+   * whether it still works on it — yes, and the next check is due a heartbeat timeout
+   * later; no (or no answer), and the delivery is lost, as a queue shard's sweep finds a
+   * silent worker. Nothing for a delivery answered or lost already. The real time of the
+   * check (0 if none).
+   */
+  async alive(e) {
+    const p = this.pushed.get(e.d);
+    if (!p) return 0;
+    const r = await this.ctx.run('alive', () => checkAlive(p.url, p.lease, this.push.token));
+    if (r.alive) this.checkAt(e.d, r.at);
+    else this.delivered(e.d, { type: 'lost', at: r.at });
+    return r.at;
   }
 
   cancelAttempt(c, queued) {
@@ -312,6 +429,18 @@ export class Execution {
     this.flush(queued); // the attempts queued before it go first
     const q = this.queueTimerOf.get(c.attempt);
     if (q) q.done = true;
+    // Not offered yet (queued by the same event): never offered.
+    const offered = this.offers.findIndex((o) => o.item.attempt === c.attempt);
+    if (offered >= 0) {
+      this.offers.splice(offered, 1);
+      return;
+    }
+    const pushed = this.pushed.get(`${c.attempt}|${this.lastDelivery.get(c.attempt)}`);
+    if (pushed) this.cancels.push(pushed);
+    if (DEBUG)
+      this.ctx.console.log(
+        `orbit ${this.key} cancel ${c.attempt}: ${pushed ? `pushed to ${pushed.url}` : `shard ${shard}`}`,
+      );
     if (shard)
       this.ctx
         .objectSendClient(this.names.QUEUE, shard)
@@ -355,7 +484,10 @@ export class Execution {
     if (e.type === 'picked_up' && w?.outcome) {
       w.next = w.outcome;
       w.outcome = null;
-    } else this.deliveries.delete(d);
+    } else {
+      this.deliveries.delete(d);
+      this.pushed.delete(d);
+    }
     const [attempt, delivery] = d.split('|').map(Number);
     this.arrived({ ...e, attempt, delivery, time: this.orbitTime(e.at) });
   }

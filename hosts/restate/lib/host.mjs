@@ -25,7 +25,9 @@ import { Execution, INBOX_PROMISE } from './execution.mjs';
 import { httpService } from './http.mjs';
 import { inboxService } from './inbox.mjs';
 import { inboxKey, newToken, programServices } from './names.mjs';
-import { jsonBytes, queueService, refuse } from './queue.mjs';
+import { WorkerRegistry } from './push.mjs';
+import { jsonBytes } from './answer.mjs';
+import { queueService, refuse } from './queue.mjs';
 
 export { inboxKey, shardKeys, shardOf } from './names.mjs';
 
@@ -54,6 +56,8 @@ export const MAX_VALUE_BYTES = 4 * 1024 * 1024;
  * @param {number} [o.pickupTimeoutMs]    a task a poll took is lost if not heartbeated this soon
  * @param {string} [o.workerToken]        the workers' shared token (null: the protocol is open)
  * @param {number} [o.maxValueBytes]      the largest input, output or payload (JSON bytes)
+ * @param {object} [o.registry]           the pushed workers registered with this process
+ *                                        (push.mjs WorkerRegistry; none: tasks are only queued)
  */
 export function services({
   core,
@@ -65,12 +69,14 @@ export function services({
   pickupTimeoutMs = Math.min(heartbeatTimeoutMs, 5000),
   workerToken = null,
   maxValueBytes = MAX_VALUE_BYTES,
+  registry = null,
 }) {
   const names = programServices(program);
+  const push = registry ? { registry, token: workerToken, heartbeatTimeoutMs } : null;
   const byHash = new Map(versions.map((v) => [v.hash, v.orbc]));
   const workflows = [...new Set(versions.flatMap((v) => v.workflows))];
   const served = workflows.map((name) =>
-    workflowService(name, { core, names, versions, byHash, timeScale, queueShards, maxValueBytes }),
+    workflowService(name, { core, names, versions, byHash, timeScale, queueShards, maxValueBytes, push }),
   );
   return [
     inboxService(names),
@@ -139,7 +145,7 @@ function versionsService({ VERSIONS }, { program, versions, queueShards }) {
 }
 
 /** The workflow service of Orbit workflow `name`. */
-function workflowService(name, { core, names, versions, byHash, timeScale, queueShards, maxValueBytes }) {
+function workflowService(name, { core, names, versions, byHash, timeScale, queueShards, maxValueBytes, push }) {
   const { INBOX } = names;
   const newest = versions.filter((v) => v.workflows.includes(name)).at(-1).hash;
   return restate.workflow({
@@ -153,11 +159,17 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
             `the input of ${name}/${ctx.key} is ${inputBytes} bytes of JSON, over the host's limit of ${maxValueBytes} (orbit-restate serve --max-value-bytes)`,
             413,
           );
-        // The version it starts on, the start's time and the secret of its awakeables'
-        // seals (execution.mjs), in one journaled action: a replay (after a crash, or in a
-        // process serving newer versions) goes on with the same three; not ctx.rand,
+        // The version it starts on, the start's time, the secret of its awakeables'
+        // seals and whether it offers its tasks to pushed workers (execution.mjs), in one
+        // journaled action: a replay (after a crash, or in a process serving newer
+        // versions, or with another worker port) goes on with the same four; not ctx.rand,
         // whose seed derives from the invocation ID.
-        const start = await ctx.run('start', () => ({ version: newest, now: Date.now(), secret: newToken(32) }));
+        const start = await ctx.run('start', () => ({
+          version: newest,
+          now: Date.now(),
+          secret: newToken(32),
+          ...(push ? { push: true } : {}),
+        }));
         const version = start.version;
         const orbc = byHash.get(version);
         if (!orbc)
@@ -182,6 +194,8 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
           start,
           timeScale,
           queueShards,
+          // Started with pushed workers: offered to those registered here (maybe none now).
+          push: start.push ? (push ?? { registry: new WorkerRegistry(), token: null, heartbeatTimeoutMs: 5000 }) : null,
         });
         try {
           return await execution.run();

@@ -25,7 +25,7 @@
 // a random token drawn for its delivery. Bad input is a terminal error (400), never an
 // exception Restate would retry while the shard waits behind it.
 import * as restate from '@restatedev/restate-sdk';
-import { ANSWER } from './wasm.mjs';
+import { completed, failed } from './answer.mjs';
 import {
   claimOf,
   leaseOf,
@@ -44,11 +44,6 @@ const { TerminalError } = restate;
 /** A request the handler refuses: a terminal error with an HTTP status (400 unless told). */
 export function refuse(message, errorCode = 400) {
   return new TerminalError(message, { errorCode });
-}
-
-/** The size of a value as JSON text, in bytes (what Restate's journal and state hold). */
-export function jsonBytes(value) {
-  return Buffer.byteLength(JSON.stringify(value ?? null) ?? 'null');
 }
 
 /** A handler only Restate itself may call (the ingress refuses it). */
@@ -241,33 +236,19 @@ export function queueService({
       /**
        * A task's output: `{lease, output}`. An output larger than `--max-value-bytes` is
        * the attempt's failure (OUTPUT_TOO_LARGE, not retryable), never a value that
-       * would break the execution's journal.
+       * would break the execution's journal (answer.mjs).
        */
       complete: async (ctx, req) => {
         checkWorker(ctx, workerToken);
-        const bytes = jsonBytes(req?.output);
-        if (bytes > maxValueBytes) {
-          const message = `the worker's output is ${bytes} bytes of JSON, over the host's limit of ${maxValueBytes} (orbit-restate serve --max-value-bytes)`;
-          const r = await answer(ctx, req, {
-            kind: ANSWER.FAIL,
-            code: 'OUTPUT_TOO_LARGE',
-            message,
-            retryable: false,
-          });
-          return { ...r, error: message };
-        }
-        return answer(ctx, req, { kind: ANSWER.OUTPUT, output: req?.output ?? null });
+        const { answer: a, error } = completed(req, maxValueBytes);
+        const r = await answer(ctx, req, a);
+        return error ? { ...r, error } : r;
       },
       fail: async (ctx, req) => {
         checkWorker(ctx, workerToken);
-        if (req?.code !== undefined && (typeof req.code !== 'string' || !/^[A-Za-z0-9_.-]{1,200}$/.test(req.code)))
-          throw refuse('"code" must be an error code: letters, digits, _ . - (at most 200)');
-        return answer(ctx, req, {
-          kind: ANSWER.FAIL,
-          code: req?.code ?? 'WORKER_ERROR',
-          message: String(req?.message ?? '').slice(0, 65536),
-          retryable: req?.retryable !== false,
-        });
+        const f = failed(req);
+        if (f.refused) throw refuse(f.refused);
+        return answer(ctx, req, f.answer);
       },
       /**
        * The delayed call that finds lost workers: a lease whose deadline passed is lost.

@@ -10,7 +10,9 @@
 //   ...; await w.stop();
 
 import fs from 'node:fs';
+import http from 'node:http';
 import { programServices } from './names.mjs';
+import { PATHS, REGISTER_EVERY_MS, authorized, parsePushLease, post, readJson, reply } from './push.mjs';
 
 /** A failure a worker reports: an Orbit error code, a message, whether to retry. */
 export class TaskError extends Error {
@@ -97,9 +99,14 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * running (a poll whose worker is gone gives its tasks back soon); each answer takes the
  * slot's next task of that shard in the same call (`next`), so that a busy worker rarely
  * polls. `token`: the workers' shared token (by default workerToken()).
+ *
+ * With `push` (`{serve, listen, advertise}`: serve's worker port, the HOST:PORT to take
+ * tasks on, the URL serve reaches that at), it is also pushed tasks (pushWorker), within
+ * the same `concurrency`; it still polls, for the tasks no pushed worker took.
  * @param {{ingress: string, program: string, task: string, handler: Function, workerId?: string,
- *          concurrency?: number, pollIntervalMs?: number, shardsEveryMs?: number, token?: string}} o
- * @returns {{stop: () => Promise<void>}}
+ *          concurrency?: number, pollIntervalMs?: number, shardsEveryMs?: number, token?: string,
+ *          push?: {serve: string, listen?: string, advertise?: string}}} o
+ * @returns {{stop: () => Promise<void>, pushed?: Promise<{url: string}>}}
  */
 export function runWorker({
   ingress,
@@ -111,9 +118,12 @@ export function runWorker({
   pollIntervalMs = 50,
   shardsEveryMs = 5000,
   token = workerToken(),
+  push = null,
 }) {
   const held = new Map(); // lease -> {controller, queue, beatFrom: when the periodic beat starts to name it}
   let running = true;
+  const pushed = push ? pushWorker({ ...push, task, handler, workerId, concurrency, token }) : null;
+  const busy = () => held.size + (pushed?.held.size ?? 0) >= concurrency;
   let beatEvery = 1000;
 
   const beat = async () => {
@@ -198,7 +208,7 @@ export function runWorker({
     const active = new Set();
     while (running) {
       let tasks = [];
-      if (active.size < slots) {
+      if (active.size < slots && !busy()) {
         try {
           tasks = await poll(ingress, program, queue, workerId, slots - active.size, 0, 20000, token);
         } catch {
@@ -211,7 +221,7 @@ export function runWorker({
         const p = work(t).finally(() => active.delete(p));
         active.add(p);
       }
-      if (tasks.length === 0 && active.size >= slots) await sleep(pollIntervalMs);
+      if (tasks.length === 0 && (active.size >= slots || busy())) await sleep(pollIntervalMs);
     }
     await Promise.all(active);
   };
@@ -234,7 +244,118 @@ export function runWorker({
   return {
     stop: async () => {
       running = false;
-      await done;
+      await Promise.all([done, pushed?.stop()]);
+    },
+    ...(pushed ? { pushed: pushed.ready } : {}),
+  };
+}
+
+/**
+ * A worker pushed its tasks (push.mjs): it takes them on `listen` (HOST:PORT, port 0 for
+ * any), registers `advertise` (by default the address bound) with serve's worker port
+ * `serve` every REGISTER_EVERY_MS, runs `handler` on each task it takes, `concurrency`
+ * at a time (a task offered beyond that is refused, 429: it goes to the queue), and
+ * answers on `serve`, again and again until serve takes the answer. A task offered again
+ * (the execution replayed its offer) is taken once: it is taken again without running.
+ * A cancellation aborts the task's `signal`; its answer is not given.
+ * @returns {{held: Map, ready: Promise<{url: string}>, stop: () => Promise<void>}}
+ */
+export function pushWorker({ serve, listen = '127.0.0.1:0', advertise, task, handler, workerId, concurrency, token }) {
+  const held = new Map(); // lease -> AbortController, while its task runs or its answer is given
+  const done = new Set(); // the leases answered lately (an offer replayed is taken, not run again)
+  const answering = new Set(); // the answers being given
+  let running = true;
+  let registering = null;
+
+  const answer = async (lease, path, body) => {
+    for (let wait = 100; ; wait = Math.min(5000, wait * 2)) {
+      try {
+        const r = await post(`${serve}${path}`, { ...body, lease }, token, 30000);
+        if (r.status === 200 || (r.status >= 400 && r.status < 500 && r.status !== 429)) return;
+      } catch {
+        /* serve or the ingress is away: again */
+      }
+      await sleep(wait);
+    }
+  };
+
+  const run = async (t) => {
+    const controller = held.get(t.lease);
+    let path;
+    let body;
+    try {
+      const output = await handler(t.input, { ...t, signal: controller.signal });
+      path = PATHS.complete;
+      body = { output: output ?? null };
+    } catch (e) {
+      const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
+      path = PATHS.fail;
+      body = { code: te.code, message: te.message, retryable: te.retryable };
+    }
+    // A task cancelled is not answered (as a polled one: runWorker's `work`).
+    if (!controller.signal.aborted) await answer(t.lease, path, body);
+    held.delete(t.lease);
+    done.add(t.lease);
+    if (done.size > 10000) done.delete(done.values().next().value);
+  };
+
+  const server = http.createServer(async (req, res) => {
+    if (req.method !== 'POST' || ![PATHS.task, PATHS.alive, PATHS.cancel].includes(req.url))
+      return reply(res, 404, { error: 'not a call of serve' });
+    if (!authorized(req, token)) return reply(res, 401, { error: "calls need the workers' token" });
+    const { body, status, error } = await readJson(req, 64 * 1024 * 1024);
+    if (error) return reply(res, status, { error });
+    if (req.url === PATHS.task) {
+      if (!parsePushLease(body?.lease) || body.task !== task) return reply(res, 400, { error: `not a task ${task}` });
+      if (held.has(body.lease) || done.has(body.lease)) return reply(res, 202, { worker_id: workerId });
+      if (!running || held.size >= concurrency) return reply(res, 429, { error: 'busy' });
+      held.set(body.lease, new AbortController());
+      const p = run(body).finally(() => answering.delete(p));
+      answering.add(p);
+      return reply(res, 202, { worker_id: workerId });
+    }
+    const leases = Array.isArray(body?.leases) ? body.leases.filter((l) => typeof l === 'string') : [];
+    if (req.url === PATHS.alive) return reply(res, 200, { alive: leases.filter((l) => held.has(l)) });
+    for (const l of leases) held.get(l)?.abort();
+    return reply(res, 200, {});
+  });
+
+  const ready = (async () => {
+    const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(listen);
+    if (!m) throw new Error(`push.listen must be HOST:PORT, not "${listen}"`);
+    await new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(Number(m[3]), m[1] ?? m[2], resolve);
+    });
+    const a = server.address();
+    const url = advertise ?? `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+    const register = () =>
+      post(`${serve}${PATHS.register}`, { task, url, worker_id: workerId }, token).then((r) => r.status === 200);
+    // Registered once before it is ready (or it says why not), then again and again.
+    for (let i = 0; !(await register().catch(() => false)); i++) {
+      if (i >= 100) throw new Error(`serve's worker port ${serve} does not take the registration of ${url}`);
+      await sleep(100);
+    }
+    registering = (async () => {
+      while (running) {
+        for (let waited = 0; running && waited < REGISTER_EVERY_MS; waited += 100) await sleep(100);
+        if (running) await register().catch(() => false);
+      }
+    })();
+    return { url };
+  })();
+
+  return {
+    held,
+    ready,
+    stop: async () => {
+      running = false;
+      await registering;
+      await Promise.all(answering);
+      await new Promise((resolve) => {
+        server.close(resolve);
+        server.closeIdleConnections();
+      });
     },
   };
 }

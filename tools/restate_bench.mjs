@@ -23,7 +23,7 @@
 // each), and every order be charged (by its idempotency key).
 //
 //   tools/install-restate.sh && node tools/restate_bench.mjs [--workflows one_step,checkout,nine_step]
-//        [--sides orbit,baseline] [--executions N] [--in-flight C] [--rate R] [--seconds S]
+//        [--sides orbit,orbit-push,baseline] [--executions N] [--in-flight C] [--rate R] [--seconds S]
 //        [--shards K] [--profile DIR] [--host NAME=PATH[,SERVE-OPTION...]]...
 //
 // `--profile DIR`: the Orbit host runs under `node --cpu-prof` (one .cpuprofile per side
@@ -33,6 +33,8 @@
 // orbit-restate.mjs at PATH (a patched copy of hosts/restate; empty: this tree's) with
 // more options of `serve` (after the benchmark's, so they win: `--host s32=,--queue-shards,32`):
 // a change to the host or a setting measured against this tree's host in one run.
+// The side `orbit-push` is this tree's host with its workers pushed their tasks (`serve
+// --worker-listen`, the workers' `push`: docs/restate.md, "Pushed workers").
 //
 // `--load` runs the former benchmark instead: N executions of examples/checkout.orbit
 // itself (1000 by default, its 10-minute cool-off, about 11 minutes) with the checks of
@@ -227,7 +229,8 @@ function latencies(spans, arrivals, steps) {
  * tree's host in one run).
  */
 function hostOf(side) {
-  if (side === 'orbit') return { bin: path.join(h.PACKAGE, 'bin', 'orbit-restate.mjs'), extra: [] };
+  if (side === 'orbit' || side === 'orbit-push')
+    return { bin: path.join(h.PACKAGE, 'bin', 'orbit-restate.mjs'), extra: [] };
   const name = side.slice('orbit-'.length);
   const given = args.host.find((v) => v.split('=')[0] === name);
   if (!given) throw new Error(`no --host ${name}=PATH`);
@@ -254,6 +257,11 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
     execFileSync(ORBITC, ['build', path.join(BASELINE, `${workflow}.orbit`), '-o', orbc], { stdio: 'pipe' });
     const port = await h.freePort();
     const log = path.join(dir, 'serve.log');
+    // Side `orbit-push`: this tree's host with pushed workers (docs/restate.md, "Pushed workers").
+    const pushServe = side === 'orbit-push' ? `http://127.0.0.1:${await h.freePort()}` : null;
+    const pushArgs = pushServe
+      ? ['--worker-listen', pushServe.slice('http://'.length), '--ingress', server.ingress]
+      : [];
     const node = [];
     if (profile) {
       fs.mkdirSync(profile, { recursive: true });
@@ -282,6 +290,7 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
         String(shards),
         '--heartbeat-timeout',
         '10000',
+        ...pushArgs,
         ...hostOf(side).extra,
       ],
       log,
@@ -301,6 +310,7 @@ async function runSide(side, workflow, { n, inFlight, rate, seconds, warmup, sha
             path.join(BASELINE, 'worker.mjs'),
             ...['--side', 'orbit', '--ingress', server.ingress, '--log', workerLogs[i]],
             ...['--program', workflow, '--tasks', tasks.join(','), '--id', `w${i}`],
+            ...(pushServe ? ['--push-serve', pushServe] : []),
           ],
           wlog,
         ),

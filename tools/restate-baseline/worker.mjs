@@ -1,7 +1,9 @@
 // A worker process of the benchmark (tools/restate_bench.mjs): the same tasks (tasks.mjs)
 // on either side —
 //   --side orbit      pulls them from the Orbit host's queues over the worker protocol
-//                     (hosts/restate/lib/worker.mjs, 64 at a time per task);
+//                     (hosts/restate/lib/worker.mjs, 64 at a time per task); with
+//                     --push-serve URL (serve's worker port) it is also pushed them
+//                     (docs/restate.md, "Pushed workers");
 //   --side baseline   is pushed them by the hand-written baseline (services.mjs) on
 //                     http://127.0.0.1:PORT/task, answers 202 at once and resolves the
 //                     task's awakeable through the ingress when done (Restate's documented
@@ -10,7 +12,7 @@
 // idempotency key it charges, `charge KEY`; flushed when it is stopped with SIGTERM.
 //
 //   node worker.mjs --side orbit|baseline --ingress URL --log FILE
-//        [--program NAME --tasks T1,T2] [--port N] [--id WORKER_ID]
+//        [--program NAME --tasks T1,T2 [--push-serve URL]] [--port N] [--id WORKER_ID]
 import fs from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
@@ -26,6 +28,7 @@ const { values: o } = parseArgs({
     tasks: { type: 'string', default: '' },
     port: { type: 'string', default: '0' },
     id: { type: 'string', default: `bench-${process.pid}` },
+    'push-serve': { type: 'string' },
   },
 });
 const out = fs.createWriteStream(o.log, { flags: 'a' });
@@ -44,6 +47,7 @@ if (o.side === 'orbit') {
         task,
         workerId: o.id,
         concurrency: 64,
+        ...(o['push-serve'] ? { push: { serve: o['push-serve'] } } : {}),
         handler: async (input, t) => {
           received(task, input);
           return handlers[task](input, t.idempotency_key);
@@ -51,6 +55,7 @@ if (o.side === 'orbit') {
       }),
     );
   stop = () => Promise.all(workers.map((w) => w.stop()));
+  await Promise.all(workers.map((w) => w.pushed));
   console.log(`worker ${o.id}: polling ${o.tasks} of ${o.program}`);
 } else if (o.side === 'baseline') {
   const settle = async (id, how, body, type) => {

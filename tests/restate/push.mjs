@@ -14,7 +14,8 @@
 //   push protocol               serve's worker port and a pushed worker refuse calls
 //                               without the workers' token, malformed ones, forged leases;
 //                               with the token, a worker registered at a dead address is
-//                               passed over and a real one takes every task
+//                               passed over and a real one takes every task; an output
+//                               over the value limit fails its attempt (OUTPUT_TOO_LARGE)
 //   push back-pressure          a full worker (429) sends the task to the queue, where a
 //                               polling worker takes it; every execution completes once
 //   push cancel                 a step's attempt 1 times out, its retry is pushed, then
@@ -235,7 +236,7 @@ export async function pushCases({ server, dir, compile, check, expectSame, attem
         push: { serve: port },
         handler: async (input) => {
           seen.push(input.s);
-          return { s: `${input.s}!` };
+          return { s: input.s === 'big' ? 'x'.repeat(5 * 1000 * 1000) : `${input.s}!` };
         },
       });
       try {
@@ -260,11 +261,18 @@ export async function pushCases({ server, dir, compile, check, expectSame, attem
         const queued = (await enqueued(server)) - before;
         if (queued !== 0) problems.push(`${queued} tasks went to the queue (the live worker had room)`);
         if (seen.length !== 3) problems.push(`the worker ran ${seen.length} tasks, not 3`);
+        // An output over the value limit: serve refuses it (413), the worker fails the
+        // attempt with OUTPUT_TOO_LARGE (not retryable), the execution fails with it.
+        const big = id('big');
+        await h.startExecution(server, 'secure', big, { s: 'big' });
+        const r = await h.result(server, 'secure', big, 60000);
+        if (r?.status !== 'FAILED' || r.error !== 'OUTPUT_TOO_LARGE')
+          problems.push(`a 5 MB output: ${JSON.stringify(r).slice(0, 300)}, not FAILED with OUTPUT_TOO_LARGE`);
       } finally {
         await w.stop();
       }
       if (problems.length > 0) throw new Error(problems.join('; '));
-      return '9 bad calls refused; a dead worker passed over; 3 executions pushed, none queued';
+      return '9 bad calls refused; a dead worker passed over; 3 executions pushed, none queued; a 5 MB output failed OUTPUT_TOO_LARGE';
     });
   });
 

@@ -91,7 +91,11 @@ export async function runScenario({
     }
     if (during) await during({ t0, id, workflow, restartWorkers, killWorkers, served });
     const bound = lastTime(expected) / timeScale + boundMs;
-    await h.result(srv, workflow, id, bound);
+    await h.result(srv, workflow, id, bound).catch(async (e) => {
+      // Where it stopped: its history so far.
+      const so = await h.logs(srv, id).catch((l) => `(no history: ${l.message})`);
+      throw new Error(`${e.message}; its history so far:\n${so}`);
+    });
     const [actual] = await Promise.all([h.logs(srv, id), w.kill()]);
     const c = h.compareHistories(expected, actual, toleranceRealMs * timeScale);
     return { ...c, actual, expected, id };

@@ -32,6 +32,7 @@ const queueOf = {}; // task -> its queue key (served with one shard: the scripts
 export const POLL_WAIT_MS = 1000;
 const pushServe = process.env.ORBIT_PUSH_SERVE || null;
 const seen = new Set(); // the pushed leases taken (an offer replayed is taken, not scripted again)
+const answered = new Set(); // the pushed leases answered (said to a liveness check)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function saveState() {
@@ -105,6 +106,7 @@ function take(task, t, next) {
           if (r.status !== 200) throw new Error(`answer: ${r.status}`);
         } else if (a.output !== undefined) await complete(ingress, program, t.queue, t.lease, a.output);
         else await fail(ingress, program, t.queue, t.lease, ...a.fail);
+        if (t.queue === null) answered.add(t.lease);
         break;
       } catch {
         await sleep(100); // the server is away: answer again
@@ -120,7 +122,11 @@ async function pushed(tasks) {
     const { body, error, status } = await readJson(req, 64 * 1024 * 1024);
     if (error) return reply(res, status, { error });
     const leases = Array.isArray(body?.leases) ? body.leases : [];
-    if (req.url === PATHS.alive) return reply(res, 200, { alive: leases.filter((l) => held.has(l)) });
+    if (req.url === PATHS.alive)
+      return reply(res, 200, {
+        alive: leases.filter((l) => held.has(l)),
+        answered: leases.filter((l) => answered.has(l)),
+      });
     if (req.url === PATHS.cancel) {
       for (const l of leases) held.delete(l); // as a heartbeat's cancel list: no more heartbeats
       return reply(res, 200, {});

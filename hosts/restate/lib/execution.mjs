@@ -148,15 +148,13 @@ export class Execution {
     while (!this.finished) {
       if (DEBUG) ctx.console.log(`orbit ${key} at ${this.orbitTime(real)} due ${this.due.size}`);
       for (let e = this.next(this.orbitTime(real)); e && !this.finished; e = this.next(this.orbitTime(real))) {
-        if (e.type === 'alive') {
-          real = Math.max(real, await this.alive(e));
-          continue;
+        // A liveness check, and an event's pushed pickups, read the clock (journaled):
+        // `real` is fresh again, and the next sleep needs no reading of its own.
+        const read = e.type === 'alive' ? await this.alive(e) : await this.step(e);
+        if (read > 0) {
+          real = Math.max(real, read);
+          fresh = true;
         }
-        if (e.type === 'timer' && !(await this.settle(e))) continue;
-        this.handle(e);
-        this.carryOut();
-        // Its pickups are events of the world at their real time, as the inbox's are.
-        real = Math.max(real, await this.dispatch());
       }
       this.save();
       if (this.finished) break;
@@ -218,6 +216,18 @@ export class Execution {
       ctx.objectSendClient(this.names.INBOX, key).clear();
     const { kind, final, ...result } = this.finished;
     return result; // kept by Restate as the output of `run`
+  }
+
+  /**
+   * Hands `e` (not a liveness check) to the engine and carries out what it says: the real
+   * time its pushed pickups were taken at (0 if none), an event of the world as the
+   * inbox's are.
+   */
+  async step(e) {
+    if (e.type === 'timer' && !(await this.settle(e))) return 0;
+    this.handle(e);
+    this.carryOut();
+    return this.dispatch();
   }
 
   /**
@@ -338,16 +348,17 @@ export class Execution {
   }
 
   /**
-   * The attempts of the last event offered to pushed workers (one journaled action each,
-   * side by side), and its cancellations told: a delivery a worker took is picked up at
-   * the time it took it, and its liveness checked a heartbeat timeout later; one nobody
-   * took goes to its queue shard. The latest real time of a pickup (0 if none).
+   * The attempts of the last event offered to pushed workers, in order, and its
+   * cancellations told, in one journaled action: a delivery a worker took is picked up
+   * at the time it took it, and its liveness checked a heartbeat timeout later; one
+   * nobody took goes to its queue shard. The latest real time of a pickup (0 if none).
    */
   async dispatch() {
     if (this.offers.length === 0 && this.cancels.length === 0) return 0;
     const { ctx, push } = this;
     const offers = this.offers.splice(0);
     const cancels = this.cancels.splice(0);
+    const short = shortVersion(this.version);
     const made = offers.map((o) => {
       const d = `${o.item.attempt}|${o.item.delivery}`;
       const outcome = this.sealed((event) => ({ delivery: d, event }));
@@ -361,23 +372,29 @@ export class Execution {
         idempotency_key: o.item.idempotency_key,
         heartbeat_timeout_ms: push.heartbeatTimeoutMs,
       };
-      const taken = ctx.run('push', () =>
-        offer(push.registry, {
-          task: o.task,
-          short: shortVersion(this.version),
-          body,
-          token: push.token,
-          expiresAt: o.item.expires_at,
-        }),
-      );
-      return { ...o, d, outcome, lease, taken };
+      return { ...o, d, outcome, lease, body };
     });
-    const told = cancels.map((c) => ctx.run('cancel', () => cancelPushed(c.url, c.lease, push.token)));
-    const results = await RestatePromise.all([...made.map((m) => m.taken), ...told]);
+    // In order, one after another: the attempts of one event reach the workers in the
+    // engine's order, as a queue shard hands them out.
+    const results = await ctx.run('push', async () => {
+      const taken = [];
+      for (const m of made)
+        taken.push(
+          await offer(push.registry, {
+            task: m.task,
+            short,
+            body: m.body,
+            token: push.token,
+            expiresAt: m.item.expires_at,
+          }),
+        );
+      for (const c of cancels) await cancelPushed(c.url, c.lease, push.token);
+      return taken;
+    });
     // The deliveries taken are picked up together, at the time the last was taken: as
     // a queue shard hands out the attempts of one event in one call, and the engine
-    // orders their pickups (not the race of the offers).
-    const latest = Math.max(0, ...made.map((_m, i) => (results[i].url ? results[i].at : 0)));
+    // orders their pickups.
+    const latest = results.reduce((t, r) => (r.url ? Math.max(t, r.at) : t), 0);
     const queued = new Map();
     made.forEach((m, i) => {
       const r = results[i];

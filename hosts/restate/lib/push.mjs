@@ -15,11 +15,13 @@
 // silence); a check it fails is its loss. A cancellation is a call to the worker.
 //
 //   worker -> serve   POST /orbit/workers   {task, url, worker_id}          register
-//                     POST /orbit/complete  {lease, output}                 an answer
+//                     POST /orbit/complete  {lease, output}                 an answer (413: the
+//                                                                           output is over the
+//                                                                           limit: fail instead)
 //                     POST /orbit/fail      {lease, code, message, retryable}
 //   serve -> worker   POST /orbit/task      {lease, task, step, attempt, input,
 //                                            idempotency_key, heartbeat_timeout_ms}
-//                     POST /orbit/alive     {leases}  -> {alive: [...]}
+//                     POST /orbit/alive     {leases}  -> {alive: [...], answered: [...]}
 //                     POST /orbit/cancel    {leases}
 //
 // Every call carries the workers' token when serve has one (`authorization: Bearer`),
@@ -71,9 +73,9 @@ export async function readJson(req, limit) {
   let size = 0;
   for await (const chunk of req) {
     size += chunk.length;
-    if (size > limit) return { status: 413, error: `the body is over ${limit} bytes` };
-    chunks.push(chunk);
+    if (size <= limit) chunks.push(chunk); // past it, read to its end (the answer is read then), kept not
   }
+  if (size > limit) return { status: 413, error: `the body is over ${limit} bytes` };
   try {
     return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
   } catch {
@@ -168,11 +170,16 @@ export async function offer(registry, { task, short, body, token, expiresAt = In
   return { refused: refused.length > 0 ? refused.join('; ') : 'no worker registered', at: Date.now() };
 }
 
-/** Whether the worker at `url` still works on `lease`: `{alive, at}`. */
+/**
+ * Whether the worker at `url` still works on `lease` — or has answered it (serve took
+ * the answer: it is on its way to the execution, which must not call the worker lost
+ * before it arrives): `{alive, at}`.
+ */
 export async function checkAlive(url, lease, token) {
   try {
     const r = await post(`${url}${PATHS.alive}`, { leases: [lease] }, token);
-    return { alive: r.status === 200 && Array.isArray(r.body?.alive) && r.body.alive.includes(lease), at: Date.now() };
+    const has = (list) => Array.isArray(list) && list.includes(lease);
+    return { alive: r.status === 200 && (has(r.body?.alive) || has(r.body?.answered)), at: Date.now() };
   } catch {
     return { alive: false, at: Date.now() };
   }
@@ -217,10 +224,12 @@ async function workerCall(req, res, { registry, token, ingress, maxValueBytes })
     return reply(res, 404, { error: `POST ${PATHS.register}, ${PATHS.complete} or ${PATHS.fail}` });
   if (!authorized(req, token))
     return reply(res, 401, { error: "the worker protocol needs the workers' token (authorization: Bearer TOKEN)" });
-  const { body, status, error } = await readJson(
-    req,
-    path === PATHS.register ? SMALL_BODY : maxValueBytes + SMALL_BODY,
-  );
+  const limit = path === PATHS.register ? SMALL_BODY : maxValueBytes + SMALL_BODY;
+  const { body, status, error } = await readJson(req, limit);
+  if (status === 413)
+    return reply(res, 413, {
+      error: `the answer is over ${limit} bytes: the host takes values of at most ${maxValueBytes} bytes of JSON (orbit-restate serve --max-value-bytes); fail the task instead (OUTPUT_TOO_LARGE)`,
+    });
   if (error) return reply(res, status, { error });
   if (path === PATHS.register) {
     if (typeof body?.task !== 'string' || body.task === '' || body.task.length > 1000)

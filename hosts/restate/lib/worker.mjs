@@ -123,7 +123,7 @@ export function runWorker({
   const held = new Map(); // lease -> {controller, queue, beatFrom: when the periodic beat starts to name it}
   let running = true;
   const pushed = push ? pushWorker({ ...push, task, handler, workerId, concurrency, token }) : null;
-  const busy = () => held.size + (pushed?.held.size ?? 0) >= concurrency;
+  const busy = () => held.size + (pushed?.working() ?? 0) >= concurrency;
   let beatEvery = 1000;
 
   const beat = async () => {
@@ -258,19 +258,30 @@ export function runWorker({
  * answers on `serve`, again and again until serve takes the answer. A task offered again
  * (the execution replayed its offer) is taken once: it is taken again without running.
  * A cancellation aborts the task's `signal`; its answer is not given.
- * @returns {{held: Map, ready: Promise<{url: string}>, stop: () => Promise<void>}}
+ * @returns {{working: () => number, ready: Promise<{url: string}>, stop: () => Promise<void>}}
  */
 export function pushWorker({ serve, listen = '127.0.0.1:0', advertise, task, handler, workerId, concurrency, token }) {
   const held = new Map(); // lease -> AbortController, while its task runs or its answer is given
+  let working = 0; // the tasks whose handler runs (what `concurrency` bounds; not those answering)
   const done = new Set(); // the leases answered lately (an offer replayed is taken, not run again)
   const answering = new Set(); // the answers being given
-  let running = true;
+  let serving = true;
   let registering = null;
 
   const answer = async (lease, path, body) => {
     for (let wait = 100; ; wait = Math.min(5000, wait * 2)) {
       try {
         const r = await post(`${serve}${path}`, { ...body, lease }, token, 30000);
+        if (r.status === 413 && path === PATHS.complete) {
+          // An output over serve's limit: the attempt's failure, as the queue makes it.
+          path = PATHS.fail;
+          body = {
+            code: 'OUTPUT_TOO_LARGE',
+            message: `the output is over serve's limit: ${r.body?.error ?? ''}`,
+            retryable: false,
+          };
+          continue;
+        }
         if (r.status === 200 || (r.status >= 400 && r.status < 500 && r.status !== 429)) return;
       } catch {
         /* serve or the ingress is away: again */
@@ -291,6 +302,8 @@ export function pushWorker({ serve, listen = '127.0.0.1:0', advertise, task, han
       const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
       path = PATHS.fail;
       body = { code: te.code, message: te.message, retryable: te.retryable };
+    } finally {
+      working--;
     }
     // A task cancelled is not answered (as a polled one: runWorker's `work`).
     if (!controller.signal.aborted) await answer(t.lease, path, body);
@@ -308,14 +321,16 @@ export function pushWorker({ serve, listen = '127.0.0.1:0', advertise, task, han
     if (req.url === PATHS.task) {
       if (!parsePushLease(body?.lease) || body.task !== task) return reply(res, 400, { error: `not a task ${task}` });
       if (held.has(body.lease) || done.has(body.lease)) return reply(res, 202, { worker_id: workerId });
-      if (!running || held.size >= concurrency) return reply(res, 429, { error: 'busy' });
+      if (!serving || working >= concurrency) return reply(res, 429, { error: 'busy' });
       held.set(body.lease, new AbortController());
+      working++;
       const p = run(body).finally(() => answering.delete(p));
       answering.add(p);
       return reply(res, 202, { worker_id: workerId });
     }
     const leases = Array.isArray(body?.leases) ? body.leases.filter((l) => typeof l === 'string') : [];
-    if (req.url === PATHS.alive) return reply(res, 200, { alive: leases.filter((l) => held.has(l)) });
+    if (req.url === PATHS.alive)
+      return reply(res, 200, { alive: leases.filter((l) => held.has(l)), answered: leases.filter((l) => done.has(l)) });
     for (const l of leases) held.get(l)?.abort();
     return reply(res, 200, {});
   });
@@ -337,19 +352,19 @@ export function pushWorker({ serve, listen = '127.0.0.1:0', advertise, task, han
       await sleep(100);
     }
     registering = (async () => {
-      while (running) {
-        for (let waited = 0; running && waited < REGISTER_EVERY_MS; waited += 100) await sleep(100);
-        if (running) await register().catch(() => false);
+      while (serving) {
+        for (let waited = 0; serving && waited < REGISTER_EVERY_MS; waited += 100) await sleep(100);
+        if (serving) await register().catch(() => false);
       }
     })();
     return { url };
   })();
 
   return {
-    held,
+    working: () => working,
     ready,
     stop: async () => {
-      running = false;
+      serving = false;
       await registering;
       await Promise.all(answering);
       await new Promise((resolve) => {

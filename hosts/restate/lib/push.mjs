@@ -27,6 +27,7 @@
 // Every call carries the workers' token when serve has one (`authorization: Bearer`),
 // both ways: a worker takes tasks only from serve, serve answers only from workers.
 import http from 'node:http';
+import https from 'node:https';
 import { completed, failed } from './answer.mjs';
 import { sameSecret } from './names.mjs';
 
@@ -90,20 +91,64 @@ export function reply(res, status, body) {
   res.end(text);
 }
 
-/** A POST of `body` to `url` with the token: `{status, body}`; throws if nothing answers. */
+// Kept-alive connections, and node:http rather than fetch: a step costs a few of these
+// calls, and fetch's streams and abort signals cost the host more than the call itself
+// (docs/restate-performance.md, "Pushed workers").
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+
+/**
+ * A POST of `body` (JSON) to `url` with the token: `{status, body}` (the answer's JSON,
+ * or null); throws if nothing answers within `timeoutMs`. A connection kept alive that
+ * the other side closed meanwhile is tried once more on a new one.
+ */
 export async function post(url, body, token, timeoutMs = CALL_TIMEOUT_MS) {
-  const r = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...authorization(token) },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const text = await r.text();
-  let parsed = null;
+  const data = Buffer.from(JSON.stringify(body));
   try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {}
-  return { status: r.status, body: parsed };
+    return await postOnce(url, data, token, timeoutMs);
+  } catch (e) {
+    if (!e.reused || !['ECONNRESET', 'EPIPE'].includes(e.code)) throw e;
+    return postOnce(url, data, token, timeoutMs);
+  }
+}
+
+function postOnce(url, data, token, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const request = u.protocol === 'https:' ? https.request : http.request;
+    const req = request(
+      u,
+      {
+        method: 'POST',
+        agent: agents[u.protocol],
+        headers: { 'content-type': 'application/json', 'content-length': data.length, ...authorization(token) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('error', fail);
+        res.on('end', () => {
+          clearTimeout(timer);
+          let parsed = null;
+          try {
+            const text = Buffer.concat(chunks).toString('utf8');
+            parsed = text ? JSON.parse(text) : null;
+          } catch {}
+          resolve({ status: res.statusCode, body: parsed });
+        });
+      },
+    );
+    function fail(e) {
+      clearTimeout(timer);
+      e.reused = req.reusedSocket;
+      reject(e);
+    }
+    const timer = setTimeout(
+      () => req.destroy(new Error(`no answer from ${u.origin} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    req.on('error', fail);
+    req.end(data);
+  });
 }
 
 /**
@@ -254,16 +299,12 @@ async function workerCall(req, res, { registry, token, ingress, maxValueBytes })
   const value = { type: 'answered', at: Date.now(), answer: made.answer };
   let r;
   try {
-    r = await fetch(`${ingress}/restate/awakeables/${encodeURIComponent(lease.id)}/resolve`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ seal: lease.seal, value }),
-      signal: AbortSignal.timeout(30000),
-    });
-    await r.arrayBuffer();
+    const url = `${ingress}/restate/awakeables/${encodeURIComponent(lease.id)}/resolve`;
+    r = await post(url, { seal: lease.seal, value }, null, 30000);
   } catch (e) {
     return reply(res, 503, { error: `the ingress ${ingress} did not answer: ${e.message}` });
   }
   if (r.status >= 500) return reply(res, 503, { error: `the ingress answered ${r.status}` });
-  return reply(res, 200, { accepted: r.ok, ...(made.error ? { error: made.error } : {}) });
+  const accepted = r.status >= 200 && r.status < 300;
+  return reply(res, 200, { accepted, ...(made.error ? { error: made.error } : {}) });
 }

@@ -234,6 +234,7 @@ export async function pushCases({ server, dir, compile, check, expectSame, attem
         concurrency: 4,
         token: TOKEN,
         push: { serve: port },
+        pollWaitMs: 1000, // stopped in a second, not 20
         handler: async (input) => {
           seen.push(input.s);
           return { s: input.s === 'big' ? 'x'.repeat(5 * 1000 * 1000) : `${input.s}!` };
@@ -288,6 +289,7 @@ export async function pushCases({ server, dir, compile, check, expectSame, attem
         concurrency: 1,
         token: TOKEN,
         push: { serve: served.pushServe },
+        pollWaitMs: 1000, // stopped in a second, not 20
         handler: async (input, t) => {
           if (typeof t.queue !== 'string') pushedRuns++;
           await sleep(1500);
@@ -346,6 +348,7 @@ workflow slow {
       concurrency: 2,
       token: TOKEN,
       push: { serve: served.pushServe },
+      pollWaitMs: 1000, // stopped in a second, not 20
       handler: (_input, t) =>
         new Promise((resolve) => {
           attempts++;

@@ -98,13 +98,14 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * A task taken is heartbeated after a fifth of the queue's pickup timeout if it is still
  * running (a poll whose worker is gone gives its tasks back soon); each answer takes the
  * slot's next task of that shard in the same call (`next`), so that a busy worker rarely
- * polls. `token`: the workers' shared token (by default workerToken()).
+ * polls. `token`: the workers' shared token (by default workerToken()). `pollWaitMs`: how
+ * long a poll waits for a task (20 s): `stop` waits for the polls in flight to end.
  *
  * With `push` (`{serve, listen, advertise}`: serve's worker port, the HOST:PORT to take
  * tasks on, the URL serve reaches that at), it is also pushed tasks (pushWorker), within
  * the same `concurrency`; it still polls, for the tasks no pushed worker took.
  * @param {{ingress: string, program: string, task: string, handler: Function, workerId?: string,
- *          concurrency?: number, pollIntervalMs?: number, shardsEveryMs?: number, token?: string,
+ *          concurrency?: number, pollIntervalMs?: number, pollWaitMs?: number, shardsEveryMs?: number, token?: string,
  *          push?: {serve: string, listen?: string, advertise?: string}}} o
  * @returns {{stop: () => Promise<void>, pushed?: Promise<{url: string}>}}
  */
@@ -116,6 +117,7 @@ export function runWorker({
   workerId = `worker-${process.pid}`,
   concurrency = 1,
   pollIntervalMs = 50,
+  pollWaitMs = 20000,
   shardsEveryMs = 5000,
   token = workerToken(),
   push = null,
@@ -210,7 +212,7 @@ export function runWorker({
       let tasks = [];
       if (active.size < slots && !busy()) {
         try {
-          tasks = await poll(ingress, program, queue, workerId, slots - active.size, 0, 20000, token);
+          tasks = await poll(ingress, program, queue, workerId, slots - active.size, 0, pollWaitMs, token);
         } catch {
           await sleep(500); // the server is away: poll again later
         }

@@ -68,9 +68,10 @@ const dispatched = (history) => history.split('\n').filter((l) => l.includes('St
  * @param {object} o
  * @param {object} o.server     the group's restate-server
  * @param {Function} o.expectSame a scenario's comparison with orbit-run (restate-test.mjs)
- * @param {Function} o.attemptsOf a history's attempts per step, as text
+ * @param {Function} o.serverCrash the case `crash server -9 …` (restate-test.mjs), with `push`
+ * @param {Function} o.workerCrash the case `crash worker -9 mid-attempt`, with `push`
  */
-export async function pushCases({ server, dir, compile, check, expectSame, attemptsOf }) {
+export async function pushCases({ server, dir, compile, check, expectSame, serverCrash, workerCrash }) {
   let serial = 0;
   const id = (name) => `${name}-${process.pid}-${serial++}`;
   await check('push checkout', async () => {
@@ -90,62 +91,10 @@ export async function pushCases({ server, dir, compile, check, expectSame, attem
   });
 
   const crash = compile(path.join(h.HERE, 'crash', 'crash.orbit'));
-  await check('push crash worker -9 mid-attempt', async () => {
-    const r = await expectSame({
-      name: 'push-crash-worker',
-      orbc: crash,
-      scenarioPath: path.join(h.HERE, 'crash', 'lost.scenario.json'),
-      workerScenarioPath: path.join(h.HERE, 'crash', 'lost.workers.json'),
-      timeScale: 1,
-      toleranceRealMs: 15000,
-      heartbeatTimeoutMs: 2000,
-      srv: server,
-      push: true,
-      during: async ({ id, workflow, killWorkers, restartWorkers }) => {
-        await h.until(
-          async () => (await h.history(server, workflow, id)).includes('StepDispatched step=pay attempt=1'),
-          120000,
-          'dispatched',
-        );
-        await h.sleep(500);
-        await killWorkers();
-        await restartWorkers();
-      },
-    });
-    if (!/StepRedelivered step=pay attempt=1/.test(r.actual)) throw new Error('no redelivery of pay attempt 1');
-    return `${attemptsOf(r.actual)}, as orbit-run`;
-  });
-
-  await check('push crash server -9 during an in-flight attempt', async () => {
-    const line = 'StepDispatched step=ship';
-    let killedAt = null;
-    const r = await expectSame({
-      name: 'push-crash-server',
-      orbc: crash,
-      scenarioPath: path.join(h.HERE, 'crash', 'crash.scenario.json'),
-      timeScale: 1,
-      toleranceRealMs: 15000,
-      heartbeatTimeoutMs: 15000,
-      srv: server,
-      push: true,
-      during: async ({ id, workflow }) => {
-        await h.until(
-          async () => (await h.history(server, workflow, id)).includes(line),
-          120000,
-          `"${line}" in the history`,
-        );
-        await h.sleep(1000);
-        const before = (await h.history(server, workflow, id)).trim().split('\n');
-        await server.kill9();
-        killedAt = before.length;
-        await h.sleep(2000);
-        await server.start();
-        if (!before[before.length - 1].includes(line))
-          throw new Error(`missed the moment: the history went on to "${before[before.length - 1]}"`);
-      },
-    });
-    return `killed after event #${killedAt} (${line}); ${attemptsOf(r.actual)}, as orbit-run`;
-  });
+  await check('push crash worker -9 mid-attempt', () => workerCrash(server, crash, { push: true }));
+  await check('push crash server -9 during an in-flight attempt', () =>
+    serverCrash(server, crash, 'during an in-flight attempt', 'StepDispatched step=ship', 1000, { push: true }),
+  );
 
   const secure = compile(path.join(h.HERE, 'security', 'secure.orbit'));
   const tokenFile = path.join(dir, 'push-token');

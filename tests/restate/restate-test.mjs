@@ -289,7 +289,9 @@ async function securityGroup() {
 // Case 7, on a server of its own (one case kills it): pushed workers (push.mjs).
 async function pushGroup() {
   if (!mayRun('push')) return;
-  await withServer('restate-push', (server) => pushCases({ server, dir, compile, check, expectSame, attemptsOf }));
+  await withServer('restate-push', (server) =>
+    pushCases({ server, dir, compile, check, expectSame, serverCrash, workerCrash }),
+  );
 }
 
 // Case 4, on a server of its own: what it proves is concurrency: LOAD executions in
@@ -335,75 +337,88 @@ async function crashes(part) {
   if (!mayRun('crash server') && !mayRun('crash worker')) return;
   await withServer(`restate-crash-${part}`, async (server) => {
     const crash = compile(path.join(h.HERE, 'crash', 'crash.orbit'));
-    const crashScenario = path.join(h.HERE, 'crash', 'crash.scenario.json');
-    const crashAt = async (label, line, afterMs) => {
-      await check(`crash server -9 ${label}`, async () => {
-        let killedAt = null;
-        const r = await expectSame({
-          name: `crash-${label.replace(/\W+/g, '-')}`,
-          orbc: crash,
-          scenarioPath: crashScenario,
-          timeScale: 1,
-          toleranceRealMs: 15000,
-          heartbeatTimeoutMs: 15000,
-          srv: server,
-          during: async ({ id, workflow }) => {
-            await h.until(
-              async () => (await h.history(server, workflow, id)).includes(line),
-              120000,
-              `"${line}" in the history`,
-            );
-            await h.sleep(afterMs);
-            const before = (await h.history(server, workflow, id)).trim().split('\n');
-            await server.kill9();
-            killedAt = before.length;
-            await h.sleep(2000);
-            await server.start();
-            // The kill must hit the moment: the trigger was still the last event.
-            if (!before[before.length - 1].includes(line))
-              throw new Error(`missed the moment: the history went on to "${before[before.length - 1]}"`);
-          },
-        });
-        // The backoff is measured from its schedule, across the crash: exactly 8 s.
-        const at = (re) => Number(/^\+ (\d+)ms/.exec(r.actual.split('\n').find((l) => re.test(l)))?.[1]);
-        const backoff = at(/StepScheduled step=pay attempt=2/) - at(/RetryScheduled step=pay/);
-        if (backoff !== 8000) throw new Error(`the retry came ${backoff} ms after RetryScheduled, not 8000`);
-        return `killed after event #${killedAt} (${line}); backoff exactly ${backoff} ms; ${attemptsOf(r.actual)}, as orbit-run; ${r.actual.trim().split('\n').length} events`;
-      });
-    };
+    const crashAt = (label, line, afterMs) =>
+      check(`crash server -9 ${label}`, () => serverCrash(server, crash, label, line, afterMs));
     if (part === 0) {
       await crashAt('during a retry backoff', 'RetryScheduled step=pay', 500);
       await crashAt('during an in-flight attempt', 'StepDispatched step=ship', 1000);
       return;
     }
     await crashAt('while waiting for a signal', 'SignalWaitStarted step=approval', 1000);
-
-    // A worker killed with -9 mid-attempt: the queue finds it lost (no heartbeat), the
-    // attempt is redelivered (same attempt number) to the worker started again.
-    await check('crash worker -9 mid-attempt', async () => {
-      const r = await expectSame({
-        name: 'crash-worker',
-        orbc: crash,
-        scenarioPath: path.join(h.HERE, 'crash', 'lost.scenario.json'),
-        workerScenarioPath: path.join(h.HERE, 'crash', 'lost.workers.json'),
-        timeScale: 1,
-        toleranceRealMs: 15000,
-        heartbeatTimeoutMs: 2000,
-        srv: server,
-        during: async ({ id, workflow, killWorkers, restartWorkers }) => {
-          await h.until(
-            async () => (await h.history(server, workflow, id)).includes('StepDispatched step=pay attempt=1'),
-            120000,
-            'dispatched',
-          );
-          await h.sleep(500);
-          await killWorkers();
-          await restartWorkers();
-        },
-      });
-      return `${attemptsOf(r.actual)}, as orbit-run`;
-    });
+    await check('crash worker -9 mid-attempt', () => workerCrash(server, crash));
   });
+}
+
+/**
+ * restate-server killed with -9 once `line` is the last event of crash.orbit's execution
+ * and `afterMs` more passed, started again 2 s later: orbit-run's history, attempt for
+ * attempt, the retry's backoff exactly 8 s across the crash. `push`: its workers pushed
+ * their tasks (push.mjs). The case's detail.
+ */
+async function serverCrash(server, crash, label, line, afterMs, { push = false } = {}) {
+  let killedAt = null;
+  const r = await expectSame({
+    name: `${push ? 'push-' : ''}crash-${label.replace(/\W+/g, '-')}`,
+    orbc: crash,
+    scenarioPath: path.join(h.HERE, 'crash', 'crash.scenario.json'),
+    timeScale: 1,
+    toleranceRealMs: 15000,
+    heartbeatTimeoutMs: 15000,
+    srv: server,
+    push,
+    during: async ({ id, workflow }) => {
+      await h.until(
+        async () => (await h.history(server, workflow, id)).includes(line),
+        120000,
+        `"${line}" in the history`,
+      );
+      await h.sleep(afterMs);
+      const before = (await h.history(server, workflow, id)).trim().split('\n');
+      await server.kill9();
+      killedAt = before.length;
+      await h.sleep(2000);
+      await server.start();
+      // The kill must hit the moment: the trigger was still the last event.
+      if (!before[before.length - 1].includes(line))
+        throw new Error(`missed the moment: the history went on to "${before[before.length - 1]}"`);
+    },
+  });
+  // The backoff is measured from its schedule, across the crash: exactly 8 s.
+  const at = (re) => Number(/^\+ (\d+)ms/.exec(r.actual.split('\n').find((l) => re.test(l)))?.[1]);
+  const backoff = at(/StepScheduled step=pay attempt=2/) - at(/RetryScheduled step=pay/);
+  if (backoff !== 8000) throw new Error(`the retry came ${backoff} ms after RetryScheduled, not 8000`);
+  return `killed after event #${killedAt} (${line}); backoff exactly ${backoff} ms; ${attemptsOf(r.actual)}, as orbit-run; ${r.actual.trim().split('\n').length} events`;
+}
+
+/**
+ * A worker killed with -9 mid-attempt: it is found lost (the queue: no heartbeat; pushed,
+ * the execution's liveness check), the attempt is redelivered (same attempt number) to
+ * the worker started again: orbit-run's attempts. The case's detail.
+ */
+async function workerCrash(server, crash, { push = false } = {}) {
+  const r = await expectSame({
+    name: `${push ? 'push-' : ''}crash-worker`,
+    orbc: crash,
+    scenarioPath: path.join(h.HERE, 'crash', 'lost.scenario.json'),
+    workerScenarioPath: path.join(h.HERE, 'crash', 'lost.workers.json'),
+    timeScale: 1,
+    toleranceRealMs: 15000,
+    heartbeatTimeoutMs: 2000,
+    srv: server,
+    push,
+    during: async ({ id, workflow, killWorkers, restartWorkers }) => {
+      await h.until(
+        async () => (await h.history(server, workflow, id)).includes('StepDispatched step=pay attempt=1'),
+        120000,
+        'dispatched',
+      );
+      await h.sleep(500);
+      await killWorkers();
+      await restartWorkers();
+    },
+  });
+  if (!/StepRedelivered step=pay attempt=1/.test(r.actual)) throw new Error('no redelivery of pay attempt 1');
+  return `${attemptsOf(r.actual)}, as orbit-run`;
 }
 
 // Case 3b: a cluster of three nodes on loopback (docs/restate.md, "A cluster"), the

@@ -16,7 +16,7 @@ import http2 from 'node:http2';
 import * as restate from '@restatedev/restate-sdk';
 import { MAX_VALUE_BYTES, services } from '../lib/host.mjs';
 import { readToken } from '../lib/worker.mjs';
-import { WorkerRegistry, workerPort } from '../lib/push.mjs';
+import { WorkerRegistry, hostPort, urlHost, workerPort } from '../lib/push.mjs';
 import { PROGRAM_NAME, programOfService, programServices, shortVersion, versionOf } from '../lib/names.mjs';
 import { canMove } from '../lib/versions.mjs';
 import { loadCore, workflowsOf } from '../lib/wasm.mjs';
@@ -186,15 +186,11 @@ function format(o) {
 
 /** `HOST:PORT` (`[V6]:PORT`) of --listen (or `option`): {host, port}; port 0 for --worker-listen. */
 function listenAddress(text, option = '--listen') {
-  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
-  const port = m ? Number(m[3]) : NaN;
-  const least = option === '--listen' ? 1 : 0;
-  if (!m || port < least || port > 65535) fail(`${option} must be HOST:PORT (e.g. 127.0.0.1:9080), not "${text}"`);
-  return { host: m[1] ?? m[2], port };
+  const a = hostPort(text);
+  if (!a || (option === '--listen' && a.port === 0))
+    fail(`${option} must be HOST:PORT (e.g. 127.0.0.1:9080), not "${text}"`);
+  return a;
 }
-
-/** A URL's host part for `host` (IPv6 in brackets). */
-const urlHost = (host) => (host.includes(':') ? `[${host}]` : host);
 
 /**
  * Restate's request identity keys (`publickeyv1_…`, docs/restate.md "Security"): those of

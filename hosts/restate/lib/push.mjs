@@ -46,6 +46,16 @@ export const CALL_TIMEOUT_MS = 2000;
 /** The largest body of a call that carries no value (a registration, a check). */
 const SMALL_BODY = 64 * 1024;
 
+/** `HOST:PORT` (`[V6]:PORT`, port 0 to 65535): `{host, port}`, or null when it is not one. */
+export function hostPort(text) {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  return m && port <= 65535 ? { host: m[1] ?? m[2], port } : null;
+}
+
+/** A host as a URL writes it (an IPv6 address in brackets). */
+export const urlHost = (host) => (host.includes(':') ? `[${host}]` : host);
+
 /** A pushed task's lease: its outcome awakeable's ID and seal, `ID.SEAL`. */
 export function pushLeaseOf(id, seal) {
   return `${id}.${seal}`;
@@ -156,15 +166,14 @@ function postOnce(url, data, token, timeoutMs) {
  * every version, those of `TASK@VERSION` (12 hex digits) one version's.
  */
 export class WorkerRegistry {
-  constructor(now = () => Date.now()) {
-    this.now = now;
+  constructor() {
     this.byTask = new Map(); // task -> Map(url -> {worker_id, until})
     this.turn = 0; // where the next offer starts (turns spread tasks over the workers)
   }
 
   register(task, url, workerId) {
     if (!this.byTask.has(task)) this.byTask.set(task, new Map());
-    this.byTask.get(task).set(url, { worker_id: workerId, until: this.now() + 3 * REGISTER_EVERY_MS });
+    this.byTask.get(task).set(url, { worker_id: workerId, until: Date.now() + 3 * REGISTER_EVERY_MS });
   }
 
   forget(task, url) {
@@ -173,7 +182,7 @@ export class WorkerRegistry {
 
   /** The URLs of the workers of `task` in version `short` still registered, from the next turn on. */
   urlsOf(task, short) {
-    const now = this.now();
+    const now = Date.now();
     const urls = [];
     for (const key of [task, `${task}@${short}`]) {
       const workers = this.byTask.get(key);

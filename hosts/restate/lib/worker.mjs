@@ -12,7 +12,17 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { programServices } from './names.mjs';
-import { PATHS, REGISTER_EVERY_MS, authorized, parsePushLease, post, readJson, reply } from './push.mjs';
+import {
+  PATHS,
+  REGISTER_EVERY_MS,
+  authorized,
+  hostPort,
+  parsePushLease,
+  post,
+  readJson,
+  reply,
+  urlHost,
+} from './push.mjs';
 
 /** A failure a worker reports: an Orbit error code, a message, whether to retry. */
 export class TaskError extends Error {
@@ -21,6 +31,12 @@ export class TaskError extends Error {
     this.code = code;
     this.retryable = retryable;
   }
+}
+
+/** What a handler threw, as a `fail` answer's body: a TaskError's, or WORKER_ERROR (retryable). */
+function failureOf(e) {
+  const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
+  return { code: te.code, message: te.message, retryable: te.retryable };
 }
 
 /**
@@ -192,12 +208,7 @@ export function runWorker({
         const output = await handler(t.input, { ...t, signal: controller.signal });
         if (!controller.signal.aborted) next = await answer(t, 'complete', { output: output ?? null });
       } catch (e) {
-        if (!controller.signal.aborted) {
-          const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
-          next = await answer(t, 'fail', { code: te.code, message: te.message, retryable: te.retryable }).catch(
-            () => [],
-          );
-        }
+        if (!controller.signal.aborted) next = await answer(t, 'fail', failureOf(e)).catch(() => []);
       } finally {
         held.delete(t.lease);
       }
@@ -301,9 +312,8 @@ export function pushWorker({ serve, listen = '127.0.0.1:0', advertise, task, han
       path = PATHS.complete;
       body = { output: output ?? null };
     } catch (e) {
-      const te = e instanceof TaskError ? e : new TaskError('WORKER_ERROR', String(e?.message ?? e), true);
       path = PATHS.fail;
-      body = { code: te.code, message: te.message, retryable: te.retryable };
+      body = failureOf(e);
     } finally {
       working--;
     }
@@ -338,14 +348,14 @@ export function pushWorker({ serve, listen = '127.0.0.1:0', advertise, task, han
   });
 
   const ready = (async () => {
-    const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(listen);
-    if (!m) throw new Error(`push.listen must be HOST:PORT, not "${listen}"`);
+    const at = hostPort(listen);
+    if (!at) throw new Error(`push.listen must be HOST:PORT, not "${listen}"`);
     await new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(Number(m[3]), m[1] ?? m[2], resolve);
+      server.listen(at.port, at.host, resolve);
     });
     const a = server.address();
-    const url = advertise ?? `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+    const url = advertise ?? `http://${urlHost(a.address)}:${a.port}`;
     const register = () =>
       post(`${serve}${PATHS.register}`, { task, url, worker_id: workerId }, token).then((r) => r.status === 200);
     // Registered once before it is ready (or it says why not), then again and again.

@@ -72,7 +72,15 @@ export function services({
   registry = null,
 }) {
   const names = programServices(program);
-  const push = registry ? { registry, token: workerToken, heartbeatTimeoutMs } : null;
+  // Pushed workers' settings, for every execution that started with them — also one this
+  // process replays without a worker port of its own (an empty registry: its offers are
+  // queued, its pushed deliveries still checked with the workers' token).
+  const push = {
+    registry: registry ?? new WorkerRegistry(),
+    token: workerToken,
+    heartbeatTimeoutMs,
+    offers: !!registry,
+  };
   const byHash = new Map(versions.map((v) => [v.hash, v.orbc]));
   const workflows = [...new Set(versions.flatMap((v) => v.workflows))];
   const served = workflows.map((name) =>
@@ -168,7 +176,7 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
           version: newest,
           now: Date.now(),
           secret: newToken(32),
-          ...(push ? { push: true } : {}),
+          ...(push.offers ? { push: true } : {}),
         }));
         const version = start.version;
         const orbc = byHash.get(version);
@@ -195,7 +203,7 @@ function workflowService(name, { core, names, versions, byHash, timeScale, queue
           timeScale,
           queueShards,
           // Started with pushed workers: offered to those registered here (maybe none now).
-          push: start.push ? (push ?? { registry: new WorkerRegistry(), token: null, heartbeatTimeoutMs: 5000 }) : null,
+          push: start.push ? push : null,
         });
         try {
           return await execution.run();
